@@ -1,0 +1,72 @@
+/* driver.h: the compiler as one call, shared by the CLI (tools/tric.c) and the runtime's JIT.
+ *
+ *   source --parse_module--> AST --sema_specialize--> typed AST --lower_kernel--> tile IR
+ *          --passes_run--> layout-annotated IR --codegen_emit--> LLVM IR, PTX (+ metadata)
+ */
+#ifndef TRIC_DRIVER_H
+#define TRIC_DRIVER_H
+
+#include "frontend/frontend.h"
+#include "ir/ir.h"
+
+typedef enum EmitKind { EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX } EmitKind;
+
+typedef struct CompileOptions {
+    SpecOptions spec;       /* kernel name, signature, -D values */
+    EmitKind emit;
+    const char *arch;       /* "sm_80" .. "sm_90a"; NULL = sm_90 */
+    int num_warps;          /* 0 = 4 */
+    int num_stages;         /* 0 = 3 */
+    int opt_level;          /* -O0..-O3; default 3 */
+    bool verify;            /* verify IR after every pass */
+    const char *dump_after; /* dump IR after this pass ("all") */
+    const char *libdevice_path;
+} CompileOptions;
+
+/* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):
+ *   // tric.begin
+ *   // tric.version 0.1.0
+ *   // tric.kernel vector_add_kernel
+ *   // tric.target sm_90
+ *   // tric.num_warps 4
+ *   // tric.threads 128
+ *   // tric.shared 0
+ *   // tric.params *fp32:16 *fp32:16 *fp32:16 i32
+ *   // tric.constexpr BLOCK_SIZE=1024
+ *   // tric.end
+ */
+typedef struct KernelParamMeta {
+    Type type;        /* scalar dtype, or pointer to dtype */
+    int divisibility; /* 1 when unknown */
+} KernelParamMeta;
+
+typedef struct KernelMeta {
+    char name[128];
+    char target[16];
+    int num_warps;
+    int threads;
+    int shared_bytes;
+    KernelParamMeta params[64];
+    int nparams;
+} KernelMeta;
+
+void kernel_meta_write(StrBuf *out, const KernelMeta *m, const char *constexprs);
+/* Reads the block from PTX text; false with a message in error when absent or malformed. */
+bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error);
+
+typedef struct CompileResult {
+    StrBuf output; /* the emitted text: AST, IR, LLVM IR or PTX (with the metadata block) */
+    KernelMeta meta;
+    IrFunc *ir;    /* the IR as lowered, before passes (for the interpreter); lives in arena */
+    Arena *arena;  /* owns ir; freed by compile_result_free */
+} CompileResult;
+
+/* Compiles one kernel. Diagnostics go to diag; false when there was any error. */
+bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                    Diag *diag);
+void compile_result_free(CompileResult *r);
+
+/* "sm_90a" -> sm 90, arch_specific; false when unknown. */
+bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
+
+#endif

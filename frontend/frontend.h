@@ -1,0 +1,415 @@
+/* frontend.h: .tri source -> AST -> typed, specialized AST.
+ *
+ * Sections (one per file in frontend/):
+ *   lexer.l    tokens, with Python's INDENT/DEDENT/NEWLINE rules (flex, reentrant)
+ *   parser.y   the grammar (bison, pure, %locations); actions call the ast.c builders
+ *   ast.c      node constructors, cloning, and the printer behind --emit=ast
+ *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed
+ *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
+ *   signature.c --signature strings and -D values
+ *   lower.c    typed AST -> tile IR (declared in ir.h's terms, below)
+ *
+ * The front end never sees LLVM or CUDA. */
+#ifndef TRIC_FRONTEND_H
+#define TRIC_FRONTEND_H
+
+#include "support/support.h"
+
+struct IrFunc; /* ir.h */
+
+/* ---- ast.c: the syntax tree ---------------------------------------------------------------- */
+
+/* Binary operators, in the order of Python's precedence groups (lowest first). */
+#define TRIC_BINOPS(X)                                                                             \
+    X(BIN_OR, "or")        /* scalar short-circuit or */                                           \
+    X(BIN_AND, "and")      /* scalar short-circuit and */                                          \
+    X(BIN_EQ, "==")        X(BIN_NE, "!=")  X(BIN_LT, "<") X(BIN_LE, "<=")                        \
+    X(BIN_GT, ">")         X(BIN_GE, ">=")                                                         \
+    X(BIN_BITOR, "|")      X(BIN_BITXOR, "^") X(BIN_BITAND, "&")                                  \
+    X(BIN_SHL, "<<")       X(BIN_SHR, ">>")                                                        \
+    X(BIN_ADD, "+")        X(BIN_SUB, "-")                                                         \
+    X(BIN_MUL, "*")        X(BIN_DIV, "/")  /* true division: float result */                    \
+    X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
+    X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
+    X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */
+
+typedef enum BinOp {
+#define X(e, s) e,
+    TRIC_BINOPS(X)
+#undef X
+    BIN_COUNT
+} BinOp;
+const char *binop_str(BinOp op);
+
+typedef enum UnOp {
+    UN_NEG,    /* -x */
+    UN_PLUS,   /* +x */
+    UN_INVERT, /* ~x, bitwise */
+    UN_NOT,    /* not x, scalar logical */
+} UnOp;
+
+#define TRIC_EXPR_KINDS(X)                                                                         \
+    X(EX_INT, "int")            /* ival */                                                         \
+    X(EX_FLOAT, "float")        /* fval */                                                         \
+    X(EX_BOOL, "bool")          /* bval */                                                         \
+    X(EX_NONE, "None")          /* - */                                                            \
+    X(EX_STR, "str")            /* str (escapes already decoded) */                                \
+    X(EX_NAME, "name")          /* str */                                                          \
+    X(EX_ATTR, "attr")          /* attr: obj.name */                                               \
+    X(EX_CALL, "call")          /* call */                                                         \
+    X(EX_SUBSCRIPT, "subscript") /* sub: obj[idx, ...] */                                          \
+    X(EX_SLICE, "slice")        /* slice: lo:hi:step inside a subscript, each may be NULL */       \
+    X(EX_TUPLE, "tuple")        /* list: (a, b) */                                                 \
+    X(EX_LIST, "list")          /* list: [a, b] */                                                 \
+    X(EX_DICT, "dict")          /* dict: {k: v} (autotune configs) */                              \
+    X(EX_BINARY, "binary")      /* bin */                                                          \
+    X(EX_UNARY, "unary")        /* un */                                                           \
+    X(EX_TERNARY, "ternary")    /* ternary: then if cond else els */
+
+typedef enum ExprKind {
+#define X(e, s) e,
+    TRIC_EXPR_KINDS(X)
+#undef X
+} ExprKind;
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct FuncDef FuncDef;
+
+/* A constexpr value known at compile time. */
+typedef enum ConstKind {
+    CV_NONE,  /* Python None */
+    CV_INT,   /* i */
+    CV_FLOAT, /* f */
+    CV_BOOL,  /* b */
+    CV_DTYPE, /* dtype, e.g. tl.float16 */
+    CV_STR,   /* s */
+    CV_TUPLE, /* elems, n: (2, 3) shapes, or tuples of any of these */
+} ConstKind;
+
+typedef struct ConstVal {
+    ConstKind kind;
+    union {
+        int64_t i;
+        double f;
+        bool b;
+        DType dtype;
+        const char *s;
+        struct {
+            struct ConstVal *elems;
+            int n;
+        } tuple;
+    };
+} ConstVal;
+
+/* What sema decided an expression is. */
+typedef enum SemKind {
+    SEM_UNSET,   /* not analysed (untaken constexpr branch, or sema not run) */
+    SEM_VALUE,   /* a run-time scalar or block: type */
+    SEM_CONST,   /* a constexpr: cv (type also set when it has one, e.g. int32 for 3) */
+    SEM_MODULE,  /* the `tl` / `triton` / `triton.language` namespace */
+    SEM_BUILTIN, /* a builtin function: builtin; for a method (x.to) also `self` in the call */
+    SEM_FUNC,    /* a user @jit function: func */
+    SEM_VOID,    /* the result of store, static_assert, ... */
+} SemKind;
+
+typedef struct Sem {
+    SemKind kind;
+    Type type;
+    ConstVal cv;
+    int builtin;   /* enum Builtin, for SEM_BUILTIN */
+    FuncDef *func; /* for SEM_FUNC */
+} Sem;
+
+struct Expr {
+    ExprKind kind;
+    SrcLoc loc;
+    Sem sem; /* filled by sema */
+    union {
+        int64_t ival;
+        double fval;
+        bool bval;
+        const char *str;
+        struct {
+            Expr *obj;
+            const char *name;
+            SrcLoc name_loc;
+        } attr;
+        struct {
+            Expr *fn;
+            Expr **args;
+            int nargs;
+            const char **kwnames; /* kwnames[i] = kwargs[i]'s keyword */
+            Expr **kwargs;
+            int nkwargs;
+            /* sema: for a call of a user @jit function, the callee's body cloned, specialized and
+             * typed for this call site (helpers are inlined); its params are bound to the args. */
+            FuncDef *inlined;
+            /* sema: for a builtin call, the arguments in the builtin's parameter order after
+             * keywords are matched (NULL where an optional one is absent); method calls (x.to)
+             * put the receiver first. */
+            Expr **bound;
+            int nbound;
+        } call;
+        struct {
+            Expr *obj;
+            Expr **idx;
+            int nidx;
+        } sub;
+        struct {
+            Expr *lo, *hi, *step;
+        } slice;
+        struct {
+            Expr **elts;
+            int n;
+        } list;
+        struct {
+            Expr **keys, **vals;
+            int n;
+        } dict;
+        struct {
+            BinOp op;
+            Expr *lhs, *rhs;
+        } bin;
+        struct {
+            UnOp op;
+            Expr *operand;
+        } un;
+        struct {
+            Expr *cond, *then, *els;
+        } ternary;
+    };
+};
+
+typedef struct Block {
+    Stmt **stmts;
+    int n;
+} Block;
+
+#define TRIC_STMT_KINDS(X)                                                                         \
+    X(ST_EXPR, "expr")        /* expr.value */                                                     \
+    X(ST_ASSIGN, "assign")    /* assign: t1 = t2 = value; a target is a name, tuple or subscript */\
+    X(ST_AUGASSIGN, "augassign") /* aug: target op= value */                                       \
+    X(ST_IF, "if")            /* if_: elif is an ST_IF alone in els */                              \
+    X(ST_FOR, "for")          /* for_: for target in iter */                                       \
+    X(ST_WHILE, "while")      /* while_ */                                                         \
+    X(ST_RETURN, "return")    /* ret.value, may be NULL */                                         \
+    X(ST_PASS, "pass")                                                                             \
+    X(ST_BREAK, "break")      /* parsed; sema rejects it as Triton does */                         \
+    X(ST_CONTINUE, "continue") /* parsed; sema rejects it as Triton does */                        \
+    X(ST_ASSERT, "assert")    /* assert_: assert cond, msg (a device assert; sema may drop it) */  \
+    X(ST_DEF, "def")          /* def: a nested def (rejected by sema) */                           \
+    X(ST_IMPORT, "import")    /* import / from-import lines: ignored */
+
+typedef enum StmtKind {
+#define X(e, s) e,
+    TRIC_STMT_KINDS(X)
+#undef X
+} StmtKind;
+
+struct Stmt {
+    StmtKind kind;
+    SrcLoc loc;
+    union {
+        struct {
+            Expr *value;
+        } expr;
+        struct {
+            Expr **targets;
+            int ntargets;
+            Expr *annotation; /* x: tl.constexpr = 3, may be NULL */
+            Expr *value;
+        } assign;
+        struct {
+            BinOp op;
+            Expr *target;
+            Expr *value;
+        } aug;
+        struct {
+            Expr *cond;
+            Block then, els;
+            int static_taken; /* sema: -1 run-time branch; 0 / 1 decided at compile time */
+        } if_;
+        struct {
+            Expr *target;
+            Expr *iter;
+            Block body;
+            Block *unrolled; /* sema, for tl.static_range: one typed clone of body per iteration */
+            int nunrolled;
+        } for_;
+        struct {
+            Expr *cond;
+            Block body;
+        } while_;
+        struct {
+            Expr *value;
+        } ret;
+        struct {
+            Expr *cond, *msg;
+        } assert_;
+        struct {
+            FuncDef *func;
+        } def;
+    };
+};
+
+typedef struct Param {
+    const char *name;
+    SrcLoc loc;
+    Expr *annotation;    /* NULL, tl.constexpr, a dtype, or a signature string "*fp16:16" */
+    Expr *default_value; /* NULL when none */
+    /* sema */
+    bool is_constexpr;
+    Sem sem;
+    int divisibility; /* 16 from a ":16" hint, 1 when nothing is known */
+    bool equal_to_1;  /* ":1" hint */
+} Param;
+
+struct FuncDef {
+    const char *name;
+    SrcLoc loc;
+    Expr **decorators; /* @triton.jit, @triton.autotune(...), ... */
+    int ndecorators;
+    Param *params;
+    int nparams;
+    Block body;
+    const char *docstring; /* NULL when none */
+    bool is_jit;           /* has @triton.jit / @jit / @triton.autotune over @triton.jit */
+};
+
+typedef struct Module {
+    const SrcFile *file;
+    FuncDef **funcs;
+    int nfuncs;
+    Stmt **globals; /* module-level assignments (NAME = constexpr) and imports, in order */
+    int nglobals;
+} Module;
+
+/* Builders used by the parser's actions; all allocate in the arena. */
+Expr *ast_expr(Arena *a, ExprKind kind, SrcLoc loc);
+Stmt *ast_stmt(Arena *a, StmtKind kind, SrcLoc loc);
+Expr *ast_clone_expr(Arena *a, const Expr *e);      /* deep copy, sema fields cleared */
+Block ast_clone_block(Arena *a, Block b);
+FuncDef *ast_clone_func(Arena *a, const FuncDef *f);
+
+/* The printer behind --emit=ast: one node per line, indented, with types when sema ran
+ * ("call tl.load : <1024xfp32>"). Stable: golden tests match on it. */
+void ast_print_module(StrBuf *out, const Module *m);
+void ast_print_func(StrBuf *out, const FuncDef *f);
+
+/* ---- lexer.l + parser.y ------------------------------------------------------------------- */
+
+/* Parses a whole file. Syntax errors go to diag (all of them, up to its limit, with recovery at
+ * statement boundaries); returns NULL when there was any. Never crashes on any bytes: NUL bytes,
+ * invalid UTF-8, tabs mixed with spaces (an error), a missing final newline, 10 MB of input. */
+Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
+
+/* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
+
+/* Every builtin: enum, name (after `tl.`; also a method name where marked), parameters as
+ * "name" or "name=" for optional ones (the keyword names Triton uses), one-line meaning. */
+#define TRIC_BUILTINS(X)                                                                           \
+    X(BI_PROGRAM_ID, "program_id", "axis", "index of this program along axis (0, 1, 2)")          \
+    X(BI_NUM_PROGRAMS, "num_programs", "axis", "programs in the grid along axis")                 \
+    X(BI_ARANGE, "arange", "start end", "[start, end) as an int32 block; end-start a power of 2") \
+    X(BI_ZEROS, "zeros", "shape dtype", "a block of zeros")                                       \
+    X(BI_FULL, "full", "shape value dtype", "a block filled with value")                          \
+    X(BI_CDIV, "cdiv", "x div", "ceil(x / div)")                                                   \
+    X(BI_MINIMUM, "minimum", "x y propagate_nan=", "elementwise min")                             \
+    X(BI_MAXIMUM, "maximum", "x y propagate_nan=", "elementwise max")                             \
+    X(BI_WHERE, "where", "condition x y", "select elementwise")                                   \
+    X(BI_LOAD, "load", "pointer mask= other= boundary_check= padding_option= cache_modifier= eviction_policy= volatile=", "gather through a pointer block") \
+    X(BI_STORE, "store", "pointer value mask= boundary_check= cache_modifier= eviction_policy=", "scatter through a pointer block") \
+    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", "matrix product (+ acc)") \
+    X(BI_SUM, "sum", "input axis= keep_dims= dtype=", "reduce with +")                            \
+    X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with max") \
+    X(BI_MIN, "min", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with min") \
+    X(BI_ARGMAX, "argmax", "input axis tie_break_left= keep_dims=", "index of the max along axis") \
+    X(BI_ARGMIN, "argmin", "input axis tie_break_left= keep_dims=", "index of the min along axis") \
+    X(BI_EXP, "exp", "x", "e^x")                                                                   \
+    X(BI_EXP2, "exp2", "x", "2^x")                                                                 \
+    X(BI_LOG, "log", "x", "natural log")                                                           \
+    X(BI_LOG2, "log2", "x", "log base 2")                                                          \
+    X(BI_SQRT, "sqrt", "x", "square root")                                                         \
+    X(BI_RSQRT, "rsqrt", "x", "1 / sqrt(x)")                                                       \
+    X(BI_ABS, "abs", "x", "absolute value")                                                        \
+    X(BI_SIN, "sin", "x", "sine")                                                                  \
+    X(BI_COS, "cos", "x", "cosine")                                                                \
+    X(BI_FLOOR, "floor", "x", "round down")                                                        \
+    X(BI_CEIL, "ceil", "x", "round up")                                                            \
+    X(BI_SIGMOID, "sigmoid", "x", "1 / (1 + e^-x)")                                                \
+    X(BI_FMA, "fma", "x y z", "x * y + z")                                                         \
+    X(BI_CAST, "cast", "input dtype fp_downcast_rounding= bitcast=", "convert elements; also x.to(dtype)") \
+    X(BI_BROADCAST_TO, "broadcast_to", "input shape", "broadcast to a shape")                     \
+    X(BI_EXPAND_DIMS, "expand_dims", "input axis", "insert a dim of size 1")                      \
+    X(BI_RESHAPE, "reshape", "input shape can_reorder=", "same elements, new shape")              \
+    X(BI_VIEW, "view", "input shape", "reshape (deprecated name)")                                \
+    X(BI_TRANS, "trans", "input dims=", "transpose (2-D: swap the dims)")                         \
+    X(BI_PERMUTE, "permute", "input dims", "permute dims")                                        \
+    X(BI_MULTIPLE_OF, "multiple_of", "input values", "hint: every element divisible by values")   \
+    X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
+    X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
+    X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
+    X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", "run-time assertion (checked by the interpreter)") \
+    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor=", "Python range / tl.range in for loops") \
+    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", "for loop unrolled at compile time")   \
+    X(BI_MIN_PY, "min_builtin", "a b", "Python's min on constexprs")                              \
+    X(BI_MAX_PY, "max_builtin", "a b", "Python's max on constexprs")                              \
+    X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", "grouped program-id swizzle")        \
+    X(BI_UMULHI, "umulhi", "x y", "high 32 bits of the product")                                   \
+    X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
+    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type, for annotations")
+
+typedef enum Builtin {
+#define X(e, name, params, doc) e,
+    TRIC_BUILTINS(X)
+#undef X
+    BI_COUNT
+} Builtin;
+
+const char *builtin_name(Builtin b);
+
+/* ---- signature.c ------------------------------------------------------------------------- */
+
+/* One -D NAME=VALUE. */
+typedef struct Define {
+    const char *name;
+    const char *value;
+} Define;
+
+/* What to specialize a kernel for. */
+typedef struct SpecOptions {
+    const char *kernel_name; /* NULL: the file's only @jit kernel, or an error listing them */
+    const char *signature;   /* Triton AOT form, "*fp16:16,i32,i32:16,..."; NULL: annotations */
+    const Define *defines;
+    int ndefines;
+} SpecOptions;
+
+/* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */
+bool const_from_string(const char *text, ConstVal *out, Arena *a);
+void const_print(StrBuf *sb, const ConstVal *cv);
+
+/* ---- sema.c ---------------------------------------------------------------------------------- */
+
+/* A kernel specialized for one signature and one set of constexpr values, fully typed:
+ * func is a clone of the source def in which every reachable Expr has sem set, constexpr ifs are
+ * decided (static_taken), static_range loops unrolled, helper calls inlined (call.inlined). */
+typedef struct Kernel {
+    const Module *module;
+    FuncDef *func;
+    /* The run-time parameters, in order (constexprs removed): what a launch passes. */
+    Param **args;
+    int nargs;
+} Kernel;
+
+/* Runs sema on one @jit kernel. Errors (all of them, up to diag's limit) go to diag; returns NULL
+ * when there was any. */
+Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag);
+
+/* ---- lower.c ---------------------------------------------------------------------------------- */
+
+/* Typed AST -> tile IR. Returns NULL (with a diagnostic) only on what sema let through but IR
+ * cannot express. */
+struct IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag);
+
+#endif

@@ -1,0 +1,297 @@
+/* ir.h: the tile IR. Values are blocks (or scalars) with a Type and, after the layout pass, a
+ * distributed layout. Ops come from one X-macro table; control flow is structured (for, if,
+ * while with regions), so passes and the interpreter never see a CFG.
+ *
+ * Sections (one per file in ir/):
+ *   ir.c      builder: functions, values, ops, regions; cloning
+ *   print.c   the text form (tric --emit=ir)
+ *   parse.c   the text form read back: print -> parse -> print is the identity
+ *   verify.c  structural and type checks with clear messages
+ *   interp.c  the CPU interpreter: runs a kernel over a grid on host memory, whole blocks per op
+ *
+ * Nothing here knows about LLVM or CUDA. */
+#ifndef TRIC_IR_H
+#define TRIC_IR_H
+
+#include "support/support.h"
+
+/* A value is an index into IrFunc.values; 0 means "none" (an absent mask, say). */
+typedef int32_t ValueId;
+
+/* Ops. Columns: enum, text name, number of operands (-1: variable), meaning. Elementwise ops take
+ * operands of one shape (lowering inserts splat/broadcast) and, for arithmetic, one dtype (lowering
+ * inserts casts); integer semantics (signed or unsigned) come from the dtype. `attr` names the
+ * op's integer attributes (IrOp.attr[]). */
+#define TRIC_OPS(X)                                                                                \
+    /* --- values from nowhere --- */                                                              \
+    X(OP_CONST, "const", 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
+    X(OP_PROGRAM_ID, "program_id", 0, "r:i32 = this program's index along attr[0]")              \
+    X(OP_NUM_PROGRAMS, "num_programs", 0, "r:i32 = grid size along attr[0]")                      \
+    X(OP_MAKE_RANGE, "make_range", 0, "r:<N x i32> = [attr[0], attr[1])")                         \
+    /* --- shape --- */                                                                           \
+    X(OP_SPLAT, "splat", 1, "r = scalar a copied to every element of r's shape")                  \
+    X(OP_BROADCAST, "broadcast", 1, "r = a with its size-1 dims stretched to r's shape")          \
+    X(OP_EXPAND_DIMS, "expand_dims", 1, "r = a with a dim of size 1 inserted at attr[0]")         \
+    X(OP_RESHAPE, "reshape", 1, "r = a's elements, row-major, in r's shape")                      \
+    X(OP_TRANS, "trans", 1, "r = a permuted: r dim i is a dim attr[i]")                           \
+    X(OP_CONVERT_LAYOUT, "convert_layout", 1, "r = a, moved to r's layout (through shared memory)") \
+    /* --- elementwise arithmetic: int or float by dtype --- */                                   \
+    X(OP_ADD, "add", 2, "r = a + b (ints wrap)")                                                   \
+    X(OP_SUB, "sub", 2, "r = a - b")                                                               \
+    X(OP_MUL, "mul", 2, "r = a * b")                                                               \
+    X(OP_DIV, "div", 2, "r = a / b: floats IEEE; ints truncate toward zero (C)")                  \
+    X(OP_REM, "rem", 2, "r = a % b: ints sign of a (C); floats fmod")                             \
+    X(OP_MIN, "min", 2, "r = min(a, b)")                                                           \
+    X(OP_MAX, "max", 2, "r = max(a, b)")                                                           \
+    X(OP_AND, "and", 2, "r = a & b (ints, i1)")                                                    \
+    X(OP_OR, "or", 2, "r = a | b (ints, i1)")                                                      \
+    X(OP_XOR, "xor", 2, "r = a ^ b (ints, i1)")                                                    \
+    X(OP_SHL, "shl", 2, "r = a << b")                                                              \
+    X(OP_SHR, "shr", 2, "r = a >> b: arithmetic for signed dtypes, logical for unsigned")         \
+    X(OP_UMULHI, "umulhi", 2, "r = high half of the unsigned product")                            \
+    X(OP_FMA, "fma", 3, "r = a * b + c, one rounding")                                             \
+    X(OP_NEG, "neg", 1, "r = -a")                                                                  \
+    X(OP_NOT, "not", 1, "r = ~a (ints, i1)")                                                       \
+    X(OP_EXP, "exp", 1, "r = e^a (floats)")                                                        \
+    X(OP_EXP2, "exp2", 1, "r = 2^a")                                                               \
+    X(OP_LOG, "log", 1, "r = ln a")                                                                \
+    X(OP_LOG2, "log2", 1, "r = log2 a")                                                            \
+    X(OP_SQRT, "sqrt", 1, "r = sqrt a")                                                            \
+    X(OP_RSQRT, "rsqrt", 1, "r = 1 / sqrt a")                                                      \
+    X(OP_ABS, "abs", 1, "r = |a| (ints and floats)")                                               \
+    X(OP_SIN, "sin", 1, "r = sin a")                                                               \
+    X(OP_COS, "cos", 1, "r = cos a")                                                               \
+    X(OP_FLOOR, "floor", 1, "r = floor a")                                                         \
+    X(OP_CEIL, "ceil", 1, "r = ceil a")                                                            \
+    /* --- compare and select: result i1 --- */                                                   \
+    X(OP_CMP_EQ, "cmp_eq", 2, "r:i1 = a == b")                                                     \
+    X(OP_CMP_NE, "cmp_ne", 2, "r:i1 = a != b (true for NaN)")                                      \
+    X(OP_CMP_LT, "cmp_lt", 2, "r:i1 = a < b (signedness by dtype)")                                \
+    X(OP_CMP_LE, "cmp_le", 2, "r:i1 = a <= b")                                                     \
+    X(OP_CMP_GT, "cmp_gt", 2, "r:i1 = a > b")                                                      \
+    X(OP_CMP_GE, "cmp_ge", 2, "r:i1 = a >= b")                                                     \
+    X(OP_SELECT, "select", 3, "r = a ? b : c, elementwise (a is i1)")                             \
+    /* --- conversion --- */                                                                      \
+    X(OP_CAST, "cast", 1, "r = a converted to r's dtype: float->float round to nearest even, float->int truncate, int->int wrap/extend by signedness of a") \
+    X(OP_BITCAST, "bitcast", 1, "r = a's bits as r's dtype (same width)")                         \
+    /* --- memory --- */                                                                          \
+    X(OP_ADDPTR, "addptr", 2, "r = pointer a advanced by b elements of its pointee (b any int dtype)") \
+    X(OP_LOAD, "load", -1, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
+    X(OP_STORE, "store", -1, "*a = b where mask (operand 2, optional); no result")               \
+    /* --- matrix and reductions --- */                                                           \
+    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; attr[0]=1 lets fp32 use tf32") \
+    X(OP_REDUCE_SUM, "reduce_sum", 1, "r = sum of a along attr[0] (that dim removed)")            \
+    X(OP_REDUCE_MAX, "reduce_max", 1, "r = max of a along attr[0]")                               \
+    X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \
+    X(OP_ARGMAX, "argmax", 1, "r:i32 = index of the first max of a along attr[0]")                \
+    X(OP_ARGMIN, "argmin", 1, "r:i32 = index of the first min of a along attr[0]")                \
+    X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \
+    /* --- structured control flow --- */                                                         \
+    X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield") \
+    X(OP_IF, "if", 1, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
+    X(OP_WHILE, "while", -1, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
+    X(OP_YIELD, "yield", -1, "ends a for body, if branch or while body with its values")          \
+    X(OP_CONDITION, "condition", -1, "ends a while's region 0: continue when operand 0, passing the rest")
+
+typedef enum OpCode {
+#define X(e, name, nops, doc) e,
+    TRIC_OPS(X)
+#undef X
+    OP_COUNT
+} OpCode;
+
+const char *op_name(OpCode code);
+int op_num_operands(OpCode code); /* -1 when variable */
+bool op_is_elementwise(OpCode code);
+bool op_from_name(const char *name, OpCode *out);
+
+/* ---- layouts (filled by passes/layouts.c; printed and parsed with the IR) ------------------- */
+
+/* A distributed layout says which thread of the CTA holds which element of a block value. The
+ * forms follow Triton's (TritonGPUAttrDefs.td): blocked for memory ops, slice for values reduced
+ * or expanded along a dim, mma and dot-operand for tensor-core dots, shared for tiles in shared
+ * memory (swizzled). Layouts are interned per function: IrValue.layout is an index. */
+typedef enum LayoutKind {
+    LAYOUT_NONE,        /* not assigned (scalars keep it) */
+    LAYOUT_BLOCKED,     /* blocked */
+    LAYOUT_SLICE,       /* slice: parent's layout with dim removed */
+    LAYOUT_MMA,         /* mma: version 2 (mma.sync) or 3 (wgmma) */
+    LAYOUT_DOT_OPERAND, /* dot_operand: operand op_idx of a dot whose result has parent */
+    LAYOUT_SHARED,      /* shared: a tile in shared memory, XOR-swizzled */
+} LayoutKind;
+
+typedef struct Layout {
+    LayoutKind kind;
+    int rank;
+    union {
+        struct {
+            int size_per_thread[TRIC_MAX_RANK];
+            int threads_per_warp[TRIC_MAX_RANK];
+            int warps_per_cta[TRIC_MAX_RANK];
+            int order[TRIC_MAX_RANK]; /* fastest-varying dim first */
+        } blocked;
+        struct {
+            int dim;
+            int parent; /* layout index */
+        } slice;
+        struct {
+            int version; /* 2 = mma.sync m16n8k16, 3 = wgmma */
+            int warps_per_cta[TRIC_MAX_RANK];
+            int instr_shape[3];
+        } mma;
+        struct {
+            int parent; /* the mma layout index */
+            int op_idx; /* 0 = A, 1 = B */
+            int k_width;
+        } dot_operand;
+        struct {
+            int vec, per_phase, max_phase;
+            int order[TRIC_MAX_RANK];
+        } shared;
+    };
+} Layout;
+
+/* ---- axis info (filled by passes/axis_info.c) ------------------------------------------------ */
+
+/* Per dim of an integer or pointer value: the longest run of consecutive elements that increase by
+ * one (contiguity), the largest power of two dividing every element (divisibility; for pointers
+ * in bytes), and the longest run of equal elements (constancy). Triton's AxisInfo. */
+typedef struct AxisInfo {
+    int64_t contiguity[TRIC_MAX_RANK];
+    int64_t divisibility[TRIC_MAX_RANK];
+    int64_t constancy[TRIC_MAX_RANK];
+} AxisInfo;
+
+/* ---- values, ops, regions, functions ----------------------------------------------------------- */
+
+typedef struct IrOp IrOp;
+
+typedef struct IrValue {
+    Type type;
+    int32_t layout;     /* index into IrFunc.layouts; 0 = none yet */
+    IrOp *def;          /* the op that makes it; NULL for params and region args */
+    int32_t index;      /* result index in def, or the arg's index */
+    const char *name;   /* the .tri variable it came from (printing only), may be NULL */
+    AxisInfo *axis;     /* NULL until axis info ran */
+} IrValue;
+
+typedef struct IrRegion {
+    ValueId *args;
+    int nargs, args_cap;
+    IrOp **ops;
+    int nops, ops_cap;
+} IrRegion;
+
+struct IrOp {
+    OpCode code;
+    SrcLoc loc;
+    ValueId *operands;
+    int noperands;
+    ValueId *results;
+    int nresults;
+    IrRegion *regions;
+    int nregions;
+    int64_t attr[TRIC_MAX_RANK]; /* per op, see the table */
+    double fattr;                /* OP_CONST of a float dtype */
+    const char *sattr;           /* OP_ASSERT's message */
+    int32_t smem_offset;         /* passes/shared_alloc.c: scratch for convert_layout, reductions */
+    int32_t smem_bytes;
+};
+
+typedef struct IrParam {
+    ValueId value;
+    const char *name;
+    int divisibility; /* from a ":16" signature hint; 1 when unknown */
+    bool equal_to_1;  /* ":1": the value is the constant 1 (folded by lowering) */
+} IrParam;
+
+typedef struct IrFunc {
+    const char *name;
+    Arena *arena;
+    IrValue *values; /* values[0] unused */
+    int nvalues, values_cap;
+    IrParam *params; /* the run-time parameters in launch order */
+    int nparams, params_cap;
+    IrRegion body;
+    Layout *layouts; /* layouts[0] is LAYOUT_NONE */
+    int nlayouts, layouts_cap;
+    int num_warps;    /* set by the driver before passes; 4 by default */
+    int num_stages;   /* for the pipeliner */
+    int shared_bytes; /* passes/shared_alloc.c: dynamic shared memory a launch needs */
+} IrFunc;
+
+/* Builder (ir.c). */
+IrFunc *ir_func_new(Arena *arena, const char *name);
+ValueId ir_value_new(IrFunc *f, Type type, const char *name);
+ValueId ir_param_add(IrFunc *f, Type type, const char *name, int divisibility);
+static inline IrValue *ir_value(const IrFunc *f, ValueId v) { return &f->values[v]; }
+static inline Type ir_type(const IrFunc *f, ValueId v) { return f->values[v].type; }
+ValueId ir_region_add_arg(IrFunc *f, IrRegion *r, Type type, const char *name);
+int ir_layout_intern(IrFunc *f, const Layout *l); /* the index of an equal layout, added if new */
+bool layout_equal(const Layout *a, const Layout *b);
+
+/* Where new ops go: the end of a region, or before position pos in it. */
+typedef struct IrBuilder {
+    IrFunc *func;
+    IrRegion *region;
+    int pos; /* -1: append */
+} IrBuilder;
+
+/* Makes an op with the given operands and result types, inserts it at the builder's point, and
+ * sets each result's def. nregions empty regions are attached. */
+IrOp *ir_build(IrBuilder *b, OpCode code, SrcLoc loc, const ValueId *operands, int noperands,
+               const Type *result_types, int nresults, int nregions);
+/* Shorthands for one-result ops. */
+ValueId ir_build_unary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a);
+ValueId ir_build_binary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a, ValueId c);
+ValueId ir_build_const_int(IrBuilder *b, SrcLoc loc, Type type, int64_t value);
+ValueId ir_build_const_float(IrBuilder *b, SrcLoc loc, Type type, double value);
+void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op); /* pos -1: append */
+void ir_region_remove(IrRegion *r, int pos);
+/* Replaces every use of from by to in the whole function. */
+void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to);
+/* A copy of a function (same arena or another), values renumbered densely. */
+IrFunc *ir_func_clone(const IrFunc *f, Arena *arena);
+
+/* print.c: the text form. Values print as %0, %1, ... renumbered in order of definition; types as
+ * in type_print; layouts as #blocked<...> attributes; locations as loc("file":line:col). */
+void ir_print(StrBuf *out, const IrFunc *f);
+/* parse.c */
+IrFunc *ir_parse(const SrcFile *file, Arena *arena, Diag *diag);
+/* verify.c: returns false and reports every problem found (operand counts and types, shapes,
+ * uses dominated by defs, terminators, layouts consistent with shapes). `when` names the pass
+ * after which it ran, for the message. */
+bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
+
+/* ---- interp.c: the CPU interpreter --------------------------------------------------------- */
+
+/* One run-time argument, by the parameter's type: ints and bools in i, floats in f, pointers in
+ * ptr (a host address). */
+typedef union InterpArg {
+    int64_t i;
+    double f;
+    uint64_t ptr;
+} InterpArg;
+
+/* A buffer the kernel may touch: [addr, addr + bytes). Masked-in accesses outside every one of
+ * them stop the launch. */
+typedef struct InterpBuffer {
+    uint64_t addr;
+    size_t bytes;
+} InterpBuffer;
+
+typedef struct InterpLaunch {
+    int grid[3];
+    const InterpArg *args; /* one per IrFunc param */
+    int nargs;
+    const InterpBuffer *buffers;
+    int nbuffers;
+} InterpLaunch;
+
+/* Runs every program of the grid, one at a time. On an out-of-bounds access, a failed assert or a
+ * bad argument: returns false, writes one message to error ("matmul.tri:42: out-of-bounds load
+ * in program (3, 0, 0): element 17 (index [0, 17]) at address ... is outside every buffer"), and
+ * restores every byte the launch had stored, so the caller's buffers are as before the launch. */
+bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error);
+
+#endif
