@@ -25,6 +25,7 @@ struct IrFunc; /* ir.h */
     X(BIN_AND, "and")      /* scalar short-circuit and */                                          \
     X(BIN_EQ, "==")        X(BIN_NE, "!=")  X(BIN_LT, "<") X(BIN_LE, "<=")                        \
     X(BIN_GT, ">")         X(BIN_GE, ">=")                                                         \
+    X(BIN_IS, "is")        X(BIN_IS_NOT, "is not") /* constexpr identity: `mask is None` */        \
     X(BIN_BITOR, "|")      X(BIN_BITXOR, "^") X(BIN_BITAND, "&")                                  \
     X(BIN_SHL, "<<")       X(BIN_SHR, ">>")                                                        \
     X(BIN_ADD, "+")        X(BIN_SUB, "-")                                                         \

@@ -85,6 +85,8 @@ typedef int32_t ValueId;
     X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \
     X(OP_ARGMAX, "argmax", 1, "r:i32 = index of the first max of a along attr[0]")                \
     X(OP_ARGMIN, "argmin", 1, "r:i32 = index of the first min of a along attr[0]")                \
+    X(OP_MULTIPLE_OF, "multiple_of", 1, "r = a; hint: along dim i every element is divisible by attr[i]") \
+    X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \
     /* --- structured control flow --- */                                                         \
     X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield") \
