@@ -21,6 +21,9 @@ typedef struct CompileOptions {
     bool verify;            /* verify IR after every pass */
     const char *dump_after; /* dump IR after this pass ("all") */
     const char *libdevice_path;
+    bool parse_only;        /* EMIT_AST without sema: the untyped syntax tree */
+    const char *passes;     /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
+                               EMIT_LLVM / EMIT_PTX always run the whole pipeline */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):

@@ -1,0 +1,197 @@
+/* tric.h: the tric runtime, the one public header of libtric.
+ *
+ * A C program compiles .tri kernels in process (or loads .ptx files written by the `tric` CLI) and
+ * launches them on a device: "cpu" (the tile-IR interpreter; every access checked against the live
+ * buffers) or "cuda:N" (an NVIDIA GPU through the CUDA Driver API, libcuda loaded at run time).
+ *
+ *     tric_device dev;  tric_module mod;  tric_kernel k;  tric_buffer x;
+ *     if (tric_device_open("auto", &dev) != TRIC_SUCCESS) { puts(tric_last_error()); return 1; }
+ *     tric_compile_options opt = tric_compile_options_default();
+ *     opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32";
+ *     const char *defs[] = {"BLOCK_SIZE=1024"};  opt.constexprs = defs;  opt.nconstexprs = 1;
+ *     tric_module_compile_file(dev, "vector_add.tri", &opt, &mod);
+ *     tric_module_get_kernel(mod, "vector_add_kernel", &k);
+ *     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(out), TRIC_ARG_I32(n)};
+ *     tric_launch(k, (tric_dim3){(n + 1023) / 1024, 1, 1}, args, 4, NULL);
+ *
+ * Errors are values: every call returns a tric_status, and on failure tric_last_error() holds the
+ * whole message for this thread (compile diagnostics verbatim, with their caret lines). The library
+ * never exits or aborts on a user error. docs/runtime.md is the reference. */
+#ifndef TRIC_TRIC_H
+#define TRIC_TRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status and errors ------------------------------------------------------------------------ */
+
+typedef enum tric_status {
+    TRIC_SUCCESS = 0,
+    TRIC_ERROR_INVALID_ARGUMENT, /* a NULL handle, a bad option, an argument list that does not fit */
+    TRIC_ERROR_NO_DEVICE,        /* the device cannot be opened (no driver, no such GPU) */
+    TRIC_ERROR_COMPILE,          /* the .tri source has errors; the message holds the diagnostics */
+    TRIC_ERROR_NOT_FOUND,        /* no such kernel or file */
+    TRIC_ERROR_OUT_OF_MEMORY,    /* host or device allocation failed */
+    TRIC_ERROR_LAUNCH,           /* a launch failed (out-of-bounds access on cpu, fault on cuda) */
+    TRIC_ERROR_DRIVER,           /* any other CUDA driver error; the message names it */
+    TRIC_ERROR_IO,               /* a file could not be read */
+    TRIC_ERROR_UNSUPPORTED,      /* the operation does not apply to this device */
+} tric_status;
+
+/* "TRIC_ERROR_LAUNCH" */
+const char *tric_status_name(tric_status status);
+/* The message of the most recent failing call on the calling thread ("" when none failed yet). The
+ * pointer stays valid until the next failing call on this thread. */
+const char *tric_last_error(void);
+
+/* ---- devices ---------------------------------------------------------------------------------- */
+
+typedef struct tric_device_s *tric_device;
+
+typedef enum tric_device_kind {
+    TRIC_DEVICE_CPU,  /* the interpreter: synchronous, every memory access checked */
+    TRIC_DEVICE_CUDA, /* an NVIDIA GPU */
+} tric_device_kind;
+
+/* spec: "cpu", "cuda", "cuda:N", or "auto" (cuda:0 when a driver and a GPU are present, else cpu).
+ * NULL means "auto". The environment variable TRIC_DEVICE, when set, overrides "auto" only. */
+tric_status tric_device_open(const char *spec, tric_device *out);
+/* Frees the device; every module, buffer and stream made on it must be destroyed first. */
+void tric_device_close(tric_device dev);
+tric_device_kind tric_device_get_kind(tric_device dev);
+/* "cpu (tric interpreter)", "cuda:0 (NVIDIA H100 80GB HBM3, sm_90)". */
+const char *tric_device_name(tric_device dev);
+/* The compile target: "sm_90" for a GPU of compute capability 9.0, "cpu" for the interpreter. */
+const char *tric_device_arch(tric_device dev);
+/* Waits for all work on the device; reports a pending asynchronous error (a fault in a kernel). */
+tric_status tric_device_synchronize(tric_device dev);
+
+/* ---- streams (NULL = the device's default stream) --------------------------------------------- */
+
+typedef struct tric_stream_s *tric_stream;
+
+tric_status tric_stream_create(tric_device dev, tric_stream *out);
+void tric_stream_destroy(tric_stream stream);
+tric_status tric_stream_synchronize(tric_stream stream);
+
+/* ---- modules and kernels ---------------------------------------------------------------------- */
+
+typedef struct tric_module_s *tric_module;
+typedef struct tric_kernel_s *tric_kernel;
+
+typedef struct tric_compile_options {
+    const char *kernel;                /* the @jit function to compile; NULL: the file's only one */
+    const char *signature;             /* Triton AOT form "*fp32:16,*fp32:16,i32"; NULL: annotations */
+    const char *const *constexprs;     /* "BLOCK_SIZE=1024", "T_C=tl.float16" */
+    int nconstexprs;
+    int num_warps;                     /* 0 = 4 */
+    int num_stages;                    /* 0 = 3 */
+    const char *arch;                  /* NULL = the device's ("sm_90"); "sm_90a" for wgmma/TMA */
+    int no_cache;                      /* nonzero: neither read nor write the disk cache */
+} tric_compile_options;
+
+/* All fields zero/NULL: the defaults above. */
+tric_compile_options tric_compile_options_default(void);
+
+/* Compiles one kernel of a .tri source text for the device. filename is used in diagnostics. For
+ * cuda the PTX is cached on disk (see docs/runtime.md: TRIC_CACHE_DIR). */
+tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
+                                const tric_compile_options *options, tric_module *out);
+/* The same, reading the source from a file. */
+tric_status tric_module_compile_file(tric_device dev, const char *path,
+                                     const tric_compile_options *options, tric_module *out);
+/* Loads PTX text written by `tric --emit=ptx` (it carries the launch metadata block). cuda only. */
+tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out);
+tric_status tric_module_load_file(tric_device dev, const char *path, tric_module *out);
+/* The module's code: PTX for cuda, the IR text for cpu. Owned by the module. */
+const char *tric_module_code(tric_module mod);
+void tric_module_destroy(tric_module mod);
+
+/* A module holds one kernel; name NULL takes it whatever its name. Owned by the module. */
+tric_status tric_module_get_kernel(tric_module mod, const char *name, tric_kernel *out);
+const char *tric_kernel_name(tric_kernel k);
+int tric_kernel_num_params(tric_kernel k);
+/* The launch parameter's type as in a signature ("*fp32", "i32"); NULL when out of range. */
+const char *tric_kernel_param_type(tric_kernel k, int index);
+int tric_kernel_threads(tric_kernel k);      /* threads per program (32 * num_warps) */
+int tric_kernel_shared_bytes(tric_kernel k); /* dynamic shared memory per program */
+
+/* ---- buffers ---------------------------------------------------------------------------------- */
+
+typedef struct tric_buffer_s *tric_buffer;
+
+/* Device memory (host memory for cpu). Contents are undefined until written. */
+tric_status tric_buffer_alloc(tric_device dev, size_t bytes, tric_buffer *out);
+void tric_buffer_free(tric_buffer buf);
+size_t tric_buffer_size(tric_buffer buf);
+/* The device address (a CUdeviceptr for cuda, a host address for cpu). */
+uint64_t tric_buffer_address(tric_buffer buf);
+
+/* Copies and memset are ordered on the stream (NULL = default) and complete before they return. A
+ * range outside the buffer is an error. */
+tric_status tric_copy_to_device(tric_buffer dst, size_t dst_offset, const void *src, size_t bytes,
+                                tric_stream stream);
+tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t src_offset, size_t bytes,
+                              tric_stream stream);
+tric_status tric_copy_device(tric_buffer dst, size_t dst_offset, tric_buffer src, size_t src_offset,
+                             size_t bytes, tric_stream stream);
+/* Sets bytes to (unsigned char)value. */
+tric_status tric_memset(tric_buffer dst, size_t offset, int value, size_t bytes, tric_stream stream);
+
+/* ---- launch ----------------------------------------------------------------------------------- */
+
+/* A launch argument: its kind must match the kernel's parameter (pointer params take a buffer;
+ * i1..i32/u8..u32 take I32, i64/u64 take I64, fp16/bf16/fp32 take F32, fp64 takes F64). */
+typedef enum tric_arg_kind {
+    TRIC_ARG_BUFFER,  /* buffer + byte offset, for a pointer parameter */
+    TRIC_ARG_ADDRESS, /* a raw device address, for a pointer parameter (not checked on cpu) */
+    TRIC_ARG_I32,
+    TRIC_ARG_I64,
+    TRIC_ARG_F32,
+    TRIC_ARG_F64,
+} tric_arg_kind;
+
+typedef struct tric_arg {
+    tric_arg_kind kind;
+    union {
+        struct {
+            tric_buffer buffer;
+            size_t offset;
+        } buf;
+        uint64_t address;
+        int32_t i32;
+        int64_t i64;
+        float f32;
+        double f64;
+    } v;
+} tric_arg;
+
+#define TRIC_ARG_BUF(b) ((tric_arg){.kind = TRIC_ARG_BUFFER, .v.buf = {(b), 0}})
+#define TRIC_ARG_BUF_AT(b, off) ((tric_arg){.kind = TRIC_ARG_BUFFER, .v.buf = {(b), (off)}})
+#define TRIC_ARG_ADDR(a) ((tric_arg){.kind = TRIC_ARG_ADDRESS, .v.address = (a)})
+#define TRIC_ARG_I32(x) ((tric_arg){.kind = TRIC_ARG_I32, .v.i32 = (x)})
+#define TRIC_ARG_I64(x) ((tric_arg){.kind = TRIC_ARG_I64, .v.i64 = (x)})
+#define TRIC_ARG_F32(x) ((tric_arg){.kind = TRIC_ARG_F32, .v.f32 = (x)})
+#define TRIC_ARG_F64(x) ((tric_arg){.kind = TRIC_ARG_F64, .v.f64 = (x)})
+
+typedef struct tric_dim3 {
+    unsigned x, y, z;
+} tric_dim3;
+
+/* Launches the kernel over grid (programs along x, y, z; 0 is taken as 1) with the arguments,
+ * checked against the kernel's parameters ("argument 2 of vector_add_kernel: expected a pointer
+ * (*fp32), got an int"). cuda: asynchronous on the stream; cpu: runs to completion, and an
+ * out-of-bounds access or failed assert is returned as TRIC_ERROR_LAUNCH with the interpreter's
+ * message (file:line, program id), the buffers left as before the launch. */
+tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
+                        tric_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

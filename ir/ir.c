@@ -1,0 +1,365 @@
+/* ir.c: the tile IR builder: functions, values, ops, regions, layouts; use replacement; cloning;
+ * and the queries over the TRIC_OPS table.
+ *
+ * Values are integer handles into IrFunc.values (QBE's Ref, Lua's register): an op names its
+ * operands and results by ValueId, so cloning a function is renumbering, and IrValue pointers
+ * must not be kept across ir_value_new (the array may move). Every allocation is in f->arena. */
+#include "ir/ir.h"
+
+#include <string.h>
+
+/* ---- the op table ------------------------------------------------------------------------- */
+
+static const char *const op_names[OP_COUNT] = {
+#define X(e, name, nops, doc) [e] = name,
+    TRIC_OPS(X)
+#undef X
+};
+
+static const int op_operand_counts[OP_COUNT] = {
+#define X(e, name, nops, doc) [e] = nops,
+    TRIC_OPS(X)
+#undef X
+};
+
+const char *op_name(OpCode code)
+{
+    if ((int)code < 0 || code >= OP_COUNT)
+        return "<bad op>";
+    return op_names[code];
+}
+
+int op_num_operands(OpCode code)
+{
+    if ((int)code < 0 || code >= OP_COUNT)
+        return -1;
+    return op_operand_counts[code];
+}
+
+/* Elementwise: every operand and the result have one shape and the result element i depends only
+ * on operand elements i (Triton's Elementwise trait). That covers arithmetic, compares, select,
+ * casts and addptr; layouts propagate through them unchanged. */
+bool op_is_elementwise(OpCode code)
+{
+    switch (code) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_FMA:
+    case OP_NEG: case OP_NOT: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
+    case OP_RSQRT: case OP_ABS: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
+    case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
+    case OP_SELECT: case OP_CAST: case OP_BITCAST: case OP_ADDPTR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool op_from_name(const char *name, OpCode *out)
+{
+    for (int i = 0; i < OP_COUNT; i++) {
+        if (strcmp(op_names[i], name) == 0) {
+            *out = (OpCode)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- functions, values, params, region args ------------------------------------------------ */
+
+IrFunc *ir_func_new(Arena *arena, const char *name)
+{
+    IrFunc *f = arena_alloc(arena, sizeof *f);
+    f->name = name ? arena_strdup(arena, name) : "";
+    f->arena = arena;
+    IrValue none = {0};
+    ARENA_PUSH(arena, f->values, f->nvalues, f->values_cap, none); /* values[0]: "no value" */
+    Layout no_layout = {.kind = LAYOUT_NONE};
+    ARENA_PUSH(arena, f->layouts, f->nlayouts, f->layouts_cap, no_layout);
+    f->num_warps = 4;
+    f->num_stages = 3;
+    return f;
+}
+
+ValueId ir_value_new(IrFunc *f, Type type, const char *name)
+{
+    IrValue v = {.type = type, .name = name};
+    ARENA_PUSH(f->arena, f->values, f->nvalues, f->values_cap, v);
+    return f->nvalues - 1;
+}
+
+ValueId ir_param_add(IrFunc *f, Type type, const char *name, int divisibility)
+{
+    ValueId v = ir_value_new(f, type, name);
+    f->values[v].index = f->nparams;
+    IrParam p = {.value = v, .name = name, .divisibility = divisibility > 0 ? divisibility : 1};
+    ARENA_PUSH(f->arena, f->params, f->nparams, f->params_cap, p);
+    return v;
+}
+
+ValueId ir_region_add_arg(IrFunc *f, IrRegion *r, Type type, const char *name)
+{
+    ValueId v = ir_value_new(f, type, name);
+    f->values[v].index = r->nargs;
+    ARENA_PUSH(f->arena, r->args, r->nargs, r->args_cap, v);
+    return v;
+}
+
+/* ---- layouts ------------------------------------------------------------------------------ */
+
+static bool ints_equal(const int *a, const int *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Compares only the fields valid for the kind (the union's other bytes may hold anything). */
+bool layout_equal(const Layout *a, const Layout *b)
+{
+    if (a->kind != b->kind || a->rank != b->rank)
+        return false;
+    int n = a->rank > TRIC_MAX_RANK ? TRIC_MAX_RANK : (a->rank < 0 ? 0 : a->rank);
+    switch (a->kind) {
+    case LAYOUT_NONE:
+        return true;
+    case LAYOUT_BLOCKED:
+        return ints_equal(a->blocked.size_per_thread, b->blocked.size_per_thread, n) &&
+               ints_equal(a->blocked.threads_per_warp, b->blocked.threads_per_warp, n) &&
+               ints_equal(a->blocked.warps_per_cta, b->blocked.warps_per_cta, n) &&
+               ints_equal(a->blocked.order, b->blocked.order, n);
+    case LAYOUT_SLICE:
+        return a->slice.dim == b->slice.dim && a->slice.parent == b->slice.parent;
+    case LAYOUT_MMA:
+        return a->mma.version == b->mma.version &&
+               ints_equal(a->mma.warps_per_cta, b->mma.warps_per_cta, n) &&
+               ints_equal(a->mma.instr_shape, b->mma.instr_shape, 3);
+    case LAYOUT_DOT_OPERAND:
+        return a->dot_operand.parent == b->dot_operand.parent &&
+               a->dot_operand.op_idx == b->dot_operand.op_idx &&
+               a->dot_operand.k_width == b->dot_operand.k_width;
+    case LAYOUT_SHARED:
+        return a->shared.vec == b->shared.vec && a->shared.per_phase == b->shared.per_phase &&
+               a->shared.max_phase == b->shared.max_phase &&
+               ints_equal(a->shared.order, b->shared.order, n);
+    }
+    return false;
+}
+
+int ir_layout_intern(IrFunc *f, const Layout *l)
+{
+    for (int i = 0; i < f->nlayouts; i++)
+        if (layout_equal(&f->layouts[i], l))
+            return i;
+    ARENA_PUSH(f->arena, f->layouts, f->nlayouts, f->layouts_cap, *l);
+    return f->nlayouts - 1;
+}
+
+/* ---- ops and regions ---------------------------------------------------------------------- */
+
+void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op)
+{
+    if (r->nops == r->ops_cap) {
+        int new_cap = r->ops_cap ? r->ops_cap * 2 : 8;
+        r->ops = arena_grow(f->arena, r->ops, (size_t)r->ops_cap * sizeof *r->ops,
+                            (size_t)new_cap * sizeof *r->ops);
+        r->ops_cap = new_cap;
+    }
+    if (pos < 0 || pos > r->nops)
+        pos = r->nops;
+    memmove(&r->ops[pos + 1], &r->ops[pos], (size_t)(r->nops - pos) * sizeof *r->ops);
+    r->ops[pos] = op;
+    r->nops++;
+}
+
+void ir_region_remove(IrRegion *r, int pos)
+{
+    if (pos < 0 || pos >= r->nops)
+        return;
+    memmove(&r->ops[pos], &r->ops[pos + 1], (size_t)(r->nops - pos - 1) * sizeof *r->ops);
+    r->nops--;
+}
+
+IrOp *ir_build(IrBuilder *b, OpCode code, SrcLoc loc, const ValueId *operands, int noperands,
+               const Type *result_types, int nresults, int nregions)
+{
+    IrFunc *f = b->func;
+    IrOp *op = arena_alloc(f->arena, sizeof *op);
+    op->code = code;
+    op->loc = loc;
+    op->noperands = noperands;
+    if (noperands > 0) {
+        op->operands = arena_alloc(f->arena, (size_t)noperands * sizeof *op->operands);
+        memcpy(op->operands, operands, (size_t)noperands * sizeof *op->operands);
+    }
+    op->nresults = nresults;
+    if (nresults > 0) {
+        op->results = arena_alloc(f->arena, (size_t)nresults * sizeof *op->results);
+        for (int i = 0; i < nresults; i++) {
+            ValueId v = ir_value_new(f, result_types[i], NULL);
+            f->values[v].def = op;
+            f->values[v].index = i;
+            op->results[i] = v;
+        }
+    }
+    op->nregions = nregions;
+    if (nregions > 0)
+        op->regions = arena_alloc(f->arena, (size_t)nregions * sizeof *op->regions);
+    if (b->region) {
+        ir_region_insert(f, b->region, b->pos, op);
+        /* Inserting before an op: the next op goes after this one, still before that op. */
+        if (b->pos >= 0)
+            b->pos++;
+    }
+    return op;
+}
+
+ValueId ir_build_unary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a)
+{
+    return ir_build(b, code, loc, &a, 1, &result, 1, 0)->results[0];
+}
+
+ValueId ir_build_binary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a, ValueId c)
+{
+    ValueId ops[2] = {a, c};
+    return ir_build(b, code, loc, ops, 2, &result, 1, 0)->results[0];
+}
+
+ValueId ir_build_const_int(IrBuilder *b, SrcLoc loc, Type type, int64_t value)
+{
+    IrOp *op = ir_build(b, OP_CONST, loc, NULL, 0, &type, 1, 0);
+    op->attr[0] = value;
+    op->fattr = (double)value;
+    return op->results[0];
+}
+
+ValueId ir_build_const_float(IrBuilder *b, SrcLoc loc, Type type, double value)
+{
+    IrOp *op = ir_build(b, OP_CONST, loc, NULL, 0, &type, 1, 0);
+    op->fattr = value;
+    op->attr[0] = (int64_t)value;
+    return op->results[0];
+}
+
+static void replace_uses_in_region(IrRegion *r, ValueId from, ValueId to)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int j = 0; j < op->noperands; j++)
+            if (op->operands[j] == from)
+                op->operands[j] = to;
+        for (int j = 0; j < op->nregions; j++)
+            replace_uses_in_region(&op->regions[j], from, to);
+    }
+}
+
+void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to)
+{
+    replace_uses_in_region(&f->body, from, to);
+}
+
+/* ---- cloning ------------------------------------------------------------------------------ */
+
+typedef struct CloneCtx {
+    const IrFunc *src;
+    IrFunc *dst;
+    ValueId *map; /* src id -> dst id, 0 when not (yet) defined */
+    bool same_arena;
+} CloneCtx;
+
+static const char *clone_str(CloneCtx *c, const char *s)
+{
+    if (!s || c->same_arena)
+        return s;
+    return arena_strdup(c->dst->arena, s);
+}
+
+static ValueId clone_value(CloneCtx *c, ValueId old)
+{
+    const IrValue *ov = &c->src->values[old];
+    ValueId nv = ir_value_new(c->dst, ov->type, clone_str(c, ov->name));
+    IrValue *v = &c->dst->values[nv];
+    v->layout = ov->layout;
+    v->index = ov->index;
+    if (ov->axis) {
+        v->axis = arena_alloc(c->dst->arena, sizeof *v->axis);
+        *v->axis = *ov->axis;
+    }
+    c->map[old] = nv;
+    return nv;
+}
+
+static void clone_region(CloneCtx *c, const IrRegion *from, IrRegion *to);
+
+static IrOp *clone_op(CloneCtx *c, const IrOp *o)
+{
+    Arena *a = c->dst->arena;
+    IrOp *op = arena_alloc(a, sizeof *op);
+    *op = *o;
+    op->sattr = clone_str(c, o->sattr);
+    op->operands = NULL;
+    op->results = NULL;
+    op->regions = NULL;
+    if (o->noperands > 0) {
+        op->operands = arena_alloc(a, (size_t)o->noperands * sizeof *op->operands);
+        for (int i = 0; i < o->noperands; i++) {
+            ValueId old = o->operands[i];
+            op->operands[i] = (old > 0 && old < c->src->nvalues) ? c->map[old] : 0;
+        }
+    }
+    /* Regions before results: a region cannot use its op's results, and numbering region values
+     * first would break "in order of definition" for the printer; so results are numbered
+     * first, as the printer does. */
+    if (o->nresults > 0) {
+        op->results = arena_alloc(a, (size_t)o->nresults * sizeof *op->results);
+        for (int i = 0; i < o->nresults; i++) {
+            ValueId nv = clone_value(c, o->results[i]);
+            c->dst->values[nv].def = op;
+            c->dst->values[nv].index = i;
+            op->results[i] = nv;
+        }
+    }
+    if (o->nregions > 0) {
+        op->regions = arena_alloc(a, (size_t)o->nregions * sizeof *op->regions);
+        for (int i = 0; i < o->nregions; i++)
+            clone_region(c, &o->regions[i], &op->regions[i]);
+    }
+    return op;
+}
+
+static void clone_region(CloneCtx *c, const IrRegion *from, IrRegion *to)
+{
+    memset(to, 0, sizeof *to);
+    for (int i = 0; i < from->nargs; i++) {
+        ValueId nv = clone_value(c, from->args[i]);
+        c->dst->values[nv].index = i;
+        ARENA_PUSH(c->dst->arena, to->args, to->nargs, to->args_cap, nv);
+    }
+    for (int i = 0; i < from->nops; i++)
+        ir_region_insert(c->dst, to, -1, clone_op(c, from->ops[i]));
+}
+
+/* Values are numbered params first, then in the order the printer meets them: an op's results,
+ * then its regions (args, then ops). Values no op defines any more (left by removed ops) are
+ * dropped. */
+IrFunc *ir_func_clone(const IrFunc *f, Arena *arena)
+{
+    IrFunc *g = ir_func_new(arena, f->name);
+    CloneCtx c = {.src = f, .dst = g, .same_arena = (arena == f->arena)};
+    c.map = arena_alloc(arena, (size_t)(f->nvalues + 1) * sizeof *c.map);
+    g->num_warps = f->num_warps;
+    g->num_stages = f->num_stages;
+    g->shared_bytes = f->shared_bytes;
+    for (int i = 1; i < f->nlayouts; i++)
+        ARENA_PUSH(arena, g->layouts, g->nlayouts, g->layouts_cap, f->layouts[i]);
+    for (int i = 0; i < f->nparams; i++) {
+        IrParam p = f->params[i];
+        p.name = clone_str(&c, p.name);
+        p.value = clone_value(&c, f->params[i].value);
+        g->values[p.value].index = i;
+        ARENA_PUSH(arena, g->params, g->nparams, g->params_cap, p);
+    }
+    clone_region(&c, &f->body, &g->body);
+    return g;
+}

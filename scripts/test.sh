@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test: the normal build, the same tests under AddressSanitizer
+# and UndefinedBehaviorSanitizer, and the front-end fuzzer for a fixed time on the seed corpus.
+# GPU tests (label gpu) skip with a printed reason on machines without an NVIDIA driver.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (RelWithDebInfo)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+echo "== tests"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== build with ASan + UBSan"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTRIC_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan + UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'bench'
+
+echo "== fuzz the front end (${TRIC_FUZZ_SECONDS:-60} s)"
+CC=clang-19 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DTRIC_FUZZ=ON \
+  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
+cmake --build build-fuzz -j"$jobs" --target tric-fuzz
+mkdir -p build-fuzz/corpus
+build-fuzz/tric-fuzz -max_total_time="${TRIC_FUZZ_SECONDS:-60}" -max_len=4096 -timeout=10 \
+  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus examples 2>&1 | tail -15
+
+echo "== summary"
+ctest --test-dir build -j"$jobs" 2>&1 | tail -3
