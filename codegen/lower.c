@@ -1,11 +1,1980 @@
-/* lower.c: layout-annotated tile IR -> LLVM IR (placeholder while the lowering is written). */
-#include "codegen/codegen.h"
+/* lower.c: layout-annotated tile IR -> LLVM IR.
+ *
+ * Every block value becomes, in each thread, the fixed list of elements its layout gives that
+ * thread (Triton's emitIndices): an element's coordinates are a per-thread base (computed once,
+ * in the entry block, from tid.x) plus a per-element constant offset, so index arithmetic folds.
+ * Scalars are one LLVM value, the same in every thread. docs/codegen.md explains the mapping. */
+#include "codegen/internal.h"
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- distributions: which elements a thread holds ------------------------------------------- */
+
+/* The elements one thread holds of a block value of a given layout and shape. */
+typedef struct Dist {
+    int layout;
+    Type type;
+    int rank;
+    int nelems;
+    int32_t *off;                     /* [nelems][rank]: constant offset from base */
+    int32_t *idx;                     /* [nelems][rank]: local index along each dim */
+    int count[TRIC_MAX_RANK];         /* elements per thread along each dim */
+    int run[TRIC_MAX_RANK];           /* contiguous elements per thread along each dim (spt) */
+    int32_t *dim_off[TRIC_MAX_RANK];  /* offset of local index i along dim d */
+    int vec_dim;                      /* the fastest-varying dim in registers, -1 if none */
+    int lanes[TRIC_MAX_RANK];         /* distinct lanes along dim (a power of two) */
+    int lane_stride[TRIC_MAX_RANK];   /* lane-id step between them */
+    int warps[TRIC_MAX_RANK];         /* distinct warps along dim */
+    LLVMValueRef warp_id[TRIC_MAX_RANK]; /* this thread's warp index along dim (unwrapped) */
+    LLVMValueRef base[TRIC_MAX_RANK]; /* i32 */
+    LLVMValueRef owner;               /* i1: first holder of its elements; NULL = always */
+} Dist;
+
+/* The registers of a value. layout is the layout the registers follow: the IR's, except for a
+ * value converted to a dot-operand layout, which keeps its source's registers (the FMA dot reads
+ * its operands through shared memory itself). */
+typedef struct LVal {
+    LLVMValueRef *el;
+    int n;
+    int layout;
+} LVal;
+
+typedef struct BaseCache {
+    int key[6]; /* lane stride, tpw, warp stride, wpc, spt (clamped), extent: the whole formula */
+    LLVMValueRef base, lane_id, warp_id;
+} BaseCache;
+
+typedef struct Cg {
+    CgLlvm *l;
+    const IrFunc *f;
+    const CodegenOptions *o;
+    Diag *d;
+    Arena *arena;
+    LVal *vals;
+    LLVMValueRef fn;
+    LLVMBuilderRef pro; /* the entry block, before its branch: thread-invariant values */
+    LLVMValueRef tid, lane, warp;
+    Dist **dists;
+    int ndists, dists_cap;
+    BaseCache *bases;
+    int nbases, bases_cap;
+    const IrOp *term; /* the yield/condition that ended the last region lowered */
+    bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
+    bool needs_libdevice;
+    const char *math_name;
+    bool failed;
+} Cg;
+
+#define FAIL(c, ...)                                                                                \
+    do {                                                                                           \
+        TRIC_INTERNAL((c)->d, __VA_ARGS__);                                                        \
+        (c)->failed = true;                                                                        \
+        return false;                                                                              \
+    } while (0)
+
+static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
+{
+    LLVMBuilderRef saved = c->l->b;
+    c->l->b = c->pro;
+    LLVMValueRef v = cg_sreg(c->l, reg);
+    c->l->b = saved;
+    return v;
+}
+
+/* The root blocked layout of a (possibly sliced) layout: pshape is the value's shape with a 1
+ * inserted for every sliced dim (Triton's SliceEncodingAttr pads the shape the same way), dmap
+ * maps value dims to root dims. */
+static bool layout_root(Cg *c, int layout, Type t, int *root, int32_t *pshape, int *dmap)
+{
+    int rank = t.rank;
+    for (int i = 0; i < rank; i++) {
+        pshape[i] = t.shape[i];
+        dmap[i] = i;
+    }
+    int cur = layout;
+    for (int guard = 0; guard < 8; guard++) {
+        if (cur <= 0 || cur >= c->f->nlayouts)
+            FAIL(c, "value of type %s has no layout", type_str(c->arena, t));
+        const Layout *L = &c->f->layouts[cur];
+        if (L->kind == LAYOUT_BLOCKED) {
+            if (L->rank != rank)
+                FAIL(c, "blocked layout of rank %d on a rank-%d value", L->rank, rank);
+            *root = cur;
+            return true;
+        }
+        if (L->kind != LAYOUT_SLICE)
+            FAIL(c, "layout kind %d is not supported by codegen yet", (int)L->kind);
+        int dim = L->slice.dim;
+        if (rank + 1 > TRIC_MAX_RANK || dim > rank)
+            FAIL(c, "bad slice layout (dim %d of rank %d)", dim, rank + 1);
+        for (int i = rank; i > dim; i--)
+            pshape[i] = pshape[i - 1];
+        pshape[dim] = 1;
+        for (int i = 0; i < t.rank; i++)
+            if (dmap[i] >= dim)
+                dmap[i]++;
+        rank++;
+        cur = L->slice.parent;
+    }
+    FAIL(c, "slice layouts nest too deep");
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* Base coordinate of this thread along root dim k of blocked layout B for extent P (Triton's
+ * emitBaseIndexForBlockedLayout): warp and lane ids are split by order over warpsPerCTA and
+ * threadsPerWarp, then wrapped so that a tile smaller than the CTA tile is replicated. */
+static BaseCache *base_get(Cg *c, int layout, int k, int extent)
+{
+    const Layout *B = &c->f->layouts[layout];
+    int lstride = 1, wstride = 1;
+    for (int j = 0; j < B->rank && B->blocked.order[j] != k; j++) {
+        lstride *= B->blocked.threads_per_warp[B->blocked.order[j]];
+        wstride *= B->blocked.warps_per_cta[B->blocked.order[j]];
+    }
+    int spt = imin(B->blocked.size_per_thread[k], extent);
+    int tpw = B->blocked.threads_per_warp[k], wpc = B->blocked.warps_per_cta[k];
+    /* Keyed by the formula, not the layout: two layouts that place a dim alike (a trans, say)
+     * share the value, which is how relabelling proves registers line up. */
+    int key[6] = {lstride, tpw, wstride, wpc, spt, extent};
+    for (int i = 0; i < c->nbases; i++)
+        if (!memcmp(c->bases[i].key, key, sizeof key))
+            return &c->bases[i];
+    int max_threads = imax(1, extent / spt);
+    int max_warps = imax(1, extent / (spt * tpw));
+    LLVMBuilderRef b = c->pro;
+    LLVMValueRef lane_k = LLVMBuildURem(b, LLVMBuildUDiv(b, c->lane, cg_i32(c->l, lstride), ""),
+                                        cg_i32(c->l, tpw), "");
+    LLVMValueRef warp_k = LLVMBuildURem(b, LLVMBuildUDiv(b, c->warp, cg_i32(c->l, wstride), ""),
+                                        cg_i32(c->l, wpc), "");
+    LLVMValueRef lw = max_threads < tpw ? LLVMBuildURem(b, lane_k, cg_i32(c->l, max_threads), "") : lane_k;
+    LLVMValueRef ww = max_warps < wpc ? LLVMBuildURem(b, warp_k, cg_i32(c->l, max_warps), "") : warp_k;
+    LLVMValueRef base = LLVMBuildAdd(b, LLVMBuildMul(b, ww, cg_i32(c->l, spt * tpw), ""),
+                                     LLVMBuildMul(b, lw, cg_i32(c->l, spt), ""), "");
+    BaseCache e = {{0}, base, lane_k, warp_k};
+    memcpy(e.key, key, sizeof key);
+    ARENA_PUSH(c->arena, c->bases, c->nbases, c->bases_cap, e);
+    return &c->bases[c->nbases - 1];
+}
+
+static Dist *dist_get(Cg *c, int layout, Type t);
+
+/* A dot operand with a blocked parent P (docs/layouts.md): A [M,K] is held, in each thread, for
+ * every row P gives the thread and every k; B [K,N] for every k and every column. Register order:
+ * A k fastest then rows, B columns fastest then k. Per-dim bases are P's (the other dim of P does
+ * not matter, so P is taken over [M,1] or [1,N]). */
+static Dist *dist_dot_operand(Cg *c, int layout, Type t)
+{
+    const Layout *L = &c->f->layouts[layout];
+    int op_idx = L->dot_operand.op_idx;
+    if (t.rank != 2 || c->f->layouts[L->dot_operand.parent].kind != LAYOUT_BLOCKED)
+        FAIL(c, "dot operand layouts need a blocked parent (tensor-core parents are not lowered yet)");
+    int md = op_idx == 0 ? 0 : 1; /* the dim shared with C */
+    int kd = 1 - md;
+    int32_t pshape[2] = {1, 1};
+    pshape[md] = t.shape[md];
+    Dist *pd = dist_get(c, L->dot_operand.parent, type_block(type_scalar(DT_F32), 2, pshape));
+    if (!pd)
+        return NULL;
+    int K = t.shape[kd], rows = pd->count[md];
+    Dist *ds = arena_alloc(c->arena, sizeof *ds);
+    ds->layout = layout;
+    ds->type = t;
+    ds->rank = 2;
+    ds->nelems = rows * K;
+    ds->off = arena_alloc(c->arena, sizeof(int32_t) * 2 * (size_t)ds->nelems);
+    ds->idx = arena_alloc(c->arena, sizeof(int32_t) * 2 * (size_t)ds->nelems);
+    int fast = op_idx == 0 ? kd : md, fast_n = op_idx == 0 ? K : rows;
+    for (int e = 0; e < ds->nelems; e++) {
+        int f_i = e % fast_n, s_i = e / fast_n;
+        int i = op_idx == 0 ? s_i : f_i, k = op_idx == 0 ? f_i : s_i;
+        ds->idx[e * 2 + md] = i;
+        ds->idx[e * 2 + kd] = k;
+        ds->off[e * 2 + md] = pd->dim_off[md][i];
+        ds->off[e * 2 + kd] = k;
+    }
+    ds->count[md] = rows;
+    ds->run[md] = pd->run[md];
+    ds->dim_off[md] = pd->dim_off[md];
+    ds->base[md] = pd->base[md];
+    ds->lanes[md] = pd->lanes[md];
+    ds->lane_stride[md] = pd->lane_stride[md];
+    ds->warps[md] = pd->warps[md];
+    ds->warp_id[md] = pd->warp_id[md];
+    ds->count[kd] = K;
+    ds->run[kd] = K;
+    ds->dim_off[kd] = arena_alloc(c->arena, sizeof(int32_t) * (size_t)K);
+    for (int k = 0; k < K; k++)
+        ds->dim_off[kd][k] = k;
+    ds->base[kd] = cg_i32(c->l, 0);
+    ds->lanes[kd] = ds->warps[kd] = 1;
+    ds->lane_stride[kd] = 1;
+    ds->warp_id[kd] = cg_i32(c->l, 0);
+    ds->vec_dim = fast;
+    ds->owner = NULL; /* never stored to global memory */
+    ARENA_PUSH(c->arena, c->dists, c->ndists, c->dists_cap, ds);
+    return ds;
+}
+
+static Dist *dist_get(Cg *c, int layout, Type t)
+{
+    if (t.rank == 0)
+        return NULL;
+    for (int i = 0; i < c->ndists; i++)
+        if (c->dists[i]->layout == layout && type_same_shape(c->dists[i]->type, t))
+            return c->dists[i];
+    if (layout > 0 && layout < c->f->nlayouts && c->f->layouts[layout].kind == LAYOUT_DOT_OPERAND)
+        return dist_dot_operand(c, layout, t);
+    int root, dmap[TRIC_MAX_RANK];
+    int32_t P[TRIC_MAX_RANK + TRIC_MAX_RANK];
+    if (!layout_root(c, layout, t, &root, P, dmap))
+        return NULL;
+    const Layout *B = &c->f->layouts[root];
+    int R = B->rank;
+    Dist *ds = arena_alloc(c->arena, sizeof *ds);
+    ds->layout = layout;
+    ds->type = t;
+    ds->rank = t.rank;
+    int cnt[TRIC_MAX_RANK], spt[TRIC_MAX_RANK], tile[TRIC_MAX_RANK], lanes[TRIC_MAX_RANK],
+        warps[TRIC_MAX_RANK], lstr[TRIC_MAX_RANK];
+    int tpw_total = 1, wpc_total = 1;
+    for (int k = 0; k < R; k++) {
+        spt[k] = imin(B->blocked.size_per_thread[k], P[k]);
+        int tpw = B->blocked.threads_per_warp[k], wpc = B->blocked.warps_per_cta[k];
+        tile[k] = spt[k] * tpw * wpc;
+        cnt[k] = imax(1, P[k] / tile[k]) * spt[k];
+        lanes[k] = imin(tpw, imax(1, P[k] / spt[k]));
+        warps[k] = imin(wpc, imax(1, P[k] / (spt[k] * tpw)));
+        tpw_total *= tpw;
+        wpc_total *= wpc;
+    }
+    if (tpw_total != 32)
+        FAIL(c, "blocked layout with %d threads per warp", tpw_total);
+    for (int k = 0, s = 1; k < R; k++) {
+        int d = B->blocked.order[k];
+        lstr[d] = s;
+        s *= B->blocked.threads_per_warp[d];
+    }
+    int n = 1;
+    for (int k = 0; k < R; k++)
+        n *= cnt[k];
+    ds->nelems = n;
+    ds->off = arena_alloc(c->arena, sizeof(int32_t) * (size_t)n * (size_t)imax(1, t.rank));
+    ds->idx = arena_alloc(c->arena, sizeof(int32_t) * (size_t)n * (size_t)imax(1, t.rank));
+    /* Register order (docs/layouts.md): i[order[0]] fastest, ..., then rep[order[0]], ... */
+    for (int e = 0; e < n; e++) {
+        int rem = e, ridx[TRIC_MAX_RANK];
+        for (int j = 0; j < R; j++) {
+            int k = B->blocked.order[j];
+            ridx[k] = rem % spt[k];
+            rem /= spt[k];
+        }
+        for (int j = 0; j < R; j++) {
+            int k = B->blocked.order[j];
+            ridx[k] += (rem % (cnt[k] / spt[k])) * spt[k];
+            rem /= cnt[k] / spt[k];
+        }
+        for (int i = 0; i < t.rank; i++) {
+            int k = dmap[i];
+            ds->idx[e * t.rank + i] = ridx[k];
+            ds->off[e * t.rank + i] = (ridx[k] / spt[k]) * tile[k] + ridx[k] % spt[k];
+        }
+    }
+    ds->vec_dim = -1;
+    for (int j = 0; j < R && ds->vec_dim < 0; j++)
+        for (int i = 0; i < t.rank; i++)
+            if (dmap[i] == B->blocked.order[j])
+                ds->vec_dim = i;
+    LLVMValueRef owner = NULL;
+    LLVMBuilderRef b = c->pro;
+    for (int k = 0; k < R; k++) {
+        BaseCache *bc = base_get(c, root, k, P[k]);
+        int tpw = B->blocked.threads_per_warp[k], wpc = B->blocked.warps_per_cta[k];
+        /* Threads whose ids wrapped hold copies: only the first copy owns its elements. */
+        if (lanes[k] < tpw) {
+            LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, bc->lane_id, cg_i32(c->l, lanes[k]), "");
+            owner = owner ? LLVMBuildAnd(b, owner, ok, "") : ok;
+        }
+        if (warps[k] < wpc) {
+            LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, bc->warp_id, cg_i32(c->l, warps[k]), "");
+            owner = owner ? LLVMBuildAnd(b, owner, ok, "") : ok;
+        }
+        for (int i = 0; i < t.rank; i++) {
+            if (dmap[i] != k)
+                continue;
+            ds->count[i] = cnt[k];
+            ds->run[i] = spt[k];
+            ds->lanes[i] = lanes[k];
+            ds->lane_stride[i] = lstr[k];
+            ds->warps[i] = warps[k];
+            ds->warp_id[i] = bc->warp_id;
+            ds->base[i] = bc->base;
+            ds->dim_off[i] = arena_alloc(c->arena, sizeof(int32_t) * (size_t)cnt[k]);
+            for (int x = 0; x < cnt[k]; x++)
+                ds->dim_off[i][x] = (x / spt[k]) * tile[k] + x % spt[k];
+        }
+    }
+    if (wpc_total < c->f->num_warps) {
+        LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntULT, c->warp, cg_i32(c->l, wpc_total), "");
+        owner = owner ? LLVMBuildAnd(b, owner, ok, "") : ok;
+    }
+    ds->owner = owner;
+    ARENA_PUSH(c->arena, c->dists, c->ndists, c->dists_cap, ds);
+    return ds;
+}
+
+/* ---- types and values ---------------------------------------------------------------------- */
+
+static LLVMTypeRef elem_ty(Cg *c, DType t)
+{
+    CgLlvm *l = c->l;
+    switch (t) {
+    case DT_I1: return l->i1;
+    case DT_I8: case DT_U8: return l->i8;
+    case DT_I16: case DT_U16: return l->i16;
+    case DT_I32: case DT_U32: return l->i32;
+    case DT_I64: case DT_U64: return l->i64;
+    case DT_F16: return l->f16;
+    case DT_BF16: return l->bf16;
+    case DT_F32: return l->f32;
+    case DT_F64: return l->f64;
+    default: return l->i32;
+    }
+}
+
+/* In memory int1 is a byte. */
+static LLVMTypeRef mem_ty(Cg *c, DType t) { return t == DT_I1 ? c->l->i8 : elem_ty(c, t); }
+
+static LLVMTypeRef val_ty(Cg *c, Type t) { return t.is_ptr ? c->l->gptr : elem_ty(c, t.dtype); }
+
+static int mem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
+
+static LVal *get(Cg *c, ValueId v)
+{
+    static LVal none;
+    if (v <= 0 || v >= c->f->nvalues || !c->vals[v].el) {
+        if (!c->failed)
+            TRIC_INTERNAL(c->d, "codegen: value %%%d used before it was lowered", (int)v);
+        c->failed = true;
+        return &none;
+    }
+    return &c->vals[v];
+}
+
+static Dist *dist_of(Cg *c, ValueId v)
+{
+    const IrValue *iv = ir_value(c->f, v);
+    return dist_get(c, iv->layout, iv->type);
+}
+
+static int nelems_of(Cg *c, ValueId v, Dist **out)
+{
+    Dist *ds = dist_of(c, v);
+    if (out)
+        *out = ds;
+    return ds ? ds->nelems : 1;
+}
+
+static LLVMValueRef *new_el(Cg *c, int n)
+{
+    return arena_alloc(c->arena, sizeof(LLVMValueRef) * (size_t)imax(n, 1));
+}
+
+static void set(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout)
+{
+    c->vals[v].el = el;
+    c->vals[v].n = n;
+    c->vals[v].layout = layout;
+}
+
+/* Element i of an operand; a scalar operand is uniform and serves every element. */
+static LLVMValueRef at(const LVal *v, int i) { return v->n == 1 ? v->el[0] : v->el[i]; }
+
+/* ---- scalar arithmetic with the interpreter's semantics ------------------------------------- */
+
+static LLVMValueRef call1(Cg *c, const char *name, LLVMTypeRef ty, LLVMValueRef a)
+{
+    return cg_call(c->l, name, ty, &a, 1);
+}
+
+static LLVMValueRef call2(Cg *c, const char *name, LLVMTypeRef ty, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef args[2] = {a, b};
+    return cg_call(c->l, name, ty, args, 2);
+}
+
+static const char *fsuffix(Cg *c, LLVMTypeRef t)
+{
+    return t == c->l->f64 ? "f64" : t == c->l->f16 ? "f16" : "f32";
+}
+
+/* bf16 arithmetic is done in fp32 and rounded: sm_80 lacks most bf16 instructions. */
+static LLVMValueRef widen(Cg *c, LLVMValueRef v)
+{
+    return LLVMTypeOf(v) == c->l->bf16 ? LLVMBuildFPExt(c->l->b, v, c->l->f32, "") : v;
+}
+
+static LLVMValueRef narrow(Cg *c, LLVMValueRef v, DType t)
+{
+    return t == DT_BF16 ? LLVMBuildFPTrunc(c->l->b, v, c->l->bf16, "") : v;
+}
+
+/* A libdevice math function (__nv_expf / __nv_exp); fp16 and bf16 go through fp32. */
+static LLVMValueRef libdevice1(Cg *c, const char *op, const char *base, DType t, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    c->needs_libdevice = true;
+    if (!c->math_name)
+        c->math_name = op;
+    char name[64];
+    if (t == DT_F64) {
+        snprintf(name, sizeof name, "__nv_%s", base);
+        return call1(c, name, c->l->f64, a);
+    }
+    snprintf(name, sizeof name, "__nv_%sf", base);
+    LLVMValueRef x = t == DT_F32 ? a : LLVMBuildFPExt(b, a, c->l->f32, "");
+    LLVMValueRef r = call1(c, name, c->l->f32, x);
+    return t == DT_F32 ? r : LLVMBuildFPTrunc(b, r, elem_ty(c, t), "");
+}
+
+static LLVMValueRef arith2(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef b = c->l->b;
+    char name[64];
+    if (dtype_is_float(t)) {
+        LLVMValueRef a = widen(c, x), e = widen(c, y), r;
+        LLVMTypeRef ty = LLVMTypeOf(a);
+        switch (op) {
+        case OP_ADD: r = LLVMBuildFAdd(b, a, e, ""); break;
+        case OP_SUB: r = LLVMBuildFSub(b, a, e, ""); break;
+        case OP_MUL: r = LLVMBuildFMul(b, a, e, ""); break;
+        case OP_DIV: r = LLVMBuildFDiv(b, a, e, ""); break;
+        case OP_REM: {
+            /* C fmod, as the interpreter: libdevice's exact __nv_fmodf. */
+            c->needs_libdevice = true;
+            if (!c->math_name)
+                c->math_name = "fmod";
+            LLVMValueRef a32 = t == DT_F16 ? LLVMBuildFPExt(b, a, c->l->f32, "") : a;
+            LLVMValueRef e32 = t == DT_F16 ? LLVMBuildFPExt(b, e, c->l->f32, "") : e;
+            r = call2(c, t == DT_F64 ? "__nv_fmod" : "__nv_fmodf", LLVMTypeOf(a32), a32, e32);
+            if (t == DT_F16)
+                r = LLVMBuildFPTrunc(b, r, c->l->f16, "");
+            break;
+        }
+        case OP_MIN: case OP_MAX:
+            /* minnum/maxnum (PTX min/max.f32): a NaN operand yields the other one, as C fmin. */
+            snprintf(name, sizeof name, "llvm.%s.%s", op == OP_MIN ? "minnum" : "maxnum", fsuffix(c, ty));
+            r = call2(c, name, ty, a, e);
+            break;
+        default: return NULL;
+        }
+        return narrow(c, r, t);
+    }
+    bool sgn = dtype_is_signed(t);
+    switch (op) {
+    case OP_ADD: return LLVMBuildAdd(b, x, y, "");
+    case OP_SUB: return LLVMBuildSub(b, x, y, "");
+    case OP_MUL: return LLVMBuildMul(b, x, y, "");
+    case OP_DIV: return sgn ? LLVMBuildSDiv(b, x, y, "") : LLVMBuildUDiv(b, x, y, "");
+    case OP_REM: return sgn ? LLVMBuildSRem(b, x, y, "") : LLVMBuildURem(b, x, y, "");
+    case OP_MIN: case OP_MAX: {
+        LLVMIntPredicate p = op == OP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT) : (sgn ? LLVMIntSGT : LLVMIntUGT);
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, p, x, y, ""), x, y, "");
+    }
+    case OP_AND: return LLVMBuildAnd(b, x, y, "");
+    case OP_OR: return LLVMBuildOr(b, x, y, "");
+    case OP_XOR: return LLVMBuildXor(b, x, y, "");
+    case OP_SHL: return LLVMBuildShl(b, x, y, "");
+    case OP_SHR: return sgn ? LLVMBuildAShr(b, x, y, "") : LLVMBuildLShr(b, x, y, "");
+    case OP_UMULHI: {
+        LLVMTypeRef ty = LLVMTypeOf(x);
+        unsigned bits = LLVMGetIntTypeWidth(ty);
+        LLVMTypeRef wide = LLVMIntTypeInContext(c->l->ctx, bits * 2);
+        LLVMValueRef p = LLVMBuildMul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
+        p = LLVMBuildLShr(b, p, LLVMConstInt(wide, bits, 0), "");
+        return LLVMBuildTrunc(b, p, ty, "");
+    }
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (!t.is_ptr && dtype_is_float(t.dtype)) {
+        LLVMRealPredicate p = op == OP_CMP_EQ ? LLVMRealOEQ : op == OP_CMP_NE ? LLVMRealUNE
+                            : op == OP_CMP_LT ? LLVMRealOLT : op == OP_CMP_LE ? LLVMRealOLE
+                            : op == OP_CMP_GT ? LLVMRealOGT : LLVMRealOGE;
+        return LLVMBuildFCmp(b, p, widen(c, x), widen(c, y), "");
+    }
+    bool sgn = !t.is_ptr && dtype_is_signed(t.dtype);
+    LLVMIntPredicate p = op == OP_CMP_EQ ? LLVMIntEQ : op == OP_CMP_NE ? LLVMIntNE
+                       : op == OP_CMP_LT ? (sgn ? LLVMIntSLT : LLVMIntULT)
+                       : op == OP_CMP_LE ? (sgn ? LLVMIntSLE : LLVMIntULE)
+                       : op == OP_CMP_GT ? (sgn ? LLVMIntSGT : LLVMIntUGT)
+                                         : (sgn ? LLVMIntSGE : LLVMIntUGE);
+    return LLVMBuildICmp(b, p, x, y, "");
+}
+
+static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    bool fl = dtype_is_float(t);
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    char name[64];
+    switch (op) {
+    case OP_NEG: return fl ? LLVMBuildFNeg(b, a, "") : LLVMBuildNeg(b, a, "");
+    case OP_NOT: return LLVMBuildNot(b, a, "");
+    case OP_ABS:
+        if (fl) {
+            LLVMValueRef w = widen(c, a);
+            snprintf(name, sizeof name, "llvm.fabs.%s", fsuffix(c, LLVMTypeOf(w)));
+            return narrow(c, call1(c, name, LLVMTypeOf(w), w), t);
+        }
+        if (!dtype_is_signed(t))
+            return a;
+        snprintf(name, sizeof name, "llvm.abs.i%u", LLVMGetIntTypeWidth(ty));
+        return call2(c, name, ty, a, LLVMConstInt(c->l->i1, 0, 0));
+    case OP_SQRT: case OP_FLOOR: case OP_CEIL: {
+        /* Exact in PTX (sqrt.rn, cvt.rmi, cvt.rpi): LLVM intrinsics, no libdevice. */
+        LLVMValueRef w = widen(c, a);
+        const char *base = op == OP_SQRT ? "sqrt" : op == OP_FLOOR ? "floor" : "ceil";
+        snprintf(name, sizeof name, "llvm.%s.%s", base, fsuffix(c, LLVMTypeOf(w)));
+        return narrow(c, call1(c, name, LLVMTypeOf(w), w), t);
+    }
+    case OP_EXP: return libdevice1(c, "exp", "exp", t, a);
+    case OP_EXP2: return libdevice1(c, "exp2", "exp2", t, a);
+    case OP_LOG: return libdevice1(c, "log", "log", t, a);
+    case OP_LOG2: return libdevice1(c, "log2", "log2", t, a);
+    case OP_RSQRT: return libdevice1(c, "rsqrt", "rsqrt", t, a);
+    case OP_SIN: return libdevice1(c, "sin", "sin", t, a);
+    case OP_COS: return libdevice1(c, "cos", "cos", t, a);
+    default: return NULL;
+    }
+}
+
+/* OP_CAST (ir.h): float->float round to nearest even, float->int truncate, int->int wrap/extend by
+ * the signedness of the source; anything -> int1 is "!= 0". */
+static LLVMValueRef cast(Cg *c, DType from, DType to, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef ty = elem_ty(c, to);
+    if (from == to)
+        return a;
+    if (to == DT_I1) {
+        if (dtype_is_float(from))
+            return LLVMBuildFCmp(b, LLVMRealUNE, widen(c, a), LLVMConstReal(LLVMTypeOf(widen(c, a)), 0), "");
+        return LLVMBuildICmp(b, LLVMIntNE, a, LLVMConstInt(LLVMTypeOf(a), 0, 0), "");
+    }
+    if (dtype_is_float(from) && dtype_is_float(to)) {
+        int fb = dtype_bits(from), tb = dtype_bits(to);
+        if ((from == DT_BF16 && to == DT_F16) || (from == DT_F16 && to == DT_BF16))
+            return LLVMBuildFPTrunc(b, LLVMBuildFPExt(b, a, c->l->f32, ""), ty, "");
+        return tb > fb ? LLVMBuildFPExt(b, a, ty, "") : LLVMBuildFPTrunc(b, a, ty, "");
+    }
+    if (dtype_is_float(from)) {
+        LLVMValueRef w = widen(c, a);
+        return dtype_is_signed(to) ? LLVMBuildFPToSI(b, w, ty, "") : LLVMBuildFPToUI(b, w, ty, "");
+    }
+    if (dtype_is_float(to)) {
+        if (to == DT_BF16) {
+            LLVMValueRef f = dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, c->l->f32, "")
+                                                   : LLVMBuildUIToFP(b, a, c->l->f32, "");
+            return LLVMBuildFPTrunc(b, f, ty, "");
+        }
+        return dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, ty, "") : LLVMBuildUIToFP(b, a, ty, "");
+    }
+    int fb = dtype_bits(from), tb = dtype_bits(to);
+    if (tb < fb)
+        return LLVMBuildTrunc(b, a, ty, "");
+    if (tb == fb)
+        return a;
+    return dtype_is_signed(from) ? LLVMBuildSExt(b, a, ty, "") : LLVMBuildZExt(b, a, ty, "");
+}
+
+static LLVMValueRef const_of(Cg *c, Type t, int64_t iv, double fv)
+{
+    LLVMTypeRef ty = val_ty(c, t);
+    if (t.is_ptr)
+        return LLVMConstNull(ty);
+    if (dtype_is_float(t.dtype))
+        return LLVMConstReal(ty, fv);
+    return LLVMConstInt(ty, (unsigned long long)iv, dtype_is_signed(t.dtype));
+}
+
+/* ---- shared memory ---------------------------------------------------------------------------- */
+
+/* @global_smem: `extern .shared .align 16 .b8 global_smem[]`, the launch's dynamic shared memory;
+ * each op that needs scratch uses [smem_offset, smem_offset + smem_bytes) of it. */
+static LLVMValueRef smem_base(Cg *c)
+{
+    CgLlvm *l = c->l;
+    if (!l->smem) {
+        LLVMTypeRef arr = LLVMArrayType2(l->i8, 0);
+        l->smem = LLVMAddGlobalInAddressSpace(l->mod, arr, "global_smem", AS_SHARED);
+        LLVMSetLinkage(l->smem, LLVMExternalLinkage);
+        LLVMSetAlignment(l->smem, 16);
+    }
+    return l->smem;
+}
+
+/* Address of byte offset (i32) into shared memory. */
+static LLVMValueRef smem_addr(Cg *c, LLVMValueRef byte_off)
+{
+    return LLVMBuildGEP2(c->l->b, c->l->i8, smem_base(c), &byte_off, 1, "");
+}
+
+static LLVMValueRef to_mem(Cg *c, DType t, LLVMValueRef v)
+{
+    return t == DT_I1 ? LLVMBuildZExt(c->l->b, v, c->l->i8, "") : v;
+}
+
+static LLVMValueRef from_mem(Cg *c, DType t, LLVMValueRef v)
+{
+    return t == DT_I1 ? LLVMBuildICmp(c->l->b, LLVMIntNE, v, LLVMConstInt(c->l->i8, 0, 0), "") : v;
+}
+
+/* Coordinate of element e along dim d. */
+static LLVMValueRef coord(Cg *c, const Dist *ds, int e, int d)
+{
+    return LLVMBuildAdd(c->l->b, ds->base[d], cg_i32(c->l, ds->off[e * ds->rank + d]), "");
+}
+
+/* Index (in elements) of element e in a scratch copy with per-dim element strides. */
+static LLVMValueRef strided_index(Cg *c, const Dist *ds, int e, const int64_t *strides)
+{
+    LLVMValueRef idx = NULL;
+    for (int d = 0; d < ds->rank; d++) {
+        if (ds->type.shape[d] == 1)
+            continue;
+        LLVMValueRef t = LLVMBuildMul(c->l->b, coord(c, ds, e, d), cg_i32(c->l, strides[d]), "");
+        idx = idx ? LLVMBuildAdd(c->l->b, idx, t, "") : t;
+    }
+    return idx ? idx : cg_i32(c->l, 0);
+}
+
+static void row_major_strides(const Type t, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= t.shape[d];
+    }
+}
+
+/* Elements per shared-memory vector access: a thread's run along its fastest dim when that dim
+ * has stride 1, at most 16 bytes, and no more than every other stride is a multiple of (so
+ * each vector stays aligned). */
+static int smem_vec(const Dist *ds, int eb, const int64_t *strides)
+{
+    if (!ds || ds->vec_dim < 0 || strides[ds->vec_dim] != 1)
+        return 1;
+    int w = imin(ds->run[ds->vec_dim], 16 / eb);
+    for (int d = 0; d < ds->rank; d++)
+        if (d != ds->vec_dim && ds->type.shape[d] > 1)
+            while (w > 1 && strides[d] % w)
+                w /= 2;
+    return w < 1 ? 1 : w;
+}
+
+/* Stores every element of src (distribution ds) at byte smem_off + eb * index. */
+static void smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb, int smem_off,
+                           const int64_t *strides)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef mt = dt == DT_I64 && eb == 8 ? c->l->i64 : mem_ty(c, dt);
+    int w = smem_vec(ds, eb, strides);
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
+            continue;
+        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, strided_index(c, ds, e, strides),
+                                                        cg_i32(c->l, eb), ""), cg_i32(c->l, smem_off), "");
+        LLVMValueRef p = smem_addr(c, off);
+        if (w == 1) {
+            LLVMValueRef st = LLVMBuildStore(b, to_mem(c, dt, at(src, e)), p);
+            LLVMSetAlignment(st, (unsigned)eb);
+            continue;
+        }
+        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
+        LLVMValueRef v = LLVMGetUndef(vt);
+        for (int j = 0; j < w; j++)
+            v = LLVMBuildInsertElement(b, v, to_mem(c, dt, at(src, e + j)), cg_i32(c->l, j), "");
+        LLVMValueRef st = LLVMBuildStore(b, v, p);
+        LLVMSetAlignment(st, (unsigned)(w * eb));
+    }
+}
+
+/* Loads every element of distribution ds from byte smem_off + eb * index. */
+static LLVMValueRef *smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem_off,
+                                   const int64_t *strides)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef mt = mem_ty(c, dt);
+    int w = smem_vec(ds, eb, strides);
+    LLVMValueRef *el = new_el(c, ds->nelems);
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
+            continue;
+        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, strided_index(c, ds, e, strides),
+                                                        cg_i32(c->l, eb), ""), cg_i32(c->l, smem_off), "");
+        LLVMValueRef p = smem_addr(c, off);
+        if (w == 1) {
+            LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
+            LLVMSetAlignment(ld, (unsigned)eb);
+            el[e] = from_mem(c, dt, ld);
+            continue;
+        }
+        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
+        LLVMValueRef ld = LLVMBuildLoad2(b, vt, p, "");
+        LLVMSetAlignment(ld, (unsigned)(w * eb));
+        for (int j = 0; j < w; j++)
+            el[e + j] = from_mem(c, dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
+    }
+    return el;
+}
+
+static bool smem_check(Cg *c, const IrOp *op, int64_t need, const char *what)
+{
+    if (op->smem_bytes < need || op->smem_offset < 0)
+        FAIL(c, "%s needs %lld bytes of shared memory; the shared-memory pass gave it %d at offset %d",
+             what, (long long)need, op->smem_bytes, op->smem_offset);
+    return true;
+}
+
+/* Moves a value between layouts through shared memory (convert_layout, reshape, and trans where
+ * registers cannot be relabelled): barrier (earlier readers of the scratch are done), every thread
+ * stores what it holds, barrier, every thread loads what the result layout gives it. Strides are
+ * docs/layouts.md's: shared_scratch_strides for convert_layout (padded rows); reshape writes
+ * row-major in the operand's shape and reads row-major in the result's; trans (perm: result dim i
+ * is operand dim perm[i]) writes the operand's dim perm[i] with the result's row-major stride i. */
+static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds, ValueId result,
+                                 const int *perm)
+{
+    Type rt = ir_type(c->f, result);
+    Dist *dd = dist_of(c, result);
+    if (!ds || !dd)
+        FAIL(c, "%s of a scalar through shared memory", op_name(op->code));
+    DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
+    int eb = shared_elem_bytes(rt);
+    int64_t st_in[TRIC_MAX_RANK], st_out[TRIC_MAX_RANK];
+    if (op->code == OP_RESHAPE) {
+        row_major_strides(ds->type, st_in);
+        row_major_strides(rt, st_out);
+    } else if (op->code == OP_TRANS) {
+        int64_t rm[TRIC_MAX_RANK];
+        row_major_strides(rt, rm);
+        for (int i = 0; i < rt.rank; i++) {
+            st_in[perm[i]] = rm[i];
+            st_out[i] = rm[i];
+        }
+    } else {
+        shared_scratch_strides(c->f, op, st_in);
+        memcpy(st_out, st_in, sizeof st_in);
+    }
+    int64_t span = 1;
+    for (int d = 0; d < rt.rank; d++)
+        if (rt.shape[d] > 1)
+            span += (int64_t)(rt.shape[d] - 1) * st_out[d];
+    if (!smem_check(c, op, span * eb, op_name(op->code)))
+        return false;
+    LVal tmp = *src;
+    if (rt.is_ptr) { /* pointers travel as i64 */
+        tmp.el = new_el(c, src->n);
+        for (int i = 0; i < src->n; i++)
+            tmp.el[i] = LLVMBuildPtrToInt(c->l->b, src->el[i], c->l->i64, "");
+    }
+    cg_barrier(c->l);
+    smem_store_all(c, &tmp, ds, dt, eb, op->smem_offset, st_in);
+    cg_barrier(c->l);
+    LLVMValueRef *el = smem_load_all(c, dd, dt, eb, op->smem_offset, st_out);
+    if (rt.is_ptr)
+        for (int i = 0; i < dd->nelems; i++)
+            el[i] = LLVMBuildIntToPtr(c->l->b, el[i], c->l->gptr, "");
+    set(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
+    return true;
+}
+
+/* Registers of dst gathered from src of the same thread without moving data: dst element e is the
+ * src element whose offsets are src_off(e) (computed by the caller into want[]). Valid when each
+ * src dim's base equals the matching dst dim's base (checked by the caller). Returns false when
+ * some element is not held by the thread. */
+static bool relabel(Cg *c, const LVal *src, const Dist *ds, const Dist *dd, const int *dim_from,
+                    LLVMValueRef *out)
+{
+    /* dim_from[i] = the dst dim that src dim i comes from, or -1 (src dim is size 1: offset 0). */
+    int64_t numel = type_numel(ds->type);
+    int32_t *where = malloc(sizeof(int32_t) * (size_t)numel);
+    if (!where)
+        return false;
+    for (int64_t i = 0; i < numel; i++)
+        where[i] = -1;
+    for (int e = 0; e < ds->nelems; e++) {
+        int64_t k = 0;
+        for (int i = 0; i < ds->rank; i++)
+            k = k * ds->type.shape[i] + ds->off[e * ds->rank + i];
+        where[k] = e;
+    }
+    bool ok = true;
+    for (int e = 0; e < dd->nelems && ok; e++) {
+        int64_t k = 0;
+        for (int i = 0; i < ds->rank; i++) {
+            int o = dim_from[i] < 0 ? 0 : dd->off[e * dd->rank + dim_from[i]];
+            if (o >= ds->type.shape[i]) {
+                ok = false;
+                break;
+            }
+            k = k * ds->type.shape[i] + o;
+        }
+        if (ok && where[k] < 0)
+            ok = false;
+        if (ok)
+            out[e] = src->el[where[k]];
+    }
+    free(where);
+    return ok;
+}
+
+/* Do the bases of src dim i and dst dim dim_from[i] agree (the same cached value)? */
+static bool bases_agree(const Dist *ds, const Dist *dd, const int *dim_from)
+{
+    for (int i = 0; i < ds->rank; i++) {
+        if (dim_from[i] < 0) {
+            if (ds->type.shape[i] != 1)
+                return false;
+            continue;
+        }
+        if (ds->base[i] != dd->base[dim_from[i]] && ds->type.shape[i] != 1)
+            return false;
+    }
+    return true;
+}
+
+/* ---- global memory: vectorized, predicated loads and stores ----------------------------------- */
+
+/* How many consecutive elements one access covers: passes/axis_info.c's axis_vector_width (Triton's
+ * getVectorSize: min of the thread's run along its fastest dim, the pointer's contiguity and byte
+ * alignment, 16 bytes, the mask's constancy), kept within the run this thread really holds. */
+static int access_width(Cg *c, const IrOp *op, const Dist *ds)
+{
+    if (!ds || ds->vec_dim < 0)
+        return 1;
+    int w = axis_vector_width(c->f, op);
+    w = imin(w, ds->run[ds->vec_dim]);
+    int p = 1;
+    while (p * 2 <= w)
+        p *= 2;
+    return p;
+}
+
+/* Is element e the first of its vector group of width w along the fastest dim? */
+static bool group_start(const Dist *ds, int e, int w)
+{
+    return w == 1 || ds->idx[e * ds->rank + ds->vec_dim] % w == 0;
+}
+
+/* The word size (bits) and count that move w elements of eb bytes in one ld/st: 64-bit words
+ * for 8-byte elements, 32-bit words when the group is at least 4 bytes (fp16 pairs are packed,
+ * as Triton does), else one 16- or 8-bit access. At most v4 (PTX ISA §9.7.9.8: .v2/.v4, 16 bytes). */
+static void access_words(int w, int eb, int *bits, int *nwords)
+{
+    int total = w * eb;
+    if (eb == 8)
+        *bits = 64;
+    else if (total >= 4)
+        *bits = 32;
+    else
+        *bits = total * 8;
+    *nwords = total * 8 / *bits;
+}
+
+static const char *reg_letter(int bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
+
+/* w elements of memory type mt <-> nwords integer words of `bits`. */
+static LLVMValueRef *words_of(Cg *c, LLVMValueRef *elems, int w, LLVMTypeRef mt, int bits, int nwords)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef *out = new_el(c, nwords);
+    LLVMTypeRef wt = LLVMIntTypeInContext(c->l->ctx, (unsigned)(bits == 8 ? 16 : bits));
+    if (bits == 8) { /* one byte, carried in a 16-bit register */
+        LLVMValueRef v = LLVMBuildBitCast(b, elems[0], c->l->i8, "");
+        out[0] = LLVMBuildZExt(b, v, c->l->i16, "");
+        return out;
+    }
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+    for (int j = 0; j < w; j++)
+        v = LLVMBuildInsertElement(b, v, elems[j], cg_i32(c->l, j), "");
+    LLVMValueRef words = LLVMBuildBitCast(b, v, LLVMVectorType(wt, (unsigned)nwords), "");
+    for (int j = 0; j < nwords; j++)
+        out[j] = LLVMBuildExtractElement(b, words, cg_i32(c->l, j), "");
+    return out;
+}
+
+static void elems_of(Cg *c, LLVMValueRef *words, int nwords, int bits, LLVMTypeRef mt, int w, LLVMValueRef *out)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (bits == 8) {
+        out[0] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, words[0], c->l->i8, ""), mt, "");
+        return;
+    }
+    LLVMTypeRef wt = LLVMIntTypeInContext(c->l->ctx, (unsigned)bits);
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(wt, (unsigned)nwords));
+    for (int j = 0; j < nwords; j++)
+        v = LLVMBuildInsertElement(b, v, words[j], cg_i32(c->l, j), "");
+    LLVMValueRef ev = LLVMBuildBitCast(b, v, LLVMVectorType(mt, (unsigned)w), "");
+    for (int j = 0; j < w; j++)
+        out[j] = LLVMBuildExtractElement(b, ev, cg_i32(c->l, j), "");
+}
+
+/* A predicated global load as inline PTX (PTX ISA §9.7.9.8 ld): the destinations first get
+ * `other` (mov), then `@p ld.global` overwrites them where the mask holds. A select after an
+ * unpredicated load would touch masked-off, possibly invalid addresses. */
+static void load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *other, int w,
+                            LLVMTypeRef mt, int eb, LLVMValueRef *out)
+{
+    int bits, nw;
+    access_words(w, eb, &bits, &nw);
+    LLVMValueRef *ow = words_of(c, other, w, mt, bits, nw);
+    StrBuf text = {0}, cons = {0};
+    const char *L = reg_letter(bits);
+    const char *ty = bits == 8 ? "u8" : bits == 16 ? "b16" : bits == 32 ? "b32" : "b64";
+    const char *mty = bits == 8 ? "b16" : ty;
+    for (int j = 0; j < nw; j++) {
+        strbuf_printf(&text, "mov.%s $%d, $%d;\n\t", mty, j, nw + 2 + j);
+        strbuf_printf(&cons, "=%s,", L);
+    }
+    if (nw == 1)
+        strbuf_printf(&text, "@$%d ld.global.%s $0, [ $%d + 0 ];", nw + 1, ty, nw);
+    else {
+        strbuf_printf(&text, "@$%d ld.global.v%d.%s { ", nw + 1, nw, ty);
+        for (int j = 0; j < nw; j++)
+            strbuf_printf(&text, "$%d%s", j, j + 1 < nw ? ", " : " }");
+        strbuf_printf(&text, ", [ $%d + 0 ];", nw);
+    }
+    strbuf_append(&cons, "l,b");
+    for (int j = 0; j < nw; j++)
+        strbuf_printf(&cons, ",%s", L);
+    LLVMValueRef args[6];
+    args[0] = ptr;
+    args[1] = pred;
+    for (int j = 0; j < nw; j++)
+        args[2 + j] = ow[j];
+    LLVMTypeRef wt = LLVMIntTypeInContext(c->l->ctx, (unsigned)(bits == 8 ? 16 : bits));
+    LLVMTypeRef ret = wt;
+    if (nw > 1) {
+        LLVMTypeRef fields[4] = {wt, wt, wt, wt};
+        ret = LLVMStructTypeInContext(c->l->ctx, fields, (unsigned)nw, 0);
+    }
+    LLVMValueRef call = cg_asm(c->l, ret, text.data, cons.data, args, 2 + nw, false);
+    strbuf_free(&text);
+    strbuf_free(&cons);
+    LLVMValueRef words[4];
+    for (int j = 0; j < nw; j++)
+        words[j] = nw == 1 ? call : LLVMBuildExtractValue(c->l->b, call, (unsigned)j, "");
+    elems_of(c, words, nw, bits, mt, w, out);
+}
+
+/* A predicated global store (PTX ISA §9.7.9.10 st): `@p st.global.v4.b32 [addr], {...}`. */
+static void store_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *vals, int w,
+                             LLVMTypeRef mt, int eb)
+{
+    int bits, nw;
+    access_words(w, eb, &bits, &nw);
+    LLVMValueRef *vw = words_of(c, vals, w, mt, bits, nw);
+    StrBuf text = {0}, cons = {0};
+    const char *L = reg_letter(bits);
+    const char *ty = bits == 8 ? "u8" : bits == 16 ? "b16" : bits == 32 ? "b32" : "b64";
+    if (nw == 1)
+        strbuf_printf(&text, "@$0 st.global.%s [ $1 + 0 ], $2;", ty);
+    else {
+        strbuf_printf(&text, "@$0 st.global.v%d.%s [ $1 + 0 ], { ", nw, ty);
+        for (int j = 0; j < nw; j++)
+            strbuf_printf(&text, "$%d%s", 2 + j, j + 1 < nw ? ", " : " };");
+    }
+    strbuf_append(&cons, "b,l");
+    for (int j = 0; j < nw; j++)
+        strbuf_printf(&cons, ",%s", L);
+    LLVMValueRef args[6];
+    args[0] = pred;
+    args[1] = ptr;
+    for (int j = 0; j < nw; j++)
+        args[2 + j] = vw[j];
+    cg_asm(c->l, c->l->void_t, text.data, cons.data, args, 2 + nw, true);
+    strbuf_free(&text);
+    strbuf_free(&cons);
+}
+
+static bool lower_load(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId pv = op->operands[0];
+    ValueId mv = op->noperands > 1 ? op->operands[1] : 0;
+    ValueId ov = op->noperands > 2 ? op->operands[2] : 0;
+    ValueId r = op->results[0];
+    Type rt = ir_type(c->f, r);
+    Dist *dd;
+    int n = nelems_of(c, r, &dd);
+    LVal *ptr = get(c, pv);
+    LVal *mask = mv ? get(c, mv) : NULL;
+    LVal *other = ov ? get(c, ov) : NULL;
+    if (c->failed)
+        return false;
+    if (ptr->n != n && ptr->n != 1)
+        FAIL(c, "load: pointer has %d registers, result %d", ptr->n, n);
+    DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
+    LLVMTypeRef mt = rt.is_ptr ? c->l->i64 : mem_ty(c, dt);
+    int eb = mem_bytes(rt);
+    int w = access_width(c, op, dd);
+    LLVMValueRef *el = new_el(c, n);
+    for (int e = 0; e < n; e++) {
+        if (dd && !group_start(dd, e, w))
+            continue;
+        LLVMValueRef p = at(ptr, e);
+        LLVMValueRef got[16];
+        if (mask) {
+            LLVMValueRef oth[16];
+            for (int j = 0; j < w; j++)
+                oth[j] = other ? to_mem(c, dt, at(other, e + j)) : LLVMConstNull(mt);
+            if (rt.is_ptr && other)
+                for (int j = 0; j < w; j++)
+                    oth[j] = LLVMBuildPtrToInt(b, at(other, e + j), c->l->i64, "");
+            load_predicated(c, p, at(mask, e), oth, w, mt, eb, got);
+        } else if (w == 1) {
+            got[0] = LLVMBuildLoad2(b, mt, p, "");
+            LLVMSetAlignment(got[0], (unsigned)eb);
+        } else {
+            LLVMValueRef v = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
+            LLVMSetAlignment(v, (unsigned)(w * eb));
+            for (int j = 0; j < w; j++)
+                got[j] = LLVMBuildExtractElement(b, v, cg_i32(c->l, j), "");
+        }
+        for (int j = 0; j < w; j++)
+            el[e + j] = rt.is_ptr ? LLVMBuildIntToPtr(b, got[j], c->l->gptr, "") : from_mem(c, dt, got[j]);
+    }
+    set(c, r, el, n, ir_value(c->f, r)->layout);
+    return true;
+}
+
+static bool lower_store(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId pv = op->operands[0], vv = op->operands[1];
+    ValueId mv = op->noperands > 2 ? op->operands[2] : 0;
+    Type vt = ir_type(c->f, vv);
+    Dist *ds = dist_of(c, vv);
+    int n = ds ? ds->nelems : 1;
+    LVal *ptr = get(c, pv);
+    LVal *val = get(c, vv);
+    LVal *mask = mv ? get(c, mv) : NULL;
+    if (c->failed)
+        return false;
+    DType dt = vt.is_ptr ? DT_I64 : vt.dtype;
+    LLVMTypeRef mt = vt.is_ptr ? c->l->i64 : mem_ty(c, dt);
+    int eb = mem_bytes(vt);
+    int w = access_width(c, op, ds);
+    /* Replicated elements are stored by their first holder only; a scalar by thread 0. */
+    LLVMValueRef owner = ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
+    for (int e = 0; e < n; e++) {
+        if (ds && !group_start(ds, e, w))
+            continue;
+        LLVMValueRef vals[16];
+        for (int j = 0; j < w; j++) {
+            LLVMValueRef x = at(val, e + j);
+            vals[j] = vt.is_ptr ? LLVMBuildPtrToInt(b, x, c->l->i64, "") : to_mem(c, dt, x);
+        }
+        LLVMValueRef p = at(ptr, e);
+        LLVMValueRef pred = mask ? at(mask, e) : NULL;
+        if (owner)
+            pred = pred ? LLVMBuildAnd(b, pred, owner, "") : owner;
+        if (pred) {
+            store_predicated(c, p, pred, vals, w, mt, eb);
+        } else if (w == 1) {
+            LLVMValueRef st = LLVMBuildStore(b, vals[0], p);
+            LLVMSetAlignment(st, (unsigned)eb);
+        } else {
+            LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+            for (int j = 0; j < w; j++)
+                v = LLVMBuildInsertElement(b, v, vals[j], cg_i32(c->l, j), "");
+            LLVMValueRef st = LLVMBuildStore(b, v, p);
+            LLVMSetAlignment(st, (unsigned)(w * eb));
+        }
+    }
+    return true;
+}
+
+/* ---- reductions --------------------------------------------------------------------------- */
+
+typedef struct RedVal {
+    LLVMValueRef v, i; /* value, and index along the axis for argmax/argmin */
+} RedVal;
+
+static RedVal combine(Cg *c, OpCode op, DType t, RedVal a, RedVal x)
+{
+    LLVMBuilderRef b = c->l->b;
+    RedVal r = a;
+    switch (op) {
+    case OP_REDUCE_SUM: r.v = arith2(c, OP_ADD, t, a.v, x.v); break;
+    case OP_REDUCE_MAX: r.v = arith2(c, OP_MAX, t, a.v, x.v); break;
+    case OP_REDUCE_MIN: r.v = arith2(c, OP_MIN, t, a.v, x.v); break;
+    default: {
+        /* The first extreme wins: take x when strictly better, or equal with a smaller index. */
+        Type st = type_scalar(t);
+        LLVMValueRef better = compare(c, op == OP_ARGMAX ? OP_CMP_GT : OP_CMP_LT, st, x.v, a.v);
+        LLVMValueRef tie = LLVMBuildAnd(b, compare(c, OP_CMP_EQ, st, x.v, a.v),
+                                        LLVMBuildICmp(b, LLVMIntSLT, x.i, a.i, ""), "");
+        LLVMValueRef take = LLVMBuildOr(b, better, tie, "");
+        r.v = LLVMBuildSelect(b, take, x.v, a.v, "");
+        r.i = LLVMBuildSelect(b, take, x.i, a.i, "");
+        break;
+    }
+    }
+    return r;
+}
+
+/* shfl.sync.bfly (PTX ISA §9.7.8.6) of any scalar: through i32, 64-bit values in two halves. */
+static LLVMValueRef shuffle_xor(Cg *c, LLVMValueRef v, int lane_mask)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    LLVMTypeKind kind = LLVMGetTypeKind(ty);
+    unsigned bits = kind == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
+                    : ty == c->l->f64 ? 64 : ty == c->l->f32 ? 32 : 16;
+    LLVMTypeRef ity = LLVMIntTypeInContext(c->l->ctx, bits);
+    LLVMValueRef x = kind == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(b, v, ity, "");
+    LLVMValueRef halves[2];
+    int nh = bits == 64 ? 2 : 1;
+    for (int h = 0; h < nh; h++) {
+        LLVMValueRef part = bits == 64 ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""), c->l->i32, "")
+                          : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "") : x;
+        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, lane_mask), cg_i32(c->l, 0x1f)};
+        halves[h] = cg_call(c->l, "llvm.nvvm.shfl.sync.bfly.i32", c->l->i32, args, 4);
+    }
+    LLVMValueRef r;
+    if (bits == 64)
+        r = LLVMBuildOr(b, LLVMBuildZExt(b, halves[0], ity, ""),
+                        LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""), "");
+    else if (bits < 32)
+        r = LLVMBuildTrunc(b, halves[0], ity, "");
+    else
+        r = halves[0];
+    return kind == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(b, r, ty, "");
+}
+
+/* reduce/argmax along an axis: within each thread, then across the lanes that hold distinct
+ * elements along the axis (butterfly shuffles), then across warps through shared memory (one slot
+ * per warp per output element: [output row-major index][warp along axis]). */
+static bool lower_reduce(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId av = op->operands[0], r = op->results[0];
+    int axis = (int)op->attr[0];
+    Type at_ = ir_type(c->f, av), rt = ir_type(c->f, r);
+    LVal *a = get(c, av);
+    if (c->failed)
+        return false;
+    Dist *da = dist_get(c, a->layout, at_);
+    Dist *dr = dist_of(c, r);
+    if (!da)
+        FAIL(c, "reduction of a scalar");
+    bool arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+    DType vt = arg ? at_.dtype : rt.dtype;
+    int nr = dr ? dr->nelems : 1;
+    /* Output element of each input element, by its offsets with the axis removed. */
+    int64_t rnumel = type_numel(rt);
+    int32_t *slot = malloc(sizeof(int32_t) * (size_t)(rnumel > 0 ? rnumel : 1));
+    for (int64_t i = 0; i < rnumel; i++)
+        slot[i] = -1;
+    for (int e = 0; e < nr; e++) {
+        int64_t k = 0;
+        for (int i = 0; dr && i < dr->rank; i++)
+            k = k * rt.shape[i] + dr->off[e * dr->rank + i];
+        slot[k] = e;
+    }
+    RedVal *acc = arena_alloc(c->arena, sizeof(RedVal) * (size_t)nr);
+    bool *have = arena_alloc(c->arena, sizeof(bool) * (size_t)nr);
+    for (int e = 0; e < da->nelems; e++) {
+        int64_t k = 0;
+        for (int i = 0, j = 0; i < da->rank; i++)
+            if (i != axis)
+                k = k * rt.shape[j++] + da->off[e * da->rank + i];
+        int re = k < rnumel ? slot[k] : -1;
+        if (re < 0) {
+            free(slot);
+            FAIL(c, "%s: the result layout does not hold input element %d's output", op_name(op->code), e);
+        }
+        RedVal x = {at(a, e), NULL};
+        if (arg)
+            x.i = coord(c, da, e, axis);
+        else
+            x.v = cast(c, at_.dtype, rt.dtype, x.v);
+        acc[re] = have[re] ? combine(c, op->code, vt, acc[re], x) : x;
+        have[re] = true;
+    }
+    free(slot);
+    for (int re = 0; re < nr; re++)
+        if (!have[re])
+            FAIL(c, "%s: output element %d has no input in this thread", op_name(op->code), re);
+    for (int m = 1; m < da->lanes[axis]; m *= 2)
+        for (int re = 0; re < nr; re++) {
+            RedVal x = {shuffle_xor(c, acc[re].v, m * da->lane_stride[axis]), NULL};
+            if (arg)
+                x.i = shuffle_xor(c, acc[re].i, m * da->lane_stride[axis]);
+            acc[re] = combine(c, op->code, vt, acc[re], x);
+        }
+    int W = da->warps[axis];
+    if (W > 1) {
+        int eb = dtype_bytes(vt);
+        int64_t vbytes = rnumel * W * eb;
+        if (!smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
+            return false;
+        LLVMTypeRef mt = mem_ty(c, vt);
+        LLVMValueRef warp = LLVMBuildURem(b, da->warp_id[axis], cg_i32(c->l, W), "");
+        cg_barrier(c->l);
+        LLVMValueRef *rows = new_el(c, nr);
+        int64_t rm[TRIC_MAX_RANK];
+        row_major_strides(rt, rm);
+        for (int re = 0; re < nr; re++) {
+            rows[re] = dr ? strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
+            LLVMValueRef s = LLVMBuildAdd(b, LLVMBuildMul(b, rows[re], cg_i32(c->l, W), ""), warp, "");
+            LLVMValueRef st = LLVMBuildStore(b, to_mem(c, vt, acc[re].v),
+                smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")));
+            LLVMSetAlignment(st, (unsigned)eb);
+            if (arg) {
+                st = LLVMBuildStore(b, acc[re].i,
+                    smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""), cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
+                LLVMSetAlignment(st, 4);
+            }
+        }
+        cg_barrier(c->l);
+        for (int re = 0; re < nr; re++) {
+            for (int w = 0; w < W; w++) {
+                LLVMValueRef s = LLVMBuildAdd(b, LLVMBuildMul(b, rows[re], cg_i32(c->l, W), ""), cg_i32(c->l, w), "");
+                LLVMValueRef ld = LLVMBuildLoad2(b, mt,
+                    smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")), "");
+                LLVMSetAlignment(ld, (unsigned)eb);
+                RedVal x = {from_mem(c, vt, ld), NULL};
+                if (arg) {
+                    x.i = LLVMBuildLoad2(b, c->l->i32,
+                        smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""), cg_i32(c->l, op->smem_offset + (int)vbytes), "")), "");
+                    LLVMSetAlignment(x.i, 4);
+                }
+                acc[re] = w == 0 ? x : combine(c, op->code, vt, acc[re], x);
+            }
+        }
+    }
+    LLVMValueRef *el = new_el(c, nr);
+    for (int re = 0; re < nr; re++)
+        el[re] = arg ? acc[re].i : acc[re].v;
+    set(c, r, el, nr, ir_value(c->f, r)->layout);
+    return true;
+}
+
+/* ---- dot (FMA) --------------------------------------------------------------------------------- */
+
+/* The registers and layout a dot operand really has: a convert_layout to a dot-operand layout
+ * is not materialized (see lower_op), so this is its source's. */
+static const IrOp *operand_convert(Cg *c, ValueId v)
+{
+    const IrOp *def = ir_value(c->f, v)->def;
+    return def && def->code == OP_CONVERT_LAYOUT ? def : NULL;
+}
+
+/* Where a dot may stage both operands in shared memory at once (A^T then B): its own scratch
+ * when the shared-memory pass gave it one; else its operands' converts' regions when disjoint;
+ * else offset 0 when the kernel's shared memory is large enough (every scratch region is live only
+ * during its op, docs/layouts.md). */
+static bool dot_scratch(Cg *c, const IrOp *op, int *off_a, int *off_b)
+{
+    Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
+    int64_t need_a = type_numel(ta) * dtype_bytes(ta.dtype);
+    int64_t need_b = type_numel(tb) * dtype_bytes(tb.dtype);
+    const IrOp *ca = operand_convert(c, op->operands[0]), *cb = operand_convert(c, op->operands[1]);
+    if (op->smem_bytes >= need_a + need_b && op->smem_offset >= 0) {
+        *off_a = op->smem_offset;
+        *off_b = op->smem_offset + (int)need_a;
+    } else if (ca && cb && ca->smem_bytes >= need_a && cb->smem_bytes >= need_b &&
+               (ca->smem_offset + need_a <= cb->smem_offset || cb->smem_offset + need_b <= ca->smem_offset)) {
+        *off_a = ca->smem_offset;
+        *off_b = cb->smem_offset;
+    } else if (c->f->shared_bytes >= need_a + need_b) {
+        *off_a = 0;
+        *off_b = (int)need_a;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Marks the converts feeding dots that can stage their operands themselves: those are not
+ * materialized (a thread would otherwise hold whole rows of A times K in registers). */
+static void mark_lazy_operands(Cg *c, const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        int oa, ob;
+        if (op->code == OP_DOT && dot_scratch(c, op, &oa, &ob))
+            for (int k = 0; k < 2; k++)
+                if (operand_convert(c, op->operands[k]))
+                    c->lazy_operand[op->operands[k]] = true;
+        for (int k = 0; k < op->nregions; k++)
+            mark_lazy_operands(c, &op->regions[k]);
+    }
+}
+
+/* r = a @ b + c with FMAs: each thread computes its own elements of C (a blocked layout). The
+ * operands go to shared memory K-major (A^T [K][M], B [K][N]) from whatever registers they are in;
+ * a loop over k then reads, per k, the A rows and B columns this thread needs, so no thread holds
+ * a whole operand in registers. The accumulation is fp32 for fp16/bf16/fp32 operands, fp64 for
+ * fp64, int32 for int8. An mma path (tensor cores) will slot in beside this one. */
+static bool lower_dot(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId av = op->operands[0], bv = op->operands[1], cv = op->operands[2], r = op->results[0];
+    Type ta = ir_type(c->f, av), tb = ir_type(c->f, bv), tr = ir_type(c->f, r);
+    LVal *A = get(c, av), *B = get(c, bv), *C = get(c, cv);
+    if (c->failed)
+        return false;
+    Dist *da = dist_get(c, A->layout, ta), *db = dist_get(c, B->layout, tb);
+    Dist *dc = dist_get(c, C->layout, ir_type(c->f, cv)), *dr = dist_of(c, r);
+    if (!da || !db || !dc || !dr)
+        return false;
+    if (dc != dr)
+        FAIL(c, "dot: accumulator and result layouts differ");
+    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
+    int eba = dtype_bytes(ta.dtype), ebb = dtype_bytes(tb.dtype);
+    bool is_int = !dtype_is_float(ta.dtype);
+    LLVMTypeRef acc_ty = is_int ? c->l->i32 : (ta.dtype == DT_F64 ? c->l->f64 : c->l->f32);
+    DType acc_dt = is_int ? DT_I32 : (ta.dtype == DT_F64 ? DT_F64 : DT_F32);
+    char fma_name[32];
+    snprintf(fma_name, sizeof fma_name, "llvm.fma.%s", acc_dt == DT_F64 ? "f64" : "f32");
+    int n = dr->nelems;
+    const Layout *la = &c->f->layouts[A->layout], *lb = &c->f->layouts[B->layout];
+    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND) {
+        /* Operands materialized in dot-operand registers: A[i][k] and B[k][j] are this thread's. */
+        int cols = dr->count[1];
+        LLVMValueRef *el = new_el(c, n);
+        for (int e = 0; e < n; e++) {
+            int i = dr->idx[e * 2], j = dr->idx[e * 2 + 1];
+            LLVMValueRef acc = cast(c, tr.dtype, acc_dt, at(C, e));
+            for (int k = 0; k < K; k++) {
+                LLVMValueRef x = cast(c, ta.dtype, acc_dt, A->el[i * K + k]);
+                LLVMValueRef y = cast(c, tb.dtype, acc_dt, B->el[k * cols + j]);
+                if (is_int)
+                    acc = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc, "");
+                else {
+                    LLVMValueRef args[3] = {x, y, acc};
+                    acc = cg_call(c->l, fma_name, acc_ty, args, 3);
+                }
+            }
+            el[e] = cast(c, acc_dt, tr.dtype, acc);
+        }
+        set(c, r, el, n, ir_value(c->f, r)->layout);
+        return true;
+    }
+    int off_a, off_b;
+    if (!dot_scratch(c, op, &off_a, &off_b))
+        FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
+             (long long)M * K * eba + (long long)K * N * ebb);
+    int64_t st_a[2] = {1, M}, st_b[2] = {N, 1}; /* A^T [K][M], B [K][N] */
+    cg_barrier(c->l);
+    smem_store_all(c, A, da, ta.dtype, eba, off_a, st_a);
+    smem_store_all(c, B, db, tb.dtype, ebb, off_b, st_b);
+    cg_barrier(c->l);
+
+    LLVMValueRef *init = new_el(c, n);
+    for (int e = 0; e < n; e++)
+        init[e] = cast(c, tr.dtype, acc_dt, at(C, e));
+
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "dot.k");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "dot.done");
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef k = LLVMBuildPhi(b, c->l->i32, "k");
+    LLVMValueRef *acc = new_el(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = LLVMBuildPhi(b, acc_ty, "");
+    int rows = dr->count[0], cols = dr->count[1];
+    LLVMValueRef *av_k = new_el(c, rows), *bv_k = new_el(c, cols);
+    LLVMTypeRef mta = mem_ty(c, ta.dtype), mtb = mem_ty(c, tb.dtype);
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? cols : rows, run = pass ? dr->run[1] : dr->run[0];
+        int eb = pass ? ebb : eba, ext = pass ? N : M, base_off = pass ? off_b : off_a;
+        LLVMTypeRef mt = pass ? mtb : mta;
+        DType dt = pass ? tb.dtype : ta.dtype;
+        LLVMValueRef *out = pass ? bv_k : av_k;
+        LLVMValueRef row = LLVMBuildMul(b, k, cg_i32(c->l, ext), "");
+        int w = imin(run, 16 / eb);
+        if (w < 1)
+            w = 1;
+        for (int i = 0; i < cnt; i += w) {
+            LLVMValueRef idx = LLVMBuildAdd(b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
+            LLVMValueRef p = smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
+            if (w == 1) {
+                LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
+                LLVMSetAlignment(ld, (unsigned)eb);
+                out[i] = cast(c, dt, acc_dt, ld);
+            } else {
+                LLVMValueRef ld = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
+                LLVMSetAlignment(ld, (unsigned)(w * eb));
+                for (int j = 0; j < w; j++)
+                    out[i + j] = cast(c, dt, acc_dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
+            }
+        }
+    }
+    LLVMValueRef *next = new_el(c, n);
+    for (int e = 0; e < n; e++) {
+        LLVMValueRef x = av_k[dr->idx[e * 2 + 0]], y = bv_k[dr->idx[e * 2 + 1]];
+        if (is_int)
+            next[e] = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc[e], "");
+        else {
+            LLVMValueRef args[3] = {x, y, acc[e]};
+            next[e] = cg_call(c->l, fma_name, acc_ty, args, 3);
+        }
+    }
+    LLVMValueRef k1 = LLVMBuildAdd(b, k, cg_i32(c->l, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, k1, cg_i32(c->l, K), ""), loop, done);
+    LLVMValueRef zero = cg_i32(c->l, 0);
+    LLVMAddIncoming(k, &zero, &pre, 1);
+    LLVMAddIncoming(k, &k1, &latch, 1);
+    for (int e = 0; e < n; e++) {
+        LLVMAddIncoming(acc[e], &init[e], &pre, 1);
+        LLVMAddIncoming(acc[e], &next[e], &latch, 1);
+    }
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMValueRef *el = new_el(c, n);
+    for (int e = 0; e < n; e++)
+        el[e] = cast(c, acc_dt, tr.dtype, next[e]);
+    set(c, r, el, n, ir_value(c->f, r)->layout);
+    return true;
+}
+
+/* ---- ops ----------------------------------------------------------------------------------------- */
+
+static bool lower_region(Cg *c, const IrRegion *r);
+
+static bool expect_same_layout(Cg *c, const IrOp *op, const LVal *v, int n)
+{
+    if (v->n != n && v->n != 1)
+        FAIL(c, "%s: operand has %d registers per thread, result %d (layouts differ)", op_name(op->code), v->n, n);
+    return true;
+}
+
+static bool lower_elementwise(Cg *c, const IrOp *op)
+{
+    ValueId r = op->results[0];
+    Type rt = ir_type(c->f, r);
+    int n = nelems_of(c, r, NULL);
+    LVal *ops[3] = {0};
+    for (int i = 0; i < op->noperands && i < 3; i++) {
+        ops[i] = get(c, op->operands[i]);
+        if (c->failed || !expect_same_layout(c, op, ops[i], n))
+            return false;
+    }
+    Type t0 = ir_type(c->f, op->operands[0]);
+    LLVMValueRef *el = new_el(c, n);
+    for (int e = 0; e < n; e++) {
+        LLVMValueRef x = at(ops[0], e), y = ops[1] ? at(ops[1], e) : NULL, v = NULL;
+        switch (op->code) {
+        case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
+            v = compare(c, op->code, t0, x, y);
+            break;
+        case OP_SELECT:
+            v = LLVMBuildSelect(c->l->b, x, y, at(ops[2], e), "");
+            break;
+        case OP_FMA:
+            if (dtype_is_float(rt.dtype)) {
+                char name[32];
+                LLVMValueRef args[3] = {widen(c, x), widen(c, y), widen(c, at(ops[2], e))};
+                LLVMTypeRef ty = LLVMTypeOf(args[0]);
+                snprintf(name, sizeof name, "llvm.fma.%s", fsuffix(c, ty));
+                v = narrow(c, cg_call(c->l, name, ty, args, 3), rt.dtype);
+            } else {
+                v = LLVMBuildAdd(c->l->b, LLVMBuildMul(c->l->b, x, y, ""), at(ops[2], e), "");
+            }
+            break;
+        case OP_CAST:
+            v = cast(c, t0.dtype, rt.dtype, x);
+            break;
+        case OP_BITCAST:
+            v = LLVMBuildBitCast(c->l->b, x, elem_ty(c, rt.dtype), "");
+            break;
+        default:
+            v = op_num_operands(op->code) == 1 ? unary(c, op->code, rt.dtype, x)
+                                               : arith2(c, op->code, rt.dtype, x, y);
+        }
+        if (!v)
+            FAIL(c, "op %s on %s is not supported by codegen", op_name(op->code), dtype_name(rt.dtype));
+        el[e] = v;
+    }
+    set(c, r, el, n, ir_value(c->f, r)->layout);
+    return true;
+}
+
+static bool lower_for(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    LVal *lo = get(c, op->operands[0]), *hi = get(c, op->operands[1]), *step = get(c, op->operands[2]);
+    if (c->failed)
+        return false;
+    DType ivt = ir_type(c->f, op->operands[0]).dtype;
+    bool sgn = dtype_is_signed(ivt);
+    const IrRegion *body = &op->regions[0];
+    int niter = op->noperands - 3;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "for.head");
+    LLVMBasicBlockRef bodyb = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "for.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "for.exit");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef iv = LLVMBuildPhi(b, elem_ty(c, ivt), "iv");
+    set(c, body->args[0], new_el(c, 1), 1, 0);
+    c->vals[body->args[0]].el[0] = iv;
+    LVal **phis = arena_alloc(c->arena, sizeof(LVal *) * (size_t)imax(niter, 1));
+    for (int i = 0; i < niter; i++) {
+        LVal *init = get(c, op->operands[3 + i]);
+        if (c->failed)
+            return false;
+        LLVMValueRef *el = new_el(c, init->n);
+        for (int e = 0; e < init->n; e++)
+            el[e] = LLVMBuildPhi(b, LLVMTypeOf(init->el[e]), "");
+        set(c, body->args[1 + i], el, init->n, init->layout);
+        phis[i] = &c->vals[body->args[1 + i]];
+    }
+    /* range(lo, hi, step): continue while iv < hi (iv > hi for a negative step). */
+    LLVMValueRef s = step->el[0], cond;
+    LLVMValueRef up = LLVMBuildICmp(b, sgn ? LLVMIntSLT : LLVMIntULT, iv, hi->el[0], "");
+    if (LLVMIsAConstantInt(s) && sgn && LLVMConstIntGetSExtValue(s) < 0)
+        cond = LLVMBuildICmp(b, LLVMIntSGT, iv, hi->el[0], "");
+    else if (LLVMIsAConstantInt(s) || !sgn)
+        cond = up;
+    else {
+        LLVMValueRef down = LLVMBuildICmp(b, LLVMIntSGT, iv, hi->el[0], "");
+        LLVMValueRef pos = LLVMBuildICmp(b, LLVMIntSGT, s, LLVMConstInt(LLVMTypeOf(s), 0, 0), "");
+        cond = LLVMBuildSelect(b, pos, up, down, "");
+    }
+    LLVMBuildCondBr(b, cond, bodyb, exit);
+    LLVMPositionBuilderAtEnd(b, bodyb);
+    if (!lower_region(c, body))
+        return false;
+    const IrOp *y = c->term;
+    if (!y || y->code != OP_YIELD || y->noperands != niter)
+        FAIL(c, "for body does not end in a yield of %d values", niter);
+    LLVMValueRef next = LLVMBuildAdd(b, iv, s, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    for (int i = 0; i < niter; i++) {
+        LVal *yv = get(c, y->operands[i]);
+        LVal *init = get(c, op->operands[3 + i]);
+        if (c->failed)
+            return false;
+        if (yv->n != phis[i]->n && yv->n != 1)
+            FAIL(c, "for: iter arg %d changes layout across the loop", i);
+        for (int e = 0; e < phis[i]->n; e++) {
+            LLVMValueRef in = at(init, e), out = at(yv, e);
+            LLVMAddIncoming(phis[i]->el[e], &in, &pre, 1);
+            LLVMAddIncoming(phis[i]->el[e], &out, &latch, 1);
+        }
+    }
+    LLVMAddIncoming(iv, &lo->el[0], &pre, 1);
+    LLVMAddIncoming(iv, &next, &latch, 1);
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, exit);
+    for (int i = 0; i < niter && i < op->nresults; i++)
+        set(c, op->results[i], phis[i]->el, phis[i]->n, phis[i]->layout);
+    return true;
+}
+
+static bool lower_if(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    LVal *cond = get(c, op->operands[0]);
+    if (c->failed)
+        return false;
+    LLVMBasicBlockRef bb[2] = {LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "if.then"),
+                               LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "if.else")};
+    LLVMBasicBlockRef merge = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "if.end");
+    LLVMBuildCondBr(b, cond->el[0], bb[0], bb[1]);
+    const IrOp *ys[2] = {0};
+    LLVMBasicBlockRef ends[2];
+    for (int i = 0; i < 2; i++) {
+        LLVMPositionBuilderAtEnd(b, bb[i]);
+        c->term = NULL;
+        if (i < op->nregions && !lower_region(c, &op->regions[i]))
+            return false;
+        ys[i] = c->term;
+        ends[i] = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, merge);
+    }
+    LLVMPositionBuilderAtEnd(b, merge);
+    for (int r = 0; r < op->nresults; r++) {
+        if (!ys[0] || !ys[1] || ys[0]->noperands <= r || ys[1]->noperands <= r)
+            FAIL(c, "if: a branch does not yield result %d", r);
+        LVal *v0 = get(c, ys[0]->operands[r]), *v1 = get(c, ys[1]->operands[r]);
+        if (c->failed)
+            return false;
+        int n = imax(v0->n, v1->n);
+        LLVMValueRef *el = new_el(c, n);
+        for (int e = 0; e < n; e++) {
+            LLVMValueRef in[2] = {at(v0, e), at(v1, e)};
+            el[e] = LLVMBuildPhi(b, LLVMTypeOf(in[0]), "");
+            LLVMAddIncoming(el[e], in, ends, 2);
+        }
+        set(c, op->results[r], el, n, v0->n >= v1->n ? v0->layout : v1->layout);
+    }
+    return true;
+}
+
+static bool lower_while(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    const IrRegion *before = &op->regions[0], *after = &op->regions[1];
+    int nin = op->noperands;
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "while.before");
+    LLVMBasicBlockRef bodyb = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "while.after");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "while.exit");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    for (int i = 0; i < nin; i++) {
+        LVal *init = get(c, op->operands[i]);
+        if (c->failed)
+            return false;
+        LLVMValueRef *el = new_el(c, init->n);
+        for (int e = 0; e < init->n; e++) {
+            el[e] = LLVMBuildPhi(b, LLVMTypeOf(init->el[e]), "");
+            LLVMAddIncoming(el[e], &init->el[e], &pre, 1);
+        }
+        set(c, before->args[i], el, init->n, init->layout);
+    }
+    if (!lower_region(c, before))
+        return false;
+    const IrOp *cond = c->term;
+    if (!cond || cond->code != OP_CONDITION)
+        FAIL(c, "while: region 0 does not end in condition");
+    LVal *cv = get(c, cond->operands[0]);
+    if (c->failed)
+        return false;
+    LLVMBuildCondBr(b, cv->el[0], bodyb, exit);
+    LLVMPositionBuilderAtEnd(b, bodyb);
+    for (int i = 1; i < cond->noperands && i - 1 < after->nargs; i++)
+        c->vals[after->args[i - 1]] = *get(c, cond->operands[i]);
+    if (!lower_region(c, after))
+        return false;
+    const IrOp *y = c->term;
+    if (!y || y->code != OP_YIELD || y->noperands != nin)
+        FAIL(c, "while: region 1 does not yield %d values", nin);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    for (int i = 0; i < nin; i++) {
+        LVal *ph = &c->vals[before->args[i]], *yv = get(c, y->operands[i]);
+        if (c->failed)
+            return false;
+        for (int e = 0; e < ph->n; e++) {
+            LLVMValueRef v = at(yv, e);
+            LLVMAddIncoming(ph->el[e], &v, &latch, 1);
+        }
+    }
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, exit);
+    for (int i = 0; i < op->nresults && i + 1 < cond->noperands; i++)
+        c->vals[op->results[i]] = *get(c, cond->operands[i + 1]);
+    return true;
+}
+
+/* assert: a thread that holds a false element traps (llvm.trap -> PTX trap); the launch then
+ * fails with an error. The message is not printed on the GPU (the interpreter prints it). */
+static bool lower_assert(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    LVal *v = get(c, op->operands[0]);
+    if (c->failed)
+        return false;
+    LLVMValueRef bad = NULL;
+    for (int e = 0; e < v->n; e++) {
+        LLVMValueRef x = v->el[e];
+        if (LLVMTypeOf(x) != c->l->i1)
+            x = LLVMBuildICmp(b, LLVMIntNE, x, LLVMConstNull(LLVMTypeOf(x)), "");
+        LLVMValueRef nx = LLVMBuildNot(b, x, "");
+        bad = bad ? LLVMBuildOr(b, bad, nx, "") : nx;
+    }
+    LLVMBasicBlockRef trap = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "assert.fail");
+    LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "assert.ok");
+    LLVMBuildCondBr(b, bad, trap, cont);
+    LLVMPositionBuilderAtEnd(b, trap);
+    cg_call(c->l, "llvm.trap", c->l->void_t, NULL, 0);
+    LLVMBuildUnreachable(b);
+    LLVMPositionBuilderAtEnd(b, cont);
+    return true;
+}
+
+static bool lower_op(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId r = op->nresults ? op->results[0] : 0;
+    Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
+    int rlayout = r ? ir_value(c->f, r)->layout : 0;
+    Dist *dr = NULL;
+    int n = 1;
+    if (r && rt.rank > 0 && op->code != OP_CONVERT_LAYOUT) {
+        dr = dist_of(c, r);
+        if (!dr)
+            return false;
+        n = dr->nelems;
+    }
+    LLVMValueRef *el;
+    switch (op->code) {
+    case OP_CONST: {
+        LLVMValueRef k = const_of(c, rt, op->attr[0], op->fattr);
+        el = new_el(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = k;
+        set(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: {
+        static const char *axes = "xyz";
+        char reg[16];
+        int ax = op->attr[0] >= 0 && op->attr[0] < 3 ? (int)op->attr[0] : 0;
+        snprintf(reg, sizeof reg, "%s.%c", op->code == OP_PROGRAM_ID ? "ctaid" : "nctaid", axes[ax]);
+        el = new_el(c, 1);
+        el[0] = pro_build_sreg(c, reg);
+        set(c, r, el, 1, 0);
+        return true;
+    }
+    case OP_MAKE_RANGE: {
+        if (!dr)
+            FAIL(c, "make_range without a layout");
+        el = new_el(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = LLVMBuildAdd(b, coord(c, dr, e, 0), cg_i32(c->l, op->attr[0]), "");
+        set(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_SPLAT: {
+        LVal *a = get(c, op->operands[0]);
+        if (c->failed)
+            return false;
+        el = new_el(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = a->el[0];
+        set(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: {
+        LVal *a = get(c, op->operands[0]);
+        if (c->failed)
+            return false;
+        c->vals[r] = *a;
+        return true;
+    }
+    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_TRANS: case OP_RESHAPE: {
+        ValueId av = op->operands[0];
+        LVal *a = get(c, av);
+        if (c->failed)
+            return false;
+        Type at_ = ir_type(c->f, av);
+        if (at_.rank == 0) { /* a scalar: every element is it */
+            el = new_el(c, n);
+            for (int e = 0; e < n; e++)
+                el[e] = a->el[0];
+            set(c, r, el, n, rlayout);
+            return true;
+        }
+        Dist *da = dist_get(c, a->layout, at_);
+        if (!da)
+            return false;
+        int from[TRIC_MAX_RANK];
+        bool can = op->code != OP_RESHAPE;
+        for (int i = 0; i < at_.rank; i++) {
+            if (op->code == OP_BROADCAST)
+                from[i] = at_.shape[i] == 1 && rt.shape[i] != 1 ? -1 : i;
+            else if (op->code == OP_EXPAND_DIMS)
+                from[i] = i < op->attr[0] ? i : i + 1;
+            else
+                from[i] = -1;
+        }
+        int perm[TRIC_MAX_RANK];
+        if (op->code == OP_TRANS)
+            for (int i = 0; i < rt.rank; i++) {
+                perm[i] = (int)op->attr[i];
+                from[perm[i]] = i;
+            }
+        el = new_el(c, n);
+        if (can && bases_agree(da, dr, from) && relabel(c, a, da, dr, from, el)) {
+            set(c, r, el, n, rlayout);
+            return true;
+        }
+        if (op->code == OP_RESHAPE || op->code == OP_TRANS)
+            return convert_through_smem(c, op, a, da, r, perm);
+        FAIL(c, "%s: the result layout is not the operand's with the dim %s; the layout pass must "
+                "give them matching layouts", op_name(op->code),
+             op->code == OP_BROADCAST ? "stretched" : "inserted");
+    }
+    case OP_CONVERT_LAYOUT: {
+        ValueId av = op->operands[0];
+        LVal *a = get(c, av);
+        if (c->failed)
+            return false;
+        Type at_ = ir_type(c->f, av);
+        if (at_.rank == 0 || a->layout == rlayout) {
+            c->vals[r] = *a;
+            return true;
+        }
+        const Layout *L = &c->f->layouts[rlayout];
+        if (L->kind == LAYOUT_DOT_OPERAND && c->lazy_operand[r]) {
+            /* Not materialized: the FMA dot stages its operands in shared memory itself. */
+            c->vals[r] = *a;
+            return true;
+        }
+        Dist *da = dist_get(c, a->layout, at_);
+        if (!da)
+            return false;
+        return convert_through_smem(c, op, a, da, r, NULL);
+    }
+    case OP_ADDPTR: {
+        LVal *p = get(c, op->operands[0]), *o = get(c, op->operands[1]);
+        if (c->failed)
+            return false;
+        DType ot = ir_type(c->f, op->operands[1]).dtype;
+        DType pointee = ir_type(c->f, op->operands[0]).dtype;
+        LLVMTypeRef pt = mem_ty(c, pointee);
+        el = new_el(c, n);
+        for (int e = 0; e < n; e++) {
+            LLVMValueRef off = at(o, e);
+            /* GEP sign-extends its index; unsigned offsets are zero-extended first. */
+            if (!dtype_is_signed(ot) && dtype_bits(ot) < 64)
+                off = LLVMBuildZExt(b, off, c->l->i64, "");
+            el[e] = LLVMBuildGEP2(b, pt, at(p, e), &off, 1, "");
+        }
+        set(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_LOAD: return lower_load(c, op);
+    case OP_STORE: return lower_store(c, op);
+    case OP_DOT: return lower_dot(c, op);
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
+        return lower_reduce(c, op);
+    case OP_ASSERT: return lower_assert(c, op);
+    case OP_FOR: return lower_for(c, op);
+    case OP_IF: return lower_if(c, op);
+    case OP_WHILE: return lower_while(c, op);
+    case OP_YIELD: case OP_CONDITION:
+        c->term = op;
+        return true;
+    default:
+        if (op->nresults == 1)
+            return lower_elementwise(c, op);
+        FAIL(c, "codegen does not lower op %s", op_name(op->code));
+    }
+}
+
+static bool lower_region(Cg *c, const IrRegion *r)
+{
+    c->term = NULL;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_YIELD || op->code == OP_CONDITION) {
+            c->term = op;
+            return true;
+        }
+        if (!lower_op(c, op) || c->failed)
+            return false;
+        c->term = NULL;
+    }
+    return true;
+}
+
+/* ---- the kernel ------------------------------------------------------------------------------- */
+
+static void annotate(Cg *c, const char *key, int value)
+{
+    CgLlvm *l = c->l;
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(c->fn), LLVMMDStringInContext2(l->ctx, key, strlen(key)),
+                             LLVMValueAsMetadata(cg_i32(l, value))};
+    LLVMValueRef node = LLVMMetadataAsValue(l->ctx, LLVMMDNodeInContext2(l->ctx, md, 3));
+    LLVMAddNamedMetadataOperand(l->mod, "nvvm.annotations", node);
+}
+
+bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
+              const char **math_name, Diag *d)
+{
+    Arena *arena = arena_new();
+    Cg cg = {.l = l, .f = f, .o = o, .d = d, .arena = arena};
+    Cg *c = &cg;
+    c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
+    LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(f->nparams + 1));
+    for (int i = 0; i < f->nparams; i++)
+        params[i] = val_ty(c, ir_type(f, f->params[i].value));
+    LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)f->nparams, 0);
+    c->fn = LLVMAddFunction(l->mod, f->name, fty);
+    LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
+    int threads = 32 * (f->num_warps > 0 ? f->num_warps : 4);
+    annotate(c, "kernel", 1);
+    annotate(c, "maxntidx", threads); /* .maxntid: ptxas knows the block size */
+    for (int i = 0; i < f->nparams; i++) {
+        LLVMValueRef p = LLVMGetParam(c->fn, (unsigned)i);
+        if (f->params[i].name)
+            LLVMSetValueName2(p, f->params[i].name, strlen(f->params[i].name));
+        set(c, f->params[i].value, new_el(c, 1), 1, 0);
+        c->vals[f->params[i].value].el[0] = p;
+    }
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "entry");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "body");
+    c->pro = LLVMCreateBuilderInContext(l->ctx);
+    LLVMPositionBuilderAtEnd(c->pro, entry);
+    LLVMValueRef br = LLVMBuildBr(c->pro, body);
+    LLVMPositionBuilderBefore(c->pro, br);
+    c->tid = pro_build_sreg(c, "tid.x");
+    c->lane = LLVMBuildAnd(c->pro, c->tid, cg_i32(l, 31), "lane");
+    c->warp = LLVMBuildLShr(c->pro, c->tid, cg_i32(l, 5), "warp");
+    LLVMPositionBuilderAtEnd(l->b, body);
+    c->lazy_operand = arena_alloc(arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+    mark_lazy_operands(c, &f->body);
+    bool ok = lower_region(c, &f->body) && !c->failed;
+    if (ok)
+        LLVMBuildRetVoid(l->b);
+    LLVMDisposeBuilder(c->pro);
+    *needs_libdevice = c->needs_libdevice;
+    *math_name = c->math_name;
+    arena_free(arena);
+    return ok;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
 {
-    (void)o;
-    (void)llvm_ir;
-    (void)ptx;
-    diag_plain_error(d, "codegen for kernel %s is not implemented yet", f ? f->name : "?");
-    return false;
+    /* TRIC_CODEGEN_TIMES=1 prints where the time goes (lowering, libdevice, O3 + emission). */
+    bool times = getenv("TRIC_CODEGEN_TIMES") != NULL;
+    double t0 = now_ms();
+    CgLlvm l;
+    if (!cg_llvm_init(&l, f->name, o, d)) {
+        cg_llvm_dispose(&l);
+        return false;
+    }
+    bool needs_libdevice = false;
+    const char *math_name = NULL;
+    double t1 = now_ms();
+    bool ok = cg_lower(&l, f, o, &needs_libdevice, &math_name, d);
+    double t2 = now_ms();
+    if (ok && needs_libdevice)
+        ok = cg_link_libdevice(&l, o, math_name ? math_name : "?", d);
+    double t3 = now_ms();
+    if (ok)
+        ok = cg_emit(&l, o, llvm_ir, ptx, d);
+    double t4 = now_ms();
+    cg_llvm_dispose(&l);
+    if (times)
+        fprintf(stderr, "codegen %s: init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
+                        "optimize+emit %.1f ms, dispose %.1f ms\n",
+                f->name, t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_ms() - t4);
+    return ok;
 }

@@ -120,6 +120,11 @@ typedef struct Sem {
     ConstVal cv;
     int builtin;   /* enum Builtin, for SEM_BUILTIN */
     FuncDef *func; /* for SEM_FUNC */
+    /* sema, for a SEM_VALUE EX_BINARY (arithmetic, comparison, bitwise), an ST_AUGASSIGN target,
+     * and calls of minimum/maximum/where/fma: the element type both operands are converted to
+     * before the operation (Triton's computation type; for a comparison the result is int1 but
+     * the compare happens in this type). For pointer + int it is the offset's int type. */
+    DType compute_dtype;
 } Sem;
 
 struct Expr {
@@ -180,6 +185,9 @@ struct Expr {
             Expr *cond, *then, *els;
         } ternary;
     };
+    /* parser: height of the tree under this node (1 for a leaf). The parser rejects expressions
+     * deeper than its limit, so recursive walks over a parsed tree stay shallow. */
+    int depth;
 };
 
 typedef struct Block {
@@ -200,7 +208,7 @@ typedef struct Block {
     X(ST_CONTINUE, "continue") /* parsed; sema rejects it as Triton does */                        \
     X(ST_ASSERT, "assert")    /* assert_: assert cond, msg (a device assert; sema may drop it) */  \
     X(ST_DEF, "def")          /* def: a nested def (rejected by sema) */                           \
-    X(ST_IMPORT, "import")    /* import / from-import lines: ignored */
+    X(ST_IMPORT, "import")    /* import_: import / from-import lines */
 
 typedef enum StmtKind {
 #define X(e, s) e,
@@ -251,6 +259,15 @@ struct Stmt {
         struct {
             FuncDef *func;
         } def;
+        struct {
+            /* `import a.b as c, d`: module NULL, names {"a.b", "d"}, asnames {"c", NULL}.
+             * `from a.b import c as d, *`: module "a.b" (leading dots kept for relative imports),
+             * names {"c", "*"}, asnames {"d", NULL}. */
+            const char *module;
+            const char **names;
+            const char **asnames;
+            int n;
+        } import_;
     };
 };
 
@@ -276,6 +293,7 @@ struct FuncDef {
     Block body;
     const char *docstring; /* NULL when none */
     bool is_jit;           /* has @triton.jit / @jit / @triton.autotune over @triton.jit */
+    Expr *returns;         /* the `-> annotation`, NULL when none (parsed, otherwise ignored) */
 };
 
 typedef struct Module {
@@ -359,7 +377,10 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", "grouped program-id swizzle")        \
     X(BI_UMULHI, "umulhi", "x y", "high 32 bits of the product")                                   \
     X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
-    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type, for annotations")
+    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type, for annotations")        \
+    X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
+    X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
+    X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")
 
 typedef enum Builtin {
 #define X(e, name, params, doc) e,
@@ -389,6 +410,18 @@ typedef struct SpecOptions {
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */
 bool const_from_string(const char *text, ConstVal *out, Arena *a);
 void const_print(StrBuf *sb, const ConstVal *cv);
+
+/* One --signature entry, split at commas and trimmed but not interpreted: at a constexpr's
+ * position it is a value (const_from_string), elsewhere a type (signature_parse_type). */
+typedef struct SigEntry {
+    const char *text;
+} SigEntry;
+/* Splits a signature string; returns the number of entries (0 for an empty string). */
+int signature_split(const char *sig, SigEntry **out, Arena *a);
+/* "*fp16:16" -> pointer to fp16, divisibility 16; "i32:1" -> int32, equal_to_1. Returns NULL on
+ * success, else a one-line reason ("unknown type 'f33' (expected ...)"). */
+const char *signature_parse_type(const char *text, Type *type, int *divisibility, bool *equal_to_1,
+                                 Arena *a);
 
 /* ---- sema.c ---------------------------------------------------------------------------------- */
 

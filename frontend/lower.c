@@ -1,10 +1,2513 @@
-/* lower.c: typed AST -> tile IR. (Placeholder while the real lowering is written.) */
+/* lower.c: the typed, specialized AST (sema's Kernel) -> tile IR (ir.h).
+ *
+ * Requires: sema ran; every reachable Expr has sem (SEM_VALUE with a Type, SEM_CONST with a
+ * ConstVal), constexpr ifs are decided, static_range loops unrolled, helper calls inlined.
+ * Guarantees: an IrFunc in which every elementwise op has operands of one shape and (for
+ * arithmetic) one dtype, every op carries the SrcLoc of the .tri expression it came from, and
+ * control flow is structured (for / if / while regions ending in yield / condition).
+ *
+ * The rules are Triton's (python/triton/language/semantic.py and code_generator.py): implicit
+ * casts follow computation_type_impl, broadcasting is numpy's (leading dims added with
+ * expand_dims, size-1 dims stretched with broadcast), `//` and `%` on ints truncate as in C, `/`
+ * is true division in a float type, a run-time if yields the live-in variables either branch
+ * reassigns plus those both branches define, and a loop carries the live-in variables its body
+ * reassigns. */
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 
+#include <math.h>
+#include <string.h>
+
+/* ---- what an expression lowers to --------------------------------------------------------- */
+
+typedef enum LValKind {
+    LV_NONE,  /* nothing (a store, a static_assert, None) */
+    LV_VALUE, /* id: a run-time scalar or block */
+    LV_CONST, /* csem: a constexpr, materialized only where a run-time value is needed */
+    LV_TUPLE, /* elems, n: a tuple of the above (helper returns, `a, b = b, a`) */
+} LValKind;
+
+typedef struct LVal {
+    LValKind kind;
+    ValueId id;
+    const Sem *csem;
+    struct LVal *elems;
+    int n;
+} LVal;
+
+/* One Python variable in scope. Scopes are copies: a region lowers with a copy of its parent's
+ * bindings, and what changed in the copy decides the region's results. */
+typedef struct Binding {
+    const char *name;
+    LVal val;
+} Binding;
+
+typedef struct Env {
+    Binding *items;
+    int n, cap;
+} Env;
+
+/* What runs after the statement being lowered: the rest of its block, then the rest of the
+ * enclosing blocks, up to the end of the kernel. A run-time `if` that returns from the kernel
+ * lowers this continuation into its branches (our IR has no early exit). */
+typedef struct Cont {
+    const Block *block;
+    int start;
+    const struct Cont *next;
+} Cont;
+
+typedef struct Lowerer {
+    IrFunc *f;
+    Arena *arena;
+    Diag *diag;
+    IrBuilder b; /* where ops go now */
+    Env *env;    /* the variables in scope now */
+    /* The function whose body is being lowered (kernel or inlined helper): its return value,
+     * whether a return was met (the rest of the body is then skipped), and how many run-time
+     * regions deep we are inside it (a return there cannot be expressed). */
+    LVal ret;
+    bool returned;
+    int region_depth;
+    int helper_depth; /* inlined helpers we are inside; 0: the kernel's own body */
+    const Cont *cont; /* the continuation of the statement being lowered (kernel level only) */
+    bool failed;
+} Lowerer;
+
+static LVal lower_expr(Lowerer *lw, const Expr *e);
+static void lower_block(Lowerer *lw, const Block *b);
+
+static void lower_error(Lowerer *lw, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
+static void lower_error(Lowerer *lw, SrcLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(lw->diag, loc, fmt, ap);
+    va_end(ap);
+    lw->failed = true;
+}
+
+static LVal lv_none(void) { return (LVal){.kind = LV_NONE}; }
+static LVal lv_value(ValueId id) { return (LVal){.kind = LV_VALUE, .id = id}; }
+static LVal lv_const(const Sem *s) { return (LVal){.kind = LV_CONST, .csem = s}; }
+
+static bool lval_equal(const LVal *a, const LVal *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case LV_NONE: return true;
+    case LV_VALUE: return a->id == b->id;
+    case LV_CONST: return a->csem == b->csem;
+    case LV_TUPLE:
+        if (a->n != b->n)
+            return false;
+        for (int i = 0; i < a->n; i++)
+            if (!lval_equal(&a->elems[i], &b->elems[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* ---- environments ---------------------------------------------------------------------------- */
+
+static Env *env_new(Lowerer *lw) { return arena_alloc(lw->arena, sizeof(Env)); }
+
+static Env *env_copy(Lowerer *lw, const Env *from)
+{
+    Env *e = env_new(lw);
+    for (int i = 0; i < from->n; i++)
+        ARENA_PUSH(lw->arena, e->items, e->n, e->cap, from->items[i]);
+    return e;
+}
+
+static Binding *env_find(const Env *env, const char *name)
+{
+    for (int i = 0; i < env->n; i++)
+        if (strcmp(env->items[i].name, name) == 0)
+            return &env->items[i];
+    return NULL;
+}
+
+static void env_set(Lowerer *lw, Env *env, const char *name, LVal v)
+{
+    Binding *b = env_find(env, name);
+    if (b) {
+        b->val = v;
+        return;
+    }
+    Binding nb = {.name = name, .val = v};
+    ARENA_PUSH(lw->arena, env->items, env->n, env->cap, nb);
+}
+
+/* Names the IR value after the variable it is bound to, the first time it is bound. */
+static void name_value(Lowerer *lw, ValueId id, const char *name)
+{
+    if (id > 0 && !ir_value(lw->f, id)->name)
+        ir_value(lw->f, id)->name = name;
+}
+
+/* ---- types ------------------------------------------------------------------------------------- */
+
+static Type with_dtype(Type t, DType d)
+{
+    t.dtype = d;
+    t.is_ptr = false;
+    return t;
+}
+
+/* elem's element type in shape's shape. */
+static Type with_shape(Type elem, Type shape)
+{
+    shape.dtype = elem.dtype;
+    shape.is_ptr = elem.is_ptr;
+    return shape;
+}
+
+static bool same_elem(Type a, Type b) { return a.dtype == b.dtype && a.is_ptr == b.is_ptr; }
+
+/* numpy broadcasting of two shapes (Triton's broadcast_impl_value): ranks aligned on the right,
+ * size-1 dims stretched. Returns false when they do not broadcast. */
+static bool broadcast_shape(Type a, Type b, Type *out)
+{
+    Type r = a.rank >= b.rank ? a : b;
+    int rank = r.rank;
+    for (int i = 0; i < rank; i++) {
+        int ai = i - (rank - a.rank), bi = i - (rank - b.rank);
+        int32_t da = ai >= 0 ? a.shape[ai] : 1, db = bi >= 0 ? b.shape[bi] : 1;
+        if (da != db && da != 1 && db != 1)
+            return false;
+        r.shape[i] = da == 1 ? db : da;
+    }
+    *out = r;
+    return true;
+}
+
+/* Triton's dtype.kind(): bool < integer < floating. */
+static int dtype_kind_rank(DType d)
+{
+    if (d == DT_I1)
+        return 0;
+    return dtype_is_float(d) ? 2 : 1;
+}
+
+static bool dtype_is_unsigned(DType d) { return dtype_kind(d) == DK_UINT; }
+
+/* semantic.integer_promote_impl: C's usual arithmetic conversions on widths and signedness. */
+static DType integer_promote(DType a, DType b)
+{
+    bool au = dtype_is_unsigned(a), bu = dtype_is_unsigned(b);
+    int ar = dtype_bits(a), br = dtype_bits(b);
+    if (au == bu)
+        return ar > br ? a : b;
+    if (au)
+        return ar >= br ? a : b;
+    return br >= ar ? b : a;
+}
+
+/* semantic.computation_type_impl: the dtype both operands of a binary op are cast to. A Python
+ * constant (a_const) of a kind no higher than the tensor's does not take part. */
+static DType computation_dtype(DType a, bool a_const, DType b, bool b_const, bool div_or_mod)
+{
+    if (a_const != b_const) {
+        DType s = a_const ? a : b, t = a_const ? b : a;
+        if (dtype_kind_rank(s) <= dtype_kind_rank(t)) {
+            if (div_or_mod && (t == DT_F16 || t == DT_BF16))
+                return DT_F32;
+            return t;
+        }
+    }
+    if (a == DT_F64 || b == DT_F64)
+        return DT_F64;
+    if (a == DT_F32 || b == DT_F32)
+        return DT_F32;
+    if (a == DT_F16 || b == DT_F16)
+        return div_or_mod ? DT_F32 : DT_F16;
+    if (a == DT_BF16 && b == DT_BF16)
+        return div_or_mod ? DT_F32 : DT_BF16;
+    if (a == DT_BF16 || b == DT_BF16)
+        return DT_F32;
+    return integer_promote(a, b);
+}
+
+/* semantic.to_tensor_type: the dtype a Python constant takes when it becomes a tensor. */
+static DType python_const_dtype(const ConstVal *cv)
+{
+    switch (cv->kind) {
+    case CV_BOOL: return DT_I1;
+    case CV_INT:
+        if (cv->i >= -(INT64_C(1) << 31) && cv->i < (INT64_C(1) << 31))
+            return DT_I32;
+        if (cv->i >= 0 && cv->i < (INT64_C(1) << 32))
+            return DT_U32;
+        return DT_I64;
+    case CV_FLOAT: {
+        double ax = fabs(cv->f);
+        if (isinf(ax) || ax == 0.0 || isnan(ax) || (ax >= 0x1p-126 && ax <= 0x1.fffffep127))
+            return DT_F32;
+        return DT_F64;
+    }
+    default: return DT_I32;
+    }
+}
+
+static bool const_is_numeric(const Sem *s)
+{
+    return s->kind == SEM_CONST &&
+           (s->cv.kind == CV_INT || s->cv.kind == CV_FLOAT || s->cv.kind == CV_BOOL);
+}
+
+/* The scalar type a constant takes: sema's where it recorded one of the right kind, else
+ * Triton's default for the Python value. */
+static Type const_type(const Sem *s)
+{
+    Type t = type_elem(s->type);
+    switch (s->cv.kind) {
+    case CV_INT:
+        if (!t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1)
+            return t;
+        break;
+    case CV_FLOAT:
+        if (!t.is_ptr && dtype_is_float(t.dtype))
+            return t;
+        break;
+    default: break;
+    }
+    return type_scalar(python_const_dtype(&s->cv));
+}
+
+/* ---- emitting ops ------------------------------------------------------------------------------ */
+
+static IrOp *emit(Lowerer *lw, OpCode code, SrcLoc loc, const ValueId *ops, int nops,
+                  const Type *results, int nresults, int nregions)
+{
+    return ir_build(&lw->b, code, loc, ops, nops, results, nresults, nregions);
+}
+
+static ValueId emit1(Lowerer *lw, OpCode code, SrcLoc loc, Type t, ValueId a)
+{
+    return ir_build_unary(&lw->b, code, loc, t, a);
+}
+
+static ValueId emit2(Lowerer *lw, OpCode code, SrcLoc loc, Type t, ValueId a, ValueId b)
+{
+    return ir_build_binary(&lw->b, code, loc, t, a, b);
+}
+
+static ValueId emit3(Lowerer *lw, OpCode code, SrcLoc loc, Type t, ValueId a, ValueId b, ValueId c)
+{
+    ValueId ops[3] = {a, b, c};
+    return emit(lw, code, loc, ops, 3, &t, 1, 0)->results[0];
+}
+
+static Type vtype(Lowerer *lw, ValueId v) { return ir_type(lw->f, v); }
+
+/* A constant of type t (scalar or block: OP_CONST splats) holding the numeric constexpr cv. */
+static ValueId emit_const_cv(Lowerer *lw, SrcLoc loc, Type t, const ConstVal *cv)
+{
+    double fv = cv->kind == CV_FLOAT ? cv->f : cv->kind == CV_BOOL ? (cv->b ? 1.0 : 0.0) : (double)cv->i;
+    int64_t iv = cv->kind == CV_FLOAT ? (int64_t)cv->f : cv->kind == CV_BOOL ? (int64_t)cv->b : cv->i;
+    if (t.is_ptr) {
+        lower_error(lw, loc, "a constant cannot be used as a pointer");
+        t = with_dtype(t, DT_I64);
+    }
+    if (dtype_is_float(t.dtype))
+        return ir_build_const_float(&lw->b, loc, t, fv);
+    if (t.dtype == DT_I1)
+        iv = cv->kind == CV_FLOAT ? (cv->f != 0.0) : (iv != 0);
+    return ir_build_const_int(&lw->b, loc, t, iv);
+}
+
+static ValueId emit_zero(Lowerer *lw, SrcLoc loc, Type t)
+{
+    if (dtype_is_float(t.dtype))
+        return ir_build_const_float(&lw->b, loc, t, 0.0);
+    return ir_build_const_int(&lw->b, loc, t, 0);
+}
+
+static ValueId emit_int(Lowerer *lw, SrcLoc loc, Type t, int64_t v)
+{
+    if (dtype_is_float(t.dtype))
+        return ir_build_const_float(&lw->b, loc, t, (double)v);
+    return ir_build_const_int(&lw->b, loc, t, v);
+}
+
+/* Element conversion, same shape: semantic.cast. Casting to int1 is `!= 0` there (an int cast
+ * would keep the low bit); pointers convert through i64 (ptr_to_int / int_to_ptr / bitcast). */
+static ValueId cast_elems(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
+{
+    Type from = vtype(lw, v);
+    if (same_elem(from, to))
+        return v;
+    if (from.is_ptr && to.is_ptr)
+        return emit1(lw, OP_BITCAST, loc, to, v);
+    if (from.is_ptr) {
+        ValueId i = emit1(lw, OP_BITCAST, loc, with_dtype(from, DT_I64), v);
+        return cast_elems(lw, i, to, loc);
+    }
+    if (to.is_ptr) {
+        ValueId i = cast_elems(lw, v, with_dtype(from, DT_I64), loc);
+        return emit1(lw, OP_BITCAST, loc, to, i);
+    }
+    if (to.dtype == DT_I1)
+        return emit2(lw, OP_CMP_NE, loc, to, v, emit_zero(lw, loc, from));
+    return emit1(lw, OP_CAST, loc, to, v);
+}
+
+/* Shape conversion, same element type: splat a scalar, add leading dims (expand_dims at 0, as
+ * broadcast_impl_value does), stretch size-1 dims. */
+static ValueId broadcast_value(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
+{
+    Type from = vtype(lw, v);
+    to = with_shape(from, to);
+    if (type_equal(from, to))
+        return v;
+    if (from.rank == 0)
+        return emit1(lw, OP_SPLAT, loc, to, v);
+    if (from.rank > to.rank) {
+        lower_error(lw, loc, "internal: cannot broadcast %s to %s", type_str(lw->arena, from),
+                    type_str(lw->arena, to));
+        return v;
+    }
+    while (from.rank < to.rank) {
+        Type e = from;
+        e.rank++;
+        for (int i = e.rank - 1; i > 0; i--)
+            e.shape[i] = e.shape[i - 1];
+        e.shape[0] = 1;
+        IrOp *op = emit(lw, OP_EXPAND_DIMS, loc, &v, 1, &e, 1, 0);
+        op->attr[0] = 0;
+        v = op->results[0];
+        from = e;
+    }
+    for (int i = 0; i < to.rank; i++) {
+        if (from.shape[i] != to.shape[i] && from.shape[i] != 1) {
+            lower_error(lw, loc, "internal: cannot broadcast %s to %s", type_str(lw->arena, from),
+                        type_str(lw->arena, to));
+            return v;
+        }
+    }
+    if (type_equal(from, to))
+        return v;
+    return emit1(lw, OP_BROADCAST, loc, to, v);
+}
+
+/* v converted to type `to` (dtype, then shape: casting the smaller value is cheaper). */
+static ValueId convert(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
+{
+    if (v <= 0)
+        return v;
+    Type from = vtype(lw, v);
+    if (type_equal(from, to))
+        return v;
+    if (!same_elem(from, to))
+        v = cast_elems(lw, v, with_shape(to, from), loc);
+    return broadcast_value(lw, v, to, loc);
+}
+
+/* An LVal as one run-time value of type want (NULL: its own type). */
+static ValueId lval_value(Lowerer *lw, LVal v, const Type *want, SrcLoc loc)
+{
+    switch (v.kind) {
+    case LV_VALUE: return want ? convert(lw, v.id, *want, loc) : v.id;
+    case LV_CONST:
+        if (!const_is_numeric(v.csem)) {
+            lower_error(lw, loc, "this constexpr has no run-time value");
+            return 0;
+        }
+        return emit_const_cv(lw, loc, want ? *want : const_type(v.csem), &v.csem->cv);
+    case LV_TUPLE: lower_error(lw, loc, "a tuple cannot be used as a single value"); return 0;
+    case LV_NONE: lower_error(lw, loc, "this expression has no value"); return 0;
+    }
+    return 0;
+}
+
+static ValueId lower_value(Lowerer *lw, const Expr *e)
+{
+    return lval_value(lw, lower_expr(lw, e), NULL, e->loc);
+}
+
+/* e as a value of type want; a constant is made directly in that type. */
+static ValueId lower_as(Lowerer *lw, const Expr *e, Type want)
+{
+    return lval_value(lw, lower_expr(lw, e), &want, e->loc);
+}
+
+/* ---- operands of binary ops ------------------------------------------------------------------ */
+
+/* A lowered operand: its value or constant, the type it has, and whether Triton sees it as a
+ * Python number (a constexpr), which changes promotion (computation_type_impl rule 0). */
+typedef struct Operand {
+    LVal lv;
+    Type type;
+    bool pyconst;
+    SrcLoc loc;
+} Operand;
+
+static Operand operand_from_lval(Lowerer *lw, LVal lv, const Sem *sem, SrcLoc loc)
+{
+    Operand o = {.lv = lv, .loc = loc};
+    if (lv.kind == LV_CONST && const_is_numeric(lv.csem)) {
+        o.pyconst = !sem || sem->kind == SEM_CONST;
+        o.type = (sem && sem->kind == SEM_VALUE) ? sem->type : const_type(lv.csem);
+    } else if (lv.kind == LV_VALUE) {
+        o.type = vtype(lw, lv.id);
+    } else {
+        lower_error(lw, loc, "this operand has no run-time value");
+        o.lv = lv_none();
+        o.type = type_scalar(DT_I32);
+    }
+    return o;
+}
+
+static Operand operand_from_expr(Lowerer *lw, const Expr *e)
+{
+    return operand_from_lval(lw, lower_expr(lw, e), &e->sem, e->loc);
+}
+
+static ValueId operand_as(Lowerer *lw, const Operand *o, Type want)
+{
+    if (o->lv.kind == LV_NONE)
+        return emit_zero(lw, o->loc, want);
+    return lval_value(lw, o->lv, &want, o->loc);
+}
+
+/* ---- binary and unary operators ------------------------------------------------------------- */
+
+static bool binop_is_compare(BinOp op)
+{
+    return op == BIN_EQ || op == BIN_NE || op == BIN_LT || op == BIN_LE || op == BIN_GT ||
+           op == BIN_GE;
+}
+
+/* The result type of `a op b` by Triton's rules; used where sema recorded none (augmented
+ * assignment) and to check pointer arithmetic. */
+static bool binary_result_type(BinOp op, const Operand *a, const Operand *b, Type *out)
+{
+    Type shape;
+    if (!broadcast_shape(a->type, b->type, &shape))
+        return false;
+    if (binop_is_compare(op) || op == BIN_AND || op == BIN_OR) {
+        *out = with_dtype(shape, DT_I1);
+        return true;
+    }
+    if ((op == BIN_ADD || op == BIN_SUB) && (a->type.is_ptr || b->type.is_ptr)) {
+        *out = with_shape(a->type.is_ptr ? a->type : b->type, shape);
+        return true;
+    }
+    if (a->type.is_ptr || b->type.is_ptr)
+        return false;
+    bool div_or_mod = op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD;
+    DType d = computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst, div_or_mod);
+    if (op == BIN_DIV && !dtype_is_float(d))
+        d = DT_F32;
+    *out = with_dtype(shape, d);
+    return true;
+}
+
+static OpCode compare_opcode(BinOp op)
+{
+    switch (op) {
+    case BIN_EQ: return OP_CMP_EQ;
+    case BIN_NE: return OP_CMP_NE;
+    case BIN_LT: return OP_CMP_LT;
+    case BIN_LE: return OP_CMP_LE;
+    case BIN_GT: return OP_CMP_GT;
+    default: return OP_CMP_GE;
+    }
+}
+
+/* `a op b` with result type r (sema's, or binary_result_type's); cdt, when not NULL, is sema's
+ * computation dtype (Sem.compute_dtype), which decides the type a comparison happens in. */
+static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, const Operand *b,
+                                     Type r, const DType *cdt, SrcLoc loc)
+{
+    if (binop_is_compare(op)) {
+        /* The operands meet in their computation type, in the result's shape. */
+        Type ct;
+        if (a->type.is_ptr || b->type.is_ptr) {
+            ct = with_shape(a->type.is_ptr ? a->type : b->type, r);
+        } else {
+            DType d = cdt ? *cdt
+                          : computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst, false);
+            ct = with_dtype(r, d);
+        }
+        ValueId x = operand_as(lw, a, ct), y = operand_as(lw, b, ct);
+        return emit2(lw, compare_opcode(op), loc, with_dtype(r, DT_I1), x, y);
+    }
+    if (op == BIN_AND || op == BIN_OR) {
+        /* Python's and/or on run-time scalars: both sides are evaluated (Triton's
+         * logical_and/logical_or do not short-circuit tensors), as booleans. */
+        Type bt = with_dtype(r, DT_I1);
+        ValueId x = operand_as(lw, a, bt), y = operand_as(lw, b, bt);
+        return emit2(lw, op == BIN_AND ? OP_AND : OP_OR, loc, bt, x, y);
+    }
+    if (r.is_ptr || a->type.is_ptr || b->type.is_ptr) {
+        /* Pointer arithmetic: ptr + int, int + ptr, ptr - int -> addptr (semantic.add/sub). */
+        if (op != BIN_ADD && op != BIN_SUB) {
+            lower_error(lw, loc, "'%s' cannot be applied to a pointer", binop_str(op));
+            return 0;
+        }
+        const Operand *p = a->type.is_ptr ? a : b, *off = a->type.is_ptr ? b : a;
+        if (off->type.is_ptr || (op == BIN_SUB && p != a)) {
+            lower_error(lw, loc, "'%s' cannot be applied to two pointers", binop_str(op));
+            return 0;
+        }
+        if (!r.is_ptr)
+            r = with_shape(p->type, r);
+        ValueId pv = operand_as(lw, p, with_shape(p->type, r));
+        Type ot = with_shape(off->type, r);
+        if (off->pyconst)
+            ot = with_shape(const_type(off->lv.csem), r);
+        if (dtype_is_float(ot.dtype)) {
+            lower_error(lw, loc, "a pointer offset must be an integer");
+            return 0;
+        }
+        /* addptr treats offsets as signed: zero-extend unsigned ones first (semantic.add). */
+        if (dtype_is_unsigned(ot.dtype) && dtype_bits(ot.dtype) < 64)
+            ot = with_dtype(ot, DT_I64);
+        if (ot.dtype == DT_I1)
+            ot = with_dtype(ot, DT_I32);
+        ValueId ov = operand_as(lw, off, ot);
+        if (op == BIN_SUB)
+            ov = emit1(lw, OP_NEG, loc, ot, ov);
+        return emit2(lw, OP_ADDPTR, loc, r, pv, ov);
+    }
+    /* Arithmetic and bitwise ops: both operands in the result type. */
+    ValueId x = operand_as(lw, a, r), y = operand_as(lw, b, r);
+    bool is_float = dtype_is_float(r.dtype);
+    switch (op) {
+    case BIN_ADD: return emit2(lw, OP_ADD, loc, r, x, y);
+    case BIN_SUB: return emit2(lw, OP_SUB, loc, r, x, y);
+    case BIN_MUL: return emit2(lw, OP_MUL, loc, r, x, y);
+    case BIN_DIV: return emit2(lw, OP_DIV, loc, r, x, y);
+    case BIN_FLOORDIV: {
+        /* Triton: ints divide truncating toward zero (sdiv/udiv). Floats are rejected by Triton;
+         * should sema let one through, Python's floor(a / b) is the meaning. */
+        ValueId q = emit2(lw, OP_DIV, loc, r, x, y);
+        return is_float ? emit1(lw, OP_FLOOR, loc, r, q) : q;
+    }
+    case BIN_MOD: return emit2(lw, OP_REM, loc, r, x, y); /* srem/urem/frem, as semantic.mod */
+    case BIN_BITAND: return emit2(lw, OP_AND, loc, r, x, y);
+    case BIN_BITOR: return emit2(lw, OP_OR, loc, r, x, y);
+    case BIN_BITXOR: return emit2(lw, OP_XOR, loc, r, x, y);
+    case BIN_SHL: return emit2(lw, OP_SHL, loc, r, x, y);
+    case BIN_SHR: return emit2(lw, OP_SHR, loc, r, x, y);
+    default:
+        lower_error(lw, loc, "operator '%s' cannot be lowered", binop_str(op));
+        return 0;
+    }
+}
+
+static LVal lower_binary(Lowerer *lw, const Expr *e)
+{
+    BinOp op = e->bin.op;
+    if (op == BIN_IS || op == BIN_IS_NOT || op == BIN_MATMUL) {
+        lower_error(lw, e->loc, "operator '%s' needs constexpr operands", binop_str(op));
+        return lv_none();
+    }
+    Operand a = operand_from_expr(lw, e->bin.lhs);
+    Operand b = operand_from_expr(lw, e->bin.rhs);
+    Type r;
+    if (e->sem.kind == SEM_VALUE) {
+        r = e->sem.type;
+        return lv_value(lower_binary_operands(lw, op, &a, &b, r, &e->sem.compute_dtype, e->loc));
+    }
+    if (!binary_result_type(op, &a, &b, &r)) {
+        lower_error(lw, e->loc, "operands of '%s' have incompatible types", binop_str(op));
+        return lv_none();
+    }
+    return lv_value(lower_binary_operands(lw, op, &a, &b, r, NULL, e->loc));
+}
+
+static LVal lower_unary(Lowerer *lw, const Expr *e)
+{
+    const Expr *x = e->un.operand;
+    ValueId v = lower_value(lw, x);
+    if (!v)
+        return lv_none();
+    Type t = vtype(lw, v);
+    Type r = e->sem.kind == SEM_VALUE ? e->sem.type : t;
+    switch (e->un.op) {
+    case UN_PLUS: return lv_value(convert(lw, v, r, e->loc));
+    case UN_NEG:
+        if (t.is_ptr) {
+            lower_error(lw, e->loc, "wrong type argument to unary minus (a pointer)");
+            return lv_none();
+        }
+        return lv_value(emit1(lw, OP_NEG, e->loc, r, convert(lw, v, r, e->loc)));
+    case UN_INVERT:
+        if (t.is_ptr || dtype_is_float(t.dtype)) {
+            lower_error(lw, e->loc, "wrong type argument to unary invert");
+            return lv_none();
+        }
+        return lv_value(emit1(lw, OP_NOT, e->loc, r, convert(lw, v, r, e->loc)));
+    case UN_NOT: {
+        /* not x: x converted to a boolean (x != 0), then inverted. */
+        Type bt = with_dtype(t, DT_I1);
+        ValueId bv = convert(lw, v, bt, e->loc);
+        return lv_value(convert(lw, emit1(lw, OP_NOT, e->loc, bt, bv), with_dtype(r, DT_I1), e->loc));
+    }
+    }
+    return lv_none();
+}
+
+/* ---- subscripts and attributes ------------------------------------------------------------------ */
+
+static ValueId expand_dims(Lowerer *lw, ValueId v, int axis, SrcLoc loc)
+{
+    Type t = vtype(lw, v);
+    if (t.rank == 0) {
+        /* semantic.expand_dims: a scalar becomes a one-element block. */
+        Type r = t;
+        r.rank = 1;
+        r.shape[0] = 1;
+        return emit1(lw, OP_SPLAT, loc, r, v);
+    }
+    if (t.rank >= TRIC_MAX_RANK) {
+        lower_error(lw, loc, "blocks have at most %d dims", TRIC_MAX_RANK);
+        return v;
+    }
+    Type r = t;
+    r.rank++;
+    for (int i = r.rank - 1; i > axis; i--)
+        r.shape[i] = r.shape[i - 1];
+    r.shape[axis] = 1;
+    IrOp *op = emit(lw, OP_EXPAND_DIMS, loc, &v, 1, &r, 1, 0);
+    op->attr[0] = axis;
+    return op->results[0];
+}
+
+/* None (sema also gives a ':' slice a None Sem: test for slices first). */
+static bool expr_is_none(const Expr *e)
+{
+    return e->kind == EX_NONE ||
+           (e->kind != EX_SLICE && e->sem.kind == SEM_CONST && e->sem.cv.kind == CV_NONE);
+}
+
+static bool expr_const_int(const Expr *e, int64_t *out)
+{
+    if (!e || e->sem.kind != SEM_CONST)
+        return false;
+    if (e->sem.cv.kind == CV_INT) {
+        *out = e->sem.cv.i;
+        return true;
+    }
+    if (e->sem.cv.kind == CV_BOOL) {
+        *out = e->sem.cv.b;
+        return true;
+    }
+    return false;
+}
+
+/* x[:, None], x[None, :], x[None]: tensor.__getitem__ inserts a dim for each None and keeps a
+ * dim for each bare `:`; t[i] picks an element of a tuple. */
+static LVal lower_subscript(Lowerer *lw, const Expr *e)
+{
+    LVal obj = lower_expr(lw, e->sub.obj);
+    if (obj.kind == LV_TUPLE) {
+        int64_t i;
+        if (e->sub.nidx == 1 && expr_const_int(e->sub.idx[0], &i)) {
+            if (i < 0)
+                i += obj.n;
+            if (i >= 0 && i < obj.n)
+                return obj.elems[i];
+        }
+        lower_error(lw, e->loc, "a tuple index must be a constant within the tuple");
+        return lv_none();
+    }
+    ValueId v = lval_value(lw, obj, NULL, e->sub.obj->loc);
+    if (!v)
+        return lv_none();
+    int dim = 0;
+    for (int i = 0; i < e->sub.nidx; i++) {
+        const Expr *ix = e->sub.idx[i];
+        if (expr_is_none(ix)) {
+            v = expand_dims(lw, v, dim, e->loc);
+            dim++;
+        } else if (ix->kind == EX_SLICE && !ix->slice.lo && !ix->slice.hi && !ix->slice.step) {
+            dim++;
+        } else {
+            lower_error(lw, ix->loc, "unsupported tensor index: only None and ':' are allowed");
+            return lv_none();
+        }
+    }
+    return lv_value(v);
+}
+
+static ValueId emit_trans(Lowerer *lw, ValueId v, const int64_t *perm, int n, SrcLoc loc)
+{
+    Type t = vtype(lw, v);
+    if (n != t.rank) {
+        lower_error(lw, loc, "permute dims must have the same length as the input's shape");
+        return v;
+    }
+    Type r = t;
+    bool identity = true;
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n) {
+            lower_error(lw, loc, "permute dims must be a permutation of 0..%d", n - 1);
+            return v;
+        }
+        r.shape[i] = t.shape[perm[i]];
+        identity &= perm[i] == i;
+    }
+    if (identity)
+        return v;
+    IrOp *op = emit(lw, OP_TRANS, loc, &v, 1, &r, 1, 0);
+    for (int i = 0; i < n; i++)
+        op->attr[i] = perm[i];
+    return op->results[0];
+}
+
+static LVal lower_attr(Lowerer *lw, const Expr *e)
+{
+    if (strcmp(e->attr.name, "T") == 0) {
+        ValueId v = lower_value(lw, e->attr.obj);
+        if (!v)
+            return lv_none();
+        int64_t perm[2] = {1, 0};
+        if (vtype(lw, v).rank != 2) {
+            lower_error(lw, e->loc, ".T needs a 2-D block");
+            return lv_none();
+        }
+        return lv_value(emit_trans(lw, v, perm, 2, e->loc));
+    }
+    lower_error(lw, e->loc, "attribute '%s' has no run-time value", e->attr.name);
+    return lv_none();
+}
+
+/* ---- builtin calls ---------------------------------------------------------------------------------- */
+
+/* The arguments of a builtin call in the builtin's parameter order. */
+typedef struct Args {
+    const Expr *a[16];
+    int n;
+} Args;
+
+static const char *const builtin_params[BI_COUNT] = {
+#define X(e, name, params, doc) [e] = params,
+    TRIC_BUILTINS(X)
+#undef X
+};
+
+/* True when the call's callee is a method of a value (x.to(...)): the receiver is argument 0. */
+static bool call_is_method(const Expr *call)
+{
+    const Expr *fn = call->call.fn;
+    if (fn->kind != EX_ATTR)
+        return false;
+    SemKind k = fn->attr.obj->sem.kind;
+    return k == SEM_VALUE || (k == SEM_UNSET && fn->attr.obj->kind != EX_NAME);
+}
+
+/* Uses sema's call.bound; if sema left it empty, matches positional arguments and keywords
+ * against the TRIC_BUILTINS parameter list itself. */
+static void bind_args(const Expr *call, Builtin bi, Args *out)
+{
+    memset(out, 0, sizeof *out);
+    if (call->call.bound) {
+        out->n = call->call.nbound < 16 ? call->call.nbound : 16;
+        for (int i = 0; i < out->n; i++)
+            out->a[i] = call->call.bound[i];
+        return;
+    }
+    const char *names[16];
+    size_t lens[16];
+    int np = 0;
+    const char *p = builtin_params[bi];
+    while (p && *p && np < 16) {
+        while (*p == ' ')
+            p++;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '=')
+            p++;
+        if (p > start) {
+            names[np] = start;
+            lens[np] = (size_t)(p - start);
+            np++;
+        }
+        while (*p && *p != ' ')
+            p++;
+    }
+    out->n = np;
+    int pos = 0;
+    if (call_is_method(call) && pos < np)
+        out->a[pos++] = call->call.fn->attr.obj;
+    for (int i = 0; i < call->call.nargs && pos < np; i++)
+        out->a[pos++] = call->call.args[i];
+    for (int k = 0; k < call->call.nkwargs; k++)
+        for (int i = 0; i < np; i++)
+            if (strlen(call->call.kwnames[k]) == lens[i] &&
+                strncmp(call->call.kwnames[k], names[i], lens[i]) == 0)
+                out->a[i] = call->call.kwargs[k];
+}
+
+static const Expr *arg(const Args *a, int i)
+{
+    const Expr *e = i < a->n ? a->a[i] : NULL;
+    return (e && expr_is_none(e)) ? NULL : e;
+}
+
+static bool arg_const_bool(const Args *a, int i, bool dflt)
+{
+    const Expr *e = arg(a, i);
+    int64_t v;
+    return expr_const_int(e, &v) ? v != 0 : dflt;
+}
+
+static bool arg_const_dtype(const Args *a, int i, DType *out)
+{
+    const Expr *e = arg(a, i);
+    if (e && e->sem.kind == SEM_CONST && e->sem.cv.kind == CV_DTYPE) {
+        *out = e->sem.cv.dtype;
+        return true;
+    }
+    return false;
+}
+
+static const char *arg_const_str(const Args *a, int i)
+{
+    const Expr *e = arg(a, i);
+    if (e && e->sem.kind == SEM_CONST && e->sem.cv.kind == CV_STR)
+        return e->sem.cv.s;
+    return NULL;
+}
+
+/* An int or a tuple of ints (shapes, axes, hint values). Returns the count, -1 if not one. */
+static int const_int_list(const ConstVal *cv, int64_t *out, int max)
+{
+    if (cv->kind == CV_INT) {
+        out[0] = cv->i;
+        return 1;
+    }
+    if (cv->kind != CV_TUPLE)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < cv->tuple.n; i++) {
+        if (cv->tuple.elems[i].kind != CV_INT || n >= max)
+            return -1;
+        out[n++] = cv->tuple.elems[i].i;
+    }
+    return n;
+}
+
+static int arg_const_ints(const Args *a, int i, int64_t *out, int max)
+{
+    const Expr *e = arg(a, i);
+    if (!e)
+        return -1;
+    if (e->sem.kind == SEM_CONST)
+        return const_int_list(&e->sem.cv, out, max);
+    if (e->kind == EX_TUPLE || e->kind == EX_LIST) {
+        int n = 0;
+        for (int k = 0; k < e->list.n && n < max; k++)
+            if (!expr_const_int(e->list.elts[k], &out[n++]))
+                return -1;
+        return n;
+    }
+    return -1;
+}
+
+/* The type sema gave the call, when it gave a run-time one. */
+static bool sem_value_type(const Expr *e, Type *out)
+{
+    if (e->sem.kind != SEM_VALUE)
+        return false;
+    *out = e->sem.type;
+    return true;
+}
+
+static Type shape_type(Type elem, const int64_t *dims, int n)
+{
+    Type t = type_elem(elem);
+    t.rank = (uint8_t)n;
+    for (int i = 0; i < n && i < TRIC_MAX_RANK; i++)
+        t.shape[i] = (int32_t)dims[i];
+    return t;
+}
+
+/* reduce / argmax over axis (NULL: all elements, as semantic.reduction: flatten first). */
+static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis_e, bool keep_dims,
+                           DType rdt, SrcLoc loc)
+{
+    Type t = vtype(lw, x);
+    int in_rank = t.rank;
+    int64_t axis = 0;
+    bool all = axis_e == NULL;
+    if (!all && !expr_const_int(axis_e, &axis)) {
+        lower_error(lw, axis_e->loc, "a reduction axis must be a constexpr int");
+        return 0;
+    }
+    if (t.rank == 0) {
+        x = emit1(lw, OP_SPLAT, loc, shape_type(t, (int64_t[]){1}, 1), x);
+        t = vtype(lw, x);
+        all = true;
+    }
+    if (all) {
+        if (t.rank > 1) {
+            int64_t n = type_numel(t);
+            x = emit1(lw, OP_RESHAPE, loc, shape_type(t, &n, 1), x);
+            t = vtype(lw, x);
+        }
+        axis = 0;
+    } else {
+        if (axis < 0)
+            axis += t.rank;
+        if (axis < 0 || axis >= t.rank) {
+            lower_error(lw, axis_e->loc, "reduction axis %lld is out of range for a %d-D block",
+                        (long long)axis, t.rank);
+            return 0;
+        }
+    }
+    Type r = t;
+    r.dtype = rdt;
+    r.is_ptr = false;
+    for (int i = (int)axis; i + 1 < r.rank; i++)
+        r.shape[i] = r.shape[i + 1];
+    r.rank--;
+    IrOp *op = emit(lw, code, loc, &x, 1, &r, 1, 0);
+    op->attr[0] = axis;
+    ValueId v = op->results[0];
+    if (keep_dims) {
+        if (!all) {
+            v = expand_dims(lw, v, (int)axis, loc);
+        } else {
+            int64_t ones[TRIC_MAX_RANK] = {1, 1, 1, 1};
+            v = emit1(lw, OP_SPLAT, loc, shape_type(r, ones, in_rank > 0 ? in_rank : 1), v);
+        }
+    }
+    return v;
+}
+
+static OpCode math_opcode(Builtin bi)
+{
+    switch (bi) {
+    case BI_EXP: return OP_EXP;
+    case BI_EXP2: return OP_EXP2;
+    case BI_LOG: return OP_LOG;
+    case BI_LOG2: return OP_LOG2;
+    case BI_SQRT: return OP_SQRT;
+    case BI_RSQRT: return OP_RSQRT;
+    case BI_ABS: return OP_ABS;
+    case BI_SIN: return OP_SIN;
+    case BI_COS: return OP_COS;
+    case BI_FLOOR: return OP_FLOOR;
+    default: return OP_CEIL;
+    }
+}
+
+/* exp, log, sqrt, ... in the float type of x (ints first converted to r). Triton computes the
+ * transcendental ones of fp16/bf16 inputs in fp32 and rounds back; abs/floor/ceil are exact in
+ * any format. */
+static ValueId emit_math(Lowerer *lw, OpCode code, ValueId x, Type r, SrcLoc loc)
+{
+    Type t = vtype(lw, x);
+    if (!same_elem(t, r) && !(code == OP_ABS && dtype_is_int(t.dtype)))
+        x = convert(lw, x, with_shape(r, t), loc);
+    t = vtype(lw, x);
+    bool exact = code == OP_ABS || code == OP_FLOOR || code == OP_CEIL;
+    if (!exact && (t.dtype == DT_F16 || t.dtype == DT_BF16)) {
+        Type wide = with_dtype(t, DT_F32);
+        ValueId w = emit1(lw, code, loc, wide, convert(lw, x, wide, loc));
+        return convert(lw, w, t, loc);
+    }
+    return emit1(lw, code, loc, t, x);
+}
+
+/* tl.swizzle2d(i, j, size_i, size_j, size_g), Triton's standard.py formula: programs are
+ * grouped size_g rows at a time so that neighbours share tiles in L2. */
+static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, const Args *a)
+{
+    Operand o[5];
+    Type t = type_scalar(DT_I32);
+    bool have = false;
+    for (int i = 0; i < 5; i++) {
+        const Expr *x = arg(a, i);
+        if (!x) {
+            lower_error(lw, e->loc, "swizzle2d needs five arguments");
+            return lv_none();
+        }
+        o[i] = operand_from_expr(lw, x);
+    }
+    for (int i = 0; i < 5; i++) {
+        if (o[i].pyconst)
+            continue;
+        Type bt;
+        if (!broadcast_shape(t, o[i].type, &bt)) {
+            lower_error(lw, e->loc, "swizzle2d arguments do not broadcast");
+            return lv_none();
+        }
+        DType d = have ? integer_promote(t.dtype, o[i].type.dtype) : o[i].type.dtype;
+        t = with_dtype(bt, d);
+        have = true;
+    }
+    SrcLoc loc = e->loc;
+    ValueId i = operand_as(lw, &o[0], t), j = operand_as(lw, &o[1], t);
+    ValueId size_i = operand_as(lw, &o[2], t), size_j = operand_as(lw, &o[3], t);
+    ValueId size_g = operand_as(lw, &o[4], t);
+    ValueId ij = emit2(lw, OP_ADD, loc, t, emit2(lw, OP_MUL, loc, t, i, size_j), j);
+    ValueId size_gj = emit2(lw, OP_MUL, loc, t, size_g, size_j);
+    ValueId group_id = emit2(lw, OP_DIV, loc, t, ij, size_gj);
+    ValueId off_i = emit2(lw, OP_MUL, loc, t, group_id, size_g);
+    ValueId rows = emit2(lw, OP_MIN, loc, t, emit2(lw, OP_SUB, loc, t, size_i, off_i), size_g);
+    ValueId in_group = emit2(lw, OP_REM, loc, t, ij, size_gj);
+    ValueId new_i = emit2(lw, OP_ADD, loc, t, off_i, emit2(lw, OP_REM, loc, t, in_group, rows));
+    ValueId new_j = emit2(lw, OP_DIV, loc, t, in_group, rows);
+    LVal r = {.kind = LV_TUPLE, .n = 2};
+    r.elems = arena_alloc(lw->arena, 2 * sizeof *r.elems);
+    r.elems[0] = lv_value(new_i);
+    r.elems[1] = lv_value(new_j);
+    return r;
+}
+
+/* The dims of trans/permute: a tuple argument, or the positional ints after the input. */
+static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
+{
+    int n = arg_const_ints(a, 1, perm, TRIC_MAX_RANK);
+    if (n > 1 || (n == 1 && arg(a, 1)->sem.cv.kind == CV_TUPLE))
+        return n;
+    /* tl.trans(x, 1, 0) / x.permute(1, 0): varargs. */
+    int first = call_is_method(e) ? 0 : 1;
+    int k = 0;
+    for (int i = first; i < e->call.nargs && k < TRIC_MAX_RANK; i++)
+        if (!expr_const_int(e->call.args[i], &perm[k++]))
+            return -1;
+    return k;
+}
+
+static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
+{
+    Args a;
+    bind_args(e, bi, &a);
+    SrcLoc loc = e->loc;
+    Type r;
+    bool have_r = sem_value_type(e, &r);
+
+    switch (bi) {
+    case BI_PROGRAM_ID:
+    case BI_NUM_PROGRAMS: {
+        int64_t axis = 0;
+        if (arg(&a, 0) && !expr_const_int(arg(&a, 0), &axis)) {
+            lower_error(lw, arg(&a, 0)->loc, "the axis must be a constexpr int");
+            return lv_none();
+        }
+        Type t = type_scalar(DT_I32);
+        IrOp *op = emit(lw, bi == BI_PROGRAM_ID ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, loc, NULL, 0,
+                        &t, 1, 0);
+        op->attr[0] = axis;
+        return lv_value(op->results[0]);
+    }
+    case BI_ARANGE: {
+        int64_t start, end;
+        if (!expr_const_int(arg(&a, 0), &start) || !expr_const_int(arg(&a, 1), &end)) {
+            lower_error(lw, loc, "arange's arguments must be constexpr ints");
+            return lv_none();
+        }
+        int64_t n = end - start;
+        Type t = shape_type(type_scalar(DT_I32), &n, 1);
+        IrOp *op = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &t, 1, 0);
+        op->attr[0] = start;
+        op->attr[1] = end;
+        return lv_value(op->results[0]);
+    }
+    case BI_ZEROS:
+    case BI_FULL: {
+        if (!have_r) {
+            int64_t dims[TRIC_MAX_RANK];
+            int n = arg_const_ints(&a, 0, dims, TRIC_MAX_RANK);
+            DType d;
+            if (n < 0 || !arg_const_dtype(&a, bi == BI_ZEROS ? 1 : 2, &d)) {
+                lower_error(lw, loc, "%s needs a constexpr shape and dtype", builtin_name(bi));
+                return lv_none();
+            }
+            r = shape_type(type_scalar(d), dims, n);
+        }
+        if (bi == BI_ZEROS)
+            return lv_value(emit_zero(lw, loc, r));
+        const Expr *v = arg(&a, 1);
+        if (!v) {
+            lower_error(lw, loc, "full needs a value");
+            return lv_none();
+        }
+        return lv_value(lower_as(lw, v, r));
+    }
+    case BI_CDIV: {
+        /* Triton's cdiv is the jit function (x + div - 1) // div. */
+        if (!arg(&a, 0) || !arg(&a, 1))
+            return lv_none();
+        Operand x = operand_from_expr(lw, arg(&a, 0)), d = operand_from_expr(lw, arg(&a, 1));
+        if (!have_r && !binary_result_type(BIN_FLOORDIV, &x, &d, &r)) {
+            lower_error(lw, loc, "cdiv's operands have incompatible types");
+            return lv_none();
+        }
+        ValueId xv = operand_as(lw, &x, r), dv = operand_as(lw, &d, r);
+        ValueId dm1;
+        if (d.lv.kind == LV_CONST && d.lv.csem->cv.kind == CV_INT)
+            dm1 = emit_int(lw, loc, r, d.lv.csem->cv.i - 1);
+        else
+            dm1 = emit2(lw, OP_SUB, loc, r, dv, emit_int(lw, loc, r, 1));
+        ValueId sum = emit2(lw, OP_ADD, loc, r, xv, dm1);
+        return lv_value(emit2(lw, OP_DIV, loc, r, sum, dv));
+    }
+    case BI_MINIMUM:
+    case BI_MAXIMUM:
+    case BI_MIN_PY:
+    case BI_MAX_PY:
+    case BI_UMULHI: {
+        if (!arg(&a, 0) || !arg(&a, 1))
+            return lv_none();
+        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
+        if (!have_r && !binary_result_type(BIN_ADD, &x, &y, &r)) {
+            lower_error(lw, loc, "%s's operands have incompatible types", builtin_name(bi));
+            return lv_none();
+        }
+        OpCode code = (bi == BI_MINIMUM || bi == BI_MIN_PY) ? OP_MIN
+                      : bi == BI_UMULHI                     ? OP_UMULHI
+                                                            : OP_MAX;
+        return lv_value(emit2(lw, code, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r)));
+    }
+    case BI_WHERE: {
+        if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
+            return lv_none();
+        ValueId c = lower_value(lw, arg(&a, 0));
+        Operand x = operand_from_expr(lw, arg(&a, 1)), y = operand_from_expr(lw, arg(&a, 2));
+        if (!c)
+            return lv_none();
+        if (!have_r) {
+            Type xy;
+            if (!binary_result_type(BIN_ADD, &x, &y, &xy) ||
+                !broadcast_shape(vtype(lw, c), xy, &r)) {
+                lower_error(lw, loc, "where's operands have incompatible types");
+                return lv_none();
+            }
+            r = with_shape(xy, r);
+        }
+        c = convert(lw, c, with_dtype(r, DT_I1), loc);
+        return lv_value(emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
+    }
+    case BI_LOAD: {
+        /* semantic._load_legacy: pointer, mask and other broadcast together; other cast to the
+         * pointee. Operands: (ptr, mask or 0, other or 0). */
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId p = lower_value(lw, arg(&a, 0));
+        ValueId m = arg(&a, 1) ? lower_value(lw, arg(&a, 1)) : 0;
+        if (!p)
+            return lv_none();
+        Type pt = vtype(lw, p);
+        if (!pt.is_ptr) {
+            lower_error(lw, arg(&a, 0)->loc, "tl.load needs a pointer, not %s", type_str(lw->arena, pt));
+            return lv_none();
+        }
+        Type shape = pt;
+        if (m && !broadcast_shape(shape, vtype(lw, m), &shape)) {
+            lower_error(lw, loc, "the mask's shape does not match the pointer's");
+            return lv_none();
+        }
+        Operand other = {0};
+        if (arg(&a, 2)) {
+            other = operand_from_expr(lw, arg(&a, 2));
+            if (!other.pyconst && !broadcast_shape(shape, other.type, &shape)) {
+                lower_error(lw, loc, "other's shape does not match the pointer's");
+                return lv_none();
+            }
+        }
+        Type rt = with_dtype(shape, pt.dtype);
+        ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
+                          m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0,
+                          arg(&a, 2) ? operand_as(lw, &other, rt) : 0};
+        return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
+    }
+    case BI_STORE: {
+        /* semantic._store_legacy: value and mask broadcast to the pointer's shape; the value is
+         * cast to the pointee. Operands: (ptr, value, mask or 0). */
+        if (!arg(&a, 0) || !arg(&a, 1))
+            return lv_none();
+        ValueId p = lower_value(lw, arg(&a, 0));
+        Operand v = operand_from_expr(lw, arg(&a, 1));
+        ValueId m = arg(&a, 2) ? lower_value(lw, arg(&a, 2)) : 0;
+        if (!p)
+            return lv_none();
+        Type pt = vtype(lw, p);
+        if (!pt.is_ptr) {
+            lower_error(lw, arg(&a, 0)->loc, "tl.store needs a pointer, not %s", type_str(lw->arena, pt));
+            return lv_none();
+        }
+        Type shape = pt;
+        if ((!v.pyconst && !broadcast_shape(shape, v.type, &shape)) ||
+            (m && !broadcast_shape(shape, vtype(lw, m), &shape))) {
+            lower_error(lw, loc, "the value's or mask's shape does not match the pointer's");
+            return lv_none();
+        }
+        ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
+                          operand_as(lw, &v, with_dtype(shape, pt.dtype)),
+                          m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0};
+        emit(lw, OP_STORE, loc, ops, 3, NULL, 0, 0);
+        return lv_none();
+    }
+    case BI_DOT: {
+        if (!arg(&a, 0) || !arg(&a, 1))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0)), y = lower_value(lw, arg(&a, 1));
+        if (!x || !y)
+            return lv_none();
+        Type xt = vtype(lw, x), yt = vtype(lw, y);
+        if (xt.rank < 2 || xt.rank != yt.rank) {
+            lower_error(lw, loc, "tl.dot needs two 2-D (or 3-D) blocks");
+            return lv_none();
+        }
+        if (!have_r || r.rank != xt.rank) {
+            /* semantic.dot: int8 -> int32; fp32/bf16 -> fp32; fp64; else out_dtype (fp32). */
+            DType out = DT_F32;
+            arg_const_dtype(&a, 6, &out);
+            DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8 ? DT_I32
+                      : xt.dtype == DT_F64                   ? DT_F64
+                      : xt.dtype == DT_F32 || xt.dtype == DT_BF16 ? DT_F32
+                                                                  : out;
+            r = xt;
+            r.dtype = d;
+            r.shape[r.rank - 1] = yt.shape[yt.rank - 1];
+        }
+        ValueId acc = arg(&a, 2) ? lower_as(lw, arg(&a, 2), r) : emit_zero(lw, loc, r);
+        /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
+         * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also 0. */
+        bool tf32 = true;
+        const char *prec = arg_const_str(&a, 3);
+        if (prec)
+            tf32 = strcmp(prec, "tf32") == 0;
+        else if (arg(&a, 4))
+            tf32 = arg_const_bool(&a, 4, true);
+        ValueId ops[3] = {x, y, acc};
+        IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
+        op->attr[0] = tf32 && xt.dtype == DT_F32;
+        return lv_value(op->results[0]);
+    }
+    case BI_SUM:
+    case BI_MAX:
+    case BI_MIN: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        DType in = vtype(lw, x).dtype;
+        const Expr *axis = arg(&a, 1);
+        if (bi == BI_SUM) {
+            /* standard._pick_sum_dtype: ints narrower than 32 bits sum in (u)int32. */
+            bool keep = arg_const_bool(&a, 2, false);
+            DType d = in;
+            if (!arg_const_dtype(&a, 3, &d) && dtype_is_int(in) && dtype_bits(in) < 32)
+                d = dtype_is_unsigned(in) ? DT_U32 : DT_I32;
+            x = convert(lw, x, with_dtype(vtype(lw, x), d), loc);
+            return lv_value(emit_reduce(lw, OP_REDUCE_SUM, x, axis, keep, d, loc));
+        }
+        bool keep = arg_const_bool(&a, 4, false);
+        bool with_indices = arg_const_bool(&a, 2, false);
+        /* standard.max/min: bf16 computes in fp32; without indices, anything narrower than 32
+         * bits is widened (floats to fp32, ints to int32). */
+        DType d = in == DT_BF16 ? DT_F32 : in;
+        if (!with_indices && dtype_bits(d) < 32)
+            d = dtype_is_float(d) ? DT_F32 : DT_I32;
+        x = convert(lw, x, with_dtype(vtype(lw, x), d), loc);
+        OpCode code = bi == BI_MAX ? OP_REDUCE_MAX : OP_REDUCE_MIN;
+        ValueId v = emit_reduce(lw, code, x, axis, keep, d, loc);
+        if (!with_indices)
+            return lv_value(v);
+        ValueId idx = emit_reduce(lw, bi == BI_MAX ? OP_ARGMAX : OP_ARGMIN, x, axis, keep, DT_I32, loc);
+        LVal t = {.kind = LV_TUPLE, .n = 2};
+        t.elems = arena_alloc(lw->arena, 2 * sizeof *t.elems);
+        t.elems[0] = lv_value(v);
+        t.elems[1] = lv_value(idx);
+        return t;
+    }
+    case BI_ARGMAX:
+    case BI_ARGMIN: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        bool keep = arg_const_bool(&a, 3, false);
+        return lv_value(emit_reduce(lw, bi == BI_ARGMAX ? OP_ARGMAX : OP_ARGMIN, x, arg(&a, 1),
+                                    keep, DT_I32, loc));
+    }
+    case BI_EXP: case BI_EXP2: case BI_LOG: case BI_LOG2: case BI_SQRT: case BI_RSQRT:
+    case BI_ABS: case BI_SIN: case BI_COS: case BI_FLOOR: case BI_CEIL: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        if (!have_r)
+            r = vtype(lw, x);
+        return lv_value(emit_math(lw, math_opcode(bi), x, r, loc));
+    }
+    case BI_SIGMOID: {
+        /* standard.sigmoid is the jit function 1 / (1 + exp(-x)). Triton only takes fp32/fp64
+         * there (math.exp's dtype check); fp16/bf16 inputs, which sema accepts, are computed in
+         * fp32 and rounded once at the end, as the other transcendental functions. */
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        Type t = vtype(lw, x);
+        if (!have_r)
+            r = dtype_is_float(t.dtype) ? t : with_dtype(t, DT_F32);
+        Type w = t;
+        if (!dtype_is_float(t.dtype) || t.dtype == DT_F16 || t.dtype == DT_BF16)
+            w = with_dtype(t, DT_F32);
+        x = convert(lw, x, w, loc);
+        ValueId ex = emit1(lw, OP_EXP, loc, w, emit1(lw, OP_NEG, loc, w, x));
+        ValueId den = emit2(lw, OP_ADD, loc, w, emit_int(lw, loc, w, 1), ex);
+        ValueId sig = emit2(lw, OP_DIV, loc, w, emit_int(lw, loc, w, 1), den);
+        return lv_value(convert(lw, sig, r, loc));
+    }
+    case BI_FMA: {
+        if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
+            return lv_none();
+        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
+        Operand z = operand_from_expr(lw, arg(&a, 2));
+        if (!have_r) {
+            Type xy;
+            if (!binary_result_type(BIN_MUL, &x, &y, &xy) ||
+                !binary_result_type(BIN_ADD, &(Operand){.type = xy}, &z, &r)) {
+                lower_error(lw, loc, "fma's operands have incompatible types");
+                return lv_none();
+            }
+        }
+        return lv_value(emit3(lw, OP_FMA, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r),
+                              operand_as(lw, &z, r)));
+    }
+    case BI_CAST: {
+        if (!arg(&a, 0))
+            return lv_none();
+        DType d;
+        bool have_d = arg_const_dtype(&a, 1, &d);
+        LVal in = lower_expr(lw, arg(&a, 0));
+        if (in.kind == LV_CONST) {
+            if (!have_r)
+                r = have_d ? type_scalar(d) : const_type(in.csem);
+            return lv_value(lval_value(lw, in, &r, loc));
+        }
+        ValueId x = lval_value(lw, in, NULL, arg(&a, 0)->loc);
+        if (!x)
+            return lv_none();
+        Type t = vtype(lw, x);
+        if (!have_r) {
+            if (!have_d) {
+                lower_error(lw, loc, "the dtype of a cast must be a constexpr dtype");
+                return lv_none();
+            }
+            r = with_dtype(t, d);
+        }
+        r = with_shape(r, t);
+        if (same_elem(t, r))
+            return lv_value(x);
+        if (arg_const_bool(&a, 3, false)) {
+            /* semantic.bitcast: same width only; pointers go through cast. */
+            if (!t.is_ptr && !r.is_ptr && dtype_bits(t.dtype) != dtype_bits(r.dtype)) {
+                lower_error(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
+                            dtype_bits(t.dtype), dtype_bits(r.dtype));
+                return lv_none();
+            }
+            if (!t.is_ptr && !r.is_ptr)
+                return lv_value(emit1(lw, OP_BITCAST, loc, r, x));
+        }
+        return lv_value(cast_elems(lw, x, r, loc));
+    }
+    case BI_BROADCAST_TO: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        if (!have_r) {
+            int64_t dims[TRIC_MAX_RANK];
+            int n = arg_const_ints(&a, 1, dims, TRIC_MAX_RANK);
+            if (n < 0) {
+                lower_error(lw, loc, "broadcast_to needs a constexpr shape");
+                return lv_none();
+            }
+            r = shape_type(vtype(lw, x), dims, n);
+        }
+        return lv_value(broadcast_value(lw, x, r, loc));
+    }
+    case BI_EXPAND_DIMS: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        int64_t axes[TRIC_MAX_RANK];
+        int n = arg_const_ints(&a, 1, axes, TRIC_MAX_RANK);
+        if (!x || n <= 0) {
+            if (x)
+                lower_error(lw, loc, "expand_dims needs constexpr axes");
+            return lv_none();
+        }
+        /* core.expand_dims: axes wrap against the new rank and are applied in sorted order. */
+        int new_rank = vtype(lw, x).rank + n;
+        for (int i = 0; i < n; i++)
+            if (axes[i] < 0)
+                axes[i] += new_rank;
+        for (int i = 1; i < n; i++)
+            for (int k = i; k > 0 && axes[k - 1] > axes[k]; k--) {
+                int64_t tmp = axes[k];
+                axes[k] = axes[k - 1];
+                axes[k - 1] = tmp;
+            }
+        for (int i = 0; i < n; i++)
+            x = expand_dims(lw, x, (int)axes[i], loc);
+        return lv_value(x);
+    }
+    case BI_RESHAPE:
+    case BI_VIEW: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        Type t = vtype(lw, x);
+        if (!have_r) {
+            int64_t dims[TRIC_MAX_RANK];
+            int n = arg_const_ints(&a, 1, dims, TRIC_MAX_RANK);
+            if (n < 0) {
+                lower_error(lw, loc, "reshape needs a constexpr shape");
+                return lv_none();
+            }
+            r = shape_type(t, dims, n);
+        }
+        r = with_shape(t, r);
+        if (type_equal(t, r))
+            return lv_value(x);
+        if (type_numel(t) != type_numel(r)) {
+            lower_error(lw, loc, "reshape cannot change the number of elements (%lld to %lld)",
+                        (long long)type_numel(t), (long long)type_numel(r));
+            return lv_none();
+        }
+        return lv_value(emit1(lw, t.rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, x));
+    }
+    case BI_TRANS:
+    case BI_PERMUTE: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        int64_t perm[TRIC_MAX_RANK];
+        int n = permutation_args(e, &a, perm);
+        if (n <= 0) {
+            /* core.trans with no dims: (1, 0). */
+            if (bi == BI_PERMUTE || vtype(lw, x).rank != 2) {
+                lower_error(lw, loc, "%s needs constexpr dims", builtin_name(bi));
+                return lv_none();
+            }
+            perm[0] = 1;
+            perm[1] = 0;
+            n = 2;
+        }
+        return lv_value(emit_trans(lw, x, perm, n, loc));
+    }
+    case BI_MULTIPLE_OF:
+    case BI_MAX_CONTIGUOUS: {
+        if (!arg(&a, 0))
+            return lv_none();
+        ValueId x = lower_value(lw, arg(&a, 0));
+        if (!x)
+            return lv_none();
+        Type t = vtype(lw, x);
+        int64_t vals[TRIC_MAX_RANK];
+        int n = arg_const_ints(&a, 1, vals, TRIC_MAX_RANK);
+        int want = t.rank > 0 ? t.rank : 1;
+        if (n != want) {
+            lower_error(lw, loc, "%s needs %d constexpr value%s, one per dim of the input",
+                        builtin_name(bi), want, want == 1 ? "" : "s");
+            return lv_none();
+        }
+        IrOp *op = emit(lw, bi == BI_MULTIPLE_OF ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, loc, &x, 1,
+                        &t, 1, 0);
+        for (int i = 0; i < n; i++)
+            op->attr[i] = vals[i];
+        return lv_value(op->results[0]);
+    }
+    case BI_DEVICE_ASSERT: {
+        const Expr *c = arg(&a, 0);
+        if (!c || c->sem.kind == SEM_CONST)
+            return lv_none(); /* a constant condition was checked by sema */
+        ValueId cv = lower_value(lw, c);
+        if (!cv)
+            return lv_none();
+        cv = convert(lw, cv, with_dtype(vtype(lw, cv), DT_I1), loc);
+        IrOp *op = emit(lw, OP_ASSERT, loc, &cv, 1, NULL, 0, 0);
+        const char *msg = arg_const_str(&a, 1);
+        op->sattr = msg ? msg : "";
+        return lv_none();
+    }
+    case BI_SWIZZLE2D: return lower_swizzle2d(lw, e, &a);
+    case BI_STATIC_ASSERT:
+    case BI_STATIC_PRINT:
+    case BI_CONSTEXPR:
+    case BI_POINTER_TYPE:
+    case BI_LEN:
+    case BI_INT_PY:
+    case BI_FLOAT_PY: return lv_none(); /* constexpr-only: sema folded them */
+    case BI_RANGE:
+    case BI_STATIC_RANGE:
+        lower_error(lw, loc, "%s can only be iterated over by a for loop", builtin_name(bi));
+        return lv_none();
+    case BI_COUNT: break;
+    }
+    lower_error(lw, loc, "builtin '%s' cannot be lowered", builtin_name(bi));
+    return lv_none();
+}
+
+/* ---- helper calls (inlined) -------------------------------------------------------------------- */
+
+static const Expr *helper_arg(const Expr *call, const FuncDef *g, int i)
+{
+    if (call->call.bound && i < call->call.nbound)
+        return call->call.bound[i]; /* sema: positional, keywords and defaults, in param order */
+    if (i < call->call.nargs)
+        return call->call.args[i];
+    for (int k = 0; k < call->call.nkwargs; k++)
+        if (strcmp(call->call.kwnames[k], g->params[i].name) == 0)
+            return call->call.kwargs[k];
+    return g->params[i].default_value;
+}
+
+/* A user @jit helper: its typed clone's body, lowered in a scope of its own where its params are
+ * bound to the lowered arguments; the value of its return is the call's value. */
+static LVal lower_inlined(Lowerer *lw, const Expr *e)
+{
+    const FuncDef *g = e->call.inlined;
+    Env *scope = env_new(lw);
+    for (int i = 0; i < g->nparams; i++) {
+        const Param *p = &g->params[i];
+        const Expr *ae = helper_arg(e, g, i);
+        if (!ae) {
+            if (!p->is_constexpr)
+                lower_error(lw, e->loc, "missing argument '%s' of '%s'", p->name, g->name);
+            continue;
+        }
+        LVal v = lower_expr(lw, ae); /* in the caller's scope */
+        if (v.kind == LV_VALUE)
+            name_value(lw, v.id, p->name);
+        env_set(lw, scope, p->name, v);
+    }
+    Env *saved_env = lw->env;
+    LVal saved_ret = lw->ret;
+    bool saved_returned = lw->returned;
+    int saved_depth = lw->region_depth;
+    const Cont *saved_cont = lw->cont;
+    lw->env = scope;
+    lw->ret = lv_none();
+    lw->returned = false;
+    lw->region_depth = 0;
+    lw->cont = NULL;
+    lw->helper_depth++;
+    lower_block(lw, &g->body);
+    LVal result = lw->ret;
+    lw->helper_depth--;
+    lw->env = saved_env;
+    lw->ret = saved_ret;
+    lw->returned = saved_returned;
+    lw->region_depth = saved_depth;
+    lw->cont = saved_cont;
+    return result;
+}
+
+static LVal lower_call(Lowerer *lw, const Expr *e)
+{
+    if (e->call.inlined)
+        return lower_inlined(lw, e);
+    const Sem *fs = &e->call.fn->sem;
+    if (fs->kind == SEM_BUILTIN)
+        return lower_builtin(lw, e, (Builtin)fs->builtin);
+    lower_error(lw, e->loc, "this call cannot be lowered (not a builtin or an inlined @jit function)");
+    return lv_none();
+}
+
+/* ---- ternaries --------------------------------------------------------------------------------- */
+
+static bool expr_has_call(const Expr *e)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case EX_CALL: return true;
+    case EX_ATTR: return expr_has_call(e->attr.obj);
+    case EX_SUBSCRIPT:
+        for (int i = 0; i < e->sub.nidx; i++)
+            if (expr_has_call(e->sub.idx[i]))
+                return true;
+        return expr_has_call(e->sub.obj);
+    case EX_TUPLE:
+    case EX_LIST:
+        for (int i = 0; i < e->list.n; i++)
+            if (expr_has_call(e->list.elts[i]))
+                return true;
+        return false;
+    case EX_BINARY: return expr_has_call(e->bin.lhs) || expr_has_call(e->bin.rhs);
+    case EX_UNARY: return expr_has_call(e->un.operand);
+    case EX_TERNARY:
+        return expr_has_call(e->ternary.cond) || expr_has_call(e->ternary.then) ||
+               expr_has_call(e->ternary.els);
+    default: return false;
+    }
+}
+
+/* Regions are built detached and copied into their op once its results are known. */
+typedef struct RegionCtx {
+    IrBuilder saved_b;
+    Env *saved_env;
+    const Cont *saved_cont;
+} RegionCtx;
+
+/* Makes ops go to region r (a fresh one when NULL) with scope env, until region_leave. */
+static IrRegion *region_enter(Lowerer *lw, IrRegion *r, Env *env, RegionCtx *ctx)
+{
+    if (!r)
+        r = arena_alloc(lw->arena, sizeof *r);
+    ctx->saved_b = lw->b;
+    ctx->saved_env = lw->env;
+    ctx->saved_cont = lw->cont;
+    lw->cont = NULL;
+    lw->b.region = r;
+    lw->b.pos = -1;
+    lw->env = env;
+    lw->region_depth++;
+    return r;
+}
+
+static void region_leave(Lowerer *lw, RegionCtx *ctx)
+{
+    lw->b = ctx->saved_b;
+    lw->env = ctx->saved_env;
+    lw->cont = ctx->saved_cont;
+    lw->region_depth--;
+}
+
+static void emit_yield(Lowerer *lw, OpCode code, SrcLoc loc, const ValueId *vals, int n)
+{
+    emit(lw, code, loc, vals, n, NULL, 0, 0);
+}
+
+/* Whether evaluating e may touch memory or stop the program: loads (a masked-off side must not
+ * fault), stores, asserts, helper bodies. Other builtins are pure. */
+static bool expr_has_effects(const Expr *e)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case EX_CALL: {
+        if (e->call.inlined)
+            return true;
+        const Sem *fs = &e->call.fn->sem;
+        if (fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
+            fs->builtin == BI_DEVICE_ASSERT)
+            return true;
+        for (int i = 0; i < e->call.nargs; i++)
+            if (expr_has_effects(e->call.args[i]))
+                return true;
+        for (int i = 0; i < e->call.nkwargs; i++)
+            if (expr_has_effects(e->call.kwargs[i]))
+                return true;
+        return expr_has_effects(e->call.fn);
+    }
+    case EX_ATTR: return expr_has_effects(e->attr.obj);
+    case EX_SUBSCRIPT:
+        for (int i = 0; i < e->sub.nidx; i++)
+            if (expr_has_effects(e->sub.idx[i]))
+                return true;
+        return expr_has_effects(e->sub.obj);
+    case EX_TUPLE:
+    case EX_LIST:
+        for (int i = 0; i < e->list.n; i++)
+            if (expr_has_effects(e->list.elts[i]))
+                return true;
+        return false;
+    case EX_BINARY: return expr_has_effects(e->bin.lhs) || expr_has_effects(e->bin.rhs);
+    case EX_UNARY: return expr_has_effects(e->un.operand);
+    case EX_TERNARY:
+        return expr_has_effects(e->ternary.cond) || expr_has_effects(e->ternary.then) ||
+               expr_has_effects(e->ternary.els);
+    default: return false;
+    }
+}
+
+/* `a if c else b` with a run-time c: a select when both sides are pure, else an if whose
+ * branches compute one side each (code_generator.visit_IfExp). */
+static LVal lower_ternary(Lowerer *lw, const Expr *e)
+{
+    const Expr *c = e->ternary.cond;
+    if (c->sem.kind == SEM_CONST) {
+        int64_t t;
+        bool taken = expr_const_int(c, &t) ? t != 0 : !expr_is_none(c);
+        return lower_expr(lw, taken ? e->ternary.then : e->ternary.els);
+    }
+    ValueId cv = lower_value(lw, c);
+    if (!cv)
+        return lv_none();
+    Type ct = vtype(lw, cv);
+    if (ct.rank != 0) {
+        lower_error(lw, c->loc, "the condition of a conditional expression must be a scalar; use tl.where for blocks");
+        return lv_none();
+    }
+    cv = convert(lw, cv, type_scalar(DT_I1), c->loc);
+    Type r;
+    if (!sem_value_type(e, &r)) {
+        lower_error(lw, e->loc, "internal: conditional expression has no type");
+        return lv_none();
+    }
+    if (!expr_has_effects(e->ternary.then) && !expr_has_effects(e->ternary.els)) {
+        ValueId x = lower_as(lw, e->ternary.then, r), y = lower_as(lw, e->ternary.els, r);
+        return lv_value(emit3(lw, OP_SELECT, e->loc, r, convert(lw, cv, with_dtype(r, DT_I1), e->loc), x, y));
+    }
+    RegionCtx ctx;
+    IrRegion *then_r = region_enter(lw, NULL, lw->env, &ctx);
+    ValueId x = lower_as(lw, e->ternary.then, r);
+    emit_yield(lw, OP_YIELD, e->loc, &x, 1);
+    region_leave(lw, &ctx);
+    IrRegion *else_r = region_enter(lw, NULL, lw->env, &ctx);
+    ValueId y = lower_as(lw, e->ternary.els, r);
+    emit_yield(lw, OP_YIELD, e->loc, &y, 1);
+    region_leave(lw, &ctx);
+    IrOp *op = emit(lw, OP_IF, e->loc, &cv, 1, &r, 1, 2);
+    op->regions[0] = *then_r;
+    op->regions[1] = *else_r;
+    return lv_value(op->results[0]);
+}
+
+/* ---- expressions --------------------------------------------------------------------------------- */
+
+static LVal lower_tuple(Lowerer *lw, const Expr *e)
+{
+    LVal t = {.kind = LV_TUPLE, .n = e->list.n};
+    t.elems = arena_alloc(lw->arena, (size_t)(e->list.n + 1) * sizeof *t.elems);
+    for (int i = 0; i < e->list.n; i++)
+        t.elems[i] = lower_expr(lw, e->list.elts[i]);
+    return t;
+}
+
+static LVal lower_expr(Lowerer *lw, const Expr *e)
+{
+    if (!e)
+        return lv_none();
+    switch (e->sem.kind) {
+    case SEM_CONST:
+        /* A helper call sema folded may still store: lower its body for the effects. */
+        if (e->kind == EX_CALL && e->call.inlined)
+            lower_inlined(lw, e);
+        return lv_const(&e->sem);
+    case SEM_MODULE:
+    case SEM_BUILTIN:
+    case SEM_FUNC: return lv_none();
+    case SEM_VOID:
+        if (e->kind == EX_CALL)
+            lower_call(lw, e);
+        return lv_none();
+    case SEM_VALUE:
+    case SEM_UNSET: break;
+    }
+    switch (e->kind) {
+    case EX_NAME: {
+        Binding *b = env_find(lw->env, e->str);
+        if (!b) {
+            lower_error(lw, e->loc, "internal: no value for '%s' at this point", e->str);
+            return lv_none();
+        }
+        return b->val;
+    }
+    case EX_INT:
+    case EX_FLOAT:
+    case EX_BOOL: {
+        /* sema should have marked literals SEM_CONST; make the constant here if it did not. */
+        Sem *s = arena_alloc(lw->arena, sizeof *s);
+        s->kind = SEM_CONST;
+        if (e->kind == EX_INT) {
+            s->cv.kind = CV_INT;
+            s->cv.i = e->ival;
+        } else if (e->kind == EX_FLOAT) {
+            s->cv.kind = CV_FLOAT;
+            s->cv.f = e->fval;
+        } else {
+            s->cv.kind = CV_BOOL;
+            s->cv.b = e->bval;
+        }
+        s->type = type_scalar(python_const_dtype(&s->cv));
+        return lv_const(s);
+    }
+    case EX_NONE: return lv_none();
+    case EX_BINARY: return lower_binary(lw, e);
+    case EX_UNARY: return lower_unary(lw, e);
+    case EX_TERNARY: return lower_ternary(lw, e);
+    case EX_SUBSCRIPT: return lower_subscript(lw, e);
+    case EX_ATTR: return lower_attr(lw, e);
+    case EX_CALL: return lower_call(lw, e);
+    case EX_TUPLE:
+    case EX_LIST: return lower_tuple(lw, e);
+    default:
+        lower_error(lw, e->loc, "this expression cannot be lowered to the IR");
+        return lv_none();
+    }
+}
+
+/* ---- statements -------------------------------------------------------------------------------- */
+
+/* The variables a block may assign (run-time branches both ways, constexpr ones as decided),
+ * the way Triton's dry run over a loop body finds its local_defs. */
+typedef struct NameSet {
+    const char **names;
+    int n, cap;
+} NameSet;
+
+static void nameset_add(Lowerer *lw, NameSet *s, const char *name)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->names[i], name) == 0)
+            return;
+    ARENA_PUSH(lw->arena, s->names, s->n, s->cap, name);
+}
+
+static void collect_target_names(Lowerer *lw, const Expr *t, NameSet *s)
+{
+    if (t->kind == EX_NAME)
+        nameset_add(lw, s, t->str);
+    else if (t->kind == EX_TUPLE || t->kind == EX_LIST)
+        for (int i = 0; i < t->list.n; i++)
+            collect_target_names(lw, t->list.elts[i], s);
+}
+
+static bool for_is_static(const Stmt *s);
+
+static void collect_assigned(Lowerer *lw, const Block *b, NameSet *s)
+{
+    for (int i = 0; i < b->n; i++) {
+        const Stmt *st = b->stmts[i];
+        switch (st->kind) {
+        case ST_ASSIGN:
+            for (int k = 0; k < st->assign.ntargets; k++)
+                collect_target_names(lw, st->assign.targets[k], s);
+            break;
+        case ST_AUGASSIGN: collect_target_names(lw, st->aug.target, s); break;
+        case ST_IF:
+            if (st->if_.static_taken != 0)
+                collect_assigned(lw, &st->if_.then, s);
+            if (st->if_.static_taken != 1)
+                collect_assigned(lw, &st->if_.els, s);
+            break;
+        case ST_FOR:
+            if (for_is_static(st)) {
+                for (int k = 0; k < st->for_.nunrolled; k++)
+                    collect_assigned(lw, &st->for_.unrolled[k], s);
+            } else {
+                collect_target_names(lw, st->for_.target, s);
+                collect_assigned(lw, &st->for_.body, s);
+            }
+            break;
+        case ST_WHILE: collect_assigned(lw, &st->while_.body, s); break;
+        default: break;
+        }
+    }
+}
+
+static void bind_target(Lowerer *lw, const Expr *t, LVal v, SrcLoc loc)
+{
+    switch (t->kind) {
+    case EX_NAME:
+        if (v.kind == LV_VALUE)
+            name_value(lw, v.id, t->str);
+        env_set(lw, lw->env, t->str, v);
+        return;
+    case EX_TUPLE:
+    case EX_LIST:
+        if (v.kind == LV_CONST && v.csem->cv.kind == CV_TUPLE) {
+            /* (a, b) = (BLOCK_M, BLOCK_N): one constexpr per target. */
+            if (v.csem->cv.tuple.n != t->list.n)
+                break;
+            for (int i = 0; i < t->list.n; i++) {
+                Sem *es = arena_alloc(lw->arena, sizeof *es);
+                es->kind = SEM_CONST;
+                es->cv = v.csem->cv.tuple.elems[i];
+                es->type = type_scalar(python_const_dtype(&es->cv));
+                bind_target(lw, t->list.elts[i], lv_const(es), loc);
+            }
+            return;
+        }
+        if (v.kind != LV_TUPLE || v.n != t->list.n)
+            break;
+        for (int i = 0; i < t->list.n; i++)
+            bind_target(lw, t->list.elts[i], v.elems[i], loc);
+        return;
+    default:
+        lower_error(lw, t->loc, "only names and tuples of names can be assigned to");
+        return;
+    }
+    lower_error(lw, loc, "cannot unpack this value into %d targets", t->list.n);
+}
+
+static void lower_assign(Lowerer *lw, const Stmt *s)
+{
+    LVal v = lower_expr(lw, s->assign.value);
+    for (int i = 0; i < s->assign.ntargets; i++)
+        bind_target(lw, s->assign.targets[i], v, s->loc);
+}
+
+/* x op= v is x = x op v (code_generator.visit_AugAssign). */
+static void lower_augassign(Lowerer *lw, const Stmt *s)
+{
+    const Expr *t = s->aug.target;
+    if (t->kind != EX_NAME) {
+        lower_error(lw, t->loc, "only names can be the target of an augmented assignment");
+        return;
+    }
+    /* sema gives the target the new binding's Sem: a folded constexpr, or the result's type
+     * and computation dtype. */
+    if (t->sem.kind == SEM_CONST) {
+        env_set(lw, lw->env, t->str, lv_const(&t->sem));
+        return;
+    }
+    Binding *b = env_find(lw->env, t->str);
+    if (!b) {
+        lower_error(lw, t->loc, "internal: no value for '%s' at this point", t->str);
+        return;
+    }
+    Sem lhs_sem = {.kind = SEM_VALUE};
+    if (b->val.kind == LV_CONST)
+        lhs_sem.type = const_type(b->val.csem);
+    Operand lhs = operand_from_lval(lw, b->val, &lhs_sem, t->loc);
+    Operand rhs = operand_from_expr(lw, s->aug.value);
+    Type r;
+    const DType *cdt = NULL;
+    if (t->sem.kind == SEM_VALUE) {
+        r = t->sem.type;
+        cdt = &t->sem.compute_dtype;
+    } else if (!binary_result_type(s->aug.op, &lhs, &rhs, &r)) {
+        lower_error(lw, s->loc, "operands of '%s=' have incompatible types", binop_str(s->aug.op));
+        return;
+    }
+    ValueId v = lower_binary_operands(lw, s->aug.op, &lhs, &rhs, r, cdt, s->loc);
+    if (v) {
+        name_value(lw, v, t->str);
+        env_set(lw, lw->env, t->str, lv_value(v));
+    }
+}
+
+static ValueId scalar_condition(Lowerer *lw, const Expr *c, const char *what)
+{
+    ValueId v = lower_value(lw, c);
+    if (!v)
+        return 0;
+    if (vtype(lw, v).rank != 0) {
+        lower_error(lw, c->loc, "the condition of %s must be a scalar, not %s", what,
+                    type_str(lw->arena, vtype(lw, v)));
+        return 0;
+    }
+    return convert(lw, v, type_scalar(DT_I1), c->loc);
+}
+
+/* The type a variable carried out of a region has: its value's, or its constant's. */
+static bool lval_carried_type(Lowerer *lw, const LVal *v, Type *out)
+{
+    if (v->kind == LV_VALUE) {
+        *out = vtype(lw, v->id);
+        return true;
+    }
+    if (v->kind == LV_CONST && const_is_numeric(v->csem)) {
+        *out = const_type(v->csem);
+        return true;
+    }
+    return false;
+}
+
+static void lower_block_in_region(Lowerer *lw, const Block *b)
+{
+    lower_block(lw, b);
+    if (lw->returned) {
+        lower_error(lw, b->n ? b->stmts[b->n - 1]->loc : (SrcLoc){0},
+                    "a return inside run-time control flow is not supported");
+        lw->returned = false;
+    }
+}
+
+static bool block_returns(const Block *b);
+
+static bool stmt_returns(const Stmt *s)
+{
+    switch (s->kind) {
+    case ST_RETURN: return true;
+    case ST_IF:
+        return (s->if_.static_taken != 0 && block_returns(&s->if_.then)) ||
+               (s->if_.static_taken != 1 && block_returns(&s->if_.els));
+    default: return false; /* sema rejects return inside loops */
+    }
+}
+
+/* Whether a block may return (from the kernel: helpers are separate scopes). */
+static bool block_returns(const Block *b)
+{
+    for (int i = 0; i < b->n; i++)
+        if (stmt_returns(b->stmts[i]))
+            return true;
+    return false;
+}
+
+static void lower_cont(Lowerer *lw, const Cont *k);
+
+/* `if c: ... return ...` in the kernel's body (Triton allows a return outside loops: its CFG
+ * ends the block there). Structured, the rest of the kernel moves into the branches: each runs
+ * its own statements then, unless it returned, the continuation. The if has no results: nothing
+ * after it is left to lower. */
+static void lower_if_returning(Lowerer *lw, const Stmt *s, ValueId c)
+{
+    const Cont *rest = lw->cont;
+    RegionCtx ctx;
+    IrRegion *branches[2];
+    const Block *blocks[2] = {&s->if_.then, &s->if_.els};
+    for (int i = 0; i < 2; i++) {
+        branches[i] = region_enter(lw, NULL, env_copy(lw, lw->env), &ctx);
+        lw->region_depth--; /* the branch continues the kernel's body: returns stay allowed */
+        Cont k = {.block = blocks[i], .start = 0, .next = rest};
+        lower_cont(lw, &k);
+        lw->returned = false;
+        emit_yield(lw, OP_YIELD, s->loc, NULL, 0);
+        lw->region_depth++;
+        region_leave(lw, &ctx);
+    }
+    IrOp *op = emit(lw, OP_IF, s->loc, &c, 1, NULL, 0, 2);
+    op->regions[0] = *branches[0];
+    op->regions[1] = *branches[1];
+    lw->returned = true;
+}
+
+/* A run-time if (code_generator.visit_then_else_blocks): the results are the live-in variables
+ * either branch reassigns, then the new variables both branches define. */
+static void lower_if_runtime(Lowerer *lw, const Stmt *s)
+{
+    ValueId c = scalar_condition(lw, s->if_.cond, "an if");
+    if (!c)
+        return;
+    if (lw->helper_depth == 0 && lw->region_depth == 0 && stmt_returns(s)) {
+        lower_if_returning(lw, s, c);
+        return;
+    }
+    Env *outer = lw->env;
+    RegionCtx ctx;
+    Env *then_env = env_copy(lw, outer);
+    IrRegion *then_r = region_enter(lw, NULL, then_env, &ctx);
+    lower_block_in_region(lw, &s->if_.then);
+    region_leave(lw, &ctx);
+    Env *else_env = env_copy(lw, outer);
+    IrRegion *else_r = region_enter(lw, NULL, else_env, &ctx);
+    lower_block_in_region(lw, &s->if_.els);
+    region_leave(lw, &ctx);
+
+    NameSet names = {0};
+    for (int i = 0; i < outer->n; i++) {
+        const Binding *o = &outer->items[i];
+        const Binding *tb = env_find(then_env, o->name), *eb = env_find(else_env, o->name);
+        if (!lval_equal(&tb->val, &o->val) || !lval_equal(&eb->val, &o->val))
+            nameset_add(lw, &names, o->name);
+    }
+    for (int i = 0; i < then_env->n; i++) {
+        const char *name = then_env->items[i].name;
+        if (!env_find(outer, name) && env_find(else_env, name))
+            nameset_add(lw, &names, name);
+    }
+
+    Type *types = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *types);
+    ValueId *then_vals = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *then_vals);
+    ValueId *else_vals = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *else_vals);
+    int n = 0;
+    const char **kept = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *kept);
+    for (int i = 0; i < names.n; i++) {
+        LVal tv = env_find(then_env, names.names[i])->val;
+        LVal ev = env_find(else_env, names.names[i])->val;
+        Type t;
+        if (!lval_carried_type(lw, &tv, &t) && !lval_carried_type(lw, &ev, &t))
+            continue; /* None, tuples of constexprs, ...: nothing run-time to merge */
+        if (tv.kind == LV_VALUE)
+            t = vtype(lw, tv.id);
+        else if (ev.kind == LV_VALUE)
+            t = vtype(lw, ev.id);
+        if ((tv.kind != LV_VALUE && tv.kind != LV_CONST) || (ev.kind != LV_VALUE && ev.kind != LV_CONST)) {
+            lower_error(lw, s->loc, "'%s' must be a scalar or block in both branches of this if",
+                        names.names[i]);
+            continue;
+        }
+        types[n] = t;
+        kept[n] = names.names[i];
+        region_enter(lw, then_r, then_env, &ctx);
+        then_vals[n] = lval_value(lw, tv, &t, s->loc);
+        region_leave(lw, &ctx);
+        region_enter(lw, else_r, else_env, &ctx);
+        else_vals[n] = lval_value(lw, ev, &t, s->loc);
+        region_leave(lw, &ctx);
+        n++;
+    }
+    region_enter(lw, then_r, then_env, &ctx);
+    emit_yield(lw, OP_YIELD, s->loc, then_vals, n);
+    region_leave(lw, &ctx);
+    region_enter(lw, else_r, else_env, &ctx);
+    emit_yield(lw, OP_YIELD, s->loc, else_vals, n);
+    region_leave(lw, &ctx);
+
+    IrOp *op = emit(lw, OP_IF, s->loc, &c, 1, types, n, 2);
+    op->regions[0] = *then_r;
+    op->regions[1] = *else_r;
+    for (int i = 0; i < n; i++) {
+        name_value(lw, op->results[i], kept[i]);
+        env_set(lw, outer, kept[i], lv_value(op->results[i]));
+    }
+}
+
+static void lower_if(Lowerer *lw, const Stmt *s)
+{
+    int taken = s->if_.static_taken;
+    if (taken < 0 && s->if_.cond->sem.kind == SEM_CONST) {
+        int64_t v;
+        taken = expr_const_int(s->if_.cond, &v) ? v != 0 : !expr_is_none(s->if_.cond);
+    }
+    if (taken == 1)
+        lower_block(lw, &s->if_.then); /* a constexpr if: the taken branch, in this scope */
+    else if (taken == 0)
+        lower_block(lw, &s->if_.els);
+    else
+        lower_if_runtime(lw, s);
+}
+
+/* The iterator's builtin: range / tl.range / tl.static_range, or -1. */
+static int for_iter_builtin(const Stmt *s)
+{
+    const Expr *it = s->for_.iter;
+    if (!it || it->kind != EX_CALL)
+        return -1;
+    const Expr *fn = it->call.fn;
+    if (fn->sem.kind == SEM_BUILTIN)
+        return fn->sem.builtin;
+    const char *name = fn->kind == EX_NAME ? fn->str : fn->kind == EX_ATTR ? fn->attr.name : "";
+    if (strcmp(name, "range") == 0)
+        return BI_RANGE;
+    if (strcmp(name, "static_range") == 0)
+        return BI_STATIC_RANGE;
+    return -1;
+}
+
+static bool for_is_static(const Stmt *s)
+{
+    return s->for_.unrolled || for_iter_builtin(s) == BI_STATIC_RANGE;
+}
+
+/* The live-in variables a loop body may reassign: what the loop carries. */
+static int loop_carried(Lowerer *lw, const Block *body, const char *skip, const char ***names_out,
+                        ValueId **inits_out, Type **types_out, SrcLoc loc)
+{
+    NameSet assigned = {0};
+    collect_assigned(lw, body, &assigned);
+    const char **names = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *names);
+    ValueId *inits = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *inits);
+    Type *types = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *types);
+    int n = 0;
+    for (int i = 0; i < lw->env->n; i++) {
+        const Binding *b = &lw->env->items[i];
+        if (skip && strcmp(b->name, skip) == 0)
+            continue;
+        bool found = false;
+        for (int k = 0; k < assigned.n && !found; k++)
+            found = strcmp(assigned.names[k], b->name) == 0;
+        Type t;
+        if (!found || !lval_carried_type(lw, &b->val, &t))
+            continue;
+        names[n] = b->name;
+        types[n] = t;
+        inits[n] = lval_value(lw, b->val, &t, loc);
+        n++;
+    }
+    *names_out = names;
+    *inits_out = inits;
+    *types_out = types;
+    return n;
+}
+
+/* Ends a loop body: yields the carried variables' values, in their carried types. */
+static void yield_carried(Lowerer *lw, OpCode code, const char **names, const Type *types, int n,
+                          const ValueId *prefix, int nprefix, SrcLoc loc)
+{
+    ValueId *vals = arena_alloc(lw->arena, (size_t)(n + nprefix + 1) * sizeof *vals);
+    for (int i = 0; i < nprefix; i++)
+        vals[i] = prefix[i];
+    for (int i = 0; i < n; i++)
+        vals[nprefix + i] = lval_value(lw, env_find(lw->env, names[i])->val, &types[i], loc);
+    emit_yield(lw, code, loc, vals, n + nprefix);
+}
+
+static void lower_for(Lowerer *lw, const Stmt *s)
+{
+    int bi = for_iter_builtin(s);
+    if (for_is_static(s)) {
+        /* tl.static_range: sema unrolled it; each copy has the index as a constexpr. */
+        for (int i = 0; i < s->for_.nunrolled && !lw->returned; i++)
+            lower_block(lw, &s->for_.unrolled[i]);
+        return;
+    }
+    if (bi != BI_RANGE) {
+        lower_error(lw, s->for_.iter->loc, "a for loop must iterate over range, tl.range or tl.static_range");
+        return;
+    }
+    const Expr *call = s->for_.iter;
+    Args a;
+    bind_args(call, BI_RANGE, &a);
+    const Expr *lo_e = arg(&a, 0), *hi_e = arg(&a, 1), *step_e = arg(&a, 2);
+    if (!hi_e) {
+        hi_e = lo_e;
+        lo_e = NULL;
+    }
+    if (!hi_e) {
+        lower_error(lw, call->loc, "range needs an upper bound");
+        return;
+    }
+    /* The induction variable's type: the bounds' and step's integer promotion. */
+    Operand lo = {0}, hi = operand_from_expr(lw, hi_e), step = {0};
+    static const Sem zero_sem = {.kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 0}, .type = {.dtype = DT_I32}};
+    static const Sem one_sem = {.kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 1}, .type = {.dtype = DT_I32}};
+    lo = lo_e ? operand_from_expr(lw, lo_e) : operand_from_lval(lw, lv_const(&zero_sem), &zero_sem, call->loc);
+    step = step_e ? operand_from_expr(lw, step_e) : operand_from_lval(lw, lv_const(&one_sem), &one_sem, call->loc);
+    if (lo.lv.kind == LV_NONE || hi.lv.kind == LV_NONE || step.lv.kind == LV_NONE)
+        return;
+    if (lo.type.rank || hi.type.rank || step.type.rank || lo.type.is_ptr || hi.type.is_ptr ||
+        step.type.is_ptr || !dtype_is_int(lo.type.dtype) || !dtype_is_int(hi.type.dtype) ||
+        !dtype_is_int(step.type.dtype)) {
+        lower_error(lw, call->loc, "range bounds and step must be integer scalars");
+        return;
+    }
+    Type ivt = type_scalar(integer_promote(integer_promote(lo.type.dtype, hi.type.dtype), step.type.dtype));
+    if (s->for_.target->sem.kind == SEM_VALUE)
+        ivt = s->for_.target->sem.type; /* sema's choice, which typed the body's uses */
+    /* A constant negative step: iterate the mirrored range upward and map the index back
+     * (code_generator.visit_For does the same, scf.for needing a positive step). */
+    bool negative = step.lv.kind == LV_CONST && step.lv.csem->cv.kind == CV_INT && step.lv.csem->cv.i < 0;
+    ValueId lov = operand_as(lw, &lo, ivt), hiv = operand_as(lw, &hi, ivt);
+    ValueId stepv;
+    if (negative) {
+        stepv = emit_int(lw, call->loc, ivt, -step.lv.csem->cv.i);
+        ValueId tmp = lov;
+        lov = hiv;
+        hiv = tmp;
+    } else {
+        stepv = operand_as(lw, &step, ivt);
+    }
+    const char *iv_name = s->for_.target->kind == EX_NAME ? s->for_.target->str : NULL;
+    if (!iv_name) {
+        lower_error(lw, s->for_.target->loc, "a for loop's target must be a name");
+        return;
+    }
+
+    const char **names;
+    ValueId *inits;
+    Type *types;
+    int n = loop_carried(lw, &s->for_.body, iv_name, &names, &inits, &types, s->loc);
+
+    Env *outer = lw->env;
+    RegionCtx ctx;
+    IrRegion *body = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
+    ValueId iv = ir_region_add_arg(lw->f, body, ivt, iv_name);
+    for (int i = 0; i < n; i++)
+        env_set(lw, lw->env, names[i], lv_value(ir_region_add_arg(lw->f, body, types[i], names[i])));
+    if (negative) /* index = (original lo) + (original hi) - mirrored index */
+        iv = emit2(lw, OP_ADD, s->loc, ivt, emit2(lw, OP_SUB, s->loc, ivt, hiv, iv), lov);
+    env_set(lw, lw->env, iv_name, lv_value(iv));
+    lower_block_in_region(lw, &s->for_.body);
+    yield_carried(lw, OP_YIELD, names, types, n, NULL, 0, s->loc);
+    region_leave(lw, &ctx);
+
+    ValueId *ops = arena_alloc(lw->arena, (size_t)(n + 3) * sizeof *ops);
+    ops[0] = lov;
+    ops[1] = hiv;
+    ops[2] = stepv;
+    for (int i = 0; i < n; i++)
+        ops[3 + i] = inits[i];
+    IrOp *op = emit(lw, OP_FOR, s->loc, ops, n + 3, types, n, 1);
+    op->regions[0] = *body;
+    for (int i = 0; i < n; i++) {
+        name_value(lw, op->results[i], names[i]);
+        env_set(lw, outer, names[i], lv_value(op->results[i]));
+    }
+}
+
+/* while cond: body (code_generator.visit_While): region 0 recomputes the condition from the
+ * carried values, region 1 is the body. */
+static void lower_while(Lowerer *lw, const Stmt *s)
+{
+    int64_t cv;
+    if (expr_const_int(s->while_.cond, &cv) && !cv)
+        return; /* while False: nothing runs */
+    const char **names;
+    ValueId *inits;
+    Type *types;
+    int n = loop_carried(lw, &s->while_.body, NULL, &names, &inits, &types, s->loc);
+    Env *outer = lw->env;
+    RegionCtx ctx;
+
+    IrRegion *before = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
+    ValueId *args = arena_alloc(lw->arena, (size_t)(n + 1) * sizeof *args);
+    for (int i = 0; i < n; i++) {
+        args[i] = ir_region_add_arg(lw->f, before, types[i], names[i]);
+        env_set(lw, lw->env, names[i], lv_value(args[i]));
+    }
+    ValueId c = scalar_condition(lw, s->while_.cond, "a while loop");
+    if (!c) {
+        region_leave(lw, &ctx);
+        return;
+    }
+    yield_carried(lw, OP_CONDITION, names, types, n, &c, 1, s->while_.cond->loc);
+    region_leave(lw, &ctx);
+
+    IrRegion *after = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
+    for (int i = 0; i < n; i++)
+        env_set(lw, lw->env, names[i], lv_value(ir_region_add_arg(lw->f, after, types[i], names[i])));
+    lower_block_in_region(lw, &s->while_.body);
+    yield_carried(lw, OP_YIELD, names, types, n, NULL, 0, s->loc);
+    region_leave(lw, &ctx);
+
+    IrOp *op = emit(lw, OP_WHILE, s->loc, inits, n, types, n, 2);
+    op->regions[0] = *before;
+    op->regions[1] = *after;
+    for (int i = 0; i < n; i++) {
+        name_value(lw, op->results[i], names[i]);
+        env_set(lw, outer, names[i], lv_value(op->results[i]));
+    }
+}
+
+/* The source text from loc to the end of its line, comment and trailing blanks cut; NULL when
+ * the text is not at hand. */
+static const char *source_line_from(Lowerer *lw, SrcLoc loc)
+{
+    const SrcFile *file = loc.file;
+    if (!file || !file->text || loc.line <= 0)
+        return NULL;
+    const char *p = file->text, *end = file->text + file->len;
+    for (int line = 1; line < loc.line && p < end; p++)
+        if (*p == '\n')
+            line++;
+    for (int col = 1; col < loc.col && p < end && *p != '\n'; col++)
+        p++;
+    const char *q = p;
+    while (q < end && *q != '\n' && *q != '#')
+        q++;
+    while (q > p && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\r'))
+        q--;
+    return q > p ? arena_strndup(lw->arena, p, (size_t)(q - p)) : NULL;
+}
+
+/* `assert cond, msg` is tl.device_assert(cond, msg) (code_generator.visit_Assert). Without a
+ * message the statement's source text is the message, as C's assert prints it. */
+static void lower_assert(Lowerer *lw, const Stmt *s)
+{
+    const Expr *c = s->assert_.cond;
+    if (!c || c->sem.kind == SEM_CONST)
+        return;
+    ValueId v = lower_value(lw, c);
+    if (!v)
+        return;
+    v = convert(lw, v, with_dtype(vtype(lw, v), DT_I1), c->loc);
+    IrOp *op = emit(lw, OP_ASSERT, s->loc, &v, 1, NULL, 0, 0);
+    const Expr *m = s->assert_.msg;
+    if (m && m->sem.kind == SEM_CONST && m->sem.cv.kind == CV_STR) {
+        op->sattr = m->sem.cv.s;
+    } else if (m && m->kind == EX_STR) {
+        op->sattr = m->str;
+    } else {
+        const char *text = source_line_from(lw, s->loc);
+        op->sattr = text ? text : "assertion failed";
+    }
+}
+
+static void lower_stmt(Lowerer *lw, const Stmt *s)
+{
+    switch (s->kind) {
+    case ST_EXPR:
+        /* Docstrings and other constants are dropped; calls run for their effects. */
+        if (s->expr.value && (s->expr.value->kind == EX_CALL || expr_has_call(s->expr.value)))
+            lower_expr(lw, s->expr.value);
+        return;
+    case ST_ASSIGN: lower_assign(lw, s); return;
+    case ST_AUGASSIGN: lower_augassign(lw, s); return;
+    case ST_IF: lower_if(lw, s); return;
+    case ST_FOR: lower_for(lw, s); return;
+    case ST_WHILE: lower_while(lw, s); return;
+    case ST_RETURN:
+        lw->ret = s->ret.value ? lower_expr(lw, s->ret.value) : lv_none();
+        lw->returned = true;
+        return;
+    case ST_ASSERT: lower_assert(lw, s); return;
+    case ST_PASS:
+    case ST_IMPORT: return;
+    case ST_BREAK:
+    case ST_CONTINUE:
+        lower_error(lw, s->loc, "'%s' is not supported (Triton has no break/continue)",
+                    s->kind == ST_BREAK ? "break" : "continue");
+        return;
+    case ST_DEF: lower_error(lw, s->loc, "nested function definitions are not supported"); return;
+    }
+}
+
+/* Statements start.. of b; `after` is what follows b. */
+static void lower_seq(Lowerer *lw, const Block *b, int start, const Cont *after)
+{
+    const Cont *saved = lw->cont;
+    for (int i = start; i < b->n && !lw->returned; i++) {
+        Cont k = {.block = b, .start = i + 1, .next = after};
+        lw->cont = &k;
+        lower_stmt(lw, b->stmts[i]);
+    }
+    lw->cont = saved;
+}
+
+static void lower_block(Lowerer *lw, const Block *b) { lower_seq(lw, b, 0, lw->cont); }
+
+static void lower_cont(Lowerer *lw, const Cont *k)
+{
+    for (; k && !lw->returned; k = k->next)
+        lower_seq(lw, k->block, k->start, k->next);
+}
+
+/* ---- the kernel ----------------------------------------------------------------------------------- */
+
 IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
 {
-    (void)arena;
-    diag_error(diag, k->func->loc, "lowering to the tile IR is not implemented yet");
-    return NULL;
+    if (!k || !k->func) {
+        TRIC_INTERNAL(diag, "lower_kernel called without a kernel");
+        return NULL;
+    }
+    IrFunc *f = ir_func_new(arena, k->func->name);
+    Lowerer lw = {.f = f, .arena = arena, .diag = diag};
+    lw.b = (IrBuilder){.func = f, .region = &f->body, .pos = -1};
+    lw.env = env_new(&lw);
+    for (int i = 0; i < k->nargs; i++) {
+        const Param *p = k->args[i];
+        Type t = p->sem.type;
+        ValueId v = ir_param_add(f, t, p->name, p->divisibility);
+        if (p->equal_to_1) {
+            /* ":1": the argument is always 1; its uses see the constant (Triton's equal_to_1
+             * specialization), while a launch still passes it. */
+            f->params[f->nparams - 1].equal_to_1 = true;
+            Sem *one = arena_alloc(arena, sizeof *one);
+            one->kind = SEM_CONST;
+            one->cv.kind = CV_INT;
+            one->cv.i = 1;
+            one->type = t;
+            env_set(&lw, lw.env, p->name, lv_const(one));
+        } else {
+            env_set(&lw, lw.env, p->name, lv_value(v));
+        }
+    }
+    lower_block(&lw, &k->func->body);
+    if (lw.failed)
+        return NULL;
+#ifndef NDEBUG
+    /* Debug builds check what lowering made; a failure here is a bug in lower.c. */
+    if (!ir_verify(f, "lower", diag))
+        return NULL;
+#endif
+    return f;
 }

@@ -1,23 +1,1323 @@
-/* parser.y: placeholder grammar (being written); parse_module reports that parsing is not ready. */
+/* parser.y: the .tri grammar, a subset of Python's (Python reference, chapters 6-8).
+ *
+ * A pure, reentrant LALR(1) parser: no globals, the state travels in ParseState (%param), every
+ * token and node carries its location, and actions are one-line calls to the builders below.
+ * Syntax errors are reported by yyreport_syntax_error (specific messages where cheap) and the
+ * parser resynchronizes at the next NEWLINE (rule `stmt: error NEWLINE`), so every error in a file
+ * is reported, up to the Diag's limit. Constructs tric does not support (class, lambda, `**`,
+ * `in`, comprehensions, ...) get a message that names them. */
+
 %define api.pure full
+%define api.prefix {tfe_}
+%define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
-%parse-param {void *scanner}
-%lex-param {void *scanner}
+%param {ParseState *ps}
+
 %code requires {
 #include "frontend/frontend.h"
+
+typedef struct Lexer Lexer;
+
+/* Growable lists (arena-backed, see ARENA_PUSH) used while a construct is being parsed. */
+typedef struct ExprList { Expr **items; int n, cap; } ExprList;
+typedef struct StmtList { Stmt **items; int n, cap; } StmtList;
+typedef struct ParamList { Param *items; int n, cap; } ParamList;
+typedef struct NameList { const char **items; int n, cap; } NameList;
+typedef struct ImportList { NameList names, asnames; } ImportList;
+typedef struct DictItems { ExprList keys, vals; } DictItems;
+typedef struct Arg { const char *keyword; Expr *value; SrcLoc loc; } Arg;
+typedef struct CallArgs { ExprList args, kwargs; NameList kwnames; } CallArgs;
+typedef struct ElifItem { SrcLoc loc; Expr *cond; Block body; } ElifItem;
+typedef struct ElifList { ElifItem *items; int n, cap; } ElifList;
+
+typedef struct ParseState {
+    const SrcFile *file;
+    Arena *arena;
+    Diag *diag;
+    Lexer *lexer;
+    StmtList top;          /* the module's statements */
+    int errors_before;     /* diag->errors when parsing started */
+    int last_error_line;   /* line of the last error reported (lexer or parser) */
+    int depth_error_line;  /* line of the last "nested too deeply" (one per line) */
+    int recovered_token;   /* index of the NEWLINE that ended the last error recovery */
+} ParseState;
 }
+
+%code provides {
+int tfe_lex(TFE_STYPE *val, TFE_LTYPE *loc, ParseState *ps);
+/* lexer.l */
+Lexer *lexer_open(ParseState *ps);
+void lexer_close(Lexer *lx);
+bool lexer_innermost_bracket(const Lexer *lx, char *ch, SrcLoc *loc);
+void lexer_forget_brackets(Lexer *lx);
+int lexer_depth(const Lexer *lx);
+int lexer_line_keyword(const Lexer *lx);
+int lexer_token_count(const Lexer *lx);
+const char *lexer_token_text(const Lexer *lx, int *len);
+}
+
 %code {
-int yylex(void *lval, void *lloc, void *scanner);
-static void yyerror(void *lloc, void *scanner, const char *msg) { (void)lloc; (void)scanner; (void)msg; }
+#include <limits.h>
+#include <string.h>
+
+/* Deeper expressions are rejected so that every recursive walk of the AST (printer, clone, sema,
+ * lowering) stays far from the C stack's limit. Kernels nest a handful of levels. */
+#define MAX_EXPR_DEPTH 1000
+/* An if with more elifs than this is rejected for the same reason (elif nests an ST_IF). */
+#define MAX_ELIFS 1000
+
+static void tfe_error(TFE_LTYPE *loc, ParseState *ps, const char *msg);
+static void report(ParseState *ps, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
+static SrcLoc mkloc(const ParseState *ps, TFE_LTYPE l);
+#define L(x) mkloc(ps, (x))
+
+static void stmts_push(ParseState *ps, StmtList *l, Stmt *s);
+static void stmts_append(ParseState *ps, StmtList *l, const StmtList *more);
+static void module_append(ParseState *ps, StmtList *l, const StmtList *more);
+static void exprs_push(ParseState *ps, ExprList *l, Expr *e);
+static ExprList exprs_one(ParseState *ps, Expr *e);
+static Block block_of(const StmtList *l);
+
+static Expr *e_leaf(ParseState *ps, ExprKind kind, SrcLoc loc);
+static Expr *e_int(ParseState *ps, SrcLoc loc, int64_t v);
+static Expr *e_float(ParseState *ps, SrcLoc loc, double v);
+static Expr *e_bool(ParseState *ps, SrcLoc loc, bool v);
+static Expr *e_str(ParseState *ps, SrcLoc loc, const char *s);
+static Expr *e_strcat(ParseState *ps, Expr *a, const char *b);
+static Expr *e_name(ParseState *ps, SrcLoc loc, const char *name);
+static Expr *e_attr(ParseState *ps, Expr *obj, const char *name, SrcLoc name_loc);
+static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *args);
+static Expr *e_subscript(ParseState *ps, Expr *obj, ExprList *idx);
+static Expr *e_slice(ParseState *ps, SrcLoc loc, Expr *lo, Expr *hi, Expr *step);
+static Expr *e_list(ParseState *ps, ExprKind kind, SrcLoc loc, ExprList *elts);
+static Expr *e_dict(ParseState *ps, SrcLoc loc, DictItems *items);
+static Expr *e_binary(ParseState *ps, SrcLoc loc, BinOp op, Expr *lhs, Expr *rhs);
+static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs, bool chained);
+static Expr *e_unary(ParseState *ps, SrcLoc loc, UnOp op, Expr *x);
+static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els);
+static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base);
+
+static void args_add(ParseState *ps, CallArgs *args, Arg arg);
+static void dict_add(ParseState *ps, DictItems *d, Expr *k, Expr *v);
+
+static Stmt *s_simple(ParseState *ps, StmtKind kind, SrcLoc loc);
+static Stmt *s_expr(ParseState *ps, Expr *value);
+static Stmt *s_assign(ParseState *ps, ExprList *chain);
+static Stmt *s_annotated(ParseState *ps, Expr *target, Expr *annotation, Expr *value);
+static Stmt *s_aug(ParseState *ps, SrcLoc op_loc, BinOp op, Expr *target, Expr *value);
+static Stmt *s_return(ParseState *ps, SrcLoc loc, Expr *value);
+static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg);
+static Stmt *s_if(ParseState *ps, SrcLoc loc, Expr *cond, Block then, ElifList *elifs, Block els);
+static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body);
+static Stmt *s_for(ParseState *ps, SrcLoc loc, Expr *target, Expr *iter, Block body);
+static Stmt *s_while(ParseState *ps, SrcLoc loc, Expr *cond, Block body);
+static void loop_else(ParseState *ps, SrcLoc else_loc, const char *loop);
+static Stmt *s_import(ParseState *ps, SrcLoc loc, const char *module, ImportList *names);
+static void import_add(ParseState *ps, ImportList *l, const char *name, const char *asname);
+static const char *dotted(ParseState *ps, const char *prefix, const char *sep, const char *name);
+static Stmt *s_def(ParseState *ps, FuncDef *f, ExprList *decorators);
+static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
+                          Expr *returns, Block body);
+static Param *make_param(ParseState *ps, SrcLoc loc, const char *name, Expr *annotation,
+                         Expr *default_value);
+static void params_add(ParseState *ps, ParamList *l, Param *p);
+static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 }
-%token END_MARK
+
+%union {
+    Expr *expr;
+    Stmt *stmt;
+    FuncDef *func;
+    Param *param;
+    const char *str;
+    int64_t ival;
+    double fval;
+    int op; /* a BinOp; in comparisons also CMP_IN / CMP_NOT_IN */
+    Block block;
+    ExprList exprs;
+    StmtList stmts;
+    ParamList params;
+    ImportList imports;
+    DictItems dict;
+    Arg arg;
+    CallArgs args;
+    ElifList elifs;
+}
+
+%token <str> NAME "name" STRING "string literal" UNSUPPORTED "unsupported keyword"
+%token <ival> INT "integer"
+%token <fval> FLOAT "float literal"
+%token <op> AUGASSIGN "augmented assignment"
+%token NEWLINE "newline" INDENT "indent" DEDENT "dedent" LEXERROR "invalid token"
+%token AND "and" OR "or" NOT "not" NOT_IN "not in" IS "is" IN "in" IF "if" ELIF "elif"
+%token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
+%token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
+%token TRUE "True" FALSE "False" NONE "None"
+%token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
+%token COLONEQ ":=" ELLIPSIS "..."
+
+%type <stmts> module_stmts stmts stmt simple_line small_stmts
+%type <stmt> small_stmt compound if_stmt for_stmt while_stmt import_stmt
+%type <func> funcdef
+%type <exprs> decorators assign_chain testlist_items target_items list_elems subscripts
+%type <expr> decorator return_opt testlist targets test or_test and_test not_test comparison
+%type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom strings
+%type <expr> subscript opt_test
+%type <op> comp_op
+%type <block> suite else_opt
+%type <elifs> elif_list
+%type <params> params param_list
+%type <param> param
+%type <args> call_args arg_list
+%type <arg> arg
+%type <dict> dict_elems
+%type <str> dotted_name dotted_from dots
+%type <imports> dotted_as_names import_targets import_as_names
+
 %%
-module: %empty ;
+
+/* module = stmt* */
+module: module_stmts                       { ps->top = $1; }
+      ;
+
+module_stmts: %empty                       { $$ = (StmtList){0}; }
+            | module_stmts stmt            { $$ = $1; module_append(ps, &$$, &$2); }
+            ;
+
+stmts: %empty                              { $$ = (StmtList){0}; }
+     | stmts stmt                          { $$ = $1; stmts_append(ps, &$$, &$2); }
+     ;
+
+/* stmt = simple_line | compound; the other alternatives recover from errors. */
+stmt: simple_line
+    | compound                             { $$ = (StmtList){0}; stmts_push(ps, &$$, $1); }
+    | INDENT { unexpected_indent(ps, @1); } stmts DEDENT { $$ = $3; }
+    | error NEWLINE                        { yyerrok; ps->recovered_token = lexer_token_count(ps->lexer); $$ = (StmtList){0}; }
+    | error DEDENT                         { yyerrok; $$ = (StmtList){0}; }
+    ;
+
+/* simple_line = small_stmt (";" small_stmt)* [";"] NEWLINE */
+simple_line: small_stmts NEWLINE           { $$ = $1; }
+           | small_stmts ';' NEWLINE       { $$ = $1; }
+           ;
+
+small_stmts: small_stmt                    { $$ = (StmtList){0}; stmts_push(ps, &$$, $1); }
+           | small_stmts ';' small_stmt    { $$ = $1; stmts_push(ps, &$$, $3); }
+           ;
+
+small_stmt: testlist                       { $$ = s_expr(ps, $1); }
+          | assign_chain                   { $$ = s_assign(ps, &$1); }
+          | test ':' test                  { $$ = s_annotated(ps, $1, $3, NULL); }
+          | test ':' test '=' testlist     { $$ = s_annotated(ps, $1, $3, $5); }
+          | testlist AUGASSIGN testlist    { $$ = s_aug(ps, L(@2), $2, $1, $3); }
+          | RETURN                         { $$ = s_return(ps, L(@1), NULL); }
+          | RETURN testlist                { $$ = s_return(ps, L(@1), $2); }
+          | PASS                           { $$ = s_simple(ps, ST_PASS, L(@1)); }
+          | BREAK                          { $$ = s_simple(ps, ST_BREAK, L(@1)); }
+          | CONTINUE                       { $$ = s_simple(ps, ST_CONTINUE, L(@1)); }
+          | ASSERT test                    { $$ = s_assert(ps, L(@1), $2, NULL); }
+          | ASSERT test ',' test           { $$ = s_assert(ps, L(@1), $2, $4); }
+          | import_stmt
+          ;
+
+/* a = b = value: every testlist but the last is a target */
+assign_chain: testlist '=' testlist        { $$ = exprs_one(ps, $1); exprs_push(ps, &$$, $3); }
+            | assign_chain '=' testlist    { $$ = $1; exprs_push(ps, &$$, $3); }
+            ;
+
+/* import a.b as c, d | from [.]a.b import (c as d, e) | from a import * */
+import_stmt: IMPORT dotted_as_names        { $$ = s_import(ps, L(@1), NULL, &$2); }
+           | FROM dotted_from IMPORT import_targets { $$ = s_import(ps, L(@1), $2, &$4); }
+           ;
+
+dotted_as_names: dotted_name               { $$ = (ImportList){0}; import_add(ps, &$$, $1, NULL); }
+               | dotted_name AS NAME       { $$ = (ImportList){0}; import_add(ps, &$$, $1, $3); }
+               | dotted_as_names ',' dotted_name { $$ = $1; import_add(ps, &$$, $3, NULL); }
+               | dotted_as_names ',' dotted_name AS NAME { $$ = $1; import_add(ps, &$$, $3, $5); }
+               ;
+
+dotted_name: NAME
+           | dotted_name '.' NAME          { $$ = dotted(ps, $1, ".", $3); }
+           ;
+
+dotted_from: dotted_name
+           | dots                          { $$ = $1; }
+           | dots dotted_name              { $$ = dotted(ps, $1, "", $2); }
+           ;
+
+dots: '.'                                  { $$ = "."; }
+    | ELLIPSIS                             { $$ = "..."; }
+    | dots '.'                             { $$ = dotted(ps, $1, "", "."); }
+    | dots ELLIPSIS                        { $$ = dotted(ps, $1, "", "..."); }
+    ;
+
+import_targets: '*'                        { $$ = (ImportList){0}; import_add(ps, &$$, "*", NULL); }
+              | import_as_names
+              | '(' import_as_names ')'    { $$ = $2; }
+              | '(' import_as_names ',' ')' { $$ = $2; }
+              ;
+
+import_as_names: NAME                      { $$ = (ImportList){0}; import_add(ps, &$$, $1, NULL); }
+               | NAME AS NAME              { $$ = (ImportList){0}; import_add(ps, &$$, $1, $3); }
+               | import_as_names ',' NAME  { $$ = $1; import_add(ps, &$$, $3, NULL); }
+               | import_as_names ',' NAME AS NAME { $$ = $1; import_add(ps, &$$, $3, $5); }
+               ;
+
+compound: if_stmt
+        | for_stmt
+        | while_stmt
+        | funcdef                          { $$ = s_def(ps, $1, NULL); }
+        | decorators funcdef               { $$ = s_def(ps, $2, &$1); }
+        ;
+
+/* decorator = "@" expression NEWLINE (PEP 614: any expression) */
+decorators: decorator                      { $$ = exprs_one(ps, $1); }
+          | decorators decorator           { $$ = $1; exprs_push(ps, &$$, $2); }
+          ;
+
+decorator: '@' test NEWLINE                { $$ = $2; }
+         ;
+
+/* if_stmt = "if" test ":" suite ("elif" test ":" suite)* ["else" ":" suite] */
+if_stmt: IF test ':' suite elif_list else_opt { $$ = s_if(ps, L(@1), $2, $4, &$5, $6); }
+       ;
+
+elif_list: %empty                          { $$ = (ElifList){0}; }
+         | elif_list ELIF test ':' suite   { $$ = $1; elif_add(ps, &$$, L(@2), $3, $5); }
+         ;
+
+else_opt: %empty                           { $$ = (Block){0}; }
+        | ELSE ':' suite                   { $$ = $3; }
+        ;
+
+/* for_stmt = "for" targets "in" testlist ":" suite; Python's loop `else` is rejected */
+for_stmt: FOR targets IN testlist ':' suite { $$ = s_for(ps, L(@1), $2, $4, $6); }
+        | FOR targets IN testlist ':' suite ELSE ':' suite { loop_else(ps, L(@7), "for"); $$ = s_for(ps, L(@1), $2, $4, $6); }
+        ;
+
+while_stmt: WHILE test ':' suite           { $$ = s_while(ps, L(@1), $2, $4); }
+          | WHILE test ':' suite ELSE ':' suite { loop_else(ps, L(@5), "while"); $$ = s_while(ps, L(@1), $2, $4); }
+          ;
+
+/* suite = simple_line | NEWLINE INDENT stmt+ DEDENT */
+suite: simple_line                         { $$ = block_of(&$1); }
+     | NEWLINE INDENT stmts DEDENT         { $$ = block_of(&$3); }
+     ;
+
+/* funcdef = "def" NAME "(" [params [","]] ")" ["->" test] ":" suite */
+funcdef: DEF NAME '(' params ')' return_opt ':' suite { $$ = make_func(ps, L(@2), $2, &$4, $6, $8); }
+       ;
+
+return_opt: %empty                         { $$ = NULL; }
+          | ARROW test                     { $$ = $2; }
+          ;
+
+params: %empty                             { $$ = (ParamList){0}; }
+      | param_list
+      | param_list ','
+      ;
+
+param_list: param                          { $$ = (ParamList){0}; params_add(ps, &$$, $1); }
+          | param_list ',' param           { $$ = $1; params_add(ps, &$$, $3); }
+          ;
+
+param: NAME                                { $$ = make_param(ps, L(@1), $1, NULL, NULL); }
+     | NAME ':' test                       { $$ = make_param(ps, L(@1), $1, $3, NULL); }
+     | NAME '=' test                       { $$ = make_param(ps, L(@1), $1, NULL, $3); }
+     | NAME ':' test '=' test              { $$ = make_param(ps, L(@1), $1, $3, $5); }
+     ;
+
+/* testlist = test ("," test)* [","]: a tuple when there is a comma */
+testlist: test
+        | testlist_items                   { $$ = e_list(ps, EX_TUPLE, L(@1), &$1); }
+        | testlist_items test              { exprs_push(ps, &$1, $2); $$ = e_list(ps, EX_TUPLE, L(@1), &$1); }
+        ;
+
+testlist_items: test ','                   { $$ = exprs_one(ps, $1); }
+              | testlist_items test ','    { $$ = $1; exprs_push(ps, &$$, $2); }
+              ;
+
+/* for-loop targets: like testlist but without comparisons, so that `in` ends them */
+targets: bitor
+       | target_items                      { $$ = e_list(ps, EX_TUPLE, L(@1), &$1); }
+       | target_items bitor                { exprs_push(ps, &$1, $2); $$ = e_list(ps, EX_TUPLE, L(@1), &$1); }
+       ;
+
+target_items: bitor ','                    { $$ = exprs_one(ps, $1); }
+            | target_items bitor ','       { $$ = $1; exprs_push(ps, &$$, $2); }
+            ;
+
+/* test = or_test ["if" or_test "else" test] */
+test: or_test
+    | or_test IF or_test ELSE test         { $$ = e_ternary(ps, $1, $3, $5); }
+    ;
+
+or_test: and_test
+       | or_test OR and_test               { $$ = e_binary(ps, L(@2), BIN_OR, $1, $3); }
+       ;
+
+and_test: not_test
+        | and_test AND not_test            { $$ = e_binary(ps, L(@2), BIN_AND, $1, $3); }
+        ;
+
+not_test: comparison
+        | NOT not_test                     { $$ = e_unary(ps, L(@1), UN_NOT, $2); }
+        ;
+
+/* comparison = bitor [comp_op bitor]; a chain a < b < c is rejected */
+comparison: bitor
+          | compare_chain
+          ;
+
+compare_chain: bitor comp_op bitor         { $$ = e_compare(ps, L(@2), $2, $1, $3, false); }
+             | compare_chain comp_op bitor { $$ = e_compare(ps, L(@2), $2, $1, $3, true); }
+             ;
+
+comp_op: '<'                               { $$ = BIN_LT; }
+       | '>'                               { $$ = BIN_GT; }
+       | EQ                                { $$ = BIN_EQ; }
+       | NE                                { $$ = BIN_NE; }
+       | LE                                { $$ = BIN_LE; }
+       | GE                                { $$ = BIN_GE; }
+       | IS                                { $$ = BIN_IS; }
+       | IS NOT                            { $$ = BIN_IS_NOT; }
+       | IN                                { $$ = -1; }
+       | NOT_IN                            { $$ = -2; }
+       ;
+
+bitor: bitxor
+     | bitor '|' bitxor                    { $$ = e_binary(ps, L(@2), BIN_BITOR, $1, $3); }
+     ;
+
+bitxor: bitand
+      | bitxor '^' bitand                  { $$ = e_binary(ps, L(@2), BIN_BITXOR, $1, $3); }
+      ;
+
+bitand: shift
+      | bitand '&' shift                   { $$ = e_binary(ps, L(@2), BIN_BITAND, $1, $3); }
+      ;
+
+shift: arith
+     | shift SHL arith                     { $$ = e_binary(ps, L(@2), BIN_SHL, $1, $3); }
+     | shift SHR arith                     { $$ = e_binary(ps, L(@2), BIN_SHR, $1, $3); }
+     ;
+
+arith: term
+     | arith '+' term                      { $$ = e_binary(ps, L(@2), BIN_ADD, $1, $3); }
+     | arith '-' term                      { $$ = e_binary(ps, L(@2), BIN_SUB, $1, $3); }
+     ;
+
+term: factor
+    | term '*' factor                      { $$ = e_binary(ps, L(@2), BIN_MUL, $1, $3); }
+    | term '/' factor                      { $$ = e_binary(ps, L(@2), BIN_DIV, $1, $3); }
+    | term FLOORDIV factor                 { $$ = e_binary(ps, L(@2), BIN_FLOORDIV, $1, $3); }
+    | term '%' factor                      { $$ = e_binary(ps, L(@2), BIN_MOD, $1, $3); }
+    | term '@' factor                      { $$ = e_binary(ps, L(@2), BIN_MATMUL, $1, $3); }
+    ;
+
+factor: power
+      | '-' factor                         { $$ = e_unary(ps, L(@1), UN_NEG, $2); }
+      | '+' factor                         { $$ = e_unary(ps, L(@1), UN_PLUS, $2); }
+      | '~' factor                         { $$ = e_unary(ps, L(@1), UN_INVERT, $2); }
+      ;
+
+/* `**` is parsed (so that the message points at it) and rejected */
+power: primary
+     | primary POW factor                  { $$ = e_power(ps, L(@2), $1); }
+     ;
+
+primary: atom
+       | primary '.' NAME                  { $$ = e_attr(ps, $1, $3, L(@3)); }
+       | primary '(' call_args ')'         { $$ = e_call(ps, $1, &$3); }
+       | primary '[' subscripts ']'        { $$ = e_subscript(ps, $1, &$3); }
+       | primary '[' subscripts ',' ']'    { $$ = e_subscript(ps, $1, &$3); }
+       ;
+
+atom: NAME                                 { $$ = e_name(ps, L(@1), $1); }
+    | INT                                  { $$ = e_int(ps, L(@1), $1); }
+    | FLOAT                                { $$ = e_float(ps, L(@1), $1); }
+    | strings
+    | TRUE                                 { $$ = e_bool(ps, L(@1), true); }
+    | FALSE                                { $$ = e_bool(ps, L(@1), false); }
+    | NONE                                 { $$ = e_leaf(ps, EX_NONE, L(@1)); }
+    | '(' ')'                              { $$ = e_list(ps, EX_TUPLE, L(@1), NULL); }
+    | '(' testlist ')'                     { $$ = $2; }
+    | '[' ']'                              { $$ = e_list(ps, EX_LIST, L(@1), NULL); }
+    | '[' list_elems ']'                   { $$ = e_list(ps, EX_LIST, L(@1), &$2); }
+    | '[' list_elems ',' ']'               { $$ = e_list(ps, EX_LIST, L(@1), &$2); }
+    | '{' '}'                              { $$ = e_dict(ps, L(@1), NULL); }
+    | '{' dict_elems '}'                   { $$ = e_dict(ps, L(@1), &$2); }
+    | '{' dict_elems ',' '}'               { $$ = e_dict(ps, L(@1), &$2); }
+    ;
+
+/* adjacent string literals concatenate (2.4.2) */
+strings: STRING                            { $$ = e_str(ps, L(@1), $1); }
+       | strings STRING                    { $$ = e_strcat(ps, $1, $2); }
+       ;
+
+list_elems: test                           { $$ = exprs_one(ps, $1); }
+          | list_elems ',' test            { $$ = $1; exprs_push(ps, &$$, $3); }
+          ;
+
+dict_elems: test ':' test                  { $$ = (DictItems){0}; dict_add(ps, &$$, $1, $3); }
+          | dict_elems ',' test ':' test   { $$ = $1; dict_add(ps, &$$, $3, $5); }
+          ;
+
+/* call_args = [arg ("," arg)* [","]], arg = test | NAME "=" test */
+call_args: %empty                          { $$ = (CallArgs){0}; }
+         | arg_list
+         | arg_list ','
+         ;
+
+arg_list: arg                              { $$ = (CallArgs){0}; args_add(ps, &$$, $1); }
+        | arg_list ',' arg                 { $$ = $1; args_add(ps, &$$, $3); }
+        ;
+
+arg: test                                  { $$ = (Arg){NULL, $1, L(@1)}; }
+   | NAME '=' test                         { $$ = (Arg){$1, $3, L(@1)}; }
+   ;
+
+/* subscripts = subscript ("," subscript)*, subscript = test | [test] ":" [test] [":" [test]] */
+subscripts: subscript                      { $$ = exprs_one(ps, $1); }
+          | subscripts ',' subscript       { $$ = $1; exprs_push(ps, &$$, $3); }
+          ;
+
+subscript: test
+         | opt_test ':' opt_test           { $$ = e_slice(ps, L(@2), $1, $3, NULL); }
+         | opt_test ':' opt_test ':' opt_test { $$ = e_slice(ps, L(@2), $1, $3, $5); }
+         ;
+
+opt_test: %empty                           { $$ = NULL; }
+        | test
+        ;
+
 %%
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+static SrcLoc mkloc(const ParseState *ps, TFE_LTYPE l)
+{
+    return (SrcLoc){ps->file, l.first_line, l.first_column};
+}
+
+static void report(ParseState *ps, SrcLoc loc, const char *fmt, ...)
+{
+    ps->last_error_line = loc.line;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(ps->diag, loc, fmt, ap);
+    va_end(ap);
+}
+
+/* Bison calls this only when its stack is exhausted (YYMAXDEPTH): nesting that the bracket and
+ * expression limits did not catch, e.g. ten thousand unary minus signs. */
+static void tfe_error(TFE_LTYPE *loc, ParseState *ps, const char *msg)
+{
+    if (strstr(msg, "memory exhausted"))
+        report(ps, mkloc(ps, *loc), "expression nested too deeply");
+    else
+        report(ps, mkloc(ps, *loc), "%s", msg);
+}
+
+static bool expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t kind)
+{
+    for (int i = 0; i < n; i++)
+        if (exp[i] == kind)
+            return true;
+    return false;
+}
+
+/* "'if'", "')'", "a name": how a token kind reads in a message. */
+static const char *symbol_text(ParseState *ps, yysymbol_kind_t kind)
+{
+    switch (kind) {
+    case YYSYMBOL_YYEOF: return "end of file";
+    case YYSYMBOL_NAME: return "a name";
+    case YYSYMBOL_INT: return "an integer";
+    case YYSYMBOL_FLOAT: return "a number";
+    case YYSYMBOL_STRING: return "a string literal";
+    case YYSYMBOL_NEWLINE: return "end of line";
+    case YYSYMBOL_INDENT: return "an indented block";
+    case YYSYMBOL_DEDENT: return "end of block";
+    case YYSYMBOL_AUGASSIGN: return "an augmented assignment";
+    default: break;
+    }
+    const char *name = yysymbol_name(kind);
+    if (name[0] == '\'') /* a character token, already "')'" */
+        return name;
+    return arena_printf(ps->arena, "'%s'", name); /* a keyword or operator's alias */
+}
+
+/* The unexpected token as the user wrote it: "'foo'", "')'", "number '3x'". */
+static const char *lookahead_text(ParseState *ps, yysymbol_kind_t kind)
+{
+    int len;
+    const char *text = lexer_token_text(ps->lexer, &len);
+    if (len > 40)
+        len = 40;
+    switch (kind) {
+    case YYSYMBOL_NAME: return arena_printf(ps->arena, "name '%.*s'", len, text);
+    case YYSYMBOL_INT:
+    case YYSYMBOL_FLOAT: return arena_printf(ps->arena, "number '%.*s'", len, text);
+    case YYSYMBOL_STRING: return "string literal";
+    case YYSYMBOL_AUGASSIGN: return arena_printf(ps->arena, "'%.*s'", len, text);
+    case YYSYMBOL_NEWLINE: return "end of line";
+    case YYSYMBOL_INDENT: return "indent";
+    case YYSYMBOL_DEDENT: return "dedent";
+    default: return symbol_text(ps, kind);
+    }
+}
+
+static const char *unsupported_keyword_message(const char *kw)
+{
+    if (!strcmp(kw, "lambda"))
+        return "'lambda' is not supported; define a @triton.jit helper function instead";
+    if (!strcmp(kw, "class"))
+        return "classes are not supported in tric kernels";
+    if (!strcmp(kw, "with"))
+        return "'with' statements are not supported";
+    if (!strcmp(kw, "try") || !strcmp(kw, "except") || !strcmp(kw, "finally") || !strcmp(kw, "raise"))
+        return NULL; /* "exceptions ('try') are not supported" */
+    if (!strcmp(kw, "global") || !strcmp(kw, "nonlocal"))
+        return "'global' and 'nonlocal' declarations are not supported";
+    if (!strcmp(kw, "yield"))
+        return "generators ('yield') are not supported";
+    return "";
+}
+
+/* The message for a syntax error: specific for the common cases, else "unexpected X". */
+static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
+{
+    yysymbol_kind_t tok = yypcontext_token(ctx);
+    SrcLoc loc = mkloc(ps, *yypcontext_location(ctx));
+    if (tok == YYSYMBOL_LEXERROR) /* the lexer said why */
+        return 0;
+    bool had_errors = ps->diag->errors > ps->errors_before;
+    /* After an earlier error the block structure may be off; messages about it are noise. */
+    if (had_errors && (tok == YYSYMBOL_DEDENT || tok == YYSYMBOL_INDENT || tok == YYSYMBOL_YYEOF))
+        return 0;
+
+    /* A bracket left open on an earlier line swallowed the newlines since (CPython 3.10 does the
+     * same): name the bracket, and forget it so that the rest of the file parses on its own. */
+    char open_ch;
+    SrcLoc open_loc;
+    if (lexer_innermost_bracket(ps->lexer, &open_ch, &open_loc) && open_loc.line < loc.line) {
+        lexer_forget_brackets(ps->lexer);
+        report(ps, open_loc, "'%c' was never closed", open_ch);
+        return 0;
+    }
+
+    yysymbol_kind_t exp[YYNTOKENS];
+    int nexp = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
+    if (nexp < 0)
+        nexp = 0;
+    bool wants_expr = expects(exp, nexp, YYSYMBOL_NAME) && expects(exp, nexp, YYSYMBOL_INT);
+    int line_kw = lexer_line_keyword(ps->lexer);
+    int len;
+    const char *text = lexer_token_text(ps->lexer, &len);
+
+    switch ((int)tok) {
+    case YYSYMBOL_UNSUPPORTED: {
+        char kw[16];
+        snprintf(kw, sizeof kw, "%.*s", len, text);
+        const char *msg = unsupported_keyword_message(kw);
+        if (!msg)
+            report(ps, loc, "exceptions ('%s') are not supported in tric kernels", kw);
+        else if (!*msg)
+            report(ps, loc, "'%s' is not supported in tric kernels", kw);
+        else
+            report(ps, loc, "%s", msg);
+        return 0;
+    }
+    case YYSYMBOL_COLONEQ:
+        report(ps, loc, "assignment expressions (':=') are not supported");
+        return 0;
+    case YYSYMBOL_ELLIPSIS:
+        report(ps, loc, "'...' (Ellipsis) is not supported");
+        return 0;
+    case YYSYMBOL_INDENT:
+        report(ps, loc, "unexpected indent");
+        return 0;
+    case YYSYMBOL_FOR:
+        if (lexer_depth(ps->lexer) > 0) {
+            report(ps, loc, "comprehensions and generator expressions are not supported");
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+    bool star = tok == YYSYMBOL_POW || strcmp(yysymbol_name(tok), "'*'") == 0;
+    if (star && line_kw == DEF && expects(exp, nexp, YYSYMBOL_NAME) && lexer_depth(ps->lexer) > 0) {
+        report(ps, loc, "star parameters ('*args', '**kwargs', bare '*') are not supported");
+        return 0;
+    }
+    if (star && wants_expr) {
+        report(ps, loc, "unpacking with '*' or '**' is not supported");
+        return 0;
+    }
+    if ((tok == YYSYMBOL_ELSE && line_kw == ELSE) || (tok == YYSYMBOL_ELIF && line_kw == ELIF)) {
+        report(ps, loc, "'%s' without a matching 'if' before it", tok == YYSYMBOL_ELSE ? "else" : "elif");
+        return 0;
+    }
+    char innermost;
+    SrcLoc innermost_loc;
+    if ((!strcmp(yysymbol_name(tok), "','") || !strcmp(yysymbol_name(tok), "'}'")) &&
+        lexer_innermost_bracket(ps->lexer, &innermost, &innermost_loc) && innermost == '{' &&
+        !expects(exp, nexp, YYSYMBOL_NAME)) {
+        report(ps, loc, "set literals are not supported (a dict needs key: value)");
+        return 0;
+    }
+    if (nexp == 1 && exp[0] == YYSYMBOL_INDENT) {
+        report(ps, loc, "expected an indented block");
+        return 0;
+    }
+    if (expects(exp, nexp, YYSYMBOL_DEF) && !expects(exp, nexp, YYSYMBOL_IF)) {
+        report(ps, loc, "expected 'def' after a decorator");
+        return 0;
+    }
+    bool at_end = tok == YYSYMBOL_NEWLINE || tok == YYSYMBOL_YYEOF;
+    if (at_end) {
+        bool colon = false;
+        for (int i = 0; i < nexp; i++)
+            if (!strcmp(yysymbol_name(exp[i]), "':'"))
+                colon = true;
+        if (colon) {
+            switch (line_kw) {
+            case IF: report(ps, loc, "expected ':' after 'if' condition"); return 0;
+            case ELIF: report(ps, loc, "expected ':' after 'elif' condition"); return 0;
+            case WHILE: report(ps, loc, "expected ':' after 'while' condition"); return 0;
+            case FOR: report(ps, loc, "expected ':' at the end of the 'for' statement"); return 0;
+            case DEF: report(ps, loc, "expected ':' after the function signature"); return 0;
+            case ELSE: report(ps, loc, "expected ':' after 'else'"); return 0;
+            default: break;
+            }
+        }
+        if (expects(exp, nexp, YYSYMBOL_ELSE) && !colon) {
+            report(ps, loc, "expected 'else' in the conditional expression (x if c else y)");
+            return 0;
+        }
+        if (wants_expr) {
+            report(ps, loc, "expected an expression before %s",
+                   tok == YYSYMBOL_NEWLINE ? "end of line" : "end of file");
+            return 0;
+        }
+    }
+    if (!strcmp(yysymbol_name(tok), "'='") && expects(exp, nexp, YYSYMBOL_EQ) &&
+        (line_kw == IF || line_kw == ELIF || line_kw == WHILE)) {
+        report(ps, loc, "unexpected '=' in a condition; did you mean '=='?");
+        return 0;
+    }
+
+    StrBuf msg = {0};
+    strbuf_printf(&msg, "unexpected %s", lookahead_text(ps, tok));
+    if (nexp > 0 && nexp <= 4 && !wants_expr) {
+        strbuf_append(&msg, "; expected ");
+        for (int i = 0; i < nexp; i++) {
+            if (i > 0)
+                strbuf_append(&msg, i == nexp - 1 ? " or " : ", ");
+            strbuf_append(&msg, symbol_text(ps, exp[i]));
+        }
+    } else if (wants_expr && !at_end) {
+        strbuf_append(&msg, "; expected an expression");
+    }
+    report(ps, loc, "%s", msg.data);
+    strbuf_free(&msg);
+    return 0;
+}
+
+static void unexpected_indent(ParseState *ps, TFE_LTYPE loc)
+{
+    /* An indented line right after a line the parser skipped (its `def ...:` or `if ...:` had an
+     * error) is the body of that line, not a second mistake. */
+    int index = lexer_token_count(ps->lexer);
+    if (ps->recovered_token && index == ps->recovered_token + 1)
+        return;
+    if (ps->last_error_line == loc.first_line)
+        return;
+    report(ps, mkloc(ps, loc), "unexpected indent");
+}
+
+/* ---- lists ------------------------------------------------------------------------------------- */
+
+static void stmts_push(ParseState *ps, StmtList *l, Stmt *s)
+{
+    if (s)
+        ARENA_PUSH(ps->arena, l->items, l->n, l->cap, s);
+}
+
+static void stmts_append(ParseState *ps, StmtList *l, const StmtList *more)
+{
+    for (int i = 0; i < more->n; i++)
+        stmts_push(ps, l, more->items[i]);
+}
+
+static void exprs_push(ParseState *ps, ExprList *l, Expr *e)
+{
+    ARENA_PUSH(ps->arena, l->items, l->n, l->cap, e);
+}
+
+static ExprList exprs_one(ParseState *ps, Expr *e)
+{
+    ExprList l = {0};
+    exprs_push(ps, &l, e);
+    return l;
+}
+
+static Block block_of(const StmtList *l)
+{
+    return (Block){l->items, l->n};
+}
+
+/* ---- expressions ------------------------------------------------------------------------------- */
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static int depth_of(const Expr *e) { return e ? e->depth : 0; }
+
+static int depth_of_list(Expr *const *items, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++)
+        d = max_int(d, depth_of(items[i]));
+    return d;
+}
+
+/* Sets e->depth from its children and rejects trees deeper than MAX_EXPR_DEPTH. */
+static Expr *finish(ParseState *ps, Expr *e)
+{
+    int d = 0;
+    switch (e->kind) {
+    case EX_ATTR: d = depth_of(e->attr.obj); break;
+    case EX_CALL:
+        d = max_int(depth_of(e->call.fn), max_int(depth_of_list(e->call.args, e->call.nargs),
+                                                  depth_of_list(e->call.kwargs, e->call.nkwargs)));
+        break;
+    case EX_SUBSCRIPT: d = max_int(depth_of(e->sub.obj), depth_of_list(e->sub.idx, e->sub.nidx)); break;
+    case EX_SLICE:
+        d = max_int(depth_of(e->slice.lo), max_int(depth_of(e->slice.hi), depth_of(e->slice.step)));
+        break;
+    case EX_TUPLE:
+    case EX_LIST: d = depth_of_list(e->list.elts, e->list.n); break;
+    case EX_DICT:
+        d = max_int(depth_of_list(e->dict.keys, e->dict.n), depth_of_list(e->dict.vals, e->dict.n));
+        break;
+    case EX_BINARY: d = max_int(depth_of(e->bin.lhs), depth_of(e->bin.rhs)); break;
+    case EX_UNARY: d = depth_of(e->un.operand); break;
+    case EX_TERNARY:
+        d = max_int(depth_of(e->ternary.cond),
+                    max_int(depth_of(e->ternary.then), depth_of(e->ternary.els)));
+        break;
+    default: break;
+    }
+    e->depth = d + 1;
+    if (e->depth == MAX_EXPR_DEPTH + 1 && ps->depth_error_line != e->loc.line) {
+        ps->depth_error_line = e->loc.line;
+        report(ps, e->loc, "expression nested too deeply (more than %d levels)", MAX_EXPR_DEPTH);
+    }
+    return e;
+}
+
+static Expr *e_leaf(ParseState *ps, ExprKind kind, SrcLoc loc)
+{
+    return finish(ps, ast_expr(ps->arena, kind, loc));
+}
+
+static Expr *e_int(ParseState *ps, SrcLoc loc, int64_t v)
+{
+    Expr *e = ast_expr(ps->arena, EX_INT, loc);
+    e->ival = v;
+    return finish(ps, e);
+}
+
+static Expr *e_float(ParseState *ps, SrcLoc loc, double v)
+{
+    Expr *e = ast_expr(ps->arena, EX_FLOAT, loc);
+    e->fval = v;
+    return finish(ps, e);
+}
+
+static Expr *e_bool(ParseState *ps, SrcLoc loc, bool v)
+{
+    Expr *e = ast_expr(ps->arena, EX_BOOL, loc);
+    e->bval = v;
+    return finish(ps, e);
+}
+
+static Expr *e_str(ParseState *ps, SrcLoc loc, const char *s)
+{
+    Expr *e = ast_expr(ps->arena, EX_STR, loc);
+    e->str = s;
+    return finish(ps, e);
+}
+
+static Expr *e_strcat(ParseState *ps, Expr *a, const char *b)
+{
+    a->str = arena_printf(ps->arena, "%s%s", a->str, b);
+    return a;
+}
+
+static Expr *e_name(ParseState *ps, SrcLoc loc, const char *name)
+{
+    Expr *e = ast_expr(ps->arena, EX_NAME, loc);
+    e->str = name;
+    return finish(ps, e);
+}
+
+static Expr *e_attr(ParseState *ps, Expr *obj, const char *name, SrcLoc name_loc)
+{
+    Expr *e = ast_expr(ps->arena, EX_ATTR, obj->loc);
+    e->attr.obj = obj;
+    e->attr.name = name;
+    e->attr.name_loc = name_loc;
+    return finish(ps, e);
+}
+
+static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *a)
+{
+    Expr *e = ast_expr(ps->arena, EX_CALL, fn->loc);
+    e->call.fn = fn;
+    e->call.args = a->args.items;
+    e->call.nargs = a->args.n;
+    e->call.kwnames = a->kwnames.items;
+    e->call.kwargs = a->kwargs.items;
+    e->call.nkwargs = a->kwargs.n;
+    return finish(ps, e);
+}
+
+/* Python's rules: positional arguments come first (a SyntaxError otherwise), and a keyword may
+ * be given once. */
+static void args_add(ParseState *ps, CallArgs *a, Arg arg)
+{
+    if (!arg.keyword) {
+        if (a->kwargs.n > 0)
+            report(ps, arg.loc, "positional argument follows keyword argument");
+        exprs_push(ps, &a->args, arg.value);
+        return;
+    }
+    for (int i = 0; i < a->kwnames.n; i++) {
+        if (!strcmp(a->kwnames.items[i], arg.keyword)) {
+            report(ps, arg.loc, "keyword argument repeated: %s", arg.keyword);
+            return;
+        }
+    }
+    ARENA_PUSH(ps->arena, a->kwnames.items, a->kwnames.n, a->kwnames.cap, arg.keyword);
+    exprs_push(ps, &a->kwargs, arg.value);
+}
+
+static Expr *e_subscript(ParseState *ps, Expr *obj, ExprList *idx)
+{
+    Expr *e = ast_expr(ps->arena, EX_SUBSCRIPT, obj->loc);
+    e->sub.obj = obj;
+    e->sub.idx = idx->items;
+    e->sub.nidx = idx->n;
+    return finish(ps, e);
+}
+
+static Expr *e_slice(ParseState *ps, SrcLoc loc, Expr *lo, Expr *hi, Expr *step)
+{
+    Expr *e = ast_expr(ps->arena, EX_SLICE, lo ? lo->loc : loc);
+    e->slice.lo = lo;
+    e->slice.hi = hi;
+    e->slice.step = step;
+    return finish(ps, e);
+}
+
+static Expr *e_list(ParseState *ps, ExprKind kind, SrcLoc loc, ExprList *elts)
+{
+    Expr *e = ast_expr(ps->arena, kind, loc);
+    if (elts) {
+        e->list.elts = elts->items;
+        e->list.n = elts->n;
+    }
+    return finish(ps, e);
+}
+
+static void dict_add(ParseState *ps, DictItems *d, Expr *k, Expr *v)
+{
+    exprs_push(ps, &d->keys, k);
+    exprs_push(ps, &d->vals, v);
+}
+
+static Expr *e_dict(ParseState *ps, SrcLoc loc, DictItems *items)
+{
+    Expr *e = ast_expr(ps->arena, EX_DICT, loc);
+    if (items) {
+        e->dict.keys = items->keys.items;
+        e->dict.vals = items->vals.items;
+        e->dict.n = items->keys.n;
+    }
+    return finish(ps, e);
+}
+
+static Expr *e_binary(ParseState *ps, SrcLoc loc, BinOp op, Expr *lhs, Expr *rhs)
+{
+    Expr *e = ast_expr(ps->arena, EX_BINARY, loc);
+    e->bin.op = op;
+    e->bin.lhs = lhs;
+    e->bin.rhs = rhs;
+    return finish(ps, e);
+}
+
+static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs, bool chained)
+{
+    if (op < 0) {
+        report(ps, loc, "membership tests ('%s') are not supported", op == -1 ? "in" : "not in");
+        op = BIN_EQ;
+    } else if (chained) {
+        /* Python reads a < b < c as (a < b) and (b < c); Triton does too, but only for scalars.
+         * tric asks for the explicit form rather than guess. */
+        report(ps, loc, "chained comparisons are not supported; write (a %s b) and (b %s c)",
+               lhs->kind == EX_BINARY ? binop_str(lhs->bin.op) : "<", binop_str((BinOp)op));
+    }
+    return e_binary(ps, loc, (BinOp)op, lhs, rhs);
+}
+
+static Expr *e_unary(ParseState *ps, SrcLoc loc, UnOp op, Expr *x)
+{
+    Expr *e = ast_expr(ps->arena, EX_UNARY, loc);
+    e->un.op = op;
+    e->un.operand = x;
+    return finish(ps, e);
+}
+
+static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els)
+{
+    Expr *e = ast_expr(ps->arena, EX_TERNARY, then->loc);
+    e->ternary.cond = cond;
+    e->ternary.then = then;
+    e->ternary.els = els;
+    return finish(ps, e);
+}
+
+static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base)
+{
+    report(ps, loc, "'**' is not supported; multiply explicitly (x * x) or use tl.exp2 and tl.log2");
+    return base;
+}
+
+/* ---- statements -------------------------------------------------------------------------------- */
+
+static Stmt *s_simple(ParseState *ps, StmtKind kind, SrcLoc loc)
+{
+    return ast_stmt(ps->arena, kind, loc);
+}
+
+static Stmt *s_expr(ParseState *ps, Expr *value)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_EXPR, value->loc);
+    s->expr.value = value;
+    return s;
+}
+
+static const char *target_kind_name(const Expr *e)
+{
+    switch (e->kind) {
+    case EX_CALL: return "function call";
+    case EX_INT:
+    case EX_FLOAT:
+    case EX_BOOL:
+    case EX_STR: return "literal";
+    case EX_NONE: return "None";
+    case EX_BINARY:
+        return e->bin.op >= BIN_EQ && e->bin.op <= BIN_IS_NOT ? "comparison" : "expression";
+    case EX_TERNARY: return "conditional expression";
+    case EX_DICT: return "dict literal";
+    default: return "expression";
+    }
+}
+
+/* A name, attribute, subscript, or a tuple/list of these (Python reference 7.2). */
+static bool check_target(ParseState *ps, const Expr *e, bool allow_tuple)
+{
+    switch (e->kind) {
+    case EX_NAME:
+    case EX_ATTR:
+    case EX_SUBSCRIPT: return true;
+    case EX_TUPLE:
+    case EX_LIST:
+        if (allow_tuple) {
+            for (int i = 0; i < e->list.n; i++)
+                if (!check_target(ps, e->list.elts[i], true))
+                    return false;
+            if (e->list.n > 0)
+                return true;
+        }
+        /* fall through */
+    default:
+        report(ps, e->loc, "cannot assign to %s", target_kind_name(e));
+        return false;
+    }
+}
+
+static Stmt *s_assign(ParseState *ps, ExprList *chain)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_ASSIGN, chain->items[0]->loc);
+    s->assign.targets = chain->items;
+    s->assign.ntargets = chain->n - 1;
+    s->assign.value = chain->items[chain->n - 1];
+    for (int i = 0; i < s->assign.ntargets; i++)
+        check_target(ps, s->assign.targets[i], true);
+    return s;
+}
+
+static Stmt *s_annotated(ParseState *ps, Expr *target, Expr *annotation, Expr *value)
+{
+    if (!value) {
+        report(ps, target->loc, "an annotated name needs a value here (x: annotation = value)");
+        return NULL;
+    }
+    if (target->kind == EX_TUPLE || target->kind == EX_LIST)
+        report(ps, target->loc, "only a single target (not a tuple) can be annotated");
+    else
+        check_target(ps, target, false);
+    Stmt *s = ast_stmt(ps->arena, ST_ASSIGN, target->loc);
+    s->assign.targets = arena_alloc(ps->arena, sizeof(Expr *));
+    s->assign.targets[0] = target;
+    s->assign.ntargets = 1;
+    s->assign.annotation = annotation;
+    s->assign.value = value;
+    return s;
+}
+
+static Stmt *s_aug(ParseState *ps, SrcLoc op_loc, BinOp op, Expr *target, Expr *value)
+{
+    if (target->kind != EX_NAME && target->kind != EX_ATTR && target->kind != EX_SUBSCRIPT)
+        report(ps, target->loc, "'%s' is an illegal target for augmented assignment",
+               target->kind == EX_TUPLE ? "tuple" : target_kind_name(target));
+    Stmt *s = ast_stmt(ps->arena, ST_AUGASSIGN, target->loc);
+    s->aug.op = op;
+    s->aug.target = target;
+    s->aug.value = value;
+    (void)op_loc;
+    return s;
+}
+
+static Stmt *s_return(ParseState *ps, SrcLoc loc, Expr *value)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_RETURN, loc);
+    s->ret.value = value;
+    return s;
+}
+
+static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_ASSERT, loc);
+    s->assert_.cond = cond;
+    s->assert_.msg = msg;
+    return s;
+}
+
+static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body)
+{
+    if (l->n == MAX_ELIFS)
+        report(ps, loc, "too many 'elif' branches (the limit is %d)", MAX_ELIFS);
+    if (l->n >= MAX_ELIFS)
+        return;
+    ARENA_PUSH(ps->arena, l->items, l->n, l->cap, ((ElifItem){loc, cond, body}));
+}
+
+/* `elif` is an ST_IF alone in the else block of the previous one (as in Python's ast). */
+static Stmt *s_if(ParseState *ps, SrcLoc loc, Expr *cond, Block then, ElifList *elifs, Block els)
+{
+    for (int i = elifs->n - 1; i >= -1; i--) {
+        Stmt *s = ast_stmt(ps->arena, ST_IF, i >= 0 ? elifs->items[i].loc : loc);
+        s->if_.cond = i >= 0 ? elifs->items[i].cond : cond;
+        s->if_.then = i >= 0 ? elifs->items[i].body : then;
+        s->if_.els = els;
+        s->if_.static_taken = -1;
+        if (i < 0)
+            return s;
+        els.stmts = arena_alloc(ps->arena, sizeof(Stmt *));
+        els.stmts[0] = s;
+        els.n = 1;
+    }
+    return NULL; /* not reached */
+}
+
+static Stmt *s_for(ParseState *ps, SrcLoc loc, Expr *target, Expr *iter, Block body)
+{
+    check_target(ps, target, true);
+    Stmt *s = ast_stmt(ps->arena, ST_FOR, loc);
+    s->for_.target = target;
+    s->for_.iter = iter;
+    s->for_.body = body;
+    return s;
+}
+
+static Stmt *s_while(ParseState *ps, SrcLoc loc, Expr *cond, Block body)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_WHILE, loc);
+    s->while_.cond = cond;
+    s->while_.body = body;
+    return s;
+}
+
+static void loop_else(ParseState *ps, SrcLoc else_loc, const char *loop)
+{
+    report(ps, else_loc, "'else' after a '%s' loop is not supported", loop);
+}
+
+static const char *dotted(ParseState *ps, const char *prefix, const char *sep, const char *name)
+{
+    return arena_printf(ps->arena, "%s%s%s", prefix, sep, name);
+}
+
+static void import_add(ParseState *ps, ImportList *l, const char *name, const char *asname)
+{
+    ARENA_PUSH(ps->arena, l->names.items, l->names.n, l->names.cap, name);
+    ARENA_PUSH(ps->arena, l->asnames.items, l->asnames.n, l->asnames.cap, asname);
+}
+
+static Stmt *s_import(ParseState *ps, SrcLoc loc, const char *module, ImportList *names)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_IMPORT, loc);
+    s->import_.module = module;
+    s->import_.names = names->names.items;
+    s->import_.asnames = names->asnames.items;
+    s->import_.n = names->names.n;
+    return s;
+}
+
+static Param *make_param(ParseState *ps, SrcLoc loc, const char *name, Expr *annotation,
+                         Expr *default_value)
+{
+    Param *p = arena_alloc(ps->arena, sizeof *p);
+    p->name = name;
+    p->loc = loc;
+    p->annotation = annotation;
+    p->default_value = default_value;
+    p->divisibility = 1;
+    return p;
+}
+
+static void params_add(ParseState *ps, ParamList *l, Param *p)
+{
+    for (int i = 0; i < l->n; i++) {
+        if (!strcmp(l->items[i].name, p->name)) {
+            report(ps, p->loc, "duplicate parameter '%s' in function definition", p->name);
+            return;
+        }
+    }
+    if (!p->default_value && l->n > 0 && l->items[l->n - 1].default_value)
+        report(ps, p->loc, "parameter without a default follows parameter with a default");
+    ARENA_PUSH(ps->arena, l->items, l->n, l->cap, *p);
+}
+
+static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
+                          Expr *returns, Block body)
+{
+    FuncDef *f = arena_alloc(ps->arena, sizeof *f);
+    f->name = name;
+    f->loc = loc;
+    f->params = params->items;
+    f->nparams = params->n;
+    f->returns = returns;
+    /* A string expression first in the body is the docstring (Python reference 8.7). */
+    if (body.n > 0 && body.stmts[0]->kind == ST_EXPR && body.stmts[0]->expr.value->kind == EX_STR) {
+        f->docstring = body.stmts[0]->expr.value->str;
+        body.stmts++;
+        body.n--;
+    }
+    f->body = body;
+    return f;
+}
+
+/* @triton.jit, @jit, @triton.jit(...), @jit(...) make a function a kernel or helper; the
+ * decorators above it (@triton.autotune, @triton.heuristics) configure it. */
+static bool is_jit_decorator(const Expr *d)
+{
+    if (d->kind == EX_CALL)
+        d = d->call.fn;
+    if (d->kind == EX_NAME)
+        return !strcmp(d->str, "jit");
+    return d->kind == EX_ATTR && !strcmp(d->attr.name, "jit") && d->attr.obj->kind == EX_NAME &&
+           !strcmp(d->attr.obj->str, "triton");
+}
+
+static Stmt *s_def(ParseState *ps, FuncDef *f, ExprList *decorators)
+{
+    if (decorators) {
+        f->decorators = decorators->items;
+        f->ndecorators = decorators->n;
+        for (int i = 0; i < decorators->n; i++)
+            if (is_jit_decorator(decorators->items[i]))
+                f->is_jit = true;
+    }
+    Stmt *s = ast_stmt(ps->arena, ST_DEF, f->loc);
+    s->def.func = f;
+    return s;
+}
+
+/* ---- the entry point --------------------------------------------------------------------------- */
+
+/* Module level holds imports, defs and assignments; docstrings and `pass` are accepted and dropped.
+ * Checked as each statement is parsed, so that messages come in source order. */
+static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
+{
+    for (int i = 0; i < more->n; i++) {
+        Stmt *s = more->items[i];
+        switch (s->kind) {
+        case ST_DEF:
+        case ST_ASSIGN:
+        case ST_IMPORT: stmts_push(ps, l, s); break;
+        case ST_EXPR:
+        case ST_PASS: break;
+        case ST_RETURN: report(ps, s->loc, "'return' outside function"); break;
+        case ST_BREAK: report(ps, s->loc, "'break' outside loop"); break;
+        case ST_CONTINUE: report(ps, s->loc, "'continue' not properly in loop"); break;
+        default: {
+            const char *what = s->kind == ST_IF      ? "'if' statements"
+                               : s->kind == ST_FOR   ? "'for' loops"
+                               : s->kind == ST_WHILE ? "'while' loops"
+                               : s->kind == ST_ASSERT ? "'assert' statements"
+                                                      : "augmented assignments";
+            report(ps, s->loc,
+                   "%s are not supported at module level (only imports, defs and assignments)",
+                   what);
+            break;
+        }
+        }
+    }
+}
+
+static void build_module(ParseState *ps, Module *m)
+{
+    int fcap = 0, gcap = 0;
+    for (int i = 0; i < ps->top.n; i++) {
+        Stmt *s = ps->top.items[i];
+        if (s->kind == ST_DEF)
+            ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, fcap, s->def.func);
+        else
+            ARENA_PUSH(ps->arena, m->globals, m->nglobals, gcap, s);
+    }
+}
+
 Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
 {
-    (void)arena;
-    diag_error(diag, (SrcLoc){file, 1, 1}, "the parser is not implemented yet");
-    return NULL;
+    ParseState ps = {.file = file, .arena = arena, .diag = diag, .errors_before = diag->errors};
+    if (file->text && file->len > (size_t)INT_MAX / 2) {
+        report(&ps, (SrcLoc){file, 0, 0}, "file too large (%zu bytes)", file->len);
+        return NULL;
+    }
+    ps.lexer = lexer_open(&ps);
+    if (!ps.lexer) {
+        TRIC_INTERNAL(diag, "cannot create the lexer");
+        return NULL;
+    }
+    int rc = tfe_parse(&ps);
+    lexer_close(ps.lexer);
+    Module *m = arena_alloc(arena, sizeof *m);
+    m->file = file;
+    if (rc == 0)
+        build_module(&ps, m);
+    if (diag->errors > ps.errors_before)
+        return NULL;
+    if (rc != 0) {
+        TRIC_INTERNAL(diag, "the parser failed without a diagnostic");
+        return NULL;
+    }
+    return m;
 }

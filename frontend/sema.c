@@ -1,10 +1,3565 @@
-/* sema.c: specialization and typing of one @jit kernel. */
+/* sema.c: specialization and typing of one @jit kernel.
+ *
+ * sema_specialize clones the kernel's FuncDef, binds its parameters (types from --signature or
+ * annotations, constexprs from -D / the signature / defaults), and walks the body with an
+ * environment of names -> Sem, setting Expr.sem on every reachable expression. It follows what
+ * Triton's code generator (python/triton/compiler/code_generator.py) and semantic layer
+ * (python/triton/language/semantic.py) do at trace time:
+ *   - constexpr arithmetic is Python arithmetic, folded here (floor // and %, / gives a float);
+ *   - `if` on a constexpr is decided here and only the taken branch is analysed;
+ *   - tl.static_range loops are unrolled (a typed clone of the body per iteration);
+ *   - calls of @jit helpers are inlined: a clone per call site, analysed with the arguments bound;
+ *   - run-time values follow Triton's typing rules (computation_type_impl, integer_promote_impl,
+ *     weakly typed Python scalars) and broadcasting (numpy-like, right-aligned).
+ * Every error names what is wrong in one line at the precise token; an expression whose analysis
+ * failed gets kind SEM_UNSET, which later checks treat as "already reported" (no cascades). */
 #include "frontend/frontend.h"
 
-Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag) {
-    (void)m;
-    (void)opt;
-    (void)arena;
-    diag_plain_error(diag, "sema is not implemented yet");
+#include <math.h>
+#include <string.h>
+
+enum {
+    MAX_INLINE_DEPTH = 32,     /* helper inlining nesting */
+    MAX_STATIC_UNROLL = 1024,  /* tl.static_range iterations */
+    MAX_BUILTIN_PARAMS = 12,
+    MAX_BLOCK_NUMEL = 1 << 20, /* Triton's TRITON_MAX_TENSOR_NUMEL */
+};
+
+/* ---- environments ---------------------------------------------------------------------------- */
+
+typedef enum Partial {
+    DEFINED,         /* usable */
+    ONE_BRANCH,      /* assigned in only one branch of a run-time if */
+    LOOP_LOCAL,      /* first assigned inside a run-time loop body */
+    NOT_CONSTEXPR,   /* a module global whose value is not a constexpr */
+} Partial;
+
+typedef struct Binding {
+    const char *name;
+    Sem sem;
+    Partial partial;
+    SrcLoc where;       /* the if / loop for ONE_BRANCH / LOOP_LOCAL */
+    SrcLoc assigned_at; /* the last assignment's target */
+} Binding;
+
+typedef struct Env {
+    Binding *items;
+    int n, cap;
+} Env;
+
+/* One function being analysed: the kernel or an inlined helper. */
+typedef struct FuncCtx {
+    FuncDef *func;
+    bool is_kernel;
+    Env env;
+    Sem ret;         /* a helper's return value */
+    bool has_ret;
+    int loop_depth;
+    int runtime_if_depth;
+} FuncCtx;
+
+typedef struct Sema {
+    const Module *module;
+    Arena *a;
+    Diag *diag;
+    Env globals;
+    FuncCtx *fn;
+    const char *tuple_ctx; /* "zeros()'s shape" while analysing a shape argument, for messages */
+    const FuncDef *inline_stack[MAX_INLINE_DEPTH + 1];
+    int inline_depth;
+} Sema;
+
+static Binding *env_find(Env *env, const char *name)
+{
+    for (int i = env->n - 1; i >= 0; i--)
+        if (!strcmp(env->items[i].name, name))
+            return &env->items[i];
     return NULL;
+}
+
+static void env_set(Sema *s, Env *env, const char *name, Sem sem, SrcLoc at)
+{
+    Binding *b = env_find(env, name);
+    if (b) {
+        b->sem = sem;
+        b->partial = DEFINED;
+        b->assigned_at = at;
+        return;
+    }
+    Binding nb = {.name = name, .sem = sem, .partial = DEFINED, .assigned_at = at};
+    ARENA_PUSH(s->a, env->items, env->n, env->cap, nb);
+}
+
+static Env env_copy(Sema *s, const Env *env)
+{
+    Env c = {0};
+    if (env->n) {
+        c.items = arena_alloc(s->a, (size_t)env->n * sizeof *c.items);
+        memcpy(c.items, env->items, (size_t)env->n * sizeof *c.items);
+        c.n = c.cap = env->n;
+    }
+    return c;
+}
+
+/* ---- Sem helpers ------------------------------------------------------------------------------ */
+
+static Sem sem_error(void) { return (Sem){.kind = SEM_UNSET}; }
+static bool is_error(Sem s) { return s.kind == SEM_UNSET; }
+static Sem sem_void(void) { return (Sem){.kind = SEM_VOID}; }
+
+static Sem sem_value(Type t)
+{
+    return (Sem){.kind = SEM_VALUE, .type = t, .compute_dtype = t.dtype};
+}
+
+/* Triton's to_tensor for a Python int: int32 if it fits, else uint32, else int64. */
+static DType int_literal_dtype(int64_t v)
+{
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        return DT_I32;
+    if (v > INT32_MAX && v <= (int64_t)UINT32_MAX)
+        return DT_U32;
+    return DT_I64;
+}
+
+static Sem sem_const(ConstVal cv)
+{
+    Sem r = {.kind = SEM_CONST, .cv = cv};
+    switch (cv.kind) {
+    case CV_INT:
+        r.type = type_scalar(int_literal_dtype(cv.i));
+        break;
+    case CV_FLOAT:
+        r.type = type_scalar(DT_F32); /* Python floats are fp32 in Triton */
+        break;
+    case CV_BOOL:
+        r.type = type_scalar(DT_I1);
+        break;
+    default:
+        break;
+    }
+    r.compute_dtype = r.type.dtype;
+    return r;
+}
+
+static Sem sem_int(int64_t v) { return sem_const((ConstVal){.kind = CV_INT, .i = v}); }
+static Sem sem_float(double v) { return sem_const((ConstVal){.kind = CV_FLOAT, .f = v}); }
+static Sem sem_bool(bool v) { return sem_const((ConstVal){.kind = CV_BOOL, .b = v}); }
+
+static bool const_is_number(const ConstVal *cv)
+{
+    return cv->kind == CV_INT || cv->kind == CV_FLOAT || cv->kind == CV_BOOL;
+}
+
+/* The type a Sem has as an operand of a run-time operation: its type, or a number's natural
+ * type (int32/fp32/int1). False for None, dtypes, tuples, modules, ... */
+static bool operand_type(Sem s, Type *t)
+{
+    if (s.kind == SEM_VALUE) {
+        *t = s.type;
+        return true;
+    }
+    if (s.kind == SEM_CONST && const_is_number(&s.cv)) {
+        *t = s.type;
+        return true;
+    }
+    return false;
+}
+
+static bool const_equal(const ConstVal *x, const ConstVal *y)
+{
+    if (x->kind != y->kind)
+        return false;
+    switch (x->kind) {
+    case CV_NONE:
+        return true;
+    case CV_INT:
+        return x->i == y->i;
+    case CV_FLOAT:
+        return x->f == y->f || (isnan(x->f) && isnan(y->f));
+    case CV_BOOL:
+        return x->b == y->b;
+    case CV_DTYPE:
+        return x->dtype == y->dtype;
+    case CV_STR:
+        return !strcmp(x->s, y->s);
+    case CV_TUPLE:
+        if (x->tuple.n != y->tuple.n)
+            return false;
+        for (int i = 0; i < x->tuple.n; i++)
+            if (!const_equal(&x->tuple.elems[i], &y->tuple.elems[i]))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static bool sem_same(Sem x, Sem y)
+{
+    if (x.kind != y.kind)
+        return false;
+    switch (x.kind) {
+    case SEM_VALUE:
+        return type_equal(x.type, y.type);
+    case SEM_CONST:
+        return const_equal(&x.cv, &y.cv);
+    case SEM_BUILTIN:
+        return x.builtin == y.builtin;
+    case SEM_FUNC:
+        return x.func == y.func;
+    default:
+        return true;
+    }
+}
+
+/* Python truthiness of a constexpr. */
+static bool const_truthy(const ConstVal *cv)
+{
+    switch (cv->kind) {
+    case CV_NONE:
+        return false;
+    case CV_INT:
+        return cv->i != 0;
+    case CV_FLOAT:
+        return cv->f != 0.0;
+    case CV_BOOL:
+        return cv->b;
+    case CV_DTYPE:
+        return true;
+    case CV_STR:
+        return cv->s[0] != 0;
+    case CV_TUPLE:
+        return cv->tuple.n != 0;
+    }
+    return false;
+}
+
+static const char *tstr(Sema *s, Type t) { return type_str(s->a, t); }
+
+/* "<64x32>": a shape alone, for broadcasting messages. */
+static const char *shape_str(Sema *s, Type t)
+{
+    StrBuf sb = {0};
+    strbuf_putc(&sb, '<');
+    for (int i = 0; i < t.rank; i++)
+        strbuf_printf(&sb, i ? "x%d" : "%d", t.shape[i]);
+    strbuf_putc(&sb, '>');
+    char *r = arena_strdup(s->a, sb.data);
+    strbuf_free(&sb);
+    return r;
+}
+
+/* What a Sem is, for messages: "a run-time <128xfp32>", "the constexpr 3", "a module". */
+static const char *sem_describe(Sema *s, Sem x)
+{
+    switch (x.kind) {
+    case SEM_VALUE:
+        return arena_printf(s->a, "a run-time %s", tstr(s, x.type));
+    case SEM_CONST: {
+        StrBuf sb = {0};
+        const_print(&sb, &x.cv);
+        const char *r = arena_printf(s->a, "the constexpr %s", sb.data ? sb.data : "");
+        strbuf_free(&sb);
+        return r;
+    }
+    case SEM_MODULE:
+        return "a module";
+    case SEM_BUILTIN:
+        return arena_printf(s->a, "the builtin '%s'", builtin_name((Builtin)x.builtin));
+    case SEM_FUNC:
+        return arena_printf(s->a, "the function '%s'", x.func->name);
+    case SEM_VOID:
+        return "nothing (None)";
+    default:
+        return "an invalid value";
+    }
+}
+
+static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* Location of the keyword `name` of a `name=value` argument, found by walking back from the value
+ * over '=' and blanks (the AST keeps only the value's location). */
+static SrcLoc kwname_loc(SrcLoc value_loc, const char *name)
+{
+    const SrcFile *f = value_loc.file;
+    if (!f || !f->text || value_loc.line < 1 || value_loc.col < 1)
+        return value_loc;
+    const char *p = f->text, *end = f->text + f->len;
+    for (int l = 1; l < value_loc.line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return value_loc;
+        p = nl + 1;
+    }
+    int i = value_loc.col - 2; /* index of the byte before the value */
+    while (i >= 0 && (p[i] == ' ' || p[i] == '\t'))
+        i--;
+    if (i < 0 || p[i] != '=')
+        return value_loc;
+    i--;
+    while (i >= 0 && (p[i] == ' ' || p[i] == '\t'))
+        i--;
+    int n = (int)strlen(name);
+    int start = i - n + 1;
+    if (start < 0 || strncmp(p + start, name, (size_t)n))
+        return value_loc;
+    SrcLoc r = value_loc;
+    r.col = start + 1;
+    return r;
+}
+
+/* ---- forward declarations -------------------------------------------------------------------- */
+
+static SrcLoc expr_start(const Expr *e);
+static Sem expr(Sema *s, Expr *e);
+static void block(Sema *s, Block *b, bool tail);
+static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc callee_loc);
+
+/* ---- name resolution ------------------------------------------------------------------------- */
+
+static bool is_module_name(const char *name)
+{
+    return !strcmp(name, "tl") || !strcmp(name, "triton") || !strcmp(name, "language") ||
+           !strcmp(name, "math") || !strcmp(name, "libdevice");
+}
+
+/* tl.NAME: a builtin of the table (not the Python-only ones). */
+static bool lookup_tl_builtin(const char *name, Builtin *out)
+{
+    for (int b = 0; b < BI_COUNT; b++) {
+        if (b == BI_MIN_PY || b == BI_MAX_PY || b == BI_LEN || b == BI_INT_PY || b == BI_FLOAT_PY)
+            continue;
+        if (!strcmp(builtin_name((Builtin)b), name)) {
+            *out = (Builtin)b;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Names Python gives every kernel: range, min, max, len, int, float, print, abs. */
+static bool lookup_python_builtin(const char *name, Builtin *out)
+{
+    static const struct {
+        const char *name;
+        Builtin b;
+    } table[] = {
+        {"range", BI_RANGE},     {"min", BI_MIN_PY},     {"max", BI_MAX_PY},
+        {"len", BI_LEN},         {"int", BI_INT_PY},     {"float", BI_FLOAT_PY},
+        {"print", BI_STATIC_PRINT}, {"abs", BI_ABS},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (!strcmp(table[i].name, name)) {
+            *out = table[i].b;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool lookup_dtype_name(const char *name, DType *out)
+{
+    /* Only Triton's spellings (tl.float16, tl.int32, tl.bfloat16, ...): "fp16" is not tl.fp16. */
+    for (int t = 0; t < DT_COUNT; t++) {
+        if (!strcmp(dtype_name((DType)t), name)) {
+            *out = (DType)t;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const FuncDef *module_func(const Module *m, const char *name)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, name))
+            return m->funcs[i];
+    return NULL;
+}
+
+static Sem name_expr(Sema *s, Expr *e)
+{
+    const char *name = e->str ? e->str : "";
+    Binding *b = s->fn ? env_find(&s->fn->env, name) : NULL;
+    if (b) {
+        switch (b->partial) {
+        case DEFINED:
+            return b->sem;
+        case ONE_BRANCH:
+            diag_error(s->diag, e->loc,
+                       "'%s' is assigned in only one branch of the if at line %d; assign it in "
+                       "both branches (or before the if) to use it after",
+                       name, b->where.line);
+            return sem_error();
+        case LOOP_LOCAL:
+            diag_error(s->diag, e->loc,
+                       "'%s' is first assigned inside the loop at line %d; assign it before the "
+                       "loop to use it after",
+                       name, b->where.line);
+            return sem_error();
+        case NOT_CONSTEXPR:
+            break;
+        }
+    }
+    Binding *g = env_find(&s->globals, name);
+    if (g) {
+        if (g->partial == NOT_CONSTEXPR) {
+            diag_error(s->diag, e->loc,
+                       "global '%s' is not a constexpr (module-level names used in a kernel "
+                       "must be constexpr values such as ints, floats or dtypes)",
+                       name);
+            return sem_error();
+        }
+        return g->sem;
+    }
+    const FuncDef *f = module_func(s->module, name);
+    if (f)
+        return (Sem){.kind = SEM_FUNC, .func = (FuncDef *)f};
+    if (is_module_name(name))
+        return (Sem){.kind = SEM_MODULE};
+    Builtin bi;
+    if (lookup_python_builtin(name, &bi) || lookup_tl_builtin(name, &bi))
+        return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+    DType dt;
+    if (lookup_dtype_name(name, &dt))
+        return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
+    if (!strcmp(name, "True") || !strcmp(name, "False"))
+        return sem_bool(name[0] == 'T');
+    if (!strcmp(name, "None"))
+        return sem_const((ConstVal){.kind = CV_NONE});
+    diag_error(s->diag, e->loc, "name '%s' is not defined", name);
+    return sem_error();
+}
+
+/* ---- attributes: tl.NAME, x.dtype, x.shape, x.T, methods -------------------------------------- */
+
+/* Methods of a block (Triton's @_tensor_member_fn set, the ones tric has). */
+static bool lookup_method(const char *name, Builtin *out)
+{
+    static const struct {
+        const char *name;
+        Builtin b;
+    } table[] = {
+        {"to", BI_CAST},           {"sum", BI_SUM},
+        {"max", BI_MAX},           {"min", BI_MIN},
+        {"argmax", BI_ARGMAX},     {"argmin", BI_ARGMIN},
+        {"trans", BI_TRANS},       {"permute", BI_PERMUTE},
+        {"reshape", BI_RESHAPE},   {"view", BI_VIEW},
+        {"broadcast_to", BI_BROADCAST_TO}, {"expand_dims", BI_EXPAND_DIMS},
+        {"exp", BI_EXP},           {"exp2", BI_EXP2},
+        {"log", BI_LOG},           {"log2", BI_LOG2},
+        {"sqrt", BI_SQRT},         {"rsqrt", BI_RSQRT},
+        {"abs", BI_ABS},           {"sin", BI_SIN},
+        {"cos", BI_COS},           {"floor", BI_FLOOR},
+        {"ceil", BI_CEIL},         {"sigmoid", BI_SIGMOID},
+        {"multiple_of", BI_MULTIPLE_OF}, {"max_contiguous", BI_MAX_CONTIGUOUS},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (!strcmp(table[i].name, name)) {
+            *out = table[i].b;
+            return true;
+        }
+    }
+    return false;
+}
+
+static Sem attr_expr(Sema *s, Expr *e)
+{
+    Sem obj = expr(s, e->attr.obj);
+    if (is_error(obj))
+        return obj;
+    const char *name = e->attr.name ? e->attr.name : "";
+    if (obj.kind == SEM_MODULE) {
+        if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda"))
+            return (Sem){.kind = SEM_MODULE};
+        Builtin bi;
+        if (lookup_tl_builtin(name, &bi))
+            return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+        DType dt;
+        if (lookup_dtype_name(name, &dt))
+            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
+        diag_error(s->diag, e->attr.name_loc, "unknown builtin 'tl.%s'", name);
+        return sem_error();
+    }
+    if (obj.kind == SEM_VALUE) {
+        Type t = obj.type;
+        if (!strcmp(name, "dtype")) {
+            if (t.is_ptr) {
+                diag_error(s->diag, e->attr.name_loc,
+                           "the dtype of a pointer (%s) is not a tric constexpr", tstr(s, t));
+                return sem_error();
+            }
+            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = t.dtype});
+        }
+        if (!strcmp(name, "shape")) {
+            ConstVal cv = {.kind = CV_TUPLE};
+            cv.tuple.n = t.rank;
+            cv.tuple.elems = arena_alloc(s->a, (size_t)(t.rank ? t.rank : 1) * sizeof(ConstVal));
+            for (int i = 0; i < t.rank; i++)
+                cv.tuple.elems[i] = (ConstVal){.kind = CV_INT, .i = t.shape[i]};
+            return sem_const(cv);
+        }
+        if (!strcmp(name, "numel"))
+            return sem_int(type_numel(t));
+        if (!strcmp(name, "T")) {
+            if (t.rank != 2) {
+                diag_error(s->diag, e->attr.name_loc, ".T needs a 2-D block, got %s",
+                           tstr(s, t));
+                return sem_error();
+            }
+            /* x.T: a transposed SEM_VALUE; builtin records that it is BI_TRANS of obj. */
+            Type r = t;
+            r.shape[0] = t.shape[1];
+            r.shape[1] = t.shape[0];
+            Sem v = sem_value(r);
+            v.builtin = BI_TRANS;
+            return v;
+        }
+        Builtin bi;
+        if (lookup_method(name, &bi))
+            return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+        diag_error(s->diag, e->attr.name_loc, "a block has no attribute '%s'", name);
+        return sem_error();
+    }
+    diag_error(s->diag, e->attr.name_loc, "%s has no attribute '%s'", sem_describe(s, obj), name);
+    return sem_error();
+}
+
+/* ---- constexpr folding (Python semantics) ---------------------------------------------------- */
+
+static double const_as_float(const ConstVal *cv)
+{
+    return cv->kind == CV_FLOAT ? cv->f : cv->kind == CV_INT ? (double)cv->i : (double)cv->b;
+}
+
+static int64_t const_as_int(const ConstVal *cv) { return cv->kind == CV_INT ? cv->i : (int64_t)cv->b; }
+
+static int64_t py_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t py_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static Sem fold_binary(Sema *s, SrcLoc loc, BinOp op, ConstVal x, ConstVal y)
+{
+    if (op == BIN_IS || op == BIN_IS_NOT) {
+        bool same = const_equal(&x, &y);
+        return sem_bool(op == BIN_IS ? same : !same);
+    }
+    if (op == BIN_EQ || op == BIN_NE) {
+        bool eq;
+        if (const_is_number(&x) && const_is_number(&y))
+            eq = const_as_float(&x) == const_as_float(&y) &&
+                 (x.kind == CV_FLOAT || y.kind == CV_FLOAT || const_as_int(&x) == const_as_int(&y));
+        else
+            eq = const_equal(&x, &y);
+        return sem_bool(op == BIN_EQ ? eq : !eq);
+    }
+    if (op == BIN_AND)
+        return sem_const(const_truthy(&x) ? y : x);
+    if (op == BIN_OR)
+        return sem_const(const_truthy(&x) ? x : y);
+    if (!const_is_number(&x) || !const_is_number(&y)) {
+        StrBuf a = {0}, b = {0};
+        const_print(&a, &x);
+        const_print(&b, &y);
+        diag_error(s->diag, loc, "unsupported operand types for %s: %s and %s", binop_str(op),
+                   a.data, b.data);
+        strbuf_free(&a);
+        strbuf_free(&b);
+        return sem_error();
+    }
+    bool fl = x.kind == CV_FLOAT || y.kind == CV_FLOAT;
+    bool both_bool = x.kind == CV_BOOL && y.kind == CV_BOOL;
+    double fx = const_as_float(&x), fy = const_as_float(&y);
+    int64_t ix = const_as_int(&x), iy = const_as_int(&y);
+    switch (op) {
+    case BIN_LT: return sem_bool(fl ? fx < fy : ix < iy);
+    case BIN_LE: return sem_bool(fl ? fx <= fy : ix <= iy);
+    case BIN_GT: return sem_bool(fl ? fx > fy : ix > iy);
+    case BIN_GE: return sem_bool(fl ? fx >= fy : ix >= iy);
+    case BIN_ADD: return fl ? sem_float(fx + fy) : sem_int((int64_t)((uint64_t)ix + (uint64_t)iy));
+    case BIN_SUB: return fl ? sem_float(fx - fy) : sem_int((int64_t)((uint64_t)ix - (uint64_t)iy));
+    case BIN_MUL: return fl ? sem_float(fx * fy) : sem_int((int64_t)((uint64_t)ix * (uint64_t)iy));
+    case BIN_DIV:
+        if (fy == 0.0) {
+            diag_error(s->diag, loc, "division by zero in a constexpr expression");
+            return sem_error();
+        }
+        return sem_float(fx / fy);
+    case BIN_FLOORDIV:
+    case BIN_MOD:
+        if (fl ? fy == 0.0 : iy == 0) {
+            diag_error(s->diag, loc, "%s by zero in a constexpr expression",
+                       op == BIN_MOD ? "modulo" : "integer division");
+            return sem_error();
+        }
+        if (fl) /* Python: floor division and modulo of floats */
+            return op == BIN_MOD ? sem_float(fx - floor(fx / fy) * fy) : sem_float(floor(fx / fy));
+        if (ix == INT64_MIN && iy == -1)
+            return op == BIN_MOD ? sem_int(0) : sem_int(INT64_MIN);
+        return op == BIN_MOD ? sem_int(py_mod(ix, iy)) : sem_int(py_floordiv(ix, iy));
+    case BIN_BITAND:
+    case BIN_BITOR:
+    case BIN_BITXOR:
+    case BIN_SHL:
+    case BIN_SHR:
+        if (fl) {
+            diag_error(s->diag, loc, "unsupported operand types for %s: float (it needs ints)",
+                       binop_str(op));
+            return sem_error();
+        }
+        if (op == BIN_BITAND)
+            return both_bool ? sem_bool(ix & iy) : sem_int(ix & iy);
+        if (op == BIN_BITOR)
+            return both_bool ? sem_bool(ix | iy) : sem_int(ix | iy);
+        if (op == BIN_BITXOR)
+            return both_bool ? sem_bool(ix ^ iy) : sem_int(ix ^ iy);
+        if (iy < 0) {
+            diag_error(s->diag, loc, "negative shift count in a constexpr expression");
+            return sem_error();
+        }
+        if (op == BIN_SHL)
+            return sem_int(iy >= 63 ? 0 : (int64_t)((uint64_t)ix << iy));
+        return sem_int(iy >= 63 ? (ix < 0 ? -1 : 0) : ix >> iy);
+    case BIN_MATMUL:
+        diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
+        return sem_error();
+    default:
+        break;
+    }
+    TRIC_INTERNAL(s->diag, "fold_binary: unhandled operator %s", binop_str(op));
+    return sem_error();
+}
+
+/* ---- Triton's typing rules ------------------------------------------------------------------- */
+
+/* Python-scalar kinds for weak typing: bool < uint < int < float (semantic.py,
+ * computation_type_impl step 0). */
+static int dtype_kind_rank(DType t)
+{
+    if (t == DT_I1)
+        return 0;
+    switch (dtype_kind(t)) {
+    case DK_UINT: return 1;
+    case DK_INT: return 2;
+    case DK_FLOAT: return 3;
+    }
+    return 2;
+}
+
+/* integer_promote_impl: C's usual arithmetic conversions on widths and signedness. */
+static DType integer_promote(DType a, DType b)
+{
+    bool ua = dtype_kind(a) == DK_UINT, ub = dtype_kind(b) == DK_UINT;
+    int ra = dtype_bits(a), rb = dtype_bits(b);
+    if (ua == ub)
+        return ra > rb ? a : b;
+    if (ua)
+        return ra >= rb ? a : b;
+    return rb >= ra ? b : a;
+}
+
+/* computation_type_impl. a_weak / b_weak: the operand is a Python scalar (constexpr). Returns
+ * false with *why set when the types do not combine. */
+static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod, DType *out,
+                             const char **why)
+{
+    if (a_weak != b_weak) {
+        DType scalar = a_weak ? a : b, block = a_weak ? b : a;
+        if (dtype_kind_rank(scalar) <= dtype_kind_rank(block)) {
+            *out = (div_or_mod && (block == DT_F16 || block == DT_BF16)) ? DT_F32 : block;
+            return true;
+        }
+    }
+    if (a == DT_F64 || b == DT_F64)
+        return *out = DT_F64, true;
+    if (a == DT_F32 || b == DT_F32)
+        return *out = DT_F32, true;
+    if ((a == DT_F16 && b == DT_BF16) || (a == DT_BF16 && b == DT_F16))
+        return *out = DT_F32, true;
+    if (a == DT_F16 || b == DT_F16)
+        return *out = div_or_mod ? DT_F32 : DT_F16, true;
+    if (a == DT_BF16 || b == DT_BF16)
+        return *out = (div_or_mod || a != b) ? DT_F32 : DT_BF16, true;
+    if (div_or_mod && dtype_is_signed(a) != dtype_is_signed(b) && a != DT_I1 && b != DT_I1) {
+        *why = "they have different signedness; cast them to the same signedness";
+        return false;
+    }
+    *out = integer_promote(a, b);
+    return true;
+}
+
+/* Numpy-like broadcasting, right-aligned (Triton's broadcast_impl_value). Reports at loc. */
+static bool broadcast(Sema *s, SrcLoc loc, Type a, Type b, Type *out)
+{
+    int rank = a.rank > b.rank ? a.rank : b.rank;
+    Type r = {.rank = (uint8_t)rank};
+    for (int i = 0; i < rank; i++) {
+        int ai = a.rank - rank + i, bi = b.rank - rank + i;
+        int32_t da = ai >= 0 ? a.shape[ai] : 1, db = bi >= 0 ? b.shape[bi] : 1;
+        r.shape[i] = da;
+        if (da == 1)
+            r.shape[i] = db;
+        else if (db != 1 && da != db)
+            goto mismatch;
+    }
+    *out = r;
+    return true;
+mismatch:
+    /* Report the first mismatching dimension from the right, as numpy does. */
+    for (int i = rank - 1; i >= 0; i--) {
+        int ai = a.rank - rank + i, bi = b.rank - rank + i;
+        int32_t da = ai >= 0 ? a.shape[ai] : 1, db = bi >= 0 ? b.shape[bi] : 1;
+        if (da != 1 && db != 1 && da != db) {
+            diag_error(s->diag, loc, "cannot broadcast %s and %s: dimension %d is %d vs %d",
+                       shape_str(s, a), shape_str(s, b), i, da, db);
+            break;
+        }
+    }
+    return false;
+}
+
+/* Can `from` be broadcast to exactly `to` (a mask/value to a pointer's shape)? */
+static bool broadcasts_to(Type from, Type to)
+{
+    if (from.rank > to.rank)
+        return false;
+    for (int i = 0; i < from.rank; i++) {
+        int32_t d = from.shape[from.rank - 1 - i], t = to.shape[to.rank - 1 - i];
+        if (d != 1 && d != t)
+            return false;
+    }
+    return true;
+}
+
+static Type with_shape(DType dt, bool is_ptr, Type shape)
+{
+    Type t = shape;
+    t.dtype = dt;
+    t.is_ptr = is_ptr;
+    return t;
+}
+
+static const char *elem_str(Sema *s, Type t) { return tstr(s, type_elem(t)); }
+
+/* The type of `l op r` where at least one side is a run-time value (Triton semantic.py: add,
+ * sub, mul, truediv, floordiv, mod, bitwise ops, shifts, comparisons). */
+static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
+{
+    Type lt, rt;
+    if (!operand_type(l, &lt) || !operand_type(r, &rt)) {
+        Sem bad = operand_type(l, &lt) ? r : l;
+        diag_error(s->diag, loc, "unsupported operand for %s: %s", binop_str(op),
+                   sem_describe(s, bad));
+        return sem_error();
+    }
+    bool lw = l.kind == SEM_CONST, rw = r.kind == SEM_CONST;
+    Type shape;
+    if (!broadcast(s, loc, lt, rt, &shape))
+        return sem_error();
+    const char *opname = binop_str(op);
+
+    if (op == BIN_MATMUL) {
+        diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
+        return sem_error();
+    }
+    if (op == BIN_AND || op == BIN_OR || op == BIN_IS || op == BIN_IS_NOT) {
+        if (op == BIN_IS || op == BIN_IS_NOT) {
+            /* A run-time value is never None nor any constexpr: `x is None` is False. */
+            return sem_bool(op == BIN_IS_NOT);
+        }
+        if (lt.rank || rt.rank) {
+            diag_error(s->diag, loc, "'%s' is not supported on blocks (as in Triton); use '%s'",
+                       opname, op == BIN_AND ? "&" : "|");
+            return sem_error();
+        }
+        Sem v = sem_value(type_scalar(DT_I1));
+        return v;
+    }
+
+    /* Pointer arithmetic: ptr + int, int + ptr, ptr - int (semantic.py check_ptr_type_impl). */
+    if (lt.is_ptr || rt.is_ptr) {
+        if (op == BIN_EQ || op == BIN_NE) {
+            if (lt.is_ptr && rt.is_ptr && lt.dtype == rt.dtype) {
+                Sem v = sem_value(with_shape(DT_I1, false, shape));
+                v.compute_dtype = DT_I64;
+                return v;
+            }
+        }
+        if (lt.is_ptr && rt.is_ptr) {
+            diag_error(s->diag, loc, "cannot %s pointers (%s and %s)",
+                       op == BIN_ADD ? "add two" : op == BIN_SUB ? "subtract two" : "combine",
+                       elem_str(s, lt), elem_str(s, rt));
+            return sem_error();
+        }
+        Type pt = lt.is_ptr ? lt : rt, it = lt.is_ptr ? rt : lt;
+        if (op != BIN_ADD && !(op == BIN_SUB && lt.is_ptr)) {
+            diag_error(s->diag, loc, "'%s' is not defined on pointers (%s %s %s); pointer "
+                       "arithmetic is ptr + int and ptr - int",
+                       opname, elem_str(s, lt), opname, elem_str(s, rt));
+            return sem_error();
+        }
+        if (!dtype_is_int(it.dtype)) {
+            diag_error(s->diag, loc, "cannot %s %s %s a pointer (%s): offsets must be integers",
+                       op == BIN_ADD ? "add" : "subtract", elem_str(s, it),
+                       op == BIN_ADD ? "to" : "from", elem_str(s, pt));
+            return sem_error();
+        }
+        Sem v = sem_value(with_shape(pt.dtype, true, shape));
+        v.compute_dtype = it.dtype;
+        return v;
+    }
+
+    DType ct;
+    const char *why = NULL;
+    switch (op) {
+    case BIN_BITAND:
+    case BIN_BITOR:
+    case BIN_BITXOR:
+    case BIN_SHL:
+    case BIN_SHR:
+        /* bitwise_op_type_checking_impl: integers only, integer_promote_impl, no weak typing. */
+        if (!dtype_is_int(lt.dtype) || !dtype_is_int(rt.dtype)) {
+            diag_error(s->diag, loc, "'%s' needs integer operands, got %s and %s", opname,
+                       elem_str(s, lt), elem_str(s, rt));
+            return sem_error();
+        }
+        ct = integer_promote(lt.dtype, rt.dtype);
+        if (lw && !rw && lt.rank == 0)
+            ct = (dtype_kind_rank(lt.dtype) <= dtype_kind_rank(rt.dtype)) ? rt.dtype : ct;
+        if (rw && !lw && rt.rank == 0)
+            ct = (dtype_kind_rank(rt.dtype) <= dtype_kind_rank(lt.dtype)) ? lt.dtype : ct;
+        {
+            Sem v = sem_value(with_shape(ct, false, shape));
+            v.compute_dtype = ct;
+            return v;
+        }
+    case BIN_FLOORDIV:
+        if (!dtype_is_int(lt.dtype) || !dtype_is_int(rt.dtype)) {
+            diag_error(s->diag, loc, "'//' needs integer operands, got %s and %s (use / for "
+                       "floats)",
+                       elem_str(s, lt), elem_str(s, rt));
+            return sem_error();
+        }
+        break;
+    default:
+        break;
+    }
+    bool div_or_mod = op == BIN_DIV || op == BIN_MOD || op == BIN_FLOORDIV;
+    if (!computation_type(lt.dtype, lw, rt.dtype, rw, div_or_mod, &ct, &why)) {
+        diag_error(s->diag, loc, "cannot use '%s' with %s and %s: %s", opname, elem_str(s, lt),
+                   elem_str(s, rt), why);
+        return sem_error();
+    }
+    /* A negative Python scalar with an unsigned computation type (semantic.py raises too). */
+    if (dtype_kind(ct) == DK_UINT &&
+        ((lw && l.cv.kind == CV_INT && l.cv.i < 0) || (rw && r.cv.kind == CV_INT && r.cv.i < 0))) {
+        diag_error(s->diag, loc, "cannot combine an unsigned %s with a negative constant; cast "
+                   "one of them explicitly",
+                   dtype_name(ct));
+        return sem_error();
+    }
+    DType result = ct;
+    switch (op) {
+    case BIN_EQ: case BIN_NE: case BIN_LT: case BIN_LE: case BIN_GT: case BIN_GE:
+        result = DT_I1;
+        break;
+    case BIN_DIV:
+        if (dtype_is_int(ct))
+            ct = DT_F32; /* truediv: int / int is computed in fp32 */
+        result = ct;
+        break;
+    default:
+        break;
+    }
+    Sem v = sem_value(with_shape(result, false, shape));
+    v.compute_dtype = ct;
+    return v;
+}
+
+static Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
+{
+    if (is_error(l) || is_error(r))
+        return sem_error();
+    if (op == BIN_MATMUL) {
+        diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
+        return sem_error();
+    }
+    if (l.kind == SEM_CONST && r.kind == SEM_CONST)
+        return fold_binary(s, loc, op, l.cv, r.cv);
+    if ((op == BIN_IS || op == BIN_IS_NOT || op == BIN_EQ || op == BIN_NE) &&
+        ((l.kind == SEM_CONST && !const_is_number(&l.cv)) ||
+         (r.kind == SEM_CONST && !const_is_number(&r.cv))) &&
+        (l.kind == SEM_VALUE || r.kind == SEM_VALUE))
+        return sem_bool(op == BIN_IS_NOT || op == BIN_NE); /* a value vs None / a dtype */
+    if ((op == BIN_AND || op == BIN_OR) && l.kind == SEM_CONST) {
+        /* Python short-circuit with a constexpr left side. */
+        bool t = const_truthy(&l.cv);
+        if ((op == BIN_AND && !t) || (op == BIN_OR && t))
+            return l;
+    }
+    return binary_values(s, loc, op, l, r);
+}
+
+static Sem binary_expr(Sema *s, Expr *e)
+{
+    Sem l = expr(s, e->bin.lhs);
+    Sem r = expr(s, e->bin.rhs);
+    return binary_sems(s, e->loc, e->bin.op, l, r);
+}
+
+static Sem unary_expr(Sema *s, Expr *e)
+{
+    Sem x = expr(s, e->un.operand);
+    if (is_error(x))
+        return x;
+    UnOp op = e->un.op;
+    static const char *const names[] = {"-", "+", "~", "not"};
+    const char *opname = (unsigned)op < 4 ? names[op] : "?";
+    if (x.kind == SEM_CONST) {
+        if (op == UN_NOT)
+            return sem_bool(!const_truthy(&x.cv));
+        if (!const_is_number(&x.cv)) {
+            diag_error(s->diag, e->loc, "bad operand for unary %s: %s", opname,
+                       sem_describe(s, x));
+            return sem_error();
+        }
+        if (op == UN_PLUS)
+            return x.cv.kind == CV_BOOL ? sem_int(x.cv.b) : x;
+        if (op == UN_NEG)
+            return x.cv.kind == CV_FLOAT ? sem_float(-x.cv.f)
+                                         : sem_int((int64_t)(0 - (uint64_t)const_as_int(&x.cv)));
+        if (x.cv.kind == CV_FLOAT) {
+            diag_error(s->diag, e->loc, "'~' needs an integer operand, got a float");
+            return sem_error();
+        }
+        return sem_int(~const_as_int(&x.cv));
+    }
+    if (x.kind != SEM_VALUE) {
+        diag_error(s->diag, e->loc, "bad operand for unary %s: %s", opname, sem_describe(s, x));
+        return sem_error();
+    }
+    Type t = x.type;
+    switch (op) {
+    case UN_NOT:
+        if (t.rank) {
+            diag_error(s->diag, e->loc, "'not' is not supported on blocks (as in Triton); use "
+                       "'~' on an int1 block or '== 0'");
+            return sem_error();
+        }
+        return sem_value(type_scalar(DT_I1));
+    case UN_NEG:
+    case UN_PLUS:
+        if (t.is_ptr) {
+            diag_error(s->diag, e->loc, "bad operand for unary %s: a pointer (%s)", opname,
+                       tstr(s, t));
+            return sem_error();
+        }
+        return sem_value(t);
+    case UN_INVERT:
+        if (t.is_ptr || !dtype_is_int(t.dtype)) {
+            diag_error(s->diag, e->loc, "'~' needs an integer operand, got %s", tstr(s, t));
+            return sem_error();
+        }
+        return sem_value(t);
+    }
+    return sem_error();
+}
+
+/* ---- tuples, subscripts, ternaries ----------------------------------------------------------- */
+
+static Sem tuple_expr(Sema *s, Expr *e)
+{
+    ConstVal cv = {.kind = CV_TUPLE};
+    cv.tuple.n = e->list.n;
+    cv.tuple.elems = arena_alloc(s->a, (size_t)(e->list.n ? e->list.n : 1) * sizeof(ConstVal));
+    bool ok = true;
+    for (int i = 0; i < e->list.n; i++) {
+        Sem x = expr(s, e->list.elts[i]);
+        if (is_error(x)) {
+            ok = false;
+            continue;
+        }
+        if (x.kind != SEM_CONST) {
+            if (ok && s->tuple_ctx)
+                diag_error(s->diag, expr_start(e->list.elts[i]),
+                           "%s must be constexprs; element %d is %s", s->tuple_ctx, i,
+                           sem_describe(s, x));
+            else if (ok)
+                diag_error(s->diag, expr_start(e->list.elts[i]),
+                           "tuples and lists of run-time values are not supported (only "
+                           "constexpr tuples such as shapes); this element is %s",
+                           sem_describe(s, x));
+            ok = false;
+            continue;
+        }
+        cv.tuple.elems[i] = x.cv;
+    }
+    return ok ? sem_const(cv) : sem_error();
+}
+
+static bool is_full_slice(const Expr *e)
+{
+    return e->kind == EX_SLICE && !e->slice.lo && !e->slice.hi && !e->slice.step;
+}
+
+static Sem subscript_expr(Sema *s, Expr *e)
+{
+    Sem obj = expr(s, e->sub.obj);
+    /* Analyse the indices too (for their own errors); None and ':' are constexprs. */
+    bool ok = !is_error(obj);
+    for (int i = 0; i < e->sub.nidx; i++) {
+        Expr *ix = e->sub.idx[i];
+        if (!ix)
+            continue;
+        if (ix->kind == EX_SLICE) {
+            Expr *parts[3] = {ix->slice.lo, ix->slice.hi, ix->slice.step};
+            for (int k = 0; k < 3; k++)
+                if (parts[k] && is_error(expr(s, parts[k])))
+                    ok = false;
+            ix->sem = sem_const((ConstVal){.kind = CV_NONE});
+        } else if (is_error(expr(s, ix))) {
+            ok = false;
+        }
+    }
+    if (!ok)
+        return sem_error();
+    if (obj.kind == SEM_CONST && obj.cv.kind == CV_TUPLE) {
+        if (e->sub.nidx != 1 || e->sub.idx[0]->kind == EX_SLICE ||
+            e->sub.idx[0]->sem.kind != SEM_CONST || e->sub.idx[0]->sem.cv.kind != CV_INT) {
+            diag_error(s->diag, e->loc, "a constexpr tuple is indexed by one constexpr int");
+            return sem_error();
+        }
+        int64_t i = e->sub.idx[0]->sem.cv.i, n = obj.cv.tuple.n;
+        if (i < 0)
+            i += n;
+        if (i < 0 || i >= n) {
+            diag_error(s->diag, e->sub.idx[0]->loc, "tuple index %lld out of range (size %lld)",
+                       (long long)e->sub.idx[0]->sem.cv.i, (long long)n);
+            return sem_error();
+        }
+        return sem_const(obj.cv.tuple.elems[i]);
+    }
+    if (obj.kind != SEM_VALUE) {
+        diag_error(s->diag, e->loc, "%s is not subscriptable", sem_describe(s, obj));
+        return sem_error();
+    }
+    /* A block: only None (new axis of size 1) and ':' (keep the axis), as x[:, None]. */
+    Type t = obj.type, r = type_elem(t);
+    int src = 0, rank = 0;
+    for (int i = 0; i < e->sub.nidx; i++) {
+        Expr *ix = e->sub.idx[i];
+        if (ix->kind == EX_NONE ||
+            (ix->kind != EX_SLICE && ix->sem.kind == SEM_CONST && ix->sem.cv.kind == CV_NONE)) {
+            if (rank >= TRIC_MAX_RANK)
+                goto too_many;
+            r.shape[rank++] = 1;
+        } else if (is_full_slice(ix)) {
+            if (src >= t.rank) {
+                diag_error(s->diag, ix->loc, "too many ':' for a block of rank %d (%s)", t.rank,
+                           tstr(s, t));
+                return sem_error();
+            }
+            if (rank >= TRIC_MAX_RANK)
+                goto too_many;
+            r.shape[rank++] = t.shape[src++];
+        } else if (ix->kind == EX_SLICE) {
+            diag_error(s->diag, ix->loc, "slices with bounds are not supported on blocks; only ':' "
+                       "and None (as in x[:, None])");
+            return sem_error();
+        } else {
+            diag_error(s->diag, ix->loc, "indexing a block with %s is not supported (as in "
+                       "Triton); use x[:, None] / x[None, :] to add dims",
+                       sem_describe(s, ix->sem));
+            return sem_error();
+        }
+    }
+    /* Dims not named keep their size (x[None] on a 1-D block is <1xN>). */
+    while (src < t.rank) {
+        if (rank >= TRIC_MAX_RANK)
+            goto too_many;
+        r.shape[rank++] = t.shape[src++];
+    }
+    r.rank = (uint8_t)rank;
+    return sem_value(r);
+too_many:
+    diag_error(s->diag, e->loc, "blocks have at most %d dimensions", TRIC_MAX_RANK);
+    return sem_error();
+}
+
+static bool scalar_condition(Sema *s, Expr *cond, Sem c, const char *what)
+{
+    if (is_error(c))
+        return false;
+    if (c.kind == SEM_VALUE && c.type.rank == 0 && !c.type.is_ptr)
+        return true;
+    if (c.kind == SEM_VALUE)
+        diag_error(s->diag, cond->loc, "the condition of %s must be a scalar, got %s%s", what,
+                   tstr(s, c.type), c.type.rank ? " (use tl.where for a block)" : "");
+    else
+        diag_error(s->diag, cond->loc, "the condition of %s must be a scalar, got %s", what,
+                   sem_describe(s, c));
+    return false;
+}
+
+static Sem ternary_expr(Sema *s, Expr *e)
+{
+    Sem c = expr(s, e->ternary.cond);
+    if (is_error(c))
+        return c;
+    if (c.kind == SEM_CONST) /* decided now; only the taken side is analysed, as in Triton */
+        return expr(s, const_truthy(&c.cv) ? e->ternary.then : e->ternary.els);
+    if (!scalar_condition(s, e->ternary.cond, c, "a conditional expression"))
+        return sem_error();
+    Sem a = expr(s, e->ternary.then), b = expr(s, e->ternary.els);
+    if (is_error(a) || is_error(b))
+        return sem_error();
+    Type ta, tb;
+    if (!operand_type(a, &ta) || !operand_type(b, &tb) || !type_equal(ta, tb)) {
+        diag_error(s->diag, e->loc, "a conditional expression with a run-time condition needs "
+                   "both sides of one type, got %s and %s",
+                   sem_describe(s, a), sem_describe(s, b));
+        return sem_error();
+    }
+    return sem_value(ta);
+}
+
+/* ---- builtin calls --------------------------------------------------------------------------- */
+
+typedef struct ParamSpec {
+    char name[32];
+    bool optional;
+} ParamSpec;
+
+static const char *const builtin_param_strings[BI_COUNT] = {
+#define X(e, name, params, doc) [e] = params,
+    TRIC_BUILTINS(X)
+#undef X
+};
+
+static int builtin_params(Builtin b, ParamSpec *out)
+{
+    const char *p = builtin_param_strings[b];
+    int n = 0;
+    while (*p && n < MAX_BUILTIN_PARAMS) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " ");
+        ParamSpec ps = {0};
+        size_t nl = len;
+        if (p[len - 1] == '=') {
+            ps.optional = true;
+            nl--;
+        }
+        if (nl >= sizeof ps.name)
+            nl = sizeof ps.name - 1;
+        memcpy(ps.name, p, nl);
+        out[n++] = ps;
+        p += len;
+    }
+    return n;
+}
+
+/* The parameter that takes the rest of the positional arguments (Triton's *shape / *dims /
+ * *values), or -1. */
+static int varargs_param(Builtin b)
+{
+    switch (b) {
+    case BI_RESHAPE:
+    case BI_VIEW:
+    case BI_BROADCAST_TO:
+    case BI_PERMUTE:
+    case BI_TRANS:
+        return 1;
+    case BI_STATIC_PRINT:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* What a call of builtin b is called in messages: "load()", "x.to()", "min()". */
+static const char *callee_display(Sema *s, Expr *call, Builtin b)
+{
+    Expr *fn = call->call.fn;
+    if (fn->kind == EX_ATTR && fn->attr.name)
+        return arena_printf(s->a, "%s()", fn->attr.name);
+    if (fn->kind == EX_NAME && fn->str)
+        return arena_printf(s->a, "%s()", fn->str);
+    return arena_printf(s->a, "%s()", builtin_name(b));
+}
+
+static SrcLoc callee_loc(Expr *call)
+{
+    Expr *fn = call->call.fn;
+    if (fn->kind == EX_ATTR && fn->attr.name_loc.line > 0)
+        return fn->attr.name_loc;
+    return fn->loc;
+}
+
+static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* Matches positional and keyword arguments to the builtin's parameters (Python's rules). On
+ * success call.bound / call.nbound hold them in parameter order, receiver first for a method. */
+static bool bind_builtin_args(Sema *s, Expr *call, Builtin b, Expr *receiver)
+{
+    ParamSpec ps[MAX_BUILTIN_PARAMS];
+    int np = builtin_params(b, ps);
+    Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);
+    int pos = 0, given = call->call.nargs;
+    const char *shown = callee_display(s, call, b);
+    if (receiver)
+        bound[pos++] = receiver;
+    int va = varargs_param(b);
+    int required = 0;
+    for (int i = 0; i < np; i++)
+        required += !ps[i].optional;
+    if (receiver)
+        required--;
+    for (int i = 0; i < call->call.nargs; i++) {
+        if (pos == va) {
+            int rest = call->call.nargs - i;
+            if (rest == 1) {
+                bound[pos++] = call->call.args[i];
+            } else {
+                Expr *t = arena_alloc(s->a, sizeof *t);
+                t->kind = EX_TUPLE;
+                t->loc = call->call.args[i]->loc;
+                t->list.n = rest;
+                t->list.elts = arena_alloc(s->a, (size_t)rest * sizeof(Expr *));
+                memcpy(t->list.elts, call->call.args + i, (size_t)rest * sizeof(Expr *));
+                bound[pos++] = t;
+            }
+            break;
+        }
+        if (pos >= np) {
+            int maxn = np - (receiver ? 1 : 0);
+            if (required == maxn)
+                diag_error(s->diag, callee_loc(call), "%s takes %d %s but %d %s given", shown,
+                           maxn, plural(maxn, "argument", "arguments"), given,
+                           plural(given, "was", "were"));
+            else
+                diag_error(s->diag, callee_loc(call), "%s takes from %d to %d arguments but %d %s "
+                           "given",
+                           shown, required, maxn, given, plural(given, "was", "were"));
+            return false;
+        }
+        bound[pos++] = call->call.args[i];
+    }
+    bool ok = true;
+    for (int k = 0; k < call->call.nkwargs; k++) {
+        const char *kw = call->call.kwnames[k] ? call->call.kwnames[k] : "";
+        SrcLoc kl = kwname_loc(expr_start(call->call.kwargs[k]), kw);
+        int idx = -1;
+        for (int i = receiver ? 1 : 0; i < np; i++)
+            if (!strcmp(ps[i].name, kw))
+                idx = i;
+        if (idx < 0) {
+            diag_error(s->diag, kl, "%s got an unexpected keyword argument '%s'", shown, kw);
+            ok = false;
+            continue;
+        }
+        if (bound[idx]) {
+            diag_error(s->diag, kl, "%s got multiple values for argument '%s'", shown, kw);
+            ok = false;
+            continue;
+        }
+        bound[idx] = call->call.kwargs[k];
+    }
+    if (!ok)
+        return false;
+    for (int i = 0; i < np; i++) {
+        if (!bound[i] && !ps[i].optional && i != va) {
+            diag_error(s->diag, callee_loc(call), "%s missing required argument '%s'", shown,
+                       ps[i].name);
+            return false;
+        }
+    }
+    call->call.bound = bound;
+    call->call.nbound = np;
+    return true;
+}
+
+/* Analyses every argument of a call (positional and keyword), so that each gets a Sem and its
+ * own errors, whatever happens to the call. Returns false if any failed. */
+static bool analyse_args(Sema *s, Expr *call)
+{
+    bool ok = true;
+    for (int i = 0; i < call->call.nargs; i++)
+        if (is_error(expr(s, call->call.args[i])))
+            ok = false;
+    for (int i = 0; i < call->call.nkwargs; i++)
+        if (is_error(expr(s, call->call.kwargs[i])))
+            ok = false;
+    return ok;
+}
+
+/* The bound argument i's Sem (NULL argument: SEM_UNSET with kind marker none -> returns false). */
+static Expr *arg(Expr *call, int i) { return i < call->call.nbound ? call->call.bound[i] : NULL; }
+
+static bool arg_is_none(Expr *call, int i)
+{
+    Expr *x = arg(call, i);
+    return !x || (x->sem.kind == SEM_CONST && x->sem.cv.kind == CV_NONE);
+}
+
+/* Where an expression starts (a binary expression's loc is its operator). */
+static SrcLoc expr_start(const Expr *e)
+{
+    for (int depth = 0; e && depth < 1000; depth++) {
+        const Expr *next = NULL;
+        switch (e->kind) {
+        case EX_BINARY: next = e->bin.lhs; break;
+        case EX_ATTR: next = e->attr.obj; break;
+        case EX_CALL: next = e->call.fn; break;
+        case EX_SUBSCRIPT: next = e->sub.obj; break;
+        case EX_TERNARY: next = e->ternary.then; break;
+        default: break;
+        }
+        if (!next || next->loc.line != e->loc.line || next->loc.col > e->loc.col)
+            return e->loc;
+        e = next;
+    }
+    return e ? e->loc : (SrcLoc){0};
+}
+
+/* Where to report a problem with bound argument i: its keyword if it was passed by keyword, else
+ * the start of the argument. */
+static SrcLoc arg_loc(Expr *call, int i)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return callee_loc(call);
+    for (int k = 0; k < call->call.nkwargs; k++)
+        if (call->call.kwargs[k] == x)
+            return kwname_loc(expr_start(x), call->call.kwnames[k] ? call->call.kwnames[k] : "");
+    return expr_start(x);
+}
+
+/* A synthetic tuple (varargs) gets its Sem here. */
+static void settle_synthetic(Sema *s, Expr *call)
+{
+    for (int i = 0; i < call->call.nbound; i++) {
+        Expr *x = call->call.bound[i];
+        if (x && x->kind == EX_TUPLE && x->sem.kind == SEM_UNSET) {
+            bool fresh = true;
+            for (int k = 0; k < call->call.nargs; k++)
+                if (call->call.args[k] == x)
+                    fresh = false;
+            if (fresh)
+                expr(s, x);
+        }
+    }
+}
+
+static bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                          int64_t *out)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return false;
+    Sem v = x->sem;
+    if (v.kind == SEM_CONST && (v.cv.kind == CV_INT || v.cv.kind == CV_BOOL)) {
+        *out = const_as_int(&v.cv);
+        return true;
+    }
+    if (!is_error(v))
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr int, got %s", fname, what,
+                   sem_describe(s, v));
+    return false;
+}
+
+static bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                           bool *out)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return false;
+    Sem v = x->sem;
+    if (v.kind == SEM_CONST && (v.cv.kind == CV_BOOL || v.cv.kind == CV_INT || v.cv.kind == CV_NONE)) {
+        *out = const_truthy(&v.cv);
+        return true;
+    }
+    if (!is_error(v))
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr bool, got %s", fname, what,
+                   sem_describe(s, v));
+    return false;
+}
+
+static bool dtype_arg(Sema *s, Expr *call, int i, const char *fname, DType *out)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return false;
+    Sem v = x->sem;
+    if (v.kind == SEM_CONST && v.cv.kind == CV_DTYPE) {
+        *out = v.cv.dtype;
+        return true;
+    }
+    if (!is_error(v))
+        diag_error(s->diag, arg_loc(call, i), "%s's dtype must be a constexpr dtype such as tl.float32, "
+                   "got %s",
+                   fname, sem_describe(s, v));
+    return false;
+}
+
+/* A shape: a constexpr int or tuple/list of constexpr ints, each a power of two. */
+static bool shape_arg(Sema *s, Expr *call, int i, const char *fname, Type *out)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return false;
+    Sem v = x->sem;
+    if (is_error(v)) {
+        return false;
+    }
+    int n;
+    const ConstVal *dims;
+    ConstVal one;
+    if (v.kind == SEM_CONST && v.cv.kind == CV_TUPLE) {
+        n = v.cv.tuple.n;
+        dims = v.cv.tuple.elems;
+    } else if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
+        one = v.cv;
+        n = 1;
+        dims = &one;
+    } else {
+        diag_error(s->diag, arg_loc(call, i), "%s's shape must be a constexpr tuple of ints, got %s", fname,
+                   sem_describe(s, v));
+        return false;
+    }
+    if (n > TRIC_MAX_RANK) {
+        diag_error(s->diag, arg_loc(call, i), "%s: blocks have at most %d dimensions, got %d", fname,
+                   TRIC_MAX_RANK, n);
+        return false;
+    }
+    Type t = {.rank = (uint8_t)n};
+    int64_t numel = 1;
+    for (int d = 0; d < n; d++) {
+        if (dims[d].kind != CV_INT) {
+            diag_error(s->diag, arg_loc(call, i), "%s's shape must hold ints, dimension %d is not one",
+                       fname, d);
+            return false;
+        }
+        if (!is_pow2(dims[d].i)) {
+            diag_error(s->diag, arg_loc(call, i), "%s: block dimensions must be powers of two, dimension %d "
+                       "is %lld",
+                       fname, d, (long long)dims[d].i);
+            return false;
+        }
+        numel *= dims[d].i;
+        if (numel > MAX_BLOCK_NUMEL) {
+            diag_error(s->diag, arg_loc(call, i), "%s: a block holds at most %d elements", fname,
+                       MAX_BLOCK_NUMEL);
+            return false;
+        }
+        t.shape[d] = (int32_t)dims[d].i;
+    }
+    *out = t;
+    return true;
+}
+
+/* A value operand (run-time or numeric constexpr). */
+static bool value_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, Type *out)
+{
+    Expr *x = arg(call, i);
+    if (!x)
+        return false;
+    if (is_error(x->sem))
+        return false;
+    if (operand_type(x->sem, out))
+        return true;
+    diag_error(s->diag, arg_loc(call, i), "%s's %s must be a value, got %s", fname, what,
+               sem_describe(s, x->sem));
+    return false;
+}
+
+static int64_t normalize_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
+
+static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    if (t.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s cannot reduce pointers", fname);
+        return sem_error();
+    }
+    bool keep = false;
+    int keep_idx = (b == BI_SUM) ? 2 : (b == BI_ARGMAX || b == BI_ARGMIN) ? 3 : 4;
+    if (!arg_is_none(call, keep_idx) && !const_bool_arg(s, call, keep_idx, fname, "keep_dims", &keep))
+        return sem_error();
+    if ((b == BI_MAX || b == BI_MIN) && !arg_is_none(call, 2)) {
+        bool ri = false;
+        if (!const_bool_arg(s, call, 2, fname, "return_indices", &ri))
+            return sem_error();
+        if (ri) {
+            diag_error(s->diag, arg_loc(call, 2), "%s with return_indices=True is not supported "
+                       "yet; use tl.argmax / tl.argmin",
+                       fname);
+            return sem_error();
+        }
+    }
+    DType rdt = t.dtype;
+    if (b == BI_ARGMAX || b == BI_ARGMIN) {
+        rdt = DT_I32;
+    } else if (b == BI_SUM) {
+        /* _pick_sum_dtype: ints narrower than 32 bits sum in int32 / uint32, as PyTorch. */
+        if (!arg_is_none(call, 3)) {
+            if (!dtype_arg(s, call, 3, fname, &rdt))
+                return sem_error();
+        } else if (dtype_is_int(t.dtype) && dtype_bits(t.dtype) < 32) {
+            rdt = dtype_kind(t.dtype) == DK_UINT ? DT_U32 : DT_I32;
+        }
+    }
+    if (t.rank == 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
+                   tstr(s, t));
+        return sem_error();
+    }
+    Type r = type_scalar(rdt);
+    if (arg_is_none(call, 1)) {
+        /* axis=None reduces every dim. */
+        if (keep) {
+            r = with_shape(rdt, false, t);
+            for (int i = 0; i < t.rank; i++)
+                r.shape[i] = 1;
+        }
+        return sem_value(r);
+    }
+    int64_t axis;
+    if (!const_int_arg(s, call, 1, fname, "axis", &axis))
+        return sem_error();
+    int64_t ax = normalize_axis(axis, t.rank);
+    if (ax < 0 || ax >= t.rank) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
+                   (long long)axis, tstr(s, t));
+        return sem_error();
+    }
+    r = with_shape(rdt, false, t);
+    if (keep) {
+        r.shape[ax] = 1;
+    } else {
+        for (int i = (int)ax; i + 1 < t.rank; i++)
+            r.shape[i] = t.shape[i + 1];
+        r.rank--;
+        if (r.rank == 0)
+            r = type_scalar(rdt);
+    }
+    return sem_value(r);
+}
+
+static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type a, b;
+    if (!value_arg(s, call, 0, fname, "first input", &a) ||
+        !value_arg(s, call, 1, fname, "second input", &b))
+        return sem_error();
+    SrcLoc loc = callee_loc(call);
+    if ((a.rank != 2 && a.rank != 3) || a.rank != b.rank) {
+        diag_error(s->diag, loc, "%s needs two 2-D (or two 3-D) blocks, got %s and %s", fname,
+                   tstr(s, a), tstr(s, b));
+        return sem_error();
+    }
+    if (a.is_ptr || b.is_ptr) {
+        diag_error(s->diag, loc, "%s cannot multiply pointers", fname);
+        return sem_error();
+    }
+    int r = a.rank;
+    int32_t M = a.shape[r - 2], K = a.shape[r - 1], K2 = b.shape[r - 2], N = b.shape[r - 1];
+    if (K != K2) {
+        diag_error(s->diag, loc, "%s shapes %s and %s do not match: the first's K (%d) must equal "
+                   "the second's K (%d)",
+                   fname, shape_str(s, a), shape_str(s, b), K, K2);
+        return sem_error();
+    }
+    if (r == 3 && a.shape[0] != b.shape[0]) {
+        diag_error(s->diag, loc, "%s batch dimensions differ: %d vs %d", fname, a.shape[0],
+                   b.shape[0]);
+        return sem_error();
+    }
+    if (M < 16 || N < 16 || K < 16) {
+        diag_error(s->diag, loc, "%s needs M, N and K of at least 16, got M=%d N=%d K=%d", fname,
+                   M, N, K);
+        return sem_error();
+    }
+    if (a.dtype != b.dtype) {
+        diag_error(s->diag, loc, "%s operands must have one dtype, got %s and %s", fname,
+                   dtype_name(a.dtype), dtype_name(b.dtype));
+        return sem_error();
+    }
+    DType out;
+    switch (a.dtype) {
+    case DT_I8:
+        out = DT_I32;
+        break;
+    case DT_F16:
+    case DT_BF16:
+    case DT_F32:
+        out = DT_F32;
+        break;
+    case DT_F64:
+        out = DT_F64;
+        break;
+    default:
+        diag_error(s->diag, loc, "%s supports fp16, bf16, fp32, fp64 and int8 operands, got %s",
+                   fname, dtype_name(a.dtype));
+        return sem_error();
+    }
+    if (!arg_is_none(call, 6)) {
+        DType od;
+        if (!dtype_arg(s, call, 6, fname, &od))
+            return sem_error();
+        bool okd = od == out || (a.dtype == DT_F16 && od == DT_F16) ||
+                   (a.dtype == DT_BF16 && od == DT_BF16);
+        if (!okd) {
+            diag_error(s->diag, arg_loc(call, 6), "%s: out_dtype %s is not supported for %s "
+                       "operands",
+                       fname, dtype_name(od), dtype_name(a.dtype));
+            return sem_error();
+        }
+        out = od;
+    }
+    if (!arg_is_none(call, 3)) {
+        Expr *p = arg(call, 3);
+        if (!(p->sem.kind == SEM_CONST && p->sem.cv.kind == CV_STR &&
+              (!strcmp(p->sem.cv.s, "tf32") || !strcmp(p->sem.cv.s, "tf32x3") ||
+               !strcmp(p->sem.cv.s, "ieee")))) {
+            if (!is_error(p->sem))
+                diag_error(s->diag, p->loc, "%s: input_precision must be \"tf32\", \"tf32x3\" "
+                           "or \"ieee\"",
+                           fname);
+            return sem_error();
+        }
+    }
+    bool tf32;
+    if (!arg_is_none(call, 4) && !const_bool_arg(s, call, 4, fname, "allow_tf32", &tf32))
+        return sem_error();
+    int64_t imprecise;
+    if (!arg_is_none(call, 5) && !const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
+        return sem_error();
+    Type rt = with_shape(out, false, a);
+    rt.shape[r - 2] = M;
+    rt.shape[r - 1] = N;
+    if (!arg_is_none(call, 2)) {
+        Type acc;
+        if (!value_arg(s, call, 2, fname, "acc", &acc))
+            return sem_error();
+        /* As Triton: acc must have the product's type (out_dtype, fp32 by default). */
+        if (!type_equal(acc, rt)) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's acc has type %s but the product is %s",
+                       fname, tstr(s, acc), tstr(s, rt));
+            return sem_error();
+        }
+    }
+    Sem v = sem_value(rt);
+    v.compute_dtype = a.dtype;
+    return v;
+}
+
+static Sem load_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type p;
+    if (!value_arg(s, call, 0, fname, "pointer", &p))
+        return sem_error();
+    if (!p.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a pointer or a block of pointers, got %s",
+                   fname, tstr(s, p));
+        return sem_error();
+    }
+    bool ok = true;
+    if (!arg_is_none(call, 1)) {
+        Type m;
+        if (!value_arg(s, call, 1, fname, "mask", &m)) {
+            ok = false;
+        } else if (m.is_ptr || m.dtype != DT_I1) {
+            diag_error(s->diag, arg_loc(call, 1), "%s's mask must be int1 (a comparison), got %s",
+                       fname, tstr(s, m));
+            ok = false;
+        } else if (!broadcasts_to(m, p)) {
+            diag_error(s->diag, arg_loc(call, 1), "%s's mask of shape %s cannot be broadcast to "
+                       "the pointer's shape %s",
+                       fname, shape_str(s, m), shape_str(s, p));
+            ok = false;
+        }
+    }
+    if (!arg_is_none(call, 2)) {
+        Type o;
+        if (!value_arg(s, call, 2, fname, "other", &o)) {
+            ok = false;
+        } else if (o.is_ptr) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's other must be a number, got %s", fname,
+                       tstr(s, o));
+            ok = false;
+        } else if (!broadcasts_to(o, p)) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's other of shape %s cannot be broadcast to "
+                       "the pointer's shape %s",
+                       fname, shape_str(s, o), shape_str(s, p));
+            ok = false;
+        }
+        if (ok && arg_is_none(call, 1)) {
+            /* Triton: `other` without `mask` is meaningless and rejected. */
+            diag_error(s->diag, arg_loc(call, 2), "%s's other needs a mask", fname);
+            ok = false;
+        }
+    }
+    for (int i = 3; i <= 4; i++) {
+        if (!arg_is_none(call, i)) {
+            diag_error(s->diag, arg_loc(call, i), "%s: block pointers (boundary_check, "
+                       "padding_option) are not supported yet",
+                       fname);
+            ok = false;
+        }
+    }
+    for (int i = 5; i <= 6; i++) {
+        Expr *x = arg(call, i);
+        if (x && !arg_is_none(call, i) &&
+            !(x->sem.kind == SEM_CONST && x->sem.cv.kind == CV_STR)) {
+            if (!is_error(x->sem))
+                diag_error(s->diag, x->loc, "%s's %s must be a constexpr string", fname,
+                           i == 5 ? "cache_modifier" : "eviction_policy");
+            ok = false;
+        }
+    }
+    bool vol;
+    if (!arg_is_none(call, 7) && !const_bool_arg(s, call, 7, fname, "volatile", &vol))
+        ok = false;
+    if (!ok)
+        return sem_error();
+    return sem_value(with_shape(p.dtype, false, p));
+}
+
+static Sem store_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type p, v;
+    if (!value_arg(s, call, 0, fname, "pointer", &p) || !value_arg(s, call, 1, fname, "value", &v))
+        return sem_error();
+    if (!p.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a pointer or a block of pointers, got %s",
+                   fname, tstr(s, p));
+        return sem_error();
+    }
+    if (v.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 1), "%s cannot store pointers (%s)", fname, tstr(s, v));
+        return sem_error();
+    }
+    if (!broadcasts_to(v, p)) {
+        diag_error(s->diag, arg_loc(call, 1), "%s's value of shape %s cannot be broadcast to the "
+                   "pointer's shape %s",
+                   fname, shape_str(s, v), shape_str(s, p));
+        return sem_error();
+    }
+    if (!arg_is_none(call, 2)) {
+        Type m;
+        if (!value_arg(s, call, 2, fname, "mask", &m))
+            return sem_error();
+        if (m.is_ptr || m.dtype != DT_I1) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask must be int1 (a comparison), got %s",
+                       fname, tstr(s, m));
+            return sem_error();
+        }
+        if (!broadcasts_to(m, p)) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask of shape %s cannot be broadcast to "
+                       "the pointer's shape %s",
+                       fname, shape_str(s, m), shape_str(s, p));
+            return sem_error();
+        }
+    }
+    if (!arg_is_none(call, 3)) {
+        diag_error(s->diag, arg_loc(call, 3), "%s: block pointers (boundary_check) are not "
+                   "supported yet",
+                   fname);
+        return sem_error();
+    }
+    return sem_void();
+}
+
+static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    if (t.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s cannot take a pointer (%s)", fname, tstr(s, t));
+        return sem_error();
+    }
+    switch (b) {
+    case BI_ABS:
+        return sem_value(t);
+    case BI_SIGMOID:
+        if (!dtype_is_float(t.dtype)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a float input, got %s", fname,
+                       tstr(s, t));
+            return sem_error();
+        }
+        return sem_value(t);
+    default:
+        /* Triton's math functions are @_check_dtype(dtypes=["fp32", "fp64"]). */
+        if (t.dtype != DT_F32 && t.dtype != DT_F64) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs fp32 or fp64 input (as in Triton), "
+                       "got %s; convert with .to(tl.float32)",
+                       fname, tstr(s, t));
+            return sem_error();
+        }
+        return sem_value(t);
+    }
+}
+
+/* Elementwise builtins on several operands (minimum, maximum, where, fma, umulhi). */
+static Sem elementwise2(Sema *s, Expr *call, const char *fname, int i0, int i1, bool floats_only,
+                        bool ints_only)
+{
+    Expr *x = arg(call, i0), *y = arg(call, i1);
+    Type tx, ty;
+    if (!value_arg(s, call, i0, fname, "first operand", &tx) ||
+        !value_arg(s, call, i1, fname, "second operand", &ty))
+        return sem_error();
+    if (tx.is_ptr || ty.is_ptr) {
+        if (tx.is_ptr && ty.is_ptr && tx.dtype == ty.dtype) {
+            Type shape;
+            if (!broadcast(s, callee_loc(call), tx, ty, &shape))
+                return sem_error();
+            return sem_value(with_shape(tx.dtype, true, shape));
+        }
+        diag_error(s->diag, callee_loc(call), "%s cannot combine %s and %s", fname, tstr(s, tx),
+                   tstr(s, ty));
+        return sem_error();
+    }
+    Type shape;
+    if (!broadcast(s, callee_loc(call), tx, ty, &shape))
+        return sem_error();
+    DType ct;
+    const char *why = "";
+    if (!computation_type(tx.dtype, x->sem.kind == SEM_CONST, ty.dtype, y->sem.kind == SEM_CONST,
+                          false, &ct, &why)) {
+        diag_error(s->diag, callee_loc(call), "%s cannot combine %s and %s: %s", fname,
+                   tstr(s, tx), tstr(s, ty), why);
+        return sem_error();
+    }
+    if (floats_only && !dtype_is_float(ct)) {
+        diag_error(s->diag, callee_loc(call), "%s needs float operands, got %s", fname,
+                   dtype_name(ct));
+        return sem_error();
+    }
+    if (ints_only && !dtype_is_int(ct)) {
+        diag_error(s->diag, callee_loc(call), "%s needs integer operands, got %s", fname,
+                   dtype_name(ct));
+        return sem_error();
+    }
+    Sem v = sem_value(with_shape(ct, false, shape));
+    v.compute_dtype = ct;
+    return v;
+}
+
+static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type t;
+    DType to;
+    if (!value_arg(s, call, 0, fname, "input", &t) || !dtype_arg(s, call, 1, fname, &to))
+        return sem_error();
+    bool bitcast = false;
+    if (!arg_is_none(call, 3) && !const_bool_arg(s, call, 3, fname, "bitcast", &bitcast))
+        return sem_error();
+    if (!arg_is_none(call, 2)) {
+        Expr *r = arg(call, 2);
+        if (!(r->sem.kind == SEM_CONST && r->sem.cv.kind == CV_STR &&
+              (!strcmp(r->sem.cv.s, "rtne") || !strcmp(r->sem.cv.s, "rtz")))) {
+            if (!is_error(r->sem))
+                diag_error(s->diag, r->loc, "%s: fp_downcast_rounding must be \"rtne\" or \"rtz\"",
+                           fname);
+            return sem_error();
+        }
+    }
+    if (t.is_ptr) {
+        if (to != DT_I64 || bitcast) {
+            diag_error(s->diag, arg_loc(call, 0), "%s: a pointer (%s) converts only to int64",
+                       fname, tstr(s, t));
+            return sem_error();
+        }
+    }
+    if (bitcast && dtype_bits(t.dtype) != dtype_bits(to)) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: bitcast needs types of one width, %s is %d "
+                   "bits and %s is %d",
+                   fname, dtype_name(t.dtype), dtype_bits(t.dtype), dtype_name(to), dtype_bits(to));
+        return sem_error();
+    }
+    return sem_value(with_shape(to, false, t));
+}
+
+static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    switch (b) {
+    case BI_BROADCAST_TO: {
+        Type shape;
+        if (!shape_arg(s, call, 1, fname, &shape))
+            return sem_error();
+        if ((t.rank != 0 && t.rank != shape.rank) || !broadcasts_to(t, shape)) {
+            diag_error(s->diag, callee_loc(call), "%s cannot broadcast %s to %s", fname,
+                       shape_str(s, t), shape_str(s, shape));
+            return sem_error();
+        }
+        return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+    }
+    case BI_RESHAPE:
+    case BI_VIEW: {
+        Type shape;
+        if (!shape_arg(s, call, 1, fname, &shape))
+            return sem_error();
+        bool reorder;
+        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "can_reorder", &reorder))
+            return sem_error();
+        if (type_numel(shape) != type_numel(t)) {
+            diag_error(s->diag, callee_loc(call), "%s cannot reshape %s (%lld elements) to %s "
+                       "(%lld elements)",
+                       fname, shape_str(s, t), (long long)type_numel(t), shape_str(s, shape),
+                       (long long)type_numel(shape));
+            return sem_error();
+        }
+        return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+    }
+    case BI_EXPAND_DIMS: {
+        int64_t axis;
+        if (!const_int_arg(s, call, 1, fname, "axis", &axis))
+            return sem_error();
+        int64_t ax = normalize_axis(axis, t.rank + 1);
+        if (ax < 0 || ax > t.rank || t.rank + 1 > TRIC_MAX_RANK) {
+            diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
+                       (long long)axis, tstr(s, t));
+            return sem_error();
+        }
+        Type r = type_elem(t);
+        r.rank = (uint8_t)(t.rank + 1);
+        for (int i = 0, src = 0; i < r.rank; i++)
+            r.shape[i] = i == ax ? 1 : t.shape[src++];
+        return sem_value(r);
+    }
+    case BI_TRANS:
+    case BI_PERMUTE: {
+        int perm[TRIC_MAX_RANK];
+        if (t.rank < 2) {
+            diag_error(s->diag, callee_loc(call), "%s needs a block of rank 2 or more, got %s",
+                       fname, tstr(s, t));
+            return sem_error();
+        }
+        if (arg_is_none(call, 1)) {
+            if (b == BI_PERMUTE || t.rank != 2) {
+                diag_error(s->diag, callee_loc(call), "%s needs dims for a block of rank %d",
+                           fname, t.rank);
+                return sem_error();
+            }
+            perm[0] = 1, perm[1] = 0;
+        } else {
+            Expr *d = arg(call, 1);
+            Sem v = d->sem;
+            if (!(v.kind == SEM_CONST && v.cv.kind == CV_TUPLE && v.cv.tuple.n == t.rank)) {
+                if (!is_error(v))
+                    diag_error(s->diag, d->loc, "%s's dims must be a constexpr tuple of %d ints",
+                               fname, t.rank);
+                return sem_error();
+            }
+            bool seen[TRIC_MAX_RANK] = {0};
+            for (int i = 0; i < t.rank; i++) {
+                ConstVal c = v.cv.tuple.elems[i];
+                if (c.kind != CV_INT || c.i < 0 || c.i >= t.rank || seen[c.i]) {
+                    diag_error(s->diag, d->loc, "%s's dims must be a permutation of 0..%d", fname,
+                               t.rank - 1);
+                    return sem_error();
+                }
+                seen[c.i] = true;
+                perm[i] = (int)c.i;
+            }
+        }
+        Type r = t;
+        for (int i = 0; i < t.rank; i++)
+            r.shape[i] = t.shape[perm[i]];
+        return sem_value(r);
+    }
+    default:
+        return sem_error();
+    }
+}
+
+/* Python's min / max: folded on constexprs; on run-time values they are tl.minimum/maximum
+ * (Triton's code generator maps the builtins the same way). */
+static Sem minmax_py(Sema *s, Expr *call, Builtin b)
+{
+    bool is_min = b == BI_MIN_PY;
+    const char *fname = is_min ? "min()" : "max()";
+    if (call->call.nkwargs) {
+        diag_error(s->diag, kwname_loc(expr_start(call->call.kwargs[0]), call->call.kwnames[0]),
+                   "%s got an unexpected keyword argument '%s'", fname, call->call.kwnames[0]);
+        return sem_error();
+    }
+    int n = call->call.nargs;
+    const ConstVal *items = NULL;
+    ConstVal *tmp = NULL;
+    bool all_const = true;
+    for (int i = 0; i < n; i++)
+        if (call->call.args[i]->sem.kind != SEM_CONST)
+            all_const = false;
+    if (n == 1 && all_const && call->call.args[0]->sem.cv.kind == CV_TUPLE) {
+        items = call->call.args[0]->sem.cv.tuple.elems;
+        n = call->call.args[0]->sem.cv.tuple.n;
+    } else if (all_const) {
+        tmp = arena_alloc(s->a, (size_t)(n ? n : 1) * sizeof *tmp);
+        for (int i = 0; i < n; i++)
+            tmp[i] = call->call.args[i]->sem.cv;
+        items = tmp;
+    }
+    if (all_const) {
+        if (n == 0) {
+            diag_error(s->diag, callee_loc(call), "%s needs at least one argument", fname);
+            return sem_error();
+        }
+        ConstVal best = items[0];
+        for (int i = 0; i < n; i++) {
+            if (!const_is_number(&items[i])) {
+                diag_error(s->diag, callee_loc(call), "%s compares numbers only", fname);
+                return sem_error();
+            }
+            double x = const_as_float(&items[i]), y = const_as_float(&best);
+            if (is_min ? x < y : x > y)
+                best = items[i];
+        }
+        Expr **bound = arena_alloc(s->a, 2 * sizeof *bound);
+        bound[0] = n > 0 && call->call.nargs > 0 ? call->call.args[0] : NULL;
+        bound[1] = call->call.nargs > 1 ? call->call.args[1] : NULL;
+        call->call.bound = bound;
+        call->call.nbound = 2;
+        return sem_const(best);
+    }
+    if (call->call.nargs != 2) {
+        diag_error(s->diag, callee_loc(call), "%s on run-time values takes 2 arguments but %d %s "
+                   "given",
+                   fname, call->call.nargs, plural(call->call.nargs, "was", "were"));
+        return sem_error();
+    }
+    Builtin real = is_min ? BI_MINIMUM : BI_MAXIMUM;
+    call->call.fn->sem.builtin = real; /* lower sees tl.minimum / tl.maximum */
+    if (!bind_builtin_args(s, call, real, NULL))
+        return sem_error();
+    return elementwise2(s, call, fname, 0, 1, false, false);
+}
+
+static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
+{
+    if (b == BI_MIN_PY || b == BI_MAX_PY)
+        return minmax_py(s, call, b);
+    if (!bind_builtin_args(s, call, b, receiver))
+        return sem_error();
+    settle_synthetic(s, call);
+    const char *fname = receiver ? callee_display(s, call, b)
+                                 : arena_printf(s->a, "%s()", builtin_name(b));
+    if (call->call.fn->kind == EX_NAME)
+        fname = callee_display(s, call, b);
+    switch (b) {
+    case BI_PROGRAM_ID:
+    case BI_NUM_PROGRAMS: {
+        int64_t axis;
+        if (!const_int_arg(s, call, 0, fname, "axis", &axis))
+            return sem_error();
+        if (axis < 0 || axis > 2) {
+            diag_error(s->diag, arg_loc(call, 0), "%s's axis must be 0, 1 or 2, got %lld", fname,
+                       (long long)axis);
+            return sem_error();
+        }
+        return sem_value(type_scalar(DT_I32));
+    }
+    case BI_ARANGE: {
+        int64_t lo = 0, hi = 0;
+        for (int i = 0; i < 2; i++) {
+            Expr *x = arg(call, i);
+            Sem v = x->sem;
+            if (is_error(v))
+                return sem_error();
+            if (!(v.kind == SEM_CONST && v.cv.kind == CV_INT)) {
+                diag_error(s->diag, x->loc, "arange's %s must be a constexpr int, got %s",
+                           i ? "end" : "start", sem_describe(s, v));
+                return sem_error();
+            }
+            *(i ? &hi : &lo) = v.cv.i;
+        }
+        if (hi <= lo) {
+            diag_error(s->diag, callee_loc(call), "arange's end (%lld) must be greater than its "
+                       "start (%lld)",
+                       (long long)hi, (long long)lo);
+            return sem_error();
+        }
+        if (lo < INT32_MIN || hi > (int64_t)INT32_MAX + 1) {
+            diag_error(s->diag, callee_loc(call), "arange's bounds must fit in int32");
+            return sem_error();
+        }
+        if (!is_pow2(hi - lo)) {
+            diag_error(s->diag, callee_loc(call), "arange's range must be a power of two, got %lld",
+                       (long long)(hi - lo));
+            return sem_error();
+        }
+        if (hi - lo > MAX_BLOCK_NUMEL) {
+            diag_error(s->diag, callee_loc(call), "arange's range %lld exceeds the %d elements a "
+                       "block may hold",
+                       (long long)(hi - lo), MAX_BLOCK_NUMEL);
+            return sem_error();
+        }
+        int32_t n = (int32_t)(hi - lo);
+        return sem_value(type_block(type_scalar(DT_I32), 1, &n));
+    }
+    case BI_ZEROS:
+    case BI_FULL: {
+        Type shape;
+        DType dt;
+        int di = b == BI_ZEROS ? 1 : 2;
+        bool ok = shape_arg(s, call, 0, fname, &shape);
+        ok = dtype_arg(s, call, di, fname, &dt) && ok;
+        if (b == BI_FULL) {
+            Type v;
+            if (!value_arg(s, call, 1, fname, "value", &v))
+                ok = false;
+            else if (v.rank != 0 || v.is_ptr) {
+                diag_error(s->diag, arg_loc(call, 1), "%s's value must be a scalar, got %s", fname,
+                           tstr(s, v));
+                ok = false;
+            }
+        }
+        if (!ok)
+            return sem_error();
+        return sem_value(with_shape(dt, false, shape));
+    }
+    case BI_CDIV: {
+        Expr *x = arg(call, 0), *d = arg(call, 1);
+        if (is_error(x->sem) || is_error(d->sem))
+            return sem_error();
+        if (x->sem.kind == SEM_CONST && d->sem.kind == SEM_CONST) {
+            if (x->sem.cv.kind != CV_INT || d->sem.cv.kind != CV_INT) {
+                diag_error(s->diag, callee_loc(call), "%s needs ints", fname);
+                return sem_error();
+            }
+            if (d->sem.cv.i == 0) {
+                diag_error(s->diag, d->loc, "%s: division by zero", fname);
+                return sem_error();
+            }
+            return sem_int(py_floordiv(x->sem.cv.i + d->sem.cv.i - 1, d->sem.cv.i));
+        }
+        /* (x + div - 1) // div, typed as those operators are. */
+        Sem sum = binary_sems(s, callee_loc(call), BIN_ADD, x->sem, d->sem);
+        Sem m1 = binary_sems(s, callee_loc(call), BIN_SUB, sum, sem_int(1));
+        Sem q = binary_sems(s, callee_loc(call), BIN_FLOORDIV, m1, d->sem);
+        return q;
+    }
+    case BI_MINIMUM:
+    case BI_MAXIMUM: {
+        bool pn;
+        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "propagate_nan", &pn)) {
+            Expr *p = arg(call, 2);
+            /* tl.PropagateNan.ALL is an enum in Triton; accept any constexpr. */
+            if (p->sem.kind != SEM_CONST)
+                return sem_error();
+        }
+        return elementwise2(s, call, fname, 0, 1, false, false);
+    }
+    case BI_WHERE: {
+        Type c;
+        if (!value_arg(s, call, 0, fname, "condition", &c))
+            return sem_error();
+        if (c.is_ptr) {
+            diag_error(s->diag, arg_loc(call, 0), "%s's condition must be int1, got %s", fname,
+                       tstr(s, c));
+            return sem_error();
+        }
+        Sem v = elementwise2(s, call, fname, 1, 2, false, false);
+        if (is_error(v))
+            return v;
+        Type shape;
+        if (!broadcast(s, callee_loc(call), c, v.type, &shape))
+            return sem_error();
+        DType cd = v.compute_dtype;
+        v = sem_value(with_shape(v.type.dtype, v.type.is_ptr, shape));
+        v.compute_dtype = cd;
+        return v;
+    }
+    case BI_LOAD:
+        return load_builtin(s, call, fname);
+    case BI_STORE:
+        return store_builtin(s, call, fname);
+    case BI_DOT:
+        return dot_builtin(s, call, fname);
+    case BI_SUM:
+    case BI_MAX:
+    case BI_MIN:
+    case BI_ARGMAX:
+    case BI_ARGMIN:
+        return reduce_builtin(s, call, b, fname);
+    case BI_EXP: case BI_EXP2: case BI_LOG: case BI_LOG2: case BI_SQRT: case BI_RSQRT:
+    case BI_ABS: case BI_SIN: case BI_COS: case BI_FLOOR: case BI_CEIL: case BI_SIGMOID:
+        return math_builtin(s, call, b, fname);
+    case BI_FMA: {
+        Sem xy = elementwise2(s, call, fname, 0, 1, true, false);
+        if (is_error(xy))
+            return xy;
+        Type z;
+        if (!value_arg(s, call, 2, fname, "z", &z))
+            return sem_error();
+        Type shape;
+        if (!broadcast(s, callee_loc(call), xy.type, z, &shape))
+            return sem_error();
+        DType ct;
+        const char *why = "";
+        if (!computation_type(xy.compute_dtype, false, z.dtype, arg(call, 2)->sem.kind == SEM_CONST,
+                              false, &ct, &why) ||
+            !dtype_is_float(ct)) {
+            diag_error(s->diag, callee_loc(call), "%s needs float operands", fname);
+            return sem_error();
+        }
+        Sem v = sem_value(with_shape(ct, false, shape));
+        v.compute_dtype = ct;
+        return v;
+    }
+    case BI_UMULHI:
+        return elementwise2(s, call, fname, 0, 1, false, true);
+    case BI_CAST:
+        return cast_builtin(s, call, fname);
+    case BI_BROADCAST_TO:
+    case BI_RESHAPE:
+    case BI_VIEW:
+    case BI_EXPAND_DIMS:
+    case BI_TRANS:
+    case BI_PERMUTE:
+        return shape_builtin(s, call, b, fname);
+    case BI_MULTIPLE_OF:
+    case BI_MAX_CONTIGUOUS: {
+        Type t;
+        if (!value_arg(s, call, 0, fname, "input", &t))
+            return sem_error();
+        Expr *v = arg(call, 1);
+        Sem vs = v->sem;
+        bool ok = vs.kind == SEM_CONST && (vs.cv.kind == CV_INT || vs.cv.kind == CV_TUPLE);
+        if (ok && vs.cv.kind == CV_TUPLE) {
+            ok = vs.cv.tuple.n == (t.rank ? t.rank : 1);
+            for (int i = 0; ok && i < vs.cv.tuple.n; i++)
+                ok = vs.cv.tuple.elems[i].kind == CV_INT && vs.cv.tuple.elems[i].i > 0;
+        } else if (ok) {
+            ok = vs.cv.i > 0;
+        }
+        if (!ok) {
+            if (!is_error(vs))
+                diag_error(s->diag, v->loc, "%s's values must be a positive constexpr int (or one "
+                           "per dimension)",
+                           fname);
+            return sem_error();
+        }
+        return sem_value(t);
+    }
+    case BI_STATIC_ASSERT: {
+        Expr *c = arg(call, 0);
+        if (is_error(c->sem))
+            return sem_error();
+        if (c->sem.kind != SEM_CONST) {
+            diag_error(s->diag, c->loc, "static_assert's condition must be a constexpr, got %s "
+                       "(use tl.device_assert for run-time checks)",
+                       sem_describe(s, c->sem));
+            return sem_error();
+        }
+        if (!const_truthy(&c->sem.cv)) {
+            Expr *m = arg(call, 1);
+            if (m && m->sem.kind == SEM_CONST && m->sem.cv.kind == CV_STR)
+                diag_error(s->diag, call->loc, "static_assert failed: %s", m->sem.cv.s);
+            else
+                diag_error(s->diag, call->loc, "static_assert failed");
+            return sem_error();
+        }
+        return sem_void();
+    }
+    case BI_STATIC_PRINT:
+        return sem_void();
+    case BI_DEVICE_ASSERT: {
+        Expr *c = arg(call, 0);
+        Type t;
+        if (!value_arg(s, call, 0, fname, "condition", &t))
+            return sem_error();
+        if (t.is_ptr) {
+            diag_error(s->diag, c->loc, "%s's condition cannot be a pointer", fname);
+            return sem_error();
+        }
+        if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
+            diag_error(s->diag, call->loc, "device_assert's condition is always false");
+            return sem_error();
+        }
+        return sem_void();
+    }
+    case BI_RANGE:
+    case BI_STATIC_RANGE:
+        diag_error(s->diag, callee_loc(call), "%s may only be used as a for loop's iterable",
+                   fname);
+        return sem_error();
+    case BI_CONSTEXPR: {
+        Expr *v = arg(call, 0);
+        if (is_error(v->sem))
+            return sem_error();
+        if (v->sem.kind != SEM_CONST) {
+            diag_error(s->diag, v->loc, "tl.constexpr() needs a compile-time value, got %s",
+                       sem_describe(s, v->sem));
+            return sem_error();
+        }
+        return v->sem;
+    }
+    case BI_POINTER_TYPE:
+        diag_error(s->diag, callee_loc(call), "tl.pointer_type() is only for parameter "
+                   "annotations");
+        return sem_error();
+    case BI_SWIZZLE2D:
+        diag_error(s->diag, callee_loc(call), "tl.swizzle2d is not supported yet (it returns a "
+                   "tuple); write the grouping by hand");
+        return sem_error();
+    case BI_LEN:
+    case BI_INT_PY:
+    case BI_FLOAT_PY: {
+        Expr *x = arg(call, 0);
+        if (is_error(x->sem))
+            return sem_error();
+        if (x->sem.kind != SEM_CONST) {
+            diag_error(s->diag, x->loc, "%s works on constexprs only, got %s", fname,
+                       sem_describe(s, x->sem));
+            return sem_error();
+        }
+        ConstVal cv = x->sem.cv;
+        if (b == BI_LEN) {
+            if (cv.kind == CV_TUPLE)
+                return sem_int(cv.tuple.n);
+            if (cv.kind == CV_STR)
+                return sem_int((int64_t)strlen(cv.s));
+        } else if (const_is_number(&cv)) {
+            if (b == BI_INT_PY) {
+                if (cv.kind == CV_FLOAT) {
+                    if (!(fabs(cv.f) < 9.2e18)) {
+                        diag_error(s->diag, x->loc, "int(): %g does not fit in an int", cv.f);
+                        return sem_error();
+                    }
+                    return sem_int((int64_t)cv.f); /* truncation toward zero, as Python */
+                }
+                return sem_int(const_as_int(&cv));
+            }
+            return sem_float(const_as_float(&cv));
+        }
+        diag_error(s->diag, x->loc, "%s cannot take %s", fname, sem_describe(s, x->sem));
+        return sem_error();
+    }
+    case BI_MIN_PY:
+    case BI_MAX_PY:
+    case BI_COUNT:
+        break;
+    }
+    TRIC_INTERNAL(s->diag, "builtin_call: unhandled builtin %s", builtin_name(b));
+    return sem_error();
+}
+
+static Sem call_expr(Sema *s, Expr *e)
+{
+    Expr *fn = e->call.fn;
+    Sem f = expr(s, fn);
+    const char *saved_ctx = s->tuple_ctx;
+    s->tuple_ctx = NULL;
+    if (f.kind == SEM_BUILTIN &&
+        (f.builtin == BI_ZEROS || f.builtin == BI_FULL || f.builtin == BI_RESHAPE ||
+         f.builtin == BI_VIEW || f.builtin == BI_BROADCAST_TO))
+        s->tuple_ctx = arena_printf(s->a, "%s's shape", callee_display(s, e, (Builtin)f.builtin));
+    bool args_ok = analyse_args(s, e);
+    s->tuple_ctx = saved_ctx;
+    if (is_error(f))
+        return f;
+    if (f.kind == SEM_BUILTIN) {
+        if (!args_ok)
+            return sem_error();
+        Expr *receiver = NULL;
+        if (fn->kind == EX_ATTR && fn->attr.obj->sem.kind == SEM_VALUE)
+            receiver = fn->attr.obj;
+        return builtin_call(s, e, (Builtin)f.builtin, receiver);
+    }
+    if (f.kind == SEM_FUNC) {
+        if (!args_ok)
+            return sem_error();
+        return inline_call(s, e, f.func, callee_loc(e));
+    }
+    diag_error(s->diag, callee_loc(e), "%s is not callable", sem_describe(s, f));
+    return sem_error();
+}
+
+/* ---- expressions ------------------------------------------------------------------------------ */
+
+static Sem expr(Sema *s, Expr *e)
+{
+    if (!e)
+        return sem_error();
+    Sem r;
+    switch (e->kind) {
+    case EX_INT:
+        r = sem_int(e->ival);
+        break;
+    case EX_FLOAT:
+        r = sem_float(e->fval);
+        break;
+    case EX_BOOL:
+        r = sem_bool(e->bval);
+        break;
+    case EX_NONE:
+        r = sem_const((ConstVal){.kind = CV_NONE});
+        break;
+    case EX_STR:
+        r = sem_const((ConstVal){.kind = CV_STR, .s = e->str ? e->str : ""});
+        break;
+    case EX_NAME:
+        r = name_expr(s, e);
+        break;
+    case EX_ATTR:
+        r = attr_expr(s, e);
+        break;
+    case EX_CALL:
+        r = call_expr(s, e);
+        break;
+    case EX_SUBSCRIPT:
+        r = subscript_expr(s, e);
+        break;
+    case EX_SLICE:
+        diag_error(s->diag, e->loc, "a slice is only allowed inside [ ]");
+        r = sem_error();
+        break;
+    case EX_TUPLE:
+    case EX_LIST:
+        r = tuple_expr(s, e);
+        break;
+    case EX_DICT:
+        diag_error(s->diag, e->loc, "dicts are not supported in kernels");
+        r = sem_error();
+        break;
+    case EX_BINARY:
+        r = binary_expr(s, e);
+        break;
+    case EX_UNARY:
+        r = unary_expr(s, e);
+        break;
+    case EX_TERNARY:
+        r = ternary_expr(s, e);
+        break;
+    default:
+        diag_error(s->diag, e->loc, "unsupported expression");
+        r = sem_error();
+        break;
+    }
+    /* x.T keeps the BI_TRANS marker in builtin; everything else carries no builtin unless it
+     * is SEM_BUILTIN. */
+    e->sem = r;
+    return r;
+}
+
+/* ---- statements ------------------------------------------------------------------------------- */
+
+/* Names a block assigns (targets of =, op=, for), recursively: the candidates for loop-carried
+ * and branch-merged variables. */
+typedef struct NameSet {
+    const char **names;
+    int n, cap;
+} NameSet;
+
+static bool nameset_has(const NameSet *ns, const char *name)
+{
+    for (int i = 0; i < ns->n; i++)
+        if (!strcmp(ns->names[i], name))
+            return true;
+    return false;
+}
+
+static void collect_target(Sema *s, NameSet *ns, const Expr *t)
+{
+    if (!t)
+        return;
+    if (t->kind == EX_NAME && t->str && !nameset_has(ns, t->str))
+        ARENA_PUSH(s->a, ns->names, ns->n, ns->cap, t->str);
+    if (t->kind == EX_TUPLE || t->kind == EX_LIST)
+        for (int i = 0; i < t->list.n; i++)
+            collect_target(s, ns, t->list.elts[i]);
+}
+
+static void collect_assigned(Sema *s, NameSet *ns, const Block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const Stmt *st = b->stmts[i];
+        if (!st)
+            continue;
+        switch (st->kind) {
+        case ST_ASSIGN:
+            for (int k = 0; k < st->assign.ntargets; k++)
+                collect_target(s, ns, st->assign.targets[k]);
+            break;
+        case ST_AUGASSIGN:
+            collect_target(s, ns, st->aug.target);
+            break;
+        case ST_IF:
+            collect_assigned(s, ns, &st->if_.then);
+            collect_assigned(s, ns, &st->if_.els);
+            break;
+        case ST_FOR:
+            collect_target(s, ns, st->for_.target);
+            collect_assigned(s, ns, &st->for_.body);
+            break;
+        case ST_WHILE:
+            collect_assigned(s, ns, &st->while_.body);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void assign_target(Sema *s, Expr *t, Sem v, SrcLoc value_loc)
+{
+    if (!t)
+        return;
+    switch (t->kind) {
+    case EX_NAME:
+        if (v.kind == SEM_VOID) {
+            diag_error(s->diag, value_loc, "this expression has no value (it returns None)");
+            v = sem_error();
+        }
+        t->sem = v;
+        env_set(s, &s->fn->env, t->str, v, t->loc);
+        return;
+    case EX_TUPLE:
+    case EX_LIST:
+        if (is_error(v)) {
+            for (int i = 0; i < t->list.n; i++)
+                assign_target(s, t->list.elts[i], v, value_loc);
+            return;
+        }
+        if (v.kind == SEM_CONST && v.cv.kind == CV_TUPLE) {
+            if (v.cv.tuple.n != t->list.n) {
+                diag_error(s->diag, t->loc, "cannot unpack %d values into %d names", v.cv.tuple.n,
+                           t->list.n);
+                for (int i = 0; i < t->list.n; i++)
+                    assign_target(s, t->list.elts[i], sem_error(), value_loc);
+                return;
+            }
+            t->sem = v;
+            for (int i = 0; i < t->list.n; i++)
+                assign_target(s, t->list.elts[i], sem_const(v.cv.tuple.elems[i]), value_loc);
+            return;
+        }
+        diag_error(s->diag, t->loc, "cannot unpack %s (only constexpr tuples unpack)",
+                   sem_describe(s, v));
+        for (int i = 0; i < t->list.n; i++)
+            assign_target(s, t->list.elts[i], sem_error(), value_loc);
+        return;
+    case EX_SUBSCRIPT:
+        diag_error(s->diag, t->loc, "assigning to an element of a block is not supported (blocks "
+                   "are values); build a new block, e.g. with tl.where");
+        return;
+    default:
+        diag_error(s->diag, t->loc, "cannot assign to this expression");
+        return;
+    }
+}
+
+/* A constexpr number assigned in a run-time loop body becomes a run-time value of its natural
+ * type (Triton turns loop-carried Python scalars into tensors). */
+static void demote_assigned(Sema *s, const Block *body)
+{
+    NameSet ns = {0};
+    collect_assigned(s, &ns, body);
+    for (int i = 0; i < ns.n; i++) {
+        Binding *b = env_find(&s->fn->env, ns.names[i]);
+        if (b && b->partial == DEFINED && b->sem.kind == SEM_CONST && const_is_number(&b->sem.cv))
+            b->sem = sem_value(b->sem.type);
+    }
+}
+
+/* After a run-time loop body: every variable bound before keeps its type; names first bound in
+ * the body are local to it. */
+static void check_loop_carried(Sema *s, const Env *before, SrcLoc loop_loc)
+{
+    Env *env = &s->fn->env;
+    for (int i = 0; i < env->n; i++) {
+        Binding *after = &env->items[i];
+        Binding *pre = NULL;
+        for (int k = before->n - 1; k >= 0; k--)
+            if (!strcmp(before->items[k].name, after->name)) {
+                pre = &before->items[k];
+                break;
+            }
+        if (!pre) {
+            if (after->partial == DEFINED) {
+                after->partial = LOOP_LOCAL;
+                after->where = loop_loc;
+            }
+            continue;
+        }
+        if (pre->partial != DEFINED || after->partial != DEFINED) {
+            if (after->partial == ONE_BRANCH && pre->partial == DEFINED) {
+                /* assigned in one branch inside the loop: fine if the type is kept. */
+            } else {
+                continue;
+            }
+        }
+        if (is_error(pre->sem) || is_error(after->sem) || sem_same(pre->sem, after->sem)) {
+            *after = *pre;
+            continue;
+        }
+        Type tb, ta;
+        bool hb = operand_type(pre->sem, &tb), ha = operand_type(after->sem, &ta);
+        if (hb && ha && type_equal(tb, ta)) {
+            Sem keep = pre->sem;
+            *after = *pre;
+            after->sem = keep.kind == SEM_VALUE ? keep : sem_value(tb);
+            continue;
+        }
+        diag_error(s->diag, after->assigned_at,
+                   "loop-carried variable '%s' has type %s before the loop but %s after an "
+                   "iteration",
+                   after->name, hb ? tstr(s, tb) : sem_describe(s, pre->sem),
+                   ha ? tstr(s, ta) : sem_describe(s, after->sem));
+        *after = *pre;
+        after->sem = sem_error();
+    }
+}
+
+/* range(...) / tl.range(...) / tl.static_range(...) bounds: (start, end, step). */
+static bool range_bounds(Sema *s, Expr *call, Sem out[3])
+{
+    Expr *a1 = arg(call, 0), *a2 = arg(call, 1), *a3 = arg(call, 2);
+    if (!a2) {
+        out[0] = sem_int(0);
+        out[1] = a1->sem;
+    } else {
+        out[0] = a1->sem;
+        out[1] = a2->sem;
+    }
+    out[2] = a3 ? a3->sem : sem_int(1);
+    Expr *exprs[3] = {a2 ? a1 : NULL, a2 ? a2 : a1, a3};
+    static const char *const what[3] = {"start", "end", "step"};
+    bool ok = true;
+    for (int i = 0; i < 3; i++) {
+        Sem v = out[i];
+        if (is_error(v)) {
+            ok = false;
+            continue;
+        }
+        Type t;
+        if (!operand_type(v, &t) || t.rank != 0 || t.is_ptr || !dtype_is_int(t.dtype)) {
+            diag_error(s->diag, exprs[i] ? exprs[i]->loc : call->loc,
+                       "range's %s must be an integer scalar, got %s", what[i], sem_describe(s, v));
+            ok = false;
+        }
+    }
+    if (ok && out[2].kind == SEM_CONST && const_as_int(&out[2].cv) == 0) {
+        diag_error(s->diag, a3->loc, "range's step must not be zero");
+        ok = false;
+    }
+    return ok;
+}
+
+static void stmt(Sema *s, Stmt *st, bool tail);
+
+static void for_stmt(Sema *s, Stmt *st)
+{
+    Expr *it = st->for_.iter;
+    Expr *target = st->for_.target;
+    if (!it || it->kind != EX_CALL) {
+        if (it)
+            expr(s, it);
+        diag_error(s->diag, it ? it->loc : st->loc, "for loops iterate over range(...), "
+                   "tl.range(...) or tl.static_range(...)");
+        return;
+    }
+    Sem f = expr(s, it->call.fn);
+    bool args_ok = analyse_args(s, it);
+    if (is_error(f))
+        return;
+    if (f.kind != SEM_BUILTIN || (f.builtin != BI_RANGE && f.builtin != BI_STATIC_RANGE)) {
+        diag_error(s->diag, it->loc, "for loops iterate over range(...), tl.range(...) or "
+                   "tl.static_range(...)");
+        return;
+    }
+    if (!target || target->kind != EX_NAME) {
+        diag_error(s->diag, target ? target->loc : st->loc, "a for loop's target must be one name");
+        return;
+    }
+    Builtin b = (Builtin)f.builtin;
+    if (!args_ok || !bind_builtin_args(s, it, b, NULL))
+        return;
+    Sem bounds[3];
+    if (!range_bounds(s, it, bounds))
+        return;
+    it->sem = sem_void();
+    if (b == BI_RANGE) {
+        for (int i = 3; i <= 4; i++) {
+            int64_t v;
+            if (!arg_is_none(it, i) && !const_int_arg(s, it, i, "range()",
+                                                      i == 3 ? "num_stages" : "loop_unroll_factor", &v))
+                return;
+        }
+    }
+    if (b == BI_STATIC_RANGE) {
+        for (int i = 0; i < 3; i++) {
+            if (bounds[i].kind != SEM_CONST) {
+                Expr *x = arg(it, arg(it, 1) ? i : (i == 1 ? 0 : 2));
+                diag_error(s->diag, x ? x->loc : it->loc,
+                           "static_range's bounds must be constexprs, got %s",
+                           sem_describe(s, bounds[i]));
+                return;
+            }
+        }
+        int64_t lo = const_as_int(&bounds[0].cv), hi = const_as_int(&bounds[1].cv),
+                step = const_as_int(&bounds[2].cv);
+        int64_t n = 0;
+        if (step > 0 && hi > lo)
+            n = (hi - lo + step - 1) / step;
+        else if (step < 0 && lo > hi)
+            n = (lo - hi - step - 1) / -step;
+        if (n > MAX_STATIC_UNROLL) {
+            diag_error(s->diag, it->loc, "static_range would unroll %lld iterations; the limit is "
+                       "%d",
+                       (long long)n, MAX_STATIC_UNROLL);
+            return;
+        }
+        st->for_.nunrolled = (int)n;
+        st->for_.unrolled = arena_alloc(s->a, (size_t)(n ? n : 1) * sizeof(Block));
+        int errors_before = s->diag->errors;
+        for (int64_t i = 0; i < n; i++) {
+            Sem iv = sem_int(lo + i * step);
+            target->sem = iv;
+            env_set(s, &s->fn->env, target->str, iv, target->loc);
+            st->for_.unrolled[i] = ast_clone_block(s->a, st->for_.body);
+            block(s, &st->for_.unrolled[i], false);
+            if (s->diag->errors > errors_before)
+                break; /* one report per error, not one per iteration */
+        }
+        return;
+    }
+    /* A run-time loop: the induction variable is int32 unless a bound is int64. */
+    DType iv_dt = DT_I32;
+    for (int i = 0; i < 3; i++) {
+        Type t;
+        if (operand_type(bounds[i], &t) && (bounds[i].kind == SEM_VALUE || t.dtype != DT_I32)) {
+            if (t.dtype == DT_I64 || t.dtype == DT_U64 || t.dtype == DT_U32)
+                iv_dt = DT_I64;
+        }
+    }
+    demote_assigned(s, &st->for_.body);
+    Env before = env_copy(s, &s->fn->env);
+    Sem iv = sem_value(type_scalar(iv_dt));
+    target->sem = iv;
+    env_set(s, &s->fn->env, target->str, iv, target->loc);
+    s->fn->loop_depth++;
+    block(s, &st->for_.body, false);
+    s->fn->loop_depth--;
+    check_loop_carried(s, &before, st->loc);
+}
+
+static void while_stmt(Sema *s, Stmt *st)
+{
+    demote_assigned(s, &st->while_.body);
+    Sem c = expr(s, st->while_.cond);
+    if (!is_error(c) && c.kind == SEM_CONST && !const_truthy(&c.cv))
+        return; /* while False: nothing runs */
+    if (!is_error(c) && c.kind != SEM_CONST)
+        scalar_condition(s, st->while_.cond, c, "'while'");
+    Env before = env_copy(s, &s->fn->env);
+    s->fn->loop_depth++;
+    block(s, &st->while_.body, false);
+    s->fn->loop_depth--;
+    check_loop_carried(s, &before, st->loc);
+}
+
+/* Merges the environments of the two branches of a run-time if (Triton requires a variable live
+ * after the if to have one type in both branches). */
+static void merge_branches(Sema *s, Env *then_env, Env *else_env, SrcLoc if_loc)
+{
+    Env merged = env_copy(s, then_env);
+    for (int i = 0; i < else_env->n; i++)
+        if (!env_find(&merged, else_env->items[i].name))
+            ARENA_PUSH(s->a, merged.items, merged.n, merged.cap, else_env->items[i]);
+    for (int i = 0; i < merged.n; i++) {
+        Binding *m = &merged.items[i];
+        Binding *t = env_find(then_env, m->name), *e = env_find(else_env, m->name);
+        if (!t || !e || t->partial != DEFINED || e->partial != DEFINED) {
+            if (m->partial == DEFINED || (t && e)) {
+                if (!(t && e && t->partial == e->partial && t->partial != DEFINED)) {
+                    m->partial = ONE_BRANCH;
+                    m->where = if_loc;
+                }
+            }
+            continue;
+        }
+        if (is_error(t->sem) || is_error(e->sem) || sem_same(t->sem, e->sem))
+            continue;
+        Type tt, te;
+        bool ht = operand_type(t->sem, &tt), he = operand_type(e->sem, &te);
+        if (ht && he && type_equal(tt, te)) {
+            m->sem = sem_value(tt);
+            continue;
+        }
+        diag_error(s->diag, if_loc, "'%s' has type %s in the then branch but %s in the else branch",
+                   m->name, ht ? tstr(s, tt) : sem_describe(s, t->sem),
+                   he ? tstr(s, te) : sem_describe(s, e->sem));
+        m->sem = sem_error();
+    }
+    s->fn->env = merged;
+}
+
+static void if_stmt(Sema *s, Stmt *st, bool tail)
+{
+    Sem c = expr(s, st->if_.cond);
+    st->if_.static_taken = -1;
+    if (is_error(c)) {
+        /* Still look at both branches for their own errors. */
+        Env saved = env_copy(s, &s->fn->env);
+        block(s, &st->if_.then, false);
+        s->fn->env = env_copy(s, &saved);
+        block(s, &st->if_.els, false);
+        s->fn->env = saved;
+        return;
+    }
+    if (c.kind == SEM_CONST) {
+        /* Decided at compile time; only the taken branch is analysed (as Triton does). */
+        bool taken = const_truthy(&c.cv);
+        st->if_.static_taken = taken ? 1 : 0;
+        block(s, taken ? &st->if_.then : &st->if_.els, tail);
+        return;
+    }
+    if (!scalar_condition(s, st->if_.cond, c, "'if'"))
+        return;
+    Env before = env_copy(s, &s->fn->env);
+    s->fn->runtime_if_depth++;
+    block(s, &st->if_.then, false);
+    Env then_env = s->fn->env;
+    s->fn->env = env_copy(s, &before);
+    block(s, &st->if_.els, false);
+    Env else_env = s->fn->env;
+    s->fn->runtime_if_depth--;
+    merge_branches(s, &then_env, &else_env, st->loc);
+}
+
+static void return_stmt(Sema *s, Stmt *st, bool tail)
+{
+    FuncCtx *fn = s->fn;
+    Sem v = st->ret.value ? expr(s, st->ret.value) : sem_const((ConstVal){.kind = CV_NONE});
+    if (is_error(v))
+        return;
+    if (fn->loop_depth > 0) {
+        diag_error(s->diag, st->loc, "'return' inside a loop is not supported (as in Triton)");
+        return;
+    }
+    bool none = v.kind == SEM_CONST && v.cv.kind == CV_NONE;
+    if (fn->is_kernel) {
+        if (!none) {
+            diag_error(s->diag, st->ret.value->loc, "a kernel cannot return a value (write results "
+                       "with tl.store)");
+        }
+        return;
+    }
+    if (!tail) {
+        diag_error(s->diag, st->loc, "a helper may return only as the last statement of its body "
+                   "(tric inlines helpers)");
+        return;
+    }
+    fn->ret = none ? sem_void() : v;
+    fn->has_ret = true;
+}
+
+static void stmt(Sema *s, Stmt *st, bool tail)
+{
+    if (!st)
+        return;
+    switch (st->kind) {
+    case ST_EXPR:
+        expr(s, st->expr.value);
+        break;
+    case ST_ASSIGN: {
+        Sem v = expr(s, st->assign.value);
+        if (st->assign.annotation) {
+            Sem a = expr(s, st->assign.annotation);
+            if (!is_error(a) && !is_error(v) && a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR &&
+                v.kind != SEM_CONST) {
+                diag_error(s->diag, st->assign.value->loc, "a tl.constexpr variable needs a "
+                           "compile-time value, got %s",
+                           sem_describe(s, v));
+                v = sem_error();
+            }
+        }
+        for (int i = 0; i < st->assign.ntargets; i++)
+            assign_target(s, st->assign.targets[i], v,
+                          st->assign.value ? st->assign.value->loc : st->loc);
+        break;
+    }
+    case ST_AUGASSIGN: {
+        Expr *t = st->aug.target;
+        Sem r = expr(s, st->aug.value);
+        if (!t || t->kind != EX_NAME) {
+            diag_error(s->diag, t ? t->loc : st->loc, "only a name can be the target of %s=",
+                       binop_str(st->aug.op));
+            break;
+        }
+        Sem l = name_expr(s, t);
+        /* The target's Sem is the new binding: the result of `target op value`. */
+        Sem v = binary_sems(s, st->loc, st->aug.op, l, r);
+        t->sem = v;
+        env_set(s, &s->fn->env, t->str, v, t->loc);
+        break;
+    }
+    case ST_IF:
+        if_stmt(s, st, tail);
+        break;
+    case ST_FOR:
+        for_stmt(s, st);
+        break;
+    case ST_WHILE:
+        while_stmt(s, st);
+        break;
+    case ST_RETURN:
+        return_stmt(s, st, tail);
+        break;
+    case ST_PASS:
+    case ST_IMPORT:
+        break;
+    case ST_BREAK:
+        diag_error(s->diag, st->loc, "'break' is not supported in tric kernels (as in Triton)");
+        break;
+    case ST_CONTINUE:
+        diag_error(s->diag, st->loc, "'continue' is not supported in tric kernels (as in Triton)");
+        break;
+    case ST_ASSERT: {
+        Sem c = expr(s, st->assert_.cond);
+        if (st->assert_.msg)
+            expr(s, st->assert_.msg);
+        if (!is_error(c) && c.kind == SEM_CONST && !const_truthy(&c.cv)) {
+            Expr *m = st->assert_.msg;
+            if (m && m->sem.kind == SEM_CONST && m->sem.cv.kind == CV_STR)
+                diag_error(s->diag, st->loc, "assertion failed: %s", m->sem.cv.s);
+            else
+                diag_error(s->diag, st->loc, "assertion failed");
+        } else if (!is_error(c) && c.kind == SEM_VALUE && c.type.is_ptr) {
+            diag_error(s->diag, st->assert_.cond->loc, "assert's condition cannot be a pointer");
+        } else if (!is_error(c) && c.kind != SEM_VALUE && c.kind != SEM_CONST) {
+            diag_error(s->diag, st->assert_.cond->loc, "assert's condition must be a value, got %s",
+                       sem_describe(s, c));
+        }
+        break;
+    }
+    case ST_DEF:
+        diag_error(s->diag, st->loc, "nested function definitions are not supported; define "
+                   "helpers at module level with @triton.jit");
+        break;
+    }
+}
+
+static void block(Sema *s, Block *b, bool tail)
+{
+    for (int i = 0; i < b->n; i++)
+        stmt(s, b->stmts[i], tail && i == b->n - 1);
+}
+
+/* ---- helpers: inlining ------------------------------------------------------------------------ */
+
+static bool annotation_is_constexpr(Sema *s, Expr *ann);
+
+/* Analyses an expression of the module scope (a default value, a global) in a fresh context. */
+static Sem global_expr(Sema *s, Expr *e)
+{
+    FuncCtx ctx = {0};
+    FuncCtx *saved = s->fn;
+    s->fn = &ctx;
+    Sem r = expr(s, e);
+    s->fn = saved;
+    return r;
+}
+
+static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
+{
+    const char *name = callee->name ? callee->name : "?";
+    if (!callee->is_jit) {
+        diag_error(s->diag, cloc, "'%s' is not a @triton.jit function; a kernel can call only "
+                   "@triton.jit helpers and tl builtins",
+                   name);
+        return sem_error();
+    }
+    for (int i = 0; i < s->inline_depth; i++) {
+        if (s->inline_stack[i] == callee) {
+            diag_error(s->diag, cloc, "recursive call of '%s' is not supported (tric inlines "
+                       "helpers)",
+                       name);
+            return sem_error();
+        }
+    }
+    if (s->inline_depth >= MAX_INLINE_DEPTH) {
+        diag_error(s->diag, cloc, "helpers nest more than %d deep", MAX_INLINE_DEPTH);
+        return sem_error();
+    }
+    /* Bind arguments: positional, then keywords, then defaults (Python's rules). */
+    int np = callee->nparams;
+    Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);
+    const char *shown = arena_printf(s->a, "%s()", name);
+    if (call->call.nargs > np) {
+        diag_error(s->diag, cloc, "%s takes %d %s but %d %s given", shown, np,
+                   plural(np, "argument", "arguments"), call->call.nargs,
+                   plural(call->call.nargs, "was", "were"));
+        return sem_error();
+    }
+    for (int i = 0; i < call->call.nargs; i++)
+        bound[i] = call->call.args[i];
+    for (int k = 0; k < call->call.nkwargs; k++) {
+        const char *kw = call->call.kwnames[k] ? call->call.kwnames[k] : "";
+        SrcLoc kl = kwname_loc(expr_start(call->call.kwargs[k]), kw);
+        int idx = -1;
+        for (int i = 0; i < np; i++)
+            if (callee->params[i].name && !strcmp(callee->params[i].name, kw))
+                idx = i;
+        if (idx < 0) {
+            diag_error(s->diag, kl, "%s got an unexpected keyword argument '%s'", shown, kw);
+            return sem_error();
+        }
+        if (bound[idx]) {
+            diag_error(s->diag, kl, "%s got multiple values for argument '%s'", shown, kw);
+            return sem_error();
+        }
+        bound[idx] = call->call.kwargs[k];
+    }
+    FuncDef *clone = ast_clone_func(s->a, callee);
+    if (!clone || clone->nparams != np) {
+        TRIC_INTERNAL(s->diag, "ast_clone_func returned a function of another shape");
+        return sem_error();
+    }
+    FuncCtx ctx = {.func = clone, .is_kernel = false};
+    for (int i = 0; i < np; i++) {
+        Param *p = &clone->params[i];
+        if (!bound[i]) {
+            if (!p->default_value) {
+                diag_error(s->diag, cloc, "%s missing required argument '%s'", shown, p->name);
+                return sem_error();
+            }
+            bound[i] = p->default_value;
+            if (is_error(global_expr(s, bound[i])))
+                return sem_error();
+        }
+        Sem v = bound[i]->sem;
+        p->is_constexpr = p->annotation && annotation_is_constexpr(s, p->annotation);
+        if (p->is_constexpr && v.kind != SEM_CONST) {
+            diag_error(s->diag, bound[i]->loc, "argument '%s' of %s must be a constexpr, got %s",
+                       p->name, shown, sem_describe(s, v));
+            return sem_error();
+        }
+        if (v.kind == SEM_VOID) {
+            diag_error(s->diag, bound[i]->loc, "argument '%s' of %s has no value", p->name, shown);
+            return sem_error();
+        }
+        /* A constexpr argument makes the parameter a constexpr, as Triton specializes helpers
+         * on their non-tensor arguments. */
+        p->is_constexpr = v.kind == SEM_CONST;
+        p->sem = v;
+        p->divisibility = 1;
+        env_set(s, &ctx.env, p->name, v, p->loc);
+    }
+    call->call.bound = bound;
+    call->call.nbound = np;
+    call->call.inlined = clone;
+    s->inline_stack[s->inline_depth++] = callee;
+    FuncCtx *saved = s->fn;
+    s->fn = &ctx;
+    int errors_before = s->diag->errors;
+    block(s, &clone->body, true);
+    s->fn = saved;
+    s->inline_depth--;
+    if (s->diag->errors > errors_before)
+        return sem_error();
+    return ctx.has_ret ? ctx.ret : sem_void();
+}
+
+/* ---- parameters, annotations, the kernel ------------------------------------------------------ */
+
+/* Evaluates an annotation in the module scope with a quiet diag: its Sem, or error. */
+static Sem quiet_global_expr(Sema *s, Expr *e)
+{
+    Diag quiet = {0};
+    Diag *saved = s->diag;
+    s->diag = &quiet;
+    Expr *c = ast_clone_expr(s->a, e);
+    Sem r = global_expr(s, c ? c : e);
+    s->diag = saved;
+    diag_free(&quiet);
+    return r;
+}
+
+static bool annotation_is_constexpr(Sema *s, Expr *ann)
+{
+    if (ann->kind == EX_STR)
+        return ann->str && (!strcmp(ann->str, "constexpr") || !strcmp(ann->str, "tl.constexpr"));
+    Sem a = quiet_global_expr(s, ann);
+    return a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR;
+}
+
+typedef enum AnnKind { ANN_NONE, ANN_CONSTEXPR, ANN_TYPE, ANN_BAD } AnnKind;
+
+/* A parameter annotation: tl.constexpr, a signature string "*fp32:16", a dtype (tl.int32), or
+ * tl.pointer_type(tl.float32). */
+static AnnKind annotation(Sema *s, Param *p, Type *t)
+{
+    Expr *ann = p->annotation;
+    if (!ann)
+        return ANN_NONE;
+    if (ann->kind == EX_STR) {
+        if (annotation_is_constexpr(s, ann))
+            return ANN_CONSTEXPR;
+        int div;
+        bool eq1;
+        const char *why = signature_parse_type(ann->str ? ann->str : "", t, &div, &eq1, s->a);
+        if (why) {
+            diag_error(s->diag, ann->loc, "bad type annotation for '%s': %s", p->name, why);
+            return ANN_BAD;
+        }
+        p->divisibility = div;
+        p->equal_to_1 = eq1;
+        return ANN_TYPE;
+    }
+    if (ann->kind == EX_CALL) {
+        Sem f = quiet_global_expr(s, ann->call.fn);
+        if (f.kind == SEM_BUILTIN && f.builtin == BI_POINTER_TYPE && ann->call.nargs == 1) {
+            Sem d = quiet_global_expr(s, ann->call.args[0]);
+            if (d.kind == SEM_CONST && d.cv.kind == CV_DTYPE) {
+                *t = type_ptr(d.cv.dtype);
+                return ANN_TYPE;
+            }
+        }
+        diag_error(s->diag, ann->loc, "bad type annotation for '%s': expected tl.constexpr, a dtype "
+                   "(tl.int32), tl.pointer_type(tl.float32) or a signature string (\"*fp32:16\")",
+                   p->name);
+        return ANN_BAD;
+    }
+    Sem a = quiet_global_expr(s, ann);
+    if (a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR)
+        return ANN_CONSTEXPR;
+    if (a.kind == SEM_CONST && a.cv.kind == CV_DTYPE) {
+        *t = type_scalar(a.cv.dtype);
+        return ANN_TYPE;
+    }
+    diag_error(s->diag, ann->loc, "bad type annotation for '%s': expected tl.constexpr, a dtype "
+               "(tl.int32), tl.pointer_type(tl.float32) or a signature string (\"*fp32:16\")",
+               p->name);
+    return ANN_BAD;
+}
+
+static SrcLoc file_loc(const Module *m)
+{
+    return (SrcLoc){.file = m->file, .line = 0, .col = 0};
+}
+
+static const char *file_name(const Module *m)
+{
+    return m->file && m->file->name ? m->file->name : "<input>";
+}
+
+/* Is `name` called (as a plain name) anywhere in f's body? */
+static bool expr_calls(const Expr *e, const char *name, int depth);
+
+static bool block_calls(const Block *b, const char *name, int depth);
+
+static bool expr_calls(const Expr *e, const char *name, int depth)
+{
+    if (!e || depth > 200)
+        return false;
+    switch (e->kind) {
+    case EX_CALL:
+        if (e->call.fn && e->call.fn->kind == EX_NAME && e->call.fn->str &&
+            !strcmp(e->call.fn->str, name))
+            return true;
+        if (expr_calls(e->call.fn, name, depth + 1))
+            return true;
+        for (int i = 0; i < e->call.nargs; i++)
+            if (expr_calls(e->call.args[i], name, depth + 1))
+                return true;
+        for (int i = 0; i < e->call.nkwargs; i++)
+            if (expr_calls(e->call.kwargs[i], name, depth + 1))
+                return true;
+        return false;
+    case EX_ATTR:
+        return expr_calls(e->attr.obj, name, depth + 1);
+    case EX_SUBSCRIPT:
+        if (expr_calls(e->sub.obj, name, depth + 1))
+            return true;
+        for (int i = 0; i < e->sub.nidx; i++)
+            if (expr_calls(e->sub.idx[i], name, depth + 1))
+                return true;
+        return false;
+    case EX_TUPLE:
+    case EX_LIST:
+        for (int i = 0; i < e->list.n; i++)
+            if (expr_calls(e->list.elts[i], name, depth + 1))
+                return true;
+        return false;
+    case EX_BINARY:
+        return expr_calls(e->bin.lhs, name, depth + 1) || expr_calls(e->bin.rhs, name, depth + 1);
+    case EX_UNARY:
+        return expr_calls(e->un.operand, name, depth + 1);
+    case EX_TERNARY:
+        return expr_calls(e->ternary.cond, name, depth + 1) ||
+               expr_calls(e->ternary.then, name, depth + 1) ||
+               expr_calls(e->ternary.els, name, depth + 1);
+    default:
+        return false;
+    }
+}
+
+static bool block_calls(const Block *b, const char *name, int depth)
+{
+    for (int i = 0; i < b->n; i++) {
+        const Stmt *st = b->stmts[i];
+        if (!st)
+            continue;
+        switch (st->kind) {
+        case ST_EXPR:
+            if (expr_calls(st->expr.value, name, depth))
+                return true;
+            break;
+        case ST_ASSIGN:
+            if (expr_calls(st->assign.value, name, depth))
+                return true;
+            break;
+        case ST_AUGASSIGN:
+            if (expr_calls(st->aug.value, name, depth))
+                return true;
+            break;
+        case ST_IF:
+            if (expr_calls(st->if_.cond, name, depth) || block_calls(&st->if_.then, name, depth + 1) ||
+                block_calls(&st->if_.els, name, depth + 1))
+                return true;
+            break;
+        case ST_FOR:
+            if (expr_calls(st->for_.iter, name, depth) || block_calls(&st->for_.body, name, depth + 1))
+                return true;
+            break;
+        case ST_WHILE:
+            if (expr_calls(st->while_.cond, name, depth) ||
+                block_calls(&st->while_.body, name, depth + 1))
+                return true;
+            break;
+        case ST_RETURN:
+            if (expr_calls(st->ret.value, name, depth))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+static const char *jit_names(Sema *s, const Module *m, bool only_kernels)
+{
+    StrBuf sb = {0};
+    for (int i = 0; i < m->nfuncs; i++) {
+        const FuncDef *f = m->funcs[i];
+        if (!f || !f->is_jit || !f->name)
+            continue;
+        if (only_kernels) {
+            bool called = false;
+            for (int k = 0; k < m->nfuncs && !called; k++)
+                if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
+                    block_calls(&m->funcs[k]->body, f->name, 0))
+                    called = true;
+            if (called)
+                continue;
+        }
+        strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", f->name);
+    }
+    const char *r = arena_strdup(s->a, sb.data ? sb.data : "");
+    strbuf_free(&sb);
+    return r;
+}
+
+static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
+{
+    if (name) {
+        const FuncDef *f = module_func(m, name);
+        if (!f) {
+            const char *names = jit_names(s, m, false);
+            diag_error(s->diag, file_loc(m), "no kernel named '%s' in %s%s%s%s", name, file_name(m),
+                       *names ? " (its @triton.jit functions: " : "", names, *names ? ")" : "");
+            return NULL;
+        }
+        if (!f->is_jit) {
+            diag_error(s->diag, f->loc, "'%s' is not a @triton.jit function", name);
+            return NULL;
+        }
+        return f;
+    }
+    /* The only @jit function that no other @jit function calls. */
+    const FuncDef *found = NULL;
+    int count = 0;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const FuncDef *f = m->funcs[i];
+        if (!f || !f->is_jit || !f->name)
+            continue;
+        bool called = false;
+        for (int k = 0; k < m->nfuncs && !called; k++)
+            if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
+                block_calls(&m->funcs[k]->body, f->name, 0))
+                called = true;
+        if (!called) {
+            found = f;
+            count++;
+        }
+    }
+    if (count == 1)
+        return found;
+    if (count == 0) {
+        diag_error(s->diag, file_loc(m), "no @triton.jit kernel in %s", file_name(m));
+        return NULL;
+    }
+    diag_error(s->diag, file_loc(m), "%s has several @triton.jit kernels (%s): pick one with "
+               "--kernel=NAME",
+               file_name(m), jit_names(s, m, true));
+    return NULL;
+}
+
+/* Module-level NAME = <constexpr> assignments; anything else is remembered as not a constexpr. */
+static void bind_globals(Sema *s, const Module *m)
+{
+    FuncCtx ctx = {0};
+    FuncCtx *saved = s->fn;
+    for (int i = 0; i < m->nglobals; i++) {
+        const Stmt *st = m->globals[i];
+        if (!st || st->kind != ST_ASSIGN || !st->assign.value)
+            continue;
+        Diag quiet = {0};
+        Diag *dsaved = s->diag;
+        s->diag = &quiet;
+        s->fn = &ctx;
+        ctx.env = s->globals; /* earlier globals are visible */
+        Expr *v = ast_clone_expr(s->a, st->assign.value);
+        Sem r = expr(s, v ? v : st->assign.value);
+        s->diag = dsaved;
+        diag_free(&quiet);
+        for (int k = 0; k < st->assign.ntargets; k++) {
+            Expr *t = st->assign.targets[k];
+            if (!t || t->kind != EX_NAME || !t->str)
+                continue;
+            env_set(s, &s->globals, t->str, r, t->loc);
+            if (r.kind != SEM_CONST)
+                env_find(&s->globals, t->str)->partial = NOT_CONSTEXPR;
+        }
+    }
+    s->fn = saved;
+}
+
+static const char *runtime_param_list(Sema *s, const FuncDef *f, const bool *is_cx)
+{
+    StrBuf sb = {0};
+    for (int i = 0; i < f->nparams; i++)
+        if (!is_cx[i])
+            strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", f->params[i].name);
+    const char *r = arena_strdup(s->a, sb.data ? sb.data : "");
+    strbuf_free(&sb);
+    return r;
+}
+
+Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag)
+{
+    if (!m || !arena || !diag)
+        return NULL;
+    SpecOptions none = {0};
+    if (!opt)
+        opt = &none;
+    Sema sema = {.module = m, .a = arena, .diag = diag};
+    Sema *s = &sema;
+    int errors_before = diag->errors;
+    const FuncDef *src = find_kernel(s, m, opt->kernel_name);
+    if (!src)
+        return NULL;
+    bind_globals(s, m);
+    FuncDef *f = ast_clone_func(arena, src);
+    if (!f)
+        return NULL;
+    int np = f->nparams;
+    const char *kname = f->name ? f->name : "?";
+
+    /* Which parameters are constexprs, and the annotation types of the others. */
+    bool *is_cx = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *is_cx);
+    Type *ann_type = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *ann_type);
+    AnnKind *ann = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *ann);
+    int nruntime = 0;
+    for (int i = 0; i < np; i++) {
+        Param *p = &f->params[i];
+        p->divisibility = 1;
+        p->equal_to_1 = false;
+        ann[i] = annotation(s, p, &ann_type[i]);
+        is_cx[i] = ann[i] == ANN_CONSTEXPR;
+        p->is_constexpr = is_cx[i];
+        nruntime += !is_cx[i];
+    }
+
+    /* -D values: each must name a constexpr parameter. */
+    ConstVal *cx_val = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *cx_val);
+    bool *cx_set = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *cx_set);
+    for (int d = 0; d < opt->ndefines; d++) {
+        const Define *def = &opt->defines[d];
+        const char *dn = def->name ? def->name : "";
+        int idx = -1;
+        for (int i = 0; i < np; i++)
+            if (f->params[i].name && !strcmp(f->params[i].name, dn))
+                idx = i;
+        if (idx < 0) {
+            StrBuf cx = {0};
+            for (int i = 0; i < np; i++)
+                if (is_cx[i])
+                    strbuf_printf(&cx, "%s%s", cx.len ? ", " : "", f->params[i].name);
+            diag_error(diag, f->loc, "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
+                       "constexprs: %s)",
+                       dn, kname, dn, cx.data ? cx.data : "none");
+            strbuf_free(&cx);
+            continue;
+        }
+        if (!is_cx[idx]) {
+            diag_error(diag, f->params[idx].loc, "-D %s: parameter '%s' of kernel '%s' is not a "
+                       "constexpr (annotate it ': tl.constexpr')",
+                       dn, dn, kname);
+            continue;
+        }
+        ConstVal cv;
+        if (!const_from_string(def->value, &cv, arena)) {
+            diag_error(diag, f->params[idx].loc, "-D %s=%s: not a constexpr value (expected an "
+                       "int, a float, True/False, None or a dtype such as tl.float16)",
+                       dn, def->value ? def->value : "");
+            continue;
+        }
+        cx_val[idx] = cv;
+        cx_set[idx] = true;
+    }
+
+    /* The signature: one entry per run-time parameter, or one per parameter. */
+    Type *sig_type = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *sig_type);
+    bool *sig_set = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *sig_set);
+    if (opt->signature) {
+        SigEntry *ents;
+        int n = signature_split(opt->signature, &ents, arena);
+        bool all_form = n == np && n != nruntime;
+        if (n != nruntime && !all_form) {
+            diag_error(diag, f->loc, "signature has %d %s but kernel '%s' has %d run-time "
+                       "%s (%s)",
+                       n, plural(n, "entry", "entries"), kname, nruntime,
+                       plural(nruntime, "parameter", "parameters"), runtime_param_list(s, f, is_cx));
+        } else {
+            for (int i = 0, e = 0; i < np; i++) {
+                Param *p = &f->params[i];
+                if (is_cx[i]) {
+                    if (!all_form)
+                        continue;
+                    const char *text = ents[e++].text;
+                    if (!*text)
+                        continue;
+                    ConstVal cv;
+                    if (!const_from_string(text, &cv, arena)) {
+                        diag_error(diag, p->loc, "signature entry %d ('%s') for constexpr '%s' is "
+                                   "not a value",
+                                   e, text, p->name);
+                        continue;
+                    }
+                    if (!cx_set[i]) { /* -D wins */
+                        cx_val[i] = cv;
+                        cx_set[i] = true;
+                    }
+                    continue;
+                }
+                const char *text = ents[e++].text;
+                int div;
+                bool eq1;
+                ConstVal cv;
+                const char *why = signature_parse_type(text, &sig_type[i], &div, &eq1, arena);
+                if (why) {
+                    if (*text != '*' && const_from_string(text, &cv, arena) && cv.kind != CV_DTYPE)
+                        diag_error(diag, p->loc, "signature entry %d is a value (%s), but "
+                                   "parameter '%s' is not a constexpr",
+                                   e, text, p->name);
+                    else
+                        diag_error(diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text,
+                                   p->name, why);
+                    continue;
+                }
+                sig_set[i] = true;
+                p->divisibility = div;
+                p->equal_to_1 = eq1;
+            }
+        }
+    }
+
+    /* Bind every parameter. */
+    Kernel *k = arena_alloc(arena, sizeof *k);
+    k->module = m;
+    k->func = f;
+    k->args = arena_alloc(arena, (size_t)(nruntime ? nruntime : 1) * sizeof *k->args);
+    FuncCtx ctx = {.func = f, .is_kernel = true};
+    s->fn = &ctx;
+    for (int i = 0; i < np; i++) {
+        Param *p = &f->params[i];
+        if (is_cx[i]) {
+            if (!cx_set[i] && p->default_value) {
+                Sem d = global_expr(s, p->default_value);
+                if (!is_error(d) && d.kind != SEM_CONST) {
+                    diag_error(diag, p->default_value->loc, "the default of constexpr '%s' must be "
+                               "a compile-time value",
+                               p->name);
+                } else if (!is_error(d)) {
+                    cx_val[i] = d.cv;
+                    cx_set[i] = true;
+                }
+                s->fn = &ctx;
+            }
+            if (!cx_set[i]) {
+                if (!p->default_value)
+                    diag_error(diag, p->loc, "constexpr parameter '%s' has no value: pass -D %s=...",
+                               p->name, p->name);
+                p->sem = sem_error();
+            } else {
+                p->sem = sem_const(cx_val[i]);
+            }
+            env_set(s, &ctx.env, p->name, p->sem, p->loc);
+            continue;
+        }
+        k->args[k->nargs++] = p;
+        Type t;
+        if (sig_set[i]) {
+            t = sig_type[i];
+        } else if (ann[i] == ANN_TYPE && !opt->signature) {
+            t = ann_type[i];
+        } else {
+            if (ann[i] != ANN_BAD && !opt->signature)
+                diag_error(diag, p->loc, "parameter '%s' has no type: annotate it (%s: \"*fp32\") "
+                           "or pass --signature",
+                           p->name, p->name);
+            p->sem = sem_error();
+            env_set(s, &ctx.env, p->name, p->sem, p->loc);
+            continue;
+        }
+        /* ":1": Triton specializes an int equal to 1 into the constant 1. */
+        p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
+        if (p->equal_to_1)
+            p->sem.type = t;
+        env_set(s, &ctx.env, p->name, p->sem, p->loc);
+    }
+    /* Parameter errors do not stop the analysis: the body's own errors are reported too, and
+     * uses of a parameter that failed are silent (its Sem is an error). */
+    block(s, &f->body, true);
+    s->fn = NULL;
+    if (diag->errors > errors_before)
+        return NULL;
+    return k;
 }

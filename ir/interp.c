@@ -1,10 +1,1664 @@
-/* interp.c: the CPU interpreter (placeholder while it is written). */
+/* interp.c: the CPU interpreter. Runs a kernel's tile IR over a grid, one program at a time, on
+ * host memory. Every op works on a whole block with a plain C loop over its elements, so the
+ * cost per op is one switch, not one per element.
+ *
+ * Values. Each IR value owns one flat row-major array of 8-byte slots, allocated the first time
+ * the value is computed and reused every time it is computed again (types are static, so the
+ * size never changes): a loop of any length runs in constant memory. Ints, bools and pointers
+ * live in int64_t slots, sign- or zero-extended from their dtype's width after every op; floats
+ * live in double slots, rounded to their dtype after every op (fp32 through C's float, fp16 and
+ * bf16 by our own round-to-nearest-even, fp64 exact). Computing an fp32/fp16/bf16 +, -, *, /
+ * or sqrt in double and rounding once is correctly rounded, because double has at least 2p + 2
+ * bits for each of them (Figueroa, "When is double rounding innocuous?", 1995).
+ *
+ * Memory. Loads and stores check every masked-in element against the buffers of the launch;
+ * the first one outside all of them stops the launch with one message naming the .tri line and
+ * the program. Before a store first writes to a 4 KiB page of a buffer, the page's old bytes are
+ * saved; a failed launch copies the saved pages back (newest first), so the caller's buffers are
+ * exactly as before the launch. docs/interpreter.md has the whole story. */
 #include "ir/ir.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small float formats ---------------------------------------------------------------------- */
+
+/* IEEE 754 binary16 (ebits 5, mbits 10) and bfloat16 (the top half of binary32: ebits 8,
+ * mbits 7) from a double, rounding to nearest, ties to even, in one step (going through float
+ * first would round twice). NaNs keep their top payload bits; overflow gives infinity. */
+static uint32_t small_float_from_double(double x, int ebits, int mbits)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    uint32_t sign = (uint32_t)(b >> 63) << (ebits + mbits);
+    int dexp = (int)((b >> 52) & 0x7ff);
+    uint64_t mant = b & ((UINT64_C(1) << 52) - 1);
+    uint32_t exp_ones = ((1u << ebits) - 1) << mbits;
+    if (dexp == 0x7ff) {
+        if (mant == 0)
+            return sign | exp_ones;
+        uint32_t payload = (uint32_t)(mant >> (52 - mbits));
+        if (payload == 0)
+            payload = 1u << (mbits - 1); /* a NaN must stay a NaN */
+        return sign | exp_ones | payload;
+    }
+    if (dexp == 0)
+        return sign; /* zero, or a double subnormal: far below half of the smallest subnormal */
+    int bias = (1 << (ebits - 1)) - 1;
+    int e = dexp - 1023 + bias; /* the target's biased exponent */
+    if (e >= (1 << ebits) - 1)
+        return sign | exp_ones; /* at least 2^(emax+1): infinity */
+    uint64_t sig = mant | (UINT64_C(1) << 52);
+    int shift = 52 - mbits + (e >= 1 ? 0 : 1 - e); /* subnormals lose 1 - e more bits */
+    if (shift >= 64)
+        return sign;
+    uint64_t q = sig >> shift;
+    uint64_t rest = sig & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+    if (rest > half || (rest == half && (q & 1)))
+        q++;
+    /* Normal: q carries the implicit bit, so adding it to (e - 1) << mbits lets a rounding carry
+     * run into the exponent (and up to infinity) by itself. Subnormal: q is the encoding, and a
+     * carry to 1 << mbits is the smallest normal, also by itself. */
+    uint32_t bits = e >= 1 ? ((uint32_t)(e - 1) << mbits) + (uint32_t)q : (uint32_t)q;
+    return sign | bits;
+}
+
+static double small_float_to_double(uint32_t bits, int ebits, int mbits)
+{
+    int sign = (bits >> (ebits + mbits)) & 1;
+    int exp = (int)((bits >> mbits) & ((1u << ebits) - 1));
+    uint32_t mant = bits & ((1u << mbits) - 1);
+    int bias = (1 << (ebits - 1)) - 1;
+    if (exp == (1 << ebits) - 1) {
+        /* Infinity or NaN: build the double's bits so that a NaN keeps its payload. */
+        uint64_t d = ((uint64_t)sign << 63) | (UINT64_C(0x7ff) << 52) | ((uint64_t)mant << (52 - mbits));
+        double r;
+        memcpy(&r, &d, sizeof r);
+        return r;
+    }
+    double v = exp == 0 ? ldexp((double)mant, 1 - bias - mbits)
+                        : ldexp((double)(mant | (1u << mbits)), exp - bias - mbits);
+    return sign ? -v : v;
+}
+
+static uint32_t half_from_double(double x) { return small_float_from_double(x, 5, 10); }
+static double half_to_double(uint32_t h) { return small_float_to_double(h, 5, 10); }
+static uint32_t bf16_from_double(double x) { return small_float_from_double(x, 8, 7); }
+static double bf16_to_double(uint32_t h) { return small_float_to_double(h, 8, 7); }
+
+/* The nearest value of dtype d (a float dtype) to x. */
+static inline double round_to(DType d, double x)
+{
+    switch (d) {
+    case DT_F32: return (double)(float)x;
+    case DT_F16: return half_to_double(half_from_double(x));
+    case DT_BF16: return bf16_to_double(bf16_from_double(x));
+    default: return x;
+    }
+}
+
+/* ---- integers ---------------------------------------------------------------------------------- */
+
+/* The width and signedness that the int64 slot of an int, bool or pointer value follows. */
+static inline int int_bits(Type t) { return t.is_ptr ? 64 : dtype_bits(t.dtype); }
+static inline bool int_signed(Type t) { return !t.is_ptr && dtype_is_signed(t.dtype); }
+
+static inline int64_t int_wrap(uint64_t v, int bits, bool is_signed)
+{
+    if (bits >= 64)
+        return (int64_t)v;
+    uint64_t u = v & ((UINT64_C(1) << bits) - 1);
+    if (is_signed) {
+        uint64_t sign = UINT64_C(1) << (bits - 1);
+        return (int64_t)((u ^ sign) - sign);
+    }
+    return (int64_t)u;
+}
+
+static inline bool is_float_value(Type t) { return !t.is_ptr && dtype_is_float(t.dtype); }
+
+/* An int as a double close enough that one more rounding to fp32/fp16/bf16 is exact rounding:
+ * beyond 53 bits the dropped bits are OR-ed into the last kept one (round to odd), which makes
+ * the second rounding correct for any target of at most 51 bits (Boldo & Melquiond, 2008). */
+static double int_to_double_for_rounding(int64_t v, bool is_unsigned)
+{
+    bool neg = !is_unsigned && v < 0;
+    uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (mag >> 53) {
+        int s = 64 - __builtin_clzll(mag) - 53;
+        uint64_t sticky = (mag & ((UINT64_C(1) << s) - 1)) != 0;
+        double d = ldexp((double)((mag >> s) | sticky), s);
+        return neg ? -d : d;
+    }
+    return neg ? -(double)mag : (double)mag;
+}
+
+/* float -> int: truncate toward zero, saturate out-of-range values to the dtype's limits, NaN
+ * -> 0: what PTX's cvt.rzi.{s,u}N.fM does (PTX ISA, cvt: "float-to-integer conversions saturate
+ * ... NaN results in 0"), where LLVM's fptosi would leave it undefined. */
+static int64_t float_to_int(double x, int bits, bool is_signed)
+{
+    if (isnan(x))
+        return 0;
+    x = trunc(x);
+    if (is_signed) {
+        double lim = ldexp(1.0, bits - 1);
+        if (x <= -lim)
+            return int_wrap(UINT64_C(1) << (bits - 1), bits, true);
+        if (x >= lim)
+            return (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+        return (int64_t)x;
+    }
+    if (x <= 0)
+        return 0;
+    if (x >= ldexp(1.0, bits))
+        return int_wrap(~UINT64_C(0), bits, false);
+    return (int64_t)(uint64_t)x;
+}
+
+/* ---- the interpreter's state --------------------------------------------------------------- */
+
+typedef struct Slot {
+    void *data; /* int64_t[n] or double[n], by the value's type; NULL until first computed */
+    int64_t n;
+} Slot;
+
+/* A page of a buffer as it was before the launch first stored into it. */
+typedef struct SavedPage {
+    uint64_t addr;
+    size_t len;
+    size_t pool_offset; /* its bytes in Interp.pool */
+} SavedPage;
+
+enum { PAGE_BYTES = 4096 };
+
+typedef struct Interp {
+    const IrFunc *f;
+    const InterpLaunch *launch;
+    StrBuf *error;
+    Slot *slots;
+    int pid[3];
+    int last_buffer; /* where the previous access was: most accesses hit it again */
+    /* undo */
+    uint8_t **page_saved; /* per buffer, one bit per page; NULL until the buffer is stored to */
+    SavedPage *pages;
+    size_t npages, pages_cap;
+    unsigned char *pool;
+    size_t pool_len, pool_cap;
+    /* scratch for copies between regions and for dot/reduce temporaries */
+    unsigned char *scratch;
+    size_t scratch_cap;
+    unsigned char *scratch2;
+    size_t scratch2_cap;
+} Interp;
+
+static const char *loc_file(const IrOp *op)
+{
+    return op && op->loc.file && op->loc.file->name ? op->loc.file->name : "<unknown>";
+}
+
+/* Every error starts with "file:line: " (the op's .tri location) and names the program. */
+static bool fail(Interp *in, const IrOp *op, const char *fmt, ...) TRIC_PRINTF(3, 4);
+static bool fail(Interp *in, const IrOp *op, const char *fmt, ...)
+{
+    if (op)
+        strbuf_printf(in->error, "%s:%d: ", loc_file(op), op->loc.line);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(in->error, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* "element 17 (index [0, 17])" for flat index i of a value of type t. */
+static void print_element(StrBuf *sb, Type t, int64_t flat)
+{
+    int64_t idx[TRIC_MAX_RANK];
+    int64_t rest = flat;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        idx[d] = rest % t.shape[d];
+        rest /= t.shape[d];
+    }
+    strbuf_printf(sb, "element %lld (index [", (long long)flat);
+    for (int d = 0; d < t.rank; d++)
+        strbuf_printf(sb, "%s%lld", d ? ", " : "", (long long)idx[d]);
+    strbuf_append(sb, "])");
+}
+
+static void print_program(Interp *in)
+{
+    strbuf_printf(in->error, "in program (%d, %d, %d)", in->pid[0], in->pid[1], in->pid[2]);
+}
+
+static void *scratch_get(unsigned char **buf, size_t *cap, size_t bytes)
+{
+    if (bytes > *cap) {
+        size_t n = *cap ? *cap : 4096;
+        while (n < bytes)
+            n *= 2;
+        void *p = realloc(*buf, n);
+        if (!p)
+            return NULL;
+        *buf = p;
+        *cap = n;
+    }
+    return *buf;
+}
+
+static inline Type vtype(const Interp *in, ValueId v) { return in->f->values[v].type; }
+
+/* The storage of an operand; an internal error when the IR uses a value not computed yet. */
+static void *operand(Interp *in, const IrOp *op, int i)
+{
+    if (i >= op->noperands || op->operands[i] <= 0 || op->operands[i] >= in->f->nvalues) {
+        fail(in, op, "internal error: %s has no operand %d", op_name(op->code), i);
+        return NULL;
+    }
+    Slot *s = &in->slots[op->operands[i]];
+    if (!s->data)
+        fail(in, op, "internal error: operand %d of %s is used before it is computed", i,
+             op_name(op->code));
+    return s->data;
+}
+
+static bool has_operand(const IrOp *op, int i) { return i < op->noperands && op->operands[i] > 0; }
+
+/* The storage of a value an op defines, allocated the first time. */
+static void *value_storage(Interp *in, const IrOp *op, ValueId v)
+{
+    Slot *s = &in->slots[v];
+    if (!s->data) {
+        s->n = type_numel(vtype(in, v));
+        s->data = malloc((size_t)(s->n > 0 ? s->n : 1) * 8);
+        if (!s->data)
+            fail(in, op, "out of memory for a value of %lld elements", (long long)s->n);
+    }
+    return s->data;
+}
+
+static void *result(Interp *in, const IrOp *op)
+{
+    if (op->nresults < 1) {
+        fail(in, op, "internal error: %s has no result", op_name(op->code));
+        return NULL;
+    }
+    return value_storage(in, op, op->results[0]);
+}
+
+/* An operand's element stride against the result: 1 when it has the result's size, 0 when it is
+ * a single element used for all (lowering normally splats, but a scalar mask is harmless). */
+static bool operand_stride(Interp *in, const IrOp *op, int i, int64_t n, int64_t *stride)
+{
+    int64_t m = type_numel(vtype(in, op->operands[i]));
+    if (m == n) {
+        *stride = 1;
+        return true;
+    }
+    if (m == 1) {
+        *stride = 0;
+        return true;
+    }
+    return fail(in, op, "internal error: operand %d of %s has %lld elements, the result %lld", i,
+                op_name(op->code), (long long)m, (long long)n);
+}
+
+/* Applies the dtype's semantics to freshly computed slots: wrap ints, round floats. */
+static void normalize(Type t, void *data, int64_t n)
+{
+    if (is_float_value(t)) {
+        double *d = data;
+        switch (t.dtype) {
+        case DT_F32:
+            for (int64_t i = 0; i < n; i++)
+                d[i] = (double)(float)d[i];
+            break;
+        case DT_F16:
+        case DT_BF16:
+            for (int64_t i = 0; i < n; i++)
+                d[i] = round_to(t.dtype, d[i]);
+            break;
+        default: break;
+        }
+        return;
+    }
+    int bits = int_bits(t);
+    if (bits >= 64)
+        return;
+    bool s = int_signed(t);
+    int64_t *v = data;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = int_wrap((uint64_t)v[i], bits, s);
+}
+
+/* ---- raw bits: memory and bitcast ---------------------------------------------------------- */
+
+/* Element i of a value as the bits of its dtype (fp16 as IEEE half, bf16 as the top 16 bits of
+ * fp32, ints in their width, pointers in 64 bits). */
+static uint64_t element_bits(Type t, const void *data, int64_t i)
+{
+    if (is_float_value(t)) {
+        double d = ((const double *)data)[i];
+        switch (t.dtype) {
+        case DT_F64: {
+            uint64_t b;
+            memcpy(&b, &d, 8);
+            return b;
+        }
+        case DT_F32: {
+            float f = (float)d;
+            uint32_t b;
+            memcpy(&b, &f, 4);
+            return b;
+        }
+        case DT_F16: return half_from_double(d);
+        default: return bf16_from_double(d);
+        }
+    }
+    uint64_t v = (uint64_t)((const int64_t *)data)[i];
+    int bits = int_bits(t);
+    return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
+}
+
+static void set_element_bits(Type t, void *data, int64_t i, uint64_t bits)
+{
+    if (is_float_value(t)) {
+        double *d = data;
+        switch (t.dtype) {
+        case DT_F64: memcpy(&d[i], &bits, 8); break;
+        case DT_F32: {
+            uint32_t b = (uint32_t)bits;
+            float f;
+            memcpy(&f, &b, 4);
+            d[i] = f;
+            break;
+        }
+        case DT_F16: d[i] = half_to_double((uint32_t)bits & 0xffff); break;
+        default: d[i] = bf16_to_double((uint32_t)bits & 0xffff); break;
+        }
+        return;
+    }
+    ((int64_t *)data)[i] = int_wrap(bits, int_bits(t), int_signed(t));
+}
+
+/* Bytes an element of t takes in memory (int1: one byte, pointers: 8). */
+static size_t memory_bytes(Type t) { return t.is_ptr ? 8 : (size_t)dtype_bytes(t.dtype); }
+
+/* ---- the buffers of the launch and the undo of stores --------------------------------------- */
+
+/* The buffer holding all of [addr, addr + size), or -1. */
+static int find_buffer(Interp *in, uint64_t addr, size_t size)
+{
+    const InterpBuffer *b = in->launch->buffers;
+    int n = in->launch->nbuffers;
+    int i = in->last_buffer;
+    if (i < n && addr >= b[i].addr && addr - b[i].addr <= b[i].bytes &&
+        size <= b[i].bytes - (addr - b[i].addr))
+        return i;
+    for (i = 0; i < n; i++) {
+        if (addr >= b[i].addr && addr - b[i].addr <= b[i].bytes &&
+            size <= b[i].bytes - (addr - b[i].addr)) {
+            in->last_buffer = i;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, uint64_t addr,
+                          size_t size, bool is_store)
+{
+    fail(in, op, "out-of-bounds %s ", is_store ? "store" : "load");
+    print_program(in);
+    strbuf_append(in->error, ": ");
+    print_element(in->error, shape, flat);
+    strbuf_printf(in->error, " %s address 0x%llx (%zu bytes), outside every buffer passed to the launch",
+                  is_store ? "writes" : "reads", (unsigned long long)addr, size);
+    /* Name the nearest buffer: usually the one the kernel meant, off by its last block. */
+    const InterpBuffer *b = in->launch->buffers;
+    int best = -1;
+    uint64_t best_dist = 0;
+    for (int i = 0; i < in->launch->nbuffers; i++) {
+        uint64_t end = b[i].addr + b[i].bytes;
+        uint64_t dist = addr < b[i].addr ? b[i].addr - addr : addr >= end ? addr - end + 1 : 0;
+        if (best < 0 || dist < best_dist) {
+            best = i;
+            best_dist = dist;
+        }
+    }
+    if (best >= 0) {
+        uint64_t base = b[best].addr, end = base + b[best].bytes;
+        if (addr == end)
+            strbuf_printf(in->error, " (just past the end of buffer %d [0x%llx, 0x%llx))", best,
+                          (unsigned long long)base, (unsigned long long)end);
+        else if (addr > end)
+            strbuf_printf(in->error, " (%llu bytes past the end of buffer %d [0x%llx, 0x%llx))",
+                          (unsigned long long)(addr - end), best, (unsigned long long)base,
+                          (unsigned long long)end);
+        else if (addr < base)
+            strbuf_printf(in->error, " (%llu bytes before buffer %d [0x%llx, 0x%llx))",
+                          (unsigned long long)(base - addr), best, (unsigned long long)base,
+                          (unsigned long long)end);
+        else
+            strbuf_printf(in->error, " (it runs past the end of buffer %d [0x%llx, 0x%llx))", best,
+                          (unsigned long long)base, (unsigned long long)end);
+    }
+    return false;
+}
+
+/* Saves the page of buffer `buf` holding byte offset `off`, unless saved already. */
+static bool save_page(Interp *in, const IrOp *op, int buf, uint64_t off)
+{
+    const InterpBuffer *b = &in->launch->buffers[buf];
+    uint64_t page = off / PAGE_BYTES;
+    if (!in->page_saved[buf]) {
+        size_t npages = (b->bytes + PAGE_BYTES - 1) / PAGE_BYTES;
+        in->page_saved[buf] = calloc((npages + 7) / 8, 1);
+        if (!in->page_saved[buf])
+            return fail(in, op, "out of memory for the undo log");
+    }
+    uint8_t *bits = in->page_saved[buf];
+    if (bits[page / 8] & (1u << (page % 8)))
+        return true;
+    uint64_t start = page * PAGE_BYTES;
+    size_t len = b->bytes - start < PAGE_BYTES ? (size_t)(b->bytes - start) : PAGE_BYTES;
+    if (in->npages == in->pages_cap) {
+        size_t cap = in->pages_cap ? in->pages_cap * 2 : 64;
+        SavedPage *p = realloc(in->pages, cap * sizeof *p);
+        if (!p)
+            return fail(in, op, "out of memory for the undo log");
+        in->pages = p;
+        in->pages_cap = cap;
+    }
+    if (in->pool_len + len > in->pool_cap) {
+        size_t cap = in->pool_cap ? in->pool_cap : 16 * PAGE_BYTES;
+        while (cap < in->pool_len + len)
+            cap *= 2;
+        unsigned char *p = realloc(in->pool, cap);
+        if (!p)
+            return fail(in, op, "out of memory for the undo log");
+        in->pool = p;
+        in->pool_cap = cap;
+    }
+    memcpy(in->pool + in->pool_len, (const void *)(uintptr_t)(b->addr + start), len);
+    in->pages[in->npages++] = (SavedPage){b->addr + start, len, in->pool_len};
+    in->pool_len += len;
+    bits[page / 8] |= (uint8_t)(1u << (page % 8));
+    return true;
+}
+
+/* Puts back every saved page, newest first: where buffers overlap, the oldest bytes win. */
+static void undo_stores(Interp *in)
+{
+    for (size_t i = in->npages; i-- > 0;)
+        memcpy((void *)(uintptr_t)in->pages[i].addr, in->pool + in->pages[i].pool_offset,
+               in->pages[i].len);
+}
+
+/* ---- elementwise ops --------------------------------------------------------------------------- */
+
+static bool run_unary(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    int64_t sa;
+    if (!r || !operand_stride(in, op, 0, n, &sa))
+        return false;
+    if (is_float_value(rt)) {
+        const double *x = a;
+        double *y = r;
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * sa];
+            switch (op->code) {
+            case OP_NEG: v = -v; break;
+            case OP_EXP: v = exp(v); break;
+            case OP_EXP2: v = exp2(v); break;
+            case OP_LOG: v = log(v); break;
+            case OP_LOG2: v = log2(v); break;
+            case OP_SQRT: v = sqrt(v); break;
+            case OP_RSQRT: v = 1.0 / sqrt(v); break;
+            case OP_ABS: v = fabs(v); break;
+            case OP_SIN: v = sin(v); break;
+            case OP_COS: v = cos(v); break;
+            case OP_FLOOR: v = floor(v); break;
+            case OP_CEIL: v = ceil(v); break;
+            default: return fail(in, op, "internal error: %s does not take floats", op_name(op->code));
+            }
+            y[i] = v;
+        }
+    } else {
+        const int64_t *x = a;
+        int64_t *y = r;
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)x[i * sa];
+            switch (op->code) {
+            case OP_NEG: v = (uint64_t)0 - v; break;
+            case OP_NOT: v = ~v; break;
+            case OP_ABS: v = (int64_t)v < 0 && int_signed(rt) ? (uint64_t)0 - v : v; break;
+            case OP_FLOOR:
+            case OP_CEIL: break;
+            default: return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
+            }
+            y[i] = (int64_t)v;
+        }
+    }
+    normalize(rt, r, n);
+    return true;
+}
+
+static bool division_by_zero(Interp *in, const IrOp *op, Type t, int64_t i)
+{
+    fail(in, op, "integer division by zero (%s) ", op_name(op->code));
+    print_program(in);
+    strbuf_append(in->error, ": ");
+    print_element(in->error, t, i);
+    return false;
+}
+
+/* The high 64 bits of a 64x64-bit product, from four 32x32-bit ones (ISO C has no 128-bit int). */
+static uint64_t mulhi64(uint64_t a, uint64_t b)
+{
+    uint64_t a_lo = (uint32_t)a, a_hi = a >> 32, b_lo = (uint32_t)b, b_hi = b >> 32;
+    uint64_t p0 = a_lo * b_lo, p1 = a_lo * b_hi, p2 = a_hi * b_lo, p3 = a_hi * b_hi;
+    uint64_t mid = (p0 >> 32) + (uint32_t)p1 + (uint32_t)p2;
+    return p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32);
+}
+
+static bool run_binary_int(Interp *in, const IrOp *op, Type at, const int64_t *x, int64_t sa,
+                           const int64_t *y, int64_t sb, int64_t *r, int64_t n)
+{
+    int bits = int_bits(at);
+    bool s = int_signed(at);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = x[i * sa], b = y[i * sb];
+        uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+        int64_t v;
+        switch (op->code) {
+        case OP_ADD: v = (int64_t)(ua + ub); break;
+        case OP_SUB: v = (int64_t)(ua - ub); break;
+        case OP_MUL: v = (int64_t)(ua * ub); break;
+        case OP_DIV:
+        case OP_REM:
+            /* C's truncating division, which Triton's // and % on ints compile to (sdiv/srem,
+             * udiv/urem), not Python's floor division. */
+            if (b == 0)
+                return division_by_zero(in, op, vtype(in, op->results[0]), i);
+            if (!s)
+                v = (int64_t)(op->code == OP_DIV ? ua / ub : ua % ub);
+            else if (b == -1) /* INT64_MIN / -1 overflows in C; the wrapped answer is -a, rem 0 */
+                v = op->code == OP_DIV ? (int64_t)((uint64_t)0 - ua) : 0;
+            else
+                v = op->code == OP_DIV ? a / b : a % b;
+            break;
+        case OP_MIN: v = s ? (a < b ? a : b) : (ua < ub ? a : b); break;
+        case OP_MAX: v = s ? (a > b ? a : b) : (ua > ub ? a : b); break;
+        case OP_AND: v = a & b; break;
+        case OP_OR: v = a | b; break;
+        case OP_XOR: v = a ^ b; break;
+        /* Shifts by the width or more are defined the way PTX's shl/shr clamp them (PTX ISA,
+         * shl/shr: "shift amounts greater than the register width N are clamped to N"): shl
+         * gives 0, shr gives 0 or, for signed values, the sign in every bit. A negative amount is
+         * a huge unsigned one. */
+        case OP_SHL: v = ub >= (uint64_t)bits ? 0 : (int64_t)(ua << ub); break;
+        case OP_SHR:
+            if (s)
+                v = ub >= (uint64_t)bits ? (a < 0 ? -1 : 0) : a < 0 ? ~(~a >> ub) : a >> ub;
+            else
+                v = ub >= (uint64_t)bits ? 0 : (int64_t)(ua >> ub);
+            break;
+        case OP_UMULHI: {
+            uint64_t mask = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+            uint64_t pa = ua & mask, pb = ub & mask;
+            if (bits <= 32)
+                v = (int64_t)((pa * pb) >> bits);
+            else
+                v = (int64_t)mulhi64(pa, pb);
+            break;
+        }
+        default: return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
+        }
+        r[i] = v;
+    }
+    return true;
+}
+
+static bool run_binary_float(Interp *in, const IrOp *op, const double *x, int64_t sa,
+                             const double *y, int64_t sb, double *r, int64_t n)
+{
+    switch (op->code) {
+    case OP_ADD:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = x[i * sa] + y[i * sb];
+        break;
+    case OP_SUB:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = x[i * sa] - y[i * sb];
+        break;
+    case OP_MUL:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = x[i * sa] * y[i * sb];
+        break;
+    case OP_DIV:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = x[i * sa] / y[i * sb];
+        break;
+    case OP_REM: /* frem: C's fmod, the sign of a */
+        for (int64_t i = 0; i < n; i++)
+            r[i] = fmod(x[i * sa], y[i * sb]);
+        break;
+    /* tl.minimum/maximum default to propagate_nan=NONE, lowered to minnum/maxnum: a NaN
+     * operand yields the other one, as C's fmin/fmax. */
+    case OP_MIN:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = fmin(x[i * sa], y[i * sb]);
+        break;
+    case OP_MAX:
+        for (int64_t i = 0; i < n; i++)
+            r[i] = fmax(x[i * sa], y[i * sb]);
+        break;
+    default: return fail(in, op, "internal error: %s does not take floats", op_name(op->code));
+    }
+    return true;
+}
+
+static bool run_binary(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    void *a = operand(in, op, 0);
+    void *b = a ? operand(in, op, 1) : NULL;
+    void *r = b ? result(in, op) : NULL;
+    int64_t sa, sb;
+    if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb))
+        return false;
+    bool ok = is_float_value(rt) ? run_binary_float(in, op, a, sa, b, sb, r, n)
+                                 : run_binary_int(in, op, vtype(in, op->operands[0]), a, sa, b, sb, r, n);
+    if (ok)
+        normalize(rt, r, n);
+    return ok;
+}
+
+static bool run_fma(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    double *a = operand(in, op, 0), *b = a ? operand(in, op, 1) : NULL, *c = b ? operand(in, op, 2) : NULL;
+    double *r = c ? result(in, op) : NULL;
+    int64_t sa, sb, sc;
+    if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb) ||
+        !operand_stride(in, op, 2, n, &sc))
+        return false;
+    if (!is_float_value(rt))
+        return fail(in, op, "internal error: fma of a non-float");
+    for (int64_t i = 0; i < n; i++) {
+        double x = a[i * sa], y = b[i * sb], z = c[i * sc];
+        /* One rounding: fmaf for fp32 is exact; for fp16/bf16 the double fma then one rounding
+         * to the dtype is exact except in extreme exponent gaps. */
+        r[i] = rt.dtype == DT_F32 ? (double)fmaf((float)x, (float)y, (float)z) : fma(x, y, z);
+    }
+    normalize(rt, r, n);
+    return true;
+}
+
+static bool run_compare(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]);
+    int64_t n = type_numel(vtype(in, op->results[0]));
+    void *a = operand(in, op, 0);
+    void *b = a ? operand(in, op, 1) : NULL;
+    int64_t *r = b ? result(in, op) : NULL;
+    int64_t sa, sb;
+    if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb))
+        return false;
+    if (is_float_value(at)) {
+        /* Ordered compares (false when either is NaN), != unordered (true): C's operators, and
+         * Triton's (cmpf oeq/olt/.../une). */
+        const double *x = a, *y = b;
+        for (int64_t i = 0; i < n; i++) {
+            double p = x[i * sa], q = y[i * sb];
+            bool v;
+            switch (op->code) {
+            case OP_CMP_EQ: v = p == q; break;
+            case OP_CMP_NE: v = p != q; break;
+            case OP_CMP_LT: v = p < q; break;
+            case OP_CMP_LE: v = p <= q; break;
+            case OP_CMP_GT: v = p > q; break;
+            default: v = p >= q; break;
+            }
+            r[i] = v;
+        }
+        return true;
+    }
+    const int64_t *x = a, *y = b;
+    bool s = int_signed(at);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = x[i * sa], q = y[i * sb];
+        /* Slots hold sign- or zero-extended values, so comparing them as int64 (signed dtypes)
+         * or uint64 (unsigned, bools, pointers) compares the dtype's values. */
+        int c = s ? (p < q ? -1 : p > q) : ((uint64_t)p < (uint64_t)q ? -1 : (uint64_t)p > (uint64_t)q);
+        bool v;
+        switch (op->code) {
+        case OP_CMP_EQ: v = c == 0; break;
+        case OP_CMP_NE: v = c != 0; break;
+        case OP_CMP_LT: v = c < 0; break;
+        case OP_CMP_LE: v = c <= 0; break;
+        case OP_CMP_GT: v = c > 0; break;
+        default: v = c >= 0; break;
+        }
+        r[i] = v;
+    }
+    return true;
+}
+
+static bool run_select(Interp *in, const IrOp *op)
+{
+    int64_t n = type_numel(vtype(in, op->results[0]));
+    const int64_t *c = operand(in, op, 0);
+    const int64_t *a = c ? operand(in, op, 1) : NULL;
+    const int64_t *b = a ? operand(in, op, 2) : NULL;
+    int64_t *r = b ? result(in, op) : NULL;
+    int64_t sc, sa, sb;
+    if (!r || !operand_stride(in, op, 0, n, &sc) || !operand_stride(in, op, 1, n, &sa) ||
+        !operand_stride(in, op, 2, n, &sb))
+        return false;
+    /* Both branches have the result's type, so their 8-byte slots are copied as they are. */
+    for (int64_t i = 0; i < n; i++)
+        memcpy(&r[i], c[i * sc] ? &a[i * sa] : &b[i * sb], 8);
+    return true;
+}
+
+/* Converts n elements of type `from` into slots of type `to` (OP_CAST's rules). */
+static void convert(Type from, const void *src, int64_t stride, Type to, void *dst, int64_t n)
+{
+    bool ff = is_float_value(from), tf = is_float_value(to);
+    if (ff && tf) {
+        const double *x = src;
+        double *y = dst;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = x[i * stride];
+        normalize(to, dst, n); /* float -> float: round to nearest even */
+    } else if (ff) {
+        const double *x = src;
+        int64_t *y = dst;
+        /* Triton casts to int1 as x != 0 (semantic.py, cast), not by truncation. */
+        if (!to.is_ptr && to.dtype == DT_I1)
+            for (int64_t i = 0; i < n; i++)
+                y[i] = x[i * stride] != 0;
+        else
+            for (int64_t i = 0; i < n; i++)
+                y[i] = float_to_int(x[i * stride], int_bits(to), int_signed(to));
+    } else if (tf) {
+        const int64_t *x = src;
+        double *y = dst;
+        bool is_unsigned = !int_signed(from);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v = x[i * stride];
+            if (to.dtype == DT_F64)
+                y[i] = is_unsigned ? (double)(uint64_t)v : (double)v;
+            else
+                y[i] = round_to(to.dtype, int_to_double_for_rounding(v, is_unsigned));
+        }
+    } else {
+        /* int -> int: the slot is already sign- or zero-extended by the source's signedness, so
+         * wrapping it to the target's width is sext/zext/trunc; int1 targets are x != 0. */
+        const int64_t *x = src;
+        int64_t *y = dst;
+        bool to_bool = !to.is_ptr && to.dtype == DT_I1;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = to_bool ? x[i * stride] != 0 : x[i * stride];
+        normalize(to, dst, n);
+    }
+}
+
+static bool run_cast(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt), sa;
+    void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sa))
+        return false;
+    convert(vtype(in, op->operands[0]), a, sa, rt, r, n);
+    return true;
+}
+
+static bool run_bitcast(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]), at = vtype(in, op->operands[0]);
+    int64_t n = type_numel(rt), sa;
+    void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sa))
+        return false;
+    if (int_bits(at) != int_bits(rt))
+        return fail(in, op, "internal error: bitcast between widths %d and %d", int_bits(at), int_bits(rt));
+    for (int64_t i = 0; i < n; i++)
+        set_element_bits(rt, r, i, element_bits(at, a, i * sa));
+    return true;
+}
+
+/* ---- values from nowhere, and shapes ------------------------------------------------------ */
+
+static bool run_const(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    void *r = result(in, op);
+    if (!r)
+        return false;
+    if (is_float_value(rt)) {
+        double v = round_to(rt.dtype, op->fattr);
+        for (int64_t i = 0; i < n; i++)
+            ((double *)r)[i] = v;
+    } else {
+        int64_t v = int_wrap((uint64_t)op->attr[0], int_bits(rt), int_signed(rt));
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)r)[i] = v;
+    }
+    return true;
+}
+
+static bool run_fill_int(Interp *in, const IrOp *op, int64_t v)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    int64_t *r = result(in, op);
+    if (!r)
+        return false;
+    v = int_wrap((uint64_t)v, int_bits(rt), int_signed(rt));
+    for (int64_t i = 0; i < n; i++)
+        r[i] = v;
+    return true;
+}
+
+/* r = a with the same elements in the same row-major order (expand_dims, reshape, layout and
+ * hint ops, splat of a scalar). */
+static bool run_copy(Interp *in, const IrOp *op)
+{
+    int64_t n = type_numel(vtype(in, op->results[0])), sa;
+    void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sa))
+        return false;
+    if (sa)
+        memcpy(r, a, (size_t)n * 8);
+    else
+        for (int64_t i = 0; i < n; i++)
+            memcpy((char *)r + i * 8, a, 8);
+    return true;
+}
+
+/* r[idx] = a[sum idx[d] * stride[d]] over r's shape: broadcast (stride 0 on stretched dims) and
+ * trans (permuted strides). */
+static void strided_gather(const int64_t *a, int64_t *r, Type rt, const int64_t *stride)
+{
+    int rank = rt.rank;
+    int64_t n = type_numel(rt);
+    if (rank == 0) {
+        r[0] = a[0];
+        return;
+    }
+    int64_t idx[TRIC_MAX_RANK] = {0};
+    int64_t src = 0;
+    int last = rank - 1;
+    int64_t inner = rt.shape[last], istride = stride[last];
+    for (int64_t i = 0; i < n; i += inner) {
+        for (int64_t j = 0; j < inner; j++)
+            r[i + j] = a[src + j * istride];
+        /* advance the outer dims like an odometer */
+        for (int d = last - 1; d >= 0; d--) {
+            src += stride[d];
+            if (++idx[d] < rt.shape[d])
+                break;
+            src -= stride[d] * rt.shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static void row_major_strides(Type t, int64_t *stride)
+{
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        stride[d] = s;
+        s *= t.shape[d];
+    }
+}
+
+static bool run_broadcast(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]), at = vtype(in, op->operands[0]);
+    const int64_t *a = operand(in, op, 0);
+    int64_t *r = a ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    int64_t astride[TRIC_MAX_RANK], stride[TRIC_MAX_RANK];
+    row_major_strides(at, astride);
+    /* dims line up from the right (numpy's rule); a missing or size-1 dim repeats */
+    for (int d = 0; d < rt.rank; d++) {
+        int ad = d - (rt.rank - at.rank);
+        if (ad < 0 || at.shape[ad] == 1)
+            stride[d] = 0;
+        else if (at.shape[ad] == rt.shape[d])
+            stride[d] = astride[ad];
+        else
+            return fail(in, op, "internal error: broadcast of dim %d from %d to %d", d,
+                        at.shape[ad], rt.shape[d]);
+    }
+    strided_gather(a, r, rt, stride); /* slots are 8 bytes: ints and floats alike */
+    return true;
+}
+
+static bool run_trans(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]), at = vtype(in, op->operands[0]);
+    const int64_t *a = operand(in, op, 0);
+    int64_t *r = a ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    if (at.rank != rt.rank)
+        return fail(in, op, "internal error: trans changes the rank");
+    int64_t astride[TRIC_MAX_RANK], stride[TRIC_MAX_RANK];
+    row_major_strides(at, astride);
+    for (int d = 0; d < rt.rank; d++) {
+        int64_t p = op->attr[d];
+        if (rt.rank == 2 && op->attr[0] == 0 && op->attr[1] == 0)
+            p = 1 - d; /* no perm given: the 2-D transpose */
+        if (p < 0 || p >= at.rank || at.shape[p] != rt.shape[d])
+            return fail(in, op, "internal error: bad trans permutation");
+        stride[d] = astride[p];
+    }
+    strided_gather(a, r, rt, stride);
+    return true;
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+static bool run_addptr(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt), sa, sb;
+    const int64_t *p = operand(in, op, 0);
+    const int64_t *off = p ? operand(in, op, 1) : NULL;
+    int64_t *r = off ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb))
+        return false;
+    uint64_t size = (uint64_t)dtype_bytes(rt.dtype); /* int1 pointee: one byte */
+    for (int64_t i = 0; i < n; i++)
+        r[i] = (int64_t)((uint64_t)p[i * sa] + (uint64_t)off[i * sb] * size);
+    return true;
+}
+
+static uint64_t read_bytes(uint64_t addr, size_t size)
+{
+    /* Little-endian hosts only (x86-64, aarch64): the low bytes of the uint64 are the value. */
+    uint64_t v = 0;
+    memcpy(&v, (const void *)(uintptr_t)addr, size);
+    return v;
+}
+
+static bool run_load(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt), sp, sm = 0, so = 0;
+    const int64_t *ptr = operand(in, op, 0);
+    void *r = ptr ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sp))
+        return false;
+    const int64_t *mask = NULL;
+    const void *other = NULL;
+    if (has_operand(op, 1) && (!(mask = operand(in, op, 1)) || !operand_stride(in, op, 1, n, &sm)))
+        return false;
+    if (has_operand(op, 2) && (!(other = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &so)))
+        return false;
+    size_t size = memory_bytes(rt);
+    bool is_bool = !rt.is_ptr && rt.dtype == DT_I1;
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[i * sm]) {
+            /* Masked-off lanes never touch memory; they take `other`, or 0 (Triton leaves them
+             * undefined). */
+            if (other)
+                memcpy((char *)r + i * 8, (const char *)other + i * so * 8, 8);
+            else
+                memset((char *)r + i * 8, 0, 8);
+            continue;
+        }
+        uint64_t addr = (uint64_t)ptr[i * sp];
+        if (find_buffer(in, addr, size) < 0)
+            return out_of_bounds(in, op, rt, i, addr, size, false);
+        uint64_t bits = read_bytes(addr, size);
+        if (is_bool)
+            ((int64_t *)r)[i] = bits != 0;
+        else
+            set_element_bits(rt, r, i, bits);
+    }
+    return true;
+}
+
+static bool run_store(Interp *in, const IrOp *op)
+{
+    Type pt = vtype(in, op->operands[0]);
+    Type vt = has_operand(op, 1) ? vtype(in, op->operands[1]) : pt;
+    Type shape = type_numel(pt) >= type_numel(vt) ? pt : vt;
+    int64_t n = type_numel(shape), sp, sv, sm = 0;
+    const int64_t *ptr = operand(in, op, 0);
+    const void *val = ptr ? operand(in, op, 1) : NULL;
+    if (!val || !operand_stride(in, op, 0, n, &sp) || !operand_stride(in, op, 1, n, &sv))
+        return false;
+    const int64_t *mask = NULL;
+    if (has_operand(op, 2) && (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
+        return false;
+    Type et = pt; /* the pointee decides the bytes written */
+    et.is_ptr = false;
+    et.rank = 0;
+    size_t size = memory_bytes(et);
+    if (vt.is_ptr || vt.dtype != et.dtype) {
+        /* Lowering casts the value to the pointee; should it not, store the cast value rather
+         * than the wrong number of bytes. */
+        Type want = vt;
+        want.is_ptr = false;
+        want.dtype = et.dtype;
+        void *t = scratch_get(&in->scratch, &in->scratch_cap, (size_t)type_numel(vt) * 8);
+        if (!t)
+            return fail(in, op, "out of memory in store");
+        convert(vt, val, 1, want, t, type_numel(vt));
+        val = t;
+        vt = want;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[i * sm])
+            continue;
+        uint64_t addr = (uint64_t)ptr[i * sp];
+        int buf = find_buffer(in, addr, size);
+        if (buf < 0)
+            return out_of_bounds(in, op, shape, i, addr, size, true);
+        uint64_t off = addr - in->launch->buffers[buf].addr;
+        if (!save_page(in, op, buf, off) ||
+            ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES && !save_page(in, op, buf, off + size - 1)))
+            return false;
+        uint64_t bits = element_bits(vt, val, i * sv);
+        if (et.dtype == DT_I1)
+            bits = bits != 0;
+        memcpy((void *)(uintptr_t)addr, &bits, size); /* little-endian: the low bytes */
+    }
+    return true;
+}
+
+/* ---- dot and reductions ----------------------------------------------------------------------- */
+
+/* r = a @ b + c. fp16/bf16 products are exact in fp32 and are accumulated in fp32, as the
+ * tensor cores do (mma.sync ... .f32.f16.f16.f32); fp32 inputs are multiplied in fp32 (the GPU
+ * may use tf32 when attr[0] allows it; the interpreter is the more exact of the two); fp64 in
+ * double; ints in 64 bits, wrapped to the result. The loop order m, k, n keeps each output's sum
+ * in k order (as the hardware's k-steps) while the inner loop runs over contiguous rows. */
+static bool run_dot(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]), bt = vtype(in, op->operands[1]);
+    Type rt = vtype(in, op->results[0]), ct = vtype(in, op->operands[2]);
+    const void *a = operand(in, op, 0);
+    const void *b = a ? operand(in, op, 1) : NULL;
+    const void *c = b ? operand(in, op, 2) : NULL;
+    void *r = c ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    if (at.rank < 2 || at.rank != bt.rank || at.rank != rt.rank || at.rank > 3 ||
+        type_numel(ct) != type_numel(rt))
+        return fail(in, op, "internal error: dot operand shapes");
+    int x = at.rank - 2;
+    int64_t batch = x ? at.shape[0] : 1;
+    int64_t M = at.shape[x], K = at.shape[x + 1], N = bt.shape[x + 1];
+    if (bt.shape[x] != K || rt.shape[x] != M || rt.shape[x + 1] != N)
+        return fail(in, op, "internal error: dot of <%lldx%lld> and <%lldx%lld>", (long long)M,
+                    (long long)K, (long long)bt.shape[x], (long long)N);
+    bool floats = is_float_value(at);
+    bool wide = at.dtype == DT_F64 || bt.dtype == DT_F64 || rt.dtype == DT_F64;
+    if (floats && !wide) {
+        float *af = scratch_get(&in->scratch, &in->scratch_cap, (size_t)(M * K + K * N + N) * sizeof(float));
+        if (!af)
+            return fail(in, op, "out of memory in dot");
+        float *bf = af + M * K, *acc = bf + K * N;
+        for (int64_t z = 0; z < batch; z++) {
+            const double *ad = (const double *)a + z * M * K, *bd = (const double *)b + z * K * N;
+            for (int64_t i = 0; i < M * K; i++)
+                af[i] = (float)ad[i];
+            for (int64_t i = 0; i < K * N; i++)
+                bf[i] = (float)bd[i];
+            for (int64_t m = 0; m < M; m++) {
+                int64_t row = z * M * N + m * N;
+                for (int64_t j = 0; j < N; j++)
+                    acc[j] = is_float_value(ct) ? (float)((const double *)c)[row + j]
+                                                : (float)((const int64_t *)c)[row + j];
+                for (int64_t k = 0; k < K; k++) {
+                    float av = af[m * K + k];
+                    const float *brow = bf + k * N;
+                    for (int64_t j = 0; j < N; j++)
+                        acc[j] += av * brow[j];
+                }
+                for (int64_t j = 0; j < N; j++)
+                    ((double *)r)[row + j] = acc[j];
+            }
+        }
+        convert((Type){.dtype = DT_F32}, r, 1, rt, r, type_numel(rt));
+    } else if (floats) {
+        double *acc = scratch_get(&in->scratch, &in->scratch_cap, (size_t)N * sizeof(double));
+        if (!acc)
+            return fail(in, op, "out of memory in dot");
+        for (int64_t z = 0; z < batch; z++) {
+            const double *ad = (const double *)a + z * M * K, *bd = (const double *)b + z * K * N;
+            for (int64_t m = 0; m < M; m++) {
+                int64_t row = z * M * N + m * N;
+                for (int64_t j = 0; j < N; j++)
+                    acc[j] = is_float_value(ct) ? ((const double *)c)[row + j] : (double)((const int64_t *)c)[row + j];
+                for (int64_t k = 0; k < K; k++) {
+                    double av = ad[m * K + k];
+                    for (int64_t j = 0; j < N; j++)
+                        acc[j] += av * bd[k * N + j];
+                }
+                for (int64_t j = 0; j < N; j++)
+                    ((double *)r)[row + j] = acc[j];
+            }
+        }
+        convert((Type){.dtype = DT_F64}, r, 1, rt, r, type_numel(rt));
+    } else {
+        uint64_t *acc = scratch_get(&in->scratch, &in->scratch_cap, (size_t)N * sizeof(uint64_t));
+        if (!acc)
+            return fail(in, op, "out of memory in dot");
+        if (is_float_value(ct) || is_float_value(rt))
+            return fail(in, op, "internal error: integer dot with a float accumulator");
+        for (int64_t z = 0; z < batch; z++) {
+            const int64_t *ad = (const int64_t *)a + z * M * K, *bd = (const int64_t *)b + z * K * N;
+            for (int64_t m = 0; m < M; m++) {
+                int64_t row = z * M * N + m * N;
+                for (int64_t j = 0; j < N; j++)
+                    acc[j] = (uint64_t)((const int64_t *)c)[row + j];
+                for (int64_t k = 0; k < K; k++) {
+                    uint64_t av = (uint64_t)ad[m * K + k];
+                    for (int64_t j = 0; j < N; j++)
+                        acc[j] += av * (uint64_t)bd[k * N + j];
+                }
+                for (int64_t j = 0; j < N; j++)
+                    ((int64_t *)r)[row + j] = (int64_t)acc[j];
+            }
+        }
+        normalize(rt, r, type_numel(rt));
+    }
+    return true;
+}
+
+/* Reductions along attr[0]: the input seen as [outer][len][inner]. */
+static bool reduce_geometry(Interp *in, const IrOp *op, Type at, int64_t *outer, int64_t *len,
+                            int64_t *inner)
+{
+    int64_t axis = op->attr[0];
+    if (axis < 0 || axis >= at.rank)
+        return fail(in, op, "internal error: %s along axis %lld of a rank-%d value",
+                    op_name(op->code), (long long)axis, at.rank);
+    *outer = *inner = 1;
+    for (int d = 0; d < at.rank; d++) {
+        if (d < axis)
+            *outer *= at.shape[d];
+        else if (d > axis)
+            *inner *= at.shape[d];
+    }
+    *len = at.shape[axis];
+    return true;
+}
+
+static bool run_reduce(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]), rt = vtype(in, op->results[0]);
+    const void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    int64_t outer, len, inner;
+    if (!r || !reduce_geometry(in, op, at, &outer, &len, &inner))
+        return false;
+    int64_t n = outer * len * inner;
+    if (type_numel(rt) != outer * inner)
+        return fail(in, op, "internal error: %s result size", op_name(op->code));
+    /* The sum runs in the result's dtype, as the IR gives it (lowering decides whether fp16
+     * sums widen): convert the input first when the dtypes differ. */
+    Type et = at;
+    et.dtype = rt.dtype;
+    et.is_ptr = rt.is_ptr;
+    if (at.dtype != rt.dtype || at.is_ptr != rt.is_ptr) {
+        void *t = scratch_get(&in->scratch, &in->scratch_cap, (size_t)n * 8);
+        if (!t)
+            return fail(in, op, "out of memory in %s", op_name(op->code));
+        convert(at, a, 1, et, t, n);
+        a = t;
+    }
+    bool isf = is_float_value(rt), s = int_signed(rt);
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i = 0; i < inner; i++)
+            memcpy((char *)r + (o * inner + i) * 8, (const char *)a + (o * len * inner + i) * 8, 8);
+        for (int64_t j = 1; j < len; j++) {
+            int64_t base = (o * len + j) * inner;
+            if (isf) {
+                double *y = (double *)r + o * inner;
+                const double *x = (const double *)a + base;
+                for (int64_t i = 0; i < inner; i++) {
+                    switch (op->code) {
+                    /* fmax/fmin: a NaN is skipped unless every element is NaN, as tl.max's
+                     * default propagate_nan=NONE combine (maxnum) */
+                    case OP_REDUCE_MAX: y[i] = fmax(y[i], x[i]); break;
+                    case OP_REDUCE_MIN: y[i] = fmin(y[i], x[i]); break;
+                    default: y[i] = round_to(rt.dtype, y[i] + x[i]); break;
+                    }
+                }
+            } else {
+                int64_t *y = (int64_t *)r + o * inner;
+                const int64_t *x = (const int64_t *)a + base;
+                for (int64_t i = 0; i < inner; i++) {
+                    int64_t p = y[i], q = x[i];
+                    bool less = s ? q < p : (uint64_t)q < (uint64_t)p;
+                    switch (op->code) {
+                    case OP_REDUCE_MAX: y[i] = (s ? q > p : (uint64_t)q > (uint64_t)p) ? q : p; break;
+                    case OP_REDUCE_MIN: y[i] = less ? q : p; break;
+                    default: y[i] = (int64_t)((uint64_t)p + (uint64_t)q); break;
+                    }
+                }
+            }
+        }
+    }
+    normalize(rt, r, outer * inner);
+    return true;
+}
+
+/* The index of the first max (min) along attr[0]. NaNs are skipped (as tl.max skips them); a
+ * row of NaNs only gives 0. */
+static bool run_arg_reduce(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]), rt = vtype(in, op->results[0]);
+    const void *a = operand(in, op, 0);
+    int64_t *r = a ? result(in, op) : NULL;
+    int64_t outer, len, inner;
+    if (!r || !reduce_geometry(in, op, at, &outer, &len, &inner))
+        return false;
+    if (is_float_value(rt))
+        return fail(in, op, "internal error: %s gives an integer", op_name(op->code));
+    bool want_max = op->code == OP_ARGMAX, isf = is_float_value(at), s = int_signed(at);
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t best = -1;
+            for (int64_t j = 0; j < len; j++) {
+                int64_t k = (o * len + j) * inner + i;
+                if (isf) {
+                    double v = ((const double *)a)[k];
+                    if (isnan(v))
+                        continue;
+                    double bv = best < 0 ? 0 : ((const double *)a)[(o * len + best) * inner + i];
+                    if (best < 0 || (want_max ? v > bv : v < bv))
+                        best = j;
+                } else {
+                    int64_t v = ((const int64_t *)a)[k];
+                    int64_t bv = best < 0 ? 0 : ((const int64_t *)a)[(o * len + best) * inner + i];
+                    bool better = s ? (want_max ? v > bv : v < bv)
+                                    : (want_max ? (uint64_t)v > (uint64_t)bv : (uint64_t)v < (uint64_t)bv);
+                    if (best < 0 || better)
+                        best = j;
+                }
+            }
+            r[o * inner + i] = best < 0 ? 0 : best;
+        }
+    }
+    normalize(rt, r, outer * inner);
+    return true;
+}
+
+static bool run_assert(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]);
+    int64_t n = type_numel(at);
+    const void *a = operand(in, op, 0);
+    if (!a)
+        return false;
+    for (int64_t i = 0; i < n; i++) {
+        bool ok = is_float_value(at) ? ((const double *)a)[i] != 0 : ((const int64_t *)a)[i] != 0;
+        if (!ok) {
+            fail(in, op, "assertion failed ");
+            print_program(in);
+            strbuf_append(in->error, ": ");
+            print_element(in->error, at, i);
+            strbuf_printf(in->error, ": %s", op->sattr ? op->sattr : "(no message)");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- control flow ---------------------------------------------------------------------------- */
+
+static bool run_op(Interp *in, const IrOp *op);
+
+/* Runs a region's ops up to its terminator (yield or condition), returned in *term (NULL when the
+ * region simply ends). */
+static bool run_region(Interp *in, const IrRegion *r, const IrOp **term)
+{
+    *term = NULL;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_YIELD || op->code == OP_CONDITION) {
+            *term = op;
+            return true;
+        }
+        if (!run_op(in, op))
+            return false;
+    }
+    return true;
+}
+
+/* dst[i] = src[i] for n values at once: through scratch, because a yield may pass a loop's
+ * region args around in any order (yield %b, %a). */
+static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const ValueId *src, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        Slot *s = &in->slots[src[i]];
+        if (!s->data)
+            return fail(in, op, "internal error: %s passes a value not computed yet", op_name(op->code));
+        if (type_numel(vtype(in, dst[i])) != s->n ||
+            is_float_value(vtype(in, dst[i])) != is_float_value(vtype(in, src[i])))
+            return fail(in, op, "internal error: %s passes a value of another type", op_name(op->code));
+        total += (size_t)s->n * 8;
+    }
+    unsigned char *t = scratch_get(&in->scratch2, &in->scratch2_cap, total ? total : 1);
+    if (!t)
+        return fail(in, op, "out of memory");
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(t + at, in->slots[src[i]].data, (size_t)in->slots[src[i]].n * 8);
+        at += (size_t)in->slots[src[i]].n * 8;
+    }
+    at = 0;
+    for (int i = 0; i < n; i++) {
+        void *d = value_storage(in, op, dst[i]);
+        if (!d)
+            return false;
+        memcpy(d, t + at, (size_t)in->slots[dst[i]].n * 8);
+        at += (size_t)in->slots[dst[i]].n * 8;
+    }
+    return true;
+}
+
+static bool expect_terminator(Interp *in, const IrOp *op, const IrOp *term, OpCode code, int nvalues)
+{
+    if (!term && nvalues == 0)
+        return true;
+    if (!term || term->code != code || term->noperands != nvalues)
+        return fail(in, op, "internal error: a %s region must end in %s with %d values", op_name(op->code),
+                    op_name(code), nvalues);
+    return true;
+}
+
+static int64_t scalar_int(Interp *in, ValueId v) { return ((const int64_t *)in->slots[v].data)[0]; }
+
+/* for iv in range(lo, hi, step): Python's range, negative steps included; the trip count is
+ * computed first, so iv never overflows its dtype. */
+static bool run_for(Interp *in, const IrOp *op)
+{
+    if (op->noperands < 3 || op->nregions < 1)
+        return fail(in, op, "internal error: malformed for");
+    for (int i = 0; i < op->noperands; i++)
+        if (!operand(in, op, i))
+            return false;
+    int niter = op->noperands - 3;
+    const IrRegion *body = &op->regions[0];
+    if (body->nargs != niter + 1 || op->nresults != niter)
+        return fail(in, op, "internal error: for with %d iter args, %d region args, %d results", niter,
+                    body->nargs, op->nresults);
+    int64_t lo = scalar_int(in, op->operands[0]), hi = scalar_int(in, op->operands[1]);
+    int64_t step = scalar_int(in, op->operands[2]);
+    if (step == 0) {
+        fail(in, op, "for loop with step 0 ");
+        print_program(in);
+        return false;
+    }
+    /* trips = ceil((hi - lo) / step) when positive, in uint64 so that no span overflows; the
+     * bounds compare by the induction variable's signedness. */
+    Type argt = vtype(in, body->args[0]);
+    bool uns = !int_signed(vtype(in, op->operands[0]));
+    uint64_t trips = 0;
+    if (step > 0 && (uns ? (uint64_t)hi > (uint64_t)lo : hi > lo))
+        trips = ((uint64_t)hi - (uint64_t)lo - 1) / (uint64_t)step + 1;
+    else if (step < 0 && (uns ? (uint64_t)lo > (uint64_t)hi : lo > hi))
+        trips = ((uint64_t)lo - (uint64_t)hi - 1) / ((uint64_t)0 - (uint64_t)step) + 1;
+    /* results start as the inits, so zero trips need no special case */
+    if (!assign_values(in, op, op->results, op->operands + 3, niter))
+        return false;
+    for (uint64_t t = 0; t < trips; t++) {
+        int64_t *iv = value_storage(in, op, body->args[0]);
+        if (!iv)
+            return false;
+        /* lo + t * step stays between lo and hi, so the wrapped uint64 sum is the true value */
+        iv[0] = int_wrap((uint64_t)lo + t * (uint64_t)step, int_bits(argt), int_signed(argt));
+        if (!assign_values(in, op, body->args + 1, op->results, niter))
+            return false;
+        const IrOp *term;
+        if (!run_region(in, body, &term) || !expect_terminator(in, op, term, OP_YIELD, niter))
+            return false;
+        if (niter && !assign_values(in, term, op->results, term->operands, niter))
+            return false;
+    }
+    return true;
+}
+
+static bool run_if(Interp *in, const IrOp *op)
+{
+    const int64_t *c = operand(in, op, 0);
+    if (!c)
+        return false;
+    if (op->nregions < 1)
+        return fail(in, op, "internal error: if without regions");
+    bool taken = is_float_value(vtype(in, op->operands[0])) ? ((const double *)c)[0] != 0 : c[0] != 0;
+    if (!taken && op->nregions < 2) {
+        if (op->nresults)
+            return fail(in, op, "internal error: if with results has no else");
+        return true;
+    }
+    const IrRegion *r = &op->regions[taken ? 0 : 1];
+    const IrOp *term;
+    if (!run_region(in, r, &term) || !expect_terminator(in, op, term, OP_YIELD, op->nresults))
+        return false;
+    return op->nresults == 0 || assign_values(in, term, op->results, term->operands, op->nresults);
+}
+
+/* while: region 0 (args = the loop's values) computes the condition and ends in
+ * condition(c, vals); when c holds, region 1 (args = vals) runs and yields the next values. No
+ * iteration limit: a kernel may loop long. */
+static bool run_while(Interp *in, const IrOp *op)
+{
+    if (op->nregions < 2)
+        return fail(in, op, "internal error: while without two regions");
+    const IrRegion *before = &op->regions[0], *after = &op->regions[1];
+    for (int i = 0; i < op->noperands; i++)
+        if (!operand(in, op, i))
+            return false;
+    if (before->nargs != op->noperands)
+        return fail(in, op, "internal error: while with %d inits and %d region args", op->noperands,
+                    before->nargs);
+    if (!assign_values(in, op, before->args, op->operands, op->noperands))
+        return false;
+    for (;;) {
+        const IrOp *cond;
+        if (!run_region(in, before, &cond))
+            return false;
+        if (!cond || cond->code != OP_CONDITION || cond->noperands < 1 ||
+            cond->noperands - 1 != op->nresults || after->nargs != op->nresults)
+            return fail(in, op, "internal error: malformed while condition");
+        const int64_t *c = in->slots[cond->operands[0]].data;
+        if (!c)
+            return fail(in, cond, "internal error: condition not computed");
+        if (!c[0])
+            return assign_values(in, cond, op->results, cond->operands + 1, op->nresults);
+        if (!assign_values(in, cond, after->args, cond->operands + 1, op->nresults))
+            return false;
+        const IrOp *yield;
+        if (!run_region(in, after, &yield) || !expect_terminator(in, op, yield, OP_YIELD, before->nargs))
+            return false;
+        if (before->nargs && !assign_values(in, yield, before->args, yield->operands, before->nargs))
+            return false;
+    }
+}
+
+static bool run_op(Interp *in, const IrOp *op)
+{
+    switch (op->code) {
+    case OP_CONST: return run_const(in, op);
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+        if (op->attr[0] < 0 || op->attr[0] > 2)
+            return fail(in, op, "internal error: %s axis %lld", op_name(op->code), (long long)op->attr[0]);
+        return run_fill_int(in, op, op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
+                                                             : in->launch->grid[op->attr[0]]);
+    case OP_MAKE_RANGE: {
+        int64_t n = type_numel(vtype(in, op->results[0]));
+        int64_t *r = result(in, op);
+        if (!r)
+            return false;
+        for (int64_t i = 0; i < n; i++)
+            r[i] = op->attr[0] + i;
+        normalize(vtype(in, op->results[0]), r, n);
+        return true;
+    }
+    case OP_SPLAT:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_CONVERT_LAYOUT:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: return run_copy(in, op);
+    case OP_BROADCAST: return run_broadcast(in, op);
+    case OP_TRANS: return run_trans(in, op);
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
+    case OP_REM:
+    case OP_MIN:
+    case OP_MAX:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_UMULHI: return run_binary(in, op);
+    case OP_FMA: return run_fma(in, op);
+    case OP_NEG:
+    case OP_NOT:
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_ABS:
+    case OP_SIN:
+    case OP_COS:
+    case OP_FLOOR:
+    case OP_CEIL: return run_unary(in, op);
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
+    case OP_CMP_GE: return run_compare(in, op);
+    case OP_SELECT: return run_select(in, op);
+    case OP_CAST: return run_cast(in, op);
+    case OP_BITCAST: return run_bitcast(in, op);
+    case OP_ADDPTR: return run_addptr(in, op);
+    case OP_LOAD: return run_load(in, op);
+    case OP_STORE: return run_store(in, op);
+    case OP_DOT: return run_dot(in, op);
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN: return run_reduce(in, op);
+    case OP_ARGMAX:
+    case OP_ARGMIN: return run_arg_reduce(in, op);
+    case OP_ASSERT: return run_assert(in, op);
+    case OP_FOR: return run_for(in, op);
+    case OP_IF: return run_if(in, op);
+    case OP_WHILE: return run_while(in, op);
+    case OP_YIELD:
+    case OP_CONDITION:
+    case OP_COUNT: break;
+    }
+    return fail(in, op, "internal error: the interpreter cannot run %s here", op_name(op->code));
+}
+
+/* ---- the launch ------------------------------------------------------------------------------ */
+
+static bool bind_params(Interp *in)
+{
+    const IrFunc *f = in->f;
+    if (in->launch->nargs != f->nparams) {
+        strbuf_printf(in->error, "kernel %s takes %d argument%s, the launch passed %d", f->name,
+                      f->nparams, f->nparams == 1 ? "" : "s", in->launch->nargs);
+        return false;
+    }
+    for (int i = 0; i < f->nparams; i++) {
+        ValueId v = f->params[i].value;
+        Type t = vtype(in, v);
+        void *d = value_storage(in, NULL, v);
+        if (!d)
+            return false;
+        const InterpArg *arg = &in->launch->args[i];
+        int64_t n = type_numel(t);
+        for (int64_t k = 0; k < n; k++) {
+            if (t.is_ptr)
+                ((int64_t *)d)[k] = (int64_t)arg->ptr;
+            else if (dtype_is_float(t.dtype))
+                ((double *)d)[k] = round_to(t.dtype, arg->f);
+            else
+                ((int64_t *)d)[k] = int_wrap((uint64_t)arg->i, int_bits(t), int_signed(t));
+        }
+    }
+    return true;
+}
+
+static void interp_free(Interp *in)
+{
+    if (in->slots)
+        for (int i = 0; i < in->f->nvalues; i++)
+            free(in->slots[i].data);
+    free(in->slots);
+    if (in->page_saved)
+        for (int i = 0; i < in->launch->nbuffers; i++)
+            free(in->page_saved[i]);
+    free(in->page_saved);
+    free(in->pages);
+    free(in->pool);
+    free(in->scratch);
+    free(in->scratch2);
+}
 
 bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
 {
-    (void)f;
-    (void)launch;
-    strbuf_append(error, "interpreter: not implemented");
-    return false;
+    Interp in = {.f = f, .launch = launch, .error = error};
+    for (int d = 0; d < 3; d++)
+        if (launch->grid[d] < 0) {
+            strbuf_printf(error, "launch of %s with a negative grid (%d, %d, %d)", f->name,
+                          launch->grid[0], launch->grid[1], launch->grid[2]);
+            return false;
+        }
+    in.slots = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.slots);
+    in.page_saved = calloc((size_t)(launch->nbuffers > 0 ? launch->nbuffers : 1), sizeof *in.page_saved);
+    bool ok = in.slots && in.page_saved;
+    if (!ok)
+        strbuf_append(error, "out of memory starting the interpreter");
+    ok = ok && bind_params(&in);
+    for (int z = 0; ok && z < launch->grid[2]; z++)
+        for (int y = 0; ok && y < launch->grid[1]; y++)
+            for (int x = 0; ok && x < launch->grid[0]; x++) {
+                in.pid[0] = x;
+                in.pid[1] = y;
+                in.pid[2] = z;
+                const IrOp *term;
+                ok = run_region(&in, &f->body, &term);
+                /* A trailing `return` terminator, if lowering writes one, has nothing to pass. */
+            }
+    if (!ok)
+        undo_stores(&in);
+    interp_free(&in);
+    return ok;
 }

@@ -229,8 +229,7 @@ ValueId ir_build_binary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, Valu
 ValueId ir_build_const_int(IrBuilder *b, SrcLoc loc, Type type, int64_t value)
 {
     IrOp *op = ir_build(b, OP_CONST, loc, NULL, 0, &type, 1, 0);
-    op->attr[0] = value;
-    op->fattr = (double)value;
+    op->attr[0] = value; /* fattr stays 0: the dtype says which field holds the value */
     return op->results[0];
 }
 
@@ -238,7 +237,6 @@ ValueId ir_build_const_float(IrBuilder *b, SrcLoc loc, Type type, double value)
 {
     IrOp *op = ir_build(b, OP_CONST, loc, NULL, 0, &type, 1, 0);
     op->fattr = value;
-    op->attr[0] = (int64_t)value;
     return op->results[0];
 }
 

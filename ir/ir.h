@@ -104,6 +104,8 @@ typedef enum OpCode {
 
 const char *op_name(OpCode code);
 int op_num_operands(OpCode code); /* -1 when variable */
+/* Arithmetic, compares, select, cast, bitcast, addptr: operands and result share one shape and
+ * result element i depends only on operand elements i. */
 bool op_is_elementwise(OpCode code);
 bool op_from_name(const char *name, OpCode *out);
 
@@ -246,6 +248,7 @@ IrOp *ir_build(IrBuilder *b, OpCode code, SrcLoc loc, const ValueId *operands, i
 /* Shorthands for one-result ops. */
 ValueId ir_build_unary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a);
 ValueId ir_build_binary(IrBuilder *b, OpCode code, SrcLoc loc, Type result, ValueId a, ValueId c);
+/* attr[0] = value (fattr stays 0) / fattr = value (attr[0] stays 0): the dtype says which. */
 ValueId ir_build_const_int(IrBuilder *b, SrcLoc loc, Type type, int64_t value);
 ValueId ir_build_const_float(IrBuilder *b, SrcLoc loc, Type type, double value);
 void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op); /* pos -1: append */
@@ -258,6 +261,13 @@ IrFunc *ir_func_clone(const IrFunc *f, Arena *arena);
 /* print.c: the text form. Values print as %0, %1, ... renumbered in order of definition; types as
  * in type_print; layouts as #blocked<...> attributes; locations as loc("file":line:col). */
 void ir_print(StrBuf *out, const IrFunc *f);
+/* The printed number of every value (params, then each op's results before its regions' args and
+ * ops, in program order), indexed by ValueId; -1 for values nothing defines any more. The
+ * verifier names values by these numbers too, so its messages match --emit=ir. */
+int32_t *ir_value_numbering(const IrFunc *f, Arena *arena);
+void ir_print_layout(StrBuf *out, const IrFunc *f, int layout);
+/* One op on one line (regions elided as "{...}"), numbered as ir_print does; for messages. */
+void ir_print_op_head(StrBuf *out, const IrFunc *f, const int32_t *numbering, const IrOp *op);
 /* parse.c */
 IrFunc *ir_parse(const SrcFile *file, Arena *arena, Diag *diag);
 /* verify.c: returns false and reports every problem found (operand counts and types, shapes,
@@ -292,8 +302,10 @@ typedef struct InterpLaunch {
 
 /* Runs every program of the grid, one at a time. On an out-of-bounds access, a failed assert or a
  * bad argument: returns false, writes one message to error ("matmul.tri:42: out-of-bounds load
- * in program (3, 0, 0): element 17 (index [0, 17]) at address ... is outside every buffer"), and
- * restores every byte the launch had stored, so the caller's buffers are as before the launch. */
+ * in program (3, 0, 0): element 17 (index [0, 17]) reads address 0x... (2 bytes), outside every
+ * buffer passed to the launch (...)"), and restores every byte the launch had stored, so the
+ * caller's buffers are as before the launch. The IR's SrcLoc.file must still be alive (its name
+ * is in the message). Semantics and costs: docs/interpreter.md. */
 bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error);
 
 #endif

@@ -1,10 +1,762 @@
-/* verify.c: structural and type checks of the tile IR (placeholder: accepts everything). */
+/* verify.c: structural and type checks of the tile IR, run between passes (QBE's checker).
+ *
+ * Checked, op by op, in program order:
+ *   - operand, result and region counts against TRIC_OPS;
+ *   - every operand defined before its use and visible: a value defined in a region is seen only
+ *     by the ops after it in that region and in regions nested there (SSA dominance for
+ *     structured control flow); each value defined once; results point back at their op;
+ *   - types: elementwise operands and result share a shape (and, for arithmetic, the type);
+ *     compares give i1; load/store pointer, mask and other shapes; addptr pointer + int; dot
+ *     <MxK> x <KxN> + <MxN>; reductions drop dim attr[0]; splat, broadcast, expand_dims,
+ *     reshape, trans shape rules; make_range end - start = length; block dims powers of two;
+ *   - structured control flow: for/if/while region arguments, yields and results agree;
+ *     yield ends every for body and if branch and a while's region 1, condition ends a while's
+ *     region 0, and neither appears anywhere else;
+ *   - layouts, when assigned: a valid index whose rank is the value's rank, scalars have none,
+ *     slices of a valid parent, dot operands of an mma layout.
+ * Every problem is reported (no stop at the first), as
+ *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
+ * at the op's location when it has one; values are named as ir_print numbers them. */
 #include "ir/ir.h"
+
+#include <string.h>
+
+typedef struct Verifier {
+    const IrFunc *f;
+    const char *when;
+    Diag *diag;
+    Arena *scratch;
+    const int32_t *num; /* printed numbers */
+    bool *defined;      /* visible at this point */
+    bool *ever;         /* defined somewhere already (SSA: once) */
+    bool ok;
+} Verifier;
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+static const char *vname(Verifier *v, ValueId id)
+{
+    if (id <= 0 || id >= v->f->nvalues)
+        return "none";
+    if (v->num[id] < 0)
+        return arena_printf(v->scratch, "value #%d", (int)id);
+    return arena_printf(v->scratch, "%%%d", (int)v->num[id]);
+}
+
+static const char *tstr(Verifier *v, Type t) { return type_str(v->scratch, t); }
+
+static void report(Verifier *v, const IrOp *op, const char *fmt, ...) TRIC_PRINTF(3, 4);
+static void report(Verifier *v, const IrOp *op, const char *fmt, ...)
+{
+    StrBuf sb = {0};
+    strbuf_printf(&sb, "IR verifier (after %s): ", v->when ? v->when : "?");
+    if (op) {
+        for (int i = 0; i < op->nresults; i++)
+            strbuf_printf(&sb, "%s%s", i ? ", " : "", vname(v, op->results[i]));
+        strbuf_printf(&sb, "%s%s: ", op->nresults ? " = " : "", op_name(op->code));
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    if (op && op->loc.file && op->loc.line > 0)
+        diag_error(v->diag, op->loc, "%s", sb.data);
+    else
+        diag_plain_error(v->diag, "%s", sb.data);
+    strbuf_free(&sb);
+    v->ok = false;
+}
+
+/* ---- types --------------------------------------------------------------------------------- */
+
+static bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+static Type shape_of(Type t, DType dt, bool is_ptr)
+{
+    Type r = t;
+    r.dtype = dt;
+    r.is_ptr = is_ptr;
+    return r;
+}
+
+static void check_value_type(Verifier *v, const IrOp *op, ValueId id)
+{
+    Type t = v->f->values[id].type;
+    if (t.rank > TRIC_MAX_RANK) {
+        report(v, op, "%s has rank %d; at most %d", vname(v, id), t.rank, TRIC_MAX_RANK);
+        return;
+    }
+    if ((unsigned)t.dtype >= DT_COUNT) {
+        report(v, op, "%s has no valid element type", vname(v, id));
+        return;
+    }
+    for (int i = 0; i < t.rank; i++)
+        if (!is_pow2(t.shape[i])) {
+            report(v, op, "%s has type %s: block dimensions must be powers of two", vname(v, id),
+                   tstr(v, t));
+            return;
+        }
+}
+
+/* A layout (when assigned) must exist, match the value's rank and be well formed. */
+static void check_layout(Verifier *v, const IrOp *op, ValueId id)
+{
+    const IrFunc *f = v->f;
+    int li = f->values[id].layout;
+    if (li == 0)
+        return;
+    Type t = f->values[id].type;
+    if (li < 0 || li >= f->nlayouts) {
+        report(v, op, "%s has layout index %d; the function has %d layouts", vname(v, id), li,
+               f->nlayouts);
+        return;
+    }
+    if (t.rank == 0) {
+        report(v, op, "%s is a scalar (%s) but has a layout", vname(v, id), tstr(v, t));
+        return;
+    }
+    const Layout *l = &f->layouts[li];
+    if (l->rank != t.rank) {
+        StrBuf sb = {0};
+        ir_print_layout(&sb, f, li);
+        report(v, op, "%s has type %s but a rank-%d layout %s", vname(v, id), tstr(v, t), l->rank,
+               sb.data);
+        strbuf_free(&sb);
+        return;
+    }
+    switch (l->kind) {
+    case LAYOUT_NONE:
+        report(v, op, "%s has a layout of kind none at index %d", vname(v, id), li);
+        break;
+    case LAYOUT_BLOCKED: {
+        bool seen[TRIC_MAX_RANK] = {0};
+        for (int i = 0; i < l->rank; i++) {
+            int o = l->blocked.order[i];
+            if (o < 0 || o >= l->rank || seen[o]) {
+                report(v, op, "%s: blocked layout order is not a permutation of its dims",
+                       vname(v, id));
+                return;
+            }
+            seen[o] = true;
+            if (l->blocked.size_per_thread[i] <= 0 || l->blocked.threads_per_warp[i] <= 0 ||
+                l->blocked.warps_per_cta[i] <= 0) {
+                report(v, op, "%s: blocked layout has a non-positive size", vname(v, id));
+                return;
+            }
+        }
+        break;
+    }
+    case LAYOUT_SLICE: {
+        int p = l->slice.parent;
+        if (p <= 0 || p >= f->nlayouts || f->layouts[p].kind == LAYOUT_NONE)
+            report(v, op, "%s: slice layout has no valid parent", vname(v, id));
+        else if (l->slice.dim < 0 || l->slice.dim >= f->layouts[p].rank)
+            report(v, op, "%s: slice dim %d is outside its parent's %d dims", vname(v, id),
+                   l->slice.dim, f->layouts[p].rank);
+        break;
+    }
+    case LAYOUT_MMA:
+        if (l->mma.version != 2 && l->mma.version != 3)
+            report(v, op, "%s: mma layout version %d (2 or 3)", vname(v, id), l->mma.version);
+        break;
+    case LAYOUT_DOT_OPERAND: {
+        int p = l->dot_operand.parent;
+        if (p <= 0 || p >= f->nlayouts || f->layouts[p].kind != LAYOUT_MMA)
+            report(v, op, "%s: dot operand layout's parent is not an mma layout", vname(v, id));
+        else if (l->dot_operand.op_idx != 0 && l->dot_operand.op_idx != 1)
+            report(v, op, "%s: dot operand index %d (0 or 1)", vname(v, id), l->dot_operand.op_idx);
+        break;
+    }
+    case LAYOUT_SHARED:
+        break;
+    }
+}
+
+static Type otype(Verifier *v, const IrOp *op, int i) { return v->f->values[op->operands[i]].type; }
+static Type rtype(Verifier *v, const IrOp *op, int i) { return v->f->values[op->results[i]].type; }
+
+/* Operand i must have type want. */
+static bool want_operand(Verifier *v, const IrOp *op, int i, Type want)
+{
+    Type t = otype(v, op, i);
+    if (type_equal(t, want))
+        return true;
+    report(v, op, "operand %d has type %s, expected %s", i, tstr(v, t), tstr(v, want));
+    return false;
+}
+
+static bool want_result(Verifier *v, const IrOp *op, int i, Type want)
+{
+    Type t = rtype(v, op, i);
+    if (type_equal(t, want))
+        return true;
+    report(v, op, "result %d has type %s, expected %s", i, tstr(v, t), tstr(v, want));
+    return false;
+}
+
+typedef enum Kinds { ANY_NUM, INT_ONLY, FLOAT_ONLY } Kinds;
+
+static bool elem_ok(Verifier *v, const IrOp *op, Type t, Kinds k)
+{
+    if (t.is_ptr) {
+        report(v, op, "takes numbers, not pointers (%s)", tstr(v, t));
+        return false;
+    }
+    if (k == INT_ONLY && !dtype_is_int(t.dtype)) {
+        report(v, op, "takes integers, not %s", tstr(v, t));
+        return false;
+    }
+    if (k == FLOAT_ONLY && !dtype_is_float(t.dtype)) {
+        report(v, op, "takes floats, not %s", tstr(v, t));
+        return false;
+    }
+    return true;
+}
+
+/* Arithmetic: every operand has the result's type. */
+static void check_arith(Verifier *v, const IrOp *op, Kinds k)
+{
+    Type r = rtype(v, op, 0);
+    if (!elem_ok(v, op, r, k))
+        return;
+    for (int i = 0; i < op->noperands; i++)
+        if (!want_operand(v, op, i, r))
+            return;
+}
+
+static int kind_of(OpCode c)
+{
+    switch (c) {
+    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_NOT:
+        return INT_ONLY;
+    case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
+    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
+        return FLOAT_ONLY;
+    default:
+        return ANY_NUM;
+    }
+}
+
+static void check_reduce(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0);
+    int64_t axis = op->attr[0];
+    if (a.rank == 0 || axis < 0 || axis >= a.rank) {
+        report(v, op, "axis %lld is outside the %d dims of %s", (long long)axis, a.rank,
+               tstr(v, a));
+        return;
+    }
+    if (!elem_ok(v, op, a, ANY_NUM))
+        return;
+    Type want = a;
+    want.rank = (uint8_t)(a.rank - 1);
+    for (int i = (int)axis; i < a.rank - 1; i++)
+        want.shape[i] = a.shape[i + 1];
+    for (int i = want.rank; i < TRIC_MAX_RANK; i++)
+        want.shape[i] = 0;
+    if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
+        want.dtype = DT_I32;
+    want_result(v, op, 0, want);
+}
+
+static void check_types(Verifier *v, const IrOp *op)
+{
+    OpCode c = op->code;
+    bool mixed_types = (c >= OP_CMP_EQ && c <= OP_SELECT) || c == OP_CAST || c == OP_BITCAST ||
+                       c == OP_ADDPTR;
+    if (mixed_types) {
+        /* One shape for all; the per-op rules below check dtypes (arithmetic compares whole
+         * types in check_arith). */
+        for (int i = 0; i < op->noperands; i++)
+            if (!type_same_shape(otype(v, op, i), rtype(v, op, 0))) {
+                report(v, op, "operand %d has type %s, but the result %s has another shape", i,
+                       tstr(v, otype(v, op, i)), tstr(v, rtype(v, op, 0)));
+                return;
+            }
+    }
+    switch (c) {
+    case OP_CONST: {
+        Type r = rtype(v, op, 0);
+        if (r.is_ptr)
+            report(v, op, "a constant cannot be a pointer (%s)", tstr(v, r));
+        else if (r.dtype == DT_I1 && op->attr[0] != 0 && op->attr[0] != 1)
+            report(v, op, "an i1 constant is 0 or 1, not %lld", (long long)op->attr[0]);
+        break;
+    }
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
+        want_result(v, op, 0, type_scalar(DT_I32));
+        if (op->attr[0] < 0 || op->attr[0] > 2)
+            report(v, op, "axis %lld (0, 1 or 2)", (long long)op->attr[0]);
+        break;
+    case OP_MAKE_RANGE: {
+        Type r = rtype(v, op, 0);
+        if (r.rank != 1 || r.is_ptr || r.dtype != DT_I32)
+            report(v, op, "result has type %s, expected <Nxi32>", tstr(v, r));
+        else if (op->attr[1] - op->attr[0] != r.shape[0])
+            report(v, op, "range [%lld, %lld) has %lld elements but the result has %d",
+                   (long long)op->attr[0], (long long)op->attr[1],
+                   (long long)(op->attr[1] - op->attr[0]), (int)r.shape[0]);
+        break;
+    }
+    case OP_SPLAT: {
+        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+        if (a.rank != 0)
+            report(v, op, "operand 0 has type %s, expected a scalar", tstr(v, a));
+        else
+            want_result(v, op, 0, shape_of(r, a.dtype, a.is_ptr));
+        break;
+    }
+    case OP_BROADCAST: {
+        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+        if (!type_equal(type_elem(a), type_elem(r)) || a.rank != r.rank) {
+            report(v, op, "cannot broadcast %s to %s (same element and rank needed)", tstr(v, a),
+                   tstr(v, r));
+            break;
+        }
+        for (int i = 0; i < a.rank; i++)
+            if (a.shape[i] != r.shape[i] && a.shape[i] != 1) {
+                report(v, op, "cannot broadcast %s to %s: dim %d is %d, not 1 or %d", tstr(v, a),
+                       tstr(v, r), i, (int)a.shape[i], (int)r.shape[i]);
+                break;
+            }
+        break;
+    }
+    case OP_EXPAND_DIMS: {
+        Type a = otype(v, op, 0);
+        int64_t axis = op->attr[0];
+        if (axis < 0 || axis > a.rank || a.rank + 1 > TRIC_MAX_RANK) {
+            report(v, op, "axis %lld is outside 0..%d for %s", (long long)axis, a.rank, tstr(v, a));
+            break;
+        }
+        Type want = a;
+        want.rank = (uint8_t)(a.rank + 1);
+        for (int i = a.rank; i > axis; i--)
+            want.shape[i] = a.shape[i - 1];
+        want.shape[axis] = 1;
+        want_result(v, op, 0, want);
+        break;
+    }
+    case OP_RESHAPE: {
+        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+        if (!type_equal(type_elem(a), type_elem(r)) || type_numel(a) != type_numel(r))
+            report(v, op, "cannot reshape %s to %s (same element type and count needed)",
+                   tstr(v, a), tstr(v, r));
+        break;
+    }
+    case OP_TRANS: {
+        Type a = otype(v, op, 0);
+        bool seen[TRIC_MAX_RANK] = {0};
+        Type want = a;
+        for (int i = 0; i < a.rank; i++) {
+            int64_t p = op->attr[i];
+            if (p < 0 || p >= a.rank || seen[p]) {
+                report(v, op, "perm is not a permutation of the %d dims of %s", a.rank,
+                       tstr(v, a));
+                return;
+            }
+            seen[p] = true;
+            want.shape[i] = a.shape[p];
+        }
+        want_result(v, op, 0, want);
+        break;
+    }
+    case OP_CONVERT_LAYOUT: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
+        want_result(v, op, 0, otype(v, op, 0));
+        break;
+    case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT:
+    case OP_CMP_GE: {
+        Type r = rtype(v, op, 0);
+        if (r.is_ptr || r.dtype != DT_I1)
+            report(v, op, "result has type %s, expected %s", tstr(v, r),
+                   tstr(v, shape_of(r, DT_I1, false)));
+        else
+            want_operand(v, op, 1, otype(v, op, 0));
+        break;
+    }
+    case OP_SELECT: {
+        Type r = rtype(v, op, 0);
+        if (want_operand(v, op, 0, shape_of(r, DT_I1, false)) && want_operand(v, op, 1, r))
+            want_operand(v, op, 2, r);
+        break;
+    }
+    case OP_CAST: {
+        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+        if (a.is_ptr || r.is_ptr)
+            report(v, op, "cast converts numbers (%s to %s); use bitcast for pointers", tstr(v, a),
+                   tstr(v, r));
+        break;
+    }
+    case OP_BITCAST: {
+        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+        if (a.is_ptr != r.is_ptr || (!a.is_ptr && dtype_bits(a.dtype) != dtype_bits(r.dtype)))
+            report(v, op, "cannot bitcast %s to %s (same width needed)", tstr(v, a), tstr(v, r));
+        break;
+    }
+    case OP_ADDPTR: {
+        Type a = otype(v, op, 0), b = otype(v, op, 1);
+        if (!a.is_ptr)
+            report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, a));
+        else if (b.is_ptr || !dtype_is_int(b.dtype) || b.dtype == DT_I1)
+            report(v, op, "operand 1 has type %s, expected an integer offset", tstr(v, b));
+        else
+            want_result(v, op, 0, a);
+        break;
+    }
+    case OP_LOAD: {
+        Type p = otype(v, op, 0);
+        if (!p.is_ptr) {
+            report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
+            break;
+        }
+        Type r = shape_of(p, p.dtype, false);
+        if (!want_result(v, op, 0, r))
+            break;
+        if (op->noperands > 1 && op->operands[1])
+            want_operand(v, op, 1, shape_of(p, DT_I1, false));
+        if (op->noperands > 2 && op->operands[2])
+            want_operand(v, op, 2, r);
+        break;
+    }
+    case OP_STORE: {
+        Type p = otype(v, op, 0);
+        if (!p.is_ptr) {
+            report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
+            break;
+        }
+        if (want_operand(v, op, 1, shape_of(p, p.dtype, false)) && op->noperands > 2 &&
+            op->operands[2])
+            want_operand(v, op, 2, shape_of(p, DT_I1, false));
+        break;
+    }
+    case OP_DOT: {
+        Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+        if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr) {
+            report(v, op, "takes 2-d number blocks (%s x %s -> %s)", tstr(v, a), tstr(v, b),
+                   tstr(v, r));
+            break;
+        }
+        if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
+            report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
+                   tstr(v, a), tstr(v, b), tstr(v, r));
+            break;
+        }
+        if (a.dtype != b.dtype) {
+            report(v, op, "operands 0 and 1 have element types %s and %s; they must agree",
+                   dtype_sig_name(a.dtype), dtype_sig_name(b.dtype));
+            break;
+        }
+        if (!type_equal(acc, r))
+            report(v, op, "operand 2 has type %s, expected %s", tstr(v, acc), tstr(v, r));
+        break;
+    }
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
+        check_reduce(v, op);
+        break;
+    case OP_ASSERT: {
+        Type a = otype(v, op, 0);
+        if (a.is_ptr || a.dtype != DT_I1)
+            report(v, op, "operand 0 has type %s, expected i1", tstr(v, a));
+        break;
+    }
+    case OP_NEG: case OP_ABS:
+        check_arith(v, op, ANY_NUM);
+        break;
+    default:
+        if (op_is_elementwise(c) && c != OP_CAST && c != OP_BITCAST)
+            check_arith(v, op, (Kinds)kind_of(c));
+        break;
+    }
+}
+
+/* ---- structure ----------------------------------------------------------------------------- */
+
+static int expected_results(const IrOp *op)
+{
+    switch (op->code) {
+    case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
+        return 0;
+    case OP_FOR:
+        return op->noperands - 3;
+    case OP_IF: case OP_WHILE:
+        return -1; /* checked against their regions */
+    default:
+        return 1;
+    }
+}
+
+static int expected_regions(OpCode c)
+{
+    return c == OP_FOR ? 1 : (c == OP_IF || c == OP_WHILE) ? 2 : 0;
+}
+
+/* May operand i be absent (0)? Only load's mask and other and store's mask. */
+static bool operand_optional(OpCode c, int i)
+{
+    return (c == OP_LOAD && (i == 1 || i == 2)) || (c == OP_STORE && i == 2);
+}
+
+static bool counts_ok(Verifier *v, const IrOp *op)
+{
+    OpCode c = op->code;
+    if ((unsigned)c >= OP_COUNT) {
+        report(v, NULL, "an op has the invalid code %d", (int)c);
+        return false;
+    }
+    int want = op_num_operands(c);
+    bool ok = true;
+    if (want >= 0 && op->noperands != want) {
+        report(v, op, "has %d operands, expected %d", op->noperands, want);
+        ok = false;
+    } else if (c == OP_LOAD && (op->noperands < 1 || op->noperands > 3)) {
+        report(v, op, "has %d operands, expected 1 to 3 (pointer, mask, other)", op->noperands);
+        ok = false;
+    } else if (c == OP_STORE && (op->noperands < 2 || op->noperands > 3)) {
+        report(v, op, "has %d operands, expected 2 or 3 (pointer, value, mask)", op->noperands);
+        ok = false;
+    } else if (c == OP_FOR && op->noperands < 3) {
+        report(v, op, "has %d operands, expected at least 3 (lo, hi, step)", op->noperands);
+        ok = false;
+    } else if (c == OP_CONDITION && op->noperands < 1) {
+        report(v, op, "needs its condition operand");
+        ok = false;
+    }
+    int wr = expected_results(op);
+    if (ok && wr >= 0 && op->nresults != wr) {
+        report(v, op, "has %d results, expected %d", op->nresults, wr);
+        ok = false;
+    }
+    if (op->nregions != expected_regions(c)) {
+        report(v, op, "has %d regions, expected %d", op->nregions, expected_regions(c));
+        ok = false;
+    }
+    return ok;
+}
+
+static void define(Verifier *v, const IrOp *op, ValueId id, const char *what)
+{
+    if (id <= 0 || id >= v->f->nvalues) {
+        report(v, op, "%s is not a value (id %d)", what, (int)id);
+        v->ok = false;
+        return;
+    }
+    if (v->ever[id])
+        report(v, op, "%s %s is defined twice", what, vname(v, id));
+    v->ever[id] = true;
+    v->defined[id] = true;
+    check_value_type(v, op, id);
+    check_layout(v, op, id);
+}
+
+static void undefine_region(Verifier *v, const IrRegion *r)
+{
+    for (int i = 0; i < r->nargs; i++)
+        if (r->args[i] > 0 && r->args[i] < v->f->nvalues)
+            v->defined[r->args[i]] = false;
+    for (int i = 0; i < r->nops; i++)
+        for (int j = 0; j < r->ops[i]->nresults; j++)
+            if (r->ops[i]->results[j] > 0 && r->ops[i]->results[j] < v->f->nvalues)
+                v->defined[r->ops[i]->results[j]] = false;
+}
+
+/* The region's parent op and index, to check terminators; parent NULL for the body. */
+static void verify_region(Verifier *v, const IrRegion *r, const IrOp *parent, int ri);
+
+/* Types of a list of values must equal a list of types. */
+static void match_types(Verifier *v, const IrOp *op, const char *what, const ValueId *vals, int n,
+                        const Type *want, int nwant, const char *against)
+{
+    if (n != nwant) {
+        report(v, op, "%d %ss for %d %ss", n, what, nwant, against);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (vals[i] <= 0 || vals[i] >= v->f->nvalues)
+            continue;
+        Type t = v->f->values[vals[i]].type;
+        if (!type_equal(t, want[i])) {
+            report(v, op, "%s %d has type %s, but %s %d has type %s", what, i, tstr(v, t),
+                   against, i, tstr(v, want[i]));
+            return;
+        }
+    }
+}
+
+static Type *types_of(Verifier *v, const ValueId *vals, int n)
+{
+    Type *t = arena_alloc(v->scratch, (size_t)(n + 1) * sizeof *t);
+    for (int i = 0; i < n; i++)
+        t[i] = (vals[i] > 0 && vals[i] < v->f->nvalues) ? v->f->values[vals[i]].type : (Type){0};
+    return t;
+}
+
+static const IrOp *terminator(const IrRegion *r, OpCode want)
+{
+    if (r->nops == 0 || r->ops[r->nops - 1]->code != want)
+        return NULL;
+    return r->ops[r->nops - 1];
+}
+
+static void check_control(Verifier *v, const IrOp *op)
+{
+    const IrFunc *f = v->f;
+    Type *results = types_of(v, op->results, op->nresults);
+    switch (op->code) {
+    case OP_FOR: {
+        const IrRegion *body = &op->regions[0];
+        int ninit = op->noperands - 3;
+        Type lo = otype(v, op, 0);
+        if (lo.rank != 0 || lo.is_ptr || !dtype_is_int(lo.dtype) || lo.dtype == DT_I1) {
+            report(v, op, "lo has type %s, expected an integer scalar", tstr(v, lo));
+            return;
+        }
+        if (!want_operand(v, op, 1, lo) || !want_operand(v, op, 2, lo))
+            return;
+        match_types(v, op, "iter arg", op->operands + 3, ninit, results, op->nresults, "result");
+        if (body->nargs != ninit + 1) {
+            report(v, op, "body has %d arguments, expected %d (induction variable and %d iter args)",
+                   body->nargs, ninit + 1, ninit);
+            return;
+        }
+        if (!type_equal(f->values[body->args[0]].type, lo))
+            report(v, op, "induction variable %s has type %s, expected %s",
+                   vname(v, body->args[0]), tstr(v, f->values[body->args[0]].type), tstr(v, lo));
+        match_types(v, op, "body argument", body->args + 1, ninit, results, op->nresults,
+                    "result");
+        const IrOp *y = terminator(body, OP_YIELD);
+        if (y)
+            match_types(v, op, "the body's yield operand", y->operands, y->noperands, results,
+                        op->nresults, "result");
+        break;
+    }
+    case OP_IF: {
+        Type c = otype(v, op, 0);
+        if (c.rank != 0 || c.is_ptr || c.dtype != DT_I1)
+            report(v, op, "condition has type %s, expected i1", tstr(v, c));
+        for (int i = 0; i < 2; i++) {
+            if (op->regions[i].nargs)
+                report(v, op, "region %d has arguments; if regions take none", i);
+            const IrOp *y = terminator(&op->regions[i], OP_YIELD);
+            if (y)
+                match_types(v, op, i ? "the else yield operand" : "the then yield operand",
+                            y->operands, y->noperands, results, op->nresults, "result");
+        }
+        break;
+    }
+    case OP_WHILE: {
+        const IrRegion *before = &op->regions[0], *after = &op->regions[1];
+        Type *inits = types_of(v, op->operands, op->noperands);
+        match_types(v, op, "region 0 argument", before->args, before->nargs, inits,
+                    op->noperands, "init");
+        const IrOp *cond = terminator(before, OP_CONDITION);
+        if (cond && cond->noperands >= 1) {
+            Type c = otype(v, cond, 0);
+            if (c.rank != 0 || c.is_ptr || c.dtype != DT_I1)
+                report(v, op, "condition operand 0 has type %s, expected i1", tstr(v, c));
+            match_types(v, op, "condition value", cond->operands + 1, cond->noperands - 1,
+                        results, op->nresults, "result");
+            match_types(v, op, "region 1 argument", after->args, after->nargs, results,
+                        op->nresults, "result");
+        }
+        const IrOp *y = terminator(after, OP_YIELD);
+        if (y)
+            match_types(v, op, "region 1's yield operand", y->operands, y->noperands, inits,
+                        op->noperands, "init");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos,
+                      const IrOp *parent, int ri)
+{
+    bool counts = counts_ok(v, op);
+    /* Uses: defined and visible here. */
+    bool uses_ok = true;
+    for (int i = 0; i < op->noperands; i++) {
+        ValueId id = op->operands[i];
+        if (id == 0) {
+            if (!operand_optional(op->code, i)) {
+                report(v, op, "operand %d is missing", i);
+                uses_ok = false;
+            }
+        } else if (id < 0 || id >= v->f->nvalues) {
+            report(v, op, "operand %d is not a value (id %d)", i, (int)id);
+            uses_ok = false;
+        } else if (!v->defined[id]) {
+            report(v, op, "operand %d (%s) is not defined before this use%s", i, vname(v, id),
+                   v->ever[id] ? " (its definition does not dominate it)" : "");
+            uses_ok = false;
+        }
+    }
+    /* Terminators: only last, only in the right region. */
+    if (op->code == OP_YIELD || op->code == OP_CONDITION) {
+        bool last = pos == r->nops - 1;
+        bool right_place =
+            parent && (op->code == OP_YIELD
+                           ? (parent->code == OP_FOR || parent->code == OP_IF ||
+                              (parent->code == OP_WHILE && ri == 1))
+                           : (parent->code == OP_WHILE && ri == 0));
+        if (!right_place)
+            report(v, op, "%s", op->code == OP_YIELD
+                                    ? "yield ends only a for body, an if branch or a while's region 1"
+                                    : "condition ends only a while's region 0");
+        else if (!last)
+            report(v, op, "must be the last op of its region");
+    }
+    /* Results (defined before the regions: they are not visible inside, see below). */
+    for (int i = 0; i < op->nresults; i++) {
+        ValueId id = op->results[i];
+        if (id > 0 && id < v->f->nvalues &&
+            (v->f->values[id].def != op || v->f->values[id].index != i))
+            report(v, op, "result %d (%s) does not point back at its op", i, vname(v, id));
+    }
+    if (counts && uses_ok)
+        check_types(v, op);
+    for (int i = 0; i < op->nregions; i++)
+        verify_region(v, &op->regions[i], op, i);
+    if (counts && uses_ok)
+        check_control(v, op);
+    for (int i = 0; i < op->nresults; i++)
+        define(v, op, op->results[i], "result");
+}
+
+static void verify_region(Verifier *v, const IrRegion *r, const IrOp *parent, int ri)
+{
+    for (int i = 0; i < r->nargs; i++)
+        define(v, parent, r->args[i], "region argument");
+    for (int i = 0; i < r->nops; i++) {
+        if (!r->ops[i]) {
+            report(v, parent, "region %d has a NULL op at %d", ri, i);
+            continue;
+        }
+        verify_op(v, r->ops[i], r, i, parent, ri);
+    }
+    if (parent) {
+        OpCode want = (parent->code == OP_WHILE && ri == 0) ? OP_CONDITION : OP_YIELD;
+        if (!terminator(r, want))
+            report(v, parent, "region %d does not end in %s", ri, op_name(want));
+        undefine_region(v, r);
+    }
+}
 
 bool ir_verify(const IrFunc *f, const char *when, Diag *diag)
 {
-    (void)f;
-    (void)when;
-    (void)diag;
-    return true;
+    Verifier v = {.f = f, .when = when, .diag = diag, .ok = true};
+    v.scratch = arena_new();
+    v.num = ir_value_numbering(f, v.scratch);
+    v.defined = arena_alloc(v.scratch, (size_t)(f->nvalues + 1));
+    v.ever = arena_alloc(v.scratch, (size_t)(f->nvalues + 1));
+    if (f->num_warps <= 0 || !is_pow2(f->num_warps))
+        report(&v, NULL, "num_warps is %d; it must be a power of two", f->num_warps);
+    for (int i = 0; i < f->nparams; i++) {
+        ValueId id = f->params[i].value;
+        define(&v, NULL, id, "parameter");
+        if (id > 0 && id < f->nvalues && f->values[id].def)
+            report(&v, NULL, "parameter %d has a defining op", i);
+    }
+    verify_region(&v, &f->body, NULL, 0);
+    arena_free(v.scratch);
+    return v.ok;
 }

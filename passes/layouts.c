@@ -1,10 +1,809 @@
-/* layouts.c: placeholder while the pass is written. */
+/* layouts.c: a distributed layout for every block value, and convert_layout where a producer and a
+ * consumer disagree (Triton's ConvertTritonToTritonGPU + Coalesce + a simple
+ * RemoveLayoutConversions, in one pass).
+ *
+ * Requires: axis info (pass_axis_info), for the pointers of loads and stores.
+ * Guarantees: the list in docs/layouts.md ("What the layout pass guarantees"): every block value
+ * has a layout, every scalar none; elementwise ops, loads and stores see one layout on all their
+ * block operands and result; expand_dims, broadcast, reductions, dot, trans and loop-carried
+ * values follow Triton's rules; converts sit right after the value they convert (so a value
+ * defined outside a loop is converted outside it).
+ *
+ * How: 1. anchors: each load and store gets the blocked layout Triton's Coalesce pass would give it
+ * (order by the pointer's contiguity, size_per_thread = the provable vector width), each dot a
+ * blocked accumulator layout (the FMA path); 2. wants: those layouts flow backward, to a fixed
+ * point, through the ops whose operand layout follows from the result's (elementwise, broadcast,
+ * expand_dims -> slice, reductions, loop-carried values), so free values (make_range, const,
+ * splat) are born in the layout their consumers need; 3. assignment: in program order every result
+ * takes its layout (fixed by the op, or its want, or its operand's), and operands that differ are
+ * converted. */
 #include "passes/passes.h"
+
+#include <string.h>
+
+typedef struct ConvertEntry {
+    ValueId from;
+    int layout;
+    ValueId to;
+} ConvertEntry;
+
+typedef struct LayCtx {
+    IrFunc *f;
+    const PassOptions *o;
+    Diag *diag;
+    int num_warps;
+    int32_t *want; /* per value id below nwant: the layout its consumers would like, 0 if none */
+    int nwant;
+    bool changed;
+    ConvertEntry *converts;
+    int nconverts, converts_cap;
+} LayCtx;
+
+static int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static int maxi(int a, int b) { return a > b ? a : b; }
+
+/* ---- building layouts ------------------------------------------------------------------------- */
+
+void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int *size_per_thread,
+                          const int *order, int num_warps)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = LAYOUT_BLOCKED;
+    out->rank = rank;
+    if (num_warps < 1)
+        num_warps = 1;
+    for (int d = 0; d < rank; d++) {
+        out->blocked.size_per_thread[d] = size_per_thread ? maxi(1, size_per_thread[d]) : 1;
+        out->blocked.order[d] = order ? order[d] : rank - 1 - d;
+    }
+    /* Triton's BlockedEncodingAttr builder (TritonGPUAttrDefs.td, "get(shape, sizePerThread,
+     * order, numWarps, threadsPerWarp, numCTAs)"): lanes then warps go to the fastest dims first,
+     * as many as the dim has elements left after size_per_thread; the slowest dim takes the rest,
+     * replicating when the shape is too small. */
+    int rem_lanes = 32, rem_threads = 32 * num_warps, rem_warps = num_warps;
+    int prev_lanes = 1, prev_warps = 1;
+    for (int k = 0; k < rank - 1; k++) {
+        int d = out->blocked.order[k];
+        int threads = clampi(rem_threads, 1, maxi(1, shape[d] / out->blocked.size_per_thread[d]));
+        int tpw = clampi(threads, 1, rem_lanes);
+        int wpc = clampi(threads / tpw, 1, rem_warps);
+        out->blocked.threads_per_warp[d] = tpw;
+        out->blocked.warps_per_cta[d] = wpc;
+        rem_warps /= wpc;
+        rem_lanes /= tpw;
+        rem_threads /= threads;
+        prev_lanes *= tpw;
+        prev_warps *= wpc;
+    }
+    if (rank > 0) {
+        int last = out->blocked.order[rank - 1];
+        out->blocked.threads_per_warp[last] = 32 / prev_lanes;
+        out->blocked.warps_per_cta[last] = maxi(1, num_warps / prev_warps);
+    }
+}
+
+static int layout_default(LayCtx *c, Type t)
+{
+    Layout l;
+    layout_blocked_build(&l, t.rank, t.shape, NULL, NULL, c->num_warps);
+    return ir_layout_intern(c->f, &l);
+}
+
+static int layout_slice(LayCtx *c, int dim, int parent)
+{
+    Layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_SLICE;
+    l.rank = c->f->layouts[parent].rank - 1;
+    l.slice.dim = dim;
+    l.slice.parent = parent;
+    return ir_layout_intern(c->f, &l);
+}
+
+static int layout_dot_operand(LayCtx *c, int op_idx, int parent)
+{
+    Layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_DOT_OPERAND;
+    l.rank = 2;
+    l.dot_operand.parent = parent;
+    l.dot_operand.op_idx = op_idx;
+    l.dot_operand.k_width = 0; /* blocked parent: the FMA path */
+    return ir_layout_intern(c->f, &l);
+}
+
+/* trans: result dim i is operand dim perm[i]. inverse: the operand's layout from the result's. */
+static int layout_permute(LayCtx *c, int layout, const int64_t *perm, int rank, bool inverse)
+{
+    const Layout *src = &c->f->layouts[layout];
+    if (src->kind != LAYOUT_BLOCKED || src->rank != rank)
+        return 0;
+    int inv[TRIC_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        inv[perm[i]] = i;
+    Layout l = *src;
+    for (int i = 0; i < rank; i++) {
+        int from = inverse ? inv[i] : (int)perm[i]; /* the source dim that lands on dim i */
+        l.blocked.size_per_thread[i] = src->blocked.size_per_thread[from];
+        l.blocked.threads_per_warp[i] = src->blocked.threads_per_warp[from];
+        l.blocked.warps_per_cta[i] = src->blocked.warps_per_cta[from];
+        int o = src->blocked.order[i];
+        l.blocked.order[i] = inverse ? (int)perm[o] : inv[o];
+    }
+    return ir_layout_intern(c->f, &l);
+}
+
+int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
+{
+    if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
+        return 1;
+    const Layout *l = &f->layouts[layout];
+    switch (l->kind) {
+    case LAYOUT_BLOCKED: {
+        int64_t per_warp = (int64_t)l->blocked.size_per_thread[dim] * l->blocked.threads_per_warp[dim];
+        int64_t distinct = (t.shape[dim] + per_warp - 1) / per_warp;
+        return (int)(distinct < l->blocked.warps_per_cta[dim] ? distinct : l->blocked.warps_per_cta[dim]);
+    }
+    case LAYOUT_SLICE: {
+        Type pt = t;
+        pt.rank = (uint8_t)(t.rank + 1);
+        for (int d = 0, s = 0; d < pt.rank; d++)
+            pt.shape[d] = d == l->slice.dim ? 1 : t.shape[s++];
+        return layout_warps_along(f, l->slice.parent, pt, dim < l->slice.dim ? dim : dim + 1);
+    }
+    case LAYOUT_MMA:
+        return l->mma.warps_per_cta[dim];
+    case LAYOUT_DOT_OPERAND:
+    case LAYOUT_SHARED:
+    case LAYOUT_NONE:
+        return 1;
+    }
+    return 1;
+}
+
+/* The blocked layout of a load or store (Triton's Coalesce pass): order by the pointer's
+ * contiguity, largest first (ties keep row-major order); size_per_thread along the fastest dim =
+ * the widest access the pointer's alignment proves (<= 128 bits), but no more than the tile gives
+ * each thread. */
+static int layout_anchor(LayCtx *c, const IrOp *op)
+{
+    IrFunc *f = c->f;
+    if (op->noperands < 1)
+        return 0;
+    ValueId ptr = op->operands[0];
+    Type t = ir_type(f, ptr);
+    int rank = t.rank;
+    if (rank == 0)
+        return 0;
+    const AxisInfo *ax = f->values[ptr].axis;
+    int order[TRIC_MAX_RANK];
+    for (int k = 0; k < rank; k++)
+        order[k] = rank - 1 - k;
+    if (ax) { /* stable insertion sort, descending contiguity */
+        for (int i = 1; i < rank; i++)
+            for (int j = i; j > 0 && ax->contiguity[order[j]] > ax->contiguity[order[j - 1]]; j--) {
+                int tmp = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = tmp;
+            }
+    }
+    int d0 = order[0];
+    int64_t eb = dtype_bytes(t.dtype);
+    int64_t vec = 1;
+    if (ax) {
+        vec = ax->contiguity[d0];
+        int64_t aligned = ax->divisibility[d0] / eb;
+        if (aligned < vec)
+            vec = aligned;
+        if (16 / eb < vec)
+            vec = 16 / eb;
+        if (vec < 1)
+            vec = 1;
+    }
+    int64_t per_thread = type_numel(t) / (32 * c->num_warps);
+    if (per_thread < vec)
+        vec = per_thread < 1 ? 1 : per_thread;
+    if (vec > t.shape[d0])
+        vec = t.shape[d0];
+    int64_t p = 1;
+    while (p * 2 <= vec)
+        p *= 2;
+    int spt[TRIC_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        spt[d] = 1;
+    spt[d0] = (int)p;
+    Layout l;
+    layout_blocked_build(&l, rank, t.shape, spt, order, c->num_warps);
+    return ir_layout_intern(f, &l);
+}
+
+/* The accumulator layout of an FMA dot (no tensor cores). Triton's default (spt [1, 1], all lanes
+ * along N) would make each thread hold whole columns of A for a 128-wide tile; instead each thread
+ * gets a 4x4 block (smaller for small tiles), lanes 4 x 8 and warps along M first, so a thread
+ * needs few rows of A and few columns of B per k (docs/layouts.md, "FMA dot"). */
+static int layout_dot_acc(LayCtx *c, const IrOp *op)
+{
+    Type t = ir_type(c->f, op->results[0]);
+    if (t.rank != 2)
+        return layout_default(c, t);
+    int M = t.shape[0], N = t.shape[1], W = c->num_warps;
+    int sm = M < 4 ? M : 4, sn = N < 4 ? N : 4;
+    while ((int64_t)sm * sn * 32 * W > (int64_t)M * N && (sm > 1 || sn > 1)) {
+        if (sm >= sn)
+            sm /= 2;
+        else
+            sn /= 2;
+    }
+    Layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_BLOCKED;
+    l.rank = 2;
+    l.blocked.size_per_thread[0] = sm;
+    l.blocked.size_per_thread[1] = sn;
+    l.blocked.threads_per_warp[1] = clampi(N / sn, 1, 8);
+    l.blocked.threads_per_warp[0] = 32 / l.blocked.threads_per_warp[1];
+    l.blocked.warps_per_cta[0] = clampi(M / (sm * l.blocked.threads_per_warp[0]), 1, W);
+    l.blocked.warps_per_cta[1] = W / l.blocked.warps_per_cta[0];
+    l.blocked.order[0] = 1;
+    l.blocked.order[1] = 0;
+    return ir_layout_intern(c->f, &l);
+}
+
+/* ---- wants: layouts flowing backward from anchors --------------------------------------------- */
+
+static int want_of(const LayCtx *c, ValueId v) { return v > 0 && v < c->nwant ? c->want[v] : 0; }
+
+static void want_set(LayCtx *c, ValueId v, int layout)
+{
+    if (v <= 0 || v >= c->nwant || layout <= 0 || c->want[v])
+        return;
+    Type t = ir_type(c->f, v);
+    if (t.rank == 0 || c->f->layouts[layout].rank != t.rank)
+        return;
+    c->want[v] = layout;
+    c->changed = true;
+}
+
+static bool is_reduction(OpCode code)
+{
+    return code == OP_REDUCE_SUM || code == OP_REDUCE_MAX || code == OP_REDUCE_MIN ||
+           code == OP_ARGMAX || code == OP_ARGMIN;
+}
+
+static IrOp *region_terminator(IrRegion *r)
+{
+    return r->nops ? r->ops[r->nops - 1] : NULL;
+}
+
+static void want_anchors(LayCtx *c, IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            want_anchors(c, &op->regions[k]);
+        if (op->code == OP_LOAD || op->code == OP_STORE) {
+            int l = layout_anchor(c, op);
+            for (int j = 0; j < op->noperands; j++)
+                want_set(c, op->operands[j], l);
+            if (op->nresults)
+                want_set(c, op->results[0], l);
+        } else if (op->code == OP_DOT) {
+            int l = layout_dot_acc(c, op);
+            want_set(c, op->operands[2], l);
+            want_set(c, op->results[0], l);
+        }
+    }
+}
+
+static void want_loop_value(LayCtx *c, ValueId *vals, int n)
+{
+    int l = 0;
+    for (int i = 0; i < n && !l; i++)
+        l = want_of(c, vals[i]);
+    for (int i = 0; i < n; i++)
+        want_set(c, vals[i], l);
+}
+
+/* One sweep, last op first. Backward: a result's want becomes its operands' (per the op's rule).
+ * Forward: a result nobody downstream wants a layout for takes the one its operands imply (a
+ * reduction of a loaded tile: the slice of the tile's layout), so a loop-carried sum stays in the
+ * layout the reduction makes. exits: whether the wants of a loop's or if's results (what the code
+ * after it needs) may flow in; they are let in only after everything inside has spoken, so that
+ * a convert lands after the loop, not in every iteration. */
+/* The layout a result gets from its operands' wants, for a result nobody downstream asked about. */
+static void want_forward(LayCtx *c, IrOp *op, ValueId res)
+{
+    if (op->noperands < 1)
+        return;
+    int ow = want_of(c, op->operands[0]);
+    if (is_reduction(op->code)) {
+        if (ow)
+            want_set(c, res, layout_slice(c, (int)op->attr[0], ow));
+    } else if (op->code == OP_EXPAND_DIMS) {
+        const Layout *l = &c->f->layouts[ow];
+        if (ow && l->kind == LAYOUT_SLICE && l->slice.dim == op->attr[0])
+            want_set(c, res, l->slice.parent);
+    } else if (op->code == OP_TRANS) {
+        if (ow)
+            want_set(c, res, layout_permute(c, ow, op->attr, ir_type(c->f, res).rank, false));
+    } else if (op_is_elementwise(op->code) || op->code == OP_BROADCAST ||
+               op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
+        for (int j = 0; j < op->noperands; j++)
+            if (ir_type(c->f, op->operands[j]).rank > 0 && want_of(c, op->operands[j])) {
+                want_set(c, res, want_of(c, op->operands[j]));
+                break;
+            }
+    }
+}
+
+static void want_region(LayCtx *c, IrRegion *r, bool exits)
+{
+    for (int i = r->nops - 1; i >= 0; i--) {
+        IrOp *op = r->ops[i];
+        ValueId res = op->nresults ? op->results[0] : 0;
+        int w = want_of(c, res);
+        if (op->code == OP_FOR && op->nregions == 1) {
+            IrRegion *body = &op->regions[0];
+            IrOp *y = region_terminator(body);
+            for (int k = 0; k < op->nresults; k++) {
+                /* The body's wants first (a dot's accumulator), then the exit's, then the init's:
+                 * a convert after the loop is cheaper than one per iteration. */
+                ValueId group[4] = {1 + k < body->nargs ? body->args[1 + k] : 0,
+                                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0,
+                                    3 + k < op->noperands ? op->operands[3 + k] : 0,
+                                    exits ? op->results[k] : 0};
+                want_loop_value(c, group, 4);
+            }
+        } else if (op->code == OP_IF) {
+            for (int k = 0; k < op->nresults; k++) {
+                ValueId group[3] = {0, 0, exits ? op->results[k] : 0};
+                for (int j = 0; j < op->nregions && j < 2; j++) {
+                    IrOp *y = region_terminator(&op->regions[j]);
+                    group[j] = y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0;
+                }
+                want_loop_value(c, group, 3);
+            }
+        } else if (op->code == OP_WHILE && op->nregions == 2) {
+            IrRegion *r0 = &op->regions[0], *r1 = &op->regions[1];
+            IrOp *cond = region_terminator(r0), *y = region_terminator(r1);
+            for (int k = 0; k < op->noperands; k++) {
+                ValueId group[3] = {op->operands[k], k < r0->nargs ? r0->args[k] : 0,
+                                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0};
+                want_loop_value(c, group, 3);
+            }
+            for (int k = 0; k < op->nresults; k++) {
+                ValueId group[3] = {k < r1->nargs ? r1->args[k] : 0,
+                                    cond && cond->code == OP_CONDITION && 1 + k < cond->noperands
+                                        ? cond->operands[1 + k] : 0,
+                                    exits ? op->results[k] : 0};
+                want_loop_value(c, group, 3);
+            }
+        } else if (w) {
+            if (op_is_elementwise(op->code) || op->code == OP_BROADCAST ||
+                op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
+                for (int j = 0; j < op->noperands; j++)
+                    want_set(c, op->operands[j], w);
+            } else if (op->code == OP_EXPAND_DIMS) {
+                want_set(c, op->operands[0], layout_slice(c, (int)op->attr[0], w));
+            } else if (is_reduction(op->code)) {
+                const Layout *l = &c->f->layouts[w];
+                if (l->kind == LAYOUT_SLICE && l->slice.dim == op->attr[0])
+                    want_set(c, op->operands[0], l->slice.parent);
+            } else if (op->code == OP_TRANS) {
+                want_set(c, op->operands[0],
+                         layout_permute(c, w, op->attr, ir_type(c->f, res).rank, true));
+            }
+        } else if (res && ir_type(c->f, res).rank > 0) {
+            want_forward(c, op, res);
+        }
+        for (int k = op->nregions - 1; k >= 0; k--)
+            want_region(c, &op->regions[k], exits);
+    }
+}
+
+/* ---- assignment and converts ------------------------------------------------------------------ */
+
+static bool find_value_home(IrRegion *r, ValueId v, const IrOp *def, IrRegion **home, int *pos)
+{
+    if (!def) {
+        for (int i = 0; i < r->nargs; i++)
+            if (r->args[i] == v) {
+                *home = r;
+                *pos = 0;
+                return true;
+            }
+    }
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (def && op == def) {
+            *home = r;
+            *pos = i + 1;
+            return true;
+        }
+        for (int k = 0; k < op->nregions; k++)
+            if (find_value_home(&op->regions[k], v, def, home, pos))
+                return true;
+    }
+    return false;
+}
+
+static void set_layout(LayCtx *c, ValueId v, int layout)
+{
+    if (v > 0 && ir_type(c->f, v).rank > 0)
+        c->f->values[v].layout = layout;
+}
+
+static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc);
+
+/* Cheap to recompute in another layout: a chain (at most depth ops deep) of make_range, const,
+ * splat, broadcast, expand_dims and elementwise integer/pointer ops, with no load in it. Triton's
+ * RemoveLayoutConversions rematerializes such slices instead of converting them, since a convert
+ * costs a shared-memory round trip and two barriers. */
+static bool can_remat(const IrFunc *f, ValueId v, int depth)
+{
+    const IrOp *def = f->values[v].def;
+    if (!def || depth <= 0 || def->nresults != 1 || def->nregions)
+        return false;
+    switch (def->code) {
+    case OP_CONST: case OP_MAKE_RANGE: case OP_SPLAT:
+        return true;
+    case OP_BROADCAST: case OP_EXPAND_DIMS:
+        return can_remat(f, def->operands[0], depth - 1);
+    default:
+        break;
+    }
+    if (!op_is_elementwise(def->code))
+        return false;
+    for (int j = 0; j < def->noperands; j++)
+        if (ir_type(f, def->operands[j]).rank > 0 && !can_remat(f, def->operands[j], depth - 1))
+            return false;
+    return true;
+}
+
+/* A copy of v's defining op, right after it, computing v in the given layout (its block operands
+ * brought to the layouts the op's rule asks for, recursively). */
+static ValueId remat(LayCtx *c, ValueId v, int layout)
+{
+    IrFunc *f = c->f;
+    IrOp *def = f->values[v].def;
+    ValueId ops[8];
+    int n = def->noperands < 8 ? def->noperands : 8;
+    for (int j = 0; j < n; j++) {
+        ValueId o = def->operands[j];
+        int want = layout;
+        if (def->code == OP_EXPAND_DIMS)
+            want = layout_slice(c, (int)def->attr[0], layout);
+        ops[j] = ir_type(f, o).rank > 0 ? convert_to(c, o, want, def->loc) : o;
+    }
+    IrRegion *home = NULL;
+    int pos = 0;
+    if (!find_value_home(&f->body, v, def, &home, &pos))
+        return 0;
+    Type t = ir_type(f, v);
+    IrBuilder b = {.func = f, .region = home, .pos = pos};
+    IrOp *copy = ir_build(&b, def->code, def->loc, ops, n, &t, 1, 0);
+    for (int k = 0; k < TRIC_MAX_RANK; k++)
+        copy->attr[k] = def->attr[k];
+    copy->fattr = def->fattr;
+    copy->sattr = def->sattr;
+    ValueId out = copy->results[0];
+    f->values[out].layout = layout;
+    f->values[out].axis = f->values[v].axis;
+    f->values[out].name = f->values[v].name;
+    return out;
+}
+
+/* v in the given layout: v itself, a rematerialized copy of a cheap v, or a convert_layout placed
+ * right after v's definition (at the start of its region for a region argument); either way
+ * shared by every consumer that needs it. */
+static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
+{
+    IrFunc *f = c->f;
+    if (v <= 0 || layout <= 0 || ir_type(f, v).rank == 0 || f->values[v].layout == layout)
+        return v;
+    for (int i = 0; i < c->nconverts; i++)
+        if (c->converts[i].from == v && c->converts[i].layout == layout)
+            return c->converts[i].to;
+    /* Rematerialize only into distributed blocked/slice layouts: a dot operand arrives through a
+     * convert, the one path codegen has for those layouts. */
+    int kind = f->layouts[layout].kind;
+    if ((kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
+        ValueId copy = remat(c, v, layout);
+        if (copy) {
+            ConvertEntry e = {.from = v, .layout = layout, .to = copy};
+            ARENA_PUSH(f->arena, c->converts, c->nconverts, c->converts_cap, e);
+            return copy;
+        }
+    }
+    IrRegion *home = NULL;
+    int pos = 0;
+    if (!find_value_home(&f->body, v, f->values[v].def, &home, &pos)) {
+        home = &f->body;
+        pos = 0;
+    }
+    if (f->values[v].def)
+        loc = f->values[v].def->loc;
+    Type t = ir_type(f, v);
+    IrBuilder b = {.func = f, .region = home, .pos = pos};
+    IrOp *cv = ir_build(&b, OP_CONVERT_LAYOUT, loc, &v, 1, &t, 1, 0);
+    ValueId out = cv->results[0];
+    f->values[out].layout = layout;
+    f->values[out].axis = f->values[v].axis;
+    f->values[out].name = f->values[v].name;
+    ConvertEntry e = {.from = v, .layout = layout, .to = out};
+    ARENA_PUSH(f->arena, c->converts, c->nconverts, c->converts_cap, e);
+    return out;
+}
+
+static void convert_operand(LayCtx *c, IrOp *op, int j, int layout)
+{
+    if (j < op->noperands)
+        op->operands[j] = convert_to(c, op->operands[j], layout, op->loc);
+}
+
+static int layout_of(const LayCtx *c, ValueId v) { return v > 0 ? c->f->values[v].layout : 0; }
+
+static void assign_region(LayCtx *c, IrRegion *r);
+
+static int index_in(const IrRegion *r, const IrOp *op)
+{
+    for (int i = 0; i < r->nops; i++)
+        if (r->ops[i] == op)
+            return i;
+    return -1;
+}
+
+/* Loop-carried values: the init's layout (or what the body wants), the same on entry, on every
+ * yield and on exit. */
+static int carried_layout(LayCtx *c, ValueId arg, ValueId init)
+{
+    if (ir_type(c->f, arg).rank == 0)
+        return 0;
+    int l = want_of(c, arg);
+    if (!l)
+        l = layout_of(c, init);
+    if (!l)
+        l = layout_default(c, ir_type(c->f, arg));
+    return l;
+}
+
+static void assign_for(LayCtx *c, IrOp *op)
+{
+    IrRegion *body = &op->regions[0];
+    int niters = op->noperands - 3;
+    int lay[64] = {0};
+    for (int k = 0; k < niters && k < 64 && 1 + k < body->nargs; k++) {
+        lay[k] = carried_layout(c, body->args[1 + k], op->operands[3 + k]);
+        convert_operand(c, op, 3 + k, lay[k]);
+        set_layout(c, body->args[1 + k], lay[k]);
+        if (k < op->nresults)
+            set_layout(c, op->results[k], lay[k]);
+    }
+    assign_region(c, body);
+    IrOp *y = region_terminator(body);
+    if (y && y->code == OP_YIELD)
+        for (int k = 0; k < y->noperands && k < 64; k++)
+            convert_operand(c, y, k, lay[k]);
+}
+
+static void assign_if(LayCtx *c, IrOp *op)
+{
+    for (int j = 0; j < op->nregions; j++)
+        assign_region(c, &op->regions[j]);
+    for (int k = 0; k < op->nresults; k++) {
+        ValueId res = op->results[k];
+        if (ir_type(c->f, res).rank == 0)
+            continue;
+        int l = want_of(c, res);
+        for (int j = 0; j < op->nregions && !l; j++) {
+            IrOp *y = region_terminator(&op->regions[j]);
+            if (y && y->code == OP_YIELD && k < y->noperands)
+                l = layout_of(c, y->operands[k]);
+        }
+        if (!l)
+            l = layout_default(c, ir_type(c->f, res));
+        set_layout(c, res, l);
+        for (int j = 0; j < op->nregions; j++) {
+            IrOp *y = region_terminator(&op->regions[j]);
+            if (y && y->code == OP_YIELD)
+                convert_operand(c, y, k, l);
+        }
+    }
+}
+
+static void assign_while(LayCtx *c, IrOp *op)
+{
+    IrRegion *r0 = &op->regions[0], *r1 = &op->regions[1];
+    int in_lay[64] = {0}, out_lay[64] = {0};
+    for (int k = 0; k < op->noperands && k < 64 && k < r0->nargs; k++) {
+        in_lay[k] = carried_layout(c, r0->args[k], op->operands[k]);
+        convert_operand(c, op, k, in_lay[k]);
+        set_layout(c, r0->args[k], in_lay[k]);
+    }
+    assign_region(c, r0);
+    IrOp *cond = region_terminator(r0);
+    for (int k = 0; k < op->nresults && k < 64; k++) {
+        ValueId passed = cond && cond->code == OP_CONDITION && 1 + k < cond->noperands
+                             ? cond->operands[1 + k] : 0;
+        out_lay[k] = passed ? carried_layout(c, op->results[k], passed) : 0;
+        if (passed)
+            convert_operand(c, cond, 1 + k, out_lay[k]);
+        set_layout(c, op->results[k], out_lay[k]);
+        if (k < r1->nargs)
+            set_layout(c, r1->args[k], out_lay[k]);
+    }
+    assign_region(c, r1);
+    IrOp *y = region_terminator(r1);
+    if (y && y->code == OP_YIELD)
+        for (int k = 0; k < y->noperands && k < 64; k++)
+            convert_operand(c, y, k, in_lay[k]);
+}
+
+/* The layout for a result no rule fixes: its want, else the given fallback, else the default. */
+static int free_layout(LayCtx *c, ValueId res, int fallback)
+{
+    int l = want_of(c, res);
+    if (!l)
+        l = fallback;
+    if (!l)
+        l = layout_default(c, ir_type(c->f, res));
+    return l;
+}
+
+static void assign_op(LayCtx *c, IrOp *op)
+{
+    IrFunc *f = c->f;
+    switch (op->code) {
+    case OP_FOR:
+        assign_for(c, op);
+        return;
+    case OP_IF:
+        assign_if(c, op);
+        return;
+    case OP_WHILE:
+        if (op->nregions == 2)
+            assign_while(c, op);
+        return;
+    case OP_YIELD:
+    case OP_CONDITION:
+        return; /* their parents convert their operands */
+    default:
+        break;
+    }
+    for (int k = 0; k < op->nregions; k++)
+        assign_region(c, &op->regions[k]);
+    ValueId res = op->nresults ? op->results[0] : 0;
+    bool block_res = res && ir_type(f, res).rank > 0;
+    switch (op->code) {
+    case OP_LOAD:
+    case OP_STORE: {
+        int l = layout_anchor(c, op);
+        if (!l)
+            return; /* scalar access */
+        for (int j = 0; j < op->noperands; j++)
+            convert_operand(c, op, j, l);
+        if (block_res)
+            set_layout(c, res, l);
+        return;
+    }
+    case OP_DOT: {
+        int acc = layout_dot_acc(c, op);
+        convert_operand(c, op, 0, layout_dot_operand(c, 0, acc));
+        convert_operand(c, op, 1, layout_dot_operand(c, 1, acc));
+        convert_operand(c, op, 2, acc);
+        set_layout(c, res, acc);
+        return;
+    }
+    case OP_EXPAND_DIMS: {
+        if (!block_res)
+            return;
+        int axis = (int)op->attr[0];
+        int src = layout_of(c, op->operands[0]);
+        const Layout *sl = &f->layouts[src];
+        int l;
+        if (src && sl->kind == LAYOUT_SLICE && sl->slice.dim == axis) {
+            l = sl->slice.parent;
+        } else {
+            l = free_layout(c, res, 0);
+            convert_operand(c, op, 0, layout_slice(c, axis, l));
+        }
+        set_layout(c, res, l);
+        return;
+    }
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
+        int src = layout_of(c, op->operands[0]);
+        if (!src) {
+            src = layout_default(c, ir_type(f, op->operands[0]));
+            convert_operand(c, op, 0, src);
+        }
+        if (block_res)
+            set_layout(c, res, layout_slice(c, (int)op->attr[0], src));
+        return;
+    }
+    case OP_TRANS: {
+        if (!block_res)
+            return;
+        int src = layout_of(c, op->operands[0]);
+        if (!src || f->layouts[src].kind != LAYOUT_BLOCKED) {
+            src = layout_default(c, ir_type(f, op->operands[0]));
+            convert_operand(c, op, 0, src);
+        }
+        set_layout(c, res, layout_permute(c, src, op->attr, ir_type(f, res).rank, false));
+        return;
+    }
+    case OP_RESHAPE:
+    case OP_CONVERT_LAYOUT:
+        /* Both move data through scratch in codegen; the operand keeps its layout. */
+        if (block_res)
+            set_layout(c, res, free_layout(c, res, op->code == OP_CONVERT_LAYOUT
+                                                        ? layout_of(c, op->operands[0]) : 0));
+        return;
+    case OP_ASSERT:
+        return;
+    default:
+        break;
+    }
+    if (!block_res)
+        return;
+    if (op_is_elementwise(op->code) || op->code == OP_BROADCAST || op->code == OP_MULTIPLE_OF ||
+        op->code == OP_MAX_CONTIGUOUS) {
+        int first = 0;
+        for (int j = 0; j < op->noperands && !first; j++)
+            if (ir_type(f, op->operands[j]).rank > 0)
+                first = layout_of(c, op->operands[j]);
+        int l = free_layout(c, res, first);
+        for (int j = 0; j < op->noperands; j++)
+            convert_operand(c, op, j, l);
+        set_layout(c, res, l);
+        return;
+    }
+    /* const, make_range, splat and anything else that makes a block from scalars. */
+    for (int i = 0; i < op->nresults; i++)
+        if (ir_type(f, op->results[i]).rank > 0)
+            set_layout(c, op->results[i], free_layout(c, op->results[i], 0));
+}
+
+static void assign_region(LayCtx *c, IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        assign_op(c, op);
+        i = index_in(r, op); /* converts may have been inserted before it */
+    }
+}
+
+static void clear_layouts(IrFunc *f)
+{
+    for (ValueId v = 1; v < f->nvalues; v++)
+        f->values[v].layout = 0;
+}
 
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
 {
-    (void)f;
-    (void)o;
-    (void)d;
+    LayCtx c = {.f = f, .o = o, .diag = d};
+    c.num_warps = f->num_warps > 0 ? f->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);
+    if (c.num_warps > 32 || (c.num_warps & (c.num_warps - 1)) != 0) {
+        diag_plain_error(d, "num_warps must be a power of two from 1 to 32, not %d", c.num_warps);
+        return false;
+    }
+    clear_layouts(f);
+    c.nwant = f->nvalues;
+    c.want = arena_alloc(f->arena, sizeof *c.want * (size_t)(c.nwant + 1));
+    want_anchors(&c, &f->body);
+    /* To a fixed point (each want is set once, so it ends): a loop's body can want a layout for a
+     * value its init feeds. First without, then with what the code after loops wants. */
+    for (int exits = 0; exits < 2; exits++) {
+        for (int round = 0; round <= f->nvalues; round++) {
+            c.changed = false;
+            want_region(&c, &f->body, exits);
+            if (!c.changed)
+                break;
+        }
+    }
+    assign_region(&c, &f->body);
+    /* Anything no rule reached (a block region arg of an op we do not know, say). */
+    for (ValueId v = 1; v < f->nvalues; v++)
+        if (f->values[v].type.rank > 0 && f->values[v].layout == 0)
+            f->values[v].layout = layout_default(&c, f->values[v].type);
     return true;
 }

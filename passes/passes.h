@@ -35,6 +35,39 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
  * cross-warp reductions, dot operands); IrFunc.shared_bytes. Requires layouts. */
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
+/* ---- axis info helpers (axis_info.c) --------------------------------------------------------- */
+
+/* The widest vector, in elements (a power of two >= 1), that the load or store mem_op may use for
+ * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
+ * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
+ * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
+int axis_vector_width(const IrFunc *f, const IrOp *mem_op);
+/* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
+int64_t axis_pow2_divisor(int64_t v);
+
+/* ---- layout helpers (layouts.c) --------------------------------------------------------------- */
+
+/* Triton's BlockedEncodingAttr builder: threads then warps filled along order, limited by the
+ * shape; the last dim in order takes what is left. size_per_thread NULL means all 1; order NULL
+ * means row-major (rank-1 .. 0). */
+void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int *size_per_thread,
+                          const int *order, int num_warps);
+/* How many warps hold distinct data along dim of a value of type t in layout index layout
+ * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
+ * mma: its wpc). Used by shared_alloc and codegen for cross-warp reductions. */
+int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
+
+/* ---- shared-memory helpers (shared_alloc.c) ---------------------------------------------------- */
+
+/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
+ * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
+/* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
+int shared_elem_bytes(Type t);
+/* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,
+ * 101376 for sm_86/sm_89. */
+int shared_limit_bytes(int sm);
+
 /* The whole pipeline, in order. */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);
 

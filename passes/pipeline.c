@@ -18,7 +18,7 @@ static bool run_pass(IrFunc *f, const PassOptions *o, Diag *d, const char *name,
         StrBuf sb = {0};
         ir_print(&sb, f);
         FILE *out = o->dump ? o->dump : stderr;
-        fprintf(out, "// -----// IR dump after %s //----- //\n%s\n", name, sb.data ? sb.data : "");
+        fprintf(out, "// -----// IR dump after %s //----- //\n%s", name, sb.data ? sb.data : "");
         strbuf_free(&sb);
     }
     return true;
@@ -32,7 +32,13 @@ bool passes_run(IrFunc *f, const PassOptions *o, Diag *d)
         f->num_warps = 4;
     if (o->num_stages > 0)
         f->num_stages = o->num_stages;
-    return run_pass(f, o, d, "axis_info", pass_axis_info) &&
+    /* Simplify first, so axis info sees folded constants (pid * 1024, not pid * (512 * 2)) and
+     * the layout pass has fewer values to place; cse again afterwards merges converts of one value
+     * that two regions asked for. */
+    return run_pass(f, o, d, "canonicalize", pass_canonicalize) &&
+           run_pass(f, o, d, "cse", pass_cse) &&
+           run_pass(f, o, d, "dce", pass_dce) &&
+           run_pass(f, o, d, "axis_info", pass_axis_info) &&
            run_pass(f, o, d, "layouts", pass_layouts) &&
            run_pass(f, o, d, "shared_alloc", pass_shared_alloc);
 }

@@ -1,10 +1,155 @@
-/* shared_alloc.c: placeholder while the pass is written. */
+/* shared_alloc.c: shared-memory scratch for the ops that need it (Triton's Allocation analysis,
+ * scratch buffers only).
+ *
+ * Requires: layouts (pass_layouts). Guarantees: IrOp.smem_offset/smem_bytes for convert_layout,
+ * reshape and cross-warp reductions; 0/0 for every other op; IrFunc.shared_bytes = what a launch
+ * must ask for, within the target's per-block limit (else an error).
+ *
+ * Scratch is live only while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync
+ * before the next op's writes), so no two scratch buffers are ever live together: every one
+ * starts at offset 0 and the kernel needs the largest. The layout of the data inside each buffer
+ * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides computes it so codegen
+ * and this file cannot disagree. */
 #include "passes/passes.h"
+
+int shared_elem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
+
+int shared_limit_bytes(int sm)
+{
+    /* CUDA C Programming Guide, "Technical Specifications per Compute Capability": maximum shared
+     * memory per thread block (opt-in): 8.0: 163 KB, 8.6/8.9: 99 KB, 9.0: 227 KB. */
+    if (sm >= 90)
+        return 232448;
+    if (sm == 80 || sm == 87)
+        return 166912;
+    if (sm >= 86)
+        return 101376;
+    return 49152;
+}
+
+/* The dims of the scratch copy, fastest first: the operand's blocked order (its stores to shared
+ * memory are then contiguous per thread), else the result's, else row-major. */
+static void scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
+{
+    for (int k = 0; k < rank; k++)
+        order[k] = rank - 1 - k;
+    int cands[2] = {f->values[op->operands[0]].layout, f->values[op->results[0]].layout};
+    for (int i = 0; i < 2; i++) {
+        int l = cands[i];
+        if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED && f->layouts[l].rank == rank) {
+            for (int k = 0; k < rank; k++)
+                order[k] = f->layouts[l].blocked.order[k];
+            return;
+        }
+    }
+}
+
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK])
+{
+    Type t = ir_type(f, op->operands[0]);
+    int rank = t.rank;
+    for (int d = 0; d < TRIC_MAX_RANK; d++)
+        strides[d] = 0;
+    if (rank == 0)
+        return;
+    if (op->code == OP_RESHAPE) { /* plain row-major: the reshape is a row-major relabeling */
+        int64_t s = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            strides[d] = s;
+            s *= t.shape[d];
+        }
+        return;
+    }
+    int order[TRIC_MAX_RANK];
+    scratch_order(f, op, rank, order);
+    int eb = shared_elem_bytes(t);
+    strides[order[0]] = 1;
+    if (rank >= 2) {
+        /* 16 bytes of padding per row: 16-byte vectors stay aligned and row x+1 starts 4 banks
+         * after row x, so threads reading down a column hit different banks. */
+        int64_t pad = 16 / eb > 0 ? 16 / eb : 1;
+        strides[order[1]] = t.shape[order[0]] + pad;
+        for (int k = 2; k < rank; k++)
+            strides[order[k]] = strides[order[k - 1]] * t.shape[order[k - 1]];
+    }
+}
+
+static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
+{
+    switch (op->code) {
+    case OP_CONVERT_LAYOUT:
+    case OP_RESHAPE: {
+        Type t = ir_type(f, op->operands[0]);
+        if (t.rank == 0)
+            return 0;
+        if (op->code == OP_CONVERT_LAYOUT &&
+            f->values[op->operands[0]].layout == f->values[op->results[0]].layout)
+            return 0; /* a no-op convert */
+        int64_t strides[TRIC_MAX_RANK];
+        shared_scratch_strides(f, op, strides);
+        int64_t last = 0;
+        for (int d = 0; d < t.rank; d++)
+            last += (t.shape[d] - 1) * strides[d];
+        return (last + 1) * shared_elem_bytes(t);
+    }
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
+        Type in = ir_type(f, op->operands[0]);
+        int axis = (int)op->attr[0];
+        int warps = layout_warps_along(f, f->values[op->operands[0]].layout, in, axis);
+        if (warps <= 1)
+            return 0;
+        int nw = f->num_warps > 0 ? f->num_warps : 1;
+        int64_t n_out = type_numel(ir_type(f, op->results[0]));
+        int64_t slot = shared_elem_bytes(in) +
+                       ((op->code == OP_ARGMAX || op->code == OP_ARGMIN) ? 4 : 0);
+        return n_out * nw * slot;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Returns the largest scratch in r; *biggest is the op that needs it (for the error's location). */
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest)
+{
+    int64_t most = 0;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *inner_op = NULL;
+            int64_t inner = alloc_region(f, &op->regions[k], &inner_op);
+            if (inner > most) {
+                most = inner;
+                *biggest = inner_op;
+            }
+        }
+        int64_t bytes = scratch_bytes(f, op);
+        op->smem_offset = 0;
+        op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
+        if (bytes > most) {
+            most = bytes;
+            *biggest = op;
+        }
+    }
+    return most;
+}
 
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
-    (void)f;
-    (void)o;
-    (void)d;
+    const IrOp *biggest = NULL;
+    int64_t most = alloc_region(f, &f->body, &biggest);
+    most = (most + 15) / 16 * 16;
+    int sm = o && o->sm > 0 ? o->sm : 90;
+    int limit = shared_limit_bytes(sm);
+    if (most > limit) {
+        if (biggest && biggest->loc.file)
+            diag_error(d, biggest->loc, "kernel needs %lld bytes of shared memory; sm_%d allows %d",
+                       (long long)most, sm, limit);
+        else
+            diag_plain_error(d, "kernel needs %lld bytes of shared memory; sm_%d allows %d",
+                             (long long)most, sm, limit);
+        return false;
+    }
+    f->shared_bytes = (int)most;
     return true;
 }

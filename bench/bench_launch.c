@@ -1,0 +1,74 @@
+/* bench_launch: host overhead of tric_launch on cuda:0 for a small kernel (vector_add, n = 1024,
+ * one program). 10^4 launches in 100 batches of 100 (a sync after each batch keeps the driver's
+ * queue from filling, which would time the GPU instead of the host); each launch is timed on the
+ * host alone; the median is reported, beside the same measurement for a raw cuLaunchKernel of the
+ * same function, so the difference is tric's own cost. Target: <= 3 us per launch. */
+#include "bench_util.h"
+#include "runtime/runtime.h"
+
+enum { BATCHES = 100, PER_BATCH = 100 };
+
+static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, const RtCudaApi *cu) {
+    static double t[BATCHES * PER_BATCH];
+    /* What tric_launch packs, for the raw path: three pointers and an int. */
+    uint64_t slots[4] = {args[0].v.buf.buffer->addr, args[1].v.buf.buffer->addr,
+                         args[2].v.buf.buffer->addr, (uint32_t)args[3].v.i32};
+    void *params[4] = {&slots[0], &slots[1], &slots[2], &slots[3]};
+    CUfunction fn = (CUfunction)k->cu_function;
+    for (int b = 0; b < BATCHES; b++) {
+        for (int i = 0; i < PER_BATCH; i++) {
+            double s = bench_now_us();
+            CUresult r = 0;
+            tric_status st = TRIC_SUCCESS;
+            if (raw)
+                r = cu->cuLaunchKernel(fn, 1, 1, 1, (unsigned)k->threads, 1, 1,
+                                       (unsigned)k->shared_bytes, NULL, params, NULL);
+            else
+                st = tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL);
+            t[b * PER_BATCH + i] = bench_now_us() - s;
+            if (r != 0 || st != TRIC_SUCCESS) {
+                printf("error: %s\n", raw ? "cuLaunchKernel failed" : tric_last_error());
+                return -1;
+            }
+        }
+        tric_device_synchronize(k->module->device);
+    }
+    return bench_median(t, BATCHES * PER_BATCH);
+}
+
+int main(void) {
+    tric_device dev = bench_open();
+    if (!dev)
+        return 77;
+    const RtCudaApi *cu = rt_cuda_api();
+    char path[4096];
+    const char *tri = ex_tri_path("vector_add.tri", path, sizeof path);
+    tric_module mod;
+    tric_kernel k;
+    tric_buffer x, y, out;
+    EX_CHECK(ex_compile_vector_add(dev, tri, &mod, &k));
+    EX_CHECK(tric_buffer_alloc(dev, 4096, &x));
+    EX_CHECK(tric_buffer_alloc(dev, 4096, &y));
+    EX_CHECK(tric_buffer_alloc(dev, 4096, &out));
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(out), TRIC_ARG_I32(1024)};
+    median_launch_us(k, args, false, cu); /* warm-up: first launches load the module lazily */
+    double tric_us = median_launch_us(k, args, false, cu);
+    double raw_us = median_launch_us(k, args, true, cu);
+    double t0 = bench_now_us();
+    for (int i = 0; i < BATCHES * PER_BATCH; i++)
+        tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL);
+    EX_CHECK(tric_device_synchronize(dev));
+    double wall_us = (bench_now_us() - t0) / (BATCHES * PER_BATCH);
+    printf("%-36s %12s\n", "# measurement", "us/launch");
+    printf("%-36s %12.2f\n", "tric_launch host time (median)", tric_us);
+    printf("%-36s %12.2f\n", "raw cuLaunchKernel (median)", raw_us);
+    printf("%-36s %12.2f\n", "tric overhead over raw", tric_us - raw_us);
+    printf("%-36s %12.2f\n", "10^4 back-to-back + sync (mean)", wall_us);
+    printf("# target: tric_launch <= 3 us: %s\n", tric_us <= 3.0 ? "met" : "NOT met");
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_buffer_free(out);
+    tric_module_destroy(mod);
+    tric_device_close(dev);
+    return 0;
+}

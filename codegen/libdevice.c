@@ -1,0 +1,80 @@
+/* libdevice.c: math functions (__nv_expf and friends) come from NVIDIA's libdevice bitcode,
+ * linked into the kernel's module only when a math op needs it (parsing it costs time). */
+#include "codegen/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TRIC_CUDA_HOME
+#define TRIC_CUDA_HOME "/usr/local/cuda"
+#endif
+
+/* The first readable of: the option, $CUDA_HOME/nvvm/libdevice, the configured toolkit,
+ * /usr/local/cuda. */
+static const char *libdevice_find(const CodegenOptions *o, char *buf, size_t size)
+{
+    if (o->libdevice_path)
+        return access(o->libdevice_path, R_OK) == 0 ? o->libdevice_path : NULL;
+    const char *homes[3] = {getenv("CUDA_HOME"), TRIC_CUDA_HOME, "/usr/local/cuda"};
+    for (int i = 0; i < 3; i++) {
+        if (!homes[i] || !*homes[i])
+            continue;
+        snprintf(buf, size, "%s/nvvm/libdevice/libdevice.10.bc", homes[i]);
+        if (access(buf, R_OK) == 0)
+            return buf;
+    }
+    return NULL;
+}
+
+bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Diag *d)
+{
+    char pathbuf[4096];
+    const char *path = libdevice_find(o, pathbuf, sizeof pathbuf);
+    if (!path) {
+        if (o->libdevice_path)
+            diag_plain_error(d, "math function %s needs libdevice: cannot read %s", what,
+                             o->libdevice_path);
+        else
+            diag_plain_error(d, "math function %s needs libdevice: install the CUDA toolkit or "
+                                "pass --libdevice=PATH", what);
+        return false;
+    }
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        diag_plain_error(d, "cannot read libdevice %s: %s", path, msg ? msg : "?");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    LLVMModuleRef lib = NULL;
+    bool bad = LLVMParseBitcodeInContext2(l->ctx, buf, &lib);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad || !lib) {
+        diag_plain_error(d, "%s is not valid LLVM bitcode", path);
+        return false;
+    }
+    /* libdevice carries its own (older) triple and data layout; use the kernel's. */
+    LLVMSetTarget(lib, LLVMGetTarget(l->mod));
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(l->mod));
+    if (LLVMLinkModules2(l->mod, lib)) { /* lib is destroyed either way */
+        diag_plain_error(d, "linking libdevice %s failed", path);
+        return false;
+    }
+    /* Everything but the kernel becomes internal, so default<O3> drops the unused part of
+     * libdevice and inlines the rest. */
+    for (LLVMValueRef fn = LLVMGetFirstFunction(l->mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn) || LLVMGetFunctionCallConv(fn) == 71)
+            continue;
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+    }
+    for (LLVMValueRef g = LLVMGetFirstGlobal(l->mod); g; g = LLVMGetNextGlobal(g)) {
+        if (!LLVMIsDeclaration(g))
+            LLVMSetLinkage(g, LLVMInternalLinkage);
+    }
+    /* __nvvm_reflect("__CUDA_FTZ") reads this flag (NVVMReflect pass): no flush to zero, to
+     * match the interpreter. */
+    LLVMAddModuleFlag(l->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", strlen("nvvm-reflect-ftz"),
+                      LLVMValueAsMetadata(LLVMConstInt(l->i32, 0, 0)));
+    return true;
+}

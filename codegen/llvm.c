@@ -1,0 +1,126 @@
+/* llvm.c: the thin wrapper around the LLVM C API: context, module, builder, target machine,
+ * common types, and one helper per intrinsic kind (declared on first use). */
+#include "codegen/internal.h"
+
+#include <llvm-c/Support.h>
+
+#include <string.h>
+
+static bool nvptx_initialized;
+
+static void nvptx_init(void)
+{
+    if (nvptx_initialized)
+        return;
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    /* 32-bit pointers for shared memory (as Triton and nvcc use): shared addresses fit in 32
+     * bits, and 64-bit ones cost a cvt per access. The data layout then says p3:32:32. */
+    const char *args[2] = {"tric", "-nvptx-short-ptr"};
+    LLVMParseCommandLineOptions(2, args, NULL);
+    nvptx_initialized = true;
+}
+
+bool cg_llvm_init(CgLlvm *l, const char *module_name, const CodegenOptions *o, Diag *d)
+{
+    memset(l, 0, sizeof *l);
+    nvptx_init();
+    const char *triple = "nvptx64-nvidia-cuda";
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_plain_error(d, "LLVM has no NVPTX target: %s", err ? err : "?");
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    char cpu[16];
+    int sm = o->sm ? o->sm : 90;
+    snprintf(cpu, sizeof cpu, "sm_%d%s", sm, o->arch_specific && sm >= 90 ? "a" : "");
+    /* PTX ISA 8.0 (CUDA 12.0) covers sm_80..sm_90a; LLVM 19 can write up to 8.5. */
+    LLVMCodeGenOptLevel level = o->opt_level <= 0   ? LLVMCodeGenLevelNone
+                                : o->opt_level == 1 ? LLVMCodeGenLevelLess
+                                : o->opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                    : LLVMCodeGenLevelAggressive;
+    l->tm = LLVMCreateTargetMachine(target, triple, cpu, "+ptx80", level, LLVMRelocDefault,
+                                    LLVMCodeModelDefault);
+    if (!l->tm) {
+        diag_plain_error(d, "LLVM cannot make a target machine for %s", cpu);
+        return false;
+    }
+    l->ctx = LLVMContextCreate();
+    l->mod = LLVMModuleCreateWithNameInContext(module_name, l->ctx);
+    LLVMSetTarget(l->mod, triple);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(l->tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(l->mod, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    l->b = LLVMCreateBuilderInContext(l->ctx);
+    l->i1 = LLVMInt1TypeInContext(l->ctx);
+    l->i8 = LLVMInt8TypeInContext(l->ctx);
+    l->i16 = LLVMInt16TypeInContext(l->ctx);
+    l->i32 = LLVMInt32TypeInContext(l->ctx);
+    l->i64 = LLVMInt64TypeInContext(l->ctx);
+    l->f16 = LLVMHalfTypeInContext(l->ctx);
+    l->bf16 = LLVMBFloatTypeInContext(l->ctx);
+    l->f32 = LLVMFloatTypeInContext(l->ctx);
+    l->f64 = LLVMDoubleTypeInContext(l->ctx);
+    l->void_t = LLVMVoidTypeInContext(l->ctx);
+    l->gptr = LLVMPointerTypeInContext(l->ctx, AS_GLOBAL);
+    l->sptr = LLVMPointerTypeInContext(l->ctx, AS_SHARED);
+    return true;
+}
+
+void cg_llvm_dispose(CgLlvm *l)
+{
+    if (l->b)
+        LLVMDisposeBuilder(l->b);
+    if (l->mod)
+        LLVMDisposeModule(l->mod);
+    if (l->ctx)
+        LLVMContextDispose(l->ctx);
+    if (l->tm)
+        LLVMDisposeTargetMachine(l->tm);
+    memset(l, 0, sizeof *l);
+}
+
+LLVMValueRef cg_call(CgLlvm *l, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int nargs)
+{
+    LLVMTypeRef params[8];
+    for (int i = 0; i < nargs && i < 8; i++)
+        params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)nargs, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(l->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(l->mod, name, fty);
+    return LLVMBuildCall2(l->b, fty, fn, args, (unsigned)nargs, "");
+}
+
+void cg_barrier(CgLlvm *l)
+{
+    cg_call(l, "llvm.nvvm.barrier0", l->void_t, NULL, 0);
+}
+
+LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
+{
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
+    return cg_call(l, name, l->i32, NULL, 0);
+}
+
+LLVMValueRef cg_i32(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i32, (unsigned long long)v, 1); }
+LLVMValueRef cg_i64(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i64, (unsigned long long)v, 1); }
+
+LLVMValueRef cg_asm(CgLlvm *l, LLVMTypeRef ret, const char *text, const char *constraints,
+                    LLVMValueRef *args, int nargs, bool side_effects)
+{
+    LLVMTypeRef params[16];
+    for (int i = 0; i < nargs && i < 16; i++)
+        params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)nargs, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
+                                       side_effects, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(l->b, fty, fn, args, (unsigned)nargs, "");
+}

@@ -1,0 +1,612 @@
+/* api.c: the public entry points of include/tric/tric.h. They check their arguments, then hand the
+ * work to the device's file (cpu.c or cuda.c). Errors: rt_fail sets a thread-local message. */
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ----------------------------------------------------------------------------------- */
+
+static _Thread_local char *last_error;
+
+const char *tric_last_error(void) { return last_error ? last_error : ""; }
+
+tric_status rt_fail(tric_status status, const char *fmt, ...) {
+    StrBuf sb = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    free(last_error);
+    last_error = strbuf_take(&sb);
+    return status;
+}
+
+const char *tric_status_name(tric_status status) {
+    switch (status) {
+    case TRIC_SUCCESS: return "TRIC_SUCCESS";
+    case TRIC_ERROR_INVALID_ARGUMENT: return "TRIC_ERROR_INVALID_ARGUMENT";
+    case TRIC_ERROR_NO_DEVICE: return "TRIC_ERROR_NO_DEVICE";
+    case TRIC_ERROR_COMPILE: return "TRIC_ERROR_COMPILE";
+    case TRIC_ERROR_NOT_FOUND: return "TRIC_ERROR_NOT_FOUND";
+    case TRIC_ERROR_OUT_OF_MEMORY: return "TRIC_ERROR_OUT_OF_MEMORY";
+    case TRIC_ERROR_LAUNCH: return "TRIC_ERROR_LAUNCH";
+    case TRIC_ERROR_DRIVER: return "TRIC_ERROR_DRIVER";
+    case TRIC_ERROR_IO: return "TRIC_ERROR_IO";
+    case TRIC_ERROR_UNSUPPORTED: return "TRIC_ERROR_UNSUPPORTED";
+    }
+    return "TRIC_ERROR_UNKNOWN";
+}
+
+/* ---- devices ---------------------------------------------------------------------------------- */
+
+/* "cuda" or "cuda:N" -> N; -1 when spec is not of that form. */
+static int cuda_ordinal(const char *spec) {
+    if (strcmp(spec, "cuda") == 0)
+        return 0;
+    if (strncmp(spec, "cuda:", 5) != 0 || !spec[5])
+        return -1;
+    char *end;
+    long n = strtol(spec + 5, &end, 10);
+    if (*end || n < 0 || n > 1024)
+        return -1;
+    return (int)n;
+}
+
+tric_status tric_device_open(const char *spec, tric_device *out) {
+    if (!out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_device_open: out is NULL");
+    *out = NULL;
+    if (!spec || strcmp(spec, "auto") == 0) {
+        const char *env = getenv("TRIC_DEVICE");
+        if (env && *env && strcmp(env, "auto") != 0)
+            spec = env;
+        else
+            spec = rt_cuda_available() ? "cuda:0" : "cpu";
+    }
+    int ordinal = cuda_ordinal(spec);
+    if (strcmp(spec, "cpu") != 0 && ordinal < 0)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "unknown device '%s' (expected cpu, cuda, cuda:N or auto)", spec);
+    struct tric_device_s *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    pthread_mutex_init(&dev->lock, NULL);
+    tric_status st = ordinal < 0 ? rt_cpu_open(dev) : rt_cuda_open(dev, ordinal);
+    if (st != TRIC_SUCCESS) {
+        pthread_mutex_destroy(&dev->lock);
+        free(dev);
+        return st;
+    }
+    *out = dev;
+    return TRIC_SUCCESS;
+}
+
+void tric_device_close(tric_device dev) {
+    if (!dev)
+        return;
+    if (dev->kind == TRIC_DEVICE_CUDA)
+        rt_cuda_close(dev);
+    free(dev->live);
+    free(dev->live_owner);
+    pthread_mutex_destroy(&dev->lock);
+    free(dev);
+}
+
+tric_device_kind tric_device_get_kind(tric_device dev) { return dev ? dev->kind : TRIC_DEVICE_CPU; }
+const char *tric_device_name(tric_device dev) { return dev ? dev->name : "(null device)"; }
+const char *tric_device_arch(tric_device dev) { return dev ? dev->arch : ""; }
+
+tric_status tric_device_synchronize(tric_device dev) {
+    if (!dev)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_device_synchronize: device is NULL");
+    return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_synchronize(dev) : TRIC_SUCCESS;
+}
+
+/* ---- streams ---------------------------------------------------------------------------------- */
+
+tric_status tric_stream_create(tric_device dev, tric_stream *out) {
+    if (!dev || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_stream_create: NULL device or out");
+    struct tric_stream_s *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    s->device = dev;
+    if (dev->kind == TRIC_DEVICE_CUDA) {
+        tric_status st = rt_cuda_stream_create(dev, s);
+        if (st != TRIC_SUCCESS) {
+            free(s);
+            return st;
+        }
+    }
+    *out = s;
+    return TRIC_SUCCESS;
+}
+
+void tric_stream_destroy(tric_stream s) {
+    if (!s)
+        return;
+    if (s->device->kind == TRIC_DEVICE_CUDA)
+        rt_cuda_stream_destroy(s);
+    free(s);
+}
+
+tric_status tric_stream_synchronize(tric_stream s) {
+    if (!s)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "tric_stream_synchronize: stream is NULL (use tric_device_synchronize)");
+    return s->device->kind == TRIC_DEVICE_CUDA ? rt_cuda_stream_synchronize(s) : TRIC_SUCCESS;
+}
+
+/* ---- modules ---------------------------------------------------------------------------------- */
+
+tric_compile_options tric_compile_options_default(void) {
+    tric_compile_options o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
+
+tric_status rt_compile_options(const tric_compile_options *opt, Arena *arena, CompileOptions *out) {
+    memset(out, 0, sizeof *out);
+    out->opt_level = 3;
+    if (!opt)
+        return TRIC_SUCCESS;
+    out->spec.kernel_name = opt->kernel;
+    out->spec.signature = opt->signature;
+    out->num_warps = opt->num_warps;
+    out->num_stages = opt->num_stages;
+    out->arch = opt->arch;
+    if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
+    Define *defs = arena_alloc(arena, sizeof(Define) * (size_t)(opt->nconstexprs + 1));
+    for (int i = 0; i < opt->nconstexprs; i++) {
+        const char *text = opt->constexprs[i];
+        const char *eq = text ? strchr(text, '=') : NULL;
+        if (!eq || eq == text)
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                           "constexpr '%s' is not of the form NAME=VALUE", text ? text : "(null)");
+        defs[i].name = arena_strndup(arena, text, (size_t)(eq - text));
+        defs[i].value = arena_strdup(arena, eq + 1);
+    }
+    out->spec.defines = defs;
+    out->spec.ndefines = opt->nconstexprs;
+    return TRIC_SUCCESS;
+}
+
+void rt_options_key(StrBuf *sb, const tric_compile_options *opt) {
+    tric_compile_options none = tric_compile_options_default();
+    if (!opt)
+        opt = &none;
+    /* Lengths before strings, so that no two option sets give the same text. */
+#define KEY_STR(label, s)                                                                          \
+    strbuf_printf(sb, "%s %zu:%s\n", label, (s) ? strlen(s) : (size_t)0, (s) ? (s) : "")
+    KEY_STR("kernel", opt->kernel);
+    KEY_STR("signature", opt->signature);
+    strbuf_printf(sb, "constexprs %d\n", opt->nconstexprs);
+    for (int i = 0; i < opt->nconstexprs; i++)
+        KEY_STR("constexpr", opt->constexprs[i]);
+    strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
+#undef KEY_STR
+}
+
+static struct tric_module_s *module_new(tric_device dev) {
+    struct tric_module_s *mod = calloc(1, sizeof *mod);
+    if (mod) {
+        mod->device = dev;
+        mod->kernel.module = mod;
+    }
+    return mod;
+}
+
+static void module_free(struct tric_module_s *mod) {
+    if (mod->cu_module)
+        rt_cuda_unload(mod);
+    if (mod->has_result)
+        compile_result_free(&mod->result);
+    free(mod->code);
+    free(mod->source_name);
+    free(mod->source_text);
+    free(mod);
+}
+
+tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
+                                const tric_compile_options *options, tric_module *out) {
+    if (!dev || !source || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_compile: NULL device, source or out");
+    *out = NULL;
+    if (options && options->num_warps != 0 &&
+        (options->num_warps < 1 || options->num_warps > 32 ||
+         (options->num_warps & (options->num_warps - 1))))
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_warps must be a power of two in 1..32, got %d",
+                       options->num_warps);
+    if (options && (options->num_stages < 0 || options->num_stages > 16))
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_stages must be in 1..16, got %d",
+                       options->num_stages);
+    struct tric_module_s *mod = module_new(dev);
+    if (!mod)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    mod->source_name = strdup(filename ? filename : "<source>");
+    mod->source_text = strdup(source);
+    if (!mod->source_name || !mod->source_text) {
+        module_free(mod);
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    mod->source = (SrcFile){mod->source_name, mod->source_text, strlen(source)};
+    tric_status st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(dev, &mod->source, options, mod)
+                                                   : rt_cpu_compile(dev, &mod->source, options, mod);
+    if (st != TRIC_SUCCESS) {
+        module_free(mod);
+        return st;
+    }
+    *out = mod;
+    return TRIC_SUCCESS;
+}
+
+/* The whole file, NUL-terminated, malloc'd into *out. */
+static tric_status read_file(const char *path, char **out) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rt_fail(errno == ENOENT ? TRIC_ERROR_NOT_FOUND : TRIC_ERROR_IO, "%s: %s", path,
+                       strerror(errno));
+    StrBuf sb = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        strbuf_append_n(&sb, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        strbuf_free(&sb);
+        return rt_fail(TRIC_ERROR_IO, "%s: read error", path);
+    }
+    if (!sb.data)
+        strbuf_append(&sb, "");
+    *out = strbuf_take(&sb);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_module_compile_file(tric_device dev, const char *path,
+                                     const tric_compile_options *options, tric_module *out) {
+    if (!path)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_compile_file: path is NULL");
+    if (out)
+        *out = NULL;
+    char *text;
+    tric_status st = read_file(path, &text);
+    if (st != TRIC_SUCCESS)
+        return st;
+    st = tric_module_compile(dev, text, path, options, out);
+    free(text);
+    return st;
+}
+
+tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out) {
+    if (!dev || !ptx || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_load_ptx: NULL device, ptx or out");
+    *out = NULL;
+    if (dev->kind != TRIC_DEVICE_CUDA)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "%s: a .ptx module needs a cuda device; compile the .tri source for cpu",
+                       dev->name);
+    struct tric_module_s *mod = module_new(dev);
+    if (!mod || !(mod->code = strdup(ptx))) {
+        free(mod);
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    tric_status st = rt_cuda_load(dev, mod);
+    if (st != TRIC_SUCCESS) {
+        module_free(mod);
+        return st;
+    }
+    *out = mod;
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_module_load_file(tric_device dev, const char *path, tric_module *out) {
+    if (!path)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_load_file: path is NULL");
+    if (out)
+        *out = NULL;
+    char *text;
+    tric_status st = read_file(path, &text);
+    if (st != TRIC_SUCCESS)
+        return st;
+    st = tric_module_load_ptx(dev, text, out);
+    free(text);
+    if (st != TRIC_SUCCESS) {
+        /* Name the file in the message: the text alone does not say where it came from. */
+        char *msg = strdup(tric_last_error());
+        rt_fail(st, "%s: %s", path, msg ? msg : "");
+        free(msg);
+    }
+    return st;
+}
+
+const char *tric_module_code(tric_module mod) { return mod && mod->code ? mod->code : ""; }
+
+void tric_module_destroy(tric_module mod) {
+    if (mod)
+        module_free(mod);
+}
+
+/* ---- kernels ---------------------------------------------------------------------------------- */
+
+tric_status tric_module_get_kernel(tric_module mod, const char *name, tric_kernel *out) {
+    if (!mod || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_get_kernel: NULL module or out");
+    if (name && strcmp(name, mod->kernel.name) != 0) {
+        *out = NULL;
+        return rt_fail(TRIC_ERROR_NOT_FOUND, "no kernel '%s' in this module (it holds '%s')", name,
+                       mod->kernel.name);
+    }
+    *out = &mod->kernel;
+    return TRIC_SUCCESS;
+}
+
+const char *tric_kernel_name(tric_kernel k) { return k ? k->name : ""; }
+int tric_kernel_num_params(tric_kernel k) { return k ? k->nparams : 0; }
+const char *tric_kernel_param_type(tric_kernel k, int i) {
+    return k && i >= 0 && i < k->nparams ? k->param_type_str[i] : NULL;
+}
+int tric_kernel_threads(tric_kernel k) { return k ? k->threads : 0; }
+int tric_kernel_shared_bytes(tric_kernel k) { return k ? k->shared_bytes : 0; }
+
+tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n) {
+    if (n > RT_MAX_PARAMS)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED, "%s: %d parameters (at most %d are supported)",
+                       k->name, n, RT_MAX_PARAMS);
+    k->nparams = n;
+    for (int i = 0; i < n; i++) {
+        Type t = types[i];
+        k->param_types[i] = t;
+        StrBuf sb = {0};
+        type_print(&sb, type_elem(t));
+        snprintf(k->param_type_str[i], sizeof k->param_type_str[i], "%s", sb.data ? sb.data : "?");
+        strbuf_free(&sb);
+        RtParamKind kind;
+        if (t.is_ptr)
+            kind = RT_PARAM_PTR;
+        else if (t.dtype == DT_F16)
+            kind = RT_PARAM_F16;
+        else if (t.dtype == DT_BF16)
+            kind = RT_PARAM_BF16;
+        else if (t.dtype == DT_F32)
+            kind = RT_PARAM_F32;
+        else if (t.dtype == DT_F64)
+            kind = RT_PARAM_F64;
+        else if (dtype_bits(t.dtype) == 64)
+            kind = RT_PARAM_I64;
+        else
+            kind = RT_PARAM_I32;
+        k->param_kind[i] = (uint8_t)kind;
+    }
+    return TRIC_SUCCESS;
+}
+
+/* ---- argument checking ------------------------------------------------------------------------ */
+
+static const char *arg_kind_text(tric_arg_kind kind) {
+    switch (kind) {
+    case TRIC_ARG_BUFFER: return "a buffer";
+    case TRIC_ARG_ADDRESS: return "an address";
+    case TRIC_ARG_I32: return "an int";
+    case TRIC_ARG_I64: return "an int64";
+    case TRIC_ARG_F32: return "a float";
+    case TRIC_ARG_F64: return "a double";
+    }
+    return "an argument of unknown kind";
+}
+
+static const char *param_kind_text(RtParamKind kind) {
+    switch (kind) {
+    case RT_PARAM_PTR: return "a pointer";
+    case RT_PARAM_I32: return "an int";
+    case RT_PARAM_I64: return "an int64";
+    case RT_PARAM_F16:
+    case RT_PARAM_BF16:
+    case RT_PARAM_F32: return "a float";
+    case RT_PARAM_F64: return "a double";
+    }
+    return "?";
+}
+
+static bool arg_fits(RtParamKind param, tric_arg_kind arg) {
+    switch (param) {
+    case RT_PARAM_PTR: return arg == TRIC_ARG_BUFFER || arg == TRIC_ARG_ADDRESS;
+    case RT_PARAM_I32: return arg == TRIC_ARG_I32;
+    case RT_PARAM_I64: return arg == TRIC_ARG_I64;
+    case RT_PARAM_F16:
+    case RT_PARAM_BF16:
+    case RT_PARAM_F32: return arg == TRIC_ARG_F32;
+    case RT_PARAM_F64: return arg == TRIC_ARG_F64;
+    }
+    return false;
+}
+
+/* The slow path: find the first problem and say it the way a C compiler would. */
+static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
+    if (nargs != k->nparams) {
+        StrBuf types = {0};
+        for (int i = 0; i < k->nparams; i++)
+            strbuf_printf(&types, "%s%s", i ? ", " : "", k->param_type_str[i]);
+        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s takes %d argument%s (%s), got %d",
+                                 k->name, k->nparams, k->nparams == 1 ? "" : "s",
+                                 types.data ? types.data : "none", nargs);
+        strbuf_free(&types);
+        return st;
+    }
+    for (int i = 0; i < nargs; i++) {
+        RtParamKind pk = (RtParamKind)k->param_kind[i];
+        if (!arg_fits(pk, args[i].kind))
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                           "argument %d of %s: expected %s (%s), got %s", i + 1, k->name,
+                           param_kind_text(pk), k->param_type_str[i], arg_kind_text(args[i].kind));
+        if (args[i].kind == TRIC_ARG_BUFFER) {
+            const struct tric_buffer_s *b = args[i].v.buf.buffer;
+            if (!b)
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "argument %d of %s: NULL buffer", i + 1,
+                               k->name);
+            if (b->device != k->module->device)
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                               "argument %d of %s: the buffer belongs to %s, the kernel to %s",
+                               i + 1, k->name, b->device->name, k->module->device->name);
+            if (args[i].v.buf.offset > b->bytes)
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                               "argument %d of %s: offset %zu is past the buffer's end (%zu bytes)",
+                               i + 1, k->name, args[i].v.buf.offset, b->bytes);
+        }
+    }
+    return TRIC_SUCCESS;
+}
+
+tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
+    if (nargs != k->nparams || (nargs > 0 && !args))
+        return nargs > 0 && !args ? rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->name)
+                                  : args_error(k, args, nargs);
+    /* The fast path: one comparison per argument. */
+    for (int i = 0; i < nargs; i++) {
+        tric_arg_kind a = args[i].kind;
+        if (!arg_fits((RtParamKind)k->param_kind[i], a) ||
+            (a == TRIC_ARG_BUFFER &&
+             (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != k->module->device ||
+              args[i].v.buf.offset > args[i].v.buf.buffer->bytes)))
+            return args_error(k, args, nargs);
+    }
+    return TRIC_SUCCESS;
+}
+
+/* ---- launch ----------------------------------------------------------------------------------- */
+
+tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
+                        tric_stream stream) {
+    if (!k)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_launch: kernel is NULL");
+    tric_status st = rt_check_args(k, args, nargs);
+    if (st != TRIC_SUCCESS)
+        return st;
+    if (grid.x == 0)
+        grid.x = 1;
+    if (grid.y == 0)
+        grid.y = 1;
+    if (grid.z == 0)
+        grid.z = 1;
+    struct tric_device_s *dev = k->module->device;
+    if (stream && stream->device != dev)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
+                       k->name, stream->device->name, dev->name);
+    return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_launch(k, grid, args, stream)
+                                         : rt_cpu_launch(k, grid, args);
+}
+
+/* ---- buffers ---------------------------------------------------------------------------------- */
+
+tric_status tric_buffer_alloc(tric_device dev, size_t bytes, tric_buffer *out) {
+    if (!dev || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_buffer_alloc: NULL device or out");
+    *out = NULL;
+    struct tric_buffer_s *buf = calloc(1, sizeof *buf);
+    if (!buf)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    buf->device = dev;
+    buf->bytes = bytes;
+    tric_status st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_alloc(dev, buf, bytes)
+                                                   : rt_cpu_alloc(dev, buf, bytes);
+    if (st != TRIC_SUCCESS) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    return TRIC_SUCCESS;
+}
+
+void tric_buffer_free(tric_buffer buf) {
+    if (!buf)
+        return;
+    if (buf->device->kind == TRIC_DEVICE_CUDA)
+        rt_cuda_free(buf);
+    else
+        rt_cpu_free(buf);
+    free(buf);
+}
+
+size_t tric_buffer_size(tric_buffer buf) { return buf ? buf->bytes : 0; }
+uint64_t tric_buffer_address(tric_buffer buf) { return buf ? buf->addr : 0; }
+
+static tric_status check_range(const char *what, tric_buffer b, size_t off, size_t n) {
+    if (!b)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: buffer is NULL", what);
+    if (off > b->bytes || n > b->bytes - off)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: bytes [%zu, %zu) are outside the buffer (%zu bytes)", what, off,
+                       off + n, b->bytes);
+    return TRIC_SUCCESS;
+}
+
+static tric_status check_stream(const char *what, tric_buffer b, tric_stream s) {
+    if (s && s->device != b->device)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to another device",
+                       what);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_copy_to_device(tric_buffer dst, size_t off, const void *src, size_t n,
+                                tric_stream s) {
+    tric_status st = check_range("tric_copy_to_device", dst, off, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_copy_to_device", dst, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (!src)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_device: src is NULL");
+    if (dst->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_copy_h2d(dst, off, src, n, s);
+    memcpy((char *)(uintptr_t)dst->addr + off, src, n);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t off, size_t n, tric_stream s) {
+    tric_status st = check_range("tric_copy_to_host", src, off, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_copy_to_host", src, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (!dst)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_host: dst is NULL");
+    if (src->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_copy_d2h(dst, src, off, n, s);
+    memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_copy_device(tric_buffer dst, size_t doff, tric_buffer src, size_t soff, size_t n,
+                             tric_stream s) {
+    tric_status st = check_range("tric_copy_device (dst)", dst, doff, n);
+    if (st == TRIC_SUCCESS)
+        st = check_range("tric_copy_device (src)", src, soff, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_copy_device", dst, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (dst->device != src->device)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "tric_copy_device: the buffers belong to different devices (%s, %s)",
+                       dst->device->name, src->device->name);
+    if (dst->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_copy_d2d(dst, doff, src, soff, n, s);
+    memmove((char *)(uintptr_t)dst->addr + doff, (const char *)(uintptr_t)src->addr + soff, n);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_memset(tric_buffer dst, size_t off, int value, size_t n, tric_stream s) {
+    tric_status st = check_range("tric_memset", dst, off, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_memset", dst, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (dst->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_memset(dst, off, value, n, s);
+    memset((char *)(uintptr_t)dst->addr + off, value, n);
+    return TRIC_SUCCESS;
+}

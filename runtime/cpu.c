@@ -1,0 +1,144 @@
+/* cpu.c: the cpu device, Triton's interpreter mode in C. Buffers are host memory whose address is
+ * the "device pointer"; a launch runs the lowered tile IR with interp_run, which checks every
+ * access against the device's live buffers and undoes the launch's stores when one is out of
+ * bounds. Everything is synchronous; streams are accepted and ignored. No disk cache: lowering to
+ * IR takes milliseconds. */
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tric_status rt_cpu_open(struct tric_device_s *dev) {
+    dev->kind = TRIC_DEVICE_CPU;
+    snprintf(dev->name, sizeof dev->name, "cpu (tric interpreter)");
+    snprintf(dev->arch, sizeof dev->arch, "cpu");
+    return TRIC_SUCCESS;
+}
+
+tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
+    /* 128-byte alignment, like cuMemAlloc's (at least 256 there), so that a kernel's :16 pointer
+     * hints hold on cpu too. An empty buffer still gets a distinct address. */
+    void *p = aligned_alloc(128, bytes ? (bytes + 127) / 128 * 128 : 128);
+    if (!p)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes", dev->name, bytes);
+    pthread_mutex_lock(&dev->lock);
+    if (dev->nlive == dev->live_cap) {
+        int cap = dev->live_cap ? dev->live_cap * 2 : 16;
+        InterpBuffer *live = realloc(dev->live, sizeof *live * (size_t)cap);
+        if (live)
+            dev->live = live;
+        struct tric_buffer_s **owner = live ? realloc(dev->live_owner, sizeof *owner * (size_t)cap)
+                                            : NULL;
+        if (!owner) {
+            pthread_mutex_unlock(&dev->lock);
+            free(p);
+            return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+        }
+        dev->live_owner = owner;
+        dev->live_cap = cap;
+    }
+    buf->addr = (uint64_t)(uintptr_t)p;
+    buf->live_index = dev->nlive;
+    dev->live[dev->nlive] = (InterpBuffer){buf->addr, bytes};
+    dev->live_owner[dev->nlive] = buf;
+    dev->nlive++;
+    pthread_mutex_unlock(&dev->lock);
+    return TRIC_SUCCESS;
+}
+
+void rt_cpu_free(struct tric_buffer_s *buf) {
+    struct tric_device_s *dev = buf->device;
+    pthread_mutex_lock(&dev->lock);
+    /* Swap-remove: the last live buffer takes the freed slot. */
+    int i = buf->live_index, last = dev->nlive - 1;
+    dev->live[i] = dev->live[last];
+    dev->live_owner[i] = dev->live_owner[last];
+    dev->live_owner[i]->live_index = i;
+    dev->nlive--;
+    pthread_mutex_unlock(&dev->lock);
+    free((void *)(uintptr_t)buf->addr);
+}
+
+tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+                           const tric_compile_options *opt, struct tric_module_s *mod) {
+    Arena *arena = arena_new();
+    CompileOptions copt;
+    tric_status st = rt_compile_options(opt, arena, &copt);
+    if (st != TRIC_SUCCESS) {
+        arena_free(arena);
+        return st;
+    }
+    copt.emit = EMIT_IR;
+    Diag diag = {0};
+    CompileResult *res = &mod->result;
+    memset(res, 0, sizeof *res);
+    bool ok = driver_compile(file, &copt, res, &diag);
+    arena_free(arena); /* the options only; the result has its own arena */
+    mod->has_result = true;
+    if (!ok || !res->ir) {
+        st = rt_fail(TRIC_ERROR_COMPILE, "%s",
+                     diag.text.data && diag.text.len ? diag.text.data
+                                                     : "compilation failed (no diagnostic)");
+        diag_free(&diag);
+        return st;
+    }
+    diag_free(&diag);
+    const IrFunc *f = res->ir;
+    mod->code = strdup(res->output.data ? res->output.data : "");
+    struct tric_kernel_s *k = &mod->kernel;
+    snprintf(k->name, sizeof k->name, "%s", f->name);
+    if (f->nparams > RT_MAX_PARAMS)
+        return rt_kernel_set_params(k, NULL, f->nparams); /* says how many are supported */
+    Type types[RT_MAX_PARAMS];
+    for (int i = 0; i < f->nparams; i++)
+        types[i] = ir_type(f, f->params[i].value);
+    st = rt_kernel_set_params(k, types, f->nparams);
+    if (st != TRIC_SUCCESS)
+        return st;
+    k->threads = 32 * (copt.num_warps ? copt.num_warps : 4);
+    k->shared_bytes = 0;
+    return TRIC_SUCCESS;
+}
+
+tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args) {
+    struct tric_module_s *mod = k->module;
+    struct tric_device_s *dev = mod->device;
+    InterpArg iargs[RT_MAX_PARAMS];
+    for (int i = 0; i < k->nparams; i++) {
+        const tric_arg *a = &args[i];
+        Type t = k->param_types[i];
+        switch (a->kind) {
+        case TRIC_ARG_BUFFER: iargs[i].ptr = a->v.buf.buffer->addr + a->v.buf.offset; break;
+        case TRIC_ARG_ADDRESS: iargs[i].ptr = a->v.address; break;
+        case TRIC_ARG_I32:
+            /* An unsigned parameter sees the same 32 bits as the GPU would. */
+            iargs[i].i = dtype_is_signed(t.dtype) ? (int64_t)a->v.i32 : (int64_t)(uint32_t)a->v.i32;
+            break;
+        case TRIC_ARG_I64: iargs[i].i = a->v.i64; break;
+        case TRIC_ARG_F32: iargs[i].f = a->v.f32; break;
+        case TRIC_ARG_F64: iargs[i].f = a->v.f64; break;
+        }
+    }
+    if ((uint64_t)grid.x * grid.y * grid.z > (uint64_t)INT32_MAX || grid.x > INT32_MAX)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: grid (%u, %u, %u) is too large", k->name,
+                       grid.x, grid.y, grid.z);
+    StrBuf err = {0};
+    pthread_mutex_lock(&dev->lock); /* the live-buffer list must not change during the run */
+    InterpLaunch launch = {
+        .grid = {(int)grid.x, (int)grid.y, (int)grid.z},
+        .args = iargs,
+        .nargs = k->nparams,
+        .buffers = dev->live,
+        .nbuffers = dev->nlive,
+    };
+    bool ok = interp_run(mod->result.ir, &launch, &err);
+    pthread_mutex_unlock(&dev->lock);
+    if (ok) {
+        strbuf_free(&err);
+        return TRIC_SUCCESS;
+    }
+    tric_status st = rt_fail(TRIC_ERROR_LAUNCH, "%s", err.data && err.len ? err.data
+                                                          : "the interpreter failed (no message)");
+    strbuf_free(&err);
+    return st;
+}

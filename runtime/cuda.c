@@ -1,0 +1,505 @@
+/* cuda.c: the cuda device through the CUDA Driver API (CUDA Driver API reference, "Initialization",
+ * "Primary Context Management", "Module Management", "Execution Control"). libcuda.so.1 is loaded
+ * at run time, so libtric builds and runs (on cpu) where no driver or toolkit is installed. */
+#include "runtime/cuda_api.h"
+#include "runtime/runtime.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loading libcuda -------------------------------------------------------------------------- */
+
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+static RtCudaApi api;
+static bool api_ok;
+static char api_error[512];
+
+/* cuGetProcAddress_v2 (CUDA 12.0+): symbol, pfn, cudaVersion, flags, symbolStatus. */
+typedef CUresult (*GetProcAddressFn)(const char *symbol, void **pfn, int cuda_version,
+                                     uint64_t flags, int *status);
+
+static void api_load(void) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(api_error, sizeof api_error,
+                 "libcuda.so.1 not found (no NVIDIA driver on this machine)");
+        return;
+    }
+    GetProcAddressFn get_proc = (GetProcAddressFn)dlsym(lib, "cuGetProcAddress_v2");
+    CUresult (*driver_version)(int *) = (CUresult(*)(int *))dlsym(lib, "cuDriverGetVersion");
+    if (!get_proc || !driver_version) {
+        snprintf(api_error, sizeof api_error,
+                 "the NVIDIA driver is too old: libcuda.so.1 has no cuGetProcAddress_v2 (tric needs "
+                 "a driver for CUDA 12.0 or newer)");
+        return;
+    }
+    int version = 0;
+    driver_version(&version);
+    /* Ask for each entry point at CUDA 12.0, the ABI the prototypes in cuda_api.h have; a symbol a
+     * newer driver only has in a later version (cuEventElapsedTime_v2 in 13.0, same prototype) is
+     * asked for at the driver's own version. */
+#define X(name, params)                                                                            \
+    {                                                                                              \
+        void *fn = NULL;                                                                           \
+        int status = 0;                                                                            \
+        if (get_proc(#name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||   \
+            !fn)                                                                                   \
+            get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);                   \
+        if (!fn) {                                                                                 \
+            snprintf(api_error, sizeof api_error,                                                  \
+                     "libcuda.so.1 (driver CUDA %d.%d) has no %s", version / 1000,                 \
+                     version % 1000 / 10, #name);                                                  \
+            return;                                                                                \
+        }                                                                                          \
+        memcpy(&api.name, &fn, sizeof fn);                                                         \
+    }
+    TRIC_CUDA_FUNCS(X)
+#undef X
+    CUresult r = api.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+        char text[256];
+        snprintf(api_error, sizeof api_error, "cuInit failed: %s",
+                 rt_cuda_error_text(r, text, sizeof text));
+        return;
+    }
+    api_ok = true;
+}
+
+const RtCudaApi *rt_cuda_api(void) {
+    pthread_once(&api_once, api_load);
+    return api_ok ? &api : NULL;
+}
+
+const char *rt_cuda_api_error(void) {
+    pthread_once(&api_once, api_load);
+    return api_ok ? "" : api_error;
+}
+
+const char *rt_cuda_error_text(CUresult r, char *buf, size_t len) {
+    const char *name = NULL, *text = NULL;
+    if (api.cuGetErrorName)
+        api.cuGetErrorName(r, &name);
+    if (api.cuGetErrorString)
+        api.cuGetErrorString(r, &text);
+    snprintf(buf, len, "%s (%s)", name ? name : "CUDA error", text ? text : "no description");
+    if (!name) /* an unknown code: at least print the number */
+        snprintf(buf, len, "CUDA error %d", r);
+    return buf;
+}
+
+/* Errors after which the context is unusable until the process exits (CUDA Driver API,
+ * CUresult: "the process must be terminated and relaunched"). */
+static bool error_is_sticky(CUresult r) { return r == 700 || r == 710 || (r >= 714 && r <= 719); }
+
+static tric_status cuda_fail(const struct tric_device_s *dev, CUresult r, const char *what) {
+    char text[256];
+    rt_cuda_error_text(r, text, sizeof text);
+    tric_status st = r == 2 ? TRIC_ERROR_OUT_OF_MEMORY
+                     : (r == 700 || r == 701 || r == 702 || (r >= 710 && r <= 719))
+                         ? TRIC_ERROR_LAUNCH
+                         : TRIC_ERROR_DRIVER;
+    return rt_fail(st, "%s: %s failed: %s%s", dev->name, what, text,
+                   error_is_sticky(r) ? "; this error is sticky: the GPU context is unusable until "
+                                        "the process exits"
+                                      : "");
+}
+
+/* The device's primary context must be current on the calling thread. A thread-local cache makes
+ * this a compare on the launch path (a program that switches contexts itself behind tric's back
+ * must call tric_device_synchronize first, which resets it). */
+static _Thread_local CUcontext current_context;
+
+static CUresult make_current(const struct tric_device_s *dev) {
+    if (current_context == dev->cu_context)
+        return CUDA_SUCCESS;
+    CUresult r = api.cuCtxSetCurrent(dev->cu_context);
+    if (r == CUDA_SUCCESS)
+        current_context = dev->cu_context;
+    return r;
+}
+
+#define CU_CHECK(dev, call, what)                                                                  \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS)                                                                    \
+            return cuda_fail((dev), r_, (what));                                                   \
+    } while (0)
+
+/* ---- devices ---------------------------------------------------------------------------------- */
+
+bool rt_cuda_available(void) {
+    int count = 0;
+    return rt_cuda_api() && api.cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0;
+}
+
+tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
+    dev->kind = TRIC_DEVICE_CUDA;
+    dev->ordinal = ordinal;
+    snprintf(dev->name, sizeof dev->name, "cuda:%d", ordinal);
+    if (!rt_cuda_api())
+        return rt_fail(TRIC_ERROR_NO_DEVICE, "cuda:%d: %s", ordinal, rt_cuda_api_error());
+    int count = 0;
+    CU_CHECK(dev, api.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    if (ordinal >= count)
+        return rt_fail(TRIC_ERROR_NO_DEVICE, "cuda:%d: no such device (this machine has %d)",
+                       ordinal, count);
+    CUdevice cu_dev;
+    CU_CHECK(dev, api.cuDeviceGet(&cu_dev, ordinal), "cuDeviceGet");
+    char name[200] = "";
+    int major = 0, minor = 0;
+    CU_CHECK(dev, api.cuDeviceGetName(name, (int)sizeof name - 1, cu_dev), "cuDeviceGetName");
+    CU_CHECK(dev, api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_dev),
+             "cuDeviceGetAttribute(compute capability major)");
+    CU_CHECK(dev, api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_dev),
+             "cuDeviceGetAttribute(compute capability minor)");
+    dev->cu_device = cu_dev;
+    dev->sm = major * 10 + minor;
+    /* The JIT compiles for exactly this GPU, so on Hopper (9.0) it may use the arch-specific
+     * features (wgmma, TMA: PTX ISA "sm_90a"), as Triton does. */
+    snprintf(dev->arch, sizeof dev->arch, "sm_%d%s", dev->sm, major == 9 ? "a" : "");
+    CUcontext ctx;
+    CU_CHECK(dev, api.cuDevicePrimaryCtxRetain(&ctx, cu_dev), "cuDevicePrimaryCtxRetain");
+    dev->cu_context = ctx;
+    CUresult r = make_current(dev);
+    if (r != CUDA_SUCCESS) {
+        api.cuDevicePrimaryCtxRelease(cu_dev);
+        return cuda_fail(dev, r, "cuCtxSetCurrent");
+    }
+    snprintf(dev->name, sizeof dev->name, "cuda:%d (%s, sm_%d)", ordinal, name, dev->sm);
+    return TRIC_SUCCESS;
+}
+
+void rt_cuda_close(struct tric_device_s *dev) {
+    if (!dev->cu_context)
+        return;
+    if (current_context == dev->cu_context)
+        current_context = NULL;
+    api.cuDevicePrimaryCtxRelease(dev->cu_device);
+    dev->cu_context = NULL;
+}
+
+tric_status rt_cuda_synchronize(struct tric_device_s *dev) {
+    /* Set the context unconditionally: this is also the documented way to resync the cache. */
+    current_context = NULL;
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    CU_CHECK(dev, api.cuCtxSynchronize(), "cuCtxSynchronize");
+    return TRIC_SUCCESS;
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+
+tric_status rt_cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    CUdeviceptr p = 0;
+    CUresult r = api.cuMemAlloc(&p, bytes ? bytes : 256); /* a 0-byte request is an error there */
+    if (r != CUDA_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "cuMemAlloc of %zu bytes", bytes);
+        return cuda_fail(dev, r, what);
+    }
+    buf->addr = p;
+    return TRIC_SUCCESS;
+}
+
+void rt_cuda_free(struct tric_buffer_s *buf) {
+    if (make_current(buf->device) == CUDA_SUCCESS)
+        api.cuMemFree(buf->addr);
+}
+
+static CUstream stream_of(struct tric_stream_s *s) { return s ? (CUstream)s->cu_stream : NULL; }
+
+/* Copies and memsets are issued on the stream and waited for, so that they complete before the
+ * call returns whatever the direction (a plain cuMemcpyDtoD would not wait). */
+static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_stream_s *s,
+                             const char *what) {
+    if (r != CUDA_SUCCESS)
+        return cuda_fail(dev, r, what);
+    r = api.cuStreamSynchronize(stream_of(s));
+    if (r != CUDA_SUCCESS)
+        return cuda_fail(dev, r, "cuStreamSynchronize");
+    return TRIC_SUCCESS;
+}
+
+tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                             struct tric_stream_s *s) {
+    CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    return finish_on(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, stream_of(s)), s,
+                     "cuMemcpyHtoDAsync");
+}
+
+tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                             struct tric_stream_s *s) {
+    CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
+    return finish_on(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, stream_of(s)), s,
+                     "cuMemcpyDtoHAsync");
+}
+
+tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
+                             size_t soff, size_t n, struct tric_stream_s *s) {
+    CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    return finish_on(dst->device,
+                     api.cuMemcpyDtoDAsync(dst->addr + doff, src->addr + soff, n, stream_of(s)), s,
+                     "cuMemcpyDtoDAsync");
+}
+
+tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
+                           struct tric_stream_s *s) {
+    CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    return finish_on(dst->device,
+                     api.cuMemsetD8Async(dst->addr + off, (unsigned char)value, n, stream_of(s)),
+                     s, "cuMemsetD8Async");
+}
+
+/* ---- streams ---------------------------------------------------------------------------------- */
+
+tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s) {
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    CUstream cs = NULL;
+    CU_CHECK(dev, api.cuStreamCreate(&cs, CU_STREAM_DEFAULT), "cuStreamCreate");
+    s->cu_stream = cs;
+    return TRIC_SUCCESS;
+}
+
+void rt_cuda_stream_destroy(struct tric_stream_s *s) {
+    if (s->cu_stream && make_current(s->device) == CUDA_SUCCESS)
+        api.cuStreamDestroy((CUstream)s->cu_stream);
+}
+
+tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s) {
+    CU_CHECK(s->device, make_current(s->device), "cuCtxSetCurrent");
+    CU_CHECK(s->device, api.cuStreamSynchronize((CUstream)s->cu_stream), "cuStreamSynchronize");
+    return TRIC_SUCCESS;
+}
+
+/* ---- modules ---------------------------------------------------------------------------------- */
+
+/* The cache key material: everything the PTX depends on. */
+static void key_material(StrBuf *sb, const struct tric_device_s *dev, const SrcFile *file,
+                         const tric_compile_options *opt, const char *arch) {
+    strbuf_printf(sb, "tric-jit %s\ntarget %s\nfile %zu:%s\n", TRIC_VERSION, arch,
+                  strlen(file->name), file->name);
+    rt_options_key(sb, opt);
+    strbuf_printf(sb, "source %zu:", file->len);
+    strbuf_append_n(sb, file->text, file->len);
+}
+
+static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
+                               const tric_compile_options *opt, const char *arch,
+                               struct tric_module_s *mod) {
+    Arena *arena = arena_new();
+    CompileOptions copt;
+    tric_status st = rt_compile_options(opt, arena, &copt);
+    if (st != TRIC_SUCCESS) {
+        arena_free(arena);
+        return st;
+    }
+    copt.emit = EMIT_PTX;
+    copt.arch = arch;
+    const char *libdevice = getenv("TRIC_LIBDEVICE");
+    if (libdevice && *libdevice)
+        copt.libdevice_path = libdevice;
+    Diag diag = {0};
+    CompileResult res;
+    memset(&res, 0, sizeof res);
+    bool ok = driver_compile(file, &copt, &res, &diag);
+    arena_free(arena);
+    if (!ok) {
+        st = rt_fail(TRIC_ERROR_COMPILE, "%s",
+                     diag.text.len ? diag.text.data : "compilation failed (no diagnostic)");
+    } else {
+        mod->code = strbuf_take(&res.output);
+        if (!mod->code)
+            st = rt_fail(TRIC_ERROR_COMPILE, "%s: the compiler produced no PTX", file->name);
+    }
+    diag_free(&diag);
+    compile_result_free(&res);
+    return st;
+}
+
+tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
+                            const tric_compile_options *opt, struct tric_module_s *mod) {
+    const char *arch = opt && opt->arch ? opt->arch : dev->arch;
+    char *dir = opt && opt->no_cache ? NULL : rt_cache_dir();
+    StrBuf key = {0};
+    if (dir) {
+        key_material(&key, dev, file, opt, arch);
+        StrBuf payload = {0}, why = {0};
+        if (rt_cache_lookup(dir, key.data, key.len, &payload, &why)) {
+            mod->code = strbuf_take(&payload);
+            mod->from_cache = true;
+            /* A stale-but-intact entry that the driver rejects is recompiled below, never
+             * trusted. */
+            if (rt_cuda_load(dev, mod) == TRIC_SUCCESS) {
+                strbuf_free(&why);
+                strbuf_free(&key);
+                free(dir);
+                return TRIC_SUCCESS;
+            }
+            rt_cuda_unload(mod);
+            free(mod->code);
+            mod->code = NULL;
+            mod->from_cache = false;
+        }
+        strbuf_free(&payload);
+        strbuf_free(&why);
+    }
+    tric_status st = compile_ptx(dev, file, opt, arch, mod);
+    if (st == TRIC_SUCCESS && dir) {
+        StrBuf why = {0};
+        rt_cache_store(dir, key.data, key.len, mod->code, strlen(mod->code), &why);
+        strbuf_free(&why); /* a cache that cannot be written is not an error */
+    }
+    strbuf_free(&key);
+    free(dir);
+    if (st != TRIC_SUCCESS)
+        return st;
+    return rt_cuda_load(dev, mod);
+}
+
+tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
+    KernelMeta meta;
+    StrBuf err = {0};
+    memset(&meta, 0, sizeof meta);
+    if (!kernel_meta_read(mod->code, &meta, &err)) {
+        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                                 "not a tric PTX module (no valid tric metadata block): %s",
+                                 err.len ? err.data : "");
+        strbuf_free(&err);
+        return st;
+    }
+    strbuf_free(&err);
+    struct tric_kernel_s *k = &mod->kernel;
+    snprintf(k->name, sizeof k->name, "%s", meta.name);
+    Type types[RT_MAX_PARAMS];
+    int n = meta.nparams < RT_MAX_PARAMS ? meta.nparams : RT_MAX_PARAMS;
+    for (int i = 0; i < n; i++)
+        types[i] = meta.params[i].type;
+    tric_status st = rt_kernel_set_params(k, types, meta.nparams);
+    if (st != TRIC_SUCCESS)
+        return st;
+    k->threads = meta.threads ? meta.threads : 32 * (meta.num_warps ? meta.num_warps : 4);
+    k->shared_bytes = meta.shared_bytes;
+
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    /* The JIT's own messages (ptxas errors) come back in the error log (CUDA Driver API,
+     * CUjit_option: CU_JIT_ERROR_LOG_BUFFER, size in/out). */
+    static const size_t log_size = 16384;
+    char *log = calloc(1, log_size);
+    if (!log)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    int opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[2] = {log, (void *)(uintptr_t)log_size};
+    CUmodule cm = NULL;
+    CUresult r = api.cuModuleLoadDataEx(&cm, mod->code, 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        char text[256];
+        st = rt_fail(r == 2 ? TRIC_ERROR_OUT_OF_MEMORY : TRIC_ERROR_DRIVER,
+                     "%s: cuModuleLoadDataEx failed for kernel %s (target %s): %s%s%s", dev->name,
+                     meta.name, meta.target, rt_cuda_error_text(r, text, sizeof text),
+                     log[0] ? "\n" : "", log);
+        free(log);
+        return st;
+    }
+    free(log);
+    mod->cu_module = cm;
+    CUfunction fn = NULL;
+    r = api.cuModuleGetFunction(&fn, cm, meta.name);
+    if (r != CUDA_SUCCESS) {
+        char what[200];
+        snprintf(what, sizeof what, "cuModuleGetFunction(%s)", meta.name);
+        return cuda_fail(dev, r, what);
+    }
+    /* More than 48 KB of dynamic shared memory must be opted into per function (CUDA C
+     * Programming Guide, "Shared Memory", compute capability 7.0+). */
+    if (k->shared_bytes > 48 * 1024)
+        CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             k->shared_bytes),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    k->cu_function = fn;
+    return TRIC_SUCCESS;
+}
+
+void rt_cuda_unload(struct tric_module_s *mod) {
+    if (mod->cu_module && make_current(mod->device) == CUDA_SUCCESS)
+        api.cuModuleUnload((CUmodule)mod->cu_module);
+    mod->cu_module = NULL;
+}
+
+/* ---- launch ----------------------------------------------------------------------------------- */
+
+/* IEEE 754 binary32 -> binary16, round to nearest even (overflow to inf, NaN kept quiet). */
+static uint16_t f32_to_f16(float value) {
+    uint32_t x;
+    memcpy(&x, &value, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, mant = x & 0x7fffffu;
+    if (exp == 0xff)
+        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) { /* subnormal half (or zero) */
+        if (e < -10)
+            return (uint16_t)sign;
+        mant |= 0x800000u;
+        int shift = 14 - e;
+        uint32_t half = mant >> shift, rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rest > mid || (rest == mid && (half & 1)))
+            half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = sign | ((uint32_t)e << 10) | (mant >> 13), rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (half & 1)))
+        half++; /* a carry into the exponent is the right result, up to inf */
+    return (uint16_t)half;
+}
+
+/* binary32 -> bfloat16 (the top half), round to nearest even. */
+static uint16_t f32_to_bf16(float value) {
+    uint32_t x;
+    memcpy(&x, &value, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                           struct tric_stream_s *s) {
+    /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
+     * cuLaunchKernel: kernelParams), so the slots live on this stack frame. Each parameter is read
+     * with its declared PTX size from the start of its slot: little-endian, so an int slot works
+     * for .u8/.u16/.u32 parameters alike. */
+    uint64_t slots[RT_MAX_PARAMS];
+    void *params[RT_MAX_PARAMS];
+    for (int i = 0; i < k->nparams; i++) {
+        const tric_arg *a = &args[i];
+        uint64_t v = 0;
+        switch ((RtParamKind)k->param_kind[i]) {
+        case RT_PARAM_PTR:
+            v = a->kind == TRIC_ARG_BUFFER ? a->v.buf.buffer->addr + a->v.buf.offset : a->v.address;
+            break;
+        case RT_PARAM_I32: v = (uint32_t)a->v.i32; break;
+        case RT_PARAM_I64: v = (uint64_t)a->v.i64; break;
+        case RT_PARAM_F16: v = f32_to_f16(a->v.f32); break;
+        case RT_PARAM_BF16: v = f32_to_bf16(a->v.f32); break;
+        case RT_PARAM_F32: memcpy(&v, &a->v.f32, 4); break;
+        case RT_PARAM_F64: memcpy(&v, &a->v.f64, 8); break;
+        }
+        slots[i] = v;
+        params[i] = &slots[i];
+    }
+    struct tric_device_s *dev = k->module->device;
+    CUresult r = make_current(dev);
+    if (r == CUDA_SUCCESS)
+        r = api.cuLaunchKernel((CUfunction)k->cu_function, grid.x, grid.y, grid.z,
+                               (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes, stream_of(s),
+                               params, NULL);
+    if (r != CUDA_SUCCESS) {
+        char what[200];
+        snprintf(what, sizeof what, "cuLaunchKernel(%s, grid (%u, %u, %u), %d threads, %d bytes shared)",
+                 k->name, grid.x, grid.y, grid.z, k->threads, k->shared_bytes);
+        return cuda_fail(dev, r, what);
+    }
+    return TRIC_SUCCESS;
+}

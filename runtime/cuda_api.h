@@ -1,0 +1,100 @@
+/* cuda_api.h: the part of the CUDA Driver API tric uses, declared here so that building tric never
+ * needs the CUDA toolkit. libcuda.so.1 is opened at run time (dlopen) and every entry point is
+ * fetched with cuGetProcAddress_v2 at CUDA version 12000, which returns the ABI version the names
+ * below have in CUDA 12 (cuMemAlloc -> cuMemAlloc_v2, ...). Types and enum values follow the
+ * toolkit's cuda.h (CUDA 12/13); only the members used are listed.
+ *
+ * Bench programs may include this header (for events) after opening a cuda device with tric. */
+#ifndef TRIC_CUDA_API_H
+#define TRIC_CUDA_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult; /* CUDA_SUCCESS = 0 */
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_NOT_READY = 600,
+    /* CUdevice_attribute */
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    /* CUfunction_attribute */
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    /* CUjit_option */
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+    /* CUstream_flags, CUevent_flags */
+    CU_STREAM_DEFAULT = 0,
+    CU_STREAM_NON_BLOCKING = 1,
+    CU_EVENT_DEFAULT = 0,
+    CU_EVENT_DISABLE_TIMING = 2,
+    /* CUdriverProcAddress_flags */
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+};
+
+/* The entry points, as members of one table: X(return, name, params). */
+#define TRIC_CUDA_FUNCS(X)                                                                         \
+    X(cuInit, (unsigned flags))                                                                    \
+    X(cuDriverGetVersion, (int *version))                                                          \
+    X(cuGetErrorName, (CUresult error, const char **str))                                          \
+    X(cuGetErrorString, (CUresult error, const char **str))                                        \
+    X(cuDeviceGetCount, (int *count))                                                              \
+    X(cuDeviceGet, (CUdevice * dev, int ordinal))                                                  \
+    X(cuDeviceGetName, (char *name, int len, CUdevice dev))                                        \
+    X(cuDeviceGetAttribute, (int *value, int attribute, CUdevice dev))                             \
+    X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                                   \
+    X(cuDevicePrimaryCtxRelease, (CUdevice dev))                                                   \
+    X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
+    X(cuCtxSynchronize, (void))                                                                    \
+    X(cuModuleLoadDataEx, (CUmodule * mod, const void *image, unsigned nopts, int *opts,           \
+                           void **optvals))                                                        \
+    X(cuModuleUnload, (CUmodule mod))                                                              \
+    X(cuModuleGetFunction, (CUfunction * fn, CUmodule mod, const char *name))                      \
+    X(cuFuncSetAttribute, (CUfunction fn, int attribute, int value))                               \
+    X(cuLaunchKernel, (CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,          \
+                       unsigned by, unsigned bz, unsigned shared, CUstream stream, void **params,  \
+                       void **extra))                                                              \
+    X(cuMemAlloc, (CUdeviceptr * ptr, size_t bytes))                                               \
+    X(cuMemFree, (CUdeviceptr ptr))                                                                \
+    X(cuMemcpyHtoD, (CUdeviceptr dst, const void *src, size_t bytes))                              \
+    X(cuMemcpyDtoH, (void *dst, CUdeviceptr src, size_t bytes))                                    \
+    X(cuMemcpyDtoD, (CUdeviceptr dst, CUdeviceptr src, size_t bytes))                              \
+    X(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))             \
+    X(cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t bytes, CUstream s))                   \
+    X(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))             \
+    X(cuMemsetD8, (CUdeviceptr dst, unsigned char value, size_t n))                                \
+    X(cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, size_t n, CUstream s))               \
+    X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
+    X(cuStreamDestroy, (CUstream s))                                                               \
+    X(cuStreamSynchronize, (CUstream s))                                                           \
+    X(cuEventCreate, (CUevent * e, unsigned flags))                                                \
+    X(cuEventDestroy, (CUevent e))                                                                 \
+    X(cuEventRecord, (CUevent e, CUstream s))                                                      \
+    X(cuEventSynchronize, (CUevent e))                                                             \
+    X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end))
+
+typedef struct RtCudaApi {
+#define X(name, params) CUresult (*name) params;
+    TRIC_CUDA_FUNCS(X)
+#undef X
+} RtCudaApi;
+
+/* Loads libcuda and every entry point once (thread-safe). NULL when that failed; then
+ * rt_cuda_api_error() says why ("libcuda.so.1 not found (no NVIDIA driver on this machine)"). */
+const RtCudaApi *rt_cuda_api(void);
+const char *rt_cuda_api_error(void);
+/* "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)" for an error code. */
+const char *rt_cuda_error_text(CUresult r, char *buf, size_t len);
+
+#endif

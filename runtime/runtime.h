@@ -1,0 +1,159 @@
+/* runtime.h: the runtime's insides, shared by the runtime/ files (the public API is include/tric/tric.h).
+ *
+ * Sections (one per file in runtime/):
+ *   api.c    errors, devices, modules, kernels, buffers, argument checking, launch dispatch
+ *   cpu.c    the cpu device: host buffers, driver_compile to IR, interp_run
+ *   cuda.c   the cuda device: libcuda through runtime/cuda_api.h
+ *   cache.c  the on-disk JIT cache: key material -> PTX, written atomically, checked on read
+ *
+ * Knows the driver (driver/driver.h) and the IR (for the interpreter), never LLVM. */
+#ifndef TRIC_RUNTIME_H
+#define TRIC_RUNTIME_H
+
+#include "driver/driver.h"
+#include "tric/tric.h"
+
+#include <pthread.h>
+
+/* ---- api.c ------------------------------------------------------------------------------------ */
+
+/* Sets this thread's last error and returns status (so `return rt_fail(...)` reads well). */
+tric_status rt_fail(tric_status status, const char *fmt, ...) TRIC_PRINTF(2, 3);
+
+/* What a launch argument must be, per parameter, decided once at kernel load. */
+typedef enum RtParamKind {
+    RT_PARAM_PTR,
+    RT_PARAM_I32, /* i1..i32, u8..u32: a 4-byte slot (smaller ints are widened by the kernel ABI) */
+    RT_PARAM_I64,
+    RT_PARAM_F16, /* fp16/bf16: passed as F32, converted to 2 bytes */
+    RT_PARAM_BF16,
+    RT_PARAM_F32,
+    RT_PARAM_F64,
+} RtParamKind;
+
+#define RT_MAX_PARAMS 64
+
+struct tric_kernel_s {
+    struct tric_module_s *module;
+    char name[128];
+    int nparams;
+    Type param_types[RT_MAX_PARAMS];
+    uint8_t param_kind[RT_MAX_PARAMS]; /* RtParamKind */
+    char param_type_str[RT_MAX_PARAMS][24];
+    int threads;
+    int shared_bytes;
+    void *cu_function; /* CUfunction (cuda) */
+};
+
+struct tric_module_s {
+    struct tric_device_s *device;
+    char *code;           /* PTX (cuda) or IR text (cpu); malloc'd */
+    CompileResult result; /* cpu: keeps result.ir alive for the interpreter */
+    /* cpu: the source as compiled. The IR's locations point at this SrcFile, so it lives as long
+     * as the module (the interpreter's messages name file:line). */
+    SrcFile source;
+    char *source_name, *source_text;
+    bool has_result;
+    bool from_cache;      /* cuda: the PTX came from the disk cache */
+    void *cu_module;      /* CUmodule (cuda) */
+    struct tric_kernel_s kernel;
+};
+
+struct tric_buffer_s {
+    struct tric_device_s *device;
+    uint64_t addr;
+    size_t bytes;
+    int live_index; /* cpu: the slot in device->live */
+};
+
+struct tric_stream_s {
+    struct tric_device_s *device;
+    void *cu_stream; /* CUstream (cuda); NULL on cpu */
+};
+
+struct tric_device_s {
+    tric_device_kind kind;
+    char name[256];
+    char arch[16];
+    /* cpu: every live buffer, the interpreter's bounds (InterpLaunch.buffers); guarded by lock. */
+    pthread_mutex_t lock;
+    InterpBuffer *live;
+    struct tric_buffer_s **live_owner;
+    int nlive, live_cap;
+    /* cuda */
+    int ordinal;
+    int cu_device;       /* CUdevice */
+    void *cu_context;    /* CUcontext: the device's primary context */
+    int sm;              /* 90 for compute capability 9.0 */
+};
+
+/* ---- cpu.c ------------------------------------------------------------------------------------ */
+
+tric_status rt_cpu_open(struct tric_device_s *dev);
+tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes);
+void rt_cpu_free(struct tric_buffer_s *buf);
+tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+                           const tric_compile_options *opt, struct tric_module_s *mod);
+tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args);
+
+/* ---- cuda.c ----------------------------------------------------------------------------------- */
+
+/* Whether libcuda can be loaded and has at least one device (for "auto"); never fails loudly. */
+bool rt_cuda_available(void);
+tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal);
+void rt_cuda_close(struct tric_device_s *dev);
+tric_status rt_cuda_synchronize(struct tric_device_s *dev);
+tric_status rt_cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes);
+void rt_cuda_free(struct tric_buffer_s *buf);
+tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                             struct tric_stream_s *s);
+tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                             struct tric_stream_s *s);
+tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
+                             size_t soff, size_t n, struct tric_stream_s *s);
+tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
+                           struct tric_stream_s *s);
+tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s);
+void rt_cuda_stream_destroy(struct tric_stream_s *s);
+tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s);
+/* Compiles (through the cache) to PTX for the device's arch and loads it. */
+tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
+                            const tric_compile_options *opt, struct tric_module_s *mod);
+/* Loads mod->code (PTX with a metadata block): fills mod->kernel and the CUmodule. */
+tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod);
+void rt_cuda_unload(struct tric_module_s *mod);
+tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                           struct tric_stream_s *s);
+
+/* ---- api.c: shared helpers -------------------------------------------------------------------- */
+
+/* Fills k's parameter table from types; false (with rt_fail) when a type cannot be passed. */
+tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n);
+/* Checks nargs/kinds against k; TRIC_SUCCESS or TRIC_ERROR_INVALID_ARGUMENT with the message. */
+tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs);
+/* Turns the public options into the driver's (defines are allocated in arena). */
+tric_status rt_compile_options(const tric_compile_options *opt, Arena *arena, CompileOptions *out);
+/* Appends a canonical text of the options to key material for the cache. */
+void rt_options_key(StrBuf *sb, const tric_compile_options *opt);
+
+/* ---- cache.c ---------------------------------------------------------------------------------- */
+
+/* The cache directory: $TRIC_CACHE_DIR, else $XDG_CACHE_HOME/tric, else $HOME/.cache/tric; NULL
+ * when none can be named or TRIC_NO_CACHE is set. malloc'd. The directory may not exist yet. */
+char *rt_cache_dir(void);
+/* 64-bit FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/): continue from h, or start from
+ * RT_FNV_OFFSET. Not cryptographic: every entry also stores its full key material. */
+#define RT_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t rt_fnv1a(uint64_t h, const void *data, size_t n);
+/* The entry's path for this key material: DIR/<16 hex digits of the hash>.ptx. malloc'd. */
+char *rt_cache_path(const char *dir, const char *material, size_t mlen);
+/* Reads the entry for material into payload. false when absent, or when the entry is corrupt or
+ * belongs to other material (then why says which; the caller recompiles and overwrites). */
+bool rt_cache_lookup(const char *dir, const char *material, size_t mlen, StrBuf *payload,
+                     StrBuf *why);
+/* Writes the entry atomically (temp file in dir, fsync, rename); creates dir. false with why on
+ * any failure (not an error for the caller: it just compiled without caching). */
+bool rt_cache_store(const char *dir, const char *material, size_t mlen, const char *payload,
+                    size_t plen, StrBuf *why);
+
+#endif

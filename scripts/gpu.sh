@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# scripts/gpu.sh [BUILD_DIR]: run ON the GPU machine, from the repo root, with a build directory
+# made on the build machine and carried over (default build-gpu). Runs the gpu-labelled tests, the
+# example programs on cuda:0 and the benchmarks; prints tric's numbers. Exit status: 0 when every
+# test and example passed (benchmarks only report).
+#
+# The build's absolute paths (TRIC_EXAMPLES_DIR, ctest's files) belong to the build machine: the
+# programs fall back to ./examples, and when ctest is missing or its files point elsewhere the test
+# binaries are run directly (exit 77 = skipped).
+set -u
+B=${1:-build-gpu}
+if [ ! -f "$B/libtric.so" ]; then
+    echo "gpu.sh: $B/libtric.so not found (build with cmake -B $B first, then carry $B)" >&2
+    exit 2
+fi
+export TRIC_EXAMPLES_DIR="$PWD/examples"
+export TRIC_DEVICE=cuda:0
+status=0
+
+echo "== gpu tests"
+ran_ctest=0
+if command -v ctest >/dev/null 2>&1 && grep -qs "$PWD" "$B/CTestTestfile.cmake"; then
+    ctest --test-dir "$B" -L gpu --output-on-failure || status=1
+    ran_ctest=1
+fi
+if [ $ran_ctest = 0 ]; then
+    for t in "$B"/tests/gpu_*; do
+        [ -x "$t" ] || continue
+        echo "-- $(basename "$t")"
+        "$t"
+        rc=$?
+        case $rc in
+            0) echo "   PASS" ;;
+            77) echo "   SKIPPED" ;;
+            *) echo "   FAIL (exit $rc)"; status=1 ;;
+        esac
+    done
+fi
+
+echo "== examples"
+for cmd in "vector_add" "vector_add 1" "vector_add 268435456" "matmul" "matmul 1000 77 1024" "matmul 2048 2048 2048"; do
+    echo "-- $cmd"
+    # shellcheck disable=SC2086
+    "$B"/$cmd || { echo "   FAIL: $cmd"; status=1; }
+done
+
+echo "== benchmarks (tric)"
+for bench in bench_launch bench_vector_add bench_matmul; do
+    if [ -x "$B/bench/$bench" ]; then
+        echo "-- $bench"
+        "$B/bench/$bench" || echo "   ($bench exited $?)"
+    else
+        echo "-- $bench: not built ($B/bench/$bench missing)"
+    fi
+done
+exit $status
