@@ -2221,6 +2221,7 @@ static int loop_carried(Lowerer *lw, const Block *body, const char *skip, const 
         names[n] = b->name;
         types[n] = t;
         inits[n] = lval_value(lw, b->val, &t, loc);
+        name_value(lw, inits[n], b->name);
         n++;
     }
     *names_out = names;

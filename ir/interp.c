@@ -1588,6 +1588,54 @@ static bool run_op(Interp *in, const IrOp *op)
 
 /* ---- the launch ------------------------------------------------------------------------------ */
 
+static bool valid_type(Type t)
+{
+    if ((unsigned)t.dtype >= DT_COUNT || t.rank > TRIC_MAX_RANK)
+        return false;
+    for (int d = 0; d < t.rank; d++)
+        if (t.shape[d] <= 0)
+            return false;
+    return true;
+}
+
+/* The structural facts the ops rely on (ids in range, operand and result counts, sane types),
+ * checked once before the launch: the IR may come from a .tir file that was never verified,
+ * and a malformed op must give a message, not a crash. */
+static bool validate_region(Interp *in, const IrRegion *r)
+{
+    const IrFunc *f = in->f;
+    for (int i = 0; i < r->nargs; i++)
+        if (r->args[i] <= 0 || r->args[i] >= f->nvalues || !valid_type(vtype(in, r->args[i])))
+            return fail(in, NULL, "internal error: a region argument is not a valid value");
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if ((unsigned)op->code >= OP_COUNT)
+            return fail(in, op, "internal error: an op with code %d", (int)op->code);
+        int want = op_num_operands(op->code);
+        if ((want >= 0 && op->noperands < want) ||
+            (op->code == OP_LOAD && op->noperands < 1) || (op->code == OP_STORE && op->noperands < 2))
+            return fail(in, op, "internal error: %s with %d operands", op_name(op->code), op->noperands);
+        bool optional = op->code == OP_LOAD || op->code == OP_STORE; /* mask, other: 0 = none */
+        for (int j = 0; j < op->noperands; j++) {
+            ValueId v = op->operands[j];
+            if (v < 0 || v >= f->nvalues || (v == 0 && !(optional && j >= (op->code == OP_LOAD ? 1 : 2))))
+                return fail(in, op, "internal error: operand %d of %s is not a valid value", j, op_name(op->code));
+        }
+        bool makes_value = !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
+                             op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
+                             op->code == OP_CONDITION);
+        if (makes_value && op->nresults < 1)
+            return fail(in, op, "internal error: %s without a result", op_name(op->code));
+        for (int j = 0; j < op->nresults; j++)
+            if (op->results[j] <= 0 || op->results[j] >= f->nvalues || !valid_type(vtype(in, op->results[j])))
+                return fail(in, op, "internal error: result %d of %s is not a valid value", j, op_name(op->code));
+        for (int j = 0; j < op->nregions; j++)
+            if (!validate_region(in, &op->regions[j]))
+                return false;
+    }
+    return true;
+}
+
 static bool bind_params(Interp *in)
 {
     const IrFunc *f = in->f;
@@ -1646,7 +1694,7 @@ bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
     bool ok = in.slots && in.page_saved;
     if (!ok)
         strbuf_append(error, "out of memory starting the interpreter");
-    ok = ok && bind_params(&in);
+    ok = ok && validate_region(&in, &f->body) && bind_params(&in);
     for (int z = 0; ok && z < launch->grid[2]; z++)
         for (int y = 0; ok && y < launch->grid[1]; y++)
             for (int x = 0; ok && x < launch->grid[0]; x++) {

@@ -2,7 +2,7 @@
  * scratch buffers only).
  *
  * Requires: layouts (pass_layouts). Guarantees: IrOp.smem_offset/smem_bytes for convert_layout,
- * reshape and cross-warp reductions; 0/0 for every other op; IrFunc.shared_bytes = what a launch
+ * reshape, cross-warp reductions and FMA dots; 0/0 for every other op; IrFunc.shared_bytes = what a launch
  * must ask for, within the target's per-block limit (else an error).
  *
  * Scratch is live only while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync
@@ -103,6 +103,15 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         int64_t slot = shared_elem_bytes(in) +
                        ((op->code == OP_ARGMAX || op->code == OP_ARGMIN) ? 4 : 0);
         return n_out * nw * slot;
+    }
+    case OP_DOT: {
+        /* FMA dot (blocked accumulator): codegen stages A, then B, unpadded, right after each
+         * other, and reads per k the rows and columns each thread needs (docs/layouts.md). */
+        int acc = f->values[op->results[0]].layout;
+        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
+            return 0;
+        Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
+        return type_numel(a) * dtype_bytes(a.dtype) + type_numel(b) * dtype_bytes(b.dtype);
     }
     default:
         return 0;

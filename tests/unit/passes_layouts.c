@@ -126,6 +126,9 @@ static void test_matmul(void)
     CHECK(cv && cv->code == OP_CONVERT_LAYOUT && cv->smem_offset == 0 &&
               cv->smem_bytes == (63 * 40 + 32) * 2,
           "A convert scratch %d bytes", cv ? cv->smem_bytes : -1);
+    /* The FMA dot stages A then B itself: 64x32 + 32x64 fp16. */
+    CHECK(dot->smem_offset == 0 && dot->smem_bytes == (64 * 32 + 32 * 64) * 2, "dot scratch %d",
+          dot->smem_bytes);
     int64_t strides[TRIC_MAX_RANK];
     shared_scratch_strides(f, cv, strides);
     CHECK(strides[0] == 40 && strides[1] == 1, "A scratch strides [%lld, %lld]", (long long)strides[0],
