@@ -19,8 +19,10 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     LLVMDisposeMessage(msg);
 
     int level = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", level);
+    /* globaldce first: with libdevice linked and internalized, it drops the hundreds of unused
+     * math functions before the pipeline's early per-function passes would visit each one. */
+    char pipeline[48];
+    snprintf(pipeline, sizeof pipeline, "globaldce,default<O%d>", level);
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();

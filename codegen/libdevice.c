@@ -27,19 +27,67 @@ static const char *libdevice_find(const CodegenOptions *o, char *buf, size_t siz
     return NULL;
 }
 
-bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Diag *d)
+/* Records that LLVM reported an error instead of letting its default handler exit. */
+static void note_error(LLVMDiagnosticInfoRef info, void *failed)
 {
-    char pathbuf[4096];
-    const char *path = libdevice_find(o, pathbuf, sizeof pathbuf);
-    if (!path) {
-        if (o->libdevice_path)
-            diag_plain_error(d, "math function %s needs libdevice: cannot read %s", what,
-                             o->libdevice_path);
-        else
-            diag_plain_error(d, "math function %s needs libdevice: install the CUDA toolkit or "
-                                "pass --libdevice=PATH", what);
+    if (LLVMGetDiagInfoSeverity(info) == LLVMDSError)
+        *(bool *)failed = true;
+}
+
+static bool kept_in_pruned(const char *name, LLVMModuleRef kernel)
+{
+    if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__nvvm_", 7) || !strncmp(name, "__internal_", 11))
+        return true;
+    LLVMValueRef use = LLVMGetNamedFunction(kernel, name);
+    return use && LLVMIsDeclaration(use);
+}
+
+/* The fast way: parse libdevice lazily (function bodies stay unread), delete every function the
+ * kernel does not call, then link. LLVMLinkModules2 reads the body of every function it links,
+ * so unpruned this costs a full parse (~100 ms); pruned, a few ms. Each __nv_* function calls
+ * only intrinsics, __nvvm_reflect and __internal_* helpers (checked on CUDA 13's libdevice); should
+ * a future libdevice call a deleted function, reading its body fails, which is caught here (the
+ * link goes into a scratch module) and the caller falls back to the full link. */
+static bool link_pruned(CgLlvm *l, const char *path)
+{
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        LLVMDisposeMessage(msg);
         return false;
     }
+    LLVMDiagnosticHandler old_handler = LLVMContextGetDiagnosticHandler(l->ctx);
+    void *old_context = LLVMContextGetDiagnosticContext(l->ctx);
+    bool failed = false;
+    LLVMContextSetDiagnosticHandler(l->ctx, note_error, &failed);
+    LLVMModuleRef lib = NULL, scratch = NULL;
+    bool ok = !LLVMGetBitcodeModuleInContext2(l->ctx, buf, &lib) && lib; /* owns buf now */
+    if (ok) {
+        for (LLVMValueRef fn = LLVMGetFirstFunction(lib), next; fn; fn = next) {
+            next = LLVMGetNextFunction(fn);
+            size_t len;
+            const char *name = LLVMGetValueName2(fn, &len);
+            if (!kept_in_pruned(name, l->mod) && !LLVMGetFirstUse(fn))
+                LLVMDeleteFunction(fn);
+        }
+        LLVMSetTarget(lib, LLVMGetTarget(l->mod));
+        LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(l->mod));
+        scratch = LLVMModuleCreateWithNameInContext("libdevice", l->ctx);
+        LLVMSetTarget(scratch, LLVMGetTarget(l->mod));
+        LLVMSetDataLayout(scratch, LLVMGetDataLayoutStr(l->mod));
+        ok = !LLVMLinkModules2(scratch, lib) && !failed; /* lib is consumed either way */
+    }
+    if (ok)
+        ok = !LLVMLinkModules2(l->mod, scratch) && !failed;
+    else if (scratch)
+        LLVMDisposeModule(scratch);
+    LLVMContextSetDiagnosticHandler(l->ctx, old_handler, old_context);
+    return ok;
+}
+
+/* The slow, always-correct way: parse all of libdevice and link it. */
+static bool link_full(CgLlvm *l, const char *path, Diag *d)
+{
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
@@ -61,6 +109,24 @@ bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Dia
         diag_plain_error(d, "linking libdevice %s failed", path);
         return false;
     }
+    return true;
+}
+
+bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Diag *d)
+{
+    char pathbuf[4096];
+    const char *path = libdevice_find(o, pathbuf, sizeof pathbuf);
+    if (!path) {
+        if (o->libdevice_path)
+            diag_plain_error(d, "math function %s needs libdevice: cannot read %s", what,
+                             o->libdevice_path);
+        else
+            diag_plain_error(d, "math function %s needs libdevice: install the CUDA toolkit or "
+                                "pass --libdevice=PATH", what);
+        return false;
+    }
+    if (!link_pruned(l, path) && !link_full(l, path, d))
+        return false;
     /* Everything but the kernel becomes internal, so default<O3> drops the unused part of
      * libdevice and inlines the rest. */
     for (LLVMValueRef fn = LLVMGetFirstFunction(l->mod); fn; fn = LLVMGetNextFunction(fn)) {

@@ -4,24 +4,35 @@
 
 #include <llvm-c/Support.h>
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool nvptx_initialized;
+static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT;
 
-static void nvptx_init(void)
+/* Once per process (pthread_once: the runtime may JIT from several threads). */
+static void nvptx_init_once(void)
 {
-    if (nvptx_initialized)
-        return;
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     /* 32-bit pointers for shared memory (as Triton and nvcc use): shared addresses fit in 32
      * bits, and 64-bit ones cost a cvt per access. The data layout then says p3:32:32. */
-    const char *args[2] = {"tric", "-nvptx-short-ptr"};
-    LLVMParseCommandLineOptions(2, args, NULL);
-    nvptx_initialized = true;
+    /* TRIC_LLVM_ARGS adds LLVM options for debugging ("-time-passes", "-print-after-all"). */
+    const char *args[32] = {"tric", "-nvptx-short-ptr"};
+    int nargs = 2;
+    static char extra[1024];
+    const char *env = getenv("TRIC_LLVM_ARGS");
+    if (env) {
+        snprintf(extra, sizeof extra, "%s", env);
+        for (char *tok = strtok(extra, " "); tok && nargs < 32; tok = strtok(NULL, " "))
+            args[nargs++] = tok;
+    }
+    LLVMParseCommandLineOptions(nargs, args, NULL);
 }
+
+static void nvptx_init(void) { pthread_once(&nvptx_once, nvptx_init_once); }
 
 bool cg_llvm_init(CgLlvm *l, const char *module_name, const CodegenOptions *o, Diag *d)
 {

@@ -63,6 +63,7 @@ typedef struct Cg {
     int nbases, bases_cap;
     const IrOp *term; /* the yield/condition that ended the last region lowered */
     bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
+    int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
     bool needs_libdevice;
     const char *math_name;
     bool failed;
@@ -488,8 +489,20 @@ static LLVMValueRef arith2(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueR
     case OP_AND: return LLVMBuildAnd(b, x, y, "");
     case OP_OR: return LLVMBuildOr(b, x, y, "");
     case OP_XOR: return LLVMBuildXor(b, x, y, "");
-    case OP_SHL: return LLVMBuildShl(b, x, y, "");
-    case OP_SHR: return sgn ? LLVMBuildAShr(b, x, y, "") : LLVMBuildLShr(b, x, y, "");
+    case OP_SHL: case OP_SHR: {
+        /* Amounts of the width or more (unsigned) clamp as PTX's shl/shr do (PTX ISA §9.7.8.8),
+         * which is the interpreter's rule; LLVM's shifts would be poison there. */
+        LLVMTypeRef ty = LLVMTypeOf(x);
+        LLVMValueRef width = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty), 0);
+        LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, width, "");
+        if (op == OP_SHR && sgn) {
+            LLVMValueRef amt = LLVMBuildSelect(b, big, LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) - 1, 0), y, "");
+            return LLVMBuildAShr(b, x, amt, "");
+        }
+        LLVMValueRef safe = LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), y, "");
+        LLVMValueRef v = op == OP_SHL ? LLVMBuildShl(b, x, safe, "") : LLVMBuildLShr(b, x, safe, "");
+        return LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), v, "");
+    }
     case OP_UMULHI: {
         LLVMTypeRef ty = LLVMTypeOf(x);
         unsigned bits = LLVMGetIntTypeWidth(ty);
@@ -577,8 +590,13 @@ static LLVMValueRef cast(Cg *c, DType from, DType to, LLVMValueRef a)
         return tb > fb ? LLVMBuildFPExt(b, a, ty, "") : LLVMBuildFPTrunc(b, a, ty, "");
     }
     if (dtype_is_float(from)) {
+        /* Saturating, NaN -> 0: PTX cvt.rzi's behaviour and the interpreter's (plain fptosi
+         * would be poison out of range). */
         LLVMValueRef w = widen(c, a);
-        return dtype_is_signed(to) ? LLVMBuildFPToSI(b, w, ty, "") : LLVMBuildFPToUI(b, w, ty, "");
+        char name[64];
+        snprintf(name, sizeof name, "llvm.fpto%ci.sat.i%d.%s", dtype_is_signed(to) ? 's' : 'u',
+                 dtype_bits(to), fsuffix(c, LLVMTypeOf(w)));
+        return call1(c, name, ty, w);
     }
     if (dtype_is_float(to)) {
         if (to == DT_BF16) {
@@ -641,7 +659,8 @@ static LLVMValueRef from_mem(Cg *c, DType t, LLVMValueRef v)
 /* Coordinate of element e along dim d. */
 static LLVMValueRef coord(Cg *c, const Dist *ds, int e, int d)
 {
-    return LLVMBuildAdd(c->l->b, ds->base[d], cg_i32(c->l, ds->off[e * ds->rank + d]), "");
+    int32_t off = ds->off[e * ds->rank + d];
+    return off ? LLVMBuildAdd(c->l->b, ds->base[d], cg_i32(c->l, off), "") : ds->base[d];
 }
 
 /* Index (in elements) of element e in a scratch copy with per-dim element strides. */
@@ -655,6 +674,34 @@ static LLVMValueRef strided_index(Cg *c, const Dist *ds, int e, const int64_t *s
         idx = idx ? LLVMBuildAdd(c->l->b, idx, t, "") : t;
     }
     return idx ? idx : cg_i32(c->l, 0);
+}
+
+/* A thread's scratch addresses split in two: this thread's part, sum base[d] * stride[d], one
+ * pointer computed in the entry block; each element's part, sum off[e][d] * stride[d], a constant.
+ * Every access is then `[%r + imm]` and the IR stays small. */
+static LLVMValueRef smem_thread_ptr(Cg *c, const Dist *ds, const int64_t *strides, int eb, int smem_off)
+{
+    LLVMBuilderRef b = c->pro;
+    LLVMValueRef idx = cg_i32(c->l, smem_off);
+    for (int d = 0; d < ds->rank; d++) {
+        if (ds->type.shape[d] == 1)
+            continue;
+        idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""), "");
+    }
+    return LLVMBuildGEP2(b, c->l->i8, smem_base(c), &idx, 1, "");
+}
+
+static LLVMValueRef smem_elem_ptr(Cg *c, LLVMValueRef thread_ptr, const Dist *ds, int e,
+                                  const int64_t *strides, int eb)
+{
+    int64_t k = 0;
+    for (int d = 0; d < ds->rank; d++)
+        if (ds->type.shape[d] != 1)
+            k += (int64_t)ds->off[e * ds->rank + d] * strides[d];
+    if (k == 0)
+        return thread_ptr;
+    LLVMValueRef off = cg_i32(c->l, k * eb);
+    return LLVMBuildGEP2(c->l->b, c->l->i8, thread_ptr, &off, 1, "");
 }
 
 static void row_major_strides(const Type t, int64_t *strides)
@@ -688,12 +735,11 @@ static void smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int
     LLVMBuilderRef b = c->l->b;
     LLVMTypeRef mt = dt == DT_I64 && eb == 8 ? c->l->i64 : mem_ty(c, dt);
     int w = smem_vec(ds, eb, strides);
+    LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
             continue;
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, strided_index(c, ds, e, strides),
-                                                        cg_i32(c->l, eb), ""), cg_i32(c->l, smem_off), "");
-        LLVMValueRef p = smem_addr(c, off);
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
         if (w == 1) {
             LLVMValueRef st = LLVMBuildStore(b, to_mem(c, dt, at(src, e)), p);
             LLVMSetAlignment(st, (unsigned)eb);
@@ -716,12 +762,11 @@ static LLVMValueRef *smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int 
     LLVMTypeRef mt = mem_ty(c, dt);
     int w = smem_vec(ds, eb, strides);
     LLVMValueRef *el = new_el(c, ds->nelems);
+    LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
             continue;
-        LLVMValueRef off = LLVMBuildAdd(b, LLVMBuildMul(b, strided_index(c, ds, e, strides),
-                                                        cg_i32(c->l, eb), ""), cg_i32(c->l, smem_off), "");
-        LLVMValueRef p = smem_addr(c, off);
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
         if (w == 1) {
             LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
             LLVMSetAlignment(ld, (unsigned)eb);
@@ -944,7 +989,7 @@ static void load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValu
     const char *mty = bits == 8 ? "b16" : ty;
     for (int j = 0; j < nw; j++) {
         strbuf_printf(&text, "mov.%s $%d, $%d;\n\t", mty, j, nw + 2 + j);
-        strbuf_printf(&cons, "=%s,", L);
+        strbuf_printf(&cons, "=&%s,", L); /* early clobber: the movs write before the ld reads */
     }
     if (nw == 1)
         strbuf_printf(&text, "@$%d ld.global.%s $0, [ $%d + 0 ];", nw + 1, ty, nw);
@@ -968,7 +1013,9 @@ static void load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValu
         LLVMTypeRef fields[4] = {wt, wt, wt, wt};
         ret = LLVMStructTypeInContext(c->l->ctx, fields, (unsigned)nw, 0);
     }
-    LLVMValueRef call = cg_asm(c->l, ret, text.data, cons.data, args, 2 + nw, false);
+    /* Side effects on: an asm without them is taken to touch no memory, and LLVM could move it
+     * across a store to the same address or a barrier. */
+    LLVMValueRef call = cg_asm(c->l, ret, text.data, cons.data, args, 2 + nw, true);
     strbuf_free(&text);
     strbuf_free(&cons);
     LLVMValueRef words[4];
@@ -1120,11 +1167,19 @@ static RedVal combine(Cg *c, OpCode op, DType t, RedVal a, RedVal x)
     case OP_REDUCE_MAX: r.v = arith2(c, OP_MAX, t, a.v, x.v); break;
     case OP_REDUCE_MIN: r.v = arith2(c, OP_MIN, t, a.v, x.v); break;
     default: {
-        /* The first extreme wins: take x when strictly better, or equal with a smaller index. */
+        /* The first extreme wins: take x when strictly better, or equal with a smaller index.
+         * NaNs are skipped (the interpreter's rule): a non-NaN beats a NaN, and two NaNs tie, so
+         * an all-NaN row gives index 0. */
         Type st = type_scalar(t);
         LLVMValueRef better = compare(c, op == OP_ARGMAX ? OP_CMP_GT : OP_CMP_LT, st, x.v, a.v);
-        LLVMValueRef tie = LLVMBuildAnd(b, compare(c, OP_CMP_EQ, st, x.v, a.v),
-                                        LLVMBuildICmp(b, LLVMIntSLT, x.i, a.i, ""), "");
+        LLVMValueRef same = compare(c, OP_CMP_EQ, st, x.v, a.v);
+        if (dtype_is_float(t)) {
+            LLVMValueRef a_nan = LLVMBuildFCmp(b, LLVMRealUNO, widen(c, a.v), widen(c, a.v), "");
+            LLVMValueRef x_nan = LLVMBuildFCmp(b, LLVMRealUNO, widen(c, x.v), widen(c, x.v), "");
+            better = LLVMBuildOr(b, better, LLVMBuildAnd(b, a_nan, LLVMBuildNot(b, x_nan, ""), ""), "");
+            same = LLVMBuildOr(b, same, LLVMBuildAnd(b, a_nan, x_nan, ""), "");
+        }
+        LLVMValueRef tie = LLVMBuildAnd(b, same, LLVMBuildICmp(b, LLVMIntSLT, x.i, a.i, ""), "");
         LLVMValueRef take = LLVMBuildOr(b, better, tie, "");
         r.v = LLVMBuildSelect(b, take, x.v, a.v, "");
         r.i = LLVMBuildSelect(b, take, x.i, a.i, "");
@@ -1285,42 +1340,74 @@ static const IrOp *operand_convert(Cg *c, ValueId v)
 /* Where a dot may stage both operands in shared memory at once (A^T then B): its own scratch
  * when the shared-memory pass gave it one; else its operands' converts' regions when disjoint;
  * else offset 0 when the kernel's shared memory is large enough (every scratch region is live only
- * during its op, docs/layouts.md). */
+ * during its op, docs/layouts.md) and nothing is allocated at a nonzero offset below the end of
+ * the staging area (scratch_floor: a buffer that outlives its op would live there). */
 static bool dot_scratch(Cg *c, const IrOp *op, int *off_a, int *off_b)
 {
     Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
     int64_t need_a = type_numel(ta) * dtype_bytes(ta.dtype);
     int64_t need_b = type_numel(tb) * dtype_bytes(tb.dtype);
     const IrOp *ca = operand_convert(c, op->operands[0]), *cb = operand_convert(c, op->operands[1]);
-    if (op->smem_bytes >= need_a + need_b && op->smem_offset >= 0) {
+    int64_t at_b = (need_a + 15) / 16 * 16; /* B 16-byte aligned for its vector accesses */
+    if (op->smem_bytes >= at_b + need_b && op->smem_offset >= 0) {
         *off_a = op->smem_offset;
-        *off_b = op->smem_offset + (int)need_a;
+        *off_b = op->smem_offset + (int)at_b;
     } else if (ca && cb && ca->smem_bytes >= need_a && cb->smem_bytes >= need_b &&
                (ca->smem_offset + need_a <= cb->smem_offset || cb->smem_offset + need_b <= ca->smem_offset)) {
         *off_a = ca->smem_offset;
         *off_b = cb->smem_offset;
-    } else if (c->f->shared_bytes >= need_a + need_b) {
+    } else if (c->f->shared_bytes >= at_b + need_b && c->scratch_floor >= at_b + need_b) {
         *off_a = 0;
-        *off_b = (int)need_a;
+        *off_b = (int)at_b;
     } else {
         return false;
     }
     return true;
 }
 
+static void find_scratch_floor(Cg *c, const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->smem_bytes > 0 && op->smem_offset > 0 && op->smem_offset < c->scratch_floor)
+            c->scratch_floor = op->smem_offset;
+        for (int k = 0; k < op->nregions; k++)
+            find_scratch_floor(c, &op->regions[k]);
+    }
+}
+
+/* Counts, per value, its uses and its uses as a dot's a or b operand. */
+static void count_uses(Cg *c, const IrRegion *r, int32_t *uses, int32_t *dot_uses)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] > 0) {
+                uses[op->operands[k]]++;
+                if (op->code == OP_DOT && k < 2)
+                    dot_uses[op->operands[k]]++;
+            }
+        for (int k = 0; k < op->nregions; k++)
+            count_uses(c, &op->regions[k], uses, dot_uses);
+    }
+}
+
 /* Marks the converts feeding dots that can stage their operands themselves: those are not
- * materialized (a thread would otherwise hold whole rows of A times K in registers). */
-static void mark_lazy_operands(Cg *c, const IrRegion *r)
+ * materialized (a thread would otherwise hold whole rows of A times K in registers). Only when
+ * every use of the convert is such a dot: anything else needs the real dot-operand registers. */
+static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, const int32_t *dot_uses)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
         int oa, ob;
         if (op->code == OP_DOT && dot_scratch(c, op, &oa, &ob))
-            for (int k = 0; k < 2; k++)
-                if (operand_convert(c, op->operands[k]))
-                    c->lazy_operand[op->operands[k]] = true;
+            for (int k = 0; k < 2; k++) {
+                ValueId v = op->operands[k];
+                if (operand_convert(c, v) && uses[v] == dot_uses[v])
+                    c->lazy_operand[v] = true;
+            }
         for (int k = 0; k < op->nregions; k++)
-            mark_lazy_operands(c, &op->regions[k]);
+            mark_lazy_operands(c, &op->regions[k], uses, dot_uses);
     }
 }
 
@@ -1932,7 +2019,12 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     c->warp = LLVMBuildLShr(c->pro, c->tid, cg_i32(l, 5), "warp");
     LLVMPositionBuilderAtEnd(l->b, body);
     c->lazy_operand = arena_alloc(arena, sizeof(bool) * (size_t)(f->nvalues + 1));
-    mark_lazy_operands(c, &f->body);
+    c->scratch_floor = f->shared_bytes;
+    find_scratch_floor(c, &f->body);
+    int32_t *uses = arena_alloc(arena, sizeof(int32_t) * (size_t)(f->nvalues + 1));
+    int32_t *dot_uses = arena_alloc(arena, sizeof(int32_t) * (size_t)(f->nvalues + 1));
+    count_uses(c, &f->body, uses, dot_uses);
+    mark_lazy_operands(c, &f->body, uses, dot_uses);
     bool ok = lower_region(c, &f->body) && !c->failed;
     if (ok)
         LLVMBuildRetVoid(l->b);

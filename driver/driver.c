@@ -248,7 +248,7 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     const Kernel *kernel = NULL;
     if (ends_with(file->name, ".tir")) {
         ir = ir_parse(file, arena, diag);
-        if (!ir)
+        if (!ir || !ir_verify(ir, "parse", diag))
             return false;
         if (opt->emit == EMIT_AST) {
             diag_plain_error(diag, "--emit=ast needs a .tri source file, not tile IR");

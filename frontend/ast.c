@@ -245,13 +245,18 @@ static void print_string_literal(StrBuf *out, const char *s)
     strbuf_putc(out, '"');
 }
 
-/* The shortest text that reads back as the same double, Python-style ("0.5", "1e-06", "2.0"). */
+/* The shortest text that reads back as the same double, as Python's repr writes it: fixed
+ * notation for 1e-4 <= |v| < 1e16 ("0.5", "1000.0"), exponent notation outside ("1e-06"). */
 static void print_float(StrBuf *out, double v)
 {
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+    char buf[400];
+    double mag = v < 0 ? -v : v;
+    bool fixed = mag == 0 || (mag >= 1e-4 && mag < 1e16);
+    if (v != v || mag > 1.7976931348623157e308) /* nan, inf */
+        fixed = false;
+    for (int prec = fixed ? 0 : 1; prec <= 20; prec++) {
+        snprintf(buf, sizeof buf, fixed ? "%.*f" : "%.*g", prec, v);
+        if (strtod(buf, NULL) == v || v != v)
             break;
     }
     strbuf_append(out, buf);
@@ -397,12 +402,32 @@ static void line_start(StrBuf *out, int indent)
         strbuf_append(out, "  ");
 }
 
-/* " : <type>" for a typed value, " = <value>" for a constexpr. */
+static void print_sem_value(StrBuf *out, const Sem *sem)
+{
+    if (sem->kind == SEM_VALUE) {
+        type_print(out, sem->type);
+    } else if (sem->kind == SEM_CONST) {
+        const_print(out, &sem->cv);
+    } else if (sem->kind == SEM_TUPLE) {
+        strbuf_putc(out, '(');
+        for (int i = 0; i < sem->nelems; i++) {
+            if (i > 0)
+                strbuf_append(out, ", ");
+            print_sem_value(out, &sem->elems[i]);
+        }
+        strbuf_append(out, sem->nelems == 1 ? ",)" : ")");
+    } else {
+        strbuf_putc(out, '?');
+    }
+}
+
+/* " : <type>" for a typed value, " = <value>" for a constexpr, " : (<type>, ...)" for a tuple
+ * of run-time values. */
 static void print_sem(StrBuf *out, const Expr *e)
 {
-    if (e->sem.kind == SEM_VALUE) {
+    if (e->sem.kind == SEM_VALUE || e->sem.kind == SEM_TUPLE) {
         strbuf_append(out, " : ");
-        type_print(out, e->sem.type);
+        print_sem_value(out, &e->sem);
     } else if (e->sem.kind == SEM_CONST) {
         strbuf_append(out, " = ");
         const_print(out, &e->sem.cv);

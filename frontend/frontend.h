@@ -112,6 +112,7 @@ typedef enum SemKind {
     SEM_BUILTIN, /* a builtin function: builtin; for a method (x.to) also `self` in the call */
     SEM_FUNC,    /* a user @jit function: func */
     SEM_VOID,    /* the result of store, static_assert, ... */
+    SEM_TUPLE,   /* a tuple holding run-time values, e.g. `return a, b` of a helper: elems */
 } SemKind;
 
 typedef struct Sem {
@@ -125,6 +126,9 @@ typedef struct Sem {
      * before the operation (Triton's computation type; for a comparison the result is int1 but
      * the compare happens in this type). For pointer + int it is the offset's int type. */
     DType compute_dtype;
+    /* sema, for SEM_TUPLE: the elements' Sems (a tuple of constexprs only is SEM_CONST). */
+    struct Sem *elems;
+    int nelems;
 } Sem;
 
 struct Expr {

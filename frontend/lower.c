@@ -1807,6 +1807,7 @@ static LVal lower_expr(Lowerer *lw, const Expr *e)
             lower_call(lw, e);
         return lv_none();
     case SEM_VALUE:
+    case SEM_TUPLE: /* run-time tuples: EX_TUPLE, a name bound to one, a helper's return */
     case SEM_UNSET: break;
     }
     switch (e->kind) {
@@ -2020,6 +2021,135 @@ static bool lval_carried_type(Lowerer *lw, const LVal *v, Type *out)
     return false;
 }
 
+/* ---- variables carried out of regions -------------------------------------------------------- */
+
+/* The variables an if yields or a loop carries. A variable may hold a tuple (a helper's
+ * `return a, b`): each of its scalar/block leaves is one slot (one yielded value, one iter arg);
+ * leaves that are not run-time values (None, strings) stay as they are. */
+typedef struct CarryVar {
+    const char *name;
+    LVal shape;    /* the binding whose structure the results take */
+    int first, n;  /* its slots */
+} CarryVar;
+
+typedef struct CarrySet {
+    CarryVar *vars;
+    int nvars, vars_cap;
+    Type *types;     /* per slot */
+    int *leaf;       /* per slot: which leaf of its variable */
+    int nslots, slots_cap, leaf_cap;
+} CarrySet;
+
+static void lval_leaves(Lowerer *lw, const LVal *v, LVal **out, int *n, int *cap)
+{
+    if (v->kind == LV_TUPLE) {
+        for (int i = 0; i < v->n; i++)
+            lval_leaves(lw, &v->elems[i], out, n, cap);
+        return;
+    }
+    ARENA_PUSH(lw->arena, *out, *n, *cap, *v);
+}
+
+/* shape with leaf i replaced by values[i] where values[i] is set. */
+static LVal lval_replace_leaves(Lowerer *lw, const LVal *shape, const ValueId *values, int *pos)
+{
+    if (shape->kind == LV_TUPLE) {
+        LVal t = *shape;
+        t.elems = arena_alloc(lw->arena, (size_t)(shape->n + 1) * sizeof *t.elems);
+        for (int i = 0; i < shape->n; i++)
+            t.elems[i] = lval_replace_leaves(lw, &shape->elems[i], values, pos);
+        return t;
+    }
+    ValueId v = values[(*pos)++];
+    return v ? lv_value(v) : *shape;
+}
+
+/* Adds a variable; its slots' types come from shape's leaves, or other's where shape's leaf is a
+ * constant and other's a value (a constexpr in one branch, a value in the other). */
+static void carry_add(Lowerer *lw, CarrySet *cs, const char *name, const LVal *shape, const LVal *other)
+{
+    LVal *ls = NULL, *lo = NULL;
+    int ns = 0, cs_cap = 0, no = 0, co = 0;
+    lval_leaves(lw, shape, &ls, &ns, &cs_cap);
+    if (other)
+        lval_leaves(lw, other, &lo, &no, &co);
+    CarryVar v = {.name = name, .shape = *shape, .first = cs->nslots};
+    for (int i = 0; i < ns; i++) {
+        Type t;
+        const LVal *o = (other && i < no) ? &lo[i] : NULL;
+        if (o && o->kind == LV_VALUE && ls[i].kind != LV_VALUE)
+            t = vtype(lw, o->id);
+        else if (!lval_carried_type(lw, &ls[i], &t) && !(o && lval_carried_type(lw, o, &t)))
+            continue;
+        int slot = cs->nslots;
+        ARENA_PUSH(lw->arena, cs->types, cs->nslots, cs->slots_cap, t);
+        int nl = slot, lcap = cs->leaf_cap;
+        ARENA_PUSH(lw->arena, cs->leaf, nl, lcap, i);
+        cs->leaf_cap = lcap;
+        v.n++;
+    }
+    ARENA_PUSH(lw->arena, cs->vars, cs->nvars, cs->vars_cap, v);
+}
+
+/* The slot values of variable k as bound in binding, converted to the slot types (constants are
+ * made here, in the current region). */
+static void carry_values(Lowerer *lw, const CarrySet *cs, int k, const LVal *binding, ValueId *out,
+                         SrcLoc loc)
+{
+    const CarryVar *v = &cs->vars[k];
+    LVal *leaves = NULL;
+    int n = 0, cap = 0;
+    lval_leaves(lw, binding, &leaves, &n, &cap);
+    for (int i = 0; i < v->n; i++) {
+        int slot = v->first + i, leaf = cs->leaf[slot];
+        if (leaf >= n) {
+            lower_error(lw, loc, "'%s' changes its tuple shape here", v->name);
+            out[slot] = 0;
+            continue;
+        }
+        out[slot] = lval_value(lw, leaves[leaf], &cs->types[slot], loc);
+    }
+}
+
+/* What a slot's value is called: the variable, or `t[1]` for a leaf of a tuple. */
+static const char *carry_slot_name(Lowerer *lw, const CarrySet *cs, int k, int i)
+{
+    const CarryVar *v = &cs->vars[k];
+    if (v->shape.kind != LV_TUPLE)
+        return v->name;
+    return arena_printf(lw->arena, "%s[%d]", v->name, cs->leaf[v->first + i]);
+}
+
+/* Binds every variable of cs in env to its slots' values (region args or op results). */
+static void carry_bind(Lowerer *lw, const CarrySet *cs, Env *env, const ValueId *values)
+{
+    for (int k = 0; k < cs->nvars; k++) {
+        const CarryVar *v = &cs->vars[k];
+        LVal *leaves = NULL;
+        int n = 0, cap = 0;
+        lval_leaves(lw, &v->shape, &leaves, &n, &cap);
+        ValueId *by_leaf = arena_alloc(lw->arena, (size_t)(n + 1) * sizeof *by_leaf);
+        for (int i = 0; i < v->n; i++) {
+            ValueId id = values[v->first + i];
+            by_leaf[cs->leaf[v->first + i]] = id;
+            name_value(lw, id, carry_slot_name(lw, cs, k, i));
+        }
+        int pos = 0;
+        env_set(lw, env, v->name, lval_replace_leaves(lw, &v->shape, by_leaf, &pos));
+    }
+}
+
+/* Every slot's value as bound in env (a yield's operands). */
+static ValueId *carry_env_values(Lowerer *lw, const CarrySet *cs, Env *env, SrcLoc loc)
+{
+    ValueId *vals = arena_alloc(lw->arena, (size_t)(cs->nslots + 1) * sizeof *vals);
+    for (int k = 0; k < cs->nvars; k++) {
+        const Binding *b = env_find(env, cs->vars[k].name);
+        carry_values(lw, cs, k, b ? &b->val : &cs->vars[k].shape, vals, loc);
+    }
+    return vals;
+}
+
 static void lower_block_in_region(Lowerer *lw, const Block *b)
 {
     lower_block(lw, b);
@@ -2102,63 +2232,33 @@ static void lower_if_runtime(Lowerer *lw, const Stmt *s)
     lower_block_in_region(lw, &s->if_.els);
     region_leave(lw, &ctx);
 
-    NameSet names = {0};
+    /* Live-in variables either branch changed, then new ones both branches define. */
+    CarrySet cs = {0};
     for (int i = 0; i < outer->n; i++) {
         const Binding *o = &outer->items[i];
         const Binding *tb = env_find(then_env, o->name), *eb = env_find(else_env, o->name);
         if (!lval_equal(&tb->val, &o->val) || !lval_equal(&eb->val, &o->val))
-            nameset_add(lw, &names, o->name);
+            carry_add(lw, &cs, o->name, &tb->val, &eb->val);
     }
     for (int i = 0; i < then_env->n; i++) {
-        const char *name = then_env->items[i].name;
-        if (!env_find(outer, name) && env_find(else_env, name))
-            nameset_add(lw, &names, name);
-    }
-
-    Type *types = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *types);
-    ValueId *then_vals = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *then_vals);
-    ValueId *else_vals = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *else_vals);
-    int n = 0;
-    const char **kept = arena_alloc(lw->arena, (size_t)(names.n + 1) * sizeof *kept);
-    for (int i = 0; i < names.n; i++) {
-        LVal tv = env_find(then_env, names.names[i])->val;
-        LVal ev = env_find(else_env, names.names[i])->val;
-        Type t;
-        if (!lval_carried_type(lw, &tv, &t) && !lval_carried_type(lw, &ev, &t))
-            continue; /* None, tuples of constexprs, ...: nothing run-time to merge */
-        if (tv.kind == LV_VALUE)
-            t = vtype(lw, tv.id);
-        else if (ev.kind == LV_VALUE)
-            t = vtype(lw, ev.id);
-        if ((tv.kind != LV_VALUE && tv.kind != LV_CONST) || (ev.kind != LV_VALUE && ev.kind != LV_CONST)) {
-            lower_error(lw, s->loc, "'%s' must be a scalar or block in both branches of this if",
-                        names.names[i]);
-            continue;
-        }
-        types[n] = t;
-        kept[n] = names.names[i];
-        region_enter(lw, then_r, then_env, &ctx);
-        then_vals[n] = lval_value(lw, tv, &t, s->loc);
-        region_leave(lw, &ctx);
-        region_enter(lw, else_r, else_env, &ctx);
-        else_vals[n] = lval_value(lw, ev, &t, s->loc);
-        region_leave(lw, &ctx);
-        n++;
+        const Binding *tb = &then_env->items[i];
+        const Binding *eb = env_find(else_env, tb->name);
+        if (!env_find(outer, tb->name) && eb)
+            carry_add(lw, &cs, tb->name, &tb->val, &eb->val);
     }
     region_enter(lw, then_r, then_env, &ctx);
-    emit_yield(lw, OP_YIELD, s->loc, then_vals, n);
+    ValueId *then_vals = carry_env_values(lw, &cs, then_env, s->loc);
+    emit_yield(lw, OP_YIELD, s->loc, then_vals, cs.nslots);
     region_leave(lw, &ctx);
     region_enter(lw, else_r, else_env, &ctx);
-    emit_yield(lw, OP_YIELD, s->loc, else_vals, n);
+    ValueId *else_vals = carry_env_values(lw, &cs, else_env, s->loc);
+    emit_yield(lw, OP_YIELD, s->loc, else_vals, cs.nslots);
     region_leave(lw, &ctx);
 
-    IrOp *op = emit(lw, OP_IF, s->loc, &c, 1, types, n, 2);
+    IrOp *op = emit(lw, OP_IF, s->loc, &c, 1, cs.types, cs.nslots, 2);
     op->regions[0] = *then_r;
     op->regions[1] = *else_r;
-    for (int i = 0; i < n; i++) {
-        name_value(lw, op->results[i], kept[i]);
-        env_set(lw, outer, kept[i], lv_value(op->results[i]));
-    }
+    carry_bind(lw, &cs, outer, op->results);
 }
 
 static void lower_if(Lowerer *lw, const Stmt *s)
@@ -2198,48 +2298,40 @@ static bool for_is_static(const Stmt *s)
     return s->for_.unrolled || for_iter_builtin(s) == BI_STATIC_RANGE;
 }
 
-/* The live-in variables a loop body may reassign: what the loop carries. */
-static int loop_carried(Lowerer *lw, const Block *body, const char *skip, const char ***names_out,
-                        ValueId **inits_out, Type **types_out, SrcLoc loc)
+/* The live-in variables a loop body may reassign: what the loop carries; inits gets their
+ * values before the loop. */
+static void loop_carried(Lowerer *lw, const Block *body, const char *skip, CarrySet *cs,
+                         ValueId **inits, SrcLoc loc)
 {
     NameSet assigned = {0};
     collect_assigned(lw, body, &assigned);
-    const char **names = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *names);
-    ValueId *inits = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *inits);
-    Type *types = arena_alloc(lw->arena, (size_t)(assigned.n + 1) * sizeof *types);
-    int n = 0;
     for (int i = 0; i < lw->env->n; i++) {
         const Binding *b = &lw->env->items[i];
         if (skip && strcmp(b->name, skip) == 0)
             continue;
-        bool found = false;
-        for (int k = 0; k < assigned.n && !found; k++)
-            found = strcmp(assigned.names[k], b->name) == 0;
-        Type t;
-        if (!found || !lval_carried_type(lw, &b->val, &t))
-            continue;
-        names[n] = b->name;
-        types[n] = t;
-        inits[n] = lval_value(lw, b->val, &t, loc);
-        name_value(lw, inits[n], b->name);
-        n++;
+        for (int k = 0; k < assigned.n; k++)
+            if (strcmp(assigned.names[k], b->name) == 0) {
+                carry_add(lw, cs, b->name, &b->val, NULL);
+                break;
+            }
     }
-    *names_out = names;
-    *inits_out = inits;
-    *types_out = types;
-    return n;
+    *inits = carry_env_values(lw, cs, lw->env, loc);
+    for (int k = 0; k < cs->nvars; k++)
+        for (int i = 0; i < cs->vars[k].n; i++)
+            name_value(lw, (*inits)[cs->vars[k].first + i], carry_slot_name(lw, cs, k, i));
 }
 
-/* Ends a loop body: yields the carried variables' values, in their carried types. */
-static void yield_carried(Lowerer *lw, OpCode code, const char **names, const Type *types, int n,
-                          const ValueId *prefix, int nprefix, SrcLoc loc)
+/* A region arg per slot, bound in the current scope. */
+static ValueId *carry_region_args(Lowerer *lw, const CarrySet *cs, IrRegion *r)
 {
-    ValueId *vals = arena_alloc(lw->arena, (size_t)(n + nprefix + 1) * sizeof *vals);
-    for (int i = 0; i < nprefix; i++)
-        vals[i] = prefix[i];
-    for (int i = 0; i < n; i++)
-        vals[nprefix + i] = lval_value(lw, env_find(lw->env, names[i])->val, &types[i], loc);
-    emit_yield(lw, code, loc, vals, n + nprefix);
+    ValueId *args = arena_alloc(lw->arena, (size_t)(cs->nslots + 1) * sizeof *args);
+    for (int k = 0; k < cs->nvars; k++)
+        for (int i = 0; i < cs->vars[k].n; i++) {
+            int slot = cs->vars[k].first + i;
+            args[slot] = ir_region_add_arg(lw->f, r, cs->types[slot], carry_slot_name(lw, cs, k, i));
+        }
+    carry_bind(lw, cs, lw->env, args);
+    return args;
 }
 
 static void lower_for(Lowerer *lw, const Stmt *s)
@@ -2303,22 +2395,21 @@ static void lower_for(Lowerer *lw, const Stmt *s)
         return;
     }
 
-    const char **names;
+    CarrySet cs = {0};
     ValueId *inits;
-    Type *types;
-    int n = loop_carried(lw, &s->for_.body, iv_name, &names, &inits, &types, s->loc);
+    loop_carried(lw, &s->for_.body, iv_name, &cs, &inits, s->loc);
+    int n = cs.nslots;
 
     Env *outer = lw->env;
     RegionCtx ctx;
     IrRegion *body = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
     ValueId iv = ir_region_add_arg(lw->f, body, ivt, iv_name);
-    for (int i = 0; i < n; i++)
-        env_set(lw, lw->env, names[i], lv_value(ir_region_add_arg(lw->f, body, types[i], names[i])));
+    carry_region_args(lw, &cs, body);
     if (negative) /* index = (original lo) + (original hi) - mirrored index */
         iv = emit2(lw, OP_ADD, s->loc, ivt, emit2(lw, OP_SUB, s->loc, ivt, hiv, iv), lov);
     env_set(lw, lw->env, iv_name, lv_value(iv));
     lower_block_in_region(lw, &s->for_.body);
-    yield_carried(lw, OP_YIELD, names, types, n, NULL, 0, s->loc);
+    emit_yield(lw, OP_YIELD, s->loc, carry_env_values(lw, &cs, lw->env, s->loc), n);
     region_leave(lw, &ctx);
 
     ValueId *ops = arena_alloc(lw->arena, (size_t)(n + 3) * sizeof *ops);
@@ -2327,12 +2418,13 @@ static void lower_for(Lowerer *lw, const Stmt *s)
     ops[2] = stepv;
     for (int i = 0; i < n; i++)
         ops[3 + i] = inits[i];
-    IrOp *op = emit(lw, OP_FOR, s->loc, ops, n + 3, types, n, 1);
+    IrOp *op = emit(lw, OP_FOR, s->loc, ops, n + 3, cs.types, n, 1);
     op->regions[0] = *body;
-    for (int i = 0; i < n; i++) {
-        name_value(lw, op->results[i], names[i]);
-        env_set(lw, outer, names[i], lv_value(op->results[i]));
-    }
+    /* tl.range(..., num_stages=S): this loop's pipelining depth (attr[0]; 0 = the function's). */
+    int64_t stages;
+    if (expr_const_int(arg(&a, 3), &stages) && stages > 0)
+        op->attr[0] = stages;
+    carry_bind(lw, &cs, outer, op->results);
 }
 
 /* while cond: body (code_generator.visit_While): region 0 recomputes the condition from the
@@ -2342,41 +2434,37 @@ static void lower_while(Lowerer *lw, const Stmt *s)
     int64_t cv;
     if (expr_const_int(s->while_.cond, &cv) && !cv)
         return; /* while False: nothing runs */
-    const char **names;
+    CarrySet cs = {0};
     ValueId *inits;
-    Type *types;
-    int n = loop_carried(lw, &s->while_.body, NULL, &names, &inits, &types, s->loc);
+    loop_carried(lw, &s->while_.body, NULL, &cs, &inits, s->loc);
+    int n = cs.nslots;
     Env *outer = lw->env;
     RegionCtx ctx;
 
     IrRegion *before = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
-    ValueId *args = arena_alloc(lw->arena, (size_t)(n + 1) * sizeof *args);
-    for (int i = 0; i < n; i++) {
-        args[i] = ir_region_add_arg(lw->f, before, types[i], names[i]);
-        env_set(lw, lw->env, names[i], lv_value(args[i]));
-    }
+    ValueId *args = carry_region_args(lw, &cs, before);
     ValueId c = scalar_condition(lw, s->while_.cond, "a while loop");
     if (!c) {
         region_leave(lw, &ctx);
         return;
     }
-    yield_carried(lw, OP_CONDITION, names, types, n, &c, 1, s->while_.cond->loc);
+    ValueId *cond_ops = arena_alloc(lw->arena, (size_t)(n + 1) * sizeof *cond_ops);
+    cond_ops[0] = c;
+    for (int i = 0; i < n; i++)
+        cond_ops[1 + i] = args[i];
+    emit_yield(lw, OP_CONDITION, s->while_.cond->loc, cond_ops, n + 1);
     region_leave(lw, &ctx);
 
     IrRegion *after = region_enter(lw, NULL, env_copy(lw, outer), &ctx);
-    for (int i = 0; i < n; i++)
-        env_set(lw, lw->env, names[i], lv_value(ir_region_add_arg(lw->f, after, types[i], names[i])));
+    carry_region_args(lw, &cs, after);
     lower_block_in_region(lw, &s->while_.body);
-    yield_carried(lw, OP_YIELD, names, types, n, NULL, 0, s->loc);
+    emit_yield(lw, OP_YIELD, s->loc, carry_env_values(lw, &cs, lw->env, s->loc), n);
     region_leave(lw, &ctx);
 
-    IrOp *op = emit(lw, OP_WHILE, s->loc, inits, n, types, n, 2);
+    IrOp *op = emit(lw, OP_WHILE, s->loc, inits, n, cs.types, n, 2);
     op->regions[0] = *before;
     op->regions[1] = *after;
-    for (int i = 0; i < n; i++) {
-        name_value(lw, op->results[i], names[i]);
-        env_set(lw, outer, names[i], lv_value(op->results[i]));
-    }
+    carry_bind(lw, &cs, outer, op->results);
 }
 
 /* The source text from loc to the end of its line, comment and trailing blanks cut; NULL when
@@ -2501,6 +2589,13 @@ IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
         } else {
             env_set(&lw, lw.env, p->name, lv_value(v));
         }
+    }
+    /* Constexpr parameters: their uses are constants, but a body may rebind one (in a loop that
+     * makes it a run-time value), so they are variables in scope like the others. */
+    for (int i = 0; i < k->func->nparams; i++) {
+        const Param *p = &k->func->params[i];
+        if (p->sem.kind == SEM_CONST && !env_find(lw.env, p->name))
+            env_set(&lw, lw.env, p->name, lv_const(&p->sem));
     }
     lower_block(&lw, &k->func->body);
     if (lw.failed)

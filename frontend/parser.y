@@ -15,6 +15,13 @@
 %expect 0
 %param {ParseState *ps}
 
+%code top {
+/* bison counts errors in a variable only its yacc interface reads */
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunused-but-set-variable"
+#endif
+}
+
 %code requires {
 #include "frontend/frontend.h"
 
@@ -608,6 +615,10 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
         report(ps, open_loc, "'%c' was never closed", open_ch);
         return 0;
     }
+
+    /* One message per line: a second one on the same line is almost always a consequence. */
+    if (ps->last_error_line == loc.line)
+        return 0;
 
     yysymbol_kind_t exp[YYNTOKENS];
     int nexp = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);

@@ -23,6 +23,8 @@ enum {
     MAX_STATIC_UNROLL = 1024,  /* tl.static_range iterations */
     MAX_BUILTIN_PARAMS = 12,
     MAX_BLOCK_NUMEL = 1 << 20, /* Triton's TRITON_MAX_TENSOR_NUMEL */
+    MAX_EXPANSIONS = 1 << 16,  /* inlined calls + unrolled iterations per kernel: nesting
+                                  multiplies them, so bound the total */
 };
 
 /* ---- environments ---------------------------------------------------------------------------- */
@@ -65,6 +67,7 @@ typedef struct Sema {
     Env globals;
     FuncCtx *fn;
     const char *tuple_ctx; /* "zeros()'s shape" while analysing a shape argument, for messages */
+    int expansions;        /* helper copies + static_range iterations made so far */
     const FuncDef *inline_stack[MAX_INLINE_DEPTH + 1];
     int inline_depth;
 } Sema;
@@ -207,6 +210,13 @@ static bool sem_same(Sem x, Sem y)
         return x.builtin == y.builtin;
     case SEM_FUNC:
         return x.func == y.func;
+    case SEM_TUPLE:
+        if (x.nelems != y.nelems)
+            return false;
+        for (int i = 0; i < x.nelems; i++)
+            if (!sem_same(x.elems[i], y.elems[i]))
+                return false;
+        return true;
     default:
         return true;
     }
@@ -239,6 +249,8 @@ static const char *tstr(Sema *s, Type t) { return type_str(s->a, t); }
 /* "<64x32>": a shape alone, for broadcasting messages. */
 static const char *shape_str(Sema *s, Type t)
 {
+    if (t.rank == 0)
+        return "() (a scalar)";
     StrBuf sb = {0};
     strbuf_putc(&sb, '<');
     for (int i = 0; i < t.rank; i++)
@@ -270,6 +282,8 @@ static const char *sem_describe(Sema *s, Sem x)
         return arena_printf(s->a, "the function '%s'", x.func->name);
     case SEM_VOID:
         return "nothing (None)";
+    case SEM_TUPLE:
+        return arena_printf(s->a, "a tuple of %d values", x.nelems);
     default:
         return "an invalid value";
     }
@@ -291,6 +305,10 @@ static SrcLoc kwname_loc(SrcLoc value_loc, const char *name)
             return value_loc;
         p = nl + 1;
     }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    int line_len = (int)((nl ? nl : end) - p);
+    if (value_loc.col - 1 > line_len)
+        return value_loc;
     int i = value_loc.col - 2; /* index of the byte before the value */
     while (i >= 0 && (p[i] == ' ' || p[i] == '\t'))
         i--;
@@ -306,6 +324,17 @@ static SrcLoc kwname_loc(SrcLoc value_loc, const char *name)
     SrcLoc r = value_loc;
     r.col = start + 1;
     return r;
+}
+
+/* Counts one helper copy or unrolled iteration; false (with an error at loc, reported once) when
+ * the kernel has grown past MAX_EXPANSIONS. */
+static bool expand(Sema *s, SrcLoc loc)
+{
+    if (++s->expansions == MAX_EXPANSIONS + 1)
+        diag_error(s->diag, loc, "the kernel expands to more than %d inlined calls and unrolled "
+                   "iterations; reduce nested tl.static_range loops or helper calls",
+                   MAX_EXPANSIONS);
+    return s->expansions <= MAX_EXPANSIONS;
 }
 
 /* ---- forward declarations -------------------------------------------------------------------- */
@@ -465,10 +494,29 @@ static bool lookup_method(const char *name, Builtin *out)
 
 static Sem attr_expr(Sema *s, Expr *e)
 {
-    Sem obj = expr(s, e->attr.obj);
+    const char *name = e->attr.name ? e->attr.name : "";
+    Expr *inner = e->attr.obj;
+    if (!strcmp(name, "element_ty") && inner && inner->kind == EX_ATTR && inner->attr.name &&
+        !strcmp(inner->attr.name, "dtype")) {
+        /* p.dtype.element_ty: the pointee of a pointer (Triton's pointer_type.element_ty). */
+        Sem base = expr(s, inner->attr.obj);
+        if (is_error(base))
+            return base;
+        if (base.kind == SEM_VALUE) {
+            Sem d = sem_const((ConstVal){.kind = CV_DTYPE, .dtype = base.type.dtype});
+            inner->sem = d;
+            return d;
+        }
+    }
+    Sem obj = expr(s, inner);
     if (is_error(obj))
         return obj;
-    const char *name = e->attr.name ? e->attr.name : "";
+    if (obj.kind == SEM_CONST && obj.cv.kind == CV_DTYPE) {
+        if (!strcmp(name, "element_ty"))
+            return obj;
+        if (!strcmp(name, "primitive_bitwidth"))
+            return sem_int(dtype_bits(obj.cv.dtype));
+    }
     if (obj.kind == SEM_MODULE) {
         if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda"))
             return (Sem){.kind = SEM_MODULE};
@@ -686,8 +734,7 @@ static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool di
         return *out = DT_F64, true;
     if (a == DT_F32 || b == DT_F32)
         return *out = DT_F32, true;
-    if ((a == DT_F16 && b == DT_BF16) || (a == DT_BF16 && b == DT_F16))
-        return *out = DT_F32, true;
+    /* fp16 wins over bf16 here, as in Triton (step 3 is checked before step 4). */
     if (a == DT_F16 || b == DT_F16)
         return *out = div_or_mod ? DT_F32 : DT_F16, true;
     if (a == DT_BF16 || b == DT_BF16)
@@ -835,11 +882,13 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
                        elem_str(s, lt), elem_str(s, rt));
             return sem_error();
         }
-        ct = integer_promote(lt.dtype, rt.dtype);
-        if (lw && !rw && lt.rank == 0)
-            ct = (dtype_kind_rank(lt.dtype) <= dtype_kind_rank(rt.dtype)) ? rt.dtype : ct;
-        if (rw && !lw && rt.rank == 0)
-            ct = (dtype_kind_rank(rt.dtype) <= dtype_kind_rank(lt.dtype)) ? lt.dtype : ct;
+        /* bitwise_op_type_checking_impl: the arithmetic check first (weak Python scalars, so
+         * x_i8 << 1 stays int8), then integers only, then integer_promote_impl. */
+        if (!computation_type(lt.dtype, lw, rt.dtype, rw, false, &ct, &why) || !dtype_is_int(ct)) {
+            diag_error(s->diag, loc, "'%s' needs integer operands, got %s and %s", opname,
+                       elem_str(s, lt), elem_str(s, rt));
+            return sem_error();
+        }
         {
             Sem v = sem_value(with_shape(ct, false, shape));
             v.compute_dtype = ct;
@@ -979,17 +1028,33 @@ static Sem unary_expr(Sema *s, Expr *e)
 
 /* ---- tuples, subscripts, ternaries ----------------------------------------------------------- */
 
+/* A tuple with run-time elements (the returned value of a helper, `a, b = ...`). */
+static Sem runtime_tuple(Sema *s, Expr *e)
+{
+    Sem t = {.kind = SEM_TUPLE, .nelems = e->list.n};
+    t.elems = arena_alloc(s->a, (size_t)(e->list.n ? e->list.n : 1) * sizeof(Sem));
+    for (int i = 0; i < e->list.n; i++)
+        t.elems[i] = e->list.elts[i]->sem;
+    return t;
+}
+
 static Sem tuple_expr(Sema *s, Expr *e)
 {
     ConstVal cv = {.kind = CV_TUPLE};
     cv.tuple.n = e->list.n;
     cv.tuple.elems = arena_alloc(s->a, (size_t)(e->list.n ? e->list.n : 1) * sizeof(ConstVal));
-    bool ok = true;
+    bool ok = true, runtime = false;
     for (int i = 0; i < e->list.n; i++) {
         Sem x = expr(s, e->list.elts[i]);
         if (is_error(x)) {
             ok = false;
             continue;
+        }
+        if (x.kind == SEM_VALUE || x.kind == SEM_TUPLE) {
+            if (!s->tuple_ctx) {
+                runtime = true;
+                continue;
+            }
         }
         if (x.kind != SEM_CONST) {
             if (ok && s->tuple_ctx)
@@ -998,15 +1063,16 @@ static Sem tuple_expr(Sema *s, Expr *e)
                            sem_describe(s, x));
             else if (ok)
                 diag_error(s->diag, expr_start(e->list.elts[i]),
-                           "tuples and lists of run-time values are not supported (only "
-                           "constexpr tuples such as shapes); this element is %s",
+                           "a tuple can hold values and constexprs, not %s",
                            sem_describe(s, x));
             ok = false;
             continue;
         }
         cv.tuple.elems[i] = x.cv;
     }
-    return ok ? sem_const(cv) : sem_error();
+    if (!ok)
+        return sem_error();
+    return runtime ? runtime_tuple(s, e) : sem_const(cv);
 }
 
 static bool is_full_slice(const Expr *e)
@@ -1050,6 +1116,22 @@ static Sem subscript_expr(Sema *s, Expr *e)
             return sem_error();
         }
         return sem_const(obj.cv.tuple.elems[i]);
+    }
+    if (obj.kind == SEM_TUPLE) {
+        if (e->sub.nidx != 1 || e->sub.idx[0]->kind == EX_SLICE ||
+            e->sub.idx[0]->sem.kind != SEM_CONST || e->sub.idx[0]->sem.cv.kind != CV_INT) {
+            diag_error(s->diag, e->loc, "a tuple is indexed by one constexpr int");
+            return sem_error();
+        }
+        int64_t i = e->sub.idx[0]->sem.cv.i, n = obj.nelems;
+        if (i < 0)
+            i += n;
+        if (i < 0 || i >= n) {
+            diag_error(s->diag, e->sub.idx[0]->loc, "tuple index %lld out of range (size %lld)",
+                       (long long)e->sub.idx[0]->sem.cv.i, (long long)n);
+            return sem_error();
+        }
+        return obj.elems[i];
     }
     if (obj.kind != SEM_VALUE) {
         diag_error(s->diag, e->loc, "%s is not subscriptable", sem_describe(s, obj));
@@ -1349,19 +1431,32 @@ static SrcLoc arg_loc(Expr *call, int i)
     return expr_start(x);
 }
 
-/* A synthetic tuple (varargs) gets its Sem here. */
+/* A synthetic tuple (varargs) gets its Sem here, from its elements' (already analysed). */
 static void settle_synthetic(Sema *s, Expr *call)
 {
     for (int i = 0; i < call->call.nbound; i++) {
         Expr *x = call->call.bound[i];
-        if (x && x->kind == EX_TUPLE && x->sem.kind == SEM_UNSET) {
-            bool fresh = true;
-            for (int k = 0; k < call->call.nargs; k++)
-                if (call->call.args[k] == x)
-                    fresh = false;
-            if (fresh)
-                expr(s, x);
+        if (!x || x->kind != EX_TUPLE || x->sem.kind != SEM_UNSET)
+            continue;
+        bool fresh = true, all_const = true;
+        for (int k = 0; k < call->call.nargs; k++)
+            if (call->call.args[k] == x)
+                fresh = false;
+        if (!fresh)
+            continue;
+        for (int k = 0; k < x->list.n; k++)
+            if (x->list.elts[k]->sem.kind != SEM_CONST)
+                all_const = false;
+        if (!all_const) {
+            x->sem = runtime_tuple(s, x);
+            continue;
         }
+        ConstVal cv = {.kind = CV_TUPLE};
+        cv.tuple.n = x->list.n;
+        cv.tuple.elems = arena_alloc(s->a, (size_t)(x->list.n ? x->list.n : 1) * sizeof(ConstVal));
+        for (int k = 0; k < x->list.n; k++)
+            cv.tuple.elems[k] = x->list.elts[k]->sem.cv;
+        x->sem = sem_const(cv);
     }
 }
 
@@ -2342,6 +2437,22 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
                 return sem_int(cv.tuple.n);
             if (cv.kind == CV_STR)
                 return sem_int((int64_t)strlen(cv.s));
+        } else if (b == BI_FLOAT_PY && cv.kind == CV_STR) {
+            /* float("inf"), float("-inf"), float("nan"): common in attention kernels. */
+            ConstVal f;
+            if (const_from_string(cv.s, &f, s->a) && (f.kind == CV_FLOAT || f.kind == CV_INT))
+                return sem_float(const_as_float(&f));
+            const char *p = cv.s;
+            bool neg = *p == '-';
+            if (*p == '-' || *p == '+')
+                p++;
+            if (!strcmp(p, "inf") || !strcmp(p, "infinity") || !strcmp(p, "Infinity"))
+                return sem_float(neg ? -INFINITY : INFINITY);
+            if (!strcmp(p, "nan"))
+                return sem_float(NAN);
+            diag_error(s->diag, arg_loc(call, 0), "float(): could not convert string to float: '%s'",
+                       cv.s);
+            return sem_error();
         } else if (const_is_number(&cv)) {
             if (b == BI_INT_PY) {
                 if (cv.kind == CV_FLOAT) {
@@ -2557,7 +2668,20 @@ static void assign_target(Sema *s, Expr *t, Sem v, SrcLoc value_loc)
                 assign_target(s, t->list.elts[i], sem_const(v.cv.tuple.elems[i]), value_loc);
             return;
         }
-        diag_error(s->diag, t->loc, "cannot unpack %s (only constexpr tuples unpack)",
+        if (v.kind == SEM_TUPLE) {
+            if (v.nelems != t->list.n) {
+                diag_error(s->diag, t->loc, "cannot unpack %d values into %d names", v.nelems,
+                           t->list.n);
+                for (int i = 0; i < t->list.n; i++)
+                    assign_target(s, t->list.elts[i], sem_error(), value_loc);
+                return;
+            }
+            t->sem = v;
+            for (int i = 0; i < t->list.n; i++)
+                assign_target(s, t->list.elts[i], v.elems[i], value_loc);
+            return;
+        }
+        diag_error(s->diag, t->loc, "cannot unpack %s (only tuples unpack)",
                    sem_describe(s, v));
         for (int i = 0; i < t->list.n; i++)
             assign_target(s, t->list.elts[i], sem_error(), value_loc);
@@ -2671,6 +2795,20 @@ static bool range_bounds(Sema *s, Expr *call, Sem out[3])
 
 static void stmt(Sema *s, Stmt *st, bool tail);
 
+/* After an error in a for loop's header: still analyse the body (for its own errors), with the
+ * target bound to an error so that its uses stay silent. */
+static void for_body_fallback(Sema *s, Stmt *st)
+{
+    Expr *target = st->for_.target;
+    Env saved = env_copy(s, &s->fn->env);
+    if (target && target->kind == EX_NAME && target->str)
+        env_set(s, &s->fn->env, target->str, sem_error(), target->loc);
+    s->fn->loop_depth++;
+    block(s, &st->for_.body, false);
+    s->fn->loop_depth--;
+    s->fn->env = saved;
+}
+
 static void for_stmt(Sema *s, Stmt *st)
 {
     Expr *it = st->for_.iter;
@@ -2680,15 +2818,19 @@ static void for_stmt(Sema *s, Stmt *st)
             expr(s, it);
         diag_error(s->diag, it ? it->loc : st->loc, "for loops iterate over range(...), "
                    "tl.range(...) or tl.static_range(...)");
+        for_body_fallback(s, st);
         return;
     }
     Sem f = expr(s, it->call.fn);
     bool args_ok = analyse_args(s, it);
-    if (is_error(f))
+    if (is_error(f)) {
+        for_body_fallback(s, st);
         return;
+    }
     if (f.kind != SEM_BUILTIN || (f.builtin != BI_RANGE && f.builtin != BI_STATIC_RANGE)) {
         diag_error(s->diag, it->loc, "for loops iterate over range(...), tl.range(...) or "
                    "tl.static_range(...)");
+        for_body_fallback(s, st);
         return;
     }
     if (!target || target->kind != EX_NAME) {
@@ -2696,11 +2838,15 @@ static void for_stmt(Sema *s, Stmt *st)
         return;
     }
     Builtin b = (Builtin)f.builtin;
-    if (!args_ok || !bind_builtin_args(s, it, b, NULL))
+    if (!args_ok || !bind_builtin_args(s, it, b, NULL) ) {
+        for_body_fallback(s, st);
         return;
+    }
     Sem bounds[3];
-    if (!range_bounds(s, it, bounds))
+    if (!range_bounds(s, it, bounds)) {
+        for_body_fallback(s, st);
         return;
+    }
     it->sem = sem_void();
     if (b == BI_RANGE) {
         for (int i = 3; i <= 4; i++) {
@@ -2717,6 +2863,7 @@ static void for_stmt(Sema *s, Stmt *st)
                 diag_error(s->diag, x ? x->loc : it->loc,
                            "static_range's bounds must be constexprs, got %s",
                            sem_describe(s, bounds[i]));
+                for_body_fallback(s, st);
                 return;
             }
         }
@@ -2737,6 +2884,8 @@ static void for_stmt(Sema *s, Stmt *st)
         st->for_.unrolled = arena_alloc(s->a, (size_t)(n ? n : 1) * sizeof(Block));
         int errors_before = s->diag->errors;
         for (int64_t i = 0; i < n; i++) {
+            if (!expand(s, it->loc))
+                break;
             Sem iv = sem_int(lo + i * step);
             target->sem = iv;
             env_set(s, &s->fn->env, target->str, iv, target->loc);
@@ -3002,6 +3151,8 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
             return sem_error();
         }
     }
+    if (!expand(s, cloc))
+        return sem_error();
     if (s->inline_depth >= MAX_INLINE_DEPTH) {
         diag_error(s->diag, cloc, "helpers nest more than %d deep", MAX_INLINE_DEPTH);
         return sem_error();

@@ -77,9 +77,19 @@ static double small_float_to_double(uint32_t bits, int ebits, int mbits)
         memcpy(&r, &d, sizeof r);
         return r;
     }
-    double v = exp == 0 ? ldexp((double)mant, 1 - bias - mbits)
-                        : ldexp((double)(mant | (1u << mbits)), exp - bias - mbits);
-    return sign ? -v : v;
+    /* Normal: the same value with a double's exponent bias. Subnormal: mant * 2^(1-bias-mbits),
+     * exact, with the power of two built from its bits too (no ldexp in the load loops). */
+    if (exp == 0) {
+        uint64_t scale_bits = (uint64_t)(1023 + 1 - bias - mbits) << 52;
+        double scale;
+        memcpy(&scale, &scale_bits, sizeof scale);
+        double v = (double)mant * scale;
+        return sign ? -v : v;
+    }
+    uint64_t d = ((uint64_t)sign << 63) | ((uint64_t)(exp - bias + 1023) << 52) | ((uint64_t)mant << (52 - mbits));
+    double r;
+    memcpy(&r, &d, sizeof r);
+    return r;
 }
 
 static uint32_t half_from_double(double x) { return small_float_from_double(x, 5, 10); }
@@ -333,52 +343,70 @@ static void normalize(Type t, void *data, int64_t n)
 
 /* ---- raw bits: memory and bitcast ---------------------------------------------------------- */
 
-/* Element i of a value as the bits of its dtype (fp16 as IEEE half, bf16 as the top 16 bits of
- * fp32, ints in their width, pointers in 64 bits). */
-static uint64_t element_bits(Type t, const void *data, int64_t i)
+/* How an element's slot maps to the bits of its dtype (fp16 as IEEE half, bf16 as the top 16
+ * bits of fp32, ints in their width, pointers in 64 bits), decided once per op so that the
+ * per-element loops of loads, stores and bitcasts do no table lookups. */
+typedef enum BitsKind { BITS_INT, BITS_F16, BITS_BF16, BITS_F32, BITS_F64 } BitsKind;
+
+typedef struct Codec {
+    BitsKind kind;
+    int bits;       /* BITS_INT: the width */
+    bool is_signed; /* BITS_INT: sign-extend when decoding */
+} Codec;
+
+static Codec codec_of(Type t)
 {
-    if (is_float_value(t)) {
-        double d = ((const double *)data)[i];
-        switch (t.dtype) {
-        case DT_F64: {
-            uint64_t b;
-            memcpy(&b, &d, 8);
-            return b;
-        }
-        case DT_F32: {
-            float f = (float)d;
-            uint32_t b;
-            memcpy(&b, &f, 4);
-            return b;
-        }
-        case DT_F16: return half_from_double(d);
-        default: return bf16_from_double(d);
-        }
+    if (t.is_ptr)
+        return (Codec){BITS_INT, 64, false};
+    switch (t.dtype) {
+    case DT_F16: return (Codec){BITS_F16, 16, false};
+    case DT_BF16: return (Codec){BITS_BF16, 16, false};
+    case DT_F32: return (Codec){BITS_F32, 32, false};
+    case DT_F64: return (Codec){BITS_F64, 64, false};
+    default: return (Codec){BITS_INT, dtype_bits(t.dtype), dtype_is_signed(t.dtype)};
     }
-    uint64_t v = (uint64_t)((const int64_t *)data)[i];
-    int bits = int_bits(t);
-    return bits >= 64 ? v : v & ((UINT64_C(1) << bits) - 1);
 }
 
-static void set_element_bits(Type t, void *data, int64_t i, uint64_t bits)
+static inline uint64_t codec_encode(const Codec *c, const void *data, int64_t i)
 {
-    if (is_float_value(t)) {
-        double *d = data;
-        switch (t.dtype) {
-        case DT_F64: memcpy(&d[i], &bits, 8); break;
-        case DT_F32: {
-            uint32_t b = (uint32_t)bits;
-            float f;
-            memcpy(&f, &b, 4);
-            d[i] = f;
-            break;
-        }
-        case DT_F16: d[i] = half_to_double((uint32_t)bits & 0xffff); break;
-        default: d[i] = bf16_to_double((uint32_t)bits & 0xffff); break;
-        }
-        return;
+    if (c->kind == BITS_INT) {
+        uint64_t v = (uint64_t)((const int64_t *)data)[i];
+        return c->bits >= 64 ? v : v & ((UINT64_C(1) << c->bits) - 1);
     }
-    ((int64_t *)data)[i] = int_wrap(bits, int_bits(t), int_signed(t));
+    double d = ((const double *)data)[i];
+    switch (c->kind) {
+    case BITS_F64: {
+        uint64_t b;
+        memcpy(&b, &d, 8);
+        return b;
+    }
+    case BITS_F32: {
+        float f = (float)d;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        return b;
+    }
+    case BITS_F16: return half_from_double(d);
+    default: return bf16_from_double(d);
+    }
+}
+
+static inline void codec_decode(const Codec *c, void *data, int64_t i, uint64_t bits)
+{
+    double *d = data;
+    switch (c->kind) {
+    case BITS_INT: ((int64_t *)data)[i] = int_wrap(bits, c->bits, c->is_signed); break;
+    case BITS_F64: memcpy(&d[i], &bits, 8); break;
+    case BITS_F32: {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        d[i] = f;
+        break;
+    }
+    case BITS_F16: d[i] = half_to_double((uint32_t)bits & 0xffff); break;
+    case BITS_BF16: d[i] = bf16_to_double((uint32_t)bits & 0xffff); break;
+    }
 }
 
 /* Bytes an element of t takes in memory (int1: one byte, pointers: 8). */
@@ -834,8 +862,9 @@ static bool run_bitcast(Interp *in, const IrOp *op)
         return false;
     if (int_bits(at) != int_bits(rt))
         return fail(in, op, "internal error: bitcast between widths %d and %d", int_bits(at), int_bits(rt));
+    Codec from = codec_of(at), to = codec_of(rt);
     for (int64_t i = 0; i < n; i++)
-        set_element_bits(rt, r, i, element_bits(at, a, i * sa));
+        codec_decode(&to, r, i, codec_encode(&from, a, i * sa));
     return true;
 }
 
@@ -853,7 +882,8 @@ static bool run_const(Interp *in, const IrOp *op)
         for (int64_t i = 0; i < n; i++)
             ((double *)r)[i] = v;
     } else {
-        int64_t v = int_wrap((uint64_t)op->attr[0], int_bits(rt), int_signed(rt));
+        int64_t v = !rt.is_ptr && rt.dtype == DT_I1 ? op->attr[0] != 0
+                                                   : int_wrap((uint64_t)op->attr[0], int_bits(rt), int_signed(rt));
         for (int64_t i = 0; i < n; i++)
             ((int64_t *)r)[i] = v;
     }
@@ -1015,6 +1045,7 @@ static bool run_load(Interp *in, const IrOp *op)
         return false;
     size_t size = memory_bytes(rt);
     bool is_bool = !rt.is_ptr && rt.dtype == DT_I1;
+    Codec codec = codec_of(rt);
     for (int64_t i = 0; i < n; i++) {
         if (mask && !mask[i * sm]) {
             /* Masked-off lanes never touch memory; they take `other`, or 0 (Triton leaves them
@@ -1032,7 +1063,7 @@ static bool run_load(Interp *in, const IrOp *op)
         if (is_bool)
             ((int64_t *)r)[i] = bits != 0;
         else
-            set_element_bits(rt, r, i, bits);
+            codec_decode(&codec, r, i, bits);
     }
     return true;
 }
@@ -1067,6 +1098,7 @@ static bool run_store(Interp *in, const IrOp *op)
         val = t;
         vt = want;
     }
+    Codec codec = codec_of(vt);
     for (int64_t i = 0; i < n; i++) {
         if (mask && !mask[i * sm])
             continue;
@@ -1078,7 +1110,7 @@ static bool run_store(Interp *in, const IrOp *op)
         if (!save_page(in, op, buf, off) ||
             ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES && !save_page(in, op, buf, off + size - 1)))
             return false;
-        uint64_t bits = element_bits(vt, val, i * sv);
+        uint64_t bits = codec_encode(&codec, val, i * sv);
         if (et.dtype == DT_I1)
             bits = bits != 0;
         memcpy((void *)(uintptr_t)addr, &bits, size); /* little-endian: the low bytes */
@@ -1087,6 +1119,26 @@ static bool run_store(Interp *in, const IrOp *op)
 }
 
 /* ---- dot and reductions ----------------------------------------------------------------------- */
+
+/* acc[j] += a * b[j]: each element rounded in fp32 on its own, so the result is the same in any
+ * vector width. Unrolled by 8 with restrict pointers so that -O2 (GCC 12's "very cheap"
+ * vectorizer) turns the body into SIMD multiplies and adds. */
+static void row_multiply_add(float *restrict acc, const float *restrict b, float a, int64_t n)
+{
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        acc[j + 0] += a * b[j + 0];
+        acc[j + 1] += a * b[j + 1];
+        acc[j + 2] += a * b[j + 2];
+        acc[j + 3] += a * b[j + 3];
+        acc[j + 4] += a * b[j + 4];
+        acc[j + 5] += a * b[j + 5];
+        acc[j + 6] += a * b[j + 6];
+        acc[j + 7] += a * b[j + 7];
+    }
+    for (; j < n; j++)
+        acc[j] += a * b[j];
+}
 
 /* r = a @ b + c. fp16/bf16 products are exact in fp32 and are accumulated in fp32, as the
  * tensor cores do (mma.sync ... .f32.f16.f16.f32); fp32 inputs are multiplied in fp32 (the GPU
@@ -1112,7 +1164,7 @@ static bool run_dot(Interp *in, const IrOp *op)
     if (bt.shape[x] != K || rt.shape[x] != M || rt.shape[x + 1] != N)
         return fail(in, op, "internal error: dot of <%lldx%lld> and <%lldx%lld>", (long long)M,
                     (long long)K, (long long)bt.shape[x], (long long)N);
-    bool floats = is_float_value(at);
+    bool floats = is_float_value(at), c_float = is_float_value(ct);
     bool wide = at.dtype == DT_F64 || bt.dtype == DT_F64 || rt.dtype == DT_F64;
     if (floats && !wide) {
         float *af = scratch_get(&in->scratch, &in->scratch_cap, (size_t)(M * K + K * N + N) * sizeof(float));
@@ -1128,14 +1180,10 @@ static bool run_dot(Interp *in, const IrOp *op)
             for (int64_t m = 0; m < M; m++) {
                 int64_t row = z * M * N + m * N;
                 for (int64_t j = 0; j < N; j++)
-                    acc[j] = is_float_value(ct) ? (float)((const double *)c)[row + j]
+                    acc[j] = c_float ? (float)((const double *)c)[row + j]
                                                 : (float)((const int64_t *)c)[row + j];
-                for (int64_t k = 0; k < K; k++) {
-                    float av = af[m * K + k];
-                    const float *brow = bf + k * N;
-                    for (int64_t j = 0; j < N; j++)
-                        acc[j] += av * brow[j];
-                }
+                for (int64_t k = 0; k < K; k++)
+                    row_multiply_add(acc, bf + k * N, af[m * K + k], N);
                 for (int64_t j = 0; j < N; j++)
                     ((double *)r)[row + j] = acc[j];
             }
@@ -1150,7 +1198,7 @@ static bool run_dot(Interp *in, const IrOp *op)
             for (int64_t m = 0; m < M; m++) {
                 int64_t row = z * M * N + m * N;
                 for (int64_t j = 0; j < N; j++)
-                    acc[j] = is_float_value(ct) ? ((const double *)c)[row + j] : (double)((const int64_t *)c)[row + j];
+                    acc[j] = c_float ? ((const double *)c)[row + j] : (double)((const int64_t *)c)[row + j];
                 for (int64_t k = 0; k < K; k++) {
                     double av = ad[m * K + k];
                     for (int64_t j = 0; j < N; j++)
@@ -1646,6 +1694,8 @@ static bool bind_params(Interp *in)
     }
     for (int i = 0; i < f->nparams; i++) {
         ValueId v = f->params[i].value;
+        if (v <= 0 || v >= f->nvalues || !valid_type(vtype(in, v)))
+            return fail(in, NULL, "internal error: parameter %d is not a valid value", i);
         Type t = vtype(in, v);
         void *d = value_storage(in, NULL, v);
         if (!d)
@@ -1657,6 +1707,8 @@ static bool bind_params(Interp *in)
                 ((int64_t *)d)[k] = (int64_t)arg->ptr;
             else if (dtype_is_float(t.dtype))
                 ((double *)d)[k] = round_to(t.dtype, arg->f);
+            else if (t.dtype == DT_I1)
+                ((int64_t *)d)[k] = arg->i != 0; /* a bool argument is true when nonzero */
             else
                 ((int64_t *)d)[k] = int_wrap((uint64_t)arg->i, int_bits(t), int_signed(t));
         }

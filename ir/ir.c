@@ -264,7 +264,31 @@ typedef struct CloneCtx {
     IrFunc *dst;
     ValueId *map; /* src id -> dst id, 0 when not (yet) defined */
     bool same_arena;
+    struct FileCopy {
+        const SrcFile *from, *to;
+    } *files; /* SrcFiles copied into another arena */
+    int nfiles, files_cap;
 } CloneCtx;
+
+/* A location whose SrcFile lives in the source arena must not dangle when that arena is freed:
+ * a clone into another arena gets its own copy of each SrcFile (the text stays shared). */
+static SrcLoc clone_loc(CloneCtx *c, SrcLoc loc)
+{
+    if (c->same_arena || !loc.file)
+        return loc;
+    for (int i = 0; i < c->nfiles; i++)
+        if (c->files[i].from == loc.file) {
+            loc.file = c->files[i].to;
+            return loc;
+        }
+    SrcFile *copy = arena_alloc(c->dst->arena, sizeof *copy);
+    *copy = *loc.file;
+    copy->name = loc.file->name ? arena_strdup(c->dst->arena, loc.file->name) : NULL;
+    struct FileCopy fc = {.from = loc.file, .to = copy};
+    ARENA_PUSH(c->dst->arena, c->files, c->nfiles, c->files_cap, fc);
+    loc.file = copy;
+    return loc;
+}
 
 static const char *clone_str(CloneCtx *c, const char *s)
 {
@@ -295,6 +319,7 @@ static IrOp *clone_op(CloneCtx *c, const IrOp *o)
     Arena *a = c->dst->arena;
     IrOp *op = arena_alloc(a, sizeof *op);
     *op = *o;
+    op->loc = clone_loc(c, o->loc);
     op->sattr = clone_str(c, o->sattr);
     op->operands = NULL;
     op->results = NULL;

@@ -648,7 +648,6 @@ static void parse_op(Parser *p, IrRegion *into)
     SrcLoc result_locs[64];
     int nresults = 0;
     skip_ws(p);
-    SrcLoc op_start = here(p);
     if (peek(p) == '%') {
         do {
             if (nresults == 64)
@@ -666,7 +665,6 @@ static void parse_op(Parser *p, IrRegion *into)
     OpCode code;
     if (!op_from_name(name, &code))
         fail_at(p, name_loc, "unknown op '%s'", name);
-    (void)op_start;
 
     OpAttrs attrs = {0};
     const char *const_text = NULL;

@@ -13,7 +13,7 @@
  *     yield ends every for body and if branch and a while's region 1, condition ends a while's
  *     region 0, and neither appears anywhere else;
  *   - layouts, when assigned: a valid index whose rank is the value's rank, scalars have none,
- *     slices of a valid parent, dot operands of an mma layout.
+ *     slices of a valid parent, dot operands of an mma or blocked layout.
  * Every problem is reported (no stop at the first), as
  *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
  * at the op's location when it has one; values are named as ir_print numbers them. */
@@ -161,8 +161,11 @@ static void check_layout(Verifier *v, const IrOp *op, ValueId id)
         break;
     case LAYOUT_DOT_OPERAND: {
         int p = l->dot_operand.parent;
-        if (p <= 0 || p >= f->nlayouts || f->layouts[p].kind != LAYOUT_MMA)
-            report(v, op, "%s: dot operand layout's parent is not an mma layout", vname(v, id));
+        /* mma for tensor-core dots; blocked for the FMA path (Triton allows both). */
+        if (p <= 0 || p >= f->nlayouts ||
+            (f->layouts[p].kind != LAYOUT_MMA && f->layouts[p].kind != LAYOUT_BLOCKED))
+            report(v, op, "%s: dot operand layout's parent is not an mma or blocked layout",
+                   vname(v, id));
         else if (l->dot_operand.op_idx != 0 && l->dot_operand.op_idx != 1)
             report(v, op, "%s: dot operand index %d (0 or 1)", vname(v, id), l->dot_operand.op_idx);
         break;
@@ -505,7 +508,8 @@ static bool counts_ok(Verifier *v, const IrOp *op)
     int want = op_num_operands(c);
     bool ok = true;
     if (want >= 0 && op->noperands != want) {
-        report(v, op, "has %d operands, expected %d", op->noperands, want);
+        report(v, op, "has %d operand%s, expected %d", op->noperands, op->noperands == 1 ? "" : "s",
+               want);
         ok = false;
     } else if (c == OP_LOAD && (op->noperands < 1 || op->noperands > 3)) {
         report(v, op, "has %d operands, expected 1 to 3 (pointer, mask, other)", op->noperands);
@@ -522,11 +526,13 @@ static bool counts_ok(Verifier *v, const IrOp *op)
     }
     int wr = expected_results(op);
     if (ok && wr >= 0 && op->nresults != wr) {
-        report(v, op, "has %d results, expected %d", op->nresults, wr);
+        report(v, op, "has %d result%s, expected %d", op->nresults, op->nresults == 1 ? "" : "s",
+               wr);
         ok = false;
     }
     if (op->nregions != expected_regions(c)) {
-        report(v, op, "has %d regions, expected %d", op->nregions, expected_regions(c));
+        report(v, op, "has %d region%s, expected %d", op->nregions, op->nregions == 1 ? "" : "s",
+               expected_regions(c));
         ok = false;
     }
     return ok;

@@ -24,7 +24,8 @@
 
 typedef struct Canon {
     IrFunc *f;
-    int32_t *uses; /* per ValueId, kept current through every rewrite */
+    int32_t *uses;  /* per ValueId, kept current through every rewrite */
+    ValueId *repl;  /* per ValueId: the value that replaces it (itself when none) */
     bool changed;
 } Canon;
 
@@ -54,7 +55,9 @@ static bool replace_result(Canon *c, IrOp *op, ValueId to)
     ValueId from = op->results[0];
     if (from == to || !same_type_and_layout(c->f, from, to))
         return false;
-    ir_replace_all_uses(c->f, from, to);
+    /* Every use comes after the definition in walk order (dominance), so the walk rewrites
+     * them as it reaches them: one pass over the function, not one per replacement. */
+    c->repl[from] = to;
     c->uses[to] += c->uses[from];
     c->uses[from] = 0;
     c->changed = true;
@@ -288,7 +291,9 @@ static bool fold_unary(OpCode code, Type t, Const a, Const *r)
     switch (code) {
     case OP_NEG: r->i = (int64_t)(0 - (uint64_t)a.i); break;
     case OP_NOT: r->i = ~a.i; break;
-    case OP_ABS: r->i = a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i; break;
+    case OP_ABS: /* unsigned values are their own absolute value, even at 2^63 and above */
+        r->i = (dtype_is_signed(t.dtype) && a.i < 0) ? (int64_t)(0 - (uint64_t)a.i) : a.i;
+        break;
     default: return false;
     }
     r->i = normalize_int(t.dtype, r->i);
@@ -483,10 +488,20 @@ static bool try_dot_accumulate(Canon *c, IrOp *op)
     return false;
 }
 
+static ValueId resolve(Canon *c, ValueId v)
+{
+    while (c->repl[v] != v)
+        v = c->repl[v] = c->repl[c->repl[v]];
+    return v;
+}
+
 static void canon_region(Canon *c, IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
+        for (int j = 0; j < op->noperands; j++)
+            if (op->operands[j] > 0 && op->operands[j] < c->f->nvalues)
+                op->operands[j] = resolve(c, op->operands[j]);
         for (int j = 0; j < op->nregions; j++)
             canon_region(c, &op->regions[j]);
         if (try_fold_constants(c, op) || try_identities(c, op) || try_dot_accumulate(c, op))
@@ -500,6 +515,9 @@ bool pass_canonicalize(IrFunc *f, const PassOptions *o, Diag *d)
     (void)d;
     Canon c = {.f = f};
     c.uses = arena_alloc(f->arena, (size_t)(f->nvalues + 1) * sizeof *c.uses);
+    c.repl = arena_alloc(f->arena, (size_t)(f->nvalues + 1) * sizeof *c.repl);
+    for (int i = 0; i <= f->nvalues; i++)
+        c.repl[i] = i;
     count_uses(&f->body, c.uses, f->nvalues);
     /* Each sweep folds what the last one exposed; a chain of n foldable ops needs n sweeps at
      * worst only when it runs backwards through regions, so a small bound is plenty. */

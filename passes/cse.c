@@ -2,8 +2,9 @@
  *
  * Requires: uses dominated by their definitions (the verifier's rule), so a walk in program
  * order meets every definition before its uses.
- * Guarantees: of two pure ops with the same code, operands, attributes (attr[], the bits of
- * fattr, sattr, smem) and result types and layouts, the later one is removed and its uses take
+ * Guarantees: of two pure ops with the same code, operands (in either order for commutative
+ * ops), attributes (attr[], the bits of fattr, sattr, smem) and result types and layouts, the
+ * later one is removed and its uses take
  * the earlier result, when the earlier one is in the same region before it or in an enclosing
  * region before the op that holds it (so it dominates). Never merged: loads (memory may change
  * between them), stores, asserts, terminators, and ops with regions. */
@@ -43,11 +44,33 @@ static uint32_t mix(uint32_t h, uint64_t x)
     return h;
 }
 
-static uint32_t op_hash(const IrOp *op)
+/* a op b == b op a, bit for bit (IEEE addition and multiplication commute too; float min and
+ * max do not: min(-0.0, +0.0) is whichever operand comes first). */
+static bool commutative(const IrFunc *f, const IrOp *op)
+{
+    if (op->noperands != 2 || op->nresults != 1)
+        return false;
+    switch (op->code) {
+    case OP_ADD: case OP_MUL: case OP_AND: case OP_OR: case OP_XOR: case OP_UMULHI:
+    case OP_CMP_EQ: case OP_CMP_NE:
+        return true;
+    case OP_MIN: case OP_MAX:
+        return !dtype_is_float(f->values[op->results[0]].type.dtype);
+    default:
+        return false;
+    }
+}
+
+static uint32_t op_hash(const IrFunc *f, const IrOp *op)
 {
     uint32_t h = mix(0, (uint64_t)op->code);
-    for (int i = 0; i < op->noperands; i++)
-        h = mix(h, (uint64_t)op->operands[i]);
+    if (commutative(f, op)) {
+        ValueId a = op->operands[0], b = op->operands[1];
+        h = mix(mix(h, (uint64_t)(a < b ? a : b)), (uint64_t)(a < b ? b : a));
+    } else {
+        for (int i = 0; i < op->noperands; i++)
+            h = mix(h, (uint64_t)op->operands[i]);
+    }
     for (int i = 0; i < TRIC_MAX_RANK; i++)
         h = mix(h, (uint64_t)op->attr[i]);
     uint64_t bits;
@@ -64,7 +87,9 @@ static bool same_op(const IrFunc *f, const IrOp *a, const IrOp *b)
         return false;
     if ((a->sattr == NULL) != (b->sattr == NULL) || (a->sattr && strcmp(a->sattr, b->sattr)))
         return false;
-    for (int i = 0; i < a->noperands; i++)
+    bool swapped = commutative(f, a) &&
+                   a->operands[0] == b->operands[1] && a->operands[1] == b->operands[0];
+    for (int i = 0; i < a->noperands && !swapped; i++)
         if (a->operands[i] != b->operands[i])
             return false;
     for (int i = 0; i < a->nresults; i++) {
@@ -87,7 +112,7 @@ static void cse_region(Cse *c, IrRegion *r)
             cse_region(c, &op->regions[j]);
         if (!mergeable(op))
             continue;
-        uint32_t h = op_hash(op);
+        uint32_t h = op_hash(c->f, op);
         IrOp *same = NULL;
         for (int k = c->navail - 1; k >= 0 && !same; k--)
             if (c->avail[k].hash == h && same_op(c->f, c->avail[k].op, op))

@@ -100,7 +100,7 @@ static int layout_slice(LayCtx *c, int dim, int parent)
     return ir_layout_intern(c->f, &l);
 }
 
-static int layout_dot_operand(LayCtx *c, int op_idx, int parent)
+static int layout_dot_operand(LayCtx *c, int op_idx, int parent, int k_width)
 {
     Layout l;
     memset(&l, 0, sizeof l);
@@ -108,7 +108,7 @@ static int layout_dot_operand(LayCtx *c, int op_idx, int parent)
     l.rank = 2;
     l.dot_operand.parent = parent;
     l.dot_operand.op_idx = op_idx;
-    l.dot_operand.k_width = 0; /* blocked parent: the FMA path */
+    l.dot_operand.k_width = k_width; /* 0 for a blocked parent (the FMA path) */
     return ir_layout_intern(c->f, &l);
 }
 
@@ -217,7 +217,50 @@ static int layout_anchor(LayCtx *c, const IrOp *op)
     return ir_layout_intern(f, &l);
 }
 
-/* The accumulator layout of an FMA dot (no tensor cores). Triton's default (spt [1, 1], all lanes
+/* Whether a dot goes to the tensor cores: mma.sync m16n8k16 (PTX ISA 9.7.14.5.8) takes fp16 or
+ * bf16 A and B and accumulates in fp32, from sm_80 on; the tile must hold whole 16x8x16 pieces. */
+static bool dot_uses_mma(const LayCtx *c, const IrOp *op)
+{
+    if (!c->o || !c->o->mma || c->o->sm < 80)
+        return false;
+    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
+    Type r = ir_type(c->f, op->results[0]);
+    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
+        (a.dtype != DT_F16 && a.dtype != DT_BF16))
+        return false;
+    return r.shape[0] % 16 == 0 && r.shape[1] % 8 == 0 && a.shape[1] % 16 == 0;
+}
+
+/* #mma v2 for an [M, N] accumulator: Triton's warpsPerTileV2 (AccelerateMatmul.cpp): double the
+ * warps along whichever dim has more 16x8 pieces left per warp, M first on ties, until W. */
+static int layout_mma_v2(LayCtx *c, int M, int N)
+{
+    int wm = 1, wn = 1;
+    while (wm * wn < c->num_warps) {
+        if (M / 16 / wm >= N / (8 * wn)) {
+            if (wm < M / 16)
+                wm *= 2;
+            else
+                wn *= 2;
+        } else {
+            wn *= 2;
+        }
+    }
+    Layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_MMA;
+    l.rank = 2;
+    l.mma.version = 2;
+    l.mma.warps_per_cta[0] = wm;
+    l.mma.warps_per_cta[1] = wn;
+    l.mma.instr_shape[0] = 16;
+    l.mma.instr_shape[1] = 8;
+    l.mma.instr_shape[2] = 16;
+    return ir_layout_intern(c->f, &l);
+}
+
+/* The accumulator layout of a dot: #mma v2 when it goes to the tensor cores, else (FMA) a blocked
+ * layout. For FMA, Triton's default (spt [1, 1], all lanes
  * along N) would make each thread hold whole columns of A for a 128-wide tile; instead each thread
  * gets a 4x4 block (smaller for small tiles), lanes 4 x 8 and warps along M first, so a thread
  * needs few rows of A and few columns of B per k (docs/layouts.md, "FMA dot"). */
@@ -226,6 +269,8 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     Type t = ir_type(c->f, op->results[0]);
     if (t.rank != 2)
         return layout_default(c, t);
+    if (dot_uses_mma(c, op))
+        return layout_mma_v2(c, t.shape[0], t.shape[1]);
     int M = t.shape[0], N = t.shape[1], W = c->num_warps;
     int sm = M < 4 ? M : 4, sn = N < 4 ? N : 4;
     while ((int64_t)sm * sn * 32 * W > (int64_t)M * N && (sm > 1 || sn > 1)) {
@@ -688,8 +733,12 @@ static void assign_op(LayCtx *c, IrOp *op)
     }
     case OP_DOT: {
         int acc = layout_dot_acc(c, op);
-        convert_operand(c, op, 0, layout_dot_operand(c, 0, acc));
-        convert_operand(c, op, 1, layout_dot_operand(c, 1, acc));
+        /* k_width: consecutive k elements per thread in one register, 32 bits' worth for mma
+         * (Triton's kWidth: 2 for fp16/bf16); 0 for FMA. */
+        int k_width = f->layouts[acc].kind == LAYOUT_MMA
+                          ? 4 / dtype_bytes(ir_type(f, op->operands[0]).dtype) : 0;
+        convert_operand(c, op, 0, layout_dot_operand(c, 0, acc, k_width));
+        convert_operand(c, op, 1, layout_dot_operand(c, 1, acc, k_width));
         convert_operand(c, op, 2, acc);
         set_layout(c, res, acc);
         return;

@@ -15,6 +15,8 @@ typedef struct PassOptions {
     bool verify;            /* run ir_verify after every pass */
     const char *dump_after; /* NULL, a pass name, or "all" */
     FILE *dump;             /* where dumps go (stderr when NULL) */
+    bool mma;               /* layouts.c: fp16/bf16 dots on sm >= 80 get #mma v2 (tensor cores);
+                               off until codegen lowers mma layouts (docs/layouts.md) */
 } PassOptions;
 
 /* canonicalize.c: constant folding, algebraic simplification (x+0, x*1), splat/broadcast of

@@ -2,7 +2,8 @@
  * scratch buffers only).
  *
  * Requires: layouts (pass_layouts). Guarantees: IrOp.smem_offset/smem_bytes for convert_layout,
- * reshape, cross-warp reductions and FMA dots; 0/0 for every other op; IrFunc.shared_bytes = what a launch
+ * reshape, cross-warp reductions, FMA dots and trans ops that are not a relabelling of registers;
+ * 0/0 for every other op; IrFunc.shared_bytes = what a launch
  * must ask for, within the target's per-block limit (else an error).
  *
  * Scratch is live only while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync
@@ -74,6 +75,26 @@ void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRI
     }
 }
 
+/* Whether result layout lr is operand layout la with its dims permuted by perm (result dim i is
+ * operand dim perm[i]), both blocked. */
+static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *perm, int rank)
+{
+    if (la <= 0 || lr <= 0 || la >= f->nlayouts || lr >= f->nlayouts)
+        return false;
+    const Layout *a = &f->layouts[la], *r = &f->layouts[lr];
+    if (a->kind != LAYOUT_BLOCKED || r->kind != LAYOUT_BLOCKED || a->rank != rank || r->rank != rank)
+        return false;
+    for (int i = 0; i < rank; i++) {
+        int p = (int)perm[i];
+        if (p < 0 || p >= rank || r->blocked.size_per_thread[i] != a->blocked.size_per_thread[p] ||
+            r->blocked.threads_per_warp[i] != a->blocked.threads_per_warp[p] ||
+            r->blocked.warps_per_cta[i] != a->blocked.warps_per_cta[p] ||
+            (int)perm[r->blocked.order[i]] != a->blocked.order[i])
+            return false;
+    }
+    return true;
+}
+
 static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
 {
     switch (op->code) {
@@ -100,9 +121,22 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             return 0;
         int nw = f->num_warps > 0 ? f->num_warps : 1;
         int64_t n_out = type_numel(ir_type(f, op->results[0]));
-        int64_t slot = shared_elem_bytes(in) +
-                       ((op->code == OP_ARGMAX || op->code == OP_ARGMIN) ? 4 : 0);
+        bool arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+        Type out = ir_type(f, op->results[0]);
+        int eb = shared_elem_bytes(in);
+        if (!arg && shared_elem_bytes(out) > eb) /* a sum kept in a wider dtype */
+            eb = shared_elem_bytes(out);
+        int64_t slot = eb + (arg ? 4 : 0);
         return n_out * nw * slot;
+    }
+    case OP_TRANS: {
+        /* A blocked layout permuted with the dims is a relabelling of registers (what the layout
+         * pass produces); anything else codegen moves through scratch, row-major in the result. */
+        Type t = ir_type(f, op->results[0]);
+        int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+        if (t.rank == 0 || trans_is_relabel(f, la, lr, op->attr, t.rank))
+            return 0;
+        return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_DOT: {
         /* FMA dot (blocked accumulator): codegen stages A, then B, unpadded, right after each

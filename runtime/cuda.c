@@ -161,6 +161,9 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     CUcontext ctx;
     CU_CHECK(dev, api.cuDevicePrimaryCtxRetain(&ctx, cu_dev), "cuDevicePrimaryCtxRetain");
     dev->cu_context = ctx;
+    /* A primary context released to zero and retained again can come back with the same handle:
+     * never trust this thread's cache across an open. */
+    current_context = NULL;
     CUresult r = make_current(dev);
     if (r != CUDA_SUCCESS) {
         api.cuDevicePrimaryCtxRelease(cu_dev);
@@ -319,7 +322,9 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
 
 tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
                             const tric_compile_options *opt, struct tric_module_s *mod) {
-    const char *arch = opt && opt->arch ? opt->arch : dev->arch;
+    /* TRIC_ARCH overrides the device's own target (e.g. sm_90 instead of sm_90a), for A/B runs. */
+    const char *env_arch = getenv("TRIC_ARCH");
+    const char *arch = opt && opt->arch ? opt->arch : env_arch && *env_arch ? env_arch : dev->arch;
     char *dir = opt && opt->no_cache ? NULL : rt_cache_dir();
     StrBuf key = {0};
     if (dir) {

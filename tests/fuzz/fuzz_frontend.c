@@ -2,8 +2,11 @@
  * it parses, run sema once per @jit function (no signature, so most runs end in diagnostics).
  * Whatever the input, nothing may crash, hang, assert or leak: every allocation of a run lives in
  * its arena or its Diag, both freed here.
- *   CC=clang-19 cmake -S . -B build-fuzz -DTRIC_FUZZ=ON && cmake --build build-fuzz --target tric-fuzz
- *   build-fuzz/tric-fuzz -max_total_time=30 tests/fuzz/corpus */
+ * Instrument the library too (TRIC_FUZZ only instruments this file):
+ *   CC=clang-19 cmake -S . -B build-fuzz -DTRIC_FUZZ=ON \
+ *       -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link,address,undefined
+ *   cmake --build build-fuzz --target tric-fuzz
+ *   cp -r tests/fuzz/corpus /tmp/corpus && build-fuzz/tric-fuzz -max_total_time=30 /tmp/corpus */
 #include "frontend/frontend.h"
 
 #include <stdlib.h>

@@ -24,6 +24,28 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Takes the dots' own scratch away and shrinks shared_bytes to the largest scratch left, so a dot
+ * cannot stage its operands and codegen must materialize them in dot-operand registers. */
+static bool force_materialized_dot;
+
+static int64_t max_scratch(IrRegion *r)
+{
+    int64_t m = 0;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code == OP_DOT)
+            op->smem_bytes = 0;
+        if (op->smem_offset + op->smem_bytes > m)
+            m = op->smem_offset + op->smem_bytes;
+        for (int k = 0; k < op->nregions; k++) {
+            int64_t n = max_scratch(&op->regions[k]);
+            if (n > m)
+                m = n;
+        }
+    }
+    return m;
+}
+
 /* Compiles f for sm (arch_specific: the "a" form); returns the PTX (malloc'd) or NULL. */
 static char *compile(IrFunc *f, int sm, bool arch_specific, double *ms)
 {
@@ -34,6 +56,8 @@ static char *compile(IrFunc *f, int sm, bool arch_specific, double *ms)
         diag_free(&d);
         return NULL;
     }
+    if (force_materialized_dot)
+        f->shared_bytes = (int)max_scratch(&f->body);
     if (getenv("CODEGEN_TEST_DUMP")) {
         StrBuf ir = {0};
         ir_print(&ir, f);
@@ -148,6 +172,13 @@ static void test_matmul(int BM, int BN, int BK, int warps)
         CHECK(ptx, "matmul %dx%dx%d did not compile", BM, BN, BK);
         if (ptx) {
             CHECK(strstr(ptx, "fma.rn.f32"), "the FMA dot has no fma.rn.f32");
+            /* Staged by the dot: a k loop (one FMA per accumulator register in its body);
+             * materialized: fully unrolled, BK FMAs per accumulator register. */
+            int fmas = count(ptx, "fma.rn.f32"), acc = BM * BN / (32 * warps);
+            if (force_materialized_dot)
+                CHECK(fmas == acc * BK, "materialized dot: %d FMAs, expected %d", fmas, acc * BK);
+            else
+                CHECK(fmas < acc * BK, "staged dot: %d FMAs, expected a loop", fmas);
             CHECK(strstr(ptx, "bar.sync"), "no barrier around the shared-memory operands");
             char tag[64];
             snprintf(tag, sizeof tag, "matmul_%d_%d_%d", BM, BN, BK);
@@ -165,6 +196,9 @@ int main(void)
         printf("note: no ptxas; PTX is checked by text only\n");
     test_vector_add();
     test_matmul(64, 64, 32, 4);
+    force_materialized_dot = true;
+    test_matmul(16, 16, 64, 4);
+    force_materialized_dot = false;
     if (test_failures) {
         printf("%d failure(s)\n", test_failures);
         return 1;

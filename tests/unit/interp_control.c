@@ -264,12 +264,10 @@ static void test_shapes_and_reductions(StrBuf *err)
     store_at(k, out, 60, t3);
 
     /* floats: <4x4> rows from fin; argmax/argmin (first of ties, NaN skipped), max with NaN */
-    Type f44 = block2(DT_F32, 4, 4);
     ValueId rows = op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 1));
     ValueId cols = op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 0));
     ValueId offs = op2(k, OP_ADD, block2(DT_I32, 4, 4), op2(k, OP_MUL, block2(DT_I32, 4, 4), rows, cint(k, block2(DT_I32, 4, 4), 4)), cols);
     ValueId fv = load(k, 1, ptr_plus(k, fin, offs), 0, 0);
-    (void)f44;
     store_at(k, out, 84, reduce(k, OP_ARGMAX, fv, 1, DT_I32));
     store_at(k, out, 88, reduce(k, OP_ARGMIN, fv, 1, DT_I32));
     store_at(k, out, 92, reduce(k, OP_ARGMAX, fv, 0, DT_I32));
@@ -461,6 +459,56 @@ static void test_dot(StrBuf *err)
     }
 }
 
+/* Arguments take their parameter's dtype: ints wrap, bools are nonzero, floats round. */
+static void test_params(StrBuf *err)
+{
+    Kernel *k = kernel_new("params.tri", "params");
+    ValueId out = ir_param_add(k->f, type_ptr(DT_I32), "out", 1);
+    ValueId fout = ir_param_add(k->f, type_ptr(DT_F32), "fout", 1);
+    ValueId p8 = ir_param_add(k->f, type_scalar(DT_I8), "p8", 1);
+    ValueId pb = ir_param_add(k->f, type_scalar(DT_I1), "pb", 1);
+    ValueId pu = ir_param_add(k->f, type_scalar(DT_U32), "pu", 1);
+    ValueId ph = ir_param_add(k->f, type_scalar(DT_F16), "ph", 1);
+    store_at(k, out, 0, op1(k, OP_CAST, scalar_i32(), p8));
+    store_at(k, out, 1, op1(k, OP_CAST, scalar_i32(), pb));
+    store_at(k, out, 2, op1(k, OP_CAST, scalar_i32(), pu));
+    store_at(k, fout, 0, op1(k, OP_CAST, type_scalar(DT_F32), ph));
+    int32_t o[3];
+    float fo[1];
+    InterpArg args[6] = {arg_ptr(o), arg_ptr(fo), arg_int(300), arg_int(2), arg_int(-1), {.f = 1.0 / 3.0}};
+    InterpBuffer bufs[2] = {buf_of(o, sizeof o), buf_of(fo, sizeof fo)};
+    CHECK(run_kernel(k, 1, args, 6, bufs, 2, err), "params: %s", err->data);
+    CHECK(o[0] == 44 && o[1] == 1 && o[2] == -1, "params: i8 %d, bool %d, u32->i32 %d", o[0], o[1], o[2]);
+    CHECK(fo[0] == 0.333251953125f, "fp16 param rounds: %.9g", fo[0]);
+    kernel_free(k);
+}
+
+/* Malformed IR (say from an unverified .tir file) gives a message, never a crash. */
+static void test_malformed(StrBuf *err)
+{
+    Kernel *k = kernel_new("bad.tri", "bad");
+    ValueId out = ir_param_add(k->f, type_ptr(DT_I32), "out", 1);
+    ValueId later = ci(k, 1);
+    k->b.pos = 0; /* insert at the front: a use before the definition */
+    ValueId sum = op2(k, OP_ADD, scalar_i32(), later, later);
+    k->b.pos = -1;
+    store(k, 4, out, sum, 0);
+    int32_t o[1] = {5};
+    InterpArg args[1] = {arg_ptr(o)};
+    InterpBuffer bufs[1] = {buf_of(o, sizeof o)};
+    CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "a use before the definition must fail");
+    CHECK(contains(err, "internal error: operand 0 of add is used before it is computed"), "%s", err->data);
+    k->f->body.ops[0]->operands[1] = 9999; /* out of range */
+    CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "a bad value id must fail");
+    CHECK(contains(err, "internal error: operand 1 of add is not a valid value"), "%s", err->data);
+    k->f->body.ops[0]->operands[1] = later;
+    k->f->body.ops[0]->nresults = 0;
+    CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "an add without a result must fail");
+    CHECK(contains(err, "internal error: add without a result"), "%s", err->data);
+    CHECK(o[0] == 5, "nothing stored");
+    kernel_free(k);
+}
+
 int main(void)
 {
     StrBuf err = {0};
@@ -470,6 +518,8 @@ int main(void)
     test_while(&err);
     test_shapes_and_reductions(&err);
     test_dot(&err);
+    test_params(&err);
+    test_malformed(&err);
     strbuf_free(&err);
     if (test_failures) {
         printf("%d check(s) failed\n", test_failures);

@@ -132,6 +132,31 @@ static void test_vector_add(const SrcFile *file)
         free(y);
         free(out);
     }
+    /* The launch says n = 1000 but the output holds 999 floats: the store of element 999 is
+     * caught at the .tri line of tl.store, and what programs stored before is undone. */
+    {
+        int n = 1000;
+        float *x = calloc(n, 4), *y = calloc(n, 4), *out = malloc((n - 1) * 4);
+        for (int i = 0; i < n - 1; i++)
+            out[i] = -3.0f;
+        InterpArg args[4] = {P(x), P(y), P(out), I(n)};
+        InterpBuffer bufs[3] = {B(x, n * 4), B(y, n * 4), B(out, (n - 1) * 4)};
+        InterpLaunch l = {.grid = {(n + 1023) / 1024, 1, 1}, .args = args, .nargs = 4, .buffers = bufs, .nbuffers = 3};
+        StrBuf err = {0};
+        CHECK(!interp_run(f, &l, &err), "vector_add into a short buffer must fail");
+        CHECK(err.data && strstr(err.data, "vector_add.tri:31: out-of-bounds store in program (0, 0, 0): "
+                                           "element 999 (index [999]) writes address"),
+              "message: %s", err.data ? err.data : "(none)");
+        printf("vector_add into a short buffer: %s\n", err.data ? err.data : "(no error)");
+        int changed = 0;
+        for (int i = 0; i < n - 1; i++)
+            changed += out[i] != -3.0f;
+        CHECK(changed == 0, "%d elements stay changed after the failed launch", changed);
+        strbuf_free(&err);
+        free(x);
+        free(y);
+        free(out);
+    }
     compile_result_free(&res);
 }
 

@@ -295,6 +295,36 @@ int main(void)
     }
     CHECK(!uses_n, "ir_replace_all_uses left a use");
 
+    /* A clone into another arena owns everything: free the source, print the clone. */
+    if (g) {
+        Arena *a3 = arena_new();
+        IrFunc *k = ir_func_clone(g, a3);
+        arena_free(a2);
+        a2 = NULL;
+        char *text5 = print_func(k);
+        CHECK(strcmp(text1, text5) == 0, "a clone outliving its source prints differently:\n%s", text5);
+        free(text5);
+        arena_free(a3);
+    }
+    /* Building before a position keeps the order of a run of builds. */
+    {
+        Arena *a4 = arena_new();
+        IrFunc *k = ir_func_new(a4, "order");
+        IrBuilder end = {.func = k, .region = &k->body, .pos = -1};
+        ValueId last = ir_build_const_int(&end, (SrcLoc){0}, type_scalar(DT_I32), 3);
+        IrBuilder at0 = {.func = k, .region = &k->body, .pos = 0};
+        ir_build_const_int(&at0, (SrcLoc){0}, type_scalar(DT_I32), 1);
+        ir_build_const_int(&at0, (SrcLoc){0}, type_scalar(DT_I32), 2);
+        CHECK(k->body.nops == 3 && k->body.ops[0]->attr[0] == 1 && k->body.ops[1]->attr[0] == 2 &&
+                  k->body.ops[2]->results[0] == last,
+              "ir_build at a position: wrong order");
+        ir_region_remove(&k->body, 1);
+        CHECK(k->body.nops == 2 && k->body.ops[1]->results[0] == last, "ir_region_remove");
+        CHECK(k->values[0].def == NULL && k->nlayouts == 1 && k->layouts[0].kind == LAYOUT_NONE &&
+                  k->num_warps == 4 && k->num_stages == 3,
+              "ir_func_new defaults");
+        arena_free(a4);
+    }
     if (getenv("IR_ROUNDTRIP_PRINT"))
         fputs(text1, stdout);
     free(text1);

@@ -137,6 +137,42 @@ static void test_matmul(void)
     arena_free(arena);
 }
 
+/* With PassOptions.mma on sm_80+: the fp16 dot's accumulator is #mma v2 with Triton's
+ * warpsPerTileV2 ([2, 2] for 64x64 on 4 warps), its operands #dot_op of it with kwidth 2, the loop
+ * carries the mma layout, and the dot itself needs no scratch. Off (or sm < 80): FMA. */
+static void test_matmul_mma(int sm, bool want_mma)
+{
+    Arena *arena = arena_new();
+    IrFunc *f = pk_matmul(arena, 64, 64, 32, 4);
+    Diag d = {0};
+    PassOptions o = {.num_warps = 4, .sm = sm, .mma = true};
+    CHECK(pass_axis_info(f, &o, &d) && pass_layouts(f, &o, &d) && pass_shared_alloc(f, &o, &d),
+          "passes failed: %s", d.text.data ? d.text.data : "");
+    CHECK(ir_verify(f, "layouts", &d) || !want_mma, "verifier: %s", d.text.data ? d.text.data : "");
+    IrOp *dot = find_op(&f->body, OP_DOT), *loop = find_op(&f->body, OP_FOR);
+    const Layout *acc = &f->layouts[f->values[dot->results[0]].layout];
+    if (want_mma) {
+        CHECK(acc->kind == LAYOUT_MMA && acc->mma.version == 2 && acc->mma.warps_per_cta[0] == 2 &&
+                  acc->mma.warps_per_cta[1] == 2 && acc->mma.instr_shape[0] == 16 &&
+                  acc->mma.instr_shape[1] == 8 && acc->mma.instr_shape[2] == 16,
+              "sm_%d accumulator %s", sm, pk_layout_str(f, dot->results[0], &sb));
+        for (int i = 0; i < 2; i++) {
+            const Layout *op = &f->layouts[f->values[dot->operands[i]].layout];
+            CHECK(op->kind == LAYOUT_DOT_OPERAND && op->dot_operand.op_idx == i &&
+                      op->dot_operand.k_width == 2 &&
+                      op->dot_operand.parent == f->values[dot->results[0]].layout,
+                  "operand %d: %s", i, pk_layout_str(f, dot->operands[i], &sb));
+        }
+        CHECK(f->values[loop->results[0]].layout == f->values[dot->results[0]].layout,
+              "the loop does not carry the mma layout");
+        CHECK(dot->smem_bytes == 0, "an mma dot has scratch %d", dot->smem_bytes);
+    } else {
+        CHECK(acc->kind == LAYOUT_BLOCKED, "sm_%d accumulator %s", sm, pk_layout_str(f, dot->results[0], &sb));
+    }
+    diag_free(&d);
+    arena_free(arena);
+}
+
 /* x = load(<32x64> tile); s = sum(x, axis=1); store(s): the sum is #slice<dim=1, parent=x's>. */
 static void test_reduction(void)
 {
@@ -224,6 +260,9 @@ int main(void)
     test_vector_add(16, 1, 4, 1); /* the mask offsets < n is only provably constant with n :16 */
     test_vector_add(1, 1, 1, 1);
     test_matmul();
+    test_matmul_mma(80, true);
+    test_matmul_mma(90, true);
+    test_matmul_mma(75, false);
     test_reduction();
     test_shared_limit();
     strbuf_free(&sb);

@@ -208,6 +208,19 @@ static void test_examples(void)
         }
         done(&r);
     }
+    /* ":1" specializes an int to the constant 1; it stays a run-time argument of the launch. */
+    r = compile("matmul.tri", src, "kernel_matmul",
+                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 T_C=fp16 T_ACC=fp32");
+    CHECK(r.k && r.k->nargs == 12, "kernel_matmul with :1 hints: %s", r.diag);
+    if (r.k) {
+        Param *ak = r.k->args[7];
+        CHECK(!strcmp(ak->name, "stride_ak") && ak->equal_to_1 && ak->sem.kind == SEM_CONST &&
+                  ak->sem.cv.i == 1 && !ak->is_constexpr,
+              "stride_ak equal to 1");
+        CHECK(r.k->args[6]->divisibility == 16 && r.k->args[0]->divisibility == 16, "div 16");
+    }
+    done(&r);
     r = compile("matmul.tri", src, NULL, NULL, NULL);
     CHECK(strstr(r.diag, "matmul.tri: error: matmul.tri has several @triton.jit kernels "
                          "(matmul_kernel, kernel_matmul): pick one with --kernel=NAME"),
@@ -243,6 +256,9 @@ static void test_errors(void)
         {"@triton.jit\ndef k(x_ptr: \"*fp32:16\", n: tl.int32, B: tl.constexpr):\n"
          "    o = tl.arange(0, B)\n    tl.store(x_ptr + o, o.to(tl.float32), mask=o < n)\n",
          NULL, "B=128", ""},
+        {"@triton.jit\ndef h(n):\n    return n + 1, n * 2\n\n@triton.jit\ndef k(p: \"*fp32\", "
+         "n: \"i32\"):\n    a, b = h(n)\n    tl.store(p, (a + b).to(tl.float32))\n",
+         NULL, NULL, ""},
         {"@triton.jit\ndef k(p):\n    pass\n", "*fp32", "FOO=1",
          "error: -D FOO: kernel 'k' has no constexpr parameter 'FOO' (its constexprs: none)"},
     };

@@ -1,0 +1,254 @@
+/* libcuda_mock.c: a stand-in libcuda.so.1 for testing tric's cuda device on machines with no GPU.
+ * It implements the entry points runtime/cuda_api.h lists, behind cuGetProcAddress_v2, with host
+ * memory as "device" memory. Kernels are not run, except one the tests know: vector_add_kernel
+ * (seed 1) is computed in C from the packed parameters, so a wrong packing shows as wrong sums.
+ * Every launch's raw parameter bytes are recorded for the tests (mock_state, found with dlsym).
+ * Faults: a vector_add whose pointer is below 4096 makes CUDA_ERROR_ILLEGAL_ADDRESS, sticky like
+ * the real one; PTX containing "this is not ptx" is rejected with a JIT log. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+typedef struct MockFunction {
+    char name[128];
+    int max_dynamic_shared;
+} MockFunction;
+
+typedef struct MockModule {
+    char *image;
+    MockFunction functions[8];
+    int nfunctions;
+} MockModule;
+
+/* What the tests read back. */
+typedef struct MockState {
+    int ctx_set_current_calls;
+    int launches;
+    unsigned grid[3], block[3], shared;
+    unsigned char params[16][8]; /* the first 8 bytes behind each kernelParams[i] */
+    int nparams_seen;            /* how many the mock read (from the PTX .param list) */
+    int max_dynamic_shared_set;
+    int sticky;
+    int proc_version_asked;      /* the cudaVersion of the last cuGetProcAddress */
+} MockState;
+
+MockState mock_state;
+
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_PTX = 218, NOT_FOUND = 500,
+       ILLEGAL_ADDRESS = 700 };
+
+static CUresult sticky_or(CUresult r) { return mock_state.sticky ? mock_state.sticky : r; }
+
+static CUresult cuInit(unsigned flags) { return OK; }
+CUresult cuDriverGetVersion(int *v) { *v = 12080; return OK; } /* exported, like cuGetProcAddress_v2 */
+
+static CUresult cuGetErrorName(CUresult e, const char **s) {
+    switch (e) {
+    case OK: *s = "CUDA_SUCCESS"; return OK;
+    case INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; return OK;
+    case OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return OK;
+    case INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; return OK;
+    case NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; return OK;
+    case ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return OK;
+    }
+    *s = NULL;
+    return INVALID_VALUE;
+}
+
+static CUresult cuGetErrorString(CUresult e, const char **s) {
+    switch (e) {
+    case OK: *s = "no error"; return OK;
+    case INVALID_VALUE: *s = "invalid argument"; return OK;
+    case OUT_OF_MEMORY: *s = "out of memory"; return OK;
+    case INVALID_PTX: *s = "a PTX JIT compilation failed"; return OK;
+    case NOT_FOUND: *s = "named symbol not found"; return OK;
+    case ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; return OK;
+    }
+    *s = NULL;
+    return INVALID_VALUE;
+}
+
+static CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
+static CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? OK : 101; }
+static CUresult cuDeviceGetName(char *name, int len, int dev) {
+    snprintf(name, (size_t)len, "tric mock GPU");
+    return OK;
+}
+static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
+    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : 0;
+    return OK;
+}
+static int the_context;
+static CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = &the_context; return OK; }
+static CUresult cuDevicePrimaryCtxRelease(int dev) { return OK; }
+static CUresult cuCtxSetCurrent(void *ctx) { mock_state.ctx_set_current_calls++; return OK; }
+static CUresult cuCtxSynchronize(void) { return sticky_or(OK); }
+
+static CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts,
+                                   void **vals) {
+    if (mock_state.sticky)
+        return mock_state.sticky;
+    const char *text = image;
+    if (strstr(text, "this is not ptx")) {
+        for (unsigned i = 0; i < n; i++)
+            if (opts[i] == 5) /* CU_JIT_ERROR_LOG_BUFFER */
+                snprintf(vals[i], 64, "ptxas application ptx input, line 12; error: mock syntax error");
+        return INVALID_PTX;
+    }
+    MockModule *m = calloc(1, sizeof *m);
+    m->image = strdup(text);
+    *mod = m;
+    return OK;
+}
+
+static CUresult cuModuleUnload(void *mod) {
+    MockModule *m = mod;
+    free(m->image);
+    free(m);
+    return OK;
+}
+
+static CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
+    MockModule *m = mod;
+    char pattern[160];
+    snprintf(pattern, sizeof pattern, ".entry %s(", name);
+    if (!strstr(m->image, pattern) || m->nfunctions == 8)
+        return NOT_FOUND;
+    MockFunction *f = &m->functions[m->nfunctions++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    *fn = f;
+    return OK;
+}
+
+static CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
+    if (attr == 8) {
+        ((MockFunction *)fn)->max_dynamic_shared = value;
+        mock_state.max_dynamic_shared_set = value;
+    }
+    return OK;
+}
+
+static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shared, void *stream,
+                               void **params, void **extra) {
+    if (mock_state.sticky)
+        return mock_state.sticky;
+    MockFunction *f = fn;
+    mock_state.launches++;
+    mock_state.grid[0] = gx, mock_state.grid[1] = gy, mock_state.grid[2] = gz;
+    mock_state.block[0] = bx, mock_state.block[1] = by, mock_state.block[2] = bz;
+    mock_state.shared = shared;
+    if (shared > 48 * 1024 && (int)shared > f->max_dynamic_shared)
+        return INVALID_VALUE; /* the real driver refuses too without the attribute */
+    /* Parameter counts the tests use: vector_add has 4; "probe" kernels 6. */
+    int n = !strcmp(f->name, "vector_add_kernel") ? 4 : !strncmp(f->name, "probe", 5) ? 6 : 0;
+    mock_state.nparams_seen = n;
+    for (int i = 0; i < n; i++)
+        memcpy(mock_state.params[i], params[i], 8);
+    if (!strcmp(f->name, "vector_add_kernel")) {
+        float *x, *y, *out;
+        int32_t count;
+        memcpy(&x, params[0], 8);
+        memcpy(&y, params[1], 8);
+        memcpy(&out, params[2], 8);
+        memcpy(&count, params[3], 4);
+        if ((uintptr_t)x < 4096 || (uintptr_t)y < 4096 || (uintptr_t)out < 4096) {
+            mock_state.sticky = ILLEGAL_ADDRESS; /* reported asynchronously, like a real fault */
+            return OK;
+        }
+        for (unsigned pid = 0; pid < gx; pid++)
+            for (int i = 0; i < 1024; i++) {
+                int64_t at = (int64_t)pid * 1024 + i;
+                if (at < count)
+                    out[at] = x[at] + y[at];
+            }
+    }
+    return OK;
+}
+
+static CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
+    if (n == 0)
+        return INVALID_VALUE;
+    void *m = aligned_alloc(256, (n + 255) / 256 * 256);
+    if (!m)
+        return OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)m;
+    return OK;
+}
+static CUresult cuMemFree(CUdeviceptr p) { free((void *)(uintptr_t)p); return OK; }
+static CUresult cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
+    memcpy((void *)(uintptr_t)d, s, n);
+    return sticky_or(OK);
+}
+static CUresult cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) {
+    memcpy(d, (void *)(uintptr_t)s, n);
+    return sticky_or(OK);
+}
+static CUresult cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
+    memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
+    return sticky_or(OK);
+}
+static CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, void *st) {
+    return cuMemcpyHtoD(d, s, n);
+}
+static CUresult cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, void *st) {
+    return cuMemcpyDtoH(d, s, n);
+}
+static CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
+    return cuMemcpyDtoD(d, s, n);
+}
+static CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+    memset((void *)(uintptr_t)d, v, n);
+    return sticky_or(OK);
+}
+static CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st) {
+    return cuMemsetD8(d, v, n);
+}
+static int a_stream, an_event;
+static CUresult cuStreamCreate(void **s, unsigned flags) { *s = &a_stream; return OK; }
+static CUresult cuStreamDestroy(void *s) { return OK; }
+static CUresult cuStreamSynchronize(void *s) { return sticky_or(OK); }
+static CUresult cuEventCreate(void **e, unsigned flags) { *e = &an_event; return OK; }
+static CUresult cuEventDestroy(void *e) { return OK; }
+static CUresult cuEventRecord(void *e, void *s) { return sticky_or(OK); }
+static CUresult cuEventSynchronize(void *e) { return sticky_or(OK); }
+static CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.0f; return OK; }
+
+#define ENTRY(name) {#name, (void *)name}
+static const struct {
+    const char *name;
+    void *fn;
+} entries[] = {
+    ENTRY(cuInit), ENTRY(cuDriverGetVersion), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString),
+    ENTRY(cuDeviceGetCount), ENTRY(cuDeviceGet), ENTRY(cuDeviceGetName),
+    ENTRY(cuDeviceGetAttribute), ENTRY(cuDevicePrimaryCtxRetain), ENTRY(cuDevicePrimaryCtxRelease),
+    ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuModuleLoadDataEx),
+    ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute),
+    ENTRY(cuLaunchKernel), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD),
+    ENTRY(cuMemcpyDtoH), ENTRY(cuMemcpyDtoD), ENTRY(cuMemcpyHtoDAsync), ENTRY(cuMemcpyDtoHAsync),
+    ENTRY(cuMemcpyDtoDAsync), ENTRY(cuMemsetD8), ENTRY(cuMemsetD8Async), ENTRY(cuStreamCreate),
+    ENTRY(cuStreamDestroy), ENTRY(cuStreamSynchronize), ENTRY(cuEventCreate),
+    ENTRY(cuEventDestroy), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize),
+    ENTRY(cuEventElapsedTime),
+};
+
+/* Exported by name (with cuDriverGetVersion and mock_state): the bootstrap tric dlsym()s. */
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
+                             int *status) {
+    mock_state.proc_version_asked = version;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (!strcmp(entries[i].name, symbol)) {
+            *pfn = entries[i].fn;
+            if (status)
+                *status = 0;
+            return OK;
+        }
+    *pfn = NULL;
+    if (status)
+        *status = 1;
+    return NOT_FOUND;
+}

@@ -1,0 +1,218 @@
+/* runtime_cuda_mock: tric's cuda device against the stand-in libcuda.so.1 (libcuda_mock.c),
+ * found through LD_LIBRARY_PATH (bench/CMakeLists.txt registers the test so). Checks what can be
+ * checked without a GPU: the loader (cuGetProcAddress_v2 at 12000), device naming and arch, the
+ * JIT cache (a miss, a hit with identical PTX, a corrupt entry recompiled and rewritten), the
+ * parameter packing (vector_add computed by the mock from the packed parameters; fp16, bf16, i64,
+ * fp64 and i8 slots byte by byte), the >48 KB shared-memory opt-in, a rejected PTX with its JIT
+ * log, an illegal address reported as sticky at the next sync, and that the launch path does not
+ * re-set the context. Skips (77) when the library found is not the mock. */
+#include "examples/example_kernels.h"
+#include "runtime/runtime.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+typedef struct MockState {
+    int ctx_set_current_calls;
+    int launches;
+    unsigned grid[3], block[3], shared;
+    unsigned char params[16][8];
+    int nparams_seen;
+    int max_dynamic_shared_set;
+    int sticky;
+    int proc_version_asked;
+} MockState;
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,    \
+                    #cond, tric_last_error());                                                     \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static const char *probe_ptx(const char *name, int shared) {
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "// tric.begin\n// tric.version 0.1.0\n// tric.kernel %s\n// tric.target sm_90a\n"
+             "// tric.num_warps 8\n// tric.threads 256\n// tric.shared %d\n"
+             "// tric.params *fp16:16 fp16 bf16 i64 fp64 i8\n// tric.end\n"
+             ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry %s(\n)\n{\n ret;\n}\n",
+             name, shared, name);
+    return buf;
+}
+
+static void test_packing(tric_device dev, MockState *ms) {
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_load_ptx(dev, probe_ptx("probe", 0), &mod) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+    CHECK(tric_kernel_threads(k) == 256);
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 64, &b) == TRIC_SUCCESS);
+    tric_arg args[6] = {TRIC_ARG_BUF_AT(b, 16), TRIC_ARG_F32(1.5f),     TRIC_ARG_F32(-2.0f),
+                        TRIC_ARG_I64(-5),      TRIC_ARG_F64(0.1),      TRIC_ARG_I32(0x1234)};
+    CHECK(tric_launch(k, (tric_dim3){3, 2, 0}, args, 6, NULL) == TRIC_SUCCESS);
+    CHECK(ms->grid[0] == 3 && ms->grid[1] == 2 && ms->grid[2] == 1);
+    CHECK(ms->block[0] == 256 && ms->shared == 0);
+    uint64_t p0, i64;
+    uint16_t h, bf;
+    double d;
+    memcpy(&p0, ms->params[0], 8);
+    memcpy(&h, ms->params[1], 2);
+    memcpy(&bf, ms->params[2], 2);
+    memcpy(&i64, ms->params[3], 8);
+    memcpy(&d, ms->params[4], 8);
+    CHECK(p0 == tric_buffer_address(b) + 16);
+    CHECK(h == 0x3e00);  /* 1.5 in binary16 */
+    CHECK(bf == 0xc000); /* -2.0 in bfloat16 */
+    CHECK((int64_t)i64 == -5);
+    CHECK(d == 0.1);
+    CHECK(ms->params[5][0] == 0x34); /* an i8 parameter reads the low byte */
+    args[1] = TRIC_ARG_F64(1.5);
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 6, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(tric_last_error(), "argument 2 of probe: expected a float (fp16), got a double") == 0);
+    tric_module_destroy(mod);
+
+    /* More than 48 KB of shared memory: the opt-in attribute is set at load. */
+    CHECK(tric_module_load_ptx(dev, probe_ptx("probe_big", 100000), &mod) == TRIC_SUCCESS);
+    CHECK(ms->max_dynamic_shared_set == 100000);
+    CHECK(tric_module_get_kernel(mod, "probe_big", &k) == TRIC_SUCCESS);
+    args[1] = TRIC_ARG_F32(1.5f);
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 6, NULL) == TRIC_SUCCESS);
+    CHECK(ms->shared == 100000);
+    tric_module_destroy(mod);
+    tric_buffer_free(b);
+}
+
+static void test_cache_and_vector_add(tric_device dev, const char *va) {
+    char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    tric_module m1, m2, m3;
+    tric_kernel k;
+    CHECK(ex_compile_vector_add(dev, va, &m1, &k) == TRIC_SUCCESS);
+    CHECK(!m1->from_cache);
+    CHECK(strstr(tric_module_code(m1), ".target sm_90a") != NULL);
+    CHECK(ex_compile_vector_add(dev, va, &m2, &k) == TRIC_SUCCESS);
+    CHECK(m2->from_cache);
+    CHECK(strcmp(tric_module_code(m1), tric_module_code(m2)) == 0);
+    /* The PTX as a file, the way `tric --emit=ptx -o` writes it, loads with its metadata. */
+    char ptx_path[300];
+    snprintf(ptx_path, sizeof ptx_path, "%s/vector_add.ptx", tmp);
+    FILE *f = fopen(ptx_path, "w");
+    if (f) {
+        fputs(tric_module_code(m1), f);
+        fclose(f);
+    }
+    tric_module from_file;
+    tric_kernel kf;
+    CHECK(tric_module_load_file(dev, ptx_path, &from_file) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(from_file, "vector_add_kernel", &kf) == TRIC_SUCCESS);
+    CHECK(tric_kernel_num_params(kf) == 4 && tric_kernel_threads(kf) == 128);
+    CHECK(strcmp(tric_kernel_param_type(kf, 2), "*fp32") == 0);
+    tric_module_destroy(from_file);
+    remove(ptx_path);
+    /* Damage the entry: the next compile misses, recompiles, and rewrites it. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "for f in %s/*.ptx; do printf 'junk' >> \"$f\"; done", tmp);
+    CHECK(system(cmd) == 0);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(!m3->from_cache);
+    tric_module_destroy(m3);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(m3->from_cache);
+    tric_module_destroy(m1);
+    tric_module_destroy(m2);
+    tric_module_destroy(m3);
+    /* no_cache bypasses it. */
+    unsetenv("TRIC_CACHE_DIR");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmp);
+
+    /* The mock computes vector_add from the packed parameters. */
+    static const int sizes[] = {1, 1000, 98437};
+    for (int i = 0; i < 3; i++)
+        CHECK(ex_vector_add(dev, va, sizes[i], (uint64_t)i + 9) == 0);
+}
+
+static void test_errors(tric_device dev, const char *va, MockState *ms) {
+    tric_module mod = NULL;
+    const char *bad = "// tric.begin\n// tric.kernel broken\n// tric.threads 128\n"
+                      "// tric.params *fp32\n// tric.end\n.visible .entry broken() { this is not ptx }\n";
+    CHECK(tric_module_load_ptx(dev, bad, &mod) == TRIC_ERROR_DRIVER);
+    CHECK(mod == NULL);
+    CHECK(strstr(tric_last_error(), "cuModuleLoadDataEx failed for kernel broken") != NULL);
+    CHECK(strstr(tric_last_error(), "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)") != NULL);
+    CHECK(strstr(tric_last_error(), "\nptxas application ptx input, line 12; error: mock syntax error") != NULL);
+    CHECK(tric_module_load_ptx(dev, ".version 8.0\n", &mod) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tric_last_error(), "no tric metadata block") != NULL);
+    CHECK(tric_module_load_file(dev, "/nonexistent.ptx", &mod) == TRIC_ERROR_NOT_FOUND);
+
+    tric_kernel k;
+    CHECK(ex_compile_vector_add(dev, va, &mod, &k) == TRIC_SUCCESS);
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 4096, &b) == TRIC_SUCCESS);
+    tric_arg args[4] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(1024)};
+    /* The launch path keeps the context: no cuCtxSetCurrent per launch. */
+    int before = ms->ctx_set_current_calls;
+    for (int i = 0; i < 100; i++)
+        CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->ctx_set_current_calls == before);
+
+    tric_stream s;
+    CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, s) == TRIC_SUCCESS);
+    CHECK(tric_stream_synchronize(s) == TRIC_SUCCESS);
+    tric_stream_destroy(s);
+
+    args[1] = TRIC_ARG_ADDR(0x10);
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS); /* asynchronous */
+    CHECK(tric_device_synchronize(dev) == TRIC_ERROR_LAUNCH);
+    const char *msg = tric_last_error();
+    CHECK(strstr(msg, "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory "
+                      "access was encountered); this error is sticky") != NULL);
+    CHECK(tric_copy_to_host(&before, b, 0, 4, NULL) == TRIC_ERROR_LAUNCH); /* and it stays */
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
+int main(void) {
+    tric_device dev;
+    if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
+        printf("SKIP: %s\n", tric_last_error());
+        return 77;
+    }
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    if (!ms) {
+        printf("SKIP: the libcuda.so.1 loaded is not the mock (%s)\n", tric_device_name(dev));
+        return 77;
+    }
+    CHECK(strcmp(tric_device_name(dev), "cuda:0 (tric mock GPU, sm_90)") == 0);
+    CHECK(strcmp(tric_device_arch(dev), "sm_90a") == 0);
+    CHECK(tric_device_get_kind(dev) == TRIC_DEVICE_CUDA);
+    CHECK(ms->proc_version_asked == 12000);
+    tric_device other;
+    CHECK(tric_device_open("cuda:1", &other) == TRIC_ERROR_NO_DEVICE);
+    CHECK(strcmp(tric_last_error(), "cuda:1: no such device (this machine has 1)") == 0);
+
+    const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
+    test_packing(dev, ms);
+    test_cache_and_vector_add(dev, va);
+    test_errors(dev, va, ms); /* last: leaves the mock's context sticky */
+    tric_device_close(dev);
+    if (failures) {
+        printf("FAIL: %d check(s)\n", failures);
+        return 1;
+    }
+    printf("PASS\n");
+    return 0;
+}

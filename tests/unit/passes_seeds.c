@@ -1,0 +1,173 @@
+/* passes_seeds.c: the whole pipeline (passes_run) on the seed kernels as the front end lowers them
+ * from examples/vector_add.tri and examples/matmul.tri: the vector widths codegen will use
+ * (axis_vector_width), loop-carried accumulators, where the converts land, shared memory. */
+#include "driver/driver.h"
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int test_failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            test_failures++;                                                                       \
+        }                                                                                          \
+    } while (0)
+
+static char *read_text(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    rewind(fp);
+    char *text = malloc((size_t)n + 1);
+    *len = fread(text, 1, (size_t)n, fp);
+    text[*len] = 0;
+    fclose(fp);
+    return text;
+}
+
+typedef struct Seed {
+    CompileResult result;
+    IrFunc *f; /* after passes_run */
+    char *text;
+    SrcFile file;
+} Seed;
+
+/* Lowers one kernel of examples/NAME through the driver, then runs passes_run on it. */
+static bool seed_compile(Seed *s, const char *name, const char *kernel, const char *sig,
+                         const Define *defs, int ndefs, int num_warps)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", TRIC_SOURCE_DIR, name);
+    memset(s, 0, sizeof *s);
+    s->text = read_text(path, &s->file.len);
+    if (!s->text) {
+        printf("cannot read %s\n", path);
+        return false;
+    }
+    s->file.name = name;
+    s->file.text = s->text;
+    CompileOptions o = {.spec = {.kernel_name = kernel, .signature = sig, .defines = defs, .ndefines = ndefs},
+                        .emit = EMIT_IR, .num_warps = num_warps};
+    Diag d = {0};
+    bool ok = driver_compile(&s->file, &o, &s->result, &d);
+    if (ok) {
+        s->f = s->result.ir;
+        PassOptions po = {.num_warps = num_warps, .num_stages = 3, .sm = 90};
+        ok = passes_run(s->f, &po, &d);
+    }
+    if (!ok)
+        printf("%s: %s\n", name, d.text.data ? d.text.data : "(no message)");
+    diag_free(&d);
+    return ok;
+}
+
+static void seed_free(Seed *s)
+{
+    compile_result_free(&s->result);
+    free(s->text);
+}
+
+static void collect(IrRegion *r, OpCode code, IrOp **out, int *n, int max)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i]->code == code && *n < max)
+            out[(*n)++] = r->ops[i];
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            collect(&r->ops[i]->regions[k], code, out, n, max);
+    }
+}
+
+static void test_vector_add(const char *sig, int want_width)
+{
+    Seed s;
+    Define defs[] = {{"BLOCK_SIZE", "1024"}};
+    if (!seed_compile(&s, "vector_add.tri", NULL, sig, defs, 1, 4)) {
+        test_failures++;
+        return;
+    }
+    IrOp *mem[8];
+    int n = 0;
+    collect(&s.f->body, OP_LOAD, mem, &n, 8);
+    collect(&s.f->body, OP_STORE, mem, &n, 8);
+    CHECK(n == 3, "%d memory ops", n);
+    for (int i = 0; i < n; i++)
+        CHECK(axis_vector_width(s.f, mem[i]) == want_width, "%s: %s width %d, want %d", sig,
+              op_name(mem[i]->code), axis_vector_width(s.f, mem[i]), want_width);
+    CHECK(s.f->shared_bytes == 0, "shared bytes %d", s.f->shared_bytes);
+    seed_free(&s);
+}
+
+/* Seed 1 (masked, loop-carried pointers) and seed 2 (pointers offset in the loop): 8 fp16 per
+ * access along K for A, along N for B; the masks offs_k < K - k*BK are constant over 16 when K is
+ * :16, so they do not narrow the accesses; the only converts in the loop are the dot's operands. */
+static void test_matmul(const char *kernel, const char *sig, const Define *defs, int ndefs, int store_width)
+{
+    Seed s;
+    if (!seed_compile(&s, "matmul.tri", kernel, sig, defs, ndefs, 4)) {
+        test_failures++;
+        return;
+    }
+    IrOp *loops[4], *loads[4], *stores[4], *dots[2];
+    int nl = 0, nd = 0, ns = 0, nf = 0;
+    collect(&s.f->body, OP_FOR, loops, &nf, 4);
+    CHECK(nf == 1, "%s: %d loops", kernel, nf);
+    if (nf != 1) {
+        seed_free(&s);
+        return;
+    }
+    collect(&loops[0]->regions[0], OP_LOAD, loads, &nl, 4);
+    collect(&s.f->body, OP_STORE, stores, &ns, 4);
+    collect(&s.f->body, OP_DOT, dots, &nd, 2);
+    CHECK(nl == 2 && ns == 1 && nd == 1, "%s: %d loads %d stores %d dots", kernel, nl, ns, nd);
+    for (int i = 0; i < nl; i++)
+        CHECK(axis_vector_width(s.f, loads[i]) == 8, "%s: load %d width %d, want 8", kernel, i,
+              axis_vector_width(s.f, loads[i]));
+    if (ns == 1)
+        CHECK(axis_vector_width(s.f, stores[0]) == store_width, "%s: store width %d, want %d", kernel,
+              axis_vector_width(s.f, stores[0]), store_width);
+    IrOp *converts[16];
+    int nc = 0;
+    collect(&loops[0]->regions[0], OP_CONVERT_LAYOUT, converts, &nc, 16);
+    CHECK(nc == 2, "%s: %d converts in the loop", kernel, nc);
+    for (int i = 0; i < nc; i++)
+        CHECK(s.f->layouts[s.f->values[converts[i]->results[0]].layout].kind == LAYOUT_DOT_OPERAND,
+              "%s: a convert in the loop that does not feed the dot", kernel);
+    /* The accumulator: the dot's c is the loop's region argument, in the dot's layout. */
+    if (nd == 1) {
+        ValueId c = dots[0]->operands[2];
+        CHECK(s.f->values[c].def == NULL && s.f->values[c].layout == s.f->values[dots[0]->results[0]].layout,
+              "%s: the accumulator is converted inside the loop", kernel);
+        CHECK(dots[0]->smem_bytes > 0 && s.f->shared_bytes >= dots[0]->smem_bytes,
+              "%s: dot scratch %d, kernel %d", kernel, dots[0]->smem_bytes, s.f->shared_bytes);
+    }
+    seed_free(&s);
+}
+
+int main(void)
+{
+    test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32:16", 4);
+    test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32", 1); /* the mask is not provably uniform */
+    test_vector_add("*fp32,*fp32,*fp32,i32:16", 1);       /* pointers only 4-byte aligned */
+    Define seed1[] = {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"}, {"BLOCK_SIZE_K", "32"}};
+    /* fp32 C: 4 fp32 = 128 bits per store. */
+    test_matmul("matmul_kernel", "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                seed1, 3, 4);
+    Define seed2[] = {{"BLOCK_SIZE_M", "128"}, {"BLOCK_SIZE_N", "128"}, {"BLOCK_SIZE_K", "32"},
+                      {"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
+    test_matmul("kernel_matmul", "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                seed2, 6, 8);
+    if (test_failures)
+        printf("%d failure(s)\n", test_failures);
+    else
+        printf("ok\n");
+    return test_failures ? 1 : 0;
+}
