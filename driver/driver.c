@@ -39,7 +39,9 @@ static void param_sig(StrBuf *out, const KernelParamMeta *p)
     if (p->type.is_ptr)
         strbuf_putc(out, '*');
     strbuf_append(out, dtype_sig_name(p->type.dtype));
-    if (p->divisibility > 1)
+    if (p->equal_to_1)
+        strbuf_append(out, ":1");
+    else if (p->divisibility > 1)
         strbuf_printf(out, ":%d", p->divisibility);
 }
 
@@ -86,6 +88,7 @@ static bool parse_param_sig(const char *s, size_t n, KernelParamMeta *p)
         if (*end || d < 1)
             return false;
         p->divisibility = (int)d;
+        p->equal_to_1 = d == 1;
     }
     return dtype_from_name(name, &p->type.dtype);
 }
@@ -339,6 +342,7 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     for (int i = 0; i < gpu->nparams; i++) {
         meta->params[i].type = type_elem(ir_type(gpu, gpu->params[i].value));
         meta->params[i].divisibility = gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
+        meta->params[i].equal_to_1 = gpu->params[i].equal_to_1;
     }
     if (opt->emit == EMIT_PTX) {
         char *constexprs = constexpr_summary(kernel);

@@ -41,6 +41,7 @@ typedef struct CompileOptions {
 typedef struct KernelParamMeta {
     Type type;        /* scalar dtype, or pointer to dtype */
     int divisibility; /* 1 when unknown */
+    bool equal_to_1;  /* ":1": compiled for the value 1 */
 } KernelParamMeta;
 
 typedef struct KernelMeta {

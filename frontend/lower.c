@@ -1076,6 +1076,156 @@ static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
     return k;
 }
 
+/* tl.load: semantic._load_legacy. */
+static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    /* semantic._load_legacy: pointer, mask and other broadcast together; other cast to the
+     * pointee. Operands: (ptr, mask or 0, other or 0). */
+    if (!arg(a, 0))
+        return lv_none();
+    ValueId p = lower_value(lw, arg(a, 0));
+    ValueId m = arg(a, 1) ? lower_value(lw, arg(a, 1)) : 0;
+    if (!p)
+        return lv_none();
+    Type pt = vtype(lw, p);
+    if (!pt.is_ptr) {
+        lower_error(lw, arg(a, 0)->loc, "tl.load needs a pointer, not %s", type_str(lw->arena, pt));
+        return lv_none();
+    }
+    Type shape = pt;
+    if (m && !broadcast_shape(shape, vtype(lw, m), &shape)) {
+        lower_error(lw, loc, "the mask's shape does not match the pointer's");
+        return lv_none();
+    }
+    Operand other = {0};
+    if (arg(a, 2)) {
+        other = operand_from_expr(lw, arg(a, 2));
+        if (!other.pyconst && !broadcast_shape(shape, other.type, &shape)) {
+            lower_error(lw, loc, "other's shape does not match the pointer's");
+            return lv_none();
+        }
+    }
+    Type rt = with_dtype(shape, pt.dtype);
+    ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
+                      m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0,
+                      arg(a, 2) ? operand_as(lw, &other, rt) : 0};
+    return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
+}
+
+/* tl.store: semantic._store_legacy. */
+static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    /* semantic._store_legacy: value and mask broadcast to the pointer's shape; the value is
+     * cast to the pointee. Operands: (ptr, value, mask or 0). */
+    if (!arg(a, 0) || !arg(a, 1))
+        return lv_none();
+    ValueId p = lower_value(lw, arg(a, 0));
+    Operand v = operand_from_expr(lw, arg(a, 1));
+    ValueId m = arg(a, 2) ? lower_value(lw, arg(a, 2)) : 0;
+    if (!p)
+        return lv_none();
+    Type pt = vtype(lw, p);
+    if (!pt.is_ptr) {
+        lower_error(lw, arg(a, 0)->loc, "tl.store needs a pointer, not %s", type_str(lw->arena, pt));
+        return lv_none();
+    }
+    Type shape = pt;
+    if ((!v.pyconst && !broadcast_shape(shape, v.type, &shape)) ||
+        (m && !broadcast_shape(shape, vtype(lw, m), &shape))) {
+        lower_error(lw, loc, "the value's or mask's shape does not match the pointer's");
+        return lv_none();
+    }
+    ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
+                      operand_as(lw, &v, with_dtype(shape, pt.dtype)),
+                      m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0};
+    emit(lw, OP_STORE, loc, ops, 3, NULL, 0, 0);
+    return lv_none();
+}
+
+/* tl.dot: semantic.dot. */
+static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    if (!arg(a, 0) || !arg(a, 1))
+        return lv_none();
+    ValueId x = lower_value(lw, arg(a, 0)), y = lower_value(lw, arg(a, 1));
+    if (!x || !y)
+        return lv_none();
+    Type xt = vtype(lw, x), yt = vtype(lw, y);
+    if (xt.rank < 2 || xt.rank != yt.rank) {
+        lower_error(lw, loc, "tl.dot needs two 2-D (or 3-D) blocks");
+        return lv_none();
+    }
+    if (!have_r || r.rank != xt.rank) {
+        /* semantic.dot: int8 -> int32; fp32/bf16 -> fp32; fp64; else out_dtype (fp32). */
+        DType out = DT_F32;
+        arg_const_dtype(a, 6, &out);
+        DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8 ? DT_I32
+                  : xt.dtype == DT_F64                   ? DT_F64
+                  : xt.dtype == DT_F32 || xt.dtype == DT_BF16 ? DT_F32
+                                                              : out;
+        r = xt;
+        r.dtype = d;
+        r.shape[r.rank - 1] = yt.shape[yt.rank - 1];
+    }
+    ValueId acc = arg(a, 2) ? lower_as(lw, arg(a, 2), r) : emit_zero(lw, loc, r);
+    /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
+     * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also 0. */
+    bool tf32 = true;
+    const char *prec = arg_const_str(a, 3);
+    if (prec)
+        tf32 = strcmp(prec, "tf32") == 0;
+    else if (arg(a, 4))
+        tf32 = arg_const_bool(a, 4, true);
+    ValueId ops[3] = {x, y, acc};
+    IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
+    op->attr[0] = tf32 && xt.dtype == DT_F32;
+    return lv_value(op->results[0]);
+}
+
+/* tl.cast / x.to(dtype): semantic.cast and semantic.bitcast. */
+static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    if (!arg(a, 0))
+        return lv_none();
+    DType d;
+    bool have_d = arg_const_dtype(a, 1, &d);
+    LVal in = lower_expr(lw, arg(a, 0));
+    if (in.kind == LV_CONST) {
+        if (!have_r)
+            r = have_d ? type_scalar(d) : const_type(in.csem);
+        return lv_value(lval_value(lw, in, &r, loc));
+    }
+    ValueId x = lval_value(lw, in, NULL, arg(a, 0)->loc);
+    if (!x)
+        return lv_none();
+    Type t = vtype(lw, x);
+    if (!have_r) {
+        if (!have_d) {
+            lower_error(lw, loc, "the dtype of a cast must be a constexpr dtype");
+            return lv_none();
+        }
+        r = with_dtype(t, d);
+    }
+    r = with_shape(r, t);
+    if (same_elem(t, r))
+        return lv_value(x);
+    if (arg_const_bool(a, 3, false)) {
+        /* semantic.bitcast: same width only; pointers go through cast. */
+        if (!t.is_ptr && !r.is_ptr && dtype_bits(t.dtype) != dtype_bits(r.dtype)) {
+            lower_error(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
+                        dtype_bits(t.dtype), dtype_bits(r.dtype));
+            return lv_none();
+        }
+        if (!t.is_ptr && !r.is_ptr)
+            return lv_value(emit1(lw, OP_BITCAST, loc, r, x));
+    }
+    return lv_value(cast_elems(lw, x, r, loc));
+}
+
 static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
 {
     Args a;
@@ -1186,103 +1336,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         c = convert(lw, c, with_dtype(r, DT_I1), loc);
         return lv_value(emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
     }
-    case BI_LOAD: {
-        /* semantic._load_legacy: pointer, mask and other broadcast together; other cast to the
-         * pointee. Operands: (ptr, mask or 0, other or 0). */
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId p = lower_value(lw, arg(&a, 0));
-        ValueId m = arg(&a, 1) ? lower_value(lw, arg(&a, 1)) : 0;
-        if (!p)
-            return lv_none();
-        Type pt = vtype(lw, p);
-        if (!pt.is_ptr) {
-            lower_error(lw, arg(&a, 0)->loc, "tl.load needs a pointer, not %s", type_str(lw->arena, pt));
-            return lv_none();
-        }
-        Type shape = pt;
-        if (m && !broadcast_shape(shape, vtype(lw, m), &shape)) {
-            lower_error(lw, loc, "the mask's shape does not match the pointer's");
-            return lv_none();
-        }
-        Operand other = {0};
-        if (arg(&a, 2)) {
-            other = operand_from_expr(lw, arg(&a, 2));
-            if (!other.pyconst && !broadcast_shape(shape, other.type, &shape)) {
-                lower_error(lw, loc, "other's shape does not match the pointer's");
-                return lv_none();
-            }
-        }
-        Type rt = with_dtype(shape, pt.dtype);
-        ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
-                          m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0,
-                          arg(&a, 2) ? operand_as(lw, &other, rt) : 0};
-        return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
-    }
-    case BI_STORE: {
-        /* semantic._store_legacy: value and mask broadcast to the pointer's shape; the value is
-         * cast to the pointee. Operands: (ptr, value, mask or 0). */
-        if (!arg(&a, 0) || !arg(&a, 1))
-            return lv_none();
-        ValueId p = lower_value(lw, arg(&a, 0));
-        Operand v = operand_from_expr(lw, arg(&a, 1));
-        ValueId m = arg(&a, 2) ? lower_value(lw, arg(&a, 2)) : 0;
-        if (!p)
-            return lv_none();
-        Type pt = vtype(lw, p);
-        if (!pt.is_ptr) {
-            lower_error(lw, arg(&a, 0)->loc, "tl.store needs a pointer, not %s", type_str(lw->arena, pt));
-            return lv_none();
-        }
-        Type shape = pt;
-        if ((!v.pyconst && !broadcast_shape(shape, v.type, &shape)) ||
-            (m && !broadcast_shape(shape, vtype(lw, m), &shape))) {
-            lower_error(lw, loc, "the value's or mask's shape does not match the pointer's");
-            return lv_none();
-        }
-        ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
-                          operand_as(lw, &v, with_dtype(shape, pt.dtype)),
-                          m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0};
-        emit(lw, OP_STORE, loc, ops, 3, NULL, 0, 0);
-        return lv_none();
-    }
-    case BI_DOT: {
-        if (!arg(&a, 0) || !arg(&a, 1))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0)), y = lower_value(lw, arg(&a, 1));
-        if (!x || !y)
-            return lv_none();
-        Type xt = vtype(lw, x), yt = vtype(lw, y);
-        if (xt.rank < 2 || xt.rank != yt.rank) {
-            lower_error(lw, loc, "tl.dot needs two 2-D (or 3-D) blocks");
-            return lv_none();
-        }
-        if (!have_r || r.rank != xt.rank) {
-            /* semantic.dot: int8 -> int32; fp32/bf16 -> fp32; fp64; else out_dtype (fp32). */
-            DType out = DT_F32;
-            arg_const_dtype(&a, 6, &out);
-            DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8 ? DT_I32
-                      : xt.dtype == DT_F64                   ? DT_F64
-                      : xt.dtype == DT_F32 || xt.dtype == DT_BF16 ? DT_F32
-                                                                  : out;
-            r = xt;
-            r.dtype = d;
-            r.shape[r.rank - 1] = yt.shape[yt.rank - 1];
-        }
-        ValueId acc = arg(&a, 2) ? lower_as(lw, arg(&a, 2), r) : emit_zero(lw, loc, r);
-        /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
-         * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also 0. */
-        bool tf32 = true;
-        const char *prec = arg_const_str(&a, 3);
-        if (prec)
-            tf32 = strcmp(prec, "tf32") == 0;
-        else if (arg(&a, 4))
-            tf32 = arg_const_bool(&a, 4, true);
-        ValueId ops[3] = {x, y, acc};
-        IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
-        op->attr[0] = tf32 && xt.dtype == DT_F32;
-        return lv_value(op->results[0]);
-    }
+    case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
+    case BI_STORE: return lower_store(lw, e, &a, have_r, r);
+    case BI_DOT: return lower_dot(lw, e, &a, have_r, r);
     case BI_SUM:
     case BI_MAX:
     case BI_MIN: {
@@ -1380,43 +1436,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_value(emit3(lw, OP_FMA, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r),
                               operand_as(lw, &z, r)));
     }
-    case BI_CAST: {
-        if (!arg(&a, 0))
-            return lv_none();
-        DType d;
-        bool have_d = arg_const_dtype(&a, 1, &d);
-        LVal in = lower_expr(lw, arg(&a, 0));
-        if (in.kind == LV_CONST) {
-            if (!have_r)
-                r = have_d ? type_scalar(d) : const_type(in.csem);
-            return lv_value(lval_value(lw, in, &r, loc));
-        }
-        ValueId x = lval_value(lw, in, NULL, arg(&a, 0)->loc);
-        if (!x)
-            return lv_none();
-        Type t = vtype(lw, x);
-        if (!have_r) {
-            if (!have_d) {
-                lower_error(lw, loc, "the dtype of a cast must be a constexpr dtype");
-                return lv_none();
-            }
-            r = with_dtype(t, d);
-        }
-        r = with_shape(r, t);
-        if (same_elem(t, r))
-            return lv_value(x);
-        if (arg_const_bool(&a, 3, false)) {
-            /* semantic.bitcast: same width only; pointers go through cast. */
-            if (!t.is_ptr && !r.is_ptr && dtype_bits(t.dtype) != dtype_bits(r.dtype)) {
-                lower_error(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
-                            dtype_bits(t.dtype), dtype_bits(r.dtype));
-                return lv_none();
-            }
-            if (!t.is_ptr && !r.is_ptr)
-                return lv_value(emit1(lw, OP_BITCAST, loc, r, x));
-        }
-        return lv_value(cast_elems(lw, x, r, loc));
-    }
+    case BI_CAST: return lower_cast(lw, e, &a, have_r, r);
     case BI_BROADCAST_TO: {
         if (!arg(&a, 0))
             return lv_none();

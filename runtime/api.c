@@ -361,6 +361,8 @@ tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int
     for (int i = 0; i < n; i++) {
         Type t = types[i];
         k->param_types[i] = t;
+        k->param_divisibility[i] = 1;
+        k->param_equal_to_1[i] = false;
         StrBuf sb = {0};
         type_print(&sb, type_elem(t));
         snprintf(k->param_type_str[i], sizeof k->param_type_str[i], "%s", sb.data ? sb.data : "?");
@@ -397,6 +399,33 @@ static const char *arg_kind_text(tric_arg_kind kind) {
     case TRIC_ARG_F64: return "a double";
     }
     return "an argument of unknown kind";
+}
+
+void rt_kernel_set_hint(struct tric_kernel_s *k, int index, int divisibility, bool equal_to_1) {
+    if (index < 0 || index >= k->nparams)
+        return;
+    /* Only powers of two are specialized on (Triton's :16); anything else is not checked. */
+    k->param_divisibility[index] =
+        divisibility > 1 && (divisibility & (divisibility - 1)) == 0 ? (uint32_t)divisibility : 1;
+    k->param_equal_to_1[index] = equal_to_1;
+}
+
+/* The integer an argument passes: an address for pointers, the value for ints. */
+static uint64_t arg_bits(const tric_arg *a) {
+    switch (a->kind) {
+    case TRIC_ARG_BUFFER: return a->v.buf.buffer->addr + a->v.buf.offset;
+    case TRIC_ARG_ADDRESS: return a->v.address;
+    case TRIC_ARG_I32: return (uint64_t)(int64_t)a->v.i32;
+    case TRIC_ARG_I64: return (uint64_t)a->v.i64;
+    default: return 0;
+    }
+}
+
+/* Does the argument (already of the right kind) meet the kernel's specialization? */
+static bool arg_meets_hints(const struct tric_kernel_s *k, int i, const tric_arg *a) {
+    if (k->param_equal_to_1[i])
+        return arg_bits(a) == 1;
+    return (arg_bits(a) & (k->param_divisibility[i] - 1)) == 0;
 }
 
 static const char *param_kind_text(RtParamKind kind) {
@@ -457,6 +486,23 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
                                "argument %d of %s: offset %zu is past the buffer's end (%zu bytes)",
                                i + 1, k->name, args[i].v.buf.offset, b->bytes);
         }
+        if (!arg_meets_hints(k, i, &args[i])) {
+            long long got = (long long)arg_bits(&args[i]);
+            if (k->param_equal_to_1[i])
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                               "argument %d of %s: the kernel was compiled for the value 1 (%s:1), "
+                               "got %lld", i + 1, k->name, k->param_type_str[i], got);
+            if (pk == RT_PARAM_PTR)
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                               "argument %d of %s: the kernel was compiled for addresses divisible "
+                               "by %u (%s:%u), got 0x%llx", i + 1, k->name,
+                               (unsigned)k->param_divisibility[i], k->param_type_str[i],
+                               (unsigned)k->param_divisibility[i], (unsigned long long)got);
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                           "argument %d of %s: the kernel was compiled for values divisible by %u "
+                           "(%s:%u), got %lld", i + 1, k->name, (unsigned)k->param_divisibility[i],
+                           k->param_type_str[i], (unsigned)k->param_divisibility[i], got);
+        }
     }
     return TRIC_SUCCESS;
 }
@@ -471,7 +517,8 @@ tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, i
         if (!arg_fits((RtParamKind)k->param_kind[i], a) ||
             (a == TRIC_ARG_BUFFER &&
              (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != k->module->device ||
-              args[i].v.buf.offset > args[i].v.buf.buffer->bytes)))
+              args[i].v.buf.offset > args[i].v.buf.buffer->bytes)) ||
+            !arg_meets_hints(k, i, &args[i]))
             return args_error(k, args, nargs);
     }
     return TRIC_SUCCESS;

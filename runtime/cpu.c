@@ -95,6 +95,8 @@ tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
     st = rt_kernel_set_params(k, types, f->nparams);
     if (st != TRIC_SUCCESS)
         return st;
+    for (int i = 0; i < f->nparams; i++)
+        rt_kernel_set_hint(k, i, f->params[i].divisibility, f->params[i].equal_to_1);
     k->threads = 32 * (copt.num_warps ? copt.num_warps : 4);
     k->shared_bytes = 0;
     return TRIC_SUCCESS;

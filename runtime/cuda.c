@@ -383,6 +383,8 @@ tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
     tric_status st = rt_kernel_set_params(k, types, meta.nparams);
     if (st != TRIC_SUCCESS)
         return st;
+    for (int i = 0; i < n; i++)
+        rt_kernel_set_hint(k, i, meta.params[i].divisibility, meta.params[i].equal_to_1);
     k->threads = meta.threads ? meta.threads : 32 * (meta.num_warps ? meta.num_warps : 4);
     k->shared_bytes = meta.shared_bytes;
 

@@ -40,6 +40,10 @@ struct tric_kernel_s {
     Type param_types[RT_MAX_PARAMS];
     uint8_t param_kind[RT_MAX_PARAMS]; /* RtParamKind */
     char param_type_str[RT_MAX_PARAMS][24];
+    /* The specialization the kernel was compiled for (":16", ":1" in its signature), checked at
+     * every launch: an argument that breaks it would make vectorized, predicated accesses wrong. */
+    uint32_t param_divisibility[RT_MAX_PARAMS]; /* 1 when no hint */
+    bool param_equal_to_1[RT_MAX_PARAMS];
     int threads;
     int shared_bytes;
     void *cu_function; /* CUfunction (cuda) */
@@ -129,6 +133,8 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
 
 /* Fills k's parameter table from types; false (with rt_fail) when a type cannot be passed. */
 tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n);
+/* Records parameter index's hints; rt_kernel_set_params resets them to none. */
+void rt_kernel_set_hint(struct tric_kernel_s *k, int index, int divisibility, bool equal_to_1);
 /* Checks nargs/kinds against k; TRIC_SUCCESS or TRIC_ERROR_INVALID_ARGUMENT with the message. */
 tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs);
 /* Turns the public options into the driver's (defines are allocated in arena). */

@@ -77,6 +77,45 @@ static void test_argument_checks(tric_device dev, tric_kernel k) {
     tric_buffer_free(b);
 }
 
+/* A kernel compiled for ":16" arguments refuses arguments that break the hint: its vectorized,
+ * predicated accesses would be wrong for them. */
+static void test_hint_checks(tric_device dev) {
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
+    const char *defs[] = {"BLOCK_SIZE=1024"};
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    tric_module mod;
+    tric_kernel k;
+    if (tric_module_compile_file(dev, vector_add_path(), &opt, &mod) != TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, NULL, &k) != TRIC_SUCCESS) {
+        CHECK(!"vector_add with :16 hints compiles");
+        return;
+    }
+    tric_buffer b;
+    if (tric_buffer_alloc(dev, 4096, &b) != TRIC_SUCCESS) {
+        CHECK(!"alloc");
+        tric_module_destroy(mod);
+        return;
+    }
+    tric_dim3 grid = {1, 1, 1};
+    tric_arg args[4] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(1000)};
+    CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
+              "argument 4 of vector_add_kernel: the kernel was compiled for values divisible by 16 "
+              "(i32:16), got 1000");
+    args[3] = TRIC_ARG_I32(1008);
+    args[1] = TRIC_ARG_BUF_AT(b, 4);
+    tric_status st = tric_launch(k, grid, args, 4, NULL);
+    CHECK(st == TRIC_ERROR_INVALID_ARGUMENT &&
+          strstr(tric_last_error(), "argument 2 of vector_add_kernel: the kernel was compiled for "
+                                    "addresses divisible by 16 (*fp32:16), got 0x") != NULL);
+    args[1] = TRIC_ARG_BUF_AT(b, 16);
+    args[3] = TRIC_ARG_I32(1008 - 16);
+    CHECK(tric_launch(k, grid, args, 4, NULL) == TRIC_SUCCESS);
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
 /* Program 0 stores out[0..1023] in bounds; program 1 stores out[1024..2047] into a buffer of
  * 1500 floats: the launch fails with the store's .tri line, and program 0's stores are undone. */
 static void test_out_of_bounds(tric_device dev, tric_kernel k) {
@@ -219,6 +258,7 @@ int main(void) {
     CHECK(strstr(tric_module_code(mod), "vector_add_kernel") != NULL);
     test_kernel_queries(k);
     test_argument_checks(dev, k);
+    test_hint_checks(dev);
     test_out_of_bounds(dev, k);
     test_vector_add_runs(dev);
     tric_module_destroy(mod);
