@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     tric_kernel k;
     tric_buffer x, y, out;
     double t0 = bench_now_us();
-    EX_CHECK(ex_compile_vector_add(dev, tri, &mod, &k));
+    EX_CHECK(ex_compile_vector_add_for(dev, tri, n, &mod, &k));
     double compile_ms = (bench_now_us() - t0) / 1000;
     EX_CHECK(tric_buffer_alloc(dev, bytes, &x));
     EX_CHECK(tric_buffer_alloc(dev, bytes, &y));

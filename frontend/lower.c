@@ -1076,7 +1076,6 @@ static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
     return k;
 }
 
-/* tl.load: semantic._load_legacy. */
 static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
 {
     SrcLoc loc = e->loc;
@@ -1113,7 +1112,6 @@ static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
 }
 
-/* tl.store: semantic._store_legacy. */
 static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
 {
     SrcLoc loc = e->loc;

@@ -35,9 +35,11 @@ typedef struct NameList { const char **items; int n, cap; } NameList;
 typedef struct ImportList { NameList names, asnames; } ImportList;
 typedef struct DictItems { ExprList keys, vals; } DictItems;
 typedef struct Arg { const char *keyword; Expr *value; SrcLoc loc; } Arg;
-typedef struct CallArgs { ExprList args, kwargs; NameList kwnames; } CallArgs;
+typedef struct CallArgs { ExprList args, kwargs; NameList kwnames; SrcLoc *kwlocs; int nkwlocs, kwloccap; } CallArgs;
 typedef struct ElifItem { SrcLoc loc; Expr *cond; Block body; } ElifItem;
 typedef struct ElifList { ElifItem *items; int n, cap; } ElifList;
+/* Text built piece by piece (dotted names, adjacent string literals): amortized linear. */
+typedef struct Text { char *data; size_t len, cap; } Text;
 
 typedef struct ParseState {
     const SrcFile *file;
@@ -67,6 +69,7 @@ const char *lexer_token_text(const Lexer *lx, int *len);
 
 %code {
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Deeper expressions are rejected so that every recursive walk of the AST (printer, clone, sema,
@@ -92,7 +95,6 @@ static Expr *e_int(ParseState *ps, SrcLoc loc, int64_t v);
 static Expr *e_float(ParseState *ps, SrcLoc loc, double v);
 static Expr *e_bool(ParseState *ps, SrcLoc loc, bool v);
 static Expr *e_str(ParseState *ps, SrcLoc loc, const char *s);
-static Expr *e_strcat(ParseState *ps, Expr *a, const char *b);
 static Expr *e_name(ParseState *ps, SrcLoc loc, const char *name);
 static Expr *e_attr(ParseState *ps, Expr *obj, const char *name, SrcLoc name_loc);
 static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *args);
@@ -123,7 +125,8 @@ static Stmt *s_while(ParseState *ps, SrcLoc loc, Expr *cond, Block body);
 static void loop_else(ParseState *ps, SrcLoc else_loc, const char *loop);
 static Stmt *s_import(ParseState *ps, SrcLoc loc, const char *module, ImportList *names);
 static void import_add(ParseState *ps, ImportList *l, const char *name, const char *asname);
-static const char *dotted(ParseState *ps, const char *prefix, const char *sep, const char *name);
+static Text text_of(ParseState *ps, const char *s);
+static Text *text_add(ParseState *ps, Text *t, const char *s);
 static Stmt *s_def(ParseState *ps, FuncDef *f, ExprList *decorators);
 static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
                           Expr *returns, Block body);
@@ -151,6 +154,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
     Arg arg;
     CallArgs args;
     ElifList elifs;
+    Text text;
 }
 
 %token <str> NAME "name" STRING "string literal" UNSUPPORTED "unsupported keyword"
@@ -170,7 +174,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %type <func> funcdef
 %type <exprs> decorators assign_chain testlist_items target_items list_elems subscripts
 %type <expr> decorator return_opt testlist targets test or_test and_test not_test comparison
-%type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom strings
+%type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom
 %type <expr> subscript opt_test
 %type <op> comp_op
 %type <block> suite else_opt
@@ -180,7 +184,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %type <args> call_args arg_list
 %type <arg> arg
 %type <dict> dict_elems
-%type <str> dotted_name dotted_from dots
+%type <text> dotted_name dotted_from dots strings
 %type <imports> dotted_as_names import_targets import_as_names
 
 %%
@@ -236,28 +240,28 @@ assign_chain: testlist '=' testlist        { $$ = exprs_one(ps, $1); exprs_push(
 
 /* import a.b as c, d | from [.]a.b import (c as d, e) | from a import * */
 import_stmt: IMPORT dotted_as_names        { $$ = s_import(ps, L(@1), NULL, &$2); }
-           | FROM dotted_from IMPORT import_targets { $$ = s_import(ps, L(@1), $2, &$4); }
+           | FROM dotted_from IMPORT import_targets { $$ = s_import(ps, L(@1), $2.data, &$4); }
            ;
 
-dotted_as_names: dotted_name               { $$ = (ImportList){0}; import_add(ps, &$$, $1, NULL); }
-               | dotted_name AS NAME       { $$ = (ImportList){0}; import_add(ps, &$$, $1, $3); }
-               | dotted_as_names ',' dotted_name { $$ = $1; import_add(ps, &$$, $3, NULL); }
-               | dotted_as_names ',' dotted_name AS NAME { $$ = $1; import_add(ps, &$$, $3, $5); }
+dotted_as_names: dotted_name               { $$ = (ImportList){0}; import_add(ps, &$$, $1.data, NULL); }
+               | dotted_name AS NAME       { $$ = (ImportList){0}; import_add(ps, &$$, $1.data, $3); }
+               | dotted_as_names ',' dotted_name { $$ = $1; import_add(ps, &$$, $3.data, NULL); }
+               | dotted_as_names ',' dotted_name AS NAME { $$ = $1; import_add(ps, &$$, $3.data, $5); }
                ;
 
-dotted_name: NAME
-           | dotted_name '.' NAME          { $$ = dotted(ps, $1, ".", $3); }
+dotted_name: NAME                          { $$ = text_of(ps, $1); }
+           | dotted_name '.' NAME          { $$ = *text_add(ps, text_add(ps, &$1, "."), $3); }
            ;
 
 dotted_from: dotted_name
            | dots                          { $$ = $1; }
-           | dots dotted_name              { $$ = dotted(ps, $1, "", $2); }
+           | dots dotted_name              { $$ = *text_add(ps, &$1, $2.data); }
            ;
 
-dots: '.'                                  { $$ = "."; }
-    | ELLIPSIS                             { $$ = "..."; }
-    | dots '.'                             { $$ = dotted(ps, $1, "", "."); }
-    | dots ELLIPSIS                        { $$ = dotted(ps, $1, "", "..."); }
+dots: '.'                                  { $$ = text_of(ps, "."); }
+    | ELLIPSIS                             { $$ = text_of(ps, "..."); }
+    | dots '.'                             { $$ = *text_add(ps, &$1, "."); }
+    | dots ELLIPSIS                        { $$ = *text_add(ps, &$1, "..."); }
     ;
 
 import_targets: '*'                        { $$ = (ImportList){0}; import_add(ps, &$$, "*", NULL); }
@@ -445,7 +449,7 @@ primary: atom
 atom: NAME                                 { $$ = e_name(ps, L(@1), $1); }
     | INT                                  { $$ = e_int(ps, L(@1), $1); }
     | FLOAT                                { $$ = e_float(ps, L(@1), $1); }
-    | strings
+    | strings                              { $$ = e_str(ps, L(@1), $1.data); }
     | TRUE                                 { $$ = e_bool(ps, L(@1), true); }
     | FALSE                                { $$ = e_bool(ps, L(@1), false); }
     | NONE                                 { $$ = e_leaf(ps, EX_NONE, L(@1)); }
@@ -460,8 +464,8 @@ atom: NAME                                 { $$ = e_name(ps, L(@1), $1); }
     ;
 
 /* adjacent string literals concatenate (2.4.2) */
-strings: STRING                            { $$ = e_str(ps, L(@1), $1); }
-       | strings STRING                    { $$ = e_strcat(ps, $1, $2); }
+strings: STRING                            { $$ = text_of(ps, $1); }
+       | strings STRING                    { $$ = *text_add(ps, &$1, $2); }
        ;
 
 list_elems: test                           { $$ = exprs_one(ps, $1); }
@@ -601,6 +605,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     SrcLoc loc = mkloc(ps, *yypcontext_location(ctx));
     if (tok == YYSYMBOL_LEXERROR) /* the lexer said why */
         return 0;
+    /* Past the Diag's limit (20 unless set; diag.c) messages are only counted: skip the work. */
+    int max_errors = ps->diag->max_errors > 0 ? ps->diag->max_errors : 20;
+    if (ps->diag->errors > max_errors) {
+        report(ps, loc, "syntax error");
+        return 0;
+    }
     bool had_errors = ps->diag->errors > ps->errors_before;
     /* After an earlier error the block structure may be off; messages about it are noise. */
     if (had_errors && (tok == YYSYMBOL_DEDENT || tok == YYSYMBOL_INDENT || tok == YYSYMBOL_YYEOF))
@@ -864,11 +874,6 @@ static Expr *e_str(ParseState *ps, SrcLoc loc, const char *s)
     return finish(ps, e);
 }
 
-static Expr *e_strcat(ParseState *ps, Expr *a, const char *b)
-{
-    a->str = arena_printf(ps->arena, "%s%s", a->str, b);
-    return a;
-}
 
 static Expr *e_name(ParseState *ps, SrcLoc loc, const char *name)
 {
@@ -886,8 +891,45 @@ static Expr *e_attr(ParseState *ps, Expr *obj, const char *name, SrcLoc name_loc
     return finish(ps, e);
 }
 
+typedef struct NamedIndex {
+    const char *name;
+    int index;
+} NamedIndex;
+
+static int compare_named(const void *pa, const void *pb)
+{
+    const NamedIndex *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Marks dup[i] for each name that repeats an earlier one. Sorting keeps this O(n log n): a
+ * generated file may have a call with 100000 keywords. */
+static bool *find_duplicates(ParseState *ps, const char *const *names, int stride_bytes, int n)
+{
+    if (n < 2)
+        return NULL;
+    NamedIndex *sorted = arena_alloc(ps->arena, (size_t)n * sizeof *sorted);
+    for (int i = 0; i < n; i++)
+        sorted[i] = (NamedIndex){*(const char *const *)((const char *)names + (size_t)i * (size_t)stride_bytes), i};
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_named);
+    bool *dup = NULL;
+    for (int i = 1; i < n; i++) {
+        if (!strcmp(sorted[i].name, sorted[i - 1].name)) {
+            if (!dup)
+                dup = arena_alloc(ps->arena, (size_t)n * sizeof *dup);
+            dup[sorted[i].index] = true;
+        }
+    }
+    return dup;
+}
+
 static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *a)
 {
+    bool *dup = find_duplicates(ps, a->kwnames.items, (int)sizeof(char *), a->kwnames.n);
+    for (int i = 0; dup && i < a->kwnames.n; i++)
+        if (dup[i])
+            report(ps, a->kwlocs[i], "keyword argument repeated: %s", a->kwnames.items[i]);
     Expr *e = ast_expr(ps->arena, EX_CALL, fn->loc);
     e->call.fn = fn;
     e->call.args = a->args.items;
@@ -898,8 +940,8 @@ static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *a)
     return finish(ps, e);
 }
 
-/* Python's rules: positional arguments come first (a SyntaxError otherwise), and a keyword may
- * be given once. */
+/* Python's rule: positional arguments come first (a SyntaxError otherwise). Repeated keywords are
+ * found when the call is complete (find_duplicates). */
 static void args_add(ParseState *ps, CallArgs *a, Arg arg)
 {
     if (!arg.keyword) {
@@ -908,13 +950,8 @@ static void args_add(ParseState *ps, CallArgs *a, Arg arg)
         exprs_push(ps, &a->args, arg.value);
         return;
     }
-    for (int i = 0; i < a->kwnames.n; i++) {
-        if (!strcmp(a->kwnames.items[i], arg.keyword)) {
-            report(ps, arg.loc, "keyword argument repeated: %s", arg.keyword);
-            return;
-        }
-    }
     ARENA_PUSH(ps->arena, a->kwnames.items, a->kwnames.n, a->kwnames.cap, arg.keyword);
+    ARENA_PUSH(ps->arena, a->kwlocs, a->nkwlocs, a->kwloccap, arg.loc);
     exprs_push(ps, &a->kwargs, arg.value);
 }
 
@@ -1171,9 +1208,26 @@ static void loop_else(ParseState *ps, SrcLoc else_loc, const char *loop)
     report(ps, else_loc, "'else' after a '%s' loop is not supported", loop);
 }
 
-static const char *dotted(ParseState *ps, const char *prefix, const char *sep, const char *name)
+static Text *text_add(ParseState *ps, Text *t, const char *s)
 {
-    return arena_printf(ps->arena, "%s%s%s", prefix, sep, name);
+    size_t n = strlen(s);
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        t->data = arena_grow(ps->arena, t->data, t->len, cap);
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n + 1);
+    t->len += n;
+    return t;
+}
+
+static Text text_of(ParseState *ps, const char *s)
+{
+    Text t = {0};
+    text_add(ps, &t, s);
+    return t;
 }
 
 static void import_add(ParseState *ps, ImportList *l, const char *name, const char *asname)
@@ -1206,12 +1260,6 @@ static Param *make_param(ParseState *ps, SrcLoc loc, const char *name, Expr *ann
 
 static void params_add(ParseState *ps, ParamList *l, Param *p)
 {
-    for (int i = 0; i < l->n; i++) {
-        if (!strcmp(l->items[i].name, p->name)) {
-            report(ps, p->loc, "duplicate parameter '%s' in function definition", p->name);
-            return;
-        }
-    }
     if (!p->default_value && l->n > 0 && l->items[l->n - 1].default_value)
         report(ps, p->loc, "parameter without a default follows parameter with a default");
     ARENA_PUSH(ps->arena, l->items, l->n, l->cap, *p);
@@ -1220,6 +1268,13 @@ static void params_add(ParseState *ps, ParamList *l, Param *p)
 static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
                           Expr *returns, Block body)
 {
+    bool *dup = params->n > 1 ? find_duplicates(ps, &params->items[0].name, (int)sizeof(Param),
+                                                params->n)
+                              : NULL;
+    for (int i = 0; dup && i < params->n; i++)
+        if (dup[i])
+            report(ps, params->items[i].loc, "duplicate parameter '%s' in function definition",
+                   params->items[i].name);
     FuncDef *f = arena_alloc(ps->arena, sizeof *f);
     f->name = name;
     f->loc = loc;

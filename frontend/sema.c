@@ -2033,7 +2033,12 @@ static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         if (!const_int_arg(s, call, 1, fname, "axis", &axis))
             return sem_error();
         int64_t ax = normalize_axis(axis, t.rank + 1);
-        if (ax < 0 || ax > t.rank || t.rank + 1 > TRIC_MAX_RANK) {
+        if (t.rank + 1 > TRIC_MAX_RANK) {
+            diag_error(s->diag, callee_loc(call), "%s: blocks have at most %d dimensions", fname,
+                       TRIC_MAX_RANK);
+            return sem_error();
+        }
+        if (ax < 0 || ax > t.rank) {
             diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
                        (long long)axis, tstr(s, t));
             return sem_error();
@@ -3706,6 +3711,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             p->sem.type = t;
         env_set(s, &ctx.env, p->name, p->sem, p->loc);
     }
+    /* The kernel is the bottom of the inlining stack: a helper calling it back is recursion. */
+    s->inline_stack[s->inline_depth++] = src;
     /* Parameter errors do not stop the analysis: the body's own errors are reported too, and
      * uses of a parameter that failed are silent (its Sem is an error). */
     block(s, &f->body, true);
