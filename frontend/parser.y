@@ -37,7 +37,7 @@ typedef struct DictItems { ExprList keys, vals; } DictItems;
 typedef struct Arg { const char *keyword; Expr *value; SrcLoc loc; } Arg;
 typedef struct CallArgs { ExprList args, kwargs; NameList kwnames; SrcLoc *kwlocs; int nkwlocs, kwloccap; } CallArgs;
 typedef struct ElifItem { SrcLoc loc; Expr *cond; Block body; } ElifItem;
-typedef struct ElifList { ElifItem *items; int n, cap; } ElifList;
+typedef struct ElifList { ElifItem *items; int n, cap; bool overflow; } ElifList;
 /* Text built piece by piece (dotted names, adjacent string literals): amortized linear. */
 typedef struct Text { char *data; size_t len, cap; } Text;
 
@@ -133,6 +133,7 @@ static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamLis
 static Param *make_param(ParseState *ps, SrcLoc loc, const char *name, Expr *annotation,
                          Expr *default_value);
 static void params_add(ParseState *ps, ParamList *l, Param *p);
+static void params_check(ParseState *ps, ParamList *l);
 static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 }
 
@@ -326,8 +327,8 @@ return_opt: %empty                         { $$ = NULL; }
           ;
 
 params: %empty                             { $$ = (ParamList){0}; }
-      | param_list
-      | param_list ','
+      | param_list                         { $$ = $1; params_check(ps, &$$); }
+      | param_list ','                     { $$ = $1; params_check(ps, &$$); }
       ;
 
 param_list: param                          { $$ = (ParamList){0}; params_add(ps, &$$, $1); }
@@ -581,21 +582,32 @@ static const char *lookahead_text(ParseState *ps, yysymbol_kind_t kind)
     }
 }
 
-static const char *unsupported_keyword_message(const char *kw)
+/* The Python keywords tric reserves but does not support, and what to say about each. */
+static const struct {
+    const char *keyword, *message;
+} unsupported_keywords[] = {
+    {"lambda", "'lambda' is not supported; define a @triton.jit helper function instead"},
+    {"class", "classes are not supported in tric kernels"},
+    {"with", "'with' statements are not supported"},
+    {"try", "exceptions ('try') are not supported in tric kernels"},
+    {"except", "exceptions ('except') are not supported in tric kernels"},
+    {"finally", "exceptions ('finally') are not supported in tric kernels"},
+    {"raise", "exceptions ('raise') are not supported in tric kernels"},
+    {"global", "'global' and 'nonlocal' declarations are not supported"},
+    {"nonlocal", "'global' and 'nonlocal' declarations are not supported"},
+    {"yield", "generators ('yield') are not supported"},
+    {"del", "'del' is not supported in tric kernels"},
+    {"async", "'async' is not supported in tric kernels"},
+    {"await", "'await' is not supported in tric kernels"},
+};
+
+static const char *unsupported_keyword_message(const char *text, int len)
 {
-    if (!strcmp(kw, "lambda"))
-        return "'lambda' is not supported; define a @triton.jit helper function instead";
-    if (!strcmp(kw, "class"))
-        return "classes are not supported in tric kernels";
-    if (!strcmp(kw, "with"))
-        return "'with' statements are not supported";
-    if (!strcmp(kw, "try") || !strcmp(kw, "except") || !strcmp(kw, "finally") || !strcmp(kw, "raise"))
-        return NULL; /* "exceptions ('try') are not supported" */
-    if (!strcmp(kw, "global") || !strcmp(kw, "nonlocal"))
-        return "'global' and 'nonlocal' declarations are not supported";
-    if (!strcmp(kw, "yield"))
-        return "generators ('yield') are not supported";
-    return "";
+    for (size_t i = 0; i < sizeof unsupported_keywords / sizeof unsupported_keywords[0]; i++)
+        if ((int)strlen(unsupported_keywords[i].keyword) == len &&
+            !strncmp(unsupported_keywords[i].keyword, text, (size_t)len))
+            return unsupported_keywords[i].message;
+    return "this Python keyword is not supported in tric kernels";
 }
 
 /* The message for a syntax error: specific for the common cases, else "unexpected X". */
@@ -640,18 +652,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     const char *text = lexer_token_text(ps->lexer, &len);
 
     switch ((int)tok) {
-    case YYSYMBOL_UNSUPPORTED: {
-        char kw[16];
-        snprintf(kw, sizeof kw, "%.*s", len, text);
-        const char *msg = unsupported_keyword_message(kw);
-        if (!msg)
-            report(ps, loc, "exceptions ('%s') are not supported in tric kernels", kw);
-        else if (!*msg)
-            report(ps, loc, "'%s' is not supported in tric kernels", kw);
-        else
-            report(ps, loc, "%s", msg);
+    case YYSYMBOL_UNSUPPORTED:
+        report(ps, loc, "%s", unsupported_keyword_message(text, len));
         return 0;
-    }
     case YYSYMBOL_COLONEQ:
         report(ps, loc, "assignment expressions (':=') are not supported");
         return 0;
@@ -680,7 +683,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
         return 0;
     }
     if ((tok == YYSYMBOL_ELSE && line_kw == ELSE) || (tok == YYSYMBOL_ELIF && line_kw == ELIF)) {
-        report(ps, loc, "'%s' without a matching 'if' before it", tok == YYSYMBOL_ELSE ? "else" : "elif");
+        report(ps, loc, "'%s' without a matching 'if' before it",
+               tok == YYSYMBOL_ELSE ? "else" : "elif");
         return 0;
     }
     char innermost;
@@ -1160,10 +1164,12 @@ static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg)
 
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body)
 {
-    if (l->n == MAX_ELIFS)
-        report(ps, loc, "too many 'elif' branches (the limit is %d)", MAX_ELIFS);
-    if (l->n >= MAX_ELIFS)
+    if (l->n >= MAX_ELIFS) {
+        if (!l->overflow)
+            report(ps, loc, "too many 'elif' branches (the limit is %d)", MAX_ELIFS);
+        l->overflow = true;
         return;
+    }
     ARENA_PUSH(ps->arena, l->items, l->n, l->cap, ((ElifItem){loc, cond, body}));
 }
 
@@ -1265,16 +1271,19 @@ static void params_add(ParseState *ps, ParamList *l, Param *p)
     ARENA_PUSH(ps->arena, l->items, l->n, l->cap, *p);
 }
 
+/* Repeated parameter names, found when the list is complete (before the body's errors). */
+static void params_check(ParseState *ps, ParamList *l)
+{
+    bool *dup = l->n > 1 ? find_duplicates(ps, &l->items[0].name, (int)sizeof(Param), l->n) : NULL;
+    for (int i = 0; dup && i < l->n; i++)
+        if (dup[i])
+            report(ps, l->items[i].loc, "duplicate parameter '%s' in function definition",
+                   l->items[i].name);
+}
+
 static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
                           Expr *returns, Block body)
 {
-    bool *dup = params->n > 1 ? find_duplicates(ps, &params->items[0].name, (int)sizeof(Param),
-                                                params->n)
-                              : NULL;
-    for (int i = 0; dup && i < params->n; i++)
-        if (dup[i])
-            report(ps, params->items[i].loc, "duplicate parameter '%s' in function definition",
-                   params->items[i].name);
     FuncDef *f = arena_alloc(ps->arena, sizeof *f);
     f->name = name;
     f->loc = loc;

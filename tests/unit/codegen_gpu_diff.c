@@ -210,7 +210,7 @@ int main(void)
         {"reduce.tri", "row_reduce", "*fp32:16,*fp32:16,*i32:16", {"M=8", "N=16"}, 2, 1,
          {{E_F32, 8 * 16, FILL_UNIFORM, 0}, {E_F32, 8 + 16 + 1, FILL_POISON, 1e-4}, {E_I32, 8, FILL_POISON, 0}},
          3, {0}, 0},
-        {"math.tri", "math_kernel", "*fp32:16,*fp32:16,*fp16:16,i32:16", {"BLOCK=256"}, 1, 4,
+        {"math.tri", "math_kernel", "*fp32:16,*fp32:16,*fp16:16,i32", {"BLOCK=256"}, 1, 4,
          {{E_F32, 1000, FILL_POSITIVE, 0}, {E_F32, 1000, FILL_POISON, 1e-3}, {E_F16, 1000, FILL_POISON, 2e-3}},
          3, {1000}, 1},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
