@@ -89,7 +89,7 @@ typedef int32_t ValueId;
     X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield") \
+    X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
     X(OP_IF, "if", 1, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
     X(OP_WHILE, "while", -1, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, "ends a for body, if branch or while body with its values")          \

@@ -82,6 +82,12 @@ static bool at_line_end(Parser *p)
     return c == 0 || c == '\n' || (c == '/' && peek_at(p, 1) == '/');
 }
 
+/* At "loc(": an op's location follows. */
+static bool at_loc(Parser *p)
+{
+    return peek(p) == 'l' && peek_at(p, 1) == 'o' && peek_at(p, 2) == 'c' && peek_at(p, 3) == '(';
+}
+
 static SrcLoc here(Parser *p) { return (SrcLoc){.file = p->file, .line = p->line, .col = p->col}; }
 
 static _Noreturn void fail_at(Parser *p, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
@@ -684,8 +690,9 @@ static void parse_op(Parser *p, IrRegion *into)
         attrs.attr[1] = int64_value(p);
         break;
     default:
-        /* Operands sit on the op's line: "yield" at a line's end has none. */
-        if (at_line_end(p) || peek(p) == '{' || peek(p) == ':')
+        /* Operands sit on the op's line: "yield" at a line's end, or followed only by its
+         * location, has none. */
+        if (at_line_end(p) || peek(p) == '{' || peek(p) == ':' || at_loc(p))
             break;
         do {
             const char *want = operand_label(code, noperands);
