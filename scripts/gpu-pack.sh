@@ -11,5 +11,6 @@ rm -rf "$D"; mkdir -p "$D/tests" "$D/bench"
 strip -o "$D/libtric.so" "$B/libtric.so"
 cp "$B/tric" "$B/vector_add" "$B/matmul" "$D/"
 cp "$B"/tests/gpu_* "$D/tests/" 2>/dev/null || true
+cp "$B"/tests/unit_codegen_gpu_diff "$D/tests/" 2>/dev/null || true
 for f in "$B"/bench/bench_*; do [ -x "$f" ] && [ -f "$f" ] && cp "$f" "$D/bench/"; done
 du -sh "$D"

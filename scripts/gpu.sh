@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/gpu.sh [BUILD_DIR]: run ON the GPU machine, from the repo root, with a build directory
 # made on the build machine and carried over (default build-gpu). Runs the gpu-labelled tests, the
-# example programs on cuda:0 and the benchmarks; prints tric's numbers. Exit status: 0 when every
+# example programs on cuda:0, the benchmarks and the codegen GPU-vs-interpreter diff, then the
+# peers (Triton, torch/cuBLAS) in the same run; prints tric's numbers and theirs. Exit status: 0 when every
 # test and example passed (benchmarks only report).
 #
 # The build's absolute paths (TRIC_EXAMPLES_DIR, ctest's files) belong to the build machine: the
@@ -53,4 +54,15 @@ for bench in bench_launch bench_vector_add bench_matmul; do
         echo "-- $bench: not built ($B/bench/$bench missing)"
     fi
 done
+if [ -x "$B/tests/unit_codegen_gpu_diff" ]; then
+    echo "== codegen: every test kernel on the GPU against the interpreter"
+    "$B/tests/unit_codegen_gpu_diff" || { echo "   FAIL: unit_codegen_gpu_diff"; status=1; }
+fi
+
+# The peers, in the same run so the ratios compare like with like (METHOD.md): Triton 3.6 and
+# torch/cuBLAS, timed as ../shared/bench/triton_anchor.py does (a copy travels in scripts/).
+if [ "${TRIC_PEERS:-1}" = 1 ] && python3 -c "import triton, torch" >/dev/null 2>&1; then
+    echo "== peers: Triton and torch/cuBLAS on this GPU, this run"
+    PYTHONUNBUFFERED=1 python3 scripts/triton_anchor.py --quick 2>&1 | grep -v '^{' || true
+fi
 exit $status
