@@ -47,6 +47,17 @@ typedef struct BaseCache {
     LLVMValueRef base, lane_id, warp_id;
 } BaseCache;
 
+/* This thread's coordinates in an #mma v2 layout with warps [wm_n, wn_n] (docs/layouts.md), computed
+ * once in the entry block: every value of that layout, its slices and its dot operands share them,
+ * so bases compare equal by pointer (relabelling needs that). */
+typedef struct MmaBases {
+    int wpc[2];
+    LLVMValueRef wm, wn;     /* warp index along M and N */
+    LLVMValueRef row, col;   /* C fragment: wm*16 + groupID, wn*8 + tig*2 */
+    LLVMValueRef k, b_col;   /* A/B fragments: k = tig*2; B's n = wn*8 + groupID */
+    LLVMValueRef group, tig; /* lane >> 2, lane & 3 */
+} MmaBases;
+
 typedef struct Cg {
     CgLlvm *l;
     const IrFunc *f;
@@ -61,6 +72,8 @@ typedef struct Cg {
     int ndists, dists_cap;
     BaseCache *bases;
     int nbases, bases_cap;
+    struct MmaBases *mma_bases;
+    int nmma_bases, mma_bases_cap;
     const IrOp *term; /* the yield/condition that ended the last region lowered */
     bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
     int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
@@ -100,9 +113,10 @@ static bool layout_root(Cg *c, int layout, Type t, int *root, int32_t *pshape, i
         if (cur <= 0 || cur >= c->f->nlayouts)
             FAIL(c, "value of type %s has no layout", type_str(c->arena, t));
         const Layout *L = &c->f->layouts[cur];
-        if (L->kind == LAYOUT_BLOCKED) {
+        if (L->kind == LAYOUT_BLOCKED || L->kind == LAYOUT_MMA) {
             if (L->rank != rank)
-                FAIL(c, "blocked layout of rank %d on a rank-%d value", L->rank, rank);
+                FAIL(c, "%s layout of rank %d on a rank-%d value",
+                     L->kind == LAYOUT_MMA ? "mma" : "blocked", L->rank, rank);
             *root = cur;
             return true;
         }
@@ -221,6 +235,227 @@ static Dist *dist_dot_operand(Cg *c, int layout, Type t)
     return ds;
 }
 
+/* ---- #mma v2 and its dot operands (mma.sync m16n8k16, PTX ISA 9.7.14.5.8) --------------------- */
+
+static MmaBases *mma_bases_get(Cg *c, const Layout *L)
+{
+    int Wm = L->mma.warps_per_cta[0], Wn = L->mma.warps_per_cta[1];
+    for (int i = 0; i < c->nmma_bases; i++)
+        if (c->mma_bases[i].wpc[0] == Wm && c->mma_bases[i].wpc[1] == Wn)
+            return &c->mma_bases[i];
+    LLVMBuilderRef b = c->pro;
+    MmaBases m = {{Wm, Wn}, 0, 0, 0, 0, 0, 0, 0, 0};
+    /* Warps in order [1, 0]: wn = warp % Wn, wm = (warp / Wn) % Wm (Triton's MMAv2 warp order). */
+    m.wn = LLVMBuildURem(b, c->warp, cg_i32(c->l, Wn), "");
+    m.wm = LLVMBuildURem(b, LLVMBuildUDiv(b, c->warp, cg_i32(c->l, Wn), ""), cg_i32(c->l, Wm), "");
+    m.group = LLVMBuildLShr(b, c->lane, cg_i32(c->l, 2), "");
+    m.tig = LLVMBuildAnd(b, c->lane, cg_i32(c->l, 3), "");
+    m.k = LLVMBuildShl(b, m.tig, cg_i32(c->l, 1), "");
+    m.row = LLVMBuildAdd(b, LLVMBuildMul(b, m.wm, cg_i32(c->l, 16), ""), m.group, "");
+    m.col = LLVMBuildAdd(b, LLVMBuildMul(b, m.wn, cg_i32(c->l, 8), ""), m.k, "");
+    m.b_col = LLVMBuildAdd(b, LLVMBuildMul(b, m.wn, cg_i32(c->l, 8), ""), m.group, "");
+    ARENA_PUSH(c->arena, c->mma_bases, c->nmma_bases, c->mma_bases_cap, m);
+    return &c->mma_bases[c->nmma_bases - 1];
+}
+
+/* One dim of a fragment: count local indices; local index x = rep * inner + in sits at offset
+ * (x / inner) * rep_stride + in_off[x % inner]. */
+typedef struct FragDim {
+    int count, inner, rep_stride;
+    int in_off[4];
+    LLVMValueRef base, warp_id, lane_id;
+    int lanes, lane_stride, warps;
+} FragDim;
+
+static int frag_off(const FragDim *fd, int x)
+{
+    return (x / fd->inner) * fd->rep_stride + fd->in_off[x % fd->inner];
+}
+
+/* Fills a Dist of value rank `rank` from per-root-dim fragments fd[0..1]; dmap maps value dims to
+ * root dims. Register order: in[fast] fastest, then in[slow], then rep[fast], then rep[slow]
+ * (fast = root dim `fast`). For A and B operands a third level is folded into `inner`. */
+static Dist *frag_dist(Cg *c, int layout, Type t, const FragDim *fd, const int *dmap, int fast,
+                       int vec_root_dim, int vec_run)
+{
+    Dist *ds = arena_alloc(c->arena, sizeof *ds);
+    ds->layout = layout;
+    ds->type = t;
+    ds->rank = t.rank;
+    int slow = 1 - fast;
+    int n = fd[0].count * fd[1].count;
+    ds->nelems = n;
+    ds->off = arena_alloc(c->arena, sizeof(int32_t) * (size_t)n * (size_t)imax(1, t.rank));
+    ds->idx = arena_alloc(c->arena, sizeof(int32_t) * (size_t)n * (size_t)imax(1, t.rank));
+    int in_f = fd[fast].inner, in_s = fd[slow].inner, rep_f = fd[fast].count / in_f;
+    for (int e = 0; e < n; e++) {
+        int rem = e, x[2];
+        x[fast] = rem % in_f;
+        rem /= in_f;
+        x[slow] = rem % in_s;
+        rem /= in_s;
+        x[fast] += (rem % rep_f) * in_f;
+        rem /= rep_f;
+        x[slow] += rem * in_s;
+        for (int i = 0; i < t.rank; i++) {
+            int k = dmap[i];
+            ds->idx[e * t.rank + i] = x[k];
+            ds->off[e * t.rank + i] = frag_off(&fd[k], x[k]);
+        }
+    }
+    ds->vec_dim = -1;
+    for (int i = 0; i < t.rank; i++) {
+        int k = dmap[i];
+        const FragDim *f = &fd[k];
+        ds->count[i] = f->count;
+        ds->run[i] = k == vec_root_dim ? vec_run : 1;
+        if (k == vec_root_dim && vec_run > 1)
+            ds->vec_dim = i;
+        ds->base[i] = f->base;
+        ds->warp_id[i] = f->warp_id;
+        ds->lanes[i] = f->lanes;
+        ds->lane_stride[i] = f->lane_stride;
+        ds->warps[i] = f->warps;
+        ds->dim_off[i] = arena_alloc(c->arena, sizeof(int32_t) * (size_t)f->count);
+        for (int x = 0; x < f->count; x++)
+            ds->dim_off[i][x] = frag_off(f, x);
+    }
+    /* Threads that hold copies (a dim of extent 1: every thread holds element 0 there): only
+     * lane and warp 0 along that dim own it. */
+    LLVMValueRef owner = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (fd[k].lanes > 1 || !fd[k].lane_id)
+            continue;
+        LLVMValueRef ok = LLVMBuildICmp(c->pro, LLVMIntEQ, fd[k].lane_id, cg_i32(c->l, 0), "");
+        ok = LLVMBuildAnd(c->pro, ok, LLVMBuildICmp(c->pro, LLVMIntEQ, fd[k].warp_id, cg_i32(c->l, 0), ""), "");
+        owner = owner ? LLVMBuildAnd(c->pro, owner, ok, "") : ok;
+    }
+    ds->owner = owner;
+    ARENA_PUSH(c->arena, c->dists, c->ndists, c->dists_cap, ds);
+    return ds;
+}
+
+/* #mma v2 (or a slice of it) over root extents P (docs/layouts.md, "MMA"): rows
+ * `rm*16*Wm + wm*16 + groupID + 8h`, cols `rn*8*Wn + wn*8 + tig*2 + j`; register order j, h, rn,
+ * rm. A dim of extent 1 (a slice, or a [1, N] value before a broadcast) holds element 0 in every
+ * thread. Other extents must be multiples of the warps' tile (the layout pass only picks mma
+ * then). */
+static Dist *dist_mma(Cg *c, int layout, Type t, int root, const int32_t *P, const int *dmap)
+{
+    const Layout *L = &c->f->layouts[root];
+    if (L->mma.version != 2)
+        FAIL(c, "mma layout version %d is not lowered (only mma.sync, version 2)", L->mma.version);
+    MmaBases *mb = mma_bases_get(c, L);
+    int W[2] = {L->mma.warps_per_cta[0], L->mma.warps_per_cta[1]};
+    int tile[2] = {16 * W[0], 8 * W[1]};
+    FragDim fd[2];
+    memset(fd, 0, sizeof fd);
+    for (int k = 0; k < 2; k++) {
+        FragDim *f = &fd[k];
+        f->warp_id = k == 0 ? mb->wm : mb->wn;
+        f->lane_id = k == 0 ? mb->group : mb->tig;
+        if (P[k] == 1) {
+            f->count = f->inner = 1;
+            f->rep_stride = 0;
+            f->base = cg_i32(c->l, 0);
+            f->lanes = f->warps = 1;
+            f->lane_stride = 1;
+            continue;
+        }
+        if (P[k] % tile[k])
+            FAIL(c, "mma layout with warps [%d, %d] on extent %d along dim %d (not a multiple of %d)",
+                 W[0], W[1], P[k], k, tile[k]);
+        f->inner = 2;
+        f->count = 2 * (P[k] / tile[k]);
+        f->rep_stride = tile[k];
+        f->in_off[0] = 0;
+        f->in_off[1] = k == 0 ? 8 : 1;
+        f->base = k == 0 ? mb->row : mb->col;
+        f->lanes = k == 0 ? 8 : 4;
+        f->lane_stride = k == 0 ? 4 : 1;
+        f->warps = W[k];
+    }
+    return frag_dist(c, layout, t, fd, dmap, 1, 1, P[1] == 1 ? 1 : 2);
+}
+
+/* A dot operand of an #mma v2 parent (docs/layouts.md, "Dot operand"): the m16n8k16 A and B
+ * fragments (PTX ISA 9.7.14.5.8). A [M, K]: rows as C's (offsets rm*16*Wm + 8h), k = rk*16 +
+ * 8*kh + tig*2 + j; register order j, h, kh, rk, rm, so each (rm, rk) is a0..a7 in PTX order and
+ * (a0,a1), (a2,a3), ... pack into the four .b32 operands. B [K, N]: k as A's, n = rn*8*Wn + wn*8 +
+ * groupID; order j, kh, rn, rk: each (rk, rn) is b0..b3. */
+static Dist *dist_dot_operand_mma(Cg *c, int layout, Type t)
+{
+    const Layout *L = &c->f->layouts[layout];
+    const Layout *P = &c->f->layouts[L->dot_operand.parent];
+    int op_idx = L->dot_operand.op_idx;
+    if (P->mma.version != 2)
+        FAIL(c, "dot operand of mma version %d is not lowered", P->mma.version);
+    if (t.rank != 2 || L->dot_operand.k_width != 2)
+        FAIL(c, "mma dot operand needs rank 2 and k_width 2 (16-bit elements)");
+    MmaBases *mb = mma_bases_get(c, P);
+    int W[2] = {P->mma.warps_per_cta[0], P->mma.warps_per_cta[1]};
+    int md = op_idx == 0 ? 0 : 1, kd = 1 - md;
+    int K = t.shape[kd], MN = t.shape[md];
+    int tile = op_idx == 0 ? 16 * W[0] : 8 * W[1];
+    if (K % 16 || MN % tile)
+        FAIL(c, "mma dot operand %d of shape [%d, %d] does not hold whole tiles", op_idx, t.shape[0], t.shape[1]);
+    FragDim fd[2];
+    memset(fd, 0, sizeof fd);
+    FragDim *fk = &fd[kd], *fm = &fd[md];
+    /* k: in = kh*2 + j (offsets 0, 1, 8, 9), rep = rk (stride 16). */
+    fk->inner = 4;
+    fk->count = 4 * (K / 16);
+    fk->rep_stride = 16;
+    fk->in_off[0] = 0;
+    fk->in_off[1] = 1;
+    fk->in_off[2] = 8;
+    fk->in_off[3] = 9;
+    fk->base = mb->k;
+    fk->warp_id = cg_i32(c->l, 0);
+    fk->lanes = 4;
+    fk->lane_stride = 1;
+    fk->warps = 1;
+    fm->warp_id = op_idx == 0 ? mb->wm : mb->wn;
+    fm->warps = W[md];
+    fm->rep_stride = tile;
+    fm->lanes = 8;
+    fm->lane_stride = 4;
+    if (op_idx == 0) {
+        fm->inner = 2;
+        fm->count = 2 * (MN / tile);
+        fm->in_off[1] = 8;
+        fm->base = mb->row;
+    } else {
+        fm->inner = 1;
+        fm->count = MN / tile;
+        fm->base = mb->b_col;
+    }
+    Dist *ds;
+    if (op_idx == 0) {
+        /* j, h, kh, rk, rm: k's inner level is split around h, so build the order by hand. */
+        int dmap[2] = {0, 1};
+        ds = frag_dist(c, layout, t, fd, dmap, 1, 1, 2);
+        if (!ds)
+            return NULL;
+        int Kt = K / 16;
+        for (int e = 0; e < ds->nelems; e++) {
+            int j = e % 2, h = (e / 2) % 2, kh = (e / 4) % 2, rk = (e / 8) % Kt, rm = e / (8 * Kt);
+            int xm = rm * 2 + h, xk = rk * 4 + kh * 2 + j;
+            ds->idx[e * 2] = xm;
+            ds->idx[e * 2 + 1] = xk;
+            ds->off[e * 2] = frag_off(fm, xm);
+            ds->off[e * 2 + 1] = frag_off(fk, xk);
+        }
+    } else {
+        /* j, kh (k's inner), rn, rk: frag_dist's order with k fast. */
+        int dmap[2] = {0, 1};
+        ds = frag_dist(c, layout, t, fd, dmap, 0, 0, 2);
+    }
+    if (ds)
+        ds->owner = NULL; /* copies (warps along the other dim) are never stored */
+    return ds;
+}
+
 static Dist *dist_get(Cg *c, int layout, Type t)
 {
     if (t.rank == 0)
@@ -228,12 +463,18 @@ static Dist *dist_get(Cg *c, int layout, Type t)
     for (int i = 0; i < c->ndists; i++)
         if (c->dists[i]->layout == layout && type_same_shape(c->dists[i]->type, t))
             return c->dists[i];
-    if (layout > 0 && layout < c->f->nlayouts && c->f->layouts[layout].kind == LAYOUT_DOT_OPERAND)
+    if (layout > 0 && layout < c->f->nlayouts && c->f->layouts[layout].kind == LAYOUT_DOT_OPERAND) {
+        int parent = c->f->layouts[layout].dot_operand.parent;
+        if (parent > 0 && parent < c->f->nlayouts && c->f->layouts[parent].kind == LAYOUT_MMA)
+            return dist_dot_operand_mma(c, layout, t);
         return dist_dot_operand(c, layout, t);
+    }
     int root, dmap[TRIC_MAX_RANK];
     int32_t P[TRIC_MAX_RANK + TRIC_MAX_RANK];
     if (!layout_root(c, layout, t, &root, P, dmap))
         return NULL;
+    if (c->f->layouts[root].kind == LAYOUT_MMA)
+        return dist_mma(c, layout, t, root, P, dmap);
     const Layout *B = &c->f->layouts[root];
     int R = B->rank;
     Dist *ds = arena_alloc(c->arena, sizeof *ds);
@@ -1327,6 +1568,103 @@ static bool lower_reduce(Cg *c, const IrOp *op)
     return true;
 }
 
+/* ---- dot (mma.sync) ---------------------------------------------------------------------------- */
+
+/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
+ * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
+static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
+    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
+    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
+    return LLVMBuildBitCast(b, v, c->l->i32, "");
+}
+
+/* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */
+static int *local_index_map(Cg *c, const Dist *ds)
+{
+    int *map = arena_alloc(c->arena, sizeof(int) * (size_t)ds->count[0] * (size_t)ds->count[1]);
+    for (int i = 0; i < ds->count[0] * ds->count[1]; i++)
+        map[i] = -1;
+    for (int e = 0; e < ds->nelems; e++)
+        map[ds->idx[e * 2] * ds->count[1] + ds->idx[e * 2 + 1]] = e;
+    return map;
+}
+
+/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
+ * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
+ * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
+ * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
+ * accumulator in #mma registers (docs/layouts.md). */
+static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db, Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    Type ta = ir_type(c->f, op->operands[0]);
+    const Layout *L = &c->f->layouts[dr->layout];
+    if (da->layout != A->layout || db->layout != B->layout ||
+        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
+        FAIL(c, "mma dot: operands are not in #dot_op registers");
+    if (A->n != da->nelems || B->n != db->nelems || (C->n != dr->nelems && C->n != 1))
+        FAIL(c, "mma dot: register counts differ from the layouts'");
+    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
+    int K = ta.shape[1];
+    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
+    int *amap = local_index_map(c, da), *bmap = local_index_map(c, db), *cmap = local_index_map(c, dr);
+    /* Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B (rk*4 + kh*2 + j, rn); C (rm*2 + h, rn*2 + j). */
+    LLVMValueRef *apk = new_el(c, Rm * Kt * 4), *bpk = new_el(c, Kt * Rn * 2);
+    for (int rm = 0; rm < Rm; rm++)
+        for (int rk = 0; rk < Kt; rk++)
+            for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
+                int h = q % 2, kh = q / 2;
+                int e0 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2];
+                int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: A fragment element missing");
+                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, A->el[e0], A->el[e1]);
+            }
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rn = 0; rn < Rn; rn++)
+            for (int kh = 0; kh < 2; kh++) {
+                int e0 = bmap[(rk * 4 + kh * 2) * db->count[1] + rn];
+                int e1 = bmap[(rk * 4 + kh * 2 + 1) * db->count[1] + rn];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: B fragment element missing");
+                bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
+            }
+    int n = dr->nelems;
+    LLVMValueRef *acc = new_el(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = at(C, e);
+    const char *text = ta.dtype == DT_BF16
+        ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+    LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rm = 0; rm < Rm; rm++)
+            for (int rn = 0; rn < Rn; rn++) {
+                int ce[4];
+                for (int q = 0; q < 4; q++) { /* c0, c1 (row groupID), c2, c3 (row groupID + 8) */
+                    ce[q] = cmap[(rm * 2 + q / 2) * dr->count[1] + rn * 2 + q % 2];
+                    if (ce[q] < 0)
+                        FAIL(c, "mma dot: C fragment element missing");
+                }
+                LLVMValueRef args[14];
+                for (int q = 0; q < 4; q++)
+                    args[q] = apk[(rm * Kt + rk) * 4 + q];
+                args[4] = bpk[(rk * Rn + rn) * 2];
+                args[5] = bpk[(rk * Rn + rn) * 2 + 1];
+                for (int q = 0; q < 4; q++)
+                    args[6 + q] = acc[ce[q]];
+                LLVMValueRef call = cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+                for (int q = 0; q < 4; q++)
+                    acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
+            }
+    set(c, op->results[0], acc, n, dr->layout);
+    return true;
+}
+
 /* ---- dot (FMA) --------------------------------------------------------------------------------- */
 
 /* The registers and layout a dot operand really has: a convert_layout to a dot-operand layout
@@ -1400,7 +1738,9 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
         int oa, ob;
-        if (op->code == OP_DOT && dot_scratch(c, op, &oa, &ob))
+        int acc = op->code == OP_DOT ? ir_value(c->f, op->results[0])->layout : 0;
+        bool fma = acc > 0 && acc < c->f->nlayouts && c->f->layouts[acc].kind != LAYOUT_MMA;
+        if (fma && dot_scratch(c, op, &oa, &ob))
             for (int k = 0; k < 2; k++) {
                 ValueId v = op->operands[k];
                 if (operand_convert(c, v) && uses[v] == dot_uses[v])
@@ -1430,6 +1770,8 @@ static bool lower_dot(Cg *c, const IrOp *op)
         return false;
     if (dc != dr)
         FAIL(c, "dot: accumulator and result layouts differ");
+    if (c->f->layouts[dr->layout].kind == LAYOUT_MMA)
+        return lower_dot_mma(c, op, A, B, C, da, db, dr);
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
     int eba = dtype_bytes(ta.dtype), ebb = dtype_bytes(tb.dtype);
     bool is_int = !dtype_is_float(ta.dtype);

@@ -294,6 +294,7 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         .sm = sm,
         .verify = opt->verify,
         .dump_after = opt->dump_after,
+        .mma = true, /* fp16/bf16 dots on sm >= 80 go to the tensor cores (mma.sync) */
     };
     if (opt->emit == EMIT_IR) {
         IrFunc *shown = ir;

@@ -217,26 +217,12 @@ static int layout_anchor(LayCtx *c, const IrOp *op)
     return ir_layout_intern(f, &l);
 }
 
-/* Whether a dot goes to the tensor cores: mma.sync m16n8k16 (PTX ISA 9.7.14.5.8) takes fp16 or
- * bf16 A and B and accumulates in fp32, from sm_80 on; the tile must hold whole 16x8x16 pieces. */
-static bool dot_uses_mma(const LayCtx *c, const IrOp *op)
-{
-    if (!c->o || !c->o->mma || c->o->sm < 80)
-        return false;
-    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
-    Type r = ir_type(c->f, op->results[0]);
-    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
-        (a.dtype != DT_F16 && a.dtype != DT_BF16))
-        return false;
-    return r.shape[0] % 16 == 0 && r.shape[1] % 8 == 0 && a.shape[1] % 16 == 0;
-}
-
-/* #mma v2 for an [M, N] accumulator: Triton's warpsPerTileV2 (AccelerateMatmul.cpp): double the
- * warps along whichever dim has more 16x8 pieces left per warp, M first on ties, until W. */
-static int layout_mma_v2(LayCtx *c, int M, int N)
+/* Triton's warpsPerTileV2 (AccelerateMatmul.cpp) for an [M, N] accumulator: double the warps along
+ * whichever dim has more 16x8 pieces left per warp, M first on ties (M only while wm < M/16). */
+static void mma_v2_warps(int num_warps, int M, int N, int *wm_out, int *wn_out)
 {
     int wm = 1, wn = 1;
-    while (wm * wn < c->num_warps) {
+    while (wm * wn < num_warps) {
         if (M / 16 / wm >= N / (8 * wn)) {
             if (wm < M / 16)
                 wm *= 2;
@@ -246,6 +232,33 @@ static int layout_mma_v2(LayCtx *c, int M, int N)
             wn *= 2;
         }
     }
+    *wm_out = wm;
+    *wn_out = wn;
+}
+
+/* Whether a dot goes to the tensor cores: mma.sync m16n8k16 (PTX ISA 9.7.14.5.8) takes fp16 or
+ * bf16 A and B and accumulates in fp32, from sm_80 on; the tile must hold whole 16x8x16 pieces
+ * in every warp (M a multiple of 16 Wm, N of 8 Wn: codegen's mma layouts hold no copies), else
+ * the FMA path takes it. */
+static bool dot_uses_mma(const LayCtx *c, const IrOp *op)
+{
+    if (!c->o || !c->o->mma || c->o->sm < 80)
+        return false;
+    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
+    Type r = ir_type(c->f, op->results[0]);
+    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
+        (a.dtype != DT_F16 && a.dtype != DT_BF16))
+        return false;
+    int wm, wn;
+    mma_v2_warps(c->num_warps, r.shape[0], r.shape[1], &wm, &wn);
+    return r.shape[0] % (16 * wm) == 0 && r.shape[1] % (8 * wn) == 0 && a.shape[1] % 16 == 0;
+}
+
+/* #mma v2 for an [M, N] accumulator, warps from mma_v2_warps. */
+static int layout_mma_v2(LayCtx *c, int M, int N)
+{
+    int wm, wn;
+    mma_v2_warps(c->num_warps, M, N, &wm, &wn);
     Layout l;
     memset(&l, 0, sizeof l);
     l.kind = LAYOUT_MMA;

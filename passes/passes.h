@@ -64,6 +64,10 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 /* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
  * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
 void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
+/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's padded tiles at the
+ * strides of the convert_layout feeding each (0 when none does); A at the dot's smem_offset, B
+ * right after A. The dot's smem_bytes is their sum (0 when either is 0). */
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
 /* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
 int shared_elem_bytes(Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,

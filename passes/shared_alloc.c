@@ -28,6 +28,27 @@ int shared_limit_bytes(int sm)
     return 49152;
 }
 
+/* An mma dot's staging area: operand i (0 = A, 1 = B) at the strides of the convert_layout that
+ * feeds it (shared_scratch_strides: padded rows), A first, B at A's bytes rounded up to 16. 0 for
+ * an operand that no convert_layout feeds. */
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes)
+{
+    int64_t *out[2] = {a_bytes, b_bytes};
+    for (int i = 0; i < 2; i++) {
+        *out[i] = 0;
+        ValueId v = dot->operands[i];
+        const IrOp *def = f->values[v].def;
+        if (!def || def->code != OP_CONVERT_LAYOUT)
+            continue;
+        Type t = ir_type(f, v);
+        int64_t st[TRIC_MAX_RANK], span = 1;
+        shared_scratch_strides(f, def, st);
+        for (int d = 0; d < t.rank; d++)
+            span += (int64_t)(t.shape[d] - 1) * st[d];
+        *out[i] = (span * shared_elem_bytes(t) + 15) / 16 * 16;
+    }
+}
+
 /* The dims of the scratch copy, fastest first: the operand's blocked order (its stores to shared
  * memory are then contiguous per thread), else the result's, else row-major. */
 static void scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
@@ -139,11 +160,20 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_DOT: {
+        int acc = f->values[op->results[0]].layout;
+        if (acc <= 0 || acc >= f->nlayouts)
+            return 0;
+        if (f->layouts[acc].kind == LAYOUT_MMA) {
+            /* mma dot: A's and B's padded tiles side by side (shared_dot_staging), read back
+             * with ldmatrix (docs/layouts.md). */
+            int64_t a_bytes, b_bytes;
+            shared_dot_staging(f, op, &a_bytes, &b_bytes);
+            return a_bytes && b_bytes ? a_bytes + b_bytes : 0;
+        }
+        if (f->layouts[acc].kind != LAYOUT_BLOCKED)
+            return 0;
         /* FMA dot (blocked accumulator): codegen stages A, then B, unpadded, right after each
          * other, and reads per k the rows and columns each thread needs (docs/layouts.md). */
-        int acc = f->values[op->results[0]].layout;
-        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
-            return 0;
         Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
         return type_numel(a) * dtype_bytes(a.dtype) + type_numel(b) * dtype_bytes(b.dtype);
     }

@@ -17,7 +17,7 @@ static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
 typedef enum Fill { FILL_POISON, FILL_UNIFORM, FILL_POSITIVE, FILL_INT, FILL_NONZERO_INT } Fill;
-typedef enum Elem { E_F32, E_F16, E_I32, E_I8 } Elem;
+typedef enum Elem { E_F32, E_F16, E_I32, E_I8, E_BF16 } Elem;
 
 typedef struct BufSpec {
     Elem elem;
@@ -37,9 +37,10 @@ typedef struct Case {
     int nbufs;
     int32_t ints[2]; /* scalar i32 args after the buffers */
     int nints;
+    int num_warps; /* 0 = 4 */
 } Case;
 
-static size_t elem_bytes(Elem e) { return e == E_I8 ? 1 : e == E_F16 ? 2 : 4; }
+static size_t elem_bytes(Elem e) { return e == E_I8 ? 1 : e == E_F16 || e == E_BF16 ? 2 : 4; }
 
 static uint64_t rng_state;
 static uint32_t rng(void)
@@ -88,6 +89,12 @@ static void fill(void *data, const BufSpec *b)
             ((float *)data)[i] = (float)u;
         else if (b->elem == E_F16)
             ((uint16_t *)data)[i] = f32_to_f16((float)u);
+        else if (b->elem == E_BF16) { /* bf16 is the top half of an fp32 (truncated) */
+            float f = (float)u;
+            uint32_t x;
+            memcpy(&x, &f, 4);
+            ((uint16_t *)data)[i] = (uint16_t)(x >> 16);
+        }
         else if (b->elem == E_I8)
             ((int8_t *)data)[i] = (int8_t)((int)(rng() % 17) - 8);
         else {
@@ -105,6 +112,12 @@ static double value(const void *data, Elem e, size_t i)
     case E_F32: return ((const float *)data)[i];
     case E_F16: return f16_to_f32(((const uint16_t *)data)[i]);
     case E_I8: return ((const int8_t *)data)[i];
+    case E_BF16: {
+        uint32_t x = (uint32_t)((const uint16_t *)data)[i] << 16;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
     default: return ((const int32_t *)data)[i];
     }
 }
@@ -114,12 +127,18 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/lit/codegen/%s", TRIC_SOURCE_DIR, c->file);
+    FILE *probe = fopen(path, "r");
+    if (probe)
+        fclose(probe);
+    else /* carried to another machine: run from the repository root */
+        snprintf(path, sizeof path, "tests/lit/codegen/%s", c->file);
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = c->kernel;
     opt.signature = c->signature;
     opt.constexprs = c->defs;
     opt.nconstexprs = c->ndefs;
     opt.no_cache = 1;
+    opt.num_warps = c->num_warps;
     tric_module mod = NULL;
     tric_kernel k = NULL;
     tric_buffer bufs[4] = {0};
@@ -200,36 +219,52 @@ int main(void)
         return 1;
     }
     rng_state = 12345;
+#define MMA_CASE(sig, t, e, m, n, k, w)                                                            \
+    {"dots.tri", "dots", sig, {t, "ACC=tl.float32", "M=" #m, "N=" #n, "K=" #k}, 5, 1,                \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
+     3, {0}, 0, w}
     const Case cases[] = {
         {"reduce.tri", "row_reduce", "*fp32:16,*fp32:16,*i32:16", {"M=64", "N=128"}, 2, 1,
          {{E_F32, 64 * 128, FILL_UNIFORM, 0}, {E_F32, 64 + 128 + 1, FILL_POISON, 1e-4}, {E_I32, 64, FILL_POISON, 0}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
         {"reduce.tri", "row_reduce", "*fp32:16,*fp32:16,*i32:16", {"M=16", "N=32"}, 2, 1,
          {{E_F32, 16 * 32, FILL_UNIFORM, 0}, {E_F32, 16 + 32 + 1, FILL_POISON, 1e-4}, {E_I32, 16, FILL_POISON, 0}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
         {"reduce.tri", "row_reduce", "*fp32:16,*fp32:16,*i32:16", {"M=8", "N=16"}, 2, 1,
          {{E_F32, 8 * 16, FILL_UNIFORM, 0}, {E_F32, 8 + 16 + 1, FILL_POISON, 1e-4}, {E_I32, 8, FILL_POISON, 0}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
         {"math.tri", "math_kernel", "*fp32:16,*fp32:16,*fp16:16,i32", {"BLOCK=256"}, 1, 4,
          {{E_F32, 1000, FILL_POSITIVE, 0}, {E_F32, 1000, FILL_POISON, 1e-3}, {E_F16, 1000, FILL_POISON, 2e-3}},
-         3, {1000}, 1},
+         3, {1000}, 1, 0},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
-         {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, 2}, 2},
+         {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, 2}, 2, 0},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
-         {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, -1}, 2},
+         {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, -1}, 2, 0},
         {"ints.tri", "ints", "*i32:16,*i32:16,*i32:16", {"M=32", "N=64"}, 2, 1,
          {{E_I32, 32 * 64, FILL_INT, 0}, {E_I32, 32 * 64, FILL_NONZERO_INT, 0}, {E_I32, 32 * 64, FILL_POISON, 0}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
         {"dots.tri", "dots", "*i8:16,*i8:16,*i32:16", {"T=tl.int8", "ACC=tl.int32", "M=32", "N=32", "K=32"}, 5, 1,
-         {{E_I8, 32 * 32, FILL_INT, 0}, {E_I8, 32 * 32, FILL_INT, 0}, {E_I32, 32 * 32, FILL_POISON, 0}}, 3, {0}, 0},
+         {{E_I8, 32 * 32, FILL_INT, 0}, {E_I8, 32 * 32, FILL_INT, 0}, {E_I32, 32 * 32, FILL_POISON, 0}}, 3, {0}, 0, 0},
         {"dots.tri", "dots", "*fp32:16,*fp32:16,*fp32:16", {"T=tl.float32", "ACC=tl.float32", "M=32", "N=64", "K=32"}, 5, 1,
          {{E_F32, 32 * 32, FILL_UNIFORM, 0}, {E_F32, 32 * 64, FILL_UNIFORM, 0}, {E_F32, 32 * 64, FILL_POISON, 1e-5}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
         {"dots.tri", "dots", "*fp16:16,*fp16:16,*fp16:16", {"T=tl.float16", "ACC=tl.float16", "M=64", "N=32", "K=32"}, 5, 1,
          {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F16, 32 * 32, FILL_UNIFORM, 0}, {E_F16, 64 * 32, FILL_POISON, 2e-3}},
-         3, {0}, 0},
+         3, {0}, 0, 0},
+        /* fp16/bf16 dots with an fp32 accumulator: the tensor-core path (mma.sync m16n8k16) on
+         * sm_80+, over several tile shapes and warp counts (warps [Wm, Wn] from 1x1 to 2x4 and 8x1),
+         * including the seed matmul tiles 128x128x32 (4 warps) and 128x256x64 (8 warps). */
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 16, 16, 16, 1),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 64, 64, 32, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 32, 64, 64, 2),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 128, 32, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 256, 64, 8),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 64, 16, 8),
+        MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 64, 32, 32, 4),
+        MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 128, 128, 64, 8),
+        MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 32, 16, 64, 1),
         {"shapes.tri", "transpose", "*fp16:16,*fp16:16", {"M=32", "N=64"}, 2, 1,
-         {{E_F16, 32 * 64, FILL_UNIFORM, 0}, {E_F16, 2 * 32 * 64, FILL_POISON, 0}}, 2, {0}, 0},
+         {{E_F16, 32 * 64, FILL_UNIFORM, 0}, {E_F16, 2 * 32 * 64, FILL_POISON, 0}}, 2, {0}, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(gpu, cpu, &cases[i]);
