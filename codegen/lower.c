@@ -1568,103 +1568,6 @@ static bool lower_reduce(Cg *c, const IrOp *op)
     return true;
 }
 
-/* ---- dot (mma.sync) ---------------------------------------------------------------------------- */
-
-/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
- * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
-static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
-{
-    LLVMBuilderRef b = c->l->b;
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
-    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
-    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
-    return LLVMBuildBitCast(b, v, c->l->i32, "");
-}
-
-/* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */
-static int *local_index_map(Cg *c, const Dist *ds)
-{
-    int *map = arena_alloc(c->arena, sizeof(int) * (size_t)ds->count[0] * (size_t)ds->count[1]);
-    for (int i = 0; i < ds->count[0] * ds->count[1]; i++)
-        map[i] = -1;
-    for (int e = 0; e < ds->nelems; e++)
-        map[ds->idx[e * 2] * ds->count[1] + ds->idx[e * 2 + 1]] = e;
-    return map;
-}
-
-/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
- * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
- * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
- * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
- * accumulator in #mma registers (docs/layouts.md). */
-static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db, Dist *dr)
-{
-    LLVMBuilderRef b = c->l->b;
-    Type ta = ir_type(c->f, op->operands[0]);
-    const Layout *L = &c->f->layouts[dr->layout];
-    if (da->layout != A->layout || db->layout != B->layout ||
-        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
-        FAIL(c, "mma dot: operands are not in #dot_op registers");
-    if (A->n != da->nelems || B->n != db->nelems || (C->n != dr->nelems && C->n != 1))
-        FAIL(c, "mma dot: register counts differ from the layouts'");
-    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
-    int K = ta.shape[1];
-    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
-    int *amap = local_index_map(c, da), *bmap = local_index_map(c, db), *cmap = local_index_map(c, dr);
-    /* Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B (rk*4 + kh*2 + j, rn); C (rm*2 + h, rn*2 + j). */
-    LLVMValueRef *apk = new_el(c, Rm * Kt * 4), *bpk = new_el(c, Kt * Rn * 2);
-    for (int rm = 0; rm < Rm; rm++)
-        for (int rk = 0; rk < Kt; rk++)
-            for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
-                int h = q % 2, kh = q / 2;
-                int e0 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2];
-                int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
-                if (e0 < 0 || e1 < 0)
-                    FAIL(c, "mma dot: A fragment element missing");
-                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, A->el[e0], A->el[e1]);
-            }
-    for (int rk = 0; rk < Kt; rk++)
-        for (int rn = 0; rn < Rn; rn++)
-            for (int kh = 0; kh < 2; kh++) {
-                int e0 = bmap[(rk * 4 + kh * 2) * db->count[1] + rn];
-                int e1 = bmap[(rk * 4 + kh * 2 + 1) * db->count[1] + rn];
-                if (e0 < 0 || e1 < 0)
-                    FAIL(c, "mma dot: B fragment element missing");
-                bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
-            }
-    int n = dr->nelems;
-    LLVMValueRef *acc = new_el(c, n);
-    for (int e = 0; e < n; e++)
-        acc[e] = at(C, e);
-    const char *text = ta.dtype == DT_BF16
-        ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
-        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
-    LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
-    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
-    for (int rk = 0; rk < Kt; rk++)
-        for (int rm = 0; rm < Rm; rm++)
-            for (int rn = 0; rn < Rn; rn++) {
-                int ce[4];
-                for (int q = 0; q < 4; q++) { /* c0, c1 (row groupID), c2, c3 (row groupID + 8) */
-                    ce[q] = cmap[(rm * 2 + q / 2) * dr->count[1] + rn * 2 + q % 2];
-                    if (ce[q] < 0)
-                        FAIL(c, "mma dot: C fragment element missing");
-                }
-                LLVMValueRef args[14];
-                for (int q = 0; q < 4; q++)
-                    args[q] = apk[(rm * Kt + rk) * 4 + q];
-                args[4] = bpk[(rk * Rn + rn) * 2];
-                args[5] = bpk[(rk * Rn + rn) * 2 + 1];
-                for (int q = 0; q < 4; q++)
-                    args[6 + q] = acc[ce[q]];
-                LLVMValueRef call = cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
-                for (int q = 0; q < 4; q++)
-                    acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
-            }
-    set(c, op->results[0], acc, n, dr->layout);
-    return true;
-}
-
 /* ---- dot (FMA) --------------------------------------------------------------------------------- */
 
 /* The registers and layout a dot operand really has: a convert_layout to a dot-operand layout
@@ -1730,6 +1633,8 @@ static void count_uses(Cg *c, const IrRegion *r, int32_t *uses, int32_t *dot_use
     }
 }
 
+static bool mma_can_stage(Cg *c, const IrOp *op);
+
 /* Marks the converts feeding dots that can stage their operands themselves: those are not
  * materialized (a thread would otherwise hold whole rows of A times K in registers). Only when
  * every use of the convert is such a dot: anything else needs the real dot-operand registers. */
@@ -1740,6 +1645,11 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
         int oa, ob;
         int acc = op->code == OP_DOT ? ir_value(c->f, op->results[0])->layout : 0;
         bool fma = acc > 0 && acc < c->f->nlayouts && c->f->layouts[acc].kind != LAYOUT_MMA;
+        bool mma = acc > 0 && acc < c->f->nlayouts && c->f->layouts[acc].kind == LAYOUT_MMA;
+        if (mma && mma_can_stage(c, op) && uses[op->operands[0]] == dot_uses[op->operands[0]] &&
+            uses[op->operands[1]] == dot_uses[op->operands[1]])
+            for (int k = 0; k < 2; k++)
+                c->lazy_operand[op->operands[k]] = true;
         if (fma && dot_scratch(c, op, &oa, &ob))
             for (int k = 0; k < 2; k++) {
                 ValueId v = op->operands[k];
@@ -1749,6 +1659,220 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
         for (int k = 0; k < op->nregions; k++)
             mark_lazy_operands(c, &op->regions[k], uses, dot_uses);
     }
+}
+
+/* ---- dot (mma.sync) ---------------------------------------------------------------------------- */
+
+/* Can this mma dot stage its operands itself and read them back with ldmatrix? Both operands
+ * come from convert_layouts whose scratch strides put A's k and B's n at stride 1 (the loads'
+ * blocked order [1, 0], as for row-major A and B), 16-bit elements, and the shared-memory pass
+ * gave the dot its staging area (shared_dot_staging). */
+static bool mma_can_stage(Cg *c, const IrOp *op)
+{
+    int64_t a_bytes, b_bytes;
+    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
+    if (!a_bytes || !b_bytes || op->smem_bytes < a_bytes + b_bytes || op->smem_offset < 0)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = operand_convert(c, op->operands[i]);
+        Type t = ir_type(c->f, op->operands[i]);
+        int64_t st[TRIC_MAX_RANK];
+        if (!cv || t.rank != 2 || dtype_bytes(t.dtype) != 2)
+            return false;
+        shared_scratch_strides(c->f, cv, st);
+        /* ldmatrix rows are 16 bytes at 16-byte-aligned addresses (PTX ISA 9.7.9.24) */
+        if (st[1] != 1 || (st[0] * 2) % 16)
+            return false;
+    }
+    return true;
+}
+
+/* ldmatrix.sync.aligned.m8n8.{x4,x2}[.trans].shared.b16 (PTX ISA 9.7.9.24) through the NVVM
+ * intrinsic (it reads memory, so LLVM keeps it after the barrier): lanes 8i..8i+7 give the row
+ * addresses of matrix i; each thread gets, per matrix, one .b32 with the elements (row lane/4,
+ * cols 2*(lane%4), +1) (transposed with .trans). */
+static void ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out)
+{
+    char name[80];
+    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
+    LLVMTypeRef f4[4] = {c->l->i32, c->l->i32, c->l->i32, c->l->i32};
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, (unsigned)n, 0);
+    LLVMValueRef call = cg_call(c->l, name, ret, &ptr, 1);
+    for (int i = 0; i < n; i++)
+        out[i] = LLVMBuildExtractValue(c->l->b, call, (unsigned)i, "");
+}
+
+/* The staged operands: barrier, every thread stores the A and B registers it loaded (their
+ * blocked layouts) into the dot's area at the converts' padded strides, barrier; then per k16
+ * step ldmatrix.x4 gives one 16x16 A fragment (matrices: rows 0-7 / 8-15 x k 0-7 / 8-15, i.e.
+ * a0a1, a2a3, a4a5, a6a7) and ldmatrix.x4.trans two n8 B fragments (k 0-7 / 8-15 of columns
+ * rn and rn+1: b0b1, b2b3 each). Padding rows by 16 bytes makes the eight 16-byte rows of each
+ * 8x8 matrix fall in distinct banks when the unpadded row is a multiple of 128 bytes or 64 bytes
+ * (as Triton's padded shared layouts; no XOR swizzle yet). Fills apk/bpk as lower_dot_mma wants. */
+static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, int Rm, int Rn, int Kt,
+                               const Layout *L, LLVMValueRef **apk_out, LLVMValueRef **bpk_out)
+{
+    LLVMBuilderRef b = c->l->b, pb = c->pro;
+    ValueId av = op->operands[0], bv = op->operands[1];
+    Type ta = ir_type(c->f, av), tb = ir_type(c->f, bv);
+    int64_t a_bytes, b_bytes, sa[TRIC_MAX_RANK], sb[TRIC_MAX_RANK];
+    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
+    shared_scratch_strides(c->f, operand_convert(c, av), sa);
+    shared_scratch_strides(c->f, operand_convert(c, bv), sb);
+    Dist *da = dist_get(c, A->layout, ta), *db = dist_get(c, B->layout, tb);
+    if (!da || !db)
+        return false;
+    int off_a = op->smem_offset, off_b = op->smem_offset + (int)a_bytes;
+    cg_barrier(c->l);
+    smem_store_all(c, A, da, ta.dtype, 2, off_a, sa);
+    smem_store_all(c, B, db, tb.dtype, 2, off_b, sb);
+    cg_barrier(c->l);
+    MmaBases *mb = mma_bases_get(c, L);
+    int Wm = L->mma.warps_per_cta[0], Wn = L->mma.warps_per_cta[1];
+    /* This lane's row addresses, in the entry block: matrix i = lane / 8, row r = lane % 8. */
+    LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, cg_i32(c->l, 3), "");
+    LLVMValueRef r = LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), "");
+    LLVMValueRef lo = LLVMBuildAnd(pb, mi, cg_i32(c->l, 1), ""), hi = LLVMBuildLShr(pb, mi, cg_i32(c->l, 1), "");
+    /* A: row wm*16 + (i%2)*8 + r, k (i/2)*8. */
+    LLVMValueRef arow = LLVMBuildAdd(pb, LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
+                                                      LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), ""), r, "");
+    LLVMValueRef aidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, arow, cg_i32(c->l, sa[0]), ""),
+                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8), ""), "");
+    LLVMValueRef aoff = LLVMBuildAdd(pb, LLVMBuildMul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
+    LLVMValueRef abase = LLVMBuildGEP2(pb, c->l->i8, smem_base(c), &aoff, 1, "");
+    /* B: k row (i%2)*8 + r, n wn*8 + (i/2)*8*Wn (matrices 2, 3: the next n8 tile of this warp). */
+    LLVMValueRef bcol = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, cg_i32(c->l, 8), ""),
+                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8 * Wn), ""), "");
+    LLVMValueRef bk = LLVMBuildAdd(pb, LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), r, "");
+    LLVMValueRef bidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
+    LLVMValueRef boff = LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
+    LLVMValueRef bbase = LLVMBuildGEP2(pb, c->l->i8, smem_base(c), &boff, 1, "");
+    LLVMValueRef *apk = new_el(c, Rm * Kt * 4), *bpk = new_el(c, Kt * Rn * 2);
+    for (int rk = 0; rk < Kt; rk++) {
+        for (int rm = 0; rm < Rm; rm++) {
+            LLVMValueRef off = cg_i32(c->l, ((int64_t)rm * 16 * Wm * sa[0] + rk * 16) * 2);
+            LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, abase, &off, 1, "");
+            ldmatrix(c, p, 4, false, &apk[(rm * Kt + rk) * 4]);
+        }
+        for (int rn = 0; rn < Rn; rn += 2) {
+            LLVMValueRef off = cg_i32(c->l, ((int64_t)rk * 16 * sb[0] + (int64_t)rn * 8 * Wn) * 2);
+            LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, bbase, &off, 1, "");
+            LLVMValueRef got[4];
+            int n = rn + 1 < Rn ? 4 : 2;
+            ldmatrix(c, p, n, true, got);
+            for (int q = 0; q < n; q++)
+                bpk[(rk * Rn + rn + q / 2) * 2 + q % 2] = got[q];
+        }
+    }
+    *apk_out = apk;
+    *bpk_out = bpk;
+    return true;
+}
+
+/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
+ * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
+static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
+    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
+    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
+    return LLVMBuildBitCast(b, v, c->l->i32, "");
+}
+
+/* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */
+static int *local_index_map(Cg *c, const Dist *ds)
+{
+    int *map = arena_alloc(c->arena, sizeof(int) * (size_t)ds->count[0] * (size_t)ds->count[1]);
+    for (int i = 0; i < ds->count[0] * ds->count[1]; i++)
+        map[i] = -1;
+    for (int e = 0; e < ds->nelems; e++)
+        map[ds->idx[e * 2] * ds->count[1] + ds->idx[e * 2 + 1]] = e;
+    return map;
+}
+
+/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
+ * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
+ * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
+ * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
+ * accumulator in #mma registers (docs/layouts.md). */
+static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db, Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    Type ta = ir_type(c->f, op->operands[0]);
+    const Layout *L = &c->f->layouts[dr->layout];
+    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
+    int K = ta.shape[1];
+    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
+    if (C->n != dr->nelems && C->n != 1)
+        FAIL(c, "mma dot: accumulator register count differs from the layout's");
+    int *cmap = local_index_map(c, dr);
+    LLVMValueRef *apk = NULL, *bpk = NULL;
+    bool staged = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
+    if (staged) {
+        if (!mma_stage_operands(c, op, A, B, Rm, Rn, Kt, L, &apk, &bpk))
+            return false;
+    } else {
+    if (da->layout != A->layout || db->layout != B->layout ||
+        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
+        FAIL(c, "mma dot: operands are not in #dot_op registers");
+    if (A->n != da->nelems || B->n != db->nelems)
+        FAIL(c, "mma dot: register counts differ from the layouts'");
+    int *amap = local_index_map(c, da), *bmap = local_index_map(c, db);
+    /* Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B (rk*4 + kh*2 + j, rn); C (rm*2 + h, rn*2 + j). */
+    apk = new_el(c, Rm * Kt * 4);
+    bpk = new_el(c, Kt * Rn * 2);
+    for (int rm = 0; rm < Rm; rm++)
+        for (int rk = 0; rk < Kt; rk++)
+            for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
+                int h = q % 2, kh = q / 2;
+                int e0 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2];
+                int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: A fragment element missing");
+                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, A->el[e0], A->el[e1]);
+            }
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rn = 0; rn < Rn; rn++)
+            for (int kh = 0; kh < 2; kh++) {
+                int e0 = bmap[(rk * 4 + kh * 2) * db->count[1] + rn];
+                int e1 = bmap[(rk * 4 + kh * 2 + 1) * db->count[1] + rn];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: B fragment element missing");
+                bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
+            }
+    }
+    int n = dr->nelems;
+    LLVMValueRef *acc = new_el(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = at(C, e);
+    const char *text = ta.dtype == DT_BF16
+        ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+    LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rm = 0; rm < Rm; rm++)
+            for (int rn = 0; rn < Rn; rn++) {
+                int ce[4];
+                for (int q = 0; q < 4; q++) { /* c0, c1 (row groupID), c2, c3 (row groupID + 8) */
+                    ce[q] = cmap[(rm * 2 + q / 2) * dr->count[1] + rn * 2 + q % 2];
+                    if (ce[q] < 0)
+                        FAIL(c, "mma dot: C fragment element missing");
+                }
+                LLVMValueRef args[14];
+                for (int q = 0; q < 4; q++)
+                    args[q] = apk[(rm * Kt + rk) * 4 + q];
+                args[4] = bpk[(rk * Rn + rn) * 2];
+                args[5] = bpk[(rk * Rn + rn) * 2 + 1];
+                for (int q = 0; q < 4; q++)
+                    args[6 + q] = acc[ce[q]];
+                LLVMValueRef call = cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+                for (int q = 0; q < 4; q++)
+                    acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
+            }
+    set(c, op->results[0], acc, n, dr->layout);
+    return true;
 }
 
 /* r = a @ b + c with FMAs: each thread computes its own elements of C (a blocked layout). The

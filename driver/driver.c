@@ -157,6 +157,14 @@ bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error)
 
 /* ---- the pipeline ------------------------------------------------------------------------------ */
 
+/* Debug builds (the sanitizer CI build among them) verify the IR after every pass; release builds
+ * only with --verify. */
+#ifdef NDEBUG
+enum { VERIFY_EVERY_PASS = 0 };
+#else
+enum { VERIFY_EVERY_PASS = 1 };
+#endif
+
 typedef bool (*PassFn)(IrFunc *, const PassOptions *, Diag *);
 
 static const struct {
@@ -292,7 +300,7 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         .num_warps = ir->num_warps,
         .num_stages = ir->num_stages,
         .sm = sm,
-        .verify = opt->verify,
+        .verify = opt->verify || VERIFY_EVERY_PASS,
         .dump_after = opt->dump_after,
         .mma = true, /* fp16/bf16 dots on sm >= 80 go to the tensor cores (mma.sync) */
     };
