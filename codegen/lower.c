@@ -1663,6 +1663,28 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
 
 /* ---- dot (mma.sync) ---------------------------------------------------------------------------- */
 
+/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
+ * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
+static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
+    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
+    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
+    return LLVMBuildBitCast(b, v, c->l->i32, "");
+}
+
+/* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */
+static int *local_index_map(Cg *c, const Dist *ds)
+{
+    int *map = arena_alloc(c->arena, sizeof(int) * (size_t)ds->count[0] * (size_t)ds->count[1]);
+    for (int i = 0; i < ds->count[0] * ds->count[1]; i++)
+        map[i] = -1;
+    for (int e = 0; e < ds->nelems; e++)
+        map[ds->idx[e * 2] * ds->count[1] + ds->idx[e * 2 + 1]] = e;
+    return map;
+}
+
 /* Can this mma dot stage its operands itself and read them back with ldmatrix? Both operands
  * come from convert_layouts whose scratch strides put A's k and B's n at stride 1 (the loads'
  * blocked order [1, 0], as for row-major A and B), 16-bit elements, and the shared-memory pass
@@ -1709,10 +1731,15 @@ static void ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *o
  * rn and rn+1: b0b1, b2b3 each). Padding rows by 16 bytes makes the eight 16-byte rows of each
  * 8x8 matrix fall in distinct banks when the unpadded row is a multiple of 128 bytes or 64 bytes
  * (as Triton's padded shared layouts; no XOR swizzle yet). Fills apk/bpk as lower_dot_mma wants. */
-static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, int Rm, int Rn, int Kt,
-                               const Layout *L, LLVMValueRef **apk_out, LLVMValueRef **bpk_out)
+typedef struct MmaStage {
+    LLVMValueRef abase, bbase; /* this lane's ldmatrix row address for A and for B, k step 0 */
+    int64_t sa0, sb0;          /* A's and B's row strides in elements */
+    int Wm, Wn, Rm, Rn, Kt;
+} MmaStage;
+
+static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const Layout *L, MmaStage *st)
 {
-    LLVMBuilderRef b = c->l->b, pb = c->pro;
+    LLVMBuilderRef pb = c->pro;
     ValueId av = op->operands[0], bv = op->operands[1];
     Type ta = ir_type(c->f, av), tb = ir_type(c->f, bv);
     int64_t a_bytes, b_bytes, sa[TRIC_MAX_RANK], sb[TRIC_MAX_RANK];
@@ -1747,81 +1774,48 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, int Rm, 
     LLVMValueRef bidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
     LLVMValueRef boff = LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
     LLVMValueRef bbase = LLVMBuildGEP2(pb, c->l->i8, smem_base(c), &boff, 1, "");
-    LLVMValueRef *apk = new_el(c, Rm * Kt * 4), *bpk = new_el(c, Kt * Rn * 2);
-    for (int rk = 0; rk < Kt; rk++) {
-        for (int rm = 0; rm < Rm; rm++) {
-            LLVMValueRef off = cg_i32(c->l, ((int64_t)rm * 16 * Wm * sa[0] + rk * 16) * 2);
-            LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, abase, &off, 1, "");
-            ldmatrix(c, p, 4, false, &apk[(rm * Kt + rk) * 4]);
-        }
-        for (int rn = 0; rn < Rn; rn += 2) {
-            LLVMValueRef off = cg_i32(c->l, ((int64_t)rk * 16 * sb[0] + (int64_t)rn * 8 * Wn) * 2);
-            LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, bbase, &off, 1, "");
-            LLVMValueRef got[4];
-            int n = rn + 1 < Rn ? 4 : 2;
-            ldmatrix(c, p, n, true, got);
-            for (int q = 0; q < n; q++)
-                bpk[(rk * Rn + rn + q / 2) * 2 + q % 2] = got[q];
-        }
-    }
-    *apk_out = apk;
-    *bpk_out = bpk;
+    st->abase = abase;
+    st->bbase = bbase;
+    st->sa0 = sa[0];
+    st->sb0 = sb[0];
+    st->Wm = Wm;
+    st->Wn = Wn;
     return true;
 }
 
-/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
- * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
-static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+/* The A fragments (all rm) and B fragments (all rn) of k step rk, into apk/bpk as lower_dot_mma
+ * indexes them; issued right before that step's mma ops so few are live at once. */
+static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, LLVMValueRef *bpk)
 {
     LLVMBuilderRef b = c->l->b;
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
-    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
-    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
-    return LLVMBuildBitCast(b, v, c->l->i32, "");
+    for (int rm = 0; rm < st->Rm; rm++) {
+        LLVMValueRef off = cg_i32(c->l, ((int64_t)rm * 16 * st->Wm * st->sa0 + rk * 16) * 2);
+        LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->abase, &off, 1, "");
+        ldmatrix(c, p, 4, false, &apk[(rm * st->Kt + rk) * 4]);
+    }
+    for (int rn = 0; rn < st->Rn; rn += 2) {
+        LLVMValueRef off = cg_i32(c->l, ((int64_t)rk * 16 * st->sb0 + (int64_t)rn * 8 * st->Wn) * 2);
+        LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->bbase, &off, 1, "");
+        LLVMValueRef got[4];
+        int n = rn + 1 < st->Rn ? 4 : 2;
+        ldmatrix(c, p, n, true, got);
+        for (int q = 0; q < n; q++)
+            bpk[(rk * st->Rn + rn + q / 2) * 2 + q % 2] = got[q];
+    }
 }
 
-/* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */
-static int *local_index_map(Cg *c, const Dist *ds)
+/* Operands materialized in #dot_op registers (convert_layout through shared memory): packs the
+ * pairs (a0,a1), ... into apk/bpk. Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B
+ * (rk*4 + kh*2 + j, rn). */
+static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int Rm, int Rn, int Kt,
+                               LLVMValueRef *apk, LLVMValueRef *bpk)
 {
-    int *map = arena_alloc(c->arena, sizeof(int) * (size_t)ds->count[0] * (size_t)ds->count[1]);
-    for (int i = 0; i < ds->count[0] * ds->count[1]; i++)
-        map[i] = -1;
-    for (int e = 0; e < ds->nelems; e++)
-        map[ds->idx[e * 2] * ds->count[1] + ds->idx[e * 2 + 1]] = e;
-    return map;
-}
-
-/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
- * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
- * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
- * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
- * accumulator in #mma registers (docs/layouts.md). */
-static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db, Dist *dr)
-{
-    LLVMBuilderRef b = c->l->b;
-    Type ta = ir_type(c->f, op->operands[0]);
-    const Layout *L = &c->f->layouts[dr->layout];
-    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
-    int K = ta.shape[1];
-    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
-    if (C->n != dr->nelems && C->n != 1)
-        FAIL(c, "mma dot: accumulator register count differs from the layout's");
-    int *cmap = local_index_map(c, dr);
-    LLVMValueRef *apk = NULL, *bpk = NULL;
-    bool staged = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
-    if (staged) {
-        if (!mma_stage_operands(c, op, A, B, Rm, Rn, Kt, L, &apk, &bpk))
-            return false;
-    } else {
     if (da->layout != A->layout || db->layout != B->layout ||
         c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
         FAIL(c, "mma dot: operands are not in #dot_op registers");
     if (A->n != da->nelems || B->n != db->nelems)
         FAIL(c, "mma dot: register counts differ from the layouts'");
     int *amap = local_index_map(c, da), *bmap = local_index_map(c, db);
-    /* Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B (rk*4 + kh*2 + j, rn); C (rm*2 + h, rn*2 + j). */
-    apk = new_el(c, Rm * Kt * 4);
-    bpk = new_el(c, Kt * Rn * 2);
     for (int rm = 0; rm < Rm; rm++)
         for (int rk = 0; rk < Kt; rk++)
             for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
@@ -1841,7 +1835,31 @@ static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist
                     FAIL(c, "mma dot: B fragment element missing");
                 bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
             }
-    }
+    return true;
+}
+
+/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
+ * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
+ * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
+ * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
+ * accumulator in #mma registers (docs/layouts.md). */
+static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db, Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    Type ta = ir_type(c->f, op->operands[0]);
+    const Layout *L = &c->f->layouts[dr->layout];
+    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
+    int K = ta.shape[1];
+    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
+    if (C->n != dr->nelems && C->n != 1)
+        FAIL(c, "mma dot: accumulator register count differs from the layout's");
+    int *cmap = local_index_map(c, dr);
+    LLVMValueRef *apk = new_el(c, Rm * Kt * 4), *bpk = new_el(c, Kt * Rn * 2);
+    MmaStage st = {.Rm = Rm, .Rn = Rn, .Kt = Kt};
+    bool staged = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
+    if (staged ? !mma_stage_operands(c, op, A, B, L, &st)
+               : !mma_pack_registers(c, A, B, da, db, Rm, Rn, Kt, apk, bpk))
+        return false;
     int n = dr->nelems;
     LLVMValueRef *acc = new_el(c, n);
     for (int e = 0; e < n; e++)
@@ -1851,7 +1869,9 @@ static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist
         : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
     LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
-    for (int rk = 0; rk < Kt; rk++)
+    for (int rk = 0; rk < Kt; rk++) {
+        if (staged)
+            mma_load_step(c, &st, rk, apk, bpk);
         for (int rm = 0; rm < Rm; rm++)
             for (int rn = 0; rn < Rn; rn++) {
                 int ce[4];
@@ -1871,6 +1891,7 @@ static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist
                 for (int q = 0; q < 4; q++)
                     acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
             }
+    }
     set(c, op->results[0], acc, n, dr->layout);
     return true;
 }

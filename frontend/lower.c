@@ -1647,32 +1647,47 @@ static LVal lower_call(Lowerer *lw, const Expr *e)
 
 /* ---- ternaries --------------------------------------------------------------------------------- */
 
-static bool expr_has_call(const Expr *e)
+/* Whether pred holds for e or for any expression inside it (a call's callee, arguments and
+ * keyword arguments included). */
+static bool expr_any(const Expr *e, bool (*pred)(const Expr *))
 {
     if (!e)
         return false;
+    if (pred(e))
+        return true;
     switch (e->kind) {
-    case EX_CALL: return true;
-    case EX_ATTR: return expr_has_call(e->attr.obj);
+    case EX_CALL:
+        for (int i = 0; i < e->call.nargs; i++)
+            if (expr_any(e->call.args[i], pred))
+                return true;
+        for (int i = 0; i < e->call.nkwargs; i++)
+            if (expr_any(e->call.kwargs[i], pred))
+                return true;
+        return expr_any(e->call.fn, pred);
+    case EX_ATTR: return expr_any(e->attr.obj, pred);
     case EX_SUBSCRIPT:
         for (int i = 0; i < e->sub.nidx; i++)
-            if (expr_has_call(e->sub.idx[i]))
+            if (expr_any(e->sub.idx[i], pred))
                 return true;
-        return expr_has_call(e->sub.obj);
+        return expr_any(e->sub.obj, pred);
     case EX_TUPLE:
     case EX_LIST:
         for (int i = 0; i < e->list.n; i++)
-            if (expr_has_call(e->list.elts[i]))
+            if (expr_any(e->list.elts[i], pred))
                 return true;
         return false;
-    case EX_BINARY: return expr_has_call(e->bin.lhs) || expr_has_call(e->bin.rhs);
-    case EX_UNARY: return expr_has_call(e->un.operand);
+    case EX_BINARY: return expr_any(e->bin.lhs, pred) || expr_any(e->bin.rhs, pred);
+    case EX_UNARY: return expr_any(e->un.operand, pred);
     case EX_TERNARY:
-        return expr_has_call(e->ternary.cond) || expr_has_call(e->ternary.then) ||
-               expr_has_call(e->ternary.els);
+        return expr_any(e->ternary.cond, pred) || expr_any(e->ternary.then, pred) ||
+               expr_any(e->ternary.els, pred);
     default: return false;
     }
 }
+
+static bool is_call(const Expr *e) { return e->kind == EX_CALL; }
+
+static bool expr_has_call(const Expr *e) { return expr_any(e, is_call); }
 
 /* Regions are built detached and copied into their op once its results are known. */
 typedef struct RegionCtx {
@@ -1710,48 +1725,21 @@ static void emit_yield(Lowerer *lw, OpCode code, SrcLoc loc, const ValueId *vals
     emit(lw, code, loc, vals, n, NULL, 0, 0);
 }
 
-/* Whether evaluating e may touch memory or stop the program: loads (a masked-off side must not
- * fault), stores, asserts, helper bodies. Other builtins are pure. */
-static bool expr_has_effects(const Expr *e)
+/* A call that may touch memory or stop the program: loads (a masked-off side must not fault),
+ * stores, asserts, helper bodies. Other builtins are pure. */
+static bool is_effectful_call(const Expr *e)
 {
-    if (!e)
+    if (e->kind != EX_CALL)
         return false;
-    switch (e->kind) {
-    case EX_CALL: {
-        if (e->call.inlined)
-            return true;
-        const Sem *fs = &e->call.fn->sem;
-        if (fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
-            fs->builtin == BI_DEVICE_ASSERT)
-            return true;
-        for (int i = 0; i < e->call.nargs; i++)
-            if (expr_has_effects(e->call.args[i]))
-                return true;
-        for (int i = 0; i < e->call.nkwargs; i++)
-            if (expr_has_effects(e->call.kwargs[i]))
-                return true;
-        return expr_has_effects(e->call.fn);
-    }
-    case EX_ATTR: return expr_has_effects(e->attr.obj);
-    case EX_SUBSCRIPT:
-        for (int i = 0; i < e->sub.nidx; i++)
-            if (expr_has_effects(e->sub.idx[i]))
-                return true;
-        return expr_has_effects(e->sub.obj);
-    case EX_TUPLE:
-    case EX_LIST:
-        for (int i = 0; i < e->list.n; i++)
-            if (expr_has_effects(e->list.elts[i]))
-                return true;
-        return false;
-    case EX_BINARY: return expr_has_effects(e->bin.lhs) || expr_has_effects(e->bin.rhs);
-    case EX_UNARY: return expr_has_effects(e->un.operand);
-    case EX_TERNARY:
-        return expr_has_effects(e->ternary.cond) || expr_has_effects(e->ternary.then) ||
-               expr_has_effects(e->ternary.els);
-    default: return false;
-    }
+    if (e->call.inlined)
+        return true;
+    const Sem *fs = &e->call.fn->sem;
+    return fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
+           fs->builtin == BI_DEVICE_ASSERT;
 }
+
+/* Whether evaluating e may touch memory or stop the program. */
+static bool expr_has_effects(const Expr *e) { return expr_any(e, is_effectful_call); }
 
 /* `a if c else b` with a run-time c: a select when both sides are pure, else an if whose
  * branches compute one side each (code_generator.visit_IfExp). */
@@ -2534,7 +2522,7 @@ static void lower_stmt(Lowerer *lw, const Stmt *s)
     switch (s->kind) {
     case ST_EXPR:
         /* Docstrings and other constants are dropped; calls run for their effects. */
-        if (s->expr.value && (s->expr.value->kind == EX_CALL || expr_has_call(s->expr.value)))
+        if (expr_has_call(s->expr.value))
             lower_expr(lw, s->expr.value);
         return;
     case ST_ASSIGN: lower_assign(lw, s); return;
