@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
         uint16_t *host = malloc(n * 2);
         ExRng rng = {(uint64_t)s * 77 + 1};
         for (size_t i = 0; i < n; i++)
-            host[i] = ex_f32_to_f16(ex_rng_float(&rng));
+            host[i] = tric_f32_to_f16(ex_rng_float(&rng));
         tric_buffer a, b, c;
         EX_CHECK(tric_buffer_alloc(dev, n * 2, &a));
         EX_CHECK(tric_buffer_alloc(dev, n * 2, &b));

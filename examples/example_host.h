@@ -71,47 +71,6 @@ static inline float ex_rng_float(ExRng *r) {
     return (float)((double)(ex_rng_next(r) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
 }
 
-/* IEEE 754 binary16 <-> binary32, round to nearest even. */
-static inline uint16_t ex_f32_to_f16(float value) {
-    uint32_t x;
-    memcpy(&x, &value, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, mant = x & 0x7fffffu;
-    if (exp == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)sign;
-        mant |= 0x800000u;
-        int shift = 14 - e;
-        uint32_t half = mant >> shift, rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1)))
-            half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = sign | ((uint32_t)e << 10) | (mant >> 13), rest = mant & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1)))
-        half++;
-    return (uint16_t)half;
-}
-
-static inline float ex_f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-    uint32_t x;
-    if (exp == 0x1f)
-        x = sign | 0x7f800000u | (mant << 13);
-    else if (exp == 0) {
-        float f = (float)mant * (1.0f / 16777216.0f); /* mant * 2^-24 */
-        return sign ? -f : f;
-    } else
-        x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
 static inline size_t ex_round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
 #endif

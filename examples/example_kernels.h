@@ -157,13 +157,13 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     ExRng rng = {seed * 0x9e3779b97f4a7c15ULL + 7};
     for (int i = 0; i < M; i++)
         for (int k = 0; k < K; k++) {
-            a[(size_t)i * Kp + k] = ex_f32_to_f16(ex_rng_float(&rng));
-            af[(size_t)i * K + k] = ex_f16_to_f32(a[(size_t)i * Kp + k]);
+            a[(size_t)i * Kp + k] = tric_f32_to_f16(ex_rng_float(&rng));
+            af[(size_t)i * K + k] = tric_f16_to_f32(a[(size_t)i * Kp + k]);
         }
     for (int k = 0; k < K; k++)
         for (int j = 0; j < N; j++) {
-            b[(size_t)k * Np + j] = ex_f32_to_f16(ex_rng_float(&rng));
-            bf[(size_t)k * N + j] = ex_f16_to_f32(b[(size_t)k * Np + j]);
+            b[(size_t)k * Np + j] = tric_f32_to_f16(ex_rng_float(&rng));
+            bf[(size_t)k * N + j] = tric_f16_to_f32(b[(size_t)k * Np + j]);
         }
     tric_buffer da, db, dc;
     EX_CHECK(tric_buffer_alloc(dev, Mp * Kp * 2, &da));
@@ -205,7 +205,7 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
                 want += p;
                 mag += fabs(p);
             }
-            double got = seed2 ? ex_f16_to_f32(((uint16_t *)c)[(size_t)i * Np + j])
+            double got = seed2 ? tric_f16_to_f32(((uint16_t *)c)[(size_t)i * Np + j])
                                : ((float *)c)[(size_t)i * Np + j];
             double err = fabs(got - want);
             double tol = 1e-6 + (K + 2) * mag / 16777216.0;

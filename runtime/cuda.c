@@ -435,42 +435,6 @@ void rt_cuda_unload(struct tric_module_s *mod) {
 
 /* ---- launch ----------------------------------------------------------------------------------- */
 
-/* IEEE 754 binary32 -> binary16, round to nearest even (overflow to inf, NaN kept quiet). */
-static uint16_t f32_to_f16(float value) {
-    uint32_t x;
-    memcpy(&x, &value, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, mant = x & 0x7fffffu;
-    if (exp == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) { /* subnormal half (or zero) */
-        if (e < -10)
-            return (uint16_t)sign;
-        mant |= 0x800000u;
-        int shift = 14 - e;
-        uint32_t half = mant >> shift, rest = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1)))
-            half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = sign | ((uint32_t)e << 10) | (mant >> 13), rest = mant & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1)))
-        half++; /* a carry into the exponent is the right result, up to inf */
-    return (uint16_t)half;
-}
-
-/* binary32 -> bfloat16 (the top half), round to nearest even. */
-static uint16_t f32_to_bf16(float value) {
-    uint32_t x;
-    memcpy(&x, &value, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-
 tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                            struct tric_stream_s *s) {
     /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
@@ -488,8 +452,8 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
             break;
         case RT_PARAM_I32: v = (uint32_t)a->v.i32; break;
         case RT_PARAM_I64: v = (uint64_t)a->v.i64; break;
-        case RT_PARAM_F16: v = f32_to_f16(a->v.f32); break;
-        case RT_PARAM_BF16: v = f32_to_bf16(a->v.f32); break;
+        case RT_PARAM_F16: v = tric_f32_to_f16(a->v.f32); break;
+        case RT_PARAM_BF16: v = tric_f32_to_bf16(a->v.f32); break;
         case RT_PARAM_F32: memcpy(&v, &a->v.f32, 4); break;
         case RT_PARAM_F64: memcpy(&v, &a->v.f64, 8); break;
         }

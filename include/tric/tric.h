@@ -190,6 +190,16 @@ typedef struct tric_dim3 {
 tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
                         tric_stream stream);
 
+/* ---- fp16 and bf16 on the host ---------------------------------------------------------------- */
+
+/* IEEE 754 binary16 and bfloat16 <-> binary32, rounding to nearest even (overflow to infinity,
+ * NaN kept a quiet NaN), for filling and reading fp16/bf16 buffers from C. The same rounding is
+ * used for fp16/bf16 launch arguments passed as TRIC_ARG_F32. */
+uint16_t tric_f32_to_f16(float value);
+float tric_f16_to_f32(uint16_t bits);
+uint16_t tric_f32_to_bf16(float value);
+float tric_bf16_to_f32(uint16_t bits);
+
 #ifdef __cplusplus
 }
 #endif

@@ -263,6 +263,14 @@ int main(void)
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 64, 32, 32, 4),
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 128, 128, 64, 8),
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 32, 16, 64, 1),
+        /* Column-major operands (no ldmatrix: #dot_op registers through shared memory) and an
+         * epilogue that reduces the mma accumulator along N (a slice of #mma, expand_dims). */
+        {"dots_t.tri", "dots_t", "*fp16:16,*fp16:16,*fp32:16", {"T=tl.float16", "M=64", "N=32", "K=32"}, 4, 1,
+         {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F16, 32 * 32, FILL_UNIFORM, 0}, {E_F32, 64 * 32, FILL_POISON, 1e-3}},
+         3, {0}, 0, 4},
+        {"dots_t.tri", "dots_t", "*bf16:16,*bf16:16,*fp32:16", {"T=tl.bfloat16", "M=32", "N=64", "K=16"}, 4, 1,
+         {{E_BF16, 32 * 16, FILL_UNIFORM, 0}, {E_BF16, 16 * 64, FILL_UNIFORM, 0}, {E_F32, 32 * 64, FILL_POISON, 1e-3}},
+         3, {0}, 0, 2},
         {"shapes.tri", "transpose", "*fp16:16,*fp16:16", {"M=32", "N=64"}, 2, 1,
          {{E_F16, 32 * 64, FILL_UNIFORM, 0}, {E_F16, 2 * 32 * 64, FILL_POISON, 0}}, 2, {0}, 0, 0},
     };
