@@ -187,7 +187,8 @@ static Dist *dist_dot_operand(Cg *c, int layout, Type t)
     const Layout *L = &c->f->layouts[layout];
     int op_idx = L->dot_operand.op_idx;
     if (t.rank != 2 || c->f->layouts[L->dot_operand.parent].kind != LAYOUT_BLOCKED)
-        FAIL(c, "dot operand layouts need a blocked parent (tensor-core parents are not lowered yet)");
+        FAIL(c, "dot operand layout of rank %d with a parent of kind %d", t.rank,
+             (int)c->f->layouts[L->dot_operand.parent].kind);
     int md = op_idx == 0 ? 0 : 1; /* the dim shared with C */
     int kd = 1 - md;
     int32_t pshape[2] = {1, 1};
@@ -1900,7 +1901,7 @@ static bool lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist
  * operands go to shared memory K-major (A^T [K][M], B [K][N]) from whatever registers they are in;
  * a loop over k then reads, per k, the A rows and B columns this thread needs, so no thread holds
  * a whole operand in registers. The accumulation is fp32 for fp16/bf16/fp32 operands, fp64 for
- * fp64, int32 for int8. An mma path (tensor cores) will slot in beside this one. */
+ * fp64, int32 for int8. A dot with an #mma result goes to lower_dot_mma (tensor cores) instead. */
 static bool lower_dot(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;

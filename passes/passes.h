@@ -15,8 +15,8 @@ typedef struct PassOptions {
     bool verify;            /* run ir_verify after every pass */
     const char *dump_after; /* NULL, a pass name, or "all" */
     FILE *dump;             /* where dumps go (stderr when NULL) */
-    bool mma;               /* layouts.c: fp16/bf16 dots on sm >= 80 get #mma v2 (tensor cores);
-                               off until codegen lowers mma layouts (docs/layouts.md) */
+    bool mma;               /* layouts.c: fp16/bf16 dots with an fp32 result on sm >= 80 get #mma
+                               v2 (tensor cores, docs/layouts.md); the driver sets it */
 } PassOptions;
 
 /* canonicalize.c: constant folding, algebraic simplification (x+0, x*1), splat/broadcast of
@@ -34,7 +34,7 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
  * convert_layout inserted where producer and consumer disagree. Requires axis info. */
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every op that needs scratch (convert_layout,
- * cross-warp reductions, dot operands); IrFunc.shared_bytes. Requires layouts. */
+ * cross-warp reductions, dot operand staging); IrFunc.shared_bytes. Requires layouts. */
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* ---- axis info helpers (axis_info.c) --------------------------------------------------------- */

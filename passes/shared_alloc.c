@@ -2,7 +2,8 @@
  * scratch buffers only).
  *
  * Requires: layouts (pass_layouts). Guarantees: IrOp.smem_offset/smem_bytes for convert_layout,
- * reshape, cross-warp reductions, FMA dots and trans ops that are not a relabelling of registers;
+ * reshape, cross-warp reductions, FMA dots, mma dots (operand staging) and trans ops that are not
+ * a relabelling of registers;
  * 0/0 for every other op; IrFunc.shared_bytes = what a launch
  * must ask for, within the target's per-block limit (else an error).
  *

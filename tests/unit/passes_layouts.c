@@ -137,9 +137,11 @@ static void test_matmul(void)
     arena_free(arena);
 }
 
-/* With PassOptions.mma on sm_80+: the fp16 dot's accumulator is #mma v2 with Triton's
- * warpsPerTileV2 ([2, 2] for 64x64 on 4 warps), its operands #dot_op of it with kwidth 2, the loop
- * carries the mma layout, and the dot itself needs no scratch. Off (or sm < 80): FMA. */
+/* With PassOptions.mma on sm_80+ (the driver's default): the fp16 dot's accumulator is #mma v2
+ * with Triton's warpsPerTileV2 ([2, 2] for 64x64 on 4 warps), its operands #dot_op of it with
+ * kwidth 2, the loop carries the mma layout, and the dot's scratch is A's and B's padded tiles
+ * side by side (shared_dot_staging): (63*40+32)*2 = 5104 and (31*72+64)*2 = 4592 bytes. Off (or
+ * sm < 80): FMA. */
 static void test_matmul_mma(int sm, bool want_mma)
 {
     Arena *arena = arena_new();
@@ -165,10 +167,38 @@ static void test_matmul_mma(int sm, bool want_mma)
         }
         CHECK(f->values[loop->results[0]].layout == f->values[dot->results[0]].layout,
               "the loop does not carry the mma layout");
-        CHECK(dot->smem_bytes == 0, "an mma dot has scratch %d", dot->smem_bytes);
+        int64_t a_bytes, b_bytes;
+        shared_dot_staging(f, dot, &a_bytes, &b_bytes);
+        CHECK(a_bytes == 5104 && b_bytes == 4592 && dot->smem_bytes == 5104 + 4592,
+              "mma dot staging %lld + %lld, scratch %d", (long long)a_bytes, (long long)b_bytes,
+              dot->smem_bytes);
     } else {
         CHECK(acc->kind == LAYOUT_BLOCKED, "sm_%d accumulator %s", sm, pk_layout_str(f, dot->results[0], &sb));
     }
+    diag_free(&d);
+    arena_free(arena);
+}
+
+/* mma only where every warp gets whole m16n8 tiles (codegen's mma layouts hold no copies):
+ * 128x256 on 8 warps is [2, 4]; 16x16 on 4 warps would be [1, 4] (32 columns), so it stays FMA;
+ * 16x32 on 4 warps is [1, 4] and takes mma. */
+static void test_mma_shapes(int M, int N, int warps, int want_wm, int want_wn)
+{
+    Arena *arena = arena_new();
+    IrFunc *f = pk_matmul(arena, M, N, 16, warps);
+    Diag d = {0};
+    PassOptions o = {.num_warps = warps, .sm = 80, .mma = true};
+    CHECK(pass_axis_info(f, &o, &d) && pass_layouts(f, &o, &d) && pass_shared_alloc(f, &o, &d),
+          "passes failed: %s", d.text.data ? d.text.data : "");
+    IrOp *dot = find_op(&f->body, OP_DOT);
+    const Layout *acc = &f->layouts[f->values[dot->results[0]].layout];
+    if (want_wm)
+        CHECK(acc->kind == LAYOUT_MMA && acc->mma.warps_per_cta[0] == want_wm &&
+                  acc->mma.warps_per_cta[1] == want_wn,
+              "%dx%d on %d warps: %s", M, N, warps, pk_layout_str(f, dot->results[0], &sb));
+    else
+        CHECK(acc->kind == LAYOUT_BLOCKED, "%dx%d on %d warps: %s", M, N, warps,
+              pk_layout_str(f, dot->results[0], &sb));
     diag_free(&d);
     arena_free(arena);
 }
@@ -263,6 +293,9 @@ int main(void)
     test_matmul_mma(80, true);
     test_matmul_mma(90, true);
     test_matmul_mma(75, false);
+    test_mma_shapes(128, 256, 8, 2, 4);
+    test_mma_shapes(16, 16, 4, 0, 0);
+    test_mma_shapes(16, 32, 4, 1, 4);
     test_reduction();
     test_shared_limit();
     strbuf_free(&sb);
