@@ -8,7 +8,8 @@
 
 enum { BATCHES = 100, PER_BATCH = 100 };
 
-static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, const RtCudaApi *cu) {
+static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, const RtCudaApi *cu,
+                               CUstream raw_stream, tric_stream stream) {
     static double t[BATCHES * PER_BATCH];
     /* What tric_launch packs, for the raw path: three pointers and an int. */
     uint64_t slots[4] = {args[0].v.buf.buffer->addr, args[1].v.buf.buffer->addr,
@@ -22,9 +23,9 @@ static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, co
             tric_status st = TRIC_SUCCESS;
             if (raw)
                 r = cu->cuLaunchKernel(fn, 1, 1, 1, (unsigned)k->threads, 1, 1,
-                                       (unsigned)k->shared_bytes, NULL, params, NULL);
+                                       (unsigned)k->shared_bytes, raw_stream, params, NULL);
             else
-                st = tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL);
+                st = tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, stream);
             t[b * PER_BATCH + i] = bench_now_us() - s;
             if (r != 0 || st != TRIC_SUCCESS) {
                 printf("error: %s\n", raw ? "cuLaunchKernel failed" : tric_last_error());
@@ -32,6 +33,10 @@ static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, co
             }
         }
         tric_device_synchronize(k->module->device);
+        if (raw_stream)
+            cu->cuStreamSynchronize(raw_stream);
+        if (stream)
+            tric_stream_synchronize(stream);
     }
     return bench_median(t, BATCHES * PER_BATCH);
 }
@@ -51,9 +56,23 @@ int main(void) {
     EX_CHECK(tric_buffer_alloc(dev, 4096, &y));
     EX_CHECK(tric_buffer_alloc(dev, 4096, &out));
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(out), TRIC_ARG_I32(1024)};
-    median_launch_us(k, args, false, cu); /* warm-up: first launches load the module lazily */
-    double tric_us = median_launch_us(k, args, false, cu);
-    double raw_us = median_launch_us(k, args, true, cu);
+    median_launch_us(k, args, false, cu, NULL, NULL); /* warm-up: first launches load the module lazily */
+    double tric_us = median_launch_us(k, args, false, cu, NULL, NULL);
+    double raw_us = median_launch_us(k, args, true, cu, NULL, NULL);
+    /* The same raw launch on a non-blocking stream: what the legacy default stream costs. */
+    CUstream nb = NULL;
+    double raw_nb_us = -1;
+    if (cu->cuStreamCreate(&nb, CU_STREAM_NON_BLOCKING) == 0) {
+        median_launch_us(k, args, true, cu, nb, NULL);
+        raw_nb_us = median_launch_us(k, args, true, cu, nb, NULL);
+    }
+    /* tric_launch on a stream the program created (the API's answer to the legacy stream). */
+    tric_stream ts = NULL;
+    double tric_stream_us = -1;
+    if (tric_stream_create(dev, &ts) == TRIC_SUCCESS) {
+        median_launch_us(k, args, false, cu, NULL, ts);
+        tric_stream_us = median_launch_us(k, args, false, cu, NULL, ts);
+    }
     double t0 = bench_now_us();
     for (int i = 0; i < BATCHES * PER_BATCH; i++)
         tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL);
@@ -63,8 +82,14 @@ int main(void) {
     printf("%-36s %12.2f\n", "tric_launch host time (median)", tric_us);
     printf("%-36s %12.2f\n", "raw cuLaunchKernel (median)", raw_us);
     printf("%-36s %12.2f\n", "tric overhead over raw", tric_us - raw_us);
+    printf("%-36s %12.2f\n", "raw cuLaunchKernel, non-blocking stream", raw_nb_us);
+    printf("%-36s %12.2f\n", "tric_launch on a tric_stream", tric_stream_us);
     printf("%-36s %12.2f\n", "10^4 back-to-back + sync (mean)", wall_us);
     printf("# target: tric_launch <= 3 us: %s\n", tric_us <= 3.0 ? "met" : "NOT met");
+    if (ts)
+        tric_stream_destroy(ts);
+    if (nb)
+        cu->cuStreamDestroy(nb);
     tric_buffer_free(x);
     tric_buffer_free(y);
     tric_buffer_free(out);

@@ -28,5 +28,11 @@ mkdir -p build-fuzz/corpus
 build-fuzz/tric-fuzz -max_total_time="${TRIC_FUZZ_SECONDS:-60}" -max_len=4096 -timeout=10 \
   -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/corpus tests/fuzz/corpus examples 2>&1 | tail -15
 
-echo "== summary"
-ctest --test-dir build -j"$jobs" 2>&1 | tail -3
+echo "== summary (the normal build's tests; skipped = GPU tests on a machine without a driver)"
+summary=$(ctest --test-dir build -j"$jobs" 2>&1)
+passed=$(printf '%s\n' "$summary" | grep -cE 'Test +#[0-9]+: .* Passed')
+failed=$(printf '%s\n' "$summary" | grep -cE 'Test +#[0-9]+: .*(Failed|\*\*\*Exception|Timeout)' || true)
+skipped=$(printf '%s\n' "$summary" | grep -cE 'Test +#[0-9]+: .*Skipped' || true)
+printf '%s\n' "$summary" | grep -E '^[0-9]+% tests passed'
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
