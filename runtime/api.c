@@ -313,7 +313,13 @@ tric_status tric_module_load_file(tric_device dev, const char *path, tric_module
     tric_status st = read_file(path, &text);
     if (st != TRIC_SUCCESS)
         return st;
-    st = tric_module_load_ptx(dev, text, out);
+    /* A .tir file is tile IR as `tric --emit=ir` writes it: the interpreter runs it on cpu, and
+     * on cuda it goes through the passes and code generator like compiled source. */
+    size_t len = strlen(path);
+    if (len > 4 && !strcmp(path + len - 4, ".tir"))
+        st = tric_module_compile(dev, text, path, NULL, out);
+    else
+        st = tric_module_load_ptx(dev, text, out);
     free(text);
     if (st != TRIC_SUCCESS) {
         /* Name the file in the message: the text alone does not say where it came from. */

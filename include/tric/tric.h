@@ -106,6 +106,9 @@ tric_status tric_module_compile_file(tric_device dev, const char *path,
                                      const tric_compile_options *options, tric_module *out);
 /* Loads PTX text written by `tric --emit=ptx` (it carries the launch metadata block). cuda only. */
 tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out);
+/* Loads a compiled module from a file: a .ptx (cuda), or a .tir file of tile IR as written by
+ * `tric --emit=ir` or tric_module_code on cpu (either device: the interpreter runs it on cpu; on
+ * cuda it is compiled from the IR on). */
 tric_status tric_module_load_file(tric_device dev, const char *path, tric_module *out);
 /* The module's code: PTX for cuda, the IR text for cpu. Owned by the module. */
 const char *tric_module_code(tric_module mod);

@@ -116,6 +116,45 @@ static void test_hint_checks(tric_device dev) {
     tric_module_destroy(mod);
 }
 
+/* A compiled module for cpu is tile IR text: the module's code saved to a .tir file loads back
+ * and runs. */
+static void test_load_ir_file(tric_device dev, tric_module compiled) {
+    char path[] = "/tmp/tric_runtime_cpu_XXXXXX.tir";
+    int fd = mkstemps(path, 4);
+    if (fd < 0) {
+        CHECK(!"mkstemps");
+        return;
+    }
+    const char *ir = tric_module_code(compiled);
+    FILE *f = fdopen(fd, "w");
+    fputs(ir, f);
+    fclose(f);
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_load_file(dev, path, &mod) == TRIC_SUCCESS);
+    if (tric_module_get_kernel(mod, "vector_add_kernel", &k) == TRIC_SUCCESS) {
+        tric_buffer x, y, out;
+        float hx[100], hy[100], ho[100];
+        for (int i = 0; i < 100; i++)
+            hx[i] = (float)i, hy[i] = 0.5f * (float)i;
+        tric_buffer_alloc(dev, sizeof hx, &x);
+        tric_buffer_alloc(dev, sizeof hy, &y);
+        tric_buffer_alloc(dev, sizeof ho, &out);
+        tric_copy_to_device(x, 0, hx, sizeof hx, NULL);
+        tric_copy_to_device(y, 0, hy, sizeof hy, NULL);
+        tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(out), TRIC_ARG_I32(100)};
+        CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+        CHECK(tric_copy_to_host(ho, out, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+        for (int i = 0; i < 100; i++)
+            CHECK(ho[i] == 1.5f * (float)i);
+        tric_buffer_free(x);
+        tric_buffer_free(y);
+        tric_buffer_free(out);
+        tric_module_destroy(mod);
+    }
+    remove(path);
+}
+
 /* Program 0 stores out[0..1023] in bounds; program 1 stores out[1024..2047] into a buffer of
  * 1500 floats: the launch fails with the store's .tri line, and program 0's stores are undone. */
 static void test_out_of_bounds(tric_device dev, tric_kernel k) {
@@ -259,6 +298,7 @@ int main(void) {
     test_kernel_queries(k);
     test_argument_checks(dev, k);
     test_hint_checks(dev);
+    test_load_ir_file(dev, mod);
     test_out_of_bounds(dev, k);
     test_vector_add_runs(dev);
     tric_module_destroy(mod);
