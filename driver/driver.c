@@ -302,7 +302,12 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         .sm = sm,
         .verify = opt->verify || VERIFY_EVERY_PASS,
         .dump_after = opt->dump_after,
-        .mma = true, /* fp16/bf16 dots on sm >= 80 go to the tensor cores (mma.sync) */
+        /* fp16/bf16 dots on sm >= 80 use the tensor cores: mma.sync, or wgmma when the target is
+         * sm_90a (compile for sm_90 to get mma.sync on Hopper). Everything that changes the code
+         * is in the options, so the runtime's cache key covers it. */
+        .mma = true,
+        .wgmma = true,
+        .arch_specific = arch_specific,
     };
     if (opt->emit == EMIT_IR) {
         IrFunc *shown = ir;

@@ -272,6 +272,44 @@ static int layout_mma_v2(LayCtx *c, int M, int N)
     return ir_layout_intern(c->f, &l);
 }
 
+/* Whether a dot goes to Hopper's warpgroup MMA (wgmma.mma_async.m64nNk16, PTX ISA 9.7.15): only
+ * when PassOptions.wgmma is set and the target is sm_90a (wgmma is arch-specific), for fp16/bf16
+ * A and B with an fp32 result, 4, 8, ... warps (whole warpgroups), warpgroups stacked along M
+ * (Triton's warpsPerTileV3 splits M by 64 per warpgroup first) so M must be a multiple of
+ * 16 * num_warps, N a multiple of 8 (one instruction per N <= 256, else 256-wide pieces), K of
+ * 16, and both operands arriving through convert_layouts (codegen stages them). */
+static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op)
+{
+    if (!c->o || !c->o->wgmma || !c->o->arch_specific || c->o->sm != 90 || c->num_warps % 4)
+        return false;
+    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
+    Type r = ir_type(c->f, op->results[0]);
+    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
+        (a.dtype != DT_F16 && a.dtype != DT_BF16))
+        return false;
+    int M = r.shape[0], N = r.shape[1], K = a.shape[1];
+    return M % (16 * c->num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) && K % 16 == 0;
+}
+
+/* #mma v3 for an [M, N] accumulator: warps [num_warps, 1] (warpgroup g = warp / 4 owns rows
+ * g*64 + 64*num_warps/4*rm ..., each warp 16 of them: the m16n8 pattern of v2 with Wm = num_warps,
+ * Wn = 1, docs/layouts.md), instr_shape [64, n, 16] with n = N up to 256. */
+static int layout_mma_v3(LayCtx *c, int M, int N)
+{
+    (void)M;
+    Layout l;
+    memset(&l, 0, sizeof l);
+    l.kind = LAYOUT_MMA;
+    l.rank = 2;
+    l.mma.version = 3;
+    l.mma.warps_per_cta[0] = c->num_warps;
+    l.mma.warps_per_cta[1] = 1;
+    l.mma.instr_shape[0] = 64;
+    l.mma.instr_shape[1] = N <= 256 ? N : 256;
+    l.mma.instr_shape[2] = 16;
+    return ir_layout_intern(c->f, &l);
+}
+
 /* The accumulator layout of a dot: #mma v2 when it goes to the tensor cores, else (FMA) a blocked
  * layout. For FMA, Triton's default (spt [1, 1], all lanes
  * along N) would make each thread hold whole columns of A for a 128-wide tile; instead each thread
@@ -282,6 +320,8 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     Type t = ir_type(c->f, op->results[0]);
     if (t.rank != 2)
         return layout_default(c, t);
+    if (dot_uses_mma(c, op) && dot_uses_wgmma(c, op))
+        return layout_mma_v3(c, t.shape[0], t.shape[1]);
     if (dot_uses_mma(c, op))
         return layout_mma_v2(c, t.shape[0], t.shape[1]);
     int M = t.shape[0], N = t.shape[1], W = c->num_warps;

@@ -17,6 +17,9 @@ typedef struct PassOptions {
     FILE *dump;             /* where dumps go (stderr when NULL) */
     bool mma;               /* layouts.c: fp16/bf16 dots with an fp32 result on sm >= 80 get #mma
                                v2 (tensor cores, docs/layouts.md); the driver sets it */
+    bool wgmma;             /* layouts.c: with mma, on sm_90a (sm 90 and arch_specific), such dots
+                               whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
+    bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
 } PassOptions;
 
 /* canonicalize.c: constant folding, algebraic simplification (x+0, x*1), splat/broadcast of

@@ -51,6 +51,10 @@ static void test_cache(tric_device dev, const char *va) {
         return;
     }
     setenv("TRIC_CACHE_DIR", tmp, 1);
+    /* This test is about the cache: it runs with caching on whatever the caller's environment. */
+    const char *no_cache = getenv("TRIC_NO_CACHE");
+    char *saved_no_cache = no_cache ? strdup(no_cache) : NULL;
+    unsetenv("TRIC_NO_CACHE");
     tric_module m1, m2;
     tric_kernel k;
     CHECK(ex_compile_vector_add(dev, va, &m1, &k) == TRIC_SUCCESS);
@@ -65,6 +69,10 @@ static void test_cache(tric_device dev, const char *va) {
     if (system(cmd) != 0)
         fprintf(stderr, "note: could not remove %s\n", tmp);
     unsetenv("TRIC_CACHE_DIR");
+    if (saved_no_cache) {
+        setenv("TRIC_NO_CACHE", saved_no_cache, 1);
+        free(saved_no_cache);
+    }
 }
 
 int main(void) {

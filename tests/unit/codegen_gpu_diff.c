@@ -122,6 +122,10 @@ static double value(const void *data, Elem e, size_t i)
     }
 }
 
+/* The arch GPU compiles use: NULL for the device's own (sm_90a on an H100: wgmma), or the same
+ * without its arch-specific suffix (sm_90: mma.sync) to check that path too. */
+static const char *gpu_arch;
+
 /* Compiles and runs c on dev with the given initial buffer contents; outputs land in out[]. */
 static bool run_on(tric_device dev, const Case *c, void *const *init, void **out)
 {
@@ -139,6 +143,8 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     opt.nconstexprs = c->ndefs;
     opt.no_cache = 1;
     opt.num_warps = c->num_warps;
+    if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA)
+        opt.arch = gpu_arch;
     tric_module mod = NULL;
     tric_kernel k = NULL;
     tric_buffer bufs[4] = {0};
@@ -196,7 +202,12 @@ static void run_case(tric_device gpu, tric_device cpu, const Case *c)
                 failures++;
             }
         }
-        printf("%s: compared\n", c->kernel);
+        printf("%s", c->kernel);
+        for (int i = 0; i < c->ndefs; i++)
+            printf(" %s", c->defs[i]);
+        printf(" w%d (%s): compared%s\n", c->num_warps ? c->num_warps : 4,
+               gpu_arch ? gpu_arch : "the device's arch",
+               failures ? " (failures so far)" : "");
     }
     for (int i = 0; i < c->nbufs; i++) {
         free(init[i]);
@@ -219,6 +230,14 @@ int main(void)
         return 1;
     }
     rng_state = 12345;
+    /* First every case compiled without the arch-specific suffix (sm_90a -> sm_90: mma.sync, no
+     * wgmma), then the tensor-core cases for the device's own arch (below). */
+    static char generic_arch[16];
+    snprintf(generic_arch, sizeof generic_arch, "%s", tric_device_arch(gpu));
+    size_t arch_len = strlen(generic_arch);
+    if (arch_len > 0 && generic_arch[arch_len - 1] == 'a')
+        generic_arch[arch_len - 1] = 0;
+    gpu_arch = tric_device_get_kind(gpu) == TRIC_DEVICE_CUDA ? generic_arch : NULL;
 #define MMA_CASE(sig, t, e, m, n, k, w)                                                            \
     {"dots.tri", "dots", sig, {t, "ACC=tl.float32", "M=" #m, "N=" #n, "K=" #k}, 5, 1,                \
      {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
@@ -276,6 +295,32 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(gpu, cpu, &cases[i]);
+    /* The tensor-core cases again for the device's arch (wgmma when the runtime compiles for
+     * sm_90a, i.e. on an H100, and the tile has whole warpgroups stacked
+     * along M: #mma v3, docs/codegen.md "wgmma"): 128-byte-swizzled and no-swizzle operand
+     * layouts (K = 64 vs 16/32; N = 32), one and two warpgroups, m64 tiles repeated along M,
+     * n from 32 to 256, bf16, the seed tiles 128x128x64 on 4 warps, 128x256x64 on 8 and
+     * 64x256x32 on 4, and column-major operands (staged element by element). */
+    const Case wg_cases[] = {
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 64, 64, 32, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 128, 32, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 128, 64, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 256, 64, 8),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 64, 256, 32, 4),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 64, 16, 8),
+        MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 256, 128, 64, 8),
+        MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 64, 32, 32, 4),
+        MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 128, 128, 64, 8),
+        {"dots_t.tri", "dots_t", "*fp16:16,*fp16:16,*fp32:16", {"T=tl.float16", "M=64", "N=32", "K=32"}, 4, 1,
+         {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F16, 32 * 32, FILL_UNIFORM, 0}, {E_F32, 64 * 32, FILL_POISON, 1e-3}},
+         3, {0}, 0, 4},
+        {"dots_t.tri", "dots_t", "*fp16:16,*fp16:16,*fp32:16", {"T=tl.float16", "M=128", "N=128", "K=64"}, 4, 1,
+         {{E_F16, 128 * 64, FILL_UNIFORM, 0}, {E_F16, 64 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-3}},
+         3, {0}, 0, 4},
+    };
+    gpu_arch = NULL;
+    for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
+        run_case(gpu, cpu, &wg_cases[i]);
     tric_device_close(cpu);
     tric_device_close(gpu);
     if (failures) {
