@@ -169,6 +169,13 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
         api.cuDevicePrimaryCtxRelease(cu_dev);
         return cuda_fail(dev, r, "cuCtxSetCurrent");
     }
+    CUstream stream;
+    r = api.cuStreamCreate(&stream, CU_STREAM_DEFAULT);
+    if (r != CUDA_SUCCESS) {
+        api.cuDevicePrimaryCtxRelease(cu_dev);
+        return cuda_fail(dev, r, "cuStreamCreate");
+    }
+    dev->cu_stream = stream;
     snprintf(dev->name, sizeof dev->name, "cuda:%d (%s, sm_%d)", ordinal, name, dev->sm);
     return TRIC_SUCCESS;
 }
@@ -176,6 +183,9 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
 void rt_cuda_close(struct tric_device_s *dev) {
     if (!dev->cu_context)
         return;
+    if (dev->cu_stream && make_current(dev) == CUDA_SUCCESS)
+        api.cuStreamDestroy((CUstream)dev->cu_stream);
+    dev->cu_stream = NULL;
     if (current_context == dev->cu_context)
         current_context = NULL;
     api.cuDevicePrimaryCtxRelease(dev->cu_device);
@@ -210,7 +220,10 @@ void rt_cuda_free(struct tric_buffer_s *buf) {
         api.cuMemFree(buf->addr);
 }
 
-static CUstream stream_of(struct tric_stream_s *s) { return s ? (CUstream)s->cu_stream : NULL; }
+/* The CUstream for an API stream: NULL means the device's own stream. */
+static CUstream stream_of(struct tric_device_s *dev, struct tric_stream_s *s) {
+    return (CUstream)(s ? s->cu_stream : dev->cu_stream);
+}
 
 /* Copies and memsets are issued on the stream and waited for, so that they complete before the
  * call returns whatever the direction (a plain cuMemcpyDtoD would not wait). */
@@ -218,7 +231,7 @@ static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_
                              const char *what) {
     if (r != CUDA_SUCCESS)
         return cuda_fail(dev, r, what);
-    r = api.cuStreamSynchronize(stream_of(s));
+    r = api.cuStreamSynchronize(stream_of(dev, s));
     if (r != CUDA_SUCCESS)
         return cuda_fail(dev, r, "cuStreamSynchronize");
     return TRIC_SUCCESS;
@@ -227,30 +240,32 @@ static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_
 tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
                              struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    return finish_on(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, stream_of(s)), s,
+    CUstream cs = stream_of(dst->device, s);
+    return finish_on(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, cs), s,
                      "cuMemcpyHtoDAsync");
 }
 
 tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
                              struct tric_stream_s *s) {
     CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
-    return finish_on(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, stream_of(s)), s,
+    CUstream cs = stream_of(src->device, s);
+    return finish_on(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, cs), s,
                      "cuMemcpyDtoHAsync");
 }
 
 tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
                              size_t soff, size_t n, struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    return finish_on(dst->device,
-                     api.cuMemcpyDtoDAsync(dst->addr + doff, src->addr + soff, n, stream_of(s)), s,
-                     "cuMemcpyDtoDAsync");
+    CUstream cs = stream_of(dst->device, s);
+    return finish_on(dst->device, api.cuMemcpyDtoDAsync(dst->addr + doff, src->addr + soff, n, cs),
+                     s, "cuMemcpyDtoDAsync");
 }
 
 tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
                            struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    return finish_on(dst->device,
-                     api.cuMemsetD8Async(dst->addr + off, (unsigned char)value, n, stream_of(s)),
+    CUstream cs = stream_of(dst->device, s);
+    return finish_on(dst->device, api.cuMemsetD8Async(dst->addr + off, (unsigned char)value, n, cs),
                      s, "cuMemsetD8Async");
 }
 
@@ -464,8 +479,8 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
     CUresult r = make_current(dev);
     if (r == CUDA_SUCCESS)
         r = api.cuLaunchKernel((CUfunction)k->cu_function, grid.x, grid.y, grid.z,
-                               (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes, stream_of(s),
-                               params, NULL);
+                               (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes,
+                               stream_of(dev, s), params, NULL);
     if (r != CUDA_SUCCESS) {
         char what[200];
         snprintf(what, sizeof what, "cuLaunchKernel(%s, grid (%u, %u, %u), %d threads, %d bytes shared)",

@@ -88,6 +88,10 @@ struct tric_device_s {
     int ordinal;
     int cu_device;       /* CUdevice */
     void *cu_context;    /* CUcontext: the device's primary context */
+    /* CUstream: the device's own stream, used wherever the API is given NULL. A blocking stream
+     * (CU_STREAM_DEFAULT), so it stays ordered with work other code puts on the legacy stream;
+     * launching into it costs the driver less than into the legacy stream (bench/bench_launch). */
+    void *cu_stream;
     int sm;              /* 90 for compute capability 9.0 */
 };
 
