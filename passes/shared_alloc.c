@@ -14,6 +14,12 @@
  * and this file cannot disagree. */
 #include "passes/passes.h"
 
+/* Whether a wgmma dot chained through a for loop gets the two-buffer pipelined schedule when
+ * PassOptions.wgmma_pipeline is 0 (docs/codegen.md "Pipelined wgmma"). */
+#define WGMMA_PIPELINE_DEFAULT true
+/* The most shared memory the pipelined staging buffers may take (sm_90: 227 KB per block). */
+#define WGMMA_PIPELINE_MAX_BYTES (160 * 1024)
+
 int shared_elem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
 
 int shared_limit_bytes(int sm)
@@ -183,21 +189,86 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
     }
 }
 
-/* Returns the largest scratch in r; *biggest is the op that needs it (for the error's location). */
-static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest)
+int64_t shared_wgmma_stage_bytes(const IrFunc *f, const IrOp *dot)
+{
+    Type a = ir_type(f, dot->operands[0]), b = ir_type(f, dot->operands[1]);
+    int64_t at_b = (type_numel(a) * dtype_bytes(a.dtype) + 15) / 16 * 16;
+    return (at_b + type_numel(b) * dtype_bytes(b.dtype) + 1023) / 1024 * 1024;
+}
+
+/* Uses of v in r and its nested regions; *dots counts the dot ops seen. */
+static int count_uses_of(const IrRegion *r, ValueId v, int *dots)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_DOT)
+            ++*dots;
+        for (int k = 0; k < op->noperands; k++)
+            n += op->operands[k] == v;
+        for (int k = 0; k < op->nregions; k++)
+            n += count_uses_of(&op->regions[k], v, dots);
+    }
+    return n;
+}
+
+int shared_wgmma_pipelined_iter(const IrFunc *f, const IrOp *for_op, const IrOp *dot)
+{
+    if (!for_op || for_op->code != OP_FOR || for_op->nregions < 1 || dot->code != OP_DOT || dot->noperands < 3)
+        return -1;
+    const IrRegion *body = &for_op->regions[0];
+    const IrOp *y = body->nops > 0 ? body->ops[body->nops - 1] : NULL;
+    bool inside = false;
+    for (int i = 0; i < body->nops; i++)
+        inside |= body->ops[i] == dot;
+    if (!inside || !y || y->code != OP_YIELD)
+        return -1;
+    int acc = f->values[dot->results[0]].layout;
+    if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA || f->layouts[acc].mma.version != 3)
+        return -1;
+    int it = -1;
+    for (int k = 0; k < y->noperands; k++)
+        if (y->operands[k] == dot->results[0])
+            it = it < 0 ? k : -2;
+    if (it < 0 || 1 + it >= body->nargs || body->args[1 + it] != dot->operands[2])
+        return -1;
+    int dots = 0, dots2 = 0;
+    if (count_uses_of(body, dot->results[0], &dots) != 1 || count_uses_of(body, dot->operands[2], &dots2) != 1 ||
+        dots != 1)
+        return -1;
+    return it;
+}
+
+/* Returns the largest scratch in r; *biggest is the op that needs it (for the error's location).
+ * parent: the op whose region r is (NULL for the function body). */
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const IrOp *parent, const PassOptions *o)
 {
     int64_t most = 0;
+    bool pipeline = o && o->wgmma && o->arch_specific && f->num_stages >= 2 &&
+                    (o->wgmma_pipeline > 0 || (o->wgmma_pipeline == 0 && WGMMA_PIPELINE_DEFAULT));
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         for (int k = 0; k < op->nregions; k++) {
             const IrOp *inner_op = NULL;
-            int64_t inner = alloc_region(f, &op->regions[k], &inner_op);
+            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, op, o);
             if (inner > most) {
                 most = inner;
                 *biggest = inner_op;
             }
         }
         int64_t bytes = scratch_bytes(f, op);
+        /* Two staging buffers, so the stores of iteration k+1 go to the one wgmma k does not read
+         * (codegen lower_dot_wgmma, docs/codegen.md "Pipelined wgmma"). */
+        if (pipeline && bytes > 0 && op->code == OP_DOT && shared_wgmma_pipelined_iter(f, parent, op) >= 0) {
+            /* three when asked for (wgmma_pipeline 3), with num_stages >= 3 and when they fit in
+             * WGMMA_PIPELINE_MAX_BYTES (the third buffer saves the barrier before each
+             * iteration's stores; not the default: measured no faster, and 128x64x64 much slower,
+             * docs/codegen.md), else two */
+            int64_t stage = shared_wgmma_stage_bytes(f, op);
+            bool three = o->wgmma_pipeline >= 3 && f->num_stages >= 3 && 3 * stage <= WGMMA_PIPELINE_MAX_BYTES;
+            int64_t want = (three ? 3 : 2) * stage;
+            bytes = bytes > want ? bytes : want;
+        }
         op->smem_offset = 0;
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
         if (bytes > most) {
@@ -211,7 +282,7 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest)
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
     const IrOp *biggest = NULL;
-    int64_t most = alloc_region(f, &f->body, &biggest);
+    int64_t most = alloc_region(f, &f->body, &biggest, NULL, o);
     most = (most + 15) / 16 * 16;
     int sm = o && o->sm > 0 ? o->sm : 90;
     int limit = shared_limit_bytes(sm);

@@ -242,6 +242,13 @@ int main(void)
     {"dots.tri", "dots", sig, {t, "ACC=tl.float32", "M=" #m, "N=" #n, "K=" #k}, 5, 1,                \
      {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
      3, {0}, 0, w}
+    /* A K loop around the dot (dot_loop.tri: the accumulator the loop's only carried chain, the
+     * K tail masked): on sm_90a the pipelined wgmma schedule (two staging buffers, wait_group 1
+     * in the loop, docs/codegen.md "Pipelined wgmma"); K gives the trip count. */
+#define LOOP_CASE(sig, t, e, m, n, bk, k, w)                                                       \
+    {"dot_loop.tri", "dot_loop", sig, {t, "M=" #m, "N=" #n, "BK=" #bk}, 4, 1,                      \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
+     3, {k}, 1, w}
     const Case cases[] = {
         {"reduce.tri", "row_reduce", "*fp32:16,*fp32:16,*i32:16", {"M=64", "N=128"}, 2, 1,
          {{E_F32, 64 * 128, FILL_UNIFORM, 0}, {E_F32, 64 + 128 + 1, FILL_POISON, 1e-4}, {E_I32, 64, FILL_POISON, 0}},
@@ -292,6 +299,8 @@ int main(void)
          3, {0}, 0, 2},
         {"shapes.tri", "transpose", "*fp16:16,*fp16:16", {"M=32", "N=64"}, 2, 1,
          {{E_F16, 32 * 64, FILL_UNIFORM, 0}, {E_F16, 2 * 32 * 64, FILL_POISON, 0}}, 2, {0}, 0, 0},
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32", "T=tl.float16", E_F16, 64, 64, 32, 77, 4),
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(gpu, cpu, &cases[i]);
@@ -317,6 +326,16 @@ int main(void)
         {"dots_t.tri", "dots_t", "*fp16:16,*fp16:16,*fp32:16", {"T=tl.float16", "M=128", "N=128", "K=64"}, 4, 1,
          {{E_F16, 128 * 64, FILL_UNIFORM, 0}, {E_F16, 64 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-3}},
          3, {0}, 0, 4},
+        /* K loops: 16 iterations; 4 with a masked tail; 3 (odd) with a masked tail; odd K (no
+         * divisibility: A in the no-swizzle layout, element-wise masks); two warpgroups, bf16,
+         * n 256; 6 iterations on 8 warps; a single iteration. */
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 1024, 4),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 144, 4),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32", "T=tl.float16", E_F16, 64, 64, 32, 77, 4),
+        LOOP_CASE("*bf16:16,*bf16:16,*fp32:16,i32", "T=tl.bfloat16", E_BF16, 128, 256, 32, 100, 8),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 256, 64, 336, 8),
+        LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 256, 32, 16, 4),
     };
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)

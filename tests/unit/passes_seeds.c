@@ -42,8 +42,8 @@ typedef struct Seed {
 } Seed;
 
 /* Lowers one kernel of examples/NAME through the driver, then runs passes_run on it. */
-static bool seed_compile(Seed *s, const char *name, const char *kernel, const char *sig,
-                         const Define *defs, int ndefs, int num_warps)
+static bool seed_compile_with(Seed *s, const char *name, const char *kernel, const char *sig,
+                              const Define *defs, int ndefs, int num_warps, const PassOptions *given)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/examples/%s", TRIC_SOURCE_DIR, name);
@@ -62,12 +62,20 @@ static bool seed_compile(Seed *s, const char *name, const char *kernel, const ch
     if (ok) {
         s->f = s->result.ir;
         PassOptions po = {.num_warps = num_warps, .num_stages = 3, .sm = 90};
+        if (given)
+            po = *given;
         ok = passes_run(s->f, &po, &d);
     }
     if (!ok)
         printf("%s: %s\n", name, d.text.data ? d.text.data : "(no message)");
     diag_free(&d);
     return ok;
+}
+
+static bool seed_compile(Seed *s, const char *name, const char *kernel, const char *sig,
+                         const Define *defs, int ndefs, int num_warps)
+{
+    return seed_compile_with(s, name, kernel, sig, defs, ndefs, num_warps, NULL);
 }
 
 static void seed_free(Seed *s)
@@ -152,8 +160,48 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
     seed_free(&s);
 }
 
+/* Pipelined wgmma (docs/codegen.md): on sm_90a the seed's dot (the loop's accumulator chain) gets
+ * two staging buffers with num_stages >= 2 (the default), three when wgmma_pipeline is 3 and
+ * num_stages >= 3; with num_stages 1 or wgmma_pipeline = -1, one. */
+static void test_wgmma_pipeline(int num_stages, int pipeline, int want_buffers)
+{
+    Seed s;
+    Define defs[] = {{"BLOCK_SIZE_M", "128"}, {"BLOCK_SIZE_N", "128"}, {"BLOCK_SIZE_K", "64"},
+                     {"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
+    PassOptions po = {.num_warps = 4, .num_stages = num_stages, .sm = 90, .mma = true, .wgmma = true,
+                      .arch_specific = true, .wgmma_pipeline = pipeline};
+    if (!seed_compile_with(&s, "matmul.tri", "kernel_matmul",
+                           "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                           defs, 6, 4, &po)) {
+        test_failures++;
+        return;
+    }
+    IrOp *loops[2], *dots[2];
+    int nf = 0, nd = 0;
+    collect(&s.f->body, OP_FOR, loops, &nf, 2);
+    collect(&s.f->body, OP_DOT, dots, &nd, 2);
+    CHECK(nf == 1 && nd == 1, "%d loops, %d dots", nf, nd);
+    if (nf == 1 && nd == 1) {
+        int64_t stage = shared_wgmma_stage_bytes(s.f, dots[0]);
+        CHECK(stage == 32768, "stage bytes %lld, want 32768 (A and B, 16 KiB each)", (long long)stage);
+        CHECK(shared_wgmma_pipelined_iter(s.f, loops[0], dots[0]) == 0, "the accumulator is not iter arg 0");
+        int buffers = dots[0]->smem_bytes >= 3 * stage ? 3 : dots[0]->smem_bytes >= 2 * stage ? 2 : 1;
+        CHECK(buffers == want_buffers, "stages %d, pipeline %d: dot scratch %d (%d buffers, want %d)",
+              num_stages, pipeline, dots[0]->smem_bytes, buffers, want_buffers);
+        CHECK(s.f->shared_bytes >= dots[0]->smem_bytes, "kernel %d < dot %d", s.f->shared_bytes,
+              dots[0]->smem_bytes);
+    }
+    seed_free(&s);
+}
+
 int main(void)
 {
+    test_wgmma_pipeline(3, 0, 2);
+    test_wgmma_pipeline(4, 3, 3);
+    test_wgmma_pipeline(2, 3, 2);
+    test_wgmma_pipeline(2, 0, 2);
+    test_wgmma_pipeline(3, -1, 1);
+    test_wgmma_pipeline(1, 0, 1);
     test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32:16", 4);
     test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32", 1); /* the mask is not provably uniform */
     test_vector_add("*fp32,*fp32,*fp32,i32:16", 1);       /* pointers only 4-byte aligned */
