@@ -4,19 +4,10 @@
  * are in gpu_errors.c: a sticky fault would spoil this process's context.)
  * Skips (exit 77) with the reason when cuda:0 cannot be opened. */
 #include "examples/example_kernels.h"
+#include "tests/runtime_check.h"
 
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,    \
-                    #cond, tric_last_error());                                                     \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void test_kernels(tric_device dev) {
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";

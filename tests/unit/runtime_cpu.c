@@ -3,28 +3,8 @@
  * its .tri line and undone, compile errors verbatim, buffers and copies, and opening cuda:0 on a
  * machine without a driver. */
 #include "examples/example_kernels.h"
+#include "tests/runtime_check.h"
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,    \
-                    #cond, tric_last_error());                                                     \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_MSG(status, want_status, want_msg)                                                   \
-    do {                                                                                           \
-        tric_status s_ = (status);                                                                 \
-        if (s_ != (want_status) || strcmp(tric_last_error(), (want_msg)) != 0) {                   \
-            fprintf(stderr, "%s:%d: expected %s \"%s\"\n               got %s \"%s\"\n", __FILE__, \
-                    __LINE__, tric_status_name(want_status), (want_msg), tric_status_name(s_),    \
-                    tric_last_error());                                                            \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static const char *vector_add_path(void) { return TRIC_SOURCE_DIR "/examples/vector_add.tri"; }
 

@@ -7,6 +7,7 @@
  * log, an illegal address reported as sticky at the next sync, and that the launch path does not
  * re-set the context. Skips (77) when the library found is not the mock. */
 #include "examples/example_kernels.h"
+#include "tests/runtime_check.h"
 #include "runtime/runtime.h"
 
 #include <dlfcn.h>
@@ -23,16 +24,6 @@ typedef struct MockState {
     int proc_version_asked;
 } MockState;
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,    \
-                    #cond, tric_last_error());                                                     \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static const char *probe_ptx(const char *name, int shared) {
     static char buf[1024];
