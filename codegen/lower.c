@@ -1936,6 +1936,21 @@ static void asm_void(Cg *c, const char *text)
     asm_n(c, c->l->void_t, text, "~{memory}", NULL, 0, true);
 }
 
+/* Stores w consecutive 16-bit elements of src, from element e on, at p in shared memory: one
+ * scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
+static void store_run16(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, LLVMValueRef p)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (w == 1) {
+        LLVMSetAlignment(LLVMBuildStore(b, at(src, e), p), 2);
+        return;
+    }
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+    for (int j = 0; j < w; j++)
+        v = LLVMBuildInsertElement(b, v, at(src, e + j), cg_i32(c->l, j), "");
+    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(2 * w));
+}
+
 /* Stores operand src (distribution ds, 16-bit elements) into the wgmma no-swizzle K-major
  * canonical layout (PTX ISA 9.7.15.5.1.2, "core matrices"): element (r, k), r the M row of A
  * or the N column of B, at byte off + ((r/8) * (K/8) + k/8) * 128 + (r%8) * 16 + (k%8) * 2: each
@@ -1960,17 +1975,7 @@ static void wgmma_store_operand(Cg *c, const LVal *src, const Dist *ds, DType dt
                                        LLVMBuildMul(b, LLVMBuildAnd(b, k, cg_i32(c->l, 7), ""), cg_i32(c->l, 2), ""), "");
         LLVMValueRef byte = LLVMBuildAdd(b, LLVMBuildAdd(b, LLVMBuildMul(b, cm, cg_i32(c->l, 128), ""), in, ""),
                                          cg_i32(c->l, off), "");
-        LLVMValueRef p = smem_addr(c, byte);
-        if (w == 1) {
-            LLVMValueRef st = LLVMBuildStore(b, at(src, e), p);
-            LLVMSetAlignment(st, 2);
-            continue;
-        }
-        LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
-        for (int j = 0; j < w; j++)
-            v = LLVMBuildInsertElement(b, v, at(src, e + j), cg_i32(c->l, j), "");
-        LLVMValueRef st = LLVMBuildStore(b, v, p);
-        LLVMSetAlignment(st, (unsigned)(2 * w));
+        store_run16(c, src, e, w, mt, smem_addr(c, byte));
     }
 }
 
@@ -1999,17 +2004,7 @@ static void wgmma_store_sw128(Cg *c, const LVal *src, const Dist *ds, DType dt, 
         byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, chunk, cg_i32(c->l, 16), ""), "");
         byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, LLVMBuildAnd(b, cv, cg_i32(c->l, 7), ""), cg_i32(c->l, 2), ""), "");
         byte = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
-        LLVMValueRef p = smem_addr(c, byte);
-        if (w == 1) {
-            LLVMValueRef st = LLVMBuildStore(b, at(src, e), p);
-            LLVMSetAlignment(st, 2);
-            continue;
-        }
-        LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
-        for (int j = 0; j < w; j++)
-            v = LLVMBuildInsertElement(b, v, at(src, e + j), cg_i32(c->l, j), "");
-        LLVMValueRef st = LLVMBuildStore(b, v, p);
-        LLVMSetAlignment(st, (unsigned)(2 * w));
+        store_run16(c, src, e, w, mt, smem_addr(c, byte));
     }
 }
 
