@@ -10,17 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int test_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            test_failures++;                                                                       \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* One kernel under construction. */
 typedef struct Kernel {

@@ -9,17 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int test_failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            test_failures++;                                                                       \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static SrcFile pk_file = {.name = "kernel.tri"};
 static inline SrcLoc pk_loc(int line) { return (SrcLoc){.file = &pk_file, .line = line, .col = 5}; }
