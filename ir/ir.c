@@ -140,7 +140,8 @@ bool layout_equal(const Layout *a, const Layout *b)
                a->dot_operand.op_idx == b->dot_operand.op_idx &&
                a->dot_operand.k_width == b->dot_operand.k_width;
     case LAYOUT_SHARED:
-        return a->shared.vec == b->shared.vec && a->shared.per_phase == b->shared.per_phase &&
+        return a->shared.swizzle == b->shared.swizzle && a->shared.vec == b->shared.vec &&
+               a->shared.per_phase == b->shared.per_phase &&
                a->shared.max_phase == b->shared.max_phase &&
                ints_equal(a->shared.order, b->shared.order, n);
     }

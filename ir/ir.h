@@ -88,6 +88,16 @@ typedef int32_t ValueId;
     X(OP_MULTIPLE_OF, "multiple_of", 1, "r = a; hint: along dim i every element is divisible by attr[i]") \
     X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \
+    /* --- the memory pipeline (made by passes/pipeline_loops.c; docs/ir.md "Shared memory") --- */ \
+    X(OP_LOCAL_ALLOC, "local_alloc", 0, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
+    X(OP_SLOT, "slot", 2, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \
+    X(OP_ASYNC_COPY, "async_copy", -1, "view a = *b where mask (operand 2, optional) else 0, asynchronously: complete once the group the next async_commit closes is waited for; no result") \
+    X(OP_ASYNC_COMMIT, "async_commit", 0, "close the open group of async_copy ops")                \
+    X(OP_ASYNC_WAIT, "async_wait", 0, "wait until at most attr[0] committed groups are incomplete") \
+    X(OP_BARRIER, "barrier", 0, "every thread of the program arrives before any goes on; attr[0] = 1: shared writes are first made visible to wgmma (async proxy)") \
+    X(OP_LOCAL_LOAD, "local_load", 1, "r = the contents of view a, in r's distributed layout")    \
+    X(OP_WGMMA, "wgmma", 3, "r = a @ b + c; a <MxK>, b <KxN> views, c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
+    X(OP_WGMMA_WAIT, "wgmma_wait", -1, "results = operands, once at most attr[0] wgmma ops are still running") \
     /* --- structured control flow --- */                                                         \
     X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
     X(OP_IF, "if", 1, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
@@ -149,6 +159,12 @@ typedef struct Layout {
             int k_width;
         } dot_operand;
         struct {
+            /* NVMMA-style swizzle (docs/layouts.md "Shared layouts"): the tile's contiguous dim
+             * order[0] is cut into atoms of `swizzle` bytes; atom a of the contiguous dim at
+             * a * rows * swizzle; row r of an atom at r * swizzle; its 16-byte chunk j at chunk
+             * j ^ ((r / per_phase) % max_phase). swizzle 32, 64 or 128 (the wgmma modes); then
+             * vec = 16 / element bytes, per_phase = 128 / swizzle, max_phase = swizzle / 16. */
+            int swizzle;
             int vec, per_phase, max_phase;
             int order[TRIC_MAX_RANK];
         } shared;
@@ -198,7 +214,8 @@ struct IrOp {
     int64_t attr[TRIC_MAX_RANK]; /* per op, see the table */
     double fattr;                /* OP_CONST of a float dtype */
     const char *sattr;           /* OP_ASSERT's message */
-    int32_t smem_offset;         /* passes/shared_alloc.c: scratch for convert_layout, reductions */
+    int32_t smem_offset;         /* passes/shared_alloc.c: scratch for convert_layout, reductions;
+                                    the whole buffer of a local_alloc */
     int32_t smem_bytes;
 };
 

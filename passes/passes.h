@@ -91,6 +91,35 @@ int64_t shared_wgmma_stage_bytes(const IrFunc *f, const IrOp *dot);
  * position. -1 otherwise. Such a dot can keep its wgmma group in flight across iterations. */
 int shared_wgmma_pipelined_iter(const IrFunc *f, const IrOp *for_op, const IrOp *dot);
 
+/* pipeline_loops.c: software pipelining (docs/passes.md "pipeline"). For a for loop whose dots
+ * read tiles loaded in the same iteration, with S = the loop's num_stages (tl.range), else the
+ * function's, S >= 2: the loads become async_copy ops into S-slot local_alloc buffers, issued
+ * S - 1 iterations ahead (a prologue of S - 1 predicated iterations before the loop), each
+ * iteration waits (async_wait) for its own tile, reads it through a slot view (local_load into
+ * the dot operand's layout, or a wgmma reading shared memory directly with one wgmma left in
+ * flight), and the loop carries the insert and extract slot indices. Requires layouts; leaves
+ * local_alloc buffers without a shared layout (swizzle.c gives them one). A loop it cannot
+ * pipeline is left as it is. */
+bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d);
+/* swizzle.c: a #shared layout for every local_alloc (and its slot views): the contiguous dim is
+ * the one the copies into it run along, the swizzle the widest of 128, 64, 32 bytes that divides
+ * that dim's bytes (so ldmatrix, wgmma and 16-byte copies are free of bank conflicts). Requires
+ * pipeline. */
+bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
+
+/* ---- shared-memory tiles (swizzle.c) ------------------------------------------------------- */
+
+/* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to
+ * 1024, so every slot starts on the swizzle pattern's period. t is the buffer's type (dim 0 =
+ * slots) when buffer, else a view's. */
+int64_t shared_slot_bytes(Type t, bool buffer);
+/* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
+ * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
+int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
+/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
+ * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
+bool shared_layout_for(Layout *l, Type tile, int contig);
+
 /* The whole pipeline, in order. */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);
 

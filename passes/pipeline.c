@@ -40,5 +40,7 @@ bool passes_run(IrFunc *f, const PassOptions *o, Diag *d)
            run_pass(f, o, d, "dce", pass_dce) &&
            run_pass(f, o, d, "axis_info", pass_axis_info) &&
            run_pass(f, o, d, "layouts", pass_layouts) &&
+           run_pass(f, o, d, "pipeline", pass_pipeline) &&
+           run_pass(f, o, d, "swizzle", pass_swizzle) &&
            run_pass(f, o, d, "shared_alloc", pass_shared_alloc);
 }

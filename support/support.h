@@ -151,10 +151,14 @@ bool dtype_from_name(const char *name, DType *out);
 #define TRIC_MAX_RANK 4
 
 /* The type of a value: a scalar (rank 0) or a block (rank >= 1, every dim a power of two), whose
- * element is either a dtype or a pointer (global address space) to a dtype. Passed by value. */
+ * element is either a dtype or a pointer (global address space) to a dtype. Passed by value.
+ * is_smem marks a tile that lives in shared memory (tile IR only, after the pipelining pass: a
+ * local_alloc buffer, whose dim 0 counts its slots, or a slot view of one); it prints as
+ * "!smem<3x128x64xfp16>" and has no registers. */
 typedef struct Type {
     DType dtype;   /* element type, or the pointee when is_ptr */
     bool is_ptr;
+    bool is_smem;
     uint8_t rank;
     int32_t shape[TRIC_MAX_RANK];
 } Type;

@@ -71,7 +71,7 @@ bool type_same_shape(Type a, Type b)
 
 bool type_equal(Type a, Type b)
 {
-    return a.dtype == b.dtype && a.is_ptr == b.is_ptr && type_same_shape(a, b);
+    return a.dtype == b.dtype && a.is_ptr == b.is_ptr && a.is_smem == b.is_smem && type_same_shape(a, b);
 }
 
 int64_t type_numel(Type t)
@@ -84,6 +84,8 @@ int64_t type_numel(Type t)
 
 void type_print(StrBuf *sb, Type t)
 {
+    if (t.is_smem)
+        strbuf_putc(sb, '!'), strbuf_append(sb, "smem");
     if (t.rank > 0) {
         strbuf_putc(sb, '<');
         for (int i = 0; i < t.rank; i++)

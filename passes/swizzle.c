@@ -1,0 +1,123 @@
+/* swizzle.c: the shared layout of every tile that lives in shared memory across ops (the
+ * local_alloc buffers of the pipelining pass and their slot views).
+ *
+ * Requires: pipeline (pass_pipeline), layouts. Guarantees: every local_alloc result and every
+ * slot view has a #shared layout; a view's layout is its buffer's.
+ *
+ * The layout is NVMMA's (PTX ISA 9.7.15.5.1.2 "Shared memory matrix layout", the 128/64/32-byte
+ * swizzle modes; CUTLASS's Swizzle<3,4,3>, <2,4,3>, <1,4,3>): the contiguous dim is cut into
+ * atoms of `swizzle` bytes; inside an atom, row r is `swizzle` bytes at r * swizzle and its
+ * 16-byte chunk j sits at chunk j ^ ((r / per_phase) % max_phase). Eight consecutive rows then
+ * put a given chunk in eight distinct 16-byte bank groups (128-byte mode), so the eight row
+ * addresses of an ldmatrix, the 16-byte cp.async writes of eight threads along one column and
+ * wgmma's own reads are free of bank conflicts, and wgmma reads the tile through a descriptor
+ * without any copy. The widest mode whose atom divides the contiguous extent is chosen (Triton's
+ * NVMMASharedEncoding rule). */
+#include "passes/passes.h"
+
+int64_t shared_slot_bytes(Type t, bool buffer)
+{
+    int64_t n = 1;
+    for (int d = buffer ? 1 : 0; d < t.rank; d++)
+        n *= t.shape[d];
+    return (n * dtype_bytes(t.dtype) + 1023) / 1024 * 1024;
+}
+
+bool shared_layout_for(Layout *l, Type tile, int contig)
+{
+    if (tile.rank != 2 || contig < 0 || contig > 1)
+        return false;
+    int eb = dtype_bytes(tile.dtype);
+    int64_t bytes = (int64_t)tile.shape[contig] * eb;
+    int sw = bytes % 128 == 0 ? 128 : bytes % 64 == 0 ? 64 : bytes % 32 == 0 ? 32 : 0;
+    if (!sw || eb > 16)
+        return false;
+    *l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
+    l->shared.swizzle = sw;
+    l->shared.vec = 16 / eb;
+    l->shared.per_phase = 128 / sw;
+    l->shared.max_phase = sw / 16;
+    l->shared.order[0] = contig;
+    l->shared.order[1] = 1 - contig;
+    return true;
+}
+
+int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
+{
+    int cd = l->shared.order[0], rd = l->shared.order[1];
+    int eb = dtype_bytes(tile.dtype), sw = l->shared.swizzle;
+    int64_t rows = tile.shape[rd], atom_elems = sw / eb;
+    int64_t col = c[cd], row = c[rd];
+    int64_t atom = col / atom_elems, in_atom = (col % atom_elems) * eb;
+    int64_t chunk = (in_atom / 16) ^ ((row / l->shared.per_phase) % l->shared.max_phase);
+    return atom * rows * sw + row * sw + chunk * 16 + in_atom % 16;
+}
+
+/* The contiguous dim of the tile an async_copy writes: its pointers' blocked order[0]. */
+static int copy_contig_dim(const IrFunc *f, const IrOp *copy)
+{
+    int l = f->values[copy->operands[1]].layout;
+    if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED)
+        return f->layouts[l].blocked.order[0];
+    return ir_type(f, copy->operands[1]).rank - 1;
+}
+
+/* The contiguous dim chosen for each buffer: the order of its first async_copy. Found by walking
+ * every region; views are mapped back to their buffer through the slot op. */
+static void find_copies(IrFunc *f, IrRegion *r, int *contig)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            find_copies(f, &op->regions[k], contig);
+        if (op->code != OP_ASYNC_COPY)
+            continue;
+        const IrOp *view = f->values[op->operands[0]].def;
+        if (!view || view->code != OP_SLOT)
+            continue;
+        ValueId buf = view->operands[0];
+        if (contig[buf] < 0)
+            contig[buf] = copy_contig_dim(f, op);
+    }
+}
+
+/* Gives every local_alloc its layout (contig[] chosen, else the last dim) and every slot view
+ * its buffer's. Returns false with an error when a tile has no swizzled form. */
+static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (!assign(f, &op->regions[k], contig, d))
+                return false;
+        if (op->code == OP_LOCAL_ALLOC) {
+            ValueId buf = op->results[0];
+            Type t = ir_type(f, buf), tile = t;
+            tile.rank = (uint8_t)(t.rank - 1);
+            for (int k = 0; k + 1 < t.rank; k++)
+                tile.shape[k] = t.shape[k + 1];
+            tile.is_smem = true;
+            Layout l;
+            int cd = contig[buf] >= 0 ? contig[buf] : tile.rank - 1;
+            if (!shared_layout_for(&l, tile, cd)) {
+                TRIC_INTERNAL(d, "swizzle: no swizzled layout for a %s tile contiguous along dim %d",
+                              type_str(f->arena, tile), cd);
+                return false;
+            }
+            f->values[buf].layout = ir_layout_intern(f, &l);
+        } else if (op->code == OP_SLOT) {
+            f->values[op->results[0]].layout = f->values[op->operands[0]].layout;
+        }
+    }
+    return true;
+}
+
+bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    (void)o;
+    int *contig = arena_alloc(f->arena, sizeof(int) * (size_t)(f->nvalues > 0 ? f->nvalues : 1));
+    for (int v = 0; v < f->nvalues; v++)
+        contig[v] = -1;
+    find_copies(f, &f->body, contig);
+    return assign(f, &f->body, contig, d);
+}
