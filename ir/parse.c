@@ -88,6 +88,12 @@ static bool at_loc(Parser *p)
     return peek(p) == 'l' && peek_at(p, 1) == 'o' && peek_at(p, 2) == 'c' && peek_at(p, 3) == '(';
 }
 
+/* At "smem(": an op's shared-memory range follows. */
+static bool at_smem(Parser *p)
+{
+    return p->pos + 5 <= p->len && strncmp(p->text + p->pos, "smem(", 5) == 0;
+}
+
 static SrcLoc here(Parser *p) { return (SrcLoc){.file = p->file, .line = p->line, .col = p->col}; }
 
 static _Noreturn void fail_at(Parser *p, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
@@ -339,10 +345,24 @@ static Type elem_type(Parser *p)
     return is_ptr ? type_ptr(dt) : type_scalar(dt);
 }
 
-/* type = elem | "<" (INT "x")+ elem ">" */
+/* type = elem | ["!smem"] "<" (INT "x")+ elem ">"      (!smem: a tile in shared memory) */
 static Type parse_type(Parser *p)
 {
     skip_ws(p);
+    bool is_smem = false;
+    if (peek(p) == '!') {
+        SrcLoc loc = here(p);
+        advance(p);
+        size_t start = p->pos;
+        while (isalnum(peek(p)))
+            advance(p);
+        if (p->pos - start != 4 || strncmp(p->text + start, "smem", 4) != 0)
+            fail_at(p, loc, "unknown type '!%.*s' (only !smem<...> is known)", (int)(p->pos - start),
+                    p->text + start);
+        if (peek(p) != '<')
+            FAIL(p, "expected '<' after '!smem', found %s", found(p));
+        is_smem = true;
+    }
     if (peek(p) != '<')
         return elem_type(p);
     advance(p);
@@ -370,7 +390,9 @@ static Type parse_type(Parser *p)
     if (peek(p) != '>')
         FAIL(p, "expected '>' after a block type, found %s", found(p));
     advance(p);
-    return type_block(elem, rank, shape);
+    Type t = type_block(elem, rank, shape);
+    t.is_smem = is_smem;
+    return t;
 }
 
 static int int_list(Parser *p, int *out, int max)
@@ -470,7 +492,9 @@ static int parse_layout(Parser *p)
             }
             break;
         case LAYOUT_SHARED:
-            if (!strcmp(key, "vec"))
+            if (!strcmp(key, "swizzle"))
+                scalar = &l.shared.swizzle;
+            else if (!strcmp(key, "vec"))
                 scalar = &l.shared.vec;
             else if (!strcmp(key, "per_phase"))
                 scalar = &l.shared.per_phase;
@@ -565,6 +589,8 @@ static const char *operand_label(OpCode code, int i)
 {
     if (code == OP_LOAD)
         return i == 1 ? "mask" : i == 2 ? "other" : NULL;
+    if (code == OP_ASYNC_COPY)
+        return i == 2 ? "mask" : i == 3 ? "other" : NULL;
     if (code == OP_STORE)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
@@ -636,7 +662,9 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
         } else if ((!strcmp(key, "axis") &&
                     (code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM || code == OP_REDUCE_MAX ||
                      code == OP_REDUCE_MIN || code == OP_ARGMAX || code == OP_ARGMIN)) ||
-                   (!strcmp(key, "allow_tf32") && code == OP_DOT)) {
+                   (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
+                   (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||
+                   (!strcmp(key, "fence_async") && code == OP_BARRIER)) {
             a->attr[0] = int64_value(p);
         } else {
             fail_at(p, loc, "unknown attribute '%s' for '%s'", key, op_name(code));
@@ -692,7 +720,7 @@ static void parse_op(Parser *p, IrRegion *into)
     default:
         /* Operands sit on the op's line: "yield" at a line's end, or followed only by its
          * location, has none. */
-        if (at_line_end(p) || peek(p) == '{' || peek(p) == ':' || at_loc(p))
+        if (at_line_end(p) || peek(p) == '{' || peek(p) == ':' || at_loc(p) || at_smem(p))
             break;
         do {
             const char *want = operand_label(code, noperands);

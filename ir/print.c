@@ -13,7 +13,8 @@
  *   region  = [("else" | "do")] "{" ["^" "(" typed ("," typed)* ")" ":"] op* "}"
  *   layout  = "#blocked<spt=[..], tpw=[..], wpc=[..], order=[..]>" | "#slice<dim=D, parent=layout>"
  *           | "#mma<version=V, wpc=[..], instr=[M,N,K]>" | "#dot_op<idx=I, parent=layout, kwidth=K>"
- *           | "#shared<vec=V, per_phase=P, max_phase=M, order=[..]>"
+ *           | "#shared<swizzle=S, vec=V, per_phase=P, max_phase=M, order=[..]>"
+ *   TYPE    = ["!smem"] "<" (INT "x")+ elem ">" | elem     (!smem: a tile in shared memory)
  *
  * Values print as %N, numbered in order of definition (ir_value_numbering), so the text of a
  * function does not depend on how its ValueIds were allocated. */
@@ -147,8 +148,8 @@ static void print_layout_rec(StrBuf *out, const IrFunc *f, int index, int depth)
         strbuf_printf(out, ", kwidth=%d>", l->dot_operand.k_width);
         break;
     case LAYOUT_SHARED:
-        strbuf_printf(out, "#shared<vec=%d, per_phase=%d, max_phase=%d, order=", l->shared.vec,
-                      l->shared.per_phase, l->shared.max_phase);
+        strbuf_printf(out, "#shared<swizzle=%d, vec=%d, per_phase=%d, max_phase=%d, order=",
+                      l->shared.swizzle, l->shared.vec, l->shared.per_phase, l->shared.max_phase);
         print_int_list(out, l->shared.order, rank);
         strbuf_putc(out, '>');
         break;
@@ -206,12 +207,14 @@ static void print_float(StrBuf *out, double x)
         strbuf_append(out, ".0");
 }
 
-/* The label before operand i, or NULL. Load: ptr, mask, other; store: ptr, value, mask; for: lo,
- * hi, step, then iter args. */
+/* The label before operand i, or NULL. Load: ptr, mask, other; store: ptr, value, mask;
+ * async_copy: view, ptr, mask, other; for: lo, hi, step, then iter args. */
 static const char *operand_label(OpCode code, int i)
 {
     if (code == OP_LOAD)
         return i == 1 ? "mask" : i == 2 ? "other" : NULL;
+    if (code == OP_ASYNC_COPY)
+        return i == 2 ? "mask" : i == 3 ? "other" : NULL;
     if (code == OP_STORE)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
@@ -228,7 +231,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
         return (!t.is_ptr && dtype_is_float(t.dtype)) ? 0 : 1;
     }
     case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_DOT:
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
+    case OP_WGMMA: case OP_ASYNC_WAIT: case OP_WGMMA_WAIT: case OP_BARRIER: case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
         return 1;
     case OP_MAKE_RANGE:
         return 2;
@@ -275,8 +278,15 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_ARGMAX: case OP_ARGMIN:
             KEY("axis = %lld", (long long)op->attr[0]);
             break;
-        case OP_DOT:
+        case OP_DOT: case OP_WGMMA:
             KEY("allow_tf32 = %lld", (long long)op->attr[0]);
+            break;
+        case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
+            KEY("pending = %lld", (long long)op->attr[0]);
+            break;
+        case OP_BARRIER: /* a plain barrier prints bare */
+            if (op->attr[0] != 0)
+                KEY("fence_async = %lld", (long long)op->attr[0]);
             break;
         case OP_TRANS:
             KEY("perm = ");
