@@ -13,7 +13,11 @@
  *     yield ends every for body and if branch and a while's region 1, condition ends a while's
  *     region 0, and neither appears anywhere else;
  *   - layouts, when assigned: a valid index whose rank is the value's rank, scalars have none,
- *     slices of a valid parent, dot operands of an mma or blocked layout.
+ *     slices of a valid parent, dot operands of an mma or blocked layout;
+ *   - shared memory (docs/ir.md "Shared memory and the memory pipeline"): !smem values come
+ *     only from local_alloc (a buffer, dim 0 = slots) and slot (a view of one slot); they are
+ *     operands only where a buffer or view is expected (slot, async_copy, local_load, wgmma);
+ *     their layouts are #shared, of the tile's rank, and #shared is for them alone.
  * Every problem is reported (no stop at the first), as
  *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
  * at the op's location when it has one; values are named as ir_print numbers them. */
@@ -116,11 +120,26 @@ static void check_layout(Verifier *v, const IrOp *op, ValueId id)
         return;
     }
     const Layout *l = &f->layouts[li];
-    if (l->rank != t.rank) {
+    if (t.is_smem != (l->kind == LAYOUT_SHARED)) {
         StrBuf sb = {0};
         ir_print_layout(&sb, f, li);
-        report(v, op, "%s has type %s but a rank-%d layout %s", vname(v, id), tstr(v, t), l->rank,
-               sb.data);
+        if (t.is_smem)
+            report(v, op, "%s is a shared-memory tile (%s) but has the distributed layout %s; "
+                   "it needs a #shared layout", vname(v, id), tstr(v, t), sb.data);
+        else
+            report(v, op, "%s has type %s, not in shared memory, but a #shared layout %s",
+                   vname(v, id), tstr(v, t), sb.data);
+        strbuf_free(&sb);
+        return;
+    }
+    /* A buffer's layout is per slot: the rank of its tile, one less than the buffer's. */
+    const IrOp *def = f->values[id].def;
+    int want_rank = t.is_smem && def && def->code == OP_LOCAL_ALLOC ? t.rank - 1 : t.rank;
+    if (l->rank != want_rank) {
+        StrBuf sb = {0};
+        ir_print_layout(&sb, f, li);
+        report(v, op, "%s has type %s but a rank-%d layout %s%s", vname(v, id), tstr(v, t), l->rank,
+               sb.data, want_rank != t.rank ? " (a buffer's layout has its tile's rank, one less)" : "");
         strbuf_free(&sb);
         return;
     }
@@ -170,8 +189,19 @@ static void check_layout(Verifier *v, const IrOp *op, ValueId id)
             report(v, op, "%s: dot operand index %d (0 or 1)", vname(v, id), l->dot_operand.op_idx);
         break;
     }
-    case LAYOUT_SHARED:
+    case LAYOUT_SHARED: {
+        bool seen[TRIC_MAX_RANK] = {0};
+        for (int i = 0; i < l->rank; i++) {
+            int o = l->shared.order[i];
+            if (o < 0 || o >= l->rank || seen[o]) {
+                report(v, op, "%s: shared layout order is not a permutation of its dims",
+                       vname(v, id));
+                return;
+            }
+            seen[o] = true;
+        }
         break;
+    }
     }
 }
 
@@ -260,6 +290,173 @@ static void check_reduce(Verifier *v, const IrOp *op)
     if (op->code == OP_ARGMAX || op->code == OP_ARGMIN)
         want.dtype = DT_I32;
     want_result(v, op, 0, want);
+}
+
+/* ---- shared memory and the memory pipeline ------------------------------------------------- */
+
+static bool is_buffer(Verifier *v, ValueId id)
+{
+    const IrValue *val = &v->f->values[id];
+    return val->type.is_smem && val->def && val->def->code == OP_LOCAL_ALLOC;
+}
+
+static bool is_view(Verifier *v, ValueId id)
+{
+    const IrValue *val = &v->f->values[id];
+    return val->type.is_smem && val->def && val->def->code == OP_SLOT;
+}
+
+/* Operand i must be a slot view (what slot returns). */
+static bool want_view(Verifier *v, const IrOp *op, int i, const char *what)
+{
+    if (is_view(v, op->operands[i]))
+        return true;
+    report(v, op, "operand %d (%s) has type %s, expected a slot view of a shared-memory buffer",
+           i, what, tstr(v, otype(v, op, i)));
+    return false;
+}
+
+/* The tile of a buffer type: dim 0 (the slots) dropped, still in shared memory. */
+static Type tile_of(Type buf)
+{
+    Type t = buf;
+    t.rank = (uint8_t)(buf.rank - 1);
+    for (int i = 0; i < TRIC_MAX_RANK; i++)
+        t.shape[i] = i + 1 < buf.rank ? buf.shape[i + 1] : 0;
+    return t;
+}
+
+/* A constant 0 (the only `other` an async copy can have: cp.async fills with zeros). */
+static bool is_const_zero(Verifier *v, ValueId id)
+{
+    const IrOp *d = v->f->values[id].def;
+    return d && d->code == OP_CONST && d->attr[0] == 0 && d->fattr == 0;
+}
+
+static void check_pipeline(Verifier *v, const IrOp *op)
+{
+    switch (op->code) {
+    case OP_LOCAL_ALLOC: {
+        Type r = rtype(v, op, 0);
+        if (!r.is_smem || r.rank < 2 || r.is_ptr)
+            report(v, op, "result has type %s, expected a shared-memory buffer !smem<S x tile> "
+                   "(rank >= 2, dim 0 the slots)", tstr(v, r));
+        break;
+    }
+    case OP_SLOT: {
+        ValueId buf = op->operands[0];
+        Type b = otype(v, op, 0), i = otype(v, op, 1);
+        if (!is_buffer(v, buf)) {
+            report(v, op, "operand 0 has type %s, expected a local_alloc buffer", tstr(v, b));
+            break;
+        }
+        if (i.rank != 0 || i.is_ptr || i.dtype != DT_I32) {
+            report(v, op, "operand 1 (the slot index) has type %s, expected i32", tstr(v, i));
+            break;
+        }
+        if (!want_result(v, op, 0, tile_of(b)))
+            break;
+        int bl = v->f->values[buf].layout, rl = v->f->values[op->results[0]].layout;
+        if (bl != rl) {
+            StrBuf sa = {0}, sb = {0};
+            ir_print_layout(&sa, v->f, rl);
+            ir_print_layout(&sb, v->f, bl);
+            report(v, op, "the view's layout %s is not its buffer's %s", sa.data, sb.data);
+            strbuf_free(&sa);
+            strbuf_free(&sb);
+        }
+        break;
+    }
+    case OP_ASYNC_COPY: {
+        if (!want_view(v, op, 0, "the destination"))
+            break;
+        Type dst = otype(v, op, 0), p = otype(v, op, 1);
+        if (!p.is_ptr) {
+            report(v, op, "operand 1 has type %s, expected pointers", tstr(v, p));
+            break;
+        }
+        Type want = shape_of(p, p.dtype, false);
+        want.is_smem = true;
+        if (!type_equal(dst, want)) {
+            report(v, op, "copies %s into a view of type %s (the view must have the pointers' "
+                   "shape and pointee)", tstr(v, p), tstr(v, dst));
+            break;
+        }
+        if (op->noperands > 2 && op->operands[2])
+            want_operand(v, op, 2, shape_of(p, DT_I1, false));
+        if (op->noperands > 3 && op->operands[3]) {
+            Type o = otype(v, op, 3);
+            if (!type_equal(o, shape_of(p, p.dtype, false)))
+                report(v, op, "operand 3 (other) has type %s, expected %s", tstr(v, o),
+                       tstr(v, shape_of(p, p.dtype, false)));
+            else if (!is_const_zero(v, op->operands[3]))
+                report(v, op, "operand 3 (other) must be a constant 0: an async copy fills "
+                       "masked-off elements with zeros");
+        }
+        break;
+    }
+    case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
+        if (op->attr[0] < 0)
+            report(v, op, "pending is %lld; it must be >= 0", (long long)op->attr[0]);
+        for (int i = 0; op->code == OP_WGMMA_WAIT && i < op->noperands && i < op->nresults; i++) {
+            if (!type_equal(otype(v, op, i), rtype(v, op, i))) {
+                report(v, op, "result %d has type %s, but operand %d has type %s", i,
+                       tstr(v, rtype(v, op, i)), i, tstr(v, otype(v, op, i)));
+                break;
+            }
+            if (v->f->values[op->operands[i]].layout != v->f->values[op->results[i]].layout) {
+                report(v, op, "result %d has another layout than operand %d", i, i);
+                break;
+            }
+        }
+        break;
+    case OP_LOCAL_LOAD: {
+        if (!want_view(v, op, 0, "the view"))
+            break;
+        Type want = otype(v, op, 0);
+        want.is_smem = false;
+        want_result(v, op, 0, want);
+        break;
+    }
+    case OP_WGMMA: {
+        if (!want_view(v, op, 0, "a") || !want_view(v, op, 1, "b"))
+            break;
+        Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+        if (a.rank != 2 || b.rank != 2 || r.rank != 2 || r.is_ptr || r.is_smem) {
+            report(v, op, "takes 2-d views and a 2-d accumulator (%s x %s -> %s)", tstr(v, a),
+                   tstr(v, b), tstr(v, r));
+            break;
+        }
+        if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
+            report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
+                   tstr(v, a), tstr(v, b), tstr(v, r));
+            break;
+        }
+        if (a.dtype != b.dtype) {
+            report(v, op, "operands 0 and 1 have element types %s and %s; they must agree",
+                   dtype_sig_name(a.dtype), dtype_sig_name(b.dtype));
+            break;
+        }
+        if (!type_equal(acc, r)) {
+            report(v, op, "operand 2 has type %s, expected %s", tstr(v, acc), tstr(v, r));
+            break;
+        }
+        int rl = v->f->values[op->results[0]].layout;
+        if (rl > 0 && rl < v->f->nlayouts &&
+            (v->f->layouts[rl].kind != LAYOUT_MMA || v->f->layouts[rl].mma.version != 3))
+            report(v, op, "the result's layout must be #mma<version=3, ...> (wgmma)");
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* May operand i of op be a shared-memory value? Only where a buffer or view is expected. */
+static bool smem_operand_ok(OpCode c, int i)
+{
+    return (c == OP_SLOT && i == 0) || (c == OP_ASYNC_COPY && i == 0) ||
+           (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2);
 }
 
 static void check_types(Verifier *v, const IrOp *op)
@@ -455,6 +652,10 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
         check_reduce(v, op);
         break;
+    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_WAIT: case OP_LOCAL_LOAD:
+    case OP_WGMMA: case OP_WGMMA_WAIT:
+        check_pipeline(v, op);
+        break;
     case OP_ASSERT: {
         Type a = otype(v, op, 0);
         if (a.is_ptr || a.dtype != DT_I1)
@@ -476,10 +677,13 @@ static void check_types(Verifier *v, const IrOp *op)
 static int expected_results(const IrOp *op)
 {
     switch (op->code) {
-    case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
+    case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION: case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_BARRIER:
         return 0;
     case OP_FOR:
         return op->noperands - 3;
+    case OP_WGMMA_WAIT:
+        return op->noperands;
     case OP_IF: case OP_WHILE:
         return -1; /* checked against their regions */
     default:
@@ -492,10 +696,12 @@ static int expected_regions(OpCode c)
     return c == OP_FOR ? 1 : (c == OP_IF || c == OP_WHILE) ? 2 : 0;
 }
 
-/* May operand i be absent (0)? Only load's mask and other and store's mask. */
+/* May operand i be absent (0)? Only load's mask and other, store's mask and async_copy's mask
+ * and other. */
 static bool operand_optional(OpCode c, int i)
 {
-    return (c == OP_LOAD && (i == 1 || i == 2)) || (c == OP_STORE && i == 2);
+    return (c == OP_LOAD && (i == 1 || i == 2)) || (c == OP_STORE && i == 2) ||
+           (c == OP_ASYNC_COPY && (i == 2 || i == 3));
 }
 
 static bool counts_ok(Verifier *v, const IrOp *op)
@@ -516,6 +722,10 @@ static bool counts_ok(Verifier *v, const IrOp *op)
         ok = false;
     } else if (c == OP_STORE && (op->noperands < 2 || op->noperands > 3)) {
         report(v, op, "has %d operands, expected 2 or 3 (pointer, value, mask)", op->noperands);
+        ok = false;
+    } else if (c == OP_ASYNC_COPY && (op->noperands < 2 || op->noperands > 4)) {
+        report(v, op, "has %d operands, expected 2 to 4 (view, pointers, mask, other)",
+               op->noperands);
         ok = false;
     } else if (c == OP_FOR && op->noperands < 3) {
         report(v, op, "has %d operands, expected at least 3 (lo, hi, step)", op->noperands);
@@ -549,6 +759,11 @@ static void define(Verifier *v, const IrOp *op, ValueId id, const char *what)
         report(v, op, "%s %s is defined twice", what, vname(v, id));
     v->ever[id] = true;
     v->defined[id] = true;
+    Type t = v->f->values[id].type;
+    if (t.is_smem && !(op && v->f->values[id].def == op &&
+                       (op->code == OP_LOCAL_ALLOC || op->code == OP_SLOT)))
+        report(v, op, "%s %s has type %s, but only local_alloc and slot define shared-memory "
+               "tiles", what, vname(v, id), tstr(v, t));
     check_value_type(v, op, id);
     check_layout(v, op, id);
 }
@@ -693,6 +908,11 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos,
         } else if (!v->defined[id]) {
             report(v, op, "operand %d (%s) is not defined before this use%s", i, vname(v, id),
                    v->ever[id] ? " (its definition does not dominate it)" : "");
+            uses_ok = false;
+        } else if (v->f->values[id].type.is_smem && !smem_operand_ok(op->code, i)) {
+            report(v, op, "operand %d (%s) is a shared-memory tile (%s); only slot, async_copy, "
+                   "local_load and wgmma take one", i, vname(v, id),
+                   tstr(v, v->f->values[id].type));
             uses_ok = false;
         }
     }

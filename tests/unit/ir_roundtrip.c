@@ -63,7 +63,7 @@ static IrFunc *build_every_op(Arena *a)
     int mm = ir_layout_intern(f, &mma);
     Layout dop = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .dot_operand = {.parent = mm, .op_idx = 1, .k_width = 2}};
     int dl = ir_layout_intern(f, &dop);
-    Layout sh = {.kind = LAYOUT_SHARED, .rank = 2, .shared = {.vec = 8, .per_phase = 1, .max_phase = 8}};
+    Layout sh = {.kind = LAYOUT_SHARED, .rank = 2, .shared = {.swizzle = 64, .vec = 8, .per_phase = 2, .max_phase = 4}};
     sh.shared.order[0] = 1;
     sh.shared.order[1] = 0;
     int shl = ir_layout_intern(f, &sh);
@@ -143,7 +143,7 @@ static IrFunc *build_every_op(Arena *a)
     ValueId rs = ir_build_unary(&b, OP_RESHAPE, nl, blk1(DT_F32, 8192), tr->results[0]);
     (void)rs;
     ValueId cv = ir_build_unary(&b, OP_CONVERT_LAYOUT, nl, blk2(DT_F32, 128, 64), bc);
-    f->values[cv].layout = shl;
+    f->values[cv].layout = dl;
     ir_value(f, cv)->def->smem_offset = 1024;
     ir_value(f, cv)->def->smem_bytes = 32768;
     static const OpCode reds[] = {OP_REDUCE_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN};
@@ -212,6 +212,62 @@ static IrFunc *build_every_op(Arena *a)
     /* An op with a raw attribute (slot its form does not name) survives the round trip. */
     IrOp *raw = ir_build(&b, OP_ADD, nl, (ValueId[]){wo->results[0], c4}, 2, (Type[]){type_scalar(DT_I32)}, 1, 0);
     raw->attr[2] = 7;
+    /* The memory pipeline: two 2-slot buffers, copies into a slot, commit, wait, barriers, a
+     * local_load and a wgmma chain retired by wgmma_wait. */
+    Layout mma3 = {.kind = LAYOUT_MMA, .rank = 2};
+    mma3.mma.version = 3;
+    mma3.mma.warps_per_cta[0] = 4;
+    mma3.mma.warps_per_cta[1] = 1;
+    memcpy(mma3.mma.instr_shape, (int[]){16, 64, 16}, sizeof(int[3]));
+    int m3 = ir_layout_intern(f, &mma3);
+    Layout dop3 = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .dot_operand = {.parent = m3, .op_idx = 0, .k_width = 2}};
+    int dl3 = ir_layout_intern(f, &dop3);
+    Type abuf = type_block(type_scalar(DT_F16), 3, (int32_t[]){2, 64, 32});
+    abuf.is_smem = true;
+    Type aview = blk2(DT_F16, 64, 32);
+    aview.is_smem = true;
+    Type bbuf = type_block(type_scalar(DT_F16), 3, (int32_t[]){2, 32, 64});
+    bbuf.is_smem = true;
+    Type bview = blk2(DT_F16, 32, 64);
+    bview.is_smem = true;
+    IrOp *la = ir_build(&b, OP_LOCAL_ALLOC, L(20, 5), NULL, 0, &abuf, 1, 0);
+    la->smem_offset = 0;
+    la->smem_bytes = 8192;
+    ValueId ab0 = la->results[0];
+    f->values[ab0].layout = shl;
+    f->values[ab0].name = "a_buf";
+    IrOp *lb = ir_build(&b, OP_LOCAL_ALLOC, nl, NULL, 0, &bbuf, 1, 0);
+    lb->smem_offset = 8192;
+    lb->smem_bytes = 8192;
+    ValueId bb0 = lb->results[0];
+    ValueId one32 = ir_build_const_int(&b, nl, type_scalar(DT_I32), 1);
+    ValueId va = ir_build_binary(&b, OP_SLOT, nl, aview, ab0, one32);
+    f->values[va].layout = shl;
+    ValueId vb = ir_build_binary(&b, OP_SLOT, nl, bview, bb0, c0);
+    ValueId ptile = ir_build_unary(&b, OP_SPLAT, nl, type_block(type_ptr(DT_F16), 2, (int32_t[]){64, 32}), y_ptr);
+    ValueId ptile2 = ir_build_unary(&b, OP_SPLAT, nl, type_block(type_ptr(DT_F16), 2, (int32_t[]){32, 64}), y_ptr);
+    ValueId mtile = ir_build_const_int(&b, nl, blk2(DT_I1, 64, 32), 1);
+    ValueId ztile = ir_build_const_float(&b, nl, blk2(DT_F16, 64, 32), 0.0);
+    ir_build(&b, OP_ASYNC_COPY, L(21, 9), (ValueId[]){va, ptile, mtile, ztile}, 4, NULL, 0, 0);
+    ir_build(&b, OP_ASYNC_COPY, nl, (ValueId[]){va, ptile, mtile}, 3, NULL, 0, 0);
+    ir_build(&b, OP_ASYNC_COPY, nl, (ValueId[]){vb, ptile2}, 2, NULL, 0, 0);
+    ir_build(&b, OP_ASYNC_COMMIT, nl, NULL, 0, NULL, 0, 0);
+    ir_build(&b, OP_ASYNC_WAIT, L(22, 9), NULL, 0, NULL, 0, 0)->attr[0] = 1;
+    ir_build(&b, OP_ASYNC_WAIT, nl, NULL, 0, NULL, 0, 0);
+    ir_build(&b, OP_BARRIER, nl, NULL, 0, NULL, 0, 0)->attr[0] = 1;
+    ir_build(&b, OP_BARRIER, nl, NULL, 0, NULL, 0, 0);
+    ValueId ll = ir_build_unary(&b, OP_LOCAL_LOAD, nl, blk2(DT_F16, 64, 32), va);
+    f->values[ll].layout = dl3;
+    ValueId acc3 = ir_build_const_float(&b, nl, blk2(DT_F32, 64, 64), 0.0);
+    f->values[acc3].layout = m3;
+    IrOp *wg = ir_build(&b, OP_WGMMA, L(23, 15), (ValueId[]){va, vb, acc3}, 3, (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
+    f->values[wg->results[0]].layout = m3;
+    IrOp *ww = ir_build(&b, OP_WGMMA_WAIT, nl, (ValueId[]){wg->results[0], ll}, 2,
+                        (Type[]){blk2(DT_F32, 64, 64), blk2(DT_F16, 64, 32)}, 2, 0);
+    ww->attr[0] = 1;
+    f->values[ww->results[0]].layout = m3;
+    f->values[ww->results[1]].layout = dl3;
+    ir_build(&b, OP_WGMMA_WAIT, nl, NULL, 0, NULL, 0, 0);
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};
     ir_build_const_int(&before, nl, type_scalar(DT_U64), -1);
