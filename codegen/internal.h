@@ -68,4 +68,118 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
 bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
               const char **math_name, Diag *d);
 
+/* The lowering's state and per-thread distributions, shared by lower.c and lower_pipeline.c. */
+
+/* The elements one thread holds of a block value of a given layout and shape. */
+typedef struct Dist {
+    int layout;
+    Type type;
+    int rank;
+    int nelems;
+    int32_t *off;                     /* [nelems][rank]: constant offset from base */
+    int32_t *idx;                     /* [nelems][rank]: local index along each dim */
+    int count[TRIC_MAX_RANK];         /* elements per thread along each dim */
+    int run[TRIC_MAX_RANK];           /* contiguous elements per thread along each dim (spt) */
+    int32_t *dim_off[TRIC_MAX_RANK];  /* offset of local index i along dim d */
+    int vec_dim;                      /* the fastest-varying dim in registers, -1 if none */
+    int lanes[TRIC_MAX_RANK];         /* distinct lanes along dim (a power of two) */
+    int lane_stride[TRIC_MAX_RANK];   /* lane-id step between them */
+    int warps[TRIC_MAX_RANK];         /* distinct warps along dim */
+    LLVMValueRef warp_id[TRIC_MAX_RANK]; /* this thread's warp index along dim (unwrapped) */
+    LLVMValueRef base[TRIC_MAX_RANK]; /* i32 */
+    LLVMValueRef owner;               /* i1: first holder of its elements; NULL = always */
+} Dist;
+
+/* The registers of a value. layout is the layout the registers follow: the IR's, except for a
+ * value converted to a dot-operand layout, which keeps its source's registers (the FMA dot reads
+ * its operands through shared memory itself). */
+typedef struct LVal {
+    LLVMValueRef *el;
+    int n;
+    int layout;
+} LVal;
+
+typedef struct BaseCache {
+    int key[6]; /* lane stride, tpw, warp stride, wpc, spt (clamped), extent: the whole formula */
+    LLVMValueRef base, lane_id, warp_id;
+} BaseCache;
+
+/* This thread's coordinates in an #mma v2 layout with warps [wm_n, wn_n] (docs/layouts.md), computed
+ * once in the entry block: every value of that layout, its slices and its dot operands share them,
+ * so bases compare equal by pointer (relabelling needs that). */
+typedef struct MmaBases {
+    int wpc[2];
+    LLVMValueRef wm, wn;     /* warp index along M and N */
+    LLVMValueRef row, col;   /* C fragment: wm*16 + groupID, wn*8 + tig*2 */
+    LLVMValueRef k, b_col;   /* A/B fragments: k = tig*2; B's n = wn*8 + groupID */
+    LLVMValueRef group, tig; /* lane >> 2, lane & 3 */
+} MmaBases;
+
+typedef struct Cg {
+    CgLlvm *l;
+    const IrFunc *f;
+    const CodegenOptions *o;
+    Diag *d;
+    Arena *arena;
+    LVal *vals;
+    LLVMValueRef fn;
+    LLVMBuilderRef pro; /* the entry block, before its branch: thread-invariant values */
+    LLVMValueRef tid, lane, warp;
+    Dist **dists;
+    int ndists, dists_cap;
+    BaseCache *bases;
+    int nbases, bases_cap;
+    struct MmaBases *mma_bases;
+    int nmma_bases, mma_bases_cap;
+    const IrOp *term; /* the yield/condition that ended the last region lowered */
+    bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
+    int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
+    bool needs_libdevice;
+    const char *math_name;
+    bool failed;
+    /* Pipelined wgmma (lower_dot_wgmma, docs/codegen.md): the innermost for being lowered, its
+     * stage toggle (i32 0, 1, 0, ... per iteration), the byte offset smem_addr adds while a dot
+     * stores into the current stage's buffer, and the iter arg whose wgmma group is still in
+     * flight when the loop exits (-1: none). */
+    const IrOp *for_op;
+    LLVMValueRef for_stage;
+    LLVMValueRef stage_off;
+    int for_wgmma_iter;
+} Cg;
+
+#define FAIL(c, ...)                                                                                \
+    do {                                                                                           \
+        TRIC_INTERNAL((c)->d, __VA_ARGS__);                                                        \
+        (c)->failed = true;                                                                        \
+        return false;                                                                              \
+    } while (0)
+
+/* What lower.c lends lower_pipeline.c (each the lower.c function of the same meaning). */
+Dist *cg_dist(Cg *c, int layout, Type t);                      /* dist_get */
+LVal *cg_value(Cg *c, ValueId v);                              /* get: the registers of v */
+void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout); /* set */
+LLVMValueRef *cg_regs(Cg *c, int n);                           /* new_el */
+LLVMValueRef cg_coord(Cg *c, const Dist *ds, int e, int d);    /* coordinate of element e along d */
+LLVMValueRef cg_smem(Cg *c);                                   /* @global_smem */
+MmaBases *cg_mma_bases(Cg *c, const Layout *mma);              /* per-thread #mma ids */
+int *cg_local_index_map(Cg *c, const Dist *ds);                /* (x0, x1) -> register, rank 2 */
+void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out);
+LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
+                      LLVMValueRef *args, int nargs, bool side_effects);
+void cg_asm_void(Cg *c, const char *text);                     /* side effects, memory clobber */
+LLVMTypeRef cg_mem_type(Cg *c, DType t);                       /* int1 as i8 */
+int cg_access_width(Cg *c, const IrOp *mem_op, const Dist *ds);  /* axis_vector_width, in the run */
+/* `@pred ld.global` of w elements into out, `other` where pred is false (lower.c load_predicated). */
+void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *other, int w,
+                        LLVMTypeRef mt, int eb, LLVMValueRef *out);
+
+/* ---- lower_pipeline.c: the memory-pipeline ops (ir.h "the memory pipeline") ----------------- */
+
+/* local_alloc, slot, async_copy, async_commit, async_wait, barrier, local_load, wgmma,
+ * wgmma_wait (docs/codegen.md "The memory pipeline"). */
+bool cg_lower_pipeline_op(Cg *c, const IrOp *op);
+/* The iter arg (0-based) of for_op whose block argument is the accumulator (c) of a wgmma op
+ * directly in its body; -1 if none. lower_for pins its initial registers (C7515). */
+int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op);
+
 #endif

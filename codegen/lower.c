@@ -13,90 +13,6 @@
 
 /* ---- distributions: which elements a thread holds ------------------------------------------- */
 
-/* The elements one thread holds of a block value of a given layout and shape. */
-typedef struct Dist {
-    int layout;
-    Type type;
-    int rank;
-    int nelems;
-    int32_t *off;                     /* [nelems][rank]: constant offset from base */
-    int32_t *idx;                     /* [nelems][rank]: local index along each dim */
-    int count[TRIC_MAX_RANK];         /* elements per thread along each dim */
-    int run[TRIC_MAX_RANK];           /* contiguous elements per thread along each dim (spt) */
-    int32_t *dim_off[TRIC_MAX_RANK];  /* offset of local index i along dim d */
-    int vec_dim;                      /* the fastest-varying dim in registers, -1 if none */
-    int lanes[TRIC_MAX_RANK];         /* distinct lanes along dim (a power of two) */
-    int lane_stride[TRIC_MAX_RANK];   /* lane-id step between them */
-    int warps[TRIC_MAX_RANK];         /* distinct warps along dim */
-    LLVMValueRef warp_id[TRIC_MAX_RANK]; /* this thread's warp index along dim (unwrapped) */
-    LLVMValueRef base[TRIC_MAX_RANK]; /* i32 */
-    LLVMValueRef owner;               /* i1: first holder of its elements; NULL = always */
-} Dist;
-
-/* The registers of a value. layout is the layout the registers follow: the IR's, except for a
- * value converted to a dot-operand layout, which keeps its source's registers (the FMA dot reads
- * its operands through shared memory itself). */
-typedef struct LVal {
-    LLVMValueRef *el;
-    int n;
-    int layout;
-} LVal;
-
-typedef struct BaseCache {
-    int key[6]; /* lane stride, tpw, warp stride, wpc, spt (clamped), extent: the whole formula */
-    LLVMValueRef base, lane_id, warp_id;
-} BaseCache;
-
-/* This thread's coordinates in an #mma v2 layout with warps [wm_n, wn_n] (docs/layouts.md), computed
- * once in the entry block: every value of that layout, its slices and its dot operands share them,
- * so bases compare equal by pointer (relabelling needs that). */
-typedef struct MmaBases {
-    int wpc[2];
-    LLVMValueRef wm, wn;     /* warp index along M and N */
-    LLVMValueRef row, col;   /* C fragment: wm*16 + groupID, wn*8 + tig*2 */
-    LLVMValueRef k, b_col;   /* A/B fragments: k = tig*2; B's n = wn*8 + groupID */
-    LLVMValueRef group, tig; /* lane >> 2, lane & 3 */
-} MmaBases;
-
-typedef struct Cg {
-    CgLlvm *l;
-    const IrFunc *f;
-    const CodegenOptions *o;
-    Diag *d;
-    Arena *arena;
-    LVal *vals;
-    LLVMValueRef fn;
-    LLVMBuilderRef pro; /* the entry block, before its branch: thread-invariant values */
-    LLVMValueRef tid, lane, warp;
-    Dist **dists;
-    int ndists, dists_cap;
-    BaseCache *bases;
-    int nbases, bases_cap;
-    struct MmaBases *mma_bases;
-    int nmma_bases, mma_bases_cap;
-    const IrOp *term; /* the yield/condition that ended the last region lowered */
-    bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
-    int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
-    bool needs_libdevice;
-    const char *math_name;
-    bool failed;
-    /* Pipelined wgmma (lower_dot_wgmma, docs/codegen.md): the innermost for being lowered, its
-     * stage toggle (i32 0, 1, 0, ... per iteration), the byte offset smem_addr adds while a dot
-     * stores into the current stage's buffer, and the iter arg whose wgmma group is still in
-     * flight when the loop exits (-1: none). */
-    const IrOp *for_op;
-    LLVMValueRef for_stage;
-    LLVMValueRef stage_off;
-    int for_wgmma_iter;
-} Cg;
-
-#define FAIL(c, ...)                                                                                \
-    do {                                                                                           \
-        TRIC_INTERNAL((c)->d, __VA_ARGS__);                                                        \
-        (c)->failed = true;                                                                        \
-        return false;                                                                              \
-    } while (0)
-
 static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
 {
     LLVMBuilderRef saved = c->l->b;
@@ -2469,6 +2385,10 @@ static bool lower_for(Cg *c, const IrOp *op)
             piped_iter = it;
         }
     }
+    /* the accumulator whose initial registers are pinned (below): the register-staged pipelined
+     * dot's, or that of a wgmma op of the memory pipeline (its group stays in flight across the
+     * back edge the same way) */
+    int pin_iter = piped_iter >= 0 ? piped_iter : cg_wgmma_acc_iter(c, op);
     LLVMValueRef stage = nbuf >= 2 ? LLVMBuildPhi(b, c->l->i32, "stage") : NULL;
     if (nbuf >= 3) { /* the three-buffer dot has no barrier of its own before its first stores */
         LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pre));
@@ -2488,7 +2408,7 @@ static bool lower_for(Cg *c, const IrOp *op)
         LVal *init = get(c, op->operands[3 + i]);
         if (c->failed)
             return false;
-        if (i == piped_iter && init->n > 0) {
+        if (i == pin_iter && init->n > 0) {
             /* The accumulator's initial registers are defined before the loop's zero-trip test,
              * through an empty asm: else LLVM sinks the constant into the path that skips the
              * loop, and ptxas, seeing those moves define the accumulator on a path into the
@@ -2544,7 +2464,7 @@ static bool lower_for(Cg *c, const IrOp *op)
             FAIL(c, "for: iter arg %d changes layout across the loop", i);
         for (int e = 0; e < phis[i]->n; e++) {
             LLVMValueRef in = at(init, e), out = at(yv, e);
-            if (!(i == piped_iter && init->n > 0)) /* else added with the pinned init */
+            if (!(i == pin_iter && init->n > 0)) /* else added with the pinned init */
                 LLVMAddIncoming(phis[i]->el[e], &in, &pre, 1);
             LLVMAddIncoming(phis[i]->el[e], &out, &latch, 1);
         }
@@ -2705,6 +2625,13 @@ static bool lower_assert(Cg *c, const IrOp *op)
 static bool lower_op(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
+    switch (op->code) { /* shared-memory tiles have no registers: no distribution */
+    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT:
+    case OP_BARRIER: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
+        return cg_lower_pipeline_op(c, op);
+    default:
+        break;
+    }
     ValueId r = op->nresults ? op->results[0] : 0;
     Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
     int rlayout = r ? ir_value(c->f, r)->layout : 0;
@@ -2877,6 +2804,31 @@ static bool lower_region(Cg *c, const IrRegion *r)
         c->term = NULL;
     }
     return true;
+}
+
+/* ---- what lower_pipeline.c borrows (internal.h) ---------------------------------------------- */
+
+Dist *cg_dist(Cg *c, int layout, Type t) { return dist_get(c, layout, t); }
+LVal *cg_value(Cg *c, ValueId v) { return get(c, v); }
+void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout) { set(c, v, el, n, layout); }
+LLVMValueRef *cg_regs(Cg *c, int n) { return new_el(c, n); }
+LLVMValueRef cg_coord(Cg *c, const Dist *ds, int e, int d) { return coord(c, ds, e, d); }
+LLVMValueRef cg_smem(Cg *c) { return smem_base(c); }
+MmaBases *cg_mma_bases(Cg *c, const Layout *mma) { return mma_bases_get(c, mma); }
+int *cg_local_index_map(Cg *c, const Dist *ds) { return local_index_map(c, ds); }
+void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out) { ldmatrix(c, ptr, n, trans, out); }
+LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
+                      LLVMValueRef *args, int nargs, bool side_effects)
+{
+    return asm_n(c, ret, text, constraints, args, nargs, side_effects);
+}
+void cg_asm_void(Cg *c, const char *text) { asm_void(c, text); }
+LLVMTypeRef cg_mem_type(Cg *c, DType t) { return mem_ty(c, t); }
+int cg_access_width(Cg *c, const IrOp *mem_op, const Dist *ds) { return access_width(c, mem_op, ds); }
+void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *other, int w,
+                        LLVMTypeRef mt, int eb, LLVMValueRef *out)
+{
+    load_predicated(c, ptr, pred, other, w, mt, eb, out);
 }
 
 /* ---- the kernel ------------------------------------------------------------------------------- */

@@ -1,0 +1,642 @@
+/* lower_pipeline.c: the memory-pipeline ops that passes/pipeline_loops.c makes (ir.h, "the
+ * memory pipeline") -> LLVM IR. docs/codegen.md "The memory pipeline".
+ *
+ * A shared-memory tile has no registers: a local_alloc buffer and each slot view of it are one
+ * i32, the tile's byte offset in the dynamic shared window (@global_smem). Elements sit in the
+ * tile at the NVMMA swizzled offsets of its #shared layout (passes/swizzle.c,
+ * shared_swizzled_offset: the same formula is built here in LLVM IR). Copies into tiles are
+ * cp.async (PTX ISA 9.7.9.25), reads are ldmatrix (9.7.9.24) for mma.sync operands or ld.shared,
+ * and wgmma (9.7.15) reads both operands from the tiles through matrix descriptors
+ * (9.7.15.5.1.2.2), which is why the swizzle is wgmma's own canonical layout. */
+#include "codegen/internal.h"
+#include "passes/passes.h"
+
+#include <string.h>
+
+/* Register i of a value; a scalar serves every element. */
+static LLVMValueRef reg_at(const LVal *v, int i) { return v->n == 1 ? v->el[0] : v->el[i]; }
+
+static LLVMValueRef k32(Cg *c, int64_t v) { return cg_i32(c->l, v); }
+
+/* The #shared layout of a buffer or view value (rank 2 per slot). */
+static const Layout *shared_layout(Cg *c, ValueId v)
+{
+    int l = ir_value(c->f, v)->layout;
+    if (l <= 0 || l >= c->f->nlayouts || c->f->layouts[l].kind != LAYOUT_SHARED || c->f->layouts[l].rank != 2) {
+        TRIC_INTERNAL(c->d, "codegen: shared tile %%%d has no rank-2 #shared layout (swizzle pass)", (int)v);
+        c->failed = true;
+        return NULL;
+    }
+    return &c->f->layouts[l];
+}
+
+/* The tile type of a view (rank 2, dtype, shape) checked for what the lowerings here support. */
+static bool view_tile(Cg *c, ValueId v, Type *out)
+{
+    Type t = ir_type(c->f, v);
+    if (!t.is_smem || t.rank != 2 || t.is_ptr)
+        FAIL(c, "codegen: %%%d is not a rank-2 shared-memory tile of numbers", (int)v);
+    int eb = dtype_bytes(t.dtype);
+    if (eb < 1 || eb > 8)
+        FAIL(c, "codegen: shared tiles of %s are not lowered", dtype_name(t.dtype));
+    *out = t;
+    return true;
+}
+
+/* The byte offset inside one slot of tile element (x0, x1), i32 coordinates along tile dims 0
+ * and 1, under shared layout l: passes/swizzle.c shared_swizzled_offset in LLVM IR. With the
+ * contiguous dim cd = order[0] (col) and the other rd (row), R rows, S swizzle bytes, atoms of
+ * A = S / eb elements: (col / A) * R * S + row * S + ((((col % A) * eb) / 16) ^ ((row /
+ * per_phase) % max_phase)) * 16 + (col * eb) % 16. Every factor is a power of two, so LLVM turns
+ * the divisions into shifts and masks. */
+static LLVMValueRef swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1)
+{
+    LLVMBuilderRef b = c->l->b;
+    int cd = l->shared.order[0], rd = l->shared.order[1];
+    int64_t eb = dtype_bytes(tile.dtype), sw = l->shared.swizzle;
+    int64_t rows = tile.shape[rd], atom = sw / eb;
+    LLVMValueRef col = cd == 0 ? x0 : x1, row = rd == 0 ? x0 : x1;
+    LLVMValueRef at = LLVMBuildMul(b, LLVMBuildUDiv(b, col, k32(c, atom), ""), k32(c, rows * sw), "");
+    LLVMValueRef in_atom = LLVMBuildMul(b, LLVMBuildURem(b, col, k32(c, atom), ""), k32(c, eb), "");
+    LLVMValueRef phase = LLVMBuildURem(b, LLVMBuildUDiv(b, row, k32(c, l->shared.per_phase), ""),
+                                       k32(c, l->shared.max_phase), "");
+    LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildUDiv(b, in_atom, k32(c, 16), ""), phase, "");
+    LLVMValueRef off = LLVMBuildAdd(b, at, LLVMBuildMul(b, row, k32(c, sw), ""), "");
+    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, chunk, k32(c, 16), ""), "");
+    return LLVMBuildAdd(b, off, LLVMBuildURem(b, in_atom, k32(c, 16), ""), "");
+}
+
+/* The shared-window pointer to byte `off` (i32) of the dynamic shared memory. */
+static LLVMValueRef smem_ptr(Cg *c, LLVMValueRef off)
+{
+    return LLVMBuildGEP2(c->l->b, c->l->i8, cg_smem(c), &off, 1, "");
+}
+
+/* The shared-window address (i32) of byte `off`: what cp.async and descriptors take. */
+static LLVMValueRef smem_window_addr(Cg *c, LLVMValueRef off)
+{
+    LLVMValueRef base = LLVMBuildPtrToInt(c->l->b, cg_smem(c), c->l->i32, "");
+    return LLVMBuildAdd(c->l->b, base, off, "");
+}
+
+/* The largest power of two <= v (v >= 1). */
+static int pow2_floor(int v)
+{
+    int p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+/* ---- buffers and views ------------------------------------------------------------------------ */
+
+/* local_alloc: the buffer is its byte offset. Slots are 1024-byte multiples from a 1024-aligned
+ * offset (shared_slot_bytes), and @global_smem is declared .align 1024, so every slot starts on
+ * the swizzle pattern's period, as wgmma's descriptors (base offset 0) require. */
+static bool lower_local_alloc(Cg *c, const IrOp *op)
+{
+    ValueId r = op->results[0];
+    Type t = ir_type(c->f, r);
+    if (!t.is_smem || t.rank != 3)
+        FAIL(c, "local_alloc: result is not a !smem buffer of rank-2 slots");
+    int64_t need = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
+    if (op->smem_offset < 0 || op->smem_offset % 1024 || op->smem_bytes < need)
+        FAIL(c, "local_alloc: %lld bytes needed at a 1024-aligned offset, the shared-memory pass gave "
+                "%d at %d", (long long)need, op->smem_bytes, op->smem_offset);
+    LLVMSetAlignment(cg_smem(c), 1024);
+    LLVMValueRef *el = cg_regs(c, 1);
+    el[0] = k32(c, op->smem_offset);
+    cg_set_value(c, r, el, 1, ir_value(c->f, r)->layout);
+    return true;
+}
+
+/* slot: buffer + index * slot bytes. */
+static bool lower_slot(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    LVal *buf = cg_value(c, op->operands[0]), *idx = cg_value(c, op->operands[1]);
+    if (c->failed)
+        return false;
+    LLVMValueRef i = idx->el[0];
+    unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(i));
+    if (bits > 32)
+        i = LLVMBuildTrunc(b, i, c->l->i32, "");
+    else if (bits < 32)
+        i = LLVMBuildZExt(b, i, c->l->i32, "");
+    int64_t slot = shared_slot_bytes(ir_type(c->f, op->operands[0]), true);
+    LLVMValueRef *el = cg_regs(c, 1);
+    el[0] = LLVMBuildAdd(b, buf->el[0], LLVMBuildMul(b, i, k32(c, slot), ""), "");
+    cg_set_value(c, op->results[0], el, 1, ir_value(c->f, op->results[0])->layout);
+    return true;
+}
+
+/* ---- cp.async ------------------------------------------------------------------------------- */
+
+/* Is v absent or a constant 0 (async_copy's `other` must be: masked-off elements are zero-filled)? */
+static bool is_zero_const(const IrFunc *f, ValueId v)
+{
+    const IrOp *def = v > 0 ? f->values[v].def : NULL;
+    return v == 0 || (def && def->code == OP_CONST && def->attr[0] == 0 && def->fattr == 0.0);
+}
+
+/* One group of `bytes` (4, 8 or 16) from src to the shared address dst (PTX ISA 9.7.9.25):
+ * `cp.async.cg.shared.global [dst], [src], 16, src_size;` (.ca for 4 and 8 bytes: .cg takes
+ * only 16); with a mask, src_size = mask ? bytes : 0, and a src_size of 0 reads nothing and
+ * zero-fills the destination. Side effects and a memory clobber: LLVM keeps it in place. */
+static void cp_async(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef mask, int bytes)
+{
+    char text[128];
+    const char *cache = bytes == 16 ? "cg" : "ca";
+    LLVMValueRef args[3] = {dst, src, NULL};
+    if (mask) {
+        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;", cache, bytes);
+        args[2] = LLVMBuildSelect(c->l->b, mask, k32(c, bytes), k32(c, 0), "");
+        cg_asm_n(c, c->l->void_t, text, "r,l,r,~{memory}", args, 3, true);
+    } else {
+        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d;", cache, bytes);
+        cg_asm_n(c, c->l->void_t, text, "r,l,~{memory}", args, 2, true);
+    }
+}
+
+/* async_copy view, ptrs, mask?, other?: each thread copies the elements its pointers' blocked
+ * layout gives it, in groups of axis_vector_width elements along the layout's fastest dim (the
+ * same groups a load would use), each group to the swizzled offset of its first element. A group
+ * lies in one 16-byte chunk (it starts at a multiple of its size, at most 16 bytes), so it is
+ * contiguous in the tile when the fastest dim is the tile's contiguous one; else groups are
+ * single elements. Groups of 4 bytes or more are cp.async; smaller ones (2-byte elements one by
+ * one) are a predicated ld.global and st.shared, which completes earlier than the async_wait
+ * requires. Elements a wrapped layout gives several threads are copied by each holder (the same
+ * bytes to the same place). */
+static bool lower_async_copy(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId vv = op->operands[0], pv = op->operands[1];
+    ValueId mv = op->noperands > 2 ? op->operands[2] : 0, ov = op->noperands > 3 ? op->operands[3] : 0;
+    Type tile, pt = ir_type(c->f, pv);
+    const Layout *sl = shared_layout(c, vv);
+    if (!sl || !view_tile(c, vv, &tile))
+        return false;
+    if (!is_zero_const(c->f, ov))
+        FAIL(c, "async_copy: `other` must be absent or the constant 0 (cp.async zero-fills)");
+    if (!pt.is_ptr || pt.rank != 2 || pt.shape[0] != tile.shape[0] || pt.shape[1] != tile.shape[1])
+        FAIL(c, "async_copy: pointers of type %s do not match the tile %s", type_str(c->arena, pt),
+             type_str(c->arena, tile));
+    LVal *view = cg_value(c, vv), *ptr = cg_value(c, pv), *mask = mv ? cg_value(c, mv) : NULL;
+    if (c->failed)
+        return false;
+    Dist *ds = cg_dist(c, ptr->layout, pt);
+    if (!ds)
+        return false;
+    if (ptr->n != ds->nelems)
+        FAIL(c, "async_copy: %d pointer registers for a layout of %d", ptr->n, ds->nelems);
+    int eb = dtype_bytes(tile.dtype);
+    int w = ds->vec_dim == sl->shared.order[0] ? cg_access_width(c, op, ds) : 1;
+    LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * 2 + ds->vec_dim] % w)
+            continue;
+        LLVMValueRef off = swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
+        off = LLVMBuildAdd(b, view->el[0], off, "");
+        LLVMValueRef m = mask ? reg_at(mask, e) : NULL;
+        if (w * eb >= 4) {
+            cp_async(c, smem_window_addr(c, off), ptr->el[e], m, w * eb);
+            continue;
+        }
+        LLVMValueRef got[16];
+        if (m) {
+            LLVMValueRef zero[16];
+            for (int j = 0; j < w; j++)
+                zero[j] = LLVMConstNull(mt);
+            cg_load_predicated(c, ptr->el[e], m, zero, w, mt, eb, got);
+        } else {
+            got[0] = LLVMBuildLoad2(b, mt, ptr->el[e], "");
+            LLVMSetAlignment(got[0], (unsigned)eb);
+        }
+        LLVMValueRef st = LLVMBuildStore(b, got[0], smem_ptr(c, off));
+        LLVMSetAlignment(st, (unsigned)eb);
+    }
+    return true;
+}
+
+/* ---- reading a tile into registers ----------------------------------------------------------- */
+
+/* Splits a .b32 of two 16-bit elements (the lower one first) into out[0], out[1]. */
+static void unpack_pair(Cg *c, LLVMValueRef word, LLVMTypeRef et, LLVMValueRef *out)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = LLVMBuildBitCast(b, word, LLVMVectorType(et, 2), "");
+    out[0] = LLVMBuildExtractElement(b, v, k32(c, 0), "");
+    out[1] = LLVMBuildExtractElement(b, v, k32(c, 1), "");
+}
+
+/* local_load into #dot_op<parent = #mma (m16n8k16 fragments), kwidth 2> of 16-bit elements:
+ * ldmatrix (PTX ISA 9.7.9.24), lanes 8i..8i+7 giving the eight 16-byte row addresses of matrix
+ * i. A [M, K], per (m16 tile rm, k16 step rk), one x4: matrices (rows +0/+8) x (k +0/+8) =
+ * a0a1, a2a3, a4a5, a6a7. B [K, N], per k16 step and pair of n8 tiles, one x4 (x2 for an odd
+ * last tile): (k +0/+8) x (n tile rn, rn+1) = b0b1, b2b3 of each. A matrix row is 8 elements
+ * along the tile's contiguous dim: along k when the operand is K-contiguous (plain ldmatrix),
+ * along m/n otherwise (.trans, which hands each thread the transposed fragment). The registers
+ * come out in dist_dot_operand_mma's order, exactly those lower_dot_mma packs. */
+static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+{
+    LLVMBuilderRef pb = c->pro;
+    const Layout *L = &c->f->layouts[dr->layout];
+    const Layout *P = &c->f->layouts[L->dot_operand.parent];
+    int op_idx = L->dot_operand.op_idx;
+    int md = op_idx == 0 ? 0 : 1, kd = 1 - md;
+    int Wm = P->mma.warps_per_cta[0], Wn = P->mma.warps_per_cta[1];
+    int K = tile.shape[kd], MN = tile.shape[md];
+    bool trans = sl->shared.order[0] != kd;
+    MmaBases *mb = cg_mma_bases(c, P);
+    LLVMTypeRef et = cg_mem_type(c, tile.dtype);
+    /* this lane's matrix i = lane / 8 and row r = lane % 8; lo = i % 2, hi = i / 2 */
+    LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, k32(c, 3), "");
+    LLVMValueRef r = LLVMBuildAnd(pb, c->lane, k32(c, 7), "");
+    LLVMValueRef lo8 = LLVMBuildMul(pb, LLVMBuildAnd(pb, mi, k32(c, 1), ""), k32(c, 8), "");
+    LLVMValueRef hi8 = LLVMBuildMul(pb, LLVMBuildLShr(pb, mi, k32(c, 1), ""), k32(c, 8), "");
+    int *map = cg_local_index_map(c, dr);
+    LLVMValueRef *el = cg_regs(c, dr->nelems);
+    int Kt = K / 16, cols = dr->count[1];
+    LLVMValueRef got[4], pair[2];
+    if (op_idx == 0) {
+        /* A: m = rm*16*Wm + wm*16 + lo*8 (+ r), k = rk*16 + hi*8 (+ r when .trans) */
+        int Rm = MN / (16 * Wm);
+        LLVMValueRef m0 = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, k32(c, 16), ""), lo8, "");
+        LLVMValueRef k0 = hi8;
+        if (trans)
+            k0 = LLVMBuildAdd(pb, k0, r, "");
+        else
+            m0 = LLVMBuildAdd(pb, m0, r, "");
+        for (int rm = 0; rm < Rm; rm++)
+            for (int rk = 0; rk < Kt; rk++) {
+                LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
+                LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
+                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], swizzled_offset(c, sl, tile, m, k), "");
+                cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
+                for (int q = 0; q < 4; q++) { /* q = kh*2 + h */
+                    int h = q % 2, kh = q / 2;
+                    unpack_pair(c, got[q], et, pair);
+                    for (int j = 0; j < 2; j++) {
+                        int e = map[(rm * 2 + h) * cols + rk * 4 + kh * 2 + j];
+                        if (e < 0)
+                            FAIL(c, "local_load: A fragment element missing");
+                        el[e] = pair[j];
+                    }
+                }
+            }
+    } else {
+        /* B: k = rk*16 + lo*8 (+ r when .trans), n = rn*8*Wn + wn*8 + hi*8*Wn (+ r) */
+        int Rn = MN / (8 * Wn);
+        LLVMValueRef k0 = lo8;
+        LLVMValueRef n0 = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, k32(c, 8), ""),
+                                       LLVMBuildMul(pb, hi8, k32(c, Wn), ""), "");
+        if (trans)
+            k0 = LLVMBuildAdd(pb, k0, r, "");
+        else
+            n0 = LLVMBuildAdd(pb, n0, r, "");
+        for (int rk = 0; rk < Kt; rk++)
+            for (int rn = 0; rn < Rn; rn += 2) {
+                LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
+                LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
+                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], swizzled_offset(c, sl, tile, k, n), "");
+                int nm = rn + 1 < Rn ? 4 : 2;
+                cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
+                for (int q = 0; q < nm; q++) { /* tile rn + q/2, kh = q%2 */
+                    int tn = rn + q / 2, kh = q % 2;
+                    unpack_pair(c, got[q], et, pair);
+                    for (int j = 0; j < 2; j++) {
+                        int e = map[(rk * 4 + kh * 2 + j) * cols + tn];
+                        if (e < 0)
+                            FAIL(c, "local_load: B fragment element missing");
+                        el[e] = pair[j];
+                    }
+                }
+            }
+    }
+    for (int e = 0; e < dr->nelems; e++)
+        if (!el[e])
+            FAIL(c, "local_load: register %d of the dot operand is not loaded", e);
+    cg_set_value(c, op->results[0], el, dr->nelems, dr->layout);
+    return true;
+}
+
+/* local_load into any other layout: each thread reads its elements with ld.shared at their
+ * swizzled offsets, runs along the tile's contiguous dim as one vector of up to 16 bytes (a run
+ * starts at a multiple of its length, so it stays inside one 16-byte chunk). */
+static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+{
+    LLVMBuilderRef b = c->l->b;
+    int eb = dtype_bytes(tile.dtype), cd = sl->shared.order[0];
+    LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
+    int w = dr->vec_dim == cd ? pow2_floor(dr->run[cd] < 16 / eb ? dr->run[cd] : 16 / eb) : 1;
+    LLVMValueRef *el = cg_regs(c, dr->nelems);
+    for (int e = 0; e < dr->nelems; e++) {
+        if (w > 1 && dr->idx[e * 2 + cd] % w)
+            continue;
+        LLVMValueRef off = swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
+        LLVMValueRef p = smem_ptr(c, LLVMBuildAdd(b, view->el[0], off, ""));
+        LLVMValueRef got[16];
+        if (w == 1) {
+            got[0] = LLVMBuildLoad2(b, mt, p, "");
+            LLVMSetAlignment(got[0], (unsigned)eb);
+        } else {
+            LLVMValueRef v = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
+            LLVMSetAlignment(v, (unsigned)(w * eb));
+            for (int j = 0; j < w; j++)
+                got[j] = LLVMBuildExtractElement(b, v, k32(c, j), "");
+        }
+        for (int j = 0; j < w; j++)
+            el[e + j] = tile.dtype == DT_I1 ? LLVMBuildICmp(b, LLVMIntNE, got[j], LLVMConstInt(c->l->i8, 0, 0), "")
+                                            : got[j];
+    }
+    cg_set_value(c, op->results[0], el, dr->nelems, dr->layout);
+    return true;
+}
+
+static bool lower_local_load(Cg *c, const IrOp *op)
+{
+    ValueId vv = op->operands[0], r = op->results[0];
+    Type tile, rt = ir_type(c->f, r);
+    const Layout *sl = shared_layout(c, vv);
+    if (!sl || !view_tile(c, vv, &tile))
+        return false;
+    if (rt.rank != 2 || rt.shape[0] != tile.shape[0] || rt.shape[1] != tile.shape[1] || rt.dtype != tile.dtype)
+        FAIL(c, "local_load: result %s does not match the tile %s", type_str(c->arena, rt), type_str(c->arena, tile));
+    LVal *view = cg_value(c, vv);
+    Dist *dr = cg_dist(c, ir_value(c->f, r)->layout, rt);
+    if (c->failed || !dr)
+        return false;
+    const Layout *L = &c->f->layouts[dr->layout];
+    if (L->kind == LAYOUT_DOT_OPERAND && c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
+        dtype_bytes(tile.dtype) == 2)
+        return local_load_ldmatrix(c, op, sl, tile, dr, view);
+    return local_load_generic(c, op, sl, tile, dr, view);
+}
+
+/* ---- wgmma from shared tiles ------------------------------------------------------------------ */
+
+/* A wgmma matrix descriptor's constant part (PTX ISA 9.7.15.5.1.2.2, 64 bits): leading-dimension
+ * byte offset >> 4 in bits 16-29, stride-dimension byte offset >> 4 in 32-45, base offset 0
+ * (bits 49-51: every tile starts on its swizzle period), swizzle mode in 62-63: 1 = 128-byte,
+ * 2 = 64-byte, 3 = 32-byte. The start address >> 4 (bits 0-13) is added per instruction. */
+static uint64_t desc_fields(int64_t lbo, int64_t sbo, int swizzle)
+{
+    uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    return ((uint64_t)((lbo >> 4) & 0x3fff) << 16) | ((uint64_t)((sbo >> 4) & 0x3fff) << 32) | (mode << 62);
+}
+
+/* One operand's descriptor: for a K-major tile (its contiguous dim is K) SBO = 8 rows * S (the
+ * next 8 rows of M or N) and LBO unused (16: a k16 step never leaves its atom row); for an
+ * MN-major one (contiguous along M or N) LBO = K * S (the next atom along M/N: atoms are K rows
+ * of S bytes) and SBO = 8 * S (the next 8 k rows). `addr` is the shared-window address (i32) of
+ * the instruction's first element; its >> 4 goes in bits 0-13. */
+static LLVMValueRef operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd)
+{
+    LLVMBuilderRef b = c->l->b;
+    int sw = sl->shared.swizzle;
+    bool k_major = sl->shared.order[0] == kd;
+    int64_t lbo = k_major ? 16 : (int64_t)tile.shape[kd] * sw, sbo = 8 * (int64_t)sw;
+    LLVMValueRef a = LLVMBuildZExt(b, LLVMBuildAnd(b, LLVMBuildLShr(b, addr, k32(c, 4), ""), k32(c, 0x3fff), ""),
+                                   c->l->i64, "");
+    return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, desc_fields(lbo, sbo, sw), 0), "");
+}
+
+/* wgmma a, b, c (sm_90a, #mma v3 result; docs/codegen.md "The memory pipeline"): both operands
+ * are swizzled shared tiles read through descriptors, so nothing is stored and nothing fenced
+ * here (the IR's barrier {fence_async} did that). `wgmma.fence`, then per k16 step, m64 tile of
+ * this warpgroup and n piece one `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T d, descA, descB,
+ * p, 1, 1, transA, transB` (imm-trans = 1 for an MN-major operand), `wgmma.commit_group`. No
+ * wait: wgmma_wait does it, with the accumulators tied through. The start address of each
+ * instruction's operand is the tile's swizzled offset of its first element (rows a multiple of
+ * 8, k a multiple of 16: no swizzle phase), so the descriptors step exactly as the layout does:
+ * K-major within an atom by k * 2 bytes, across atoms by R * S; MN-major by 16 rows of S bytes. */
+static bool lower_wgmma(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId av = op->operands[0], bv = op->operands[1], cv = op->operands[2], r = op->results[0];
+    Type ta, tb, rt = ir_type(c->f, r);
+    const Layout *la = shared_layout(c, av), *lb = shared_layout(c, bv);
+    if (!la || !lb || !view_tile(c, av, &ta) || !view_tile(c, bv, &tb))
+        return false;
+    Dist *dr = cg_dist(c, ir_value(c->f, r)->layout, rt);
+    if (!dr)
+        return false;
+    const Layout *L = &c->f->layouts[dr->layout];
+    if (L->kind != LAYOUT_MMA || L->mma.version != 3)
+        FAIL(c, "wgmma: the result is not in an #mma v3 layout");
+    int M = rt.shape[0], N = rt.shape[1], K = ta.shape[1];
+    int W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
+    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N || ta.dtype != tb.dtype ||
+        (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || rt.dtype != DT_F32)
+        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16 dot with an fp32 result",
+             type_str(c->arena, ta), type_str(c->arena, tb), type_str(c->arena, rt));
+    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % 16)
+        FAIL(c, "wgmma: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
+    int Rm = M / (16 * W), Kt = K / 16, Nc = N / NI;
+    LVal *A = cg_value(c, av), *B = cg_value(c, bv), *C = cg_value(c, cv);
+    if (c->failed)
+        return false;
+    int n = dr->nelems;
+    if (C->n != n && C->n != 1)
+        FAIL(c, "wgmma: accumulator register count differs from the layout's");
+    bool a_kmaj = la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
+    int a_atom = la->shared.swizzle / 2, b_atom = lb->shared.swizzle / 2;
+    /* Each instruction's B columns start an MN-major atom (a piece inside an atom would need the
+     * descriptor's base offset) */
+    if (!b_kmaj && NI % b_atom && Nc > 1)
+        FAIL(c, "wgmma: n pieces of %d inside %d-column swizzle atoms", NI, b_atom);
+    if (!a_kmaj && 64 % a_atom)
+        FAIL(c, "wgmma: m64 tiles inside %d-row swizzle atoms", a_atom);
+
+    /* Thread-invariant parts: warpgroup g = warp / 4 starts at row g*64 of A; offsets are linear
+     * in rows that are multiples of 8 (K-major) or of the atom (MN-major). */
+    int64_t x64[2] = {64, 0};
+    int64_t g_off = shared_swizzled_offset(la, ta, x64);
+    LLVMValueRef g = LLVMBuildLShr(c->pro, c->warp, k32(c, 2), "");
+    LLVMValueRef g_bytes = LLVMBuildMul(c->pro, g, k32(c, g_off), "");
+    LLVMValueRef a_base = smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
+    LLVMValueRef b_base = smem_window_addr(c, B->el[0]);
+    LLVMValueRef a_desc = operand_desc(c, a_base, la, ta, 1);
+    LLVMValueRef b_desc = operand_desc(c, b_base, lb, tb, 0);
+
+    int *cmap = cg_local_index_map(c, dr);
+    if (dr->count[0] != 2 * Rm || dr->count[1] != N / 4)
+        FAIL(c, "wgmma: accumulator fragment of %d x %d registers, not %d x %d", dr->count[0],
+             dr->count[1], 2 * Rm, N / 4);
+    for (int x = 0; x < 2 * Rm * (N / 4); x++)
+        if (cmap[x] < 0)
+            FAIL(c, "wgmma: D fragment element missing");
+    LLVMValueRef *acc = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = reg_at(C, e);
+    int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
+    StrBuf text = {0}, cons = {0};
+    const char *ty = ta.dtype == DT_BF16 ? "bf16" : "f16";
+    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                  nd + 2, NI, ty, ty);
+    for (int i = 0; i < nd; i++)
+        strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
+    strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, a_kmaj ? 0 : 1, b_kmaj ? 0 : 1);
+    for (int i = 0; i < nd; i++)
+        strbuf_append(&cons, "=f,");
+    strbuf_append(&cons, "l,l,r");
+    for (int i = 0; i < nd; i++)
+        strbuf_printf(&cons, ",%d", i);
+    strbuf_append(&cons, ",~{memory}");
+    LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)nd);
+    for (int i = 0; i < nd; i++)
+        fty[i] = c->l->f32;
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
+    LLVMValueRef *args = cg_regs(c, nd + 3);
+    int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
+    /* the accumulator registers were last written by ordinary instructions (or a wait) */
+    cg_asm_void(c, "wgmma.fence.sync.aligned;");
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rm = 0; rm < Rm; rm++)
+            for (int nc = 0; nc < Nc; nc++) {
+                int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * 16}; /* A (m, k); + g*64 rows */
+                int64_t cb[2] = {(int64_t)rk * 16, (int64_t)nc * NI};     /* B (k, n) */
+                int64_t a_off = shared_swizzled_offset(la, ta, ca);
+                int64_t b_off = shared_swizzled_offset(lb, tb, cb);
+                for (int i = 0; i < nd; i++) {
+                    /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
+                     * 9.7.15.5.1.1.1, the m64nNk16 D fragment) */
+                    int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
+                    ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
+                }
+                args[0] = LLVMBuildAdd(b, a_desc, cg_i64(c->l, a_off >> 4), "");
+                args[1] = LLVMBuildAdd(b, b_desc, cg_i64(c->l, b_off >> 4), "");
+                args[2] = k32(c, 1); /* scale-d: D = A*B + D */
+                for (int i = 0; i < nd; i++)
+                    args[3 + i] = acc[ce[i]];
+                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + 3, true);
+                for (int i = 0; i < nd; i++)
+                    acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
+            }
+    cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
+    strbuf_free(&text);
+    strbuf_free(&cons);
+    cg_set_value(c, r, acc, n, dr->layout);
+    return true;
+}
+
+/* The inline-asm constraint letter for a register of type t; NULL if none. */
+static const char *reg_constraint(Cg *c, LLVMTypeRef t)
+{
+    if (t == c->l->f32)
+        return "f";
+    if (t == c->l->f64)
+        return "d";
+    if (t == c->l->i64 || t == c->l->gptr)
+        return "l";
+    if (t == c->l->i32)
+        return "r";
+    if (t == c->l->i16 || t == c->l->f16 || t == c->l->bf16)
+        return "h";
+    return NULL;
+}
+
+/* wgmma_wait {N} v...: `wgmma.wait_group.sync.aligned N;` (PTX ISA 9.7.15.7.3) as one asm with
+ * every register of every operand tied in and out, so no read of an accumulator moves above
+ * the wait and ptxas sees the registers pass through it; the results are the tied outputs. */
+static bool lower_wgmma_wait(Cg *c, const IrOp *op)
+{
+    char text[64];
+    snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", (int)op->attr[0]);
+    if (op->nresults != op->noperands)
+        FAIL(c, "wgmma_wait: %d results for %d operands", op->nresults, op->noperands);
+    int total = 0;
+    for (int i = 0; i < op->noperands; i++) {
+        LVal *v = cg_value(c, op->operands[i]);
+        if (c->failed)
+            return false;
+        total += v->n;
+    }
+    if (total == 0) {
+        cg_asm_void(c, text);
+        return true;
+    }
+    LLVMValueRef *args = cg_regs(c, total);
+    LLVMTypeRef *tys = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)total);
+    StrBuf cons = {0};
+    int k = 0;
+    for (int i = 0; i < op->noperands; i++) {
+        LVal *v = cg_value(c, op->operands[i]);
+        for (int e = 0; e < v->n; e++, k++) {
+            args[k] = v->el[e];
+            tys[k] = LLVMTypeOf(v->el[e]);
+            const char *letter = reg_constraint(c, tys[k]);
+            if (!letter) {
+                strbuf_free(&cons);
+                FAIL(c, "wgmma_wait: operand %d has registers no asm constraint takes", i);
+            }
+            strbuf_printf(&cons, "=%s,", letter);
+        }
+    }
+    for (int i = 0; i < total; i++)
+        strbuf_printf(&cons, "%s%d", i ? "," : "", i);
+    strbuf_append(&cons, ",~{memory}");
+    LLVMValueRef call;
+    if (total == 1) {
+        call = cg_asm_n(c, tys[0], text, cons.data, args, 1, true);
+    } else {
+        LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, tys, (unsigned)total, 0);
+        call = cg_asm_n(c, ret, text, cons.data, args, total, true);
+    }
+    strbuf_free(&cons);
+    k = 0;
+    for (int i = 0; i < op->noperands; i++) {
+        LVal *v = cg_value(c, op->operands[i]);
+        LLVMValueRef *el = cg_regs(c, v->n);
+        for (int e = 0; e < v->n; e++, k++)
+            el[e] = total == 1 ? call : LLVMBuildExtractValue(c->l->b, call, (unsigned)k, "");
+        cg_set_value(c, op->results[i], el, v->n, v->layout);
+    }
+    return true;
+}
+
+/* ---- the ops ---------------------------------------------------------------------------------- */
+
+bool cg_lower_pipeline_op(Cg *c, const IrOp *op)
+{
+    char text[64];
+    switch (op->code) {
+    case OP_LOCAL_ALLOC: return lower_local_alloc(c, op);
+    case OP_SLOT: return lower_slot(c, op);
+    case OP_ASYNC_COPY: return lower_async_copy(c, op);
+    case OP_ASYNC_COMMIT: /* cp.async.commit_group (PTX ISA 9.7.9.25, cp.async) */
+        cg_asm_void(c, "cp.async.commit_group;");
+        return true;
+    case OP_ASYNC_WAIT: /* cp.async.wait_group N: at most N of this thread's groups pending */
+        snprintf(text, sizeof text, "cp.async.wait_group %d;", (int)op->attr[0]);
+        cg_asm_void(c, text);
+        return true;
+    case OP_BARRIER:
+        /* generic-proxy writes (ld/st.shared and cp.async, which writes through the generic
+         * proxy) become visible to the async proxy that wgmma reads through (PTX ISA, membar/fence:
+         * fence.proxy.async; 9.7.15.2), then bar.sync 0 (9.7.13.1) */
+        if (op->attr[0] == 1)
+            cg_asm_void(c, "fence.proxy.async.shared::cta;");
+        cg_barrier(c->l);
+        return true;
+    case OP_LOCAL_LOAD: return lower_local_load(c, op);
+    case OP_WGMMA: return lower_wgmma(c, op);
+    case OP_WGMMA_WAIT: return lower_wgmma_wait(c, op);
+    default: FAIL(c, "op %s is not a memory-pipeline op", op_name(op->code));
+    }
+}
+
+int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op)
+{
+    (void)c;
+    const IrRegion *body = &for_op->regions[0];
+    for (int i = 0; i < body->nops; i++) {
+        const IrOp *op = body->ops[i];
+        if (op->code != OP_WGMMA || op->noperands < 3)
+            continue;
+        for (int k = 1; k < body->nargs; k++)
+            if (body->args[k] == op->operands[2])
+                return k - 1;
+    }
+    return -1;
+}
