@@ -15,7 +15,15 @@
  * the first one outside all of them stops the launch with one message naming the .tri line and
  * the program. Before a store first writes to a 4 KiB page of a buffer, the page's old bytes are
  * saved; a failed launch copies the saved pages back (newest first), so the caller's buffers are
- * exactly as before the launch. docs/interpreter.md has the whole story. */
+ * exactly as before the launch.
+ *
+ * Shared memory. A local_alloc buffer holds its logical contents (S slots of the tile, row-major;
+ * the swizzle is codegen's business); a slot view holds [buffer value id, slot index], so it
+ * aliases the buffer. async_copy copies at once, but the interpreter keeps the books of the
+ * asynchronous schedule (commit groups, waits, wgmma sequence numbers, per slot the group of its
+ * last copy and the last wgmma reading it) and stops a program that reads a slot before its copy
+ * was waited for, or overwrites a slot a running wgmma reads: a wrong schedule fails on the CPU.
+ * docs/interpreter.md has the whole story. */
 #include "ir/ir.h"
 
 #include <math.h>
@@ -183,6 +191,14 @@ typedef struct SavedPage {
 
 enum { PAGE_BYTES = 4096 };
 
+/* The books of one local_alloc buffer, per slot: the commit group of its last async_copy and the
+ * sequence number of the last wgmma reading it (-1: none). */
+typedef struct SmemBooks {
+    int64_t nslots;
+    int64_t *copy_group;
+    int64_t *wgmma_read;
+} SmemBooks;
+
 typedef struct Interp {
     const IrFunc *f;
     const InterpLaunch *launch;
@@ -201,6 +217,12 @@ typedef struct Interp {
     size_t scratch_cap;
     unsigned char *scratch2;
     size_t scratch2_cap;
+    /* the memory pipeline, per program: group g of async copies is closed by the (g+1)-th
+     * async_commit and complete once groups_done > g; wgmma number w is retired once
+     * wgmmas_done > w */
+    int64_t commits, groups_done;
+    int64_t wgmmas, wgmmas_done;
+    SmemBooks *books; /* per value id; nslots 0 unless a buffer */
 } Interp;
 
 static const char *loc_file(const IrOp *op)
@@ -279,7 +301,10 @@ static void *value_storage(Interp *in, const IrOp *op, ValueId v)
 {
     Slot *s = &in->slots[v];
     if (!s->data) {
-        s->n = type_numel(vtype(in, v));
+        /* A slot view holds [buffer value id, slot index], not its tile (see run_slot). */
+        const IrOp *def = in->f->values[v].def;
+        bool view = vtype(in, v).is_smem && def && def->code == OP_SLOT;
+        s->n = view ? 2 : type_numel(vtype(in, v));
         s->data = malloc((size_t)(s->n > 0 ? s->n : 1) * 8);
         if (!s->data)
             fail(in, op, "out of memory for a value of %lld elements", (long long)s->n);
@@ -436,7 +461,7 @@ static int find_buffer(Interp *in, uint64_t addr, size_t size)
 static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, uint64_t addr,
                           size_t size, bool is_store)
 {
-    fail(in, op, "out-of-bounds %s ", is_store ? "store" : "load");
+    fail(in, op, "out-of-bounds %s ", op->code == OP_ASYNC_COPY ? "async_copy" : is_store ? "store" : "load");
     print_program(in);
     strbuf_append(in->error, ": ");
     print_element(in->error, shape, flat);
@@ -1145,6 +1170,9 @@ static void row_multiply_add(float *restrict acc, const float *restrict b, float
  * may use tf32 when attr[0] allows it; the interpreter is the more exact of the two); fp64 in
  * double; ints in 64 bits, wrapped to the result. The loop order m, k, n keeps each output's sum
  * in k order (as the hardware's k-steps) while the inner loop runs over contiguous rows. */
+static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt,
+                        const void *b, Type ct, const void *c, Type rt, void *r);
+
 static bool run_dot(Interp *in, const IrOp *op)
 {
     Type at = vtype(in, op->operands[0]), bt = vtype(in, op->operands[1]);
@@ -1153,8 +1181,13 @@ static bool run_dot(Interp *in, const IrOp *op)
     const void *b = a ? operand(in, op, 1) : NULL;
     const void *c = b ? operand(in, op, 2) : NULL;
     void *r = c ? result(in, op) : NULL;
-    if (!r)
-        return false;
+    return r && dot_compute(in, op, at, a, bt, b, ct, c, rt, r);
+}
+
+/* The arithmetic of dot and wgmma (whose a and b are slot tiles). */
+static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt,
+                        const void *b, Type ct, const void *c, Type rt, void *r)
+{
     if (at.rank < 2 || at.rank != bt.rank || at.rank != rt.rank || at.rank > 3 ||
         type_numel(ct) != type_numel(rt))
         return fail(in, op, "internal error: dot operand shapes");
@@ -1377,6 +1410,243 @@ static bool run_assert(Interp *in, const IrOp *op)
 }
 
 /* ---- control flow ---------------------------------------------------------------------------- */
+
+/* ---- shared memory and the memory pipeline -------------------------------------------------- */
+
+static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const ValueId *src, int n);
+
+/* "%a_buf" (the .tri name) or "%12" (the printed number) of a buffer, for messages. */
+static void print_buffer_name(Interp *in, ValueId buf)
+{
+    const char *name = in->f->values[buf].name;
+    if (name && name[0]) {
+        strbuf_printf(in->error, "%%%s", name);
+        return;
+    }
+    Arena *a = arena_new();
+    int32_t *num = ir_value_numbering(in->f, a);
+    strbuf_printf(in->error, "%%%d", (int)num[buf]);
+    arena_free(a);
+}
+
+/* Clears a buffer's books: no copy in flight, no wgmma reading any slot. */
+static void books_clear(SmemBooks *b)
+{
+    for (int64_t s = 0; s < b->nslots; s++)
+        b->copy_group[s] = b->wgmma_read[s] = -1;
+}
+
+/* local_alloc: the buffer's S * tile elements (zeroed, so that a run is deterministic; the GPU
+ * leaves them undefined) and fresh books. */
+static bool run_local_alloc(Interp *in, const IrOp *op)
+{
+    Type t = vtype(in, op->results[0]);
+    if (!t.is_smem || t.rank < 2)
+        return fail(in, op, "internal error: local_alloc of %s", type_str(in->f->arena, t));
+    void *r = result(in, op);
+    if (!r)
+        return false;
+    memset(r, 0, (size_t)type_numel(t) * 8);
+    SmemBooks *b = &in->books[op->results[0]];
+    if (!b->copy_group) {
+        b->nslots = t.shape[0];
+        b->copy_group = malloc((size_t)b->nslots * 2 * sizeof(int64_t));
+        if (!b->copy_group)
+            return fail(in, op, "out of memory for a shared buffer's books");
+        b->wgmma_read = b->copy_group + b->nslots;
+    }
+    books_clear(b);
+    return true;
+}
+
+/* slot: the view is [buffer value id, slot index]; the index is checked against S. */
+static bool run_slot(Interp *in, const IrOp *op)
+{
+    ValueId buf = op->operands[0];
+    const IrOp *def = in->f->values[buf].def;
+    if (!def || def->code != OP_LOCAL_ALLOC)
+        return fail(in, op, "internal error: slot of a value that is not a local_alloc buffer");
+    const int64_t *idx = operand(in, op, 1);
+    if (!idx || !operand(in, op, 0))
+        return false;
+    int64_t *r = result(in, op);
+    if (!r)
+        return false;
+    int64_t nslots = vtype(in, buf).shape[0];
+    if (idx[0] < 0 || idx[0] >= nslots) {
+        fail(in, op, "slot index %lld is outside the %lld slots of ", (long long)idx[0],
+             (long long)nslots);
+        print_buffer_name(in, buf);
+        strbuf_append(in->error, ", ");
+        print_program(in);
+        return false;
+    }
+    r[0] = buf;
+    r[1] = idx[0];
+    return true;
+}
+
+/* The slot a view operand names: its buffer, slot index and the tile's elements. */
+static void *view_tile(Interp *in, const IrOp *op, int i, ValueId *buf, int64_t *slot)
+{
+    ValueId v = i < op->noperands ? op->operands[i] : 0;
+    const IrOp *def = v > 0 && v < in->f->nvalues ? in->f->values[v].def : NULL;
+    if (!def || def->code != OP_SLOT || !vtype(in, v).is_smem) {
+        fail(in, op, "internal error: operand %d of %s is not a slot view", i, op_name(op->code));
+        return NULL;
+    }
+    const int64_t *view = operand(in, op, i);
+    if (!view)
+        return NULL;
+    *buf = (ValueId)view[0];
+    *slot = view[1];
+    char *data = in->slots[*buf].data;
+    if (!data) {
+        fail(in, op, "internal error: operand %d of %s views a buffer not allocated yet", i,
+             op_name(op->code));
+        return NULL;
+    }
+    return data + *slot * type_numel(vtype(in, v)) * 8;
+}
+
+/* A read of a slot (local_load, wgmma) must come after an async_wait retired its last copy. */
+static bool check_slot_read(Interp *in, const IrOp *op, ValueId buf, int64_t slot)
+{
+    int64_t g = in->books[buf].copy_group[slot];
+    if (g < 0 || g < in->groups_done)
+        return true;
+    fail(in, op, "%s reads slot %lld of ", op_name(op->code), (long long)slot);
+    print_buffer_name(in, buf);
+    strbuf_printf(in->error, " before the async copy into it completed (missing %s), ",
+                  g >= in->commits ? "async_commit and async_wait" : "async_wait");
+    print_program(in);
+    return false;
+}
+
+/* async_copy: view a = *b where mask else other (0), at once; the copy joins the open group. */
+static bool run_async_copy(Interp *in, const IrOp *op)
+{
+    ValueId buf;
+    int64_t slot;
+    void *r = view_tile(in, op, 0, &buf, &slot);
+    if (!r)
+        return false;
+    SmemBooks *books = &in->books[buf];
+    if (books->wgmma_read[slot] >= in->wgmmas_done) {
+        fail(in, op, "async_copy overwrites slot %lld of ", (long long)slot);
+        print_buffer_name(in, buf);
+        strbuf_append(in->error, " while a wgmma that reads it is still running (missing wgmma_wait), ");
+        print_program(in);
+        return false;
+    }
+    Type pt = vtype(in, op->operands[1]);
+    Type rt = pt; /* the tile, by the pointee */
+    rt.is_ptr = false;
+    int64_t n = type_numel(pt), sm = 0, so = 0;
+    if (type_numel(vtype(in, op->operands[0])) != n)
+        return fail(in, op, "internal error: async_copy of %lld pointers into a tile of %lld",
+                    (long long)n, (long long)type_numel(vtype(in, op->operands[0])));
+    const int64_t *ptr = operand(in, op, 1);
+    if (!ptr)
+        return false;
+    const int64_t *mask = NULL;
+    const void *other = NULL;
+    if (has_operand(op, 2) && (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
+        return false;
+    if (has_operand(op, 3) && (!(other = operand(in, op, 3)) || !operand_stride(in, op, 3, n, &so)))
+        return false;
+    size_t size = memory_bytes(rt);
+    bool is_bool = rt.dtype == DT_I1;
+    Codec codec = codec_of(rt);
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[i * sm]) {
+            if (other)
+                memcpy((char *)r + i * 8, (const char *)other + i * so * 8, 8);
+            else
+                memset((char *)r + i * 8, 0, 8);
+            continue;
+        }
+        uint64_t addr = (uint64_t)ptr[i];
+        if (find_buffer(in, addr, size) < 0)
+            return out_of_bounds(in, op, pt, i, addr, size, false);
+        uint64_t bits = read_bytes(addr, size);
+        if (is_bool)
+            ((int64_t *)r)[i] = bits != 0;
+        else
+            codec_decode(&codec, r, i, bits);
+    }
+    books->copy_group[slot] = in->commits; /* closed by the next async_commit */
+    return true;
+}
+
+static bool run_local_load(Interp *in, const IrOp *op)
+{
+    ValueId buf;
+    int64_t slot;
+    const void *tile = view_tile(in, op, 0, &buf, &slot);
+    if (!tile || !check_slot_read(in, op, buf, slot))
+        return false;
+    int64_t n = type_numel(vtype(in, op->results[0]));
+    if (n != type_numel(vtype(in, op->operands[0])))
+        return fail(in, op, "internal error: local_load into a result of another size");
+    void *r = result(in, op);
+    if (!r)
+        return false;
+    memcpy(r, tile, (size_t)n * 8);
+    return true;
+}
+
+/* wgmma: r = a @ b + c at once, with dot's arithmetic; a and b's slots stay read (an async_copy
+ * into them is an error) until a wgmma_wait retires this wgmma. */
+static bool run_wgmma(Interp *in, const IrOp *op)
+{
+    ValueId abuf, bbuf;
+    int64_t aslot, bslot;
+    const void *a = view_tile(in, op, 0, &abuf, &aslot);
+    const void *b = a ? view_tile(in, op, 1, &bbuf, &bslot) : NULL;
+    if (!b || !check_slot_read(in, op, abuf, aslot) || !check_slot_read(in, op, bbuf, bslot))
+        return false;
+    const void *c = operand(in, op, 2);
+    void *r = c ? result(in, op) : NULL;
+    if (!r || !dot_compute(in, op, vtype(in, op->operands[0]), a, vtype(in, op->operands[1]), b,
+                           vtype(in, op->operands[2]), c, vtype(in, op->results[0]), r))
+        return false;
+    in->books[abuf].wgmma_read[aslot] = in->wgmmas;
+    in->books[bbuf].wgmma_read[bslot] = in->wgmmas;
+    in->wgmmas++;
+    return true;
+}
+
+/* wgmma_wait: results = operands; all but the newest attr[0] wgmmas are retired. */
+static bool run_wgmma_wait(Interp *in, const IrOp *op)
+{
+    if (op->nresults != op->noperands)
+        return fail(in, op, "internal error: wgmma_wait with %d operands and %d results",
+                    op->noperands, op->nresults);
+    if (!assign_values(in, op, op->results, op->operands, op->noperands))
+        return false;
+    int64_t done = in->wgmmas - (op->attr[0] > 0 ? op->attr[0] : 0);
+    if (done > in->wgmmas_done)
+        in->wgmmas_done = done;
+    return true;
+}
+
+/* async_wait: all but the newest attr[0] committed groups are complete. */
+static void run_async_wait(Interp *in, const IrOp *op)
+{
+    int64_t done = in->commits - (op->attr[0] > 0 ? op->attr[0] : 0);
+    if (done > in->groups_done)
+        in->groups_done = done;
+}
+
+/* Each program starts with no copy and no wgmma in flight. */
+static void pipeline_reset(Interp *in)
+{
+    in->commits = in->groups_done = in->wgmmas = in->wgmmas_done = 0;
+    for (int v = 0; v < in->f->nvalues; v++)
+        if (in->books[v].copy_group)
+            books_clear(&in->books[v]);
+}
 
 static bool run_op(Interp *in, const IrOp *op);
 
@@ -1624,6 +1894,15 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_ARGMAX:
     case OP_ARGMIN: return run_arg_reduce(in, op);
     case OP_ASSERT: return run_assert(in, op);
+    case OP_LOCAL_ALLOC: return run_local_alloc(in, op);
+    case OP_SLOT: return run_slot(in, op);
+    case OP_ASYNC_COPY: return run_async_copy(in, op);
+    case OP_ASYNC_COMMIT: in->commits++; return true;
+    case OP_ASYNC_WAIT: run_async_wait(in, op); return true;
+    case OP_BARRIER: return true; /* one program runs at a time: nothing to wait for */
+    case OP_LOCAL_LOAD: return run_local_load(in, op);
+    case OP_WGMMA: return run_wgmma(in, op);
+    case OP_WGMMA_WAIT: return run_wgmma_wait(in, op);
     case OP_FOR: return run_for(in, op);
     case OP_IF: return run_if(in, op);
     case OP_WHILE: return run_while(in, op);
@@ -1661,17 +1940,27 @@ static bool validate_region(Interp *in, const IrRegion *r)
             return fail(in, op, "internal error: an op with code %d", (int)op->code);
         int want = op_num_operands(op->code);
         if ((want >= 0 && op->noperands < want) ||
-            (op->code == OP_LOAD && op->noperands < 1) || (op->code == OP_STORE && op->noperands < 2))
+            (op->code == OP_LOAD && op->noperands < 1) || (op->code == OP_STORE && op->noperands < 2) ||
+            (op->code == OP_ASYNC_COPY && op->noperands < 2))
             return fail(in, op, "internal error: %s with %d operands", op_name(op->code), op->noperands);
-        bool optional = op->code == OP_LOAD || op->code == OP_STORE; /* mask, other: 0 = none */
+        /* mask, other: 0 = none */
+        int first_optional = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ASYNC_COPY ? 2 : INT32_MAX;
         for (int j = 0; j < op->noperands; j++) {
             ValueId v = op->operands[j];
-            if (v < 0 || v >= f->nvalues || (v == 0 && !(optional && j >= (op->code == OP_LOAD ? 1 : 2))))
+            if (v < 0 || v >= f->nvalues || (v == 0 && j < first_optional))
                 return fail(in, op, "internal error: operand %d of %s is not a valid value", j, op_name(op->code));
+            /* Shared tiles have no elements of their own: only these ops can take one. */
+            bool smem_ok = (j == 0 && (op->code == OP_SLOT || op->code == OP_ASYNC_COPY ||
+                                       op->code == OP_LOCAL_LOAD || op->code == OP_WGMMA)) ||
+                           (j == 1 && op->code == OP_WGMMA);
+            if (v > 0 && vtype(in, v).is_smem && !smem_ok)
+                return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j, op_name(op->code));
         }
         bool makes_value = !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
                              op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
-                             op->code == OP_CONDITION);
+                             op->code == OP_CONDITION || op->code == OP_ASYNC_COPY ||
+                             op->code == OP_ASYNC_COMMIT || op->code == OP_ASYNC_WAIT ||
+                             op->code == OP_BARRIER || op->code == OP_WGMMA_WAIT);
         if (makes_value && op->nresults < 1)
             return fail(in, op, "internal error: %s without a result", op_name(op->code));
         for (int j = 0; j < op->nresults; j++)
@@ -1730,6 +2019,10 @@ static void interp_free(Interp *in)
     free(in->pool);
     free(in->scratch);
     free(in->scratch2);
+    if (in->books)
+        for (int i = 0; i < in->f->nvalues; i++)
+            free(in->books[i].copy_group);
+    free(in->books);
 }
 
 bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
@@ -1743,7 +2036,8 @@ bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
         }
     in.slots = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.slots);
     in.page_saved = calloc((size_t)(launch->nbuffers > 0 ? launch->nbuffers : 1), sizeof *in.page_saved);
-    bool ok = in.slots && in.page_saved;
+    in.books = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.books);
+    bool ok = in.slots && in.page_saved && in.books;
     if (!ok)
         strbuf_append(error, "out of memory starting the interpreter");
     ok = ok && validate_region(&in, &f->body) && bind_params(&in);
@@ -1753,6 +2047,7 @@ bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
                 in.pid[0] = x;
                 in.pid[1] = y;
                 in.pid[2] = z;
+                pipeline_reset(&in);
                 const IrOp *term;
                 ok = run_region(&in, &f->body, &term);
                 /* A trailing `return` terminator, if lowering writes one, has nothing to pass. */
