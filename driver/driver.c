@@ -165,46 +165,27 @@ enum { VERIFY_EVERY_PASS = 0 };
 enum { VERIFY_EVERY_PASS = 1 };
 #endif
 
-typedef bool (*PassFn)(IrFunc *, const PassOptions *, Diag *);
-
-static const struct {
-    const char *name;
-    PassFn run;
-} named_passes[] = {
-    {"canonicalize", pass_canonicalize}, {"cse", pass_cse},       {"dce", pass_dce},
-    {"axis_info", pass_axis_info},       {"layouts", pass_layouts}, {"shared_alloc", pass_shared_alloc},
-};
-
-/* Runs "all" or a comma-separated list of pass names. */
+/* Runs "all" or a comma-separated list of pass names (passes_list), each verified and dumped as
+ * the options say. */
 static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag *diag)
 {
     if (!strcmp(list, "all"))
         return passes_run(f, po, diag);
+    passes_prepare(f, po);
     const char *p = list;
     while (*p) {
         size_t n = strcspn(p, ",");
         bool found = false;
-        for (size_t i = 0; i < sizeof named_passes / sizeof named_passes[0]; i++) {
-            if (strlen(named_passes[i].name) == n && !strncmp(p, named_passes[i].name, n)) {
+        for (int i = 0; i < passes_count; i++) {
+            if (strlen(passes_list[i].name) == n && !strncmp(p, passes_list[i].name, n)) {
                 found = true;
-                if (!named_passes[i].run(f, po, diag))
+                if (!passes_run_one(f, po, diag, i))
                     return false;
-                if (po->verify && !ir_verify(f, named_passes[i].name, diag))
-                    return false;
-                if (po->dump_after && (!strcmp(po->dump_after, "all") ||
-                                       !strcmp(po->dump_after, named_passes[i].name))) {
-                    StrBuf sb = {0};
-                    ir_print(&sb, f);
-                    fprintf(po->dump ? po->dump : stderr,
-                            "// -----// IR dump after %s //----- //\n%s", named_passes[i].name,
-                            sb.data ? sb.data : "");
-                    strbuf_free(&sb);
-                }
             }
         }
         if (!found) {
             diag_plain_error(diag, "unknown pass '%.*s' (passes: all, canonicalize, cse, dce, "
-                                   "axis_info, layouts, shared_alloc)", (int)n, p);
+                                   "axis_info, layouts, pipeline, swizzle, shared_alloc)", (int)n, p);
             return false;
         }
         p += n;

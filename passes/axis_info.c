@@ -569,9 +569,12 @@ static int64_t pow2_floor(int64_t x)
 
 int axis_vector_width(const IrFunc *f, const IrOp *op)
 {
-    if ((op->code != OP_LOAD && op->code != OP_STORE) || op->noperands < 1)
+    /* the pointer operand: 0 of load and store, 1 of async_copy (operand 0 is the view) */
+    int ptr_index = op->code == OP_ASYNC_COPY ? 1 : 0;
+    if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ASYNC_COPY) ||
+        op->noperands <= ptr_index)
         return 1;
-    ValueId ptr = op->operands[0];
+    ValueId ptr = op->operands[ptr_index];
     Type t = ir_type(f, ptr);
     const IrValue *pv = ir_value(f, ptr);
     if (t.rank == 0 || !pv->axis || pv->layout <= 0 || pv->layout >= f->nlayouts)
@@ -585,7 +588,7 @@ int axis_vector_width(const IrFunc *f, const IrOp *op)
     w = min64(w, pv->axis->contiguity[d0]);
     w = min64(w, max64(1, pv->axis->divisibility[d0] / eb));
     w = min64(w, max64(1, 16 / eb));
-    int mask_index = op->code == OP_LOAD ? 1 : 2;
+    int mask_index = op->code == OP_LOAD ? 1 : 2; /* store and async_copy: 2 */
     if (op->noperands > mask_index && op->operands[mask_index] > 0) {
         const IrValue *mv = ir_value(f, op->operands[mask_index]);
         w = mv->axis && mv->type.rank == t.rank ? min64(w, mv->axis->constancy[d0]) : 1;

@@ -31,6 +31,9 @@ static bool mergeable(const IrOp *op)
     switch (op->code) {
     case OP_LOAD: case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
     case OP_FOR: case OP_IF: case OP_WHILE:
+    /* each buffer is its own memory; what a slot holds changes between reads; waits order */
+    case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
+    case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_BARRIER:
         return false;
     default:
         return true;

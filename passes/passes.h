@@ -48,7 +48,7 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* ---- axis info helpers (axis_info.c) --------------------------------------------------------- */
 
-/* The widest vector, in elements (a power of two >= 1), that the load or store mem_op may use for
+/* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
  * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
  * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
  * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
@@ -120,7 +120,19 @@ int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
  * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
 bool shared_layout_for(Layout *l, Type tile, int contig);
 
-/* The whole pipeline, in order. */
+/* The whole pipeline, in order (pipeline.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);
+/* The same as a table, for tools and tests that run the passes one by one (the interpreter
+ * before and after each, say): passes_prepare (num_warps, num_stages from the options), then
+ * passes_run_one for i = 0 .. passes_count - 1, each verified and dumped as passes_run does. */
+typedef bool (*PassFn)(IrFunc *f, const PassOptions *o, Diag *d);
+typedef struct PassInfo {
+    const char *name;
+    PassFn run;
+} PassInfo;
+extern const PassInfo passes_list[];
+extern const int passes_count;
+void passes_prepare(IrFunc *f, const PassOptions *o);
+bool passes_run_one(IrFunc *f, const PassOptions *o, Diag *d, int i);
 
 #endif

@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-typedef bool (*PassFn)(IrFunc *f, const PassOptions *o, Diag *d);
-
 /* Runs one pass, then the verifier and the dump the options ask for. */
 static bool run_pass(IrFunc *f, const PassOptions *o, Diag *d, const char *name, PassFn pass)
 {
@@ -24,7 +22,23 @@ static bool run_pass(IrFunc *f, const PassOptions *o, Diag *d, const char *name,
     return true;
 }
 
-bool passes_run(IrFunc *f, const PassOptions *o, Diag *d)
+/* The passes in the order they run. Simplify first, so axis info sees folded constants (pid * 1024,
+ * not pid * (512 * 2)) and the layout pass has fewer values to place; the memory pipeline is
+ * decided once layouts are known (which dots use tensor cores, how loads are spread), its
+ * buffers get their swizzle, and shared memory is placed last. */
+const PassInfo passes_list[] = {
+    {"canonicalize", pass_canonicalize},
+    {"cse", pass_cse},
+    {"dce", pass_dce},
+    {"axis_info", pass_axis_info},
+    {"layouts", pass_layouts},
+    {"pipeline", pass_pipeline},
+    {"swizzle", pass_swizzle},
+    {"shared_alloc", pass_shared_alloc},
+};
+const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);
+
+void passes_prepare(IrFunc *f, const PassOptions *o)
 {
     if (o->num_warps > 0)
         f->num_warps = o->num_warps;
@@ -32,15 +46,18 @@ bool passes_run(IrFunc *f, const PassOptions *o, Diag *d)
         f->num_warps = 4;
     if (o->num_stages > 0)
         f->num_stages = o->num_stages;
-    /* Simplify first, so axis info sees folded constants (pid * 1024, not pid * (512 * 2)) and
-     * the layout pass has fewer values to place; cse again afterwards merges converts of one value
-     * that two regions asked for. */
-    return run_pass(f, o, d, "canonicalize", pass_canonicalize) &&
-           run_pass(f, o, d, "cse", pass_cse) &&
-           run_pass(f, o, d, "dce", pass_dce) &&
-           run_pass(f, o, d, "axis_info", pass_axis_info) &&
-           run_pass(f, o, d, "layouts", pass_layouts) &&
-           run_pass(f, o, d, "pipeline", pass_pipeline) &&
-           run_pass(f, o, d, "swizzle", pass_swizzle) &&
-           run_pass(f, o, d, "shared_alloc", pass_shared_alloc);
+}
+
+bool passes_run_one(IrFunc *f, const PassOptions *o, Diag *d, int i)
+{
+    return i >= 0 && i < passes_count && run_pass(f, o, d, passes_list[i].name, passes_list[i].run);
+}
+
+bool passes_run(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    passes_prepare(f, o);
+    for (int i = 0; i < passes_count; i++)
+        if (!passes_run_one(f, o, d, i))
+            return false;
+    return true;
 }

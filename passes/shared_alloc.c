@@ -239,18 +239,80 @@ int shared_wgmma_pipelined_iter(const IrFunc *f, const IrOp *for_op, const IrOp 
     return it;
 }
 
+/* ---- the pipeline's buffers ----------------------------------------------------------------- */
+
+/* Whether op, or anything nested in it, has v as an operand. */
+static bool op_uses(const IrOp *op, ValueId v)
+{
+    for (int k = 0; k < op->noperands; k++)
+        if (op->operands[k] == v)
+            return true;
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (op_uses(op->regions[k].ops[i], v))
+                return true;
+    return false;
+}
+
+/* Places every local_alloc buffer of r (and nested regions) one after the other from *next, each
+ * on a 1024-byte boundary (the swizzle pattern's period). */
+static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            place_buffers(f, &op->regions[k], next);
+        if (op->code != OP_LOCAL_ALLOC)
+            continue;
+        Type t = ir_type(f, op->results[0]);
+        int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
+        *next = (*next + 1023) / 1024 * 1024;
+        op->smem_offset = (int32_t)(*next > INT32_MAX ? INT32_MAX : *next);
+        op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
+        *next += bytes;
+    }
+}
+
+/* live[i] = whether op i of r runs while a buffer of r is live: from its local_alloc to the last
+ * op of r that uses it (a use nested in a loop makes the whole loop live), and on through the
+ * async_wait / wgmma_wait ops right after (an in-flight wgmma still reads the buffer). */
+static void buffer_liveness(const IrRegion *r, bool *live)
+{
+    for (int a = 0; a < r->nops; a++) {
+        if (r->ops[a]->code != OP_LOCAL_ALLOC)
+            continue;
+        ValueId buf = r->ops[a]->results[0];
+        int end = a;
+        for (int i = a + 1; i < r->nops; i++)
+            if (op_uses(r->ops[i], buf))
+                end = i;
+        while (end + 1 < r->nops &&
+               (r->ops[end + 1]->code == OP_ASYNC_WAIT || r->ops[end + 1]->code == OP_WGMMA_WAIT))
+            end++;
+        for (int i = a; i <= end; i++)
+            live[i] = true;
+    }
+}
+
 /* Returns the largest scratch in r; *biggest is the op that needs it (for the error's location).
- * parent: the op whose region r is (NULL for the function body). */
-static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const IrOp *parent, const PassOptions *o)
+ * parent: the op whose region r is (NULL for the function body). Scratch of an op that runs while
+ * a pipeline buffer is live goes after the buffers (buffers_end), else at 0, over them. */
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const IrOp *parent, const PassOptions *o,
+                            int64_t buffers_end, bool in_live)
 {
     int64_t most = 0;
+    bool *live = arena_alloc(f->arena, sizeof(bool) * (size_t)(r->nops + 1));
+    buffer_liveness(r, live);
     bool pipeline = o && o->wgmma && o->arch_specific && f->num_stages >= 2 &&
                     (o->wgmma_pipeline > 0 || (o->wgmma_pipeline == 0 && WGMMA_PIPELINE_DEFAULT));
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
+        bool op_live = in_live || live[i];
+        if (op->code == OP_LOCAL_ALLOC)
+            continue; /* placed by place_buffers */
         for (int k = 0; k < op->nregions; k++) {
             const IrOp *inner_op = NULL;
-            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, op, o);
+            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, op, o, buffers_end, op_live);
             if (inner > most) {
                 most = inner;
                 *biggest = inner_op;
@@ -269,23 +331,54 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const 
             int64_t want = (three ? 3 : 2) * stage;
             bytes = bytes > want ? bytes : want;
         }
-        op->smem_offset = 0;
+        int64_t base = op_live && bytes > 0 ? (buffers_end + 15) / 16 * 16 : 0;
+        op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
-        if (bytes > most) {
-            most = bytes;
+        if (base + bytes > most) {
+            most = base + bytes;
             *biggest = op;
         }
     }
     return most;
 }
 
+static const IrOp *find_local_alloc(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i]->code == OP_LOCAL_ALLOC)
+            return r->ops[i];
+        for (int k = 0; k < r->ops[i]->nregions; k++) {
+            const IrOp *x = find_local_alloc(&r->ops[i]->regions[k]);
+            if (x)
+                return x;
+        }
+    }
+    return NULL;
+}
+
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
     const IrOp *biggest = NULL;
-    int64_t most = alloc_region(f, &f->body, &biggest, NULL, o);
+    int64_t buffers_end = 0;
+    place_buffers(f, &f->body, &buffers_end);
+    int64_t most = alloc_region(f, &f->body, &biggest, NULL, o, buffers_end, false);
     most = (most + 15) / 16 * 16;
+    if (buffers_end > most)
+        most = (buffers_end + 15) / 16 * 16;
     int sm = o && o->sm > 0 ? o->sm : 90;
     int limit = shared_limit_bytes(sm);
+    if (buffers_end > 0 && most > limit) {
+        const IrOp *first = find_local_alloc(&f->body);
+        SrcLoc loc = first ? first->loc : (SrcLoc){0};
+        const char *msg = "software pipelining with num_stages=%d needs %lld bytes of shared memory "
+                          "(%lld for the stage buffers); sm_%d allows %d: lower num_stages or the "
+                          "block sizes";
+        if (loc.file)
+            diag_error(d, loc, msg, f->num_stages, (long long)most, (long long)buffers_end, sm, limit);
+        else
+            diag_plain_error(d, msg, f->num_stages, (long long)most, (long long)buffers_end, sm, limit);
+        return false;
+    }
     if (most > limit) {
         if (biggest && biggest->loc.file)
             diag_error(d, biggest->loc, "kernel needs %lld bytes of shared memory; sm_%d allows %d",
