@@ -94,7 +94,14 @@ static void check_value_type(Verifier *v, const IrOp *op, ValueId id)
         report(v, op, "%s has no valid element type", vname(v, id));
         return;
     }
-    for (int i = 0; i < t.rank; i++)
+    /* A local_alloc buffer's dim 0 counts its slots (num_stages of them): any positive count. */
+    const IrOp *def = v->f->values[id].def;
+    int first = t.is_smem && def && def->code == OP_LOCAL_ALLOC ? 1 : 0;
+    if (first && t.rank > 0 && t.shape[0] <= 0) {
+        report(v, op, "%s has type %s: a buffer needs at least one slot", vname(v, id), tstr(v, t));
+        return;
+    }
+    for (int i = first; i < t.rank; i++)
         if (!is_pow2(t.shape[i])) {
             report(v, op, "%s has type %s: block dimensions must be powers of two", vname(v, id),
                    tstr(v, t));

@@ -79,11 +79,11 @@ static uint16_t half_exact(float v)
 
 /* ---- copy, commit, wait, local_load ------------------------------------------------------------ */
 
-/* x[0..128) (masked by n) into slot 0 and x[128..256) into slot 1 of a 2-slot <8x16> buffer,
+/* x[0..128) (masked by n) into slot 0 and x[128..256) into slot 1 of a 3-slot <8x16> buffer,
  * in two groups; each slot read back after its wait and stored to out at the same offsets. */
 static const char copy2[] =
     "kernel @copy2(%0: *fp16 {name = \"x\"}, %1: *fp16 {name = \"out\"}, %2: i32 {name = \"n\"}) num_warps(4) num_stages(2) shared_bytes(0) {\n"
-    "  %3 = local_alloc : !smem<2x8x16xfp16> {name = \"a_buf\"} smem(0, 512) loc(\"async.tri\":3:5)\n"
+    "  %3 = local_alloc : !smem<3x8x16xfp16> {name = \"a_buf\"} smem(0, 768) loc(\"async.tri\":3:5)\n"
     "  %4 = const 0 : i32\n"
     "  %5 = const 1 : i32\n"
     "  %6 = make_range 0, 8 : <8xi32>\n"
