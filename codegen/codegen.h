@@ -3,6 +3,7 @@
  * Sections (one per file in codegen/):
  *   llvm.c     the thin wrapper: context, module, builder, target machine, intrinsic helpers
  *   lower.c    per-thread values by layout, index arithmetic, every op
+ *   lower_pipeline.c the memory-pipeline ops (shared tiles, cp.async, ldmatrix, wgmma from shared)
  *   libdevice.c linking libdevice for math
  *   emit.c     O3 through the new pass manager, NVPTX emission
  *
