@@ -9,6 +9,9 @@ os.environ["TRITON_CACHE_DIR"] = cache
 import torch, triton, triton.language as tl
 
 QUICK = "--quick" in sys.argv
+# --matmul-only skips compile, launch and bandwidth figures; --sizes=4096,8192 picks the matmul sizes
+MATMUL_ONLY = "--matmul-only" in sys.argv
+SIZES = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--sizes=")), None)
 dev = "cuda"
 props = torch.cuda.get_device_properties(0)
 res = {"gpu": props.name, "sms": props.multi_processor_count, "torch": torch.__version__, "triton": triton.__version__}
@@ -106,46 +109,47 @@ def bench(fn):
 
 
 # ---- compile times (cold cache) and launch overhead ----------------------------
-x = torch.rand(1 << 20, device=dev); y = torch.rand_like(x); o = torch.empty_like(x)
-torch.cuda.synchronize()
-t0 = time.perf_counter(); vadd(x, y, o); torch.cuda.synchronize(); t_first = time.perf_counter() - t0
-t0 = time.perf_counter(); vadd(x, y, o); torch.cuda.synchronize(); t_second = time.perf_counter() - t0
-res["triton_vadd_cold_compile_s"] = t_first - t_second
-a = torch.randn(512, 512, device=dev, dtype=torch.float16); b = torch.randn(512, 512, device=dev, dtype=torch.float16)
-kw = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, num_warps=4, num_stages=4)
-t0 = time.perf_counter(); mm(a, b, kern=mm_body, **kw); torch.cuda.synchronize(); t_first = time.perf_counter() - t0
-t0 = time.perf_counter(); mm(a, b, kern=mm_body, **kw); torch.cuda.synchronize(); t_second = time.perf_counter() - t0
-res["triton_matmul_cold_compile_s"] = t_first - t_second
-small = torch.rand(1024, device=dev); so = torch.empty_like(small)
-for _ in range(100): vadd(small, small, so)
-torch.cuda.synchronize()
-n = 5000
-t0 = time.perf_counter()
-for _ in range(n): vadd(small, small, so)
-torch.cuda.synchronize()
-res["triton_launch_us"] = (time.perf_counter() - t0) / n * 1e6
-t0 = time.perf_counter()
-for _ in range(n): torch.add(small, small, out=so)
-torch.cuda.synchronize()
-res["torch_add_launch_us"] = (time.perf_counter() - t0) / n * 1e6
-print({k: res[k] for k in res if "compile" in k or "launch" in k}, flush=True)
+if not MATMUL_ONLY:
+  x = torch.rand(1 << 20, device=dev); y = torch.rand_like(x); o = torch.empty_like(x)
+  torch.cuda.synchronize()
+  t0 = time.perf_counter(); vadd(x, y, o); torch.cuda.synchronize(); t_first = time.perf_counter() - t0
+  t0 = time.perf_counter(); vadd(x, y, o); torch.cuda.synchronize(); t_second = time.perf_counter() - t0
+  res["triton_vadd_cold_compile_s"] = t_first - t_second
+  a = torch.randn(512, 512, device=dev, dtype=torch.float16); b = torch.randn(512, 512, device=dev, dtype=torch.float16)
+  kw = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, num_warps=4, num_stages=4)
+  t0 = time.perf_counter(); mm(a, b, kern=mm_body, **kw); torch.cuda.synchronize(); t_first = time.perf_counter() - t0
+  t0 = time.perf_counter(); mm(a, b, kern=mm_body, **kw); torch.cuda.synchronize(); t_second = time.perf_counter() - t0
+  res["triton_matmul_cold_compile_s"] = t_first - t_second
+  small = torch.rand(1024, device=dev); so = torch.empty_like(small)
+  for _ in range(100): vadd(small, small, so)
+  torch.cuda.synchronize()
+  n = 5000
+  t0 = time.perf_counter()
+  for _ in range(n): vadd(small, small, so)
+  torch.cuda.synchronize()
+  res["triton_launch_us"] = (time.perf_counter() - t0) / n * 1e6
+  t0 = time.perf_counter()
+  for _ in range(n): torch.add(small, small, out=so)
+  torch.cuda.synchronize()
+  res["torch_add_launch_us"] = (time.perf_counter() - t0) / n * 1e6
+  print({k: res[k] for k in res if "compile" in k or "launch" in k}, flush=True)
 
-# ---- bandwidth: vector add (seed 1) vs copy ceiling -----------------------------
-N = 1 << 28
-x = torch.rand(N, device=dev); y = torch.rand_like(x); o = torch.empty_like(x)
-vadd(x, y, o); assert torch.equal(o, x + y)
-ms_vadd = bench(lambda: vadd(x, y, o))
-ms_torch_add = bench(lambda: torch.add(x, y, out=o))
-ms_copy = bench(lambda: o.copy_(x))
-res["vadd_GBps_triton"] = 3 * 4 * N / ms_vadd / 1e6
-res["vadd_GBps_torch"] = 3 * 4 * N / ms_torch_add / 1e6
-res["copy_GBps"] = 2 * 4 * N / ms_copy / 1e6
-print("bandwidth GB/s: triton vadd %.0f  torch add %.0f  copy(read+write) %.0f" %
-      (res["vadd_GBps_triton"], res["vadd_GBps_torch"], res["copy_GBps"]), flush=True)
-del x, y, o
+  # ---- bandwidth: vector add (seed 1) vs copy ceiling -----------------------------
+  N = 1 << 28
+  x = torch.rand(N, device=dev); y = torch.rand_like(x); o = torch.empty_like(x)
+  vadd(x, y, o); assert torch.equal(o, x + y)
+  ms_vadd = bench(lambda: vadd(x, y, o))
+  ms_torch_add = bench(lambda: torch.add(x, y, out=o))
+  ms_copy = bench(lambda: o.copy_(x))
+  res["vadd_GBps_triton"] = 3 * 4 * N / ms_vadd / 1e6
+  res["vadd_GBps_torch"] = 3 * 4 * N / ms_torch_add / 1e6
+  res["copy_GBps"] = 2 * 4 * N / ms_copy / 1e6
+  print("bandwidth GB/s: triton vadd %.0f  torch add %.0f  copy(read+write) %.0f" %
+        (res["vadd_GBps_triton"], res["vadd_GBps_torch"], res["copy_GBps"]), flush=True)
+  del x, y, o
 
 # ---- matmul fp16 TFLOPS, seed 2's sweep subset ----------------------------------
-sizes = [1024, 2048, 4096, 8192] if QUICK else [512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384]
+sizes = [int(x) for x in SIZES.split(",")] if SIZES else [1024, 2048, 4096, 8192] if QUICK else [512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384]
 rows = []
 print("%6s %10s %10s %10s %8s" % ("MNK", "torch", "triton_g8", "triton_g0", "tri/torch"), flush=True)
 for s in sizes:

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The case tables list only the fields a case needs; the rest (stages, grid y) are 0. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
@@ -35,9 +38,11 @@ typedef struct Case {
     unsigned grid;
     BufSpec bufs[4];
     int nbufs;
-    int32_t ints[2]; /* scalar i32 args after the buffers */
+    int32_t ints[12]; /* scalar i32 args after the buffers */
     int nints;
-    int num_warps; /* 0 = 4 */
+    int num_warps;  /* 0 = 4 */
+    int num_stages; /* 0 = the default (3) */
+    unsigned grid_y; /* 0 = 1 */
 } Case;
 
 static size_t elem_bytes(Elem e) { return e == E_I8 ? 1 : e == E_F16 || e == E_BF16 ? 2 : 4; }
@@ -143,12 +148,13 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     opt.nconstexprs = c->ndefs;
     opt.no_cache = 1;
     opt.num_warps = c->num_warps;
+    opt.num_stages = c->num_stages;
     if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA)
         opt.arch = gpu_arch;
     tric_module mod = NULL;
     tric_kernel k = NULL;
     tric_buffer bufs[4] = {0};
-    tric_arg args[8];
+    tric_arg args[16];
     bool ok = tric_module_compile_file(dev, path, &opt, &mod) == TRIC_SUCCESS &&
               tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS;
     for (int i = 0; ok && i < c->nbufs; i++) {
@@ -160,7 +166,8 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     for (int i = 0; i < c->nints; i++)
         args[c->nbufs + i] = TRIC_ARG_I32(c->ints[i]);
     if (ok)
-        ok = tric_launch(k, (tric_dim3){c->grid, 1, 1}, args, c->nbufs + c->nints, NULL) == TRIC_SUCCESS &&
+        ok = tric_launch(k, (tric_dim3){c->grid, c->grid_y ? c->grid_y : 1, 1}, args, c->nbufs + c->nints, NULL) ==
+                 TRIC_SUCCESS &&
              tric_device_synchronize(dev) == TRIC_SUCCESS;
     for (int i = 0; ok && i < c->nbufs; i++)
         ok = tric_copy_to_host(out[i], bufs[i], 0, c->bufs[i].count * elem_bytes(c->bufs[i].elem), NULL) ==
@@ -205,6 +212,8 @@ static void run_case(tric_device gpu, tric_device cpu, const Case *c)
         printf("%s", c->kernel);
         for (int i = 0; i < c->ndefs; i++)
             printf(" %s", c->defs[i]);
+        if (c->num_stages)
+            printf(" s%d", c->num_stages);
         printf(" w%d (%s): compared%s\n", c->num_warps ? c->num_warps : 4,
                gpu_arch ? gpu_arch : "the device's arch",
                failures ? " (failures so far)" : "");
@@ -340,6 +349,45 @@ int main(void)
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
         run_case(gpu, cpu, &wg_cases[i]);
+    /* The software pipeline (passes/pipeline_loops.c): async copies into num_stages-slot
+     * swizzled buffers, for num_stages 1 to 5, K tails masked, every operand orientation (seed 1
+     * with A column-major and B transposed, the linear layer's K-contiguous B), fp16 and bf16,
+     * one and two warpgroups; on the device's arch (wgmma reading shared memory), on sm_90 and
+     * on sm_80 (cp.async + ldmatrix + mma.sync, run on this GPU). */
+#define STAGE_CASE(sig, t, e, m, n, bk, k, w, s)                                                   \
+    {"dot_loop.tri", "dot_loop", sig, {t, "M=" #m, "N=" #n, "BK=" #bk}, 4, 1,                      \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
+     3, {k}, 1, w, s, 0}
+#define SEED1_CASE(sig, m, n, k, sam, sak, sbk, sbn, s)                                            \
+    {"../../../examples/matmul.tri", "matmul_kernel", sig,                                        \
+     {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64"}, 3, ((m) + 127) / 128 * (((n) + 127) / 128), \
+     {{E_F16, (m) * (k), FILL_UNIFORM, 0}, {E_F16, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-3}}, \
+     3, {m, n, k, sam, sak, sbk, sbn, n, 1}, 9, 4, s, 0}
+    const char *s1 = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *s1t = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
+    const char *lin = "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const Case pipe_cases[] = {
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4, 1),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4, 2),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4, 3),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 1040, 4, 4),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 32, 48, 4, 5),
+        STAGE_CASE("*bf16:16,*bf16:16,*fp32:16,i32:16", "T=tl.bfloat16", E_BF16, 128, 256, 64, 336, 8, 3),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 256, 32, 16, 4, 4),
+        STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 64, 32, 96, 4, 3),
+        SEED1_CASE(s1, 208, 144, 336, 336, 1, 144, 1, 3),
+        SEED1_CASE(s1t, 208, 144, 336, 1, 208, 1, 336, 4),
+        {"linear.tri", "linear_kernel", lin, {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,
+         {{E_F16, 208 * 336, FILL_UNIFORM, 0}, {E_F16, 144 * 336, FILL_UNIFORM, 0}, {E_F16, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-3}},
+         4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},
+    };
+    static const char *const pipe_arches[] = {NULL, "sm_90", "sm_80"};
+    for (int a = 0; a < 3; a++) {
+        gpu_arch = tric_device_get_kind(gpu) == TRIC_DEVICE_CUDA ? pipe_arches[a] : NULL;
+        for (size_t i = 0; i < sizeof pipe_cases / sizeof pipe_cases[0]; i++)
+            run_case(gpu, cpu, &pipe_cases[i]);
+    }
     tric_device_close(cpu);
     tric_device_close(gpu);
     if (failures) {
