@@ -137,14 +137,6 @@ typedef struct Cg {
     bool needs_libdevice;
     const char *math_name;
     bool failed;
-    /* Pipelined wgmma (lower_dot_wgmma, docs/codegen.md): the innermost for being lowered, its
-     * stage toggle (i32 0, 1, 0, ... per iteration), the byte offset smem_addr adds while a dot
-     * stores into the current stage's buffer, and the iter arg whose wgmma group is still in
-     * flight when the loop exits (-1: none). */
-    const IrOp *for_op;
-    LLVMValueRef for_stage;
-    LLVMValueRef stage_off;
-    int for_wgmma_iter;
 } Cg;
 
 #define FAIL(c, ...)                                                                                \

@@ -811,8 +811,6 @@ static LLVMValueRef smem_base(Cg *c)
 /* Address of byte offset (i32) into shared memory. */
 static LLVMValueRef smem_addr(Cg *c, LLVMValueRef byte_off)
 {
-    if (c->stage_off)
-        byte_off = LLVMBuildAdd(c->l->b, byte_off, c->stage_off, "");
     return LLVMBuildGEP2(c->l->b, c->l->i8, smem_base(c), &byte_off, 1, "");
 }
 
@@ -1937,35 +1935,6 @@ static LLVMValueRef wgmma_desc(Cg *c, LLVMBuilderRef b, LLVMValueRef addr, int64
     return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, hi, 0), "");
 }
 
-/* The staging buffers the shared-memory pass gave dot: 3, 2 (pipelined) or 1. */
-static int wgmma_buffers(Cg *c, const IrOp *dot)
-{
-    int64_t stage = shared_wgmma_stage_bytes(c->f, dot);
-    return dot->smem_bytes >= 3 * stage ? 3 : dot->smem_bytes >= 2 * stage ? 2 : 1;
-}
-
-/* Whether nothing else in the loop body touches shared memory while a wgmma group reads a
- * staging buffer: every other op there with scratch is one of dot's operand converts that is not
- * materialized (its registers stay the load's, mark_lazy_operands). */
-static bool pipeline_body_ok(Cg *c, const IrOp *dot)
-{
-    const IrRegion *body = &c->for_op->regions[0];
-    for (int i = 0; i < body->nops; i++) {
-        const IrOp *op = body->ops[i];
-        if (op == dot || op->smem_bytes <= 0)
-            continue;
-        bool lazy_operand = op->code == OP_CONVERT_LAYOUT && op->nresults == 1 &&
-                            (op->results[0] == dot->operands[0] || op->results[0] == dot->operands[1]) &&
-                            c->lazy_operand[op->results[0]];
-        if (!lazy_operand || op->nregions)
-            return false;
-    }
-    for (int i = 0; i < body->nops; i++)
-        if (body->ops[i]->nregions) /* nested regions could hold scratch ops or barriers */
-            return false;
-    return true;
-}
-
 /* r = a @ b + c with wgmma (sm_90a; #mma v3, docs/codegen.md "wgmma"): barrier (earlier readers
  * of the staging area are done: every thread waited for its wgmma), every thread stores the A
  * and B registers it holds into the dot's staging area in the K-major core-matrix layout (A
@@ -2005,30 +1974,7 @@ static bool lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Di
     bool b_sw = N % 64 == 0 && sb->vec_dim == 1 && sb->run[1] >= 8 && off_b % 1024 == 0;
     if (a_sw || b_sw) /* the swizzle pattern repeats every 1024 bytes of the shared window */
         LLVMSetAlignment(smem_base(c), 1024);
-    /* Pipelined (docs/codegen.md "Pipelined wgmma"): the shared-memory pass gave this dot two
-     * staging buffers because it is the accumulator chain of the enclosing loop; iteration k
-     * stores into buffer k % 2 and waits only for wgmma k-1 (wait_group 1), so wgmma k runs
-     * while the next iteration's global loads are issued. The barrier below (all threads passed
-     * wait_group 1 of iteration k-1: wgmma k-2 is done in every warpgroup) makes buffer k % 2
-     * free. The loop's exit waits for the last group (lower_for). */
-    int64_t stage = shared_wgmma_stage_bytes(c->f, op);
-    int nbuf = wgmma_buffers(c, op);
-    int pipe_iter = c->for_op && c->for_stage && nbuf >= 2 && op->smem_offset % 1024 == 0 &&
-                            off_a == op->smem_offset && pipeline_body_ok(c, op)
-                        ? shared_wgmma_pipelined_iter(c->f, c->for_op, op)
-                        : -1;
-    LLVMValueRef dyn = NULL, dyn16 = NULL;
-    if (pipe_iter >= 0) {
-        dyn = LLVMBuildMul(b, c->for_stage, cg_i32(c->l, (int)stage), "");
-        dyn16 = LLVMBuildZExt(b, LLVMBuildLShr(b, dyn, cg_i32(c->l, 4), ""), c->l->i64, "");
-    }
-    /* With three buffers the barrier is not needed: the barrier before wgmma k-1 (below, in
-     * iteration k-1) came after every thread's wait_group 1 of iteration k-2, so wgmma k-3, the
-     * last reader of buffer k % 3, is done; lower_for puts one barrier before the loop for the
-     * scratch of the ops before it. */
-    if (pipe_iter < 0 || nbuf < 3)
-        cg_barrier(c->l);
-    c->stage_off = dyn;
+    cg_barrier(c->l); /* earlier readers of the staging area are done */
     if (a_sw)
         wgmma_store_sw128(c, A, sa, ta.dtype, off_a, 0, M);
     else
@@ -2037,7 +1983,6 @@ static bool lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Di
         wgmma_store_sw128(c, B, sb, tb.dtype, off_b, 0, K);
     else
         wgmma_store_operand(c, B, sb, tb.dtype, off_b, 1, K);
-    c->stage_off = NULL;
     asm_void(c, "fence.proxy.async.shared::cta;");
     cg_barrier(c->l);
 
@@ -2106,10 +2051,6 @@ static bool lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Di
                  * accumulators */
                 args[0] = LLVMBuildAdd(b, a_desc, cg_i64(c->l, a_off >> 4), "");
                 args[1] = LLVMBuildAdd(b, b_desc, cg_i64(c->l, b_off >> 4), "");
-                if (dyn16) { /* this iteration's buffer (start address field, bits 0-13) */
-                    args[0] = LLVMBuildAdd(b, args[0], dyn16, "");
-                    args[1] = LLVMBuildAdd(b, args[1], dyn16, "");
-                }
                 args[2] = cg_i32(c->l, 1);
                 for (int i = 0; i < nd; i++)
                     args[3 + i] = acc[ce[i]];
@@ -2126,10 +2067,8 @@ static bool lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Di
         strbuf_printf(&wcons, "%s%d", i ? "," : "", i);
     strbuf_printf(&wcons, ",~{memory}");
     LLVMTypeRef wret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)n, 0);
-    LLVMValueRef wait = asm_n(c, wret, pipe_iter >= 0 ? "wgmma.wait_group.sync.aligned 1;" : "wgmma.wait_group.sync.aligned 0;",
+    LLVMValueRef wait = asm_n(c, wret, "wgmma.wait_group.sync.aligned 0;",
                               wcons.data, acc, n, true);
-    if (pipe_iter >= 0)
-        c->for_wgmma_iter = pipe_iter;
     for (int e = 0; e < n; e++)
         acc[e] = LLVMBuildExtractValue(b, wait, (unsigned)e, "");
     strbuf_free(&text);
@@ -2373,34 +2312,9 @@ static bool lower_for(Cg *c, const IrOp *op)
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, head);
     LLVMValueRef iv = LLVMBuildPhi(b, elem_ty(c, ivt), "iv");
-    /* the pipelined wgmma's buffer toggle, when the shared-memory pass gave a dot of this body
-     * two staging buffers */
-    int nbuf = 1;
-    int piped_iter = -1;
-    for (int i = 0; i < body->nops; i++) {
-        const IrOp *d = body->ops[i];
-        int it = d->code == OP_DOT ? shared_wgmma_pipelined_iter(c->f, op, d) : -1;
-        if (it >= 0 && wgmma_buffers(c, d) >= 2) {
-            nbuf = wgmma_buffers(c, d);
-            piped_iter = it;
-        }
-    }
-    /* the accumulator whose initial registers are pinned (below): the register-staged pipelined
-     * dot's, or that of a wgmma op of the memory pipeline (its group stays in flight across the
-     * back edge the same way) */
-    int pin_iter = piped_iter >= 0 ? piped_iter : cg_wgmma_acc_iter(c, op);
-    LLVMValueRef stage = nbuf >= 2 ? LLVMBuildPhi(b, c->l->i32, "stage") : NULL;
-    if (nbuf >= 3) { /* the three-buffer dot has no barrier of its own before its first stores */
-        LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(pre));
-        cg_barrier(c->l);
-        LLVMPositionBuilderAtEnd(b, head);
-    }
-    const IrOp *outer_for = c->for_op;
-    LLVMValueRef outer_stage = c->for_stage;
-    int outer_iter = c->for_wgmma_iter;
-    c->for_op = op;
-    c->for_stage = stage;
-    c->for_wgmma_iter = -1;
+    /* the accumulator of a wgmma op of the memory pipeline (its group stays in flight across
+     * the back edge), whose initial registers are pinned (below) */
+    int pin_iter = cg_wgmma_acc_iter(c, op);
     set(c, body->args[0], new_el(c, 1), 1, 0);
     c->vals[body->args[0]].el[0] = iv;
     LVal **phis = arena_alloc(c->arena, sizeof(LVal *) * (size_t)imax(niter, 1));
@@ -2471,32 +2385,10 @@ static bool lower_for(Cg *c, const IrOp *op)
     }
     LLVMAddIncoming(iv, &lo->el[0], &pre, 1);
     LLVMAddIncoming(iv, &next, &latch, 1);
-    if (stage) {
-        LLVMValueRef zero = cg_i32(c->l, 0), flip;
-        if (nbuf == 2)
-            flip = LLVMBuildXor(b, stage, cg_i32(c->l, 1), "");
-        else
-            flip = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, stage, cg_i32(c->l, nbuf - 1), ""), zero,
-                                   LLVMBuildAdd(b, stage, cg_i32(c->l, 1), ""), "");
-        LLVMAddIncoming(stage, &zero, &pre, 1);
-        LLVMAddIncoming(stage, &flip, &latch, 1);
-    }
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, exit);
-    int pending = c->for_wgmma_iter;
-    c->for_op = outer_for;
-    c->for_stage = outer_stage;
-    c->for_wgmma_iter = outer_iter;
-    for (int i = 0; i < niter && i < op->nresults; i++) {
-        LLVMValueRef *el = phis[i]->el;
-        int n = phis[i]->n;
-        if (i == pending && n > 0) {
-            /* The last iteration's wgmma group may still be in flight: wait_group 0 with its
-             * accumulators tied through, so no read of them moves above it (PTX ISA 9.7.15.7.3). */
-            el = asm_tie_f32(c, "wgmma.wait_group.sync.aligned 0;", el, n);
-        }
-        set(c, op->results[i], el, n, phis[i]->layout);
-    }
+    for (int i = 0; i < niter && i < op->nresults; i++)
+        set(c, op->results[i], phis[i]->el, phis[i]->n, phis[i]->layout);
     return true;
 }
 
@@ -2877,7 +2769,6 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     LLVMPositionBuilderAtEnd(l->b, body);
     c->lazy_operand = arena_alloc(arena, sizeof(bool) * (size_t)(f->nvalues + 1));
     c->scratch_floor = f->shared_bytes;
-    c->for_wgmma_iter = -1;
     find_scratch_floor(c, &f->body);
     int32_t *uses = arena_alloc(arena, sizeof(int32_t) * (size_t)(f->nvalues + 1));
     int32_t *dot_uses = arena_alloc(arena, sizeof(int32_t) * (size_t)(f->nvalues + 1));

@@ -20,12 +20,6 @@ typedef struct PassOptions {
     bool wgmma;             /* layouts.c: with mma, on sm_90a (sm 90 and arch_specific), such dots
                                whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
     bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
-    int wgmma_pipeline;     /* shared_alloc.c: a wgmma dot that is the accumulator chain of a for
-                               loop gets two staging buffers, and codegen keeps one wgmma group
-                               in flight across the next iteration's loads (docs/codegen.md).
-                               0: the default (shared_alloc.c WGMMA_PIPELINE_DEFAULT), 1 on, -1 off,
-                               3 on with three buffers (num_stages >= 3; no barrier before the
-                               stores) */
 } PassOptions;
 
 /* canonicalize.c: constant folding, algebraic simplification (x+0, x*1), splat/broadcast of
@@ -42,8 +36,9 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
  * info so accesses are coalesced and as wide as proven; slice for reductions and expand_dims);
  * convert_layout inserted where producer and consumer disagree. Requires axis info. */
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
-/* shared_alloc.c: a shared-memory offset for every op that needs scratch (convert_layout,
- * cross-warp reductions, dot operand staging); IrFunc.shared_bytes. Requires layouts. */
+/* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
+ * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
+ * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* ---- axis info helpers (axis_info.c) --------------------------------------------------------- */
@@ -82,15 +77,6 @@ int shared_elem_bytes(Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,
  * 101376 for sm_86/sm_89. */
 int shared_limit_bytes(int sm);
-/* One wgmma staging buffer of dot (A unpadded at 0, B at A's bytes rounded to 16), rounded up to
- * 1024 bytes (the 128-byte swizzle's period), as lower_dot_wgmma lays it out. */
-int64_t shared_wgmma_stage_bytes(const IrFunc *f, const IrOp *dot);
-/* The iter arg (0-based) of for_op whose whole loop-carried chain is dot's accumulator: dot is an
- * op of for_op's body (not nested deeper) and the only dot there, its C operand is that iter
- * arg's block argument and used nowhere else, and its result is used only by the yield, at that
- * position. -1 otherwise. Such a dot can keep its wgmma group in flight across iterations. */
-int shared_wgmma_pipelined_iter(const IrFunc *f, const IrOp *for_op, const IrOp *dot);
-
 /* pipeline_loops.c: software pipelining (docs/passes.md "pipeline"). For a for loop whose dots
  * read tiles loaded in the same iteration, with S = the loop's num_stages (tl.range), else the
  * function's, S >= 2: the loads become async_copy ops into S-slot local_alloc buffers, issued

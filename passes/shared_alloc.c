@@ -1,24 +1,22 @@
-/* shared_alloc.c: shared-memory scratch for the ops that need it (Triton's Allocation analysis,
- * scratch buffers only).
+/* shared_alloc.c: shared memory for the ops that need it (Triton's Allocation analysis): the
+ * software pipeline's stage buffers and every op's scratch.
  *
- * Requires: layouts (pass_layouts). Guarantees: IrOp.smem_offset/smem_bytes for convert_layout,
- * reshape, cross-warp reductions, FMA dots, mma dots (operand staging) and trans ops that are not
- * a relabelling of registers;
- * 0/0 for every other op; IrFunc.shared_bytes = what a launch
- * must ask for, within the target's per-block limit (else an error).
+ * Requires: layouts (pass_layouts), swizzle (the buffers' layouts). Guarantees:
+ * IrOp.smem_offset/smem_bytes for every local_alloc (its whole buffer, 1024-aligned), and for
+ * convert_layout, reshape, cross-warp reductions, FMA dots, mma dots that were not pipelined
+ * (operand staging) and trans ops that are not a relabelling of registers; 0/0 for every other
+ * op; IrFunc.shared_bytes = what a launch must ask for, within the target's per-block limit (else
+ * an error naming the bytes and the limit, and num_stages when the stage buffers are the cause).
  *
- * Scratch is live only while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync
- * before the next op's writes), so no two scratch buffers are ever live together: every one
- * starts at offset 0 and the kernel needs the largest. The layout of the data inside each buffer
+ * The stage buffers sit one after the other from offset 0 and are live from their local_alloc
+ * to the end of the loop that reads them (and the waits right after it). Scratch is live only
+ * while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync before the next op's
+ * writes), so no two scratch buffers are ever live together: each starts right after the stage
+ * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
+ * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data inside each buffer
  * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides computes it so codegen
  * and this file cannot disagree. */
 #include "passes/passes.h"
-
-/* Whether a wgmma dot chained through a for loop gets the two-buffer pipelined schedule when
- * PassOptions.wgmma_pipeline is 0 (docs/codegen.md "Pipelined wgmma"). */
-#define WGMMA_PIPELINE_DEFAULT true
-/* The most shared memory the pipelined staging buffers may take (sm_90: 227 KB per block). */
-#define WGMMA_PIPELINE_MAX_BYTES (160 * 1024)
 
 int shared_elem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
 
@@ -189,56 +187,6 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
     }
 }
 
-int64_t shared_wgmma_stage_bytes(const IrFunc *f, const IrOp *dot)
-{
-    Type a = ir_type(f, dot->operands[0]), b = ir_type(f, dot->operands[1]);
-    int64_t at_b = (type_numel(a) * dtype_bytes(a.dtype) + 15) / 16 * 16;
-    return (at_b + type_numel(b) * dtype_bytes(b.dtype) + 1023) / 1024 * 1024;
-}
-
-/* Uses of v in r and its nested regions; *dots counts the dot ops seen. */
-static int count_uses_of(const IrRegion *r, ValueId v, int *dots)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if (op->code == OP_DOT)
-            ++*dots;
-        for (int k = 0; k < op->noperands; k++)
-            n += op->operands[k] == v;
-        for (int k = 0; k < op->nregions; k++)
-            n += count_uses_of(&op->regions[k], v, dots);
-    }
-    return n;
-}
-
-int shared_wgmma_pipelined_iter(const IrFunc *f, const IrOp *for_op, const IrOp *dot)
-{
-    if (!for_op || for_op->code != OP_FOR || for_op->nregions < 1 || dot->code != OP_DOT || dot->noperands < 3)
-        return -1;
-    const IrRegion *body = &for_op->regions[0];
-    const IrOp *y = body->nops > 0 ? body->ops[body->nops - 1] : NULL;
-    bool inside = false;
-    for (int i = 0; i < body->nops; i++)
-        inside |= body->ops[i] == dot;
-    if (!inside || !y || y->code != OP_YIELD)
-        return -1;
-    int acc = f->values[dot->results[0]].layout;
-    if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA || f->layouts[acc].mma.version != 3)
-        return -1;
-    int it = -1;
-    for (int k = 0; k < y->noperands; k++)
-        if (y->operands[k] == dot->results[0])
-            it = it < 0 ? k : -2;
-    if (it < 0 || 1 + it >= body->nargs || body->args[1 + it] != dot->operands[2])
-        return -1;
-    int dots = 0, dots2 = 0;
-    if (count_uses_of(body, dot->results[0], &dots) != 1 || count_uses_of(body, dot->operands[2], &dots2) != 1 ||
-        dots != 1)
-        return -1;
-    return it;
-}
-
 /* ---- the pipeline's buffers ----------------------------------------------------------------- */
 
 /* Whether op, or anything nested in it, has v as an operand. */
@@ -294,17 +242,14 @@ static void buffer_liveness(const IrRegion *r, bool *live)
     }
 }
 
-/* Returns the largest scratch in r; *biggest is the op that needs it (for the error's location).
- * parent: the op whose region r is (NULL for the function body). Scratch of an op that runs while
- * a pipeline buffer is live goes after the buffers (buffers_end), else at 0, over them. */
-static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const IrOp *parent, const PassOptions *o,
-                            int64_t buffers_end, bool in_live)
+/* Returns the largest scratch end in r; *biggest is the op that needs it (for the error's
+ * location). Scratch of an op that runs while a pipeline buffer is live goes after the buffers
+ * (buffers_end), else at 0, over them. */
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_t buffers_end, bool in_live)
 {
     int64_t most = 0;
     bool *live = arena_alloc(f->arena, sizeof(bool) * (size_t)(r->nops + 1));
     buffer_liveness(r, live);
-    bool pipeline = o && o->wgmma && o->arch_specific && f->num_stages >= 2 &&
-                    (o->wgmma_pipeline > 0 || (o->wgmma_pipeline == 0 && WGMMA_PIPELINE_DEFAULT));
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         bool op_live = in_live || live[i];
@@ -312,25 +257,13 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, const 
             continue; /* placed by place_buffers */
         for (int k = 0; k < op->nregions; k++) {
             const IrOp *inner_op = NULL;
-            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, op, o, buffers_end, op_live);
+            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, buffers_end, op_live);
             if (inner > most) {
                 most = inner;
                 *biggest = inner_op;
             }
         }
         int64_t bytes = scratch_bytes(f, op);
-        /* Two staging buffers, so the stores of iteration k+1 go to the one wgmma k does not read
-         * (codegen lower_dot_wgmma, docs/codegen.md "Pipelined wgmma"). */
-        if (pipeline && bytes > 0 && op->code == OP_DOT && shared_wgmma_pipelined_iter(f, parent, op) >= 0) {
-            /* three when asked for (wgmma_pipeline 3), with num_stages >= 3 and when they fit in
-             * WGMMA_PIPELINE_MAX_BYTES (the third buffer saves the barrier before each
-             * iteration's stores; not the default: measured no faster, and 128x64x64 much slower,
-             * docs/codegen.md), else two */
-            int64_t stage = shared_wgmma_stage_bytes(f, op);
-            bool three = o->wgmma_pipeline >= 3 && f->num_stages >= 3 && 3 * stage <= WGMMA_PIPELINE_MAX_BYTES;
-            int64_t want = (three ? 3 : 2) * stage;
-            bytes = bytes > want ? bytes : want;
-        }
         int64_t base = op_live && bytes > 0 ? (buffers_end + 15) / 16 * 16 : 0;
         op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
@@ -361,7 +294,7 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     const IrOp *biggest = NULL;
     int64_t buffers_end = 0;
     place_buffers(f, &f->body, &buffers_end);
-    int64_t most = alloc_region(f, &f->body, &biggest, NULL, o, buffers_end, false);
+    int64_t most = alloc_region(f, &f->body, &biggest, buffers_end, false);
     most = (most + 15) / 16 * 16;
     if (buffers_end > most)
         most = (buffers_end + 15) / 16 * 16;

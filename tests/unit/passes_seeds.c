@@ -160,48 +160,79 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
     seed_free(&s);
 }
 
-/* Pipelined wgmma (docs/codegen.md): on sm_90a the seed's dot (the loop's accumulator chain) gets
- * two staging buffers with num_stages >= 2 (the default), three when wgmma_pipeline is 3 and
- * num_stages >= 3; with num_stages 1 or wgmma_pipeline = -1, one. */
-static void test_wgmma_pipeline(int num_stages, int pipeline, int want_buffers)
+/* The software pipeline (passes/pipeline_loops.c) on seed 2's 128x128x64 loop: with num_stages
+ * S >= 2, two S-slot buffers (A 128x64, B 64x128 fp16, 16 KiB a slot, 128-byte swizzle), their
+ * async copies in the prologue (S - 1 groups) and in the loop, async_wait S - 2 in the loop and 0
+ * after it; on sm_90a a wgmma reading the slots with wgmma_wait 1 in the loop and 0 after it, on
+ * sm_90 local_load into the dot operands and an ordinary dot; shared memory for the buffers, the
+ * epilogue's convert reusing it. num_stages 1 leaves the loop as it is. */
+static void test_pipeline(int num_stages, bool wgmma)
 {
     Seed s;
     Define defs[] = {{"BLOCK_SIZE_M", "128"}, {"BLOCK_SIZE_N", "128"}, {"BLOCK_SIZE_K", "64"},
                      {"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
     PassOptions po = {.num_warps = 4, .num_stages = num_stages, .sm = 90, .mma = true, .wgmma = true,
-                      .arch_specific = true, .wgmma_pipeline = pipeline};
+                      .arch_specific = wgmma, .verify = true};
     if (!seed_compile_with(&s, "matmul.tri", "kernel_matmul",
                            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
                            defs, 6, 4, &po)) {
         test_failures++;
         return;
     }
-    IrOp *loops[2], *dots[2];
-    int nf = 0, nd = 0;
+    const char *arch = wgmma ? "sm_90a" : "sm_90";
+    IrOp *allocs[4], *loops[2], *copies[16], *waits[8], *wg[4], *wgw[4], *ll[4], *dots[4];
+    int na = 0, nf = 0, nc = 0, nw = 0, nwg = 0, nwgw = 0, nll = 0, nd = 0;
+    collect(&s.f->body, OP_LOCAL_ALLOC, allocs, &na, 4);
     collect(&s.f->body, OP_FOR, loops, &nf, 2);
-    collect(&s.f->body, OP_DOT, dots, &nd, 2);
-    CHECK(nf == 1 && nd == 1, "%d loops, %d dots", nf, nd);
-    if (nf == 1 && nd == 1) {
-        int64_t stage = shared_wgmma_stage_bytes(s.f, dots[0]);
-        CHECK(stage == 32768, "stage bytes %lld, want 32768 (A and B, 16 KiB each)", (long long)stage);
-        CHECK(shared_wgmma_pipelined_iter(s.f, loops[0], dots[0]) == 0, "the accumulator is not iter arg 0");
-        int buffers = dots[0]->smem_bytes >= 3 * stage ? 3 : dots[0]->smem_bytes >= 2 * stage ? 2 : 1;
-        CHECK(buffers == want_buffers, "stages %d, pipeline %d: dot scratch %d (%d buffers, want %d)",
-              num_stages, pipeline, dots[0]->smem_bytes, buffers, want_buffers);
-        CHECK(s.f->shared_bytes >= dots[0]->smem_bytes, "kernel %d < dot %d", s.f->shared_bytes,
-              dots[0]->smem_bytes);
+    collect(&s.f->body, OP_ASYNC_COPY, copies, &nc, 16);
+    collect(&s.f->body, OP_ASYNC_WAIT, waits, &nw, 8);
+    collect(&s.f->body, OP_WGMMA, wg, &nwg, 4);
+    collect(&s.f->body, OP_WGMMA_WAIT, wgw, &nwgw, 4);
+    collect(&s.f->body, OP_LOCAL_LOAD, ll, &nll, 4);
+    collect(&s.f->body, OP_DOT, dots, &nd, 4);
+    CHECK(nf == 1, "%s stages %d: %d loops", arch, num_stages, nf);
+    if (num_stages < 2) {
+        CHECK(na == 0 && nc == 0 && nd == 1, "%s stages 1: %d buffers, %d copies, %d dots", arch, na, nc, nd);
+        seed_free(&s);
+        return;
     }
+    CHECK(na == 2, "%s stages %d: %d buffers", arch, num_stages, na);
+    for (int i = 0; i < na; i++) {
+        Type t = ir_type(s.f, allocs[i]->results[0]);
+        const Layout *l = &s.f->layouts[s.f->values[allocs[i]->results[0]].layout];
+        CHECK(t.is_smem && t.rank == 3 && t.shape[0] == num_stages, "%s stages %d: buffer %d slots", arch,
+              num_stages, t.shape[0]);
+        CHECK(l->kind == LAYOUT_SHARED && l->shared.swizzle == 128 && l->shared.order[0] == 1,
+              "%s stages %d: buffer %d not 128-byte swizzled along dim 1", arch, num_stages, i);
+        CHECK(allocs[i]->smem_offset % 1024 == 0 && allocs[i]->smem_bytes == num_stages * 16384,
+              "%s stages %d: buffer at %d, %d bytes", arch, num_stages, allocs[i]->smem_offset,
+              allocs[i]->smem_bytes);
+    }
+    /* two copies per prologue iteration and two in the loop */
+    CHECK(nc == 2 * num_stages, "%s stages %d: %d async copies", arch, num_stages, nc);
+    CHECK(nw == 2 && waits[0]->attr[0] == num_stages - 2 && waits[1]->attr[0] == 0,
+          "%s stages %d: %d async waits", arch, num_stages, nw);
+    if (wgmma) {
+        CHECK(nwg == 1 && nwgw == 2 && nd == 0 && nll == 0, "%d wgmma, %d waits, %d dots, %d local loads", nwg,
+              nwgw, nd, nll);
+        if (nwgw == 2)
+            CHECK(wgw[0]->attr[0] == 1 && wgw[1]->attr[0] == 0, "wgmma waits %lld, %lld",
+                  (long long)wgw[0]->attr[0], (long long)wgw[1]->attr[0]);
+    } else {
+        CHECK(nwg == 0 && nd == 1 && nll == 2, "sm_90: %d wgmma, %d dots, %d local loads", nwg, nd, nll);
+    }
+    /* the buffers, then the epilogue's convert of the 128x128 fp32 accumulator over them */
+    CHECK(s.f->shared_bytes >= 2 * num_stages * 16384, "%s stages %d: shared bytes %d", arch, num_stages,
+          s.f->shared_bytes);
     seed_free(&s);
 }
 
 int main(void)
 {
-    test_wgmma_pipeline(3, 0, 2);
-    test_wgmma_pipeline(4, 3, 3);
-    test_wgmma_pipeline(2, 3, 2);
-    test_wgmma_pipeline(2, 0, 2);
-    test_wgmma_pipeline(3, -1, 1);
-    test_wgmma_pipeline(1, 0, 1);
+    for (int stages = 1; stages <= 5; stages++) {
+        test_pipeline(stages, true);
+        test_pipeline(stages, false);
+    }
     test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32:16", 4);
     test_vector_add("*fp32:16,*fp32:16,*fp32:16,i32", 1); /* the mask is not provably uniform */
     test_vector_add("*fp32,*fp32,*fp32,i32:16", 1);       /* pointers only 4-byte aligned */
