@@ -874,6 +874,61 @@ static void assign_region(LayCtx *c, IrRegion *r)
     }
 }
 
+/* Uses of v anywhere in r (nested regions too); *user is the last user seen. */
+static int count_uses(IrRegion *r, ValueId v, IrOp **user)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] == v) {
+                n++;
+                *user = op;
+            }
+        for (int k = 0; k < op->nregions; k++)
+            n += count_uses(&op->regions[k], v, user);
+    }
+    return n;
+}
+
+/* A convert whose only use is a cast to a narrower dtype moves below it: the cast runs in the
+ * source layout and the convert moves the narrow values (the matmul epilogue's fp32 accumulator
+ * becomes fp16 before its trip through shared memory: half the bytes, as Triton does). */
+static void sink_converts(IrFunc *f, IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *cv = r->ops[i];
+        for (int k = 0; k < cv->nregions; k++)
+            sink_converts(f, &cv->regions[k]);
+        if (cv->code != OP_CONVERT_LAYOUT || cv->nresults != 1)
+            continue;
+        IrOp *cast = NULL;
+        if (count_uses(&f->body, cv->results[0], &cast) != 1 || cast->code != OP_CAST || cast->nresults != 1 ||
+            i + 1 >= r->nops || r->ops[i + 1] != cast)
+            continue;
+        Type from = ir_type(f, cv->results[0]), to = ir_type(f, cast->results[0]);
+        if (from.is_ptr || to.is_ptr || dtype_bytes(to.dtype) >= dtype_bytes(from.dtype))
+            continue;
+        /* cast(convert(x)) -> convert(cast(x)): swap the two ops, retyping their results */
+        ValueId x = cv->operands[0], narrow = cv->results[0], out = cast->results[0];
+        int src_layout = f->values[x].layout, dst_layout = f->values[narrow].layout;
+        cast->operands[0] = x;
+        f->values[out].layout = src_layout;
+        cv->operands[0] = out;
+        f->values[narrow].type.dtype = to.dtype;
+        f->values[narrow].layout = dst_layout;
+        r->ops[i] = cast;
+        r->ops[i + 1] = cv;
+        /* every use of the cast's result now reads the convert's (and the convert reads the
+         * cast's, which the replacement rewrote too) */
+        ir_replace_all_uses(f, out, narrow);
+        cv->operands[0] = out;
+        const char *name = f->values[narrow].name;
+        f->values[narrow].name = f->values[out].name ? f->values[out].name : name;
+        f->values[out].name = name;
+    }
+}
+
 static void clear_layouts(IrFunc *f)
 {
     for (ValueId v = 1; v < f->nvalues; v++)
@@ -907,5 +962,6 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
     for (ValueId v = 1; v < f->nvalues; v++)
         if (f->values[v].type.rank > 0 && f->values[v].layout == 0)
             f->values[v].layout = layout_default(&c, f->values[v].type);
+    sink_converts(f, &f->body);
     return true;
 }
