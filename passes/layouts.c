@@ -935,8 +935,27 @@ static void clear_layouts(IrFunc *f)
         f->values[v].layout = 0;
 }
 
+/* Whether r holds an op of the memory pipeline (IR read back from text after the pipeline ran). */
+static bool has_pipeline_ops(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_LOCAL_ALLOC || op->code == OP_WGMMA || op->code == OP_LOCAL_LOAD)
+            return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (has_pipeline_ops(&op->regions[k]))
+                return true;
+    }
+    return false;
+}
+
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
 {
+    /* IR that already holds the memory pipeline (a .tir printed after the pipeline pass) keeps
+     * its layouts: the schedule was built on them (wgmma's #mma v3, local_load's operand
+     * layouts), and deciding them again would undo it. Such a file must carry every layout. */
+    if (has_pipeline_ops(&f->body))
+        return true;
     LayCtx c = {.f = f, .o = o, .diag = d};
     c.num_warps = f->num_warps > 0 ? f->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);
     if (c.num_warps > 32 || (c.num_warps & (c.num_warps - 1)) != 0) {
