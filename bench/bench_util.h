@@ -82,4 +82,80 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
     return result;
 }
 
+/* ---- shared by bench_matmul and bench_linear ---------------------------------------------------- */
+
+/* "128x128x64,w4,s4": a config's name in tables and CSV files. */
+static inline void bench_config_name(char *out, size_t len, const ExMatmulConfig *c) {
+    snprintf(out, len, "%dx%dx%d,w%d,s%d", c->block_m, c->block_n, c->block_k, c->num_warps,
+             c->num_stages);
+}
+
+/* Parses "BMxBNxBK,WARPS,STAGES" (the --config argument); 1 on success. */
+static inline int bench_parse_config(const char *text, ExMatmulConfig *c) {
+    char tail;
+    return sscanf(text, "%dx%dx%d,%d,%d%c", &c->block_m, &c->block_n, &c->block_k, &c->num_warps,
+                  &c->num_stages, &tail) == 5 &&
+           c->block_m > 0 && c->block_n > 0 && c->block_k > 0 && c->num_warps > 0 &&
+           c->num_stages > 0;
+}
+
+/* Prints "# WHAT CONFIG: skipped: WHY" on one line for a config that did not compile or load,
+ * WHY being tric's last error, its first line, and "shared memory does not fit" when the driver
+ * refused the kernel's dynamic shared memory (more than the device's opt-in maximum: the runtime
+ * asks for it with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) when loading). */
+static inline void bench_print_skip(const char *what, const char *config) {
+    const char *err = tric_last_error();
+    char line[240];
+    size_t n = 0;
+    for (const char *p = err ? err : ""; *p && *p != '\n' && n + 1 < sizeof line; p++)
+        line[n++] = *p == '\r' || *p == '\t' ? ' ' : *p;
+    line[n] = 0;
+    int smem = err && (strstr(err, "MAX_DYNAMIC_SHARED") || strstr(err, "shared memory") ||
+                       strstr(err, "OUT_OF_RESOURCES") || strstr(err, "too much shared"));
+    printf("# %s %s: skipped: %s: %s\n", what, config,
+           smem ? "shared memory does not fit" : "does not compile", line);
+    fflush(stdout);
+}
+
+/* The target a compile with options.arch = arch gets (runtime/cuda.c: the option, else
+ * $TRIC_ARCH, else the device's own). */
+static inline const char *bench_arch_label(tric_device dev, const char *arch) {
+    const char *env = getenv("TRIC_ARCH");
+    return arch && *arch ? arch : env && *env ? env : tric_device_arch(dev);
+}
+
+/* CSV files (--csv=FILE): one header, then one row per measurement; the same columns as
+ * scripts/triton_linear.py writes, read by scripts/perf_table.py. row is "best" (the best config
+ * of a size/kernel) or "config" (one config's time, with --all). time_us and tflops are 0 where
+ * nothing ran. */
+#define BENCH_CSV_HEADER "provider,bench,kernel,arch,orient,sig,dtype,M,N,K,config,time_us,tflops,row\n"
+
+static inline FILE *bench_csv_open(const char *path) {
+    if (!path)
+        return NULL;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(2);
+    }
+    fputs(BENCH_CSV_HEADER, f);
+    return f;
+}
+
+static inline double bench_tflops(int64_t M, int64_t N, int64_t K, double ms) {
+    return ms > 0 ? 2.0 * (double)M * (double)N * (double)K / (ms * 1e-3) / 1e12 : 0;
+}
+
+static inline void bench_csv_row(FILE *f, const char *bench, const char *kernel, const char *arch,
+                                 const char *orient, const char *sig, const char *dtype, int64_t M,
+                                 int64_t N, int64_t K, const char *config, double ms,
+                                 const char *row) {
+    if (!f)
+        return;
+    fprintf(f, "tric,%s,%s,%s,%s,%s,%s,%lld,%lld,%lld,\"%s\",%.3f,%.3f,%s\n", bench, kernel, arch,
+            orient, sig, dtype, (long long)M, (long long)N, (long long)K, config, ms * 1000,
+            bench_tflops(M, N, K, ms), row);
+    fflush(f);
+}
+
 #endif

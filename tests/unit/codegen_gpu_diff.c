@@ -377,7 +377,7 @@ int main(void)
         STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 64, 32, 96, 4, 3),
         SEED1_CASE(s1, 208, 144, 336, 336, 1, 144, 1, 3),
         SEED1_CASE(s1t, 208, 144, 336, 1, 208, 1, 336, 4),
-        {"linear.tri", "linear_kernel", lin, {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,
+        {"../../../examples/linear.tri", "linear_kernel", lin, {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,
          {{E_F16, 208 * 336, FILL_UNIFORM, 0}, {E_F16, 144 * 336, FILL_UNIFORM, 0}, {E_F16, 144, FILL_UNIFORM, 0},
           {E_F32, 208 * 144, FILL_POISON, 1e-3}},
          4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},

@@ -246,7 +246,7 @@ int main(void)
           "T_ACC=tl.float32"},
          {3 * 2}, 3, {192 * 96, 96 * 128, 192 * 128}, 2, false, {192, 128, 96, 96, 1, 128, 1, 128, 1}, 9, 4},
         /* the linear layer, w [N, K] */
-        {"tests/lit/codegen/linear.tri", "linear_kernel",
+        {"examples/linear.tri", "linear_kernel",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
          {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
          {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4},
