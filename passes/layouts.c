@@ -891,42 +891,92 @@ static int count_uses(IrRegion *r, ValueId v, IrOp **user)
     return n;
 }
 
-/* A convert whose only use is a cast to a narrower dtype moves below it: the cast runs in the
- * source layout and the convert moves the narrow values (the matmul epilogue's fp32 accumulator
- * becomes fp16 before its trip through shared memory: half the bytes, as Triton does). */
-static void sink_converts(IrFunc *f, IrRegion *r)
+/* o in layout `layout` for an op u being moved into it, cheaply: a constant or splat copied, a
+ * broadcast of a small value rebuilt from that value converted (the bias row of a matmul
+ * epilogue: 1 x N converted, not M x N); 0 when o has no cheap form there. New ops go right
+ * before u in r. */
+static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int layout)
 {
+    IrFunc *f = c->f;
+    if (f->values[o].layout == layout || ir_type(f, o).rank == 0)
+        return o;
+    IrOp *def = f->values[o].def;
+    if (!def || def->nregions)
+        return 0;
+    Type t = ir_type(f, o);
+    ValueId out = 0;
+    if (def->code == OP_CONST || (def->code == OP_SPLAT && ir_type(f, def->operands[0]).rank == 0)) {
+        IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+        IrOp *copy = ir_build(&b, def->code, def->loc, def->operands, def->noperands, &t, 1, 0);
+        memcpy(copy->attr, def->attr, sizeof copy->attr);
+        copy->fattr = def->fattr;
+        out = copy->results[0];
+    } else if (def->code == OP_BROADCAST && ir_type(f, def->operands[0]).rank == t.rank &&
+               type_numel(ir_type(f, def->operands[0])) * 8 <= type_numel(t)) {
+        ValueId small = convert_to(c, def->operands[0], layout, def->loc); /* may insert before u */
+        IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+        out = ir_build_unary(&b, OP_BROADCAST, def->loc, t, small);
+    } else {
+        return 0;
+    }
+    f->values[out].layout = layout;
+    f->values[out].axis = f->values[o].axis;
+    return out;
+}
+
+/* A convert whose only use is an elementwise op (a cast to a narrower or same-size dtype, or
+ * arithmetic whose other operands have a cheap form in the convert's source layout) moves below
+ * that op, again and again: the matmul epilogue (bias add, activation, cast to the output dtype)
+ * then runs in the accumulator's #mma layout and a single convert, of the narrow result, goes
+ * through shared memory just before the store (Triton's RemoveLayoutConversions does the same).
+ * Returns whether anything moved. */
+static bool sink_converts(LayCtx *c, IrRegion *r)
+{
+    IrFunc *f = c->f;
+    bool moved = false;
     for (int i = 0; i < r->nops; i++) {
         IrOp *cv = r->ops[i];
         for (int k = 0; k < cv->nregions; k++)
-            sink_converts(f, &cv->regions[k]);
-        if (cv->code != OP_CONVERT_LAYOUT || cv->nresults != 1)
-            continue;
-        IrOp *cast = NULL;
-        if (count_uses(&f->body, cv->results[0], &cast) != 1 || cast->code != OP_CAST || cast->nresults != 1 ||
-            i + 1 >= r->nops || r->ops[i + 1] != cast)
-            continue;
-        Type from = ir_type(f, cv->results[0]), to = ir_type(f, cast->results[0]);
-        if (from.is_ptr || to.is_ptr || dtype_bytes(to.dtype) >= dtype_bytes(from.dtype))
-            continue;
-        /* cast(convert(x)) -> convert(cast(x)): swap the two ops, retyping their results */
-        ValueId x = cv->operands[0], narrow = cv->results[0], out = cast->results[0];
-        int src_layout = f->values[x].layout, dst_layout = f->values[narrow].layout;
-        cast->operands[0] = x;
-        f->values[out].layout = src_layout;
-        cv->operands[0] = out;
-        f->values[narrow].type.dtype = to.dtype;
-        f->values[narrow].layout = dst_layout;
-        r->ops[i] = cast;
-        r->ops[i + 1] = cv;
-        /* every use of the cast's result now reads the convert's (and the convert reads the
-         * cast's, which the replacement rewrote too) */
-        ir_replace_all_uses(f, out, narrow);
-        cv->operands[0] = out;
-        const char *name = f->values[narrow].name;
-        f->values[narrow].name = f->values[out].name ? f->values[out].name : name;
-        f->values[out].name = name;
+            moved |= sink_converts(c, &cv->regions[k]);
+        while (cv->code == OP_CONVERT_LAYOUT && cv->nresults == 1) {
+            ValueId y = cv->results[0], x = cv->operands[0];
+            int from = f->values[x].layout, to = f->values[y].layout;
+            IrOp *u = NULL;
+            if (from <= 0 || count_uses(&f->body, y, &u) != 1 || index_in(r, u) < 0 || u->nresults != 1 ||
+                u->nregions || !op_is_elementwise(u->code) || u->code == OP_ADDPTR)
+                break;
+            Type ty = ir_type(f, y), tu = ir_type(f, u->results[0]);
+            if (tu.is_ptr || ty.is_ptr || dtype_bytes(tu.dtype) > dtype_bytes(ty.dtype) ||
+                !type_same_shape(tu, ty) || f->values[u->results[0]].layout != to)
+                break;
+            /* u's operands in the source layout */
+            ValueId ops[3];
+            bool ok = u->noperands <= 3;
+            for (int k = 0; ok && k < u->noperands; k++) {
+                ops[k] = u->operands[k] == y ? x : operand_in(c, r, u, u->operands[k], from);
+                ok = ops[k] != 0;
+            }
+            if (!ok)
+                break;
+            IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+            IrOp *nu = ir_build(&b, u->code, u->loc, ops, u->noperands, &tu, 1, 0);
+            memcpy(nu->attr, u->attr, sizeof nu->attr);
+            nu->fattr = u->fattr;
+            f->values[nu->results[0]].layout = from;
+            f->values[nu->results[0]].name = f->values[u->results[0]].name;
+            ValueId nx = nu->results[0];
+            IrOp *ncv = ir_build(&b, OP_CONVERT_LAYOUT, cv->loc, &nx, 1, &tu, 1, 0);
+            f->values[ncv->results[0]].layout = to;
+            f->values[ncv->results[0]].name = f->values[u->results[0]].name;
+            ir_replace_all_uses(f, u->results[0], ncv->results[0]);
+            ir_region_remove(r, index_in(r, u));
+            ir_region_remove(r, index_in(r, cv));
+            moved = true;
+            cv = ncv;
+            i = index_in(r, ncv);
+        }
     }
+    return moved;
 }
 
 static void clear_layouts(IrFunc *f)
@@ -981,6 +1031,6 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
     for (ValueId v = 1; v < f->nvalues; v++)
         if (f->values[v].type.rank > 0 && f->values[v].layout == 0)
             f->values[v].layout = layout_default(&c, f->values[v].type);
-    sink_converts(f, &f->body);
-    return true;
+    /* the operands the moved ops no longer read (the old broadcast of the bias, say) */
+    return !sink_converts(&c, &f->body) || pass_dce(f, o, d);
 }
