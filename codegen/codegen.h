@@ -1,11 +1,23 @@
 /* codegen.h: layout-annotated tile IR -> LLVM IR (through the LLVM C API) -> PTX.
  *
- * Sections (one per file in codegen/):
- *   llvm.c     the thin wrapper: context, module, builder, target machine, intrinsic helpers
- *   lower.c    per-thread values by layout, index arithmetic, every op
+ * Files of codegen/ (their shared declarations: codegen/internal.h, a section per file):
+ *   llvm.c           the thin wrapper: context, module, builder, target machine, intrinsic helpers
+ *   kernel.c         the kernel function, the dispatch of every op, codegen_emit
+ *   distribution.c   which elements each thread holds, by layout (blocked, slice, mma, dot operand)
+ *   values.c         LLVM types of dtypes, the registers of each value, inline asm
+ *   arith.c          elementwise ops: arithmetic, compares, casts, math
+ *   global_memory.c  vectorized, predicated loads and stores
+ *   shared_memory.c  an op's shared-memory scratch
+ *   relayout.c       broadcast, expand_dims, trans, reshape, convert_layout
+ *   reduce.c         reductions and argmax/argmin
+ *   dot.c            what the dots share; the choice of FMA, mma.sync or wgmma
+ *   dot_fma.c        the FMA dot
+ *   dot_mma.c        the mma.sync dot (#mma v2)
+ *   dot_wgmma.c      the register-staged wgmma dot (#mma v3, sm_90a)
+ *   control.c        for, if, while, assert
  *   lower_pipeline.c the memory-pipeline ops (shared tiles, cp.async, ldmatrix, wgmma from shared)
- *   libdevice.c linking libdevice for math
- *   emit.c     O3 through the new pass manager, NVPTX emission
+ *   libdevice.c      linking libdevice for math
+ *   emit.c           O3 through the new pass manager, NVPTX emission
  *
  * No LLVM type appears outside codegen/; the rest of tric sees this header only. */
 #ifndef TRIC_CODEGEN_H

@@ -61,14 +61,7 @@ bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Dia
 /* Verifies the module, runs default<On>, writes LLVM IR text and PTX. */
 bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
 
-/* ---- lower.c ------------------------------------------------------------------------------- */
-
-/* Builds the kernel function into l->mod. *needs_libdevice is set when a math op calls __nv_*;
- * *math_name names the first such op. */
-bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
-              const char **math_name, Diag *d);
-
-/* The lowering's state and per-thread distributions, shared by lower.c and lower_pipeline.c. */
+/* ---- the lowering's state (tile IR -> LLVM IR), shared by the files below ------------------- */
 
 /* The elements one thread holds of a block value of a given layout and shape. */
 typedef struct Dist {
@@ -132,7 +125,7 @@ typedef struct Cg {
     struct MmaBases *mma_bases;
     int nmma_bases, mma_bases_cap;
     const IrOp *term; /* the yield/condition that ended the last region lowered */
-    bool *lazy_operand; /* per value: a dot operand left in its source registers (lower_dot) */
+    bool *lazy_operand; /* per value: a dot operand left in its source registers (dot.c) */
     int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
     bool needs_libdevice;
     const char *math_name;
@@ -146,24 +139,136 @@ typedef struct Cg {
         return false;                                                                              \
     } while (0)
 
-/* What lower.c lends lower_pipeline.c (each the lower.c function of the same meaning). */
-Dist *cg_dist(Cg *c, int layout, Type t);                      /* dist_get */
-LVal *cg_value(Cg *c, ValueId v);                              /* get: the registers of v */
-void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout); /* set */
-LLVMValueRef *cg_regs(Cg *c, int n);                           /* new_el */
-LLVMValueRef cg_coord(Cg *c, const Dist *ds, int e, int d);    /* coordinate of element e along d */
-LLVMValueRef cg_smem(Cg *c);                                   /* @global_smem */
-MmaBases *cg_mma_bases(Cg *c, const Layout *mma);              /* per-thread #mma ids */
-int *cg_local_index_map(Cg *c, const Dist *ds);                /* (x0, x1) -> register, rank 2 */
-void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out);
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+/* Element i of an operand; a scalar operand is uniform and serves every element. */
+static inline LLVMValueRef cg_at(const LVal *v, int i) { return v->n == 1 ? v->el[0] : v->el[i]; }
+
+/* ---- kernel.c: the kernel function, the op dispatch, codegen_emit --------------------------- */
+
+/* Builds the kernel function into l->mod. *needs_libdevice is set when a math op calls __nv_*;
+ * *math_name names the first such op. */
+bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
+              const char **math_name, Diag *d);
+/* Lowers the ops of r in order up to its yield/condition, which it leaves in c->term. */
+bool cg_lower_region(Cg *c, const IrRegion *r);
+
+/* ---- distribution.c: which elements a thread holds (docs/codegen.md "Values in registers") -- */
+
+/* The distribution of a block value of this layout and type; NULL for a scalar (rank 0). */
+Dist *cg_dist(Cg *c, int layout, Type t);
+/* This thread's ids in an #mma layout with the warps of `mma`, computed once per [Wm, Wn]. */
+MmaBases *cg_mma_bases(Cg *c, const Layout *mma);
+/* Coordinate of element e along dim d: base[d] + off[e][d]. */
+LLVMValueRef cg_coord(Cg *c, const Dist *ds, int e, int d);
+/* Register index of the element at local indices (x0, x1) (rank 2), -1 where none. */
+int *cg_local_index_map(Cg *c, const Dist *ds);
+
+/* ---- values.c: types, the registers of values, inline asm ----------------------------------- */
+
+LLVMTypeRef cg_elem_type(Cg *c, DType t);  /* the register type of a dtype */
+LLVMTypeRef cg_mem_type(Cg *c, DType t);   /* in memory: int1 as i8 */
+LLVMTypeRef cg_value_type(Cg *c, Type t);  /* pointers as ptr addrspace(1) */
+LVal *cg_value(Cg *c, ValueId v);          /* the registers of v (an internal error if none yet) */
+Dist *cg_dist_of(Cg *c, ValueId v);        /* the distribution of v's IR layout and type */
+int cg_nelems_of(Cg *c, ValueId v, Dist **out); /* registers per thread of v (1 for a scalar) */
+LLVMValueRef *cg_regs(Cg *c, int n);       /* a new array of n registers */
+void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout);
+/* Inline asm with any number of operands (cg_asm takes at most 16). */
 LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                       LLVMValueRef *args, int nargs, bool side_effects);
-void cg_asm_void(Cg *c, const char *text);                     /* side effects, memory clobber */
-LLVMTypeRef cg_mem_type(Cg *c, DType t);                       /* int1 as i8 */
-int cg_access_width(Cg *c, const IrOp *mem_op, const Dist *ds);  /* axis_vector_width, in the run */
-/* `@pred ld.global` of w elements into out, `other` where pred is false (lower.c load_predicated). */
+void cg_asm_void(Cg *c, const char *text); /* side effects, memory clobber */
+
+/* ---- arith.c: elementwise ops with the interpreter's semantics ------------------------------ */
+
+/* Binary arithmetic op (OP_ADD .. OP_UMULHI) on dtype t; NULL if not supported. */
+LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y);
+/* OP_CMP_* on operands of type t: an i1. */
+LLVMValueRef cg_compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y);
+/* OP_CAST from one dtype to another. */
+LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a);
+/* bf16 to f32 (bf16 arithmetic is done in fp32); any other value unchanged. */
+LLVMValueRef cg_widen(Cg *c, LLVMValueRef v);
+/* The constant iv (integers) or fv (floats) of type t. */
+LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv);
+/* An op with one result computed element by element (arithmetic, compare, select, fma, casts,
+ * math). */
+bool cg_lower_elementwise(Cg *c, const IrOp *op);
+
+/* ---- shared_memory.c: an op's shared-memory scratch ----------------------------------------- */
+
+LLVMValueRef cg_smem(Cg *c);                             /* @global_smem */
+LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off); /* @global_smem + byte_off (i32) */
+LLVMValueRef cg_to_mem(Cg *c, DType t, LLVMValueRef v);  /* int1 -> i8 */
+LLVMValueRef cg_from_mem(Cg *c, DType t, LLVMValueRef v); /* i8 -> int1 */
+/* Index (in elements) of element e in a scratch copy with per-dim element strides. */
+LLVMValueRef cg_strided_index(Cg *c, const Dist *ds, int e, const int64_t *strides);
+void cg_row_major_strides(const Type t, int64_t *strides);
+/* Stores every element of src (distribution ds) at byte smem_off + eb * index. */
+void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb, int smem_off,
+                       const int64_t *strides);
+/* Loads every element of distribution ds from byte smem_off + eb * index. */
+LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem_off,
+                               const int64_t *strides);
+/* An internal error unless the shared-memory pass gave op at least `need` bytes. */
+bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what);
+
+/* ---- relayout.c: values between layouts (relabelled registers, or through shared memory) ---- */
+
+/* broadcast, expand_dims, trans, reshape; dr and n: the result's distribution and registers. */
+bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n);
+bool cg_lower_convert_layout(Cg *c, const IrOp *op);
+
+/* ---- global_memory.c: vectorized, predicated loads and stores ------------------------------- */
+
+/* Elements per access: axis_vector_width, kept within the run the thread holds. */
+int cg_access_width(Cg *c, const IrOp *mem_op, const Dist *ds);
+/* `@pred ld.global` of w elements into out, `other` where pred is false. */
 void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef *other, int w,
                         LLVMTypeRef mt, int eb, LLVMValueRef *out);
+bool cg_lower_load(Cg *c, const IrOp *op);
+bool cg_lower_store(Cg *c, const IrOp *op);
+
+/* ---- reduce.c: reduce_sum/max/min, argmax/argmin -------------------------------------------- */
+
+bool cg_lower_reduce(Cg *c, const IrOp *op);
+
+/* ---- dot.c: the dot's operands and the choice of the FMA, mma.sync or wgmma dot ------------- */
+
+/* Before lowering: the scratch floor, and which dot operands stay in their source registers
+ * (c->lazy_operand). */
+void cg_plan_dot_operands(Cg *c);
+/* The convert_layout that defines dot operand v, or NULL. */
+const IrOp *cg_dot_operand_convert(Cg *c, ValueId v);
+/* Where a dot may stage both operands in shared memory; false if nowhere. */
+bool cg_dot_scratch(Cg *c, const IrOp *op, int *off_a, int *off_b);
+bool cg_lower_dot(Cg *c, const IrOp *op);
+
+/* ---- dot_fma.c: the dot on the FMA units (blocked accumulator) ------------------------------ */
+
+bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db,
+                      Dist *dr);
+
+/* ---- dot_mma.c: the dot through mma.sync (#mma v2 accumulator) ------------------------------ */
+
+/* Can this mma dot stage its operands itself and read them back with ldmatrix? */
+bool cg_mma_can_stage(Cg *c, const IrOp *op);
+/* ldmatrix.sync.aligned.m8n8.x{n}[.trans].shared.b16 at ptr: n .b32 registers into out. */
+void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out);
+bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db,
+                      Dist *dr);
+
+/* ---- dot_wgmma.c: the register-staged dot through wgmma (#mma v3 accumulator, sm_90a) ------- */
+
+bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
+
+/* ---- control.c: for, if, while, assert ------------------------------------------------------ */
+
+bool cg_lower_for(Cg *c, const IrOp *op);
+bool cg_lower_if(Cg *c, const IrOp *op);
+bool cg_lower_while(Cg *c, const IrOp *op);
+bool cg_lower_assert(Cg *c, const IrOp *op);
 
 /* ---- lower_pipeline.c: the memory-pipeline ops (ir.h "the memory pipeline") ----------------- */
 
@@ -171,7 +276,7 @@ void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef
  * wgmma_wait (docs/codegen.md "The memory pipeline"). */
 bool cg_lower_pipeline_op(Cg *c, const IrOp *op);
 /* The iter arg (0-based) of for_op whose block argument is the accumulator (c) of a wgmma op
- * directly in its body; -1 if none. lower_for pins its initial registers (C7515). */
+ * directly in its body; -1 if none. cg_lower_for pins its initial registers (C7515). */
 int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op);
 
 #endif

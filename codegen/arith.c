@@ -1,0 +1,296 @@
+/* arith.c: elementwise ops (arithmetic, compare, select, fma, casts, bitcast, math) with the
+ * interpreter's semantics (ir/interp.c): integer shifts clamp, float->int casts saturate, bf16 is
+ * computed in fp32, math functions come from libdevice. docs/codegen.md "Elementwise ops". */
+#include "codegen/internal.h"
+
+#include <stdio.h>
+
+/* ---- scalar arithmetic with the interpreter's semantics ------------------------------------- */
+
+static LLVMValueRef call1(Cg *c, const char *name, LLVMTypeRef ty, LLVMValueRef a)
+{
+    return cg_call(c->l, name, ty, &a, 1);
+}
+
+static LLVMValueRef call2(Cg *c, const char *name, LLVMTypeRef ty, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef args[2] = {a, b};
+    return cg_call(c->l, name, ty, args, 2);
+}
+
+static const char *fsuffix(Cg *c, LLVMTypeRef t)
+{
+    return t == c->l->f64 ? "f64" : t == c->l->f16 ? "f16" : "f32";
+}
+
+/* bf16 arithmetic is done in fp32 and rounded: sm_80 lacks most bf16 instructions. */
+LLVMValueRef cg_widen(Cg *c, LLVMValueRef v)
+{
+    return LLVMTypeOf(v) == c->l->bf16 ? LLVMBuildFPExt(c->l->b, v, c->l->f32, "") : v;
+}
+
+static LLVMValueRef narrow(Cg *c, LLVMValueRef v, DType t)
+{
+    return t == DT_BF16 ? LLVMBuildFPTrunc(c->l->b, v, c->l->bf16, "") : v;
+}
+
+/* A libdevice math function (__nv_expf / __nv_exp); fp16 and bf16 go through fp32. */
+static LLVMValueRef libdevice1(Cg *c, const char *op, const char *base, DType t, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    c->needs_libdevice = true;
+    if (!c->math_name)
+        c->math_name = op;
+    char name[64];
+    if (t == DT_F64) {
+        snprintf(name, sizeof name, "__nv_%s", base);
+        return call1(c, name, c->l->f64, a);
+    }
+    snprintf(name, sizeof name, "__nv_%sf", base);
+    LLVMValueRef x = t == DT_F32 ? a : LLVMBuildFPExt(b, a, c->l->f32, "");
+    LLVMValueRef r = call1(c, name, c->l->f32, x);
+    return t == DT_F32 ? r : LLVMBuildFPTrunc(b, r, cg_elem_type(c, t), "");
+}
+
+LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef b = c->l->b;
+    char name[64];
+    if (dtype_is_float(t)) {
+        LLVMValueRef a = cg_widen(c, x), e = cg_widen(c, y), r;
+        LLVMTypeRef ty = LLVMTypeOf(a);
+        switch (op) {
+        case OP_ADD: r = LLVMBuildFAdd(b, a, e, ""); break;
+        case OP_SUB: r = LLVMBuildFSub(b, a, e, ""); break;
+        case OP_MUL: r = LLVMBuildFMul(b, a, e, ""); break;
+        case OP_DIV: r = LLVMBuildFDiv(b, a, e, ""); break;
+        case OP_REM: {
+            /* C fmod, as the interpreter: libdevice's exact __nv_fmodf. */
+            c->needs_libdevice = true;
+            if (!c->math_name)
+                c->math_name = "fmod";
+            LLVMValueRef a32 = t == DT_F16 ? LLVMBuildFPExt(b, a, c->l->f32, "") : a;
+            LLVMValueRef e32 = t == DT_F16 ? LLVMBuildFPExt(b, e, c->l->f32, "") : e;
+            r = call2(c, t == DT_F64 ? "__nv_fmod" : "__nv_fmodf", LLVMTypeOf(a32), a32, e32);
+            if (t == DT_F16)
+                r = LLVMBuildFPTrunc(b, r, c->l->f16, "");
+            break;
+        }
+        case OP_MIN: case OP_MAX:
+            /* minnum/maxnum (PTX min/max.f32): a NaN operand yields the other one, as C fmin. */
+            snprintf(name, sizeof name, "llvm.%s.%s", op == OP_MIN ? "minnum" : "maxnum", fsuffix(c, ty));
+            r = call2(c, name, ty, a, e);
+            break;
+        default: return NULL;
+        }
+        return narrow(c, r, t);
+    }
+    bool sgn = dtype_is_signed(t);
+    switch (op) {
+    case OP_ADD: return LLVMBuildAdd(b, x, y, "");
+    case OP_SUB: return LLVMBuildSub(b, x, y, "");
+    case OP_MUL: return LLVMBuildMul(b, x, y, "");
+    case OP_DIV: return sgn ? LLVMBuildSDiv(b, x, y, "") : LLVMBuildUDiv(b, x, y, "");
+    case OP_REM: return sgn ? LLVMBuildSRem(b, x, y, "") : LLVMBuildURem(b, x, y, "");
+    case OP_MIN: case OP_MAX: {
+        LLVMIntPredicate p = op == OP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT) : (sgn ? LLVMIntSGT : LLVMIntUGT);
+        return LLVMBuildSelect(b, LLVMBuildICmp(b, p, x, y, ""), x, y, "");
+    }
+    case OP_AND: return LLVMBuildAnd(b, x, y, "");
+    case OP_OR: return LLVMBuildOr(b, x, y, "");
+    case OP_XOR: return LLVMBuildXor(b, x, y, "");
+    case OP_SHL: case OP_SHR: {
+        /* Amounts of the width or more (unsigned) clamp as PTX's shl/shr do (PTX ISA §9.7.8.8),
+         * which is the interpreter's rule; LLVM's shifts would be poison there. */
+        LLVMTypeRef ty = LLVMTypeOf(x);
+        LLVMValueRef width = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty), 0);
+        LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, width, "");
+        if (op == OP_SHR && sgn) {
+            LLVMValueRef amt = LLVMBuildSelect(b, big, LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) - 1, 0), y, "");
+            return LLVMBuildAShr(b, x, amt, "");
+        }
+        LLVMValueRef safe = LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), y, "");
+        LLVMValueRef v = op == OP_SHL ? LLVMBuildShl(b, x, safe, "") : LLVMBuildLShr(b, x, safe, "");
+        return LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), v, "");
+    }
+    case OP_UMULHI: {
+        LLVMTypeRef ty = LLVMTypeOf(x);
+        unsigned bits = LLVMGetIntTypeWidth(ty);
+        LLVMTypeRef wide = LLVMIntTypeInContext(c->l->ctx, bits * 2);
+        LLVMValueRef p = LLVMBuildMul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
+        p = LLVMBuildLShr(b, p, LLVMConstInt(wide, bits, 0), "");
+        return LLVMBuildTrunc(b, p, ty, "");
+    }
+    default: return NULL;
+    }
+}
+
+LLVMValueRef cg_compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (!t.is_ptr && dtype_is_float(t.dtype)) {
+        LLVMRealPredicate p = op == OP_CMP_EQ ? LLVMRealOEQ : op == OP_CMP_NE ? LLVMRealUNE
+                            : op == OP_CMP_LT ? LLVMRealOLT : op == OP_CMP_LE ? LLVMRealOLE
+                            : op == OP_CMP_GT ? LLVMRealOGT : LLVMRealOGE;
+        return LLVMBuildFCmp(b, p, cg_widen(c, x), cg_widen(c, y), "");
+    }
+    bool sgn = !t.is_ptr && dtype_is_signed(t.dtype);
+    LLVMIntPredicate p = op == OP_CMP_EQ ? LLVMIntEQ : op == OP_CMP_NE ? LLVMIntNE
+                       : op == OP_CMP_LT ? (sgn ? LLVMIntSLT : LLVMIntULT)
+                       : op == OP_CMP_LE ? (sgn ? LLVMIntSLE : LLVMIntULE)
+                       : op == OP_CMP_GT ? (sgn ? LLVMIntSGT : LLVMIntUGT)
+                                         : (sgn ? LLVMIntSGE : LLVMIntUGE);
+    return LLVMBuildICmp(b, p, x, y, "");
+}
+
+static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    bool fl = dtype_is_float(t);
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    char name[64];
+    switch (op) {
+    case OP_NEG: return fl ? LLVMBuildFNeg(b, a, "") : LLVMBuildNeg(b, a, "");
+    case OP_NOT: return LLVMBuildNot(b, a, "");
+    case OP_ABS:
+        if (fl) {
+            LLVMValueRef w = cg_widen(c, a);
+            snprintf(name, sizeof name, "llvm.fabs.%s", fsuffix(c, LLVMTypeOf(w)));
+            return narrow(c, call1(c, name, LLVMTypeOf(w), w), t);
+        }
+        if (!dtype_is_signed(t))
+            return a;
+        snprintf(name, sizeof name, "llvm.abs.i%u", LLVMGetIntTypeWidth(ty));
+        return call2(c, name, ty, a, LLVMConstInt(c->l->i1, 0, 0));
+    case OP_SQRT: case OP_FLOOR: case OP_CEIL: {
+        /* Exact in PTX (sqrt.rn, cvt.rmi, cvt.rpi): LLVM intrinsics, no libdevice. */
+        LLVMValueRef w = cg_widen(c, a);
+        const char *base = op == OP_SQRT ? "sqrt" : op == OP_FLOOR ? "floor" : "ceil";
+        snprintf(name, sizeof name, "llvm.%s.%s", base, fsuffix(c, LLVMTypeOf(w)));
+        return narrow(c, call1(c, name, LLVMTypeOf(w), w), t);
+    }
+    case OP_EXP: return libdevice1(c, "exp", "exp", t, a);
+    case OP_EXP2: return libdevice1(c, "exp2", "exp2", t, a);
+    case OP_LOG: return libdevice1(c, "log", "log", t, a);
+    case OP_LOG2: return libdevice1(c, "log2", "log2", t, a);
+    case OP_RSQRT: return libdevice1(c, "rsqrt", "rsqrt", t, a);
+    case OP_SIN: return libdevice1(c, "sin", "sin", t, a);
+    case OP_COS: return libdevice1(c, "cos", "cos", t, a);
+    default: return NULL;
+    }
+}
+
+/* OP_CAST (ir.h): float->float round to nearest even, float->int truncate, int->int wrap/extend by
+ * the signedness of the source; anything -> int1 is "!= 0". */
+LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef ty = cg_elem_type(c, to);
+    if (from == to)
+        return a;
+    if (to == DT_I1) {
+        if (dtype_is_float(from))
+            return LLVMBuildFCmp(b, LLVMRealUNE, cg_widen(c, a), LLVMConstReal(LLVMTypeOf(cg_widen(c, a)), 0), "");
+        return LLVMBuildICmp(b, LLVMIntNE, a, LLVMConstInt(LLVMTypeOf(a), 0, 0), "");
+    }
+    if (dtype_is_float(from) && dtype_is_float(to)) {
+        int fb = dtype_bits(from), tb = dtype_bits(to);
+        if ((from == DT_BF16 && to == DT_F16) || (from == DT_F16 && to == DT_BF16))
+            return LLVMBuildFPTrunc(b, LLVMBuildFPExt(b, a, c->l->f32, ""), ty, "");
+        return tb > fb ? LLVMBuildFPExt(b, a, ty, "") : LLVMBuildFPTrunc(b, a, ty, "");
+    }
+    if (dtype_is_float(from)) {
+        /* Saturating, NaN -> 0: PTX cvt.rzi's behaviour and the interpreter's (plain fptosi
+         * would be poison out of range). */
+        LLVMValueRef w = cg_widen(c, a);
+        char name[64];
+        snprintf(name, sizeof name, "llvm.fpto%ci.sat.i%d.%s", dtype_is_signed(to) ? 's' : 'u',
+                 dtype_bits(to), fsuffix(c, LLVMTypeOf(w)));
+        return call1(c, name, ty, w);
+    }
+    if (dtype_is_float(to)) {
+        if (to == DT_BF16) {
+            LLVMValueRef f = dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, c->l->f32, "")
+                                                   : LLVMBuildUIToFP(b, a, c->l->f32, "");
+            return LLVMBuildFPTrunc(b, f, ty, "");
+        }
+        return dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, ty, "") : LLVMBuildUIToFP(b, a, ty, "");
+    }
+    int fb = dtype_bits(from), tb = dtype_bits(to);
+    if (tb < fb)
+        return LLVMBuildTrunc(b, a, ty, "");
+    if (tb == fb)
+        return a;
+    return dtype_is_signed(from) ? LLVMBuildSExt(b, a, ty, "") : LLVMBuildZExt(b, a, ty, "");
+}
+
+LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv)
+{
+    LLVMTypeRef ty = cg_value_type(c, t);
+    if (t.is_ptr)
+        return LLVMConstNull(ty);
+    if (dtype_is_float(t.dtype))
+        return LLVMConstReal(ty, fv);
+    return LLVMConstInt(ty, (unsigned long long)iv, dtype_is_signed(t.dtype));
+}
+
+/* ---- the elementwise ops --------------------------------------------------------------------- */
+
+static bool expect_same_layout(Cg *c, const IrOp *op, const LVal *v, int n)
+{
+    if (v->n != n && v->n != 1)
+        FAIL(c, "%s: operand has %d registers per thread, result %d (layouts differ)", op_name(op->code), v->n, n);
+    return true;
+}
+
+bool cg_lower_elementwise(Cg *c, const IrOp *op)
+{
+    ValueId r = op->results[0];
+    Type rt = ir_type(c->f, r);
+    int n = cg_nelems_of(c, r, NULL);
+    LVal *ops[3] = {0};
+    for (int i = 0; i < op->noperands && i < 3; i++) {
+        ops[i] = cg_value(c, op->operands[i]);
+        if (c->failed || !expect_same_layout(c, op, ops[i], n))
+            return false;
+    }
+    Type t0 = ir_type(c->f, op->operands[0]);
+    LLVMValueRef *el = cg_regs(c, n);
+    for (int e = 0; e < n; e++) {
+        LLVMValueRef x = cg_at(ops[0], e), y = ops[1] ? cg_at(ops[1], e) : NULL, v = NULL;
+        switch (op->code) {
+        case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
+            v = cg_compare(c, op->code, t0, x, y);
+            break;
+        case OP_SELECT:
+            v = LLVMBuildSelect(c->l->b, x, y, cg_at(ops[2], e), "");
+            break;
+        case OP_FMA:
+            if (dtype_is_float(rt.dtype)) {
+                char name[32];
+                LLVMValueRef args[3] = {cg_widen(c, x), cg_widen(c, y), cg_widen(c, cg_at(ops[2], e))};
+                LLVMTypeRef ty = LLVMTypeOf(args[0]);
+                snprintf(name, sizeof name, "llvm.fma.%s", fsuffix(c, ty));
+                v = narrow(c, cg_call(c->l, name, ty, args, 3), rt.dtype);
+            } else {
+                v = LLVMBuildAdd(c->l->b, LLVMBuildMul(c->l->b, x, y, ""), cg_at(ops[2], e), "");
+            }
+            break;
+        case OP_CAST:
+            v = cg_cast(c, t0.dtype, rt.dtype, x);
+            break;
+        case OP_BITCAST:
+            v = LLVMBuildBitCast(c->l->b, x, cg_elem_type(c, rt.dtype), "");
+            break;
+        default:
+            v = op_num_operands(op->code) == 1 ? unary(c, op->code, rt.dtype, x)
+                                               : cg_binary(c, op->code, rt.dtype, x, y);
+        }
+        if (!v)
+            FAIL(c, "op %s on %s is not supported by codegen", op_name(op->code), dtype_name(rt.dtype));
+        el[e] = v;
+    }
+    cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+    return true;
+}
+

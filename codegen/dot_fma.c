@@ -1,0 +1,128 @@
+/* dot_fma.c: the dot on the FMA units, for a blocked accumulator (any dtype: fp16/bf16/fp32 in
+ * fp32, fp64, int8 in int32). docs/codegen.md "dot (FMA)". */
+#include "codegen/internal.h"
+
+#include <stdio.h>
+
+/* r = a @ b + c with FMAs: each thread computes its own elements of C (a blocked layout). The
+ * operands go to shared memory K-major (A^T [K][M], B [K][N]) from whatever registers they are in;
+ * a loop over k then reads, per k, the A rows and B columns this thread needs, so no thread holds
+ * a whole operand in registers. The accumulation is fp32 for fp16/bf16/fp32 operands, fp64 for
+ * fp64, int32 for int8. A dot with an #mma result goes to cg_lower_dot_mma or cg_lower_dot_wgmma
+ * (tensor cores) instead (cg_lower_dot). */
+bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db,
+                      Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    ValueId r = op->results[0];
+    Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
+    Type tr = ir_type(c->f, r);
+    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
+    int eba = dtype_bytes(ta.dtype), ebb = dtype_bytes(tb.dtype);
+    bool is_int = !dtype_is_float(ta.dtype);
+    LLVMTypeRef acc_ty = is_int ? c->l->i32 : (ta.dtype == DT_F64 ? c->l->f64 : c->l->f32);
+    DType acc_dt = is_int ? DT_I32 : (ta.dtype == DT_F64 ? DT_F64 : DT_F32);
+    char fma_name[32];
+    snprintf(fma_name, sizeof fma_name, "llvm.fma.%s", acc_dt == DT_F64 ? "f64" : "f32");
+    int n = dr->nelems;
+    const Layout *la = &c->f->layouts[A->layout], *lb = &c->f->layouts[B->layout];
+    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND) {
+        /* Operands materialized in dot-operand registers: A[i][k] and B[k][j] are this thread's. */
+        int cols = dr->count[1];
+        LLVMValueRef *el = cg_regs(c, n);
+        for (int e = 0; e < n; e++) {
+            int i = dr->idx[e * 2], j = dr->idx[e * 2 + 1];
+            LLVMValueRef acc = cg_cast(c, tr.dtype, acc_dt, cg_at(C, e));
+            for (int k = 0; k < K; k++) {
+                LLVMValueRef x = cg_cast(c, ta.dtype, acc_dt, A->el[i * K + k]);
+                LLVMValueRef y = cg_cast(c, tb.dtype, acc_dt, B->el[k * cols + j]);
+                if (is_int)
+                    acc = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc, "");
+                else {
+                    LLVMValueRef args[3] = {x, y, acc};
+                    acc = cg_call(c->l, fma_name, acc_ty, args, 3);
+                }
+            }
+            el[e] = cg_cast(c, acc_dt, tr.dtype, acc);
+        }
+        cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+        return true;
+    }
+    int off_a, off_b;
+    if (!cg_dot_scratch(c, op, &off_a, &off_b))
+        FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
+             (long long)M * K * eba + (long long)K * N * ebb);
+    int64_t st_a[2] = {1, M}, st_b[2] = {N, 1}; /* A^T [K][M], B [K][N] */
+    cg_barrier(c->l);
+    cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, st_a);
+    cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, st_b);
+    cg_barrier(c->l);
+
+    LLVMValueRef *init = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        init[e] = cg_cast(c, tr.dtype, acc_dt, cg_at(C, e));
+
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "dot.k");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "dot.done");
+    LLVMBuildBr(b, loop);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef k = LLVMBuildPhi(b, c->l->i32, "k");
+    LLVMValueRef *acc = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = LLVMBuildPhi(b, acc_ty, "");
+    int rows = dr->count[0], cols = dr->count[1];
+    LLVMValueRef *av_k = cg_regs(c, rows), *bv_k = cg_regs(c, cols);
+    LLVMTypeRef mta = cg_mem_type(c, ta.dtype), mtb = cg_mem_type(c, tb.dtype);
+    for (int pass = 0; pass < 2; pass++) {
+        int cnt = pass ? cols : rows, run = pass ? dr->run[1] : dr->run[0];
+        int eb = pass ? ebb : eba, ext = pass ? N : M, base_off = pass ? off_b : off_a;
+        LLVMTypeRef mt = pass ? mtb : mta;
+        DType dt = pass ? tb.dtype : ta.dtype;
+        LLVMValueRef *out = pass ? bv_k : av_k;
+        LLVMValueRef row = LLVMBuildMul(b, k, cg_i32(c->l, ext), "");
+        int w = imin(run, 16 / eb);
+        if (w < 1)
+            w = 1;
+        for (int i = 0; i < cnt; i += w) {
+            LLVMValueRef idx = LLVMBuildAdd(b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
+            LLVMValueRef p = cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
+            if (w == 1) {
+                LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
+                LLVMSetAlignment(ld, (unsigned)eb);
+                out[i] = cg_cast(c, dt, acc_dt, ld);
+            } else {
+                LLVMValueRef ld = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
+                LLVMSetAlignment(ld, (unsigned)(w * eb));
+                for (int j = 0; j < w; j++)
+                    out[i + j] = cg_cast(c, dt, acc_dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
+            }
+        }
+    }
+    LLVMValueRef *next = cg_regs(c, n);
+    for (int e = 0; e < n; e++) {
+        LLVMValueRef x = av_k[dr->idx[e * 2 + 0]], y = bv_k[dr->idx[e * 2 + 1]];
+        if (is_int)
+            next[e] = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc[e], "");
+        else {
+            LLVMValueRef args[3] = {x, y, acc[e]};
+            next[e] = cg_call(c->l, fma_name, acc_ty, args, 3);
+        }
+    }
+    LLVMValueRef k1 = LLVMBuildAdd(b, k, cg_i32(c->l, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, k1, cg_i32(c->l, K), ""), loop, done);
+    LLVMValueRef zero = cg_i32(c->l, 0);
+    LLVMAddIncoming(k, &zero, &pre, 1);
+    LLVMAddIncoming(k, &k1, &latch, 1);
+    for (int e = 0; e < n; e++) {
+        LLVMAddIncoming(acc[e], &init[e], &pre, 1);
+        LLVMAddIncoming(acc[e], &next[e], &latch, 1);
+    }
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMValueRef *el = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        el[e] = cg_cast(c, acc_dt, tr.dtype, next[e]);
+    cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+    return true;
+}

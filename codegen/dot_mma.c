@@ -1,0 +1,232 @@
+/* dot_mma.c: the dot on the tensor cores through mma.sync.aligned.m16n8k16 (PTX ISA 9.7.14.5.14),
+ * for an #mma v2 accumulator and fp16/bf16 operands: either in their #dot_op registers
+ * (materialized by a convert_layout), or staged by the dot itself in shared memory and read back
+ * with ldmatrix. docs/codegen.md "dot on the tensor cores (mma v2)". */
+#include "codegen/internal.h"
+#include "passes/passes.h"
+
+#include <stdio.h>
+
+/* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
+ * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
+static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
+    v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
+    v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
+    return LLVMBuildBitCast(b, v, c->l->i32, "");
+}
+
+/* Can this mma dot stage its operands itself and read them back with ldmatrix? Both operands
+ * come from convert_layouts whose scratch strides put A's k and B's n at stride 1 (the loads'
+ * blocked order [1, 0], as for row-major A and B), 16-bit elements, and the shared-memory pass
+ * gave the dot its staging area (shared_dot_staging). */
+bool cg_mma_can_stage(Cg *c, const IrOp *op)
+{
+    int64_t a_bytes, b_bytes;
+    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
+    if (!a_bytes || !b_bytes || op->smem_bytes < a_bytes + b_bytes || op->smem_offset < 0)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = cg_dot_operand_convert(c, op->operands[i]);
+        Type t = ir_type(c->f, op->operands[i]);
+        int64_t st[TRIC_MAX_RANK];
+        if (!cv || t.rank != 2 || dtype_bytes(t.dtype) != 2)
+            return false;
+        shared_scratch_strides(c->f, cv, st);
+        /* ldmatrix rows are 16 bytes at 16-byte-aligned addresses (PTX ISA 9.7.9.24) */
+        if (st[1] != 1 || (st[0] * 2) % 16)
+            return false;
+    }
+    return true;
+}
+
+/* ldmatrix.sync.aligned.m8n8.{x4,x2}[.trans].shared.b16 (PTX ISA 9.7.9.24) through the NVVM
+ * intrinsic (it reads memory, so LLVM keeps it after the barrier): lanes 8i..8i+7 give the row
+ * addresses of matrix i; each thread gets, per matrix, one .b32 with the elements (row lane/4,
+ * cols 2*(lane%4), +1) (transposed with .trans). */
+void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out)
+{
+    char name[80];
+    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
+    LLVMTypeRef f4[4] = {c->l->i32, c->l->i32, c->l->i32, c->l->i32};
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, (unsigned)n, 0);
+    LLVMValueRef call = cg_call(c->l, name, ret, &ptr, 1);
+    for (int i = 0; i < n; i++)
+        out[i] = LLVMBuildExtractValue(c->l->b, call, (unsigned)i, "");
+}
+
+/* The staged operands: barrier, every thread stores the A and B registers it loaded (their
+ * blocked layouts) into the dot's area at the converts' padded strides, barrier; then per k16
+ * step ldmatrix.x4 gives one 16x16 A fragment (matrices: rows 0-7 / 8-15 x k 0-7 / 8-15, i.e.
+ * a0a1, a2a3, a4a5, a6a7) and ldmatrix.x4.trans two n8 B fragments (k 0-7 / 8-15 of columns
+ * rn and rn+1: b0b1, b2b3 each). Padding rows by 16 bytes makes the eight 16-byte rows of each
+ * 8x8 matrix fall in distinct banks when the unpadded row is a multiple of 128 bytes or 64 bytes
+ * (as Triton's padded shared layouts; no XOR swizzle yet). Fills apk/bpk as cg_lower_dot_mma
+ * wants. */
+typedef struct MmaStage {
+    LLVMValueRef abase, bbase; /* this lane's ldmatrix row address for A and for B, k step 0 */
+    int64_t sa0, sb0;          /* A's and B's row strides in elements */
+    int Wm, Wn, Rm, Rn, Kt;
+} MmaStage;
+
+static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const Layout *L, MmaStage *st)
+{
+    LLVMBuilderRef pb = c->pro;
+    ValueId av = op->operands[0], bv = op->operands[1];
+    Type ta = ir_type(c->f, av), tb = ir_type(c->f, bv);
+    int64_t a_bytes, b_bytes, sa[TRIC_MAX_RANK], sb[TRIC_MAX_RANK];
+    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
+    shared_scratch_strides(c->f, cg_dot_operand_convert(c, av), sa);
+    shared_scratch_strides(c->f, cg_dot_operand_convert(c, bv), sb);
+    Dist *da = cg_dist(c, A->layout, ta), *db = cg_dist(c, B->layout, tb);
+    if (!da || !db)
+        return false;
+    int off_a = op->smem_offset, off_b = op->smem_offset + (int)a_bytes;
+    cg_barrier(c->l);
+    cg_smem_store_all(c, A, da, ta.dtype, 2, off_a, sa);
+    cg_smem_store_all(c, B, db, tb.dtype, 2, off_b, sb);
+    cg_barrier(c->l);
+    MmaBases *mb = cg_mma_bases(c, L);
+    int Wm = L->mma.warps_per_cta[0], Wn = L->mma.warps_per_cta[1];
+    /* This lane's row addresses, in the entry block: matrix i = lane / 8, row r = lane % 8. */
+    LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, cg_i32(c->l, 3), "");
+    LLVMValueRef r = LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), "");
+    LLVMValueRef lo = LLVMBuildAnd(pb, mi, cg_i32(c->l, 1), ""), hi = LLVMBuildLShr(pb, mi, cg_i32(c->l, 1), "");
+    /* A: row wm*16 + (i%2)*8 + r, k (i/2)*8. */
+    LLVMValueRef arow = LLVMBuildAdd(pb, LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
+                                                      LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), ""), r, "");
+    LLVMValueRef aidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, arow, cg_i32(c->l, sa[0]), ""),
+                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8), ""), "");
+    LLVMValueRef aoff = LLVMBuildAdd(pb, LLVMBuildMul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
+    LLVMValueRef abase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &aoff, 1, "");
+    /* B: k row (i%2)*8 + r, n wn*8 + (i/2)*8*Wn (matrices 2, 3: the next n8 tile of this warp). */
+    LLVMValueRef bcol = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, cg_i32(c->l, 8), ""),
+                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8 * Wn), ""), "");
+    LLVMValueRef bk = LLVMBuildAdd(pb, LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), r, "");
+    LLVMValueRef bidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
+    LLVMValueRef boff = LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
+    LLVMValueRef bbase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &boff, 1, "");
+    st->abase = abase;
+    st->bbase = bbase;
+    st->sa0 = sa[0];
+    st->sb0 = sb[0];
+    st->Wm = Wm;
+    st->Wn = Wn;
+    return true;
+}
+
+/* The A fragments (all rm) and B fragments (all rn) of k step rk, into apk/bpk as cg_lower_dot_mma
+ * indexes them; issued right before that step's mma ops so few are live at once. */
+static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, LLVMValueRef *bpk)
+{
+    LLVMBuilderRef b = c->l->b;
+    for (int rm = 0; rm < st->Rm; rm++) {
+        LLVMValueRef off = cg_i32(c->l, ((int64_t)rm * 16 * st->Wm * st->sa0 + rk * 16) * 2);
+        LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->abase, &off, 1, "");
+        cg_ldmatrix(c, p, 4, false, &apk[(rm * st->Kt + rk) * 4]);
+    }
+    for (int rn = 0; rn < st->Rn; rn += 2) {
+        LLVMValueRef off = cg_i32(c->l, ((int64_t)rk * 16 * st->sb0 + (int64_t)rn * 8 * st->Wn) * 2);
+        LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->bbase, &off, 1, "");
+        LLVMValueRef got[4];
+        int n = rn + 1 < st->Rn ? 4 : 2;
+        cg_ldmatrix(c, p, n, true, got);
+        for (int q = 0; q < n; q++)
+            bpk[(rk * st->Rn + rn + q / 2) * 2 + q % 2] = got[q];
+    }
+}
+
+/* Operands materialized in #dot_op registers (convert_layout through shared memory): packs the
+ * pairs (a0,a1), ... into apk/bpk. Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B
+ * (rk*4 + kh*2 + j, rn). */
+static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int Rm, int Rn, int Kt,
+                               LLVMValueRef *apk, LLVMValueRef *bpk)
+{
+    if (da->layout != A->layout || db->layout != B->layout ||
+        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
+        FAIL(c, "mma dot: operands are not in #dot_op registers");
+    if (A->n != da->nelems || B->n != db->nelems)
+        FAIL(c, "mma dot: register counts differ from the layouts'");
+    int *amap = cg_local_index_map(c, da), *bmap = cg_local_index_map(c, db);
+    for (int rm = 0; rm < Rm; rm++)
+        for (int rk = 0; rk < Kt; rk++)
+            for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
+                int h = q % 2, kh = q / 2;
+                int e0 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2];
+                int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: A fragment element missing");
+                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, A->el[e0], A->el[e1]);
+            }
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rn = 0; rn < Rn; rn++)
+            for (int kh = 0; kh < 2; kh++) {
+                int e0 = bmap[(rk * 4 + kh * 2) * db->count[1] + rn];
+                int e1 = bmap[(rk * 4 + kh * 2 + 1) * db->count[1] + rn];
+                if (e0 < 0 || e1 < 0)
+                    FAIL(c, "mma dot: B fragment element missing");
+                bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
+            }
+    return true;
+}
+
+/* r = a @ b + c on the tensor cores: for every (m16 tile rm, n8 tile rn) of this warp and every
+ * k16 step, one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (PTX ISA
+ * 9.7.14.5.14 mma; fragments 9.7.14.5.8) with A's four .b32 registers (a0..a7 packed in pairs), B's two and C/D's four f32.
+ * The operands arrive in their #dot_op registers (convert_layout through shared memory), the
+ * accumulator in #mma registers (docs/layouts.md). */
+bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db,
+                      Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    Type ta = ir_type(c->f, op->operands[0]);
+    const Layout *L = &c->f->layouts[dr->layout];
+    int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
+    int K = ta.shape[1];
+    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
+    if (C->n != dr->nelems && C->n != 1)
+        FAIL(c, "mma dot: accumulator register count differs from the layout's");
+    int *cmap = cg_local_index_map(c, dr);
+    LLVMValueRef *apk = cg_regs(c, Rm * Kt * 4), *bpk = cg_regs(c, Kt * Rn * 2);
+    MmaStage st = {.Rm = Rm, .Rn = Rn, .Kt = Kt};
+    bool staged = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
+    if (staged ? !mma_stage_operands(c, op, A, B, L, &st)
+               : !mma_pack_registers(c, A, B, da, db, Rm, Rn, Kt, apk, bpk))
+        return false;
+    int n = dr->nelems;
+    LLVMValueRef *acc = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = cg_at(C, e);
+    const char *text = ta.dtype == DT_BF16
+        ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+    LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
+    for (int rk = 0; rk < Kt; rk++) {
+        if (staged)
+            mma_load_step(c, &st, rk, apk, bpk);
+        for (int rm = 0; rm < Rm; rm++)
+            for (int rn = 0; rn < Rn; rn++) {
+                int ce[4];
+                for (int q = 0; q < 4; q++) { /* c0, c1 (row groupID), c2, c3 (row groupID + 8) */
+                    ce[q] = cmap[(rm * 2 + q / 2) * dr->count[1] + rn * 2 + q % 2];
+                    if (ce[q] < 0)
+                        FAIL(c, "mma dot: C fragment element missing");
+                }
+                LLVMValueRef args[14];
+                for (int q = 0; q < 4; q++)
+                    args[q] = apk[(rm * Kt + rk) * 4 + q];
+                args[4] = bpk[(rk * Rn + rn) * 2];
+                args[5] = bpk[(rk * Rn + rn) * 2 + 1];
+                for (int q = 0; q < 4; q++)
+                    args[6 + q] = acc[ce[q]];
+                LLVMValueRef call = cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+                for (int q = 0; q < 4; q++)
+                    acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
+            }
+    }
+    cg_set_value(c, op->results[0], acc, n, dr->layout);
+    return true;
+}

@@ -1,0 +1,238 @@
+/* kernel.c: the kernel function (ptx_kernel, nvvm annotations, the entry block of thread-invariant
+ * values), the dispatch of every op to its lowering, and codegen_emit: lowering, libdevice,
+ * optimization and PTX emission in order. docs/codegen.md "The kernel". */
+#include "codegen/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A special register read in the entry block (thread-invariant). */
+static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
+{
+    LLVMBuilderRef saved = c->l->b;
+    c->l->b = c->pro;
+    LLVMValueRef v = cg_sreg(c->l, reg);
+    c->l->b = saved;
+    return v;
+}
+
+/* ---- the ops ------------------------------------------------------------------------------- */
+
+/* One op: the memory-pipeline ops to lower_pipeline.c, the others here or to the file of their
+ * kind (the result's distribution is built first, except for convert_layout). */
+static bool lower_op(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    switch (op->code) { /* shared-memory tiles have no registers: no distribution */
+    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT:
+    case OP_BARRIER: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
+        return cg_lower_pipeline_op(c, op);
+    default:
+        break;
+    }
+    ValueId r = op->nresults ? op->results[0] : 0;
+    Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
+    int rlayout = r ? ir_value(c->f, r)->layout : 0;
+    Dist *dr = NULL;
+    int n = 1;
+    if (r && rt.rank > 0 && op->code != OP_CONVERT_LAYOUT) {
+        dr = cg_dist_of(c, r);
+        if (!dr)
+            return false;
+        n = dr->nelems;
+    }
+    LLVMValueRef *el;
+    switch (op->code) {
+    case OP_CONST: {
+        LLVMValueRef k = cg_const(c, rt, op->attr[0], op->fattr);
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = k;
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: {
+        static const char *axes = "xyz";
+        char reg[16];
+        int ax = op->attr[0] >= 0 && op->attr[0] < 3 ? (int)op->attr[0] : 0;
+        snprintf(reg, sizeof reg, "%s.%c", op->code == OP_PROGRAM_ID ? "ctaid" : "nctaid", axes[ax]);
+        el = cg_regs(c, 1);
+        el[0] = pro_build_sreg(c, reg);
+        cg_set_value(c, r, el, 1, 0);
+        return true;
+    }
+    case OP_MAKE_RANGE: {
+        if (!dr)
+            FAIL(c, "make_range without a layout");
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = LLVMBuildAdd(b, cg_coord(c, dr, e, 0), cg_i32(c->l, op->attr[0]), "");
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_SPLAT: {
+        LVal *a = cg_value(c, op->operands[0]);
+        if (c->failed)
+            return false;
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = a->el[0];
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: {
+        LVal *a = cg_value(c, op->operands[0]);
+        if (c->failed)
+            return false;
+        c->vals[r] = *a;
+        return true;
+    }
+    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_TRANS: case OP_RESHAPE:
+        return cg_lower_relayout(c, op, dr, n);
+    case OP_CONVERT_LAYOUT:
+        return cg_lower_convert_layout(c, op);
+    case OP_ADDPTR: {
+        LVal *p = cg_value(c, op->operands[0]), *o = cg_value(c, op->operands[1]);
+        if (c->failed)
+            return false;
+        DType ot = ir_type(c->f, op->operands[1]).dtype;
+        DType pointee = ir_type(c->f, op->operands[0]).dtype;
+        LLVMTypeRef pt = cg_mem_type(c, pointee);
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++) {
+            LLVMValueRef off = cg_at(o, e);
+            /* GEP sign-extends its index; unsigned offsets are zero-extended first. */
+            if (!dtype_is_signed(ot) && dtype_bits(ot) < 64)
+                off = LLVMBuildZExt(b, off, c->l->i64, "");
+            el[e] = LLVMBuildGEP2(b, pt, cg_at(p, e), &off, 1, "");
+        }
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    case OP_LOAD: return cg_lower_load(c, op);
+    case OP_STORE: return cg_lower_store(c, op);
+    case OP_DOT: return cg_lower_dot(c, op);
+    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
+        return cg_lower_reduce(c, op);
+    case OP_ASSERT: return cg_lower_assert(c, op);
+    case OP_FOR: return cg_lower_for(c, op);
+    case OP_IF: return cg_lower_if(c, op);
+    case OP_WHILE: return cg_lower_while(c, op);
+    case OP_YIELD: case OP_CONDITION:
+        c->term = op;
+        return true;
+    default:
+        if (op->nresults == 1)
+            return cg_lower_elementwise(c, op);
+        FAIL(c, "codegen does not lower op %s", op_name(op->code));
+    }
+}
+
+bool cg_lower_region(Cg *c, const IrRegion *r)
+{
+    c->term = NULL;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_YIELD || op->code == OP_CONDITION) {
+            c->term = op;
+            return true;
+        }
+        if (!lower_op(c, op) || c->failed)
+            return false;
+        c->term = NULL;
+    }
+    return true;
+}
+
+/* ---- the kernel ------------------------------------------------------------------------------- */
+
+static void annotate(Cg *c, const char *key, int value)
+{
+    CgLlvm *l = c->l;
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(c->fn), LLVMMDStringInContext2(l->ctx, key, strlen(key)),
+                             LLVMValueAsMetadata(cg_i32(l, value))};
+    LLVMValueRef node = LLVMMetadataAsValue(l->ctx, LLVMMDNodeInContext2(l->ctx, md, 3));
+    LLVMAddNamedMetadataOperand(l->mod, "nvvm.annotations", node);
+}
+
+bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
+              const char **math_name, Diag *d)
+{
+    Arena *arena = arena_new();
+    Cg cg = {.l = l, .f = f, .o = o, .d = d, .arena = arena};
+    Cg *c = &cg;
+    c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
+    LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(f->nparams + 1));
+    for (int i = 0; i < f->nparams; i++)
+        params[i] = cg_value_type(c, ir_type(f, f->params[i].value));
+    LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)f->nparams, 0);
+    c->fn = LLVMAddFunction(l->mod, f->name, fty);
+    LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
+    int threads = 32 * (f->num_warps > 0 ? f->num_warps : 4);
+    annotate(c, "kernel", 1);
+    annotate(c, "maxntidx", threads); /* .maxntid: ptxas knows the block size */
+    for (int i = 0; i < f->nparams; i++) {
+        LLVMValueRef p = LLVMGetParam(c->fn, (unsigned)i);
+        if (f->params[i].name)
+            LLVMSetValueName2(p, f->params[i].name, strlen(f->params[i].name));
+        cg_set_value(c, f->params[i].value, cg_regs(c, 1), 1, 0);
+        c->vals[f->params[i].value].el[0] = p;
+    }
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "entry");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "body");
+    c->pro = LLVMCreateBuilderInContext(l->ctx);
+    LLVMPositionBuilderAtEnd(c->pro, entry);
+    LLVMValueRef br = LLVMBuildBr(c->pro, body);
+    LLVMPositionBuilderBefore(c->pro, br);
+    c->tid = pro_build_sreg(c, "tid.x");
+    c->lane = LLVMBuildAnd(c->pro, c->tid, cg_i32(l, 31), "lane");
+    c->warp = LLVMBuildLShr(c->pro, c->tid, cg_i32(l, 5), "warp");
+    LLVMPositionBuilderAtEnd(l->b, body);
+    cg_plan_dot_operands(c);
+    bool ok = cg_lower_region(c, &f->body) && !c->failed;
+    if (ok)
+        LLVMBuildRetVoid(l->b);
+    LLVMDisposeBuilder(c->pro);
+    *needs_libdevice = c->needs_libdevice;
+    *math_name = c->math_name;
+    arena_free(arena);
+    return ok;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
+{
+    /* TRIC_CODEGEN_TIMES=1 prints where the time goes (lowering, libdevice, O3 + emission). */
+    bool times = getenv("TRIC_CODEGEN_TIMES") != NULL;
+    double t0 = now_ms();
+    CgLlvm l;
+    if (!cg_llvm_init(&l, f->name, o, d)) {
+        cg_llvm_dispose(&l);
+        return false;
+    }
+    bool needs_libdevice = false;
+    const char *math_name = NULL;
+    double t1 = now_ms();
+    bool ok = cg_lower(&l, f, o, &needs_libdevice, &math_name, d);
+    double t2 = now_ms();
+    if (ok && needs_libdevice)
+        ok = cg_link_libdevice(&l, o, math_name ? math_name : "?", d);
+    double t3 = now_ms();
+    if (ok)
+        ok = cg_emit(&l, o, llvm_ir, ptx, d);
+    double t4 = now_ms();
+    cg_llvm_dispose(&l);
+    if (times)
+        fprintf(stderr, "codegen %s: init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
+                        "optimize+emit %.1f ms, dispose %.1f ms\n",
+                f->name, t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_ms() - t4);
+    return ok;
+}

@@ -1,0 +1,195 @@
+/* relayout.c: a value in another layout. broadcast, expand_dims and trans relabel the registers a
+ * thread already holds when the layouts place the elements alike (docs/layouts.md); convert_layout,
+ * reshape and a trans whose registers cannot be relabelled go through shared memory
+ * (docs/codegen.md "convert_layout, reshape, trans through shared memory"). */
+#include "codegen/internal.h"
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Moves a value between layouts through shared memory (convert_layout, reshape, and trans where
+ * registers cannot be relabelled): barrier (earlier readers of the scratch are done), every thread
+ * stores what it holds, barrier, every thread loads what the result layout gives it. Strides are
+ * docs/layouts.md's: shared_scratch_strides for convert_layout (padded rows); reshape writes
+ * row-major in the operand's shape and reads row-major in the result's; trans (perm: result dim i
+ * is operand dim perm[i]) writes the operand's dim perm[i] with the result's row-major stride i. */
+static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds, ValueId result,
+                                 const int *perm)
+{
+    Type rt = ir_type(c->f, result);
+    Dist *dd = cg_dist_of(c, result);
+    if (!ds || !dd)
+        FAIL(c, "%s of a scalar through shared memory", op_name(op->code));
+    DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
+    int eb = shared_elem_bytes(rt);
+    int64_t st_in[TRIC_MAX_RANK], st_out[TRIC_MAX_RANK];
+    if (op->code == OP_RESHAPE) {
+        cg_row_major_strides(ds->type, st_in);
+        cg_row_major_strides(rt, st_out);
+    } else if (op->code == OP_TRANS) {
+        int64_t rm[TRIC_MAX_RANK];
+        cg_row_major_strides(rt, rm);
+        for (int i = 0; i < rt.rank; i++) {
+            st_in[perm[i]] = rm[i];
+            st_out[i] = rm[i];
+        }
+    } else {
+        shared_scratch_strides(c->f, op, st_in);
+        memcpy(st_out, st_in, sizeof st_in);
+    }
+    int64_t span = 1;
+    for (int d = 0; d < rt.rank; d++)
+        if (rt.shape[d] > 1)
+            span += (int64_t)(rt.shape[d] - 1) * st_out[d];
+    if (!cg_smem_check(c, op, span * eb, op_name(op->code)))
+        return false;
+    LVal tmp = *src;
+    if (rt.is_ptr) { /* pointers travel as i64 */
+        tmp.el = cg_regs(c, src->n);
+        for (int i = 0; i < src->n; i++)
+            tmp.el[i] = LLVMBuildPtrToInt(c->l->b, src->el[i], c->l->i64, "");
+    }
+    cg_barrier(c->l);
+    cg_smem_store_all(c, &tmp, ds, dt, eb, op->smem_offset, st_in);
+    cg_barrier(c->l);
+    LLVMValueRef *el = cg_smem_load_all(c, dd, dt, eb, op->smem_offset, st_out);
+    if (rt.is_ptr)
+        for (int i = 0; i < dd->nelems; i++)
+            el[i] = LLVMBuildIntToPtr(c->l->b, el[i], c->l->gptr, "");
+    cg_set_value(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
+    return true;
+}
+
+/* Registers of dst gathered from src of the same thread without moving data: dst element e is the
+ * src element whose offsets are src_off(e) (computed by the caller into want[]). Valid when each
+ * src dim's base equals the matching dst dim's base (checked by the caller). Returns false when
+ * some element is not held by the thread. */
+static bool relabel(Cg *c, const LVal *src, const Dist *ds, const Dist *dd, const int *dim_from,
+                    LLVMValueRef *out)
+{
+    /* dim_from[i] = the dst dim that src dim i comes from, or -1 (src dim is size 1: offset 0). */
+    int64_t numel = type_numel(ds->type);
+    int32_t *where = malloc(sizeof(int32_t) * (size_t)numel);
+    if (!where)
+        return false;
+    for (int64_t i = 0; i < numel; i++)
+        where[i] = -1;
+    for (int e = 0; e < ds->nelems; e++) {
+        int64_t k = 0;
+        for (int i = 0; i < ds->rank; i++)
+            k = k * ds->type.shape[i] + ds->off[e * ds->rank + i];
+        where[k] = e;
+    }
+    bool ok = true;
+    for (int e = 0; e < dd->nelems && ok; e++) {
+        int64_t k = 0;
+        for (int i = 0; i < ds->rank; i++) {
+            int o = dim_from[i] < 0 ? 0 : dd->off[e * dd->rank + dim_from[i]];
+            if (o >= ds->type.shape[i]) {
+                ok = false;
+                break;
+            }
+            k = k * ds->type.shape[i] + o;
+        }
+        if (ok && where[k] < 0)
+            ok = false;
+        if (ok)
+            out[e] = src->el[where[k]];
+    }
+    free(where);
+    return ok;
+}
+
+/* Do the bases of src dim i and dst dim dim_from[i] agree (the same cached value)? */
+static bool bases_agree(const Dist *ds, const Dist *dd, const int *dim_from)
+{
+    for (int i = 0; i < ds->rank; i++) {
+        if (dim_from[i] < 0) {
+            if (ds->type.shape[i] != 1)
+                return false;
+            continue;
+        }
+        if (ds->base[i] != dd->base[dim_from[i]] && ds->type.shape[i] != 1)
+            return false;
+    }
+    return true;
+}
+
+/* broadcast, expand_dims, trans, reshape: relabelled registers when the bases agree, else (reshape,
+ * trans) through shared memory. dr and n are the result's distribution and register count. */
+bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n)
+{
+    ValueId r = op->results[0];
+    Type rt = ir_type(c->f, r);
+    int rlayout = ir_value(c->f, r)->layout;
+    LLVMValueRef *el;
+    ValueId av = op->operands[0];
+    LVal *a = cg_value(c, av);
+    if (c->failed)
+        return false;
+    Type at_ = ir_type(c->f, av);
+    if (at_.rank == 0) { /* a scalar: every element is it */
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = a->el[0];
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    Dist *da = cg_dist(c, a->layout, at_);
+    if (!da)
+        return false;
+    int from[TRIC_MAX_RANK];
+    bool can = op->code != OP_RESHAPE;
+    for (int i = 0; i < at_.rank; i++) {
+        if (op->code == OP_BROADCAST)
+            from[i] = at_.shape[i] == 1 && rt.shape[i] != 1 ? -1 : i;
+        else if (op->code == OP_EXPAND_DIMS)
+            from[i] = i < op->attr[0] ? i : i + 1;
+        else
+            from[i] = -1;
+    }
+    int perm[TRIC_MAX_RANK];
+    if (op->code == OP_TRANS)
+        for (int i = 0; i < rt.rank; i++) {
+            perm[i] = (int)op->attr[i];
+            from[perm[i]] = i;
+        }
+    el = cg_regs(c, n);
+    if (can && bases_agree(da, dr, from) && relabel(c, a, da, dr, from, el)) {
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
+    if (op->code == OP_RESHAPE || op->code == OP_TRANS)
+        return convert_through_smem(c, op, a, da, r, perm);
+    FAIL(c, "%s: the result layout is not the operand's with the dim %s; the layout pass must "
+            "give them matching layouts", op_name(op->code),
+         op->code == OP_BROADCAST ? "stretched" : "inserted");
+}
+
+/* convert_layout: the same registers when the layout does not change, none when the result is a
+ * dot operand that its dot stages itself (c->lazy_operand), else through shared memory. */
+bool cg_lower_convert_layout(Cg *c, const IrOp *op)
+{
+    ValueId r = op->results[0];
+    int rlayout = ir_value(c->f, r)->layout;
+    ValueId av = op->operands[0];
+    LVal *a = cg_value(c, av);
+    if (c->failed)
+        return false;
+    Type at_ = ir_type(c->f, av);
+    if (at_.rank == 0 || a->layout == rlayout) {
+        c->vals[r] = *a;
+        return true;
+    }
+    const Layout *L = &c->f->layouts[rlayout];
+    if (L->kind == LAYOUT_DOT_OPERAND && c->lazy_operand[r]) {
+        /* Not materialized: the FMA dot stages its operands in shared memory itself. */
+        c->vals[r] = *a;
+        return true;
+    }
+    Dist *da = cg_dist(c, a->layout, at_);
+    if (!da)
+        return false;
+    return convert_through_smem(c, op, a, da, r, NULL);
+}

@@ -1,0 +1,162 @@
+/* shared_memory.c: an op's scratch in shared memory. The shared-memory pass (passes/shared_alloc.c)
+ * gives each op that needs scratch [smem_offset, smem_offset + smem_bytes) of the launch's dynamic
+ * shared memory; the helpers here address it and move whole distributed values in and out with
+ * vector accesses (docs/codegen.md "convert_layout, reshape, trans through shared memory"). */
+#include "codegen/internal.h"
+
+/* @global_smem: `extern .shared .align 16 .b8 global_smem[]`, the launch's dynamic shared memory;
+ * each op that needs scratch uses [smem_offset, smem_offset + smem_bytes) of it. */
+LLVMValueRef cg_smem(Cg *c)
+{
+    CgLlvm *l = c->l;
+    if (!l->smem) {
+        LLVMTypeRef arr = LLVMArrayType2(l->i8, 0);
+        l->smem = LLVMAddGlobalInAddressSpace(l->mod, arr, "global_smem", AS_SHARED);
+        LLVMSetLinkage(l->smem, LLVMExternalLinkage);
+        LLVMSetAlignment(l->smem, 16); /* 1024 when a wgmma dot swizzles (cg_lower_dot_wgmma) */
+    }
+    return l->smem;
+}
+
+/* Address of byte offset (i32) into shared memory. */
+LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off)
+{
+    return LLVMBuildGEP2(c->l->b, c->l->i8, cg_smem(c), &byte_off, 1, "");
+}
+
+LLVMValueRef cg_to_mem(Cg *c, DType t, LLVMValueRef v)
+{
+    return t == DT_I1 ? LLVMBuildZExt(c->l->b, v, c->l->i8, "") : v;
+}
+
+LLVMValueRef cg_from_mem(Cg *c, DType t, LLVMValueRef v)
+{
+    return t == DT_I1 ? LLVMBuildICmp(c->l->b, LLVMIntNE, v, LLVMConstInt(c->l->i8, 0, 0), "") : v;
+}
+
+/* Index (in elements) of element e in a scratch copy with per-dim element strides. */
+LLVMValueRef cg_strided_index(Cg *c, const Dist *ds, int e, const int64_t *strides)
+{
+    LLVMValueRef idx = NULL;
+    for (int d = 0; d < ds->rank; d++) {
+        if (ds->type.shape[d] == 1)
+            continue;
+        LLVMValueRef t = LLVMBuildMul(c->l->b, cg_coord(c, ds, e, d), cg_i32(c->l, strides[d]), "");
+        idx = idx ? LLVMBuildAdd(c->l->b, idx, t, "") : t;
+    }
+    return idx ? idx : cg_i32(c->l, 0);
+}
+
+/* A thread's scratch addresses split in two: this thread's part, sum base[d] * stride[d], one
+ * pointer computed in the entry block; each element's part, sum off[e][d] * stride[d], a constant.
+ * Every access is then `[%r + imm]` and the IR stays small. */
+static LLVMValueRef smem_thread_ptr(Cg *c, const Dist *ds, const int64_t *strides, int eb, int smem_off)
+{
+    LLVMBuilderRef b = c->pro;
+    LLVMValueRef idx = cg_i32(c->l, smem_off);
+    for (int d = 0; d < ds->rank; d++) {
+        if (ds->type.shape[d] == 1)
+            continue;
+        idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""), "");
+    }
+    return LLVMBuildGEP2(b, c->l->i8, cg_smem(c), &idx, 1, "");
+}
+
+static LLVMValueRef smem_elem_ptr(Cg *c, LLVMValueRef thread_ptr, const Dist *ds, int e,
+                                  const int64_t *strides, int eb)
+{
+    int64_t k = 0;
+    for (int d = 0; d < ds->rank; d++)
+        if (ds->type.shape[d] != 1)
+            k += (int64_t)ds->off[e * ds->rank + d] * strides[d];
+    if (k == 0)
+        return thread_ptr;
+    LLVMValueRef off = cg_i32(c->l, k * eb);
+    return LLVMBuildGEP2(c->l->b, c->l->i8, thread_ptr, &off, 1, "");
+}
+
+void cg_row_major_strides(const Type t, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= t.shape[d];
+    }
+}
+
+/* Elements per shared-memory vector access: a thread's run along its fastest dim when that dim
+ * has stride 1, at most 16 bytes, and no more than every other stride is a multiple of (so
+ * each vector stays aligned). */
+static int smem_vec(const Dist *ds, int eb, const int64_t *strides)
+{
+    if (!ds || ds->vec_dim < 0 || strides[ds->vec_dim] != 1)
+        return 1;
+    int w = imin(ds->run[ds->vec_dim], 16 / eb);
+    for (int d = 0; d < ds->rank; d++)
+        if (d != ds->vec_dim && ds->type.shape[d] > 1)
+            while (w > 1 && strides[d] % w)
+                w /= 2;
+    return w < 1 ? 1 : w;
+}
+
+/* Stores every element of src (distribution ds) at byte smem_off + eb * index. */
+void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb, int smem_off,
+                       const int64_t *strides)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef mt = dt == DT_I64 && eb == 8 ? c->l->i64 : cg_mem_type(c, dt);
+    int w = smem_vec(ds, eb, strides);
+    LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
+            continue;
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
+        if (w == 1) {
+            LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, dt, cg_at(src, e)), p);
+            LLVMSetAlignment(st, (unsigned)eb);
+            continue;
+        }
+        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
+        LLVMValueRef v = LLVMGetUndef(vt);
+        for (int j = 0; j < w; j++)
+            v = LLVMBuildInsertElement(b, v, cg_to_mem(c, dt, cg_at(src, e + j)), cg_i32(c->l, j), "");
+        LLVMValueRef st = LLVMBuildStore(b, v, p);
+        LLVMSetAlignment(st, (unsigned)(w * eb));
+    }
+}
+
+/* Loads every element of distribution ds from byte smem_off + eb * index. */
+LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem_off,
+                               const int64_t *strides)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef mt = cg_mem_type(c, dt);
+    int w = smem_vec(ds, eb, strides);
+    LLVMValueRef *el = cg_regs(c, ds->nelems);
+    LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
+            continue;
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
+        if (w == 1) {
+            LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
+            LLVMSetAlignment(ld, (unsigned)eb);
+            el[e] = cg_from_mem(c, dt, ld);
+            continue;
+        }
+        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
+        LLVMValueRef ld = LLVMBuildLoad2(b, vt, p, "");
+        LLVMSetAlignment(ld, (unsigned)(w * eb));
+        for (int j = 0; j < w; j++)
+            el[e + j] = cg_from_mem(c, dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
+    }
+    return el;
+}
+
+bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what)
+{
+    if (op->smem_bytes < need || op->smem_offset < 0)
+        FAIL(c, "%s needs %lld bytes of shared memory; the shared-memory pass gave it %d at offset %d",
+             what, (long long)need, op->smem_bytes, op->smem_offset);
+    return true;
+}
