@@ -192,11 +192,32 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
     int eb = dtype_bytes(tile.dtype);
     int w = ds->vec_dim == sl->shared.order[0] ? cg_access_width(c, op, ds) : 1;
     LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
+    /* The swizzled offset of the thread's first element is computed once; an element whose
+     * offset from it is a multiple of 8 rows (the XOR pattern's period) and of whole atoms
+     * along the contiguous dim sits at that offset plus a constant, so its cp.async takes an
+     * immediate address offset ([r + 4096]) instead of its own swizzle arithmetic. */
+    int cd = sl->shared.order[0], rd = sl->shared.order[1];
+    int64_t sw = sl->shared.swizzle, atom = sw / eb, rows = tile.shape[rd];
+    LLVMValueRef first = NULL;
+    int e0 = -1;
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * 2 + ds->vec_dim] % w)
             continue;
-        LLVMValueRef off = swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
-        off = LLVMBuildAdd(b, view->el[0], off, "");
+        LLVMValueRef off = NULL;
+        if (e0 >= 0) {
+            int64_t drow = ds->off[e * 2 + rd] - ds->off[e0 * 2 + rd];
+            int64_t dcol = ds->off[e * 2 + cd] - ds->off[e0 * 2 + cd];
+            if (drow % 8 == 0 && dcol % atom == 0 && drow >= 0 && dcol >= 0)
+                off = LLVMBuildAdd(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
+        }
+        if (!off) {
+            off = swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
+            off = LLVMBuildAdd(b, view->el[0], off, "");
+            if (e0 < 0) {
+                e0 = e;
+                first = off;
+            }
+        }
         LLVMValueRef m = mask ? reg_at(mask, e) : NULL;
         if (w * eb >= 4) {
             cp_async(c, smem_window_addr(c, off), ptr->el[e], m, w * eb);
