@@ -605,7 +605,11 @@ static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
     /* Rematerialize only into distributed blocked/slice layouts: a dot operand arrives through a
      * convert, the one path codegen has for those layouts. */
     int kind = f->layouts[layout].kind;
-    if ((kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
+    /* A constant is born in any distributed layout (the zero accumulator of a matmul in its #mma
+     * layout, instead of a whole tile's round trip through shared memory per program). */
+    const IrOp *vdef = f->values[v].def;
+    bool constant = vdef && vdef->code == OP_CONST && kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
+    if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
         ValueId copy = remat(c, v, layout);
         if (copy) {
             ConvertEntry e = {.from = v, .layout = layout, .to = copy};
