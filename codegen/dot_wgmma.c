@@ -98,8 +98,9 @@ static LLVMValueRef wgmma_desc(Cg *c, LLVMBuilderRef b, LLVMValueRef addr, int64
  * (the accumulator registers were written by ordinary instructions), then per k16 step, per m64
  * tile of this warpgroup and per n piece one `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T`
  * with both operands through descriptors, `wgmma.commit_group`, `wgmma.wait_group 0` (the
- * accumulators pass through the wait's asm so no use can move above it); pipelined in a K loop
- * (docs/codegen.md "Pipelined wgmma"): this iteration's staging buffer and `wait_group 1`. */
+ * accumulators pass through the wait's asm so no use can move above it). The serial schedule,
+ * for dots the software pipeline did not take (passes/pipeline_loops.c); pipelined dots are
+ * wgmma ops reading shared memory (lower_pipeline.c). */
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr)
 {
     LLVMBuilderRef b = c->l->b;
