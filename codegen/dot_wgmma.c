@@ -5,46 +5,48 @@
  * lower_pipeline.c's. docs/codegen.md "wgmma (sm_90a, `#mma` v3)". */
 #include "codegen/internal.h"
 
-/* Stores w consecutive 16-bit elements of src, from element e on, at p in shared memory: one
- * scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
-static void store_run16(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, LLVMValueRef p)
+/* Stores w consecutive elements (eb bytes each) of src, from element e on, at p in shared memory:
+ * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
+static void store_run(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, int eb, LLVMValueRef p)
 {
     LLVMBuilderRef b = c->l->b;
     if (w == 1) {
-        LLVMSetAlignment(LLVMBuildStore(b, cg_at(src, e), p), 2);
+        LLVMSetAlignment(LLVMBuildStore(b, cg_at(src, e), p), (unsigned)eb);
         return;
     }
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
     for (int j = 0; j < w; j++)
         v = LLVMBuildInsertElement(b, v, cg_at(src, e + j), cg_i32(c->l, j), "");
-    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(2 * w));
+    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
 }
 
-/* Stores operand src (distribution ds, 16-bit elements) into the wgmma no-swizzle K-major
- * canonical layout (PTX ISA 9.7.15.5.1.2, "core matrices"): element (r, k), r the M row of A
- * or the N column of B, at byte off + ((r/8) * (K/8) + k/8) * 128 + (r%8) * 16 + (k%8) * 2: each
- * 8x8 core matrix is 128 contiguous bytes (8 rows of 16 bytes, k fastest), core matrices along K
- * 128 bytes apart (LBO), along M/N K*16 bytes apart (SBO). A thread's run along k (the loads'
- * vectors for A) goes out as one vector store of up to 16 bytes; runs along r element by
- * element. */
+/* Stores operand src (distribution ds, 16- or 32-bit elements) into the wgmma no-swizzle K-major
+ * canonical layout (PTX ISA 9.7.15.5.1.2, "core matrices"): with kc = 16 / element bytes
+ * elements per 16-byte core-matrix row (8 for fp16/bf16, 4 for tf32), element (r, k), r the M
+ * row of A or the N column of B, at byte off + ((r/8) * (K/kc) + k/kc) * 128 + (r%8) * 16 +
+ * (k%kc) * eb: each core matrix is 128 contiguous bytes (8 rows of 16 bytes, k fastest), core
+ * matrices along K 128 bytes apart (LBO), along M/N K*eb*8 bytes apart (SBO). A thread's run
+ * along k (the loads' vectors for A) goes out as one vector store of up to 16 bytes; runs along
+ * r element by element. */
 static void wgmma_store_operand(Cg *c, const LVal *src, const Dist *ds, DType dt, int off, int row_dim, int K)
 {
     LLVMBuilderRef b = c->l->b;
     int k_dim = 1 - row_dim;
-    int w = ds->vec_dim == k_dim ? imin(ds->run[k_dim], 8) : 1;
+    int eb = dtype_bytes(dt), kc = 16 / eb;
+    int w = ds->vec_dim == k_dim ? imin(ds->run[k_dim], kc) : 1;
     LLVMTypeRef mt = cg_mem_type(c, dt);
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * 2 + k_dim] % w != 0)
             continue;
         LLVMValueRef r = cg_coord(c, ds, e, row_dim), k = cg_coord(c, ds, e, k_dim);
         LLVMValueRef cm = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, r, cg_i32(c->l, 3), ""),
-                                                       cg_i32(c->l, K / 8), ""),
-                                       LLVMBuildLShr(b, k, cg_i32(c->l, 3), ""), "");
+                                                       cg_i32(c->l, K / kc), ""),
+                                       LLVMBuildUDiv(b, k, cg_i32(c->l, kc), ""), "");
         LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAnd(b, r, cg_i32(c->l, 7), ""), cg_i32(c->l, 16), ""),
-                                       LLVMBuildMul(b, LLVMBuildAnd(b, k, cg_i32(c->l, 7), ""), cg_i32(c->l, 2), ""), "");
+                                       LLVMBuildMul(b, LLVMBuildURem(b, k, cg_i32(c->l, kc), ""), cg_i32(c->l, eb), ""), "");
         LLVMValueRef byte = LLVMBuildAdd(b, LLVMBuildAdd(b, LLVMBuildMul(b, cm, cg_i32(c->l, 128), ""), in, ""),
                                          cg_i32(c->l, off), "");
-        store_run16(c, src, e, w, mt, cg_smem_addr(c, byte));
+        store_run(c, src, e, w, mt, eb, cg_smem_addr(c, byte));
     }
 }
 
@@ -73,7 +75,7 @@ static void wgmma_store_sw128(Cg *c, const LVal *src, const Dist *ds, DType dt, 
         byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, chunk, cg_i32(c->l, 16), ""), "");
         byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, LLVMBuildAnd(b, cv, cg_i32(c->l, 7), ""), cg_i32(c->l, 2), ""), "");
         byte = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
-        store_run16(c, src, e, w, mt, cg_smem_addr(c, byte));
+        store_run(c, src, e, w, mt, 2, cg_smem_addr(c, byte));
     }
 }
 
@@ -108,9 +110,15 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     const Layout *L = &c->f->layouts[dr->layout];
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
     int K = ta.shape[1], W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
-    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % 16 || dtype_bytes(ta.dtype) != 2)
+    /* tf32 (fp32 operands, PTX ISA 9.7.15.5: m64nNk8, both operands K-major, no transpose
+     * immediates): 8 k per instruction; fp16/bf16: 16. Either way 32 bytes of K, two core
+     * matrices, per instruction. */
+    bool tf32 = ta.dtype == DT_F32;
+    int eb = dtype_bytes(ta.dtype), KI = tf32 ? 8 : 16, kc = 16 / eb;
+    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI || (eb != 2 && !tf32) ||
+        L->mma.instr_shape[2] != KI)
         FAIL(c, "wgmma dot: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
-    int Rm = M / (16 * W), Kt = K / 16, Nc = N / NI;
+    int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     if (C->n != dr->nelems && C->n != 1)
         FAIL(c, "wgmma dot: accumulator register count differs from the layout's");
     int off_a, off_b;
@@ -126,8 +134,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     /* Layouts: 128-byte swizzle where a thread's 16-byte runs lie along the atom's contiguous dim
      * (A: k, K a multiple of 64; B: n, N-major with imm-trans-b = 1, N a multiple of 64), else
      * the no-swizzle K-major layout (any registers, element by element along M/N). */
-    bool a_sw = K % 64 == 0 && sa->vec_dim == 1 && sa->run[1] >= 8 && off_a % 1024 == 0;
-    bool b_sw = N % 64 == 0 && sb->vec_dim == 1 && sb->run[1] >= 8 && off_b % 1024 == 0;
+    bool a_sw = !tf32 && K % 64 == 0 && sa->vec_dim == 1 && sa->run[1] >= 8 && off_a % 1024 == 0;
+    bool b_sw = !tf32 && N % 64 == 0 && sb->vec_dim == 1 && sb->run[1] >= 8 && off_b % 1024 == 0;
     if (a_sw || b_sw) /* the swizzle pattern repeats every 1024 bytes of the shared window */
         LLVMSetAlignment(cg_smem(c), 1024);
     cg_barrier(c->l); /* earlier readers of the staging area are done */
@@ -149,11 +157,11 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     LLVMBuilderRef pb = c->pro;
     LLVMValueRef sbase = LLVMBuildTrunc(pb, LLVMBuildPtrToInt(pb, cg_smem(c), c->l->i64, ""), c->l->i32, "");
     LLVMValueRef g = LLVMBuildLShr(pb, c->warp, cg_i32(c->l, 2), "");
-    int64_t a_row = a_sw ? 128 : (int64_t)K * 2; /* bytes per row of A within an 8-row group */
+    int64_t a_row = a_sw ? 128 : (int64_t)K * eb; /* bytes per row of A within an 8-row group */
     LLVMValueRef a_addr = LLVMBuildAdd(pb, sbase, LLVMBuildAdd(pb, cg_i32(c->l, off_a),
                                        LLVMBuildMul(pb, g, cg_i32(c->l, 64 * a_row), ""), ""), "");
     LLVMValueRef b_addr = LLVMBuildAdd(pb, sbase, cg_i32(c->l, off_b), "");
-    int64_t lbo = 128, sbo = (int64_t)K * 16;
+    int64_t lbo = 128, sbo = (int64_t)K / kc * 128;
     LLVMValueRef a_desc = a_sw ? wgmma_desc(c, pb, a_addr, 16, 1024, true) : wgmma_desc(c, pb, a_addr, lbo, sbo, false);
     LLVMValueRef b_desc = b_sw ? wgmma_desc(c, pb, b_addr, (int64_t)K * 128, 1024, true)
                                : wgmma_desc(c, pb, b_addr, lbo, sbo, false);
@@ -171,11 +179,15 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
             FAIL(c, "wgmma dot: D fragment element missing");
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
     StrBuf text = {0}, cons = {0};
-    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-                  nd + 2, NI, ta.dtype == DT_BF16 ? "bf16" : "f16", ta.dtype == DT_BF16 ? "bf16" : "f16");
+    const char *ab = tf32 ? "tf32" : ta.dtype == DT_BF16 ? "bf16" : "f16";
+    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
+                  nd + 2, NI, KI, ab, ab);
     for (int i = 0; i < nd; i++)
         strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nd, nd + 1, b_sw ? 1 : 0);
+    if (tf32)
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
+    else
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nd, nd + 1, b_sw ? 1 : 0);
     for (int i = 0; i < nd; i++)
         strbuf_printf(&cons, "=f,");
     strbuf_printf(&cons, "l,l,r");

@@ -240,8 +240,21 @@ static void mma_v2_warps(int num_warps, int M, int N, int *wm_out, int *wn_out)
  * bf16 A and B and accumulates in fp32, from sm_80 on; the tile must hold whole 16x8x16 pieces
  * in every warp (M a multiple of 16 Wm, N of 8 Wn: codegen's mma layouts hold no copies), else
  * the FMA path takes it. */
+/* An fp32 dot that may use tf32 (tl.dot's default input_precision; attr[0]): on sm_90a it runs
+ * on the tensor cores through wgmma's .tf32 form (m64nNk8); elsewhere it stays on FMA (mma.sync's
+ * tf32 form is not built). */
+static bool dot_is_tf32(const LayCtx *c, const IrOp *op)
+{
+    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
+    return op->attr[0] != 0 && a.dtype == DT_F32 && b.dtype == DT_F32 && !a.is_ptr && !b.is_ptr;
+}
+
+static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op);
+
 static bool dot_uses_mma(const LayCtx *c, const IrOp *op)
 {
+    if (dot_is_tf32(c, op))
+        return dot_uses_wgmma(c, op);
     if (!c->o || !c->o->mma || c->o->sm < 80)
         return false;
     Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
@@ -284,17 +297,19 @@ static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op)
         return false;
     Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
     Type r = ir_type(c->f, op->results[0]);
+    bool tf32 = dot_is_tf32(c, op);
     if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
-        (a.dtype != DT_F16 && a.dtype != DT_BF16))
+        (a.dtype != DT_F16 && a.dtype != DT_BF16 && !tf32))
         return false;
     int M = r.shape[0], N = r.shape[1], K = a.shape[1];
-    return M % (16 * c->num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) && K % 16 == 0;
+    return M % (16 * c->num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) &&
+           K % (tf32 ? 8 : 16) == 0;
 }
 
 /* #mma v3 for an [M, N] accumulator: warps [num_warps, 1] (warpgroup g = warp / 4 owns rows
  * g*64 + 64*num_warps/4*rm ..., each warp 16 of them: the m16n8 pattern of v2 with Wm = num_warps,
  * Wn = 1, docs/layouts.md), instr_shape [64, n, 16] with n = N up to 256. */
-static int layout_mma_v3(LayCtx *c, int M, int N)
+static int layout_mma_v3(LayCtx *c, int M, int N, int K_instr)
 {
     (void)M;
     Layout l;
@@ -306,7 +321,7 @@ static int layout_mma_v3(LayCtx *c, int M, int N)
     l.mma.warps_per_cta[1] = 1;
     l.mma.instr_shape[0] = 64;
     l.mma.instr_shape[1] = N <= 256 ? N : 256;
-    l.mma.instr_shape[2] = 16;
+    l.mma.instr_shape[2] = K_instr; /* 16 for fp16/bf16, 8 for tf32 */
     return ir_layout_intern(c->f, &l);
 }
 
@@ -321,7 +336,7 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     if (t.rank != 2)
         return layout_default(c, t);
     if (dot_uses_mma(c, op) && dot_uses_wgmma(c, op))
-        return layout_mma_v3(c, t.shape[0], t.shape[1]);
+        return layout_mma_v3(c, t.shape[0], t.shape[1], dot_is_tf32(c, op) ? 8 : 16);
     if (dot_uses_mma(c, op))
         return layout_mma_v2(c, t.shape[0], t.shape[1]);
     int M = t.shape[0], N = t.shape[1], W = c->num_warps;

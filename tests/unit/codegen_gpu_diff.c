@@ -349,6 +349,23 @@ int main(void)
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
         run_case(gpu, cpu, &wg_cases[i]);
+    /* fp32 dots on the tensor cores through tf32 (tl.dot's default; wgmma m64nNk8 .tf32 on
+     * sm_90a, registers staged K-major): tf32 keeps 10 mantissa bits, so against the
+     * interpreter's fp32 products the tolerance is 1e-2 (of max(1, |value|)). A dot outside a
+     * loop, and a K loop with a masked tail (fp32 loads are not pipelined: the serial schedule). */
+    const Case tf32_cases[] = {
+        {"dots.tri", "dots", "*fp32:16,*fp32:16,*fp32:16", {"T=tl.float32", "ACC=tl.float32", "M=64", "N=64", "K=32"}, 5, 1,
+         {{E_F32, 64 * 32, FILL_UNIFORM, 0}, {E_F32, 32 * 64, FILL_UNIFORM, 0}, {E_F32, 64 * 64, FILL_POISON, 1e-2}},
+         3, {0}, 0, 4},
+        {"dots.tri", "dots", "*fp32:16,*fp32:16,*fp32:16", {"T=tl.float32", "ACC=tl.float32", "M=128", "N=128", "K=64"}, 5, 1,
+         {{E_F32, 128 * 64, FILL_UNIFORM, 0}, {E_F32, 64 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-2}},
+         3, {0}, 0, 8},
+        {"dot_loop.tri", "dot_loop", "*fp32:16,*fp32:16,*fp32:16,i32:16", {"T=tl.float32", "M=128", "N=128", "BK=32"}, 4, 1,
+         {{E_F32, 128 * 208, FILL_UNIFORM, 0}, {E_F32, 208 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-2}},
+         3, {208}, 1, 4},
+    };
+    for (size_t i = 0; i < sizeof tf32_cases / sizeof tf32_cases[0]; i++)
+        run_case(gpu, cpu, &tf32_cases[i]);
     /* The software pipeline (passes/pipeline_loops.c): async copies into num_stages-slot
      * swizzled buffers, for num_stages 1 to 5, K tails masked, every operand orientation (seed 1
      * with A column-major and B transposed, the linear layer's K-contiguous B), fp16 and bf16,
