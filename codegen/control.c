@@ -2,27 +2,6 @@
  * registers, and assert as a trap. docs/codegen.md "Control flow". */
 #include "codegen/internal.h"
 
-/* An asm statement with side effects and a memory clobber that takes the n f32 values tied in
- * and out (so no use of them moves above it); returns the outputs. */
-static LLVMValueRef *asm_tie_f32(Cg *c, const char *text, LLVMValueRef *vals, int n)
-{
-    StrBuf cons = {0};
-    for (int e = 0; e < n; e++)
-        strbuf_printf(&cons, "=f,");
-    for (int e = 0; e < n; e++)
-        strbuf_printf(&cons, "%s%d", e ? "," : "", e);
-    strbuf_printf(&cons, ",~{memory}");
-    LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)n);
-    for (int e = 0; e < n; e++)
-        fty[e] = c->l->f32;
-    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)n, 0);
-    LLVMValueRef call = cg_asm_n(c, ret, text, cons.data, vals, n, true);
-    strbuf_free(&cons);
-    LLVMValueRef *out = cg_regs(c, n);
-    for (int e = 0; e < n; e++)
-        out[e] = LLVMBuildExtractValue(c->l->b, call, (unsigned)e, "");
-    return out;
-}
 
 bool cg_lower_for(Cg *c, const IrOp *op)
 {
@@ -60,7 +39,7 @@ bool cg_lower_for(Cg *c, const IrOp *op)
             LLVMValueRef *pinned = cg_regs(c, init->n);
             for (int e = 0; e < init->n; e++)
                 pinned[e] = cg_at(init, e);
-            pinned = asm_tie_f32(c, "// wgmma accumulator init", pinned, init->n);
+            pinned = cg_asm_tie_f32(c, "// wgmma accumulator init", pinned, init->n);
             LLVMPositionBuilderAtEnd(b, head);
             LLVMValueRef *el = cg_regs(c, init->n);
             for (int e = 0; e < init->n; e++) {

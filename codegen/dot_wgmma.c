@@ -92,6 +92,86 @@ static LLVMValueRef wgmma_desc(Cg *c, LLVMBuilderRef b, LLVMValueRef addr, int64
     return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, hi, 0), "");
 }
 
+/* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
+ * the pipeline's wgmma op (lower_pipeline.c): `wgmma.fence` (the accumulators were last written
+ * by ordinary instructions), then per k step rk (16 k for fp16/bf16, 8 for tf32: 32 bytes,
+ * two core matrices), m64 tile rm of this warpgroup and n piece nc one
+ * `wgmma.mma_async.sync.aligned.m64n{NI}k{KI}.f32.T.T d, descA, descB, p, 1, 1[, transA, transB]`
+ * (descriptors advanced by the caller's byte offsets; scale-d p = 1: D = A*B + D; the transpose
+ * immediates exist for 16-bit types only), the NI/2 f32 accumulators of each tied in and out,
+ * then `wgmma.commit_group`. No wait. Returns the accumulator registers, NULL after a failure. */
+LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr)
+{
+    LLVMBuilderRef b = c->l->b;
+    bool tf32 = w->dtype == DT_F32;
+    int KI = tf32 ? 8 : 16, Rm = w->M / (16 * w->W), Kt = w->K / KI, Nc = w->N / w->NI, NI = w->NI;
+    int n = dr->nelems;
+    if (C->n != n && C->n != 1) {
+        TRIC_INTERNAL(c->d, "wgmma: accumulator register count differs from the layout's");
+        c->failed = true;
+        return NULL;
+    }
+    int *cmap = cg_local_index_map(c, dr);
+    bool fragment_ok = dr->count[0] == 2 * Rm && dr->count[1] == w->N / 4;
+    for (int x = 0; fragment_ok && x < 2 * Rm * (w->N / 4); x++)
+        fragment_ok = cmap[x] >= 0;
+    if (!fragment_ok) {
+        TRIC_INTERNAL(c->d, "wgmma: accumulator fragment of %d x %d registers, not %d x %d", dr->count[0],
+                      dr->count[1], 2 * Rm, w->N / 4);
+        c->failed = true;
+        return NULL;
+    }
+    LLVMValueRef *acc = cg_regs(c, n);
+    for (int e = 0; e < n; e++)
+        acc[e] = cg_at(C, e);
+    int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
+    StrBuf text = {0}, cons = {0};
+    const char *ab = tf32 ? "tf32" : w->dtype == DT_BF16 ? "bf16" : "f16";
+    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
+                  nd + 2, NI, KI, ab, ab);
+    for (int i = 0; i < nd; i++)
+        strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
+    if (tf32)
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
+    else
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
+    for (int i = 0; i < nd; i++)
+        strbuf_append(&cons, "=f,");
+    strbuf_append(&cons, "l,l,r");
+    for (int i = 0; i < nd; i++)
+        strbuf_printf(&cons, ",%d", i);
+    strbuf_append(&cons, ",~{memory}");
+    LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)nd);
+    for (int i = 0; i < nd; i++)
+        fty[i] = c->l->f32;
+    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
+    LLVMValueRef *args = cg_regs(c, nd + 3);
+    int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
+    cg_asm_void(c, "wgmma.fence.sync.aligned;");
+    for (int rk = 0; rk < Kt; rk++)
+        for (int rm = 0; rm < Rm; rm++)
+            for (int nc = 0; nc < Nc; nc++) {
+                for (int i = 0; i < nd; i++) {
+                    /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
+                     * 9.7.15.5.1.1.1, the m64nN D fragment) */
+                    int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
+                    ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
+                }
+                args[0] = LLVMBuildAdd(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
+                args[1] = LLVMBuildAdd(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
+                args[2] = cg_i32(c->l, 1);
+                for (int i = 0; i < nd; i++)
+                    args[3 + i] = acc[ce[i]];
+                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + 3, true);
+                for (int i = 0; i < nd; i++)
+                    acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
+            }
+    cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
+    strbuf_free(&text);
+    strbuf_free(&cons);
+    return acc;
+}
+
 /* r = a @ b + c with wgmma (sm_90a; #mma v3, docs/codegen.md "wgmma"): barrier (earlier readers
  * of the staging area are done: every thread waited for its wgmma), every thread stores the A
  * and B registers it holds into the dot's staging area in the K-major core-matrix layout (A
@@ -105,7 +185,6 @@ static LLVMValueRef wgmma_desc(Cg *c, LLVMBuilderRef b, LLVMValueRef addr, int64
  * wgmma ops reading shared memory (lower_pipeline.c). */
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr)
 {
-    LLVMBuilderRef b = c->l->b;
     Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
     const Layout *L = &c->f->layouts[dr->layout];
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
@@ -166,82 +245,25 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     LLVMValueRef b_desc = b_sw ? wgmma_desc(c, pb, b_addr, (int64_t)K * 128, 1024, true)
                                : wgmma_desc(c, pb, b_addr, lbo, sbo, false);
 
-    int n = dr->nelems;
-    int *cmap = cg_local_index_map(c, dr);
-    LLVMValueRef *acc = cg_regs(c, n);
-    for (int e = 0; e < n; e++)
-        acc[e] = cg_at(C, e);
-    if (dr->count[0] != 2 * Rm || dr->count[1] != N / 4)
-        FAIL(c, "wgmma dot: accumulator fragment of %d x %d registers, not %d x %d", dr->count[0],
-             dr->count[1], 2 * Rm, N / 4);
-    for (int x = 0; x < 2 * Rm * (N / 4); x++)
-        if (cmap[x] < 0)
-            FAIL(c, "wgmma dot: D fragment element missing");
-    int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
-    StrBuf text = {0}, cons = {0};
-    const char *ab = tf32 ? "tf32" : ta.dtype == DT_BF16 ? "bf16" : "f16";
-    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                  nd + 2, NI, KI, ab, ab);
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    if (tf32)
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
-    else
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, 0, %d;\n}", nd, nd + 1, b_sw ? 1 : 0);
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&cons, "=f,");
-    strbuf_printf(&cons, "l,l,r");
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&cons, ",%d", i);
-    strbuf_printf(&cons, ",~{memory}");
-    LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)(n > nd ? n : nd));
-    for (int i = 0; i < (n > nd ? n : nd); i++)
-        fty[i] = c->l->f32;
-    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
-    LLVMValueRef *args = cg_regs(c, nd + 3);
-    int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
-    cg_asm_void(c, "wgmma.fence.sync.aligned;");
-    for (int rk = 0; rk < Kt; rk++)
+    int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
+    int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
+    for (int rk = 0; rk < Kt; rk++) {
+        /* A at row rm*16*W (+ g*64, in a_desc), k rk*KI; B at n nc*NI, k rk*KI */
         for (int rm = 0; rm < Rm; rm++)
-            for (int nc = 0; nc < Nc; nc++) {
-                /* A at row rm*16*W (+ g*64, in a_desc), k rk*16; B at n nc*NI, k rk*16. */
-                int64_t a_off = a_sw ? (int64_t)(rk * 16 / 64) * M * 128 + (int64_t)rm * 16 * W * 128 + (rk * 16 % 64) * 2
-                                     : (int64_t)rm * 16 * W / 8 * sbo + rk * 2 * lbo;
-                int64_t b_off = b_sw ? (int64_t)(nc * NI / 64) * K * 128 + (int64_t)rk * 16 * 128
-                                     : (int64_t)nc * NI / 8 * sbo + rk * 2 * lbo;
-                for (int i = 0; i < nd; i++) {
-                    /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
-                     * 9.7.15.5.1.1.1, the m64nNk16 D fragment) */
-                    int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
-                    ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j]; /* checked above */
-                }
-                /* operands: the two descriptors and scale-d (1: D = A*B + D), then the tied
-                 * accumulators */
-                args[0] = LLVMBuildAdd(b, a_desc, cg_i64(c->l, a_off >> 4), "");
-                args[1] = LLVMBuildAdd(b, b_desc, cg_i64(c->l, b_off >> 4), "");
-                args[2] = cg_i32(c->l, 1);
-                for (int i = 0; i < nd; i++)
-                    args[3 + i] = acc[ce[i]];
-                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + 3, true);
-                for (int i = 0; i < nd; i++)
-                    acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
-            }
-    cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
-    /* wait_group 0 with every accumulator tied through it */
-    StrBuf wcons = {0};
-    for (int i = 0; i < n; i++)
-        strbuf_printf(&wcons, "=f,");
-    for (int i = 0; i < n; i++)
-        strbuf_printf(&wcons, "%s%d", i ? "," : "", i);
-    strbuf_printf(&wcons, ",~{memory}");
-    LLVMTypeRef wret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)n, 0);
-    LLVMValueRef wait = cg_asm_n(c, wret, "wgmma.wait_group.sync.aligned 0;",
-                                 wcons.data, acc, n, true);
-    for (int e = 0; e < n; e++)
-        acc[e] = LLVMBuildExtractValue(b, wait, (unsigned)e, "");
-    strbuf_free(&text);
-    strbuf_free(&cons);
-    strbuf_free(&wcons);
+            a_offs[rk * Rm + rm] = a_sw ? (int64_t)(rk * 16 / 64) * M * 128 + (int64_t)rm * 16 * W * 128 + (rk * 16 % 64) * 2
+                                        : (int64_t)rm * 16 * W / 8 * sbo + rk * 2 * lbo;
+        for (int nc = 0; nc < Nc; nc++)
+            b_offs[rk * Nc + nc] = b_sw ? (int64_t)(nc * NI / 64) * K * 128 + (int64_t)rk * 16 * 128
+                                        : (int64_t)nc * NI / 8 * sbo + rk * 2 * lbo;
+    }
+    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_b = b_sw,
+                    .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
+    LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
+    if (!acc)
+        return false;
+    /* wait_group 0 with every accumulator tied through it, so no use moves above it */
+    int n = dr->nelems;
+    acc = cg_asm_tie_f32(c, "wgmma.wait_group.sync.aligned 0;", acc, n);
     cg_set_value(c, op->results[0], acc, n, dr->layout);
     return true;
 }

@@ -178,6 +178,9 @@ void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout);
 /* Inline asm with any number of operands (cg_asm takes at most 16). */
 LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                       LLVMValueRef *args, int nargs, bool side_effects);
+/* An asm with side effects and a memory clobber taking n f32 values tied in and out (no use of
+ * them moves above it); the outputs. */
+LLVMValueRef *cg_asm_tie_f32(Cg *c, const char *text, LLVMValueRef *vals, int n);
 void cg_asm_void(Cg *c, const char *text); /* side effects, memory clobber */
 
 /* ---- arith.c: elementwise ops with the interpreter's semantics ------------------------------ */
@@ -262,6 +265,16 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 /* ---- dot_wgmma.c: the register-staged dot through wgmma (#mma v3 accumulator, sm_90a) ------- */
 
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
+/* One wgmma dot's instructions, for the serial dot and the pipeline's wgmma op alike. */
+typedef struct WgmmaIssue {
+    DType dtype;                 /* of A and B: fp16, bf16, or fp32 (the .tf32 form, k8) */
+    int M, N, K, W, NI;          /* the tile, the warps, the instruction's n */
+    bool trans_a, trans_b;       /* an MN-major operand (16-bit types only) */
+    LLVMValueRef a_desc, b_desc; /* the operands' descriptors, start address included */
+    const int64_t *a_off;        /* [k step][m64 tile]: bytes from a_desc's start address */
+    const int64_t *b_off;        /* [k step][n piece]: bytes from b_desc's start address */
+} WgmmaIssue;
+LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr);
 
 /* ---- control.c: for, if, while, assert ------------------------------------------------------ */
 

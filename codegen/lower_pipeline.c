@@ -480,63 +480,23 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     LLVMValueRef a_desc = operand_desc(c, a_base, la, ta, 1);
     LLVMValueRef b_desc = operand_desc(c, b_base, lb, tb, 0);
 
-    int *cmap = cg_local_index_map(c, dr);
-    if (dr->count[0] != 2 * Rm || dr->count[1] != N / 4)
-        FAIL(c, "wgmma: accumulator fragment of %d x %d registers, not %d x %d", dr->count[0],
-             dr->count[1], 2 * Rm, N / 4);
-    for (int x = 0; x < 2 * Rm * (N / 4); x++)
-        if (cmap[x] < 0)
-            FAIL(c, "wgmma: D fragment element missing");
-    LLVMValueRef *acc = cg_regs(c, n);
-    for (int e = 0; e < n; e++)
-        acc[e] = reg_at(C, e);
-    int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
-    StrBuf text = {0}, cons = {0};
-    const char *ty = ta.dtype == DT_BF16 ? "bf16" : "f16";
-    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-                  nd + 2, NI, ty, ty);
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, a_kmaj ? 0 : 1, b_kmaj ? 0 : 1);
-    for (int i = 0; i < nd; i++)
-        strbuf_append(&cons, "=f,");
-    strbuf_append(&cons, "l,l,r");
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&cons, ",%d", i);
-    strbuf_append(&cons, ",~{memory}");
-    LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)nd);
-    for (int i = 0; i < nd; i++)
-        fty[i] = c->l->f32;
-    LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
-    LLVMValueRef *args = cg_regs(c, nd + 3);
-    int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
-    /* the accumulator registers were last written by ordinary instructions (or a wait) */
-    cg_asm_void(c, "wgmma.fence.sync.aligned;");
-    for (int rk = 0; rk < Kt; rk++)
-        for (int rm = 0; rm < Rm; rm++)
-            for (int nc = 0; nc < Nc; nc++) {
-                int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * 16}; /* A (m, k); + g*64 rows */
-                int64_t cb[2] = {(int64_t)rk * 16, (int64_t)nc * NI};     /* B (k, n) */
-                int64_t a_off = shared_swizzled_offset(la, ta, ca);
-                int64_t b_off = shared_swizzled_offset(lb, tb, cb);
-                for (int i = 0; i < nd; i++) {
-                    /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
-                     * 9.7.15.5.1.1.1, the m64nNk16 D fragment) */
-                    int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
-                    ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
-                }
-                args[0] = LLVMBuildAdd(b, a_desc, cg_i64(c->l, a_off >> 4), "");
-                args[1] = LLVMBuildAdd(b, b_desc, cg_i64(c->l, b_off >> 4), "");
-                args[2] = k32(c, 1); /* scale-d: D = A*B + D */
-                for (int i = 0; i < nd; i++)
-                    args[3 + i] = acc[ce[i]];
-                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + 3, true);
-                for (int i = 0; i < nd; i++)
-                    acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
-            }
-    cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
-    strbuf_free(&text);
-    strbuf_free(&cons);
+    int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
+    int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
+    for (int rk = 0; rk < Kt; rk++) {
+        for (int rm = 0; rm < Rm; rm++) {
+            int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * 16}; /* A (m, k); + g*64 rows */
+            a_offs[rk * Rm + rm] = shared_swizzled_offset(la, ta, ca);
+        }
+        for (int nc = 0; nc < Nc; nc++) {
+            int64_t cb[2] = {(int64_t)rk * 16, (int64_t)nc * NI}; /* B (k, n) */
+            b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
+        }
+    }
+    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
+                    .trans_b = !b_kmaj, .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
+    LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
+    if (!acc)
+        return false;
     cg_set_value(c, r, acc, n, dr->layout);
     return true;
 }
