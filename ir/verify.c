@@ -333,6 +333,28 @@ static Type tile_of(Type buf)
     return t;
 }
 
+/* dot and wgmma alike: a <MxK> times b <KxN> gives the <MxN> result, a and b of one element type,
+ * the accumulator (operand 2) of the result's type. False after reporting the first problem. */
+static bool check_dot_types(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+    if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
+        report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)", tstr(v, a),
+               tstr(v, b), tstr(v, r));
+        return false;
+    }
+    if (a.dtype != b.dtype) {
+        report(v, op, "operands 0 and 1 have element types %s and %s; they must agree",
+               dtype_sig_name(a.dtype), dtype_sig_name(b.dtype));
+        return false;
+    }
+    if (!type_equal(acc, r)) {
+        report(v, op, "operand 2 has type %s, expected %s", tstr(v, acc), tstr(v, r));
+        return false;
+    }
+    return true;
+}
+
 /* A constant 0 (the only `other` an async copy can have: cp.async fills with zeros). */
 static bool is_const_zero(Verifier *v, ValueId id)
 {
@@ -428,26 +450,14 @@ static void check_pipeline(Verifier *v, const IrOp *op)
     case OP_WGMMA: {
         if (!want_view(v, op, 0, "a") || !want_view(v, op, 1, "b"))
             break;
-        Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+        Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || r.is_ptr || r.is_smem) {
             report(v, op, "takes 2-d views and a 2-d accumulator (%s x %s -> %s)", tstr(v, a),
                    tstr(v, b), tstr(v, r));
             break;
         }
-        if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
-            report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
-                   tstr(v, a), tstr(v, b), tstr(v, r));
+        if (!check_dot_types(v, op))
             break;
-        }
-        if (a.dtype != b.dtype) {
-            report(v, op, "operands 0 and 1 have element types %s and %s; they must agree",
-                   dtype_sig_name(a.dtype), dtype_sig_name(b.dtype));
-            break;
-        }
-        if (!type_equal(acc, r)) {
-            report(v, op, "operand 2 has type %s, expected %s", tstr(v, acc), tstr(v, r));
-            break;
-        }
         int rl = v->f->values[op->results[0]].layout;
         if (rl > 0 && rl < v->f->nlayouts &&
             (v->f->layouts[rl].kind != LAYOUT_MMA || v->f->layouts[rl].mma.version != 3))
@@ -636,24 +646,13 @@ static void check_types(Verifier *v, const IrOp *op)
         break;
     }
     case OP_DOT: {
-        Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+        Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr) {
             report(v, op, "takes 2-d number blocks (%s x %s -> %s)", tstr(v, a), tstr(v, b),
                    tstr(v, r));
             break;
         }
-        if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
-            report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
-                   tstr(v, a), tstr(v, b), tstr(v, r));
-            break;
-        }
-        if (a.dtype != b.dtype) {
-            report(v, op, "operands 0 and 1 have element types %s and %s; they must agree",
-                   dtype_sig_name(a.dtype), dtype_sig_name(b.dtype));
-            break;
-        }
-        if (!type_equal(acc, r))
-            report(v, op, "operand 2 has type %s, expected %s", tstr(v, acc), tstr(v, r));
+        check_dot_types(v, op);
         break;
     }
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
