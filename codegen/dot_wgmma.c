@@ -4,6 +4,7 @@
  * descriptors. The memory pipeline's wgmma, reading swizzled tiles that cp.async filled, is
  * lower_pipeline.c's. docs/codegen.md "wgmma (sm_90a, `#mma` v3)". */
 #include "codegen/internal.h"
+#include "passes/passes.h"
 
 /* Stores w consecutive elements (eb bytes each) of src, from element e on, at p in shared memory:
  * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
@@ -20,76 +21,41 @@ static void store_run(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, int 
     LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
 }
 
-/* Stores operand src (distribution ds, 16- or 32-bit elements) into the wgmma no-swizzle K-major
- * canonical layout (PTX ISA 9.7.15.5.1.2, "core matrices"): with kc = 16 / element bytes
- * elements per 16-byte core-matrix row (8 for fp16/bf16, 4 for tf32), element (r, k), r the M
- * row of A or the N column of B, at byte off + ((r/8) * (K/kc) + k/kc) * 128 + (r%8) * 16 +
- * (k%kc) * eb: each core matrix is 128 contiguous bytes (8 rows of 16 bytes, k fastest), core
- * matrices along K 128 bytes apart (LBO), along M/N K*eb*8 bytes apart (SBO). A thread's run
- * along k (the loads' vectors for A) goes out as one vector store of up to 16 bytes; runs along
- * r element by element. */
-static void wgmma_store_operand(Cg *c, const LVal *src, const Dist *ds, DType dt, int off, int row_dim, int K)
+/* Stores operand src (distribution ds) into its staging tile at byte off, in shared layout l
+ * (passes/swizzle.c shared_wgmma_staging: swizzled, along the registers' runs): each element at its swizzled
+ * offset, a thread's run along the tile's contiguous dim as one vector store of up to 16 bytes
+ * (a run starts at a multiple of its length, so it stays inside one 16-byte chunk). The XOR
+ * pattern repeats every 8 rows and every atom, so the offset is computed once per class of
+ * (row % 8, column within the atom) among a thread's elements and the others add a constant. */
+static void store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l, int off)
 {
     LLVMBuilderRef b = c->l->b;
-    int k_dim = 1 - row_dim;
-    int eb = dtype_bytes(dt), kc = 16 / eb;
-    int w = ds->vec_dim == k_dim ? imin(ds->run[k_dim], kc) : 1;
-    LLVMTypeRef mt = cg_mem_type(c, dt);
+    int eb = dtype_bytes(tile.dtype), cd = l->shared.order[0], rd = l->shared.order[1];
+    int64_t sw = l->shared.swizzle, atom = sw / eb, rows = tile.shape[rd];
+    int w = ds->vec_dim == cd ? imin(ds->run[cd], 16 / eb) : 1;
+    LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
+    int *rep = arena_alloc(c->arena, sizeof(int) * (size_t)ds->nelems); /* class representative */
+    LLVMValueRef *rep_off = cg_regs(c, ds->nelems);
     for (int e = 0; e < ds->nelems; e++) {
-        if (w > 1 && ds->idx[e * 2 + k_dim] % w != 0)
+        if (w > 1 && ds->idx[e * 2 + cd] % w != 0)
             continue;
-        LLVMValueRef r = cg_coord(c, ds, e, row_dim), k = cg_coord(c, ds, e, k_dim);
-        LLVMValueRef cm = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildLShr(b, r, cg_i32(c->l, 3), ""),
-                                                       cg_i32(c->l, K / kc), ""),
-                                       LLVMBuildUDiv(b, k, cg_i32(c->l, kc), ""), "");
-        LLVMValueRef in = LLVMBuildAdd(b, LLVMBuildMul(b, LLVMBuildAnd(b, r, cg_i32(c->l, 7), ""), cg_i32(c->l, 16), ""),
-                                       LLVMBuildMul(b, LLVMBuildURem(b, k, cg_i32(c->l, kc), ""), cg_i32(c->l, eb), ""), "");
-        LLVMValueRef byte = LLVMBuildAdd(b, LLVMBuildAdd(b, LLVMBuildMul(b, cm, cg_i32(c->l, 128), ""), in, ""),
-                                         cg_i32(c->l, off), "");
-        store_run(c, src, e, w, mt, eb, cg_smem_addr(c, byte));
-    }
-}
-
-/* Stores operand src (distribution ds, 16-bit elements) in the 128-byte-swizzle canonical layout
- * (PTX ISA 9.7.15.5.1.2; CUTLASS's Swizzle<3,4,3>): the contiguous dim c (k of a K-major A, n of
- * an N-major B) is cut into 64-element atoms, atom c/64 at (c/64) * S * 128 bytes (S the extent
- * of the strided dim s); inside an atom row s is 128 bytes at s * 128, and its 16-byte chunk
- * (c%64)/8 sits at chunk ((c%64)/8) XOR (s%8). A thread's runs along c go out as 16-byte
- * stores; the eight threads of a quarter-warp that store one row hit eight distinct chunks, so the
- * stores are free of bank conflicts (unlike the no-swizzle layout, where the 8 chunks of a row
- * are 128 bytes apart). The area must be 1024-byte aligned (the pattern repeats every 8 rows). */
-static void wgmma_store_sw128(Cg *c, const LVal *src, const Dist *ds, DType dt, int off, int s_dim, int S)
-{
-    LLVMBuilderRef b = c->l->b;
-    int c_dim = 1 - s_dim;
-    int w = ds->vec_dim == c_dim ? imin(ds->run[c_dim], 8) : 1;
-    LLVMTypeRef mt = cg_mem_type(c, dt);
-    for (int e = 0; e < ds->nelems; e++) {
-        if (w > 1 && ds->idx[e * 2 + c_dim] % w != 0)
+        rep[e] = -1;
+        for (int q = 0; q < e && rep[e] < 0; q++) {
+            if (!rep_off[q])
+                continue;
+            int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd], dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
+            if (dr >= 0 && dc >= 0 && dr % 8 == 0 && dc % atom == 0) {
+                LLVMValueRef byte = LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
+                store_run(c, src, e, w, mt, eb, cg_smem_addr(c, byte));
+                rep[e] = q;
+            }
+        }
+        if (rep[e] >= 0)
             continue;
-        LLVMValueRef sv = cg_coord(c, ds, e, s_dim), cv = cg_coord(c, ds, e, c_dim);
-        LLVMValueRef atom = LLVMBuildMul(b, LLVMBuildLShr(b, cv, cg_i32(c->l, 6), ""), cg_i32(c->l, (int64_t)S * 128), "");
-        LLVMValueRef chunk = LLVMBuildAnd(b, LLVMBuildLShr(b, cv, cg_i32(c->l, 3), ""), cg_i32(c->l, 7), "");
-        chunk = LLVMBuildXor(b, chunk, LLVMBuildAnd(b, sv, cg_i32(c->l, 7), ""), "");
-        LLVMValueRef byte = LLVMBuildAdd(b, atom, LLVMBuildMul(b, sv, cg_i32(c->l, 128), ""), "");
-        byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, chunk, cg_i32(c->l, 16), ""), "");
-        byte = LLVMBuildAdd(b, byte, LLVMBuildMul(b, LLVMBuildAnd(b, cv, cg_i32(c->l, 7), ""), cg_i32(c->l, 2), ""), "");
-        byte = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
-        store_run(c, src, e, w, mt, 2, cg_smem_addr(c, byte));
+        LLVMValueRef byte = cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
+        rep_off[e] = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
+        store_run(c, src, e, w, mt, eb, cg_smem_addr(c, rep_off[e]));
     }
-}
-
-/* A wgmma matrix descriptor (PTX ISA 9.7.15.5.1.2.2, 64 bits): start address >> 4 in bits 0-13,
- * leading-dimension byte offset >> 4 in 16-29, stride-dimension byte offset >> 4 in 32-45, base
- * offset 0 (bits 49-51), swizzle mode in 62-63 (0: none, the "interleave" layout). addr is the
- * shared-window byte address (i32). */
-static LLVMValueRef wgmma_desc(Cg *c, LLVMBuilderRef b, LLVMValueRef addr, int64_t lbo, int64_t sbo, bool sw128)
-{
-    LLVMValueRef a = LLVMBuildZExt(b, LLVMBuildAnd(b, LLVMBuildLShr(b, addr, cg_i32(c->l, 4), ""),
-                                                   cg_i32(c->l, 0x3fff), ""), c->l->i64, "");
-    uint64_t hi = ((uint64_t)((lbo >> 4) & 0x3fff) << 16) | ((uint64_t)((sbo >> 4) & 0x3fff) << 32) |
-                  (sw128 ? (uint64_t)1 << 62 : 0);
-    return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, hi, 0), "");
 }
 
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
@@ -185,6 +151,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
  * wgmma ops reading shared memory (lower_pipeline.c). */
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr)
 {
+    LLVMBuilderRef b = c->l->b;
     Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
     const Layout *L = &c->f->layouts[dr->layout];
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
@@ -193,16 +160,19 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
      * immediates): 8 k per instruction; fp16/bf16: 16. Either way 32 bytes of K, two core
      * matrices, per instruction. */
     bool tf32 = ta.dtype == DT_F32;
-    int eb = dtype_bytes(ta.dtype), KI = tf32 ? 8 : 16, kc = 16 / eb;
+    int eb = dtype_bytes(ta.dtype), KI = tf32 ? 8 : 16;
     if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI || (eb != 2 && !tf32) ||
         L->mma.instr_shape[2] != KI)
         FAIL(c, "wgmma dot: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
     int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     if (C->n != dr->nelems && C->n != 1)
         FAIL(c, "wgmma dot: accumulator register count differs from the layout's");
-    int off_a, off_b;
-    if (!cg_dot_scratch(c, op, &off_a, &off_b) || off_a % 16 || off_b % 16)
-        FAIL(c, "wgmma dot: no 16-byte-aligned staging area for A and B");
+    /* the staging area: A and B in the swizzle rule's layouts (passes/swizzle.c), 1024-aligned */
+    Layout la, lb;
+    int64_t b_at, area = shared_wgmma_staging(c->f, op, &la, &lb, &b_at);
+    if (!area || op->smem_bytes < area || op->smem_offset % 1024)
+        FAIL(c, "wgmma dot: no 1024-byte-aligned staging area of %lld bytes (shared_alloc)", (long long)area);
+    int off_a = op->smem_offset, off_b = op->smem_offset + (int)b_at;
     Dist *sa = cg_dist(c, A->layout, ta), *sb = cg_dist(c, B->layout, tb);
     if (!sa || !sb)
         return false;
@@ -210,53 +180,37 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
         FAIL(c, "wgmma dot: A register count differs from its layout's");
     if (B->n != sb->nelems && B->n != 1)
         FAIL(c, "wgmma dot: B register count differs from its layout's");
-    /* Layouts: 128-byte swizzle where a thread's 16-byte runs lie along the atom's contiguous dim
-     * (A: k, K a multiple of 64; B: n, N-major with imm-trans-b = 1, N a multiple of 64), else
-     * the no-swizzle K-major layout (any registers, element by element along M/N). */
-    bool a_sw = !tf32 && K % 64 == 0 && sa->vec_dim == 1 && sa->run[1] >= 8 && off_a % 1024 == 0;
-    bool b_sw = !tf32 && N % 64 == 0 && sb->vec_dim == 1 && sb->run[1] >= 8 && off_b % 1024 == 0;
-    if (a_sw || b_sw) /* the swizzle pattern repeats every 1024 bytes of the shared window */
-        LLVMSetAlignment(cg_smem(c), 1024);
-    cg_barrier(c->l); /* earlier readers of the staging area are done */
-    if (a_sw)
-        wgmma_store_sw128(c, A, sa, ta.dtype, off_a, 0, M);
-    else
-        wgmma_store_operand(c, A, sa, ta.dtype, off_a, 0, K);
-    if (b_sw)
-        wgmma_store_sw128(c, B, sb, tb.dtype, off_b, 0, K);
-    else
-        wgmma_store_operand(c, B, sb, tb.dtype, off_b, 1, K);
+    LLVMSetAlignment(cg_smem(c), 1024); /* the swizzle pattern repeats every 1024 bytes */
+    cg_barrier(c->l);                    /* earlier readers of the staging area are done */
+    store_swizzled(c, A, sa, ta, &la, off_a);
+    store_swizzled(c, B, sb, tb, &lb, off_b);
     cg_asm_void(c, "fence.proxy.async.shared::cta;");
     cg_barrier(c->l);
 
-    /* Descriptors, thread-invariant parts in the entry block: warpgroup g = warp / 4 starts at
-     * row g*64 of A. No swizzle: LBO 128 (next core matrix along K), SBO K*16 (next 8 rows).
-     * A swizzled: SBO 1024 (next 8 rows), LBO unused (1). B swizzled N-major: LBO K*128 (next
-     * 64-column atom), SBO 1024 (next 8 k rows). */
+    /* Descriptors from the layouts, as for the pipeline's wgmma: warpgroup g = warp / 4 starts at
+     * row g*64 of A (a multiple of 8 rows: a constant offset); each instruction adds the swizzled
+     * offset of its first element. */
     LLVMBuilderRef pb = c->pro;
-    LLVMValueRef sbase = LLVMBuildTrunc(pb, LLVMBuildPtrToInt(pb, cg_smem(c), c->l->i64, ""), c->l->i32, "");
+    int64_t x64[2] = {64, 0};
     LLVMValueRef g = LLVMBuildLShr(pb, c->warp, cg_i32(c->l, 2), "");
-    int64_t a_row = a_sw ? 128 : (int64_t)K * eb; /* bytes per row of A within an 8-row group */
-    LLVMValueRef a_addr = LLVMBuildAdd(pb, sbase, LLVMBuildAdd(pb, cg_i32(c->l, off_a),
-                                       LLVMBuildMul(pb, g, cg_i32(c->l, 64 * a_row), ""), ""), "");
-    LLVMValueRef b_addr = LLVMBuildAdd(pb, sbase, cg_i32(c->l, off_b), "");
-    int64_t lbo = 128, sbo = (int64_t)K / kc * 128;
-    LLVMValueRef a_desc = a_sw ? wgmma_desc(c, pb, a_addr, 16, 1024, true) : wgmma_desc(c, pb, a_addr, lbo, sbo, false);
-    LLVMValueRef b_desc = b_sw ? wgmma_desc(c, pb, b_addr, (int64_t)K * 128, 1024, true)
-                               : wgmma_desc(c, pb, b_addr, lbo, sbo, false);
-
+    LLVMValueRef g_bytes = LLVMBuildMul(pb, g, cg_i32(c->l, shared_swizzled_offset(&la, ta, x64)), "");
+    LLVMValueRef a_addr = cg_smem_window_addr(c, LLVMBuildAdd(b, cg_i32(c->l, off_a), g_bytes, ""));
+    LLVMValueRef a_desc = cg_wgmma_operand_desc(c, a_addr, &la, ta, 1);
+    LLVMValueRef b_desc = cg_wgmma_operand_desc(c, cg_smem_window_addr(c, cg_i32(c->l, off_b)), &lb, tb, 0);
     int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
     for (int rk = 0; rk < Kt; rk++) {
-        /* A at row rm*16*W (+ g*64, in a_desc), k rk*KI; B at n nc*NI, k rk*KI */
-        for (int rm = 0; rm < Rm; rm++)
-            a_offs[rk * Rm + rm] = a_sw ? (int64_t)(rk * 16 / 64) * M * 128 + (int64_t)rm * 16 * W * 128 + (rk * 16 % 64) * 2
-                                        : (int64_t)rm * 16 * W / 8 * sbo + rk * 2 * lbo;
-        for (int nc = 0; nc < Nc; nc++)
-            b_offs[rk * Nc + nc] = b_sw ? (int64_t)(nc * NI / 64) * K * 128 + (int64_t)rk * 16 * 128
-                                        : (int64_t)nc * NI / 8 * sbo + rk * 2 * lbo;
+        for (int rm = 0; rm < Rm; rm++) {
+            int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * KI};
+            a_offs[rk * Rm + rm] = shared_swizzled_offset(&la, ta, ca);
+        }
+        for (int nc = 0; nc < Nc; nc++) {
+            int64_t cb[2] = {(int64_t)rk * KI, (int64_t)nc * NI};
+            b_offs[rk * Nc + nc] = shared_swizzled_offset(&lb, tb, cb);
+        }
     }
-    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_b = b_sw,
+    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI,
+                    .trans_a = la.shared.order[0] != 1, .trans_b = lb.shared.order[0] != 0,
                     .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)

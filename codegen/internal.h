@@ -276,6 +276,17 @@ typedef struct WgmmaIssue {
 } WgmmaIssue;
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr);
 
+/* ---- lower_pipeline.c: what the wgmma dots share about swizzled tiles ---------------------- */
+
+/* The byte offset inside a tile of element (x0, x1) under shared layout l (passes/swizzle.c
+ * shared_swizzled_offset, in LLVM IR). */
+LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1);
+/* The shared-window address (i32) of dynamic shared memory byte off. */
+LLVMValueRef cg_smem_window_addr(Cg *c, LLVMValueRef off);
+/* A wgmma descriptor for the tile at shared-window address addr in layout sl; kd = the tile's K
+ * dim (1 for A [M, K], 0 for B [K, N]). */
+LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd);
+
 /* ---- control.c: for, if, while, assert ------------------------------------------------------ */
 
 bool cg_lower_for(Cg *c, const IrOp *op);

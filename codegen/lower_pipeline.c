@@ -49,7 +49,7 @@ static bool view_tile(Cg *c, ValueId v, Type *out)
  * A = S / eb elements: (col / A) * R * S + row * S + ((((col % A) * eb) / 16) ^ ((row /
  * per_phase) % max_phase)) * 16 + (col * eb) % 16. Every factor is a power of two, so LLVM turns
  * the divisions into shifts and masks. */
-static LLVMValueRef swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1)
+LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1)
 {
     LLVMBuilderRef b = c->l->b;
     int cd = l->shared.order[0], rd = l->shared.order[1];
@@ -73,7 +73,7 @@ static LLVMValueRef smem_ptr(Cg *c, LLVMValueRef off)
 }
 
 /* The shared-window address (i32) of byte `off`: what cp.async and descriptors take. */
-static LLVMValueRef smem_window_addr(Cg *c, LLVMValueRef off)
+LLVMValueRef cg_smem_window_addr(Cg *c, LLVMValueRef off)
 {
     LLVMValueRef base = LLVMBuildPtrToInt(c->l->b, cg_smem(c), c->l->i32, "");
     return LLVMBuildAdd(c->l->b, base, off, "");
@@ -211,7 +211,7 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
                 off = LLVMBuildAdd(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
         }
         if (!off) {
-            off = swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
+            off = cg_swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
             off = LLVMBuildAdd(b, view->el[0], off, "");
             if (e0 < 0) {
                 e0 = e;
@@ -220,7 +220,7 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
         }
         LLVMValueRef m = mask ? reg_at(mask, e) : NULL;
         if (w * eb >= 4) {
-            cp_async(c, smem_window_addr(c, off), ptr->el[e], m, w * eb);
+            cp_async(c, cg_smem_window_addr(c, off), ptr->el[e], m, w * eb);
             continue;
         }
         LLVMValueRef got[16];
@@ -292,7 +292,7 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
             for (int rk = 0; rk < Kt; rk++) {
                 LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
                 LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], swizzled_offset(c, sl, tile, m, k), "");
+                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], cg_swizzled_offset(c, sl, tile, m, k), "");
                 cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
                 for (int q = 0; q < 4; q++) { /* q = kh*2 + h */
                     int h = q % 2, kh = q / 2;
@@ -319,7 +319,7 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
             for (int rn = 0; rn < Rn; rn += 2) {
                 LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
                 LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
-                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], swizzled_offset(c, sl, tile, k, n), "");
+                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], cg_swizzled_offset(c, sl, tile, k, n), "");
                 int nm = rn + 1 < Rn ? 4 : 2;
                 cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
                 for (int q = 0; q < nm; q++) { /* tile rn + q/2, kh = q%2 */
@@ -354,7 +354,7 @@ static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type til
     for (int e = 0; e < dr->nelems; e++) {
         if (w > 1 && dr->idx[e * 2 + cd] % w)
             continue;
-        LLVMValueRef off = swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
+        LLVMValueRef off = cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
         LLVMValueRef p = smem_ptr(c, LLVMBuildAdd(b, view->el[0], off, ""));
         LLVMValueRef got[16];
         if (w == 1) {
@@ -411,7 +411,7 @@ static uint64_t desc_fields(int64_t lbo, int64_t sbo, int swizzle)
  * MN-major one (contiguous along M or N) LBO = K * S (the next atom along M/N: atoms are K rows
  * of S bytes) and SBO = 8 * S (the next 8 k rows). `addr` is the shared-window address (i32) of
  * the instruction's first element; its >> 4 goes in bits 0-13. */
-static LLVMValueRef operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd)
+LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd)
 {
     LLVMBuilderRef b = c->l->b;
     int sw = sl->shared.swizzle;
@@ -475,10 +475,10 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int64_t g_off = shared_swizzled_offset(la, ta, x64);
     LLVMValueRef g = LLVMBuildLShr(c->pro, c->warp, k32(c, 2), "");
     LLVMValueRef g_bytes = LLVMBuildMul(c->pro, g, k32(c, g_off), "");
-    LLVMValueRef a_base = smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
-    LLVMValueRef b_base = smem_window_addr(c, B->el[0]);
-    LLVMValueRef a_desc = operand_desc(c, a_base, la, ta, 1);
-    LLVMValueRef b_desc = operand_desc(c, b_base, lb, tb, 0);
+    LLVMValueRef a_base = cg_smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
+    LLVMValueRef b_base = cg_smem_window_addr(c, B->el[0]);
+    LLVMValueRef a_desc = cg_wgmma_operand_desc(c, a_base, la, ta, 1);
+    LLVMValueRef b_desc = cg_wgmma_operand_desc(c, b_base, lb, tb, 0);
 
     int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));

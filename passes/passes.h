@@ -105,6 +105,12 @@ int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
 /* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
  * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
 bool shared_layout_for(Layout *l, Type tile, int contig);
+/* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
+ * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
+ * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's
+ * start, B at *b_offset (1024-aligned). Returns the area's bytes (its start must be
+ * 1024-aligned), 0 when a tile has no swizzled form. */
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb, int64_t *b_offset);
 
 /* The whole pipeline, in order (pipeline.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);

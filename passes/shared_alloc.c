@@ -168,6 +168,12 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         int acc = f->values[op->results[0]].layout;
         if (acc <= 0 || acc >= f->nlayouts)
             return 0;
+        if (f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3) {
+            /* wgmma dot: A and B K-major in their swizzled layouts (shared_wgmma_staging) */
+            Layout la, lb;
+            int64_t b_off;
+            return shared_wgmma_staging(f, op, &la, &lb, &b_off);
+        }
         if (f->layouts[acc].kind == LAYOUT_MMA) {
             /* mma dot: A's and B's padded tiles side by side (shared_dot_staging), read back
              * with ldmatrix (docs/layouts.md). */
@@ -185,6 +191,12 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
     default:
         return 0;
     }
+}
+
+static bool is_wgmma_dot(const IrFunc *f, const IrOp *op)
+{
+    int acc = f->values[op->results[0]].layout;
+    return acc > 0 && acc < f->nlayouts && f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3;
 }
 
 /* ---- the pipeline's buffers ----------------------------------------------------------------- */
@@ -264,7 +276,10 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_
             }
         }
         int64_t bytes = scratch_bytes(f, op);
-        int64_t base = op_live && bytes > 0 ? (buffers_end + 15) / 16 * 16 : 0;
+        /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area (its swizzle
+         * pattern's period) */
+        int64_t align = op->code == OP_DOT && is_wgmma_dot(f, op) ? 1024 : 16;
+        int64_t base = op_live && bytes > 0 ? (buffers_end + align - 1) / align * align : 0;
         op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
         if (base + bytes > most) {

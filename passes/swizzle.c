@@ -1,5 +1,7 @@
 /* swizzle.c: the shared layout of every tile that lives in shared memory across ops (the
- * local_alloc buffers of the pipelining pass and their slot views).
+ * local_alloc buffers of the pipelining pass and their slot views), and the rule for the
+ * staging area of a wgmma dot the pipeline did not take (shared_wgmma_staging: codegen stores the
+ * operands there in exactly these layouts).
  *
  * Requires: pipeline (pass_pipeline), layouts. Guarantees: every local_alloc result and every
  * slot view has a #shared layout; a view's layout is its buffer's.
@@ -51,6 +53,41 @@ int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
     int64_t atom = col / atom_elems, in_atom = (col % atom_elems) * eb;
     int64_t chunk = (in_atom / 16) ^ ((row / l->shared.per_phase) % l->shared.max_phase);
     return atom * rows * sw + row * sw + chunk * 16 + in_atom % 16;
+}
+
+/* The contiguous dim of the registers that feed dot operand `which`: the blocked order[0] of the
+ * value its convert_layout converts; -1 when unknown. */
+static int operand_register_contig(const IrFunc *f, const IrOp *dot, int which)
+{
+    const IrOp *cv = f->values[dot->operands[which]].def;
+    if (!cv || cv->code != OP_CONVERT_LAYOUT)
+        return -1;
+    int l = f->values[cv->operands[0]].layout;
+    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED ? f->layouts[l].blocked.order[0] : -1;
+}
+
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb, int64_t *b_offset)
+{
+    Type a = ir_type(f, dot->operands[0]), b = ir_type(f, dot->operands[1]);
+    if (a.rank != 2 || b.rank != 2)
+        return 0;
+    /* Each tile contiguous along the dim its registers run along, so a thread's runs go out as
+     * 16-byte stores: A along K or M, B along K or N. MN-major is wgmma's transposed form, for
+     * 16-bit types only (tf32 must be K-major), and an instruction's n piece must start a B atom. */
+    bool sixteen = dtype_bytes(a.dtype) == 2;
+    int a_contig = sixteen && operand_register_contig(f, dot, 0) == 0 ? 0 : 1;
+    int b_contig = sixteen && operand_register_contig(f, dot, 1) == 1 ? 1 : 0;
+    if (!shared_layout_for(la, a, a_contig) || !shared_layout_for(lb, b, b_contig))
+        return 0;
+    if (b_contig == 1) {
+        int acc = f->values[dot->results[0]].layout;
+        int ni = acc > 0 && acc < f->nlayouts ? f->layouts[acc].mma.instr_shape[1] : b.shape[1];
+        int atom = lb->shared.swizzle / dtype_bytes(b.dtype);
+        if (ni % atom && b.shape[1] > ni && !shared_layout_for(lb, b, 0))
+            return 0;
+    }
+    *b_offset = shared_slot_bytes(a, false);
+    return *b_offset + shared_slot_bytes(b, false);
 }
 
 /* The contiguous dim of the tile an async_copy writes: its pointers' blocked order[0]. */
