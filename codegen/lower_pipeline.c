@@ -447,13 +447,15 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
         FAIL(c, "wgmma: the result is not in an #mma v3 layout");
     int M = rt.shape[0], N = rt.shape[1], K = ta.shape[1];
     int W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
+    bool tf32 = ta.dtype == DT_F32;
+    int KI = tf32 ? 8 : 16; /* k per instruction: 32 bytes either way */
     if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N || ta.dtype != tb.dtype ||
-        (ta.dtype != DT_F16 && ta.dtype != DT_BF16) || rt.dtype != DT_F32)
-        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16 dot with an fp32 result",
+        (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32) || rt.dtype != DT_F32)
+        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16/tf32 dot with an fp32 result",
              type_str(c->arena, ta), type_str(c->arena, tb), type_str(c->arena, rt));
-    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % 16)
+    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI)
         FAIL(c, "wgmma: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
-    int Rm = M / (16 * W), Kt = K / 16, Nc = N / NI;
+    int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     LVal *A = cg_value(c, av), *B = cg_value(c, bv), *C = cg_value(c, cv);
     if (c->failed)
         return false;
@@ -461,7 +463,9 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     if (C->n != n && C->n != 1)
         FAIL(c, "wgmma: accumulator register count differs from the layout's");
     bool a_kmaj = la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
-    int a_atom = la->shared.swizzle / 2, b_atom = lb->shared.swizzle / 2;
+    if (tf32 && (!a_kmaj || !b_kmaj))
+        FAIL(c, "wgmma: tf32 operands must be K-major in shared memory");
+    int a_atom = la->shared.swizzle / dtype_bytes(ta.dtype), b_atom = lb->shared.swizzle / dtype_bytes(tb.dtype);
     /* Each instruction's B columns start an MN-major atom (a piece inside an atom would need the
      * descriptor's base offset) */
     if (!b_kmaj && NI % b_atom && Nc > 1)
@@ -484,11 +488,11 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
     for (int rk = 0; rk < Kt; rk++) {
         for (int rm = 0; rm < Rm; rm++) {
-            int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * 16}; /* A (m, k); + g*64 rows */
+            int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * KI}; /* A (m, k); + g*64 rows */
             a_offs[rk * Rm + rm] = shared_swizzled_offset(la, ta, ca);
         }
         for (int nc = 0; nc < Nc; nc++) {
-            int64_t cb[2] = {(int64_t)rk * 16, (int64_t)nc * NI}; /* B (k, n) */
+            int64_t cb[2] = {(int64_t)rk * KI, (int64_t)nc * NI}; /* B (k, n) */
             b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
         }
     }

@@ -25,8 +25,9 @@
  * stage 0 must be pure ops; a value stage 0 computes may not be used by the rest of the body;
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
- * 16-bit elements, copied in pieces of at least 4 bytes, with no `other` but 0, and its only use
- * is the convert into a dot operand, whose only use is the dot. */
+ * 16-bit elements (or fp32 copied along K, for wgmma's tf32 form), copied in pieces of at least
+ * 4 bytes, with no `other` but 0, and its only use is the convert into a dot operand, whose only
+ * use is the dot. */
 #include "passes/passes.h"
 
 #include <stdlib.h>
@@ -89,21 +90,24 @@ static bool is_const_zero(const IrFunc *f, ValueId v)
 }
 
 /* Whether load feeds a dot operand in a form the pipeline takes (see the header). */
-static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert)
+static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int which, bool wgmma)
 {
     const IrFunc *f = p->f;
     Type t = ir_type(f, load->results[0]);
-    if (t.rank != 2 || t.is_ptr || dtype_bytes(t.dtype) != 2 || load->nresults != 1)
-        DECLINE(p, "a load's tile is not 2-D with 16-bit elements");
+    int pl = f->values[load->operands[0]].layout;
+    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
+        DECLINE(p, "a load's layout is not blocked");
+    /* fp32 tiles feed wgmma's tf32 form, which reads both operands K-major: the copies must run
+     * along K (A's dim 1, B's dim 0) */
+    bool tf32_kmajor = wgmma && t.dtype == DT_F32 && f->layouts[pl].blocked.order[0] == (which == 0 ? 1 : 0);
+    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32_kmajor) || load->nresults != 1)
+        DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 along K for tf32)");
     if (load->noperands > 2 && load->operands[2] > 0 && !is_const_zero(f, load->operands[2]))
         DECLINE(p, "a load's `other` is not 0");
     if (uses_in(&f->body, load->results[0]) != 1 || uses_in(&f->body, convert->results[0]) != 1)
         DECLINE(p, "a loaded tile has other uses than its dot");
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
-    int pl = f->values[load->operands[0]].layout;
-    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
-        DECLINE(p, "a load's layout is not blocked");
     Layout sh;
     return shared_layout_for(&sh, t, f->layouts[pl].blocked.order[0]);
 }
@@ -242,7 +246,7 @@ static bool analyse(Pipe *p)
             take = cv[k] && cv[k]->code == OP_CONVERT_LAYOUT && body_index(body, cv[k]) >= 0;
             ld[k] = take ? f->values[cv[k]->operands[0]].def : NULL;
             take = take && ld[k] && ld[k]->code == OP_LOAD && body_index(body, ld[k]) >= 0 &&
-                   load_pipelinable(p, ld[k], cv[k]);
+                   load_pipelinable(p, ld[k], cv[k], k, v3);
         }
         if (!take || p->nloads + 2 > MAX_PIPE_LOADS)
             continue;

@@ -363,6 +363,14 @@ int main(void)
         {"dot_loop.tri", "dot_loop", "*fp32:16,*fp32:16,*fp32:16,i32:16", {"T=tl.float32", "M=128", "N=128", "BK=32"}, 4, 1,
          {{E_F32, 128 * 208, FILL_UNIFORM, 0}, {E_F32, 208 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-2}},
          3, {208}, 1, 4},
+        /* the linear layer in fp32: both tiles run along K, so the pipeline copies them and
+         * wgmma's tf32 form reads the slots (K-major) */
+        {"../../../examples/linear.tri", "linear_kernel",
+         "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=32"}, 3, 2,
+         {{E_F32, 208 * 336, FILL_UNIFORM, 0}, {E_F32, 144 * 336, FILL_UNIFORM, 0}, {E_F32, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},
     };
     for (size_t i = 0; i < sizeof tf32_cases / sizeof tf32_cases[0]; i++)
         run_case(gpu, cpu, &tf32_cases[i]);
