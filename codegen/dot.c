@@ -67,6 +67,12 @@ static void count_uses(Cg *c, const IrRegion *r, int32_t *uses, int32_t *dot_use
     }
 }
 
+static bool is_local_load(Cg *c, ValueId v)
+{
+    const IrOp *def = ir_value(c->f, v)->def;
+    return def && def->code == OP_LOCAL_LOAD && dtype_bytes(ir_type(c->f, v).dtype) == 2;
+}
+
 /* Marks the converts feeding dots that can stage their operands themselves: those are not
  * materialized (a thread would otherwise hold whole rows of A times K in registers). Only when
  * every use of the convert is such a dot: anything else needs the real dot-operand registers. */
@@ -85,6 +91,12 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
                 if (cg_dot_operand_convert(c, v) && uses[v] == dot_uses[v])
                     c->lazy_operand[v] = true;
             }
+        /* mma.sync operands read from the pipeline's slots: each k16 step's ldmatrix right before
+         * its mma instructions (cg_local_load_step), not the whole tile's fragments at once */
+        if (mma && !v3 && is_local_load(c, op->operands[0]) && is_local_load(c, op->operands[1]) &&
+            uses[op->operands[0]] == dot_uses[op->operands[0]] && uses[op->operands[1]] == dot_uses[op->operands[1]])
+            for (int k = 0; k < 2; k++)
+                c->lazy_operand[op->operands[k]] = true;
         if (mma && !v3 && cg_mma_can_stage(c, op) && uses[op->operands[0]] == dot_uses[op->operands[0]] &&
             uses[op->operands[1]] == dot_uses[op->operands[1]])
             for (int k = 0; k < 2; k++)

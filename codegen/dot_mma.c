@@ -191,9 +191,12 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     int *cmap = cg_local_index_map(c, dr);
     LLVMValueRef *apk = cg_regs(c, Rm * Kt * 4), *bpk = cg_regs(c, Kt * Rn * 2);
     MmaStage st = {.Rm = Rm, .Rn = Rn, .Kt = Kt};
-    bool staged = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
-    if (staged ? !mma_stage_operands(c, op, A, B, L, &st)
-               : !mma_pack_registers(c, A, B, da, db, Rm, Rn, Kt, apk, bpk))
+    const IrOp *adef = ir_value(c->f, op->operands[0])->def;
+    bool lazy = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
+    bool from_slots = lazy && adef && adef->code == OP_LOCAL_LOAD; /* cg_local_load_step */
+    bool staged = lazy && !from_slots;
+    if (!from_slots && (staged ? !mma_stage_operands(c, op, A, B, L, &st)
+                               : !mma_pack_registers(c, A, B, da, db, Rm, Rn, Kt, apk, bpk)))
         return false;
     int n = dr->nelems;
     LLVMValueRef *acc = cg_regs(c, n);
@@ -207,6 +210,9 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     for (int rk = 0; rk < Kt; rk++) {
         if (staged)
             mma_load_step(c, &st, rk, apk, bpk);
+        if (from_slots && (!cg_local_load_step(c, op->operands[0], rk, apk) ||
+                           !cg_local_load_step(c, op->operands[1], rk, bpk)))
+            return false;
         for (int rm = 0; rm < Rm; rm++)
             for (int rn = 0; rn < Rn; rn++) {
                 int ce[4];

@@ -286,6 +286,10 @@ LLVMValueRef cg_smem_window_addr(Cg *c, LLVMValueRef off);
 /* A wgmma descriptor for the tile at shared-window address addr in layout sl; kd = the tile's K
  * dim (1 for A [M, K], 0 for B [K, N]). */
 LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd);
+/* The packed fragments of k16 step rk of a deferred local_load v (its dot's only operand use):
+ * A's at pk[(rm * Kt + rk) * 4 + q], B's at pk[(rk * Rn + rn) * 2 + kh], as cg_lower_dot_mma
+ * wants them. */
+bool cg_local_load_step(Cg *c, ValueId v, int rk, LLVMValueRef *pk);
 
 /* ---- control.c: for, if, while, assert ------------------------------------------------------ */
 

@@ -250,35 +250,28 @@ static void unpack_pair(Cg *c, LLVMValueRef word, LLVMTypeRef et, LLVMValueRef *
     out[1] = LLVMBuildExtractElement(b, v, k32(c, 1), "");
 }
 
-/* local_load into #dot_op<parent = #mma (m16n8k16 fragments), kwidth 2> of 16-bit elements:
- * ldmatrix (PTX ISA 9.7.9.24), lanes 8i..8i+7 giving the eight 16-byte row addresses of matrix
- * i. A [M, K], per (m16 tile rm, k16 step rk), one x4: matrices (rows +0/+8) x (k +0/+8) =
- * a0a1, a2a3, a4a5, a6a7. B [K, N], per k16 step and pair of n8 tiles, one x4 (x2 for an odd
- * last tile): (k +0/+8) x (n tile rn, rn+1) = b0b1, b2b3 of each. A matrix row is 8 elements
- * along the tile's contiguous dim: along k when the operand is K-contiguous (plain ldmatrix),
- * along m/n otherwise (.trans, which hands each thread the transposed fragment). The registers
- * come out in dist_dot_operand_mma's order, exactly those lower_dot_mma packs. */
-static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+/* ldmatrix for one k16 step rk of a dot operand in shared memory (PTX ISA 9.7.9.25 ldmatrix;
+ * the mma.sync m16n8k16 fragments 9.7.14.5.8), straight into the packed .b32 registers the mma
+ * takes: A (op_idx 0) at pk[(rm * Kt + rk) * 4 + q] for every m16 tile rm of this warp, q =
+ * kh*2 + h (a0a1, a2a3, a4a5, a6a7); B at pk[(rk * Rn + rn) * 2 + kh] for every n8 tile rn.
+ * `.trans` when the tile's contiguous dim is not K. view_off is the slot's byte offset (i32). */
+static bool ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off, int rk,
+                          LLVMValueRef *pk)
 {
     LLVMBuilderRef pb = c->pro;
-    const Layout *L = &c->f->layouts[dr->layout];
     const Layout *P = &c->f->layouts[L->dot_operand.parent];
     int op_idx = L->dot_operand.op_idx;
     int md = op_idx == 0 ? 0 : 1, kd = 1 - md;
     int Wm = P->mma.warps_per_cta[0], Wn = P->mma.warps_per_cta[1];
-    int K = tile.shape[kd], MN = tile.shape[md];
+    int K = tile.shape[kd], MN = tile.shape[md], Kt = K / 16;
     bool trans = sl->shared.order[0] != kd;
     MmaBases *mb = cg_mma_bases(c, P);
-    LLVMTypeRef et = cg_mem_type(c, tile.dtype);
     /* this lane's matrix i = lane / 8 and row r = lane % 8; lo = i % 2, hi = i / 2 */
     LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, k32(c, 3), "");
     LLVMValueRef r = LLVMBuildAnd(pb, c->lane, k32(c, 7), "");
     LLVMValueRef lo8 = LLVMBuildMul(pb, LLVMBuildAnd(pb, mi, k32(c, 1), ""), k32(c, 8), "");
     LLVMValueRef hi8 = LLVMBuildMul(pb, LLVMBuildLShr(pb, mi, k32(c, 1), ""), k32(c, 8), "");
-    int *map = cg_local_index_map(c, dr);
-    LLVMValueRef *el = cg_regs(c, dr->nelems);
-    int Kt = K / 16, cols = dr->count[1];
-    LLVMValueRef got[4], pair[2];
+    LLVMValueRef got[4];
     if (op_idx == 0) {
         /* A: m = rm*16*Wm + wm*16 + lo*8 (+ r), k = rk*16 + hi*8 (+ r when .trans) */
         int Rm = MN / (16 * Wm);
@@ -288,23 +281,14 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
             k0 = LLVMBuildAdd(pb, k0, r, "");
         else
             m0 = LLVMBuildAdd(pb, m0, r, "");
-        for (int rm = 0; rm < Rm; rm++)
-            for (int rk = 0; rk < Kt; rk++) {
-                LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
-                LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], cg_swizzled_offset(c, sl, tile, m, k), "");
-                cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
-                for (int q = 0; q < 4; q++) { /* q = kh*2 + h */
-                    int h = q % 2, kh = q / 2;
-                    unpack_pair(c, got[q], et, pair);
-                    for (int j = 0; j < 2; j++) {
-                        int e = map[(rm * 2 + h) * cols + rk * 4 + kh * 2 + j];
-                        if (e < 0)
-                            FAIL(c, "local_load: A fragment element missing");
-                        el[e] = pair[j];
-                    }
-                }
-            }
+        for (int rm = 0; rm < Rm; rm++) {
+            LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
+            LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
+            LLVMValueRef off = LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, m, k), "");
+            cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
+            for (int q = 0; q < 4; q++)
+                pk[(rm * Kt + rk) * 4 + q] = got[q];
+        }
     } else {
         /* B: k = rk*16 + lo*8 (+ r when .trans), n = rn*8*Wn + wn*8 + hi*8*Wn (+ r) */
         int Rn = MN / (8 * Wn);
@@ -315,24 +299,70 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
             k0 = LLVMBuildAdd(pb, k0, r, "");
         else
             n0 = LLVMBuildAdd(pb, n0, r, "");
-        for (int rk = 0; rk < Kt; rk++)
-            for (int rn = 0; rn < Rn; rn += 2) {
-                LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-                LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
-                LLVMValueRef off = LLVMBuildAdd(c->l->b, view->el[0], cg_swizzled_offset(c, sl, tile, k, n), "");
-                int nm = rn + 1 < Rn ? 4 : 2;
-                cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
-                for (int q = 0; q < nm; q++) { /* tile rn + q/2, kh = q%2 */
-                    int tn = rn + q / 2, kh = q % 2;
-                    unpack_pair(c, got[q], et, pair);
-                    for (int j = 0; j < 2; j++) {
-                        int e = map[(rk * 4 + kh * 2 + j) * cols + tn];
-                        if (e < 0)
-                            FAIL(c, "local_load: B fragment element missing");
-                        el[e] = pair[j];
-                    }
-                }
+        for (int rn = 0; rn < Rn; rn += 2) {
+            LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
+            LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
+            LLVMValueRef off = LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, k, n), "");
+            int nm = rn + 1 < Rn ? 4 : 2;
+            cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
+            for (int q = 0; q < nm; q++) /* tile rn + q/2, kh = q%2 */
+                pk[(rk * Rn + rn + q / 2) * 2 + q % 2] = got[q];
+        }
+    }
+    return true;
+}
+
+/* A deferred local_load (a dot operand that only its mma.sync dot reads, codegen/dot.c): the dot
+ * calls this per k16 step, so only one step's fragments are live at a time. */
+bool cg_local_load_step(Cg *c, ValueId v, int rk, LLVMValueRef *pk)
+{
+    const IrOp *op = ir_value(c->f, v)->def;
+    ValueId vv = op->operands[0];
+    Type tile;
+    const Layout *sl = shared_layout(c, vv);
+    if (!sl || !view_tile(c, vv, &tile))
+        return false;
+    LVal *view = cg_value(c, vv);
+    if (c->failed)
+        return false;
+    return ldmatrix_step(c, sl, tile, &c->f->layouts[ir_value(c->f, v)->layout], view->el[0], rk, pk);
+}
+
+/* local_load into a #dot_op of an mma.sync dot, materialized: every k16 step's ldmatrix, the
+ * packed words unpacked into the operand's registers (lower_dot_mma repacks them; LLVM folds the
+ * pair). */
+static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+{
+    const Layout *L = &c->f->layouts[dr->layout];
+    const Layout *P = &c->f->layouts[L->dot_operand.parent];
+    int op_idx = L->dot_operand.op_idx;
+    int md = op_idx == 0 ? 0 : 1, kd = 1 - md;
+    int K = tile.shape[kd], MN = tile.shape[md], Kt = K / 16;
+    int Rm = MN / (16 * P->mma.warps_per_cta[0]), Rn = MN / (8 * P->mma.warps_per_cta[1]);
+    int words = op_idx == 0 ? Rm * Kt * 4 : Kt * Rn * 2;
+    LLVMValueRef *pk = cg_regs(c, words);
+    for (int rk = 0; rk < Kt; rk++)
+        if (!ldmatrix_step(c, sl, tile, L, view->el[0], rk, pk))
+            return false;
+    LLVMTypeRef et = cg_mem_type(c, tile.dtype);
+    int *map = cg_local_index_map(c, dr);
+    LLVMValueRef *el = cg_regs(c, dr->nelems), pair[2];
+    int cols = dr->count[1];
+    for (int x = 0; x < words; x++) {
+        unpack_pair(c, pk[x], et, pair);
+        for (int j = 0; j < 2; j++) {
+            int e;
+            if (op_idx == 0) { /* x = (rm * Kt + rk) * 4 + q, q = kh*2 + h */
+                int q = x % 4, rk = (x / 4) % Kt, rm = x / 4 / Kt;
+                e = map[(rm * 2 + q % 2) * cols + rk * 4 + (q / 2) * 2 + j];
+            } else { /* x = (rk * Rn + rn) * 2 + kh */
+                int kh = x % 2, rn = (x / 2) % Rn, rk = x / 2 / Rn;
+                e = map[(rk * 4 + kh * 2 + j) * cols + rn];
             }
+            if (e < 0)
+                FAIL(c, "local_load: %s fragment element missing", op_idx == 0 ? "A" : "B");
+            el[e] = pair[j];
+        }
     }
     for (int e = 0; e < dr->nelems; e++)
         if (!el[e])
@@ -388,8 +418,16 @@ static bool lower_local_load(Cg *c, const IrOp *op)
     if (c->failed || !dr)
         return false;
     const Layout *L = &c->f->layouts[dr->layout];
-    if (L->kind == LAYOUT_DOT_OPERAND && c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
-        dtype_bytes(tile.dtype) == 2)
+    bool mma_operand = L->kind == LAYOUT_DOT_OPERAND && c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
+                       dtype_bytes(tile.dtype) == 2;
+    if (mma_operand && c->lazy_operand[r]) {
+        /* its dot loads it step by step (cg_local_load_step); a placeholder stands for it */
+        LLVMValueRef *none = cg_regs(c, 1);
+        none[0] = LLVMGetUndef(c->l->i32);
+        cg_set_value(c, r, none, 1, dr->layout);
+        return true;
+    }
+    if (mma_operand)
         return local_load_ldmatrix(c, op, sl, tile, dr, view);
     return local_load_generic(c, op, sl, tile, dr, view);
 }
