@@ -920,6 +920,11 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos,
                    "local_load and wgmma take one", i, vname(v, id),
                    tstr(v, v->f->values[id].type));
             uses_ok = false;
+        } else if (v->f->values[id].def && v->f->values[id].def->code == OP_WGMMA &&
+                   op->code != OP_WGMMA_WAIT && !(op->code == OP_WGMMA && i == 2)) {
+            /* a wgmma's registers are being written until a wgmma_wait retires it */
+            report(v, op, "operand %d (%s) is a wgmma's result, still in flight; only wgmma_wait "
+                   "or a later wgmma's accumulator may read it", i, vname(v, id));
         }
     }
     /* Terminators: only last, only in the right region. */
