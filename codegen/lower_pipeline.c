@@ -158,6 +158,39 @@ static void cp_async(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef mas
     }
 }
 
+/* w elements (eb bytes each) stored at shared pointer p where pred holds (a branch around one
+ * scalar or vector st.shared). */
+static void store_shared_if(Cg *c, LLVMValueRef p, LLVMValueRef pred, LLVMValueRef *vals, int w, LLVMTypeRef mt,
+                            int eb)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "other.store");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "other.done");
+    LLVMBuildCondBr(b, pred, then, done);
+    LLVMPositionBuilderAtEnd(b, then);
+    LLVMValueRef v = vals[0];
+    if (w > 1) {
+        v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+        for (int j = 0; j < w; j++)
+            v = LLVMBuildInsertElement(b, v, vals[j], k32(c, j), "");
+    }
+    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+}
+
+/* One group of `bytes` copied only where `pred` holds: `@p cp.async ... [dst], [src], bytes;`
+ * (nothing is written where it does not; the async_copy's `other` is stored there instead). */
+static void cp_async_if(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef pred, int bytes)
+{
+    char text[160];
+    snprintf(text, sizeof text,
+             "{\n.reg .pred p;\nsetp.ne.b32 p, $2, 0;\n@p cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d;\n}",
+             bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[3] = {dst, src, LLVMBuildZExt(c->l->b, pred, c->l->i32, "")};
+    cg_asm_n(c, c->l->void_t, text, "r,l,r,~{memory}", args, 3, true);
+}
+
 /* async_copy view, ptrs, mask?, other?: each thread copies the elements its pointers' blocked
  * layout gives it, in groups of axis_vector_width elements along the layout's fastest dim (the
  * same groups a load would use), each group to the swizzled offset of its first element. A group
@@ -176,8 +209,10 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
     const Layout *sl = shared_layout(c, vv);
     if (!sl || !view_tile(c, vv, &tile))
         return false;
-    if (!is_zero_const(c->f, ov))
-        FAIL(c, "async_copy: `other` must be absent or the constant 0 (cp.async zero-fills)");
+    /* a non-zero `other`: masked-off groups are written with it by ordinary stores instead of
+     * copied (cp.async's own fill is zeros), and masked-in groups are copied only when their
+     * mask holds, so the two never write the same bytes */
+    LVal *other = is_zero_const(c->f, ov) ? NULL : cg_value(c, ov);
     if (!pt.is_ptr || pt.rank != 2 || pt.shape[0] != tile.shape[0] || pt.shape[1] != tile.shape[1])
         FAIL(c, "async_copy: pointers of type %s do not match the tile %s", type_str(c->arena, pt),
              type_str(c->arena, tile));
@@ -219,7 +254,16 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
             }
         }
         LLVMValueRef m = mask ? reg_at(mask, e) : NULL;
-        if (w * eb >= 4) {
+        if (m && other) {
+            LLVMValueRef vals[16];
+            for (int j = 0; j < w; j++)
+                vals[j] = reg_at(other, e + j);
+            store_shared_if(c, smem_ptr(c, off), LLVMBuildNot(b, m, ""), vals, w, mt, eb);
+            if (w * eb >= 4) {
+                cp_async_if(c, cg_smem_window_addr(c, off), ptr->el[e], m, w * eb);
+                continue;
+            }
+        } else if (w * eb >= 4) {
             cp_async(c, cg_smem_window_addr(c, off), ptr->el[e], m, w * eb);
             continue;
         }
@@ -227,7 +271,7 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
         if (m) {
             LLVMValueRef zero[16];
             for (int j = 0; j < w; j++)
-                zero[j] = LLVMConstNull(mt);
+                zero[j] = other ? reg_at(other, e + j) : LLVMConstNull(mt);
             cg_load_predicated(c, ptr->el[e], m, zero, w, mt, eb, got);
         } else {
             got[0] = LLVMBuildLoad2(b, mt, ptr->el[e], "");

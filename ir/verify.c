@@ -355,13 +355,6 @@ static bool check_dot_types(Verifier *v, const IrOp *op)
     return true;
 }
 
-/* A constant 0 (the only `other` an async copy can have: cp.async fills with zeros). */
-static bool is_const_zero(Verifier *v, ValueId id)
-{
-    const IrOp *d = v->f->values[id].def;
-    return d && d->code == OP_CONST && d->attr[0] == 0 && d->fattr == 0;
-}
-
 static void check_pipeline(Verifier *v, const IrOp *op)
 {
     switch (op->code) {
@@ -418,9 +411,6 @@ static void check_pipeline(Verifier *v, const IrOp *op)
             if (!type_equal(o, shape_of(p, p.dtype, false)))
                 report(v, op, "operand 3 (other) has type %s, expected %s", tstr(v, o),
                        tstr(v, shape_of(p, p.dtype, false)));
-            else if (!is_const_zero(v, op->operands[3]))
-                report(v, op, "operand 3 (other) must be a constant 0: an async copy fills "
-                       "masked-off elements with zeros");
         }
         break;
     }

@@ -26,8 +26,8 @@
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 copied along K, for wgmma's tf32 form), copied in pieces of at least
- * 4 bytes, with no `other` but 0, and its only use is the convert into a dot operand, whose only
- * use is the dot. */
+ * 4 bytes, and its only use is the convert into a dot operand, whose only use is the dot. A load's
+ * `other` other than 0 goes with its async_copy (masked-off elements are written with it). */
 #include "passes/passes.h"
 
 #include <stdlib.h>
@@ -102,8 +102,6 @@ static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int
     bool tf32_kmajor = wgmma && t.dtype == DT_F32 && f->layouts[pl].blocked.order[0] == (which == 0 ? 1 : 0);
     if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32_kmajor) || load->nresults != 1)
         DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 along K for tf32)");
-    if (load->noperands > 2 && load->operands[2] > 0 && !is_const_zero(f, load->operands[2]))
-        DECLINE(p, "a load's `other` is not 0");
     if (uses_in(&f->body, load->results[0]) != 1 || uses_in(&f->body, convert->results[0]) != 1)
         DECLINE(p, "a loaded tile has other uses than its dot");
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
@@ -442,8 +440,12 @@ static void emit_stage0(Pipe *p, IrBuilder *b, ValueId iv, ValueId slot)
             set_layout(f, mask, f->values[own].layout);
         }
         ValueId view = slot_view(p, b, k, slot);
-        ValueId ops[3] = {view, ptr, mask};
-        ir_build(b, OP_ASYNC_COPY, op->loc, ops, 3, NULL, 0, 0);
+        /* `other` travels with the copy unless it is 0 (the zero fill cp.async does anyway) */
+        ValueId other = op->noperands > 2 && op->operands[2] > 0 && !is_const_zero(f, op->operands[2])
+                            ? mapped(p, op->operands[2])
+                            : 0;
+        ValueId ops[4] = {view, ptr, mask, other};
+        ir_build(b, OP_ASYNC_COPY, op->loc, ops, other ? 4 : 3, NULL, 0, 0);
     }
     build0(b, OP_ASYNC_COMMIT, loc, 0);
 }

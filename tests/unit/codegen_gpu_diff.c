@@ -400,6 +400,10 @@ int main(void)
         STAGE_CASE("*bf16:16,*bf16:16,*fp32:16,i32:16", "T=tl.bfloat16", E_BF16, 128, 256, 64, 336, 8, 3),
         STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 256, 32, 16, 4, 4),
         STAGE_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 64, 32, 96, 4, 3),
+        /* a non-zero `other` on A (masked-off groups stored, their copies predicated off) */
+        {"dot_other.tri", "dot_other", "*fp16:16,*fp16:16,*fp32:16,i32:16", {"M=128", "N=128", "BK=64"}, 3, 1,
+         {{E_F16, 128 * 208, FILL_UNIFORM, 0}, {E_F16, 208 * 128, FILL_UNIFORM, 0}, {E_F32, 128 * 128, FILL_POISON, 1e-3}},
+         3, {208}, 1, 4, 3, 0},
         SEED1_CASE(s1, 208, 144, 336, 336, 1, 144, 1, 3),
         SEED1_CASE(s1t, 208, 144, 336, 1, 208, 1, 336, 4),
         {"../../../examples/linear.tri", "linear_kernel", lin, {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,

@@ -241,6 +241,9 @@ int main(void)
     const Case cases[] = {
         {"tests/lit/codegen/dot_loop.tri", "dot_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16",
          {"T=tl.float16", "M=64", "N=64", "BK=32"}, {1}, 3, {64 * K, K * 64, 64 * 64}, 2, true, {K}, 1, 4},
+        /* a non-zero `other` (1.0 past K) on A: it travels with the async copy */
+        {"tests/lit/codegen/dot_other.tri", "dot_other", "*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"M=64", "N=64", "BK=32"}, {1}, 3, {64 * K, K * 64, 64 * 64}, 2, true, {K}, 1, 4},
         {"tests/lit/codegen/dot_loop.tri", "dot_loop", "*bf16:16,*bf16:16,*fp32:16,i32:16",
          {"T=tl.bfloat16", "M=128", "N=64", "BK=64"}, {1}, 3, {128 * 192, 192 * 64, 128 * 64}, 2, true, {192}, 1, 8},
         /* seed 1: A row-major, B row-major */
