@@ -2,7 +2,7 @@
 # scripts/gpu_perf.sh [--quick] [BUILD_DIR]: the performance comparison, run ON the GPU machine
 # from the repo root with the packed build (default .carry/gpu, made on the build machine by
 # scripts/gpu-pack.sh): tric against Triton and torch/cuBLAS, all in the same run.
-#   1. bench_matmul --seed-configs --kernel=both at M = N = K 1024 2048 3072 4096 6144 8192
+#   1. bench_matmul --seed-configs --kernel=both --reps=40 at M = N = K 1024 2048 3072 4096 6144 8192
 #      (--quick: 4096 8192), every config's time in the CSV (--all);
 #   2. the same for seed 2 with --arch=sm_80 (cp.async + ldmatrix + mma.sync) at 4096;
 #   3. bench_linear (fp16/bf16, x row- and column-major, 4096 8192 :16 and 4100 open);
@@ -58,7 +58,7 @@ step() { # step NAME LOGFILE CMD...: runs CMD, output to the terminal and LOGFIL
 
 # shellcheck disable=SC2086
 step "tric: bench_matmul, seed configs, both kernels" tric_matmul.log \
-    "$B/bench/bench_matmul" $SIZES --seed-configs --kernel=both --all --csv="$P/tric_matmul.csv"
+    "$B/bench/bench_matmul" $SIZES --seed-configs --kernel=both --all --reps=40 --csv="$P/tric_matmul.csv"
 step "tric: bench_matmul seed 2 on sm_80 (mma.sync) at 4096" tric_matmul_sm80.log \
     "$B/bench/bench_matmul" 4096 --seed-configs --kernel=seed2 --arch=sm_80 --all \
     --csv="$P/tric_matmul_sm80.csv"
@@ -67,7 +67,7 @@ step "tric: bench_matmul seed 2 on sm_80 (mma.sync) at 4096" tric_matmul_sm80.lo
 LIN_ARGS=()
 for c in ${LINEAR_CONFIGS:-}; do LIN_ARGS+=(--config "$c"); done
 step "tric: bench_linear" tric_linear.log \
-    "$B/bench/bench_linear" ${LIN_ARGS[@]+"${LIN_ARGS[@]}"} --all --csv="$P/tric_linear.csv"
+    "$B/bench/bench_linear" ${LIN_ARGS[@]+"${LIN_ARGS[@]}"} --all --reps=40 --csv="$P/tric_linear.csv"
 
 if python3 -c "import triton, torch" >/dev/null 2>&1; then
     step "triton + torch: seed 2 autotuned matmul (triton_anchor.py)" triton_anchor.log \
