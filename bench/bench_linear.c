@@ -25,6 +25,9 @@
  *   --all                           print (and write) every config's time
  *   --no-check / --check-only       skip the checks / only run them
  *   --reps=N                        timed launches per config (default 10)
+ *   --plain-signature               compile with no hints at all ("*fp16,...,i32") and let the
+ *                                   runtime specialize each launch on its values (tric_launch); the
+ *                                   signature column then reads "plain->:16" / "plain->open"
  *   --device=DEV                    default cuda:0; "cpu" runs the checks on the interpreter
  *                                   (implies --check-only) */
 #include "bench_util.h"
@@ -35,6 +38,7 @@ static ExMatmulConfig configs[MAX_CONFIGS] = {{128, 128, 64, 4, 4}};
 static int nconfigs = 1;
 static const char *arch_opt = NULL;
 static int reps = 10;
+static int plain_signature = 0;
 
 typedef struct Dtype {
     const char *name; /* signature element type */
@@ -60,14 +64,20 @@ static void linear_ints(int64_t v[9], int M, int N, int K, int xcol) {
 }
 
 static const char *sig_kind(int M, int N, int K) {
-    return M % 16 == 0 && N % 16 == 0 && K % 16 == 0 ? ":16" : "open";
+    if (M % 16 == 0 && N % 16 == 0 && K % 16 == 0)
+        return plain_signature ? "plain->:16" : ":16";
+    return plain_signature ? "plain->open" : "open";
 }
 
 static void linear_signature(char *out, size_t len, const char *t, const int64_t v[9]) {
-    int n = snprintf(out, len, "*%s:16,*%s:16,*%s:16,*%s:16", t, t, t, t);
+    const char *p16 = plain_signature ? "" : ":16";
+    int n = snprintf(out, len, "*%s%s,*%s%s,*%s%s,*%s%s", t, p16, t, p16, t, p16, t, p16);
     for (int i = 0; i < 9 && n > 0 && (size_t)n < len; i++)
         n += snprintf(out + n, len - (size_t)n, ",%s",
-                      v[i] == 1 ? "i32:1" : v[i] % 16 == 0 ? "i32:16" : "i32");
+                      plain_signature ? "i32"
+                      : v[i] == 1     ? "i32:1"
+                      : v[i] % 16 == 0 ? "i32:16"
+                                       : "i32");
 }
 
 static tric_status compile_linear(tric_device dev, const char *tri, const char *signature,
@@ -227,7 +237,7 @@ static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [SIZE...] [--config BMxBNxBK,WARPS,STAGES]... [--arch=ARCH] "
             "[--dtype=fp16|bf16|both] [--orient=row|col|both] [--csv=FILE] [--all] "
-            "[--no-check|--check-only] [--reps=N] [--device=DEV]\n",
+            "[--no-check|--check-only] [--reps=N] [--plain-signature] [--device=DEV]\n",
             argv0);
 }
 
@@ -260,6 +270,8 @@ int main(int argc, char **argv) {
             check = 0;
         } else if (!strcmp(a, "--check-only")) {
             check_only = 1;
+        } else if (!strcmp(a, "--plain-signature")) {
+            plain_signature = 1;
         } else if (!strncmp(a, "--reps=", 7) && atoi(a + 7) > 0) {
             reps = atoi(a + 7);
         } else if (!strncmp(a, "--device=", 9) && a[9]) {

@@ -409,6 +409,12 @@ typedef struct SpecOptions {
     const char *signature;   /* Triton AOT form, "*fp16:16,i32,i32:16,..."; NULL: annotations */
     const Define *defines;
     int ndefines;
+    /* Launch specialization (Triton's JIT): one entry per run-time parameter, in order, for the
+     * values a launch passes -- 16 divisible by 16, 1 equal to 1, 0 neither. Applied only where the
+     * signature or annotation leaves the parameter open, and only where the hint is valid for its
+     * type (':1' integers, ':16' pointers and integers; never i1). NULL/0: none. */
+    const unsigned char *launch_hints;
+    int nlaunch_hints;
 } SpecOptions;
 
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */

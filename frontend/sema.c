@@ -3528,6 +3528,17 @@ static const char *runtime_param_list(Sema *s, const FuncDef *f, const bool *is_
     return r;
 }
 
+/* A launch's value-based hint on an open parameter: what the signature would have said had the
+ * caller written the ideal one (':1' only for integers, ':16' for pointers and integers; an i1
+ * is a flag, never specialized, as in Triton). */
+static void apply_launch_hint(Param *p, Type t, unsigned char hint) {
+    bool is_int = !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
+    if (hint == 1 && is_int)
+        p->equal_to_1 = true;
+    else if (hint == 16 && (t.is_ptr || is_int))
+        p->divisibility = 16;
+}
+
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag)
 {
     if (!m || !arena || !diag)
@@ -3705,6 +3716,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             env_set(s, &ctx.env, p->name, p->sem, p->loc);
             continue;
         }
+        if (k->nargs - 1 < opt->nlaunch_hints && p->divisibility == 1 && !p->equal_to_1)
+            apply_launch_hint(p, t, opt->launch_hints[k->nargs - 1]);
         /* ":1": Triton specializes an int equal to 1 into the constant 1. */
         p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
         if (p->equal_to_1)

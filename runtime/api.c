@@ -147,9 +147,14 @@ tric_compile_options tric_compile_options_default(void) {
     return o;
 }
 
-tric_status rt_compile_options(const tric_compile_options *opt, Arena *arena, CompileOptions *out) {
+tric_status rt_compile_options(const tric_compile_options *opt, const struct tric_module_s *mod,
+                               Arena *arena, CompileOptions *out) {
     memset(out, 0, sizeof *out);
     out->opt_level = 3;
+    if (mod && mod->nlaunch_hints > 0) {
+        out->spec.launch_hints = mod->launch_hints;
+        out->spec.nlaunch_hints = mod->nlaunch_hints;
+    }
     if (!opt)
         return TRIC_SUCCESS;
     out->spec.kernel_name = opt->kernel;
@@ -174,7 +179,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, Arena *arena, Co
     return TRIC_SUCCESS;
 }
 
-void rt_options_key(StrBuf *sb, const tric_compile_options *opt) {
+void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tric_module_s *mod) {
     tric_compile_options none = tric_compile_options_default();
     if (!opt)
         opt = &none;
@@ -187,6 +192,12 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt) {
     for (int i = 0; i < opt->nconstexprs; i++)
         KEY_STR("constexpr", opt->constexprs[i]);
     strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
+    if (mod && mod->nlaunch_hints > 0) {
+        strbuf_printf(sb, "launch_hints %d:", mod->nlaunch_hints);
+        for (int i = 0; i < mod->nlaunch_hints; i++)
+            strbuf_printf(sb, " %d", mod->launch_hints[i]);
+        strbuf_printf(sb, "\n");
+    }
 #undef KEY_STR
 }
 
@@ -195,11 +206,22 @@ static struct tric_module_s *module_new(tric_device dev) {
     if (mod) {
         mod->device = dev;
         mod->kernel.module = mod;
+        pthread_mutex_init(&mod->variants_lock, NULL);
     }
     return mod;
 }
 
 static void module_free(struct tric_module_s *mod) {
+    for (int i = 0; i < mod->nvariants; i++) {
+        if (mod->variants[i].module)
+            module_free(mod->variants[i].module);
+        free(mod->variants[i].signature);
+        free(mod->variants[i].error);
+    }
+    free(mod->variants);
+    if (mod->options_arena)
+        arena_free(mod->options_arena);
+    pthread_mutex_destroy(&mod->variants_lock);
     if (mod->cu_module)
         rt_cuda_unload(mod);
     if (mod->has_result)
@@ -208,6 +230,154 @@ static void module_free(struct tric_module_s *mod) {
     free(mod->source_name);
     free(mod->source_text);
     free(mod);
+}
+
+/* ---- launch specialization ---------------------------------------------------------------------
+ * Triton's JIT specializes every launch on its arguments: an int equal to 1 becomes the constant,
+ * an int divisible by 16 and a 16-byte-aligned pointer get ':16' (so loads vectorize and
+ * pipeline). A tric kernel compiled with parameters left open does the same: the launch computes
+ * the hints its values allow, and the first launch with a new combination compiles that variant
+ * (from the source and options kept here; on cuda through the disk cache), later ones find it. */
+
+static uint64_t arg_bits(const tric_arg *a);
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Which parameters can be specialized, and a copy of the options to compile variants with. */
+static tric_status prepare_specialization(struct tric_module_s *mod,
+                                          const tric_compile_options *opt) {
+    const struct tric_kernel_s *k = &mod->kernel;
+    /* Tile IR (.tir) is compiled as written: its parameters carry their hints already. */
+    if ((opt && opt->no_specialize) || ends_with(mod->source_name, ".tir"))
+        return TRIC_SUCCESS;
+    for (int i = 0; i < k->nparams; i++) {
+        RtParamKind kind = (RtParamKind)k->param_kind[i];
+        bool flag = !k->param_types[i].is_ptr && k->param_types[i].dtype == DT_I1;
+        if ((kind == RT_PARAM_PTR || kind == RT_PARAM_I32 || kind == RT_PARAM_I64) && !flag &&
+            k->param_divisibility[i] == 1 && !k->param_equal_to_1[i])
+            mod->open_params[mod->nopen++] = (uint8_t)i;
+    }
+    if (mod->nopen == 0)
+        return TRIC_SUCCESS;
+    Arena *a = mod->options_arena = arena_new();
+    if (!a)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    tric_compile_options *copy = &mod->options;
+    *copy = opt ? *opt : tric_compile_options_default();
+    copy->kernel = copy->kernel ? arena_strdup(a, copy->kernel) : NULL;
+    copy->signature = copy->signature ? arena_strdup(a, copy->signature) : NULL;
+    copy->arch = copy->arch ? arena_strdup(a, copy->arch) : NULL;
+    if (copy->nconstexprs > 0) {
+        const char **defs = arena_alloc(a, sizeof *defs * (size_t)copy->nconstexprs);
+        for (int i = 0; i < copy->nconstexprs; i++)
+            defs[i] = arena_strdup(a, opt->constexprs[i]);
+        copy->constexprs = defs;
+    }
+    return TRIC_SUCCESS;
+}
+
+/* The hints the launch's values allow on the open parameters (0 elsewhere); false when none. */
+static bool launch_hints_of(const struct tric_kernel_s *k, const tric_arg *args,
+                            unsigned char *hints) {
+    const struct tric_module_s *mod = k->module;
+    memset(hints, 0, (size_t)k->nparams);
+    bool any = false;
+    for (int j = 0; j < mod->nopen; j++) {
+        int i = mod->open_params[j];
+        uint64_t bits = arg_bits(&args[i]);
+        unsigned char h = k->param_kind[i] != RT_PARAM_PTR && bits == 1 ? 1
+                          : bits % 16 == 0                              ? 16
+                                                                        : 0;
+        hints[i] = h;
+        any |= h != 0;
+    }
+    return any;
+}
+
+/* "*fp32:16,*fp32:16,i32:1": the kernel's signature with the variant's hints added. */
+static char *variant_signature(const struct tric_kernel_s *k, const unsigned char *hints) {
+    StrBuf sb = {0};
+    for (int i = 0; i < k->nparams; i++) {
+        bool eq1 = k->param_equal_to_1[i] || hints[i] == 1;
+        bool div16 = !eq1 && (k->param_divisibility[i] >= 16 || hints[i] == 16);
+        strbuf_printf(&sb, "%s%s%s", i ? "," : "", k->param_type_str[i],
+                      eq1 ? ":1" : div16 ? ":16" : "");
+    }
+    if (!sb.data)
+        strbuf_append(&sb, "");
+    return strbuf_take(&sb);
+}
+
+/* Compiles the variant for hints (mod->variants_lock held). A failed compile is remembered as a
+ * variant without a module: the generic kernel runs those launches, correctly, and
+ * tric_kernel_variant reports it. */
+static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char *hints) {
+    if (mod->nvariants == RT_MAX_VARIANTS)
+        return NULL;
+    if (mod->nvariants == mod->variants_cap) {
+        int cap = mod->variants_cap ? mod->variants_cap * 2 : 4;
+        RtVariant *grown = realloc(mod->variants, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return NULL;
+        mod->variants = grown;
+        mod->variants_cap = cap;
+    }
+    RtVariant *v = &mod->variants[mod->nvariants];
+    memset(v, 0, sizeof *v);
+    memcpy(v->hints, hints, (size_t)mod->kernel.nparams);
+    v->signature = variant_signature(&mod->kernel, hints);
+    if (!v->signature)
+        return NULL;
+    mod->nvariants++;
+    struct tric_module_s *vm = module_new(mod->device);
+    if (!vm)
+        return v;
+    vm->source_name = strdup(mod->source_name);
+    vm->source_text = strdup(mod->source_text);
+    if (!vm->source_name || !vm->source_text) {
+        module_free(vm);
+        return v;
+    }
+    vm->source = (SrcFile){vm->source_name, vm->source_text, mod->source.len};
+    memcpy(vm->launch_hints, hints, (size_t)mod->kernel.nparams);
+    vm->nlaunch_hints = mod->kernel.nparams;
+    /* The thread's last error is the caller's: a variant that fails leaves it as it was. */
+    char *saved = strdup(tric_last_error());
+    tric_status st = mod->device->kind == TRIC_DEVICE_CUDA
+                         ? rt_cuda_compile(mod->device, &vm->source, &mod->options, vm)
+                         : rt_cpu_compile(mod->device, &vm->source, &mod->options, vm);
+    if (st != TRIC_SUCCESS) {
+        v->error = strdup(tric_last_error());
+        module_free(vm);
+    } else {
+        v->module = vm;
+    }
+    if (saved) {
+        rt_fail(TRIC_SUCCESS, "%s", saved);
+        free(saved);
+    }
+    return v;
+}
+
+/* The kernel that runs this launch: k itself, or the variant for the arguments' values. */
+static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_arg *args) {
+    struct tric_module_s *mod = k->module;
+    unsigned char hints[RT_MAX_PARAMS];
+    if (!launch_hints_of(k, args, hints))
+        return k;
+    pthread_mutex_lock(&mod->variants_lock);
+    RtVariant *v = NULL;
+    for (int i = 0; i < mod->nvariants && !v; i++)
+        if (!memcmp(mod->variants[i].hints, hints, (size_t)k->nparams))
+            v = &mod->variants[i];
+    if (!v)
+        v = variant_compile(mod, hints);
+    struct tric_kernel_s *run = v && v->module ? &v->module->kernel : k;
+    pthread_mutex_unlock(&mod->variants_lock);
+    return run;
 }
 
 tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
@@ -235,6 +405,8 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
     mod->source = (SrcFile){mod->source_name, mod->source_text, strlen(source)};
     tric_status st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(dev, &mod->source, options, mod)
                                                    : rt_cpu_compile(dev, &mod->source, options, mod);
+    if (st == TRIC_SUCCESS)
+        st = prepare_specialization(mod, options);
     if (st != TRIC_SUCCESS) {
         module_free(mod);
         return st;
@@ -357,6 +529,39 @@ const char *tric_kernel_param_type(tric_kernel k, int i) {
     return k && i >= 0 && i < k->nparams ? k->param_type_str[i] : NULL;
 }
 int tric_kernel_threads(tric_kernel k) { return k ? k->threads : 0; }
+
+int tric_kernel_num_variants(tric_kernel k) {
+    if (!k)
+        return 0;
+    pthread_mutex_lock(&k->module->variants_lock);
+    int n = k->module->nvariants;
+    pthread_mutex_unlock(&k->module->variants_lock);
+    return n;
+}
+
+tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature,
+                                const char **code) {
+    if (!k)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_kernel_variant: kernel is NULL");
+    struct tric_module_s *mod = k->module;
+    pthread_mutex_lock(&mod->variants_lock);
+    int n = mod->nvariants;
+    const RtVariant *v = index >= 0 && index < n ? &mod->variants[index] : NULL;
+    if (v) {
+        if (signature)
+            *signature = v->signature;
+        if (code)
+            *code = v->module ? v->module->code : NULL;
+    }
+    pthread_mutex_unlock(&mod->variants_lock);
+    if (!v)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: no variant %d (it has %d)", k->name, index,
+                       n);
+    if (!v->module)
+        return rt_fail(TRIC_ERROR_COMPILE, "%s, specialized as %s: %s", k->name, v->signature,
+                       v->error ? v->error : "the compile failed");
+    return TRIC_SUCCESS;
+}
 int tric_kernel_shared_bytes(tric_kernel k) { return k ? k->shared_bytes : 0; }
 
 tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n) {
@@ -549,6 +754,8 @@ tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int
     if (stream && stream->device != dev)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
                        k->name, stream->device->name, dev->name);
+    if (k->module->nopen > 0)
+        k = launch_kernel(k, args);
     return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_launch(k, grid, args, stream)
                                          : rt_cpu_launch(k, grid, args);
 }

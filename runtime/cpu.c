@@ -63,7 +63,7 @@ tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
                            const tric_compile_options *opt, struct tric_module_s *mod) {
     Arena *arena = arena_new();
     CompileOptions copt;
-    tric_status st = rt_compile_options(opt, arena, &copt);
+    tric_status st = rt_compile_options(opt, mod, arena, &copt);
     if (st != TRIC_SUCCESS) {
         arena_free(arena);
         return st;

@@ -294,10 +294,11 @@ tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s) {
 
 /* The cache key material: everything the PTX depends on. */
 static void key_material(StrBuf *sb, const struct tric_device_s *dev, const SrcFile *file,
-                         const tric_compile_options *opt, const char *arch) {
+                         const tric_compile_options *opt, const char *arch,
+                         const struct tric_module_s *mod) {
     strbuf_printf(sb, "tric-jit %s\ntarget %s\nfile %zu:%s\n", TRIC_VERSION, arch,
                   strlen(file->name), file->name);
-    rt_options_key(sb, opt);
+    rt_options_key(sb, opt, mod);
     strbuf_printf(sb, "source %zu:", file->len);
     strbuf_append_n(sb, file->text, file->len);
 }
@@ -307,7 +308,7 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
                                struct tric_module_s *mod) {
     Arena *arena = arena_new();
     CompileOptions copt;
-    tric_status st = rt_compile_options(opt, arena, &copt);
+    tric_status st = rt_compile_options(opt, mod, arena, &copt);
     if (st != TRIC_SUCCESS) {
         arena_free(arena);
         return st;
@@ -343,7 +344,7 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
     char *dir = opt && opt->no_cache ? NULL : rt_cache_dir();
     StrBuf key = {0};
     if (dir) {
-        key_material(&key, dev, file, opt, arch);
+        key_material(&key, dev, file, opt, arch, mod);
         StrBuf payload = {0}, why = {0};
         if (rt_cache_lookup(dir, key.data, key.len, &payload, &why)) {
             mod->code = strbuf_take(&payload);

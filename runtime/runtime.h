@@ -61,7 +61,33 @@ struct tric_module_s {
     bool from_cache;      /* cuda: the PTX came from the disk cache */
     void *cu_module;      /* CUmodule (cuda) */
     struct tric_kernel_s kernel;
+    /* Launch specialization (Triton's JIT): a module compiled from .tri source whose kernel has
+     * parameters its signature leaves open (pointers and ints with no ':16' or ':1') compiles, at
+     * the first launch with a new combination, a variant specialized on the values passed. */
+    int nopen;                          /* 0: launches never specialize */
+    uint8_t open_params[RT_MAX_PARAMS]; /* the open parameters' indices */
+    tric_compile_options options;       /* as given at compile, deep-copied into options_arena */
+    Arena *options_arena;
+    pthread_mutex_t variants_lock;
+    struct RtVariant *variants;
+    int nvariants, variants_cap;
+    /* A variant's own hints (SpecOptions.launch_hints), per run-time parameter; also key material
+     * for the disk cache. nlaunch_hints is 0 for a module compiled as asked. */
+    unsigned char launch_hints[RT_MAX_PARAMS];
+    int nlaunch_hints;
 };
+
+/* One specialization of a module's kernel: the hints it was compiled for and the module, NULL when
+ * its compile failed (launches with those values then run the generic kernel, which is correct). */
+typedef struct RtVariant {
+    unsigned char hints[RT_MAX_PARAMS];
+    struct tric_module_s *module;
+    char *signature; /* "*fp32:16,*fp32:16,i32:16", for tric_kernel_variant */
+    char *error;     /* why the compile failed (module NULL) */
+} RtVariant;
+
+/* The most variants one kernel compiles; past it, new combinations run the generic kernel. */
+#define RT_MAX_VARIANTS 64
 
 struct tric_buffer_s {
     struct tric_device_s *device;
@@ -141,10 +167,12 @@ tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int
 void rt_kernel_set_hint(struct tric_kernel_s *k, int index, int divisibility, bool equal_to_1);
 /* Checks nargs/kinds against k; TRIC_SUCCESS or TRIC_ERROR_INVALID_ARGUMENT with the message. */
 tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs);
-/* Turns the public options into the driver's (defines are allocated in arena). */
-tric_status rt_compile_options(const tric_compile_options *opt, Arena *arena, CompileOptions *out);
-/* Appends a canonical text of the options to key material for the cache. */
-void rt_options_key(StrBuf *sb, const tric_compile_options *opt);
+/* Turns the public options and mod's launch hints into the driver's (defines are allocated in
+ * arena). */
+tric_status rt_compile_options(const tric_compile_options *opt, const struct tric_module_s *mod,
+                               Arena *arena, CompileOptions *out);
+/* Appends a canonical text of the options and mod's launch hints to key material for the cache. */
+void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tric_module_s *mod);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 

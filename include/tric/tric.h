@@ -92,6 +92,7 @@ typedef struct tric_compile_options {
     int num_stages;                    /* 0 = 3 */
     const char *arch;                  /* NULL = the device's ("sm_90"); "sm_90a" for wgmma/TMA */
     int no_cache;                      /* nonzero: neither read nor write the disk cache */
+    int no_specialize;                 /* nonzero: launches never specialize (see tric_launch) */
 } tric_compile_options;
 
 /* All fields zero/NULL: the defaults above. */
@@ -121,6 +122,13 @@ int tric_kernel_num_params(tric_kernel k);
 /* The launch parameter's type as in a signature ("*fp32", "i32"); NULL when out of range. */
 const char *tric_kernel_param_type(tric_kernel k, int index);
 int tric_kernel_threads(tric_kernel k);      /* threads per program (32 * num_warps) */
+/* Launch specialization (see tric_launch): the number of variants this kernel has compiled so
+ * far, and variant index's signature as specialized ("*fp32:16,*fp32:16,i32:16") and its code
+ * (PTX or IR text; owned by the kernel). A variant whose compile failed -- its launches ran the
+ * generic kernel -- returns TRIC_ERROR_COMPILE with the reason, its signature still set. */
+int tric_kernel_num_variants(tric_kernel k);
+tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature,
+                                const char **code);
 int tric_kernel_shared_bytes(tric_kernel k); /* dynamic shared memory per program */
 
 /* ---- buffers ---------------------------------------------------------------------------------- */
@@ -189,7 +197,16 @@ typedef struct tric_dim3 {
  * checked against the kernel's parameters ("argument 2 of vector_add_kernel: expected a pointer
  * (*fp32), got an int"). cuda: asynchronous on the stream; cpu: runs to completion, and an
  * out-of-bounds access or failed assert is returned as TRIC_ERROR_LAUNCH with the interpreter's
- * message (file:line, program id), the buffers left as before the launch. */
+ * message (file:line, program id), the buffers left as before the launch.
+ *
+ * Specialization, as Triton's JIT does it: a kernel compiled from source whose signature (or
+ * annotations) leaves pointer or integer parameters open runs, for each launch, the variant
+ * specialized on the values passed -- ':16' for an address or int divisible by 16, ':1' for an int
+ * equal to 1 -- compiled at the first launch with that combination (milliseconds; from the disk
+ * cache on cuda) and kept with the kernel, so a caller who gives no hints gets the code of the
+ * ideal signature. Hints the signature does give are checked instead (an argument breaking one
+ * is an error). tric_compile_options.no_specialize turns this off; kernels loaded from PTX or
+ * tile IR run as they are. */
 tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
                         tric_stream stream);
 

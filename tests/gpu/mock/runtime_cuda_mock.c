@@ -4,8 +4,8 @@
  * JIT cache (a miss, a hit with identical PTX, a corrupt entry recompiled and rewritten), the
  * parameter packing (vector_add computed by the mock from the packed parameters; fp16, bf16, i64,
  * fp64 and i8 slots byte by byte), the >48 KB shared-memory opt-in, a rejected PTX with its JIT
- * log, an illegal address reported as sticky at the next sync, and that the launch path does not
- * re-set the context. Skips (77) when the library found is not the mock. */
+ * log, an illegal address reported as sticky at the next sync, that the launch path does not
+ * re-set the context, and launch specialization (the variant's PTX, cached). Skips (77) when the library found is not the mock. */
 #include "examples/example_kernels.h"
 #include "tests/runtime_check.h"
 #include "runtime/runtime.h"
@@ -175,6 +175,71 @@ static void test_errors(tric_device dev, const char *va, MockState *ms) {
     tric_module_destroy(mod);
 }
 
+/* Launch specialization on cuda: a vector_add compiled with open parameters compiles, at its
+ * first launch with n = 1024, the variant "*fp32:16,*fp32:16,*fp32:16,i32:16" -- the very PTX
+ * the ideal signature gives -- through the disk cache, so a second module (a second process) finds
+ * it there; the launch runs the variant and computes the sums. */
+static void test_specialization(tric_device dev, const char *va) {
+    char tmp[] = "/tmp/tric-mock-spec-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    static const char *defs[] = {"BLOCK_SIZE=1024"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    tric_module open1, open2, ideal;
+    tric_kernel k1, k2, ki;
+    CHECK(tric_module_compile_file(dev, va, &opt, &open1) == TRIC_SUCCESS &&
+          tric_module_get_kernel(open1, NULL, &k1) == TRIC_SUCCESS);
+    CHECK(tric_module_compile_file(dev, va, &opt, &open2) == TRIC_SUCCESS &&
+          tric_module_get_kernel(open2, NULL, &k2) == TRIC_SUCCESS);
+    opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
+    opt.no_cache = 1;
+    CHECK(tric_module_compile_file(dev, va, &opt, &ideal) == TRIC_SUCCESS &&
+          tric_module_get_kernel(ideal, NULL, &ki) == TRIC_SUCCESS);
+    enum { N = 1024 };
+    static float hx[N], hy[N], ho[N];
+    for (int i = 0; i < N; i++)
+        hx[i] = (float)i, hy[i] = 2.0f;
+    tric_buffer x, y, o;
+    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
+    CHECK(tric_launch(k1, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(tric_device_synchronize(dev) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    for (int i = 0; i < N; i++)
+        CHECK(ho[i] == (float)i + 2.0f);
+    const char *sig = NULL, *code = NULL;
+    CHECK(tric_kernel_num_variants(k1) == 1);
+    CHECK(tric_kernel_variant(k1, 0, &sig, &code) == TRIC_SUCCESS && sig && code);
+    CHECK(sig && strcmp(sig, "*fp32:16,*fp32:16,*fp32:16,i32:16") == 0);
+    CHECK(code && strcmp(code, tric_module_code(ideal)) == 0);
+    CHECK(open1->nvariants == 1 && open1->variants[0].module &&
+          !open1->variants[0].module->from_cache);
+    CHECK(tric_launch(k2, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(open2->nvariants == 1 && open2->variants[0].module &&
+          open2->variants[0].module->from_cache);
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_buffer_free(o);
+    tric_module_destroy(open1);
+    tric_module_destroy(open2);
+    tric_module_destroy(ideal);
+    unsetenv("TRIC_CACHE_DIR");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmp);
+}
+
 int main(void) {
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
@@ -198,6 +263,7 @@ int main(void) {
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     test_packing(dev, ms);
     test_cache_and_vector_add(dev, va);
+    test_specialization(dev, va);
     test_errors(dev, va, ms); /* last: leaves the mock's context sticky */
     tric_device_close(dev);
     if (failures) {
