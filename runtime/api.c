@@ -262,8 +262,10 @@ static tric_status prepare_specialization(struct tric_module_s *mod,
     }
     if (mod->nopen == 0)
         return TRIC_SUCCESS;
+    /* Every slot up front: a launch reads the list without the lock (see launch_kernel). */
+    mod->variants = calloc(RT_MAX_VARIANTS, sizeof *mod->variants);
     Arena *a = mod->options_arena = arena_new();
-    if (!a)
+    if (!a || !mod->variants)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     tric_compile_options *copy = &mod->options;
     *copy = opt ? *opt : tric_compile_options_default();
@@ -311,35 +313,17 @@ static char *variant_signature(const struct tric_kernel_s *k, const unsigned cha
     return strbuf_take(&sb);
 }
 
-/* Compiles the variant for hints (mod->variants_lock held). A failed compile is remembered as a
- * variant without a module: the generic kernel runs those launches, correctly, and
- * tric_kernel_variant reports it. */
-static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char *hints) {
-    if (mod->nvariants == RT_MAX_VARIANTS)
-        return NULL;
-    if (mod->nvariants == mod->variants_cap) {
-        int cap = mod->variants_cap ? mod->variants_cap * 2 : 4;
-        RtVariant *grown = realloc(mod->variants, sizeof *grown * (size_t)cap);
-        if (!grown)
-            return NULL;
-        mod->variants = grown;
-        mod->variants_cap = cap;
-    }
-    RtVariant *v = &mod->variants[mod->nvariants];
-    memset(v, 0, sizeof *v);
-    memcpy(v->hints, hints, (size_t)mod->kernel.nparams);
-    v->signature = variant_signature(&mod->kernel, hints);
-    if (!v->signature)
-        return NULL;
-    mod->nvariants++;
+/* The module of one variant, or NULL with *error set when it does not compile. */
+static struct tric_module_s *variant_module(struct tric_module_s *mod, const unsigned char *hints,
+                                            char **error) {
     struct tric_module_s *vm = module_new(mod->device);
     if (!vm)
-        return v;
+        return NULL;
     vm->source_name = strdup(mod->source_name);
     vm->source_text = strdup(mod->source_text);
     if (!vm->source_name || !vm->source_text) {
         module_free(vm);
-        return v;
+        return NULL;
     }
     vm->source = (SrcFile){vm->source_name, vm->source_text, mod->source.len};
     memcpy(vm->launch_hints, hints, (size_t)mod->kernel.nparams);
@@ -350,34 +334,60 @@ static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char
                          ? rt_cuda_compile(mod->device, &vm->source, &mod->options, vm)
                          : rt_cpu_compile(mod->device, &vm->source, &mod->options, vm);
     if (st != TRIC_SUCCESS) {
-        v->error = strdup(tric_last_error());
+        *error = strdup(tric_last_error());
         module_free(vm);
-    } else {
-        v->module = vm;
+        vm = NULL;
     }
     if (saved) {
         rt_fail(TRIC_SUCCESS, "%s", saved);
         free(saved);
     }
+    return vm;
+}
+
+/* Compiles the variant for hints and publishes it (mod->variants_lock held). A failed compile is
+ * remembered as a variant without a module: the generic kernel runs those launches, correctly,
+ * and tric_kernel_variant reports it. */
+static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char *hints) {
+    if (mod->nvariants == RT_MAX_VARIANTS)
+        return NULL;
+    RtVariant *v = &mod->variants[mod->nvariants];
+    memset(v, 0, sizeof *v);
+    memcpy(v->hints, hints, (size_t)mod->kernel.nparams);
+    v->signature = variant_signature(&mod->kernel, hints);
+    if (!v->signature)
+        return NULL;
+    v->module = variant_module(mod, hints, &v->error);
+    /* Release: a launch that sees the new count sees the whole entry. */
+    __atomic_store_n(&mod->nvariants, mod->nvariants + 1, __ATOMIC_RELEASE);
     return v;
 }
 
-/* The kernel that runs this launch: k itself, or the variant for the arguments' values. */
+static const RtVariant *find_variant(const struct tric_module_s *mod, int n,
+                                     const unsigned char *hints) {
+    for (int i = 0; i < n; i++)
+        if (!memcmp(mod->variants[i].hints, hints, (size_t)mod->kernel.nparams))
+            return &mod->variants[i];
+    return NULL;
+}
+
+/* The kernel that runs this launch: k itself, or the variant for the arguments' values. Entries
+ * are written once, under the lock, before the count that covers them is published, so a launch
+ * that finds its variant takes no lock; only a miss does, to compile it. */
 static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_arg *args) {
     struct tric_module_s *mod = k->module;
     unsigned char hints[RT_MAX_PARAMS];
     if (!launch_hints_of(k, args, hints))
         return k;
-    pthread_mutex_lock(&mod->variants_lock);
-    RtVariant *v = NULL;
-    for (int i = 0; i < mod->nvariants && !v; i++)
-        if (!memcmp(mod->variants[i].hints, hints, (size_t)k->nparams))
-            v = &mod->variants[i];
-    if (!v)
-        v = variant_compile(mod, hints);
-    struct tric_kernel_s *run = v && v->module ? &v->module->kernel : k;
-    pthread_mutex_unlock(&mod->variants_lock);
-    return run;
+    const RtVariant *v = find_variant(mod, __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE), hints);
+    if (!v) {
+        pthread_mutex_lock(&mod->variants_lock);
+        v = find_variant(mod, mod->nvariants, hints);
+        if (!v)
+            v = variant_compile(mod, hints);
+        pthread_mutex_unlock(&mod->variants_lock);
+    }
+    return v && v->module ? &v->module->kernel : k;
 }
 
 tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
@@ -531,12 +541,7 @@ const char *tric_kernel_param_type(tric_kernel k, int i) {
 int tric_kernel_threads(tric_kernel k) { return k ? k->threads : 0; }
 
 int tric_kernel_num_variants(tric_kernel k) {
-    if (!k)
-        return 0;
-    pthread_mutex_lock(&k->module->variants_lock);
-    int n = k->module->nvariants;
-    pthread_mutex_unlock(&k->module->variants_lock);
-    return n;
+    return k ? __atomic_load_n(&k->module->nvariants, __ATOMIC_ACQUIRE) : 0;
 }
 
 tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature,
@@ -544,8 +549,7 @@ tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature
     if (!k)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_kernel_variant: kernel is NULL");
     struct tric_module_s *mod = k->module;
-    pthread_mutex_lock(&mod->variants_lock);
-    int n = mod->nvariants;
+    int n = __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE);
     const RtVariant *v = index >= 0 && index < n ? &mod->variants[index] : NULL;
     if (v) {
         if (signature)
@@ -553,7 +557,6 @@ tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature
         if (code)
             *code = v->module ? v->module->code : NULL;
     }
-    pthread_mutex_unlock(&mod->variants_lock);
     if (!v)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: no variant %d (it has %d)", k->name, index,
                        n);

@@ -68,9 +68,9 @@ struct tric_module_s {
     uint8_t open_params[RT_MAX_PARAMS]; /* the open parameters' indices */
     tric_compile_options options;       /* as given at compile, deep-copied into options_arena */
     Arena *options_arena;
-    pthread_mutex_t variants_lock;
-    struct RtVariant *variants;
-    int nvariants, variants_cap;
+    pthread_mutex_t variants_lock;  /* held to add a variant; launches only read */
+    struct RtVariant *variants;     /* RT_MAX_VARIANTS slots, the first nvariants filled */
+    int nvariants;                  /* published with release, read with acquire */
     /* A variant's own hints (SpecOptions.launch_hints), per run-time parameter; also key material
      * for the disk cache. nlaunch_hints is 0 for a module compiled as asked. */
     unsigned char launch_hints[RT_MAX_PARAMS];

@@ -5,12 +5,13 @@
 #   1. bench_matmul --seed-configs --kernel=both --reps=40 at M = N = K 1024 2048 3072 4096 6144 8192
 #      (--quick: 4096 8192), every config's time in the CSV (--all);
 #   2. the same for seed 2 with --arch=sm_80 (cp.async + ldmatrix + mma.sync) at 4096;
-#   3. bench_linear (fp16/bf16, x row- and column-major, 4096 8192 :16 and 4100 open);
+#   3. bench_linear (fp16/bf16, x row- and column-major, 4096 8192 :16 and 4100 open), then the
+#      same with --plain-signature (no hints; tric_launch specializes);
 #   4. python3 scripts/triton_anchor.py --matmul-only --sizes=... (Triton's autotuned seed 2 and
 #      torch.matmul) and python3 scripts/triton_linear.py (Triton's linear_kernel and cuBLAS);
 #   5. scripts/perf_table.py: the tric / Triton / cuBLAS table (and a PNG chart if matplotlib).
 # Everything goes under $OUT when OUT is set (else ./perf-out): tric_matmul.csv,
-# tric_matmul_sm80.csv, tric_linear.csv, triton_linear.csv, anchors.json, one .log per step,
+# tric_matmul_sm80.csv, tric_linear.csv, tric_linear_plain.csv, triton_linear.csv, anchors.json, one .log per step,
 # perf_table.txt, perf_seed2.png. The final table is printed last. Exit status 0 unless a step
 # could not run at all (benchmarks' correctness failures are reported in the logs and the table).
 # LINEAR_CONFIGS="128x128x64,4,4 128x256x64,8,3" (environment): the configs both linear benchmarks
@@ -68,6 +69,11 @@ LIN_ARGS=()
 for c in ${LINEAR_CONFIGS:-}; do LIN_ARGS+=(--config "$c"); done
 step "tric: bench_linear" tric_linear.log \
     "$B/bench/bench_linear" ${LIN_ARGS[@]+"${LIN_ARGS[@]}"} --all --reps=40 --csv="$P/tric_linear.csv"
+# The same kernel compiled with no hints at all: each launch runs the variant tric_launch
+# specializes on its values, which must time as the ideal signature does.
+step "tric: bench_linear, no signature hints (launch specialization)" tric_linear_plain.log \
+    "$B/bench/bench_linear" ${LIN_ARGS[@]+"${LIN_ARGS[@]}"} --plain-signature --all --reps=40 \
+    --csv="$P/tric_linear_plain.csv"
 
 if python3 -c "import triton, torch" >/dev/null 2>&1; then
     step "triton + torch: seed 2 autotuned matmul (triton_anchor.py)" triton_anchor.log \
