@@ -9,6 +9,12 @@
 /* ---- errors ----------------------------------------------------------------------------------- */
 
 static _Thread_local char *last_error;
+/* The same pointer under a pthread key, whose destructor frees it when the thread exits (a
+ * _Thread_local pointer alone would leak each exited thread's last message). */
+static pthread_key_t last_error_key;
+static pthread_once_t last_error_once = PTHREAD_ONCE_INIT;
+
+static void make_last_error_key(void) { pthread_key_create(&last_error_key, free); }
 
 const char *tric_last_error(void) { return last_error ? last_error : ""; }
 
@@ -20,6 +26,8 @@ tric_status rt_fail(tric_status status, const char *fmt, ...) {
     va_end(ap);
     free(last_error);
     last_error = strbuf_take(&sb);
+    pthread_once(&last_error_once, make_last_error_key);
+    pthread_setspecific(last_error_key, last_error);
     return status;
 }
 

@@ -3,9 +3,11 @@
  * (':16' for 16-byte-aligned addresses and ints divisible by 16, ':1' for an int equal to 1):
  * each variant is compiled once, its IR is the IR of the same kernel compiled with that signature
  * written out, every launch computes the right sums, hints the signature declares are still
- * checked, and no_specialize turns the whole thing off. */
+ * checked, no_specialize turns the whole thing off, and threads launching at once with new values
+ * compile each variant once. */
 #include "tests/runtime_check.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -161,6 +163,59 @@ static void test_off(tric_device dev) {
     tric_module_destroy(mod);
 }
 
+/* Four threads launch one open kernel at once, each with its own output buffer and its own
+ * sequence of n: every combination is compiled once (n = 1000 pointers only, 1024 and 48 ':16',
+ * 1 ':1'), and every launch computes the right sums. */
+typedef struct Racer {
+    tric_device dev;
+    tric_kernel k;
+    int first;
+    int ok;
+} Racer;
+
+static void *racer(void *arg) {
+    Racer *r = arg;
+    static const int ns[] = {1000, 1024, 1, 48};
+    tric_buffer out;
+    r->ok = tric_buffer_alloc(r->dev, CAP * sizeof(float), &out) == TRIC_SUCCESS;
+    for (int it = 0; it < 12 && r->ok; it++) {
+        int n = ns[(r->first + it) % 4];
+        tric_arg args[] = {TRIC_ARG_BUF(xb), TRIC_ARG_BUF(yb), TRIC_ARG_BUF(out), TRIC_ARG_I32(n)};
+        static float ho[4][CAP];
+        float *h = ho[r->first];
+        if (tric_launch(r->k, (tric_dim3){(unsigned)(n + 255) / 256, 1, 1}, args, 4, NULL) !=
+                TRIC_SUCCESS ||
+            tric_copy_to_host(h, out, 0, (size_t)n * sizeof(float), NULL) != TRIC_SUCCESS) {
+            r->ok = 0;
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            if (h[i] != hx[i] + hy[i])
+                r->ok = 0;
+    }
+    tric_buffer_free(out);
+    return NULL;
+}
+
+static void test_threads(tric_device dev) {
+    tric_module mod;
+    tric_kernel k = compile(dev, "*fp32,*fp32,*fp32,i32", 0, &mod);
+    if (!k)
+        return;
+    Racer r[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = (Racer){dev, k, i, 0};
+        CHECK(pthread_create(&t[i], NULL, racer, &r[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(r[i].ok);
+    }
+    CHECK(tric_kernel_num_variants(k) == 3);
+    tric_module_destroy(mod);
+}
+
 int main(void) {
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
@@ -180,6 +235,7 @@ int main(void) {
     test_open_signature(dev);
     test_partial_signature(dev);
     test_off(dev);
+    test_threads(dev);
     tric_buffer_free(xb);
     tric_buffer_free(yb);
     tric_buffer_free(ob);
