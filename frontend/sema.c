@@ -3529,14 +3529,15 @@ static const char *runtime_param_list(Sema *s, const FuncDef *f, const bool *is_
 }
 
 /* A launch's value-based hint on an open parameter: what the signature would have said had the
- * caller written the ideal one (':1' only for integers, ':16' for pointers and integers; an i1
- * is a flag, never specialized, as in Triton). */
+ * caller written the ideal one (':1' only for integers; ':2' .. ':16', the largest power of two
+ * dividing the value, for pointers and integers; an i1 is a flag, never specialized, as in
+ * Triton). */
 static void apply_launch_hint(Param *p, Type t, unsigned char hint) {
     bool is_int = !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
     if (hint == 1 && is_int)
         p->equal_to_1 = true;
-    else if (hint == 16 && (t.is_ptr || is_int))
-        p->divisibility = 16;
+    else if ((hint == 2 || hint == 4 || hint == 8 || hint == 16) && (t.is_ptr || is_int))
+        p->divisibility = hint;
 }
 
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag)

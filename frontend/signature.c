@@ -2,7 +2,8 @@
  *
  * A signature is what Triton's tools/compile.py takes: comma-separated entries, one per kernel
  * parameter, each a type with an optional specialization hint ("*fp16:16" a pointer whose address
- * is divisible by 16, "i32:16" an int divisible by 16, "i32:1" an int equal to 1) or, at a
+ * is divisible by 16, "i32:16" an int divisible by 16, "i32:1" an int equal to 1; tric also takes
+ * ":2", ":4", ":8") or, at a
  * constexpr's position, a bare value ("1024"). What an entry means depends on the parameter at its
  * position, so this file only splits and decodes; sema.c binds. */
 #include "frontend/frontend.h"
@@ -264,9 +265,11 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
     if (colon) {
         char *hint = trimmed(a, colon + 1, strlen(colon + 1));
         int64_t h;
-        if (!parse_int(hint, &h) || (h != 1 && h != 16))
+        /* Triton's forms are ':16' and ':1'; tric also takes ':2', ':4' and ':8' (what its
+         * launch specialization finds in, say, a stride of 4100: 8-byte copies). */
+        if (!parse_int(hint, &h) || (h != 1 && h != 2 && h != 4 && h != 8 && h != 16))
             return arena_printf(a, "bad hint ':%s' (expected ':16' for divisible by 16, or ':1' for "
-                                   "equal to 1)",
+                                   "equal to 1; also ':2', ':4', ':8')",
                                 hint);
         if (h == 1) {
             /* Triton specializes an integer equal to 1 into the constant; a pointer cannot be 1. */
@@ -275,8 +278,10 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
             *equal_to_1 = true;
         } else {
             if (!is_ptr && !dtype_is_int(dt))
-                return "the hint ':16' (divisible by 16) applies to pointers and integers only";
-            *divisibility = 16;
+                return arena_printf(a, "the hint ':%d' (divisible by %d) applies to pointers and "
+                                       "integers only",
+                                    (int)h, (int)h);
+            *divisibility = (int)h;
         }
     }
     return NULL;

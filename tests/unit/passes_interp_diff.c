@@ -265,6 +265,11 @@ int main(void)
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
          {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
          {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4},
+        /* sizes and strides only divisible by 4: pipelined with 8-byte copies */
+        {"examples/linear.tri", "linear_kernel",
+         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:4,i32:4,i32:4,i32:4,i32:1,i32:4,i32:1,i32:4,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {100 * 108, 76 * 108, 76, 100 * 76}, 3, true,
+         {100, 76, 108, 108, 1, 108, 1, 76, 1}, 9, 4},
         /* the same in fp32: tf32 dots, copied along K and read K-major by wgmma on sm_90a */
         {"examples/linear.tri", "linear_kernel",
          "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",

@@ -82,7 +82,11 @@ static void test_signature(void)
           "i32:1");
     CHECK(!signature_parse_type("* bf16", &t, &div, &eq1, a) && t.is_ptr && t.dtype == DT_BF16, "* bf16");
     CHECK(signature_parse_type("f33", &t, &div, &eq1, a) != NULL, "f33 rejected");
-    CHECK(signature_parse_type("i32:8", &t, &div, &eq1, a) != NULL, "i32:8 rejected");
+    CHECK(!signature_parse_type("i32:8", &t, &div, &eq1, a) && div == 8 && !eq1, "i32:8");
+    CHECK(!signature_parse_type("*fp16:4", &t, &div, &eq1, a) && t.is_ptr && div == 4, "*fp16:4");
+    CHECK(signature_parse_type("i32:32", &t, &div, &eq1, a) != NULL, "i32:32 rejected");
+    CHECK(signature_parse_type("i32:12", &t, &div, &eq1, a) != NULL, "i32:12 rejected");
+    CHECK(signature_parse_type("fp32:4", &t, &div, &eq1, a) != NULL, "fp32:4 rejected");
     CHECK(signature_parse_type("*fp32:1", &t, &div, &eq1, a) != NULL, "*fp32:1 rejected");
     arena_free(a);
 }
