@@ -7,7 +7,9 @@
  * The signature is what Triton's JIT would specialize the launch to: pointers :16, ints equal to 1
  * ":1", ints divisible by 16 ":16", others plain i32 -- so 4096 and 8192 run the ":16" kernel
  * (16-byte loads, pipelined) and 4100 the open one (M, N, K and the strides that are not
- * multiples of 16 plain i32). Grid: (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)).
+ * multiples of 16 plain i32 -- which tric_launch's own specialization then finds divisible by 4,
+ * so tric runs it with 8-byte copies where Triton cannot). Grid: (cdiv(M, BLOCK_M),
+ * cdiv(N, BLOCK_N)).
  *
  * Every (dtype, orientation, config) is checked first against C (float accumulation from the same
  * rounded inputs; y poisoned with NaN before the launch) at 200 x 136 x 104 (open signature) and
