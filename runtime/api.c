@@ -243,10 +243,11 @@ static void module_free(struct tric_module_s *mod) {
 /* ---- launch specialization ---------------------------------------------------------------------
  * Triton's JIT specializes every launch on its arguments: an int equal to 1 becomes the constant,
  * an int divisible by 16 and a 16-byte-aligned pointer get ':16' (so loads vectorize and
- * pipeline). tric goes one step further: a value divisible by 8, 4 or 2 gets that hint, so a
- * row of 4100 fp16 still moves in 8-byte copies. A tric kernel compiled with parameters left open does the same: the launch computes
- * the hints its values allow, and the first launch with a new combination compiles that variant
- * (from the source and options kept here; on cuda through the disk cache), later ones find it. */
+ * pipeline). A tric kernel compiled with parameters left open does the same, one step further (a
+ * value divisible by 8, 4 or 2 gets that hint, so a row of 4100 fp16 still moves in 8-byte
+ * copies): the launch computes the hints its values allow, and the first launch with a new
+ * combination compiles that variant (from the source and options kept here; on cuda through the
+ * disk cache), later ones find it. */
 
 static uint64_t arg_bits(const tric_arg *a);
 
@@ -556,6 +557,7 @@ const char *tric_kernel_param_type(tric_kernel k, int i) {
     return k && i >= 0 && i < k->nparams ? k->param_type_str[i] : NULL;
 }
 int tric_kernel_threads(tric_kernel k) { return k ? k->threads : 0; }
+int tric_kernel_shared_bytes(tric_kernel k) { return k ? k->shared_bytes : 0; }
 
 int tric_kernel_num_variants(tric_kernel k) {
     return k ? __atomic_load_n(&k->module->nvariants, __ATOMIC_ACQUIRE) : 0;
@@ -582,7 +584,6 @@ tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature
                        v->error ? v->error : "the compile failed");
     return TRIC_SUCCESS;
 }
-int tric_kernel_shared_bytes(tric_kernel k) { return k ? k->shared_bytes : 0; }
 
 tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n) {
     if (n > RT_MAX_PARAMS)

@@ -122,6 +122,8 @@ int tric_kernel_num_params(tric_kernel k);
 /* The launch parameter's type as in a signature ("*fp32", "i32"); NULL when out of range. */
 const char *tric_kernel_param_type(tric_kernel k, int index);
 int tric_kernel_threads(tric_kernel k);      /* threads per program (32 * num_warps) */
+int tric_kernel_shared_bytes(tric_kernel k); /* dynamic shared memory per program */
+
 /* Launch specialization (see tric_launch): the number of variants this kernel has compiled so
  * far, and variant index's signature as specialized ("*fp32:16,*fp32:16,i32:16") and its code
  * (PTX or IR text; owned by the kernel). A variant whose compile failed -- its launches ran the
@@ -129,7 +131,6 @@ int tric_kernel_threads(tric_kernel k);      /* threads per program (32 * num_wa
 int tric_kernel_num_variants(tric_kernel k);
 tric_status tric_kernel_variant(tric_kernel k, int index, const char **signature,
                                 const char **code);
-int tric_kernel_shared_bytes(tric_kernel k); /* dynamic shared memory per program */
 
 /* ---- buffers ---------------------------------------------------------------------------------- */
 
