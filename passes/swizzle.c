@@ -99,8 +99,9 @@ static int copy_contig_dim(const IrFunc *f, const IrOp *copy)
     return ir_type(f, copy->operands[1]).rank - 1;
 }
 
-/* The contiguous dim chosen for each buffer: the order of its first async_copy. Found by walking
- * every region; views are mapped back to their buffer through the slot op. */
+/* The contiguous dim chosen for each buffer not fixed already: the order of its first
+ * async_copy. Found by walking every region; views are mapped back to their buffer through the
+ * slot op. */
 static void find_copies(IrFunc *f, IrRegion *r, int *contig)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -115,6 +116,32 @@ static void find_copies(IrFunc *f, IrRegion *r, int *contig)
         ValueId buf = view->operands[0];
         if (contig[buf] < 0)
             contig[buf] = copy_contig_dim(f, op);
+    }
+}
+
+/* The buffer behind a wgmma operand (a slot view of it), or 0. */
+static ValueId operand_buffer(const IrFunc *f, ValueId operand)
+{
+    const IrOp *view = f->values[operand].def;
+    return view && view->code == OP_SLOT ? view->operands[0] : 0;
+}
+
+/* fp32 buffers that wgmma reads (its tf32 form) are K-major whatever order their copies run in:
+ * A's dim 1, B's dim 0 (PTX ISA 9.7.15.5.1: the transposed, MN-major form is for 16-bit types
+ * only). */
+static void find_tf32_operands(IrFunc *f, IrRegion *r, int *contig)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            find_tf32_operands(f, &op->regions[k], contig);
+        if (op->code != OP_WGMMA)
+            continue;
+        for (int which = 0; which < 2; which++) {
+            ValueId buf = operand_buffer(f, op->operands[which]);
+            if (buf && ir_type(f, op->operands[which]).dtype == DT_F32)
+                contig[buf] = which == 0 ? 1 : 0;
+        }
     }
 }
 
@@ -155,6 +182,7 @@ bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d)
     int *contig = arena_alloc(f->arena, sizeof(int) * (size_t)(f->nvalues > 0 ? f->nvalues : 1));
     for (int v = 0; v < f->nvalues; v++)
         contig[v] = -1;
+    find_tf32_operands(f, &f->body, contig);
     find_copies(f, &f->body, contig);
     return assign(f, &f->body, contig, d);
 }

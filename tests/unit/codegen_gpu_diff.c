@@ -371,6 +371,19 @@ int main(void)
          {{E_F32, 208 * 336, FILL_UNIFORM, 0}, {E_F32, 144 * 336, FILL_UNIFORM, 0}, {E_F32, 144, FILL_UNIFORM, 0},
           {E_F32, 208 * 144, FILL_POISON, 1e-2}},
          4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},
+        /* seed 1 and seed 2 in fp32: B runs along N, its K-major slots are filled element by
+         * element (4-byte cp.async); seed 1 masked, 4 stages */
+        {"../../../examples/matmul.tri", "matmul_kernel",
+         "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=32"}, 3, 2 * 2,
+         {{E_F32, 208 * 336, FILL_UNIFORM, 0}, {E_F32, 336 * 144, FILL_UNIFORM, 0}, {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         3, {208, 144, 336, 336, 1, 144, 1, 144, 1}, 9, 4, 4, 0},
+        {"../../../examples/matmul.tri", "kernel_matmul",
+         "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8", "T_C=tl.float32",
+          "T_ACC=tl.float32"}, 6, 2 * 2,
+         {{E_F32, 256 * 320, FILL_UNIFORM, 0}, {E_F32, 320 * 256, FILL_UNIFORM, 0}, {E_F32, 256 * 256, FILL_POISON, 1e-2}},
+         3, {256, 256, 320, 320, 1, 256, 1, 256, 1}, 9, 4, 3, 0},
     };
     for (size_t i = 0; i < sizeof tf32_cases / sizeof tf32_cases[0]; i++)
         run_case(gpu, cpu, &tf32_cases[i]);

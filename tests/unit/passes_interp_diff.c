@@ -238,6 +238,8 @@ int main(void)
      * the contiguity then); M and N are still not multiples of the blocks */
     const char *mm1_sig = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
     const char *mm1_t_sig = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
+    const char *mm1_f32_sig = "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *mm1_t_f32_sig = "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
     const Case cases[] = {
         {"tests/lit/codegen/dot_loop.tri", "dot_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16",
          {"T=tl.float16", "M=64", "N=64", "BK=32"}, {1}, 3, {64 * K, K * 64, 64 * 64}, 2, true, {K}, 1, 4},
@@ -254,6 +256,20 @@ int main(void)
         {"examples/matmul.tri", "matmul_kernel", mm1_t_sig,
          {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
          {M, N, K, 1, M, 1, K, N, 1}, 9, 4},
+        /* the same two in fp32: tf32 dots on sm_90a, whose K-major slots take the M- or N-major
+         * tiles element by element */
+        {"examples/matmul.tri", "matmul_kernel", mm1_f32_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
+         {M, N, K, K, 1, N, 1, N, 1}, 9, 4, true},
+        {"examples/matmul.tri", "matmul_kernel", mm1_t_f32_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
+         {M, N, K, 1, M, 1, K, N, 1}, 9, 4, true},
+        /* seed 2 in fp32 (B N-major) */
+        {"examples/matmul.tri", "kernel_matmul",
+         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8", "T_C=tl.float32",
+          "T_ACC=tl.float32"},
+         {3 * 2}, 3, {192 * 96, 96 * 128, 192 * 128}, 2, true, {192, 128, 96, 96, 1, 128, 1, 128, 1}, 9, 4, true},
         /* seed 2: grouped program order, fp16 output; it has no masks, so sizes are whole blocks */
         {"examples/matmul.tri", "kernel_matmul",
          "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
