@@ -2,13 +2,14 @@
 # scripts/perf_table.py DIR [--png=FILE]: the tric / Triton / cuBLAS comparison from the files
 # scripts/gpu_perf.sh leaves in DIR:
 #   tric_matmul.csv, tric_matmul_sm80.csv, tric_linear.csv   (bench_matmul / bench_linear --csv)
+#   tric_linear_plain.csv                                    (bench_linear --plain-signature)
 #   triton_linear.csv                                        (scripts/triton_linear.py --csv)
 #   anchors.json                                             (scripts/triton_anchor.py, OUT=DIR)
 # Prints two tables: the seed-2 matmul (fp16, TFLOPS per size: tric's best seed config on the
 # device's arch and on sm_80, tric's seed 1, Triton autotuned over the same 13 configs with
 # GROUP_SIZE_M 8, torch.matmul/cuBLAS, and the ratios tric/Triton, tric/cuBLAS), and the linear
-# layer (per orientation, dtype, size: tric, Triton with the same configs, cuBLAS F.linear + relu,
-# ratios). Missing files or cases show as "-". With --png and matplotlib importable, also draws
+# layer (per orientation, dtype, size: tric, tric compiled with no hints (launch specialization),
+# Triton with the same configs, cuBLAS F.linear + relu, ratios). Missing files or cases show as "-". With --png and matplotlib importable, also draws
 # TFLOPS against size per provider for seed 2.
 # Standard library only (csv, json); runs anywhere Python 3 does.
 import csv
@@ -43,6 +44,7 @@ def main(argv):
     tm = best_rows(read_csv(os.path.join(d, "tric_matmul.csv")))
     tm80 = best_rows(read_csv(os.path.join(d, "tric_matmul_sm80.csv")))
     tl = best_rows(read_csv(os.path.join(d, "tric_linear.csv")))
+    tp = best_rows(read_csv(os.path.join(d, "tric_linear_plain.csv")))
     xl = best_rows(read_csv(os.path.join(d, "triton_linear.csv")))
     anchors = {}
     ap = os.path.join(d, "anchors.json")
@@ -84,22 +86,26 @@ def main(argv):
         return (r["orient"], r["dtype"], int(r["M"]), r["sig"])
 
     lt = {key(r): r for r in tl}
+    # bench_linear --plain-signature labels its rows "plain->:16" / "plain->open"
+    lp = {(r["orient"], r["dtype"], int(r["M"]), r["sig"].replace("plain->", "")): r for r in tp}
     lx = {key(r): r for r in xl if r["provider"] == "triton"}
     lc = {key(r): r for r in xl if r["provider"] == "cublas"}
     keys = sorted(set(lt) | set(lx) | set(lc), key=lambda k: (k[2] % 16 != 0, k[2], k[1] != "fp16", k[1], k[0] != "x_row"))
     if keys:
         print()
         print("linear y = relu(x @ w.T + b), TFLOPS (best config each)")
-        print("%-6s %-5s %6s %-5s %8s %8s %8s %9s %9s  %s" % (
-            "orient", "dtype", "M=N=K", "sig", "tric", "triton", "cuBLAS", "tric/tri", "tric/cub",
-            "tric config / triton config"))
+        print("%-6s %-5s %6s %-5s %8s %8s %8s %8s %9s %9s %9s  %s" % (
+            "orient", "dtype", "M=N=K", "sig", "tric", "no-hints", "triton", "cuBLAS", "tric/tri", "tric/cub",
+            "nohint/t", "tric config / triton config"))
         for k in keys:
             t = float(lt[k]["tflops"]) if k in lt else 0
             x = float(lx[k]["tflops"]) if k in lx else 0
             c = float(lc[k]["tflops"]) if k in lc else 0
-            print("%-6s %-5s %6d %-5s %8s %8s %8s %9s %9s  %s / %s" % (
-                k[0].replace("x_", ""), k[1], k[2], k[3], fmt(t), fmt(x), fmt(c), ratio(t, x), ratio(t, c),
-                lt[k]["config"] if k in lt else "-", lx[k]["config"] if k in lx else "-"))
+            p = float(lp[k]["tflops"]) if k in lp else 0
+            print("%-6s %-5s %6d %-5s %8s %8s %8s %8s %9s %9s %9s  %s / %s" % (
+                k[0].replace("x_", ""), k[1], k[2], k[3], fmt(t), fmt(p), fmt(x), fmt(c), ratio(t, x),
+                ratio(t, c), ratio(p, t), lt[k]["config"] if k in lt else "-",
+                lx[k]["config"] if k in lx else "-"))
 
     if png and sizes:
         try:
