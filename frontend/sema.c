@@ -3710,9 +3710,10 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             t = ann_type[i];
         } else {
             if (ann[i] != ANN_BAD && !opt->signature)
-                diag_error(diag, p->loc, "parameter '%s' has no type: annotate it (%s: \"*fp32\") "
+                /* The example type follows Triton's naming habit: x_ptr is a pointer, M an int. */
+                diag_error(diag, p->loc, "parameter '%s' has no type: annotate it (%s: \"%s\") "
                            "or pass --signature",
-                           p->name, p->name);
+                           p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32");
             p->sem = sem_error();
             env_set(s, &ctx.env, p->name, p->sem, p->loc);
             continue;
