@@ -410,8 +410,8 @@ typedef struct SpecOptions {
     const Define *defines;
     int ndefines;
     /* Launch specialization (Triton's JIT): one entry per run-time parameter, in order, for the
-     * values a launch passes -- 2, 4, 8 or 16 the largest power of two (up to 16) dividing it, 1
-     * equal to 1, 0 neither. Applied only where the signature or annotation leaves the parameter
+     * values a launch passes -- 2, 4, 8 or 16: the largest power of two (up to 16) dividing the
+     * value; 1: equal to 1; 0: neither. Applied only where the signature or annotation leaves the parameter
      * open, and only where the hint is valid for its type (':1' integers, the others pointers and
      * integers; never i1). NULL/0: none. */
     const unsigned char *launch_hints;

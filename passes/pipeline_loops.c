@@ -26,7 +26,8 @@
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 for wgmma's tf32 form: its slots are K-major whatever the registers'
- * order, element by element when the tile runs along M or N), copied in pieces of at least 4 bytes, and its only use is the convert into a dot operand, whose only use is the dot. A load's
+ * order, element by element when the tile runs along M or N), copied in pieces of at least 4
+ * bytes, and its only use is the convert into a dot operand, whose only use is the dot. A load's
  * `other` other than 0 goes with its async_copy (masked-off elements are written with it). */
 #include "passes/passes.h"
 

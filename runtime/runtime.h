@@ -62,7 +62,7 @@ struct tric_module_s {
     void *cu_module;      /* CUmodule (cuda) */
     struct tric_kernel_s kernel;
     /* Launch specialization (Triton's JIT): a module compiled from .tri source whose kernel has
-     * parameters its signature leaves open (pointers and ints with no ':16' or ':1') compiles, at
+     * parameters its signature leaves open (pointers and ints with no hint) compiles, at
      * the first launch with a new combination, a variant specialized on the values passed. */
     int nopen;                          /* 0: launches never specialize */
     uint8_t open_params[RT_MAX_PARAMS]; /* the open parameters' indices */
