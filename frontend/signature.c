@@ -3,8 +3,8 @@
  * A signature is what Triton's tools/compile.py takes: comma-separated entries, one per kernel
  * parameter, each a type with an optional specialization hint ("*fp16:16" a pointer whose address
  * is divisible by 16, "i32:16" an int divisible by 16, "i32:1" an int equal to 1; tric also takes
- * ":2", ":4", ":8") or, at a constexpr's position, a bare value ("1024"). What an entry means depends on the parameter at its
- * position, so this file only splits and decodes; sema.c binds. */
+ * ":2", ":4", ":8") or, at a constexpr's position, a bare value ("1024"). What an entry means
+ * depends on the parameter at its position, so this file only splits and decodes; sema.c binds. */
 #include "frontend/frontend.h"
 
 #include <ctype.h>
