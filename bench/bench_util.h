@@ -36,6 +36,20 @@ static inline tric_device bench_open(void) {
     return dev;
 }
 
+/* TRIC_BENCH_REST_MS (environment): milliseconds the GPU idles before each timed kernel. The H100
+ * runs a kernel measurably slower right after seconds of full load than after a rest (seed 2 at
+ * 8192: 561 against 676 TFLOPS, docs/performance.md), so a sweep that times configs back to back
+ * under-reports its late ones; scripts/gpu_perf.sh gives tric's benchmarks and the Triton scripts
+ * the same rest. */
+static inline void bench_rest(void) {
+    const char *env = getenv("TRIC_BENCH_REST_MS");
+    long ms = env ? atol(env) : 0;
+    if (ms > 0) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* warmup launches, then reps launches each between two events on the default stream; the median
  * kernel time in milliseconds (0 with the message printed on an error). */
 static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
@@ -45,6 +59,7 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
         printf("error: %s\n", rt_cuda_api_error());
         return 0;
     }
+    bench_rest(); /* the previous timing ended in cuEventSynchronize: the GPU is idle now */
     for (int i = 0; i < warmup; i++)
         if (tric_launch(k, grid, args, nargs, NULL) != TRIC_SUCCESS) {
             printf("error: %s\n", tric_last_error());

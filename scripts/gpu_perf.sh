@@ -16,13 +16,17 @@
 # could not run at all (benchmarks' correctness failures are reported in the logs and the table).
 # LINEAR_CONFIGS="128x128x64,4,4 128x256x64,8,3" (environment): the configs both linear benchmarks
 # try (default 128x128x64, 4 warps, 4 stages).
+# TRIC_BENCH_REST_MS (environment, default 1000): the GPU idles that long before every timed
+# config, tric's and Triton's alike (a kernel timed right after seconds of full load runs slower:
+# docs/performance.md); 0 times them back to back.
 set -u
+export TRIC_BENCH_REST_MS=${TRIC_BENCH_REST_MS:-1000}
 QUICK=0
 B=.carry/gpu
 for a in "$@"; do
     case $a in
         --quick) QUICK=1 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) B=$a ;;
     esac
 done
