@@ -244,47 +244,35 @@ static void usage(const char *argv0) {
 }
 
 int main(int argc, char **argv) {
-    int sizes[16] = {4096, 8192, 4100}, nsizes = 0, user_configs = 0;
-    int dtype_mask = 3, orient_mask = 3, all = 0, check = 1, check_only = 0;
-    const char *csv_path = NULL, *device = "cuda:0";
+    BenchOptions o = {.configs = configs, .max_configs = MAX_CONFIGS, .check = 1, .reps = reps,
+                      .sizes = {4096, 8192, 4100}};
+    int dtype_mask = 3, orient_mask = 3, check_only = 0;
+    const char *device = "cuda:0";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--config") && i + 1 < argc && user_configs < MAX_CONFIGS &&
-            bench_parse_config(argv[i + 1], &configs[user_configs])) {
-            user_configs++;
-            i++;
-        } else if (!strncmp(a, "--config=", 9) && user_configs < MAX_CONFIGS &&
-                   bench_parse_config(a + 9, &configs[user_configs])) {
-            user_configs++;
-        } else if (!strncmp(a, "--arch=", 7) && a[7]) {
-            arch_opt = a + 7;
+        if (bench_shared_option(&o, argc, argv, &i)) {
+            continue;
         } else if (!strcmp(a, "--dtype=fp16") || !strcmp(a, "--dtype=bf16") ||
                    !strcmp(a, "--dtype=both")) {
             dtype_mask = a[8] == 'f' ? 1 : a[8] == 'b' && a[9] == 'f' ? 2 : 3;
         } else if (!strcmp(a, "--orient=row") || !strcmp(a, "--orient=col") ||
                    !strcmp(a, "--orient=both")) {
             orient_mask = a[9] == 'r' ? 1 : a[9] == 'c' ? 2 : 3;
-        } else if (!strncmp(a, "--csv=", 6) && a[6]) {
-            csv_path = a + 6;
-        } else if (!strcmp(a, "--all")) {
-            all = 1;
-        } else if (!strcmp(a, "--no-check")) {
-            check = 0;
         } else if (!strcmp(a, "--check-only")) {
             check_only = 1;
         } else if (!strcmp(a, "--plain-signature")) {
             plain_signature = 1;
-        } else if (!strncmp(a, "--reps=", 7) && atoi(a + 7) > 0) {
-            reps = atoi(a + 7);
         } else if (!strncmp(a, "--device=", 9) && a[9]) {
             device = a + 9;
-        } else if (atoi(a) > 0 && nsizes < 16) {
-            sizes[nsizes++] = atoi(a);
         } else {
             usage(argv[0]);
             return 2;
         }
     }
+    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all, check = o.check;
+    const char *csv_path = o.csv;
+    arch_opt = o.arch;
+    reps = o.reps;
     if (!nsizes)
         nsizes = 3;
     if (user_configs)

@@ -114,44 +114,31 @@ static void usage(const char *argv0) {
 }
 
 int main(int argc, char **argv) {
-    int sizes[16] = {1024, 2048, 4096, 8192}, nsizes = 0, user_configs = 0, seed_cfgs = 0;
-    int kernels = 3, all = 0, check = 1; /* kernels: bit 0 seed 1, bit 1 seed 2 */
-    const char *csv_path = NULL;
     ExMatmulConfig extra[MAX_CONFIGS];
+    BenchOptions o = {.configs = extra, .max_configs = MAX_CONFIGS - 13, .check = 1, .reps = reps,
+                      .sizes = {1024, 2048, 4096, 8192}};
+    int seed_cfgs = 0, kernels = 3; /* kernels: bit 0 seed 1, bit 1 seed 2 */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--config") && i + 1 < argc && user_configs < MAX_CONFIGS - 13 &&
-            bench_parse_config(argv[i + 1], &extra[user_configs])) {
-            user_configs++;
-            i++;
-        } else if (!strncmp(a, "--config=", 9) && user_configs < MAX_CONFIGS - 13 &&
-                   bench_parse_config(a + 9, &extra[user_configs])) {
-            user_configs++;
+        if (bench_shared_option(&o, argc, argv, &i)) {
+            continue;
         } else if (!strcmp(a, "--seed-configs")) {
             seed_cfgs = 1;
-        } else if (!strncmp(a, "--arch=", 7) && a[7]) {
-            arch_opt = a + 7;
         } else if (!strcmp(a, "--kernel=seed1")) {
             kernels = 1;
         } else if (!strcmp(a, "--kernel=seed2")) {
             kernels = 2;
         } else if (!strcmp(a, "--kernel=both")) {
             kernels = 3;
-        } else if (!strncmp(a, "--csv=", 6) && a[6]) {
-            csv_path = a + 6;
-        } else if (!strcmp(a, "--all")) {
-            all = 1;
-        } else if (!strcmp(a, "--no-check")) {
-            check = 0;
-        } else if (!strncmp(a, "--reps=", 7) && atoi(a + 7) > 0) {
-            reps = atoi(a + 7);
-        } else if (atoi(a) > 0 && nsizes < 16) {
-            sizes[nsizes++] = atoi(a);
         } else {
             usage(argv[0]);
             return 2;
         }
     }
+    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all, check = o.check;
+    const char *csv_path = o.csv;
+    arch_opt = o.arch;
+    reps = o.reps;
     if (!nsizes)
         nsizes = 4;
     if (seed_cfgs || user_configs) {

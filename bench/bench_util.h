@@ -114,6 +114,45 @@ static inline int bench_parse_config(const char *text, ExMatmulConfig *c) {
            c->num_stages > 0;
 }
 
+/* The options bench_matmul and bench_linear share: --config BMxBNxBK,WARPS,STAGES (or
+ * --config=...) into configs[] up to max_configs, --arch=, --csv=, --all, --no-check, --reps=N
+ * and bare sizes (up to 16). The caller sets the defaults first. */
+typedef struct BenchOptions {
+    ExMatmulConfig *configs;
+    int max_configs, nconfigs;
+    const char *arch, *csv;
+    int all, check, reps;
+    int sizes[16], nsizes;
+} BenchOptions;
+
+/* Takes argv[*i] (and its value, advancing *i) when it is a shared option; 0 when it is not. */
+static inline int bench_shared_option(BenchOptions *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--config") && *i + 1 < argc && o->nconfigs < o->max_configs &&
+        bench_parse_config(argv[*i + 1], &o->configs[o->nconfigs])) {
+        o->nconfigs++;
+        (*i)++;
+    } else if (!strncmp(a, "--config=", 9) && o->nconfigs < o->max_configs &&
+               bench_parse_config(a + 9, &o->configs[o->nconfigs])) {
+        o->nconfigs++;
+    } else if (!strncmp(a, "--arch=", 7) && a[7]) {
+        o->arch = a + 7;
+    } else if (!strncmp(a, "--csv=", 6) && a[6]) {
+        o->csv = a + 6;
+    } else if (!strcmp(a, "--all")) {
+        o->all = 1;
+    } else if (!strcmp(a, "--no-check")) {
+        o->check = 0;
+    } else if (!strncmp(a, "--reps=", 7) && atoi(a + 7) > 0) {
+        o->reps = atoi(a + 7);
+    } else if (atoi(a) > 0 && o->nsizes < 16) {
+        o->sizes[o->nsizes++] = atoi(a);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* Prints "# WHAT CONFIG: skipped: WHY" on one line for a config that did not compile or load,
  * WHY being tric's last error, its first line, and "shared memory does not fit" when the driver
  * refused the kernel's dynamic shared memory (more than the device's opt-in maximum: the runtime
