@@ -1054,19 +1054,22 @@ static uint64_t read_bytes(uint64_t addr, size_t size)
     return v;
 }
 
-static bool run_load(Interp *in, const IrOp *op)
+/* r[i] = *ptr[i] where mask[i] else other[i] (0 when there is none) for the n elements of rt:
+ * the pointers, mask and other are operands first, first + 1, first + 2 (the last two optional).
+ * Shared by load and async_copy, whose element semantics are the same. */
+static bool gather(Interp *in, const IrOp *op, int first, Type rt, int64_t n, void *r)
 {
-    Type rt = vtype(in, op->results[0]);
-    int64_t n = type_numel(rt), sp, sm = 0, so = 0;
-    const int64_t *ptr = operand(in, op, 0);
-    void *r = ptr ? result(in, op) : NULL;
-    if (!r || !operand_stride(in, op, 0, n, &sp))
+    int64_t sp, sm = 0, so = 0;
+    const int64_t *ptr = operand(in, op, first);
+    if (!ptr || !operand_stride(in, op, first, n, &sp))
         return false;
     const int64_t *mask = NULL;
     const void *other = NULL;
-    if (has_operand(op, 1) && (!(mask = operand(in, op, 1)) || !operand_stride(in, op, 1, n, &sm)))
+    if (has_operand(op, first + 1) &&
+        (!(mask = operand(in, op, first + 1)) || !operand_stride(in, op, first + 1, n, &sm)))
         return false;
-    if (has_operand(op, 2) && (!(other = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &so)))
+    if (has_operand(op, first + 2) &&
+        (!(other = operand(in, op, first + 2)) || !operand_stride(in, op, first + 2, n, &so)))
         return false;
     size_t size = memory_bytes(rt);
     bool is_bool = !rt.is_ptr && rt.dtype == DT_I1;
@@ -1091,6 +1094,13 @@ static bool run_load(Interp *in, const IrOp *op)
             codec_decode(&codec, r, i, bits);
     }
     return true;
+}
+
+static bool run_load(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    void *r = result(in, op);
+    return r && gather(in, op, 0, rt, type_numel(rt), r);
 }
 
 static bool run_store(Interp *in, const IrOp *op)
@@ -1542,39 +1552,12 @@ static bool run_async_copy(Interp *in, const IrOp *op)
     Type pt = vtype(in, op->operands[1]);
     Type rt = pt; /* the tile, by the pointee */
     rt.is_ptr = false;
-    int64_t n = type_numel(pt), sm = 0, so = 0;
+    int64_t n = type_numel(pt);
     if (type_numel(vtype(in, op->operands[0])) != n)
         return fail(in, op, "internal error: async_copy of %lld pointers into a tile of %lld",
                     (long long)n, (long long)type_numel(vtype(in, op->operands[0])));
-    const int64_t *ptr = operand(in, op, 1);
-    if (!ptr)
+    if (!gather(in, op, 1, rt, n, r))
         return false;
-    const int64_t *mask = NULL;
-    const void *other = NULL;
-    if (has_operand(op, 2) && (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
-        return false;
-    if (has_operand(op, 3) && (!(other = operand(in, op, 3)) || !operand_stride(in, op, 3, n, &so)))
-        return false;
-    size_t size = memory_bytes(rt);
-    bool is_bool = rt.dtype == DT_I1;
-    Codec codec = codec_of(rt);
-    for (int64_t i = 0; i < n; i++) {
-        if (mask && !mask[i * sm]) {
-            if (other)
-                memcpy((char *)r + i * 8, (const char *)other + i * so * 8, 8);
-            else
-                memset((char *)r + i * 8, 0, 8);
-            continue;
-        }
-        uint64_t addr = (uint64_t)ptr[i];
-        if (find_buffer(in, addr, size) < 0)
-            return out_of_bounds(in, op, pt, i, addr, size, false);
-        uint64_t bits = read_bytes(addr, size);
-        if (is_bool)
-            ((int64_t *)r)[i] = bits != 0;
-        else
-            codec_decode(&codec, r, i, bits);
-    }
     books->copy_group[slot] = in->commits; /* closed by the next async_commit */
     return true;
 }

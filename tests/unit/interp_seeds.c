@@ -3,6 +3,7 @@
  * against plain C references. Sizes cover single elements, partial blocks (seed 1's masks) and
  * seed 2's grouped program order. */
 #include "driver/driver.h"
+#include "test_source.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,28 +20,6 @@ static int failures;
             failures++;                                                                            \
         }                                                                                          \
     } while (0)
-
-static SrcFile load_source(const char *rel, const char *shown_name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", TRIC_SOURCE_DIR, rel);
-    FILE *fp = fopen(path, "rb");
-    SrcFile f = {.name = shown_name};
-    if (!fp) {
-        printf("cannot open %s\n", path);
-        return f;
-    }
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = fread(text, 1, (size_t)n, fp);
-    text[got] = 0;
-    fclose(fp);
-    f.text = text;
-    f.len = got;
-    return f;
-}
 
 /* Compiles one kernel to lowered IR; NULL (and the diagnostics printed) on failure. */
 static IrFunc *compile(const SrcFile *file, const char *kernel, const char *signature,
@@ -305,8 +284,8 @@ static void test_matmul_seed2(const SrcFile *file)
 
 int main(void)
 {
-    SrcFile va = load_source("examples/vector_add.tri", "vector_add.tri");
-    SrcFile mm = load_source("examples/matmul.tri", "matmul.tri");
+    SrcFile va = test_load_source("examples/vector_add.tri", "vector_add.tri");
+    SrcFile mm = test_load_source("examples/matmul.tri", "matmul.tri");
     test_vector_add(&va);
     test_matmul_seed1(&mm);
     test_matmul_seed2(&mm);

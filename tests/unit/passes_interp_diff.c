@@ -10,6 +10,7 @@
 #include "driver/driver.h"
 #include "passes/passes.h"
 #include "check.h"
+#include "test_source.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,26 +44,6 @@ static uint16_t random_half(void)
     /* small values of either sign: exponent 13..14 (0.25 .. 1), random mantissa */
     uint32_t r = rng_state >> 8;
     return (uint16_t)(((r & 1) << 15) | ((13 + ((r >> 1) & 1)) << 10) | ((r >> 2) & 1023));
-}
-
-static SrcFile source(const char *rel)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", TRIC_SOURCE_DIR, rel);
-    SrcFile f = {.name = rel};
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return f;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = fread(text, 1, (size_t)n, fp);
-    text[got] = 0;
-    fclose(fp);
-    f.text = text;
-    f.len = got;
-    return f;
 }
 
 /* Runs f on fresh copies of init; the output buffer's bytes land in out. */
@@ -122,7 +103,7 @@ static int count_ops(const IrRegion *r, OpCode code)
 
 static void run_case(const Case *c)
 {
-    SrcFile file = source(c->file);
+    SrcFile file = test_load_source(c->file, c->file);
     CHECK(file.text != NULL, "cannot read %s", c->file);
     if (!file.text)
         return;
