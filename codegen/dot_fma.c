@@ -87,16 +87,10 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         for (int i = 0; i < cnt; i += w) {
             LLVMValueRef idx = LLVMBuildAdd(b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
             LLVMValueRef p = cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
-            if (w == 1) {
-                LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
-                LLVMSetAlignment(ld, (unsigned)eb);
-                out[i] = cg_cast(c, dt, acc_dt, ld);
-            } else {
-                LLVMValueRef ld = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
-                LLVMSetAlignment(ld, (unsigned)(w * eb));
-                for (int j = 0; j < w; j++)
-                    out[i + j] = cg_cast(c, dt, acc_dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
-            }
+            LLVMValueRef got[16];
+            cg_load_run(c, mt, p, w, eb, got);
+            for (int j = 0; j < w; j++)
+                out[i + j] = cg_cast(c, dt, acc_dt, got[j]);
         }
     }
     LLVMValueRef *next = cg_regs(c, n);

@@ -10,15 +10,10 @@
  * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
 static void store_run(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, int eb, LLVMValueRef p)
 {
-    LLVMBuilderRef b = c->l->b;
-    if (w == 1) {
-        LLVMSetAlignment(LLVMBuildStore(b, cg_at(src, e), p), (unsigned)eb);
-        return;
-    }
-    LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+    LLVMValueRef vals[16];
     for (int j = 0; j < w; j++)
-        v = LLVMBuildInsertElement(b, v, cg_at(src, e + j), cg_i32(c->l, j), "");
-    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
+        vals[j] = cg_at(src, e + j);
+    cg_store_run(c, p, vals, w, mt, eb);
 }
 
 /* Stores operand src (distribution ds) into its staging tile at byte off, in shared layout l

@@ -196,14 +196,8 @@ bool cg_lower_load(Cg *c, const IrOp *op)
                 for (int j = 0; j < w; j++)
                     oth[j] = LLVMBuildPtrToInt(b, cg_at(other, e + j), c->l->i64, "");
             cg_load_predicated(c, p, cg_at(mask, e), oth, w, mt, eb, got);
-        } else if (w == 1) {
-            got[0] = LLVMBuildLoad2(b, mt, p, "");
-            LLVMSetAlignment(got[0], (unsigned)eb);
         } else {
-            LLVMValueRef v = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
-            LLVMSetAlignment(v, (unsigned)(w * eb));
-            for (int j = 0; j < w; j++)
-                got[j] = LLVMBuildExtractElement(b, v, cg_i32(c->l, j), "");
+            cg_load_run(c, mt, p, w, eb, got);
         }
         for (int j = 0; j < w; j++)
             el[e + j] = rt.is_ptr ? LLVMBuildIntToPtr(b, got[j], c->l->gptr, "") : cg_from_mem(c, dt, got[j]);
@@ -243,18 +237,10 @@ bool cg_lower_store(Cg *c, const IrOp *op)
         LLVMValueRef pred = mask ? cg_at(mask, e) : NULL;
         if (owner)
             pred = pred ? LLVMBuildAnd(b, pred, owner, "") : owner;
-        if (pred) {
+        if (pred)
             store_predicated(c, p, pred, vals, w, mt, eb);
-        } else if (w == 1) {
-            LLVMValueRef st = LLVMBuildStore(b, vals[0], p);
-            LLVMSetAlignment(st, (unsigned)eb);
-        } else {
-            LLVMValueRef v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
-            for (int j = 0; j < w; j++)
-                v = LLVMBuildInsertElement(b, v, vals[j], cg_i32(c->l, j), "");
-            LLVMValueRef st = LLVMBuildStore(b, v, p);
-            LLVMSetAlignment(st, (unsigned)(w * eb));
-        }
+        else
+            cg_store_run(c, p, vals, w, mt, eb);
     }
     return true;
 }

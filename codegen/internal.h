@@ -182,6 +182,10 @@ LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *cons
  * them moves above it); the outputs. */
 LLVMValueRef *cg_asm_tie_f32(Cg *c, const char *text, LLVMValueRef *vals, int n);
 void cg_asm_void(Cg *c, const char *text); /* side effects, memory clobber */
+/* A run of w consecutive elements of memory type mt (eb bytes each) at p, in one access: a scalar
+ * load/store, or one w-wide vector access aligned to its size (ld/st .v2/.v4 after ptxas). */
+void cg_load_run(Cg *c, LLVMTypeRef mt, LLVMValueRef p, int w, int eb, LLVMValueRef *out);
+void cg_store_run(Cg *c, LLVMValueRef p, const LLVMValueRef *vals, int w, LLVMTypeRef mt, int eb);
 
 /* ---- arith.c: elementwise ops with the interpreter's semantics ------------------------------ */
 

@@ -168,13 +168,7 @@ static void store_shared_if(Cg *c, LLVMValueRef p, LLVMValueRef pred, LLVMValueR
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "other.done");
     LLVMBuildCondBr(b, pred, then, done);
     LLVMPositionBuilderAtEnd(b, then);
-    LLVMValueRef v = vals[0];
-    if (w > 1) {
-        v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
-        for (int j = 0; j < w; j++)
-            v = LLVMBuildInsertElement(b, v, vals[j], k32(c, j), "");
-    }
-    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
+    cg_store_run(c, p, vals, w, mt, eb);
     LLVMBuildBr(b, done);
     LLVMPositionBuilderAtEnd(b, done);
 }
@@ -431,15 +425,7 @@ static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type til
         LLVMValueRef off = cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
         LLVMValueRef p = smem_ptr(c, LLVMBuildAdd(b, view->el[0], off, ""));
         LLVMValueRef got[16];
-        if (w == 1) {
-            got[0] = LLVMBuildLoad2(b, mt, p, "");
-            LLVMSetAlignment(got[0], (unsigned)eb);
-        } else {
-            LLVMValueRef v = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
-            LLVMSetAlignment(v, (unsigned)(w * eb));
-            for (int j = 0; j < w; j++)
-                got[j] = LLVMBuildExtractElement(b, v, k32(c, j), "");
-        }
+        cg_load_run(c, mt, p, w, eb, got);
         for (int j = 0; j < w; j++)
             el[e + j] = tile.dtype == DT_I1 ? LLVMBuildICmp(b, LLVMIntNE, got[j], LLVMConstInt(c->l->i8, 0, 0), "")
                                             : got[j];

@@ -103,25 +103,16 @@ static int smem_vec(const Dist *ds, int eb, const int64_t *strides)
 void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb, int smem_off,
                        const int64_t *strides)
 {
-    LLVMBuilderRef b = c->l->b;
     LLVMTypeRef mt = dt == DT_I64 && eb == 8 ? c->l->i64 : cg_mem_type(c, dt);
     int w = smem_vec(ds, eb, strides);
     LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
             continue;
-        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
-        if (w == 1) {
-            LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, dt, cg_at(src, e)), p);
-            LLVMSetAlignment(st, (unsigned)eb);
-            continue;
-        }
-        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
-        LLVMValueRef v = LLVMGetUndef(vt);
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb), vals[16];
         for (int j = 0; j < w; j++)
-            v = LLVMBuildInsertElement(b, v, cg_to_mem(c, dt, cg_at(src, e + j)), cg_i32(c->l, j), "");
-        LLVMValueRef st = LLVMBuildStore(b, v, p);
-        LLVMSetAlignment(st, (unsigned)(w * eb));
+            vals[j] = cg_to_mem(c, dt, cg_at(src, e + j));
+        cg_store_run(c, p, vals, w, mt, eb);
     }
 }
 
@@ -129,7 +120,6 @@ void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb,
 LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem_off,
                                const int64_t *strides)
 {
-    LLVMBuilderRef b = c->l->b;
     LLVMTypeRef mt = cg_mem_type(c, dt);
     int w = smem_vec(ds, eb, strides);
     LLVMValueRef *el = cg_regs(c, ds->nelems);
@@ -137,18 +127,10 @@ LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem
     for (int e = 0; e < ds->nelems; e++) {
         if (w > 1 && ds->idx[e * ds->rank + ds->vec_dim] % w != 0)
             continue;
-        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb);
-        if (w == 1) {
-            LLVMValueRef ld = LLVMBuildLoad2(b, mt, p, "");
-            LLVMSetAlignment(ld, (unsigned)eb);
-            el[e] = cg_from_mem(c, dt, ld);
-            continue;
-        }
-        LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)w);
-        LLVMValueRef ld = LLVMBuildLoad2(b, vt, p, "");
-        LLVMSetAlignment(ld, (unsigned)(w * eb));
+        LLVMValueRef p = smem_elem_ptr(c, tp, ds, e, strides, eb), got[16];
+        cg_load_run(c, mt, p, w, eb, got);
         for (int j = 0; j < w; j++)
-            el[e + j] = cg_from_mem(c, dt, LLVMBuildExtractElement(b, ld, cg_i32(c->l, j), ""));
+            el[e + j] = cg_from_mem(c, dt, got[j]);
     }
     return el;
 }

@@ -109,3 +109,29 @@ LLVMValueRef *cg_asm_tie_f32(Cg *c, const char *text, LLVMValueRef *vals, int n)
         out[e] = LLVMBuildExtractValue(c->l->b, call, (unsigned)e, "");
     return out;
 }
+
+void cg_load_run(Cg *c, LLVMTypeRef mt, LLVMValueRef p, int w, int eb, LLVMValueRef *out)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (w == 1) {
+        out[0] = LLVMBuildLoad2(b, mt, p, "");
+        LLVMSetAlignment(out[0], (unsigned)eb);
+        return;
+    }
+    LLVMValueRef v = LLVMBuildLoad2(b, LLVMVectorType(mt, (unsigned)w), p, "");
+    LLVMSetAlignment(v, (unsigned)(w * eb));
+    for (int j = 0; j < w; j++)
+        out[j] = LLVMBuildExtractElement(b, v, cg_i32(c->l, j), "");
+}
+
+void cg_store_run(Cg *c, LLVMValueRef p, const LLVMValueRef *vals, int w, LLVMTypeRef mt, int eb)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef v = vals[0];
+    if (w > 1) {
+        v = LLVMGetUndef(LLVMVectorType(mt, (unsigned)w));
+        for (int j = 0; j < w; j++)
+            v = LLVMBuildInsertElement(b, v, vals[j], cg_i32(c->l, j), "");
+    }
+    LLVMSetAlignment(LLVMBuildStore(b, v, p), (unsigned)(eb * w));
+}
