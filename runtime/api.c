@@ -337,13 +337,9 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
     struct tric_module_s *vm = module_new(mod->device);
     if (!vm)
         return NULL;
-    vm->source_name = strdup(mod->source_name);
-    vm->source_text = strdup(mod->source_text);
-    if (!vm->source_name || !vm->source_text) {
-        module_free(vm);
-        return NULL;
-    }
-    vm->source = (SrcFile){vm->source_name, vm->source_text, mod->source.len};
+    /* The generic module's source: it outlives its variants (module_free frees them first), and
+     * the cpu IR's locations point into it. */
+    vm->source = mod->source;
     memcpy(vm->launch_hints, hints, (size_t)mod->kernel.nparams);
     vm->nlaunch_hints = mod->kernel.nparams;
     /* The thread's last error is the caller's: a variant that fails leaves it as it was. */

@@ -56,7 +56,7 @@ struct tric_module_s {
     /* cpu: the source as compiled. The IR's locations point at this SrcFile, so it lives as long
      * as the module (the interpreter's messages name file:line). */
     SrcFile source;
-    char *source_name, *source_text;
+    char *source_name, *source_text; /* NULL in a variant, whose source is its generic module's */
     bool has_result;
     bool from_cache;      /* cuda: the PTX came from the disk cache */
     void *cu_module;      /* CUmodule (cuda) */
