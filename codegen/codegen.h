@@ -35,5 +35,8 @@ typedef struct CodegenOptions {
 /* Writes the kernel's LLVM IR (when llvm_ir is not NULL) and PTX (when ptx is not NULL).
  * Requires passes_run to have assigned layouts and shared memory. */
 bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
+/* The same for several kernels in one module (distinct names): one PTX holding every .entry. */
+bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions *o,
+                       StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
 
 #endif

@@ -208,20 +208,31 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
+bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions *o,
+                       StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
 {
     /* TRIC_CODEGEN_TIMES=1 prints where the time goes (lowering, libdevice, O3 + emission). */
     bool times = getenv("TRIC_CODEGEN_TIMES") != NULL;
     double t0 = now_ms();
     CgLlvm l;
-    if (!cg_llvm_init(&l, f->name, o, d)) {
-        cg_llvm_dispose(&l);
+    if (nfuncs < 1 || !cg_llvm_init(&l, fs[0]->name, o, d)) {
+        if (nfuncs >= 1)
+            cg_llvm_dispose(&l);
         return false;
     }
-    bool needs_libdevice = false;
+    bool needs_libdevice = false, ok = true;
     const char *math_name = NULL;
     double t1 = now_ms();
-    bool ok = cg_lower(&l, f, o, &needs_libdevice, &math_name, d);
+    /* Several kernels share one LLVM module: one libdevice link, one optimization pipeline, one
+     * PTX (the kernels of an autotuned .tri, one per config). */
+    for (int i = 0; ok && i < nfuncs; i++) {
+        bool needs = false;
+        const char *name = NULL;
+        ok = cg_lower(&l, fs[i], o, &needs, &name, d);
+        needs_libdevice |= needs;
+        if (!math_name)
+            math_name = name;
+    }
     double t2 = now_ms();
     if (ok && needs_libdevice)
         ok = cg_link_libdevice(&l, o, math_name ? math_name : "?", d);
@@ -231,8 +242,13 @@ bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, Str
     double t4 = now_ms();
     cg_llvm_dispose(&l);
     if (times)
-        fprintf(stderr, "codegen %s: init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
+        fprintf(stderr, "codegen %s (%d kernels): init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
                         "optimize+emit %.1f ms, dispose %.1f ms\n",
-                f->name, t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_ms() - t4);
+                fs[0]->name, nfuncs, t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_ms() - t4);
     return ok;
+}
+
+bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
+{
+    return codegen_emit_many(&f, 1, o, llvm_ir, ptx, d);
 }

@@ -45,7 +45,7 @@ static void param_sig(StrBuf *out, const KernelParamMeta *p)
         strbuf_printf(out, ":%d", p->divisibility);
 }
 
-void kernel_meta_write(StrBuf *out, const KernelMeta *m, const char *constexprs)
+void kernel_meta_write(StrBuf *out, const KernelMeta *m)
 {
     strbuf_append(out, "// tric.begin\n");
     strbuf_printf(out, "// tric.version %s\n", TRIC_VERSION);
@@ -60,9 +60,56 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m, const char *constexprs)
         param_sig(out, &m->params[i]);
     }
     strbuf_putc(out, '\n');
-    if (constexprs && *constexprs)
-        strbuf_printf(out, "// tric.constexpr %s\n", constexprs);
+    if (m->constexprs[0])
+        strbuf_printf(out, "// tric.constexpr %s\n", m->constexprs);
+    if (m->stages_lowered_from)
+        strbuf_printf(out, "// tric.num_stages %d lowered_from=%d\n", m->num_stages,
+                      m->stages_lowered_from);
+    if (m->tune_name[0]) {
+        strbuf_printf(out, "// tric.tune %s key=%s restore=%s reset=%s\n", m->tune_name,
+                      m->tune_key, m->tune_restore, m->tune_reset);
+        strbuf_printf(out, "// tric.config %s\n", m->config);
+    }
     strbuf_append(out, "// tric.end\n");
+}
+
+/* Copies a value of n bytes into a fixed field; false when it does not fit. */
+static bool copy_field(char *dst, size_t cap, const char *val, size_t n)
+{
+    if (n >= cap)
+        return false;
+    memcpy(dst, val, n);
+    dst[n] = 0;
+    return true;
+}
+
+/* "kernel_matmul key=M,N,K restore=c_ptr reset=" */
+static bool parse_tune(KernelMeta *m, const char *val, size_t n)
+{
+    const char *sp = memchr(val, ' ', n);
+    if (!sp || !copy_field(m->tune_name, sizeof m->tune_name, val, (size_t)(sp - val)))
+        return false;
+    struct {
+        const char *label;
+        char *field;
+        size_t cap;
+    } parts[] = {{"key=", m->tune_key, sizeof m->tune_key},
+                 {"restore=", m->tune_restore, sizeof m->tune_restore},
+                 {"reset=", m->tune_reset, sizeof m->tune_reset}};
+    const char *p = sp + 1, *stop = val + n;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t ln = strlen(parts[i].label);
+        if ((size_t)(stop - p) < ln || strncmp(p, parts[i].label, ln))
+            return false;
+        p += ln;
+        const char *q = memchr(p, ' ', (size_t)(stop - p));
+        if (!q)
+            q = stop;
+        if (!copy_field(parts[i].field, parts[i].cap, p, (size_t)(q - p)))
+            return false;
+        p = q < stop ? q + 1 : stop;
+    }
+    return true;
 }
 
 /* Parses one "*fp16:16" / "i32" entry. */
@@ -93,16 +140,10 @@ static bool parse_param_sig(const char *s, size_t n, KernelParamMeta *p)
     return dtype_from_name(name, &p->type.dtype);
 }
 
-bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error)
+/* Parses the block that starts at begin (its "// tric.begin" line) up to end. */
+static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf *error)
 {
     memset(m, 0, sizeof *m);
-    const char *begin = strstr(ptx, "// tric.begin\n");
-    const char *end = begin ? strstr(begin, "// tric.end") : NULL;
-    if (!begin || !end) {
-        strbuf_append(error, "no tric metadata block (// tric.begin ... // tric.end) in the PTX; "
-                             "was it written by tric?");
-        return false;
-    }
     bool seen_kernel = false, seen_threads = false;
     for (const char *line = begin; line < end;) {
         const char *nl = strchr(line, '\n');
@@ -124,6 +165,18 @@ bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error)
                 seen_threads = true;
             } else if (!strcmp(key, "shared")) {
                 m->shared_bytes = atoi(val);
+            } else if (!strcmp(key, "num_stages")) {
+                sscanf(val, "%d lowered_from=%d", &m->num_stages, &m->stages_lowered_from);
+            } else if (!strcmp(key, "constexpr")) {
+                copy_field(m->constexprs, sizeof m->constexprs, val, vlen);
+            } else if (!strcmp(key, "config")) {
+                copy_field(m->config, sizeof m->config, val, vlen);
+            } else if (!strcmp(key, "tune")) {
+                if (!parse_tune(m, val, vlen)) {
+                    strbuf_printf(error, "bad tric.tune line '%.*s' in the tric metadata block",
+                                  (int)vlen, val);
+                    return false;
+                }
             } else if (!strcmp(key, "params")) {
                 const char *p = val, *stop = val + vlen;
                 while (p < stop) {
@@ -153,6 +206,56 @@ bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error)
         return false;
     }
     return true;
+}
+
+static const char no_block[] = "no tric metadata block (// tric.begin ... // tric.end) in the PTX; "
+                               "was it written by tric?";
+
+bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error)
+{
+    const char *begin = strstr(ptx, "// tric.begin\n");
+    const char *end = begin ? strstr(begin, "// tric.end") : NULL;
+    if (!begin || !end) {
+        memset(m, 0, sizeof *m);
+        strbuf_append(error, no_block);
+        return false;
+    }
+    return meta_block(begin, end, m, error);
+}
+
+int kernel_meta_read_all(const char *ptx, KernelMeta **out, StrBuf *error)
+{
+    *out = NULL;
+    int n = 0, cap = 0;
+    for (const char *p = ptx;;) {
+        const char *begin = strstr(p, "// tric.begin\n");
+        const char *end = begin ? strstr(begin, "// tric.end") : NULL;
+        if (!begin || !end)
+            break;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 4;
+            KernelMeta *grown = realloc(*out, sizeof **out * (size_t)cap);
+            if (!grown) {
+                strbuf_append(error, "out of memory");
+                free(*out);
+                *out = NULL;
+                return -1;
+            }
+            *out = grown;
+        }
+        if (!meta_block(begin, end, &(*out)[n], error)) {
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        n++;
+        p = end + 1;
+    }
+    if (n == 0) {
+        strbuf_append(error, no_block);
+        return -1;
+    }
+    return n;
 }
 
 /* ---- the pipeline ------------------------------------------------------------------------------ */
@@ -217,6 +320,287 @@ static char *constexpr_summary(const Kernel *k)
     return strbuf_take(&sb);
 }
 
+/* What a launch needs of a compiled kernel (gpu: after the passes). */
+static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, const Kernel *kernel,
+                      Diag *diag)
+{
+    memset(meta, 0, sizeof *meta);
+    snprintf(meta->name, sizeof meta->name, "%s", gpu->name);
+    snprintf(meta->target, sizeof meta->target, "%s", arch);
+    meta->num_warps = gpu->num_warps;
+    meta->threads = 32 * gpu->num_warps;
+    meta->shared_bytes = gpu->shared_bytes;
+    if (gpu->nparams > (int)(sizeof meta->params / sizeof meta->params[0])) {
+        diag_plain_error(diag, "kernel '%s' has %d parameters; tric supports at most %d", gpu->name,
+                         gpu->nparams, (int)(sizeof meta->params / sizeof meta->params[0]));
+        return false;
+    }
+    meta->nparams = gpu->nparams;
+    for (int i = 0; i < gpu->nparams; i++) {
+        meta->params[i].type = type_elem(ir_type(gpu, gpu->params[i].value));
+        meta->params[i].divisibility = gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
+        meta->params[i].equal_to_1 = gpu->params[i].equal_to_1;
+    }
+    char *constexprs = constexpr_summary(kernel);
+    snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");
+    free(constexprs);
+    return true;
+}
+
+/* The passes on a copy of ir. When fit_stages is set and the pipeline's stage buffers overflow
+ * shared memory, the stage count is lowered until they fit (*lowered_from says from what; 0 when
+ * not lowered) instead of failing: an autotune config written for a GPU with more shared memory
+ * still gets its kernel. */
+static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages, int *lowered_from,
+                          Arena *arena, Diag *diag)
+{
+    PassOptions po = *po_in;
+    *lowered_from = 0;
+    for (;;) {
+        IrFunc *gpu = ir_func_clone(ir, arena);
+        gpu->num_stages = po.num_stages;
+        Diag attempt = {.max_errors = diag->max_errors};
+        bool ok = run_passes(gpu, "all", &po, &attempt);
+        if (!ok && fit_stages && gpu->stages_overflow > 0 && po.num_stages > 1) {
+            if (!*lowered_from)
+                *lowered_from = po.num_stages;
+            po.num_stages--;
+            diag_free(&attempt);
+            continue;
+        }
+        diag_merge(diag, &attempt);
+        diag_free(&attempt);
+        return ok ? gpu : NULL;
+    }
+}
+
+/* ---- autotuned kernels ------------------------------------------------------------------------ */
+
+static const Define *find_define(const SpecOptions *spec, const char *name)
+{
+    for (int i = spec->ndefines - 1; i >= 0; i--)
+        if (!strcmp(spec->defines[i].name, name))
+            return &spec->defines[i];
+    return NULL;
+}
+
+bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out, Arena *a, Diag *d)
+{
+    memset(out, 0, sizeof *out);
+    /* A kernel that cannot be found is sema's error to report, once. */
+    Diag quiet = {0};
+    const FuncDef *f = sema_find_kernel(m, spec->kernel_name, a, &quiet);
+    diag_free(&quiet);
+    Autotune at;
+    if (!f || !autotune_read(m, f, &at, a, d))
+        return f == NULL;
+    bool all_given = true;
+    for (int i = 0; i < at.nconfigs; i++)
+        for (int k = 0; k < at.configs[i].ndefines; k++)
+            all_given &= find_define(spec, at.configs[i].defines[k].name) != NULL;
+    if (at.nconfigs == 0 || all_given)
+        return true;
+    *out = at;
+    out->nconfigs = 0;
+    for (int i = 0; i < at.nconfigs; i++) {
+        const TuneConfig *c = &at.configs[i];
+        bool agrees = true;
+        for (int k = 0; k < c->ndefines; k++) {
+            const Define *given = find_define(spec, c->defines[k].name);
+            agrees &= !given || !strcmp(given->value, c->defines[k].value);
+        }
+        if (agrees)
+            out->configs[out->nconfigs++] = *c;
+    }
+    if (out->nconfigs == 0) {
+        diag_error(d, at.loc, "autotune: none of the %d configs agrees with the -D values given "
+                              "for the names they set", at.nconfigs);
+        return false;
+    }
+    return true;
+}
+
+SpecOptions driver_config_spec(const SpecOptions *spec, const TuneConfig *c, Arena *a)
+{
+    SpecOptions out = *spec;
+    Define *defs = arena_alloc(a, sizeof(Define) * (size_t)(spec->ndefines + c->ndefines + 1));
+    int n = 0;
+    for (int i = 0; i < spec->ndefines; i++) {
+        bool replaced = false;
+        for (int k = 0; k < c->ndefines; k++)
+            replaced |= !strcmp(spec->defines[i].name, c->defines[k].name);
+        if (!replaced)
+            defs[n++] = spec->defines[i];
+    }
+    for (int k = 0; k < c->ndefines; k++)
+        defs[n++] = c->defines[k];
+    out.defines = defs;
+    out.ndefines = n;
+    return out;
+}
+
+/* --emit=ast/ir show one kernel: say how to pick a config when the tuned names have no value. */
+static void tuned_note(const Module *m, const SpecOptions *spec, const Autotune *at, Diag *diag)
+{
+    (void)m;
+    StrBuf text = {0};
+    autotune_config_text(&text, &at->configs[0]);
+    diag_note(diag, at->loc, "%s is autotuned over %d configs; --emit=ptx/llvm compiles them all, "
+                             "--emit=ast/ir shows one: pass its values with -D (the first: %s)",
+              spec->kernel_name ? spec->kernel_name : "the kernel", at->nconfigs,
+              text.data ? text.data : "");
+    strbuf_free(&text);
+}
+
+/* The first line of a diagnostic's text (its location and message, without the source line). */
+static char *first_line(const Diag *d, Arena *a)
+{
+    const char *t = d->text.data ? d->text.data : "(no message)";
+    return arena_strndup(a, t, strcspn(t, "\n"));
+}
+
+/* An autotuned kernel without values for its configs' names: one kernel per config in one
+ * module (the kernels of config i are named NAME_c<i>), each with its metadata block, which
+ * names the config and the tuning (key, restore_value, reset_to_zero). A config that does not
+ * compile (shared memory beyond the limit, say) is left out with a note; none left is an error
+ * listing each. */
+static bool compile_tuned(const Module *m, const CompileOptions *opt, const Autotune *at,
+                          const char *arch, int sm, bool arch_specific, CompileResult *out,
+                          Diag *diag)
+{
+    Arena *arena = out->arena;
+    IrFunc **gpus = arena_alloc(arena, sizeof(IrFunc *) * (size_t)at->nconfigs);
+    KernelMeta *metas = calloc((size_t)at->nconfigs, sizeof *metas);
+    if (!metas) {
+        diag_plain_error(diag, "out of memory");
+        return false;
+    }
+    StrBuf reasons = {0}, names = {0};
+    const char *tune_name = NULL;
+    /* Why each config was left out (NULL: compiled). When every config fails the same way (a
+     * missing signature, say) the error is that diagnostic, once, not one per config. */
+    const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)at->nconfigs);
+    const char *first_failure = NULL;
+    Diag first_diag = {0};
+    bool same_failure = true;
+    int n = 0;
+    for (int i = 0; i < at->nconfigs; i++) {
+        const TuneConfig *c = &at->configs[i];
+        StrBuf text = {0};
+        autotune_config_text(&text, c);
+        const char *ctext = arena_strdup(arena, text.data ? text.data : "");
+        strbuf_free(&text);
+        SpecOptions spec = driver_config_spec(&opt->spec, c, arena);
+        Diag cd = {.max_errors = diag->max_errors};
+        IrFunc *gpu = NULL;
+        int lowered_from = 0;
+        Kernel *k = sema_specialize(m, &spec, arena, &cd);
+        IrFunc *ir = k ? lower_kernel(k, arena, &cd) : NULL;
+        if (ir && ir_verify(ir, "lowering", &cd)) {
+            ir->num_warps = c->num_warps ? c->num_warps
+                            : opt->num_warps ? opt->num_warps
+                            : ir->num_warps  ? ir->num_warps
+                                             : 4;
+            if (c->num_stages || opt->num_stages)
+                ir->num_stages = c->num_stages ? c->num_stages : opt->num_stages;
+            PassOptions po = {.num_warps = ir->num_warps, .num_stages = ir->num_stages, .sm = sm,
+                              .verify = opt->verify || VERIFY_EVERY_PASS,
+                              .dump_after = opt->dump_after, .mma = true, .wgmma = true,
+                              .arch_specific = arch_specific};
+            gpu = gpu_passes(ir, &po, true, &lowered_from, arena, &cd);
+        }
+        if (gpu) {
+            if (!tune_name)
+                tune_name = arena_strdup(arena, gpu->name);
+            char name[160];
+            snprintf(name, sizeof name, "%s_c%d", tune_name, i);
+            gpu->name = arena_strdup(arena, name);
+            gpu = fill_meta(&metas[n], gpu, arch, k, &cd) ? gpu : NULL;
+        }
+        if (!gpu) {
+            const char *why = first_line(&cd, arena);
+            strbuf_printf(&reasons, "\n  config %d (%s): %s", i, ctext, why);
+            if (!first_failure) {
+                first_failure = why;
+                first_diag = cd;
+                cd = (Diag){0};
+            }
+            same_failure &= !strcmp(why, first_failure);
+            left_out[i] = why;
+            diag_free(&cd);
+            continue;
+        }
+        diag_free(&cd);
+        KernelMeta *meta = &metas[n];
+        snprintf(meta->config, sizeof meta->config, "%s", ctext);
+        if (lowered_from) {
+            /* Say so where the user looks (a note) and where the runtime does (the metadata). */
+            diag_note(diag, c->loc, "config %d (%s): num_stages=%d needs more shared memory than "
+                                    "%s has; compiled with num_stages=%d", i, ctext, lowered_from,
+                      arch, gpu->num_stages);
+            meta->stages_lowered_from = lowered_from;
+            meta->num_stages = gpu->num_stages;
+        }
+        gpus[n++] = gpu;
+    }
+    bool ok = n > 0;
+    if (!ok && same_failure && at->nconfigs > 1) {
+        diag_merge(diag, &first_diag);
+    } else if (!ok) {
+        diag_error(diag, at->loc, "autotune: none of the %d configs compiles:%s", at->nconfigs,
+                   reasons.data ? reasons.data : "");
+    } else {
+        for (int i = 0; i < at->nconfigs; i++) {
+            if (!left_out[i])
+                continue;
+            StrBuf text = {0};
+            autotune_config_text(&text, &at->configs[i]);
+            diag_note(diag, at->configs[i].loc, "config %d (%s) left out: %s", i,
+                      text.data ? text.data : "", left_out[i]);
+            strbuf_free(&text);
+        }
+    }
+    /* The tuning facts every config's block repeats, so any one block is enough to read. */
+    for (int j = 0; ok && j < 3; j++) {
+        const char **list = j == 0 ? at->key : j == 1 ? at->restore_value : at->reset_to_zero;
+        int len = j == 0 ? at->nkey : j == 1 ? at->nrestore : at->nreset;
+        strbuf_clear(&names);
+        for (int i = 0; i < len; i++)
+            strbuf_printf(&names, "%s%s", i ? "," : "", list[i]);
+        for (int i = 0; i < n; i++) {
+            KernelMeta *meta = &metas[i];
+            char *field = j == 0 ? meta->tune_key : j == 1 ? meta->tune_restore : meta->tune_reset;
+            size_t cap = j == 0 ? sizeof meta->tune_key
+                         : j == 1 ? sizeof meta->tune_restore
+                                  : sizeof meta->tune_reset;
+            snprintf(field, cap, "%s", names.data ? names.data : "");
+            snprintf(meta->tune_name, sizeof meta->tune_name, "%s", tune_name);
+        }
+    }
+    StrBuf ptx = {0};
+    if (ok) {
+        CodegenOptions co = {.sm = sm, .arch_specific = arch_specific,
+                             .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
+                             .libdevice_path = opt->libdevice_path};
+        ok = codegen_emit_many((const IrFunc *const *)gpus, n, &co,
+                               opt->emit == EMIT_LLVM ? &out->output : NULL,
+                               opt->emit == EMIT_PTX ? &ptx : NULL, diag);
+    }
+    if (ok && opt->emit == EMIT_PTX) {
+        for (int i = 0; i < n; i++)
+            kernel_meta_write(&out->output, &metas[i]);
+        strbuf_append_n(&out->output, ptx.data ? ptx.data : "", ptx.len);
+    }
+    if (ok)
+        out->meta = metas[0];
+    strbuf_free(&ptx);
+    strbuf_free(&reasons);
+    strbuf_free(&names);
+    diag_free(&first_diag);
+    free(metas);
+    return ok;
+}
+
 bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag)
 {
     memset(out, 0, sizeof *out);
@@ -254,6 +638,16 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         if (opt->parse_only) {
             ast_print_module(&out->output, m);
             return true;
+        }
+        if (!opt->no_tune) {
+            Autotune at;
+            if (!driver_tune_configs(m, &opt->spec, &at, arena, diag))
+                return false;
+            if (at.nconfigs > 0) {
+                if (opt->emit == EMIT_PTX || opt->emit == EMIT_LLVM)
+                    return compile_tuned(m, opt, &at, arch, sm, arch_specific, out, diag);
+                tuned_note(m, &opt->spec, &at, diag);
+            }
         }
         /* 2. types, constexprs, inlining */
         Kernel *k = sema_specialize(m, &opt->spec, arena, diag);
@@ -302,8 +696,9 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     }
 
     /* 4. passes on a copy, so out->ir stays the lowered IR */
-    IrFunc *gpu = ir_func_clone(ir, arena);
-    if (!run_passes(gpu, "all", &po, diag))
+    int lowered_from = 0;
+    IrFunc *gpu = gpu_passes(ir, &po, opt->fit_stages, &lowered_from, arena, diag);
+    if (!gpu)
         return false;
 
     /* 5. LLVM and PTX */
@@ -321,28 +716,16 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         return false;
     }
 
-    KernelMeta *meta = &out->meta;
-    snprintf(meta->name, sizeof meta->name, "%s", gpu->name);
-    snprintf(meta->target, sizeof meta->target, "%s", arch);
-    meta->num_warps = gpu->num_warps;
-    meta->threads = 32 * gpu->num_warps;
-    meta->shared_bytes = gpu->shared_bytes;
-    if (gpu->nparams > (int)(sizeof meta->params / sizeof meta->params[0])) {
-        diag_plain_error(diag, "kernel '%s' has %d parameters; tric supports at most %d", gpu->name,
-                         gpu->nparams, (int)(sizeof meta->params / sizeof meta->params[0]));
+    if (!fill_meta(&out->meta, gpu, arch, kernel, diag)) {
         strbuf_free(&ptx);
         return false;
     }
-    meta->nparams = gpu->nparams;
-    for (int i = 0; i < gpu->nparams; i++) {
-        meta->params[i].type = type_elem(ir_type(gpu, gpu->params[i].value));
-        meta->params[i].divisibility = gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
-        meta->params[i].equal_to_1 = gpu->params[i].equal_to_1;
+    if (lowered_from) {
+        out->meta.stages_lowered_from = lowered_from;
+        out->meta.num_stages = gpu->num_stages;
     }
     if (opt->emit == EMIT_PTX) {
-        char *constexprs = constexpr_summary(kernel);
-        kernel_meta_write(&out->output, meta, constexprs);
-        free(constexprs);
+        kernel_meta_write(&out->output, &out->meta);
         strbuf_append_n(&out->output, ptx.data ? ptx.data : "", ptx.len);
     }
     strbuf_free(&ptx);

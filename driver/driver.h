@@ -24,6 +24,10 @@ typedef struct CompileOptions {
     bool parse_only;        /* EMIT_AST without sema: the untyped syntax tree */
     const char *passes;     /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
                                EMIT_LLVM / EMIT_PTX always run the whole pipeline */
+    bool no_tune;           /* one kernel exactly: an autotuned kernel's configs are not expanded
+                               (the runtime compiles config by config) */
+    bool fit_stages;        /* when the pipeline's stage buffers overflow shared memory, lower
+                               num_stages until they fit (recorded in the metadata) */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):
@@ -46,6 +50,17 @@ typedef struct KernelParamMeta {
 
 typedef struct KernelMeta {
     char name[128];
+    /* An autotuned kernel's configs (one kernel each):
+     *   // tric.tune kernel_matmul key=M,N,K restore=c_ptr reset=
+     *   // tric.config BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3
+     * tune_name is "" for a kernel that is not a config. */
+    char tune_name[128];
+    char tune_key[256], tune_restore[256], tune_reset[256]; /* comma-separated parameter names */
+    char config[512];
+    char constexprs[1024]; /* "A=1 B=tl.float16" */
+    /* // tric.num_stages 2 lowered_from=3: compiled with fewer stages than asked, to fit shared
+     * memory (CompileOptions.fit_stages); 0 when not lowered. */
+    int num_stages, stages_lowered_from;
     char target[16];
     int num_warps;
     int threads;
@@ -54,9 +69,12 @@ typedef struct KernelMeta {
     int nparams;
 } KernelMeta;
 
-void kernel_meta_write(StrBuf *out, const KernelMeta *m, const char *constexprs);
-/* Reads the block from PTX text; false with a message in error when absent or malformed. */
+void kernel_meta_write(StrBuf *out, const KernelMeta *m);
+/* Reads the first block from PTX text; false with a message in error when absent or malformed. */
 bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error);
+/* Reads every block (one per kernel of the PTX) into a malloc'd array; the count, or -1 with a
+ * message in error. */
+int kernel_meta_read_all(const char *ptx, KernelMeta **out, StrBuf *error);
 
 typedef struct CompileResult {
     StrBuf output; /* the emitted text: AST, IR, LLVM IR or PTX (with the metadata block) */
@@ -69,6 +87,15 @@ typedef struct CompileResult {
 bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
                     Diag *diag);
 void compile_result_free(CompileResult *r);
+
+/* The configs a compile of spec's kernel in m is tuned over: its @triton.autotune decorator's,
+ * except when every name they set has a -D value (then the kernel compiles as given: nconfigs 0),
+ * and only those agreeing with the -D values given for some of their names (an error when none
+ * does). nconfigs 0 also for a kernel without the decorator. */
+bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out, Arena *a,
+                         Diag *d);
+/* spec with config c's values added; a -D of the same name gives way to the config. */
+SpecOptions driver_config_spec(const SpecOptions *spec, const TuneConfig *c, Arena *a);
 
 /* "sm_90a" -> sm 90, arch_specific; false when unknown. */
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);

@@ -451,6 +451,45 @@ typedef struct Kernel {
  * when there was any. */
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag);
 
+/* The @jit kernel a SpecOptions.kernel_name picks (NULL: the file's only one, the one no other
+ * @jit function calls); NULL with a diagnostic (listing the kernels) otherwise. */
+const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag);
+
+/* ---- autotune.c: @triton.autotune ------------------------------------------------------------ */
+
+/* One triton.Config({...}, num_warps=, num_stages=): its constexprs as -D values ("128",
+ * "tl.float16"), in the dict's order. */
+typedef struct TuneConfig {
+    Define *defines;
+    int ndefines;
+    int num_warps;  /* 0 when not given */
+    int num_stages; /* 0 when not given */
+    SrcLoc loc;     /* the triton.Config call */
+} TuneConfig;
+
+/* The decorator, evaluated at compile time. Parameter lists hold parameter names. */
+typedef struct Autotune {
+    TuneConfig *configs;
+    int nconfigs;
+    const char **key; /* key=[...] */
+    int nkey;
+    const char **restore_value; /* restore_value=[...] */
+    int nrestore;
+    const char **reset_to_zero; /* reset_to_zero=[...] */
+    int nreset;
+    SrcLoc loc; /* the decorator */
+} Autotune;
+
+/* Reads kernel f's @triton.autotune(configs=..., key=[...], restore_value=[...],
+ * reset_to_zero=[...]): configs is a list of triton.Config calls, or a call of a module-level
+ * function whose body returns one (seed 2's get_cuda_autotune_config), lists joined with +
+ * allowed. Every name in key, restore_value and reset_to_zero must be a parameter of f (an error
+ * with the caret on the string otherwise). true with out->nconfigs 0 when f has no such decorator;
+ * false with diagnostics when it is malformed. */
+bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, Diag *d);
+/* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */
+void autotune_config_text(StrBuf *sb, const TuneConfig *c);
+
 /* ---- lower.c ---------------------------------------------------------------------------------- */
 
 /* Typed AST -> tile IR. Returns NULL (with a diagnostic) only on what sema let through but IR

@@ -3487,6 +3487,12 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
     return NULL;
 }
 
+const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag)
+{
+    Sema sema = {.module = m, .a = arena, .diag = diag};
+    return find_kernel(&sema, m, name);
+}
+
 /* Module-level NAME = <constexpr> assignments; anything else is remembered as not a constexpr. */
 static void bind_globals(Sema *s, const Module *m)
 {

@@ -239,6 +239,9 @@ typedef struct IrFunc {
     int num_warps;    /* set by the driver before passes; 4 by default */
     int num_stages;   /* for the pipeliner */
     int shared_bytes; /* passes/shared_alloc.c: dynamic shared memory a launch needs */
+    /* passes/shared_alloc.c, when it fails because the pipeline's stage buffers make the kernel
+     * exceed the shared-memory limit: the bytes needed (a driver may retry with fewer stages). */
+    int64_t stages_overflow;
 } IrFunc;
 
 /* Builder (ir.c). */

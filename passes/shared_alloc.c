@@ -316,6 +316,7 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     int sm = o && o->sm > 0 ? o->sm : 90;
     int limit = shared_limit_bytes(sm);
     if (buffers_end > 0 && most > limit) {
+        f->stages_overflow = most;
         const IrOp *first = find_local_alloc(&f->body);
         SrcLoc loc = first ? first->loc : (SrcLoc){0};
         const char *msg = "software pipelining with num_stages=%d needs %lld bytes of shared memory "

@@ -138,3 +138,12 @@ void diag_internal(Diag *d, const char *file, int line, const char *fmt, ...)
 }
 
 void diag_free(Diag *d) { strbuf_free(&d->text); }
+
+void diag_merge(Diag *d, const Diag *from)
+{
+    size_t start = d->text.len;
+    if (from->text.len)
+        strbuf_append_n(&d->text, from->text.data, from->text.len);
+    d->errors += from->errors;
+    flush_echo(d, start);
+}

@@ -105,6 +105,9 @@ void diag_plain_error(Diag *d, const char *fmt, ...) TRIC_PRINTF(2, 3);
 /* A bug in tric itself: names the compiler's own file and line, never the user's. */
 void diag_internal(Diag *d, const char *file, int line, const char *fmt, ...) TRIC_PRINTF(4, 5);
 #define TRIC_INTERNAL(d, ...) diag_internal((d), __FILE__, __LINE__, __VA_ARGS__)
+/* Appends another sink's rendered messages and error count (echoed when d echoes): for work
+ * tried on the side, whose messages are kept only when it is the answer. */
+void diag_merge(Diag *d, const Diag *from);
 void diag_free(Diag *d);
 
 /* ---- types.c -------------------------------------------------------------------------------- */
