@@ -3,7 +3,8 @@
  * function on the same stream (the difference is tric's own cost) and on CUDA's legacy stream.
  * Each measurement: 10^4 launches in 100 batches of 100 (a sync after each batch keeps the
  * driver's queue from filling, which would time the GPU instead of the host), each launch timed
- * on the host alone, the median taken; 7 rounds interleave the four. Target: <= 3 us per launch. */
+ * on the host alone, the median taken; 7 rounds interleave the five (the fifth: the same kernel
+ * autotuned over two configs, after its tuning). Target: <= 3 us per launch. */
 #include "bench_util.h"
 #include "runtime/runtime.h"
 
@@ -57,22 +58,40 @@ int main(void) {
     EX_CHECK(tric_buffer_alloc(dev, 4096, &y));
     EX_CHECK(tric_buffer_alloc(dev, 4096, &out));
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(out), TRIC_ARG_I32(1024)};
-    /* Four ways to launch, measured in interleaved rounds so that clock ramps and other drift
+    /* Five ways to launch, measured in interleaved rounds so that clock ramps and other drift
      * hit them alike; each figure is the median over the rounds of each round's median. */
     CUstream own = (CUstream)dev->cu_stream; /* the device's stream: what tric uses for NULL */
     tric_stream ts = NULL;                   /* a stream made through the API */
     bool have_ts = tric_stream_create(dev, &ts) == TRIC_SUCCESS;
+    /* The same kernel autotuned over two configs (4 and 2 warps) keyed on n_elements: after the
+     * first (tuning) launch, a launch finds its config in the kernel's table without a lock. */
+    static const char *b1024[] = {"BLOCK_SIZE=1024"}, *key[] = {"n_elements"};
+    tric_tune_config configs[] = {{b1024, 1, 4, 0}, {b1024, 1, 2, 0}};
+    tric_compile_options topt = tric_compile_options_default();
+    topt.signature = "*fp32,*fp32,*fp32,i32";
+    topt.tune_configs = configs;
+    topt.ntune_configs = 2;
+    topt.tune_key = key;
+    topt.ntune_key = 1;
+    tric_module tuned_mod;
+    tric_kernel tuned;
+    EX_CHECK(tric_module_compile_file(dev, tri, &topt, &tuned_mod));
+    EX_CHECK(tric_module_get_kernel(tuned_mod, NULL, &tuned));
+    EX_CHECK(tric_launch(tuned, (tric_dim3){1, 1, 1}, args, 4, NULL));
     enum { ROUNDS = 7 };
-    double rounds[4][ROUNDS];
+    double rounds[5][ROUNDS];
     median_launch_us(k, args, false, cu, NULL, NULL); /* warm-up: first launches load the module lazily */
+    median_launch_us(tuned, args, false, cu, NULL, NULL);
     for (int r = 0; r < ROUNDS; r++) {
         rounds[0][r] = median_launch_us(k, args, false, cu, NULL, NULL);
         rounds[1][r] = median_launch_us(k, args, true, cu, own, NULL);
         rounds[2][r] = median_launch_us(k, args, true, cu, NULL, NULL);
         rounds[3][r] = have_ts ? median_launch_us(k, args, false, cu, NULL, ts) : -1;
+        rounds[4][r] = median_launch_us(tuned, args, false, cu, NULL, NULL);
     }
     double tric_us = bench_median(rounds[0], ROUNDS), raw_us = bench_median(rounds[1], ROUNDS);
     double raw_legacy_us = bench_median(rounds[2], ROUNDS), tric_stream_us = bench_median(rounds[3], ROUNDS);
+    double tuned_us = bench_median(rounds[4], ROUNDS);
     double t0 = bench_now_us();
     for (int i = 0; i < BATCHES * PER_BATCH; i++)
         tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL);
@@ -84,6 +103,7 @@ int main(void) {
     printf("%-40s %10.2f\n", "tric overhead over raw", tric_us - raw_us);
     printf("%-40s %10.2f\n", "raw cuLaunchKernel, legacy stream 0", raw_legacy_us);
     printf("%-40s %10.2f\n", "tric_launch on a tric_stream", tric_stream_us);
+    printf("%-40s %10.2f\n", "tric_launch, autotuned kernel (median)", tuned_us);
     printf("%-40s %10.2f\n", "10^4 back-to-back + sync (mean)", wall_us);
     printf("# target: tric_launch <= 3 us: %s\n", tric_us <= 3.0 ? "met" : "NOT met");
     if (ts)
@@ -92,6 +112,7 @@ int main(void) {
     tric_buffer_free(y);
     tric_buffer_free(out);
     tric_module_destroy(mod);
+    tric_module_destroy(tuned_mod);
     tric_device_close(dev);
     return 0;
 }

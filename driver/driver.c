@@ -60,6 +60,12 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
         param_sig(out, &m->params[i]);
     }
     strbuf_putc(out, '\n');
+    if (m->nparams > 0 && m->params[0].name[0]) {
+        strbuf_append(out, "// tric.param_names");
+        for (int i = 0; i < m->nparams; i++)
+            strbuf_printf(out, " %s", m->params[i].name[0] ? m->params[i].name : "_");
+        strbuf_putc(out, '\n');
+    }
     if (m->constexprs[0])
         strbuf_printf(out, "// tric.constexpr %s\n", m->constexprs);
     if (m->stages_lowered_from)
@@ -176,6 +182,17 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                     strbuf_printf(error, "bad tric.tune line '%.*s' in the tric metadata block",
                                   (int)vlen, val);
                     return false;
+                }
+            } else if (!strcmp(key, "param_names")) {
+                const char *p = val, *stop = val + vlen;
+                for (int i = 0; i < (int)(sizeof m->params / sizeof m->params[0]) && p < stop; i++) {
+                    while (p < stop && *p == ' ')
+                        p++;
+                    const char *q = p;
+                    while (q < stop && *q != ' ')
+                        q++;
+                    copy_field(m->params[i].name, sizeof m->params[i].name, p, (size_t)(q - p));
+                    p = q;
                 }
             } else if (!strcmp(key, "params")) {
                 const char *p = val, *stop = val + vlen;
@@ -340,6 +357,8 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
         meta->params[i].type = type_elem(ir_type(gpu, gpu->params[i].value));
         meta->params[i].divisibility = gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
         meta->params[i].equal_to_1 = gpu->params[i].equal_to_1;
+        if (gpu->params[i].name)
+            snprintf(meta->params[i].name, sizeof meta->params[i].name, "%s", gpu->params[i].name);
     }
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");

@@ -46,6 +46,7 @@ typedef struct KernelParamMeta {
     Type type;        /* scalar dtype, or pointer to dtype */
     int divisibility; /* 1 when unknown */
     bool equal_to_1;  /* ":1": compiled for the value 1 */
+    char name[64];    /* from "// tric.param_names"; "" when not recorded */
 } KernelParamMeta;
 
 typedef struct KernelMeta {

@@ -159,6 +159,9 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
                                Arena *arena, CompileOptions *out) {
     memset(out, 0, sizeof *out);
     out->opt_level = 3;
+    /* The runtime compiles one kernel per call: configs one by one (runtime/tune.c). */
+    out->no_tune = true;
+    out->fit_stages = mod && mod->is_config;
     if (mod && mod->nlaunch_hints > 0) {
         out->spec.launch_hints = mod->launch_hints;
         out->spec.nlaunch_hints = mod->nlaunch_hints;
@@ -200,6 +203,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     for (int i = 0; i < opt->nconstexprs; i++)
         KEY_STR("constexpr", opt->constexprs[i]);
     strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
+    if (mod && mod->is_config)
+        strbuf_printf(sb, "fit_stages\n");
     if (mod && mod->nlaunch_hints > 0) {
         strbuf_printf(sb, "launch_hints %d:", mod->nlaunch_hints);
         for (int i = 0; i < mod->nlaunch_hints; i++)
@@ -209,7 +214,7 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
 #undef KEY_STR
 }
 
-static struct tric_module_s *module_new(tric_device dev) {
+struct tric_module_s *rt_module_new(struct tric_device_s *dev) {
     struct tric_module_s *mod = calloc(1, sizeof *mod);
     if (mod) {
         mod->device = dev;
@@ -219,14 +224,22 @@ static struct tric_module_s *module_new(tric_device dev) {
     return mod;
 }
 
-static void module_free(struct tric_module_s *mod) {
+void rt_module_free(struct tric_module_s *mod) {
     for (int i = 0; i < mod->nvariants; i++) {
         if (mod->variants[i].module)
-            module_free(mod->variants[i].module);
+            rt_module_free(mod->variants[i].module);
         free(mod->variants[i].signature);
         free(mod->variants[i].error);
     }
     free(mod->variants);
+    if (mod->tuner)
+        rt_tuner_free(mod->tuner);
+    for (int i = 0; i < mod->nmembers; i++)
+        rt_module_free(mod->members[i]);
+    free(mod->members);
+    free(mod->kernel.param_names);
+    free(mod->kernel.constexprs);
+    free(mod->kernel.config_text);
     if (mod->options_arena)
         arena_free(mod->options_arena);
     pthread_mutex_destroy(&mod->variants_lock);
@@ -249,7 +262,6 @@ static void module_free(struct tric_module_s *mod) {
  * combination compiles that variant (from the source and options kept here; on cuda through the
  * disk cache), later ones find it. */
 
-static uint64_t arg_bits(const tric_arg *a);
 
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
@@ -257,11 +269,10 @@ static bool ends_with(const char *s, const char *suffix) {
 }
 
 /* Which parameters can be specialized, and a copy of the options to compile variants with. */
-static tric_status prepare_specialization(struct tric_module_s *mod,
-                                          const tric_compile_options *opt) {
+tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_compile_options *opt) {
     const struct tric_kernel_s *k = &mod->kernel;
     /* Tile IR (.tir) is compiled as written: its parameters carry their hints already. */
-    if ((opt && opt->no_specialize) || ends_with(mod->source_name, ".tir"))
+    if ((opt && opt->no_specialize) || !mod->source.name || ends_with(mod->source.name, ".tir"))
         return TRIC_SUCCESS;
     for (int i = 0; i < k->nparams; i++) {
         RtParamKind kind = (RtParamKind)k->param_kind[i];
@@ -299,7 +310,7 @@ static bool launch_hints_of(const struct tric_kernel_s *k, const tric_arg *args,
     bool any = false;
     for (int j = 0; j < mod->nopen; j++) {
         int i = mod->open_params[j];
-        uint64_t bits = arg_bits(&args[i]);
+        uint64_t bits = rt_arg_bits(&args[i]);
         /* The largest power of two up to 16 dividing the value (0 counts as 16); 1 is no hint. */
         unsigned char h = 16;
         while (h > 1 && bits % h != 0)
@@ -334,7 +345,7 @@ static char *variant_signature(const struct tric_kernel_s *k, const unsigned cha
 /* The module of one variant, or NULL with *error set when it does not compile. */
 static struct tric_module_s *variant_module(struct tric_module_s *mod, const unsigned char *hints,
                                             char **error) {
-    struct tric_module_s *vm = module_new(mod->device);
+    struct tric_module_s *vm = rt_module_new(mod->device);
     if (!vm)
         return NULL;
     /* The generic module's source: it outlives its variants (module_free frees them first), and
@@ -349,7 +360,7 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
                          : rt_cpu_compile(mod->device, &vm->source, &mod->options, vm);
     if (st != TRIC_SUCCESS) {
         *error = strdup(tric_last_error());
-        module_free(vm);
+        rt_module_free(vm);
         vm = NULL;
     }
     if (saved) {
@@ -417,22 +428,26 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
     if (options && (options->num_stages < 0 || options->num_stages > 16))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_stages must be in 1..16, got %d",
                        options->num_stages);
-    struct tric_module_s *mod = module_new(dev);
+    struct tric_module_s *mod = rt_module_new(dev);
     if (!mod)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     mod->source_name = strdup(filename ? filename : "<source>");
     mod->source_text = strdup(source);
     if (!mod->source_name || !mod->source_text) {
-        module_free(mod);
+        rt_module_free(mod);
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     mod->source = (SrcFile){mod->source_name, mod->source_text, strlen(source)};
-    tric_status st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(dev, &mod->source, options, mod)
-                                                   : rt_cpu_compile(dev, &mod->source, options, mod);
-    if (st == TRIC_SUCCESS)
-        st = prepare_specialization(mod, options);
+    bool tuned = false;
+    tric_status st = rt_tune_compile(mod, options, &tuned);
+    if (st == TRIC_SUCCESS && !tuned) {
+        st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(dev, &mod->source, options, mod)
+                                           : rt_cpu_compile(dev, &mod->source, options, mod);
+        if (st == TRIC_SUCCESS)
+            st = rt_prepare_specialization(mod, options);
+    }
     if (st != TRIC_SUCCESS) {
-        module_free(mod);
+        rt_module_free(mod);
         return st;
     }
     *out = mod;
@@ -478,6 +493,45 @@ tric_status tric_module_compile_file(tric_device dev, const char *path,
     return st;
 }
 
+/* A PTX from `tric`: one kernel (the module's own), or several -- an autotuned kernel's configs
+ * -- each a member module sharing mod's CUmodule, with a tuned member per tuning group. */
+static tric_status load_ptx_kernels(struct tric_device_s *dev, struct tric_module_s *mod) {
+    KernelMeta *metas = NULL;
+    StrBuf err = {0};
+    int n = kernel_meta_read_all(mod->code, &metas, &err);
+    if (n < 0) {
+        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                                 "not a tric PTX module (no valid tric metadata block): %s",
+                                 err.len ? err.data : "");
+        strbuf_free(&err);
+        return st;
+    }
+    strbuf_free(&err);
+    tric_status st = rt_cuda_load_code(dev, mod, &metas[0]);
+    if (st == TRIC_SUCCESS && n == 1 && !metas[0].tune_name[0]) {
+        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[0], &mod->kernel);
+        free(metas);
+        return st;
+    }
+    mod->members = st == TRIC_SUCCESS ? calloc((size_t)n + 8, sizeof *mod->members) : NULL;
+    if (st == TRIC_SUCCESS && !mod->members)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; st == TRIC_SUCCESS && i < n; i++) {
+        struct tric_module_s *m = rt_module_new(dev);
+        if (!m) {
+            st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
+        m->shares_cu_module = true;
+        mod->members[mod->nmembers++] = m;
+        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[i], &m->kernel);
+    }
+    if (st == TRIC_SUCCESS)
+        st = rt_tune_groups(mod, metas, n);
+    free(metas);
+    return st;
+}
+
 tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out) {
     if (!dev || !ptx || !out)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_load_ptx: NULL device, ptx or out");
@@ -486,14 +540,14 @@ tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *
         return rt_fail(TRIC_ERROR_UNSUPPORTED,
                        "%s: a .ptx module needs a cuda device; compile the .tri source for cpu",
                        dev->name);
-    struct tric_module_s *mod = module_new(dev);
+    struct tric_module_s *mod = rt_module_new(dev);
     if (!mod || !(mod->code = strdup(ptx))) {
         free(mod);
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    tric_status st = rt_cuda_load(dev, mod);
+    tric_status st = load_ptx_kernels(dev, mod);
     if (st != TRIC_SUCCESS) {
-        module_free(mod);
+        rt_module_free(mod);
         return st;
     }
     *out = mod;
@@ -530,7 +584,7 @@ const char *tric_module_code(tric_module mod) { return mod && mod->code ? mod->c
 
 void tric_module_destroy(tric_module mod) {
     if (mod)
-        module_free(mod);
+        rt_module_free(mod);
 }
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
@@ -538,6 +592,21 @@ void tric_module_destroy(tric_module mod) {
 tric_status tric_module_get_kernel(tric_module mod, const char *name, tric_kernel *out) {
     if (!mod || !out)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_get_kernel: NULL module or out");
+    if (mod->nmembers > 0) {
+        for (int i = 0; i < mod->nmembers; i++)
+            if (!name || !strcmp(name, mod->members[i]->kernel.name)) {
+                *out = &mod->members[i]->kernel;
+                return TRIC_SUCCESS;
+            }
+        StrBuf names = {0};
+        for (int i = 0; i < mod->nmembers; i++)
+            strbuf_printf(&names, "%s%s", i ? ", " : "", mod->members[i]->kernel.name);
+        *out = NULL;
+        tric_status st = rt_fail(TRIC_ERROR_NOT_FOUND, "no kernel '%s' in this module (it holds %s)",
+                                 name, names.data ? names.data : "none");
+        strbuf_free(&names);
+        return st;
+    }
     if (name && strcmp(name, mod->kernel.name) != 0) {
         *out = NULL;
         return rt_fail(TRIC_ERROR_NOT_FOUND, "no kernel '%s' in this module (it holds '%s')", name,
@@ -638,8 +707,36 @@ void rt_kernel_set_hint(struct tric_kernel_s *k, int index, int divisibility, bo
     k->param_equal_to_1[index] = equal_to_1;
 }
 
+/* *field = a copy of value ("" clears it); NULL leaves it. */
+static void set_text(char **field, const char *value) {
+    if (!value)
+        return;
+    free(*field);
+    *field = *value ? strdup(value) : NULL;
+}
+
+void rt_kernel_set_names(struct tric_kernel_s *k, const char *param_names, const char *constexprs,
+                         const char *config_text) {
+    set_text(&k->param_names, param_names);
+    set_text(&k->constexprs, constexprs);
+    set_text(&k->config_text, config_text);
+}
+
+int rt_kernel_param_index(const struct tric_kernel_s *k, const char *name) {
+    const char *p = k->param_names;
+    size_t n = strlen(name);
+    for (int i = 0; p && *p && i < k->nparams; i++) {
+        size_t len = strcspn(p, " ");
+        if (len == n && !strncmp(p, name, n))
+            return i;
+        p += len;
+        p += *p == ' ';
+    }
+    return -1;
+}
+
 /* The integer an argument passes: an address for pointers, the value for ints. */
-static uint64_t arg_bits(const tric_arg *a) {
+uint64_t rt_arg_bits(const tric_arg *a) {
     switch (a->kind) {
     case TRIC_ARG_BUFFER: return a->v.buf.buffer->addr + a->v.buf.offset;
     case TRIC_ARG_ADDRESS: return a->v.address;
@@ -652,8 +749,8 @@ static uint64_t arg_bits(const tric_arg *a) {
 /* Does the argument (already of the right kind) meet the kernel's specialization? */
 static bool arg_meets_hints(const struct tric_kernel_s *k, int i, const tric_arg *a) {
     if (k->param_equal_to_1[i])
-        return arg_bits(a) == 1;
-    return (arg_bits(a) & (k->param_divisibility[i] - 1)) == 0;
+        return rt_arg_bits(a) == 1;
+    return (rt_arg_bits(a) & (k->param_divisibility[i] - 1)) == 0;
 }
 
 static const char *param_kind_text(RtParamKind kind) {
@@ -715,7 +812,7 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
                                i + 1, k->name, args[i].v.buf.offset, b->bytes);
         }
         if (!arg_meets_hints(k, i, &args[i])) {
-            long long got = (long long)arg_bits(&args[i]);
+            long long got = (long long)rt_arg_bits(&args[i]);
             if (k->param_equal_to_1[i])
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "argument %d of %s: the kernel was compiled for the value 1 (%s:1), "
@@ -758,6 +855,13 @@ tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int
                         tric_stream stream) {
     if (!k)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_launch: kernel is NULL");
+    if (k->module->tuner)
+        return rt_tuned_launch(k, NULL, NULL, grid, args, nargs, stream);
+    return rt_launch(k, grid, args, nargs, stream);
+}
+
+tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
+                      struct tric_stream_s *stream) {
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;

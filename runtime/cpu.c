@@ -97,6 +97,15 @@ tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
         return st;
     for (int i = 0; i < f->nparams; i++)
         rt_kernel_set_hint(k, i, f->params[i].divisibility, f->params[i].equal_to_1);
+    /* The names and constexprs a tuner and tric_kernel_constexpr read, as PTX metadata has them. */
+    StrBuf names = {0}, defs = {0};
+    for (int i = 0; i < f->nparams; i++)
+        strbuf_printf(&names, "%s%s", i ? " " : "", f->params[i].name ? f->params[i].name : "_");
+    for (int i = 0; opt && i < opt->nconstexprs; i++)
+        strbuf_printf(&defs, "%s%s", i ? " " : "", opt->constexprs[i]);
+    rt_kernel_set_names(k, names.data ? names.data : "", defs.data ? defs.data : "", NULL);
+    strbuf_free(&names);
+    strbuf_free(&defs);
     k->threads = 32 * (copt.num_warps ? copt.num_warps : 4);
     k->shared_bytes = 0;
     return TRIC_SUCCESS;

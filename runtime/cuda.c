@@ -378,32 +378,47 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
     return rt_cuda_load(dev, mod);
 }
 
-tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
-    KernelMeta meta;
-    StrBuf err = {0};
-    memset(&meta, 0, sizeof meta);
-    if (!kernel_meta_read(mod->code, &meta, &err)) {
-        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                                 "not a tric PTX module (no valid tric metadata block): %s",
-                                 err.len ? err.data : "");
-        strbuf_free(&err);
-        return st;
-    }
-    strbuf_free(&err);
-    struct tric_kernel_s *k = &mod->kernel;
-    snprintf(k->name, sizeof k->name, "%s", meta.name);
+/* Fills k from its metadata block and finds its function in the loaded CUmodule. */
+tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
+                                struct tric_kernel_s *k) {
+    snprintf(k->name, sizeof k->name, "%s", meta->name);
     Type types[RT_MAX_PARAMS];
-    int n = meta.nparams < RT_MAX_PARAMS ? meta.nparams : RT_MAX_PARAMS;
+    int n = meta->nparams < RT_MAX_PARAMS ? meta->nparams : RT_MAX_PARAMS;
     for (int i = 0; i < n; i++)
-        types[i] = meta.params[i].type;
-    tric_status st = rt_kernel_set_params(k, types, meta.nparams);
+        types[i] = meta->params[i].type;
+    tric_status st = rt_kernel_set_params(k, types, meta->nparams);
     if (st != TRIC_SUCCESS)
         return st;
     for (int i = 0; i < n; i++)
-        rt_kernel_set_hint(k, i, meta.params[i].divisibility, meta.params[i].equal_to_1);
-    k->threads = meta.threads ? meta.threads : 32 * (meta.num_warps ? meta.num_warps : 4);
-    k->shared_bytes = meta.shared_bytes;
+        rt_kernel_set_hint(k, i, meta->params[i].divisibility, meta->params[i].equal_to_1);
+    k->threads = meta->threads ? meta->threads : 32 * (meta->num_warps ? meta->num_warps : 4);
+    k->shared_bytes = meta->shared_bytes;
+    StrBuf names = {0};
+    for (int i = 0; i < meta->nparams && meta->params[0].name[0]; i++)
+        strbuf_printf(&names, "%s%s", i ? " " : "", meta->params[i].name);
+    rt_kernel_set_names(k, names.data ? names.data : "", meta->constexprs,
+                        meta->config[0] ? meta->config : NULL);
+    strbuf_free(&names);
+    CUfunction fn = NULL;
+    CUresult r = api.cuModuleGetFunction(&fn, (CUmodule)cu_module, meta->name);
+    if (r != CUDA_SUCCESS) {
+        char what[200];
+        snprintf(what, sizeof what, "cuModuleGetFunction(%s)", meta->name);
+        return cuda_fail(dev, r, what);
+    }
+    /* More than 48 KB of dynamic shared memory must be opted into per function (CUDA C
+     * Programming Guide, "Shared Memory", compute capability 7.0+). */
+    if (k->shared_bytes > 48 * 1024)
+        CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             k->shared_bytes),
+                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    k->cu_function = fn;
+    return TRIC_SUCCESS;
+}
 
+/* Loads mod->code into a CUmodule (mod->cu_module); what names the module in messages. */
+tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
+                              const KernelMeta *meta) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     /* The JIT's own messages (ptxas errors) come back in the error log (CUDA Driver API,
      * CUjit_option: CU_JIT_ERROR_LOG_BUFFER, size in/out). */
@@ -417,36 +432,103 @@ tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
     CUresult r = api.cuModuleLoadDataEx(&cm, mod->code, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
         char text[256];
-        st = rt_fail(r == 2 ? TRIC_ERROR_OUT_OF_MEMORY : TRIC_ERROR_DRIVER,
-                     "%s: cuModuleLoadDataEx failed for kernel %s (target %s): %s%s%s", dev->name,
-                     meta.name, meta.target, rt_cuda_error_text(r, text, sizeof text),
-                     log[0] ? "\n" : "", log);
+        tric_status st = rt_fail(r == 2 ? TRIC_ERROR_OUT_OF_MEMORY : TRIC_ERROR_DRIVER,
+                                 "%s: cuModuleLoadDataEx failed for kernel %s (target %s): %s%s%s",
+                                 dev->name, meta->name, meta->target,
+                                 rt_cuda_error_text(r, text, sizeof text), log[0] ? "\n" : "", log);
         free(log);
         return st;
     }
     free(log);
     mod->cu_module = cm;
-    CUfunction fn = NULL;
-    r = api.cuModuleGetFunction(&fn, cm, meta.name);
-    if (r != CUDA_SUCCESS) {
-        char what[200];
-        snprintf(what, sizeof what, "cuModuleGetFunction(%s)", meta.name);
-        return cuda_fail(dev, r, what);
-    }
-    /* More than 48 KB of dynamic shared memory must be opted into per function (CUDA C
-     * Programming Guide, "Shared Memory", compute capability 7.0+). */
-    if (k->shared_bytes > 48 * 1024)
-        CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                             k->shared_bytes),
-                 "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    k->cu_function = fn;
     return TRIC_SUCCESS;
+}
+
+tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
+    KernelMeta meta;
+    StrBuf err = {0};
+    memset(&meta, 0, sizeof meta);
+    if (!kernel_meta_read(mod->code, &meta, &err)) {
+        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                                 "not a tric PTX module (no valid tric metadata block): %s",
+                                 err.len ? err.data : "");
+        strbuf_free(&err);
+        return st;
+    }
+    strbuf_free(&err);
+    tric_status st = rt_cuda_load_code(dev, mod, &meta);
+    if (st != TRIC_SUCCESS)
+        return st;
+    return rt_cuda_bind_kernel(dev, mod->cu_module, &meta, &mod->kernel);
 }
 
 void rt_cuda_unload(struct tric_module_s *mod) {
     if (mod->cu_module && make_current(mod->device) == CUDA_SUCCESS)
         api.cuModuleUnload((CUmodule)mod->cu_module);
     mod->cu_module = NULL;
+}
+
+/* ---- timing (autotuning) ------------------------------------------------------------------ */
+
+tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
+                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
+                         double rep_ms, double *median_ms) {
+    enum { MAX_REPS = 100 };
+    CUstream stream = stream_of(dev, s);
+    CUevent ev[MAX_REPS + 1];
+    int nev = 0;
+    tric_status st = TRIC_SUCCESS;
+    CUresult r = make_current(dev);
+    for (; r == CUDA_SUCCESS && nev < MAX_REPS + 1; nev++)
+        r = api.cuEventCreate(&ev[nev], CU_EVENT_DEFAULT);
+    if (r != CUDA_SUCCESS)
+        st = cuda_fail(dev, r, "cuEventCreate");
+    /* The first run compiles the launch's variant, if any; then one timed run estimates. */
+    if (st == TRIC_SUCCESS)
+        st = run(ctx);
+    if (st == TRIC_SUCCESS && (r = api.cuEventRecord(ev[0], stream)) == CUDA_SUCCESS &&
+        (st = run(ctx)) == TRIC_SUCCESS && (r = api.cuEventRecord(ev[1], stream)) == CUDA_SUCCESS)
+        r = api.cuEventSynchronize(ev[1]);
+    float est = 0;
+    if (st == TRIC_SUCCESS && r == CUDA_SUCCESS)
+        r = api.cuEventElapsedTime(&est, ev[0], ev[1]);
+    if (st == TRIC_SUCCESS && r != CUDA_SUCCESS)
+        st = cuda_fail(dev, r, "timing a config (cuEvent*)");
+    double each = est > 1e-4 ? est : 1e-4;
+    int warm = (int)(warmup_ms / each), reps = (int)(rep_ms / each);
+    warm = warm < 0 ? 0 : warm > 1000 ? 1000 : warm;
+    reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
+    for (int i = 0; st == TRIC_SUCCESS && i < warm; i++)
+        st = run(ctx);
+    for (int i = 0; st == TRIC_SUCCESS && i < reps; i++) {
+        if ((r = api.cuEventRecord(ev[i], stream)) != CUDA_SUCCESS)
+            st = cuda_fail(dev, r, "cuEventRecord");
+        else
+            st = run(ctx);
+    }
+    if (st == TRIC_SUCCESS && ((r = api.cuEventRecord(ev[reps], stream)) != CUDA_SUCCESS ||
+                               (r = api.cuEventSynchronize(ev[reps])) != CUDA_SUCCESS))
+        st = cuda_fail(dev, r, "timing a config (cuEventSynchronize)");
+    double ms[MAX_REPS];
+    for (int i = 0; st == TRIC_SUCCESS && i < reps; i++) {
+        float t = 0;
+        if ((r = api.cuEventElapsedTime(&t, ev[i], ev[i + 1])) != CUDA_SUCCESS)
+            st = cuda_fail(dev, r, "cuEventElapsedTime");
+        ms[i] = t;
+    }
+    for (int i = 0; i < nev; i++)
+        api.cuEventDestroy(ev[i]);
+    if (st != TRIC_SUCCESS)
+        return st;
+    /* The median: insertion sort, at most 100 values. */
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            double t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    *median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    return TRIC_SUCCESS;
 }
 
 /* ---- launch ----------------------------------------------------------------------------------- */

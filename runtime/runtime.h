@@ -47,6 +47,12 @@ struct tric_kernel_s {
     int threads;
     int shared_bytes;
     void *cu_function; /* CUfunction (cuda) */
+    /* Set where known (malloc'd, freed with the module): the run-time parameters' names, one
+     * space-separated string ("a_ptr b_ptr M"); the constexpr values ("BLOCK_SIZE_M=128
+     * T_C=tl.float16"); an autotuning config's text ("BLOCK_SIZE_M=128, ..., num_warps=8"). */
+    char *param_names;
+    char *constexprs;
+    char *config_text;
 };
 
 struct tric_module_s {
@@ -75,6 +81,15 @@ struct tric_module_s {
      * for the disk cache. nlaunch_hints is 0 for a module compiled as asked. */
     unsigned char launch_hints[RT_MAX_PARAMS];
     int nlaunch_hints;
+    /* Autotuning (runtime/tune.c): a module whose kernel stands for several configs, each its own
+     * module (a config compiled from source, or a member of a loaded PTX). */
+    struct RtTuner *tuner;
+    bool is_config; /* compiled as a config: a shared-memory overflow lowers num_stages */
+    /* A loaded PTX with several kernels (or an autotuned one): a module per kernel and one per
+     * tuned group, all in this module's CUmodule; tric_module_get_kernel looks among them. */
+    struct tric_module_s **members;
+    int nmembers;
+    bool shares_cu_module; /* a member: its function lives in the container's CUmodule */
 };
 
 /* One specialization of a module's kernel: the hints it was compiled for and the module, NULL when
@@ -155,11 +170,39 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
                             const tric_compile_options *opt, struct tric_module_s *mod);
 /* Loads mod->code (PTX with a metadata block): fills mod->kernel and the CUmodule. */
 tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod);
+/* The two halves of rt_cuda_load, for a PTX holding several kernels: loads mod->code into
+ * mod->cu_module (meta names it in messages), and fills k from meta with its function there. */
+tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
+                              const KernelMeta *meta);
+tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
+                                struct tric_kernel_s *k);
+/* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one untimed
+ * run, one timed to estimate, warm-up runs for about warmup_ms, then runs for about rep_ms (at
+ * least 1, at most 100) each between two CUDA events; the median in ms. */
+tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
+                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
+                         double rep_ms, double *median_ms);
 void rt_cuda_unload(struct tric_module_s *mod);
 tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                            struct tric_stream_s *s);
 
 /* ---- api.c: shared helpers -------------------------------------------------------------------- */
+
+struct tric_module_s *rt_module_new(struct tric_device_s *dev);
+void rt_module_free(struct tric_module_s *mod);
+/* Which parameters launches specialize on, and a deep copy of the options to compile variants. */
+tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_compile_options *opt);
+/* tric_launch of a kernel that is not autotuned: arguments checked, specialized, launched. */
+tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
+                      struct tric_stream_s *stream);
+/* The integer an argument passes: an address for pointers, the value for ints. */
+uint64_t rt_arg_bits(const tric_arg *a);
+/* Records (copies) a kernel's parameter names, constexprs and config text; "" clears one, NULL
+ * leaves it as it is. */
+void rt_kernel_set_names(struct tric_kernel_s *k, const char *param_names, const char *constexprs,
+                         const char *config_text);
+/* The index of the run-time parameter called name, or -1. */
+int rt_kernel_param_index(const struct tric_kernel_s *k, const char *name);
 
 /* Fills k's parameter table from types; false (with rt_fail) when a type cannot be passed. */
 tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n);
@@ -173,6 +216,23 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
                                Arena *arena, CompileOptions *out);
 /* Appends a canonical text of the options and mod's launch hints to key material for the cache. */
 void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tric_module_s *mod);
+
+/* ---- tune.c: autotuning --------------------------------------------------------------------- */
+
+typedef struct RtTuner RtTuner;
+/* Before a module is compiled from source: when opt or the kernel's decorator gives configs to
+ * tune over, compiles each config (a module of its own) and makes mod's kernel stand for them
+ * (*tuned true). *tuned false: compile mod as usual. */
+tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_options *opt,
+                            bool *tuned);
+/* A loaded PTX's kernels that name a tuning group (// tric.tune): one tuned member per group,
+ * placed first among mod->members. metas[i] describes mod->members[i]. */
+tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, int n);
+/* tric_launch / tric_launch_grid of an autotuned kernel. */
+tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn grid_fn, void *user,
+                            tric_dim3 grid, const tric_arg *args, int nargs,
+                            struct tric_stream_s *stream);
+void rt_tuner_free(RtTuner *t);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 

@@ -93,7 +93,26 @@ typedef struct tric_compile_options {
     const char *arch;                  /* NULL = the device's ("sm_90"); "sm_90a" for wgmma/TMA */
     int no_cache;                      /* nonzero: neither read nor write the disk cache */
     int no_specialize;                 /* nonzero: launches never specialize (see tric_launch) */
+    /* Autotuning (see "autotuning" below). A kernel under @triton.autotune(...) is tuned over the
+     * decorator's configs unless every name its configs set has a value in constexprs; these
+     * fields tune a kernel without a decorator, or replace the decorator's lists. */
+    const struct tric_tune_config *tune_configs; /* NULL: the decorator's configs */
+    int ntune_configs;
+    const char *const *tune_key;       /* parameter names; NULL: the decorator's key= */
+    int ntune_key;
+    const char *const *tune_restore;   /* pointer parameters saved before tuning, restored after */
+    int ntune_restore;                 /* (Triton's restore_value); NULL: the decorator's */
+    const char *const *tune_reset;     /* pointer parameters zeroed before every trial launch */
+    int ntune_reset;                   /* (Triton's reset_to_zero); NULL: the decorator's */
 } tric_compile_options;
+
+/* One autotuning config, as triton.Config({...}, num_warps=, num_stages=) writes it. */
+typedef struct tric_tune_config {
+    const char *const *constexprs;     /* "BLOCK_SIZE_M=128", ... */
+    int nconstexprs;
+    int num_warps;                     /* 0: the compile options' */
+    int num_stages;                    /* 0: the compile options' */
+} tric_tune_config;
 
 /* All fields zero/NULL: the defaults above. */
 tric_compile_options tric_compile_options_default(void);
@@ -115,7 +134,10 @@ tric_status tric_module_load_file(tric_device dev, const char *path, tric_module
 const char *tric_module_code(tric_module mod);
 void tric_module_destroy(tric_module mod);
 
-/* A module holds one kernel; name NULL takes it whatever its name. Owned by the module. */
+/* A kernel of the module by name; name NULL takes the module's only (or first) kernel. A .tri
+ * source compiles to one kernel (tric_compile_options.kernel picks it), a .ptx written by `tric`
+ * may hold several (an autotuned kernel's configs, loaded as one tuned kernel under its own name,
+ * each config also under its PTX name). Owned by the module. */
 tric_status tric_module_get_kernel(tric_module mod, const char *name, tric_kernel *out);
 const char *tric_kernel_name(tric_kernel k);
 int tric_kernel_num_params(tric_kernel k);
@@ -210,6 +232,43 @@ typedef struct tric_dim3 {
  * tile IR run as they are. */
 tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
                         tric_stream stream);
+
+/* ---- autotuning -------------------------------------------------------------------------------
+ * A module compiled from a kernel with configs (its decorator's or tune_configs) holds one
+ * kernel that stands for all of them. Each config is compiled as its own kernel (one that does not
+ * compile or fit is skipped, with its reason kept; the compile fails, listing every config and
+ * reason, only when none is left). The first launch with a new value of the key parameters times
+ * every config on the GPU (warm-up, then the median of CUDA-event timings, as do_bench), picks
+ * the fastest, remembers it in memory and in the disk cache (keyed by the source, the tric build,
+ * the device, the options and the key values), and launches it; later launches with that key go
+ * straight to the winner, and so does a later process. Trial launches write the real buffers:
+ * name outputs the kernel also reads (or accumulates into) in tune_restore / restore_value, and
+ * buffers to zero before each trial in tune_reset / reset_to_zero; such arguments must be
+ * buffers (TRIC_ARG_BUF), not raw addresses. On cpu the first config that compiled runs, without
+ * timing. */
+
+/* The grid of a launch as a function of the config chosen (Triton's `grid = lambda META: ...`):
+ * config is that config's kernel (tric_kernel_constexpr reads its values). */
+typedef tric_dim3 (*tric_grid_fn)(tric_kernel config, const tric_arg *args, int nargs, void *user);
+
+/* Like tric_launch, with the grid computed from the config that runs. Works for any kernel (for
+ * an untuned one, config is the kernel itself). */
+tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
+                             int nargs, tric_stream stream);
+/* Tunes for these arguments if this key has not been tuned yet (without the final launch), and
+ * gives the chosen config's index. An untuned kernel gives 0. */
+tric_status tric_kernel_tune(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
+                             int nargs, tric_stream stream, int *chosen);
+/* The number of configs (0: not autotuned), and config index's kernel, launchable on its own; a
+ * config that was skipped returns TRIC_ERROR_COMPILE with the reason. */
+int tric_kernel_num_configs(tric_kernel k);
+tric_status tric_kernel_config(tric_kernel k, int index, tric_kernel *config);
+/* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, num_warps=8, num_stages=3" for a config's
+ * kernel; "" for a kernel that is not a config. Owned by the kernel. */
+const char *tric_kernel_config_text(tric_kernel k);
+/* An integer constexpr of the kernel's config or compile options (BLOCK_SIZE_M); NOT_FOUND when
+ * it has none by that name. */
+tric_status tric_kernel_constexpr(tric_kernel k, const char *name, int64_t *value);
 
 /* ---- fp16 and bf16 on the host ---------------------------------------------------------------- */
 

@@ -240,6 +240,147 @@ static void test_specialization(tric_device dev, const char *va) {
         fprintf(stderr, "note: could not remove %s\n", tmp);
 }
 
+/* Autotuning on the cuda device: configs given from C (the mock times a launch as threads / 128
+ * ms, so the 2-warp config wins), the grid from the config, restore_value honoured by a tuning
+ * without a launch, later launches without timing, a second process's module finding the tuning
+ * on disk, and a PTX written by the compiler with a kernel per config loaded as one tuned kernel. */
+static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
+    (void)nargs;
+    int64_t block = 0;
+    *(int *)user += tric_kernel_constexpr(config, "BLOCK_SIZE", &block) == TRIC_SUCCESS;
+    return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / (block ? block : 1)), 1, 1};
+}
+
+static void test_autotune(tric_device dev, const char *va, MockState *ms) {
+    char tmp[] = "/tmp/tric-mock-tune-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    static const char *c1024[] = {"BLOCK_SIZE=1024"};
+    tric_tune_config configs[] = {{c1024, 1, 4, 0}, {c1024, 1, 2, 0}, {c1024, 1, 8, 0}};
+    static const char *key[] = {"n_elements"}, *restore[] = {"output_ptr"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    opt.tune_configs = configs;
+    opt.ntune_configs = 3;
+    opt.tune_key = key;
+    opt.ntune_key = 1;
+    opt.tune_restore = restore;
+    opt.ntune_restore = 1;
+    tric_module mod, again;
+    tric_kernel k, k2, c;
+    CHECK(tric_module_compile_file(dev, va, &opt, &mod) == TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, "vector_add_kernel", &k) == TRIC_SUCCESS);
+    CHECK(tric_kernel_num_configs(k) == 3);
+    CHECK(tric_kernel_config(k, 1, &c) == TRIC_SUCCESS &&
+          strcmp(tric_kernel_config_text(c), "BLOCK_SIZE=1024, num_warps=2") == 0 &&
+          tric_kernel_threads(c) == 64);
+    enum { N = 3000 };
+    static float hx[N], hy[N], ho[N];
+    for (int i = 0; i < N; i++)
+        hx[i] = (float)i, hy[i] = 1.0f, ho[i] = 7.0f;
+    tric_buffer x, y, o;
+    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(o, 0, ho, sizeof ho, NULL) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
+    int grids = 0, chosen = -1, before = ms->launches;
+    /* Tuning alone: every config timed, the output restored. */
+    CHECK(tric_kernel_tune(k, va_grid, &grids, args, 4, NULL, &chosen) == TRIC_SUCCESS);
+    CHECK(chosen == 1);
+    CHECK(ms->launches - before >= 3 * 3); /* each config: untimed, estimate, at least one rep */
+    CHECK(grids >= 3);
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    CHECK(ho[0] == 7.0f && ho[N - 1] == 7.0f);
+    /* Launches: straight to the winner, with its grid. */
+    before = ms->launches;
+    CHECK(tric_launch_grid(k, va_grid, &grids, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches - before == 1 && ms->block[0] == 64 && ms->grid[0] == 3);
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    for (int i = 0; i < N; i++)
+        CHECK(ho[i] == (float)i + 1.0f);
+    /* A new key value tunes again; a fixed grid is used as given. */
+    args[3] = TRIC_ARG_I32(1000);
+    before = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches - before > 1 && ms->block[0] == 64);
+    /* Another module of the same source and options (a second process): the tuning from disk. */
+    args[3] = TRIC_ARG_I32(N);
+    CHECK(tric_module_compile_file(dev, va, &opt, &again) == TRIC_SUCCESS &&
+          tric_module_get_kernel(again, NULL, &k2) == TRIC_SUCCESS);
+    before = ms->launches;
+    CHECK(tric_launch_grid(k2, va_grid, &grids, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches - before == 1 && ms->block[0] == 64);
+    tric_module_destroy(again);
+    /* restore_value needs a buffer, not an address. */
+    args[2] = TRIC_ARG_ADDR(tric_buffer_address(o));
+    args[3] = TRIC_ARG_I32(2000);
+    CHECK(tric_launch_grid(k, va_grid, &grids, args, 4, NULL) != TRIC_SUCCESS);
+    CHECK(strstr(tric_last_error(), "restore_value") != NULL);
+    args[2] = TRIC_ARG_BUF(o);
+    tric_module_destroy(mod);
+
+    /* The compiler's PTX with a kernel per config, loaded: one tuned kernel and its configs. */
+    static const char src[] =
+        "import triton\nimport triton.language as tl\n"
+        "@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=8),\n"
+        "                          triton.Config({'BLOCK_SIZE': 1024}, num_warps=2)],\n"
+        "                 key=['n_elements'], restore_value=['output_ptr'])\n"
+        "@triton.jit\n"
+        "def vector_add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+        "    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    mask = offsets < n_elements\n"
+        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "    tl.store(output_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)\n";
+    SrcFile file = {"tuned.tri", src, sizeof src - 1};
+    CompileOptions copt = {.emit = EMIT_PTX, .arch = "sm_90a", .opt_level = 3,
+                           .spec = {.signature = "*fp32:16,*fp32:16,*fp32:16,i32"}};
+    CompileResult res;
+    Diag d = {0};
+    bool ok = driver_compile(&file, &copt, &res, &d);
+    CHECK(ok);
+    if (!ok)
+        printf("%s\n", d.text.data ? d.text.data : "");
+    diag_free(&d);
+    tric_module pm;
+    tric_kernel tk, c0;
+    if (ok && tric_module_load_ptx(dev, res.output.data, &pm) == TRIC_SUCCESS) {
+        CHECK(tric_module_get_kernel(pm, NULL, &tk) == TRIC_SUCCESS &&
+              strcmp(tric_kernel_name(tk), "vector_add_kernel") == 0);
+        CHECK(tric_kernel_num_configs(tk) == 2);
+        CHECK(tric_module_get_kernel(pm, "vector_add_kernel_c0", &c0) == TRIC_SUCCESS &&
+              tric_kernel_threads(c0) == 256);
+        CHECK(tric_kernel_config(tk, 1, &c) == TRIC_SUCCESS && c != c0 &&
+              strcmp(tric_kernel_config_text(c), "BLOCK_SIZE=1024, num_warps=2") == 0);
+        args[3] = TRIC_ARG_I32(N);
+        CHECK(tric_launch_grid(tk, va_grid, &grids, args, 4, NULL) == TRIC_SUCCESS);
+        CHECK(ms->block[0] == 64);
+        CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+        CHECK(ho[5] == 6.0f && ho[N - 1] == (float)N);
+        CHECK(tric_module_get_kernel(pm, "nope", &c0) == TRIC_ERROR_NOT_FOUND &&
+              strstr(tric_last_error(), "vector_add_kernel_c1") != NULL);
+        tric_module_destroy(pm);
+    } else {
+        CHECK(!"the tuned PTX loads");
+        printf("%s\n", tric_last_error());
+    }
+    if (ok)
+        compile_result_free(&res);
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_buffer_free(o);
+    unsetenv("TRIC_CACHE_DIR");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmp);
+}
+
 int main(void) {
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
@@ -264,6 +405,7 @@ int main(void) {
     test_packing(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
+    test_autotune(dev, va, ms);
     test_errors(dev, va, ms); /* last: leaves the mock's context sticky */
     tric_device_close(dev);
     if (failures) {
