@@ -1,4 +1,4 @@
-/* bench_autotune [SIZE] [--group=G] [--no-all]: seed 2 autotuned by the runtime on cuda:0, as
+/* bench_autotune [SIZE] [--group=G] [--no-all] [--ptx=FILE]: seed 2 autotuned by the runtime on cuda:0, as
  * its author runs it: examples/matmul.tri's kernel_matmul under its @triton.autotune decorator
  * (16 configs, key M, N, K), compiled with no block sizes and no signature (launches specialize),
  * launched through tric_launch_grid with the seed's grid lambda. M = N = K = SIZE (default 4096),
@@ -10,7 +10,9 @@
  *     bench_matmul times (rest, 3 warm-up launches, median of 40 by CUDA events): the pick's time
  *     against the best one's (the bar: within 3%);
  *   - a correctness check of the tuned launch against C on 64 sampled elements.
- * TFLOPS = 2 M N K / t. */
+ * With --ptx=FILE the kernel comes from a PTX that `tric` wrote ahead of time with a kernel per
+ * config (tric examples/matmul.tri --kernel=kernel_matmul -D GROUP_SIZE_M=8 ... -o FILE): the same
+ * tuning, over the PTX's kernels. TFLOPS = 2 M N K / t. */
 #include "bench_util.h"
 
 /* grid = lambda META: (cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"]),) */
@@ -26,15 +28,18 @@ static tric_dim3 seed2_grid(tric_kernel config, const tric_arg *args, int nargs,
 
 int main(int argc, char **argv) {
     int size = 4096, group = 8, all = 1;
+    const char *ptx = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--group=", 8))
+        if (!strncmp(argv[i], "--ptx=", 6))
+            ptx = argv[i] + 6;
+        else if (!strncmp(argv[i], "--group=", 8))
             group = atoi(argv[i] + 8);
         else if (!strcmp(argv[i], "--no-all"))
             all = 0;
         else if (atoi(argv[i]) > 0)
             size = atoi(argv[i]);
         else {
-            fprintf(stderr, "usage: bench_autotune [SIZE] [--group=G] [--no-all]\n");
+            fprintf(stderr, "usage: bench_autotune [SIZE] [--group=G] [--no-all] [--ptx=FILE]\n");
             return 2;
         }
     }
@@ -53,9 +58,12 @@ int main(int argc, char **argv) {
     tric_module mod;
     tric_kernel k;
     double t0 = bench_now_us();
-    EX_CHECK(tric_module_compile_file(dev, tri, &opt, &mod));
+    if (ptx)
+        EX_CHECK(tric_module_load_file(dev, ptx, &mod));
+    else
+        EX_CHECK(tric_module_compile_file(dev, tri, &opt, &mod));
     double compile_ms = (bench_now_us() - t0) / 1e3;
-    EX_CHECK(tric_module_get_kernel(mod, NULL, &k));
+    EX_CHECK(tric_module_get_kernel(mod, "kernel_matmul", &k));
 
     int64_t M = size, N = size, K = size;
     size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);
@@ -100,7 +108,7 @@ int main(int argc, char **argv) {
     printf("# seed 2 autotuned, M=N=K=%d, GROUP_SIZE_M=%d, %d configs\n", size, group,
            tric_kernel_num_configs(k));
     printf("check: %s (64 sampled elements against C)\n", bad ? "FAILED" : "ok");
-    printf("module compile (every config): %.1f ms\n", compile_ms);
+    printf("%s: %.1f ms\n", ptx ? "module load (PTX)" : "module compile (every config)", compile_ms);
     printf("first launch (tuning + launch, synchronized): %.1f ms\n", first_ms);
     printf("chosen: config %d (%s)\n", chosen, tric_kernel_config_text(ck));
 

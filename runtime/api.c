@@ -220,6 +220,7 @@ struct tric_module_s *rt_module_new(struct tric_device_s *dev) {
         mod->device = dev;
         mod->kernel.module = mod;
         pthread_mutex_init(&mod->variants_lock, NULL);
+        pthread_mutex_init(&mod->load_lock, NULL);
     }
     return mod;
 }
@@ -243,6 +244,7 @@ void rt_module_free(struct tric_module_s *mod) {
     if (mod->options_arena)
         arena_free(mod->options_arena);
     pthread_mutex_destroy(&mod->variants_lock);
+    pthread_mutex_destroy(&mod->load_lock);
     if (mod->cu_module)
         rt_cuda_unload(mod);
     if (mod->has_result)
@@ -865,6 +867,15 @@ tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *a
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
+    return rt_launch_checked(k, grid, args, stream);
+}
+
+struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg *args) {
+    return k->module->nopen > 0 ? launch_kernel(k, args) : k;
+}
+
+tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                              struct tric_stream_s *stream) {
     if (grid.x == 0)
         grid.x = 1;
     if (grid.y == 0)

@@ -378,7 +378,11 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
     return rt_cuda_load(dev, mod);
 }
 
-/* Fills k from its metadata block and finds its function in the loaded CUmodule. */
+static tric_status find_function(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
+                                 struct tric_kernel_s *k);
+
+/* Fills k from its metadata block and finds its function in the loaded CUmodule (cu_module NULL:
+ * the parameters only). */
 tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
                                 struct tric_kernel_s *k) {
     snprintf(k->name, sizeof k->name, "%s", meta->name);
@@ -399,6 +403,15 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
     rt_kernel_set_names(k, names.data ? names.data : "", meta->constexprs,
                         meta->config[0] ? meta->config : NULL);
     strbuf_free(&names);
+    if (!cu_module)
+        return TRIC_SUCCESS; /* a lazy module: the function is found at its first launch */
+    return find_function(dev, cu_module, meta, k);
+}
+
+/* k's CUfunction in the loaded module, published with release (a lazy module's launches read it
+ * without a lock). */
+static tric_status find_function(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
+                                 struct tric_kernel_s *k) {
     CUfunction fn = NULL;
     CUresult r = api.cuModuleGetFunction(&fn, (CUmodule)cu_module, meta->name);
     if (r != CUDA_SUCCESS) {
@@ -412,7 +425,7 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
         CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              k->shared_bytes),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    k->cu_function = fn;
+    __atomic_store_n(&k->cu_function, (void *)fn, __ATOMIC_RELEASE);
     return TRIC_SUCCESS;
 }
 
@@ -456,10 +469,33 @@ tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
         return st;
     }
     strbuf_free(&err);
+    if (mod->lazy_load)
+        return rt_cuda_bind_kernel(dev, NULL, &meta, &mod->kernel);
     tric_status st = rt_cuda_load_code(dev, mod, &meta);
     if (st != TRIC_SUCCESS)
         return st;
     return rt_cuda_bind_kernel(dev, mod->cu_module, &meta, &mod->kernel);
+}
+
+/* A lazy module's first launch: the driver's JIT loads the PTX now, once. */
+static tric_status load_lazily(struct tric_kernel_s *k) {
+    struct tric_module_s *mod = k->module;
+    struct tric_device_s *dev = mod->device;
+    tric_status st = TRIC_SUCCESS;
+    pthread_mutex_lock(&mod->load_lock);
+    if (!k->cu_function) {
+        KernelMeta meta;
+        StrBuf err = {0};
+        if (!kernel_meta_read(mod->code, &meta, &err))
+            st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: %s", k->name, err.data ? err.data : "");
+        strbuf_free(&err);
+        if (st == TRIC_SUCCESS)
+            st = rt_cuda_load_code(dev, mod, &meta);
+        if (st == TRIC_SUCCESS)
+            st = find_function(dev, mod->cu_module, &meta, k);
+    }
+    pthread_mutex_unlock(&mod->load_lock);
+    return st;
 }
 
 void rt_cuda_unload(struct tric_module_s *mod) {
@@ -559,9 +595,16 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
         params[i] = &slots[i];
     }
     struct tric_device_s *dev = k->module->device;
+    void *fn = __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE);
+    if (!fn) {
+        tric_status st = load_lazily(k);
+        if (st != TRIC_SUCCESS)
+            return st;
+        fn = k->cu_function;
+    }
     CUresult r = make_current(dev);
     if (r == CUDA_SUCCESS)
-        r = api.cuLaunchKernel((CUfunction)k->cu_function, grid.x, grid.y, grid.z,
+        r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z,
                                (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes,
                                stream_of(dev, s), params, NULL);
     if (r != CUDA_SUCCESS) {

@@ -85,6 +85,10 @@ struct tric_module_s {
      * module (a config compiled from source, or a member of a loaded PTX). */
     struct RtTuner *tuner;
     bool is_config; /* compiled as a config: a shared-memory overflow lowers num_stages */
+    /* cuda: the PTX is handed to the driver's JIT at the first launch, not at compile (a config
+     * whose launches all run specialized variants never needs its generic kernel loaded). */
+    bool lazy_load;
+    pthread_mutex_t load_lock;
     /* A loaded PTX with several kernels (or an autotuned one): a module per kernel and one per
      * tuned group, all in this module's CUmodule; tric_module_get_kernel looks among them. */
     struct tric_module_s **members;
@@ -195,6 +199,12 @@ tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_comp
 /* tric_launch of a kernel that is not autotuned: arguments checked, specialized, launched. */
 tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
                       struct tric_stream_s *stream);
+/* rt_launch after rt_check_args has passed (a tuned kernel's config has its parameters). */
+tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                              struct tric_stream_s *stream);
+/* The kernel a launch of k with these arguments runs: k, or its variant for their values,
+ * compiled now if it is new. */
+struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg *args);
 /* The integer an argument passes: an address for pointers, the value for ints. */
 uint64_t rt_arg_bits(const tric_arg *a);
 /* Records (copies) a kernel's parameter names, constexprs and config text; "" clears one, NULL

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RT_MAX_TUNE_KEY 16
 #define RT_MAX_TUNINGS 1024 /* key values remembered per kernel; past it, launches re-tune */
@@ -238,6 +239,7 @@ static struct tric_module_s *compile_config(struct tric_module_s *mod,
     }
     cm->source = mod->source; /* borrowed: the tuned module outlives its configs */
     cm->is_config = true;
+    cm->lazy_load = true;
     char *saved = strdup(tric_last_error());
     tric_status st = mod->device->kind == TRIC_DEVICE_CUDA
                          ? rt_cuda_compile(mod->device, &cm->source, copt, cm)
@@ -256,6 +258,59 @@ static struct tric_module_s *compile_config(struct tric_module_s *mod,
         free(saved);
     }
     return cm;
+}
+
+/* ---- work on every config at once --------------------------------------------------------------
+ * Compiling a config (LLVM, then the driver's JIT of the PTX) takes tens to hundreds of
+ * milliseconds on one core and touches nothing another config's compile does, so the configs of
+ * a kernel compile on as many threads as the machine has cores, as Triton's autotuner does not. */
+
+typedef struct ParallelWork {
+    void (*fn)(void *item);
+    char *items;
+    size_t size;
+    int n;
+    int next; /* the next item to take, atomically */
+} ParallelWork;
+
+static void *parallel_worker(void *arg) {
+    ParallelWork *w = arg;
+    for (int i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n;)
+        w->fn(w->items + (size_t)i * w->size);
+    return NULL;
+}
+
+/* fn on each of n items (each size bytes), on up to one thread per core; returns when all ran. */
+static void run_parallel(void (*fn)(void *item), void *items, size_t size, int n) {
+    ParallelWork w = {fn, items, size, n, 0};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("TRIC_COMPILE_THREADS");
+    if (env && atoi(env) > 0)
+        cores = atoi(env);
+    int nthreads = (int)(cores < 1 ? 1 : cores > 32 ? 32 : cores);
+    if (nthreads > n)
+        nthreads = n;
+    pthread_t threads[32];
+    int started = 0;
+    for (; started < nthreads - 1; started++)
+        if (pthread_create(&threads[started], NULL, parallel_worker, &w) != 0)
+            break;
+    parallel_worker(&w); /* this thread works too (and alone when no thread could start) */
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+}
+
+typedef struct ConfigJob {
+    struct tric_module_s *mod;
+    RtTuner *t;
+    int index;
+    tric_compile_options options;
+} ConfigJob;
+
+static void compile_job(void *item) {
+    ConfigJob *j = item;
+    j->t->configs[j->index] =
+        compile_config(j->mod, &j->options, j->t->texts[j->index], &j->t->why[j->index]);
 }
 
 tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_options *opt,
@@ -279,8 +334,7 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     t->owns_configs = true;
-    int first = -1;
-    bool same_failure = true;
+    ConfigJob *jobs = arena_alloc(a, sizeof *jobs * (size_t)at.nconfigs);
     for (int i = 0; i < at.nconfigs; i++) {
         const TuneConfig *c = &at.configs[i];
         StrBuf text = {0};
@@ -288,9 +342,14 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         t->texts[i] = strbuf_take(&text);
         if (!t->texts[i])
             t->texts[i] = strdup("");
-        tric_compile_options copt =
-            config_options(opt, c->defines, c->ndefines, c->num_warps, c->num_stages, a);
-        t->configs[i] = compile_config(mod, &copt, t->texts[i], &t->why[i]);
+        jobs[i] = (ConfigJob){mod, t, i,
+                              config_options(opt, c->defines, c->ndefines, c->num_warps,
+                                             c->num_stages, a)};
+    }
+    run_parallel(compile_job, jobs, sizeof *jobs, at.nconfigs);
+    int first = -1;
+    bool same_failure = true;
+    for (int i = 0; i < at.nconfigs; i++) {
         if (t->configs[i] && first < 0)
             first = i;
         if (!t->configs[i] && t->why[0] && t->why[i] && strcmp(t->why[0], t->why[i]))
@@ -509,6 +568,18 @@ static tric_dim3 grid_of(struct tric_kernel_s *ck, tric_grid_fn fn, void *user, 
     return fn ? fn(ck, args, nargs, user) : grid;
 }
 
+typedef struct VariantJob {
+    struct tric_kernel_s *k;
+    const tric_arg *args;
+} VariantJob;
+
+static void variant_job(void *item) {
+    VariantJob *j = item;
+    rt_launch_variant(j->k, j->args);
+}
+
+#define RT_MAX_CONFIGS_PARALLEL 64
+
 /* Times every config (t->lock held) and returns the fastest's index, or -1 with the error set. */
 static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, void *user,
                         tric_dim3 grid, const tric_arg *args, int nargs,
@@ -523,6 +594,15 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         st = tric_buffer_alloc(dev, n ? n : 1, &saved[i]);
         if (st == TRIC_SUCCESS && n)
             st = tric_copy_device(saved[i], 0, a->v.buf.buffer, a->v.buf.offset, n, stream);
+    }
+    /* Each config's variant for these arguments, compiled on every core before any timing. */
+    VariantJob jobs[RT_MAX_CONFIGS_PARALLEL];
+    for (int first = 0; first < t->nconfigs; first += RT_MAX_CONFIGS_PARALLEL) {
+        int n = 0;
+        for (int i = first; i < t->nconfigs && i < first + RT_MAX_CONFIGS_PARALLEL; i++)
+            if (t->configs[i])
+                jobs[n++] = (VariantJob){&t->configs[i]->kernel, args};
+        run_parallel(variant_job, jobs, sizeof *jobs, n);
     }
     double warmup = env_ms("TRIC_TUNE_WARMUP_MS", 10), rep = env_ms("TRIC_TUNE_REP_MS", 40);
     int best = -1;
@@ -622,8 +702,9 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
     int chosen = choose(k, fn, user, grid, args, nargs, stream);
     if (chosen < 0)
         return rt_fail(TRIC_ERROR_LAUNCH, "%s", tric_last_error());
+    /* Every config has the tuned kernel's parameters: the arguments are checked already. */
     struct tric_kernel_s *ck = &k->module->tuner->configs[chosen]->kernel;
-    return rt_launch(ck, grid_of(ck, fn, user, grid, args, nargs), args, nargs, stream);
+    return rt_launch_checked(ck, grid_of(ck, fn, user, grid, args, nargs), args, stream);
 }
 
 tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
