@@ -506,9 +506,13 @@ void rt_cuda_unload(struct tric_module_s *mod) {
 
 /* ---- timing (autotuning) ------------------------------------------------------------------ */
 
+tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k) {
+    return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) ? TRIC_SUCCESS : load_lazily(k);
+}
+
 tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                          tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
-                         double rep_ms, double *median_ms) {
+                         double rep_ms, double give_up_ms, double *median_ms) {
     enum { MAX_REPS = 100 };
     CUstream stream = stream_of(dev, s);
     CUevent ev[MAX_REPS + 1];
@@ -519,9 +523,7 @@ tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
         r = api.cuEventCreate(&ev[nev], CU_EVENT_DEFAULT);
     if (r != CUDA_SUCCESS)
         st = cuda_fail(dev, r, "cuEventCreate");
-    /* The first run compiles the launch's variant, if any; then one timed run estimates. */
-    if (st == TRIC_SUCCESS)
-        st = run(ctx);
+    /* One timed run estimates (the caller has compiled and loaded what it runs). */
     if (st == TRIC_SUCCESS && (r = api.cuEventRecord(ev[0], stream)) == CUDA_SUCCESS &&
         (st = run(ctx)) == TRIC_SUCCESS && (r = api.cuEventRecord(ev[1], stream)) == CUDA_SUCCESS)
         r = api.cuEventSynchronize(ev[1]);
@@ -530,6 +532,14 @@ tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
         r = api.cuEventElapsedTime(&est, ev[0], ev[1]);
     if (st == TRIC_SUCCESS && r != CUDA_SUCCESS)
         st = cuda_fail(dev, r, "timing a config (cuEvent*)");
+    if (st == TRIC_SUCCESS && give_up_ms > 0 && est > give_up_ms) {
+        /* Far slower than the best so far: one run says enough (a 32768^3 matmul with a poor
+         * config takes seconds per launch). */
+        for (int i = 0; i < nev; i++)
+            api.cuEventDestroy(ev[i]);
+        *median_ms = est;
+        return TRIC_SUCCESS;
+    }
     double each = est > 1e-4 ? est : 1e-4;
     int warm = (int)(warmup_ms / each), reps = (int)(rep_ms / each);
     warm = warm < 0 ? 0 : warm > 1000 ? 1000 : warm;

@@ -180,12 +180,15 @@ tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *m
                               const KernelMeta *meta);
 tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
                                 struct tric_kernel_s *k);
-/* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one untimed
- * run, one timed to estimate, warm-up runs for about warmup_ms, then runs for about rep_ms (at
- * least 1, at most 100) each between two CUDA events; the median in ms. */
+/* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
+ * timed to estimate (when it takes over give_up_ms > 0, that is the answer), warm-up runs for
+ * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
+ * events; the median in ms. What run launches must be compiled and loaded already. */
 tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                          tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
-                         double rep_ms, double *median_ms);
+                         double rep_ms, double give_up_ms, double *median_ms);
+/* A lazily loaded module's kernel (tric_module_s.lazy_load) handed to the driver now. */
+tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k);
 void rt_cuda_unload(struct tric_module_s *mod);
 tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                            struct tric_stream_s *s);

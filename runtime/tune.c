@@ -575,7 +575,8 @@ typedef struct VariantJob {
 
 static void variant_job(void *item) {
     VariantJob *j = item;
-    rt_launch_variant(j->k, j->args);
+    /* A failure here shows again, with its message, at the config's trial launch. */
+    rt_cuda_ensure_loaded(rt_launch_variant(j->k, j->args));
 }
 
 #define RT_MAX_CONFIGS_PARALLEL 64
@@ -614,7 +615,9 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
-        tric_status ts = rt_cuda_time(dev, stream, run_trial, &tr, warmup, rep, &ms);
+        /* A config over twice the best time so far is timed once. */
+        tric_status ts =
+            rt_cuda_time(dev, stream, run_trial, &tr, warmup, rep, best < 0 ? 0 : 2 * best_ms, &ms);
         if (ts == TRIC_SUCCESS && (best < 0 || ms < best_ms)) {
             best = i;
             best_ms = ms;
