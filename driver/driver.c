@@ -478,63 +478,118 @@ static char *first_line(const Diag *d, Arena *a)
     return arena_strndup(a, t, strcspn(t, "\n"));
 }
 
-/* An autotuned kernel without values for its configs' names: one kernel per config in one
- * module (the kernels of config i are named NAME_c<i>), each with its metadata block, which
- * names the config and the tuning (key, restore_value, reset_to_zero). A config that does not
- * compile (shared memory beyond the limit, say) is left out with a note; none left is an error
- * listing each. */
-static bool compile_tuned(const Module *m, const CompileOptions *opt, const Autotune *at,
-                          const char *arch, int sm, bool arch_specific, CompileResult *out,
-                          Diag *diag)
+/* Kernels compiled into one module: an autotuned kernel's configs, a file's kernels. */
+typedef struct KernelSet {
+    IrFunc **gpus;
+    KernelMeta *metas;
+    int n, cap;
+} KernelSet;
+
+/* A slot for one more kernel; its meta is zeroed. NULL when out of memory. */
+static KernelMeta *set_push(KernelSet *set, IrFunc *gpu)
 {
-    Arena *arena = out->arena;
-    IrFunc **gpus = arena_alloc(arena, sizeof(IrFunc *) * (size_t)at->nconfigs);
-    KernelMeta *metas = calloc((size_t)at->nconfigs, sizeof *metas);
-    if (!metas) {
-        diag_plain_error(diag, "out of memory");
-        return false;
+    if (set->n == set->cap) {
+        int cap = set->cap ? 2 * set->cap : 16;
+        IrFunc **g = realloc(set->gpus, sizeof *g * (size_t)cap);
+        if (g)
+            set->gpus = g;
+        KernelMeta *m = g ? realloc(set->metas, sizeof *m * (size_t)cap) : NULL;
+        if (!m)
+            return NULL;
+        set->metas = m;
+        set->cap = cap;
     }
+    set->gpus[set->n] = gpu;
+    memset(&set->metas[set->n], 0, sizeof set->metas[set->n]);
+    return &set->metas[set->n++];
+}
+
+static void set_free(KernelSet *set)
+{
+    free(set->gpus);
+    free(set->metas);
+}
+
+/* One PTX (or LLVM module) holding every kernel of the set, each with its metadata block. */
+static bool set_emit(const KernelSet *set, const CompileOptions *opt, int sm, bool arch_specific,
+                     CompileResult *out, Diag *diag)
+{
+    CodegenOptions co = {.sm = sm, .arch_specific = arch_specific,
+                         .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
+                         .libdevice_path = opt->libdevice_path};
+    StrBuf ptx = {0};
+    bool ok = codegen_emit_many((const IrFunc *const *)set->gpus, set->n, &co,
+                                opt->emit == EMIT_LLVM ? &out->output : NULL,
+                                opt->emit == EMIT_PTX ? &ptx : NULL, diag);
+    if (ok && opt->emit == EMIT_PTX) {
+        for (int i = 0; i < set->n; i++)
+            kernel_meta_write(&out->output, &set->metas[i]);
+        strbuf_append_n(&out->output, ptx.data ? ptx.data : "", ptx.len);
+    }
+    if (ok)
+        out->meta = set->metas[0];
+    strbuf_free(&ptx);
+    return ok;
+}
+
+/* Sema, lowering and the passes for one kernel as spec says: the IR after the passes, or NULL
+ * with diagnostics in d. fit_stages: see gpu_passes. */
+static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const SpecOptions *spec,
+                             int num_warps, int num_stages, bool fit_stages, int sm,
+                             bool arch_specific, Arena *arena, Diag *d, Kernel **kernel,
+                             int *lowered_from)
+{
+    *lowered_from = 0;
+    Kernel *k = *kernel = sema_specialize(m, spec, arena, d);
+    IrFunc *ir = k ? lower_kernel(k, arena, d) : NULL;
+    if (!ir || !ir_verify(ir, "lowering", d))
+        return NULL;
+    ir->num_warps = num_warps ? num_warps : ir->num_warps ? ir->num_warps : 4;
+    if (num_stages)
+        ir->num_stages = num_stages;
+    PassOptions po = {.num_warps = ir->num_warps, .num_stages = ir->num_stages, .sm = sm,
+                      .verify = opt->verify || VERIFY_EVERY_PASS, .dump_after = opt->dump_after,
+                      .mma = true, .wgmma = true, .arch_specific = arch_specific};
+    return gpu_passes(ir, &po, fit_stages, lowered_from, arena, d);
+}
+
+/* An autotuned kernel without values for its configs' names: one kernel per config into set
+ * (config i's kernel is named NAME_c<i>), each with its metadata, which names the config and the
+ * tuning (key, restore_value, reset_to_zero). A config that does not compile (shared memory
+ * beyond the limit even with one stage, say) is left out with a note; none left is an error
+ * listing each -- or, when all fail alike (a missing signature), that error once. */
+static bool compile_tuned(const Module *m, const CompileOptions *opt, const SpecOptions *base,
+                          const Autotune *at, const char *arch, int sm, bool arch_specific,
+                          KernelSet *set, Arena *arena, Diag *diag)
+{
     StrBuf reasons = {0}, names = {0};
     const char *tune_name = NULL;
-    /* Why each config was left out (NULL: compiled). When every config fails the same way (a
-     * missing signature, say) the error is that diagnostic, once, not one per config. */
     const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)at->nconfigs);
     const char *first_failure = NULL;
     Diag first_diag = {0};
     bool same_failure = true;
-    int n = 0;
+    int first = set->n;
     for (int i = 0; i < at->nconfigs; i++) {
         const TuneConfig *c = &at->configs[i];
         StrBuf text = {0};
         autotune_config_text(&text, c);
         const char *ctext = arena_strdup(arena, text.data ? text.data : "");
         strbuf_free(&text);
-        SpecOptions spec = driver_config_spec(&opt->spec, c, arena);
+        SpecOptions spec = driver_config_spec(base, c, arena);
         Diag cd = {.max_errors = diag->max_errors};
-        IrFunc *gpu = NULL;
+        Kernel *k = NULL;
         int lowered_from = 0;
-        Kernel *k = sema_specialize(m, &spec, arena, &cd);
-        IrFunc *ir = k ? lower_kernel(k, arena, &cd) : NULL;
-        if (ir && ir_verify(ir, "lowering", &cd)) {
-            ir->num_warps = c->num_warps ? c->num_warps
-                            : opt->num_warps ? opt->num_warps
-                            : ir->num_warps  ? ir->num_warps
-                                             : 4;
-            if (c->num_stages || opt->num_stages)
-                ir->num_stages = c->num_stages ? c->num_stages : opt->num_stages;
-            PassOptions po = {.num_warps = ir->num_warps, .num_stages = ir->num_stages, .sm = sm,
-                              .verify = opt->verify || VERIFY_EVERY_PASS,
-                              .dump_after = opt->dump_after, .mma = true, .wgmma = true,
-                              .arch_specific = arch_specific};
-            gpu = gpu_passes(ir, &po, true, &lowered_from, arena, &cd);
-        }
+        IrFunc *gpu = kernel_gpu_ir(m, opt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
+                                    c->num_stages ? c->num_stages : opt->num_stages, true, sm,
+                                    arch_specific, arena, &cd, &k, &lowered_from);
+        KernelMeta meta;
         if (gpu) {
             if (!tune_name)
                 tune_name = arena_strdup(arena, gpu->name);
             char name[160];
             snprintf(name, sizeof name, "%s_c%d", tune_name, i);
             gpu->name = arena_strdup(arena, name);
-            gpu = fill_meta(&metas[n], gpu, arch, k, &cd) ? gpu : NULL;
+            gpu = fill_meta(&meta, gpu, arch, k, &cd) ? gpu : NULL;
         }
         if (!gpu) {
             const char *why = first_line(&cd, arena);
@@ -550,19 +605,23 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Auto
             continue;
         }
         diag_free(&cd);
-        KernelMeta *meta = &metas[n];
-        snprintf(meta->config, sizeof meta->config, "%s", ctext);
+        snprintf(meta.config, sizeof meta.config, "%s", ctext);
         if (lowered_from) {
             /* Say so where the user looks (a note) and where the runtime does (the metadata). */
             diag_note(diag, c->loc, "config %d (%s): num_stages=%d needs more shared memory than "
                                     "%s has; compiled with num_stages=%d", i, ctext, lowered_from,
                       arch, gpu->num_stages);
-            meta->stages_lowered_from = lowered_from;
-            meta->num_stages = gpu->num_stages;
+            meta.stages_lowered_from = lowered_from;
+            meta.num_stages = gpu->num_stages;
         }
-        gpus[n++] = gpu;
+        KernelMeta *slot = set_push(set, gpu);
+        if (!slot) {
+            diag_plain_error(diag, "out of memory");
+            break;
+        }
+        *slot = meta;
     }
-    bool ok = n > 0;
+    bool ok = set->n > first;
     if (!ok && same_failure && at->nconfigs > 1) {
         diag_merge(diag, &first_diag);
     } else if (!ok) {
@@ -586,8 +645,8 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Auto
         strbuf_clear(&names);
         for (int i = 0; i < len; i++)
             strbuf_printf(&names, "%s%s", i ? "," : "", list[i]);
-        for (int i = 0; i < n; i++) {
-            KernelMeta *meta = &metas[i];
+        for (int i = first; i < set->n; i++) {
+            KernelMeta *meta = &set->metas[i];
             char *field = j == 0 ? meta->tune_key : j == 1 ? meta->tune_restore : meta->tune_reset;
             size_t cap = j == 0 ? sizeof meta->tune_key
                          : j == 1 ? sizeof meta->tune_restore
@@ -596,27 +655,81 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Auto
             snprintf(meta->tune_name, sizeof meta->tune_name, "%s", tune_name);
         }
     }
-    StrBuf ptx = {0};
-    if (ok) {
-        CodegenOptions co = {.sm = sm, .arch_specific = arch_specific,
-                             .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
-                             .libdevice_path = opt->libdevice_path};
-        ok = codegen_emit_many((const IrFunc *const *)gpus, n, &co,
-                               opt->emit == EMIT_LLVM ? &out->output : NULL,
-                               opt->emit == EMIT_PTX ? &ptx : NULL, diag);
-    }
-    if (ok && opt->emit == EMIT_PTX) {
-        for (int i = 0; i < n; i++)
-            kernel_meta_write(&out->output, &metas[i]);
-        strbuf_append_n(&out->output, ptx.data ? ptx.data : "", ptx.len);
-    }
-    if (ok)
-        out->meta = metas[0];
-    strbuf_free(&ptx);
     strbuf_free(&reasons);
     strbuf_free(&names);
     diag_free(&first_diag);
-    free(metas);
+    return ok;
+}
+
+/* spec for kernel f of a file compiled whole: the -D values that name one of f's parameters. */
+static SpecOptions kernel_spec(const SpecOptions *spec, const FuncDef *f, Arena *a)
+{
+    SpecOptions out = *spec;
+    out.kernel_name = f->name;
+    Define *defs = arena_alloc(a, sizeof(Define) * (size_t)(spec->ndefines + 1));
+    out.ndefines = 0;
+    for (int i = 0; i < spec->ndefines; i++)
+        for (int p = 0; p < f->nparams; p++)
+            if (!strcmp(f->params[p].name, spec->defines[i].name)) {
+                defs[out.ndefines++] = spec->defines[i];
+                break;
+            }
+    out.defines = defs;
+    return out;
+}
+
+/* A file with several kernels and no --kernel: every kernel (an autotuned one as its configs) in
+ * one module. Each kernel takes the -D values naming its parameters; one naming no parameter of
+ * any kernel is an error, and so is --signature (it describes one kernel). */
+static bool compile_file_kernels(const Module *m, const FuncDef **entries, int nentries,
+                                 const CompileOptions *opt, const char *arch, int sm,
+                                 bool arch_specific, CompileResult *out, Diag *diag)
+{
+    Arena *arena = out->arena;
+    StrBuf list = {0};
+    for (int i = 0; i < nentries; i++)
+        strbuf_printf(&list, "%s%s", i ? ", " : "", entries[i]->name);
+    bool ok = true;
+    if (opt->spec.signature) {
+        diag_plain_error(diag, "%s has several @triton.jit kernels (%s): --signature describes "
+                               "one; pick it with --kernel=NAME, or annotate the parameters",
+                         m->file->name, list.data);
+        ok = false;
+    }
+    for (int i = 0; ok && i < opt->spec.ndefines; i++) {
+        bool used = false;
+        for (int k = 0; k < nentries && !used; k++)
+            for (int p = 0; p < entries[k]->nparams && !used; p++)
+                used = !strcmp(entries[k]->params[p].name, opt->spec.defines[i].name);
+        if (!used) {
+            diag_plain_error(diag, "-D %s: no kernel of %s (%s) has a parameter '%s'",
+                             opt->spec.defines[i].name, m->file->name, list.data,
+                             opt->spec.defines[i].name);
+            ok = false;
+        }
+    }
+    strbuf_free(&list);
+    KernelSet set = {0};
+    for (int i = 0; ok && i < nentries; i++) {
+        SpecOptions spec = kernel_spec(&opt->spec, entries[i], arena);
+        Autotune at;
+        ok = driver_tune_configs(m, &spec, &at, arena, diag);
+        if (ok && at.nconfigs > 0) {
+            ok = compile_tuned(m, opt, &spec, &at, arch, sm, arch_specific, &set, arena, diag);
+            continue;
+        }
+        Kernel *k = NULL;
+        int lowered_from = 0;
+        IrFunc *gpu = ok ? kernel_gpu_ir(m, opt, &spec, opt->num_warps, opt->num_stages,
+                                         opt->fit_stages, sm, arch_specific, arena, diag, &k,
+                                         &lowered_from)
+                         : NULL;
+        KernelMeta *meta = gpu ? set_push(&set, gpu) : NULL;
+        ok = meta && fill_meta(meta, gpu, arch, k, diag);
+    }
+    if (ok)
+        ok = set_emit(&set, opt, sm, arch_specific, out, diag);
+    set_free(&set);
     return ok;
 }
 
@@ -658,15 +771,27 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
             ast_print_module(&out->output, m);
             return true;
         }
+        bool whole = opt->emit == EMIT_PTX || opt->emit == EMIT_LLVM;
+        if (!opt->no_tune && whole && !opt->spec.kernel_name) {
+            const FuncDef **entries;
+            int n = sema_entry_kernels(m, &entries, arena);
+            if (n > 1)
+                return compile_file_kernels(m, entries, n, opt, arch, sm, arch_specific, out, diag);
+        }
         if (!opt->no_tune) {
             Autotune at;
             if (!driver_tune_configs(m, &opt->spec, &at, arena, diag))
                 return false;
-            if (at.nconfigs > 0) {
-                if (opt->emit == EMIT_PTX || opt->emit == EMIT_LLVM)
-                    return compile_tuned(m, opt, &at, arch, sm, arch_specific, out, diag);
-                tuned_note(m, &opt->spec, &at, diag);
+            if (at.nconfigs > 0 && whole) {
+                KernelSet set = {0};
+                bool ok = compile_tuned(m, opt, &opt->spec, &at, arch, sm, arch_specific, &set,
+                                        arena, diag) &&
+                          set_emit(&set, opt, sm, arch_specific, out, diag);
+                set_free(&set);
+                return ok;
             }
+            if (at.nconfigs > 0)
+                tuned_note(m, &opt->spec, &at, diag);
         }
         /* 2. types, constexprs, inlining */
         Kernel *k = sema_specialize(m, &opt->spec, arena, diag);

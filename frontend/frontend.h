@@ -454,6 +454,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
 /* The @jit kernel a SpecOptions.kernel_name picks (NULL: the file's only one, the one no other
  * @jit function calls); NULL with a diagnostic (listing the kernels) otherwise. */
 const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag);
+/* The file's kernels: its @jit functions that no other @jit function calls, in source order. */
+int sema_entry_kernels(const Module *m, const FuncDef ***out, Arena *arena);
 
 /* ---- autotune.c: @triton.autotune ------------------------------------------------------------ */
 

@@ -3487,6 +3487,25 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
     return NULL;
 }
 
+int sema_entry_kernels(const Module *m, const FuncDef ***out, Arena *arena)
+{
+    *out = arena_alloc(arena, sizeof(FuncDef *) * (size_t)(m->nfuncs + 1));
+    int n = 0;
+    for (int i = 0; i < m->nfuncs; i++) {
+        const FuncDef *f = m->funcs[i];
+        if (!f || !f->is_jit || !f->name)
+            continue;
+        bool called = false;
+        for (int k = 0; k < m->nfuncs && !called; k++)
+            if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
+                block_calls(&m->funcs[k]->body, f->name, 0))
+                called = true;
+        if (!called)
+            (*out)[n++] = f;
+    }
+    return n;
+}
+
 const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag)
 {
     Sema sema = {.module = m, .a = arena, .diag = diag};

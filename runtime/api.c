@@ -417,6 +417,83 @@ static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_a
     return v && v->module ? &v->module->kernel : k;
 }
 
+/* mod's one kernel from its source: autotuned (runtime/tune.c) or as asked. */
+static tric_status compile_one(struct tric_module_s *mod, const tric_compile_options *opt) {
+    bool tuned = false;
+    tric_status st = rt_tune_compile(mod, opt, &tuned);
+    if (st != TRIC_SUCCESS || tuned)
+        return st;
+    st = mod->device->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(mod->device, &mod->source, opt, mod)
+                                               : rt_cpu_compile(mod->device, &mod->source, opt, mod);
+    return st == TRIC_SUCCESS ? rt_prepare_specialization(mod, opt) : st;
+}
+
+/* A source with several kernels and no opt->kernel: each kernel a member module, compiled with
+ * the constexprs that name its parameters (*several false: one kernel, compile it as usual). */
+static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_compile_options *opt,
+                                        bool *several) {
+    *several = false;
+    size_t nlen = strlen(mod->source.name);
+    if ((opt && opt->kernel) || (nlen > 4 && !strcmp(mod->source.name + nlen - 4, ".tir")))
+        return TRIC_SUCCESS;
+    Arena *a = arena_new();
+    Diag diag = {0};
+    Module *m = parse_module(&mod->source, a, &diag);
+    diag_free(&diag); /* syntax errors: the compile reports them */
+    const FuncDef **entries = NULL;
+    int n = m ? sema_entry_kernels(m, &entries, a) : 0;
+    if (n < 2) {
+        arena_free(a);
+        return TRIC_SUCCESS;
+    }
+    *several = true;
+    tric_status st = TRIC_SUCCESS;
+    if (opt && (opt->signature || opt->tune_configs))
+        st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s has %d kernels: a signature or tune configs "
+                     "describe one; name it in tric_compile_options.kernel", mod->source.name, n);
+    for (int i = 0; st == TRIC_SUCCESS && opt && i < opt->nconstexprs; i++) {
+        size_t len = strcspn(opt->constexprs[i], "=");
+        bool used = false;
+        for (int k = 0; k < n && !used; k++)
+            for (int p = 0; p < entries[k]->nparams && !used; p++)
+                used = strlen(entries[k]->params[p].name) == len &&
+                       !strncmp(entries[k]->params[p].name, opt->constexprs[i], len);
+        if (!used)
+            st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "constexpr %s: no kernel of %s has a "
+                         "parameter '%.*s'", opt->constexprs[i], mod->source.name, (int)len,
+                         opt->constexprs[i]);
+    }
+    mod->members = st == TRIC_SUCCESS ? calloc((size_t)n, sizeof *mod->members) : NULL;
+    if (st == TRIC_SUCCESS && !mod->members)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; st == TRIC_SUCCESS && i < n; i++) {
+        tric_compile_options mopt = opt ? *opt : tric_compile_options_default();
+        mopt.kernel = entries[i]->name;
+        const char **defs = arena_alloc(a, sizeof(char *) * (size_t)(mopt.nconstexprs + 1));
+        mopt.nconstexprs = 0;
+        for (int d = 0; opt && d < opt->nconstexprs; d++) {
+            size_t len = strcspn(opt->constexprs[d], "=");
+            for (int p = 0; p < entries[i]->nparams; p++)
+                if (strlen(entries[i]->params[p].name) == len &&
+                    !strncmp(entries[i]->params[p].name, opt->constexprs[d], len)) {
+                    defs[mopt.nconstexprs++] = opt->constexprs[d];
+                    break;
+                }
+        }
+        mopt.constexprs = defs;
+        struct tric_module_s *member = rt_module_new(mod->device);
+        if (!member) {
+            st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
+        member->source = mod->source; /* borrowed: the container outlives its members */
+        mod->members[mod->nmembers++] = member;
+        st = compile_one(member, &mopt);
+    }
+    arena_free(a);
+    return st;
+}
+
 tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
                                 const tric_compile_options *options, tric_module *out) {
     if (!dev || !source || !out)
@@ -440,14 +517,10 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     mod->source = (SrcFile){mod->source_name, mod->source_text, strlen(source)};
-    bool tuned = false;
-    tric_status st = rt_tune_compile(mod, options, &tuned);
-    if (st == TRIC_SUCCESS && !tuned) {
-        st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(dev, &mod->source, options, mod)
-                                           : rt_cpu_compile(dev, &mod->source, options, mod);
-        if (st == TRIC_SUCCESS)
-            st = rt_prepare_specialization(mod, options);
-    }
+    bool several = false;
+    tric_status st = compile_file_kernels(mod, options, &several);
+    if (st == TRIC_SUCCESS && !several)
+        st = compile_one(mod, options);
     if (st != TRIC_SUCCESS) {
         rt_module_free(mod);
         return st;

@@ -4,7 +4,8 @@
  * compiles (the five whose stage buffers overflow sm_90's shared memory are not a concern for the
  * interpreter), the first one runs untimed, the grid comes from the config as the seed's lambda
  * computes it, and the product is right. A kernel without a decorator tunes over configs given
- * from C. Bad input: a key naming no parameter, configs that all fail, a malformed decorator. */
+ * from C. A source with several kernels is one module. Bad input: a key naming no parameter,
+ * configs that all fail, a malformed decorator, constexprs or a signature that fit no kernel. */
 #include "examples/example_kernels.h"
 #include "tests/runtime_check.h"
 
@@ -208,6 +209,74 @@ static void test_c_configs(tric_device dev) {
                                     "a parameter of k\n"));
 }
 
+/* A source with several kernels, compiled with no kernel named: one module holding each (the
+ * autotuned one as its tuned kernel), the constexprs going to the kernels that have them. */
+static void test_file_kernels(tric_device dev) {
+    static const char src[] =
+        "import triton\nimport triton.language as tl\n"
+        "@triton.jit\n"
+        "def add_one(x_ptr: '*fp32', n: 'i32', BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)\n"
+        "@triton.autotune(configs=[triton.Config({'B': 64}), triton.Config({'B': 128})],\n"
+        "                 key=['n'])\n"
+        "@triton.jit\n"
+        "def scale(x_ptr: '*fp32', n: 'i32', B: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * B + tl.arange(0, B)\n"
+        "    tl.store(x_ptr + offs, 2.0 * tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n";
+    static const char *defs[] = {"BLOCK=32"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    tric_module mod;
+    tric_kernel add, scale;
+    if (tric_module_compile(dev, src, "two.tri", &opt, &mod) != TRIC_SUCCESS) {
+        CHECK(!"a source with two kernels compiles as one module");
+        return;
+    }
+    CHECK(tric_module_get_kernel(mod, "add_one", &add) == TRIC_SUCCESS &&
+          tric_kernel_num_configs(add) == 0);
+    CHECK(tric_module_get_kernel(mod, "scale", &scale) == TRIC_SUCCESS &&
+          tric_kernel_num_configs(scale) == 2);
+    CHECK(tric_module_get_kernel(mod, "other", &add) == TRIC_ERROR_NOT_FOUND &&
+          strcmp(tric_last_error(), "no kernel 'other' in this module (it holds add_one, scale)") == 0);
+    CHECK(tric_module_get_kernel(mod, "add_one", &add) == TRIC_SUCCESS);
+    enum { N = 100 };
+    static float h[N];
+    for (int i = 0; i < N; i++)
+        h[i] = (float)i;
+    tric_buffer x;
+    CHECK(tric_buffer_alloc(dev, sizeof h, &x) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(x, 0, h, sizeof h, NULL) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_I32(N)};
+    CHECK(tric_launch(add, (tric_dim3){(N + 31) / 32, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(scale, (tric_dim3){2, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_host(h, x, 0, sizeof h, NULL) == TRIC_SUCCESS);
+    for (int i = 0; i < N; i++)
+        CHECK(h[i] == 2.0f * ((float)i + 1.0f));
+    tric_buffer_free(x);
+    tric_module_destroy(mod);
+    /* A constexpr no kernel has, a signature (it describes one kernel): errors. */
+    static const char *unused[] = {"BLOCK=32", "NOPE=1"};
+    opt.constexprs = unused;
+    opt.nconstexprs = 2;
+    CHECK_MSG(tric_module_compile(dev, src, "two.tri", &opt, &mod), TRIC_ERROR_INVALID_ARGUMENT,
+              "constexpr NOPE=1: no kernel of two.tri has a parameter 'NOPE'");
+    opt.nconstexprs = 1;
+    opt.signature = "*fp32,i32";
+    CHECK_MSG(tric_module_compile(dev, src, "two.tri", &opt, &mod), TRIC_ERROR_INVALID_ARGUMENT,
+              "two.tri has 2 kernels: a signature or tune configs describe one; name it in "
+              "tric_compile_options.kernel");
+    /* Naming one compiles that one only. */
+    opt.signature = NULL;
+    opt.kernel = "add_one";
+    CHECK(tric_module_compile(dev, src, "two.tri", &opt, &mod) == TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, NULL, &add) == TRIC_SUCCESS &&
+          strcmp(tric_kernel_name(add), "add_one") == 0 &&
+          tric_module_get_kernel(mod, "scale", &scale) == TRIC_ERROR_NOT_FOUND);
+    tric_module_destroy(mod);
+}
+
 int main(void) {
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
@@ -216,6 +285,7 @@ int main(void) {
     }
     test_seed2(dev);
     test_c_configs(dev);
+    test_file_kernels(dev);
     tric_device_close(dev);
     if (failures) {
         printf("FAIL: %d check(s)\n", failures);
