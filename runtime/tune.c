@@ -141,6 +141,10 @@ static char *cache_material(const struct tric_device_s *dev, const char *code, s
     for (int i = 0; i < t->nconfigs; i++)
         strbuf_printf(&sb, "config %d %s: %s\n", i, t->configs[i] ? "ok" : "left out",
                       t->texts[i] ? t->texts[i] : "");
+    strbuf_append(&sb, "key parameters");
+    for (int i = 0; i < t->nkey; i++)
+        strbuf_printf(&sb, " %d", t->key[i]);
+    strbuf_putc(&sb, '\n');
     return strbuf_take(&sb);
 }
 
@@ -401,6 +405,11 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
 
 /* ---- a loaded PTX's tuning groups ------------------------------------------------------------- */
 
+static void free_modules(struct tric_module_s **mods, int n) {
+    for (int i = 0; i < n; i++)
+        rt_module_free(mods[i]);
+}
+
 tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, int n) {
     /* Group by name, in the order the groups first appear; the tuned members go first. */
     struct tric_module_s *tuned[8];
@@ -413,8 +422,10 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
             seen |= !strcmp(tuned[g]->kernel.name, metas[i].tune_name);
         if (seen)
             continue;
-        if (ntuned == 8)
+        if (ntuned == 8) {
+            free_modules(tuned, ntuned);
             return rt_fail(TRIC_ERROR_UNSUPPORTED, "a PTX module may hold at most 8 tuned kernels");
+        }
         int count = 0;
         for (int j = i; j < n; j++)
             count += !strcmp(metas[j].tune_name, metas[i].tune_name);
@@ -423,6 +434,7 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
         if (!t) {
             if (tm)
                 rt_module_free(tm);
+            free_modules(tuned, ntuned);
             return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
         }
         tm->tuner = t;
@@ -453,12 +465,11 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
                                RT_MAX_PARAMS);
         arena_free(a);
         if (st != TRIC_SUCCESS) {
-            rt_module_free(tm);
+            free_modules(tuned, ntuned);
             return st;
         }
-        if (!getenv("TRIC_NO_CACHE"))
-            t->cache_material = cache_material(mod->device, mod->code, strlen(mod->code), NULL, t,
-                                               tm->kernel.name);
+        t->cache_material = cache_material(mod->device, mod->code, strlen(mod->code), NULL, t,
+                                           tm->kernel.name);
     }
     /* mod->members has room for 8 more (load_ptx_kernels). */
     memmove(mod->members + ntuned, mod->members, sizeof *mod->members * (size_t)mod->nmembers);
