@@ -46,7 +46,7 @@ for cmd in "vector_add" "vector_add 1" "vector_add 268435456" "matmul" "matmul 1
 done
 
 echo "== benchmarks (tric)"
-for bench in bench_launch bench_vector_add bench_matmul bench_linear; do
+for bench in bench_launch bench_vector_add bench_matmul bench_linear bench_autotune; do
     if [ -x "$B/bench/$bench" ]; then
         echo "-- $bench"
         "$B/bench/$bench" || echo "   ($bench exited $?)"
