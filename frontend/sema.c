@@ -580,7 +580,13 @@ static double const_as_float(const ConstVal *cv)
     return cv->kind == CV_FLOAT ? cv->f : cv->kind == CV_INT ? (double)cv->i : (double)cv->b;
 }
 
-static int64_t const_as_int(const ConstVal *cv) { return cv->kind == CV_INT ? cv->i : (int64_t)cv->b; }
+/* An int or bool constexpr as an int. Only for those two kinds: a float's union member is not an
+ * int (reading .b of a float is undefined behaviour, which UBSan reports), so callers that may
+ * see a float test for it first, as fold_binary does. */
+static int64_t const_as_int(const ConstVal *cv)
+{
+    return cv->kind == CV_INT ? cv->i : cv->kind == CV_BOOL ? (int64_t)cv->b : 0;
+}
 
 static int64_t py_floordiv(int64_t a, int64_t b)
 {
@@ -630,7 +636,9 @@ static Sem fold_binary(Sema *s, SrcLoc loc, BinOp op, ConstVal x, ConstVal y)
     bool fl = x.kind == CV_FLOAT || y.kind == CV_FLOAT;
     bool both_bool = x.kind == CV_BOOL && y.kind == CV_BOOL;
     double fx = const_as_float(&x), fy = const_as_float(&y);
-    int64_t ix = const_as_int(&x), iy = const_as_int(&y);
+    /* The int view only when neither is a float (a float compares as a float: `SCALE > 0` with
+     * -D SCALE=0.1). */
+    int64_t ix = fl ? 0 : const_as_int(&x), iy = fl ? 0 : const_as_int(&y);
     switch (op) {
     case BIN_LT: return sem_bool(fl ? fx < fy : ix < iy);
     case BIN_LE: return sem_bool(fl ? fx <= fy : ix <= iy);
