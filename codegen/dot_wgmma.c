@@ -8,51 +8,6 @@
 
 /* Stores w consecutive elements (eb bytes each) of src, from element e on, at p in shared memory:
  * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
-static void store_run(Cg *c, const LVal *src, int e, int w, LLVMTypeRef mt, int eb, LLVMValueRef p)
-{
-    LLVMValueRef vals[16];
-    for (int j = 0; j < w; j++)
-        vals[j] = cg_at(src, e + j);
-    cg_store_run(c, p, vals, w, mt, eb);
-}
-
-/* Stores operand src (distribution ds) into its staging tile at byte off, in shared layout l
- * (passes/swizzle.c shared_wgmma_staging: swizzled, along the registers' runs): each element at its swizzled
- * offset, a thread's run along the tile's contiguous dim as one vector store of up to 16 bytes
- * (a run starts at a multiple of its length, so it stays inside one 16-byte chunk). The XOR
- * pattern repeats every 8 rows and every atom, so the offset is computed once per class of
- * (row % 8, column within the atom) among a thread's elements and the others add a constant. */
-static void store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l, int off)
-{
-    LLVMBuilderRef b = c->l->b;
-    int eb = dtype_bytes(tile.dtype), cd = l->shared.order[0], rd = l->shared.order[1];
-    int64_t sw = l->shared.swizzle, atom = sw / eb, rows = tile.shape[rd];
-    int w = ds->vec_dim == cd ? imin(ds->run[cd], 16 / eb) : 1;
-    LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
-    int *rep = arena_alloc(c->arena, sizeof(int) * (size_t)ds->nelems); /* class representative */
-    LLVMValueRef *rep_off = cg_regs(c, ds->nelems);
-    for (int e = 0; e < ds->nelems; e++) {
-        if (w > 1 && ds->idx[e * 2 + cd] % w != 0)
-            continue;
-        rep[e] = -1;
-        for (int q = 0; q < e && rep[e] < 0; q++) {
-            if (!rep_off[q])
-                continue;
-            int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd], dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
-            if (dr >= 0 && dc >= 0 && dr % 8 == 0 && dc % atom == 0) {
-                LLVMValueRef byte = LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
-                store_run(c, src, e, w, mt, eb, cg_smem_addr(c, byte));
-                rep[e] = q;
-            }
-        }
-        if (rep[e] >= 0)
-            continue;
-        LLVMValueRef byte = cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
-        rep_off[e] = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
-        store_run(c, src, e, w, mt, eb, cg_smem_addr(c, rep_off[e]));
-    }
-}
-
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
  * the pipeline's wgmma op (lower_pipeline.c): `wgmma.fence` (the accumulators were last written
  * by ordinary instructions), then per k step rk (16 k for fp16/bf16, 8 for tf32: 32 bytes,
@@ -177,8 +132,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
         FAIL(c, "wgmma dot: B register count differs from its layout's");
     LLVMSetAlignment(cg_smem(c), 1024); /* the swizzle pattern repeats every 1024 bytes */
     cg_barrier(c->l);                    /* earlier readers of the staging area are done */
-    store_swizzled(c, A, sa, ta, &la, off_a);
-    store_swizzled(c, B, sb, tb, &lb, off_b);
+    cg_smem_store_swizzled(c, A, sa, ta, &la, off_a);
+    cg_smem_store_swizzled(c, B, sb, tb, &lb, off_b);
     cg_asm_void(c, "fence.proxy.async.shared::cta;");
     cg_barrier(c->l);
 

@@ -219,6 +219,11 @@ void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb,
 LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem_off,
                                const int64_t *strides);
 /* An internal error unless the shared-memory pass gave op at least `need` bytes. */
+/* A rank-2 value to / from its tile at byte off in NVMMA-swizzled #shared layout l (vector
+ * accesses along the contiguous dim; passes/swizzle.c shared_swizzled_offset). */
+void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
+                            int off);
+LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off);
 bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what);
 
 /* ---- relayout.c: values between layouts (relabelled registers, or through shared memory) ---- */

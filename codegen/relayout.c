@@ -11,7 +11,8 @@
 /* Moves a value between layouts through shared memory (convert_layout, reshape, and trans where
  * registers cannot be relabelled): barrier (earlier readers of the scratch are done), every thread
  * stores what it holds, barrier, every thread loads what the result layout gives it. Strides are
- * docs/layouts.md's: shared_scratch_strides for convert_layout (padded rows); reshape writes
+ * docs/layouts.md's: a rank-2 convert_layout in the swizzled layout of shared_scratch_swizzle,
+ * other convert_layouts at shared_scratch_strides (padded rows); reshape writes
  * row-major in the operand's shape and reads row-major in the result's; trans (perm: result dim i
  * is operand dim perm[i]) writes the operand's dim perm[i] with the result's row-major stride i. */
 static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds, ValueId result,
@@ -23,6 +24,19 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         FAIL(c, "%s of a scalar through shared memory", op_name(op->code));
     DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
     int eb = shared_elem_bytes(rt);
+    Layout swizzled;
+    if (shared_scratch_swizzle(c->f, op, &swizzled)) {
+        /* The swizzle pass's layout (passes/swizzle.c): 16-byte chunks XOR-permuted per row, so
+         * a warp's vector accesses down a column land in distinct banks. */
+        if (!cg_smem_check(c, op, type_numel(rt) * eb, op_name(op->code)))
+            return false;
+        cg_barrier(c->l);
+        cg_smem_store_swizzled(c, src, ds, rt, &swizzled, op->smem_offset);
+        cg_barrier(c->l);
+        LLVMValueRef *el = cg_smem_load_swizzled(c, dd, rt, &swizzled, op->smem_offset);
+        cg_set_value(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
+        return true;
+    }
     int64_t st_in[TRIC_MAX_RANK], st_out[TRIC_MAX_RANK];
     if (op->code == OP_RESHAPE) {
         cg_row_major_strides(ds->type, st_in);

@@ -135,6 +135,63 @@ LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem
     return el;
 }
 
+/* Moves a value between registers and a tile at byte off in shared layout l (an NVMMA-swizzled
+ * #shared layout, passes/swizzle.c): each element at its swizzled offset, a thread's run along
+ * the tile's contiguous dim as one vector access of up to 16 bytes (a run starts at a multiple of
+ * its length, so it stays inside one 16-byte chunk). The XOR pattern repeats every 8 rows and
+ * every atom, so the offset is computed once per class of (row % 8, column within the atom)
+ * among a thread's elements and the others add a constant. store: src's elements go in; else the
+ * elements come out into out. */
+static void smem_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off,
+                          const LVal *src, LLVMValueRef *out)
+{
+    LLVMBuilderRef b = c->l->b;
+    int eb = dtype_bytes(tile.dtype), cd = l->shared.order[0], rd = l->shared.order[1];
+    int64_t sw = l->shared.swizzle, atom = sw / eb, rows = tile.shape[rd];
+    int w = ds->vec_dim == cd ? imin(ds->run[cd], 16 / eb) : 1;
+    LLVMTypeRef mt = cg_mem_type(c, tile.dtype);
+    LLVMValueRef *rep_off = cg_regs(c, ds->nelems); /* a class representative's byte offset */
+    for (int e = 0; e < ds->nelems; e++) {
+        if (w > 1 && ds->idx[e * 2 + cd] % w != 0)
+            continue;
+        LLVMValueRef byte = NULL;
+        for (int q = 0; q < e && !byte; q++) {
+            if (!rep_off[q])
+                continue;
+            int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd], dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
+            if (dr >= 0 && dc >= 0 && dr % 8 == 0 && dc % atom == 0)
+                byte = LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
+        }
+        if (!byte) {
+            byte = cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
+            byte = rep_off[e] = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
+        }
+        LLVMValueRef p = cg_smem_addr(c, byte), vals[16];
+        if (src) {
+            for (int j = 0; j < w; j++)
+                vals[j] = cg_at(src, e + j);
+            cg_store_run(c, p, vals, w, mt, eb);
+        } else {
+            cg_load_run(c, mt, p, w, eb, vals);
+            for (int j = 0; j < w; j++)
+                out[e + j] = vals[j];
+        }
+    }
+}
+
+void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
+                            int off)
+{
+    smem_swizzled(c, ds, tile, l, off, src, NULL);
+}
+
+LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off)
+{
+    LLVMValueRef *el = cg_regs(c, ds->nelems);
+    smem_swizzled(c, ds, tile, l, off, NULL, el);
+    return el;
+}
+
 bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what)
 {
     if (op->smem_bytes < need || op->smem_offset < 0)

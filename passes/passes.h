@@ -68,6 +68,9 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 /* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
  * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
 void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
+/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
+ * order, else the result's, else row-major. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
 /* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's padded tiles at the
  * strides of the convert_layout feeding each (0 when none does); A at the dot's smem_offset, B
  * right after A. The dot's smem_bytes is their sum (0 when either is 0). */
@@ -105,6 +108,13 @@ int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
 /* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
  * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
 bool shared_layout_for(Layout *l, Type tile, int contig);
+/* The scratch of a convert_layout in a swizzled #shared layout (the swizzle pass's choice for
+ * tiles that pass through shared memory inside one op): a rank-2 value of a numeric dtype whose
+ * scratch order's fastest dim has a multiple of 32 bytes, converted to a layout that is not a
+ * dot operand's (those are staged for ldmatrix at padded strides, shared_dot_staging). Fills l
+ * (contiguous along the scratch order's fastest dim); false: the scratch keeps padded rows
+ * (shared_scratch_strides). The scratch then takes exactly the tile's bytes. */
+bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's

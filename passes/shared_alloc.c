@@ -54,9 +54,9 @@ void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int6
     }
 }
 
-/* The dims of the scratch copy, fastest first: the operand's blocked order (its stores to shared
- * memory are then contiguous per thread), else the result's, else row-major. */
-static void scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
+/* The operand's blocked order first: its stores to shared memory are then contiguous per
+ * thread. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
 {
     for (int k = 0; k < rank; k++)
         order[k] = rank - 1 - k;
@@ -88,7 +88,7 @@ void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRI
         return;
     }
     int order[TRIC_MAX_RANK];
-    scratch_order(f, op, rank, order);
+    shared_scratch_order(f, op, rank, order);
     int eb = shared_elem_bytes(t);
     strides[order[0]] = 1;
     if (rank >= 2) {
@@ -132,6 +132,9 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         if (op->code == OP_CONVERT_LAYOUT &&
             f->values[op->operands[0]].layout == f->values[op->results[0]].layout)
             return 0; /* a no-op convert */
+        Layout swizzled;
+        if (shared_scratch_swizzle(f, op, &swizzled))
+            return type_numel(t) * shared_elem_bytes(t);
         int64_t strides[TRIC_MAX_RANK];
         shared_scratch_strides(f, op, strides);
         int64_t last = 0;

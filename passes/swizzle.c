@@ -44,6 +44,21 @@ bool shared_layout_for(Layout *l, Type tile, int contig)
     return true;
 }
 
+bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
+{
+    if (op->code != OP_CONVERT_LAYOUT)
+        return false;
+    Type t = ir_type(f, op->operands[0]);
+    int lo = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    if (t.rank != 2 || t.is_ptr || t.dtype == DT_I1 || lo == lr)
+        return false;
+    if (lr > 0 && lr < f->nlayouts && f->layouts[lr].kind == LAYOUT_DOT_OPERAND)
+        return false;
+    int order[TRIC_MAX_RANK];
+    shared_scratch_order(f, op, t.rank, order);
+    return shared_layout_for(l, t, order[0]);
+}
+
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
 {
     int cd = l->shared.order[0], rd = l->shared.order[1];

@@ -121,8 +121,16 @@ static void test_matmul(void)
           count_ops(body, OP_CONVERT_LAYOUT, true));
     /* Shared memory: the largest scratch is the accumulator's convert to the store's layout,
      * after its cast to the stored fp16 (the convert sinks below a narrowing cast): 64 rows of
-     * 64 fp16 padded by 16 bytes: (63 * 72 + 64) * 2. */
-    CHECK(f->shared_bytes == (63 * 72 + 64) * 2, "shared bytes %d", f->shared_bytes);
+     * 64 fp16 in a 128-byte swizzled layout, unpadded (shared_scratch_swizzle). */
+    CHECK(f->shared_bytes == 64 * 64 * 2, "shared bytes %d", f->shared_bytes);
+    IrOp *last = NULL;
+    for (int i = 0; i < f->body.nops; i++)
+        if (f->body.ops[i]->code == OP_CONVERT_LAYOUT)
+            last = f->body.ops[i];
+    Layout sw;
+    CHECK(last && shared_scratch_swizzle(f, last, &sw) && sw.shared.swizzle == 128 &&
+              sw.shared.vec == 8 && last->smem_bytes == 64 * 64 * 2,
+          "the epilogue convert's scratch is not 128-byte swizzled");
     IrOp *cv = f->values[dot->operands[0]].def;
     CHECK(cv && cv->code == OP_CONVERT_LAYOUT && cv->smem_offset == 0 &&
               cv->smem_bytes == (63 * 40 + 32) * 2,
@@ -271,14 +279,14 @@ static void test_shared_limit(void)
     layout_blocked_build(&cols, 2, t.shape, (int[]){4, 1}, (int[]){0, 1}, 4);
     f->values[c].layout = ir_layout_intern(f, &rows);
     f->values[cv->results[0]].layout = ir_layout_intern(f, &cols);
-    /* 256 rows of 128 fp32 + 16 bytes of padding, the last row unpadded. */
-    int want = (255 * 132 + 128) * 4;
+    /* 256 rows of 128 fp32, swizzled (shared_scratch_swizzle): exactly the tile. */
+    int want = 256 * 128 * 4;
     Diag d = {0};
     CHECK(pass_shared_alloc(f, &(PassOptions){.sm = 90}, &d), "sm_90 should fit %d bytes", want);
     CHECK(f->shared_bytes == want, "shared bytes %d, want %d", f->shared_bytes, want);
     CHECK(pass_shared_alloc(f, &(PassOptions){.sm = 80}, &d), "sm_80 should fit %d bytes", want);
     CHECK(!pass_shared_alloc(f, &(PassOptions){.sm = 86}, &d), "sm_86 should not fit");
-    CHECK(d.text.data && strstr(d.text.data, "kernel.tri:7:5: error: kernel needs 135152 bytes of "
+    CHECK(d.text.data && strstr(d.text.data, "kernel.tri:7:5: error: kernel needs 131072 bytes of "
                                              "shared memory; sm_86 allows 101376"),
           "message: %s", d.text.data ? d.text.data : "(none)");
     diag_free(&d);
