@@ -52,6 +52,33 @@ static LLVMValueRef libdevice1(Cg *c, const char *op, const char *base, DType t,
     return t == DT_F32 ? r : LLVMBuildFPTrunc(b, r, cg_elem_type(c, t), "");
 }
 
+/* OP_LIBDEVICE: the table's __nv_ function for fp32 or fp64 operands; fp16 and bf16 are
+ * widened to fp32 and the result rounded back, as Triton's math ops. A predicate (isnan, isinf,
+ * signbit) returns an i32 0/1 that becomes the i1 the IR wants. */
+static LLVMValueRef libdevice_call(Cg *c, int64_t fn, DType t, LLVMValueRef x, LLVMValueRef y)
+{
+    const LibdeviceInfo *info = libdevice_info(fn);
+    if (!info)
+        return NULL;
+    LLVMBuilderRef b = c->l->b;
+    c->needs_libdevice = true;
+    if (!c->math_name)
+        c->math_name = info->name;
+    bool wide = t == DT_F64;
+    LLVMTypeRef ty = wide ? c->l->f64 : c->l->f32;
+    LLVMValueRef args[2] = {x, y};
+    for (int i = 0; i < info->nargs; i++)
+        if (!wide && t != DT_F32)
+            args[i] = LLVMBuildFPExt(b, args[i], c->l->f32, "");
+    const char *sym = wide ? info->symbol_f64 : info->symbol_f32;
+    if (info->result == LDR_PRED) {
+        LLVMValueRef r = cg_call(c->l, sym, c->l->i32, args, info->nargs);
+        return LLVMBuildICmp(b, LLVMIntNE, r, LLVMConstInt(c->l->i32, 0, 0), "");
+    }
+    LLVMValueRef r = cg_call(c->l, sym, ty, args, info->nargs);
+    return wide || t == DT_F32 ? r : LLVMBuildFPTrunc(b, r, cg_elem_type(c, t), "");
+}
+
 LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMBuilderRef b = c->l->b;
@@ -281,6 +308,9 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
             break;
         case OP_BITCAST:
             v = LLVMBuildBitCast(c->l->b, x, cg_elem_type(c, rt.dtype), "");
+            break;
+        case OP_LIBDEVICE:
+            v = libdevice_call(c, op->attr[0], t0.dtype, x, y);
             break;
         default:
             v = op_num_operands(op->code) == 1 ? unary(c, op->code, rt.dtype, x)

@@ -120,6 +120,10 @@ typedef struct Sem {
     Type type;
     ConstVal cv;
     int builtin;   /* enum Builtin, for SEM_BUILTIN */
+    int libdevice_fn; /* SEM_BUILTIN BI_LIBDEVICE1/2: the function (ir.h's LibdeviceFn) */
+    /* SEM_MODULE: the module as the source names it ("tl", "libdevice", "tl.extra.cuda.libdevice"),
+     * for messages and for what its attributes are. */
+    const char *module;
     FuncDef *func; /* for SEM_FUNC */
     /* sema, for a SEM_VALUE EX_BINARY (arithmetic, comparison, bitwise), an ST_AUGASSIGN target,
      * and calls of minimum/maximum/where/fma: the element type both operands are converted to
@@ -380,11 +384,15 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_MAX_PY, "max_builtin", "a b", "Python's max on constexprs")                              \
     X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", "grouped program-id swizzle")        \
     X(BI_UMULHI, "umulhi", "x y", "high 32 bits of the product")                                   \
+    X(BI_CLAMP, "clamp", "x min max propagate_nan=", "min(max(x, min), max), floats")              \
+    X(BI_DEBUG_BARRIER, "debug_barrier", "", "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
     X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type, for annotations")        \
     X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
-    X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")
+    X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")                       \
+    X(BI_LIBDEVICE1, "libdevice_unary", "arg0", "libdevice.NAME(x): Sem.libdevice_fn names it")   \
+    X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", "libdevice.NAME(x, y): Sem.libdevice_fn names it")
 
 typedef enum Builtin {
 #define X(e, name, params, doc) e,

@@ -1061,6 +1061,74 @@ static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, const Args *a)
     return r;
 }
 
+/* propagate_nan=tl.PropagateNan.ALL (sema folds it to Triton's 0xFFFF; True also counts). */
+static bool propagates_nan(const Args *a, int i)
+{
+    int64_t v;
+    return expr_const_int(arg(a, i), &v) && v != 0;
+}
+
+/* PropagateNan.ALL for a float min/max (Triton's llvm.minimum/maximum): where an input is a
+ * NaN the result is that NaN; r is the minnum/maxnum result, which skips NaNs. */
+static ValueId propagate_nans(Lowerer *lw, SrcLoc loc, ValueId r, const ValueId *inputs, int n)
+{
+    Type t = vtype(lw, r);
+    if (!dtype_is_float(t.dtype))
+        return r;
+    for (int i = n - 1; i >= 0; i--) {
+        ValueId is_nan = emit2(lw, OP_CMP_NE, loc, with_dtype(t, DT_I1), inputs[i], inputs[i]);
+        r = emit3(lw, OP_SELECT, loc, t, is_nan, inputs[i], r);
+    }
+    return r;
+}
+
+/* tl.clamp(x, min, max, propagate_nan=): min(max(x, min), max) in the type sema computed
+ * (Triton's ClampFOp lowering: maxnum then minnum; maximum then minimum for ALL). */
+static LVal lower_clamp(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    if (!have_r || !arg(a, 0) || !arg(a, 1) || !arg(a, 2)) {
+        lower_error(lw, loc, "internal error: clamp() reached lowering untyped");
+        return lv_none();
+    }
+    ValueId in[3] = {lower_as(lw, arg(a, 0), r), lower_as(lw, arg(a, 1), r),
+                     lower_as(lw, arg(a, 2), r)};
+    if (!in[0] || !in[1] || !in[2])
+        return lv_none();
+    ValueId v = emit2(lw, OP_MIN, loc, r, emit2(lw, OP_MAX, loc, r, in[0], in[1]), in[2]);
+    if (propagates_nan(a, 3))
+        v = propagate_nans(lw, loc, v, in, 3);
+    return lv_value(v);
+}
+
+/* libdevice.NAME(x[, y]): one OP_LIBDEVICE in the arguments' float type (sema's compute_dtype);
+ * fp16 and bf16 are computed in fp32 and the result rounded back, as Triton's math ops. */
+static LVal lower_libdevice(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    LibdeviceFn fn = (LibdeviceFn)e->call.fn->sem.libdevice_fn;
+    const LibdeviceInfo *info = libdevice_info(fn);
+    DType cd = e->sem.compute_dtype;
+    if (!info || !have_r || !dtype_is_float(cd)) {
+        lower_error(lw, loc, "internal error: a libdevice call reached lowering untyped");
+        return lv_none();
+    }
+    DType wide = cd == DT_F16 || cd == DT_BF16 ? DT_F32 : cd;
+    ValueId in[2] = {0, 0};
+    for (int i = 0; i < info->nargs; i++) {
+        if (!arg(a, i))
+            return lv_none();
+        in[i] = lower_as(lw, arg(a, i), with_dtype(r, cd));
+        in[i] = convert(lw, in[i], with_dtype(r, wide), loc);
+        if (!in[i])
+            return lv_none();
+    }
+    Type out = with_dtype(r, info->result == LDR_PRED ? DT_I1 : wide);
+    IrOp *op = emit(lw, OP_LIBDEVICE, loc, in, info->nargs, &out, 1, 0);
+    op->attr[0] = fn;
+    return lv_value(convert(lw, op->results[0], r, loc));
+}
+
 /* The dims of trans/permute: a tuple argument, or the positional ints after the input. */
 static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
 {
@@ -1313,7 +1381,11 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         OpCode code = (bi == BI_MINIMUM || bi == BI_MIN_PY) ? OP_MIN
                       : bi == BI_UMULHI                     ? OP_UMULHI
                                                             : OP_MAX;
-        return lv_value(emit2(lw, code, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r)));
+        ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
+        ValueId v = emit2(lw, code, loc, r, in[0], in[1]);
+        if ((bi == BI_MINIMUM || bi == BI_MAXIMUM) && propagates_nan(&a, 2))
+            v = propagate_nans(lw, loc, v, in, 2);
+        return lv_value(v);
     }
     case BI_WHERE: {
         if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
@@ -1562,6 +1634,13 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_none();
     }
     case BI_SWIZZLE2D: return lower_swizzle2d(lw, e, &a);
+    case BI_CLAMP: return lower_clamp(lw, e, &a, have_r, r);
+    case BI_LIBDEVICE1:
+    case BI_LIBDEVICE2: return lower_libdevice(lw, e, &a, have_r, r);
+    case BI_DEBUG_BARRIER:
+        /* tl.debug_barrier: gpu.barrier in Triton, bar.sync 0 in PTX (codegen's OP_BARRIER). */
+        emit(lw, OP_BARRIER, loc, NULL, 0, NULL, 0, 0);
+        return lv_none();
     case BI_STATIC_ASSERT:
     case BI_STATIC_PRINT:
     case BI_CONSTEXPR:
@@ -1725,8 +1804,8 @@ static void emit_yield(Lowerer *lw, OpCode code, SrcLoc loc, const ValueId *vals
     emit(lw, code, loc, vals, n, NULL, 0, 0);
 }
 
-/* A call that may touch memory or stop the program: loads (a masked-off side must not fault),
- * stores, asserts, helper bodies. Other builtins are pure. */
+/* A call that may touch memory, stop the program or synchronize it: loads (a masked-off side
+ * must not fault), stores, asserts, debug barriers, helper bodies. Other builtins are pure. */
 static bool is_effectful_call(const Expr *e)
 {
     if (e->kind != EX_CALL)
@@ -1735,7 +1814,7 @@ static bool is_effectful_call(const Expr *e)
         return true;
     const Sem *fs = &e->call.fn->sem;
     return fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
-           fs->builtin == BI_DEVICE_ASSERT;
+           fs->builtin == BI_DEVICE_ASSERT || fs->builtin == BI_DEBUG_BARRIER;
 }
 
 /* Whether evaluating e may touch memory or stop the program. */

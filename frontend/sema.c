@@ -14,6 +14,7 @@
  * Every error names what is wrong in one line at the precise token; an expression whose analysis
  * failed gets kind SEM_UNSET, which later checks treat as "already reported" (no cascades). */
 #include "frontend/frontend.h"
+#include "ir/ir.h" /* the libdevice functions (TRIC_LIBDEVICE_FNS) */
 
 #include <math.h>
 #include <string.h>
@@ -42,6 +43,10 @@ typedef struct Binding {
     Partial partial;
     SrcLoc where;       /* the if / loop for ONE_BRANCH / LOOP_LOCAL */
     SrcLoc assigned_at; /* the last assignment's target */
+    /* NOT_CONSTEXPR globals that name something by a dotted path (erf = libdevice.erff) and
+     * failed to resolve: analysed again, with its errors shown at its line, where a kernel uses
+     * it. */
+    Expr *failed_alias;
 } Binding;
 
 typedef struct Env {
@@ -207,7 +212,7 @@ static bool sem_same(Sem x, Sem y)
     case SEM_CONST:
         return const_equal(&x.cv, &y.cv);
     case SEM_BUILTIN:
-        return x.builtin == y.builtin;
+        return x.builtin == y.builtin && x.libdevice_fn == y.libdevice_fn;
     case SEM_FUNC:
         return x.func == y.func;
     case SEM_TUPLE:
@@ -275,8 +280,11 @@ static const char *sem_describe(Sema *s, Sem x)
         return r;
     }
     case SEM_MODULE:
-        return "a module";
+        return arena_printf(s->a, "the module '%s'", x.module ? x.module : "tl");
     case SEM_BUILTIN:
+        if (x.builtin == BI_LIBDEVICE1 || x.builtin == BI_LIBDEVICE2)
+            return arena_printf(s->a, "the function 'libdevice.%s'",
+                                libdevice_info(x.libdevice_fn)->name);
         return arena_printf(s->a, "the builtin '%s'", builtin_name((Builtin)x.builtin));
     case SEM_FUNC:
         return arena_printf(s->a, "the function '%s'", x.func->name);
@@ -352,11 +360,34 @@ static bool is_module_name(const char *name)
            !strcmp(name, "math") || !strcmp(name, "libdevice");
 }
 
-/* tl.NAME: a builtin of the table (not the Python-only ones). */
+static Sem sem_module(const char *path) { return (Sem){.kind = SEM_MODULE, .module = path}; }
+
+/* The last component of a module path: "libdevice" for "tl.extra.cuda.libdevice". */
+static const char *module_leaf(Sem m)
+{
+    const char *path = m.module ? m.module : "tl";
+    const char *dot = strrchr(path, '.');
+    return dot ? dot + 1 : path;
+}
+
+/* Triton's tl.PropagateNan members (ir.PROPAGATE_NAN): NONE is 0, ALL is 0xFFFF. */
+enum { PROPAGATE_NAN_NONE = 0, PROPAGATE_NAN_ALL = 0xFFFF };
+
+/* libdevice.NAME: a builtin whose Sem names the function. */
+static Sem sem_libdevice(LibdeviceFn fn)
+{
+    const LibdeviceInfo *info = libdevice_info(fn);
+    return (Sem){.kind = SEM_BUILTIN,
+                 .builtin = info->nargs == 1 ? BI_LIBDEVICE1 : BI_LIBDEVICE2,
+                 .libdevice_fn = fn};
+}
+
+/* tl.NAME: a builtin of the table (not the Python-only ones, nor the libdevice stand-ins). */
 static bool lookup_tl_builtin(const char *name, Builtin *out)
 {
     for (int b = 0; b < BI_COUNT; b++) {
-        if (b == BI_MIN_PY || b == BI_MAX_PY || b == BI_LEN || b == BI_INT_PY || b == BI_FLOAT_PY)
+        if (b == BI_MIN_PY || b == BI_MAX_PY || b == BI_LEN || b == BI_INT_PY || b == BI_FLOAT_PY ||
+            b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
             continue;
         if (!strcmp(builtin_name((Builtin)b), name)) {
             *out = (Builtin)b;
@@ -432,6 +463,17 @@ static Sem name_expr(Sema *s, Expr *e)
     }
     Binding *g = env_find(&s->globals, name);
     if (g) {
+        if (g->partial == NOT_CONSTEXPR && g->failed_alias) {
+            Expr *alias = g->failed_alias;
+            g->failed_alias = NULL; /* reported once */
+            int before = s->diag->errors;
+            FuncCtx ctx = {.env = s->globals}, *saved = s->fn;
+            s->fn = &ctx;
+            expr(s, alias);
+            s->fn = saved;
+            if (s->diag->errors > before)
+                return sem_error();
+        }
         if (g->partial == NOT_CONSTEXPR) {
             diag_error(s->diag, e->loc,
                        "global '%s' is not a constexpr (module-level names used in a kernel "
@@ -445,7 +487,7 @@ static Sem name_expr(Sema *s, Expr *e)
     if (f)
         return (Sem){.kind = SEM_FUNC, .func = (FuncDef *)f};
     if (is_module_name(name))
-        return (Sem){.kind = SEM_MODULE};
+        return sem_module(name);
     Builtin bi;
     if (lookup_python_builtin(name, &bi) || lookup_tl_builtin(name, &bi))
         return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
@@ -492,6 +534,54 @@ static bool lookup_method(const char *name, Builtin *out)
     return false;
 }
 
+/* The dotted name an expression spells ("libdevice.asin", "tl.extra.cuda.libdevice.erf"), or
+ * NULL when it is not a chain of names. */
+static const char *dotted_text(Sema *s, const Expr *e)
+{
+    if (e->kind == EX_NAME && e->str)
+        return e->str;
+    if (e->kind != EX_ATTR || !e->attr.name || e->depth > 64)
+        return NULL;
+    const char *obj = dotted_text(s, e->attr.obj);
+    return obj ? arena_printf(s->a, "%s.%s", obj, e->attr.name) : NULL;
+}
+
+/* The member `name` of module mod (whose canonical path is mod.module: "tl",
+ * "triton.language.extra.cuda.libdevice"). `shown` is the member as the source spells it, for
+ * messages ("libdevice.asin", not "tl.asin"); errors go at loc. */
+static Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc loc)
+{
+    const char *leaf = module_leaf(mod);
+    const char *path = arena_printf(s->a, "%s.%s", mod.module ? mod.module : "tl", name);
+    LibdeviceFn fn;
+    if (!strcmp(leaf, "PropagateNan")) {
+        if (!strcmp(name, "ALL") || !strcmp(name, "NONE"))
+            return sem_int(name[0] == 'A' ? PROPAGATE_NAN_ALL : PROPAGATE_NAN_NONE);
+        diag_error(s->diag, loc, "'%s' is not a member of PropagateNan (ALL, NONE)", shown);
+        return sem_error();
+    }
+    if (!strcmp(leaf, "libdevice")) {
+        if (libdevice_from_name(name, &fn))
+            return sem_libdevice(fn);
+        diag_error(s->diag, loc, "unknown libdevice function '%s'", shown);
+        return sem_error();
+    }
+    if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
+        !strcmp(name, "PropagateNan"))
+        return sem_module(path);
+    Builtin bi;
+    if (lookup_tl_builtin(name, &bi))
+        return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+    DType dt;
+    if (lookup_dtype_name(name, &dt))
+        return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
+    /* tl.math was libdevice in Triton 2 (tl.math.tanh, tl.math.erf): kernels still call it so. */
+    if (!strcmp(leaf, "math") && libdevice_from_name(name, &fn))
+        return sem_libdevice(fn);
+    diag_error(s->diag, loc, "unknown builtin '%s'", shown);
+    return sem_error();
+}
+
 static Sem attr_expr(Sema *s, Expr *e)
 {
     const char *name = e->attr.name ? e->attr.name : "";
@@ -518,16 +608,10 @@ static Sem attr_expr(Sema *s, Expr *e)
             return sem_int(dtype_bits(obj.cv.dtype));
     }
     if (obj.kind == SEM_MODULE) {
-        if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda"))
-            return (Sem){.kind = SEM_MODULE};
-        Builtin bi;
-        if (lookup_tl_builtin(name, &bi))
-            return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
-        DType dt;
-        if (lookup_dtype_name(name, &dt))
-            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
-        diag_error(s->diag, e->attr.name_loc, "unknown builtin 'tl.%s'", name);
-        return sem_error();
+        const char *shown = dotted_text(s, e);
+        if (!shown)
+            shown = arena_printf(s->a, "%s.%s", obj.module ? obj.module : "tl", name);
+        return module_member(s, obj, name, shown, e->attr.name_loc);
     }
     if (obj.kind == SEM_VALUE) {
         Type t = obj.type;
@@ -1281,10 +1365,17 @@ static int varargs_param(Builtin b)
     }
 }
 
-/* What a call of builtin b is called in messages: "load()", "x.to()", "min()". */
+/* What a call of builtin b is called in messages: "load()", "x.to()", "min()"; a libdevice
+ * function as the source spells it, "libdevice.asin()". */
 static const char *callee_display(Sema *s, Expr *call, Builtin b)
 {
     Expr *fn = call->call.fn;
+    if (b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2) {
+        const char *text = dotted_text(s, fn);
+        if (text)
+            return arena_printf(s->a, "%s()", text);
+        return arena_printf(s->a, "libdevice.%s()", libdevice_info(fn->sem.libdevice_fn)->name);
+    }
     if (fn->kind == EX_ATTR && fn->attr.name)
         return arena_printf(s->a, "%s()", fn->attr.name);
     if (fn->kind == EX_NAME && fn->str)
@@ -2165,6 +2256,159 @@ static Sem minmax_py(Sema *s, Expr *call, Builtin b)
     return elementwise2(s, call, fname, 0, 1, false, false);
 }
 
+/* propagate_nan= of minimum, maximum and clamp: tl.PropagateNan.ALL / .NONE (or a bool). */
+static bool propagate_nan_arg(Sema *s, Expr *call, int i, const char *fname)
+{
+    Expr *p = arg(call, i);
+    if (p && is_error(p->sem))
+        return false;
+    if (arg_is_none(call, i))
+        return true;
+    ConstVal cv = p->sem.cv;
+    if (p->sem.kind == SEM_CONST &&
+        (cv.kind == CV_BOOL ||
+         (cv.kind == CV_INT && (cv.i == PROPAGATE_NAN_ALL || cv.i == PROPAGATE_NAN_NONE))))
+        return true;
+    diag_error(s->diag, arg_loc(call, i), "%s's propagate_nan must be tl.PropagateNan.ALL or "
+               "tl.PropagateNan.NONE, got %s",
+               fname, sem_describe(s, p->sem));
+    return false;
+}
+
+/* tl.clamp(x, min, max, propagate_nan=): Triton's semantic.clamp: x, min and max promoted to one
+ * type and broadcast together (binary_op_type_checking_impl, pairwise), which must be a float. */
+static Sem clamp_builtin(Sema *s, Expr *call, const char *fname)
+{
+    if (!propagate_nan_arg(s, call, 3, fname))
+        return sem_error();
+    Sem lo = elementwise2(s, call, fname, 0, 1, false, false);
+    if (is_error(lo))
+        return lo;
+    Type hi;
+    if (!value_arg(s, call, 2, fname, "max", &hi))
+        return sem_error();
+    Type shape;
+    if (hi.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 2), "%s cannot take a pointer (%s)", fname, tstr(s, hi));
+        return sem_error();
+    }
+    if (!broadcast(s, callee_loc(call), lo.type, hi, &shape))
+        return sem_error();
+    DType ct;
+    const char *why = "";
+    bool weak = arg(call, 0)->sem.kind == SEM_CONST && arg(call, 1)->sem.kind == SEM_CONST;
+    if (!computation_type(lo.compute_dtype, weak, hi.dtype, arg(call, 2)->sem.kind == SEM_CONST,
+                          false, &ct, &why)) {
+        diag_error(s->diag, callee_loc(call), "%s cannot combine %s and %s: %s", fname,
+                   dtype_name(lo.compute_dtype), tstr(s, hi), why);
+        return sem_error();
+    }
+    if (!dtype_is_float(ct)) {
+        diag_error(s->diag, callee_loc(call), "%s clamps floats only (as Triton), got %s", fname,
+                   dtype_name(ct));
+        return sem_error();
+    }
+    Sem v = sem_value(with_shape(ct, false, shape));
+    v.compute_dtype = ct;
+    return v;
+}
+
+/* tl.swizzle2d(i, j, size_i, size_j, size_g): Triton's jit function of that name, typed as its
+ * body is (standard.py): the pair (new_i, new_j), folded when every argument is a constexpr. */
+static Sem swizzle2d_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Sem a[5];
+    for (int i = 0; i < 5; i++) {
+        a[i] = arg(call, i)->sem;
+        if (is_error(a[i]))
+            return sem_error();
+        Type t;
+        bool number = a[i].kind == SEM_CONST ? (a[i].cv.kind == CV_INT || a[i].cv.kind == CV_BOOL)
+                                             : operand_type(a[i], &t) && !t.is_ptr &&
+                                                   dtype_is_int(t.dtype);
+        if (!number) {
+            diag_error(s->diag, arg_loc(call, i), "%s's arguments must be integers, got %s", fname,
+                       sem_describe(s, a[i]));
+            return sem_error();
+        }
+    }
+    SrcLoc loc = callee_loc(call);
+    /* ij = i * size_j + j; size_gj = size_g * size_j; group_id = ij // size_gj;
+     * off_i = group_id * size_g; size_g = minimum(size_i - off_i, size_g); ij = ij % size_gj;
+     * new_i = off_i + ij % size_g; new_j = ij // size_g */
+    Sem ij = binary_sems(s, loc, BIN_ADD, binary_sems(s, loc, BIN_MUL, a[0], a[3]), a[1]);
+    Sem size_gj = binary_sems(s, loc, BIN_MUL, a[4], a[3]);
+    Sem group_id = binary_sems(s, loc, BIN_FLOORDIV, ij, size_gj);
+    Sem off_i = binary_sems(s, loc, BIN_MUL, group_id, a[4]);
+    Sem rows_left = binary_sems(s, loc, BIN_SUB, a[2], off_i);
+    if (is_error(rows_left))
+        return sem_error();
+    Sem rows;
+    if (rows_left.kind == SEM_CONST && a[4].kind == SEM_CONST) {
+        ConstVal x = rows_left.cv, y = a[4].cv;
+        rows = const_as_int(&x) <= const_as_int(&y) ? rows_left : a[4];
+    } else {
+        rows = binary_sems(s, loc, BIN_ADD, rows_left, a[4]); /* the promoted type of minimum */
+    }
+    Sem in_group = binary_sems(s, loc, BIN_MOD, ij, size_gj);
+    Sem new_i = binary_sems(s, loc, BIN_ADD, off_i, binary_sems(s, loc, BIN_MOD, in_group, rows));
+    Sem new_j = binary_sems(s, loc, BIN_FLOORDIV, in_group, rows);
+    if (is_error(new_i) || is_error(new_j))
+        return sem_error();
+    if (new_i.kind == SEM_CONST && new_j.kind == SEM_CONST) {
+        ConstVal cv = {.kind = CV_TUPLE};
+        cv.tuple.n = 2;
+        cv.tuple.elems = arena_alloc(s->a, 2 * sizeof(ConstVal));
+        cv.tuple.elems[0] = new_i.cv;
+        cv.tuple.elems[1] = new_j.cv;
+        return sem_const(cv);
+    }
+    Sem t = {.kind = SEM_TUPLE, .nelems = 2};
+    t.elems = arena_alloc(s->a, 2 * sizeof(Sem));
+    t.elems[0] = new_i;
+    t.elems[1] = new_j;
+    return t;
+}
+
+/* libdevice.NAME(x) / libdevice.NAME(x, y): float arguments (Triton's extern_elementwise
+ * promotes and broadcasts them together); the result has their type, int1 for isnan, isinf and
+ * signbit. fp16 and bf16 are accepted and computed in fp32 (lowering), as tric's math ops. */
+static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fname)
+{
+    const LibdeviceInfo *info = libdevice_info(fn);
+    Type t;
+    for (int i = 0; i < info->nargs; i++) {
+        if (!value_arg(s, call, i, fname, i ? "second argument" : "argument", &t))
+            return sem_error();
+        if (t.is_ptr) {
+            diag_error(s->diag, arg_loc(call, i), "%s cannot take a pointer (%s)", fname,
+                       tstr(s, t));
+            return sem_error();
+        }
+    }
+    Sem v;
+    if (info->nargs == 2) {
+        v = elementwise2(s, call, fname, 0, 1, true, false);
+        if (is_error(v))
+            return v;
+    } else {
+        if (!dtype_is_float(t.dtype)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a float argument, got %s; convert "
+                       "with .to(tl.float32)",
+                       fname, tstr(s, t));
+            return sem_error();
+        }
+        v = sem_value(t);
+        v.compute_dtype = t.dtype;
+    }
+    if (info->result == LDR_PRED) {
+        DType cd = v.compute_dtype;
+        v = sem_value(with_shape(DT_I1, false, v.type));
+        v.compute_dtype = cd;
+    }
+    return v;
+}
+
 static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
 {
     if (b == BI_MIN_PY || b == BI_MAX_PY)
@@ -2174,7 +2418,7 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     settle_synthetic(s, call);
     const char *fname = receiver ? callee_display(s, call, b)
                                  : arena_printf(s->a, "%s()", builtin_name(b));
-    if (call->call.fn->kind == EX_NAME)
+    if (call->call.fn->kind == EX_NAME || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
         fname = callee_display(s, call, b);
     switch (b) {
     case BI_PROGRAM_ID:
@@ -2270,16 +2514,10 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return q;
     }
     case BI_MINIMUM:
-    case BI_MAXIMUM: {
-        bool pn;
-        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "propagate_nan", &pn)) {
-            Expr *p = arg(call, 2);
-            /* tl.PropagateNan.ALL is an enum in Triton; accept any constexpr. */
-            if (p->sem.kind != SEM_CONST)
-                return sem_error();
-        }
+    case BI_MAXIMUM:
+        if (!propagate_nan_arg(s, call, 2, fname))
+            return sem_error();
         return elementwise2(s, call, fname, 0, 1, false, false);
-    }
     case BI_WHERE: {
         Type c;
         if (!value_arg(s, call, 0, fname, "condition", &c))
@@ -2430,9 +2668,14 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
                    "annotations");
         return sem_error();
     case BI_SWIZZLE2D:
-        diag_error(s->diag, callee_loc(call), "tl.swizzle2d is not supported yet (it returns a "
-                   "tuple); write the grouping by hand");
-        return sem_error();
+        return swizzle2d_builtin(s, call, fname);
+    case BI_CLAMP:
+        return clamp_builtin(s, call, fname);
+    case BI_DEBUG_BARRIER:
+        return sem_void();
+    case BI_LIBDEVICE1:
+    case BI_LIBDEVICE2:
+        return libdevice_builtin(s, call, (LibdeviceFn)call->call.fn->sem.libdevice_fn, fname);
     case BI_LEN:
     case BI_INT_PY:
     case BI_FLOAT_PY: {
@@ -3520,13 +3763,61 @@ const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena,
     return find_kernel(&sema, m, name);
 }
 
-/* Module-level NAME = <constexpr> assignments; anything else is remembered as not a constexpr. */
+/* The Sem of a dotted Triton path ("triton.language.extra.cuda.libdevice", "triton.language.math.
+ * erf"), resolved as the source's attributes would be; SEM_UNSET for anything else. */
+static Sem triton_path(Sema *s, const char *path)
+{
+    size_t len = strcspn(path, ".");
+    char *first = arena_alloc(s->a, len + 1);
+    memcpy(first, path, len);
+    if (!is_module_name(first))
+        return sem_error();
+    Sem cur = sem_module(first);
+    Diag quiet = {0};
+    Diag *saved = s->diag;
+    s->diag = &quiet;
+    for (const char *p = path + len; *p == '.' && cur.kind == SEM_MODULE;) {
+        p++;
+        size_t n = strcspn(p, ".");
+        char *name = arena_alloc(s->a, n + 1);
+        memcpy(name, p, n);
+        cur = module_member(s, cur, name, path, (SrcLoc){0});
+        p += n;
+        if (*p && cur.kind != SEM_MODULE)
+            cur = sem_error();
+    }
+    s->diag = saved;
+    diag_free(&quiet);
+    return cur;
+}
+
+/* `from triton.language.extra import libdevice`, `import triton.language as tl`, `from
+ * triton.language.extra.cuda import libdevice as ld`: the names they bind, when what they import
+ * is a Triton module or builtin; other imports (torch, os) are ignored. A plain `import a.b`
+ * binds `a`, which is known already. */
+static void bind_import(Sema *s, const Stmt *st)
+{
+    for (int k = 0; k < st->import_.n; k++) {
+        const char *name = st->import_.names[k], *as = st->import_.asnames[k];
+        const char *from = st->import_.module;
+        if (!name || !strcmp(name, "*") || (!from && !as) || (from && from[0] == '.'))
+            continue;
+        Sem r = triton_path(s, from ? arena_printf(s->a, "%s.%s", from, name) : name);
+        if (r.kind == SEM_MODULE || r.kind == SEM_BUILTIN)
+            env_set(s, &s->globals, as ? as : name, r, st->loc);
+    }
+}
+
+/* Module-level NAME = <constexpr> assignments (and aliases of builtins and modules) and imports;
+ * anything else is remembered as not a constexpr. */
 static void bind_globals(Sema *s, const Module *m)
 {
     FuncCtx ctx = {0};
     FuncCtx *saved = s->fn;
     for (int i = 0; i < m->nglobals; i++) {
         const Stmt *st = m->globals[i];
+        if (st && st->kind == ST_IMPORT)
+            bind_import(s, st);
         if (!st || st->kind != ST_ASSIGN || !st->assign.value)
             continue;
         Diag quiet = {0};
@@ -3538,13 +3829,23 @@ static void bind_globals(Sema *s, const Module *m)
         Sem r = expr(s, v ? v : st->assign.value);
         s->diag = dsaved;
         diag_free(&quiet);
+        /* Aliases of builtins and modules (tanh = libdevice.tanh, ld = tl.extra.cuda.libdevice)
+         * are usable like the constexprs. */
+        bool usable = r.kind == SEM_CONST || r.kind == SEM_BUILTIN || r.kind == SEM_MODULE ||
+                      r.kind == SEM_FUNC;
+        bool alias = st->assign.value->kind == EX_ATTR;
         for (int k = 0; k < st->assign.ntargets; k++) {
             Expr *t = st->assign.targets[k];
             if (!t || t->kind != EX_NAME || !t->str)
                 continue;
             env_set(s, &s->globals, t->str, r, t->loc);
-            if (r.kind != SEM_CONST)
-                env_find(&s->globals, t->str)->partial = NOT_CONSTEXPR;
+            Binding *b = env_find(&s->globals, t->str);
+            b->failed_alias = NULL;
+            if (!usable) {
+                b->partial = NOT_CONSTEXPR;
+                if (is_error(r) && alias)
+                    b->failed_alias = ast_clone_expr(s->a, st->assign.value);
+            }
         }
     }
     s->fn = saved;

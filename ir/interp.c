@@ -755,6 +755,104 @@ static bool run_fma(Interp *in, const IrOp *op)
     return true;
 }
 
+/* One libdevice function of the TRIC_LIBDEVICE_FNS table on doubles holding values of the
+ * operands' dtype: C's libm (docs/interpreter.md), the caller rounds to the dtype once. */
+static double libdevice_apply(LibdeviceFn fn, double x, double y)
+{
+    switch (fn) {
+    case LD_ERF: return erf(x);
+    case LD_ERFC: return erfc(x);
+    case LD_TANH: return tanh(x);
+    case LD_SINH: return sinh(x);
+    case LD_COSH: return cosh(x);
+    case LD_TAN: return tan(x);
+    case LD_ASIN: return asin(x);
+    case LD_ACOS: return acos(x);
+    case LD_ATAN: return atan(x);
+    case LD_ASINH: return asinh(x);
+    case LD_ACOSH: return acosh(x);
+    case LD_ATANH: return atanh(x);
+    case LD_SIN: return sin(x);
+    case LD_COS: return cos(x);
+    case LD_EXP: return exp(x);
+    case LD_EXP2: return exp2(x);
+    case LD_EXP10: return pow(10.0, x);
+    case LD_EXPM1: return expm1(x);
+    case LD_LOG: return log(x);
+    case LD_LOG2: return log2(x);
+    case LD_LOG10: return log10(x);
+    case LD_LOG1P: return log1p(x);
+    case LD_CBRT: return cbrt(x);
+    case LD_SQRT: return sqrt(x);
+    case LD_RSQRT: return 1.0 / sqrt(x);
+    case LD_FABS: return fabs(x);
+    case LD_FLOOR: return floor(x);
+    case LD_CEIL: return ceil(x);
+    case LD_TRUNC: return trunc(x);
+    case LD_ROUND: return round(x);
+    case LD_RINT: return rint(x);
+    case LD_NEARBYINT: return nearbyint(x);
+    case LD_LGAMMA: return lgamma(x);
+    case LD_TGAMMA: return tgamma(x);
+    case LD_ISNAN: return isnan(x) ? 1 : 0;
+    case LD_ISINF: return isinf(x) ? 1 : 0;
+    case LD_SIGNBIT: return signbit(x) ? 1 : 0;
+    case LD_POW: return pow(x, y);
+    case LD_ATAN2: return atan2(x, y);
+    case LD_FMOD: return fmod(x, y);
+    case LD_REMAINDER: return remainder(x, y);
+    case LD_FMAX: return fmax(x, y);
+    case LD_FMIN: return fmin(x, y);
+    case LD_FDIM: return fdim(x, y);
+    case LD_HYPOT: return hypot(x, y);
+    case LD_COPYSIGN: return copysign(x, y);
+    case LD_NEXTAFTER: return nextafter(x, y); /* fp64; narrower types step in fp32 (next_float_after) */
+    case LD_DIV_RN: return x / y;
+    case LD_COUNT: break;
+    }
+    return NAN;
+}
+
+/* The float after x toward y: in fp64 for fp64, else in fp32 (fp16 and bf16 are computed in fp32
+ * and rounded back, as codegen calls __nv_nextafterf for them). */
+static double next_float_after(DType t, double x, double y)
+{
+    return t == DT_F64 ? nextafter(x, y) : (double)nextafterf((float)x, (float)y);
+}
+
+static bool run_libdevice(Interp *in, const IrOp *op)
+{
+    const LibdeviceInfo *info = libdevice_info(op->attr[0]);
+    if (!info || op->noperands != info->nargs)
+        return fail(in, op, "internal error: libdevice op with function %lld and %d operands",
+                    (long long)op->attr[0], op->noperands);
+    LibdeviceFn fn = (LibdeviceFn)op->attr[0];
+    Type rt = vtype(in, op->results[0]), at = vtype(in, op->operands[0]);
+    int64_t n = type_numel(rt);
+    const double *a = operand(in, op, 0);
+    const double *b = a && info->nargs == 2 ? operand(in, op, 1) : a;
+    void *r = b ? result(in, op) : NULL;
+    int64_t sa, sb = 0;
+    if (!r || !operand_stride(in, op, 0, n, &sa) ||
+        (info->nargs == 2 && !operand_stride(in, op, 1, n, &sb)))
+        return false;
+    if (!is_float_value(at))
+        return fail(in, op, "internal error: libdevice %s of a non-float", info->name);
+    if (info->result == LDR_PRED) {
+        int64_t *y = r;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = libdevice_apply(fn, a[i * sa], 0) != 0;
+        return true;
+    }
+    double *y = r;
+    for (int64_t i = 0; i < n; i++) {
+        double p = a[i * sa], q = b[i * sb];
+        y[i] = fn == LD_NEXTAFTER ? next_float_after(rt.dtype, p, q) : libdevice_apply(fn, p, q);
+    }
+    normalize(rt, r, n);
+    return true;
+}
+
 static bool run_compare(Interp *in, const IrOp *op)
 {
     Type at = vtype(in, op->operands[0]);
@@ -1858,6 +1956,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_COS:
     case OP_FLOOR:
     case OP_CEIL: return run_unary(in, op);
+    case OP_LIBDEVICE: return run_libdevice(in, op);
     case OP_CMP_EQ:
     case OP_CMP_NE:
     case OP_CMP_LT:

@@ -47,11 +47,35 @@ bool op_is_elementwise(OpCode code)
     case OP_NEG: case OP_NOT: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
     case OP_RSQRT: case OP_ABS: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
     case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
-    case OP_SELECT: case OP_CAST: case OP_BITCAST: case OP_ADDPTR:
+    case OP_SELECT: case OP_CAST: case OP_BITCAST: case OP_ADDPTR: case OP_LIBDEVICE:
         return true;
     default:
         return false;
     }
+}
+
+/* ---- the libdevice table ------------------------------------------------------------------ */
+
+static const LibdeviceInfo libdevice_table[LD_COUNT] = {
+#define X(e, name, nargs, result, f32, f64, doc) [e] = {name, nargs, result, f32, f64},
+    TRIC_LIBDEVICE_FNS(X)
+#undef X
+};
+
+const LibdeviceInfo *libdevice_info(int64_t fn)
+{
+    return fn >= 0 && fn < LD_COUNT ? &libdevice_table[fn] : NULL;
+}
+
+bool libdevice_from_name(const char *name, LibdeviceFn *out)
+{
+    for (int i = 0; i < LD_COUNT; i++) {
+        if (strcmp(libdevice_table[i].name, name) == 0) {
+            *out = (LibdeviceFn)i;
+            return true;
+        }
+    }
+    return false;
 }
 
 bool op_from_name(const char *name, OpCode *out)

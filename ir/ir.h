@@ -63,6 +63,7 @@ typedef int32_t ValueId;
     X(OP_COS, "cos", 1, "r = cos a")                                                               \
     X(OP_FLOOR, "floor", 1, "r = floor a")                                                         \
     X(OP_CEIL, "ceil", 1, "r = ceil a")                                                            \
+    X(OP_LIBDEVICE, "libdevice", -1, "r = function attr[0] of TRIC_LIBDEVICE_FNS of the 1 or 2 float operands (one type); r has their type, or i1 for a predicate") \
     /* --- compare and select: result i1 --- */                                                   \
     X(OP_CMP_EQ, "cmp_eq", 2, "r:i1 = a == b")                                                     \
     X(OP_CMP_NE, "cmp_ne", 2, "r:i1 = a != b (true for NaN)")                                      \
@@ -104,6 +105,85 @@ typedef int32_t ValueId;
     X(OP_WHILE, "while", -1, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, "ends a for body, if branch or while body with its values")          \
     X(OP_CONDITION, "condition", -1, "ends a while's region 0: continue when operand 0, passing the rest")
+
+/* The libdevice functions OP_LIBDEVICE computes (Triton's tl.extra.cuda.libdevice), attr[0]
+ * holding the enum. Columns: enum, name (as in libdevice.NAME), number of float arguments, result
+ * (LDR_FLOAT: the arguments' float type; LDR_PRED: i1), the libdevice symbols for fp32 and for
+ * fp64 (fp16 and bf16 are widened to fp32 and the result rounded back), meaning. The interpreter
+ * computes each with C's libm in double and rounds once to the dtype. */
+#define TRIC_LIBDEVICE_FNS(X)                                                                      \
+    X(LD_ERF, "erf", 1, LDR_FLOAT, "__nv_erff", "__nv_erf", "error function")                     \
+    X(LD_ERFC, "erfc", 1, LDR_FLOAT, "__nv_erfcf", "__nv_erfc", "1 - erf(x)")                     \
+    X(LD_TANH, "tanh", 1, LDR_FLOAT, "__nv_tanhf", "__nv_tanh", "hyperbolic tangent")             \
+    X(LD_SINH, "sinh", 1, LDR_FLOAT, "__nv_sinhf", "__nv_sinh", "hyperbolic sine")                \
+    X(LD_COSH, "cosh", 1, LDR_FLOAT, "__nv_coshf", "__nv_cosh", "hyperbolic cosine")              \
+    X(LD_TAN, "tan", 1, LDR_FLOAT, "__nv_tanf", "__nv_tan", "tangent")                            \
+    X(LD_ASIN, "asin", 1, LDR_FLOAT, "__nv_asinf", "__nv_asin", "arc sine")                       \
+    X(LD_ACOS, "acos", 1, LDR_FLOAT, "__nv_acosf", "__nv_acos", "arc cosine")                     \
+    X(LD_ATAN, "atan", 1, LDR_FLOAT, "__nv_atanf", "__nv_atan", "arc tangent")                    \
+    X(LD_ASINH, "asinh", 1, LDR_FLOAT, "__nv_asinhf", "__nv_asinh", "inverse hyperbolic sine")    \
+    X(LD_ACOSH, "acosh", 1, LDR_FLOAT, "__nv_acoshf", "__nv_acosh", "inverse hyperbolic cosine")  \
+    X(LD_ATANH, "atanh", 1, LDR_FLOAT, "__nv_atanhf", "__nv_atanh", "inverse hyperbolic tangent") \
+    X(LD_SIN, "sin", 1, LDR_FLOAT, "__nv_sinf", "__nv_sin", "sine")                               \
+    X(LD_COS, "cos", 1, LDR_FLOAT, "__nv_cosf", "__nv_cos", "cosine")                             \
+    X(LD_EXP, "exp", 1, LDR_FLOAT, "__nv_expf", "__nv_exp", "e^x")                                \
+    X(LD_EXP2, "exp2", 1, LDR_FLOAT, "__nv_exp2f", "__nv_exp2", "2^x")                            \
+    X(LD_EXP10, "exp10", 1, LDR_FLOAT, "__nv_exp10f", "__nv_exp10", "10^x")                       \
+    X(LD_EXPM1, "expm1", 1, LDR_FLOAT, "__nv_expm1f", "__nv_expm1", "e^x - 1")                    \
+    X(LD_LOG, "log", 1, LDR_FLOAT, "__nv_logf", "__nv_log", "natural log")                        \
+    X(LD_LOG2, "log2", 1, LDR_FLOAT, "__nv_log2f", "__nv_log2", "log base 2")                     \
+    X(LD_LOG10, "log10", 1, LDR_FLOAT, "__nv_log10f", "__nv_log10", "log base 10")                \
+    X(LD_LOG1P, "log1p", 1, LDR_FLOAT, "__nv_log1pf", "__nv_log1p", "ln(1 + x)")                  \
+    X(LD_CBRT, "cbrt", 1, LDR_FLOAT, "__nv_cbrtf", "__nv_cbrt", "cube root")                      \
+    X(LD_SQRT, "sqrt", 1, LDR_FLOAT, "__nv_sqrtf", "__nv_sqrt", "square root")                    \
+    X(LD_RSQRT, "rsqrt", 1, LDR_FLOAT, "__nv_rsqrtf", "__nv_rsqrt", "1 / sqrt(x)")                \
+    X(LD_FABS, "fabs", 1, LDR_FLOAT, "__nv_fabsf", "__nv_fabs", "absolute value")                 \
+    X(LD_FLOOR, "floor", 1, LDR_FLOAT, "__nv_floorf", "__nv_floor", "round down")                 \
+    X(LD_CEIL, "ceil", 1, LDR_FLOAT, "__nv_ceilf", "__nv_ceil", "round up")                       \
+    X(LD_TRUNC, "trunc", 1, LDR_FLOAT, "__nv_truncf", "__nv_trunc", "round toward zero")          \
+    X(LD_ROUND, "round", 1, LDR_FLOAT, "__nv_roundf", "__nv_round", "round, halves away from zero") \
+    X(LD_RINT, "rint", 1, LDR_FLOAT, "__nv_rintf", "__nv_rint", "round, halves to even")          \
+    X(LD_NEARBYINT, "nearbyint", 1, LDR_FLOAT, "__nv_nearbyintf", "__nv_nearbyint", "round, halves to even") \
+    X(LD_LGAMMA, "lgamma", 1, LDR_FLOAT, "__nv_lgammaf", "__nv_lgamma", "ln |gamma(x)|")          \
+    X(LD_TGAMMA, "tgamma", 1, LDR_FLOAT, "__nv_tgammaf", "__nv_tgamma", "gamma(x)")               \
+    X(LD_ISNAN, "isnan", 1, LDR_PRED, "__nv_isnanf", "__nv_isnand", "x is a NaN")                 \
+    X(LD_ISINF, "isinf", 1, LDR_PRED, "__nv_isinff", "__nv_isinfd", "x is infinite")              \
+    X(LD_SIGNBIT, "signbit", 1, LDR_PRED, "__nv_signbitf", "__nv_signbitd", "x's sign bit is set") \
+    X(LD_POW, "pow", 2, LDR_FLOAT, "__nv_powf", "__nv_pow", "x^y")                                \
+    X(LD_ATAN2, "atan2", 2, LDR_FLOAT, "__nv_atan2f", "__nv_atan2", "the angle of the point (y, x): C's atan2(x, y)") \
+    X(LD_FMOD, "fmod", 2, LDR_FLOAT, "__nv_fmodf", "__nv_fmod", "x - y * trunc(x / y)")           \
+    X(LD_REMAINDER, "remainder", 2, LDR_FLOAT, "__nv_remainderf", "__nv_remainder", "x - y * rint(x / y)") \
+    X(LD_FMAX, "fmax", 2, LDR_FLOAT, "__nv_fmaxf", "__nv_fmax", "max; a NaN operand gives the other") \
+    X(LD_FMIN, "fmin", 2, LDR_FLOAT, "__nv_fminf", "__nv_fmin", "min; a NaN operand gives the other") \
+    X(LD_FDIM, "fdim", 2, LDR_FLOAT, "__nv_fdimf", "__nv_fdim", "max(x - y, 0)")                  \
+    X(LD_HYPOT, "hypot", 2, LDR_FLOAT, "__nv_hypotf", "__nv_hypot", "sqrt(x^2 + y^2) without overflow") \
+    X(LD_COPYSIGN, "copysign", 2, LDR_FLOAT, "__nv_copysignf", "__nv_copysign", "|x| with y's sign") \
+    X(LD_NEXTAFTER, "nextafter", 2, LDR_FLOAT, "__nv_nextafterf", "__nv_nextafter", "the next float after x toward y") \
+    X(LD_DIV_RN, "div_rn", 2, LDR_FLOAT, "__nv_fdiv_rn", "__nv_ddiv_rn", "x / y, rounded to nearest even")
+
+typedef enum LibdeviceResult {
+    LDR_FLOAT, /* the arguments' float type */
+    LDR_PRED,  /* i1 (libdevice returns an i32 0 or 1; Triton converts it to int1) */
+} LibdeviceResult;
+
+typedef enum LibdeviceFn {
+#define X(e, name, nargs, result, f32, f64, doc) e,
+    TRIC_LIBDEVICE_FNS(X)
+#undef X
+    LD_COUNT
+} LibdeviceFn;
+
+typedef struct LibdeviceInfo {
+    const char *name;
+    int nargs;
+    LibdeviceResult result;
+    const char *symbol_f32, *symbol_f64;
+} LibdeviceInfo;
+
+/* The table's row for fn; NULL for a value outside the table. */
+const LibdeviceInfo *libdevice_info(int64_t fn);
+/* The function libdevice.NAME; false when there is none. */
+bool libdevice_from_name(const char *name, LibdeviceFn *out);
 
 typedef enum OpCode {
 #define X(e, name, nops, doc) e,

@@ -643,6 +643,13 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
         expect(p, '=', "after an attribute name");
         if (!strcmp(key, "msg") && code == OP_ASSERT) {
             a->sattr = string_value(p);
+        } else if (!strcmp(key, "fn") && code == OP_LIBDEVICE) {
+            SrcLoc sloc = here(p);
+            const char *fname = string_value(p);
+            LibdeviceFn fn;
+            if (!libdevice_from_name(fname, &fn))
+                fail_at(p, sloc, "unknown libdevice function \"%s\"", fname);
+            a->attr[0] = fn;
         } else if (!strcmp(key, "attr") || (!strcmp(key, "perm") && code == OP_TRANS) ||
                    (!strcmp(key, "divisibility") && code == OP_MULTIPLE_OF) ||
                    (!strcmp(key, "contiguity") && code == OP_MAX_CONTIGUOUS)) {

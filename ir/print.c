@@ -230,7 +230,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
         Type t = op->nresults > 0 ? f->values[op->results[0]].type : (Type){0};
         return (!t.is_ptr && dtype_is_float(t.dtype)) ? 0 : 1;
     }
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_DOT:
+    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_DOT: case OP_LIBDEVICE:
     case OP_WGMMA: case OP_ASYNC_WAIT: case OP_WGMMA_WAIT: case OP_BARRIER: case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
         return 1;
     case OP_MAKE_RANGE:
@@ -284,6 +284,17 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
             KEY("pending = %lld", (long long)op->attr[0]);
             break;
+        case OP_LIBDEVICE: {
+            const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
+            if (fn) {
+                KEY("fn = ");
+                print_string(out, fn->name);
+            } else { /* not a function of the table: keep the number (the verifier says why) */
+                KEY("attr = ");
+                print_i64_list(out, op->attr, TRIC_MAX_RANK);
+            }
+            break;
+        }
         case OP_BARRIER: /* a plain barrier prints bare */
             if (op->attr[0] != 0)
                 KEY("fence_async = %lld", (long long)op->attr[0]);

@@ -277,6 +277,23 @@ static int kind_of(OpCode c)
     }
 }
 
+/* libdevice: float operands of one type; the result of that type, or i1 of its shape for a
+ * predicate (the function and the operand count were checked with the counts). */
+static void check_libdevice(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0);
+    if (!elem_ok(v, op, a, FLOAT_ONLY))
+        return;
+    for (int i = 1; i < op->noperands; i++)
+        if (!want_operand(v, op, i, a))
+            return;
+    const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
+    Type want = a;
+    if (fn && fn->result == LDR_PRED)
+        want.dtype = DT_I1;
+    want_result(v, op, 0, want);
+}
+
 static void check_reduce(Verifier *v, const IrOp *op)
 {
     Type a = otype(v, op, 0);
@@ -661,6 +678,9 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_NEG: case OP_ABS:
         check_arith(v, op, ANY_NUM);
         break;
+    case OP_LIBDEVICE:
+        check_libdevice(v, op);
+        break;
     default:
         if (op_is_elementwise(c) && c != OP_CAST && c != OP_BITCAST)
             check_arith(v, op, (Kinds)kind_of(c));
@@ -726,6 +746,16 @@ static bool counts_ok(Verifier *v, const IrOp *op)
     } else if (c == OP_FOR && op->noperands < 3) {
         report(v, op, "has %d operands, expected at least 3 (lo, hi, step)", op->noperands);
         ok = false;
+    } else if (c == OP_LIBDEVICE) {
+        const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
+        if (!fn) {
+            report(v, op, "attr[0] = %lld names no libdevice function", (long long)op->attr[0]);
+            ok = false;
+        } else if (op->noperands != fn->nargs) {
+            report(v, op, "%s has %d operand%s, expected %d", fn->name, op->noperands,
+                   op->noperands == 1 ? "" : "s", fn->nargs);
+            ok = false;
+        }
     } else if (c == OP_CONDITION && op->noperands < 1) {
         report(v, op, "needs its condition operand");
         ok = false;

@@ -121,6 +121,14 @@ static IrFunc *build_every_op(Arena *a)
     ValueId fv = ld1;
     for (size_t i = 0; i < sizeof fun / sizeof *fun; i++)
         fv = ir_build_unary(&b, fun[i], nl, blk1(DT_F32, 128), fv);
+    /* libdevice: a unary function, a binary one and a predicate. */
+    IrOp *erf_op = ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
+    erf_op->attr[0] = LD_ERF;
+    IrOp *pow_op = ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){erf_op->results[0], ld2}, 2,
+                            (Type[]){blk1(DT_F32, 128)}, 1, 0);
+    pow_op->attr[0] = LD_POW;
+    fv = pow_op->results[0];
+    ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_I1, 128)}, 1, 0)->attr[0] = LD_ISNAN;
     ValueId fm = ir_build(&b, OP_FMA, nl, (ValueId[]){fv, ld2, ld3}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
     ValueId sel = ir_build(&b, OP_SELECT, nl, (ValueId[]){m2, fm, ld4}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
     ValueId half = ir_build_unary(&b, OP_CAST, nl, blk1(DT_F16, 128), sel);
