@@ -15,16 +15,6 @@
  * tuning, over the PTX's kernels. TFLOPS = 2 M N K / t. */
 #include "bench_util.h"
 
-/* grid = lambda META: (cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"]),) */
-static tric_dim3 seed2_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
-    (void)nargs;
-    (void)user;
-    int64_t bm = 1, bn = 1;
-    tric_kernel_constexpr(config, "BLOCK_SIZE_M", &bm);
-    tric_kernel_constexpr(config, "BLOCK_SIZE_N", &bn);
-    int64_t m = args[3].v.i32, n = args[4].v.i32;
-    return (tric_dim3){(unsigned)(((m + bm - 1) / bm) * ((n + bn - 1) / bn)), 1, 1};
-}
 
 int main(int argc, char **argv) {
     int size = 4096, group = 8, all = 1;
@@ -85,11 +75,11 @@ int main(int argc, char **argv) {
                        TRIC_ARG_I32((int)K), TRIC_ARG_I32(1),     TRIC_ARG_I32((int)N),
                        TRIC_ARG_I32(1),     TRIC_ARG_I32((int)N), TRIC_ARG_I32(1)};
     t0 = bench_now_us();
-    EX_CHECK(tric_launch_grid(k, seed2_grid, NULL, args, 12, NULL));
+    EX_CHECK(tric_launch_grid(k, ex_seed2_grid, NULL, args, 12, NULL));
     EX_CHECK(tric_device_synchronize(dev));
     double first_ms = (bench_now_us() - t0) / 1e3;
     int chosen = -1;
-    EX_CHECK(tric_kernel_tune(k, seed2_grid, NULL, args, 12, NULL, &chosen));
+    EX_CHECK(tric_kernel_tune(k, ex_seed2_grid, NULL, args, 12, NULL, &chosen));
     tric_kernel ck;
     EX_CHECK(tric_kernel_config(k, chosen, &ck));
 
@@ -112,7 +102,7 @@ int main(int argc, char **argv) {
     printf("first launch (tuning + launch, synchronized): %.1f ms\n", first_ms);
     printf("chosen: config %d (%s)\n", chosen, tric_kernel_config_text(ck));
 
-    tric_dim3 grid = seed2_grid(ck, args, 12, NULL);
+    tric_dim3 grid = ex_seed2_grid(ck, args, 12, NULL);
     double tuned_ms = bench_kernel_ms(k, grid, args, 12, 3, 40);
     printf("%-64s %8.3f ms %7.1f TFLOPS\n", "tuned kernel (tric_launch)", tuned_ms,
            bench_tflops(M, N, K, tuned_ms));
@@ -125,7 +115,7 @@ int main(int argc, char **argv) {
                 printf("config %2d: left out: %s\n", i, tric_last_error());
                 continue;
             }
-            double ms = bench_kernel_ms(ci, seed2_grid(ci, args, 12, NULL), args, 12, 3, 40);
+            double ms = bench_kernel_ms(ci, ex_seed2_grid(ci, args, 12, NULL), args, 12, 3, 40);
             printf("config %2d %-54s %8.3f ms %7.1f TFLOPS%s\n", i, tric_kernel_config_text(ci),
                    ms, bench_tflops(M, N, K, ms), i == chosen ? "  <- chosen" : "");
             if (ms > 0 && (best < 0 || ms < best_ms))

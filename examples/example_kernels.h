@@ -96,6 +96,21 @@ typedef struct ExMatmulConfig {
 
 static const ExMatmulConfig EX_MATMUL_SMALL = {64, 64, 32, 4, 3};
 
+/* Seed 2's grid as a function of the autotuned config, its
+ * `grid = lambda META: (cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"]),)`, for
+ * tric_launch_grid: args are kernel_matmul's (M and N at 3 and 4). */
+static inline tric_dim3 ex_seed2_grid(tric_kernel config, const tric_arg *args, int nargs,
+                                      void *user) {
+    (void)nargs;
+    (void)user;
+    int64_t bm = 0, bn = 0;
+    if (tric_kernel_constexpr(config, "BLOCK_SIZE_M", &bm) != TRIC_SUCCESS ||
+        tric_kernel_constexpr(config, "BLOCK_SIZE_N", &bn) != TRIC_SUCCESS || bm <= 0 || bn <= 0)
+        return (tric_dim3){0, 0, 0};
+    int64_t m = args[3].v.i32, n = args[4].v.i32;
+    return (tric_dim3){(unsigned)(((m + bm - 1) / bm) * ((n + bn - 1) / bn)), 1, 1};
+}
+
 /* matmul_kernel: A (MxK) and B (KxN) fp16, C (MxN) fp32 (the seed stores accumulator.to(float32)).
  * Its loads are masked along K and wrap rows/cols with % M, % N; its store is masked: any size
  * works. kernel_matmul (seed 2): fp16 A, B and C (T_C = float16), fp32 accumulator (T_ACC); its

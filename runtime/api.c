@@ -574,13 +574,8 @@ static tric_status load_ptx_kernels(struct tric_device_s *dev, struct tric_modul
     KernelMeta *metas = NULL;
     StrBuf err = {0};
     int n = kernel_meta_read_all(mod->code, &metas, &err);
-    if (n < 0) {
-        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                                 "not a tric PTX module (no valid tric metadata block): %s",
-                                 err.len ? err.data : "");
-        strbuf_free(&err);
-        return st;
-    }
+    if (n < 0)
+        return rt_not_tric_ptx(&err);
     strbuf_free(&err);
     tric_status st = rt_cuda_load_code(dev, mod, &metas[0]);
     if (st == TRIC_SUCCESS && n == 1 && !metas[0].tune_name[0]) {

@@ -457,17 +457,20 @@ tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *m
     return TRIC_SUCCESS;
 }
 
+tric_status rt_not_tric_ptx(StrBuf *why) {
+    tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                             "not a tric PTX module (no valid tric metadata block): %s",
+                             why->len ? why->data : "");
+    strbuf_free(why);
+    return st;
+}
+
 tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
     KernelMeta meta;
     StrBuf err = {0};
     memset(&meta, 0, sizeof meta);
-    if (!kernel_meta_read(mod->code, &meta, &err)) {
-        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                                 "not a tric PTX module (no valid tric metadata block): %s",
-                                 err.len ? err.data : "");
-        strbuf_free(&err);
-        return st;
-    }
+    if (!kernel_meta_read(mod->code, &meta, &err))
+        return rt_not_tric_ptx(&err);
     strbuf_free(&err);
     if (mod->lazy_load)
         return rt_cuda_bind_kernel(dev, NULL, &meta, &mod->kernel);

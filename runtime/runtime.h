@@ -172,6 +172,8 @@ tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s);
 /* Compiles (through the cache) to PTX for the device's arch and loads it. */
 tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
                             const tric_compile_options *opt, struct tric_module_s *mod);
+/* The error for a PTX without a valid metadata block (why says what is wrong; freed). */
+tric_status rt_not_tric_ptx(StrBuf *why);
 /* Loads mod->code (PTX with a metadata block): fills mod->kernel and the CUmodule. */
 tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod);
 /* The two halves of rt_cuda_load, for a PTX holding several kernels: loads mod->code into

@@ -14,16 +14,6 @@
 
 enum { M = 512, N = 256, K = 384 };
 
-static tric_dim3 seed2_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
-    (void)nargs;
-    (void)user;
-    int64_t bm = 0, bn = 0;
-    if (tric_kernel_constexpr(config, "BLOCK_SIZE_M", &bm) != TRIC_SUCCESS ||
-        tric_kernel_constexpr(config, "BLOCK_SIZE_N", &bn) != TRIC_SUCCESS || !bm || !bn)
-        return (tric_dim3){0, 0, 0};
-    return (tric_dim3){(unsigned)(((args[3].v.i32 + bm - 1) / bm) * ((args[4].v.i32 + bn - 1) / bn)),
-                       1, 1};
-}
 
 static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
     (void)nargs;
@@ -97,8 +87,8 @@ typedef struct Launch {
 static tric_status run_launch(void *ctx) {
     Launch *l = ctx;
     if (l->tuned)
-        return tric_launch_grid(l->k, seed2_grid, NULL, l->p->args, 12, NULL);
-    return tric_launch(l->k, seed2_grid(l->k, l->p->args, 12, NULL), l->p->args, 12, NULL);
+        return tric_launch_grid(l->k, ex_seed2_grid, NULL, l->p->args, 12, NULL);
+    return tric_launch(l->k, ex_seed2_grid(l->k, l->p->args, 12, NULL), l->p->args, 12, NULL);
 }
 
 /* The tuned kernel k: each config alone, then the tuned launch. */
@@ -120,7 +110,7 @@ static void check_tuned(Problem *p, tric_kernel k, const char *how) {
     Launch l = {p, k, true};
     check_run(p, what, run_launch, &l);
     int chosen = -1;
-    CHECK(tric_kernel_tune(k, seed2_grid, NULL, p->args, 12, NULL, &chosen) == TRIC_SUCCESS &&
+    CHECK(tric_kernel_tune(k, ex_seed2_grid, NULL, p->args, 12, NULL, &chosen) == TRIC_SUCCESS &&
           chosen >= 0 && chosen < 16);
 }
 
