@@ -259,18 +259,6 @@ static double time_launches(LaunchFn fn, void *ctx, tric_buffer flush_buf, int *
 
 /* ---- tric -------------------------------------------------------------------------------------- */
 
-/* The seed's grid = lambda META: [cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"])],
- * META being the config that runs. */
-static tric_dim3 seed2_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
-    (void)nargs;
-    (void)user;
-    int64_t bm = 0, bn = 0;
-    if (tric_kernel_constexpr(config, "BLOCK_SIZE_M", &bm) != TRIC_SUCCESS || bm <= 0 ||
-        tric_kernel_constexpr(config, "BLOCK_SIZE_N", &bn) != TRIC_SUCCESS || bn <= 0)
-        return (tric_dim3){0, 0, 0}; /* refused by the launch, with tric's message */
-    int64_t m = args[3].v.i32, n = args[4].v.i32;
-    return (tric_dim3){(unsigned)(((m + bm - 1) / bm) * ((n + bn - 1) / bn)), 1, 1};
-}
 
 typedef struct TricLaunch {
     tric_kernel k;
@@ -279,21 +267,18 @@ typedef struct TricLaunch {
 
 static int tric_launch_fn(void *ctx) {
     TricLaunch *t = ctx;
-    if (tric_launch_grid(t->k, seed2_grid, NULL, t->args, 12, NULL) != TRIC_SUCCESS) {
+    if (tric_launch_grid(t->k, ex_seed2_grid, NULL, t->args, 12, NULL) != TRIC_SUCCESS) {
         printf("error: tric_launch_grid: %s\n", tric_last_error());
         return 1;
     }
     return 0;
 }
 
-/* The parameters' types without hints, for a runtime that wants a signature for a kernel whose
- * parameters are not annotated: the launches still specialize on the values (divisibility by 16),
- * so the kernels that run are those the signature-free compile gives. */
+/* The parameters' types without hints: the launches specialize on the values (divisibility by
+ * 16, ints equal to 1), so the kernels that run are those of the ideal signature. */
 #define SEED2_PLAIN_SIGNATURE "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32"
 
-/* kernel_matmul of examples/matmul.tri with GROUP_SIZE_M = group: its decorator's 16 configs,
- * compiled as the seed launches it, with no signature (the types come from the launch). Where the
- * runtime refuses that, once more with SEED2_PLAIN_SIGNATURE, saying so. */
+/* kernel_matmul of examples/matmul.tri with GROUP_SIZE_M = group: its decorator's 16 configs. */
 static tric_status compile_seed2(tric_device dev, const char *tri, int group, tric_module *mod,
                                  tric_kernel *k) {
     char gdef[32];
@@ -303,14 +288,10 @@ static tric_status compile_seed2(tric_device dev, const char *tri, int group, tr
     opt.kernel = "kernel_matmul";
     opt.constexprs = defs;
     opt.nconstexprs = 3;
+    /* The seed's parameters carry no types (Triton reads them off the tensors): the plain
+     * signature gives them, and every launch specializes on its values (:16, :1). */
+    opt.signature = SEED2_PLAIN_SIGNATURE;
     tric_status st = tric_module_compile_file(dev, tri, &opt, mod);
-    if (st != TRIC_SUCCESS && strstr(tric_last_error(), "has no type")) {
-        printf("# GROUP_SIZE_M=%d: this runtime wants a signature for unannotated parameters: "
-               "compiling with %s (launches specialize)\n",
-               group, SEED2_PLAIN_SIGNATURE);
-        opt.signature = SEED2_PLAIN_SIGNATURE;
-        st = tric_module_compile_file(dev, tri, &opt, mod);
-    }
     return st != TRIC_SUCCESS ? st : tric_module_get_kernel(*mod, "kernel_matmul", k);
 }
 
@@ -493,14 +474,14 @@ int main(int argc, char **argv) {
             EX_CHECK(tric_memset(in.dc, 0, 0xff, nc * 2, NULL));
             EX_CHECK(tric_device_synchronize(dev));
             t0 = bench_now_us();
-            tric_status st = tric_launch_grid(t.k, seed2_grid, NULL, t.args, 12, NULL);
+            tric_status st = tric_launch_grid(t.k, ex_seed2_grid, NULL, t.args, 12, NULL);
             if (st == TRIC_SUCCESS)
                 st = tric_device_synchronize(dev);
             double first_ms = (bench_now_us() - t0) / 1e3;
             int chosen = -1;
             tric_kernel ck = NULL;
             if (st == TRIC_SUCCESS)
-                st = tric_kernel_tune(t.k, seed2_grid, NULL, t.args, 12, NULL, &chosen);
+                st = tric_kernel_tune(t.k, ex_seed2_grid, NULL, t.args, 12, NULL, &chosen);
             if (st == TRIC_SUCCESS)
                 st = tric_kernel_config(t.k, chosen, &ck);
             if (st != TRIC_SUCCESS) {
