@@ -84,6 +84,8 @@ typedef enum ConstKind {
     CV_FLOAT, /* f */
     CV_BOOL,  /* b */
     CV_DTYPE, /* dtype, e.g. tl.float16 */
+    CV_TYPE,  /* type: Triton's pointer_type (p.dtype, p.type of a scalar pointer) or block_type
+                 (x.type of a block); a plain scalar type is a CV_DTYPE */
     CV_STR,   /* s */
     CV_TUPLE, /* elems, n: (2, 3) shapes, or tuples of any of these */
 } ConstKind;
@@ -95,6 +97,7 @@ typedef struct ConstVal {
         double f;
         bool b;
         DType dtype;
+        Type type;
         const char *s;
         struct {
             struct ConstVal *elems;
@@ -387,7 +390,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_CLAMP, "clamp", "x min max propagate_nan=", "min(max(x, min), max), floats")              \
     X(BI_DEBUG_BARRIER, "debug_barrier", "", "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
-    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type, for annotations")        \
+    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
     X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
     X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")                       \

@@ -189,6 +189,8 @@ static bool const_equal(const ConstVal *x, const ConstVal *y)
         return x->b == y->b;
     case CV_DTYPE:
         return x->dtype == y->dtype;
+    case CV_TYPE:
+        return type_equal(x->type, y->type);
     case CV_STR:
         return !strcmp(x->s, y->s);
     case CV_TUPLE:
@@ -240,6 +242,7 @@ static bool const_truthy(const ConstVal *cv)
     case CV_BOOL:
         return cv->b;
     case CV_DTYPE:
+    case CV_TYPE:
         return true;
     case CV_STR:
         return cv->s[0] != 0;
@@ -582,30 +585,57 @@ static Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, 
     return sem_error();
 }
 
+/* A type as Triton's constexpr: a scalar number type is its dtype (tl.float32), a scalar pointer
+ * a pointer_type, a block a block_type. */
+static Sem sem_type(Type t)
+{
+    if (!t.is_ptr && t.rank == 0)
+        return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = t.dtype});
+    return sem_const((ConstVal){.kind = CV_TYPE, .type = t});
+}
+
+/* Attributes of a dtype or type (Triton's dtype, pointer_type, block_type): element_ty (a
+ * pointer's pointee, a block's element type; a number dtype's is itself, as tric has always
+ * taken it), scalar, shape, primitive_bitwidth. */
+static bool type_attr(Sema *s, const ConstVal *cv, const char *name, Sem *out)
+{
+    Type t = cv->kind == CV_TYPE ? cv->type : type_scalar(cv->dtype);
+    if (!strcmp(name, "element_ty") || !strcmp(name, "scalar")) {
+        if (t.rank > 0)
+            *out = sem_type(type_elem(t));
+        else if (t.is_ptr && !strcmp(name, "element_ty"))
+            *out = sem_type(type_scalar(t.dtype));
+        else
+            *out = sem_type(t);
+        return true;
+    }
+    if (!strcmp(name, "primitive_bitwidth") && t.rank == 0) {
+        *out = sem_int(t.is_ptr ? 64 : dtype_bits(t.dtype));
+        return true;
+    }
+    if (!strcmp(name, "shape") && t.rank > 0) {
+        ConstVal sh = {.kind = CV_TUPLE};
+        sh.tuple.n = t.rank;
+        sh.tuple.elems = arena_alloc(s->a, (size_t)t.rank * sizeof(ConstVal));
+        for (int i = 0; i < t.rank; i++)
+            sh.tuple.elems[i] = (ConstVal){.kind = CV_INT, .i = t.shape[i]};
+        *out = sem_const(sh);
+        return true;
+    }
+    return false;
+}
+
 static Sem attr_expr(Sema *s, Expr *e)
 {
     const char *name = e->attr.name ? e->attr.name : "";
     Expr *inner = e->attr.obj;
-    if (!strcmp(name, "element_ty") && inner && inner->kind == EX_ATTR && inner->attr.name &&
-        !strcmp(inner->attr.name, "dtype")) {
-        /* p.dtype.element_ty: the pointee of a pointer (Triton's pointer_type.element_ty). */
-        Sem base = expr(s, inner->attr.obj);
-        if (is_error(base))
-            return base;
-        if (base.kind == SEM_VALUE) {
-            Sem d = sem_const((ConstVal){.kind = CV_DTYPE, .dtype = base.type.dtype});
-            inner->sem = d;
-            return d;
-        }
-    }
     Sem obj = expr(s, inner);
     if (is_error(obj))
         return obj;
-    if (obj.kind == SEM_CONST && obj.cv.kind == CV_DTYPE) {
-        if (!strcmp(name, "element_ty"))
-            return obj;
-        if (!strcmp(name, "primitive_bitwidth"))
-            return sem_int(dtype_bits(obj.cv.dtype));
+    if (obj.kind == SEM_CONST && (obj.cv.kind == CV_DTYPE || obj.cv.kind == CV_TYPE)) {
+        Sem r;
+        if (type_attr(s, &obj.cv, name, &r))
+            return r;
     }
     if (obj.kind == SEM_MODULE) {
         const char *shown = dotted_text(s, e);
@@ -615,14 +645,12 @@ static Sem attr_expr(Sema *s, Expr *e)
     }
     if (obj.kind == SEM_VALUE) {
         Type t = obj.type;
-        if (!strcmp(name, "dtype")) {
-            if (t.is_ptr) {
-                diag_error(s->diag, e->attr.name_loc,
-                           "the dtype of a pointer (%s) is not a tric constexpr", tstr(s, t));
-                return sem_error();
-            }
-            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = t.dtype});
-        }
+        /* Triton: x.dtype is the element type (pointer_type(fp32) for pointers), x.type the
+         * whole type (the dtype for a scalar, block_type for a block). */
+        if (!strcmp(name, "dtype"))
+            return sem_type(type_elem(t));
+        if (!strcmp(name, "type"))
+            return sem_type(t);
         if (!strcmp(name, "shape")) {
             ConstVal cv = {.kind = CV_TUPLE};
             cv.tuple.n = t.rank;
@@ -650,7 +678,8 @@ static Sem attr_expr(Sema *s, Expr *e)
         Builtin bi;
         if (lookup_method(name, &bi))
             return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
-        diag_error(s->diag, e->attr.name_loc, "a block has no attribute '%s'", name);
+        diag_error(s->diag, e->attr.name_loc, "%s has no attribute '%s'",
+                   t.rank ? "a block" : t.is_ptr ? "a pointer" : "a scalar", name);
         return sem_error();
     }
     diag_error(s->diag, e->attr.name_loc, "%s has no attribute '%s'", sem_describe(s, obj), name);
@@ -2663,10 +2692,12 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         }
         return v->sem;
     }
-    case BI_POINTER_TYPE:
-        diag_error(s->diag, callee_loc(call), "tl.pointer_type() is only for parameter "
-                   "annotations");
-        return sem_error();
+    case BI_POINTER_TYPE: {
+        DType dt;
+        if (!dtype_arg(s, call, 0, fname, &dt))
+            return sem_error();
+        return sem_type(type_ptr(dt));
+    }
     case BI_SWIZZLE2D:
         return swizzle2d_builtin(s, call, fname);
     case BI_CLAMP:

@@ -188,6 +188,12 @@ void const_print(StrBuf *sb, const ConstVal *cv)
     case CV_DTYPE:
         strbuf_printf(sb, "tl.%s", dtype_name(cv->dtype));
         break;
+    case CV_TYPE:
+        if (cv->type.rank == 0)
+            strbuf_printf(sb, "tl.pointer_type(tl.%s)", dtype_name(cv->type.dtype));
+        else
+            type_print(sb, cv->type);
+        break;
     case CV_STR:
         strbuf_putc(sb, '\'');
         for (const char *p = cv->s ? cv->s : ""; *p; p++) {

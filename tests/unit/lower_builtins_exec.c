@@ -2,7 +2,8 @@
  * (libdevice.NAME, tl.extra.cuda.libdevice.NAME, module-level aliases, tl.math.NAME), compiled
  * from .tri source by driver_compile and run by the CPU interpreter against C references. Every
  * function of ir.h's TRIC_LIBDEVICE_FNS table is run on a block of values (specials included) in
- * fp32 and fp64, and the unary ones in fp16 (computed in fp32, rounded back). */
+ * fp32, fp64 and fp16 (computed in fp32, rounded back). Also .dtype /
+ * .type / .element_ty of pointers choosing types in a kernel. */
 #include "driver/driver.h"
 
 #include <math.h>
@@ -423,6 +424,43 @@ static void check_debug_barrier(void)
     compile_result_free(&c.res);
 }
 
+/* .dtype.element_ty and .type.element_ty of pointers pick the accumulator's type and a
+ * constexpr branch, as Triton kernels write them. */
+static void check_type_attributes(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "\n"
+        "@triton.jit\n"
+        "def k(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + o)\n"
+        "    acc = tl.zeros((BLOCK,), dtype=y_ptr.dtype.element_ty)\n"
+        "    if x_ptr.type.element_ty == tl.float16:\n"
+        "        acc += x.to(y_ptr.type.element_ty) * 2\n"
+        "    else:\n"
+        "        acc += x.to(acc.dtype)\n"
+        "    tl.store(y_ptr + o, acc)\n";
+    Define d = {"BLOCK", "16"};
+    Compiled c;
+    if (!compile(&c, src, "*fp16,*fp64", &d, 1))
+        return;
+    uint16_t x[16];
+    double y[16];
+    for (int i = 0; i < 16; i++) {
+        _Float16 h = (_Float16)(i * 0.5f - 3.0f);
+        memcpy(&x[i], &h, 2);
+    }
+    InterpArg args[] = {P(x), P(y)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y)};
+    if (run(c.ir, 1, args, 2, bufs, 2))
+        for (int i = 0; i < 16; i++)
+            CHECK(y[i] == 2 * (i * 0.5 - 3.0), "type attributes %d: %g", i, y[i]);
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     for (int fn = 0; fn < LD_COUNT; fn++) {
@@ -434,6 +472,7 @@ int main(void)
     check_clamp();
     check_swizzle2d();
     check_debug_barrier();
+    check_type_attributes();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
