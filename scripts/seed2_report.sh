@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/seed2_report.sh [--quick] [--sizes=A,B,...] [--groups=0,8,16] [--tag=NAME] [--no-triton]
-#     [BUILD_DIR]: seed 2's report (its author's TFLOPS sweep, M = N = K = 1024 i for i = 1..32,
+# scripts/seed2_report.sh [--quick] [--sizes=A,B,...] [--groups=0,8,16] [--triton-groups=8]
+#     [--no-torch] [--tag=NAME] [--no-triton] [BUILD_DIR]: seed 2's report (its author's TFLOPS sweep, M = N = K = 1024 i for i = 1..32,
 # kernel_matmul autotuned with GROUP_SIZE_M 0, 8, 16, beside cuBLAS and Triton), run ON the GPU
 # machine from the repo root with the packed build (default .carry/gpu: scripts/gpu-pack.sh).
 #   1. BUILD_DIR/bench/bench_seed2_report: tric (tric_gm_0/8/16) and cuBLAS -> tric_seed2_TAG.csv
@@ -15,6 +15,8 @@
 # all): split it with --sizes into calls of 1024 i for i in 1-12, 13-20, 21-24, 25-27, 28-29,
 # 30-31 and 32 (each about 4 to 7 minutes), then merge the CSVs:
 #   python3 scripts/seed2_report.py DIR*/tric_seed2_*.csv DIR*/triton_seed2_*.csv --png seed2.png --md seed2.md
+# --triton-groups: Triton's GROUP_SIZE_M values when they differ from --groups (its autotuner is
+# the slow part of the sweep: the issue asks for one Triton line); --no-torch: no torch.matmul line.
 # TAG (default: quick, all, or FIRST-LAST of --sizes) names a run's CSVs so runs merge without
 # clobbering each other.
 # TRIC_BENCH_REST_MS (environment, default 1000, as scripts/gpu_perf.sh): the GPU idles that long
@@ -24,6 +26,7 @@ set -u
 export TRIC_BENCH_REST_MS=${TRIC_BENCH_REST_MS:-1000}
 B=.carry/gpu
 ARGS=()
+TRITON_ARGS=()
 TAG=
 TRITON=1
 for a in "$@"; do
@@ -31,6 +34,8 @@ for a in "$@"; do
         --quick) ARGS+=(--quick); TAG=${TAG:-quick} ;;
         --sizes=*) ARGS+=("$a"); s=${a#--sizes=}; TAG=${TAG:-${s%%,*}-${s##*,}} ;;
         --groups=*) ARGS+=("$a") ;;
+        --triton-groups=*) TRITON_ARGS+=("--groups=${a#--triton-groups=}") ;;
+        --no-torch) TRITON_ARGS+=(--no-torch) ;;
         --tag=*) TAG=${a#--tag=} ;;
         --no-triton) TRITON=0 ;;
         -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
@@ -78,7 +83,8 @@ step "tric + cuBLAS: bench_seed2_report" "tric_seed2_$TAG.log" \
 if [ $TRITON = 1 ] && python3 -c "import triton, torch" >/dev/null 2>&1; then
     step "Triton + torch: triton_seed2_report.py" "triton_seed2_$TAG.log" \
         env PYTHONUNBUFFERED=1 python3 scripts/triton_seed2_report.py \
-        --seed2-report-csv "$P/triton_seed2_$TAG.csv" ${ARGS[@]+"${ARGS[@]}"}
+        --seed2-report-csv "$P/triton_seed2_$TAG.csv" ${ARGS[@]+"${ARGS[@]}"} \
+        ${TRITON_ARGS[@]+"${TRITON_ARGS[@]}"}
 else
     echo "== Triton skipped (--no-triton, or python3 cannot import triton and torch)"
 fi
