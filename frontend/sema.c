@@ -3701,22 +3701,35 @@ static bool block_calls(const Block *b, const char *name, int depth)
     return false;
 }
 
-static const char *jit_names(Sema *s, const Module *m, bool only_kernels)
+/* The kernels of m: its @jit functions that no other @jit function calls, into out (room for
+ * m->nfuncs); their number. */
+static int entry_kernels(const Module *m, const FuncDef **out)
 {
-    StrBuf sb = {0};
+    int n = 0;
     for (int i = 0; i < m->nfuncs; i++) {
         const FuncDef *f = m->funcs[i];
         if (!f || !f->is_jit || !f->name)
             continue;
-        if (only_kernels) {
-            bool called = false;
-            for (int k = 0; k < m->nfuncs && !called; k++)
-                if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
-                    block_calls(&m->funcs[k]->body, f->name, 0))
-                    called = true;
-            if (called)
-                continue;
-        }
+        bool called = false;
+        for (int k = 0; k < m->nfuncs && !called; k++)
+            if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
+                block_calls(&m->funcs[k]->body, f->name, 0))
+                called = true;
+        if (!called)
+            out[n++] = f;
+    }
+    return n;
+}
+
+static const char *jit_names(Sema *s, const Module *m, bool only_kernels)
+{
+    StrBuf sb = {0};
+    const FuncDef **kernels = arena_alloc(s->a, sizeof(FuncDef *) * (size_t)(m->nfuncs + 1));
+    int nkernels = only_kernels ? entry_kernels(m, kernels) : 0;
+    for (int i = 0; i < (only_kernels ? nkernels : m->nfuncs); i++) {
+        const FuncDef *f = only_kernels ? kernels[i] : m->funcs[i];
+        if (!f || !f->is_jit || !f->name)
+            continue;
         strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", f->name);
     }
     const char *r = arena_strdup(s->a, sb.data ? sb.data : "");
@@ -3741,24 +3754,10 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
         return f;
     }
     /* The only @jit function that no other @jit function calls. */
-    const FuncDef *found = NULL;
-    int count = 0;
-    for (int i = 0; i < m->nfuncs; i++) {
-        const FuncDef *f = m->funcs[i];
-        if (!f || !f->is_jit || !f->name)
-            continue;
-        bool called = false;
-        for (int k = 0; k < m->nfuncs && !called; k++)
-            if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
-                block_calls(&m->funcs[k]->body, f->name, 0))
-                called = true;
-        if (!called) {
-            found = f;
-            count++;
-        }
-    }
+    const FuncDef **kernels = arena_alloc(s->a, sizeof(FuncDef *) * (size_t)(m->nfuncs + 1));
+    int count = entry_kernels(m, kernels);
     if (count == 1)
-        return found;
+        return kernels[0];
     if (count == 0) {
         diag_error(s->diag, file_loc(m), "no @triton.jit kernel in %s", file_name(m));
         return NULL;
@@ -3772,20 +3771,7 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
 int sema_entry_kernels(const Module *m, const FuncDef ***out, Arena *arena)
 {
     *out = arena_alloc(arena, sizeof(FuncDef *) * (size_t)(m->nfuncs + 1));
-    int n = 0;
-    for (int i = 0; i < m->nfuncs; i++) {
-        const FuncDef *f = m->funcs[i];
-        if (!f || !f->is_jit || !f->name)
-            continue;
-        bool called = false;
-        for (int k = 0; k < m->nfuncs && !called; k++)
-            if (k != i && m->funcs[k] && m->funcs[k]->is_jit &&
-                block_calls(&m->funcs[k]->body, f->name, 0))
-                called = true;
-        if (!called)
-            (*out)[n++] = f;
-    }
-    return n;
+    return entry_kernels(m, *out);
 }
 
 const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag)

@@ -480,19 +480,25 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
 
 /* ---- choosing a config ------------------------------------------------------------------------ */
 
+/* The key's values (the first t->nkey entries; the others are never read). */
 static void key_of(const RtTuner *t, const struct tric_kernel_s *k, const tric_arg *args,
                    int64_t *key) {
-    memset(key, 0, sizeof(int64_t) * RT_MAX_TUNE_KEY);
     /* A pointer in the key selects by dtype in Triton, and a tric kernel has one: it adds
      * nothing. */
     for (int i = 0; i < t->nkey; i++)
         key[i] = k->param_kind[t->key[i]] == RT_PARAM_PTR ? 0 : (int64_t)rt_arg_bits(&args[t->key[i]]);
 }
 
+/* The launch path's lookup: a linear scan comparing nkey values per entry (a kernel sees few
+ * distinct keys). */
 static int find_tuning(const RtTuner *t, int n, const int64_t *key) {
-    for (int i = 0; i < n; i++)
-        if (!memcmp(t->tunings[i].key, key, sizeof t->tunings[i].key))
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < t->nkey && t->tunings[i].key[j] == key[j])
+            j++;
+        if (j == t->nkey)
             return t->tunings[i].chosen;
+    }
     return -1;
 }
 
@@ -692,7 +698,7 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
     }
     if (chosen >= 0 && t->ntunings < RT_MAX_TUNINGS) {
         RtTuning *e = &t->tunings[t->ntunings];
-        memcpy(e->key, key, sizeof e->key);
+        memcpy(e->key, key, sizeof(int64_t) * (size_t)t->nkey);
         e->chosen = chosen;
         /* Release: a launch that sees the new count sees the whole entry. */
         __atomic_store_n(&t->ntunings, t->ntunings + 1, __ATOMIC_RELEASE);
