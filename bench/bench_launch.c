@@ -68,7 +68,7 @@ int main(void) {
     static const char *b1024[] = {"BLOCK_SIZE=1024"}, *key[] = {"n_elements"};
     tric_tune_config configs[] = {{b1024, 1, 4, 0}, {b1024, 1, 2, 0}};
     tric_compile_options topt = tric_compile_options_default();
-    topt.signature = "*fp32,*fp32,*fp32,i32";
+    topt.signature = "*fp32:16,*fp32:16,*fp32:16,i32"; /* as the untuned kernel: n open */
     topt.tune_configs = configs;
     topt.ntune_configs = 2;
     topt.tune_key = key;
