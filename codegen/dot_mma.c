@@ -28,6 +28,9 @@ bool cg_mma_can_stage(Cg *c, const IrOp *op)
     shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
     if (!a_bytes || !b_bytes || op->smem_bytes < a_bytes + b_bytes || op->smem_offset < 0)
         return false;
+    Layout la, lb;
+    if (shared_dot_staging_swizzle(c->f, op, &la, &lb))
+        return true;
     for (int i = 0; i < 2; i++) {
         const IrOp *cv = cg_dot_operand_convert(c, op->operands[i]);
         Type t = ir_type(c->f, op->operands[i]);
@@ -61,14 +64,22 @@ void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out)
  * blocked layouts) into the dot's area at the converts' padded strides, barrier; then per k16
  * step ldmatrix.x4 gives one 16x16 A fragment (matrices: rows 0-7 / 8-15 x k 0-7 / 8-15, i.e.
  * a0a1, a2a3, a4a5, a6a7) and ldmatrix.x4.trans two n8 B fragments (k 0-7 / 8-15 of columns
- * rn and rn+1: b0b1, b2b3 each). Padding rows by 16 bytes makes the eight 16-byte rows of each
- * 8x8 matrix fall in distinct banks when the unpadded row is a multiple of 128 bytes or 64 bytes
- * (as Triton's padded shared layouts; no XOR swizzle yet). Fills apk/bpk as cg_lower_dot_mma
- * wants. */
+ * rn and rn+1: b0b1, b2b3 each). The tiles are in the swizzle pass's layouts when
+ * shared_dot_staging_swizzle gives them (the XOR pattern puts the eight 16-byte rows of each 8x8
+ * matrix in eight bank groups; the reads are the pipeline's cg_ldmatrix_step), else at padded
+ * strides (16 bytes per row, which does the same when the unpadded row is a multiple of 64 or
+ * 128 bytes). Fills apk/bpk as cg_lower_dot_mma wants. */
 typedef struct MmaStage {
     LLVMValueRef abase, bbase; /* this lane's ldmatrix row address for A and for B, k step 0 */
     int64_t sa0, sb0;          /* A's and B's row strides in elements */
     int Wm, Wn, Rm, Rn, Kt;
+    /* The swizzled staging (shared_dot_staging_swizzle): the tiles' layouts and byte offsets;
+     * each k step's ldmatrix is then cg_ldmatrix_step's, as for the pipeline's slots. */
+    bool swizzled;
+    Layout la, lb;
+    Type ta, tb;
+    int off_a, off_b;
+    const Layout *da_op, *db_op; /* the operands' #dot_op layouts */
 } MmaStage;
 
 static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const Layout *L, MmaStage *st)
@@ -84,6 +95,20 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
     if (!da || !db)
         return false;
     int off_a = op->smem_offset, off_b = op->smem_offset + (int)a_bytes;
+    if (shared_dot_staging_swizzle(c->f, op, &st->la, &st->lb)) {
+        cg_barrier(c->l);
+        cg_smem_store_swizzled(c, A, da, ta, &st->la, off_a);
+        cg_smem_store_swizzled(c, B, db, tb, &st->lb, off_b);
+        cg_barrier(c->l);
+        st->swizzled = true;
+        st->ta = ta;
+        st->tb = tb;
+        st->off_a = off_a;
+        st->off_b = off_b;
+        st->da_op = &c->f->layouts[ir_value(c->f, av)->layout];
+        st->db_op = &c->f->layouts[ir_value(c->f, bv)->layout];
+        return true;
+    }
     cg_barrier(c->l);
     cg_smem_store_all(c, A, da, ta.dtype, 2, off_a, sa);
     cg_smem_store_all(c, B, db, tb.dtype, 2, off_b, sb);
@@ -122,6 +147,11 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
 static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, LLVMValueRef *bpk)
 {
     LLVMBuilderRef b = c->l->b;
+    if (st->swizzled) {
+        cg_ldmatrix_step(c, &st->la, st->ta, st->da_op, cg_i32(c->l, st->off_a), rk, apk);
+        cg_ldmatrix_step(c, &st->lb, st->tb, st->db_op, cg_i32(c->l, st->off_b), rk, bpk);
+        return;
+    }
     for (int rm = 0; rm < st->Rm; rm++) {
         LLVMValueRef off = cg_i32(c->l, ((int64_t)rm * 16 * st->Wm * st->sa0 + rk * 16) * 2);
         LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->abase, &off, 1, "");

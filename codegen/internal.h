@@ -298,6 +298,11 @@ LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, T
 /* The packed fragments of k16 step rk of a deferred local_load v (its dot's only operand use):
  * A's at pk[(rm * Kt + rk) * 4 + q], B's at pk[(rk * Rn + rn) * 2 + kh], as cg_lower_dot_mma
  * wants them. */
+/* ldmatrix for k16 step rk of an mma.sync operand held in a swizzled tile (layout sl, type
+ * tile) at byte view_off: the packed fragments into pk, indexed as cg_lower_dot_mma wants (A:
+ * [(rm * Kt + rk) * 4 + q], B: [(rk * Rn + rn) * 2 + kh]); L is the operand's #dot_op layout. */
+bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off,
+                      int rk, LLVMValueRef *pk);
 bool cg_local_load_step(Cg *c, ValueId v, int rk, LLVMValueRef *pk);
 
 /* ---- control.c: for, if, while, assert ------------------------------------------------------ */

@@ -293,8 +293,8 @@ static void unpack_pair(Cg *c, LLVMValueRef word, LLVMTypeRef et, LLVMValueRef *
  * takes: A (op_idx 0) at pk[(rm * Kt + rk) * 4 + q] for every m16 tile rm of this warp, q =
  * kh*2 + h (a0a1, a2a3, a4a5, a6a7); B at pk[(rk * Rn + rn) * 2 + kh] for every n8 tile rn.
  * `.trans` when the tile's contiguous dim is not K. view_off is the slot's byte offset (i32). */
-static bool ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off, int rk,
-                          LLVMValueRef *pk)
+bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off, int rk,
+                      LLVMValueRef *pk)
 {
     LLVMBuilderRef pb = c->pro;
     const Layout *P = &c->f->layouts[L->dot_operand.parent];
@@ -363,7 +363,7 @@ bool cg_local_load_step(Cg *c, ValueId v, int rk, LLVMValueRef *pk)
     LVal *view = cg_value(c, vv);
     if (c->failed)
         return false;
-    return ldmatrix_step(c, sl, tile, &c->f->layouts[ir_value(c->f, v)->layout], view->el[0], rk, pk);
+    return cg_ldmatrix_step(c, sl, tile, &c->f->layouts[ir_value(c->f, v)->layout], view->el[0], rk, pk);
 }
 
 /* local_load into a #dot_op of an mma.sync dot, materialized: every k16 step's ldmatrix, the
@@ -380,7 +380,7 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
     int words = op_idx == 0 ? Rm * Kt * 4 : Kt * Rn * 2;
     LLVMValueRef *pk = cg_regs(c, words);
     for (int rk = 0; rk < Kt; rk++)
-        if (!ldmatrix_step(c, sl, tile, L, view->el[0], rk, pk))
+        if (!cg_ldmatrix_step(c, sl, tile, L, view->el[0], rk, pk))
             return false;
     LLVMTypeRef et = cg_mem_type(c, tile.dtype);
     int *map = cg_local_index_map(c, dr);

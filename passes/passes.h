@@ -71,10 +71,15 @@ void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRI
 /* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
  * order, else the result's, else row-major. */
 void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
-/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's padded tiles at the
- * strides of the convert_layout feeding each (0 when none does); A at the dot's smem_offset, B
- * right after A. The dot's smem_bytes is their sum (0 when either is 0). */
+/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
+ * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
+ * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
+ * else at the strides of the convert_layout feeding each (padded rows). */
 void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
+/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
+ * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
+ * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
 /* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
 int shared_elem_bytes(Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,

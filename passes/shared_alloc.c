@@ -36,8 +36,34 @@ int shared_limit_bytes(int sm)
 /* An mma dot's staging area: operand i (0 = A, 1 = B) at the strides of the convert_layout that
  * feeds it (shared_scratch_strides: padded rows), A first, B at A's bytes rounded up to 16. 0 for
  * an operand that no convert_layout feeds. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb)
+{
+    Layout *out[2] = {la, lb};
+    for (int i = 0; i < 2; i++) {
+        ValueId v = dot->operands[i];
+        const IrOp *def = f->values[v].def;
+        Type t = ir_type(f, v);
+        if (!def || def->code != OP_CONVERT_LAYOUT || t.rank != 2 || dtype_bytes(t.dtype) != 2)
+            return false;
+        int order[TRIC_MAX_RANK];
+        shared_scratch_order(f, def, 2, order);
+        /* Both tiles contiguous along dim 1 (A's k, B's n), as the staging's ldmatrix reads. */
+        if (order[0] != 1 || !shared_layout_for(out[i], t, 1))
+            return false;
+    }
+    return true;
+}
+
 void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes)
 {
+    Layout la, lb;
+    if (shared_dot_staging_swizzle(f, dot, &la, &lb)) {
+        /* swizzled tiles: exactly their bytes */
+        Type ta = ir_type(f, dot->operands[0]), tb = ir_type(f, dot->operands[1]);
+        *a_bytes = (type_numel(ta) * 2 + 15) / 16 * 16;
+        *b_bytes = (type_numel(tb) * 2 + 15) / 16 * 16;
+        return;
+    }
     int64_t *out[2] = {a_bytes, b_bytes};
     for (int i = 0; i < 2; i++) {
         *out[i] = 0;
@@ -178,8 +204,8 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             return shared_wgmma_staging(f, op, &la, &lb, &b_off);
         }
         if (f->layouts[acc].kind == LAYOUT_MMA) {
-            /* mma dot: A's and B's padded tiles side by side (shared_dot_staging), read back
-             * with ldmatrix (docs/layouts.md). */
+            /* mma dot: A's and B's tiles side by side (shared_dot_staging: swizzled, else
+             * padded rows), read back with ldmatrix (docs/layouts.md). */
             int64_t a_bytes, b_bytes;
             shared_dot_staging(f, op, &a_bytes, &b_bytes);
             return a_bytes && b_bytes ? a_bytes + b_bytes : 0;

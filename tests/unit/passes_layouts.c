@@ -176,9 +176,15 @@ static void test_matmul_mma(int sm, bool want_mma)
         }
         CHECK(f->values[loop->results[0]].layout == f->values[dot->results[0]].layout,
               "the loop does not carry the mma layout");
+        /* The staged operands in the swizzle pass's layouts (64x32 and 32x64 fp16: 64- and
+         * 128-byte swizzles along k and n), exactly their bytes. */
         int64_t a_bytes, b_bytes;
         shared_dot_staging(f, dot, &a_bytes, &b_bytes);
-        CHECK(a_bytes == 5104 && b_bytes == 4592 && dot->smem_bytes == 5104 + 4592,
+        Layout la, lb;
+        CHECK(shared_dot_staging_swizzle(f, dot, &la, &lb) && la.shared.swizzle == 64 &&
+                  lb.shared.swizzle == 128 && la.shared.order[0] == 1 && lb.shared.order[0] == 1,
+              "mma dot staging is not swizzled");
+        CHECK(a_bytes == 4096 && b_bytes == 4096 && dot->smem_bytes == 4096 + 4096,
               "mma dot staging %lld + %lld, scratch %d", (long long)a_bytes, (long long)b_bytes,
               dot->smem_bytes);
     } else {
