@@ -36,24 +36,18 @@ int main(int argc, char **argv) {
     tric_device dev = bench_open();
     if (!dev)
         return 77;
-    char path[4096], gdef[64];
+    char path[4096];
     const char *tri = ex_tri_path("matmul.tri", path, sizeof path);
-    snprintf(gdef, sizeof gdef, "GROUP_SIZE_M=%d", group);
-    const char *defs[] = {gdef, "T_C=tl.float16", "T_ACC=tl.float32"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.kernel = "kernel_matmul";
-    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
-    opt.constexprs = defs;
-    opt.nconstexprs = 3;
     tric_module mod;
     tric_kernel k;
     double t0 = bench_now_us();
-    if (ptx)
+    if (ptx) {
         EX_CHECK(tric_module_load_file(dev, ptx, &mod));
-    else
-        EX_CHECK(tric_module_compile_file(dev, tri, &opt, &mod));
+        EX_CHECK(tric_module_get_kernel(mod, "kernel_matmul", &k));
+    } else {
+        EX_CHECK(ex_compile_seed2_tuned(dev, tri, group, &mod, &k));
+    }
     double compile_ms = (bench_now_us() - t0) / 1e3;
-    EX_CHECK(tric_module_get_kernel(mod, "kernel_matmul", &k));
 
     int64_t M = size, N = size, K = size;
     size_t na = (size_t)(M * K), nb = (size_t)(K * N), nc = (size_t)(M * N);

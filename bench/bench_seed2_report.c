@@ -274,27 +274,6 @@ static int tric_launch_fn(void *ctx) {
     return 0;
 }
 
-/* The parameters' types without hints: the launches specialize on the values (divisibility by
- * 16, ints equal to 1), so the kernels that run are those of the ideal signature. */
-#define SEED2_PLAIN_SIGNATURE "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32"
-
-/* kernel_matmul of examples/matmul.tri with GROUP_SIZE_M = group: its decorator's 16 configs. */
-static tric_status compile_seed2(tric_device dev, const char *tri, int group, tric_module *mod,
-                                 tric_kernel *k) {
-    char gdef[32];
-    snprintf(gdef, sizeof gdef, "GROUP_SIZE_M=%d", group);
-    const char *defs[] = {gdef, "T_C=tl.float16", "T_ACC=tl.float32"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.kernel = "kernel_matmul";
-    opt.constexprs = defs;
-    opt.nconstexprs = 3;
-    /* The seed's parameters carry no types (Triton reads them off the tensors): the plain
-     * signature gives them, and every launch specializes on its values (:16, :1). */
-    opt.signature = SEED2_PLAIN_SIGNATURE;
-    tric_status st = tric_module_compile_file(dev, tri, &opt, mod);
-    return st != TRIC_SUCCESS ? st : tric_module_get_kernel(*mod, "kernel_matmul", k);
-}
-
 /* ---- cuBLAS ------------------------------------------------------------------------------------ */
 
 typedef struct CublasLaunch {
@@ -451,7 +430,7 @@ int main(int argc, char **argv) {
             double compile_ms = 0;
             if (!compiled[g]) {
                 t0 = bench_now_us();
-                if (compile_seed2(dev, tri, groups[g], &mods[g], &kernels[g]) != TRIC_SUCCESS) {
+                if (ex_compile_seed2_tuned(dev, tri, groups[g], &mods[g], &kernels[g]) != TRIC_SUCCESS) {
                     printf("# %s: compile failed: %s\n", provider, tric_last_error());
                     compiled[g] = -1;
                     failed = 1;

@@ -96,6 +96,25 @@ typedef struct ExMatmulConfig {
 
 static const ExMatmulConfig EX_MATMUL_SMALL = {64, 64, 32, 4, 3};
 
+/* Seed 2's kernel_matmul as its author runs it: under its @triton.autotune decorator (16
+ * configs; no block sizes given), GROUP_SIZE_M = group, fp16 C, fp32 accumulator. The seed's
+ * parameters carry no types (Triton reads them off the tensors): the plain signature gives them,
+ * and every launch specializes on its values (:16, :1), so the kernels that run are those of the
+ * ideal signature. */
+static inline tric_status ex_compile_seed2_tuned(tric_device dev, const char *tri, int group,
+                                                 tric_module *mod, tric_kernel *kernel) {
+    char gdef[32];
+    snprintf(gdef, sizeof gdef, "GROUP_SIZE_M=%d", group);
+    const char *defs[] = {gdef, "T_C=tl.float16", "T_ACC=tl.float32"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.kernel = "kernel_matmul";
+    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
+    opt.constexprs = defs;
+    opt.nconstexprs = 3;
+    tric_status st = tric_module_compile_file(dev, tri, &opt, mod);
+    return st != TRIC_SUCCESS ? st : tric_module_get_kernel(*mod, "kernel_matmul", kernel);
+}
+
 /* Seed 2's grid as a function of the autotuned config, its
  * `grid = lambda META: (cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"]),)`, for
  * tric_launch_grid: args are kernel_matmul's (M and N at 3 and 4). */

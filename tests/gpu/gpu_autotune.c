@@ -131,16 +131,9 @@ int main(void) {
     problem_init(dev, &p);
 
     /* Compiled in process from the decorator. */
-    static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.kernel = "kernel_matmul";
-    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
-    opt.constexprs = defs;
-    opt.nconstexprs = 3;
     tric_module mod;
     tric_kernel k;
-    if (tric_module_compile_file(dev, mm, &opt, &mod) == TRIC_SUCCESS &&
-        tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS) {
+    if (ex_compile_seed2_tuned(dev, mm, 8, &mod, &k) == TRIC_SUCCESS) {
         check_tuned(&p, k, "compiled:");
         tric_module_destroy(mod);
     } else {

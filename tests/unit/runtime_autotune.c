@@ -15,16 +15,9 @@ static const char *matmul_path(void) { return TRIC_SOURCE_DIR "/examples/matmul.
 
 
 static void test_seed2(tric_device dev) {
-    static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.kernel = "kernel_matmul";
-    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
-    opt.constexprs = defs;
-    opt.nconstexprs = 3;
     tric_module mod;
     tric_kernel k, c;
-    if (tric_module_compile_file(dev, matmul_path(), &opt, &mod) != TRIC_SUCCESS ||
-        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+    if (ex_compile_seed2_tuned(dev, matmul_path(), 8, &mod, &k) != TRIC_SUCCESS) {
         CHECK(!"seed 2 compiles as an autotuned kernel");
         return;
     }
@@ -89,6 +82,9 @@ static void test_seed2(tric_device dev) {
     /* All block sizes given: the kernel compiles as asked, untuned. */
     static const char *all[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32",
                                 "BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.kernel = "kernel_matmul";
+    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
     opt.constexprs = all;
     opt.nconstexprs = 6;
     CHECK(tric_module_compile_file(dev, matmul_path(), &opt, &mod) == TRIC_SUCCESS &&
