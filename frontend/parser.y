@@ -1358,13 +1358,58 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
     }
 }
 
+/* The function a module-level `NAME = triton.jit(impl, ...)` (or `jit(impl)`) wraps: the last
+ * def of `impl` among the first `before` module statements (Python runs the assignment after
+ * the defs above it); NULL when st is another statement or impl names no def above it. */
+static const FuncDef *jit_call_target(const ParseState *ps, const Stmt *st, int before)
+{
+    if (st->kind != ST_ASSIGN || !st->assign.value || st->assign.value->kind != EX_CALL)
+        return NULL;
+    const Expr *call = st->assign.value;
+    /* `triton.jit(...)` with no positional argument is the decorator factory, not a kernel. */
+    if (!is_jit_decorator(call) || call->call.nargs != 1 || call->call.args[0]->kind != EX_NAME)
+        return NULL;
+    const char *impl = call->call.args[0]->str;
+    for (int i = before - 1; i >= 0; i--) {
+        const Stmt *d = ps->top.items[i];
+        if (d->kind == ST_DEF && d->def.func->name && !strcmp(d->def.func->name, impl))
+            return d->def.func;
+    }
+    return NULL;
+}
+
+/* `kernel = triton.jit(kernel_impl)`: each name target becomes a @jit function with
+ * kernel_impl's parameters and body, named by the target (the name --kernel takes and the PTX
+ * carries). kernel_impl stays a plain Python function, as in Triton, where only the JITFunction
+ * object is a kernel; the call's keyword arguments are ignored, as the decorator form's are. */
+static void push_jit_by_call(ParseState *ps, Module *m, int *fcap, const Stmt *st,
+                             const FuncDef *impl)
+{
+    for (int k = 0; k < st->assign.ntargets; k++) {
+        const Expr *t = st->assign.targets[k];
+        if (!t || t->kind != EX_NAME || !t->str)
+            continue;
+        FuncDef *f = ast_clone_func(ps->arena, impl);
+        f->name = t->str;
+        f->is_jit = true;
+        /* The call stands as the decorator @triton.jit(...) would. */
+        f->decorators = arena_alloc(ps->arena, sizeof *f->decorators);
+        f->decorators[0] = st->assign.value;
+        f->ndecorators = 1;
+        ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, *fcap, f);
+    }
+}
+
 static void build_module(ParseState *ps, Module *m)
 {
     int fcap = 0, gcap = 0;
     for (int i = 0; i < ps->top.n; i++) {
         Stmt *s = ps->top.items[i];
+        const FuncDef *impl = jit_call_target(ps, s, i);
         if (s->kind == ST_DEF)
             ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, fcap, s->def.func);
+        else if (impl)
+            push_jit_by_call(ps, m, &fcap, s, impl);
         else
             ARENA_PUSH(ps->arena, m->globals, m->nglobals, gcap, s);
     }

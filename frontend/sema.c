@@ -3421,13 +3421,31 @@ static Sem global_expr(Sema *s, Expr *e)
     return r;
 }
 
+/* The @jit function a module-level `NAME = triton.jit(impl)` made of impl (parser.y
+ * build_module), for the hint when impl itself is called; NULL when there is none. */
+static const FuncDef *jit_wrapper_of(const Module *m, const char *impl)
+{
+    for (int i = 0; i < m->nfuncs; i++) {
+        const FuncDef *f = m->funcs[i];
+        if (!f || !f->is_jit || f->ndecorators != 1 || f->decorators[0]->kind != EX_CALL)
+            continue;
+        const Expr *d = f->decorators[0];
+        if (d->call.nargs == 1 && d->call.args[0]->kind == EX_NAME && d->call.args[0]->str &&
+            !strcmp(d->call.args[0]->str, impl))
+            return f;
+    }
+    return NULL;
+}
+
 static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
 {
     const char *name = callee->name ? callee->name : "?";
     if (!callee->is_jit) {
+        const FuncDef *wrapper = jit_wrapper_of(s->module, name);
         diag_error(s->diag, cloc, "'%s' is not a @triton.jit function; a kernel can call only "
-                   "@triton.jit helpers and tl builtins",
-                   name);
+                   "@triton.jit helpers and tl builtins%s%s%s%s",
+                   name, wrapper ? " (call '" : "", wrapper ? wrapper->name : "",
+                   wrapper ? "', its triton.jit(" : "", wrapper ? arena_printf(s->a, "%s))", name) : "");
         return sem_error();
     }
     for (int i = 0; i < s->inline_depth; i++) {
