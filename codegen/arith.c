@@ -251,6 +251,19 @@ LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
     return dtype_is_signed(from) ? LLVMBuildSExt(b, a, ty, "") : LLVMBuildZExt(b, a, ty, "");
 }
 
+/* OP_BITCAST (ir.h): the bits as another type of one width; a pointer to or from int64 is
+ * ptrtoint / inttoptr (LLVM has no bitcast between pointers and integers), a pointer to another
+ * pointer the same opaque ptr addrspace(1). */
+static LLVMValueRef cg_bitcast(Cg *c, Type from, Type to, LLVMValueRef a)
+{
+    LLVMTypeRef rt = to.is_ptr ? c->l->gptr : cg_elem_type(c, to.dtype);
+    if (from.is_ptr && !to.is_ptr)
+        return LLVMBuildPtrToInt(c->l->b, a, rt, "");
+    if (!from.is_ptr && to.is_ptr)
+        return LLVMBuildIntToPtr(c->l->b, a, rt, "");
+    return LLVMBuildBitCast(c->l->b, a, rt, "");
+}
+
 LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv)
 {
     LLVMTypeRef ty = cg_value_type(c, t);
@@ -307,7 +320,7 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
             v = cg_cast(c, t0.dtype, rt.dtype, x);
             break;
         case OP_BITCAST:
-            v = LLVMBuildBitCast(c->l->b, x, cg_elem_type(c, rt.dtype), "");
+            v = cg_bitcast(c, t0, rt, x);
             break;
         case OP_LIBDEVICE:
             v = libdevice_call(c, op->attr[0], t0.dtype, x, y);

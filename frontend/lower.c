@@ -339,7 +339,9 @@ static ValueId cast_elems(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
     Type from = vtype(lw, v);
     if (same_elem(from, to))
         return v;
-    if (from.is_ptr && to.is_ptr)
+    /* A pointer of another pointee size goes through int64, so that no fact of the axis
+     * analysis (contiguity counts elements) crosses the change of element size. */
+    if (from.is_ptr && to.is_ptr && dtype_bits(from.dtype) == dtype_bits(to.dtype))
         return emit1(lw, OP_BITCAST, loc, to, v);
     if (from.is_ptr) {
         ValueId i = emit1(lw, OP_BITCAST, loc, with_dtype(from, DT_I64), v);

@@ -2087,12 +2087,49 @@ static Sem elementwise2(Sema *s, Expr *call, const char *fname, int i0, int i1, 
     return v;
 }
 
+/* cast's target: a dtype, or a pointer type (tl.pointer_type(tl.float32), p.dtype of a pointer
+ * p), as a scalar Type. */
+static bool cast_target_arg(Sema *s, Expr *call, int i, const char *fname, Type *out)
+{
+    Expr *x = arg(call, i);
+    if (x && x->sem.kind == SEM_CONST && x->sem.cv.kind == CV_TYPE && x->sem.cv.type.is_ptr &&
+        x->sem.cv.type.rank == 0) {
+        *out = x->sem.cv.type;
+        return true;
+    }
+    DType dt;
+    if (!dtype_arg(s, call, i, fname, &dt))
+        return false;
+    *out = type_scalar(dt);
+    return true;
+}
+
+/* Triton's semantic.cast for pointers: a pointer converts to int64 (ptrtoint), to int1 (!= 0) and
+ * to another pointer type; only an int64 converts to a pointer (inttoptr: tt.int_to_ptr takes a
+ * 64-bit integer). bitcast=True takes the same path, as semantic.bitcast does for pointers. */
+static bool pointer_cast_ok(Sema *s, Expr *call, const char *fname, Type from, Type to)
+{
+    if (from.is_ptr && !to.is_ptr && to.dtype != DT_I64 && to.dtype != DT_I1) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: a pointer (%s) converts only to int64, int1 or "
+                   "a pointer type, not %s",
+                   fname, tstr(s, from), dtype_name(to.dtype));
+        return false;
+    }
+    if (!from.is_ptr && to.is_ptr && from.dtype != DT_I64 && from.dtype != DT_U64) {
+        diag_error(s->diag, arg_loc(call, 0), "%s: only an int64 converts to a pointer (%s), got "
+                   "%s; convert it with .to(tl.int64) first",
+                   fname, tstr(s, to), tstr(s, from));
+        return false;
+    }
+    return true;
+}
+
 static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
 {
-    Type t;
-    DType to;
-    if (!value_arg(s, call, 0, fname, "input", &t) || !dtype_arg(s, call, 1, fname, &to))
+    Type t, target;
+    if (!value_arg(s, call, 0, fname, "input", &t) || !cast_target_arg(s, call, 1, fname, &target))
         return sem_error();
+    DType to = target.dtype;
     bool bitcast = false;
     if (!arg_is_none(call, 3) && !const_bool_arg(s, call, 3, fname, "bitcast", &bitcast))
         return sem_error();
@@ -2106,12 +2143,10 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
             return sem_error();
         }
     }
-    if (t.is_ptr) {
-        if (to != DT_I64 || bitcast) {
-            diag_error(s->diag, arg_loc(call, 0), "%s: a pointer (%s) converts only to int64",
-                       fname, tstr(s, t));
+    if (t.is_ptr || target.is_ptr) {
+        if (!pointer_cast_ok(s, call, fname, t, target))
             return sem_error();
-        }
+        return sem_value(with_shape(to, target.is_ptr, t));
     }
     if (bitcast && dtype_bits(t.dtype) != dtype_bits(to)) {
         diag_error(s->diag, arg_loc(call, 1), "%s: bitcast needs types of one width, %s is %d "

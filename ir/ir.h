@@ -74,7 +74,7 @@ typedef int32_t ValueId;
     X(OP_SELECT, "select", 3, "r = a ? b : c, elementwise (a is i1)")                             \
     /* --- conversion --- */                                                                      \
     X(OP_CAST, "cast", 1, "r = a converted to r's dtype: float->float round to nearest even, float->int truncate, int->int wrap/extend by signedness of a") \
-    X(OP_BITCAST, "bitcast", 1, "r = a's bits as r's dtype (same width)")                         \
+    X(OP_BITCAST, "bitcast", 1, "r = a's bits as r's dtype (same width; a pointer <-> int64 is ptrtoint/inttoptr)")                         \
     /* --- memory --- */                                                                          \
     X(OP_ADDPTR, "addptr", 2, "r = pointer a advanced by b elements of its pointee (b any int dtype)") \
     X(OP_LOAD, "load", -1, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \

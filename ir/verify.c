@@ -612,8 +612,14 @@ static void check_types(Verifier *v, const IrOp *op)
     }
     case OP_BITCAST: {
         Type a = otype(v, op, 0), r = rtype(v, op, 0);
-        if (a.is_ptr != r.is_ptr || (!a.is_ptr && dtype_bits(a.dtype) != dtype_bits(r.dtype)))
-            report(v, op, "cannot bitcast %s to %s (same width needed)", tstr(v, a), tstr(v, r));
+        /* A pointer is 64 bits: it converts to and from int64 (Triton's ptr_to_int and
+         * int_to_ptr), and to another pointer. */
+        int abits = a.is_ptr ? 64 : dtype_bits(a.dtype), rbits = r.is_ptr ? 64 : dtype_bits(r.dtype);
+        bool int64_side = a.is_ptr ? (r.is_ptr || r.dtype == DT_I64 || r.dtype == DT_U64)
+                                   : (!r.is_ptr || a.dtype == DT_I64 || a.dtype == DT_U64);
+        if (abits != rbits || !int64_side)
+            report(v, op, "cannot bitcast %s to %s (same width needed; pointers to and from int64 "
+                   "only)", tstr(v, a), tstr(v, r));
         break;
     }
     case OP_ADDPTR: {

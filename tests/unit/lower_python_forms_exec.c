@@ -1,9 +1,11 @@
 /* lower_python_forms_exec.c: Python forms of real kernels, compiled from .tri source by
  * driver_compile and run by the CPU interpreter against C: `kernel = triton.jit(kernel_impl)`
  * applied by call (the kernel takes the assignment's name, and a helper made that way is
- * inlined). */
+ * inlined); integer <-> pointer casts (a table of int64 addresses gathered through, pointers
+ * written as int64, a pointer to int1 and to a pointer of another element size). */
 #include "driver/driver.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,9 +106,61 @@ static void check_jit_by_call(void)
     compile_result_free(&c.res);
 }
 
+/* The kernel of tests/lit/codegen/pointer_casts.tri, run: the addresses are the host's own. */
+static void check_pointer_casts(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def pointer_casts(x_ptr: '*fp32', table_ptr: '*i64', addr_ptr: '*i64', y_ptr: '*fp32',\n"
+        "                  flag_ptr: '*i32', h_ptr: '*fp16', BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    addr = (x_ptr + offs).to(tl.int64)\n"
+        "    tl.store(addr_ptr + offs, addr)\n"
+        "    src = tl.load(table_ptr + offs).to(tl.pointer_type(tl.float32))\n"
+        "    base = y_ptr.to(tl.int64)\n"
+        "    out = base.to(tl.pointer_type(tl.float32))\n"
+        "    tl.store(out + offs, tl.load(src) + 1.0)\n"
+        "    nonnull = x_ptr.to(tl.int1)\n"
+        "    tl.store(flag_ptr, nonnull.to(tl.int32))\n"
+        "    halves = (x_ptr + offs).to(tl.pointer_type(tl.float16))\n"
+        "    tl.store(h_ptr + offs, tl.load(halves))\n";
+    enum { BLOCK = 16 };
+    Define d = {"BLOCK", "16"};
+    Compiled c;
+    if (!compile(&c, src, NULL, NULL, &d, 1))
+        return;
+    float x[BLOCK], y[BLOCK];
+    int64_t table[BLOCK], addr[BLOCK];
+    int32_t flag = -1;
+    uint16_t h[BLOCK];
+    for (int i = 0; i < BLOCK; i++) {
+        x[i] = 1.5f * (float)i - 4.0f;
+        table[i] = (int64_t)(uintptr_t)&x[(i * 5 + 3) % BLOCK]; /* a permutation */
+    }
+    InterpArg args[] = {P(x), P(table), P(addr), P(y), P(&flag), P(h)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(table, sizeof table), B(addr, sizeof addr),
+                           B(y, sizeof y), B(&flag, sizeof flag), B(h, sizeof h)};
+    if (run(c.ir, 1, args, 6, bufs, 6)) {
+        for (int i = 0; i < BLOCK; i++) {
+            CHECK(addr[i] == (int64_t)(uintptr_t)&x[i], "ptr->int64 %d: %lld", i, (long long)addr[i]);
+            CHECK(y[i] == x[(i * 5 + 3) % BLOCK] + 1.0f, "int64->ptr gather %d: %g", i, y[i]);
+            uint32_t bits;
+            memcpy(&bits, &x[i], 4);
+            /* *fp16 at x + 4i: the low half of x[i] (little endian) */
+            CHECK(h[i] == (uint16_t)bits, "ptr->ptr %d: %04x", i, h[i]);
+        }
+        CHECK(flag == 1, "ptr->int1: %d", flag);
+    }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
+    check_pointer_casts();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
