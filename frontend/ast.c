@@ -219,6 +219,7 @@ FuncDef *ast_clone_func(Arena *a, const FuncDef *f)
     c->body = ast_clone_block(a, f->body);
     c->docstring = f->docstring;
     c->is_jit = f->is_jit;
+    c->is_constexpr_fn = f->is_constexpr_fn;
     c->returns = ast_clone_expr(a, f->returns);
     return c;
 }

@@ -304,6 +304,8 @@ struct FuncDef {
     Block body;
     const char *docstring; /* NULL when none */
     bool is_jit;           /* has @triton.jit / @jit / @triton.autotune over @triton.jit */
+    bool is_constexpr_fn;  /* @triton.constexpr_function / @tl.constexpr_function / @tl.constexpr:
+                              evaluated by sema on constexpr arguments (sema.c constexpr_call) */
     Expr *returns;         /* the `-> annotation`, NULL when none (parsed, otherwise ignored) */
 };
 
@@ -390,6 +392,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_CLAMP, "clamp", "x min max propagate_nan=", "min(max(x, min), max), floats")              \
     X(BI_DEBUG_BARRIER, "debug_barrier", "", "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
+    X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
     X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
     X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \

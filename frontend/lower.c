@@ -1646,6 +1646,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_STATIC_ASSERT:
     case BI_STATIC_PRINT:
     case BI_CONSTEXPR:
+    case BI_NEXT_POWER_OF_2:
     case BI_POINTER_TYPE:
     case BI_LEN:
     case BI_INT_PY:

@@ -1312,6 +1312,19 @@ static bool is_jit_decorator(const Expr *d)
            !strcmp(d->attr.obj->str, "triton");
 }
 
+/* @triton.constexpr_function, @tl.constexpr_function, @constexpr_function and @tl.constexpr mark
+ * a Python helper that runs at compile time on constexpr arguments (Triton calls it in Python). */
+static bool is_constexpr_fn_decorator(const Expr *d)
+{
+    const char *name = d->kind == EX_NAME ? d->str : d->kind == EX_ATTR ? d->attr.name : NULL;
+    if (!name)
+        return false;
+    if (!strcmp(name, "constexpr_function"))
+        return true;
+    return d->kind == EX_ATTR && !strcmp(name, "constexpr") && d->attr.obj->kind == EX_NAME &&
+           (!strcmp(d->attr.obj->str, "tl") || !strcmp(d->attr.obj->str, "triton"));
+}
+
 static Stmt *s_def(ParseState *ps, FuncDef *f, ExprList *decorators)
 {
     if (decorators) {
@@ -1320,6 +1333,8 @@ static Stmt *s_def(ParseState *ps, FuncDef *f, ExprList *decorators)
         for (int i = 0; i < decorators->n; i++)
             if (is_jit_decorator(decorators->items[i]))
                 f->is_jit = true;
+            else if (is_constexpr_fn_decorator(decorators->items[i]))
+                f->is_constexpr_fn = true;
     }
     Stmt *s = ast_stmt(ps->arena, ST_DEF, f->loc);
     s->def.func = f;

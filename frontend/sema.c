@@ -354,6 +354,7 @@ static SrcLoc expr_start(const Expr *e);
 static Sem expr(Sema *s, Expr *e);
 static void block(Sema *s, Block *b, bool tail);
 static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc callee_loc);
+static Sem constexpr_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc);
 
 /* ---- name resolution ------------------------------------------------------------------------- */
 
@@ -2727,6 +2728,20 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         }
         return v->sem;
     }
+    case BI_NEXT_POWER_OF_2: {
+        /* triton.next_power_of_2: n - 1 with every lower bit set, plus one (0 for n <= 0). */
+        int64_t n, p = 1;
+        if (!const_int_arg(s, call, 0, fname, "n", &n))
+            return sem_error();
+        if (n > (INT64_C(1) << 62)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s: %lld has no power of two in int64", fname,
+                       (long long)n);
+            return sem_error();
+        }
+        while (p < n)
+            p <<= 1;
+        return sem_int(n <= 0 ? 0 : p);
+    }
     case BI_POINTER_TYPE: {
         DType dt;
         if (!dtype_arg(s, call, 0, fname, &dt))
@@ -2800,9 +2815,32 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     return sem_error();
 }
 
+/* Python's int.bit_length() on a constexpr int (`1 << (n - 1).bit_length()`); NULL-free: the
+ * call's Sem. */
+static Sem bit_length_call(Sema *s, Expr *e)
+{
+    Sem x = expr(s, e->call.fn->attr.obj);
+    if (is_error(x))
+        return x;
+    if (x.kind != SEM_CONST || (x.cv.kind != CV_INT && x.cv.kind != CV_BOOL)) {
+        diag_error(s->diag, e->call.fn->attr.name_loc, "bit_length() needs a constexpr int, got %s",
+                   sem_describe(s, x));
+        return sem_error();
+    }
+    int64_t v = const_as_int(&x.cv);
+    uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    int bits = 0;
+    for (; m; m >>= 1)
+        bits++;
+    return sem_int(bits);
+}
+
 static Sem call_expr(Sema *s, Expr *e)
 {
     Expr *fn = e->call.fn;
+    if (fn->kind == EX_ATTR && fn->attr.name && !strcmp(fn->attr.name, "bit_length") &&
+        e->call.nargs == 0 && e->call.nkwargs == 0)
+        return bit_length_call(s, e);
     Sem f = expr(s, fn);
     const char *saved_ctx = s->tuple_ctx;
     s->tuple_ctx = NULL;
@@ -2825,6 +2863,8 @@ static Sem call_expr(Sema *s, Expr *e)
     if (f.kind == SEM_FUNC) {
         if (!args_ok)
             return sem_error();
+        if (f.func->is_constexpr_fn)
+            return constexpr_call(s, e, f.func, callee_loc(e));
         return inline_call(s, e, f.func, callee_loc(e));
     }
     diag_error(s->diag, callee_loc(e), "%s is not callable", sem_describe(s, f));
@@ -3456,6 +3496,41 @@ static Sem global_expr(Sema *s, Expr *e)
     return r;
 }
 
+/* A call's arguments per parameter of callee: positional, then keywords (Python's rules); NULL
+ * for a parameter left to its default. NULL with a diagnostic on a wrong call. */
+static Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown,
+                             SrcLoc cloc)
+{
+    int np = callee->nparams;
+    Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);
+    if (call->call.nargs > np) {
+        diag_error(s->diag, cloc, "%s takes %d %s but %d %s given", shown, np,
+                   plural(np, "argument", "arguments"), call->call.nargs,
+                   plural(call->call.nargs, "was", "were"));
+        return NULL;
+    }
+    for (int i = 0; i < call->call.nargs; i++)
+        bound[i] = call->call.args[i];
+    for (int k = 0; k < call->call.nkwargs; k++) {
+        const char *kw = call->call.kwnames[k] ? call->call.kwnames[k] : "";
+        SrcLoc kl = kwname_loc(expr_start(call->call.kwargs[k]), kw);
+        int idx = -1;
+        for (int i = 0; i < np; i++)
+            if (callee->params[i].name && !strcmp(callee->params[i].name, kw))
+                idx = i;
+        if (idx < 0) {
+            diag_error(s->diag, kl, "%s got an unexpected keyword argument '%s'", shown, kw);
+            return NULL;
+        }
+        if (bound[idx]) {
+            diag_error(s->diag, kl, "%s got multiple values for argument '%s'", shown, kw);
+            return NULL;
+        }
+        bound[idx] = call->call.kwargs[k];
+    }
+    return bound;
+}
+
 /* The @jit function a module-level `NAME = triton.jit(impl)` made of impl (parser.y
  * build_module), for the hint when impl itself is called; NULL when there is none. */
 static const FuncDef *jit_wrapper_of(const Module *m, const char *impl)
@@ -3499,33 +3574,10 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
     }
     /* Bind arguments: positional, then keywords, then defaults (Python's rules). */
     int np = callee->nparams;
-    Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);
     const char *shown = arena_printf(s->a, "%s()", name);
-    if (call->call.nargs > np) {
-        diag_error(s->diag, cloc, "%s takes %d %s but %d %s given", shown, np,
-                   plural(np, "argument", "arguments"), call->call.nargs,
-                   plural(call->call.nargs, "was", "were"));
+    Expr **bound = bind_call_args(s, call, callee, shown, cloc);
+    if (!bound)
         return sem_error();
-    }
-    for (int i = 0; i < call->call.nargs; i++)
-        bound[i] = call->call.args[i];
-    for (int k = 0; k < call->call.nkwargs; k++) {
-        const char *kw = call->call.kwnames[k] ? call->call.kwnames[k] : "";
-        SrcLoc kl = kwname_loc(expr_start(call->call.kwargs[k]), kw);
-        int idx = -1;
-        for (int i = 0; i < np; i++)
-            if (callee->params[i].name && !strcmp(callee->params[i].name, kw))
-                idx = i;
-        if (idx < 0) {
-            diag_error(s->diag, kl, "%s got an unexpected keyword argument '%s'", shown, kw);
-            return sem_error();
-        }
-        if (bound[idx]) {
-            diag_error(s->diag, kl, "%s got multiple values for argument '%s'", shown, kw);
-            return sem_error();
-        }
-        bound[idx] = call->call.kwargs[k];
-    }
     FuncDef *clone = ast_clone_func(s->a, callee);
     if (!clone || clone->nparams != np) {
         TRIC_INTERNAL(s->diag, "ast_clone_func returned a function of another shape");
@@ -3574,6 +3626,171 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
     if (s->diag->errors > errors_before)
         return sem_error();
     return ctx.has_ret ? ctx.ret : sem_void();
+}
+
+
+/* ---- constexpr functions: @triton.constexpr_function helpers, run at compile time ----------- */
+
+/* Triton calls such a helper in Python on the unwrapped constexpr arguments. tric evaluates the
+ * subset real kernels use: assignments, `op=`, if/elif/else and return, over expressions that
+ * sema folds on constexprs (arithmetic, comparisons, `x if c else y`, min/max,
+ * triton.next_power_of_2, triton.cdiv, int.bit_length()); anything else is an error at it. */
+typedef struct CxCall {
+    const char *name;
+    bool returned;
+    Sem ret;
+} CxCall;
+
+static bool cx_value(Sema *s, const CxCall *cc, Expr *e, Sem *out)
+{
+    Sem v = expr(s, e);
+    if (is_error(v))
+        return false;
+    if (v.kind != SEM_CONST) {
+        diag_error(s->diag, expr_start(e), "constexpr function '%s' computes only on constexprs; "
+                   "this is %s",
+                   cc->name, sem_describe(s, v));
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool cx_block(Sema *s, CxCall *cc, Block *b);
+
+static bool cx_stmt(Sema *s, CxCall *cc, Stmt *st)
+{
+    const char *what = "this statement";
+    switch (st->kind) {
+    case ST_PASS: return true;
+    case ST_EXPR:
+        if (st->expr.value && st->expr.value->kind == EX_STR)
+            return true; /* a string statement: a comment */
+        what = "an expression statement";
+        break;
+    case ST_RETURN:
+        cc->ret = sem_const((ConstVal){.kind = CV_NONE});
+        if (st->ret.value && !cx_value(s, cc, st->ret.value, &cc->ret))
+            return false;
+        cc->returned = true;
+        return true;
+    case ST_ASSIGN: {
+        Sem v;
+        if (!cx_value(s, cc, st->assign.value, &v))
+            return false;
+        for (int k = 0; k < st->assign.ntargets; k++) {
+            Expr *t = st->assign.targets[k];
+            if (t->kind != EX_NAME) {
+                diag_error(s->diag, expr_start(t), "constexpr function '%s' assigns only to "
+                           "names",
+                           cc->name);
+                return false;
+            }
+            t->sem = v;
+            env_set(s, &s->fn->env, t->str, v, t->loc);
+        }
+        return true;
+    }
+    case ST_AUGASSIGN: {
+        Sem cur, v;
+        if (st->aug.target->kind != EX_NAME) {
+            diag_error(s->diag, expr_start(st->aug.target), "constexpr function '%s' assigns only "
+                       "to names",
+                       cc->name);
+            return false;
+        }
+        if (!cx_value(s, cc, st->aug.target, &cur) || !cx_value(s, cc, st->aug.value, &v))
+            return false;
+        Sem r = fold_binary(s, st->loc, st->aug.op, cur.cv, v.cv);
+        if (is_error(r))
+            return false;
+        env_set(s, &s->fn->env, st->aug.target->str, r, st->aug.target->loc);
+        return true;
+    }
+    case ST_IF: {
+        Sem c;
+        if (!cx_value(s, cc, st->if_.cond, &c))
+            return false;
+        st->if_.static_taken = const_truthy(&c.cv);
+        return cx_block(s, cc, st->if_.static_taken ? &st->if_.then : &st->if_.els);
+    }
+    case ST_FOR: what = "a 'for' loop"; break;
+    case ST_WHILE: what = "a 'while' loop"; break;
+    case ST_ASSERT: what = "an assert"; break;
+    case ST_DEF: what = "a nested def"; break;
+    case ST_IMPORT: what = "an import"; break;
+    default: break;
+    }
+    diag_error(s->diag, st->loc, "constexpr function '%s': %s is not supported (tric evaluates "
+               "assignments, if/else and return on constexprs)",
+               cc->name, what);
+    return false;
+}
+
+static bool cx_block(Sema *s, CxCall *cc, Block *b)
+{
+    for (int i = 0; i < b->n && !cc->returned; i++)
+        if (!cx_stmt(s, cc, b->stmts[i]))
+            return false;
+    return true;
+}
+
+/* A call of a constexpr function: every argument a constexpr; the result, a constexpr (None when
+ * the body returns nothing, as in Python). */
+static Sem constexpr_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
+{
+    const char *name = callee->name ? callee->name : "?";
+    for (int i = 0; i < s->inline_depth; i++)
+        if (s->inline_stack[i] == callee) {
+            diag_error(s->diag, cloc, "recursive call of constexpr function '%s' is not supported",
+                       name);
+            return sem_error();
+        }
+    if (!expand(s, cloc))
+        return sem_error();
+    if (s->inline_depth >= MAX_INLINE_DEPTH) {
+        diag_error(s->diag, cloc, "helpers nest more than %d deep", MAX_INLINE_DEPTH);
+        return sem_error();
+    }
+    Expr **bound = bind_call_args(s, call, callee, arena_printf(s->a, "%s()", name), cloc);
+    if (!bound)
+        return sem_error();
+    FuncDef *clone = ast_clone_func(s->a, callee);
+    FuncCtx ctx = {.func = clone, .is_kernel = false};
+    for (int i = 0; i < clone->nparams; i++) {
+        Param *p = &clone->params[i];
+        if (!bound[i]) {
+            if (!p->default_value) {
+                diag_error(s->diag, cloc, "%s() missing required argument '%s'", name, p->name);
+                return sem_error();
+            }
+            bound[i] = p->default_value;
+            if (is_error(global_expr(s, bound[i])))
+                return sem_error();
+        }
+        Sem v = bound[i]->sem;
+        if (is_error(v))
+            return sem_error();
+        if (v.kind != SEM_CONST) {
+            diag_error(s->diag, expr_start(bound[i]), "'%s' is a constexpr function: argument "
+                       "'%s' must be a constexpr, got %s",
+                       name, p->name, sem_describe(s, v));
+            return sem_error();
+        }
+        p->is_constexpr = true;
+        p->sem = v;
+        env_set(s, &ctx.env, p->name, v, p->loc);
+    }
+    CxCall cc = {.name = name};
+    s->inline_stack[s->inline_depth++] = callee;
+    FuncCtx *saved = s->fn;
+    s->fn = &ctx;
+    bool ok = cx_block(s, &cc, &clone->body);
+    s->fn = saved;
+    s->inline_depth--;
+    if (!ok)
+        return sem_error();
+    return cc.returned ? cc.ret : sem_const((ConstVal){.kind = CV_NONE});
 }
 
 /* ---- parameters, annotations, the kernel ------------------------------------------------------ */

@@ -2,7 +2,8 @@
  * driver_compile and run by the CPU interpreter against C: `kernel = triton.jit(kernel_impl)`
  * applied by call (the kernel takes the assignment's name, and a helper made that way is
  * inlined); integer <-> pointer casts (a table of int64 addresses gathered through, pointers
- * written as int64, a pointer to int1 and to a pointer of another element size). */
+ * written as int64, a pointer to int1 and to a pointer of another element size); constexpr
+ * functions (@triton.constexpr_function) choosing a kernel's block and scale. */
 #include "driver/driver.h"
 
 #include <stdint.h>
@@ -157,10 +158,54 @@ static void check_pointer_casts(void)
     compile_result_free(&c.res);
 }
 
+/* A constexpr function picks the block (a power of two >= n, as real kernels size a row); the
+ * kernel covers n elements in one program and scales them by another's result. */
+static void check_constexpr_function(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.constexpr_function\n"
+        "def row_block(n):\n"
+        "    b = 1 << (n - 1).bit_length()\n"
+        "    if b < 16:\n"
+        "        return 16\n"
+        "    return b\n"
+        "\n"
+        "@tl.constexpr_function\n"
+        "def scale(block, n):\n"
+        "    return block / n if n > 0 else 0.0\n"
+        "\n"
+        "@triton.jit\n"
+        "def kernel(x_ptr: '*fp32', y_ptr: '*fp32', N: tl.constexpr):\n"
+        "    BLOCK: tl.constexpr = row_block(N)\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)\n"
+        "    tl.store(y_ptr + offs, x * scale(BLOCK, N), mask=offs < N)\n";
+    Define d = {"N", "100"};
+    Compiled c;
+    if (!compile(&c, src, NULL, NULL, &d, 1))
+        return;
+    enum { N = 100 };
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i - 50.0f;
+        y[i] = 0.0f;
+    }
+    InterpArg args[] = {P(x), P(y)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y)};
+    if (run(c.ir, 1, args, 2, bufs, 2))
+        for (int i = 0; i < N; i++)
+            CHECK(y[i] == x[i] * (float)(128.0 / 100.0), "constexpr function %d: %g", i, y[i]);
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
     check_pointer_casts();
+    check_constexpr_function();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
