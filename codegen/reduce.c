@@ -2,6 +2,7 @@
  * across lanes by butterfly shuffles, across warps through shared memory. docs/codegen.md
  * "Reductions". */
 #include "codegen/internal.h"
+#include "passes/passes.h"
 
 #include <stdlib.h>
 
@@ -71,7 +72,7 @@ static LLVMValueRef shuffle_xor(Cg *c, LLVMValueRef v, int lane_mask)
 
 /* reduce/argmax along an axis: within each thread, then across the lanes that hold distinct
  * elements along the axis (butterfly shuffles), then across warps through shared memory (one slot
- * per warp per output element: [output row-major index][warp along axis]). */
+ * per warp per output element, at the swizzle pass's strides: shared_reduce_scratch). */
 bool cg_lower_reduce(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
@@ -139,12 +140,18 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         LLVMTypeRef mt = cg_mem_type(c, vt);
         LLVMValueRef warp = LLVMBuildURem(b, da->warp_id[axis], cg_i32(c->l, W), "");
         cg_barrier(c->l);
+        /* The slots follow the swizzle pass's rule (shared_reduce_scratch). */
+        int64_t row_stride, warp_stride;
+        shared_reduce_scratch(c->f, op, &row_stride, &warp_stride);
         LLVMValueRef *rows = cg_regs(c, nr);
         int64_t rm[TRIC_MAX_RANK];
         cg_row_major_strides(rt, rm);
+        for (int d = 0; d < rt.rank; d++)
+            rm[d] *= row_stride;
+        LLVMValueRef warp_base = LLVMBuildMul(b, warp, cg_i32(c->l, (int)warp_stride), "");
         for (int re = 0; re < nr; re++) {
             rows[re] = dr ? cg_strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
-            LLVMValueRef s = LLVMBuildAdd(b, LLVMBuildMul(b, rows[re], cg_i32(c->l, W), ""), warp, "");
+            LLVMValueRef s = LLVMBuildAdd(b, rows[re], warp_base, "");
             LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, vt, acc[re].v),
                 cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")));
             LLVMSetAlignment(st, (unsigned)eb);
@@ -157,7 +164,7 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         cg_barrier(c->l);
         for (int re = 0; re < nr; re++) {
             for (int w = 0; w < W; w++) {
-                LLVMValueRef s = LLVMBuildAdd(b, LLVMBuildMul(b, rows[re], cg_i32(c->l, W), ""), cg_i32(c->l, w), "");
+                LLVMValueRef s = LLVMBuildAdd(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
                 LLVMValueRef ld = LLVMBuildLoad2(b, mt,
                     cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")), "");
                 LLVMSetAlignment(ld, (unsigned)eb);

@@ -120,6 +120,14 @@ bool shared_layout_for(Layout *l, Type tile, int contig);
  * (contiguous along the scratch order's fastest dim); false: the scratch keeps padded rows
  * (shared_scratch_strides). The scratch then takes exactly the tile's bytes. */
 bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
+/* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
+ * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
+ * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
+ * their i32 indices at the same slots of a second array right after the values). The swizzle
+ * pass's choice: warp-major, outputs contiguous, so the lanes of one warp, which hold distinct
+ * consecutive outputs, write and read consecutive words (no bank conflict; rows at stride W would
+ * give a W-way conflict). */
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride, int64_t *warp_stride);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's

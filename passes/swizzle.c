@@ -14,7 +14,12 @@
  * addresses of an ldmatrix, the 16-byte cp.async writes of eight threads along one column and
  * wgmma's own reads are free of bank conflicts, and wgmma reads the tile through a descriptor
  * without any copy. The widest mode whose atom divides the contiguous extent is chosen (Triton's
- * NVMMASharedEncoding rule). */
+ * NVMMASharedEncoding rule).
+ *
+ * Scratch that lives inside one op follows rules defined here too: convert_layout's tiles
+ * (shared_scratch_swizzle), a non-pipelined wgmma's staging (shared_wgmma_staging) and a
+ * reduction's cross-warp partials (shared_reduce_scratch); shared_alloc sizes them and codegen
+ * addresses them by these rules. */
 #include "passes/passes.h"
 
 int64_t shared_slot_bytes(Type t, bool buffer)
@@ -57,6 +62,12 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
     int order[TRIC_MAX_RANK];
     shared_scratch_order(f, op, t.rank, order);
     return shared_layout_for(l, t, order[0]);
+}
+
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride, int64_t *warp_stride)
+{
+    *row_stride = 1;
+    *warp_stride = type_numel(ir_type(f, op->results[0]));
 }
 
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)

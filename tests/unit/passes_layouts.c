@@ -248,6 +248,15 @@ static void test_reduction(void)
     CHECK(sl->kind == LAYOUT_SLICE && sl->slice.dim == 1 && sl->slice.parent == xl,
           "sum layout %s", pk_layout_str(f, s, &sb));
     CHECK(f->values[total].layout == 0, "a scalar has a layout");
+    /* The cross-warp partials of both sums are warp-major with the outputs contiguous
+     * (shared_reduce_scratch): 32 row sums, then the single total. */
+    int64_t row_stride, warp_stride;
+    shared_reduce_scratch(f, red, &row_stride, &warp_stride);
+    CHECK(row_stride == 1 && warp_stride == 32, "row sums: row stride %lld, warp stride %lld",
+          (long long)row_stride, (long long)warp_stride);
+    shared_reduce_scratch(f, f->values[total].def, &row_stride, &warp_stride);
+    CHECK(row_stride == 1 && warp_stride == 1, "total: row stride %lld, warp stride %lld",
+          (long long)row_stride, (long long)warp_stride);
     /* The expand_dims operands are slices of their results' layouts. */
     IrOp *load = f->values[x].def;
     IrOp *addptr = f->values[load->operands[0]].def;
