@@ -136,6 +136,11 @@ typedef struct Sem {
     /* sema, for SEM_TUPLE: the elements' Sems (a tuple of constexprs only is SEM_CONST). */
     struct Sem *elems;
     int nelems;
+    /* SEM_TUPLE made by tl.make_block_ptr (Triton's block pointer): `type` is the block of
+     * pointers it addresses (shape = block_shape), `cv` its order (a CV_TUPLE), and elems are the
+     * base pointer, then rank shapes (int64), rank strides (int64) and rank offsets (int32), all
+     * run-time values, so that a block pointer carried by a loop keeps one structure. */
+    bool block_ptr;
 } Sem;
 
 struct Expr {
@@ -352,6 +357,8 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_WHERE, "where", "condition x y", "select elementwise")                                   \
     X(BI_LOAD, "load", "pointer mask= other= boundary_check= padding_option= cache_modifier= eviction_policy= volatile=", "gather through a pointer block") \
     X(BI_STORE, "store", "pointer value mask= boundary_check= cache_modifier= eviction_policy=", "scatter through a pointer block") \
+    X(BI_MAKE_BLOCK_PTR, "make_block_ptr", "base shape strides offsets block_shape order", "a block pointer: a block_shape tile of a strided tensor at offsets") \
+    X(BI_ADVANCE, "advance", "base offsets", "a block pointer moved by offsets") \
     X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", "matrix product (+ acc)") \
     X(BI_SUM, "sum", "input axis= keep_dims= dtype=", "reduce with +")                            \
     X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with max") \

@@ -1146,8 +1146,159 @@ static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
     return k;
 }
 
+/* ---- block pointers (tl.make_block_ptr, tl.advance, and loads and stores through them) --------- */
+
+/* A block pointer lowers to a run-time tuple (sema's Sem.block_ptr): the base pointer, then r
+ * shapes (i64), r strides (i64) and r offsets (i32); loops carry it leaf by leaf. A load or store
+ * through it computes the block of addresses and, for the dims of boundary_check, the mask of
+ * the elements inside the tensor, and is an ordinary masked load or store from there on. */
+
+/* Element k of a tuple argument (run-time or constexpr) as a scalar of type t. */
+static ValueId tuple_elem_value(Lowerer *lw, LVal tup, int k, Type t, SrcLoc loc)
+{
+    if (tup.kind == LV_TUPLE && k < tup.n)
+        return lval_value(lw, tup.elems[k], &t, loc);
+    if (tup.kind == LV_CONST && tup.csem->cv.kind == CV_TUPLE && k < tup.csem->cv.tuple.n)
+        return emit_const_cv(lw, loc, t, &tup.csem->cv.tuple.elems[k]);
+    lower_error(lw, loc, "internal: element %d of a tuple of ints is missing", k);
+    return 0;
+}
+
+static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, const Args *a)
+{
+    int r = e->sem.type.rank;
+    LVal bp = {.kind = LV_TUPLE, .n = 1 + 3 * r};
+    bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
+    bp.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
+    for (int i = 0; i < 3; i++) {
+        LVal part = lower_expr(lw, arg(a, 1 + i));
+        Type t = type_scalar(i < 2 ? DT_I64 : DT_I32);
+        for (int d = 0; d < r; d++)
+            bp.elems[1 + i * r + d] = lv_value(tuple_elem_value(lw, part, d, t, e->loc));
+    }
+    return bp;
+}
+
+static LVal lower_advance(Lowerer *lw, const Expr *e, const Args *a)
+{
+    int r = e->sem.type.rank;
+    LVal from = lower_expr(lw, arg(a, 0)), by = lower_expr(lw, arg(a, 1));
+    if (from.kind != LV_TUPLE || from.n != 1 + 3 * r) {
+        lower_error(lw, e->loc, "internal: tl.advance of something that is not a block pointer");
+        return lv_none();
+    }
+    LVal bp = from;
+    bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
+    memcpy(bp.elems, from.elems, (size_t)bp.n * sizeof *bp.elems);
+    Type i32 = type_scalar(DT_I32);
+    for (int d = 0; d < r; d++) {
+        LVal *off = &bp.elems[1 + 2 * r + d];
+        *off = lv_value(emit2(lw, OP_ADD, e->loc, i32, lval_value(lw, *off, &i32, e->loc),
+                              tuple_elem_value(lw, by, d, i32, e->loc)));
+    }
+    return bp;
+}
+
+/* The dims named by a constexpr boundary_check (an int or a tuple of ints), a bit each. */
+static unsigned boundary_dims(const Expr *check)
+{
+    if (!check || check->sem.kind != SEM_CONST)
+        return 0;
+    const ConstVal *cv = &check->sem.cv;
+    if (cv->kind == CV_INT)
+        return cv->i >= 0 && cv->i < TRIC_MAX_RANK ? 1u << cv->i : 0;
+    unsigned dims = 0;
+    for (int k = 0; cv->kind == CV_TUPLE && k < cv->tuple.n; k++)
+        if (cv->tuple.elems[k].kind == CV_INT && cv->tuple.elems[k].i >= 0 &&
+            cv->tuple.elems[k].i < TRIC_MAX_RANK)
+            dims |= 1u << cv->tuple.elems[k].i;
+    return dims;
+}
+
+/* The addresses of block pointer bp (Sem bs): element (i_0, ..., i_{r-1}) at
+ * base + sum_d (offset_d + i_d) * stride_d, in int64 as Triton computes them; *mask (0 when no
+ * dim is checked) is true where 0 <= offset_d + i_d < shape_d for every checked dim. */
+static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned checked,
+                                   ValueId *mask, SrcLoc loc)
+{
+    Type bt = bs->type, i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64);
+    int r = bt.rank;
+    Type offs_t = with_dtype(bt, DT_I64), mask_t = with_dtype(bt, DT_I1);
+    ValueId offs = 0;
+    *mask = 0;
+    if (bp.kind != LV_TUPLE || bp.n != 1 + 3 * r) {
+        lower_error(lw, loc, "internal: not a block pointer");
+        return 0;
+    }
+    for (int d = 0; d < r; d++) {
+        int64_t n = bt.shape[d];
+        Type range_t = shape_type(i32, &n, 1);
+        IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &range_t, 1, 0);
+        range->attr[0] = 0;
+        range->attr[1] = n;
+        ValueId off = lval_value(lw, bp.elems[1 + 2 * r + d], &i32, loc);
+        ValueId idx = emit2(lw, OP_ADD, loc, range_t, range->results[0],
+                            broadcast_value(lw, off, range_t, loc));
+        for (int k = 0; k < d; k++)
+            idx = expand_dims(lw, idx, 0, loc);
+        for (int k = d + 1; k < r; k++)
+            idx = expand_dims(lw, idx, k, loc);
+        Type idx_t = with_dtype(vtype(lw, idx), DT_I64);
+        idx = cast_elems(lw, idx, idx_t, loc);
+        ValueId stride = lval_value(lw, bp.elems[1 + r + d], &i64, loc);
+        ValueId term = emit2(lw, OP_MUL, loc, idx_t, idx, broadcast_value(lw, stride, idx_t, loc));
+        term = broadcast_value(lw, term, offs_t, loc);
+        offs = offs ? emit2(lw, OP_ADD, loc, offs_t, offs, term) : term;
+        if (checked & (1u << d)) {
+            Type in_t = with_dtype(idx_t, DT_I1);
+            ValueId extent = lval_value(lw, bp.elems[1 + d], &i64, loc);
+            ValueId lo = emit2(lw, OP_CMP_GE, loc, in_t, idx, emit_zero(lw, loc, idx_t));
+            ValueId hi = emit2(lw, OP_CMP_LT, loc, in_t, idx, broadcast_value(lw, extent, idx_t, loc));
+            ValueId in = broadcast_value(lw, emit2(lw, OP_AND, loc, in_t, lo, hi), mask_t, loc);
+            *mask = *mask ? emit2(lw, OP_AND, loc, mask_t, *mask, in) : in;
+        }
+    }
+    ValueId base = broadcast_value(lw, lval_value(lw, bp.elems[0], NULL, loc), bt, loc);
+    return emit2(lw, OP_ADDPTR, loc, bt, base, offs);
+}
+
+static LVal lower_block_ptr_load(Lowerer *lw, const Expr *e, const Args *a)
+{
+    const Expr *p = arg(a, 0);
+    ValueId mask;
+    ValueId ptrs = block_ptr_addresses(lw, &p->sem, lower_expr(lw, p), boundary_dims(arg(a, 3)),
+                                       &mask, e->loc);
+    if (!ptrs)
+        return lv_none();
+    Type rt = with_dtype(p->sem.type, p->sem.type.dtype);
+    /* Elements outside the tensor read as zero, or NaN with padding_option="nan". */
+    const Expr *pad = arg(a, 4);
+    bool nan = pad && pad->sem.kind == SEM_CONST && pad->sem.cv.kind == CV_STR &&
+               !strcmp(pad->sem.cv.s, "nan");
+    ValueId ops[3] = {ptrs, mask, 0};
+    if (mask)
+        ops[2] = nan ? ir_build_const_float(&lw->b, e->loc, rt, NAN) : emit_zero(lw, e->loc, rt);
+    return lv_value(emit(lw, OP_LOAD, e->loc, ops, 3, &rt, 1, 0)->results[0]);
+}
+
+static LVal lower_block_ptr_store(Lowerer *lw, const Expr *e, const Args *a)
+{
+    const Expr *p = arg(a, 0);
+    ValueId mask;
+    ValueId ptrs = block_ptr_addresses(lw, &p->sem, lower_expr(lw, p), boundary_dims(arg(a, 3)),
+                                       &mask, e->loc);
+    if (!ptrs)
+        return lv_none();
+    Operand v = operand_from_expr(lw, arg(a, 1));
+    ValueId ops[3] = {ptrs, operand_as(lw, &v, with_dtype(p->sem.type, p->sem.type.dtype)), mask};
+    emit(lw, OP_STORE, e->loc, ops, 3, NULL, 0, 0);
+    return lv_none();
+}
+
 static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
 {
+    if (arg(a, 0) && arg(a, 0)->sem.kind == SEM_TUPLE && arg(a, 0)->sem.block_ptr)
+        return lower_block_ptr_load(lw, e, a);
     SrcLoc loc = e->loc;
     /* semantic._load_legacy: pointer, mask and other broadcast together; other cast to the
      * pointee. Operands: (ptr, mask or 0, other or 0). */
@@ -1184,6 +1335,8 @@ static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
 
 static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
 {
+    if (arg(a, 0) && arg(a, 0)->sem.kind == SEM_TUPLE && arg(a, 0)->sem.block_ptr)
+        return lower_block_ptr_store(lw, e, a);
     SrcLoc loc = e->loc;
     /* semantic._store_legacy: value and mask broadcast to the pointer's shape; the value is
      * cast to the pointee. Operands: (ptr, value, mask or 0). */
@@ -1408,6 +1561,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         c = convert(lw, c, with_dtype(r, DT_I1), loc);
         return lv_value(emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
     }
+    case BI_MAKE_BLOCK_PTR: return lower_make_block_ptr(lw, e, &a);
+    case BI_ADVANCE: return lower_advance(lw, e, &a);
     case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
     case BI_STORE: return lower_store(lw, e, &a, have_r, r);
     case BI_DOT: return lower_dot(lw, e, &a, have_r, r);

@@ -218,7 +218,8 @@ static bool sem_same(Sem x, Sem y)
     case SEM_FUNC:
         return x.func == y.func;
     case SEM_TUPLE:
-        if (x.nelems != y.nelems)
+        if (x.nelems != y.nelems || x.block_ptr != y.block_ptr ||
+            (x.block_ptr && !type_equal(x.type, y.type)))
             return false;
         for (int i = 0; i < x.nelems; i++)
             if (!sem_same(x.elems[i], y.elems[i]))
@@ -294,6 +295,8 @@ static const char *sem_describe(Sema *s, Sem x)
     case SEM_VOID:
         return "nothing (None)";
     case SEM_TUPLE:
+        if (x.block_ptr)
+            return arena_printf(s->a, "a block pointer to %s", tstr(s, x.type));
         return arena_printf(s->a, "a tuple of %d values", x.nelems);
     default:
         return "an invalid value";
@@ -1894,8 +1897,223 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     return v;
 }
 
+/* ---- block pointers (tl.make_block_ptr, tl.advance; Triton's semantic.make_block_ptr) ------- */
+
+static bool is_block_ptr(Sem x) { return x.kind == SEM_TUPLE && x.block_ptr; }
+
+/* Argument i as a tuple (or list) of n integers, constexpr or run-time scalars: n from the
+ * tuple when *n < 0, else checked against it. */
+static bool int_tuple_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, int *n)
+{
+    Expr *x = arg(call, i);
+    if (!x || is_error(x->sem))
+        return false;
+    Sem v = x->sem;
+    int len = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE ? v.cv.tuple.n
+            : v.kind == SEM_TUPLE && !v.block_ptr       ? v.nelems
+                                                          : -1;
+    if (len < 0) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints, got %s", fname, what,
+                   sem_describe(s, v));
+        return false;
+    }
+    for (int k = 0; k < len; k++) {
+        bool ok;
+        if (v.kind == SEM_CONST) {
+            ok = v.cv.tuple.elems[k].kind == CV_INT || v.cv.tuple.elems[k].kind == CV_BOOL;
+        } else {
+            Sem e = v.elems[k];
+            ok = (e.kind == SEM_CONST && (e.cv.kind == CV_INT || e.cv.kind == CV_BOOL)) ||
+                 (e.kind == SEM_VALUE && e.type.rank == 0 && !e.type.is_ptr && dtype_is_int(e.type.dtype));
+        }
+        if (!ok) {
+            diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints; element %d is %s",
+                       fname, what, k,
+                       v.kind == SEM_CONST ? "not an int" : sem_describe(s, v.elems[k]));
+            return false;
+        }
+    }
+    if (*n >= 0 && len != *n) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s has %d element%s; the block has %d dimensions",
+                   fname, what, len, len == 1 ? "" : "s", *n);
+        return false;
+    }
+    *n = len;
+    return true;
+}
+
+/* The block pointer Sem for a block of pointers `block` (element type and block_shape). */
+static Sem block_ptr_sem(Sema *s, Type block, ConstVal order)
+{
+    int r = block.rank;
+    Sem bp = {.kind = SEM_TUPLE, .block_ptr = true, .type = block, .cv = order, .nelems = 1 + 3 * r};
+    bp.elems = arena_alloc(s->a, (size_t)bp.nelems * sizeof(Sem));
+    bp.elems[0] = sem_value(type_ptr(block.dtype));
+    for (int d = 0; d < r; d++) {
+        bp.elems[1 + d] = sem_value(type_scalar(DT_I64));
+        bp.elems[1 + r + d] = sem_value(type_scalar(DT_I64));
+        bp.elems[1 + 2 * r + d] = sem_value(type_scalar(DT_I32));
+    }
+    return bp;
+}
+
+/* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order). */
+static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type base;
+    if (!value_arg(s, call, 0, fname, "base", &base))
+        return sem_error();
+    if (!base.is_ptr || base.rank != 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s's base must be a scalar pointer, got %s", fname,
+                   tstr(s, base));
+        return sem_error();
+    }
+    Type block;
+    if (!shape_arg(s, call, 4, fname, &block))
+        return sem_error();
+    int r = block.rank;
+    if (r < 1) {
+        diag_error(s->diag, arg_loc(call, 4), "%s's block_shape needs at least one dimension", fname);
+        return sem_error();
+    }
+    static const char *const what[3] = {"shape", "strides", "offsets"};
+    for (int i = 1; i <= 3; i++)
+        if (!int_tuple_arg(s, call, i, fname, what[i - 1], &r))
+            return sem_error();
+    Expr *ord = arg(call, 5);
+    if (!ord || is_error(ord->sem))
+        return sem_error();
+    bool perm = ord->sem.kind == SEM_CONST && ord->sem.cv.kind == CV_TUPLE && ord->sem.cv.tuple.n == r;
+    bool seen[TRIC_MAX_RANK] = {false};
+    for (int d = 0; perm && d < r; d++) {
+        const ConstVal *o = &ord->sem.cv.tuple.elems[d];
+        perm = o->kind == CV_INT && o->i >= 0 && o->i < r && !seen[o->i];
+        if (perm)
+            seen[o->i] = true;
+    }
+    if (!perm) {
+        diag_error(s->diag, arg_loc(call, 5), "%s's order must be a constexpr permutation of 0..%d, "
+                   "got %s",
+                   fname, r - 1, sem_describe(s, ord->sem));
+        return sem_error();
+    }
+    block.is_ptr = true;
+    block.dtype = base.dtype;
+    return block_ptr_sem(s, block, ord->sem.cv);
+}
+
+/* tl.advance(base, offsets): the block pointer moved by offsets (one int per dimension). */
+static Sem advance_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Expr *b = arg(call, 0);
+    if (!b || is_error(b->sem))
+        return sem_error();
+    if (!is_block_ptr(b->sem)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block pointer (tl.make_block_ptr), got %s",
+                   fname, sem_describe(s, b->sem));
+        return sem_error();
+    }
+    int r = b->sem.type.rank;
+    if (!int_tuple_arg(s, call, 1, fname, "offsets", &r))
+        return sem_error();
+    return block_ptr_sem(s, b->sem.type, b->sem.cv);
+}
+
+/* boundary_check (argument i): None, an int or a tuple of distinct dims of a rank-r block. */
+static bool boundary_check_arg(Sema *s, Expr *call, int i, const char *fname, int r)
+{
+    if (arg_is_none(call, i))
+        return true;
+    Sem v = arg(call, i)->sem;
+    if (is_error(v))
+        return false;
+    int n = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE ? v.cv.tuple.n
+          : v.kind == SEM_CONST && v.cv.kind == CV_INT   ? 1
+                                                          : -1;
+    bool seen[TRIC_MAX_RANK] = {false};
+    for (int k = 0; k < n; k++) {
+        const ConstVal *d = v.cv.kind == CV_INT ? &v.cv : &v.cv.tuple.elems[k];
+        if (d->kind != CV_INT || d->i < 0 || d->i >= r || seen[d->i]) {
+            n = -1;
+            break;
+        }
+        seen[d->i] = true;
+    }
+    if (n < 0) {
+        diag_error(s->diag, arg_loc(call, i), "%s's boundary_check must be a constexpr tuple of "
+                   "distinct dimensions below %d, got %s",
+                   fname, r, sem_describe(s, v));
+        return false;
+    }
+    return true;
+}
+
+/* The checks load and store share for a block pointer: no mask (nor other), boundary_check. */
+static bool block_ptr_access_args(Sema *s, Expr *call, const char *fname, int mask_i, int other_i,
+                                  int check_i)
+{
+    int r = arg(call, 0)->sem.type.rank;
+    for (int i = mask_i; i <= other_i; i++)
+        if (!arg_is_none(call, i)) {
+            diag_error(s->diag, arg_loc(call, i), "%s: %s is not allowed with a block pointer; "
+                       "use boundary_check",
+                       fname, i == mask_i ? "mask" : "other");
+            return false;
+        }
+    return boundary_check_arg(s, call, check_i, fname, r);
+}
+
+static Sem block_ptr_load(Sema *s, Expr *call, const char *fname)
+{
+    if (!block_ptr_access_args(s, call, fname, 1, 2, 3))
+        return sem_error();
+    Type bt = arg(call, 0)->sem.type;
+    Expr *pad = arg(call, 4);
+    if (pad && !arg_is_none(call, 4)) {
+        const ConstVal *cv = &pad->sem.cv;
+        bool str = pad->sem.kind == SEM_CONST && cv->kind == CV_STR;
+        if (!str || (strcmp(cv->s, "") && strcmp(cv->s, "zero") && strcmp(cv->s, "nan"))) {
+            if (!is_error(pad->sem))
+                diag_error(s->diag, arg_loc(call, 4), "%s's padding_option must be \"zero\" or "
+                           "\"nan\", got %s",
+                           fname, sem_describe(s, pad->sem));
+            return sem_error();
+        }
+        if (!strcmp(cv->s, "nan") && !dtype_is_float(bt.dtype)) {
+            diag_error(s->diag, arg_loc(call, 4), "%s: padding_option \"nan\" needs a float block, "
+                       "the block pointer points to %s",
+                       fname, dtype_name(bt.dtype));
+            return sem_error();
+        }
+    }
+    return sem_value(with_shape(bt.dtype, false, bt));
+}
+
+static Sem block_ptr_store(Sema *s, Expr *call, const char *fname)
+{
+    Type v;
+    if (!value_arg(s, call, 1, fname, "value", &v))
+        return sem_error();
+    Type bt = arg(call, 0)->sem.type;
+    if (v.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 1), "%s cannot store pointers (%s)", fname, tstr(s, v));
+        return sem_error();
+    }
+    if (!broadcasts_to(v, bt)) {
+        diag_error(s->diag, arg_loc(call, 1), "%s's value of shape %s cannot be broadcast to the "
+                   "block pointer's shape %s",
+                   fname, shape_str(s, v), shape_str(s, bt));
+        return sem_error();
+    }
+    if (!block_ptr_access_args(s, call, fname, 2, 2, 3))
+        return sem_error();
+    return sem_void();
+}
+
 static Sem load_builtin(Sema *s, Expr *call, const char *fname)
 {
+    if (arg(call, 0) && is_block_ptr(arg(call, 0)->sem))
+        return block_ptr_load(s, call, fname);
     Type p;
     if (!value_arg(s, call, 0, fname, "pointer", &p))
         return sem_error();
@@ -1942,9 +2160,9 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
     }
     for (int i = 3; i <= 4; i++) {
         if (!arg_is_none(call, i)) {
-            diag_error(s->diag, arg_loc(call, i), "%s: block pointers (boundary_check, "
-                       "padding_option) are not supported yet",
-                       fname);
+            diag_error(s->diag, arg_loc(call, i), "%s: %s applies to block pointers "
+                       "(tl.make_block_ptr), not to a pointer or a block of pointers",
+                       fname, i == 3 ? "boundary_check" : "padding_option");
             ok = false;
         }
     }
@@ -1968,6 +2186,8 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
 
 static Sem store_builtin(Sema *s, Expr *call, const char *fname)
 {
+    if (arg(call, 0) && is_block_ptr(arg(call, 0)->sem))
+        return block_ptr_store(s, call, fname);
     Type p, v;
     if (!value_arg(s, call, 0, fname, "pointer", &p) || !value_arg(s, call, 1, fname, "value", &v))
         return sem_error();
@@ -2003,8 +2223,8 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
         }
     }
     if (!arg_is_none(call, 3)) {
-        diag_error(s->diag, arg_loc(call, 3), "%s: block pointers (boundary_check) are not "
-                   "supported yet",
+        diag_error(s->diag, arg_loc(call, 3), "%s: boundary_check applies to block pointers "
+                   "(tl.make_block_ptr), not to a pointer or a block of pointers",
                    fname);
         return sem_error();
     }
@@ -2603,6 +2823,10 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         v.compute_dtype = cd;
         return v;
     }
+    case BI_MAKE_BLOCK_PTR:
+        return make_block_ptr_builtin(s, call, fname);
+    case BI_ADVANCE:
+        return advance_builtin(s, call, fname);
     case BI_LOAD:
         return load_builtin(s, call, fname);
     case BI_STORE:

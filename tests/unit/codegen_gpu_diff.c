@@ -271,6 +271,12 @@ int main(void)
         {"math.tri", "math_kernel", "*fp32:16,*fp32:16,*fp16:16,i32", {"BLOCK=256"}, 1, 4,
          {{E_F32, 1000, FILL_POSITIVE, 0}, {E_F32, 1000, FILL_POISON, 1e-3}, {E_F16, 1000, FILL_POISON, 2e-3}},
          3, {1000}, 1, 0},
+        /* Block pointers: a 100x130x75 fp16 matmul, B column-major, every edge and the K tail
+         * through boundary_check (block_ptr.tri). */
+        {"block_ptr.tri", "bp_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 6,
+         {{E_F16, 100 * 75, FILL_UNIFORM, 0}, {E_F16, 75 * 130, FILL_UNIFORM, 0}, {E_F32, 100 * 130, FILL_POISON, 1e-3}},
+         3, {100, 130, 75, 75, 1, 1, 75, 130, 1}, 9, 0},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
          {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, 2}, 2, 0},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,

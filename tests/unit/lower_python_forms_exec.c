@@ -3,9 +3,11 @@
  * applied by call (the kernel takes the assignment's name, and a helper made that way is
  * inlined); integer <-> pointer casts (a table of int64 addresses gathered through, pointers
  * written as int64, a pointer to int1 and to a pointer of another element size); constexpr
- * functions (@triton.constexpr_function) choosing a kernel's block and scale. */
+ * functions (@triton.constexpr_function) choosing a kernel's block and scale; block pointers. */
 #include "driver/driver.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,11 +203,117 @@ static void check_constexpr_function(void)
     compile_result_free(&c.res);
 }
 
+/* Block pointers (tl.make_block_ptr, tl.advance, boundary_check, padding_option): a matmul
+ * whose tiles run past every edge (sizes no block divides, B column-major), and a copy that pads
+ * with NaN and stores only inside the tensor. */
+static const char *block_ptr_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def bp_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,\n"
+    "              stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,\n"
+    "              BLOCK_K: tl.constexpr):\n"
+    "    pid = tl.program_id(0)\n"
+    "    num_n = tl.cdiv(N, BLOCK_N)\n"
+    "    pid_m = pid // num_n\n"
+    "    pid_n = pid % num_n\n"
+    "    a_bp = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak),\n"
+    "                             offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K),\n"
+    "                             order=(1, 0))\n"
+    "    b_bp = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_N),\n"
+    "                             (BLOCK_K, BLOCK_N), (0, 1))\n"
+    "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+    "    for k in range(0, K, BLOCK_K):\n"
+    "        a = tl.load(a_bp, boundary_check=(0, 1))\n"
+    "        b = tl.load(b_bp, boundary_check=(1, 0), padding_option='zero')\n"
+    "        acc += tl.dot(a, b, input_precision='ieee')\n"
+    "        a_bp = tl.advance(a_bp, (0, BLOCK_K))\n"
+    "        b_bp = tl.advance(b_bp, [BLOCK_K, 0])\n"
+    "    c_bp = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn),\n"
+    "                             offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N),\n"
+    "                             block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))\n"
+    "    tl.store(c_bp, acc, boundary_check=(0, 1))\n"
+    "\n"
+    "@triton.jit\n"
+    "def bp_pad(x_ptr, y_ptr, R, C, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):\n"
+    "    x_bp = tl.make_block_ptr(x_ptr, (R, C), (C, 1), (-1, 0), (BLOCK_R, BLOCK_C), (1, 0))\n"
+    "    x = tl.load(x_bp, boundary_check=(0, 1), padding_option='nan')\n"
+    "    y_bp = tl.make_block_ptr(y_ptr, (BLOCK_R, BLOCK_C), (BLOCK_C, 1), (0, 0),\n"
+    "                             (BLOCK_R, BLOCK_C), (1, 0))\n"
+    "    tl.store(y_bp, x)\n"
+    "    tl.store(tl.advance(x_bp, (1, 0)), x + 100.0, boundary_check=(0, 1))\n";
+
+static void check_block_pointers(void)
+{
+    Define d[3] = {{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}};
+    Compiled c;
+    if (compile(&c, block_ptr_src, "bp_matmul", "*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+                d, 3)) {
+        enum { M = 37, N = 45, K = 70 };
+        static float a[M * K], b[K * N], cm[M * N + 8];
+        for (int i = 0; i < M * K; i++)
+            a[i] = (float)((i * 7) % 13) - 6.0f;
+        for (int i = 0; i < K * N; i++) /* column-major: b[k + n*K] */
+            b[i] = (float)((i * 5) % 11) * 0.5f - 2.0f;
+        for (int i = 0; i < M * N + 8; i++)
+            cm[i] = -99.0f;
+        InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K), I(K), I(1), I(1), I(K), I(N), I(1)};
+        InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
+        if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 12, bufs, 3)) {
+            int bad = 0;
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < N; n++) {
+                    double ref = 0;
+                    for (int k = 0; k < K; k++)
+                        ref += (double)a[m * K + k] * b[k + n * K];
+                    if (cm[m * N + n] != (float)ref && bad++ < 5)
+                        CHECK(0, "block-pointer matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n], ref);
+                }
+            for (int i = M * N; i < M * N + 8; i++)
+                CHECK(cm[i] == -99.0f, "block-pointer store wrote past the tensor at %d", i);
+        }
+        compile_result_free(&c.res);
+    }
+    Define dp[2] = {{"BLOCK_R", "8"}, {"BLOCK_C", "8"}};
+    if (compile(&c, block_ptr_src, "bp_pad", "*fp32,*fp32,i32,i32", dp, 2)) {
+        enum { R = 5, C = 6 };
+        float x[R * C + 4], y[64];
+        for (int i = 0; i < R * C + 4; i++)
+            x[i] = i < R * C ? (float)i : -7.0f;
+        InterpArg args[] = {P(x), P(y), I(R), I(C)};
+        InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y)};
+        if (run(c.ir, 1, args, 4, bufs, 2)) {
+            for (int r = 0; r < 8; r++)
+                for (int col = 0; col < 8; col++) {
+                    int row = r - 1; /* offsets (-1, 0): row -1 is outside */
+                    bool inside = row >= 0 && row < R && col < C;
+                    float got = y[r * 8 + col];
+                    if (inside)
+                        CHECK(got == (float)(row * C + col), "bp_pad [%d, %d]: %g", r, col, got);
+                    else
+                        CHECK(got != got, "bp_pad [%d, %d]: %g, want NaN padding", r, col, got);
+                }
+            /* The store at offsets (0, 0) wrote x + 100 (block row r holds row r - 1) inside. */
+            for (int row = 0; row < R; row++)
+                for (int col = 0; col < C; col++) {
+                    float want = row == 0 ? NAN : (float)((row - 1) * C + col) + 100.0f;
+                    float got = x[row * C + col];
+                    CHECK(row == 0 ? got != got : got == want, "bp_pad store [%d, %d]: %g", row, col, got);
+                }
+            for (int i = R * C; i < R * C + 4; i++)
+                CHECK(x[i] == -7.0f, "bp_pad stored past the tensor at %d: %g", i, x[i]);
+        }
+        compile_result_free(&c.res);
+    }
+}
+
 int main(void)
 {
     check_jit_by_call();
     check_pointer_casts();
     check_constexpr_function();
+    check_block_pointers();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
