@@ -733,7 +733,26 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
     return ok;
 }
 
+static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                         Diag *diag);
+
+/* The compile, checked for memory that ran out on the way (support.h: an allocation that fails
+ * is counted, never fatal): a result built from dropped text or after a failed allocation is
+ * not handed out. */
 bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag)
+{
+    unsigned long failures = support_alloc_failures();
+    bool ok = compile_body(file, opt, out, diag);
+    if (support_alloc_failures() != failures) {
+        compile_result_free(out);
+        diag_plain_error(diag, "out of memory while compiling %s", file->name);
+        return false;
+    }
+    return ok;
+}
+
+static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                         Diag *diag)
 {
     memset(out, 0, sizeof *out);
     out->arena = arena_new();
