@@ -162,9 +162,88 @@ static CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f
     return OK;
 }
 
+/* Stream capture into a graph: launches on any stream while a capture is on are recorded (with
+ * their parameter bytes) instead of run; a graph launch runs them in order. */
+typedef struct MockNode {
+    void *fn;
+    unsigned grid[3], block[3], shared;
+    unsigned char params[16][8];
+} MockNode;
+typedef struct MockGraph {
+    MockNode nodes[256];
+    int n;
+    bool broken; /* a launch could not be recorded */
+} MockGraph;
+static MockGraph *capture;
+
+static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                           unsigned by, unsigned bz, unsigned shared, void **params);
+
 static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned shared, void *stream,
                                void **params, void **extra) {
+    if (!capture)
+        return run_launch(fn, gx, gy, gz, bx, by, bz, shared, params);
+    if (capture->n == 256) {
+        capture->broken = true;
+        return INVALID_VALUE;
+    }
+    MockNode *node = &capture->nodes[capture->n++];
+    *node = (MockNode){fn, {gx, gy, gz}, {bx, by, bz}, shared, {{0}}};
+    bool vector_add = !strncmp(((MockFunction *)fn)->name, "vector_add_kernel", 17);
+    for (int i = 0; vector_add && i < 4; i++)
+        memcpy(node->params[i], params[i], 8);
+    return OK;
+}
+
+static CUresult cuStreamBeginCapture(void *s, int mode) {
+    if (capture)
+        return INVALID_VALUE;
+    capture = calloc(1, sizeof *capture);
+    mock_state.capturing = 1;
+    return OK;
+}
+static CUresult cuStreamEndCapture(void *s, void **graph) {
+    if (!capture)
+        return INVALID_VALUE;
+    MockGraph *g = capture;
+    capture = NULL;
+    mock_state.capturing = 0;
+    if (g->broken) {
+        free(g);
+        return 901; /* CUDA_ERROR_STREAM_CAPTURE_INVALIDATED */
+    }
+    *graph = g;
+    return OK;
+}
+static CUresult cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
+    *count = (size_t)((MockGraph *)graph)->n;
+    return OK;
+}
+static CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+    *exec = graph;
+    return OK;
+}
+static CUresult cuGraphLaunch(void *exec, void *s) {
+    MockGraph *g = exec;
+    for (int i = 0; i < g->n; i++) {
+        MockNode *node = &g->nodes[i];
+        void *params[16];
+        for (int p = 0; p < 16; p++)
+            params[p] = node->params[p];
+        CUresult r = run_launch(node->fn, node->grid[0], node->grid[1], node->grid[2],
+                                node->block[0], node->block[1], node->block[2], node->shared,
+                                params);
+        if (r != OK)
+            return r;
+    }
+    return OK;
+}
+static CUresult cuGraphExecDestroy(void *exec) { return OK; }
+static CUresult cuGraphDestroy(void *graph) { free(graph); return OK; }
+
+static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                           unsigned by, unsigned bz, unsigned shared, void **params) {
     if (mock_state.sticky)
         return mock_state.sticky;
     MockFunction *f = fn;
@@ -290,6 +369,10 @@ static const struct {
     ENTRY(cuEventDestroy), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize),
     ENTRY(cuEventElapsedTime), ENTRY(cuStreamGetCtx), ENTRY(cuStreamIsCapturing),
     ENTRY(cuFuncGetAttribute), ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    /* Not used by tric: for tests that capture graphs themselves (tests/gpu/gpu_graph.c). */
+    ENTRY(cuStreamBeginCapture), ENTRY(cuStreamEndCapture), ENTRY(cuGraphGetNodes),
+    ENTRY(cuGraphInstantiateWithFlags), ENTRY(cuGraphLaunch), ENTRY(cuGraphExecDestroy),
+    ENTRY(cuGraphDestroy),
 };
 
 /* Exported by name (with cuDriverGetVersion and mock_state): the bootstrap tric dlsym()s. */
