@@ -12,6 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef TRIC_SOURCE_REVISION
+#define TRIC_SOURCE_REVISION "unknown" /* not configured by CMake from a git checkout */
+#endif
+
+const char *driver_build_id(void) { return TRIC_VERSION " (git " TRIC_SOURCE_REVISION ")"; }
+
+void driver_codegen_identity(StrBuf *out) { codegen_identity(out); }
+
+const char *driver_libdevice_path(const char *override, char *buf, size_t size)
+{
+    return codegen_libdevice_path(override, buf, size);
+}
+
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific)
 {
     static const struct {

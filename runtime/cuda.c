@@ -373,8 +373,10 @@ tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s) {
 static void key_material(StrBuf *sb, const struct tric_device_s *dev, const SrcFile *file,
                          const tric_compile_options *opt, const char *arch,
                          const struct tric_module_s *mod) {
-    strbuf_printf(sb, "tric-jit %s\ntarget %s\nfile %zu:%s\n", TRIC_VERSION, arch,
-                  strlen(file->name), file->name);
+    const char *libdevice = getenv("TRIC_LIBDEVICE");
+    strbuf_append(sb, "tric-jit\n");
+    rt_build_key(sb, libdevice && *libdevice ? libdevice : NULL);
+    strbuf_printf(sb, "target %s\nfile %zu:%s\n", arch, strlen(file->name), file->name);
     rt_options_key(sb, opt, mod);
     strbuf_printf(sb, "source %zu:", file->len);
     strbuf_append_n(sb, file->text, file->len);

@@ -291,6 +291,11 @@ void rt_tuner_free(RtTuner *t);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 
+/* Appends what every compiled entry depends on besides its source and options: the tric build
+ * (version and git revision, and libtric's own file size and mtime), the code generator (LLVM's
+ * version), and the libdevice a compile with this override (TRIC_LIBDEVICE; NULL: the search in
+ * $CUDA_HOME, the configured toolkit, /usr/local/cuda) links: its path, size and mtime. */
+void rt_build_key(StrBuf *sb, const char *libdevice_override);
 /* The cache directory: $TRIC_CACHE_DIR, else $XDG_CACHE_HOME/tric, else $HOME/.cache/tric; NULL
  * when none can be named or TRIC_NO_CACHE is set. malloc'd. The directory may not exist yet. */
 char *rt_cache_dir(void);

@@ -145,6 +145,29 @@ static void test_cache_and_vector_add(tric_device dev, const char *va) {
     tric_module_destroy(m3);
     CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
     CHECK(m3->from_cache);
+    tric_module_destroy(m3);
+    /* Truncated (a crash mid-write of a cache that was not written atomically, a full disk):
+     * detected by the sizes in the header, recompiled, rewritten. */
+    snprintf(cmd, sizeof cmd, "for f in %s/*.ptx; do truncate -s -100 \"$f\"; done", tmp);
+    CHECK(system(cmd) == 0);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(!m3->from_cache);
+    tric_module_destroy(m3);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(m3->from_cache);
+    tric_module_destroy(m3);
+    /* Another libdevice is another key: a miss. */
+    char libdevice[300];
+    snprintf(libdevice, sizeof libdevice, "%s/libdevice.10.bc", tmp);
+    f = fopen(libdevice, "w");
+    if (f) {
+        fputs("not really bitcode", f);
+        fclose(f);
+    }
+    setenv("TRIC_LIBDEVICE", libdevice, 1);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS); /* no math: never linked */
+    CHECK(!m3->from_cache);
+    unsetenv("TRIC_LIBDEVICE");
     tric_module_destroy(m1);
     tric_module_destroy(m2);
     tric_module_destroy(m3);
