@@ -726,8 +726,17 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
     if (stream && stream->device != k->module->device)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
                        k->name, stream->device->name, k->module->device->name);
-    if (!fn && (grid.x == 0 || grid.y == 0 || grid.z == 0))
-        return TRIC_SUCCESS; /* an empty grid: nothing to run, nothing to tune for */
+    /* An empty grid: nothing to run, nothing to tune for (timing empty launches would pick a
+     * config at random). With a grid function, the first config's grid decides: a grid is empty
+     * when the problem is (M = 0), whatever the block sizes. */
+    tric_dim3 g = grid;
+    for (int i = 0; fn && i < k->module->tuner->nconfigs; i++)
+        if (k->module->tuner->configs[i]) {
+            g = grid_of(&k->module->tuner->configs[i]->kernel, fn, user, grid, args, nargs);
+            break;
+        }
+    if (g.x == 0 || g.y == 0 || g.z == 0)
+        return TRIC_SUCCESS;
     int chosen = choose(k, fn, user, grid, args, nargs, stream);
     if (chosen < 0)
         return rt_fail(TRIC_ERROR_LAUNCH, "%s", tric_last_error());

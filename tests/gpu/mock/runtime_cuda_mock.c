@@ -339,6 +339,14 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms) {
     CHECK(tric_copy_to_device(o, 0, ho, sizeof ho, NULL) == TRIC_SUCCESS);
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
     int grids = 0, chosen = -1, before = ms->launches;
+    /* An empty problem (n = 0: the grid function gives 0 programs): nothing runs, nothing is
+     * tuned. */
+    args[3] = TRIC_ARG_I32(0);
+    CHECK(tric_launch_grid(k, va_grid, &grids, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){0, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == before);
+    args[3] = TRIC_ARG_I32(N);
+    grids = 0;
     /* Tuning alone: every config timed, the output restored. */
     CHECK(tric_kernel_tune(k, va_grid, &grids, args, 4, NULL, &chosen) == TRIC_SUCCESS);
     CHECK(chosen == 1);
