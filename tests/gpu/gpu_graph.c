@@ -90,7 +90,7 @@ static bool load_driver(void) {
         }                                                                                          \
     } while (0)
 
-enum { N = 16384, LAUNCHES = 100, REPS = 11, WARMUP = 3 };
+enum { N = 4096, LAUNCHES = 100, REPS = 11, WARMUP = 3 };
 
 static int compare_float(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
