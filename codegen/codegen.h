@@ -39,4 +39,10 @@ bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, Str
 bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions *o,
                        StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
 
+/* What the generated code depends on besides the IR, for cache keys: the libdevice file a compile
+ * with this override (NULL: the search of CodegenOptions.libdevice_path) links, NULL when none is
+ * found; and "LLVM 19.1.7" plus the fixed code generation settings. */
+const char *codegen_libdevice_path(const char *override, char *buf, size_t size);
+void codegen_identity(StrBuf *out);
+
 #endif

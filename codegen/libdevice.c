@@ -27,6 +27,21 @@ static const char *libdevice_find(const CodegenOptions *o, char *buf, size_t siz
     return NULL;
 }
 
+const char *codegen_libdevice_path(const char *override, char *buf, size_t size)
+{
+    CodegenOptions o = {.libdevice_path = override};
+    return libdevice_find(&o, buf, size);
+}
+
+void codegen_identity(StrBuf *out)
+{
+    unsigned major = 0, minor = 0, patch = 0;
+    LLVMGetVersion(&major, &minor, &patch);
+    /* The target (NVPTX, nvptx64-nvidia-cuda) and the pipeline (default<O3>) are fixed here;
+     * opt_level and the arch come with each compile's own options. */
+    strbuf_printf(out, "LLVM %u.%u.%u NVPTX", major, minor, patch);
+}
+
 /* Records that LLVM reported an error instead of letting its default handler exit. */
 static void note_error(LLVMDiagnosticInfoRef info, void *failed)
 {

@@ -12,6 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef TRIC_SOURCE_REVISION
+#define TRIC_SOURCE_REVISION "unknown" /* not configured by CMake from a git checkout */
+#endif
+
+const char *driver_build_id(void) { return TRIC_VERSION " (git " TRIC_SOURCE_REVISION ")"; }
+
+void driver_codegen_identity(StrBuf *out) { codegen_identity(out); }
+
+const char *driver_libdevice_path(const char *override, char *buf, size_t size)
+{
+    return codegen_libdevice_path(override, buf, size);
+}
+
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific)
 {
     static const struct {
@@ -733,7 +746,26 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
     return ok;
 }
 
+static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                         Diag *diag);
+
+/* The compile, checked for memory that ran out on the way (support.h: an allocation that fails
+ * is counted, never fatal): a result built from dropped text or after a failed allocation is
+ * not handed out. */
 bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag)
+{
+    unsigned long failures = support_alloc_failures();
+    bool ok = compile_body(file, opt, out, diag);
+    if (support_alloc_failures() != failures) {
+        compile_result_free(out);
+        diag_plain_error(diag, "out of memory while compiling %s", file->name);
+        return false;
+    }
+    return ok;
+}
+
+static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                         Diag *diag)
 {
     memset(out, 0, sizeof *out);
     out->arena = arena_new();

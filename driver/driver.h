@@ -101,4 +101,12 @@ SpecOptions driver_config_spec(const SpecOptions *spec, const TuneConfig *c, Are
 /* "sm_90a" -> sm 90, arch_specific; false when unknown. */
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
 
+/* What compiled code depends on besides the source and the options, for cache keys (the runtime's
+ * JIT cache): this build of tric ("0.1.0 (git 1a2b3c4-dirty)"), the code generator's identity
+ * (LLVM's version), and the libdevice file a compile with this override would link (NULL when
+ * none is found). */
+const char *driver_build_id(void);
+void driver_codegen_identity(StrBuf *out);
+const char *driver_libdevice_path(const char *override, char *buf, size_t size);
+
 #endif

@@ -3,6 +3,7 @@
 #include "runtime/runtime.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,46 @@ tric_status rt_fail(tric_status status, const char *fmt, ...) {
     pthread_setspecific(last_error_key, last_error);
     return status;
 }
+
+tric_status rt_capture_error(const char *what) {
+    return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                   "%s cannot be done on a stream that is being captured into a CUDA graph (it "
+                   "would invalidate the capture): launch each kernel once with the same kind of "
+                   "arguments before capturing, and use the _async copies", what);
+}
+
+/* ---- live objects ----------------------------------------------------------------------------- */
+
+static void list_init(RtLink *head) { head->prev = head->next = head; }
+
+void rt_link_add(struct tric_device_s *dev, RtLink *list, RtLink *node) {
+    pthread_mutex_lock(&dev->objects_lock);
+    node->next = list;
+    node->prev = list->prev;
+    list->prev->next = node;
+    list->prev = node;
+    pthread_mutex_unlock(&dev->objects_lock);
+}
+
+void rt_link_remove(struct tric_device_s *dev, RtLink *node) {
+    if (!node->next)
+        return; /* never linked (an internal object) */
+    pthread_mutex_lock(&dev->objects_lock);
+    node->prev->next = node->next;
+    node->next->prev = node->prev;
+    node->prev = node->next = NULL;
+    pthread_mutex_unlock(&dev->objects_lock);
+}
+
+/* The first object of a device list, NULL when it is empty. */
+static RtLink *list_first(struct tric_device_s *dev, RtLink *head) {
+    pthread_mutex_lock(&dev->objects_lock);
+    RtLink *first = head->next != head ? head->next : NULL;
+    pthread_mutex_unlock(&dev->objects_lock);
+    return first;
+}
+
+#define RT_CONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 const char *tric_status_name(tric_status status) {
     switch (status) {
@@ -81,8 +122,13 @@ tric_status tric_device_open(const char *spec, tric_device *out) {
     if (!dev)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     pthread_mutex_init(&dev->lock, NULL);
+    pthread_mutex_init(&dev->objects_lock, NULL);
+    list_init(&dev->modules);
+    list_init(&dev->buffers);
+    list_init(&dev->streams);
     tric_status st = ordinal < 0 ? rt_cpu_open(dev) : rt_cuda_open(dev, ordinal);
     if (st != TRIC_SUCCESS) {
+        pthread_mutex_destroy(&dev->objects_lock);
         pthread_mutex_destroy(&dev->lock);
         free(dev);
         return st;
@@ -94,8 +140,20 @@ tric_status tric_device_open(const char *spec, tric_device *out) {
 void tric_device_close(tric_device dev) {
     if (!dev)
         return;
+    /* What the caller left: work in flight finishes first (a fault it reports is dropped, there
+     * is no one left to tell), then modules, streams and buffers go, each as its destroy call
+     * would do it. */
+    if (dev->kind == TRIC_DEVICE_CUDA)
+        rt_cuda_synchronize(dev);
+    for (RtLink *l; (l = list_first(dev, &dev->modules));)
+        tric_module_destroy(RT_CONTAINER(l, struct tric_module_s, link));
+    for (RtLink *l; (l = list_first(dev, &dev->streams));)
+        tric_stream_destroy(RT_CONTAINER(l, struct tric_stream_s, link));
+    for (RtLink *l; (l = list_first(dev, &dev->buffers));)
+        tric_buffer_free(RT_CONTAINER(l, struct tric_buffer_s, link));
     if (dev->kind == TRIC_DEVICE_CUDA)
         rt_cuda_close(dev);
+    pthread_mutex_destroy(&dev->objects_lock);
     free(dev->live);
     free(dev->live_owner);
     pthread_mutex_destroy(&dev->lock);
@@ -110,6 +168,14 @@ tric_status tric_device_synchronize(tric_device dev) {
     if (!dev)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_device_synchronize: device is NULL");
     return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_synchronize(dev) : TRIC_SUCCESS;
+}
+
+void *tric_device_native_context(tric_device dev) {
+    return dev && dev->kind == TRIC_DEVICE_CUDA ? dev->cu_context : NULL;
+}
+
+void *tric_device_native_stream(tric_device dev) {
+    return dev && dev->kind == TRIC_DEVICE_CUDA ? dev->cu_stream : NULL;
 }
 
 /* ---- streams ---------------------------------------------------------------------------------- */
@@ -128,13 +194,38 @@ tric_status tric_stream_create(tric_device dev, tric_stream *out) {
             return st;
         }
     }
+    rt_link_add(dev, &dev->streams, &s->link);
     *out = s;
     return TRIC_SUCCESS;
 }
 
+tric_status tric_stream_wrap(tric_device dev, void *cu_stream, tric_stream *out) {
+    if (!dev || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_stream_wrap: NULL device or out");
+    *out = NULL;
+    if (dev->kind != TRIC_DEVICE_CUDA)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED, "tric_stream_wrap: %s has no CUDA streams",
+                       dev->name);
+    struct tric_stream_s *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    s->device = dev;
+    tric_status st = rt_cuda_stream_wrap(dev, cu_stream, s);
+    if (st != TRIC_SUCCESS) {
+        free(s);
+        return st;
+    }
+    rt_link_add(dev, &dev->streams, &s->link);
+    *out = s;
+    return TRIC_SUCCESS;
+}
+
+void *tric_stream_native(tric_stream s) { return s ? s->cu_stream : NULL; }
+
 void tric_stream_destroy(tric_stream s) {
     if (!s)
         return;
+    rt_link_remove(s->device, &s->link);
     if (s->device->kind == TRIC_DEVICE_CUDA)
         rt_cuda_stream_destroy(s);
     free(s);
@@ -400,13 +491,20 @@ static const RtVariant *find_variant(const struct tric_module_s *mod, int n,
 
 /* The kernel that runs this launch: k itself, or the variant for the arguments' values. Entries
  * are written once, under the lock, before the count that covers them is published, so a launch
- * that finds its variant takes no lock; only a miss does, to compile it. */
-static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_arg *args) {
+ * that finds its variant takes no lock; only a miss does, to compile it -- unless the launch's
+ * stream (stream given) is being captured into a CUDA graph: then NULL with *st set, since
+ * loading the new code would break the capture. */
+static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_arg *args,
+                                           struct tric_stream_s *stream, tric_status *st) {
     struct tric_module_s *mod = k->module;
     unsigned char hints[RT_MAX_PARAMS];
     if (!launch_hints_of(k, args, hints))
         return k;
     const RtVariant *v = find_variant(mod, __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE), hints);
+    if (!v && mod->device->kind == TRIC_DEVICE_CUDA && rt_cuda_capturing(mod->device, stream)) {
+        *st = rt_capture_error("compiling a new specialization of the kernel at its launch");
+        return NULL;
+    }
     if (!v) {
         pthread_mutex_lock(&mod->variants_lock);
         v = find_variant(mod, mod->nvariants, hints);
@@ -518,13 +616,19 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
     }
     mod->source = (SrcFile){mod->source_name, mod->source_text, strlen(source)};
     bool several = false;
+    /* An allocation that failed anywhere in the compile (support.h) makes it out of memory. */
+    unsigned long failures = support_alloc_failures();
     tric_status st = compile_file_kernels(mod, options, &several);
     if (st == TRIC_SUCCESS && !several)
         st = compile_one(mod, options);
+    if (support_alloc_failures() != failures && st != TRIC_ERROR_OUT_OF_MEMORY)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling",
+                     mod->source_name);
     if (st != TRIC_SUCCESS) {
         rt_module_free(mod);
         return st;
     }
+    rt_link_add(dev, &dev->modules, &mod->link);
     *out = mod;
     return TRIC_SUCCESS;
 }
@@ -543,9 +647,10 @@ static tric_status read_file(const char *path, char **out) {
         strbuf_append_n(&sb, chunk, n);
     bool bad = ferror(f);
     fclose(f);
-    if (bad) {
+    if (bad || sb.failed) {
         strbuf_free(&sb);
-        return rt_fail(TRIC_ERROR_IO, "%s: read error", path);
+        return bad ? rt_fail(TRIC_ERROR_IO, "%s: read error", path)
+                   : rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading it", path);
     }
     if (!sb.data)
         strbuf_append(&sb, "");
@@ -620,6 +725,7 @@ tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *
         rt_module_free(mod);
         return st;
     }
+    rt_link_add(dev, &dev->modules, &mod->link);
     *out = mod;
     return TRIC_SUCCESS;
 }
@@ -653,8 +759,10 @@ tric_status tric_module_load_file(tric_device dev, const char *path, tric_module
 const char *tric_module_code(tric_module mod) { return mod && mod->code ? mod->code : ""; }
 
 void tric_module_destroy(tric_module mod) {
-    if (mod)
-        rt_module_free(mod);
+    if (!mod)
+        return;
+    rt_link_remove(mod->device, &mod->link);
+    rt_module_free(mod);
 }
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
@@ -693,6 +801,22 @@ const char *tric_kernel_param_type(tric_kernel k, int i) {
 }
 int tric_kernel_threads(tric_kernel k) { return k ? k->threads : 0; }
 int tric_kernel_shared_bytes(tric_kernel k) { return k ? k->shared_bytes : 0; }
+
+tric_status tric_kernel_attributes(tric_kernel k, tric_kernel_attrs *out) {
+    if (!k || !out)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_kernel_attributes: NULL kernel or out");
+    memset(out, 0, sizeof *out);
+    out->threads = k->threads;
+    out->dynamic_shared_bytes = k->shared_bytes;
+    if (k->module->tuner)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s is autotuned: its configs are different "
+                       "code; query one config's kernel (tric_kernel_config)", k->name);
+    if (k->module->device->kind != TRIC_DEVICE_CUDA)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED, "tric_kernel_attributes: %s runs kernels in the "
+                       "interpreter, which has no registers, local memory or occupancy",
+                       k->module->device->name);
+    return rt_cuda_kernel_attributes(k, out);
+}
 
 int tric_kernel_num_variants(tric_kernel k) {
     return k ? __atomic_load_n(&k->module->nvariants, __ATOMIC_ACQUIRE) : 0;
@@ -939,23 +1063,25 @@ tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *a
 }
 
 struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg *args) {
-    return k->module->nopen > 0 ? launch_kernel(k, args) : k;
+    tric_status st = TRIC_SUCCESS;
+    return k->module->nopen > 0 ? launch_kernel(k, args, NULL, &st) : k;
 }
 
 tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                               struct tric_stream_s *stream) {
-    if (grid.x == 0)
-        grid.x = 1;
-    if (grid.y == 0)
-        grid.y = 1;
-    if (grid.z == 0)
-        grid.z = 1;
     struct tric_device_s *dev = k->module->device;
     if (stream && stream->device != dev)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
                        k->name, stream->device->name, dev->name);
-    if (k->module->nopen > 0)
-        k = launch_kernel(k, args);
+    /* An empty grid has no programs to run (and cuLaunchKernel would refuse it). */
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+        return TRIC_SUCCESS;
+    if (k->module->nopen > 0) {
+        tric_status st = TRIC_SUCCESS;
+        k = launch_kernel(k, args, stream, &st);
+        if (!k)
+            return st;
+    }
     return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_launch(k, grid, args, stream)
                                          : rt_cpu_launch(k, grid, args);
 }
@@ -977,6 +1103,7 @@ tric_status tric_buffer_alloc(tric_device dev, size_t bytes, tric_buffer *out) {
         free(buf);
         return st;
     }
+    rt_link_add(dev, &dev->buffers, &buf->link);
     *out = buf;
     return TRIC_SUCCESS;
 }
@@ -984,6 +1111,7 @@ tric_status tric_buffer_alloc(tric_device dev, size_t bytes, tric_buffer *out) {
 void tric_buffer_free(tric_buffer buf) {
     if (!buf)
         return;
+    rt_link_remove(buf->device, &buf->link);
     if (buf->device->kind == TRIC_DEVICE_CUDA)
         rt_cuda_free(buf);
     else
@@ -1036,6 +1164,36 @@ tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t off, size_t n, 
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_host: dst is NULL");
     if (src->device->kind == TRIC_DEVICE_CUDA)
         return rt_cuda_copy_d2h(dst, src, off, n, s);
+    memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_copy_to_device_async(tric_buffer dst, size_t off, const void *src, size_t n,
+                                      tric_stream s) {
+    tric_status st = check_range("tric_copy_to_device_async", dst, off, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_copy_to_device_async", dst, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (!src)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_device_async: src is NULL");
+    if (dst->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_copy_h2d_async(dst, off, src, n, s);
+    memcpy((char *)(uintptr_t)dst->addr + off, src, n);
+    return TRIC_SUCCESS;
+}
+
+tric_status tric_copy_to_host_async(void *dst, tric_buffer src, size_t off, size_t n,
+                                    tric_stream s) {
+    tric_status st = check_range("tric_copy_to_host_async", src, off, n);
+    if (st == TRIC_SUCCESS)
+        st = check_stream("tric_copy_to_host_async", src, s);
+    if (st != TRIC_SUCCESS || n == 0)
+        return st;
+    if (!dst)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_host_async: dst is NULL");
+    if (src->device->kind == TRIC_DEVICE_CUDA)
+        return rt_cuda_copy_d2h_async(dst, src, off, n, s);
     memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
     return TRIC_SUCCESS;
 }

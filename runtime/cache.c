@@ -14,6 +14,7 @@
  * old entry or the new one, never half of one. Anything that does not check out is a miss. */
 #include "runtime/runtime.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -29,6 +30,46 @@ uint64_t rt_fnv1a(uint64_t h, const void *data, size_t n) {
         h *= 0x100000001b3ULL; /* the 64-bit FNV prime */
     }
     return h;
+}
+
+/* "<path> <size> <mtime in ns>" of a file, or "<path> missing". */
+static void file_identity(StrBuf *sb, const char *path) {
+    struct stat st;
+    if (stat(path, &st) == 0)
+        strbuf_printf(sb, "%zu:%s %lld %lld.%09ld", strlen(path), path, (long long)st.st_size,
+                      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    else
+        strbuf_printf(sb, "%zu:%s missing", strlen(path), path);
+}
+
+static pthread_once_t library_once = PTHREAD_ONCE_INIT;
+static char library_identity[4200];
+
+/* The file this code was loaded from (libtric.so, or the program that links it statically): a
+ * rebuild changes its mtime even where the configure-time git revision did not change. */
+static void find_library_identity(void) {
+    Dl_info info;
+    StrBuf sb = {0};
+    if (dladdr((void *)rt_build_key, &info) && info.dli_fname && info.dli_fname[0])
+        file_identity(&sb, info.dli_fname);
+    else
+        strbuf_append(&sb, "unknown");
+    snprintf(library_identity, sizeof library_identity, "%s", sb.data ? sb.data : "unknown");
+    strbuf_free(&sb);
+}
+
+void rt_build_key(StrBuf *sb, const char *libdevice_override) {
+    pthread_once(&library_once, find_library_identity);
+    strbuf_printf(sb, "build %s\nlibrary %s\ncodegen ", driver_build_id(), library_identity);
+    driver_codegen_identity(sb);
+    char buf[4096];
+    const char *libdevice = driver_libdevice_path(libdevice_override, buf, sizeof buf);
+    strbuf_append(sb, "\nlibdevice ");
+    if (libdevice)
+        file_identity(sb, libdevice);
+    else
+        strbuf_append(sb, "none");
+    strbuf_append(sb, "\n");
 }
 
 char *rt_cache_dir(void) {

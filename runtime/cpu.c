@@ -59,8 +59,21 @@ void rt_cpu_free(struct tric_buffer_s *buf) {
     free((void *)(uintptr_t)buf->addr);
 }
 
+static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+                               const tric_compile_options *opt, struct tric_module_s *mod);
+
 tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
                            const tric_compile_options *opt, struct tric_module_s *mod) {
+    unsigned long failures = support_alloc_failures();
+    tric_status st = cpu_compile(dev, file, opt, mod);
+    if (support_alloc_failures() != failures)
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling",
+                       file->name);
+    return st;
+}
+
+static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+                               const tric_compile_options *opt, struct tric_module_s *mod) {
     Arena *arena = arena_new();
     CompileOptions copt;
     tric_status st = rt_compile_options(opt, mod, arena, &copt);

@@ -5,6 +5,7 @@
 #include "runtime/runtime.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,22 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
              "cuDeviceGetAttribute(compute capability major)");
     CU_CHECK(dev, api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_dev),
              "cuDeviceGetAttribute(compute capability minor)");
+    /* The shared memory a block may use without and with opting in (CUDA C Programming Guide,
+     * "Shared Memory" for compute capability 7.0+: above the first, a function must set
+     * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, up to the second). */
+    int sms = 0, shared = 0, shared_optin = 0;
+    CU_CHECK(dev, api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu_dev),
+             "cuDeviceGetAttribute(multiprocessor count)");
+    CU_CHECK(dev, api.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                                           cu_dev),
+             "cuDeviceGetAttribute(max shared memory per block)");
+    CU_CHECK(dev, api.cuDeviceGetAttribute(&shared_optin,
+                                           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                           cu_dev),
+             "cuDeviceGetAttribute(max shared memory per block, opt-in)");
+    dev->multiprocessors = sms;
+    dev->max_shared_default = shared;
+    dev->max_shared_optin = shared_optin > shared ? shared_optin : shared;
     dev->cu_device = cu_dev;
     dev->sm = major * 10 + minor;
     /* The JIT compiles for exactly this GPU, so on Hopper (9.0) it may use the arch-specific
@@ -225,6 +242,19 @@ static CUstream stream_of(struct tric_device_s *dev, struct tric_stream_s *s) {
     return (CUstream)(s ? s->cu_stream : dev->cu_stream);
 }
 
+void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s) {
+    return stream_of(dev, s);
+}
+
+bool rt_cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s) {
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    /* An error here (a sticky fault) shows at the operation itself. */
+    if (make_current(dev) != CUDA_SUCCESS ||
+        api.cuStreamIsCapturing(stream_of(dev, s), &status) != CUDA_SUCCESS)
+        return false;
+    return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 /* Copies and memsets are issued on the stream and waited for, so that they complete before the
  * call returns whatever the direction (a plain cuMemcpyDtoD would not wait). */
 static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_stream_s *s,
@@ -240,6 +270,8 @@ static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_
 tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
                              struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    if (rt_cuda_capturing(dst->device, s))
+        return rt_capture_error("tric_copy_to_device (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, cs), s,
                      "cuMemcpyHtoDAsync");
@@ -248,14 +280,34 @@ tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *
 tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
                              struct tric_stream_s *s) {
     CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
+    if (rt_cuda_capturing(src->device, s))
+        return rt_capture_error("tric_copy_to_host (it waits for the copy)");
     CUstream cs = stream_of(src->device, s);
     return finish_on(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, cs), s,
                      "cuMemcpyDtoHAsync");
 }
 
+tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src,
+                                   size_t n, struct tric_stream_s *s) {
+    CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    CU_CHECK(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, stream_of(dst->device, s)),
+             "cuMemcpyHtoDAsync");
+    return TRIC_SUCCESS;
+}
+
+tric_status rt_cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                   struct tric_stream_s *s) {
+    CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
+    CU_CHECK(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, stream_of(src->device, s)),
+             "cuMemcpyDtoHAsync");
+    return TRIC_SUCCESS;
+}
+
 tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
                              size_t soff, size_t n, struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    if (rt_cuda_capturing(dst->device, s))
+        return rt_capture_error("tric_copy_device (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemcpyDtoDAsync(dst->addr + doff, src->addr + soff, n, cs),
                      s, "cuMemcpyDtoDAsync");
@@ -264,6 +316,8 @@ tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric
 tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
                            struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
+    if (rt_cuda_capturing(dst->device, s))
+        return rt_capture_error("tric_memset (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemsetD8Async(dst->addr + off, (unsigned char)value, n, cs),
                      s, "cuMemsetD8Async");
@@ -279,7 +333,30 @@ tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_
     return TRIC_SUCCESS;
 }
 
+/* The legacy and per-thread default streams (cuda.h: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD):
+ * handles that stand for "the current context's", not objects of one context. */
+static bool is_special_stream(void *cu_stream) { return (uintptr_t)cu_stream <= 2; }
+
+tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
+                                struct tric_stream_s *s) {
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    if (!is_special_stream(cu_stream)) {
+        CUcontext ctx = NULL;
+        CU_CHECK(dev, api.cuStreamGetCtx((CUstream)cu_stream, &ctx), "cuStreamGetCtx");
+        if (ctx != (CUcontext)dev->cu_context)
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                           "tric_stream_wrap: the CUstream belongs to another context than %s's "
+                           "primary context (make it after cuCtxSetCurrent("
+                           "tric_device_native_context(dev)))", dev->name);
+    }
+    s->cu_stream = cu_stream;
+    s->wrapped = true;
+    return TRIC_SUCCESS;
+}
+
 void rt_cuda_stream_destroy(struct tric_stream_s *s) {
+    if (s->wrapped)
+        return; /* the caller's CUstream */
     if (s->cu_stream && make_current(s->device) == CUDA_SUCCESS)
         api.cuStreamDestroy((CUstream)s->cu_stream);
 }
@@ -296,8 +373,10 @@ tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s) {
 static void key_material(StrBuf *sb, const struct tric_device_s *dev, const SrcFile *file,
                          const tric_compile_options *opt, const char *arch,
                          const struct tric_module_s *mod) {
-    strbuf_printf(sb, "tric-jit %s\ntarget %s\nfile %zu:%s\n", TRIC_VERSION, arch,
-                  strlen(file->name), file->name);
+    const char *libdevice = getenv("TRIC_LIBDEVICE");
+    strbuf_append(sb, "tric-jit\n");
+    rt_build_key(sb, libdevice && *libdevice ? libdevice : NULL);
+    strbuf_printf(sb, "target %s\nfile %zu:%s\n", arch, strlen(file->name), file->name);
     rt_options_key(sb, opt, mod);
     strbuf_printf(sb, "source %zu:", file->len);
     strbuf_append_n(sb, file->text, file->len);
@@ -321,9 +400,13 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
     Diag diag = {0};
     CompileResult res;
     memset(&res, 0, sizeof res);
+    unsigned long failures = support_alloc_failures();
     bool ok = driver_compile(file, &copt, &res, &diag);
     arena_free(arena);
-    if (!ok) {
+    if (support_alloc_failures() != failures) {
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling",
+                     file->name);
+    } else if (!ok) {
         st = rt_fail(TRIC_ERROR_COMPILE, "%s",
                      diag.text.len ? diag.text.data : "compilation failed (no diagnostic)");
     } else {
@@ -419,9 +502,15 @@ static tric_status find_function(struct tric_device_s *dev, void *cu_module, con
         snprintf(what, sizeof what, "cuModuleGetFunction(%s)", meta->name);
         return cuda_fail(dev, r, what);
     }
-    /* More than 48 KB of dynamic shared memory must be opted into per function (CUDA C
-     * Programming Guide, "Shared Memory", compute capability 7.0+). */
-    if (k->shared_bytes > 48 * 1024)
+    /* More dynamic shared memory than the device gives any block (48 KB so far) must be opted
+     * into per function, up to the device's opt-in limit (CUDA C Programming Guide, "Shared
+     * Memory", compute capability 7.0+). */
+    if (k->shared_bytes > dev->max_shared_optin)
+        return rt_fail(TRIC_ERROR_LAUNCH,
+                       "%s: kernel %s needs %d bytes of shared memory per program; the device "
+                       "allows at most %d (lower num_stages or the block sizes)",
+                       dev->name, meta->name, k->shared_bytes, dev->max_shared_optin);
+    if (k->shared_bytes > dev->max_shared_default)
         CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              k->shared_bytes),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
@@ -508,6 +597,44 @@ void rt_cuda_unload(struct tric_module_s *mod) {
 }
 
 /* ---- timing (autotuning) ------------------------------------------------------------------ */
+
+bool rt_cuda_is_loaded(const struct tric_kernel_s *k) {
+    return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) != NULL;
+}
+
+tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out) {
+    struct tric_device_s *dev = k->module->device;
+    tric_status st = rt_cuda_ensure_loaded(k);
+    if (st != TRIC_SUCCESS)
+        return st;
+    CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
+    CUfunction fn = (CUfunction)k->cu_function;
+    static const struct {
+        int attribute;
+        size_t field;
+        const char *what;
+    } attrs[] = {
+        {CU_FUNC_ATTRIBUTE_NUM_REGS, offsetof(tric_kernel_attrs, registers), "NUM_REGS"},
+        {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, offsetof(tric_kernel_attrs, spill_bytes),
+         "LOCAL_SIZE_BYTES"},
+        {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, offsetof(tric_kernel_attrs, static_shared_bytes),
+         "SHARED_SIZE_BYTES"},
+        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(tric_kernel_attrs, max_threads_per_block),
+         "MAX_THREADS_PER_BLOCK"},
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        char what[80];
+        snprintf(what, sizeof what, "cuFuncGetAttribute(%s)", attrs[i].what);
+        CU_CHECK(dev, api.cuFuncGetAttribute((int *)((char *)out + attrs[i].field),
+                                             attrs[i].attribute, fn),
+                 what);
+    }
+    CU_CHECK(dev, api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &out->active_blocks_per_sm, fn, k->threads, (size_t)k->shared_bytes),
+             "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    out->multiprocessors = dev->multiprocessors;
+    return TRIC_SUCCESS;
+}
 
 tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k) {
     return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) ? TRIC_SUCCESS : load_lazily(k);
@@ -610,6 +737,9 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
     struct tric_device_s *dev = k->module->device;
     void *fn = __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE);
     if (!fn) {
+        /* Loading a module while the stream is captured would break the capture. */
+        if (rt_cuda_capturing(dev, s))
+            return rt_capture_error("loading the kernel's code at its first launch");
         tric_status st = load_lazily(k);
         if (st != TRIC_SUCCESS)
             return st;

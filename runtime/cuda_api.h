@@ -24,11 +24,21 @@ enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_NOT_READY = 600,
     /* CUdevice_attribute */
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8, /* without opting in (48 KB so far) */
     CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     /* CUfunction_attribute */
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    /* CUstreamCaptureStatus */
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
     /* CUjit_option */
     CU_JIT_INFO_LOG_BUFFER = 3,
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
@@ -78,6 +88,11 @@ enum {
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
     X(cuStreamDestroy, (CUstream s))                                                               \
     X(cuStreamSynchronize, (CUstream s))                                                           \
+    X(cuStreamGetCtx, (CUstream s, CUcontext * ctx))                                               \
+    X(cuStreamIsCapturing, (CUstream s, int *capture_status))                                      \
+    X(cuFuncGetAttribute, (int *value, int attribute, CUfunction fn))                              \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *blocks, CUfunction fn, int block_size,    \
+                                                    size_t dynamic_shared))                        \
     X(cuEventCreate, (CUevent * e, unsigned flags))                                                \
     X(cuEventDestroy, (CUevent e))                                                                 \
     X(cuEventRecord, (CUevent e, CUstream s))                                                      \

@@ -20,6 +20,12 @@
 /* Sets this thread's last error and returns status (so `return rt_fail(...)` reads well). */
 tric_status rt_fail(tric_status status, const char *fmt, ...) TRIC_PRINTF(2, 3);
 
+/* A node of a device's list of live objects (circular, the device holds the head): what
+ * tric_device_close frees when the caller has not. */
+typedef struct RtLink {
+    struct RtLink *prev, *next;
+} RtLink;
+
 /* What a launch argument must be, per parameter, decided once at kernel load. */
 typedef enum RtParamKind {
     RT_PARAM_PTR,
@@ -57,6 +63,7 @@ struct tric_kernel_s {
 
 struct tric_module_s {
     struct tric_device_s *device;
+    RtLink link; /* in device->modules when made by the API (not a variant, member or config) */
     char *code;           /* PTX (cuda) or IR text (cpu); malloc'd */
     CompileResult result; /* cpu: keeps result.ir alive for the interpreter */
     /* cpu: the source as compiled. The IR's locations point at this SrcFile, so it lives as long
@@ -110,6 +117,7 @@ typedef struct RtVariant {
 
 struct tric_buffer_s {
     struct tric_device_s *device;
+    RtLink link; /* in device->buffers */
     uint64_t addr;
     size_t bytes;
     int live_index; /* cpu: the slot in device->live */
@@ -117,7 +125,9 @@ struct tric_buffer_s {
 
 struct tric_stream_s {
     struct tric_device_s *device;
+    RtLink link;     /* in device->streams */
     void *cu_stream; /* CUstream (cuda); NULL on cpu */
+    bool wrapped;    /* tric_stream_wrap: the CUstream is the caller's, never destroyed here */
 };
 
 struct tric_device_s {
@@ -138,7 +148,19 @@ struct tric_device_s {
      * launching into it costs the driver less than into the legacy stream (bench/bench_launch). */
     void *cu_stream;
     int sm;              /* 90 for compute capability 9.0 */
+    int multiprocessors;
+    /* Shared memory per block: what any launch may use, and the most a function may opt into
+     * (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK[_OPTIN]: 48 KB and 227 KB on sm_90). */
+    int max_shared_default, max_shared_optin;
+    /* Everything made on the device and not yet destroyed (tric_device_close frees it). */
+    pthread_mutex_t objects_lock;
+    RtLink modules, buffers, streams;
 };
+
+/* Links node into list (a device's), under the device's objects_lock. */
+void rt_link_add(struct tric_device_s *dev, RtLink *list, RtLink *node);
+/* Unlinks node if it is linked. */
+void rt_link_remove(struct tric_device_s *dev, RtLink *node);
 
 /* ---- cpu.c ------------------------------------------------------------------------------------ */
 
@@ -169,6 +191,22 @@ tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, siz
 tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s);
 void rt_cuda_stream_destroy(struct tric_stream_s *s);
 tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s);
+/* Checks that cu_stream belongs to dev's context and makes s its wrapper. */
+tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream, struct tric_stream_s *s);
+/* The CUstream a launch or copy on s (NULL: the device's) goes to. */
+void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s);
+/* Whether the stream is being captured into a CUDA graph (then tric must not synchronize, copy
+ * synchronously, or load code on it: any of those would invalidate the capture). */
+bool rt_cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s);
+/* The error for work that cannot be done on a capturing stream. */
+tric_status rt_capture_error(const char *what);
+/* Enqueues a copy without waiting for it. */
+tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src,
+                                   size_t n, struct tric_stream_s *s);
+tric_status rt_cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                   struct tric_stream_s *s);
+/* cuFuncGetAttribute and the occupancy calculator for k (its function loaded now if lazy). */
+tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out);
 /* Compiles (through the cache) to PTX for the device's arch and loads it. */
 tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
                             const tric_compile_options *opt, struct tric_module_s *mod);
@@ -191,6 +229,8 @@ tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                          double rep_ms, double give_up_ms, double *median_ms);
 /* A lazily loaded module's kernel (tric_module_s.lazy_load) handed to the driver now. */
 tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k);
+/* Whether k's function is loaded (a launch then makes no driver call but cuLaunchKernel). */
+bool rt_cuda_is_loaded(const struct tric_kernel_s *k);
 void rt_cuda_unload(struct tric_module_s *mod);
 tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                            struct tric_stream_s *s);
@@ -251,6 +291,11 @@ void rt_tuner_free(RtTuner *t);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 
+/* Appends what every compiled entry depends on besides its source and options: the tric build
+ * (version and git revision, and libtric's own file size and mtime), the code generator (LLVM's
+ * version), and the libdevice a compile with this override (TRIC_LIBDEVICE; NULL: the search in
+ * $CUDA_HOME, the configured toolkit, /usr/local/cuda) links: its path, size and mtime. */
+void rt_build_key(StrBuf *sb, const char *libdevice_override);
 /* The cache directory: $TRIC_CACHE_DIR, else $XDG_CACHE_HOME/tric, else $HOME/.cache/tric; NULL
  * when none can be named or TRIC_NO_CACHE is set. malloc'd. The directory may not exist yet. */
 char *rt_cache_dir(void);

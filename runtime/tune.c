@@ -694,6 +694,13 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
                 return -1;
             }
         }
+        if (k->module->device->kind == TRIC_DEVICE_CUDA &&
+            rt_cuda_capturing(k->module->device, stream)) {
+            pthread_mutex_unlock(&t->lock);
+            rt_capture_error("autotuning (timing every config) at the first launch with these "
+                             "key values (tune first: tric_kernel_tune)");
+            return -1;
+        }
         chosen = time_configs(t, k, fn, user, grid, args, nargs, stream);
     }
     if (chosen >= 0 && t->ntunings < RT_MAX_TUNINGS) {
@@ -719,6 +726,17 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
     if (stream && stream->device != k->module->device)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
                        k->name, stream->device->name, k->module->device->name);
+    /* An empty grid: nothing to run, nothing to tune for (timing empty launches would pick a
+     * config at random). With a grid function, the first config's grid decides: a grid is empty
+     * when the problem is (M = 0), whatever the block sizes. */
+    tric_dim3 g = grid;
+    for (int i = 0; fn && i < k->module->tuner->nconfigs; i++)
+        if (k->module->tuner->configs[i]) {
+            g = grid_of(&k->module->tuner->configs[i]->kernel, fn, user, grid, args, nargs);
+            break;
+        }
+    if (g.x == 0 || g.y == 0 || g.z == 0)
+        return TRIC_SUCCESS;
     int chosen = choose(k, fn, user, grid, args, nargs, stream);
     if (chosen < 0)
         return rt_fail(TRIC_ERROR_LAUNCH, "%s", tric_last_error());

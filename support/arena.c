@@ -4,33 +4,71 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct Chunk {
     struct Chunk *next;
     size_t size, used;
+    bool mapped; /* from mmap (malloc failed): munmap'd by arena_free */
     _Alignas(16) unsigned char data[];
 } Chunk;
 
 struct Arena {
     Chunk *head;
     size_t next_size;
+    bool mapped;
 };
 
-static void *xmalloc(size_t n)
+/* ---- out of memory -------------------------------------------------------------------------- */
+
+static _Thread_local unsigned long alloc_failures;
+static long fail_countdown; /* the injection: the n-th allocation from now fails */
+
+unsigned long support_alloc_failures(void) { return alloc_failures; }
+
+void support_fail_allocation(long n) { __atomic_store_n(&fail_countdown, n, __ATOMIC_SEQ_CST); }
+
+bool support_alloc_should_fail(void) {
+    long n = __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED);
+    return n > 0 && __atomic_sub_fetch(&fail_countdown, 1, __ATOMIC_SEQ_CST) == 0;
+}
+
+void support_note_alloc_failure(void) { alloc_failures++; }
+
+/* n bytes from malloc, or (when that fails, counted) straight from the kernel. mapped says which. */
+static void *arena_sys_alloc(size_t n, bool *mapped)
 {
-    void *p = malloc(n);
-    if (!p) {
+    *mapped = false;
+    void *p = support_alloc_should_fail() ? NULL : malloc(n);
+    if (p)
+        return p;
+    support_note_alloc_failure();
+    p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        /* Neither malloc nor the kernel has n bytes: nothing can run on, not even a message
+         * through the allocator. */
         fprintf(stderr, "tric: out of memory (%zu bytes)\n", n);
         abort();
     }
+    *mapped = true;
     return p;
+}
+
+static void arena_sys_free(void *p, size_t n, bool mapped)
+{
+    if (mapped)
+        munmap(p, n);
+    else
+        free(p);
 }
 
 Arena *arena_new(void)
 {
-    Arena *a = xmalloc(sizeof *a);
+    bool mapped;
+    Arena *a = arena_sys_alloc(sizeof *a, &mapped);
     a->head = NULL;
     a->next_size = 64 * 1024;
+    a->mapped = mapped;
     return a;
 }
 
@@ -40,9 +78,9 @@ void arena_free(Arena *a)
         return;
     for (Chunk *c = a->head, *next; c; c = next) {
         next = c->next;
-        free(c);
+        arena_sys_free(c, sizeof *c + c->size, c->mapped);
     }
-    free(a);
+    arena_sys_free(a, sizeof *a, a->mapped);
 }
 
 void *arena_alloc(Arena *a, size_t size)
@@ -57,7 +95,9 @@ void *arena_alloc(Arena *a, size_t size)
             chunk_size = size;
         else if (a->next_size < (64u << 20))
             a->next_size *= 2;
-        c = xmalloc(sizeof *c + chunk_size);
+        bool mapped;
+        c = arena_sys_alloc(sizeof *c + chunk_size, &mapped);
+        c->mapped = mapped;
         c->size = chunk_size;
         c->used = 0;
         c->next = a->head;

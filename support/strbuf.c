@@ -4,25 +4,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void strbuf_reserve(StrBuf *sb, size_t extra)
+static char empty_text[1];
+
+/* Room for extra more bytes; false (the append is dropped, sb->failed set, the failure counted)
+ * when memory ran out. */
+static bool strbuf_reserve(StrBuf *sb, size_t extra)
 {
     if (sb->len + extra + 1 <= sb->cap)
-        return;
+        return true;
     size_t cap = sb->cap ? sb->cap : 256;
     while (cap < sb->len + extra + 1)
         cap *= 2;
-    char *p = realloc(sb->data, cap);
+    /* cap 0 with data set: data is the shared empty text below, not malloc'd. */
+    char *p = support_alloc_should_fail() ? NULL : realloc(sb->cap ? sb->data : NULL, cap);
     if (!p) {
-        fprintf(stderr, "tric: out of memory (%zu bytes)\n", cap);
-        abort();
+        sb->failed = true;
+        support_note_alloc_failure();
+        /* Text is still NUL-terminated and data non-NULL, as after any append. */
+        if (!sb->data)
+            sb->data = empty_text;
+        return false;
     }
     sb->data = p;
     sb->cap = cap;
+    return true;
 }
 
 void strbuf_append_n(StrBuf *sb, const char *s, size_t n)
 {
-    strbuf_reserve(sb, n);
+    if (!strbuf_reserve(sb, n))
+        return;
     memcpy(sb->data + sb->len, s, n);
     sb->len += n;
     sb->data[sb->len] = 0;
@@ -37,8 +48,7 @@ void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap)
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n > 0) {
-        strbuf_reserve(sb, (size_t)n);
+    if (n > 0 && strbuf_reserve(sb, (size_t)n)) {
         vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap2);
         sb->len += (size_t)n;
     }
@@ -62,14 +72,16 @@ void strbuf_clear(StrBuf *sb)
 
 void strbuf_free(StrBuf *sb)
 {
-    free(sb->data);
+    if (sb->cap)
+        free(sb->data);
     sb->data = NULL;
     sb->len = sb->cap = 0;
+    sb->failed = false;
 }
 
 char *strbuf_take(StrBuf *sb)
 {
-    char *p = sb->data;
+    char *p = sb->cap ? sb->data : NULL; /* the shared empty text is never handed out */
     if (!p) {
         p = malloc(1);
         if (p)
@@ -77,5 +89,6 @@ char *strbuf_take(StrBuf *sb)
     }
     sb->data = NULL;
     sb->len = sb->cap = 0;
+    sb->failed = false;
     return p;
 }

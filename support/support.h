@@ -26,6 +26,21 @@
 
 /* ---- arena.c -------------------------------------------------------------------------------- */
 
+/* Out of memory. Nothing in tric aborts when malloc fails: an arena whose malloc fails goes on
+ * from memory mapped straight from the kernel (mmap; only when that fails too is the process
+ * beyond help, and the arena aborts with a message), and a StrBuf whose realloc fails drops the
+ * append (see strbuf.c). Either way the failure is counted for the calling thread; a compiler
+ * entry point (driver_compile, the runtime's compiles) compares the count before and after and
+ * reports "out of memory" instead of a result built from partial text (the runtime returns
+ * TRIC_ERROR_OUT_OF_MEMORY). So a failed allocation never crashes and never goes unnoticed. */
+unsigned long support_alloc_failures(void);
+/* For tests: the n-th arena chunk or StrBuf growth from now (any thread) fails as if malloc had
+ * returned NULL; 0 turns it off. */
+void support_fail_allocation(long n);
+/* Whether an allocation should fail now (the injection above, or malloc's NULL) and count it. */
+bool support_alloc_should_fail(void);
+void support_note_alloc_failure(void);
+
 /* A bump allocator. Everything a compilation makes (tokens, AST, types, IR) lives in one arena and
  * is released by arena_free; nothing inside it is freed one by one. */
 typedef struct Arena Arena;
@@ -57,6 +72,7 @@ char *arena_printf(Arena *arena, const char *fmt, ...) TRIC_PRINTF(2, 3);
 typedef struct StrBuf {
     char *data;
     size_t len, cap;
+    bool failed; /* a growth failed: text was dropped (support_alloc_failures counts it) */
 } StrBuf;
 
 void strbuf_append(StrBuf *sb, const char *s);

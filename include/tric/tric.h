@@ -60,7 +60,10 @@ typedef enum tric_device_kind {
 /* spec: "cpu", "cuda", "cuda:N", or "auto" (cuda:0 when a driver and a GPU are present, else cpu).
  * NULL means "auto". The environment variable TRIC_DEVICE, when set, overrides "auto" only. */
 tric_status tric_device_open(const char *spec, tric_device *out);
-/* Frees the device; every module, buffer and stream made on it must be destroyed first. */
+/* Frees the device and everything still made on it: modules (their kernels), buffers and streams
+ * not yet destroyed are freed here, in that order, so a close never leaks nor leaves the driver
+ * holding memory; their handles are dangling afterwards. A stream made by tric_stream_wrap is
+ * forgotten, never destroyed (its CUstream is the caller's). Pending work is waited for first. */
 void tric_device_close(tric_device dev);
 tric_device_kind tric_device_get_kind(tric_device dev);
 /* "cpu (tric interpreter)", "cuda:0 (NVIDIA H100 80GB HBM3, sm_90)". */
@@ -69,12 +72,27 @@ const char *tric_device_name(tric_device dev);
 const char *tric_device_arch(tric_device dev);
 /* Waits for all work on the device; reports a pending asynchronous error (a fault in a kernel). */
 tric_status tric_device_synchronize(tric_device dev);
+/* cuda: the device's CUcontext (the device's primary context, retained by tric until
+ * tric_device_close), for a caller who makes its own streams, events or graphs with the driver
+ * API in the same context: cuCtxSetCurrent((CUcontext)tric_device_native_context(dev)). The
+ * device's own stream (the one NULL means) as a CUstream. NULL on cpu. Not owned by the caller. */
+void *tric_device_native_context(tric_device dev);
+void *tric_device_native_stream(tric_device dev);
 
 /* ---- streams (NULL = the device's default stream) --------------------------------------------- */
 
 typedef struct tric_stream_s *tric_stream;
 
 tric_status tric_stream_create(tric_device dev, tric_stream *out);
+/* A tric_stream for a CUstream the caller made (cuStreamCreate in the device's context, see
+ * tric_device_native_context; passed as void * so that this header needs no cuda.h). The stream
+ * stays the caller's: tric_stream_destroy (and tric_device_close) free only tric's wrapper, and the
+ * CUstream must outlive it. A stream of another context is refused (cuStreamGetCtx). cpu: refused
+ * (TRIC_ERROR_UNSUPPORTED). The stream may be under graph capture: see "graph capture" in
+ * docs/runtime.md (what tric does on a capturing stream). */
+tric_status tric_stream_wrap(tric_device dev, void *cu_stream, tric_stream *out);
+/* The stream's CUstream (made by tric or wrapped); NULL on cpu and for a NULL stream. */
+void *tric_stream_native(tric_stream stream);
 void tric_stream_destroy(tric_stream stream);
 tric_status tric_stream_synchronize(tric_stream stream);
 
@@ -146,6 +164,27 @@ const char *tric_kernel_param_type(tric_kernel k, int index);
 int tric_kernel_threads(tric_kernel k);      /* threads per program (32 * num_warps) */
 int tric_kernel_shared_bytes(tric_kernel k); /* dynamic shared memory per program */
 
+/* What the driver says about a kernel's compiled code (cuFuncGetAttribute, and the occupancy
+ * calculator for its launch configuration). */
+typedef struct tric_kernel_attrs {
+    int registers;             /* per thread (CU_FUNC_ATTRIBUTE_NUM_REGS) */
+    int spill_bytes;           /* local memory per thread: spills and local arrays (LOCAL_SIZE) */
+    int static_shared_bytes;   /* shared memory declared in the PTX (SHARED_SIZE_BYTES) */
+    int dynamic_shared_bytes;  /* what each launch asks for (tric_kernel_shared_bytes) */
+    int max_threads_per_block; /* the most this function can be launched with */
+    int threads;               /* what tric launches it with (tric_kernel_threads) */
+    int active_blocks_per_sm;  /* programs resident per SM at once
+                                * (cuOccupancyMaxActiveBlocksPerMultiprocessor) */
+    int multiprocessors;       /* SMs of the device */
+} tric_kernel_attrs;
+
+/* Fills out for k (loading its code now if it was loaded lazily). The generic kernel: a launch
+ * that runs a specialized variant (see tric_launch) runs other code -- query the variant through
+ * a kernel loaded from its PTX. An autotuned kernel: INVALID_ARGUMENT (query a config's kernel,
+ * tric_kernel_config). cpu: TRIC_ERROR_UNSUPPORTED (the interpreter has no registers), out zeroed
+ * except threads and dynamic_shared_bytes. */
+tric_status tric_kernel_attributes(tric_kernel k, tric_kernel_attrs *out);
+
 /* Launch specialization (see tric_launch): the number of variants this kernel has compiled so
  * far, and variant index's signature as specialized ("*fp32:16,*fp32:16,i32:16") and its code
  * (PTX or IR text; owned by the kernel). A variant whose compile failed -- its launches ran the
@@ -175,6 +214,16 @@ tric_status tric_copy_device(tric_buffer dst, size_t dst_offset, tric_buffer src
                              size_t bytes, tric_stream stream);
 /* Sets bytes to (unsigned char)value. */
 tric_status tric_memset(tric_buffer dst, size_t offset, int value, size_t bytes, tric_stream stream);
+
+/* Asynchronous copies: enqueued on the stream (NULL = the device's), they return at once on cuda;
+ * the host memory must stay valid and untouched until the stream is synchronized. For a truly
+ * asynchronous copy (and for one recorded into a CUDA graph) the host memory must be page-locked
+ * (cuMemHostAlloc / cuMemHostRegister); with pageable memory the driver stages the copy and may
+ * return only when it is done. cpu: the copy is done before the call returns. */
+tric_status tric_copy_to_device_async(tric_buffer dst, size_t dst_offset, const void *src,
+                                      size_t bytes, tric_stream stream);
+tric_status tric_copy_to_host_async(void *dst, tric_buffer src, size_t src_offset, size_t bytes,
+                                    tric_stream stream);
 
 /* ---- launch ----------------------------------------------------------------------------------- */
 
@@ -216,7 +265,8 @@ typedef struct tric_dim3 {
     unsigned x, y, z;
 } tric_dim3;
 
-/* Launches the kernel over grid (programs along x, y, z; 0 is taken as 1) with the arguments,
+/* Launches the kernel over grid (programs along x, y, z; a grid with any dimension 0 is empty: the
+ * arguments are checked, nothing runs, TRIC_SUCCESS) with the arguments,
  * checked against the kernel's parameters ("argument 2 of vector_add_kernel: expected a pointer
  * (*fp32), got an int"). cuda: asynchronous on the stream; cpu: runs to completion, and an
  * out-of-bounds access or failed assert is returned as TRIC_ERROR_LAUNCH with the interpreter's

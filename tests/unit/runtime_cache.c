@@ -122,6 +122,32 @@ static void test_store_and_damage(const char *dir) {
     strbuf_free(&why);
 }
 
+/* The build part of every key: tric's version and revision, libtric's file, LLVM, libdevice --
+ * a libdevice that changes (another size or mtime) makes another key. */
+static void test_build_key(const char *tmp) {
+    StrBuf a = {0}, b = {0}, c = {0};
+    rt_build_key(&a, NULL);
+    CHECK(strstr(a.data, "build " TRIC_VERSION " (git ") != NULL);
+    CHECK(strstr(a.data, "\nlibrary ") != NULL && !strstr(a.data, "library unknown"));
+    CHECK(strstr(a.data, "\ncodegen LLVM 19.") != NULL);
+    CHECK(strstr(a.data, "\nlibdevice ") != NULL);
+    char path[300];
+    snprintf(path, sizeof path, "%s/libdevice.10.bc", tmp);
+    spit(path, "BC\xc0\xde one", 8);
+    rt_build_key(&b, path);
+    CHECK(strstr(b.data, path) != NULL && strstr(b.data, " 8 ") != NULL);
+    spit(path, "BC\xc0\xde two!", 9); /* rebuilt: another size */
+    rt_build_key(&c, path);
+    CHECK(strcmp(b.data, c.data) != 0);
+    strbuf_clear(&c);
+    remove(path);
+    rt_build_key(&c, path); /* unreadable: no libdevice */
+    CHECK(strstr(c.data, "\nlibdevice none\n") != NULL);
+    strbuf_free(&a);
+    strbuf_free(&b);
+    strbuf_free(&c);
+}
+
 static void test_uncreatable_dir(void) {
     StrBuf why = {0};
     CHECK(!rt_cache_store("/proc/tric-cannot-exist/cache", "k", 1, "p", 1, &why));
@@ -193,6 +219,7 @@ int main(void) {
     test_dir_rules(tmp);
     test_store_and_damage(dir);
     test_uncreatable_dir();
+    test_build_key(tmp);
     test_concurrent_writers(dir);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

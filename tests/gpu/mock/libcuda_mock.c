@@ -35,6 +35,9 @@ typedef struct MockState {
     int max_dynamic_shared_set;
     int sticky;
     int proc_version_asked;      /* the cudaVersion of the last cuGetProcAddress */
+    int capturing;               /* what cuStreamIsCapturing answers (a test sets it) */
+    int module_loads;            /* cuModuleLoadDataEx calls that succeeded */
+    int live_modules, live_allocs, live_streams; /* loaded / allocated and not yet freed */
 } MockState;
 
 MockState mock_state;
@@ -80,7 +83,9 @@ static CUresult cuDeviceGetName(char *name, int len, int dev) {
     return OK;
 }
 static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
-    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : 0;
+    /* An H100's: sm_90, 132 SMs, 48 KB of shared memory per block, 227 KB when opted into. */
+    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : attr == 8 ? 49152
+       : attr == 97 ? 232448 : 0;
     return OK;
 }
 static int the_context;
@@ -103,11 +108,14 @@ static CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, in
     MockModule *m = calloc(1, sizeof *m);
     m->image = strdup(text);
     *mod = m;
+    mock_state.module_loads++;
+    mock_state.live_modules++;
     return OK;
 }
 
 static CUresult cuModuleUnload(void *mod) {
     MockModule *m = mod;
+    mock_state.live_modules--;
     free(m->image);
     free(m);
     return OK;
@@ -133,9 +141,109 @@ static CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
     return OK;
 }
 
+/* Fixed figures for the attribute queries: 40 registers, 16 bytes of local memory, 1 KB of static
+ * shared memory, 1024 threads; occupancy: 65536 registers / (40 * threads), at most 32. */
+static CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
+    switch (attr) {
+    case 0: *v = 1024; return OK;
+    case 1: *v = 1024; return OK;
+    case 3: *v = 16; return OK;
+    case 4: *v = 40; return OK;
+    }
+    return INVALID_VALUE;
+}
+static CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn, int threads,
+                                                            size_t shared) {
+    if (threads <= 0)
+        return INVALID_VALUE;
+    *blocks = 65536 / (40 * threads);
+    if (*blocks > 32)
+        *blocks = 32;
+    return OK;
+}
+
+/* Stream capture into a graph: launches on any stream while a capture is on are recorded (with
+ * their parameter bytes) instead of run; a graph launch runs them in order. */
+typedef struct MockNode {
+    void *fn;
+    unsigned grid[3], block[3], shared;
+    unsigned char params[16][8];
+} MockNode;
+typedef struct MockGraph {
+    MockNode nodes[256];
+    int n;
+    bool broken; /* a launch could not be recorded */
+} MockGraph;
+static MockGraph *capture;
+
+static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                           unsigned by, unsigned bz, unsigned shared, void **params);
+
 static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned shared, void *stream,
                                void **params, void **extra) {
+    if (!capture)
+        return run_launch(fn, gx, gy, gz, bx, by, bz, shared, params);
+    if (capture->n == 256) {
+        capture->broken = true;
+        return INVALID_VALUE;
+    }
+    MockNode *node = &capture->nodes[capture->n++];
+    *node = (MockNode){fn, {gx, gy, gz}, {bx, by, bz}, shared, {{0}}};
+    bool vector_add = !strncmp(((MockFunction *)fn)->name, "vector_add_kernel", 17);
+    for (int i = 0; vector_add && i < 4; i++)
+        memcpy(node->params[i], params[i], 8);
+    return OK;
+}
+
+static CUresult cuStreamBeginCapture(void *s, int mode) {
+    if (capture)
+        return INVALID_VALUE;
+    capture = calloc(1, sizeof *capture);
+    mock_state.capturing = 1;
+    return OK;
+}
+static CUresult cuStreamEndCapture(void *s, void **graph) {
+    if (!capture)
+        return INVALID_VALUE;
+    MockGraph *g = capture;
+    capture = NULL;
+    mock_state.capturing = 0;
+    if (g->broken) {
+        free(g);
+        return 901; /* CUDA_ERROR_STREAM_CAPTURE_INVALIDATED */
+    }
+    *graph = g;
+    return OK;
+}
+static CUresult cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
+    *count = (size_t)((MockGraph *)graph)->n;
+    return OK;
+}
+static CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+    *exec = graph;
+    return OK;
+}
+static CUresult cuGraphLaunch(void *exec, void *s) {
+    MockGraph *g = exec;
+    for (int i = 0; i < g->n; i++) {
+        MockNode *node = &g->nodes[i];
+        void *params[16];
+        for (int p = 0; p < 16; p++)
+            params[p] = node->params[p];
+        CUresult r = run_launch(node->fn, node->grid[0], node->grid[1], node->grid[2],
+                                node->block[0], node->block[1], node->block[2], node->shared,
+                                params);
+        if (r != OK)
+            return r;
+    }
+    return OK;
+}
+static CUresult cuGraphExecDestroy(void *exec) { return OK; }
+static CUresult cuGraphDestroy(void *graph) { free(graph); return OK; }
+
+static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                           unsigned by, unsigned bz, unsigned shared, void **params) {
     if (mock_state.sticky)
         return mock_state.sticky;
     MockFunction *f = fn;
@@ -180,9 +288,14 @@ static CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
     if (!m)
         return OUT_OF_MEMORY;
     *p = (CUdeviceptr)(uintptr_t)m;
+    mock_state.live_allocs++;
     return OK;
 }
-static CUresult cuMemFree(CUdeviceptr p) { free((void *)(uintptr_t)p); return OK; }
+static CUresult cuMemFree(CUdeviceptr p) {
+    mock_state.live_allocs--;
+    free((void *)(uintptr_t)p);
+    return OK;
+}
 static CUresult cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
     memcpy((void *)(uintptr_t)d, s, n);
     return sticky_or(OK);
@@ -212,8 +325,22 @@ static CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *
     return cuMemsetD8(d, v, n);
 }
 static int a_stream, an_event;
-static CUresult cuStreamCreate(void **s, unsigned flags) { *s = &a_stream; return OK; }
-static CUresult cuStreamDestroy(void *s) { return OK; }
+static CUresult cuStreamCreate(void **s, unsigned flags) {
+    *s = &a_stream;
+    mock_state.live_streams++;
+    return OK;
+}
+static CUresult cuStreamDestroy(void *s) { mock_state.live_streams--; return OK; }
+/* A stream "of another context": any handle but the mock's own (a test passes a made-up one). */
+static int other_context;
+static CUresult cuStreamGetCtx(void *s, void **ctx) {
+    *ctx = s == &a_stream ? (void *)&the_context : (void *)&other_context;
+    return OK;
+}
+static CUresult cuStreamIsCapturing(void *s, int *status) {
+    *status = mock_state.capturing;
+    return OK;
+}
 static CUresult cuStreamSynchronize(void *s) { return sticky_or(OK); }
 static CUresult cuEventCreate(void **e, unsigned flags) { *e = &an_event; return OK; }
 static CUresult cuEventDestroy(void *e) { return OK; }
@@ -240,7 +367,12 @@ static const struct {
     ENTRY(cuMemcpyDtoDAsync), ENTRY(cuMemsetD8), ENTRY(cuMemsetD8Async), ENTRY(cuStreamCreate),
     ENTRY(cuStreamDestroy), ENTRY(cuStreamSynchronize), ENTRY(cuEventCreate),
     ENTRY(cuEventDestroy), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize),
-    ENTRY(cuEventElapsedTime),
+    ENTRY(cuEventElapsedTime), ENTRY(cuStreamGetCtx), ENTRY(cuStreamIsCapturing),
+    ENTRY(cuFuncGetAttribute), ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    /* Not used by tric: for tests that capture graphs themselves (tests/gpu/gpu_graph.c). */
+    ENTRY(cuStreamBeginCapture), ENTRY(cuStreamEndCapture), ENTRY(cuGraphGetNodes),
+    ENTRY(cuGraphInstantiateWithFlags), ENTRY(cuGraphLaunch), ENTRY(cuGraphExecDestroy),
+    ENTRY(cuGraphDestroy),
 };
 
 /* Exported by name (with cuDriverGetVersion and mock_state): the bootstrap tric dlsym()s. */

@@ -11,6 +11,7 @@
 #include "runtime/runtime.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct MockState {
@@ -22,6 +23,9 @@ typedef struct MockState {
     int max_dynamic_shared_set;
     int sticky;
     int proc_version_asked;
+    int capturing;
+    int module_loads;
+    int live_modules, live_allocs, live_streams;
 } MockState;
 
 
@@ -46,8 +50,14 @@ static void test_packing(tric_device dev, MockState *ms) {
     CHECK(tric_buffer_alloc(dev, 64, &b) == TRIC_SUCCESS);
     tric_arg args[6] = {TRIC_ARG_BUF_AT(b, 16), TRIC_ARG_F32(1.5f),     TRIC_ARG_F32(-2.0f),
                         TRIC_ARG_I64(-5),      TRIC_ARG_F64(0.1),      TRIC_ARG_I32(0x1234)};
-    CHECK(tric_launch(k, (tric_dim3){3, 2, 0}, args, 6, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){3, 2, 1}, args, 6, NULL) == TRIC_SUCCESS);
     CHECK(ms->grid[0] == 3 && ms->grid[1] == 2 && ms->grid[2] == 1);
+    /* An empty grid (any dimension 0) launches nothing, after checking the arguments. */
+    int launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){3, 2, 0}, args, 6, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){0, 1, 1}, args, 6, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches);
+    CHECK(tric_launch(k, (tric_dim3){0, 1, 1}, args, 5, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
     CHECK(ms->block[0] == 256 && ms->shared == 0);
     uint64_t p0, i64;
     uint16_t h, bf;
@@ -66,7 +76,23 @@ static void test_packing(tric_device dev, MockState *ms) {
     args[1] = TRIC_ARG_F64(1.5);
     CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 6, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
     CHECK(strcmp(tric_last_error(), "argument 2 of probe: expected a float (fp16), got a double") == 0);
+
+    /* The attribute queries: the driver's figures, occupancy for the kernel's 256 threads. */
+    tric_kernel_attrs at;
+    CHECK(tric_kernel_attributes(k, &at) == TRIC_SUCCESS);
+    CHECK(at.registers == 40 && at.spill_bytes == 16 && at.static_shared_bytes == 1024);
+    CHECK(at.max_threads_per_block == 1024 && at.threads == 256 && at.dynamic_shared_bytes == 0);
+    CHECK(at.active_blocks_per_sm == 6 && at.multiprocessors == 132);
     tric_module_destroy(mod);
+
+    /* Exactly the device's 48 KB (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK): no opt-in. */
+    ms->max_dynamic_shared_set = 0;
+    CHECK(tric_module_load_ptx(dev, probe_ptx("probe_48k", 49152), &mod) == TRIC_SUCCESS);
+    CHECK(ms->max_dynamic_shared_set == 0);
+    tric_module_destroy(mod);
+    /* Past the opt-in limit (the mock's 232448, an H100's): refused at load, by name. */
+    CHECK(tric_module_load_ptx(dev, probe_ptx("probe_huge", 232449), &mod) == TRIC_ERROR_LAUNCH);
+    CHECK(strstr(tric_last_error(), "needs 232449 bytes") && strstr(tric_last_error(), "at most 232448"));
 
     /* More than 48 KB of shared memory: the opt-in attribute is set at load. */
     CHECK(tric_module_load_ptx(dev, probe_ptx("probe_big", 100000), &mod) == TRIC_SUCCESS);
@@ -119,6 +145,29 @@ static void test_cache_and_vector_add(tric_device dev, const char *va) {
     tric_module_destroy(m3);
     CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
     CHECK(m3->from_cache);
+    tric_module_destroy(m3);
+    /* Truncated (a crash mid-write of a cache that was not written atomically, a full disk):
+     * detected by the sizes in the header, recompiled, rewritten. */
+    snprintf(cmd, sizeof cmd, "for f in %s/*.ptx; do truncate -s -100 \"$f\"; done", tmp);
+    CHECK(system(cmd) == 0);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(!m3->from_cache);
+    tric_module_destroy(m3);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS);
+    CHECK(m3->from_cache);
+    tric_module_destroy(m3);
+    /* Another libdevice is another key: a miss. */
+    char libdevice[300];
+    snprintf(libdevice, sizeof libdevice, "%s/libdevice.10.bc", tmp);
+    f = fopen(libdevice, "w");
+    if (f) {
+        fputs("not really bitcode", f);
+        fclose(f);
+    }
+    setenv("TRIC_LIBDEVICE", libdevice, 1);
+    CHECK(ex_compile_vector_add(dev, va, &m3, &k) == TRIC_SUCCESS); /* no math: never linked */
+    CHECK(!m3->from_cache);
+    unsetenv("TRIC_LIBDEVICE");
     tric_module_destroy(m1);
     tric_module_destroy(m2);
     tric_module_destroy(m3);
@@ -290,6 +339,14 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms) {
     CHECK(tric_copy_to_device(o, 0, ho, sizeof ho, NULL) == TRIC_SUCCESS);
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
     int grids = 0, chosen = -1, before = ms->launches;
+    /* An empty problem (n = 0: the grid function gives 0 programs): nothing runs, nothing is
+     * tuned. */
+    args[3] = TRIC_ARG_I32(0);
+    CHECK(tric_launch_grid(k, va_grid, &grids, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){0, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == before);
+    args[3] = TRIC_ARG_I32(N);
+    grids = 0;
     /* Tuning alone: every config timed, the output restored. */
     CHECK(tric_kernel_tune(k, va_grid, &grids, args, 4, NULL, &chosen) == TRIC_SUCCESS);
     CHECK(chosen == 1);
@@ -381,6 +438,157 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms) {
         fprintf(stderr, "note: could not remove %s\n", tmp);
 }
 
+/* Wrapping a caller's CUstream, the native handles, async copies, and what a capturing stream
+ * refuses (everything that would break a CUDA graph capture) while a plain launch goes through. */
+static void test_streams_and_capture(tric_device dev, const char *va, MockState *ms) {
+    CHECK(tric_device_native_context(dev) != NULL);
+    CHECK(tric_device_native_stream(dev) != NULL);
+    tric_stream own;
+    CHECK(tric_stream_create(dev, &own) == TRIC_SUCCESS);
+    void *cu = tric_stream_native(own); /* the mock's stream, of the device's context */
+    CHECK(cu != NULL);
+    tric_stream wrapped;
+    CHECK(tric_stream_wrap(dev, cu, &wrapped) == TRIC_SUCCESS);
+    CHECK(tric_stream_native(wrapped) == cu);
+    int streams = ms->live_streams;
+    tric_stream_destroy(wrapped); /* the caller's CUstream is left alone */
+    CHECK(ms->live_streams == streams);
+    static int foreign;
+    tric_stream bad;
+    CHECK(tric_stream_wrap(dev, &foreign, &bad) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tric_last_error(), "another context") != NULL);
+    CHECK(tric_stream_wrap(dev, cu, &wrapped) == TRIC_SUCCESS);
+
+    /* A kernel whose launches specialize: the variant for these values, loaded before capture. */
+    tric_compile_options opt = tric_compile_options_default();
+    static const char *defs[] = {"BLOCK_SIZE=1024"};
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    opt.no_cache = 1;
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_compile_file(dev, va, &opt, &mod) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+    enum { N = 4096 };
+    static float hx[N], hy[N], ho[N];
+    for (int i = 0; i < N; i++)
+        hx[i] = (float)i, hy[i] = 1.0f;
+    tric_buffer x, y, o;
+    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device_async(x, 0, hx, sizeof hx, wrapped) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device_async(y, 0, hy, sizeof hy, wrapped) == TRIC_SUCCESS);
+    tric_arg args[4] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
+    CHECK(tric_launch(k, (tric_dim3){N / 1024, 1, 1}, args, 4, wrapped) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_host_async(ho, o, 0, sizeof ho, wrapped) == TRIC_SUCCESS);
+    CHECK(tric_stream_synchronize(wrapped) == TRIC_SUCCESS);
+    CHECK(ho[0] == 1.0f && ho[N - 1] == (float)N);
+    CHECK(tric_copy_to_host_async(ho, o, 8, sizeof ho, wrapped) == TRIC_ERROR_INVALID_ARGUMENT);
+
+    ms->capturing = 1;
+    int loads = ms->module_loads, launches = ms->launches;
+    /* The loaded variant launches: one cuLaunchKernel, nothing else. */
+    CHECK(tric_launch(k, (tric_dim3){N / 1024, 1, 1}, args, 4, wrapped) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1);
+    /* A new specialization (n = 4095 is not divisible by 16) would compile and load: refused. */
+    args[3] = TRIC_ARG_I32(N - 1);
+    CHECK(tric_launch(k, (tric_dim3){N / 1024, 1, 1}, args, 4, wrapped) ==
+          TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tric_last_error(), "captured into a CUDA graph") != NULL);
+    CHECK(ms->module_loads == loads && ms->launches == launches + 1);
+    args[3] = TRIC_ARG_I32(N);
+    /* Synchronous copies wait on the stream: refused; the async ones are fine. */
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, wrapped) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(tric_memset(o, 0, 0, 16, wrapped) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(tric_copy_to_device_async(x, 0, hx, sizeof hx, wrapped) == TRIC_SUCCESS);
+    ms->capturing = 0;
+
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_buffer_free(o);
+    tric_module_destroy(mod);
+    tric_stream_destroy(wrapped);
+    tric_stream_destroy(own);
+}
+
+/* tric_device_close with everything still live: modules, buffers, streams (made and wrapped)
+ * are freed, the driver's objects released. */
+static void test_close_with_live_objects(const char *va, MockState *ms) {
+    int modules = ms->live_modules, allocs = ms->live_allocs, streams = ms->live_streams;
+    tric_device dev;
+    CHECK(tric_device_open("cuda:0", &dev) == TRIC_SUCCESS);
+    tric_module m1, m2;
+    tric_kernel k;
+    tric_buffer b1, b2;
+    tric_stream s1, s2;
+    setenv("TRIC_NO_CACHE", "1", 1);
+    CHECK(ex_compile_vector_add(dev, va, &m1, &k) == TRIC_SUCCESS);
+    unsetenv("TRIC_NO_CACHE");
+    CHECK(tric_module_load_ptx(dev, tric_module_code(m1), &m2) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, 100, &b1) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, 200, &b2) == TRIC_SUCCESS);
+    CHECK(tric_stream_create(dev, &s1) == TRIC_SUCCESS);
+    CHECK(tric_stream_wrap(dev, tric_stream_native(s1), &s2) == TRIC_SUCCESS);
+    tric_buffer_free(b1); /* one destroyed by hand: unlinked, not freed twice */
+    CHECK(ms->live_modules > modules && ms->live_allocs > allocs);
+    tric_device_close(dev);
+    CHECK(ms->live_modules == modules);
+    CHECK(ms->live_allocs == allocs);
+    CHECK(ms->live_streams == streams); /* s1 and the device's own; the wrapper freed only */
+}
+
+/* Eight processes compile the same kernel into one fresh cache directory at once: every one
+ * succeeds, and one valid entry is left (no temp files). */
+static void test_cache_race(const char *va) {
+    char tmp[] = "/tmp/tric-mock-race-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/fresh", tmp);
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    enum { PROCS = 8 };
+    pid_t pids[PROCS];
+    for (int i = 0; i < PROCS; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            tric_device d;
+            tric_module m;
+            tric_kernel k;
+            int ok = tric_device_open("cuda:0", &d) == TRIC_SUCCESS &&
+                     ex_compile_vector_add(d, va, &m, &k) == TRIC_SUCCESS;
+            if (!ok)
+                fprintf(stderr, "process %d: %s\n", i, tric_last_error());
+            _exit(ok ? 0 : 1);
+        }
+    }
+    int succeeded = 0;
+    for (int i = 0; i < PROCS; i++) {
+        int status = 0;
+        waitpid(pids[i], &status, 0);
+        succeeded += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    CHECK(succeeded == PROCS);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | grep -c '[.]ptx$') -eq 1 && "
+             "test $(ls '%s' | grep -c '[.]tmp[.]') -eq 0", dir, dir);
+    CHECK(system(cmd) == 0);
+    /* This process finds the entry valid: a hit. */
+    tric_device d;
+    tric_module m;
+    tric_kernel k;
+    CHECK(tric_device_open("cuda:0", &d) == TRIC_SUCCESS);
+    CHECK(ex_compile_vector_add(d, va, &m, &k) == TRIC_SUCCESS && m->from_cache);
+    tric_device_close(d);
+    unsetenv("TRIC_CACHE_DIR");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmp);
+}
+
 int main(void) {
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
@@ -406,6 +614,9 @@ int main(void) {
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
+    test_streams_and_capture(dev, va, ms);
+    test_close_with_live_objects(va, ms);
+    test_cache_race(va);
     test_errors(dev, va, ms); /* last: leaves the mock's context sticky */
     tric_device_close(dev);
     if (failures) {
