@@ -735,6 +735,8 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
 
 bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag)
 {
+    if (opt->emit == EMIT_C)
+        return emit_c_compile(file, opt, out, diag);
     memset(out, 0, sizeof *out);
     out->arena = arena_new();
     Arena *arena = out->arena;
@@ -879,6 +881,7 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
 void compile_result_free(CompileResult *r)
 {
     strbuf_free(&r->output);
+    strbuf_free(&r->header);
     arena_free(r->arena);
     memset(r, 0, sizeof *r);
 }
