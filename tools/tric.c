@@ -2,6 +2,7 @@
  *
  *   tric FILE.tri -o FILE.ptx [options]      .tri source -> PTX with launch metadata
  *   tric FILE.tir --emit=ir --passes=all     tile IR text through passes
+ *   tric FILE.tri --emit=c -o K.c            K.c (the PTX embedded, typed launchers) and K.h
  *
  * Exit status: 0 success, 1 errors in the input, 2 bad command line or unreadable files. */
 #include "driver/driver.h"
