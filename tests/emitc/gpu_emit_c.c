@@ -3,7 +3,8 @@
  * -D block sizes), run on cuda:0 from the embedded PTX alone (no .tri file, no compiler at run
  * time), outputs poisoned, every element checked against a host reference:
  *   - vector_add through vector_add_load(NULL) (the launcher's own cuda:0), then through a launch
- *     with nothing loaded (it loads on its buffers' device);
+ *     with nothing loaded (it loads on its buffers' device), then from 8 threads launching at
+ *     once with nothing loaded (one loads, all run);
  *   - kernel_matmul (fp16, padded to the block sizes, checked in the M x N corner), and its
  *     stride check refusing a bad leading stride without launching.
  * Skips (exit 77) when cuda:0 cannot be opened. With --vector-add-only (the ctest test
@@ -13,7 +14,12 @@
 
 #include "example_host.h"
 
-static int failures;
+#include <pthread.h>
+#include <stdatomic.h>
+
+static atomic_int failures;
+/* When set, run_vector_add waits here first, so that threads launch together. */
+static pthread_barrier_t *launch_together;
 
 #define GPU_CHECK(call)                                                                            \
     do {                                                                                           \
@@ -32,6 +38,10 @@ enum { BM = 64, BN = 64, BK = 32 };
 /* n elements on dev, launched through vector_add_kernel_launch; every element must be exact. */
 static void run_vector_add(tric_device dev, int n, uint64_t seed)
 {
+    /* Before anything that can fail, so no thread is left waiting; the launches follow within
+     * microseconds, while the first load (milliseconds) is still running. */
+    if (launch_together)
+        pthread_barrier_wait(launch_together);
     size_t bytes = (size_t)n * sizeof(float);
     float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
     if (!x || !y || !out) {
@@ -70,6 +80,36 @@ static void run_vector_add(tric_device dev, int n, uint64_t seed)
     free(x);
     free(y);
     free(out);
+}
+
+enum { NTHREADS = 8 };
+
+static tric_device thread_device;
+
+static void *vector_add_thread(void *arg)
+{
+    run_vector_add(thread_device, 4096 * (1 + (int)(intptr_t)arg), 10 + (uint64_t)(intptr_t)arg);
+    return NULL;
+}
+
+/* NTHREADS threads launch at once with nothing loaded: one loads, every launch runs. */
+static void run_vector_add_threads(tric_device dev)
+{
+    pthread_barrier_t barrier;
+    pthread_barrier_init(&barrier, NULL, NTHREADS);
+    launch_together = &barrier;
+    thread_device = dev;
+    pthread_t threads[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_create(&threads[i], NULL, vector_add_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(threads[i], NULL);
+    launch_together = NULL;
+    pthread_barrier_destroy(&barrier);
+    if (vector_add_device() != dev) {
+        printf("FAIL: the threads' first launches did not load on their buffers' device\n");
+        failures++;
+    }
 }
 
 /* C = A B in fp16 (fp32 accumulation) through kernel_matmul_launch. kernel_matmul does not mask:
@@ -193,6 +233,9 @@ int main(int argc, char **argv)
         printf("FAIL: the launch did not load on its buffers' device\n");
         failures++;
     }
+    /* 2b. The same with threads racing to the first launch. */
+    vector_add_unload();
+    run_vector_add_threads(dev);
 
     /* 3. kernel_matmul, loaded explicitly. */
     if (vector_add_only) {
@@ -207,7 +250,7 @@ int main(int argc, char **argv)
     matmul_seed2_unload();
     tric_device_close(dev);
     if (failures) {
-        printf("gpu_emit_c: %d failure(s)\n", failures);
+        printf("gpu_emit_c: %d failure(s)\n", (int)failures);
         return 1;
     }
     printf("gpu_emit_c: OK\n");
