@@ -114,8 +114,5 @@ bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
  * for EMIT_C. */
 bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
                     Diag *diag);
-/* "build/vector-add.c" -> "vector_add": the C identifier prefixing the generated functions
- * (characters outside [A-Za-z0-9_] become '_'; a leading digit gets "tric_"). Malloc'd. */
-char *emit_c_prefix(const char *c_path);
 
 #endif

@@ -20,7 +20,13 @@
 
 /* ---- names --------------------------------------------------------------------------------- */
 
-char *emit_c_prefix(const char *c_path)
+/* A launcher argument's C name: a parameter name (under 64 characters in the metadata) and the
+ * '_'s that make it free. */
+enum { C_NAME_MAX = 72 };
+
+/* "build/vector-add.c" -> "vector_add": the C identifier prefixing the generated functions
+ * (characters outside [A-Za-z0-9_] become '_'; a leading digit gets "tric_"). Malloc'd. */
+static char *emit_c_prefix(const char *c_path)
 {
     const char *base = strrchr(c_path, '/');
     base = base ? base + 1 : c_path;
@@ -45,7 +51,8 @@ static const char *const reserved_names[] = {
     "stream", "grid", "kernel", "launch_args", "status",
 };
 
-static bool name_is_free(const char *name, const char *prefix, char (*taken)[72], int ntaken)
+static bool name_is_free(const char *name, const char *prefix, char (*taken)[C_NAME_MAX],
+                         int ntaken)
 {
     for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++)
         if (!strcmp(name, reserved_names[i]))
@@ -63,7 +70,7 @@ static bool name_is_free(const char *name, const char *prefix, char (*taken)[72]
 
 /* The C name of each launcher argument: the parameter's own ("_" or missing: argN), with '_'
  * appended until it is free. */
-static void param_c_names(const KernelMeta *m, const char *prefix, char (*names)[72])
+static void param_c_names(const KernelMeta *m, const char *prefix, char (*names)[C_NAME_MAX])
 {
     for (int i = 0; i < m->nparams; i++) {
         const char *given = m->params[i].name;
@@ -169,7 +176,7 @@ static void put_template(StrBuf *out, const char *tmpl, const char *prefix, int 
 
 /* ---- the header ------------------------------------------------------------------------------ */
 
-static void launcher_prototype(StrBuf *out, const KernelMeta *m, char (*names)[72])
+static void launcher_prototype(StrBuf *out, const KernelMeta *m, char (*names)[C_NAME_MAX])
 {
     StrBuf line = {0};
     strbuf_printf(&line, "tric_status %s_launch(tric_stream stream, tric_dim3 grid", m->name);
@@ -224,7 +231,7 @@ static void put_wrapped(StrBuf *out, const char *lead, const char *text)
     strbuf_putc(out, '\n');
 }
 
-static void kernel_doc(StrBuf *out, const KernelMeta *m, char (*names)[72])
+static void kernel_doc(StrBuf *out, const KernelMeta *m, char (*names)[C_NAME_MAX])
 {
     StrBuf text = {0};
     strbuf_printf(&text, "%s(", m->name);
@@ -283,11 +290,11 @@ static const char header_template[] =
     " *\n"
     " * KERNEL_launch(stream, grid, arguments...) checks the arguments against the hints the\n"
     " * kernel was compiled for (TRIC_ERROR_INVALID_ARGUMENT, naming the argument), loads the\n"
-    " * module on the device of its buffers when nothing is loaded yet, and launches grid programs\n"
-    " * asynchronously on stream (NULL: the device's default stream). A pointer argument is a\n"
-    " * tric_buffer (the kernel gets the buffer's start); an fp16/bf16 scalar is passed as a\n"
-    " * float. Constexprs, and ints compiled for the value 1 (':1'), are no arguments. Errors are\n"
-    " * a tric_status; tric_last_error() says why. */\n"
+    " * module on the device of its buffers when nothing is loaded yet, and launches grid\n"
+    " * programs asynchronously on stream (NULL: the device's default stream). A pointer\n"
+    " * argument is a tric_buffer (the kernel gets the buffer's start); an fp16/bf16 scalar is\n"
+    " * passed as a float. Constexprs, and ints compiled for the value 1 (':1'), are no\n"
+    " * arguments. Errors are a tric_status; tric_last_error() says why. */\n"
     "#ifndef TRIC_GENERATED_$G_H\n"
     "#define TRIC_GENERATED_$G_H\n"
     "\n"
@@ -311,7 +318,7 @@ static const char header_template[] =
 
 static void write_header(StrBuf *h, const char *prefix, const char *header_name,
                          const char *source_name, const char *arch, const KernelMeta *metas, int n,
-                         char (*const *names)[72])
+                         char (*const *names)[C_NAME_MAX])
 {
     StrBuf guard = {0};
     for (const char *p = prefix; *p; p++)
@@ -476,7 +483,8 @@ static const char loader_template[] =
     "    tric_status status = $P_load(tric_buffer_device(buffer));\n"
     "    *out = atomic_load_explicit(&$P_kernels[index], memory_order_acquire);\n"
     "    if (status == TRIC_SUCCESS && !*out)\n"
-    "        status = tric_set_error(TRIC_ERROR_INVALID_ARGUMENT, \"$P: unloaded during a launch\");\n"
+    "        status = tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
+    "                                \"$P: unloaded during a launch\");\n"
     "    return status;\n"
     "}\n";
 
@@ -491,7 +499,7 @@ static void write_loader(StrBuf *c, const char *prefix, const KernelMeta *metas,
 
 /* One check per hinted argument, with a message naming it (the runtime would refuse the launch
  * too, by position; this says it by name, before anything is loaded). */
-static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[72])
+static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[C_NAME_MAX])
 {
     for (int i = 0; i < m->nparams; i++) {
         const KernelParamMeta *p = &m->params[i];
@@ -502,15 +510,17 @@ static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[72])
         if (p->type.is_ptr) {
             strbuf_printf(c,
                 "    if (!%s)\n"
-                "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT, \"%s_launch: %s is NULL\");\n",
+                "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
+                "                              \"%s_launch: %s is NULL\");\n",
                 names[i], m->name, names[i]);
         }
         if (param_has_check(p) && p->type.is_ptr) {
             strbuf_printf(c,
                 "    if (tric_buffer_address(%s) %% %d != 0)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-                "                              \"%s_launch: %s's address 0x%%llx is not divisible \"\n"
-                "                              \"by %d (the kernel was compiled for %s: %s)\",\n"
+                "                              \"%s_launch: %s's address 0x%%llx is not \"\n"
+                "                              \"divisible by %d (the kernel was compiled for \"\n"
+                "                              \"%s: %s)\",\n"
                 "                              (unsigned long long)tric_buffer_address(%s));\n",
                 names[i], p->divisibility, m->name, names[i], p->divisibility, names[i], sig.data,
                 names[i]);
@@ -531,7 +541,7 @@ static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[72])
 }
 
 static void write_launcher(StrBuf *c, const char *prefix, int index, const KernelMeta *m,
-                           char (*names)[72])
+                           char (*names)[C_NAME_MAX])
 {
     strbuf_putc(c, '\n');
     launcher_prototype(c, m, names);
@@ -563,7 +573,7 @@ static void write_launcher(StrBuf *c, const char *prefix, int index, const Kerne
 
 static void write_source(StrBuf *c, const char *prefix, const char *header_name,
                          const char *source_name, const char *arch, const char *ptx, size_t len,
-                         const KernelMeta *metas, int n, char (*const *names)[72])
+                         const KernelMeta *metas, int n, char (*const *names)[C_NAME_MAX])
 {
     strbuf_printf(c,
         "/* %.*s.c: the kernels of %s as PTX for %s and their typed launchers,\n"
@@ -581,7 +591,7 @@ static void write_source(StrBuf *c, const char *prefix, const char *header_name,
         write_launcher(c, prefix, k, &metas[k], names[k]);
 }
 
-/* ---- the compile ------------------------------------------------------------------------------ */
+/* ---- the compile ----------------------------------------------------------------------------- */
 
 /* An autotuned kernel would compile to one PTX kernel per config, and a launcher stands for one
  * compiled kernel: ask for the config's values instead, at the decorator. */
@@ -674,7 +684,7 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     base = base ? base + 1 : opt->c_output;
     char *header_name = arena_strdup(out->arena, base);
     header_name[strlen(header_name) - 1] = 'h';
-    char (**names)[72] = arena_alloc(out->arena, sizeof *names * (size_t)n);
+    char (**names)[C_NAME_MAX] = arena_alloc(out->arena, sizeof *names * (size_t)n);
     for (int k = 0; k < n; k++) {
         names[k] = arena_alloc(out->arena, sizeof *names[k] * (size_t)(metas[k].nparams + 1));
         param_c_names(&metas[k], prefix, names[k]);
@@ -682,9 +692,9 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     const char *arch = opt->arch ? opt->arch : "sm_90";
     StrBuf c = {0};
     write_header(&out->header, prefix, header_name, file->name, arch, metas, n,
-                 (char (*const *)[72])names);
+                 (char (*const *)[C_NAME_MAX])names);
     write_source(&c, prefix, header_name, file->name, arch, ptx, out->output.len, metas, n,
-                 (char (*const *)[72])names);
+                 (char (*const *)[C_NAME_MAX])names);
     strbuf_free(&out->output);
     out->output = c;
     free(prefix);

@@ -35,10 +35,13 @@ static void expect_true(const char *what, int cond)
 
 int main(void)
 {
-    expect_true("the PTX starts with its metadata", !strncmp(vector_add_ptx, "// tric.begin\n", 14));
-    expect_true("the PTX names the kernel", strstr(vector_add_ptx, "// tric.kernel vector_add_kernel\n") &&
-                                                strstr(vector_add_ptx, ".entry vector_add_kernel"));
-    expect_true("matmul's PTX names its kernel", strstr(matmul_seed2_ptx, ".entry kernel_matmul") != NULL);
+    expect_true("the PTX starts with its metadata",
+                !strncmp(vector_add_ptx, "// tric.begin\n", 14));
+    expect_true("the PTX names the kernel",
+                strstr(vector_add_ptx, "// tric.kernel vector_add_kernel\n") &&
+                    strstr(vector_add_ptx, ".entry vector_add_kernel"));
+    expect_true("matmul's PTX names its kernel",
+                strstr(matmul_seed2_ptx, ".entry kernel_matmul") != NULL);
     expect_true("nothing loaded yet", !vector_add_module() && !vector_add_device());
     vector_add_unload(); /* unloading what is not loaded does nothing */
 
@@ -74,7 +77,8 @@ int main(void)
            TRIC_ERROR_INVALID_ARGUMENT,
            "kernel_matmul_launch: stride_cm = 40 is not divisible by 16 (the kernel was compiled "
            "for stride_cm: i32:16)");
-    expect_true("no argument error loaded anything", !vector_add_module() && !matmul_seed2_module());
+    expect_true("no argument error loaded anything",
+                !vector_add_module() && !matmul_seed2_module());
 
     /* The interpreter cannot run PTX: loading on cpu, explicitly or through a launch with cpu
      * buffers, is unsupported and leaves nothing loaded. */
@@ -105,7 +109,8 @@ int main(void)
             snprintf(want, sizeof want, "vector_add_load: already loaded on %s; call "
                      "vector_add_unload() before loading on %s", tric_device_name(gpu),
                      tric_device_name(cpu));
-            expect("load on another device", vector_add_load(cpu), TRIC_ERROR_INVALID_ARGUMENT, want);
+            expect("load on another device", vector_add_load(cpu), TRIC_ERROR_INVALID_ARGUMENT,
+                   want);
             /* cpu buffers for a kernel on the GPU: the runtime refuses the launch. */
             expect("cpu buffers, gpu kernel", vector_add_kernel_launch(NULL, grid, x, y, out, 1024),
                    TRIC_ERROR_INVALID_ARGUMENT, NULL);

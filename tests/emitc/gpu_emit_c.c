@@ -119,7 +119,8 @@ static void run_matmul(tric_device dev, int M, int N, int K, uint64_t seed)
     size_t Mp = ex_round_up((size_t)M, BM), Np = ex_round_up((size_t)N, BN);
     size_t Kp = ex_round_up((size_t)K, BK);
     uint16_t *a = calloc(Mp * Kp, 2), *b = calloc(Kp * Np, 2), *c = malloc(Mp * Np * 2);
-    double *af = malloc(sizeof(double) * (size_t)M * K), *bt = malloc(sizeof(double) * (size_t)K * N);
+    double *af = malloc(sizeof(double) * (size_t)M * K);
+    double *bt = malloc(sizeof(double) * (size_t)K * N);
     if (!a || !b || !c || !af || !bt) {
         printf("FAIL: out of host memory\n");
         failures++;
