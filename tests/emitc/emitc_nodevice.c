@@ -2,9 +2,11 @@
  * (vector_add.c/.h) and seed 2's kernel_matmul (matmul_seed2.c/.h), compiled as strict C11 with
  * this program, on any machine: the arguments are checked by name before anything is loaded, the
  * embedded PTX starts with its metadata block, a cpu device cannot load it, and -- without a GPU
- * -- loading returns TRIC_ERROR_NO_DEVICE (with one, loading works and a second device is
- * refused). The GPU runs are gpu_emit_c's. */
+ * -- loading returns TRIC_ERROR_NO_DEVICE, as does a launch of no_pointers.c's kernel (no buffer
+ * to load beside, so it loads on cuda:0); with a GPU (or tests/gpu/mock's stand-in), loading
+ * works, a second device is refused, and no_pointers loads on a device of its own. The GPU runs are gpu_emit_c's. */
 #include "matmul_seed2.h"
+#include "no_pointers.h"
 #include "vector_add.h"
 
 #include <stdio.h>
@@ -96,6 +98,10 @@ int main(void)
         expect("matmul load(NULL) without a GPU", matmul_seed2_load(NULL), TRIC_ERROR_NO_DEVICE,
                NULL);
         expect_true("nothing loaded after NO_DEVICE", !vector_add_module() && !vector_add_device());
+        /* A launcher with nothing loaded and no buffer to follow loads on cuda:0 itself. */
+        expect("launch without a GPU", no_pointers_launch(NULL, grid, 7), TRIC_ERROR_NO_DEVICE,
+               NULL);
+        expect_true("the message names cuda:0", !strncmp(tric_last_error(), "cuda:0: ", 8));
     } else {
         expect("open cuda:0", st, TRIC_SUCCESS, NULL);
         printf("GPU present (%s): the no-device path cannot be checked here\n",
@@ -117,6 +123,14 @@ int main(void)
             vector_add_unload();
             expect_true("unloaded", !vector_add_module() && !vector_add_device());
             tric_device_close(gpu);
+            /* No buffer to follow: the launch loads on a cuda:0 of its own, which unload closes. */
+            expect("launch, nothing loaded, no pointers", no_pointers_launch(NULL, grid, 7),
+                   TRIC_SUCCESS, NULL);
+            expect_true("loaded on its own device", no_pointers_device() != NULL);
+            expect("synchronize", tric_device_synchronize(no_pointers_device()), TRIC_SUCCESS,
+                   NULL);
+            no_pointers_unload();
+            expect_true("no_pointers unloaded", !no_pointers_device());
         }
     }
     tric_buffer_free(x);
