@@ -32,6 +32,7 @@ typedef struct CompileOptions {
                                num_stages until they fit (recorded in the metadata) */
     const char *c_output;   /* EMIT_C: the .c file's path; its base name names the header and
                                prefixes the generated functions */
+    bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):

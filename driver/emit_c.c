@@ -176,11 +176,14 @@ static void put_template(StrBuf *out, const char *tmpl, const char *prefix, int 
 
 /* ---- the header ------------------------------------------------------------------------------ */
 
-static void launcher_prototype(StrBuf *out, const KernelMeta *m, char (*names)[C_NAME_MAX])
+/* lprefix: "" or "PREFIX_" (--prefix-launchers), before the kernel's name. */
+static void launcher_prototype(StrBuf *out, const char *lprefix, const KernelMeta *m,
+                               char (*names)[C_NAME_MAX])
 {
     StrBuf line = {0};
-    strbuf_printf(&line, "tric_status %s_launch(tric_stream stream, tric_dim3 grid", m->name);
-    size_t indent = strlen(m->name) + strlen("tric_status _launch(");
+    strbuf_printf(&line, "tric_status %s%s_launch(tric_stream stream, tric_dim3 grid", lprefix,
+                  m->name);
+    size_t indent = strlen(lprefix) + strlen(m->name) + strlen("tric_status _launch(");
     size_t col = line.len;
     strbuf_append(out, line.data);
     for (int i = 0; i < m->nparams; i++) {
@@ -288,7 +291,7 @@ static const char header_template[] =
     " * the module (and closes the device $P_load(NULL) opened); no launch may be running or\n"
     " * start meanwhile.\n"
     " *\n"
-    " * KERNEL_launch(stream, grid, arguments...) checks the arguments against the hints the\n"
+    " * $LKERNEL_launch(stream, grid, arguments...) checks the arguments against the hints the\n"
     " * kernel was compiled for (TRIC_ERROR_INVALID_ARGUMENT, naming the argument), loads the\n"
     " * module on the device of its buffers when nothing is loaded yet, and launches grid\n"
     " * programs asynchronously on stream (NULL: the device's default stream). A pointer\n"
@@ -316,9 +319,9 @@ static const char header_template[] =
     "tric_module $P_module(void);\n"
     "tric_device $P_device(void);\n";
 
-static void write_header(StrBuf *h, const char *prefix, const char *header_name,
-                         const char *source_name, const char *arch, const KernelMeta *metas, int n,
-                         char (*const *names)[C_NAME_MAX])
+static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
+                         const char *header_name, const char *source_name, const char *arch,
+                         const KernelMeta *metas, int n, char (*const *names)[C_NAME_MAX])
 {
     StrBuf guard = {0};
     for (const char *p = prefix; *p; p++)
@@ -326,11 +329,11 @@ static void write_header(StrBuf *h, const char *prefix, const char *header_name,
     strbuf_printf(h, "/* %s: typed launchers for the kernels of %s, written by\n"
                      " * tric %s --emit=c with the PTX for %s embedded in the .c file. Regenerate\n"
                      " * rather than edit.\n", header_name, source_name, TRIC_VERSION, arch);
-    /* $G (the guard) first, then $P through put_template. */
+    /* $G (the guard) and $L (the launchers' prefix) first, then $P through put_template. */
     StrBuf tmpl = {0};
     for (const char *p = header_template; *p; p++) {
-        if (p[0] == '$' && p[1] == 'G') {
-            strbuf_append(&tmpl, guard.data);
+        if (p[0] == '$' && (p[1] == 'G' || p[1] == 'L')) {
+            strbuf_append(&tmpl, p[1] == 'G' ? guard.data : lprefix);
             p++;
         } else {
             strbuf_putc(&tmpl, *p);
@@ -341,7 +344,7 @@ static void write_header(StrBuf *h, const char *prefix, const char *header_name,
     for (int k = 0; k < n; k++) {
         strbuf_putc(h, '\n');
         kernel_doc(h, &metas[k], names[k]);
-        launcher_prototype(h, &metas[k], names[k]);
+        launcher_prototype(h, lprefix, &metas[k], names[k]);
         strbuf_append(h, ";\n");
     }
     strbuf_printf(h,
@@ -499,7 +502,8 @@ static void write_loader(StrBuf *c, const char *prefix, const KernelMeta *metas,
 
 /* One check per hinted argument, with a message naming it (the runtime would refuse the launch
  * too, by position; this says it by name, before anything is loaded). */
-static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[C_NAME_MAX])
+static void write_checks(StrBuf *c, const char *lprefix, const KernelMeta *m,
+                         char (*names)[C_NAME_MAX])
 {
     for (int i = 0; i < m->nparams; i++) {
         const KernelParamMeta *p = &m->params[i];
@@ -511,28 +515,28 @@ static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[C_NAME_MA
             strbuf_printf(c,
                 "    if (!%s)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-                "                              \"%s_launch: %s is NULL\");\n",
-                names[i], m->name, names[i]);
+                "                              \"%s%s_launch: %s is NULL\");\n",
+                names[i], lprefix, m->name, names[i]);
         }
         if (param_has_check(p) && p->type.is_ptr) {
             strbuf_printf(c,
                 "    if (tric_buffer_address(%s) %% %d != 0)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-                "                              \"%s_launch: %s's address 0x%%llx is not \"\n"
+                "                              \"%s%s_launch: %s's address 0x%%llx is not \"\n"
                 "                              \"divisible by %d (the kernel was compiled for \"\n"
                 "                              \"%s: %s)\",\n"
                 "                              (unsigned long long)tric_buffer_address(%s));\n",
-                names[i], p->divisibility, m->name, names[i], p->divisibility, names[i], sig.data,
-                names[i]);
+                names[i], p->divisibility, lprefix, m->name, names[i], p->divisibility, names[i],
+                sig.data, names[i]);
         } else if (param_has_check(p)) {
             bool is_signed = dtype_is_signed(p->type.dtype);
             strbuf_printf(c,
                 "    if (%s %% %d != 0)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-                "                              \"%s_launch: %s = %%%s is not divisible by %d \"\n"
+                "                              \"%s%s_launch: %s = %%%s is not divisible by %d \"\n"
                 "                              \"(the kernel was compiled for %s: %s)\",\n"
                 "                              (%s)%s);\n",
-                names[i], p->divisibility, m->name, names[i], is_signed ? "lld" : "llu",
+                names[i], p->divisibility, lprefix, m->name, names[i], is_signed ? "lld" : "llu",
                 p->divisibility, names[i], sig.data,
                 is_signed ? "long long" : "unsigned long long", names[i]);
         }
@@ -540,13 +544,13 @@ static void write_checks(StrBuf *c, const KernelMeta *m, char (*names)[C_NAME_MA
     }
 }
 
-static void write_launcher(StrBuf *c, const char *prefix, int index, const KernelMeta *m,
-                           char (*names)[C_NAME_MAX])
+static void write_launcher(StrBuf *c, const char *prefix, const char *lprefix, int index,
+                           const KernelMeta *m, char (*names)[C_NAME_MAX])
 {
     strbuf_putc(c, '\n');
-    launcher_prototype(c, m, names);
+    launcher_prototype(c, lprefix, m, names);
     strbuf_append(c, "\n{\n");
-    write_checks(c, m, names);
+    write_checks(c, lprefix, m, names);
     const char *first_buffer = "NULL";
     for (int i = m->nparams - 1; i >= 0; i--)
         if (m->params[i].type.is_ptr)
@@ -571,9 +575,10 @@ static void write_launcher(StrBuf *c, const char *prefix, int index, const Kerne
                      "}\n", m->nparams);
 }
 
-static void write_source(StrBuf *c, const char *prefix, const char *header_name,
-                         const char *source_name, const char *arch, const char *ptx, size_t len,
-                         const KernelMeta *metas, int n, char (*const *names)[C_NAME_MAX])
+static void write_source(StrBuf *c, const char *prefix, const char *lprefix,
+                         const char *header_name, const char *source_name, const char *arch,
+                         const char *ptx, size_t len, const KernelMeta *metas, int n,
+                         char (*const *names)[C_NAME_MAX])
 {
     strbuf_printf(c,
         "/* %.*s.c: the kernels of %s as PTX for %s and their typed launchers,\n"
@@ -588,7 +593,7 @@ static void write_source(StrBuf *c, const char *prefix, const char *header_name,
     write_ptx_bytes(c, prefix, ptx, len, arch);
     write_loader(c, prefix, metas, n);
     for (int k = 0; k < n; k++)
-        write_launcher(c, prefix, k, &metas[k], names[k]);
+        write_launcher(c, prefix, lprefix, k, &metas[k], names[k]);
 }
 
 /* ---- the compile ----------------------------------------------------------------------------- */
@@ -680,6 +685,7 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     }
 
     char *prefix = emit_c_prefix(opt->c_output);
+    const char *lprefix = opt->c_prefix_launchers ? arena_printf(out->arena, "%s_", prefix) : "";
     const char *base = strrchr(opt->c_output, '/');
     base = base ? base + 1 : opt->c_output;
     char *header_name = arena_strdup(out->arena, base);
@@ -691,9 +697,9 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     }
     const char *arch = opt->arch ? opt->arch : "sm_90";
     StrBuf c = {0};
-    write_header(&out->header, prefix, header_name, file->name, arch, metas, n,
+    write_header(&out->header, prefix, lprefix, header_name, file->name, arch, metas, n,
                  (char (*const *)[C_NAME_MAX])names);
-    write_source(&c, prefix, header_name, file->name, arch, ptx, out->output.len, metas, n,
+    write_source(&c, prefix, lprefix, header_name, file->name, arch, ptx, out->output.len, metas, n,
                  (char (*const *)[C_NAME_MAX])names);
     strbuf_free(&out->output);
     out->output = c;

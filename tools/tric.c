@@ -21,6 +21,8 @@ static const char usage[] =
     "  --emit=KIND           ast | ir | llvm | ptx (default ptx) | c (with -o FILE.c: the PTX\n"
     "                        embedded in FILE.c, a typed launcher per kernel declared in FILE.h)\n"
     "  --parse-only          with --emit=ast: the syntax tree before sema\n"
+    "  --prefix-launchers    with --emit=c: name launchers FILE_KERNEL_launch (two builds of one\n"
+    "                        kernel in one program)\n"
     "  --kernel=NAME         the kernel to compile when the file has several\n"
     "  --signature=SIG       run-time parameter types, Triton AOT form: \"*fp16:16,i32,i32:16\"\n"
     "                        (* pointer, :16 divisible by 16, :1 equal to 1; a bare value at a\n"
@@ -145,6 +147,8 @@ int main(int argc, char **argv)
                 status = usage_error("unknown --emit '%s' (ast, ir, llvm, ptx, c)", v);
                 goto done;
             }
+        } else if (!strcmp(a, "--prefix-launchers")) {
+            opt.c_prefix_launchers = true;
         } else if (!strcmp(a, "--parse-only")) {
             opt.parse_only = true;
             opt.emit = EMIT_AST;
