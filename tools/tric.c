@@ -208,6 +208,10 @@ int main(int argc, char **argv)
         status = usage_error("%s", "no input file");
         goto done;
     }
+    if (opt.c_prefix_launchers && opt.emit != EMIT_C) {
+        status = usage_error("%s goes with --emit=c", "--prefix-launchers");
+        goto done;
+    }
     /* --emit=c writes two files: FILE.c and, beside it, FILE.h (which FILE.c includes). */
     if (opt.emit == EMIT_C) {
         size_t n = strlen(output);
