@@ -767,6 +767,8 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
 static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
                          Diag *diag)
 {
+    if (opt->emit == EMIT_C)
+        return emit_c_compile(file, opt, out, diag);
     memset(out, 0, sizeof *out);
     out->arena = arena_new();
     Arena *arena = out->arena;
@@ -911,6 +913,7 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
 void compile_result_free(CompileResult *r)
 {
     strbuf_free(&r->output);
+    strbuf_free(&r->header);
     arena_free(r->arena);
     memset(r, 0, sizeof *r);
 }

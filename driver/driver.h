@@ -9,7 +9,9 @@
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 
-typedef enum EmitKind { EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX } EmitKind;
+/* EMIT_C: the PTX embedded in C source with a typed launcher per kernel, and its header
+ * (emit_c.c). */
+typedef enum EmitKind { EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_C } EmitKind;
 
 typedef struct CompileOptions {
     SpecOptions spec;       /* kernel name, signature, -D values */
@@ -28,6 +30,9 @@ typedef struct CompileOptions {
                                (the runtime compiles config by config) */
     bool fit_stages;        /* when the pipeline's stage buffers overflow shared memory, lower
                                num_stages until they fit (recorded in the metadata) */
+    const char *c_output;   /* EMIT_C: the .c file's path; its base name names the header and
+                               prefixes the generated functions */
+    bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):
@@ -78,7 +83,8 @@ bool kernel_meta_read(const char *ptx, KernelMeta *m, StrBuf *error);
 int kernel_meta_read_all(const char *ptx, KernelMeta **out, StrBuf *error);
 
 typedef struct CompileResult {
-    StrBuf output; /* the emitted text: AST, IR, LLVM IR or PTX (with the metadata block) */
+    StrBuf output; /* the emitted text: AST, IR, LLVM IR, PTX (with the metadata block) or C */
+    StrBuf header; /* EMIT_C: the C header declaring the launchers */
     KernelMeta meta;
     IrFunc *ir;    /* the IR as lowered, before passes (for the interpreter); lives in arena */
     Arena *arena;  /* owns ir; freed by compile_result_free */
@@ -108,5 +114,14 @@ bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
 const char *driver_build_id(void);
 void driver_codegen_identity(StrBuf *out);
 const char *driver_libdevice_path(const char *override, char *buf, size_t size);
+
+/* ---- emit_c.c: --emit=c ----------------------------------------------------------------------- */
+
+/* Compiles the file to PTX as EMIT_PTX does, then writes C source embedding it (out->output) and
+ * its header (out->header) with a typed launcher per kernel (docs/cli.md "--emit=c"). An
+ * autotuned kernel without values for its configs' names is an error. driver_compile calls it
+ * for EMIT_C. */
+bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                    Diag *diag);
 
 #endif

@@ -72,6 +72,17 @@ static RtLink *list_first(struct tric_device_s *dev, RtLink *head) {
 
 #define RT_CONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+tric_status tric_set_error(tric_status status, const char *format, ...) {
+    StrBuf sb = {0};
+    va_list ap;
+    va_start(ap, format);
+    strbuf_vprintf(&sb, format ? format : "", ap);
+    va_end(ap);
+    rt_fail(status, "%s", sb.data ? sb.data : "");
+    strbuf_free(&sb);
+    return status;
+}
+
 const char *tric_status_name(tric_status status) {
     switch (status) {
     case TRIC_SUCCESS: return "TRIC_SUCCESS";
@@ -1120,6 +1131,7 @@ void tric_buffer_free(tric_buffer buf) {
 }
 
 size_t tric_buffer_size(tric_buffer buf) { return buf ? buf->bytes : 0; }
+tric_device tric_buffer_device(tric_buffer buf) { return buf ? buf->device : NULL; }
 uint64_t tric_buffer_address(tric_buffer buf) { return buf ? buf->addr : 0; }
 
 static tric_status check_range(const char *what, tric_buffer b, size_t off, size_t n) {

@@ -2,6 +2,7 @@
  *
  *   tric FILE.tri -o FILE.ptx [options]      .tri source -> PTX with launch metadata
  *   tric FILE.tir --emit=ir --passes=all     tile IR text through passes
+ *   tric FILE.tri --emit=c -o K.c            K.c (the PTX embedded, typed launchers) and K.h
  *
  * Exit status: 0 success, 1 errors in the input, 2 bad command line or unreadable files. */
 #include "driver/driver.h"
@@ -17,8 +18,11 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  -o FILE               write the output to FILE ('-' = stdout, the default)\n"
-    "  --emit=KIND           ast | ir | llvm | ptx (default ptx)\n"
+    "  --emit=KIND           ast | ir | llvm | ptx (default ptx) | c (with -o FILE.c: the PTX\n"
+    "                        embedded in FILE.c, a typed launcher per kernel declared in FILE.h)\n"
     "  --parse-only          with --emit=ast: the syntax tree before sema\n"
+    "  --prefix-launchers    with --emit=c: name launchers FILE_KERNEL_launch (two builds of one\n"
+    "                        kernel in one program)\n"
     "  --kernel=NAME         the kernel to compile when the file has several\n"
     "  --signature=SIG       run-time parameter types, Triton AOT form: \"*fp16:16,i32,i32:16\"\n"
     "                        (* pointer, :16 divisible by 16, :1 equal to 1; a bare value at a\n"
@@ -63,6 +67,18 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* Writes text to path; false with a message on failure. */
+static bool write_file(const char *path, const StrBuf *text)
+{
+    FILE *out = fopen(path, "wb");
+    bool ok = out && fwrite(text->data ? text->data : "", 1, text->len, out) == text->len;
+    if (out && fclose(out))
+        ok = false;
+    if (!ok)
+        fprintf(stderr, "tric: error: cannot write '%s': %s\n", path, strerror(errno));
+    return ok;
+}
+
 static bool option_value(const char *arg, const char *name, const char **value)
 {
     size_t n = strlen(name);
@@ -98,6 +114,7 @@ int main(int argc, char **argv)
     Define *defines = calloc((size_t)argc, sizeof *defines);
     int ndefines = 0;
     int status = 2;
+    char *header_path = NULL; /* --emit=c: FILE.h beside FILE.c */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -124,10 +141,14 @@ int main(int argc, char **argv)
                 opt.emit = EMIT_LLVM;
             else if (!strcmp(v, "ptx"))
                 opt.emit = EMIT_PTX;
+            else if (!strcmp(v, "c"))
+                opt.emit = EMIT_C;
             else {
-                status = usage_error("unknown --emit '%s' (ast, ir, llvm, ptx)", v);
+                status = usage_error("unknown --emit '%s' (ast, ir, llvm, ptx, c)", v);
                 goto done;
             }
+        } else if (!strcmp(a, "--prefix-launchers")) {
+            opt.c_prefix_launchers = true;
         } else if (!strcmp(a, "--parse-only")) {
             opt.parse_only = true;
             opt.emit = EMIT_AST;
@@ -187,6 +208,22 @@ int main(int argc, char **argv)
         status = usage_error("%s", "no input file");
         goto done;
     }
+    if (opt.c_prefix_launchers && opt.emit != EMIT_C) {
+        status = usage_error("%s goes with --emit=c", "--prefix-launchers");
+        goto done;
+    }
+    /* --emit=c writes two files: FILE.c and, beside it, FILE.h (which FILE.c includes). */
+    if (opt.emit == EMIT_C) {
+        size_t n = strlen(output);
+        if (!strcmp(output, "-") || n < 3 || strcmp(output + n - 2, ".c") || output[n - 3] == '/') {
+            status = usage_error("--emit=c writes FILE.c and FILE.h: give -o FILE.c, not '%s'",
+                                 output);
+            goto done;
+        }
+        header_path = strdup(output);
+        header_path[n - 1] = 'h';
+        opt.c_output = output;
+    }
     opt.spec.defines = defines;
     opt.spec.ndefines = ndefines;
 
@@ -208,7 +245,11 @@ int main(int argc, char **argv)
         } else {
             fwrite(result.output.data ? result.output.data : "", 1, result.output.len, out);
             status = (out != stdout ? fclose(out) : fflush(out)) ? 2 : 0;
+            if (status)
+                fprintf(stderr, "tric: error: cannot write '%s': %s\n", output, strerror(errno));
         }
+        if (status == 0 && header_path && !write_file(header_path, &result.header))
+            status = 2;
     } else {
         if (diag.errors == 0) /* a failure must never be silent */
             fprintf(stderr, "tric: error: compilation failed\n");
@@ -218,6 +259,7 @@ int main(int argc, char **argv)
     diag_free(&diag);
     free(text);
 done:
+    free(header_path);
     for (int i = 0; i < ndefines; i++)
         free((char *)defines[i].name);
     free(defines);

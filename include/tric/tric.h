@@ -330,6 +330,18 @@ float tric_f16_to_f32(uint16_t bits);
 uint16_t tric_f32_to_bf16(float value);
 float tric_bf16_to_f32(uint16_t bits);
 
+/* ---- for the launchers `tric --emit=c` writes (docs/runtime.md "Generated launchers") --------- */
+
+/* Sets the calling thread's tric_last_error to the printf-style message and returns status: for
+ * code outside the library that reports errors its way. */
+tric_status tric_set_error(tric_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The device the buffer was allocated on; NULL for NULL. */
+tric_device tric_buffer_device(tric_buffer buf);
+
 #ifdef __cplusplus
 }
 #endif
