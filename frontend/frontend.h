@@ -141,6 +141,10 @@ typedef struct Sem {
      * base pointer, then rank shapes (int64), rank strides (int64) and rank offsets (int32), all
      * run-time values, so that a block pointer carried by a loop keeps one structure. */
     bool block_ptr;
+    /* SEM_TUPLE made by tl.make_tensor_descriptor: `type` as for a block pointer, `cv` the
+     * padding ("zero" or "nan", a CV_STR), elems the base pointer, rank shapes and rank strides
+     * (int64); desc.load(offsets) / desc.store(offsets, value) give the offsets. */
+    bool tensor_desc;
 } Sem;
 
 struct Expr {
@@ -359,6 +363,11 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_STORE, "store", "pointer value mask= boundary_check= cache_modifier= eviction_policy=", "scatter through a pointer block") \
     X(BI_MAKE_BLOCK_PTR, "make_block_ptr", "base shape strides offsets block_shape order", "a block pointer: a block_shape tile of a strided tensor at offsets") \
     X(BI_ADVANCE, "advance", "base offsets", "a block pointer moved by offsets") \
+    X(BI_MAKE_TENSOR_DESC, "make_tensor_descriptor", "base shape strides block_shape padding_option=", "a tensor descriptor: block_shape tiles of a strided tensor") \
+    X(BI_DESC_LOAD, "load_tensor_descriptor", "desc offsets", "desc.load(offsets): the tile at offsets, zero (or NaN) outside the tensor") \
+    X(BI_DESC_STORE, "store_tensor_descriptor", "desc offsets value", "desc.store(offsets, value): the tile at offsets, nothing written outside the tensor") \
+    X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", "the tensor descriptor type, for isinstance") \
+    X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
     X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", "matrix product (+ acc)") \
     X(BI_SUM, "sum", "input axis= keep_dims= dtype=", "reduce with +")                            \
     X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with max") \
@@ -390,7 +399,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
     X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
     X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", "run-time assertion (checked by the interpreter)") \
-    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor=", "Python range / tl.range in for loops") \
+    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", "Python range / tl.range in for loops") \
     X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", "for loop unrolled at compile time")   \
     X(BI_MIN_PY, "min_builtin", "a b", "Python's min on constexprs")                              \
     X(BI_MAX_PY, "max_builtin", "a b", "Python's max on constexprs")                              \

@@ -800,7 +800,8 @@ static bool call_is_method(const Expr *call)
     if (fn->kind != EX_ATTR)
         return false;
     SemKind k = fn->attr.obj->sem.kind;
-    return k == SEM_VALUE || (k == SEM_UNSET && fn->attr.obj->kind != EX_NAME);
+    return k == SEM_VALUE || (k == SEM_TUPLE && fn->attr.obj->sem.tensor_desc) ||
+           (k == SEM_UNSET && fn->attr.obj->kind != EX_NAME);
 }
 
 /* Uses sema's call.bound; if sema left it empty, matches positional arguments and keywords
@@ -1215,19 +1216,21 @@ static unsigned boundary_dims(const Expr *check)
     return dims;
 }
 
-/* The addresses of block pointer bp (Sem bs): element (i_0, ..., i_{r-1}) at
- * base + sum_d (offset_d + i_d) * stride_d, in int64 as Triton computes them; *mask (0 when no
- * dim is checked) is true where 0 <= offset_d + i_d < shape_d for every checked dim. */
-static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned checked,
-                                   ValueId *mask, SrcLoc loc)
+/* The addresses of the tile of block pointer or tensor descriptor bp (whose Sem type is the
+ * block bt; leaves base, shapes, strides) at offsets off[] (i32 scalars): element
+ * (i_0, ..., i_{r-1}) at base + sum_d (off_d + i_d) * stride_d, in int64 as Triton computes
+ * them; *mask (0 when no dim is checked) is true where 0 <= off_d + i_d < shape_d for every
+ * checked dim. */
+static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_of, unsigned checked,
+                              ValueId *mask, SrcLoc loc)
 {
-    Type bt = bs->type, i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64);
+    Type i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64);
     int r = bt.rank;
     Type offs_t = with_dtype(bt, DT_I64), mask_t = with_dtype(bt, DT_I1);
     ValueId offs = 0;
     *mask = 0;
-    if (bp.kind != LV_TUPLE || bp.n != 1 + 3 * r) {
-        lower_error(lw, loc, "internal: not a block pointer");
+    if (bp.kind != LV_TUPLE || bp.n < 1 + 2 * r) {
+        lower_error(lw, loc, "internal: not a block pointer or tensor descriptor");
         return 0;
     }
     for (int d = 0; d < r; d++) {
@@ -1236,7 +1239,7 @@ static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned
         IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &range_t, 1, 0);
         range->attr[0] = 0;
         range->attr[1] = n;
-        ValueId off = lval_value(lw, bp.elems[1 + 2 * r + d], &i32, loc);
+        ValueId off = off_of[d];
         ValueId idx = emit2(lw, OP_ADD, loc, range_t, range->results[0],
                             broadcast_value(lw, off, range_t, loc));
         for (int k = 0; k < d; k++)
@@ -1262,6 +1265,70 @@ static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned
     return emit2(lw, OP_ADDPTR, loc, bt, base, offs);
 }
 
+/* A block pointer's tile (its offsets are its last r leaves). */
+static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned checked,
+                                   ValueId *mask, SrcLoc loc)
+{
+    int r = bs->type.rank;
+    Type i32 = type_scalar(DT_I32);
+    ValueId off[TRIC_MAX_RANK] = {0};
+    if (bp.kind != LV_TUPLE || bp.n != 1 + 3 * r) {
+        lower_error(lw, loc, "internal: not a block pointer");
+        *mask = 0;
+        return 0;
+    }
+    for (int d = 0; d < r; d++)
+        off[d] = lval_value(lw, bp.elems[1 + 2 * r + d], &i32, loc);
+    return tile_addresses(lw, bs->type, bp, off, checked, mask, loc);
+}
+
+/* The load of a tile (addresses ptrs, mask or 0) of type rt: outside the mask zero, or NaN when
+ * pad_nan. */
+static LVal load_tile(Lowerer *lw, ValueId ptrs, ValueId mask, Type rt, bool pad_nan, SrcLoc loc)
+{
+    ValueId ops[3] = {ptrs, mask, 0};
+    if (mask)
+        ops[2] = pad_nan ? ir_build_const_float(&lw->b, loc, rt, NAN) : emit_zero(lw, loc, rt);
+    return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
+}
+
+static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, const Args *a)
+{
+    int r = e->sem.type.rank;
+    LVal d = {.kind = LV_TUPLE, .n = 1 + 2 * r};
+    d.elems = arena_alloc(lw->arena, (size_t)d.n * sizeof *d.elems);
+    d.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
+    Type i64 = type_scalar(DT_I64);
+    for (int i = 0; i < 2; i++) {
+        LVal part = lower_expr(lw, arg(a, 1 + i));
+        for (int k = 0; k < r; k++)
+            d.elems[1 + i * r + k] = lv_value(tuple_elem_value(lw, part, k, i64, e->loc));
+    }
+    return d;
+}
+
+/* desc.load(offsets) / desc.store(offsets, value): every dim checked, as TMA does. */
+static LVal lower_desc_access(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
+{
+    const Expr *de = arg(a, 0);
+    Type bt = de->sem.type, i32 = type_scalar(DT_I32);
+    LVal desc = lower_expr(lw, de), offs = lower_expr(lw, arg(a, 1));
+    ValueId off[TRIC_MAX_RANK] = {0}, mask;
+    for (int d = 0; d < bt.rank; d++)
+        off[d] = tuple_elem_value(lw, offs, d, i32, e->loc);
+    ValueId ptrs = tile_addresses(lw, bt, desc, off, (1u << bt.rank) - 1, &mask, e->loc);
+    if (!ptrs)
+        return lv_none();
+    Type vt = with_dtype(bt, bt.dtype);
+    if (bi == BI_DESC_LOAD)
+        return load_tile(lw, ptrs, mask, vt, de->sem.cv.kind == CV_STR && !strcmp(de->sem.cv.s, "nan"),
+                         e->loc);
+    Operand v = operand_from_expr(lw, arg(a, 2));
+    ValueId ops[3] = {ptrs, operand_as(lw, &v, vt), mask};
+    emit(lw, OP_STORE, e->loc, ops, 3, NULL, 0, 0);
+    return lv_none();
+}
+
 static LVal lower_block_ptr_load(Lowerer *lw, const Expr *e, const Args *a)
 {
     const Expr *p = arg(a, 0);
@@ -1270,15 +1337,11 @@ static LVal lower_block_ptr_load(Lowerer *lw, const Expr *e, const Args *a)
                                        &mask, e->loc);
     if (!ptrs)
         return lv_none();
-    Type rt = with_dtype(p->sem.type, p->sem.type.dtype);
     /* Elements outside the tensor read as zero, or NaN with padding_option="nan". */
     const Expr *pad = arg(a, 4);
     bool nan = pad && pad->sem.kind == SEM_CONST && pad->sem.cv.kind == CV_STR &&
                !strcmp(pad->sem.cv.s, "nan");
-    ValueId ops[3] = {ptrs, mask, 0};
-    if (mask)
-        ops[2] = nan ? ir_build_const_float(&lw->b, e->loc, rt, NAN) : emit_zero(lw, e->loc, rt);
-    return lv_value(emit(lw, OP_LOAD, e->loc, ops, 3, &rt, 1, 0)->results[0]);
+    return load_tile(lw, ptrs, mask, with_dtype(p->sem.type, p->sem.type.dtype), nan, e->loc);
 }
 
 static LVal lower_block_ptr_store(Lowerer *lw, const Expr *e, const Args *a)
@@ -1563,6 +1626,11 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     }
     case BI_MAKE_BLOCK_PTR: return lower_make_block_ptr(lw, e, &a);
     case BI_ADVANCE: return lower_advance(lw, e, &a);
+    case BI_MAKE_TENSOR_DESC: return lower_make_tensor_desc(lw, e, &a);
+    case BI_DESC_LOAD:
+    case BI_DESC_STORE: return lower_desc_access(lw, e, &a, bi);
+    case BI_TENSOR_DESC_TYPE:
+    case BI_ISINSTANCE: return lv_none(); /* a type, and a constexpr sema folded */
     case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
     case BI_STORE: return lower_store(lw, e, &a, have_r, r);
     case BI_DOT: return lower_dot(lw, e, &a, have_r, r);

@@ -218,8 +218,8 @@ static bool sem_same(Sem x, Sem y)
     case SEM_FUNC:
         return x.func == y.func;
     case SEM_TUPLE:
-        if (x.nelems != y.nelems || x.block_ptr != y.block_ptr ||
-            (x.block_ptr && !type_equal(x.type, y.type)))
+        if (x.nelems != y.nelems || x.block_ptr != y.block_ptr || x.tensor_desc != y.tensor_desc ||
+            ((x.block_ptr || x.tensor_desc) && !type_equal(x.type, y.type)))
             return false;
         for (int i = 0; i < x.nelems; i++)
             if (!sem_same(x.elems[i], y.elems[i]))
@@ -297,6 +297,8 @@ static const char *sem_describe(Sema *s, Sem x)
     case SEM_TUPLE:
         if (x.block_ptr)
             return arena_printf(s->a, "a block pointer to %s", tstr(s, x.type));
+        if (x.tensor_desc)
+            return arena_printf(s->a, "a tensor descriptor of %s blocks", tstr(s, x.type));
         return arena_printf(s->a, "a tuple of %d values", x.nelems);
     default:
         return "an invalid value";
@@ -394,7 +396,7 @@ static bool lookup_tl_builtin(const char *name, Builtin *out)
 {
     for (int b = 0; b < BI_COUNT; b++) {
         if (b == BI_MIN_PY || b == BI_MAX_PY || b == BI_LEN || b == BI_INT_PY || b == BI_FLOAT_PY ||
-            b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
+            b == BI_ISINSTANCE || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
             continue;
         if (!strcmp(builtin_name((Builtin)b), name)) {
             *out = (Builtin)b;
@@ -413,7 +415,7 @@ static bool lookup_python_builtin(const char *name, Builtin *out)
     } table[] = {
         {"range", BI_RANGE},     {"min", BI_MIN_PY},     {"max", BI_MAX_PY},
         {"len", BI_LEN},         {"int", BI_INT_PY},     {"float", BI_FLOAT_PY},
-        {"print", BI_STATIC_PRINT}, {"abs", BI_ABS},
+        {"print", BI_STATIC_PRINT}, {"abs", BI_ABS}, {"isinstance", BI_ISINSTANCE},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(table[i].name, name)) {
@@ -646,6 +648,27 @@ static Sem attr_expr(Sema *s, Expr *e)
         if (!shown)
             shown = arena_printf(s->a, "%s.%s", obj.module ? obj.module : "tl", name);
         return module_member(s, obj, name, shown, e->attr.name_loc);
+    }
+    if (obj.kind == SEM_TUPLE && obj.tensor_desc) {
+        /* tensor_descriptor's members: load, store, block_shape, dtype. */
+        if (!strcmp(name, "load"))
+            return (Sem){.kind = SEM_BUILTIN, .builtin = BI_DESC_LOAD};
+        if (!strcmp(name, "store"))
+            return (Sem){.kind = SEM_BUILTIN, .builtin = BI_DESC_STORE};
+        if (!strcmp(name, "dtype"))
+            return sem_type(type_scalar(obj.type.dtype));
+        if (!strcmp(name, "block_shape")) {
+            ConstVal cv = {.kind = CV_TUPLE};
+            cv.tuple.n = obj.type.rank;
+            cv.tuple.elems = arena_alloc(s->a, (size_t)obj.type.rank * sizeof(ConstVal));
+            for (int i = 0; i < obj.type.rank; i++)
+                cv.tuple.elems[i] = (ConstVal){.kind = CV_INT, .i = obj.type.shape[i]};
+            return sem_const(cv);
+        }
+        diag_error(s->diag, e->attr.name_loc, "a tensor descriptor has no attribute '%s' (tric "
+                   "has load, store, block_shape, dtype)",
+                   name);
+        return sem_error();
     }
     if (obj.kind == SEM_VALUE) {
         Type t = obj.type;
@@ -1910,7 +1933,7 @@ static bool int_tuple_arg(Sema *s, Expr *call, int i, const char *fname, const c
         return false;
     Sem v = x->sem;
     int len = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE ? v.cv.tuple.n
-            : v.kind == SEM_TUPLE && !v.block_ptr       ? v.nelems
+            : v.kind == SEM_TUPLE && !v.block_ptr && !v.tensor_desc ? v.nelems
                                                           : -1;
     if (len < 0) {
         diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints, got %s", fname, what,
@@ -2108,6 +2131,123 @@ static Sem block_ptr_store(Sema *s, Expr *call, const char *fname)
     if (!block_ptr_access_args(s, call, fname, 2, 2, 3))
         return sem_error();
     return sem_void();
+}
+
+/* ---- tensor descriptors (tl.make_tensor_descriptor, desc.load, desc.store) ---------------------- */
+
+static bool is_tensor_desc(Sem x) { return x.kind == SEM_TUPLE && x.tensor_desc; }
+
+/* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"): Triton's
+ * rules for what TMA can take: the last dim contiguous (a constexpr last stride must be 1) and
+ * the last block dim at least 16 bytes. */
+static Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type base;
+    if (!value_arg(s, call, 0, fname, "base", &base))
+        return sem_error();
+    if (!base.is_ptr || base.rank != 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s's base must be a scalar pointer, got %s", fname,
+                   tstr(s, base));
+        return sem_error();
+    }
+    Type block;
+    if (!shape_arg(s, call, 3, fname, &block))
+        return sem_error();
+    int r = block.rank;
+    if (r < 1 || (int64_t)block.shape[r - 1] * dtype_bytes(base.dtype) < 16) {
+        diag_error(s->diag, arg_loc(call, 3), "%s: the last block dimension must hold at least 16 "
+                   "bytes, got %d elements of %s",
+                   fname, r ? block.shape[r - 1] : 0, dtype_name(base.dtype));
+        return sem_error();
+    }
+    if (!int_tuple_arg(s, call, 1, fname, "shape", &r) || !int_tuple_arg(s, call, 2, fname, "strides", &r))
+        return sem_error();
+    Sem strides = arg(call, 2)->sem;
+    const ConstVal *last = strides.kind == SEM_CONST ? &strides.cv.tuple.elems[r - 1]
+                         : strides.elems[r - 1].kind == SEM_CONST ? &strides.elems[r - 1].cv
+                                                                  : NULL;
+    if (last && const_as_int(last) != 1) {
+        diag_error(s->diag, arg_loc(call, 2), "%s: the last dimension must be contiguous (stride "
+                   "1), got stride %lld",
+                   fname, (long long)const_as_int(last));
+        return sem_error();
+    }
+    const char *pad = "zero";
+    Expr *p = arg(call, 4);
+    if (p && !arg_is_none(call, 4)) {
+        bool str = p->sem.kind == SEM_CONST && p->sem.cv.kind == CV_STR;
+        if (!str || (strcmp(p->sem.cv.s, "zero") && strcmp(p->sem.cv.s, "nan"))) {
+            if (!is_error(p->sem))
+                diag_error(s->diag, arg_loc(call, 4), "%s's padding_option must be \"zero\" or "
+                           "\"nan\", got %s",
+                           fname, sem_describe(s, p->sem));
+            return sem_error();
+        }
+        if (!strcmp(p->sem.cv.s, "nan") && !dtype_is_float(base.dtype)) {
+            diag_error(s->diag, arg_loc(call, 4), "%s: padding_option \"nan\" needs a float tensor, "
+                       "got %s",
+                       fname, dtype_name(base.dtype));
+            return sem_error();
+        }
+        pad = p->sem.cv.s;
+    }
+    block.is_ptr = true;
+    block.dtype = base.dtype;
+    Sem d = {.kind = SEM_TUPLE, .tensor_desc = true, .type = block, .nelems = 1 + 2 * r,
+             .cv = {.kind = CV_STR, .s = pad}};
+    d.elems = arena_alloc(s->a, (size_t)d.nelems * sizeof(Sem));
+    d.elems[0] = sem_value(type_ptr(block.dtype));
+    for (int i = 1; i < d.nelems; i++)
+        d.elems[i] = sem_value(type_scalar(DT_I64));
+    return d;
+}
+
+/* desc.load(offsets) / desc.store(offsets, value) (and tl.load_tensor_descriptor /
+ * tl.store_tensor_descriptor): offsets one int per dim. */
+static Sem desc_access_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *d = arg(call, 0);
+    if (!d || is_error(d->sem))
+        return sem_error();
+    if (!is_tensor_desc(d->sem)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a tensor descriptor "
+                   "(tl.make_tensor_descriptor), got %s",
+                   fname, sem_describe(s, d->sem));
+        return sem_error();
+    }
+    Type bt = d->sem.type;
+    int r = bt.rank;
+    if (!int_tuple_arg(s, call, 1, fname, "offsets", &r))
+        return sem_error();
+    if (b == BI_DESC_LOAD)
+        return sem_value(with_shape(bt.dtype, false, bt));
+    Type v;
+    if (!value_arg(s, call, 2, fname, "value", &v))
+        return sem_error();
+    if (v.is_ptr || !broadcasts_to(v, bt)) {
+        diag_error(s->diag, arg_loc(call, 2), "%s's value must be numbers that broadcast to the "
+                   "descriptor's block %s, got %s",
+                   fname, shape_str(s, bt), tstr(s, v));
+        return sem_error();
+    }
+    return sem_void();
+}
+
+/* isinstance(obj, classinfo), a constexpr: tl.tensor_descriptor (a descriptor made in the
+ * kernel; kernel parameters are never descriptors in tric) and tl.constexpr. */
+static Sem isinstance_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Expr *obj = arg(call, 0), *cls = arg(call, 1);
+    if (!obj || !cls || is_error(obj->sem) || is_error(cls->sem))
+        return sem_error();
+    if (cls->sem.kind == SEM_BUILTIN && cls->sem.builtin == BI_TENSOR_DESC_TYPE)
+        return sem_const((ConstVal){.kind = CV_BOOL, .b = is_tensor_desc(obj->sem)});
+    if (cls->sem.kind == SEM_BUILTIN && cls->sem.builtin == BI_CONSTEXPR)
+        return sem_const((ConstVal){.kind = CV_BOOL, .b = obj->sem.kind == SEM_CONST});
+    diag_error(s->diag, arg_loc(call, 1), "%s: tric knows the classes tl.tensor_descriptor and "
+               "tl.constexpr, got %s",
+               fname, sem_describe(s, cls->sem));
+    return sem_error();
 }
 
 static Sem load_builtin(Sema *s, Expr *call, const char *fname)
@@ -2827,6 +2967,17 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return make_block_ptr_builtin(s, call, fname);
     case BI_ADVANCE:
         return advance_builtin(s, call, fname);
+    case BI_MAKE_TENSOR_DESC:
+        return make_tensor_desc_builtin(s, call, fname);
+    case BI_DESC_LOAD:
+    case BI_DESC_STORE:
+        return desc_access_builtin(s, call, b, fname);
+    case BI_ISINSTANCE:
+        return isinstance_builtin(s, call, fname);
+    case BI_TENSOR_DESC_TYPE:
+        diag_error(s->diag, callee_loc(call), "tl.tensor_descriptor is a type for isinstance; make "
+                   "a descriptor with tl.make_tensor_descriptor");
+        return sem_error();
     case BI_LOAD:
         return load_builtin(s, call, fname);
     case BI_STORE:
@@ -3080,7 +3231,8 @@ static Sem call_expr(Sema *s, Expr *e)
         if (!args_ok)
             return sem_error();
         Expr *receiver = NULL;
-        if (fn->kind == EX_ATTR && fn->attr.obj->sem.kind == SEM_VALUE)
+        if (fn->kind == EX_ATTR && (fn->attr.obj->sem.kind == SEM_VALUE ||
+                                    (fn->attr.obj->sem.kind == SEM_TUPLE && fn->attr.obj->sem.tensor_desc)))
             receiver = fn->attr.obj;
         return builtin_call(s, e, (Builtin)f.builtin, receiver);
     }

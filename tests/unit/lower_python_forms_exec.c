@@ -3,7 +3,7 @@
  * applied by call (the kernel takes the assignment's name, and a helper made that way is
  * inlined); integer <-> pointer casts (a table of int64 addresses gathered through, pointers
  * written as int64, a pointer to int1 and to a pointer of another element size); constexpr
- * functions (@triton.constexpr_function) choosing a kernel's block and scale; block pointers. */
+ * functions (@triton.constexpr_function) choosing a kernel's block and scale; block pointers and tensor descriptors. */
 #include "driver/driver.h"
 
 #include <math.h>
@@ -308,12 +308,77 @@ static void check_block_pointers(void)
     }
 }
 
+/* Tensor descriptors as tutorial 06 makes them (a helper returning the parameter when it already
+ * is a descriptor, isinstance folded at compile time), desc.load / desc.store with every dim
+ * bounds-checked, tl.range's warp_specialize hint accepted: a matmul at sizes no block divides. */
+static void check_tensor_descriptors(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):\n"
+        "    if isinstance(desc_or_ptr, tl.tensor_descriptor):\n"
+        "        return desc_or_ptr\n"
+        "    else:\n"
+        "        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)\n"
+        "\n"
+        "@triton.jit\n"
+        "def td_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,\n"
+        "              BLOCK_K: tl.constexpr):\n"
+        "    pid = tl.program_id(0)\n"
+        "    num_n = tl.cdiv(N, BLOCK_N)\n"
+        "    off_m = (pid // num_n) * BLOCK_M\n"
+        "    off_n = (pid % num_n) * BLOCK_N\n"
+        "    a_desc = _maybe_make_tensor_desc(a_ptr, [M, K], [K, 1], [BLOCK_M, BLOCK_K])\n"
+        "    b_desc = _maybe_make_tensor_desc(b_ptr, shape=[K, N], strides=[N, 1],\n"
+        "                                     block_shape=[BLOCK_K, BLOCK_N])\n"
+        "    b_desc = _maybe_make_tensor_desc(b_desc, [K, N], [N, 1], [BLOCK_K, BLOCK_N])\n"
+        "    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])\n"
+        "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+        "    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):\n"
+        "        a = a_desc.load([off_m, k])\n"
+        "        b = tl.load_tensor_descriptor(b_desc, [k, off_n])\n"
+        "        acc = tl.dot(a, b, acc, input_precision='ieee')\n"
+        "    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))\n";
+    Define d[3] = {{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}};
+    Compiled c;
+    if (!compile(&c, src, "td_matmul", "*fp32,*fp32,*fp32,i32,i32,i32", d, 3))
+        return;
+    enum { M = 29, N = 35, K = 41 };
+    static float a[M * K], b[K * N], cm[M * N + 8];
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)((i * 3) % 7) - 3.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
+    for (int i = 0; i < M * N + 8; i++)
+        cm[i] = -99.0f;
+    InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3)) {
+        int bad = 0;
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) {
+                double ref = 0;
+                for (int k = 0; k < K; k++)
+                    ref += (double)a[m * K + k] * b[k * N + n];
+                if (cm[m * N + n] != (float)ref && bad++ < 5)
+                    CHECK(0, "descriptor matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n], ref);
+            }
+        for (int i = M * N; i < M * N + 8; i++)
+            CHECK(cm[i] == -99.0f, "descriptor store wrote past the tensor at %d", i);
+    }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
     check_pointer_casts();
     check_constexpr_function();
     check_block_pointers();
+    check_tensor_descriptors();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
