@@ -25,6 +25,9 @@ bool cg_lower_scan(Cg *c, const IrOp *op)
     Dist *da = cg_dist(c, a->layout, ir_type(c->f, av));
     if (!da)
         FAIL(c, "scan of a scalar");
+    /* The layout pass gives the result its operand's layout: the registers carry over. */
+    if (ir_value(c->f, r)->layout != a->layout)
+        FAIL(c, "scan: the result's layout differs from its operand's");
     int n = da->nelems, len = t.shape[axis];
     LLVMValueRef *acc = cg_regs(c, n);
     for (int e = 0; e < n; e++)
