@@ -829,6 +829,13 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         .arch_specific = arch_specific,
     };
     if (opt->emit == EMIT_IR) {
+        /* Every constexpr's value (heuristics' included) for the cpu device's
+         * tric_kernel_constexpr, as the PTX metadata carries them. */
+        if (kernel) {
+            char *cx = constexpr_summary(kernel);
+            snprintf(out->meta.constexprs, sizeof out->meta.constexprs, "%s", cx ? cx : "");
+            free(cx);
+        }
         IrFunc *shown = ir;
         if (opt->passes) {
             shown = ir_func_clone(ir, arena);
