@@ -8,7 +8,8 @@
  * compiled from the source with them (a value given for a heuristic's parameter wins over its
  * lambda, so the variant's own compile does not evaluate it again). Variants are cached by those
  * values. The module's own kernel -- its parameters, what tric_module_get_kernel returns -- is
- * compiled with run-time arguments read as 1; launches never run it. docs/runtime.md
+ * compiled with run-time arguments read as 1 (16, 1024 where the lambdas fail on 1); launches
+ * never run it. docs/runtime.md
  * "Heuristics". */
 #include "runtime/runtime.h"
 
@@ -78,7 +79,8 @@ static bool reads_runtime(const Expr *e, const FuncDef *f, int depth)
 /* What args["name"] is at one launch. */
 typedef struct LaunchLookup {
     const struct RtHeuristics *h;
-    const struct tric_kernel_s *k; /* NULL: the probe, run-time arguments read as 1 */
+    const struct tric_kernel_s *k; /* NULL: the probe, run-time arguments read as probe_value */
+    int64_t probe_value;
     const tric_arg *args;
     const tric_compile_options *opt;
     ConstVal *results; /* per parameter: a heuristic's result so far */
@@ -135,7 +137,7 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
         return false;
     }
     if (!l->k) { /* the probe */
-        *out = (ConstVal){.kind = CV_INT, .i = 1};
+        *out = (ConstVal){.kind = CV_INT, .i = l->probe_value};
         return true;
     }
     if (ri >= l->k->nparams) {
@@ -174,13 +176,14 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
 /* The heuristics' values for one launch (k NULL: the probe) as "A=1 B=True"; NULL with the
  * message in *error. */
 static char *evaluate(const struct RtHeuristics *h, const struct tric_kernel_s *k,
-                      const tric_arg *args, const tric_compile_options *opt, char **error)
+                      const tric_arg *args, const tric_compile_options *opt, int64_t probe_value,
+                      char **error)
 {
     Arena *a = arena_new();
     ConstVal results[RT_MAX_PARAMS];
     bool have[RT_MAX_PARAMS] = {0};
-    LaunchLookup l = {.h = h, .k = k, .args = args, .opt = opt, .results = results, .have = have,
-                      .a = a};
+    LaunchLookup l = {.h = h, .k = k, .probe_value = probe_value, .args = args, .opt = opt,
+                      .results = results, .have = have, .a = a};
     Diag diag = {0};
     StrBuf key = {0};
     bool ok = true;
@@ -278,10 +281,19 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
         free(h);
         return TRIC_SUCCESS;
     }
-    char *error = NULL;
-    char *key = evaluate(h, NULL, NULL, opt, &error);
+    /* Run-time arguments read as 1, else 16, else 1024: the first that the lambdas evaluate on
+     * (64 // (n - 1) divides by zero at 1). */
+    char *error = NULL, *key = NULL;
+    static const int64_t probes[] = {1, 16, 1024};
+    for (int i = 0; !key && i < 3; i++) {
+        if (error)
+            free(error);
+        error = NULL;
+        key = evaluate(h, NULL, NULL, opt, probes[i], &error);
+    }
     if (!key) {
-        tric_status st = rt_fail(TRIC_ERROR_COMPILE, "%s", error);
+        tric_status st = rt_fail(TRIC_ERROR_COMPILE, "%s (the module's own kernel is compiled "
+                                 "with run-time arguments read as 1, 16 or 1024)\n%s", h->f->name, error);
         free(error);
         arena_free(h->arena);
         free(h);
@@ -353,7 +365,7 @@ tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
     if (!h)
         return TRIC_SUCCESS;
     char *error = NULL;
-    char *key = evaluate(h, k, args, &h->options, &error);
+    char *key = evaluate(h, k, args, &h->options, 0, &error);
     if (!key) {
         tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: at this launch, %s", k->name,
                                  error);

@@ -206,8 +206,8 @@ struct tric_module_s *rt_module_new(struct tric_device_s *dev);
 
 /* Before a source module's kernel compiles: when its @triton.heuristics read run-time arguments
  * (and opt gives no value for them), sets mod->heuristics and fills *probe with opt plus the
- * heuristics' values with run-time arguments read as 1, to compile the module's own kernel
- * with; otherwise leaves mod as it is. */
+ * heuristics' values with run-time arguments read as 1 (16, 1024 where that fails), to compile
+ * the module's own kernel with; otherwise leaves mod as it is. */
 tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_options *opt,
                                   tric_compile_options *probe);
 /* The kernel a launch with these (checked) arguments runs: k, or the variant for the heuristics'
