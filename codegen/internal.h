@@ -246,6 +246,10 @@ bool cg_lower_store(Cg *c, const IrOp *op);
 
 bool cg_lower_reduce(Cg *c, const IrOp *op);
 
+/* ---- scan.c: scan (cumsum, cumprod, associative_scan) --------------------------------------- */
+
+bool cg_lower_scan(Cg *c, const IrOp *op);
+
 /* ---- dot.c: the dot's operands and the choice of the FMA, mma.sync or wgmma dot ------------- */
 
 /* Before lowering: the scratch floor, and which dot operands stay in their source registers

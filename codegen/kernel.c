@@ -116,6 +116,7 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_DOT: return cg_lower_dot(c, op);
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
         return cg_lower_reduce(c, op);
+    case OP_SCAN: return cg_lower_scan(c, op);
     case OP_ASSERT: return cg_lower_assert(c, op);
     case OP_FOR: return cg_lower_for(c, op);
     case OP_IF: return cg_lower_if(c, op);

@@ -863,6 +863,13 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
         .arch_specific = arch_specific,
     };
     if (opt->emit == EMIT_IR) {
+        /* Every constexpr's value (heuristics' included) for the cpu device's
+         * tric_kernel_constexpr, as the PTX metadata carries them. */
+        if (kernel) {
+            char *cx = constexpr_summary(kernel);
+            snprintf(out->meta.constexprs, sizeof out->meta.constexprs, "%s", cx ? cx : "");
+            free(cx);
+        }
         IrFunc *shown = ir;
         if (opt->passes) {
             shown = ir_func_clone(ir, arena);

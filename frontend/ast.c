@@ -136,6 +136,11 @@ Expr *ast_clone_expr(Arena *a, const Expr *e)
         c->ternary.then = ast_clone_expr(a, e->ternary.then);
         c->ternary.els = ast_clone_expr(a, e->ternary.els);
         break;
+    case EX_LAMBDA:
+        c->lambda.params = clone_exprs(a, e->lambda.params, e->lambda.nparams);
+        c->lambda.nparams = e->lambda.nparams;
+        c->lambda.body = ast_clone_expr(a, e->lambda.body);
+        break;
     }
     return c;
 }
@@ -299,7 +304,7 @@ static void print_source_list(StrBuf *out, Expr *const *items, int n)
 
 static void print_operand(StrBuf *out, const Expr *e)
 {
-    bool parens = e->kind == EX_BINARY || e->kind == EX_TERNARY ||
+    bool parens = e->kind == EX_BINARY || e->kind == EX_TERNARY || e->kind == EX_LAMBDA ||
                   (e->kind == EX_UNARY && e->un.op == UN_NOT);
     if (parens)
         strbuf_putc(out, '(');
@@ -391,6 +396,13 @@ static void print_source(StrBuf *out, const Expr *e)
         print_operand(out, e->ternary.cond);
         strbuf_append(out, " else ");
         print_operand(out, e->ternary.els);
+        break;
+    case EX_LAMBDA:
+        strbuf_append(out, "lambda");
+        for (int i = 0; i < e->lambda.nparams; i++)
+            strbuf_printf(out, "%s%s", i ? ", " : " ", e->lambda.params[i]->str);
+        strbuf_append(out, ": ");
+        print_source(out, e->lambda.body);
         break;
     }
 }
@@ -556,6 +568,14 @@ static void print_expr(StrBuf *out, const Expr *e, int indent)
         print_expr(out, e->ternary.then, child);
         print_expr(out, e->ternary.cond, child);
         print_expr(out, e->ternary.els, child);
+        return;
+    case EX_LAMBDA:
+        strbuf_append(out, "lambda");
+        for (int i = 0; i < e->lambda.nparams; i++)
+            strbuf_printf(out, " %s", e->lambda.params[i]->str);
+        print_sem(out, e);
+        strbuf_putc(out, '\n');
+        print_expr(out, e->lambda.body, child);
         return;
     }
     print_sem(out, e);

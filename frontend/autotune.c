@@ -413,6 +413,16 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         } else if (!strcmp(kw, "reset_to_zero")) {
             if (!name_list(&t, f, "reset_to_zero", v, &out->reset_to_zero, &out->nreset))
                 return false;
+        } else if (!strcmp(kw, "prune_configs_by")) {
+            /* Its early_config_prune and perf_model are Python functions; tric runs no Python. */
+            if (v->kind != EX_DICT && v->kind != EX_NONE) {
+                diag_error(d, v->loc, "autotune: prune_configs_by must be a dict "
+                                      "({'early_config_prune': fn, 'perf_model': fn, 'top_k': n})");
+                return false;
+            }
+            if (v->kind == EX_DICT)
+                diag_warning(d, v->loc, "autotune: prune_configs_by is ignored: tric runs no Python "
+                                        "pruning or performance model and times every config");
         } else if (!strcmp(kw, "warmup") || !strcmp(kw, "rep") || !strcmp(kw, "cache_results") ||
                    !strcmp(kw, "use_cuda_graph")) {
             /* Timing knobs of Triton's do_bench: tric times its own way (docs/runtime.md). */

@@ -65,7 +65,8 @@ typedef enum UnOp {
     X(EX_DICT, "dict")          /* dict: {k: v} (autotune configs) */                              \
     X(EX_BINARY, "binary")      /* bin */                                                          \
     X(EX_UNARY, "unary")        /* un */                                                           \
-    X(EX_TERNARY, "ternary")    /* ternary: then if cond else els */
+    X(EX_TERNARY, "ternary")    /* ternary: then if cond else els */                               \
+    X(EX_LAMBDA, "lambda")      /* lambda: lambda params: body (@triton.heuristics values only) */
 
 typedef enum ExprKind {
 #define X(e, s) e,
@@ -204,6 +205,11 @@ struct Expr {
         struct {
             Expr *cond, *then, *els;
         } ternary;
+        struct {
+            Expr **params; /* EX_NAMEs */
+            int nparams;
+            Expr *body;
+        } lambda;
     };
     /* parser: height of the tree under this node (1 for a leaf). The parser rejects expressions
      * deeper than its limit, so recursive walks over a parsed tree stay shallow. */
@@ -374,6 +380,9 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_MIN, "min", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with min") \
     X(BI_ARGMAX, "argmax", "input axis tie_break_left= keep_dims=", "index of the max along axis") \
     X(BI_ARGMIN, "argmin", "input axis tie_break_left= keep_dims=", "index of the min along axis") \
+    X(BI_CUMSUM, "cumsum", "input axis= reverse= dtype=", "inclusive prefix sum along axis")      \
+    X(BI_CUMPROD, "cumprod", "input axis= reverse=", "inclusive prefix product along axis")      \
+    X(BI_ASSOCIATIVE_SCAN, "associative_scan", "input axis combine_fn reverse=", "inclusive scan with a @jit combine function") \
     X(BI_EXP, "exp", "x", "e^x")                                                                   \
     X(BI_EXP2, "exp2", "x", "2^x")                                                                 \
     X(BI_LOG, "log", "x", "natural log")                                                           \
@@ -521,6 +530,49 @@ typedef struct Autotune {
 bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, Diag *d);
 /* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */
 void autotune_config_text(StrBuf *sb, const TuneConfig *c);
+
+/* ---- heuristics.c: @triton.heuristics ------------------------------------------------------- */
+
+/* One entry of a heuristics dict: constexpr parameter `name` gets the value of lambda fn. */
+typedef struct Heuristic {
+    const char *name;
+    const Expr *fn; /* an EX_LAMBDA of one parameter */
+    int param;      /* index of the parameter in the kernel's FuncDef */
+    SrcLoc loc;     /* the dict key */
+} Heuristic;
+
+typedef struct Heuristics {
+    Heuristic *items; /* in evaluation order: decorators top to bottom, each dict in order */
+    int n;
+} Heuristics;
+
+/* Reads kernel f's @triton.heuristics({...}) / (values={...}) decorators; each key must name a
+ * parameter of f and each value be a lambda of one argument (or a module-level name bound to
+ * one). true with out->n 0 when there is none. */
+bool heuristics_read(const Module *m, const FuncDef *f, Heuristics *out, Arena *a, Diag *d);
+/* What args["name"] is when a heuristic runs: true with its value, or false with a reason
+ * ("a run-time argument ...") that the error at the subscript quotes. */
+typedef bool (*HeurLookup)(void *ctx, const char *name, ConstVal *out, const char **why);
+/* Evaluates h's lambda (Python semantics for the subset in heuristics.c); errors point into it. */
+bool heuristic_eval(const Heuristic *h, HeurLookup lookup, void *ctx, ConstVal *out, Diag *d);
+
+/* ---- scan.c: what tl.associative_scan's combine function computes ----------------------------- */
+
+/* The combine functions tric scans with: the binary op their body returns. */
+typedef enum ScanCombine {
+    SCAN_ADD, /* return a + b */
+    SCAN_MUL, /* return a * b */
+    SCAN_MAX, /* return tl.maximum(a, b) */
+    SCAN_MIN, /* return tl.minimum(a, b) */
+    SCAN_AND, /* return a & b */
+    SCAN_OR,  /* return a | b */
+    SCAN_XOR, /* return a ^ b */
+} ScanCombine;
+
+/* Reads a @jit combine function of two parameters whose body (after a docstring) is one
+ * `return` of one of the ScanCombine forms, on its two parameters in either order. false with
+ * *where and *why set otherwise. */
+bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const char **why);
 
 /* ---- lower.c ---------------------------------------------------------------------------------- */
 

@@ -931,6 +931,51 @@ static Type shape_type(Type elem, const int64_t *dims, int n)
 }
 
 /* reduce / argmax over axis (NULL: all elements, as semantic.reduction: flatten first). */
+/* cumsum, cumprod, associative_scan: one scan op in the result dtype sema chose. */
+static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type r, SrcLoc loc)
+{
+    if (!arg(a, 0))
+        return lv_none();
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type t = vtype(lw, x);
+    if (!have_r || t.rank == 0) {
+        lower_error(lw, loc, "%s: sema gave no result type", builtin_name(bi));
+        return lv_none();
+    }
+    int64_t axis = 0;
+    if (arg(a, 1) && !expr_const_int(arg(a, 1), &axis)) {
+        lower_error(lw, arg(a, 1)->loc, "a scan axis must be a constexpr int");
+        return lv_none();
+    }
+    if (axis < 0)
+        axis += t.rank;
+    OpCode comb = bi == BI_CUMPROD ? OP_MUL : OP_ADD;
+    if (bi == BI_ASSOCIATIVE_SCAN) {
+        ScanCombine sc = SCAN_ADD;
+        SrcLoc where;
+        const char *why;
+        const Expr *fn = arg(a, 2);
+        if (!fn || fn->sem.kind != SEM_FUNC || !scan_combine_of(fn->sem.func, &sc, &where, &why)) {
+            lower_error(lw, loc, "associative_scan: the combine function is not a scan op");
+            return lv_none();
+        }
+        static const OpCode ops[] = {[SCAN_ADD] = OP_ADD, [SCAN_MUL] = OP_MUL, [SCAN_MAX] = OP_MAX,
+                                     [SCAN_MIN] = OP_MIN, [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR,
+                                     [SCAN_XOR] = OP_XOR};
+        comb = ops[sc];
+    }
+    bool rev = arg_const_bool(a, bi == BI_ASSOCIATIVE_SCAN ? 3 : 2, false);
+    x = convert(lw, x, with_dtype(t, r.dtype), loc);
+    Type rt = with_dtype(t, r.dtype);
+    IrOp *op = emit(lw, OP_SCAN, loc, &x, 1, &rt, 1, 0);
+    op->attr[0] = axis;
+    op->attr[1] = comb;
+    op->attr[2] = rev;
+    return lv_value(op->results[0]);
+}
+
 static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis_e, bool keep_dims,
                            DType rdt, SrcLoc loc)
 {
@@ -1475,7 +1520,7 @@ static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     SrcLoc loc = e->loc;
     if (!arg(a, 0))
         return lv_none();
-    DType d;
+    DType d = DT_F32;
     bool have_d = arg_const_dtype(a, 1, &d);
     LVal in = lower_expr(lw, arg(a, 0));
     if (in.kind == LV_CONST) {
@@ -1672,6 +1717,10 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         t.elems[1] = lv_value(idx);
         return t;
     }
+    case BI_CUMSUM:
+    case BI_CUMPROD:
+    case BI_ASSOCIATIVE_SCAN:
+        return lower_scan(lw, &a, bi, have_r, r, loc);
     case BI_ARGMAX:
     case BI_ARGMIN: {
         if (!arg(&a, 0))

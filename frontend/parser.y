@@ -107,6 +107,7 @@ static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs,
 static Expr *e_unary(ParseState *ps, SrcLoc loc, UnOp op, Expr *x);
 static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els);
 static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base);
+static Expr *e_lambda(ParseState *ps, SrcLoc loc, ExprList *params, Expr *body);
 
 static void args_add(ParseState *ps, CallArgs *args, Arg arg);
 static void dict_add(ParseState *ps, DictItems *d, Expr *k, Expr *v);
@@ -166,13 +167,14 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %token AND "and" OR "or" NOT "not" NOT_IN "not in" IS "is" IN "in" IF "if" ELIF "elif"
 %token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
 %token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
-%token TRUE "True" FALSE "False" NONE "None"
+%token TRUE "True" FALSE "False" NONE "None" LAMBDA "lambda"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
 %token COLONEQ ":=" ELLIPSIS "..."
 
 %type <stmts> module_stmts stmts stmt simple_line small_stmts
 %type <stmt> small_stmt compound if_stmt for_stmt while_stmt import_stmt
 %type <func> funcdef
+%type <exprs> lambda_params lambda_names
 %type <exprs> decorators assign_chain testlist_items target_items list_elems subscripts
 %type <expr> decorator return_opt testlist targets test or_test and_test not_test comparison
 %type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom
@@ -361,10 +363,20 @@ target_items: bitor ','                    { $$ = exprs_one(ps, $1); }
             | target_items bitor ','       { $$ = $1; exprs_push(ps, &$$, $2); }
             ;
 
-/* test = or_test ["if" or_test "else" test] */
+/* test = or_test ["if" or_test "else" test] | "lambda" [NAME ("," NAME)* [","]] ":" test */
 test: or_test
     | or_test IF or_test ELSE test         { $$ = e_ternary(ps, $1, $3, $5); }
+    | LAMBDA lambda_params ':' test        { $$ = e_lambda(ps, L(@1), &$2, $4); }
     ;
+
+lambda_params: %empty                      { $$ = (ExprList){0}; }
+             | lambda_names
+             | lambda_names ','
+             ;
+
+lambda_names: NAME                         { $$ = exprs_one(ps, e_name(ps, L(@1), $1)); }
+            | lambda_names ',' NAME        { $$ = $1; exprs_push(ps, &$$, e_name(ps, L(@3), $3)); }
+            ;
 
 or_test: and_test
        | or_test OR and_test               { $$ = e_binary(ps, L(@2), BIN_OR, $1, $3); }
@@ -586,7 +598,6 @@ static const char *lookahead_text(ParseState *ps, yysymbol_kind_t kind)
 static const struct {
     const char *keyword, *message;
 } unsupported_keywords[] = {
-    {"lambda", "'lambda' is not supported; define a @triton.jit helper function instead"},
     {"class", "classes are not supported in tric kernels"},
     {"with", "'with' statements are not supported"},
     {"try", "exceptions ('try') are not supported in tric kernels"},
@@ -835,6 +846,7 @@ static Expr *finish(ParseState *ps, Expr *e)
         d = max_int(depth_of(e->ternary.cond),
                     max_int(depth_of(e->ternary.then), depth_of(e->ternary.els)));
         break;
+    case EX_LAMBDA: d = depth_of(e->lambda.body); break;
     default: break;
     }
     e->depth = d + 1;
@@ -1041,6 +1053,17 @@ static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els)
     e->ternary.cond = cond;
     e->ternary.then = then;
     e->ternary.els = els;
+    return finish(ps, e);
+}
+
+/* lambda args: body -- kept for @triton.heuristics, which evaluates it at compile time;
+ * sema rejects a lambda anywhere else. */
+static Expr *e_lambda(ParseState *ps, SrcLoc loc, ExprList *params, Expr *body)
+{
+    Expr *e = ast_expr(ps->arena, EX_LAMBDA, loc);
+    e->lambda.params = params->items;
+    e->lambda.nparams = params->n;
+    e->lambda.body = body;
     return finish(ps, e);
 }
 

@@ -523,6 +523,7 @@ static bool lookup_method(const char *name, Builtin *out)
         {"to", BI_CAST},           {"sum", BI_SUM},
         {"max", BI_MAX},           {"min", BI_MIN},
         {"argmax", BI_ARGMAX},     {"argmin", BI_ARGMIN},
+        {"cumsum", BI_CUMSUM},     {"cumprod", BI_CUMPROD},
         {"trans", BI_TRANS},       {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},   {"view", BI_VIEW},
         {"broadcast_to", BI_BROADCAST_TO}, {"expand_dims", BI_EXPAND_DIMS},
@@ -1812,6 +1813,73 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(r);
 }
 
+/* tl.cumsum(x, axis=0, reverse=False, dtype=None), tl.cumprod(x, axis=0, reverse=False),
+ * tl.associative_scan(x, axis, combine_fn, reverse=False): x's shape; the dtype follows
+ * standard.py: bf16 scans in fp32 (cumsum, cumprod), cumsum widens ints narrower than 32 bits to
+ * (u)int32 (_pick_sum_dtype) unless dtype= says otherwise. */
+static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    if (t.is_ptr || t.rank == 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block of numbers, got %s", fname,
+                   tstr(s, t));
+        return sem_error();
+    }
+    int64_t axis = 0;
+    if (!arg_is_none(call, 1) && !const_int_arg(s, call, 1, fname, "axis", &axis))
+        return sem_error();
+    int64_t ax = normalize_axis(axis, t.rank);
+    if (ax < 0 || ax >= t.rank) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
+                   (long long)axis, tstr(s, t));
+        return sem_error();
+    }
+    int rev_idx = b == BI_ASSOCIATIVE_SCAN ? 3 : 2;
+    bool rev = false;
+    if (!arg_is_none(call, rev_idx) && !const_bool_arg(s, call, rev_idx, fname, "reverse", &rev))
+        return sem_error();
+    DType rdt = t.dtype;
+    if (b == BI_ASSOCIATIVE_SCAN) {
+        Expr *fn = arg(call, 2);
+        if (!fn || is_error(fn->sem))
+            return sem_error();
+        if (fn->sem.kind != SEM_FUNC) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's combine_fn must be a @triton.jit "
+                       "function, got %s",
+                       fname, sem_describe(s, fn->sem));
+            return sem_error();
+        }
+        ScanCombine comb;
+        SrcLoc where;
+        const char *why;
+        if (!scan_combine_of(fn->sem.func, &comb, &where, &why)) {
+            diag_error(s->diag, where, "%s", why);
+            diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
+            return sem_error();
+        }
+        bool bitwise = comb == SCAN_AND || comb == SCAN_OR || comb == SCAN_XOR;
+        if (bitwise && dtype_is_float(t.dtype)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s: a bitwise combine needs integers, got %s",
+                       fname, tstr(s, t));
+            return sem_error();
+        }
+    } else {
+        if (rdt == DT_BF16)
+            rdt = DT_F32;
+        if (b == BI_CUMSUM) {
+            if (!arg_is_none(call, 3)) {
+                if (!dtype_arg(s, call, 3, fname, &rdt))
+                    return sem_error();
+            } else if (dtype_is_int(t.dtype) && dtype_bits(t.dtype) < 32) {
+                rdt = dtype_kind(t.dtype) == DK_UINT ? DT_U32 : DT_I32;
+            }
+        }
+    }
+    return sem_value(with_shape(rdt, false, t));
+}
+
 static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
 {
     Type a, b;
@@ -2990,6 +3058,10 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_ARGMAX:
     case BI_ARGMIN:
         return reduce_builtin(s, call, b, fname);
+    case BI_CUMSUM:
+    case BI_CUMPROD:
+    case BI_ASSOCIATIVE_SCAN:
+        return scan_builtin(s, call, b, fname);
     case BI_EXP: case BI_EXP2: case BI_LOG: case BI_LOG2: case BI_SQRT: case BI_RSQRT:
     case BI_ABS: case BI_SIN: case BI_COS: case BI_FLOOR: case BI_CEIL: case BI_SIGMOID:
         return math_builtin(s, call, b, fname);
@@ -3292,6 +3364,11 @@ static Sem expr(Sema *s, Expr *e)
         break;
     case EX_DICT:
         diag_error(s->diag, e->loc, "dicts are not supported in kernels");
+        r = sem_error();
+        break;
+    case EX_LAMBDA:
+        diag_error(s->diag, e->loc, "'lambda' is only supported in @triton.heuristics values; "
+                   "define a @triton.jit helper function instead");
         r = sem_error();
         break;
     case EX_BINARY:
@@ -4268,11 +4345,14 @@ static bool expr_calls(const Expr *e, const char *name, int depth)
             return true;
         if (expr_calls(e->call.fn, name, depth + 1))
             return true;
+        /* A function passed by name (tl.associative_scan's combine_fn) is used, not a kernel. */
         for (int i = 0; i < e->call.nargs; i++)
-            if (expr_calls(e->call.args[i], name, depth + 1))
+            if (expr_calls(e->call.args[i], name, depth + 1) ||
+                (e->call.args[i]->kind == EX_NAME && !strcmp(e->call.args[i]->str, name)))
                 return true;
         for (int i = 0; i < e->call.nkwargs; i++)
-            if (expr_calls(e->call.kwargs[i], name, depth + 1))
+            if (expr_calls(e->call.kwargs[i], name, depth + 1) ||
+                (e->call.kwargs[i]->kind == EX_NAME && !strcmp(e->call.kwargs[i]->str, name)))
                 return true;
         return false;
     case EX_ATTR:
@@ -4537,6 +4617,99 @@ static void apply_launch_hint(Param *p, Type t, unsigned char hint) {
         p->divisibility = hint;
 }
 
+/* What a heuristic's args["name"] reads while sema_specialize binds parameters. */
+typedef struct HeurArgs {
+    Sema *s;
+    const FuncDef *f;
+    const SpecOptions *opt;
+    const bool *is_cx;
+    ConstVal *cx_val;
+    bool *cx_set;
+    const char *target; /* the heuristic being evaluated, for messages */
+} HeurArgs;
+
+static bool heuristic_arg(void *ctx, const char *name, ConstVal *out, const char **why)
+{
+    HeurArgs *h = ctx;
+    const FuncDef *f = h->f;
+    int idx = -1, runtime_idx = 0;
+    for (int i = 0; i < f->nparams; i++) {
+        if (f->params[i].name && !strcmp(f->params[i].name, name)) {
+            idx = i;
+            break;
+        }
+        runtime_idx += !h->is_cx[i];
+    }
+    if (idx < 0) {
+        *why = arena_printf(h->s->a, "but '%s' is not a parameter of %s", name, f->name);
+        return false;
+    }
+    const Param *p = &f->params[idx];
+    if (h->is_cx[idx]) {
+        if (!h->cx_set[idx] && p->default_value) {
+            FuncCtx *saved = h->s->fn;
+            Sem d = global_expr(h->s, p->default_value);
+            h->s->fn = saved;
+            if (d.kind == SEM_CONST) {
+                h->cx_val[idx] = d.cv;
+                h->cx_set[idx] = true;
+            }
+        }
+        if (h->cx_set[idx]) {
+            *out = h->cx_val[idx];
+            return true;
+        }
+        *why = arena_printf(h->s->a, "which has no value yet: pass -D %s=...", name);
+        return false;
+    }
+    /* A run-time integer known to be 1 (signature ':1' or a launch's value) is that value. */
+    bool one = p->equal_to_1 ||
+               (runtime_idx < h->opt->nlaunch_hints && h->opt->launch_hints[runtime_idx] == 1);
+    if (one) {
+        *out = (ConstVal){.kind = CV_INT, .i = 1};
+        return true;
+    }
+    *why = arena_printf(h->s->a, "a run-time argument; tric evaluates heuristics when it compiles, "
+                        "so give '%s' a value yourself (-D %s=...) or make '%s' a tl.constexpr",
+                        h->target, h->target, name);
+    return false;
+}
+
+static void apply_heuristics(Sema *s, const FuncDef *src, const FuncDef *f, const SpecOptions *opt,
+                             const bool *is_cx, ConstVal *cx_val, bool *cx_set, bool *failed)
+{
+    Heuristics hs;
+    if (!heuristics_read(s->module, src, &hs, s->a, s->diag)) {
+        /* the decorator's error says it all: no "has no value" for what it would have set */
+        for (int i = 0; i < f->nparams; i++)
+            failed[i] = is_cx[i] && !cx_set[i];
+        return;
+    }
+    HeurArgs ctx = {.s = s, .f = f, .opt = opt, .is_cx = is_cx, .cx_val = cx_val, .cx_set = cx_set};
+    bool *given = arena_alloc(s->a, (size_t)(f->nparams ? f->nparams : 1) * sizeof *given);
+    for (int i = 0; i < f->nparams; i++)
+        given[i] = cx_set[i];
+    for (int i = 0; i < hs.n; i++) {
+        const Heuristic *h = &hs.items[i];
+        if (!is_cx[h->param]) {
+            diag_error(s->diag, h->loc, "heuristics: '%s' is not a tl.constexpr parameter of %s "
+                       "(tric sets only constexprs from heuristics)",
+                       h->name, f->name);
+            continue;
+        }
+        if (given[h->param]) /* -D, a config or the signature gave it */
+            continue;
+        ctx.target = h->name;
+        ConstVal v;
+        if (!heuristic_eval(h, heuristic_arg, &ctx, &v, s->diag)) {
+            failed[h->param] = true; /* said once, at the lambda */
+            continue;
+        }
+        cx_val[h->param] = v;
+        cx_set[h->param] = true;
+    }
+}
+
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag)
 {
     if (!m || !arena || !diag)
@@ -4666,6 +4839,10 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
         }
     }
 
+    /* @triton.heuristics: constexprs computed from the others (a value given wins). */
+    bool *heur_failed = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *heur_failed);
+    apply_heuristics(s, src, f, opt, is_cx, cx_val, cx_set, heur_failed);
+
     /* Bind every parameter. */
     Kernel *k = arena_alloc(arena, sizeof *k);
     k->module = m;
@@ -4689,7 +4866,7 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                 s->fn = &ctx;
             }
             if (!cx_set[i]) {
-                if (!p->default_value)
+                if (!p->default_value && !heur_failed[i])
                     diag_error(diag, p->loc, "constexpr parameter '%s' has no value: pass -D %s=...",
                                p->name, p->name);
                 p->sem = sem_error();

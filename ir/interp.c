@@ -1455,6 +1455,62 @@ static bool run_reduce(Interp *in, const IrOp *op)
     return true;
 }
 
+/* Inclusive scan along attr[0] with the binary op attr[1], from the end when attr[2]: element j
+ * is a[0] op a[1] op ... op a[j] (a[j] op ... op a[len-1] reversed), combined in that order.
+ * Ints combine in 64 bits and wrap once at the end (add and mul commute with the wrap). */
+static bool run_scan(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]), rt = vtype(in, op->results[0]);
+    const void *a = operand(in, op, 0);
+    void *r = a ? result(in, op) : NULL;
+    int64_t outer, len, inner;
+    if (!r || !reduce_geometry(in, op, at, &outer, &len, &inner))
+        return false;
+    OpCode comb = (OpCode)op->attr[1];
+    bool rev = op->attr[2] != 0, isf = is_float_value(rt), s = int_signed(rt);
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i = 0; i < inner; i++) {
+            for (int64_t step = 0; step < len; step++) {
+                int64_t j = rev ? len - 1 - step : step;
+                int64_t at_j = (o * len + j) * inner + i;
+                if (step == 0) {
+                    memcpy((char *)r + at_j * 8, (const char *)a + at_j * 8, 8);
+                    continue;
+                }
+                int64_t prev = (o * len + (rev ? j + 1 : j - 1)) * inner + i;
+                if (isf) {
+                    double p = ((const double *)r)[prev], x = ((const double *)a)[at_j], v;
+                    switch (comb) {
+                    case OP_ADD: v = round_to(rt.dtype, p + x); break;
+                    case OP_MUL: v = round_to(rt.dtype, p * x); break;
+                    case OP_MAX: v = fmax(p, x); break;
+                    case OP_MIN: v = fmin(p, x); break;
+                    default: return fail(in, op, "internal error: scan by %s on floats", op_name(comb));
+                    }
+                    ((double *)r)[at_j] = v;
+                } else {
+                    int64_t p = ((const int64_t *)r)[prev], x = ((const int64_t *)a)[at_j], v;
+                    switch (comb) {
+                    case OP_ADD: v = (int64_t)((uint64_t)p + (uint64_t)x); break;
+                    case OP_MUL: v = (int64_t)((uint64_t)p * (uint64_t)x); break;
+                    case OP_MAX: v = (s ? x > p : (uint64_t)x > (uint64_t)p) ? x : p; break;
+                    case OP_MIN: v = (s ? x < p : (uint64_t)x < (uint64_t)p) ? x : p; break;
+                    case OP_AND: v = p & x; break;
+                    case OP_OR: v = p | x; break;
+                    case OP_XOR: v = p ^ x; break;
+                    default: return fail(in, op, "internal error: scan by %s", op_name(comb));
+                    }
+                    ((int64_t *)r)[at_j] = v;
+                    /* max/min read the previous value: keep it wrapped as the dtype */
+                    normalize(rt, (int64_t *)r + at_j, 1);
+                }
+            }
+        }
+    }
+    normalize(rt, r, outer * len * inner);
+    return true;
+}
+
 /* The index of the first max (min) along attr[0]. NaNs are skipped (as tl.max skips them); a
  * row of NaNs only gives 0. */
 static bool run_arg_reduce(Interp *in, const IrOp *op)
@@ -1973,6 +2029,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:
     case OP_REDUCE_MIN: return run_reduce(in, op);
+    case OP_SCAN: return run_scan(in, op);
     case OP_ARGMAX:
     case OP_ARGMIN: return run_arg_reduce(in, op);
     case OP_ASSERT: return run_assert(in, op);

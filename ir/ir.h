@@ -86,6 +86,7 @@ typedef int32_t ValueId;
     X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \
     X(OP_ARGMAX, "argmax", 1, "r:i32 = index of the first max of a along attr[0]")                \
     X(OP_ARGMIN, "argmin", 1, "r:i32 = index of the first min of a along attr[0]")                \
+    X(OP_SCAN, "scan", 1, "r = inclusive scan of a along attr[0] with the binary op attr[1] (add mul max min and or xor); attr[2]=1 from the end") \
     X(OP_MULTIPLE_OF, "multiple_of", 1, "r = a; hint: along dim i every element is divisible by attr[i]") \
     X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \

@@ -666,8 +666,18 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                 } while (accept(p, ','));
                 expect(p, ']', "after a list");
             }
+        } else if (code == OP_SCAN && !strcmp(key, "combine")) {
+            SrcLoc vloc = here(p);
+            const char *name = ident(p);
+            OpCode comb;
+            if (!name || !op_from_name(name, &comb))
+                fail_at(p, vloc, "combine: expected a binary op name (add, mul, max, min, and, or, xor)");
+            else
+                a->attr[1] = comb;
+        } else if (code == OP_SCAN && !strcmp(key, "reverse")) {
+            a->attr[2] = int64_value(p);
         } else if ((!strcmp(key, "axis") &&
-                    (code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM || code == OP_REDUCE_MAX ||
+                    (code == OP_SCAN || code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM || code == OP_REDUCE_MAX ||
                      code == OP_REDUCE_MIN || code == OP_ARGMAX || code == OP_ARGMIN)) ||
                    (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
                    (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||

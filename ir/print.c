@@ -235,6 +235,8 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
         return 1;
     case OP_MAKE_RANGE:
         return 2;
+    case OP_SCAN:
+        return 3;
     case OP_TRANS:
         return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
     case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: {
@@ -280,6 +282,14 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             break;
         case OP_DOT: case OP_WGMMA:
             KEY("allow_tf32 = %lld", (long long)op->attr[0]);
+            break;
+        case OP_SCAN:
+            KEY("axis = %lld", (long long)op->attr[0]);
+            if (op->attr[1] >= 0 && op->attr[1] < OP_COUNT)
+                KEY("combine = %s", op_name((OpCode)op->attr[1]));
+            else
+                KEY("combine = %lld", (long long)op->attr[1]);
+            KEY("reverse = %lld", (long long)op->attr[2]);
             break;
         case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
             KEY("pending = %lld", (long long)op->attr[0]);

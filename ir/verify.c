@@ -294,6 +294,31 @@ static void check_libdevice(Verifier *v, const IrOp *op)
     want_result(v, op, 0, want);
 }
 
+/* scan: a block, an axis inside it, a combine op the dtype has, the result typed as a. */
+static void check_scan(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0);
+    int64_t axis = op->attr[0];
+    if (a.rank == 0 || axis < 0 || axis >= a.rank) {
+        report(v, op, "axis %lld is outside the %d dims of %s", (long long)axis, a.rank,
+               tstr(v, a));
+        return;
+    }
+    OpCode comb = (OpCode)op->attr[1];
+    bool bitwise = comb == OP_AND || comb == OP_OR || comb == OP_XOR;
+    if (!(comb == OP_ADD || comb == OP_MUL || comb == OP_MAX || comb == OP_MIN || bitwise)) {
+        report(v, op, "combine must be add, mul, max, min, and, or or xor");
+        return;
+    }
+    if (op->attr[2] != 0 && op->attr[2] != 1) {
+        report(v, op, "reverse must be 0 or 1");
+        return;
+    }
+    if (!elem_ok(v, op, a, bitwise ? INT_ONLY : ANY_NUM))
+        return;
+    want_result(v, op, 0, a);
+}
+
 static void check_reduce(Verifier *v, const IrOp *op)
 {
     Type a = otype(v, op, 0);
@@ -670,6 +695,9 @@ static void check_types(Verifier *v, const IrOp *op)
     }
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
         check_reduce(v, op);
+        break;
+    case OP_SCAN:
+        check_scan(v, op);
         break;
     case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_WAIT: case OP_LOCAL_LOAD:
     case OP_WGMMA: case OP_WGMMA_WAIT:

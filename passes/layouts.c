@@ -831,6 +831,17 @@ static void assign_op(LayCtx *c, IrOp *op)
         set_layout(c, res, l);
         return;
     }
+    case OP_SCAN: {
+        /* The scan goes through shared memory in codegen: any layout works; keep the operand's. */
+        int src = layout_of(c, op->operands[0]);
+        if (!src) {
+            src = layout_default(c, ir_type(f, op->operands[0]));
+            convert_operand(c, op, 0, src);
+        }
+        if (block_res)
+            set_layout(c, res, src);
+        return;
+    }
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
         int src = layout_of(c, op->operands[0]);
         if (!src) {

@@ -168,6 +168,8 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             last += (t.shape[d] - 1) * strides[d];
         return (last + 1) * shared_elem_bytes(t);
     }
+    case OP_SCAN: /* the whole block, row-major (codegen/scan.c) */
+        return type_numel(ir_type(f, op->results[0])) * shared_elem_bytes(ir_type(f, op->results[0]));
     case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
         Type in = ir_type(f, op->operands[0]);
         int axis = (int)op->attr[0];

@@ -335,6 +335,7 @@ void rt_module_free(struct tric_module_s *mod) {
         free(mod->variants[i].error);
     }
     free(mod->variants);
+    rt_heuristics_free(mod->heuristics);
     if (mod->tuner)
         rt_tuner_free(mod->tuner);
     for (int i = 0; i < mod->nmembers; i++)
@@ -532,6 +533,14 @@ static tric_status compile_one(struct tric_module_s *mod, const tric_compile_opt
     tric_status st = rt_tune_compile(mod, opt, &tuned);
     if (st != TRIC_SUCCESS || tuned)
         return st;
+    tric_compile_options probe;
+    st = rt_heuristics_prepare(mod, opt, &probe);
+    if (st != TRIC_SUCCESS)
+        return st;
+    if (mod->heuristics) /* launches run the heuristics' variants, specialized there */
+        return mod->device->kind == TRIC_DEVICE_CUDA
+                   ? rt_cuda_compile(mod->device, &mod->source, &probe, mod)
+                   : rt_cpu_compile(mod->device, &mod->source, &probe, mod);
     st = mod->device->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(mod->device, &mod->source, opt, mod)
                                                : rt_cpu_compile(mod->device, &mod->source, opt, mod);
     return st == TRIC_SUCCESS ? rt_prepare_specialization(mod, opt) : st;
@@ -1087,6 +1096,11 @@ tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tri
     /* An empty grid has no programs to run (and cuLaunchKernel would refuse it). */
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
         return TRIC_SUCCESS;
+    if (k->module->heuristics) {
+        tric_status st = rt_heuristics_kernel(k, args, &k);
+        if (st != TRIC_SUCCESS)
+            return st;
+    }
     if (k->module->nopen > 0) {
         tric_status st = TRIC_SUCCESS;
         k = launch_kernel(k, args, stream, &st);

@@ -114,7 +114,9 @@ static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
     StrBuf names = {0}, defs = {0};
     for (int i = 0; i < f->nparams; i++)
         strbuf_printf(&names, "%s%s", i ? " " : "", f->params[i].name ? f->params[i].name : "_");
-    for (int i = 0; opt && i < opt->nconstexprs; i++)
+    if (res->meta.constexprs[0]) /* every constexpr, as sema bound it (heuristics too) */
+        strbuf_append(&defs, res->meta.constexprs);
+    for (int i = 0; !res->meta.constexprs[0] && opt && i < opt->nconstexprs; i++)
         strbuf_printf(&defs, "%s%s", i ? " " : "", opt->constexprs[i]);
     rt_kernel_set_names(k, names.data ? names.data : "", defs.data ? defs.data : "", NULL);
     strbuf_free(&names);

@@ -101,6 +101,9 @@ struct tric_module_s {
     struct tric_module_s **members;
     int nmembers;
     bool shares_cu_module; /* a member: its function lives in the container's CUmodule */
+    /* @triton.heuristics reading run-time arguments (runtime/heuristics.c): evaluated at every
+     * launch, which runs the variant compiled for the values; NULL when there are none. */
+    struct RtHeuristics *heuristics;
 };
 
 /* One specialization of a module's kernel: the hints it was compiled for and the module, NULL when
@@ -238,6 +241,21 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
 /* ---- api.c: shared helpers -------------------------------------------------------------------- */
 
 struct tric_module_s *rt_module_new(struct tric_device_s *dev);
+
+/* ---- heuristics.c: heuristics evaluated at launch ------------------------------------------- */
+
+/* Before a source module's kernel compiles: when its @triton.heuristics read run-time arguments
+ * (and opt gives no value for them), sets mod->heuristics and fills *probe with opt plus the
+ * heuristics' values with run-time arguments read as 1 (16, 1024 where that fails), to compile
+ * the module's own kernel with; otherwise leaves mod as it is. */
+tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_options *opt,
+                                  tric_compile_options *probe);
+/* The kernel a launch with these (checked) arguments runs: k, or the variant for the heuristics'
+ * values at this launch, compiled on first use. An error when a lambda fails on these values or
+ * the variant does not compile. */
+tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
+                                 struct tric_kernel_s **out);
+void rt_heuristics_free(struct RtHeuristics *h);
 void rt_module_free(struct tric_module_s *mod);
 /* Which parameters launches specialize on, and a deep copy of the options to compile variants. */
 tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_compile_options *opt);

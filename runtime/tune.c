@@ -754,6 +754,10 @@ tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
+    /* The grid function reads the constexprs of the kernel that runs: with heuristics evaluated
+     * at launch, the variant for these values. */
+    if (k->module->heuristics && (st = rt_heuristics_kernel(k, args, &k)) != TRIC_SUCCESS)
+        return st;
     return rt_launch(k, grid(k, args, nargs, user), args, nargs, stream);
 }
 

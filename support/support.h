@@ -116,6 +116,8 @@ typedef struct Diag {
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
 void diag_verror(Diag *d, SrcLoc loc, const char *fmt, va_list ap);
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
+/* Rendered like a note, with "warning:"; never counted as an error. */
+void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
 /* An error with no source location ("tric: error: ..."), e.g. for a bad command-line option. */
 void diag_plain_error(Diag *d, const char *fmt, ...) TRIC_PRINTF(2, 3);
 /* A bug in tric itself: names the compiler's own file and line, never the user's. */

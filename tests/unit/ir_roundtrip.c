@@ -164,6 +164,10 @@ static IrFunc *build_every_op(Arena *a)
     am->attr[0] = 0;
     IrOp *an = ir_build(&b, OP_ARGMIN, nl, (ValueId[]){bc}, 1, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     an->attr[0] = 1;
+    IrOp *sc = ir_build(&b, OP_SCAN, nl, (ValueId[]){bc}, 1, (Type[]){blk2(DT_F32, 128, 64)}, 1, 0);
+    sc->attr[0] = 0;
+    sc->attr[1] = OP_MAX;
+    sc->attr[2] = 1;
     IrOp *as = ir_build(&b, OP_ASSERT, L(11, 5), (ValueId[]){mask}, 1, NULL, 0, 0);
     as->sattr = "index \"out\" of\trange\n";
 
