@@ -140,6 +140,12 @@ struct tric_device_s {
     int sm;              /* 90 for compute capability 9.0 */
 };
 
+/* ---- compiler.c / no_compiler.c ------------------------------------------------------------ */
+
+/* Whether this library holds the compiler: true in libtric, false in libtric_runtime, which
+ * loads only what `tric` wrote (PTX on cuda, .tir on cpu). */
+extern const bool rt_has_compiler;
+
 /* ---- cpu.c ------------------------------------------------------------------------------------ */
 
 tric_status rt_cpu_open(struct tric_device_s *dev);
