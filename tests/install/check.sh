@@ -7,7 +7,7 @@
 #      tric::tric (compiles vector_add on cpu), one against tric::runtime (loads the .tir that
 #      tric_add_kernels wrote at build time) -- both run and check their results;
 #   3. pkg-config --cflags --libs tric / tric-runtime: a program built with them runs;
-#   4. the libraries' dynamic symbols are tric_* only; libtric_runtime holds no LLVM, needs no
+#   4. the libraries' dynamic symbols are exactly the functions tric.h declares; libtric_runtime holds no LLVM, needs no
 #      libstdc++, and is under 3 MB stripped.
 set -euo pipefail
 B=$(cd "$1" && pwd); S=$(cd "$2" && pwd); CMAKE=$3; CC=$4; VERSION=$5
@@ -21,7 +21,10 @@ echo "== cmake --install $B --prefix $P"
 
 echo "== layout"
 [ -x "$P/bin/tric" ] || fail "bin/tric missing"
-"$P/bin/tric" --version | grep -q "tric $VERSION" || fail "bin/tric --version is not $VERSION"
+# (Outputs are captured before grep reads them: with pipefail, grep -q exiting early could fail
+# the writer with SIGPIPE.)
+version_line=$("$P/bin/tric" --version)
+[[ $version_line == "tric $VERSION "* ]] || fail "bin/tric --version says '$version_line', not $VERSION"
 headers=$(cd "$P/include" && find . -type f | sort | tr '\n' ' ')
 [ "$headers" = "./tric/tric.h ./tric/version.h " ] || fail "installed headers: $headers (want tric/tric.h tric/version.h)"
 config=$(find "$P" -name tricConfig.cmake)
@@ -47,7 +50,8 @@ echo "== find_package(tric) from a separate project"
 "$CMAKE" --build "$T/user" >>"$T/user.log" 2>&1 || { cat "$T/user.log"; fail "building tests/install failed"; }
 "$T/user/with_compiler" || fail "with_compiler (tric::tric) failed"
 "$T/user/with_runtime" || fail "with_runtime (tric::runtime) failed"
-readelf -d "$T/user/with_runtime" | grep -q 'libtric_runtime' || fail "with_runtime does not use libtric_runtime"
+needed=$(readelf -d "$T/user/with_runtime")
+[[ $needed == *libtric_runtime* ]] || fail "with_runtime does not use libtric_runtime"
 
 echo "== pkg-config"
 command -v pkg-config >/dev/null || fail "pkg-config not found (apt-get install pkg-config; scripts/setup.sh does)"
@@ -63,19 +67,28 @@ for pc in tric tric-runtime; do
 done
 
 echo "== exported symbols"
+# Exactly the functions the installed tric.h declares (names followed by '(').
+grep -oE '\btric_[a-z0-9_]+\(' "$P/include/tric/tric.h" | tr -d '(' | sort -u >"$T/declared"
 for lib in tric tric_runtime; do
     f=$libdir/lib$lib.so.$VERSION
-    others=$(nm -D --defined-only "$f" | awk '{print $3}' | grep -v '^tric_' || true)
+    nm -D --defined-only "$f" | awk '{print $3}' | sort -u >"$T/exported"
+    others=$(grep -v '^tric_' "$T/exported" || true)
     [ -z "$others" ] || fail "lib$lib exports more than tric_*: $(echo $others | head -c 400)"
-    echo "   ok: lib$lib exports $(nm -D --defined-only "$f" | wc -l) symbols, all tric_*"
+    missing=$(comm -23 "$T/declared" "$T/exported" | tr '\n' ' ')
+    [ -z "$missing" ] || fail "lib$lib does not export what tric.h declares: $missing"
+    undeclared=$(comm -13 "$T/declared" "$T/exported" | tr '\n' ' ')
+    [ -z "$undeclared" ] || fail "lib$lib exports tric_ functions tric.h does not declare: $undeclared"
+    echo "   ok: lib$lib exports $(wc -l <"$T/exported") symbols, exactly tric.h's functions"
 done
 
 echo "== libtric_runtime: no LLVM, under 3 MB"
 rt=$libdir/libtric_runtime.so.$VERSION
-if nm "$rt" 2>/dev/null | grep -qi 'llvm'; then fail "libtric_runtime has LLVM symbols"; fi
-if readelf -d "$rt" | grep NEEDED | grep -Eqi 'llvm|stdc\+\+'; then fail "libtric_runtime needs LLVM or libstdc++"; fi
+llvm_symbols=$(nm "$rt" | grep -ci 'llvm' || true)
+[ "$llvm_symbols" = 0 ] || fail "libtric_runtime has $llvm_symbols LLVM symbols"
+rt_needed=$(readelf -d "$rt" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+if [[ $rt_needed =~ (LLVM|llvm|stdc\+\+) ]]; then fail "libtric_runtime needs $rt_needed"; fi
 strip -o "$T/rt.stripped" "$rt"
 size=$(stat -c %s "$T/rt.stripped")
 [ "$size" -lt 3145728 ] || fail "libtric_runtime is $size bytes stripped (limit 3 MB)"
-echo "   ok: libtric_runtime $size bytes stripped ($(stat -c %s "$rt") with debug info), needs: $(readelf -d "$rt" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+echo "   ok: libtric_runtime $size bytes stripped ($(stat -c %s "$rt") with debug info), needs: $rt_needed"
 echo "install check: all passed"
