@@ -625,6 +625,18 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
     if (options && (options->num_stages < 0 || options->num_stages > 16))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_stages must be in 1..16, got %d",
                        options->num_stages);
+    if (!rt_has_compiler) {
+        /* libtric_runtime: only tile IR on the interpreter needs no code generator. */
+        const char *name = filename ? filename : "<source>";
+        size_t len = strlen(name);
+        bool tir = len > 4 && !strcmp(name + len - 4, ".tir");
+        if (!tir || dev->kind != TRIC_DEVICE_CPU)
+            return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                           "%s: this runtime was built without the compiler; link tric::tric "
+                           "(libtric) to compile %s, or load the %s that `tric` writes", name,
+                           tir ? "tile IR for cuda" : ".tri source",
+                           dev->kind == TRIC_DEVICE_CPU ? ".tir (--emit=ir)" : "PTX");
+    }
     struct tric_module_s *mod = rt_module_new(dev);
     if (!mod)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");

@@ -165,6 +165,12 @@ void rt_link_add(struct tric_device_s *dev, RtLink *list, RtLink *node);
 /* Unlinks node if it is linked. */
 void rt_link_remove(struct tric_device_s *dev, RtLink *node);
 
+/* ---- compiler.c / no_compiler.c ------------------------------------------------------------ */
+
+/* Whether this library holds the compiler: true in libtric, false in libtric_runtime, which
+ * loads only what `tric` wrote (PTX on cuda, .tir on cpu). */
+extern const bool rt_has_compiler;
+
 /* ---- cpu.c ------------------------------------------------------------------------------------ */
 
 tric_status rt_cpu_open(struct tric_device_s *dev);

@@ -10,8 +10,8 @@
 # binaries are run directly (exit 77 = skipped).
 set -u
 B=${1:-build-gpu}
-if [ ! -f "$B/libtric.so" ]; then
-    echo "gpu.sh: $B/libtric.so not found (build with cmake -B $B first, then carry $B)" >&2
+if [ ! -f "$B/libtric_internal.so" ]; then
+    echo "gpu.sh: $B/libtric_internal.so not found (build with cmake -B $B first, then carry $B)" >&2
     exit 2
 fi
 export TRIC_EXAMPLES_DIR="$PWD/examples"
@@ -39,7 +39,7 @@ if [ $ran_ctest = 0 ]; then
 fi
 
 echo "== examples"
-for cmd in "vector_add" "vector_add 1" "vector_add 268435456" "matmul" "matmul 1000 77 1024" "matmul 1024 1024 1024"; do
+for cmd in "vector_add" "vector_add 1" "vector_add_aot" "vector_add 268435456" "matmul" "matmul 1000 77 1024" "matmul 1024 1024 1024"; do
     echo "-- $cmd"
     # shellcheck disable=SC2086
     "$B"/$cmd || { echo "   FAIL: $cmd"; status=1; }

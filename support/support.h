@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TRIC_VERSION "0.1.0"
+#include "tric/version.h" /* TRIC_VERSION, generated from CMakeLists.txt */
 
 #if defined(__GNUC__)
 #define TRIC_PRINTF(a, b) __attribute__((format(printf, a, b)))

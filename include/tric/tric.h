@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tric/version.h" /* TRIC_VERSION, TRIC_VERSION_MAJOR/MINOR/PATCH */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

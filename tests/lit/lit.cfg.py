@@ -1,5 +1,7 @@
 # lit configuration for tric's golden tests. Each .tri / .tir file carries its own RUN lines.
 #   %tric      the tric binary         %ptxas   ptxas (tests needing it: REQUIRES: ptxas)
+#   %try-ptxas ptxas when it is found, else `true`: for a test whose FileCheck lines must run
+#              everywhere and whose ptxas step validates the PTX only where it can
 #   FileCheck  Debian's llvm-19-tools  not      inverts an exit status
 import os
 import lit.formats
@@ -23,6 +25,9 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("
 if config.ptxas and not config.ptxas.endswith("NOTFOUND") and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+    config.substitutions.append(("%try-ptxas", config.ptxas))
+else:
+    config.substitutions.append(("%try-ptxas", "true"))
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TRIC_CACHE_DIR", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
