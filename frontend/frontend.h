@@ -397,6 +397,14 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
     X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")                       \
+    X(BI_ATOMIC_ADD, "atomic_add", "pointer val mask= sem= scope=", "atomic *p += val; the old values (also p.atomic_add)") \
+    X(BI_ATOMIC_MAX, "atomic_max", "pointer val mask= sem= scope=", "atomic *p = max(*p, val); ints, fp32, fp64") \
+    X(BI_ATOMIC_MIN, "atomic_min", "pointer val mask= sem= scope=", "atomic *p = min(*p, val)")   \
+    X(BI_ATOMIC_AND, "atomic_and", "pointer val mask= sem= scope=", "atomic *p &= val (ints)")    \
+    X(BI_ATOMIC_OR, "atomic_or", "pointer val mask= sem= scope=", "atomic *p |= val (ints)")      \
+    X(BI_ATOMIC_XOR, "atomic_xor", "pointer val mask= sem= scope=", "atomic *p ^= val (ints)")    \
+    X(BI_ATOMIC_XCHG, "atomic_xchg", "pointer val mask= sem= scope=", "atomic *p = val")          \
+    X(BI_ATOMIC_CAS, "atomic_cas", "pointer cmp val sem= scope=", "atomic *p = val where *p == cmp") \
     X(BI_LIBDEVICE1, "libdevice_unary", "arg0", "libdevice.NAME(x): Sem.libdevice_fn names it")   \
     X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", "libdevice.NAME(x, y): Sem.libdevice_fn names it")
 

@@ -528,6 +528,10 @@ static bool lookup_method(const char *name, Builtin *out)
         {"cos", BI_COS},           {"floor", BI_FLOOR},
         {"ceil", BI_CEIL},         {"sigmoid", BI_SIGMOID},
         {"multiple_of", BI_MULTIPLE_OF}, {"max_contiguous", BI_MAX_CONTIGUOUS},
+        {"atomic_add", BI_ATOMIC_ADD}, {"atomic_max", BI_ATOMIC_MAX},
+        {"atomic_min", BI_ATOMIC_MIN}, {"atomic_and", BI_ATOMIC_AND},
+        {"atomic_or", BI_ATOMIC_OR},   {"atomic_xor", BI_ATOMIC_XOR},
+        {"atomic_xchg", BI_ATOMIC_XCHG}, {"atomic_cas", BI_ATOMIC_CAS},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(table[i].name, name)) {
@@ -2011,6 +2015,113 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
     return sem_void();
 }
 
+/* sem= and scope= of an atomic: None (the default) or one of Triton's strings. */
+static bool atomic_string_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                              bool is_sem)
+{
+    if (arg_is_none(call, i))
+        return true;
+    Expr *x = arg(call, i);
+    if (is_error(x->sem))
+        return false;
+    const char *choices = is_sem ? "\"acquire\", \"release\", \"acq_rel\" or \"relaxed\""
+                                 : "\"gpu\", \"cta\" or \"sys\"";
+    if (x->sem.kind != SEM_CONST || x->sem.cv.kind != CV_STR) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr string (%s), got %s",
+                   fname, what, choices, sem_describe(s, x->sem));
+        return false;
+    }
+    MemSem ms;
+    MemScope sc;
+    if (is_sem ? !mem_sem_from_name(x->sem.cv.s, &ms) : !mem_scope_from_name(x->sem.cv.s, &sc)) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be %s, got \"%s\"", fname, what,
+                   choices, x->sem.cv.s);
+        return false;
+    }
+    return true;
+}
+
+/* tl.atomic_{add,max,min,and,or,xor,xchg}(pointer, val, mask, sem, scope) and
+ * tl.atomic_cas(pointer, cmp, val, sem, scope), with Triton's rules (semantic.py
+ * atom_red_typechecking_impl, atomic_max, atomic_cas): val (and cmp) and mask broadcast to the
+ * pointer's shape and val is cast to the pointee; 32- and 64-bit elements, fp16 and bf16 only for
+ * add; max and min on ints, fp32 and fp64; and/or/xor on ints; cas on 16, 32 or 64 bits. The
+ * result is the old values, in the pointer's shape. */
+static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    bool cas = b == BI_ATOMIC_CAS;
+    Type p;
+    if (!value_arg(s, call, 0, fname, "pointer", &p))
+        return sem_error();
+    if (!p.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a pointer or a block of pointers, got %s",
+                   fname, tstr(s, p));
+        return sem_error();
+    }
+    DType dt = p.dtype;
+    int bits = dtype_bits(dt);
+    bool ok = true;
+    if (cas) {
+        if (bits != 16 && bits != 32 && bits != 64) {
+            diag_error(s->diag, arg_loc(call, 0), "%s supports elements of 16, 32 or 64 bits, got %s",
+                       fname, dtype_name(dt));
+            return sem_error();
+        }
+    } else if ((dt == DT_F16 || dt == DT_BF16) && b != BI_ATOMIC_ADD) {
+        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s (only atomic_add does)", fname,
+                   dtype_name(dt));
+        return sem_error();
+    } else if (bits < 16 || dt == DT_I16 || dt == DT_U16) {
+        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s elements (32- and 64-bit "
+                   "ints and floats; fp16 and bf16 for atomic_add)", fname, dtype_name(dt));
+        return sem_error();
+    } else if (dtype_is_float(dt) && (b == BI_ATOMIC_AND || b == BI_ATOMIC_OR || b == BI_ATOMIC_XOR)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs integer elements, got %s", fname,
+                   dtype_name(dt));
+        return sem_error();
+    }
+    int nvals = cas ? 2 : 1;
+    for (int i = 1; i <= nvals; i++) {
+        const char *what = cas && i == 1 ? "cmp" : "val";
+        Type v;
+        if (!value_arg(s, call, i, fname, what, &v)) {
+            ok = false;
+        } else if (v.is_ptr) {
+            diag_error(s->diag, arg_loc(call, i), "%s's %s must be a number, got %s", fname, what,
+                       tstr(s, v));
+            ok = false;
+        } else if (!broadcasts_to(v, p)) {
+            diag_error(s->diag, arg_loc(call, i), "%s's %s of shape %s cannot be broadcast to the "
+                       "pointer's shape %s",
+                       fname, what, shape_str(s, v), shape_str(s, p));
+            ok = false;
+        }
+    }
+    if (!cas && !arg_is_none(call, 2)) {
+        Type m;
+        if (!value_arg(s, call, 2, fname, "mask", &m)) {
+            ok = false;
+        } else if (m.is_ptr || m.dtype != DT_I1) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask must be int1 (a comparison), got %s",
+                       fname, tstr(s, m));
+            ok = false;
+        } else if (!broadcasts_to(m, p)) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask of shape %s cannot be broadcast to "
+                       "the pointer's shape %s",
+                       fname, shape_str(s, m), shape_str(s, p));
+            ok = false;
+        }
+    }
+    /* sem and scope are parameters 3 and 4 of both signatures */
+    if (!atomic_string_arg(s, call, 3, fname, "sem", true))
+        ok = false;
+    if (!atomic_string_arg(s, call, 4, fname, "scope", false))
+        ok = false;
+    if (!ok)
+        return sem_error();
+    return sem_value(with_shape(dt, false, p));
+}
+
 static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -2607,6 +2718,9 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return load_builtin(s, call, fname);
     case BI_STORE:
         return store_builtin(s, call, fname);
+    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
+        return atomic_builtin(s, call, b, fname);
     case BI_DOT:
         return dot_builtin(s, call, fname);
     case BI_SUM:
