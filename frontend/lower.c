@@ -1507,6 +1507,10 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
     case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
         return lower_atomic(lw, e, &a, bi);
+    case BI_TO_TENSOR:
+        if (!arg(&a, 0) || !have_r)
+            return lv_none();
+        return lv_value(lower_as(lw, arg(&a, 0), r));
     case BI_DOT: return lower_dot(lw, e, &a, have_r, r);
     case BI_SUM:
     case BI_MAX:

@@ -75,6 +75,7 @@ typedef struct Sema {
     int expansions;        /* helper copies + static_range iterations made so far */
     const FuncDef *inline_stack[MAX_INLINE_DEPTH + 1];
     int inline_depth;
+    const Module *random_lib; /* random.c's library, parsed on first use */
 } Sema;
 
 static Binding *env_find(Env *env, const char *name)
@@ -554,6 +555,14 @@ static const char *dotted_text(Sema *s, const Expr *e)
     return obj ? arena_printf(s->a, "%s.%s", obj, e->attr.name) : NULL;
 }
 
+/* The random library's function `name` (parsed on first use); NULL after an internal error. */
+static const FuncDef *random_func(Sema *s, const char *name)
+{
+    if (!s->random_lib)
+        s->random_lib = random_library(s->a, s->diag);
+    return s->random_lib ? module_func(s->random_lib, name) : NULL;
+}
+
 /* The member `name` of module mod (whose canonical path is mod.module: "tl",
  * "triton.language.extra.cuda.libdevice"). `shown` is the member as the source spells it, for
  * messages ("libdevice.asin", not "tl.asin"); errors go at loc. */
@@ -575,11 +584,16 @@ static Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, 
         return sem_error();
     }
     if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
-        !strcmp(name, "PropagateNan"))
+        !strcmp(name, "PropagateNan") || !strcmp(name, "random"))
         return sem_module(path);
     Builtin bi;
-    if (lookup_tl_builtin(name, &bi))
+    if (strcmp(leaf, "random") && lookup_tl_builtin(name, &bi))
         return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+    int first, last;
+    if (random_lookup(name, &first, &last)) {
+        const FuncDef *f = random_func(s, name);
+        return f ? (Sem){.kind = SEM_FUNC, .func = (FuncDef *)f} : sem_error();
+    }
     DType dt;
     if (lookup_dtype_name(name, &dt))
         return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
@@ -2721,6 +2735,27 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
     case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
         return atomic_builtin(s, call, b, fname);
+    case BI_TO_TENSOR: {
+        /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
+         * float fp32; a bool int1. A run-time value stays as it is. */
+        Sem v = arg(call, 0)->sem;
+        if (v.kind == SEM_VALUE && !v.type.is_ptr)
+            return sem_value(v.type);
+        if (v.kind == SEM_VALUE)
+            return v;
+        if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
+            int64_t x = v.cv.i;
+            DType d = x >= INT32_MIN && x <= INT32_MAX ? DT_I32 : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32 : DT_I64;
+            return sem_value(type_scalar(d));
+        }
+        if (v.kind == SEM_CONST && v.cv.kind == CV_FLOAT)
+            return sem_value(type_scalar(DT_F32));
+        if (v.kind == SEM_CONST && v.cv.kind == CV_BOOL)
+            return sem_value(type_scalar(DT_I1));
+        if (!is_error(v))
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname, sem_describe(s, v));
+        return sem_error();
+    }
     case BI_DOT:
         return dot_builtin(s, call, fname);
     case BI_SUM:
@@ -3661,9 +3696,73 @@ static const FuncDef *jit_wrapper_of(const Module *m, const char *impl)
     return NULL;
 }
 
+static bool is_library_func(Sema *s, const FuncDef *f)
+{
+    if (!s->random_lib)
+        return false;
+    for (int i = 0; i < s->random_lib->nfuncs; i++)
+        if (s->random_lib->funcs[i] == f)
+            return true;
+    return false;
+}
+
+/* A call of the random library from the user's code: the seed an integer scalar, the counters
+ * 32-bit integers (tric's Philox is Triton's 32-bit one), n_rounds a positive constexpr; then
+ * the library function is inlined with the library as the module its names resolve in (its own
+ * functions, no user globals), so a user's names never change what it means. */
+static Sem library_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
+{
+    const char *name = callee->name ? callee->name : "?";
+    const char *shown = arena_printf(s->a, "%s()", name);
+    int first, last;
+    if (s->module != s->random_lib && random_lookup(name, &first, &last) && first > 0) {
+        Expr **bound = bind_call_args(s, call, callee, shown, cloc);
+        if (!bound)
+            return sem_error();
+        for (int i = 0; i <= last && i < callee->nparams; i++) {
+            Expr *x = bound[i];
+            if (!x)
+                continue; /* missing: inline_call reports it */
+            Sem v = x->sem;
+            Type t;
+            const char *what = i == 0 ? "seed" : callee->nparams > 4 ? arena_printf(s->a, "c%d", i - 1) : "offset";
+            if (is_error(v))
+                return sem_error();
+            bool is_int = operand_type(v, &t) && !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
+            if (i == 0 && (!is_int || t.rank != 0)) {
+                diag_error(s->diag, expr_start(x), "%s's seed must be an integer scalar, got %s", shown,
+                           sem_describe(s, v));
+                return sem_error();
+            }
+            if (i > 0 && (!is_int || (v.kind != SEM_CONST && dtype_bits(t.dtype) != 32))) {
+                diag_error(s->diag, expr_start(x), "%s's %s must hold 32-bit integers (int32 or uint32; "
+                           "tric has Triton's 32-bit Philox only), got %s", shown, what, sem_describe(s, v));
+                return sem_error();
+            }
+        }
+        Expr *nr = callee->nparams > 0 && !strcmp(callee->params[callee->nparams - 1].name, "n_rounds")
+                       ? bound[callee->nparams - 1] : NULL;
+        if (nr && !(nr->sem.kind == SEM_CONST && nr->sem.cv.kind == CV_INT && nr->sem.cv.i > 0)) {
+            diag_error(s->diag, expr_start(nr), "%s's n_rounds must be a positive constexpr int, got %s",
+                       shown, sem_describe(s, nr->sem));
+            return sem_error();
+        }
+    }
+    const Module *saved_module = s->module;
+    Env saved_globals = s->globals;
+    s->module = s->random_lib;
+    s->globals = (Env){0};
+    Sem r = inline_call(s, call, callee, cloc);
+    s->module = saved_module;
+    s->globals = saved_globals;
+    return r;
+}
+
 static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
 {
     const char *name = callee->name ? callee->name : "?";
+    if (is_library_func(s, callee) && s->module != s->random_lib)
+        return library_call(s, call, callee, cloc);
     if (!callee->is_jit) {
         const FuncDef *wrapper = jit_wrapper_of(s->module, name);
         diag_error(s->diag, cloc, "'%s' is not a @triton.jit function; a kernel can call only "
