@@ -6,7 +6,7 @@
  * counter per program (its old values a permutation of the programs), atomic_max/min on int32,
  * uint32 and fp32 of both signs, a cas spin lock around a load-add-store, xchg (old values and
  * the last value a permutation of the inputs), and/or/xor on uint64, fp16 and fp32 adds of
- * exactly representable sums, sem/scope variants. Skips (exit 77) when cuda:0 cannot be
+ * exactly representable sums, sem/scope variants, a split-K matmul adding dot tiles. Skips (exit 77) when cuda:0 cannot be
  * opened. */
 #include "tests/runtime_check.h"
 
@@ -286,6 +286,59 @@ static void test_lock_xchg_bits(Pair *p)
     free_outs(out, 7);
 }
 
+/* Split-K matmul: every program adds its K-slice's tile (a dot's accumulator) into C with a
+ * relaxed 2-D atomic_add (red); small integers, so the sums are exact in any order. */
+static void test_split_k(Pair *p)
+{
+    const char *src = HEADER
+        "def k(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
+        "    pid_m = tl.program_id(0) // 4\n"
+        "    pid_k = tl.program_id(0) % 4\n"
+        "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
+        "    rn = tl.arange(0, BLOCK)\n"
+        "    rk = pid_k * 32 + tl.arange(0, 32)\n"
+        "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
+        "    for k in range(0, K, 4 * 32):\n"
+        "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
+        "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
+        "        acc += tl.dot(a, b)\n"
+        "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
+    enum { M = 128, N = 64, K = 512 };
+    static uint16_t a[M * K], b[K * N];
+    static float cm[M * N], want[M * N];
+    /* fp16 bits of small integers -2..2 and -3..3 */
+    static const uint16_t half_of[7] = {0xc200, 0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000, 0x4200};
+    for (int i = 0; i < M * K; i++)
+        a[i] = half_of[(i * 7) % 5 - 2 + 3];
+    for (int i = 0; i < K * N; i++)
+        b[i] = half_of[(i * 3) % 7 - 3 + 3];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float sum = 0.0f;
+            for (int k = 0; k < K; k++)
+                sum += (float)((((i * K + k) * 7) % 5) - 2) * (float)((((k * N + j) * 3) % 7) - 3);
+            want[i * N + j] = sum;
+            cm[i * N + j] = 0.0f;
+        }
+    void *in[3] = {a, b, cm};
+    size_t bytes[3] = {sizeof a, sizeof b, sizeof cm};
+    void *out[2][MAXBUF];
+    alloc_outs(out, bytes, 3);
+    tric_arg sc[3] = {TRIC_ARG_I32(M), TRIC_ARG_I32(N), TRIC_ARG_I32(K)};
+    if (run_both(p, src, "*fp16,*fp16,*fp32,i32,i32,i32", "64", 4, in, bytes, 3, sc, 3, 4 * (M / 64), out)) {
+        for (int d = 0; d < 2; d++) {
+            float *c = out[d][2];
+            for (int i = 0; i < M * N; i++)
+                if (c[i] != want[i]) {
+                    fprintf(stderr, "split-k (%s): C[%d] = %g, want %g\n", d ? "cpu" : "gpu", i, c[i], want[i]);
+                    failures++;
+                    break;
+                }
+        }
+    }
+    free_outs(out, 3);
+}
+
 int main(void)
 {
     Pair p;
@@ -300,6 +353,7 @@ int main(void)
     test_histogram(&p, "256", 8);
     test_counter_minmax(&p);
     test_lock_xchg_bits(&p);
+    test_split_k(&p);
     tric_device_close(p.cpu);
     tric_device_close(p.gpu);
     if (failures) {

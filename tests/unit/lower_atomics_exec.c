@@ -4,7 +4,8 @@
  * a masked counter, a cas spin lock guarding a read-modify-write, atomic_max/min on ints and on
  * floats of both signs (Triton's signed-max / unsigned-min construction: the non-negative lanes'
  * atomics first, then the negative ones'), xchg, and/or/xor,
- * fp16 add; the IR has one atomic_rmw per call (two for float max/min). */
+ * fp16 add, a split-K matmul adding 2-D tiles; the IR has one atomic_rmw per call (two for float
+ * max/min). */
 #include "driver/driver.h"
 
 #include <math.h>
@@ -278,8 +279,52 @@ static void test_bits_xchg_half(void)
     compile_result_free(&c.res);
 }
 
+/* Split-K matmul: each program adds its K-slice's partial tile into C with a relaxed 2-D
+ * atomic_add (small integers: the fp32 sums are exact in any order). */
+static void test_split_k(void)
+{
+    const char *src = HEADER
+        "def splitk(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
+        "    pid_m = tl.program_id(0) // 2\n"
+        "    pid_k = tl.program_id(0) % 2\n"
+        "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
+        "    rn = tl.arange(0, BLOCK)\n"
+        "    rk = pid_k * BLOCK + tl.arange(0, BLOCK)\n"
+        "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
+        "    for k in range(0, K, 2 * BLOCK):\n"
+        "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
+        "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
+        "        acc += tl.dot(a, b)\n"
+        "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
+    Compiled c;
+    if (!compile(&c, src, "*fp32,*fp32,*fp32,i32,i32,i32", "16"))
+        return;
+    enum { M = 32, N = 16, K = 128 };
+    static float a[M * K], b[K * N], cm[M * N], want[M * N];
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)((i * 7) % 5 - 2);
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)((i * 3) % 7 - 3);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float sum = 1.0f; /* C starts at 1 */
+            for (int k = 0; k < K; k++)
+                sum += a[i * K + k] * b[k * N + j];
+            want[i * N + j] = sum;
+            cm[i * N + j] = 1.0f;
+        }
+    InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
+    if (!run(c.ir, 2 * (M / 16), args, 6, bufs, 3))
+        return;
+    for (int i = 0; i < M * N; i++)
+        CHECK(cm[i] == want[i], "split-k C[%d] = %g, want %g", i, cm[i], want[i]);
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
+    test_split_k();
     test_histogram();
     test_counter();
     test_lock();
