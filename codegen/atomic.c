@@ -5,7 +5,8 @@
  * block smaller than the CTA, or a scalar) lets only the first holder (Dist.owner; thread 0 for a
  * scalar) issue it, and when the result is read the old values go through the op's shared-memory
  * scratch (passes/shared_alloc.c decides; docs/codegen.md "Atomics") so every holder gets them.
- * Masked-off lanes issue nothing and read 0, as the interpreter. */
+ * Masked-off lanes issue nothing and read 0, as the interpreter. bf16 add before sm_90 (which
+ * has no atom.add.bf16) is LLVM's atomicrmw, a compare-and-swap loop, as Triton does. */
 #include "codegen/internal.h"
 #include "passes/passes.h"
 
@@ -76,6 +77,34 @@ static LLVMValueRef emit_one(Cg *c, const char *opname, const char *sem, const c
     return red ? NULL : call;
 }
 
+/* `if (pred) old = atomicrmw fadd ptr, val` (0 where pred is false). The backend's loop is made
+ * of relaxed atom.cas, so the ordering is fences around it (PTX ISA 9.7.13.4 membar/fence: a
+ * fence.acq_rel before a relaxed write makes it a release, after a relaxed read an acquire). */
+static LLVMValueRef emit_atomicrmw_fadd(Cg *c, LLVMValueRef pred, LLVMValueRef ptr, LLVMValueRef val,
+                                        MemSem sem, const char *scope)
+{
+    LLVMBuilderRef b = c->l->b;
+    char fence[48];
+    snprintf(fence, sizeof fence, "fence.acq_rel.%s;", scope);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef doit = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "atomic.rmw");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "atomic.done");
+    LLVMBuildCondBr(b, pred, doit, done);
+    LLVMPositionBuilderAtEnd(b, doit);
+    if (sem == MEM_SEM_RELEASE || sem == MEM_SEM_ACQ_REL)
+        cg_asm_void(c, fence);
+    LLVMValueRef got = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, ptr, val, LLVMAtomicOrderingMonotonic, 0);
+    if (sem == MEM_SEM_ACQUIRE || sem == MEM_SEM_ACQ_REL)
+        cg_asm_void(c, fence);
+    LLVMBuildBr(b, done);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(val), "");
+    LLVMValueRef vals[2] = {got, LLVMConstNull(LLVMTypeOf(val))};
+    LLVMBasicBlockRef blocks[2] = {doit, from};
+    LLVMAddIncoming(phi, vals, blocks, 2);
+    return phi;
+}
+
 static LLVMValueRef to_bits(Cg *c, LLVMValueRef v, int bits)
 {
     LLVMTypeRef it = LLVMIntTypeInContext(c->l->ctx, (unsigned)bits);
@@ -131,12 +160,9 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
     if (!sem || !scope || (!cas && !atomic_kind_ptx(kind)))
         FAIL(c, "atomic with attr [%lld, %lld, %lld]", (long long)op->attr[0],
              (long long)op->attr[1], (long long)op->attr[2]);
-    if (dt == DT_BF16 && c->o->sm < 90) {
-        diag_error(c->d, op->loc, "atomic_add on bfloat16 needs sm_90 or later (PTX atom.add.noftz.bf16); "
-                   "this target is sm_%d", c->o->sm);
-        c->failed = true;
-        return false;
-    }
+    /* atom.add.noftz.bf16 is sm_90's; before it, as Triton, an LLVM atomicrmw fadd, which the
+     * NVPTX backend expands into a compare-and-swap loop on the containing 32-bit word. */
+    bool bf16_loop = dt == DT_BF16 && c->o->sm < 90;
     Dist *ds;
     int n = cg_nelems_of(c, r, &ds);
     LVal *ptr = cg_value(c, op->operands[0]);
@@ -167,7 +193,8 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
             pred = LLVMConstInt(c->l->i1, 1, 0);
         LLVMValueRef v = to_bits(c, cg_at(val, e), bits);
         LLVMValueRef cv = cmp ? to_bits(c, cg_at(cmp, e), bits) : NULL;
-        LLVMValueRef got = emit_one(c, opname, sem, scope, bits, red, pred, cg_at(ptr, e), v, cv);
+        LLVMValueRef got = bf16_loop ? emit_atomicrmw_fadd(c, pred, cg_at(ptr, e), cg_at(val, e), (MemSem)op->attr[1], scope)
+                                     : emit_one(c, opname, sem, scope, bits, red, pred, cg_at(ptr, e), v, cv);
         old[e] = got ? (LLVMTypeOf(got) == et ? got : LLVMBuildBitCast(b, got, et, "")) : LLVMGetUndef(et);
     }
     if (share && used) {

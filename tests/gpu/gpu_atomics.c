@@ -5,7 +5,7 @@
  * than the CTA (replicated: one issuing thread, old values through shared memory), a scalar
  * counter per program (its old values a permutation of the programs), atomic_max/min on int32,
  * uint32 and fp32 of both signs, a cas spin lock around a load-add-store, xchg (old values and
- * the last value a permutation of the inputs), and/or/xor on uint64, fp16 and fp32 adds of
+ * the last value a permutation of the inputs), and/or/xor on uint64, fp16, bf16 and fp32 adds of
  * exactly representable sums, sem/scope variants, a split-K matmul adding dot tiles. Skips (exit 77) when cuda:0 cannot be
  * opened. */
 #include "tests/runtime_check.h"
@@ -214,11 +214,11 @@ static void test_counter_minmax(Pair *p)
 }
 
 /* A cas spin lock (acquire) around a load-add-store, released by xchg (release); per-lane xchg
- * chains; and/or/xor on uint64; fp16 and fp32 adds whose sums are exact in any order. */
+ * chains; and/or/xor on uint64; fp16, bf16 and fp32 adds whose sums are exact in any order. */
 static void test_lock_xchg_bits(Pair *p)
 {
     const char *src = HEADER
-        "def k(lock_ptr, total_ptr, x_ptr, old_ptr, b_ptr, h_ptr, f_ptr, BLOCK: tl.constexpr):\n"
+        "def k(lock_ptr, total_ptr, x_ptr, old_ptr, b_ptr, h_ptr, f_ptr, bf_ptr, BLOCK: tl.constexpr):\n"
         "    pid = tl.program_id(0)\n"
         "    while tl.atomic_cas(lock_ptr, 0, 1, sem=\"acquire\") == 1:\n"
         "        pass\n"
@@ -234,12 +234,14 @@ static void test_lock_xchg_bits(Pair *p)
         "    tl.atomic_and(b_ptr + 1 + offs * 0, ~bit)\n"
         "    tl.atomic_xor(b_ptr + 2 + offs % 2, offs.to(tl.uint64))\n"
         "    tl.atomic_add(h_ptr + offs % 2, 0.25)\n"
+        "    tl.atomic_add(bf_ptr + offs % 2, 0.5, sem=\"relaxed\")\n"
         "    tl.atomic_add(f_ptr + offs % 3, offs.to(tl.float32))\n";
     enum { G = 16, B = 32, NV = G * B };
     static int32_t lock[1], total[1], x[1], old[NV];
     static uint64_t bits[4];
     static uint16_t h[2];
     static float f[3];
+    static uint16_t bf[2];
     lock[0] = 0;
     total[0] = 0;
     x[0] = -1;
@@ -248,11 +250,12 @@ static void test_lock_xchg_bits(Pair *p)
     bits[2] = bits[3] = 0;
     h[0] = h[1] = 0;
     f[0] = f[1] = f[2] = 0;
-    void *in[7] = {lock, total, x, old, bits, h, f};
-    size_t bytes[7] = {sizeof lock, sizeof total, sizeof x, sizeof old, sizeof bits, sizeof h, sizeof f};
+    bf[0] = bf[1] = 0;
+    void *in[8] = {lock, total, x, old, bits, h, f, bf};
+    size_t bytes[8] = {sizeof lock, sizeof total, sizeof x, sizeof old, sizeof bits, sizeof h, sizeof f, sizeof bf};
     void *out[2][MAXBUF];
-    alloc_outs(out, bytes, 7);
-    if (run_both(p, src, "*i32,*i32,*i32,*i32,*u64,*fp16,*fp32", "32", 4, in, bytes, 7, NULL, 0, G, out)) {
+    alloc_outs(out, bytes, 8);
+    if (run_both(p, src, "*i32,*i32,*i32,*i32,*u64,*fp16,*fp32,*bf16", "32", 4, in, bytes, 8, NULL, 0, G, out)) {
         for (int d = 0; d < 2; d++) {
             const char *dn = d ? "cpu" : "gpu";
             int32_t *lk = out[d][0], *tt = out[d][1], *xx = out[d][2], *ol = out[d][3];
@@ -273,8 +276,8 @@ static void test_lock_xchg_bits(Pair *p)
                 }
         }
         if (memcmp(out[0][4], out[1][4], sizeof bits) != 0 || memcmp(out[0][5], out[1][5], sizeof h) != 0 ||
-            memcmp(out[0][6], out[1][6], sizeof f) != 0) {
-            fprintf(stderr, "bits / fp16 / fp32 adds: gpu and interpreter differ\n");
+            memcmp(out[0][6], out[1][6], sizeof f) != 0 || memcmp(out[0][7], out[1][7], sizeof bf) != 0) {
+            fprintf(stderr, "bits / fp16 / fp32 / bf16 adds: gpu and interpreter differ\n");
             failures++;
         }
         uint16_t *hh = out[1][5];
@@ -282,8 +285,13 @@ static void test_lock_xchg_bits(Pair *p)
             fprintf(stderr, "fp16 add (cpu): 0x%04x 0x%04x, want 0x5400\n", hh[0], hh[1]);
             failures++;
         }
+        uint16_t *bb = out[1][7];
+        if (bb[0] != 0x4300 || bb[1] != 0x4300) { /* 256 * 0.5 = 128.0 */
+            fprintf(stderr, "bf16 add (cpu): 0x%04x 0x%04x, want 0x4300\n", bb[0], bb[1]);
+            failures++;
+        }
     }
-    free_outs(out, 7);
+    free_outs(out, 8);
 }
 
 /* Split-K matmul: every program adds its K-slice's tile (a dot's accumulator) into C with a
