@@ -3734,9 +3734,10 @@ static Sem library_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
                            sem_describe(s, v));
                 return sem_error();
             }
-            if (i > 0 && (!is_int || (v.kind != SEM_CONST && dtype_bits(t.dtype) != 32))) {
-                diag_error(s->diag, expr_start(x), "%s's %s must hold 32-bit integers (int32 or uint32; "
-                           "tric has Triton's 32-bit Philox only), got %s", shown, what, sem_describe(s, v));
+            if (i > 0 && (!is_int || (v.kind != SEM_CONST && dtype_bits(t.dtype) != 32 &&
+                                      dtype_bits(t.dtype) != 64))) {
+                diag_error(s->diag, expr_start(x), "%s's %s must hold 32- or 64-bit integers, got %s",
+                           shown, what, sem_describe(s, v));
                 return sem_error();
             }
         }

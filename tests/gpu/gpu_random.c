@@ -4,7 +4,8 @@
  * int->fp32 conversion and one fp32 multiply, both correctly rounded on either side); randn
  * within 4 ulps (the GPU's log, sin and cos are libdevice's __nv_logf/__nv_sinf/__nv_cosf, the
  * interpreter's C's in double rounded once), with the number of lanes that differ at all
- * printed. Also the Philox known-answer vectors through tl.philox. Skips (exit 77) when cuda:0
+ * printed. Also the Philox known-answer vectors through tl.philox, and 64-bit offsets
+ * (Philox4x64) bit for bit. Skips (exit 77) when cuda:0
  * cannot be opened. */
 #include "tests/runtime_check.h"
 
@@ -109,6 +110,32 @@ static void test_streams(Pair *p, int64_t seed, const char *seed_type)
     failures += bad;
 }
 
+/* 64-bit offsets (Philox4x64): randint4x's words and rand's bits, bit for bit. */
+static void test_streams64(Pair *p, int64_t seed)
+{
+    const char *src = HEADER
+        "def k(out_ptr, seed, BLOCK: tl.constexpr):\n"
+        "    offs = (tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)).to(tl.int64) * 4294967311 - 77\n"
+        "    lane = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    a, b, c, d = tl.randint4x(seed, offs)\n"
+        "    tl.store(out_ptr + 5 * lane, a)\n"
+        "    tl.store(out_ptr + 5 * lane + 1, b)\n"
+        "    tl.store(out_ptr + 5 * lane + 2, c)\n"
+        "    tl.store(out_ptr + 5 * lane + 3, d)\n"
+        "    tl.store(out_ptr + 5 * lane + 4, tl.rand(seed, offs).to(tl.uint32, bitcast=True).to(tl.uint64))\n";
+    enum { G = 16, B = 128, N = G * B };
+    static uint64_t g[5 * N], c[5 * N];
+    tric_arg s = TRIC_ARG_I64(seed);
+    if (!run_both(p, src, "*u64,i64", "128", NULL, 0, sizeof g, &s, 1, G, g, c))
+        return;
+    int bad = 0;
+    for (int i = 0; i < 5 * N; i++)
+        if (g[i] != c[i] && bad++ < 5)
+            fprintf(stderr, "64-bit seed %lld word %d: gpu %016llx, interpreter %016llx\n", (long long)seed, i,
+                    (unsigned long long)g[i], (unsigned long long)c[i]);
+    failures += bad;
+}
+
 /* tl.philox on the known-answer vectors (key = the seed's low and high words). */
 static void test_kat(Pair *p)
 {
@@ -159,6 +186,8 @@ int main(void)
     test_streams(&p, 42, "i32");
     test_streams(&p, -7, "i32");
     test_streams(&p, 0x1234567890abcdefLL, "i64");
+    test_streams64(&p, 0x1234567890abcdefLL);
+    test_streams64(&p, -1);
     tric_device_close(p.cpu);
     tric_device_close(p.gpu);
     if (failures) {

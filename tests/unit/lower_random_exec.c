@@ -42,6 +42,33 @@ static void philox_ref(uint32_t c[4], uint32_t k0, uint32_t k1, int rounds)
     }
 }
 
+/* Philox4x64 with key (k0, k1) on counter c, R rounds. */
+static uint64_t mulhi64(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+
+static void philox64_ref(uint64_t c[4], uint64_t k0, uint64_t k1, int rounds)
+{
+    const uint64_t ma = 0xD2E7470EE14C6C93ull, mb = 0xCA5A826395121157ull;
+    for (int r = 0; r < rounds; r++) {
+        uint64_t n0 = mulhi64(mb, c[2]) ^ c[1] ^ k0, n1 = mb * c[2];
+        uint64_t n2 = mulhi64(ma, c[0]) ^ c[3] ^ k1, n3 = ma * c[0];
+        c[0] = n0;
+        c[1] = n1;
+        c[2] = n2;
+        c[3] = n3;
+        k0 += 0x9E3779B97F4A7C15ull;
+        k1 += 0xBB67AE8584CAA73Bull;
+    }
+}
+
+/* Triton's uint_to_uniform_float for 64 bits. */
+static float uniform64_ref(uint64_t u)
+{
+    int64_t x = (int64_t)u;
+    if (x < 0)
+        x = -(x + 1);
+    return (float)x * (float)1.0842020432385337e-19;
+}
+
 /* Triton's uint_to_uniform_float for 32 bits. */
 static float uniform_ref(uint32_t u)
 {
@@ -61,6 +88,16 @@ static float normal_ref(uint32_t a, uint32_t b)
     return r * (float)cos((double)th);
 }
 
+/* Random123's known-answer vectors for philox4x64_10: counter, key, result. */
+static const uint64_t kat64[3][10] = {
+    {0, 0, 0, 0, 0, 0, 0x16554d9eca36314cull, 0xdb20fe9d672d0fdcull, 0xd7e772cee186176bull, 0x7e68b68aec7ba23bull},
+    {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, 0x87b092c3013fe90bull, 0x438c3c67be8d0224ull,
+     0x9cc7d7c69cd777b6ull, 0xa09caebf594f0ba0ull},
+    {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull,
+     0x452821e638d01377ull, 0xbe5466cf34e90c6cull, 0xa528f45403e61d95ull, 0x38c72dbd566e9788ull,
+     0xa5a1610e72fd18b5ull, 0x57bd43b5e52b7fe6ull},
+};
+
 static void test_kat(void)
 {
     /* Salmon et al.'s Random123 known-answer vectors for philox4x32_10. */
@@ -76,6 +113,13 @@ static void test_kat(void)
         philox_ref(c, kat[t][4], kat[t][5], 10);
         for (int i = 0; i < 4; i++)
             CHECK(c[i] == kat[t][6 + i], "C reference KAT %d word %d: %08x, want %08x", t, i, c[i], kat[t][6 + i]);
+    }
+    for (int t = 0; t < 3; t++) {
+        uint64_t c[4] = {kat64[t][0], kat64[t][1], kat64[t][2], kat64[t][3]};
+        philox64_ref(c, kat64[t][4], kat64[t][5], 10);
+        for (int i = 0; i < 4; i++)
+            CHECK(c[i] == kat64[t][6 + i], "C reference 4x64 KAT %d word %d: %016llx, want %016llx", t, i,
+                  (unsigned long long)c[i], (unsigned long long)kat64[t][6 + i]);
     }
 }
 
@@ -226,8 +270,53 @@ static void test_streams(void)
     compile_result_free(&c.res);
 }
 
+/* 64-bit counters: tl.philox on the 4x64 KATs whose key 1 is 0 (the seed is key 0; key 1 is
+ * always 0, as in Triton), and randint4x / rand with int64 offsets. */
+static void test_philox64(void)
+{
+    const char *src = HEADER
+        "def k(c_ptr, seed, out_ptr, u_ptr, BLOCK: tl.constexpr):\n"
+        "    i = tl.arange(0, BLOCK)\n"
+        "    a, b, c, d = tl.philox(seed, tl.load(c_ptr + 4 * i), tl.load(c_ptr + 4 * i + 1),\n"
+        "                           tl.load(c_ptr + 4 * i + 2), tl.load(c_ptr + 4 * i + 3))\n"
+        "    tl.store(out_ptr + 4 * i, a)\n"
+        "    tl.store(out_ptr + 4 * i + 1, b)\n"
+        "    tl.store(out_ptr + 4 * i + 2, c)\n"
+        "    tl.store(out_ptr + 4 * i + 3, d)\n"
+        "    offs = i.to(tl.int64) * 1000003 - 5\n"
+        "    tl.store(u_ptr + 2 * i, tl.rand(seed, offs))\n"
+        "    tl.store(u_ptr + 2 * i + 1, tl.rand(seed, offs, n_rounds=6))\n";
+    Compiled c;
+    if (!compile(&c, src, "*u64,i64,*u64,*fp32", "8"))
+        return;
+    uint64_t cin[32], out[32];
+    float u[16];
+    for (int j = 0; j < 32; j++)
+        cin[j] = kat64[0][j % 4];
+    InterpArg args[] = {P(cin), I(0), P(out), P(u)};
+    InterpBuffer bufs[] = {B(cin, sizeof cin), B(out, sizeof out), B(u, sizeof u)};
+    if (run(c.ir, 1, args, 4, bufs, 3))
+        for (int j = 0; j < 32; j++)
+            CHECK(out[j] == kat64[0][6 + j % 4], "tl.philox 4x64 KAT word %d: %016llx, want %016llx", j % 4,
+                  (unsigned long long)out[j], (unsigned long long)kat64[0][6 + j % 4]);
+    const int64_t seed = -123456789;
+    InterpArg args2[] = {P(cin), I(seed), P(out), P(u)};
+    if (run(c.ir, 1, args2, 4, bufs, 3))
+        for (int i = 0; i < 8; i++) {
+            uint64_t w[4] = {(uint64_t)((int64_t)i * 1000003 - 5), 0, 0, 0}, w6[4] = {w[0], 0, 0, 0};
+            philox64_ref(w, (uint64_t)seed, 0, 10);
+            philox64_ref(w6, (uint64_t)seed, 0, 6);
+            float want = uniform64_ref(w[0]), want6 = uniform64_ref(w6[0]);
+            CHECK(memcmp(&u[2 * i], &want, 4) == 0, "rand(int64 offsets)[%d] = %.9g, want %.9g", i, u[2 * i], want);
+            CHECK(memcmp(&u[2 * i + 1], &want6, 4) == 0, "rand(int64, 6 rounds)[%d] = %.9g, want %.9g", i,
+                  u[2 * i + 1], want6);
+        }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
+    test_philox64();
     test_kat();
     test_philox_kernel();
     test_streams();
