@@ -7,6 +7,7 @@
  *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed
  *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
  *   signature.c --signature strings and -D values
+ *   random.c   tl.rand and friends: a built-in library of @jit functions, inlined by sema
  *   lower.c    typed AST -> tile IR (declared in ir.h's terms, below)
  *
  * The front end never sees LLVM or CUDA. */
