@@ -7,6 +7,7 @@
  *   values.c         LLVM types of dtypes, the registers of each value, inline asm
  *   arith.c          elementwise ops: arithmetic, compares, casts, math
  *   global_memory.c  vectorized, predicated loads and stores
+ *   atomic.c         atomic_rmw and atomic_cas: inline PTX atom / red
  *   shared_memory.c  an op's shared-memory scratch
  *   relayout.c       broadcast, expand_dims, trans, reshape, convert_layout
  *   reduce.c         reductions and argmax/argmin

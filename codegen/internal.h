@@ -242,6 +242,10 @@ void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef
 bool cg_lower_load(Cg *c, const IrOp *op);
 bool cg_lower_store(Cg *c, const IrOp *op);
 
+/* ---- atomic.c: atomic_rmw and atomic_cas (inline PTX atom / red) --------------------------- */
+
+bool cg_lower_atomic(Cg *c, const IrOp *op);
+
 /* ---- reduce.c: reduce_sum/max/min, argmax/argmin -------------------------------------------- */
 
 bool cg_lower_reduce(Cg *c, const IrOp *op);

@@ -7,6 +7,7 @@
  *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed
  *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
  *   signature.c --signature strings and -D values
+ *   random.c   tl.rand and friends: a built-in library of @jit functions, inlined by sema
  *   lower.c    typed AST -> tile IR (declared in ir.h's terms, below)
  *
  * The front end never sees LLVM or CUDA. */
@@ -422,6 +423,15 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
     X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")                       \
+    X(BI_ATOMIC_ADD, "atomic_add", "pointer val mask= sem= scope=", "atomic *p += val; the old values (also p.atomic_add)") \
+    X(BI_ATOMIC_MAX, "atomic_max", "pointer val mask= sem= scope=", "atomic *p = max(*p, val); ints, fp32, fp64") \
+    X(BI_ATOMIC_MIN, "atomic_min", "pointer val mask= sem= scope=", "atomic *p = min(*p, val)")   \
+    X(BI_ATOMIC_AND, "atomic_and", "pointer val mask= sem= scope=", "atomic *p &= val (ints)")    \
+    X(BI_ATOMIC_OR, "atomic_or", "pointer val mask= sem= scope=", "atomic *p |= val (ints)")      \
+    X(BI_ATOMIC_XOR, "atomic_xor", "pointer val mask= sem= scope=", "atomic *p ^= val (ints)")    \
+    X(BI_ATOMIC_XCHG, "atomic_xchg", "pointer val mask= sem= scope=", "atomic *p = val")          \
+    X(BI_ATOMIC_CAS, "atomic_cas", "pointer cmp val sem= scope=", "atomic *p = val where *p == cmp") \
+    X(BI_TO_TENSOR, "to_tensor", "x", "a run-time value of x (a constexpr number gets Triton's type: int32, uint32, int64, fp32, int1)") \
     X(BI_LIBDEVICE1, "libdevice_unary", "arg0", "libdevice.NAME(x): Sem.libdevice_fn names it")   \
     X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", "libdevice.NAME(x, y): Sem.libdevice_fn names it")
 
@@ -495,6 +505,16 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
 const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag);
 /* The file's kernels: its @jit functions that no other @jit function calls, in source order. */
 int sema_entry_kernels(const Module *m, const FuncDef ***out, Arena *arena);
+
+/* ---- random.c: tl.rand and friends, a built-in library of @jit functions ------------------- */
+
+/* The library (rand, randn, randint, randint4x, rand4x, randn4x, philox, philox_impl,
+ * uint_to_uniform_float, pair_uniform_to_normal), parsed into arena; NULL with an internal
+ * error if it does not parse. */
+const Module *random_library(Arena *arena, Diag *diag);
+/* Whether tl.NAME is one of the library's public functions; its seed is argument 0 and its
+ * counters (offsets) arguments first..last (-1 when it takes none). */
+bool random_lookup(const char *name, int *first_counter, int *last_counter);
 
 /* ---- autotune.c: @triton.autotune ------------------------------------------------------------ */
 

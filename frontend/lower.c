@@ -1473,6 +1473,100 @@ static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, 
     return lv_none();
 }
 
+/* One atomic_rmw (ptr, val, mask) of kind with sem and scope: the old values. */
+static ValueId emit_atomic_rmw(Lowerer *lw, SrcLoc loc, AtomicKind kind, MemSem sem, MemScope scope,
+                               ValueId p, ValueId v, ValueId m)
+{
+    Type pt = vtype(lw, p);
+    Type rt = with_dtype(pt, pt.dtype);
+    ValueId ops[3] = {p, v, m};
+    IrOp *op = emit(lw, OP_ATOMIC_RMW, loc, ops, m ? 3 : 2, &rt, 1, 0);
+    op->attr[0] = kind;
+    op->attr[1] = sem;
+    op->attr[2] = scope;
+    return op->results[0];
+}
+
+/* Float atomic_max/min as Triton builds them (semantic.atomic_max): on the bits, a non-negative
+ * val (sign bit clear) takes signed max (min) as an int, a negative one unsigned min (max) -- the
+ * IEEE order of floats of one sign is the order of their bits, reversed for negatives -- and the
+ * old value comes from whichever of the two ran for the lane. */
+static ValueId emit_float_minmax(Lowerer *lw, SrcLoc loc, bool is_max, MemSem sem, MemScope scope,
+                                 ValueId p, ValueId v, ValueId m)
+{
+    Type pt = vtype(lw, p), vt = vtype(lw, v);
+    bool f64 = pt.dtype == DT_F64;
+    DType it = f64 ? DT_I64 : DT_I32, ut = f64 ? DT_U64 : DT_U32;
+    Type ipt = pt, upt = pt;
+    ipt.dtype = it;
+    upt.dtype = ut;
+    ValueId ip = emit1(lw, OP_BITCAST, loc, ipt, p), up = emit1(lw, OP_BITCAST, loc, upt, p);
+    ValueId iv = emit1(lw, OP_BITCAST, loc, with_dtype(vt, it), v);
+    ValueId uv = emit1(lw, OP_BITCAST, loc, with_dtype(vt, ut), v);
+    ValueId shift = emit_int(lw, loc, with_dtype(vt, ut), f64 ? 63 : 31);
+    ValueId sign = emit2(lw, OP_SHR, loc, with_dtype(vt, ut), uv, shift);
+    ValueId neg = emit2(lw, OP_CMP_NE, loc, with_dtype(vt, DT_I1), sign, emit_zero(lw, loc, with_dtype(vt, ut)));
+    ValueId pos = emit1(lw, OP_NOT, loc, with_dtype(vt, DT_I1), neg);
+    ValueId mpos = m ? emit2(lw, OP_AND, loc, with_dtype(vt, DT_I1), m, pos) : pos;
+    ValueId mneg = m ? emit2(lw, OP_AND, loc, with_dtype(vt, DT_I1), m, neg) : neg;
+    ValueId pos_old = emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MAX : ATOMIC_MIN, sem, scope, ip, iv, mpos);
+    ValueId neg_old = emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MIN : ATOMIC_MAX, sem, scope, up, uv, mneg);
+    ValueId neg_bits = emit1(lw, OP_BITCAST, loc, with_dtype(vt, it), neg_old);
+    ValueId old = emit3(lw, OP_SELECT, loc, with_dtype(vt, it), pos, pos_old, neg_bits);
+    return emit1(lw, OP_BITCAST, loc, vt, old);
+}
+
+/* tl.atomic_*: semantic.atom_red_typechecking_impl (val and mask broadcast to the pointer's
+ * shape, val cast to the pointee), then one atomic_rmw (float max/min: two), or an atomic_cas. */
+static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
+{
+    SrcLoc loc = e->loc;
+    bool cas = bi == BI_ATOMIC_CAS;
+    if (!arg(a, 0) || !arg(a, 1) || (cas && !arg(a, 2)))
+        return lv_none();
+    ValueId p = lower_value(lw, arg(a, 0));
+    if (!p)
+        return lv_none();
+    Type pt = vtype(lw, p);
+    if (!pt.is_ptr) {
+        lower_error(lw, arg(a, 0)->loc, "tl.%s needs a pointer, not %s", builtin_name(bi),
+                    type_str(lw->arena, pt));
+        return lv_none();
+    }
+    Type vt = with_dtype(pt, pt.dtype);
+    MemSem sem = MEM_SEM_ACQ_REL;
+    MemScope scope = MEM_SCOPE_GPU;
+    const char *ss = arg_const_str(a, 3), *sc = arg_const_str(a, 4);
+    if ((ss && !mem_sem_from_name(ss, &sem)) || (sc && !mem_scope_from_name(sc, &scope))) {
+        lower_error(lw, loc, "tl.%s: bad sem or scope", builtin_name(bi));
+        return lv_none();
+    }
+    Operand v = operand_from_expr(lw, arg(a, cas ? 2 : 1));
+    ValueId val = operand_as(lw, &v, vt);
+    if (cas) {
+        Operand c = operand_from_expr(lw, arg(a, 1));
+        ValueId cmp = operand_as(lw, &c, vt);
+        ValueId ops[3] = {p, cmp, val};
+        IrOp *op = emit(lw, OP_ATOMIC_CAS, loc, ops, 3, &vt, 1, 0);
+        op->attr[1] = sem;
+        op->attr[2] = scope;
+        return lv_value(op->results[0]);
+    }
+    ValueId m = arg(a, 2) ? lower_value(lw, arg(a, 2)) : 0;
+    if (arg(a, 2) && !m)
+        return lv_none();
+    if (m)
+        m = convert(lw, m, with_dtype(pt, DT_I1), loc);
+    if (!val || (arg(a, 2) && !m))
+        return lv_none();
+    bool float_minmax = dtype_is_float(pt.dtype) && (bi == BI_ATOMIC_MAX || bi == BI_ATOMIC_MIN);
+    if (float_minmax)
+        return lv_value(emit_float_minmax(lw, loc, bi == BI_ATOMIC_MAX, sem, scope, p, val, m));
+    static const AtomicKind kinds[] = {ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_AND,
+                                       ATOMIC_OR, ATOMIC_XOR, ATOMIC_XCHG};
+    return lv_value(emit_atomic_rmw(lw, loc, kinds[bi - BI_ATOMIC_ADD], sem, scope, p, val, m));
+}
+
 /* tl.dot: semantic.dot. */
 static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
 {
@@ -1678,6 +1772,13 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ISINSTANCE: return lv_none(); /* a type, and a constexpr sema folded */
     case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
     case BI_STORE: return lower_store(lw, e, &a, have_r, r);
+    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
+        return lower_atomic(lw, e, &a, bi);
+    case BI_TO_TENSOR:
+        if (!arg(&a, 0) || !have_r)
+            return lv_none();
+        return lv_value(lower_as(lw, arg(&a, 0), r));
     case BI_DOT: return lower_dot(lw, e, &a, have_r, r);
     case BI_SUM:
     case BI_MAX:
@@ -2089,6 +2190,7 @@ static bool is_effectful_call(const Expr *e)
         return true;
     const Sem *fs = &e->call.fn->sem;
     return fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
+           (fs->builtin >= BI_ATOMIC_ADD && fs->builtin <= BI_ATOMIC_CAS) ||
            fs->builtin == BI_DEVICE_ASSERT || fs->builtin == BI_DEBUG_BARRIER;
 }
 

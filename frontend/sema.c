@@ -75,6 +75,7 @@ typedef struct Sema {
     int expansions;        /* helper copies + static_range iterations made so far */
     const FuncDef *inline_stack[MAX_INLINE_DEPTH + 1];
     int inline_depth;
+    const Module *random_lib; /* random.c's library, parsed on first use */
 } Sema;
 
 static Binding *env_find(Env *env, const char *name)
@@ -534,6 +535,10 @@ static bool lookup_method(const char *name, Builtin *out)
         {"cos", BI_COS},           {"floor", BI_FLOOR},
         {"ceil", BI_CEIL},         {"sigmoid", BI_SIGMOID},
         {"multiple_of", BI_MULTIPLE_OF}, {"max_contiguous", BI_MAX_CONTIGUOUS},
+        {"atomic_add", BI_ATOMIC_ADD}, {"atomic_max", BI_ATOMIC_MAX},
+        {"atomic_min", BI_ATOMIC_MIN}, {"atomic_and", BI_ATOMIC_AND},
+        {"atomic_or", BI_ATOMIC_OR},   {"atomic_xor", BI_ATOMIC_XOR},
+        {"atomic_xchg", BI_ATOMIC_XCHG}, {"atomic_cas", BI_ATOMIC_CAS},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(table[i].name, name)) {
@@ -554,6 +559,14 @@ static const char *dotted_text(Sema *s, const Expr *e)
         return NULL;
     const char *obj = dotted_text(s, e->attr.obj);
     return obj ? arena_printf(s->a, "%s.%s", obj, e->attr.name) : NULL;
+}
+
+/* The random library's function `name` (parsed on first use); NULL after an internal error. */
+static const FuncDef *random_func(Sema *s, const char *name)
+{
+    if (!s->random_lib)
+        s->random_lib = random_library(s->a, s->diag);
+    return s->random_lib ? module_func(s->random_lib, name) : NULL;
 }
 
 /* The member `name` of module mod (whose canonical path is mod.module: "tl",
@@ -577,11 +590,16 @@ static Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, 
         return sem_error();
     }
     if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
-        !strcmp(name, "PropagateNan"))
+        !strcmp(name, "PropagateNan") || !strcmp(name, "random"))
         return sem_module(path);
     Builtin bi;
-    if (lookup_tl_builtin(name, &bi))
+    if (strcmp(leaf, "random") && lookup_tl_builtin(name, &bi))
         return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
+    int first, last;
+    if (random_lookup(name, &first, &last)) {
+        const FuncDef *f = random_func(s, name);
+        return f ? (Sem){.kind = SEM_FUNC, .func = (FuncDef *)f} : sem_error();
+    }
     DType dt;
     if (lookup_dtype_name(name, &dt))
         return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
@@ -2439,6 +2457,113 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
     return sem_void();
 }
 
+/* sem= and scope= of an atomic: None (the default) or one of Triton's strings. */
+static bool atomic_string_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                              bool is_sem)
+{
+    if (arg_is_none(call, i))
+        return true;
+    Expr *x = arg(call, i);
+    if (is_error(x->sem))
+        return false;
+    const char *choices = is_sem ? "\"acquire\", \"release\", \"acq_rel\" or \"relaxed\""
+                                 : "\"gpu\", \"cta\" or \"sys\"";
+    if (x->sem.kind != SEM_CONST || x->sem.cv.kind != CV_STR) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr string (%s), got %s",
+                   fname, what, choices, sem_describe(s, x->sem));
+        return false;
+    }
+    MemSem ms;
+    MemScope sc;
+    if (is_sem ? !mem_sem_from_name(x->sem.cv.s, &ms) : !mem_scope_from_name(x->sem.cv.s, &sc)) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be %s, got \"%s\"", fname, what,
+                   choices, x->sem.cv.s);
+        return false;
+    }
+    return true;
+}
+
+/* tl.atomic_{add,max,min,and,or,xor,xchg}(pointer, val, mask, sem, scope) and
+ * tl.atomic_cas(pointer, cmp, val, sem, scope), with Triton's rules (semantic.py
+ * atom_red_typechecking_impl, atomic_max, atomic_cas): val (and cmp) and mask broadcast to the
+ * pointer's shape and val is cast to the pointee; 32- and 64-bit elements, fp16 and bf16 only for
+ * add; max and min on ints, fp32 and fp64; and/or/xor on ints; cas on 16, 32 or 64 bits. The
+ * result is the old values, in the pointer's shape. */
+static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    bool cas = b == BI_ATOMIC_CAS;
+    Type p;
+    if (!value_arg(s, call, 0, fname, "pointer", &p))
+        return sem_error();
+    if (!p.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a pointer or a block of pointers, got %s",
+                   fname, tstr(s, p));
+        return sem_error();
+    }
+    DType dt = p.dtype;
+    int bits = dtype_bits(dt);
+    bool ok = true;
+    if (cas) {
+        if (bits != 16 && bits != 32 && bits != 64) {
+            diag_error(s->diag, arg_loc(call, 0), "%s supports elements of 16, 32 or 64 bits, got %s",
+                       fname, dtype_name(dt));
+            return sem_error();
+        }
+    } else if ((dt == DT_F16 || dt == DT_BF16) && b != BI_ATOMIC_ADD) {
+        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s (only atomic_add does)", fname,
+                   dtype_name(dt));
+        return sem_error();
+    } else if (bits < 16 || dt == DT_I16 || dt == DT_U16) {
+        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s elements (32- and 64-bit "
+                   "ints and floats; fp16 and bf16 for atomic_add)", fname, dtype_name(dt));
+        return sem_error();
+    } else if (dtype_is_float(dt) && (b == BI_ATOMIC_AND || b == BI_ATOMIC_OR || b == BI_ATOMIC_XOR)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs integer elements, got %s", fname,
+                   dtype_name(dt));
+        return sem_error();
+    }
+    int nvals = cas ? 2 : 1;
+    for (int i = 1; i <= nvals; i++) {
+        const char *what = cas && i == 1 ? "cmp" : "val";
+        Type v;
+        if (!value_arg(s, call, i, fname, what, &v)) {
+            ok = false;
+        } else if (v.is_ptr) {
+            diag_error(s->diag, arg_loc(call, i), "%s's %s must be a number, got %s", fname, what,
+                       tstr(s, v));
+            ok = false;
+        } else if (!broadcasts_to(v, p)) {
+            diag_error(s->diag, arg_loc(call, i), "%s's %s of shape %s cannot be broadcast to the "
+                       "pointer's shape %s",
+                       fname, what, shape_str(s, v), shape_str(s, p));
+            ok = false;
+        }
+    }
+    if (!cas && !arg_is_none(call, 2)) {
+        Type m;
+        if (!value_arg(s, call, 2, fname, "mask", &m)) {
+            ok = false;
+        } else if (m.is_ptr || m.dtype != DT_I1) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask must be int1 (a comparison), got %s",
+                       fname, tstr(s, m));
+            ok = false;
+        } else if (!broadcasts_to(m, p)) {
+            diag_error(s->diag, arg_loc(call, 2), "%s's mask of shape %s cannot be broadcast to "
+                       "the pointer's shape %s",
+                       fname, shape_str(s, m), shape_str(s, p));
+            ok = false;
+        }
+    }
+    /* sem and scope are parameters 3 and 4 of both signatures */
+    if (!atomic_string_arg(s, call, 3, fname, "sem", true))
+        ok = false;
+    if (!atomic_string_arg(s, call, 4, fname, "scope", false))
+        ok = false;
+    if (!ok)
+        return sem_error();
+    return sem_value(with_shape(dt, false, p));
+}
+
 static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -3050,6 +3175,30 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return load_builtin(s, call, fname);
     case BI_STORE:
         return store_builtin(s, call, fname);
+    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
+        return atomic_builtin(s, call, b, fname);
+    case BI_TO_TENSOR: {
+        /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
+         * float fp32; a bool int1. A run-time value stays as it is. */
+        Sem v = arg(call, 0)->sem;
+        if (v.kind == SEM_VALUE && !v.type.is_ptr)
+            return sem_value(v.type);
+        if (v.kind == SEM_VALUE)
+            return v;
+        if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
+            int64_t x = v.cv.i;
+            DType d = x >= INT32_MIN && x <= INT32_MAX ? DT_I32 : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32 : DT_I64;
+            return sem_value(type_scalar(d));
+        }
+        if (v.kind == SEM_CONST && v.cv.kind == CV_FLOAT)
+            return sem_value(type_scalar(DT_F32));
+        if (v.kind == SEM_CONST && v.cv.kind == CV_BOOL)
+            return sem_value(type_scalar(DT_I1));
+        if (!is_error(v))
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname, sem_describe(s, v));
+        return sem_error();
+    }
     case BI_DOT:
         return dot_builtin(s, call, fname);
     case BI_SUM:
@@ -4000,9 +4149,74 @@ static const FuncDef *jit_wrapper_of(const Module *m, const char *impl)
     return NULL;
 }
 
+static bool is_library_func(Sema *s, const FuncDef *f)
+{
+    if (!s->random_lib)
+        return false;
+    for (int i = 0; i < s->random_lib->nfuncs; i++)
+        if (s->random_lib->funcs[i] == f)
+            return true;
+    return false;
+}
+
+/* A call of the random library from the user's code: the seed an integer scalar, the counters
+ * 32-bit integers (tric's Philox is Triton's 32-bit one), n_rounds a positive constexpr; then
+ * the library function is inlined with the library as the module its names resolve in (its own
+ * functions, no user globals), so a user's names never change what it means. */
+static Sem library_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
+{
+    const char *name = callee->name ? callee->name : "?";
+    const char *shown = arena_printf(s->a, "%s()", name);
+    int first, last;
+    if (s->module != s->random_lib && random_lookup(name, &first, &last) && first > 0) {
+        Expr **bound = bind_call_args(s, call, callee, shown, cloc);
+        if (!bound)
+            return sem_error();
+        for (int i = 0; i <= last && i < callee->nparams; i++) {
+            Expr *x = bound[i];
+            if (!x)
+                continue; /* missing: inline_call reports it */
+            Sem v = x->sem;
+            Type t;
+            const char *what = i == 0 ? "seed" : callee->nparams > 4 ? arena_printf(s->a, "c%d", i - 1) : "offset";
+            if (is_error(v))
+                return sem_error();
+            bool is_int = operand_type(v, &t) && !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
+            if (i == 0 && (!is_int || t.rank != 0)) {
+                diag_error(s->diag, expr_start(x), "%s's seed must be an integer scalar, got %s", shown,
+                           sem_describe(s, v));
+                return sem_error();
+            }
+            if (i > 0 && (!is_int || (v.kind != SEM_CONST && dtype_bits(t.dtype) != 32 &&
+                                      dtype_bits(t.dtype) != 64))) {
+                diag_error(s->diag, expr_start(x), "%s's %s must hold 32- or 64-bit integers, got %s",
+                           shown, what, sem_describe(s, v));
+                return sem_error();
+            }
+        }
+        Expr *nr = callee->nparams > 0 && !strcmp(callee->params[callee->nparams - 1].name, "n_rounds")
+                       ? bound[callee->nparams - 1] : NULL;
+        if (nr && !(nr->sem.kind == SEM_CONST && nr->sem.cv.kind == CV_INT && nr->sem.cv.i > 0)) {
+            diag_error(s->diag, expr_start(nr), "%s's n_rounds must be a positive constexpr int, got %s",
+                       shown, sem_describe(s, nr->sem));
+            return sem_error();
+        }
+    }
+    const Module *saved_module = s->module;
+    Env saved_globals = s->globals;
+    s->module = s->random_lib;
+    s->globals = (Env){0};
+    Sem r = inline_call(s, call, callee, cloc);
+    s->module = saved_module;
+    s->globals = saved_globals;
+    return r;
+}
+
 static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
 {
     const char *name = callee->name ? callee->name : "?";
+    if (is_library_func(s, callee) && s->module != s->random_lib)
+        return library_call(s, call, callee, cloc);
     if (!callee->is_jit) {
         const FuncDef *wrapper = jit_wrapper_of(s->module, name);
         diag_error(s->diag, cloc, "'%s' is not a @triton.jit function; a kernel can call only "

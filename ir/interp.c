@@ -461,7 +461,9 @@ static int find_buffer(Interp *in, uint64_t addr, size_t size)
 static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, uint64_t addr,
                           size_t size, bool is_store)
 {
-    fail(in, op, "out-of-bounds %s ", op->code == OP_ASYNC_COPY ? "async_copy" : is_store ? "store" : "load");
+    fail(in, op, "out-of-bounds %s ", op->code == OP_ASYNC_COPY ? "async_copy"
+                                      : op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ? "atomic"
+                                      : is_store ? "store" : "load");
     print_program(in);
     strbuf_append(in->error, ": ");
     print_element(in->error, shape, flat);
@@ -1251,6 +1253,90 @@ static bool run_store(Interp *in, const IrOp *op)
     return true;
 }
 
+/* ---- atomics ---------------------------------------------------------------------------------- */
+
+/* One element's read-modify-write on raw bits: the new bits of `kind` applied to old and val of
+ * the pointee type et (ints by signedness, floats rounded to et). */
+static uint64_t atomic_apply(AtomicKind kind, Type et, const Codec *codec, uint64_t old, uint64_t val)
+{
+    if (kind == ATOMIC_XCHG)
+        return val;
+    if (is_float_value(et)) { /* only add (the verifier) */
+        double o = 0, v = 0;
+        codec_decode(codec, &o, 0, old);
+        codec_decode(codec, &v, 0, val);
+        double r = round_to(et.dtype, o + v); /* o + v is exact in double for fp32 and below */
+        return codec_encode(codec, &r, 0);
+    }
+    int64_t o = 0, v = 0;
+    codec_decode(codec, &o, 0, old);
+    codec_decode(codec, &v, 0, val);
+    bool is_signed = int_signed(et);
+    int64_t r;
+    switch (kind) {
+    case ATOMIC_ADD: r = (int64_t)((uint64_t)o + (uint64_t)v); break;
+    case ATOMIC_AND: r = o & v; break;
+    case ATOMIC_OR: r = o | v; break;
+    case ATOMIC_XOR: r = o ^ v; break;
+    case ATOMIC_MAX:
+    case ATOMIC_MIN: {
+        bool less = is_signed ? o < v : (uint64_t)o < (uint64_t)v;
+        r = (kind == ATOMIC_MAX) == less ? v : o;
+        break;
+    }
+    default: r = v; break;
+    }
+    return codec_encode(codec, &r, 0);
+}
+
+/* atomic_rmw and atomic_cas: the elements one after the other in row-major order (one program
+ * runs at a time, so every lane's atomic sees the ones before it), each returning the bits it
+ * found; masked-off lanes touch nothing and return 0. sem and scope change nothing here. */
+static bool run_atomic(Interp *in, const IrOp *op)
+{
+    bool cas = op->code == OP_ATOMIC_CAS;
+    Type pt = vtype(in, op->operands[0]);
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt), sp, sv, sc = 0, sm = 0;
+    const int64_t *ptr = operand(in, op, 0);
+    const void *val = ptr ? operand(in, op, cas ? 2 : 1) : NULL;
+    const void *cmp = NULL;
+    const int64_t *mask = NULL;
+    void *r = val ? result(in, op) : NULL;
+    if (!r || !operand_stride(in, op, 0, n, &sp) || !operand_stride(in, op, cas ? 2 : 1, n, &sv))
+        return false;
+    if (cas && (!(cmp = operand(in, op, 1)) || !operand_stride(in, op, 1, n, &sc)))
+        return false;
+    if (!cas && has_operand(op, 2) && (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
+        return false;
+    Type et = type_scalar(pt.dtype);
+    size_t size = memory_bytes(et);
+    Codec codec = codec_of(et);
+    for (int64_t i = 0; i < n; i++) {
+        if (mask && !mask[i * sm]) {
+            memset((char *)r + i * 8, 0, 8);
+            continue;
+        }
+        uint64_t addr = (uint64_t)ptr[i * sp];
+        int buf = find_buffer(in, addr, size);
+        if (buf < 0)
+            return out_of_bounds(in, op, rt, i, addr, size, true);
+        uint64_t off = addr - in->launch->buffers[buf].addr;
+        if (!save_page(in, op, buf, off) ||
+            ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES && !save_page(in, op, buf, off + size - 1)))
+            return false;
+        uint64_t old = read_bytes(addr, size);
+        uint64_t v = codec_encode(&codec, val, i * sv), now;
+        if (cas)
+            now = old == codec_encode(&codec, cmp, i * sc) ? v : old;
+        else
+            now = atomic_apply((AtomicKind)op->attr[0], et, &codec, old, v);
+        memcpy((void *)(uintptr_t)addr, &now, size); /* little-endian: the low bytes */
+        codec_decode(&codec, r, i, old);
+    }
+    return true;
+}
+
 /* ---- dot and reductions ----------------------------------------------------------------------- */
 
 /* acc[j] += a * b[j]: each element rounded in fp32 on its own, so the result is the same in any
@@ -2025,6 +2111,8 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_ADDPTR: return run_addptr(in, op);
     case OP_LOAD: return run_load(in, op);
     case OP_STORE: return run_store(in, op);
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return run_atomic(in, op);
     case OP_DOT: return run_dot(in, op);
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:
@@ -2079,11 +2167,11 @@ static bool validate_region(Interp *in, const IrRegion *r)
             return fail(in, op, "internal error: an op with code %d", (int)op->code);
         int want = op_num_operands(op->code);
         if ((want >= 0 && op->noperands < want) ||
-            (op->code == OP_LOAD && op->noperands < 1) || (op->code == OP_STORE && op->noperands < 2) ||
+            (op->code == OP_LOAD && op->noperands < 1) || ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
             (op->code == OP_ASYNC_COPY && op->noperands < 2))
             return fail(in, op, "internal error: %s with %d operands", op_name(op->code), op->noperands);
         /* mask, other: 0 = none */
-        int first_optional = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ASYNC_COPY ? 2 : INT32_MAX;
+        int first_optional = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ASYNC_COPY || op->code == OP_ATOMIC_RMW ? 2 : INT32_MAX;
         for (int j = 0; j < op->noperands; j++) {
             ValueId v = op->operands[j];
             if (v < 0 || v >= f->nvalues || (v == 0 && j < first_optional))

@@ -78,6 +78,60 @@ bool libdevice_from_name(const char *name, LibdeviceFn *out)
     return false;
 }
 
+/* ---- the atomic tables ----------------------------------------------------------------------- */
+
+static const char *const atomic_kind_names[] = {
+#define X(e, name, ptx, doc) [e] = name,
+    TRIC_ATOMIC_KINDS(X)
+#undef X
+};
+static const char *const atomic_kind_ptxs[] = {
+#define X(e, name, ptx, doc) [e] = ptx,
+    TRIC_ATOMIC_KINDS(X)
+#undef X
+};
+static const char *const mem_sem_names[] = {
+#define X(e, name, ptx) [e] = name,
+    TRIC_MEM_SEMS(X)
+#undef X
+};
+static const char *const mem_scope_names[] = {
+#define X(e, name, ptx) [e] = name,
+    TRIC_MEM_SCOPES(X)
+#undef X
+};
+
+const char *atomic_kind_name(int64_t k) { return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_names[k] : NULL; }
+const char *atomic_kind_ptx(int64_t k) { return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_ptxs[k] : NULL; }
+const char *mem_sem_name(int64_t s) { return s >= 0 && s < MEM_SEM_COUNT ? mem_sem_names[s] : NULL; }
+const char *mem_scope_name(int64_t s) { return s >= 0 && s < MEM_SCOPE_COUNT ? mem_scope_names[s] : NULL; }
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+bool atomic_kind_from_name(const char *name, AtomicKind *out)
+{
+    int i = name_index(atomic_kind_names, ATOMIC_KIND_COUNT, name);
+    return i >= 0 && (*out = (AtomicKind)i, true);
+}
+
+bool mem_sem_from_name(const char *name, MemSem *out)
+{
+    int i = name_index(mem_sem_names, MEM_SEM_COUNT, name);
+    return i >= 0 && (*out = (MemSem)i, true);
+}
+
+bool mem_scope_from_name(const char *name, MemScope *out)
+{
+    int i = name_index(mem_scope_names, MEM_SCOPE_COUNT, name);
+    return i >= 0 && (*out = (MemScope)i, true);
+}
+
 bool op_from_name(const char *name, OpCode *out)
 {
     for (int i = 0; i < OP_COUNT; i++) {

@@ -79,6 +79,8 @@ typedef int32_t ValueId;
     X(OP_ADDPTR, "addptr", 2, "r = pointer a advanced by b elements of its pointee (b any int dtype)") \
     X(OP_LOAD, "load", -1, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
     X(OP_STORE, "store", -1, "*a = b where mask (operand 2, optional); no result")               \
+    X(OP_ATOMIC_RMW, "atomic_rmw", -1, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
+    X(OP_ATOMIC_CAS, "atomic_cas", 3, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
     X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; attr[0]=1 lets fp32 use tf32") \
     X(OP_REDUCE_SUM, "reduce_sum", 1, "r = sum of a along attr[0] (that dim removed)")            \
@@ -161,6 +163,64 @@ typedef int32_t ValueId;
     X(LD_COPYSIGN, "copysign", 2, LDR_FLOAT, "__nv_copysignf", "__nv_copysign", "|x| with y's sign") \
     X(LD_NEXTAFTER, "nextafter", 2, LDR_FLOAT, "__nv_nextafterf", "__nv_nextafter", "the next float after x toward y") \
     X(LD_DIV_RN, "div_rn", 2, LDR_FLOAT, "__nv_fdiv_rn", "__nv_ddiv_rn", "x / y, rounded to nearest even")
+
+/* What an atomic_rmw does (attr[0]), Triton's tl.atomic_*; signedness and int or float from the
+ * dtype. Columns: enum, name (tl.atomic_NAME and the IR text), PTX operation, meaning. Float max
+ * and min are not here: lowering builds them from max on the signed and min on the unsigned bits,
+ * as Triton does (semantic.atomic_max). */
+#define TRIC_ATOMIC_KINDS(X)                                                                       \
+    X(ATOMIC_ADD, "add", "add", "old + val (ints wrap; floats: fp16, bf16, fp32, fp64)")            \
+    X(ATOMIC_MAX, "max", "max", "max(old, val), ints (signed or unsigned by dtype)")               \
+    X(ATOMIC_MIN, "min", "min", "min(old, val), ints")                                             \
+    X(ATOMIC_AND, "and", "and", "old & val, ints")                                                 \
+    X(ATOMIC_OR, "or", "or", "old | val, ints")                                                    \
+    X(ATOMIC_XOR, "xor", "xor", "old ^ val, ints")                                                 \
+    X(ATOMIC_XCHG, "xchg", "exch", "val (any 32- or 64-bit dtype)")
+
+typedef enum AtomicKind {
+#define X(e, name, ptx, doc) e,
+    TRIC_ATOMIC_KINDS(X)
+#undef X
+    ATOMIC_KIND_COUNT
+} AtomicKind;
+
+/* Memory orderings of an atomic (attr[1]), Triton's sem= strings and the PTX .sem qualifiers
+ * (PTX ISA "Memory Consistency Model", 8.4 and atom). acq_rel is Triton's default. */
+#define TRIC_MEM_SEMS(X)                                                                           \
+    X(MEM_SEM_ACQ_REL, "acq_rel", "acq_rel")                                                       \
+    X(MEM_SEM_ACQUIRE, "acquire", "acquire")                                                       \
+    X(MEM_SEM_RELEASE, "release", "release")                                                       \
+    X(MEM_SEM_RELAXED, "relaxed", "relaxed")
+
+typedef enum MemSem {
+#define X(e, name, ptx) e,
+    TRIC_MEM_SEMS(X)
+#undef X
+    MEM_SEM_COUNT
+} MemSem;
+
+/* Scopes of an atomic (attr[2]), Triton's scope= strings and the PTX .scope qualifiers. gpu is
+ * Triton's default. */
+#define TRIC_MEM_SCOPES(X)                                                                         \
+    X(MEM_SCOPE_GPU, "gpu", "gpu")                                                                 \
+    X(MEM_SCOPE_CTA, "cta", "cta")                                                                 \
+    X(MEM_SCOPE_SYS, "sys", "sys")
+
+typedef enum MemScope {
+#define X(e, name, ptx) e,
+    TRIC_MEM_SCOPES(X)
+#undef X
+    MEM_SCOPE_COUNT
+} MemScope;
+
+/* Names of the three tables' rows (NULL outside them) and their lookups by name. */
+const char *atomic_kind_name(int64_t kind);
+const char *atomic_kind_ptx(int64_t kind);
+const char *mem_sem_name(int64_t sem);
+const char *mem_scope_name(int64_t scope);
+bool atomic_kind_from_name(const char *name, AtomicKind *out);
+bool mem_sem_from_name(const char *name, MemSem *out);
+bool mem_scope_from_name(const char *name, MemScope *out);
 
 typedef enum LibdeviceResult {
     LDR_FLOAT, /* the arguments' float type */

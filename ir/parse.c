@@ -591,7 +591,7 @@ static const char *operand_label(OpCode code, int i)
         return i == 1 ? "mask" : i == 2 ? "other" : NULL;
     if (code == OP_ASYNC_COPY)
         return i == 2 ? "mask" : i == 3 ? "other" : NULL;
-    if (code == OP_STORE)
+    if (code == OP_STORE || code == OP_ATOMIC_RMW)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
         return i >= 3 ? "iter" : NULL;
@@ -650,6 +650,27 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
             if (!libdevice_from_name(fname, &fn))
                 fail_at(p, sloc, "unknown libdevice function \"%s\"", fname);
             a->attr[0] = fn;
+        } else if ((code == OP_ATOMIC_RMW && !strcmp(key, "kind")) ||
+                   ((code == OP_ATOMIC_RMW || code == OP_ATOMIC_CAS) &&
+                    (!strcmp(key, "sem") || !strcmp(key, "scope")))) {
+            SrcLoc sloc = here(p);
+            const char *name = string_value(p);
+            AtomicKind kind;
+            MemSem sem;
+            MemScope scope;
+            if (key[1] == 'i') { /* kind */
+                if (!atomic_kind_from_name(name, &kind))
+                    fail_at(p, sloc, "unknown atomic kind \"%s\" (add, max, min, and, or, xor, xchg)", name);
+                a->attr[0] = kind;
+            } else if (key[1] == 'e') { /* sem */
+                if (!mem_sem_from_name(name, &sem))
+                    fail_at(p, sloc, "unknown memory semantic \"%s\" (acq_rel, acquire, release, relaxed)", name);
+                a->attr[1] = sem;
+            } else {
+                if (!mem_scope_from_name(name, &scope))
+                    fail_at(p, sloc, "unknown memory scope \"%s\" (gpu, cta, sys)", name);
+                a->attr[2] = scope;
+            }
         } else if (!strcmp(key, "attr") || (!strcmp(key, "perm") && code == OP_TRANS) ||
                    (!strcmp(key, "divisibility") && code == OP_MULTIPLE_OF) ||
                    (!strcmp(key, "contiguity") && code == OP_MAX_CONTIGUOUS)) {

@@ -215,7 +215,7 @@ static const char *operand_label(OpCode code, int i)
         return i == 1 ? "mask" : i == 2 ? "other" : NULL;
     if (code == OP_ASYNC_COPY)
         return i == 2 ? "mask" : i == 3 ? "other" : NULL;
-    if (code == OP_STORE)
+    if (code == OP_STORE || code == OP_ATOMIC_RMW)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
         return i >= 3 ? "iter" : NULL;
@@ -236,6 +236,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_MAKE_RANGE:
         return 2;
     case OP_SCAN:
+    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
         return 3;
     case OP_TRANS:
         return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
@@ -303,6 +304,25 @@ static void print_attr_dict(Printer *p, const IrOp *op)
                 KEY("attr = ");
                 print_i64_list(out, op->attr, TRIC_MAX_RANK);
             }
+            break;
+        }
+        case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
+            const char *kind = atomic_kind_name(op->attr[0]);
+            const char *sem = mem_sem_name(op->attr[1]), *scope = mem_scope_name(op->attr[2]);
+            bool ok = sem && scope && (op->code == OP_ATOMIC_RMW ? kind != NULL : op->attr[0] == 0);
+            if (!ok) { /* outside the tables: keep the numbers (the verifier says why) */
+                KEY("attr = ");
+                print_i64_list(out, op->attr, TRIC_MAX_RANK);
+                break;
+            }
+            if (op->code == OP_ATOMIC_RMW) {
+                KEY("kind = ");
+                print_string(out, kind);
+            }
+            KEY("sem = ");
+            print_string(out, sem);
+            KEY("scope = ");
+            print_string(out, scope);
             break;
         }
         case OP_BARRIER: /* a plain barrier prints bare */

@@ -508,6 +508,8 @@ static bool smem_operand_ok(OpCode c, int i)
            (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2);
 }
 
+static void check_atomic(Verifier *v, const IrOp *op);
+
 static void check_types(Verifier *v, const IrOp *op)
 {
     OpCode c = op->code;
@@ -683,6 +685,9 @@ static void check_types(Verifier *v, const IrOp *op)
             want_operand(v, op, 2, shape_of(p, DT_I1, false));
         break;
     }
+    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
+        check_atomic(v, op);
+        break;
     case OP_DOT: {
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr) {
@@ -722,6 +727,49 @@ static void check_types(Verifier *v, const IrOp *op)
     }
 }
 
+/* atomic_rmw (ptr, val, mask?) and atomic_cas (ptr, cmp, val): the values and the result have the
+ * pointee's type in the pointer's shape; the dtypes are Triton's (semantic.atom_red_typechecking_impl
+ * and atomic_cas): 32- and 64-bit ints and floats, fp16/bf16 only for add; max, min and the
+ * bitwise kinds only on ints (float max/min are built from int ones); cas on 16, 32 or 64 bits. */
+static void check_atomic(Verifier *v, const IrOp *op)
+{
+    Type p = otype(v, op, 0);
+    if (!p.is_ptr) {
+        report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
+        return;
+    }
+    Type val = shape_of(p, p.dtype, false);
+    DType dt = p.dtype;
+    bool is_rmw = op->code == OP_ATOMIC_RMW;
+    if (!mem_sem_name(op->attr[1]) || !mem_scope_name(op->attr[2]) ||
+        (is_rmw ? !atomic_kind_name(op->attr[0]) : op->attr[0] != 0)) {
+        report(v, op, "attr [%lld, %lld, %lld] names no atomic kind, memory semantic or scope",
+               (long long)op->attr[0], (long long)op->attr[1], (long long)op->attr[2]);
+        return;
+    }
+    int bits = dtype_bits(dt);
+    bool ok;
+    if (!is_rmw)
+        ok = bits == 16 || bits == 32 || bits == 64;
+    else if (op->attr[0] == ATOMIC_ADD)
+        ok = bits == 32 || bits == 64 || dt == DT_F16 || dt == DT_BF16;
+    else if (op->attr[0] == ATOMIC_XCHG)
+        ok = bits == 32 || bits == 64;
+    else
+        ok = (bits == 32 || bits == 64) && dtype_is_int(dt);
+    if (!ok) {
+        report(v, op, "%s%s does not take %s elements", is_rmw ? "atomic_rmw " : "atomic_cas",
+               is_rmw ? atomic_kind_name(op->attr[0]) : "", dtype_name(dt));
+        return;
+    }
+    if (!want_result(v, op, 0, val) || !want_operand(v, op, 1, val))
+        return;
+    if (is_rmw && op->noperands > 2 && op->operands[2])
+        want_operand(v, op, 2, shape_of(p, DT_I1, false));
+    if (!is_rmw)
+        want_operand(v, op, 2, val);
+}
+
 /* ---- structure ----------------------------------------------------------------------------- */
 
 static int expected_results(const IrOp *op)
@@ -750,7 +798,7 @@ static int expected_regions(OpCode c)
  * and other. */
 static bool operand_optional(OpCode c, int i)
 {
-    return (c == OP_LOAD && (i == 1 || i == 2)) || (c == OP_STORE && i == 2) ||
+    return (c == OP_LOAD && (i == 1 || i == 2)) || ((c == OP_STORE || c == OP_ATOMIC_RMW) && i == 2) ||
            (c == OP_ASYNC_COPY && (i == 2 || i == 3));
 }
 
@@ -769,6 +817,9 @@ static bool counts_ok(Verifier *v, const IrOp *op)
         ok = false;
     } else if (c == OP_LOAD && (op->noperands < 1 || op->noperands > 3)) {
         report(v, op, "has %d operands, expected 1 to 3 (pointer, mask, other)", op->noperands);
+        ok = false;
+    } else if (c == OP_ATOMIC_RMW && (op->noperands < 2 || op->noperands > 3)) {
+        report(v, op, "has %d operands, expected 2 or 3 (pointer, value, mask)", op->noperands);
         ok = false;
     } else if (c == OP_STORE && (op->noperands < 2 || op->noperands > 3)) {
         report(v, op, "has %d operands, expected 2 or 3 (pointer, value, mask)", op->noperands);

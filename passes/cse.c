@@ -29,7 +29,7 @@ static bool mergeable(const IrOp *op)
     if (op->nregions || op->nresults == 0)
         return false;
     switch (op->code) {
-    case OP_LOAD: case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
+    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
     case OP_FOR: case OP_IF: case OP_WHILE:
     /* each buffer is its own memory; what a slot holds changes between reads; waits order */
     case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:

@@ -161,6 +161,26 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
     return 1;
 }
 
+bool layout_replicates(const IrFunc *f, int layout, Type t)
+{
+    if (t.rank == 0 || layout <= 0 || layout >= f->nlayouts || f->layouts[layout].kind != LAYOUT_BLOCKED)
+        return true;
+    const Layout *l = &f->layouts[layout];
+    int wpc_total = 1;
+    /* codegen/distribution.c cg_dist: lanes or warps along a dim wrap when the shape is smaller
+     * than size_per_thread * threads (* warps) there. */
+    for (int d = 0; d < l->rank && d < t.rank; d++) {
+        int64_t spt = l->blocked.size_per_thread[d] < t.shape[d] ? l->blocked.size_per_thread[d] : t.shape[d];
+        int64_t tpw = l->blocked.threads_per_warp[d], wpc = l->blocked.warps_per_cta[d];
+        int64_t lanes = t.shape[d] / spt < 1 ? 1 : t.shape[d] / spt;
+        int64_t warps = t.shape[d] / (spt * tpw) < 1 ? 1 : t.shape[d] / (spt * tpw);
+        if (lanes < tpw || warps < wpc)
+            return true;
+        wpc_total *= (int)wpc;
+    }
+    return wpc_total < f->num_warps;
+}
+
 /* The blocked layout of a load or store (Triton's Coalesce pass): order by the pointer's
  * contiguity, largest first (ties keep row-major order); size_per_thread along the fastest dim =
  * the widest access the pointer's alignment proves (<= 128 bits), but no more than the tile gives
@@ -211,6 +231,10 @@ static int layout_anchor(LayCtx *c, const IrOp *op)
     int spt[TRIC_MAX_RANK];
     for (int d = 0; d < rank; d++)
         spt[d] = 1;
+    /* Atomics take one element per access (there are no vector atom forms for most kinds):
+     * one element per thread spreads them over the most threads. */
+    if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS)
+        p = 1;
     spt[d0] = (int)p;
     Layout l;
     layout_blocked_build(&l, rank, t.shape, spt, order, c->num_warps);
@@ -394,7 +418,8 @@ static void want_anchors(LayCtx *c, IrRegion *r)
         IrOp *op = r->ops[i];
         for (int k = 0; k < op->nregions; k++)
             want_anchors(c, &op->regions[k]);
-        if (op->code == OP_LOAD || op->code == OP_STORE) {
+        if (op->code == OP_LOAD || op->code == OP_STORE || op->code == OP_ATOMIC_RMW ||
+            op->code == OP_ATOMIC_CAS) {
             int l = layout_anchor(c, op);
             for (int j = 0; j < op->noperands; j++)
                 want_set(c, op->operands[j], l);
@@ -793,7 +818,9 @@ static void assign_op(LayCtx *c, IrOp *op)
     bool block_res = res && ir_type(f, res).rank > 0;
     switch (op->code) {
     case OP_LOAD:
-    case OP_STORE: {
+    case OP_STORE:
+    case OP_ATOMIC_RMW: /* each thread does its own elements' atomics, as it loads them */
+    case OP_ATOMIC_CAS: {
         int l = layout_anchor(c, op);
         if (!l)
             return; /* scalar access */

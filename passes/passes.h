@@ -63,6 +63,11 @@ void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int
  * mma: its wpc). Used by shared_alloc and codegen for cross-warp reductions. */
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 
+/* Whether several threads hold the same element of a value of type t in layout index layout
+ * (codegen's Dist.owner is then set): a scalar, a blocked layout whose threads or warps wrap
+ * around a smaller shape, or a layout not blocked (conservatively). */
+bool layout_replicates(const IrFunc *f, int layout, Type t);
+
 /* ---- shared-memory helpers (shared_alloc.c) ---------------------------------------------------- */
 
 /* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:

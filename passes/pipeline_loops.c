@@ -130,7 +130,7 @@ static bool mark_stage0(Pipe *p, ValueId v)
     for (int k = 0; k < p->nloads; k++)
         is_pipelined_load |= p->loads[k] == def;
     switch (def->code) {
-    case OP_STORE: case OP_ASSERT: case OP_DOT: case OP_FOR: case OP_IF: case OP_WHILE:
+    case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_ASSERT: case OP_DOT: case OP_FOR: case OP_IF: case OP_WHILE:
     case OP_YIELD: case OP_CONDITION:
         DECLINE(p, "stage 0 would hold an op with effects or regions");
     case OP_LOAD:

@@ -3,7 +3,7 @@
  *
  * Requires: layouts (pass_layouts), swizzle (the buffers' layouts). Guarantees:
  * IrOp.smem_offset/smem_bytes for every local_alloc (its whole buffer, 1024-aligned), and for
- * convert_layout, reshape, cross-warp reductions, FMA dots, mma dots that were not pipelined
+ * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions, FMA dots, mma dots that were not pipelined
  * (operand staging) and trans ops that are not a relabelling of registers; 0/0 for every other
  * op; IrFunc.shared_bytes = what a launch must ask for, within the target's per-block limit (else
  * an error naming the bytes and the limit, and num_stages when the stage buffers are the cause).
@@ -147,6 +147,20 @@ static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *per
     return true;
 }
 
+static bool value_is_used(const IrRegion *r, ValueId v)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] == v)
+                return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (value_is_used(&op->regions[k], v))
+                return true;
+    }
+    return false;
+}
+
 static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
 {
     switch (op->code) {
@@ -185,6 +199,17 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             eb = shared_elem_bytes(out);
         int64_t slot = eb + (arg ? 4 : 0);
         return n_out * nw * slot;
+    }
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: {
+        /* codegen/atomic.c: a result read by someone, of a layout whose elements several threads
+         * hold (or a scalar), goes from the one thread that did each atomic to the others through
+         * scratch, row-major. */
+        ValueId r = op->results[0];
+        Type t = ir_type(f, r);
+        if (!value_is_used(&f->body, r) || !layout_replicates(f, f->values[r].layout, t))
+            return 0;
+        return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_TRANS: {
         /* A blocked layout permuted with the dims is a relabelling of registers (what the layout

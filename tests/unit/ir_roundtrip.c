@@ -280,6 +280,15 @@ static IrFunc *build_every_op(Arena *a)
     f->values[ww->results[0]].layout = m3;
     f->values[ww->results[1]].layout = dl3;
     ir_build(&b, OP_WGMMA_WAIT, nl, NULL, 0, NULL, 0, 0);
+    /* Atomics: an fp16 add under a mask, a cas on a scalar. */
+    IrOp *rmw = ir_build(&b, OP_ATOMIC_RMW, L(24, 5), (ValueId[]){yp, half, mask}, 3, (Type[]){blk1(DT_F16, 128)}, 1, 0);
+    rmw->attr[0] = ATOMIC_ADD;
+    rmw->attr[1] = MEM_SEM_RELAXED;
+    rmw->attr[2] = MEM_SCOPE_CTA;
+    ValueId fone = ir_build_const_float(&b, nl, type_scalar(DT_F32), 1.0);
+    IrOp *cas = ir_build(&b, OP_ATOMIC_CAS, nl, (ValueId[]){x_ptr, fone, fone}, 3, (Type[]){type_scalar(DT_F32)}, 1, 0);
+    cas->attr[1] = MEM_SEM_ACQUIRE;
+    cas->attr[2] = MEM_SCOPE_SYS;
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};
     ir_build_const_int(&before, nl, type_scalar(DT_U64), -1);
