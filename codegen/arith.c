@@ -207,6 +207,71 @@ static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
     }
 }
 
+/* ---- fp8 conversions ------------------------------------------------------------------------ */
+
+/* fp8 values live in i8 registers (LLVM has no fp8 type). The conversions are PTX's cvt forms of
+ * PTX ISA 7.8 for sm_89+ ("cvt", half-precision and fp8 conversions): each converts a pair, so a
+ * single value is put in both halves and the low half of the result is kept. Going down is
+ * .rn.satfinite (the only rounding PTX offers for fp8: nearest even, beyond the largest finite
+ * value saturate to it, NaN stays NaN); going up to fp16 is exact. The interpreter does the same
+ * in software (support/float8.c). */
+static const char *fp8_ptx_name(DType t) { return t == DT_F8E5 ? "e5m2x2" : "e4m3x2"; }
+
+/* fp8 bits (i8) -> f16: cvt.rn.f16x2.{e4m3x2,e5m2x2} d(b32), a(b16). */
+static LLVMValueRef fp8_to_f16(Cg *c, DType from, LLVMValueRef bits)
+{
+    LLVMBuilderRef b = c->l->b;
+    char text[64];
+    snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", fp8_ptx_name(from));
+    LLVMValueRef a = LLVMBuildZExt(b, bits, c->l->i16, "");
+    LLVMValueRef pair = cg_asm(c->l, c->l->i32, text, "=r,h", &a, 1, false);
+    return LLVMBuildBitCast(b, LLVMBuildTrunc(b, pair, c->l->i16, ""), c->l->f16, "");
+}
+
+/* f32 -> fp8 bits: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d(b16), a, b (a to the high byte). */
+static LLVMValueRef fp8_from_f32(Cg *c, DType to, LLVMValueRef x)
+{
+    char text[80];
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $1;", fp8_ptx_name(to));
+    LLVMValueRef pair = cg_asm(c->l, c->l->i16, text, "=h,f", &x, 1, false);
+    return LLVMBuildTrunc(c->l->b, pair, c->l->i8, "");
+}
+
+/* f16 -> fp8 bits: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 d(b16), a(b32), one rounding. */
+static LLVMValueRef fp8_from_f16(Cg *c, DType to, LLVMValueRef x)
+{
+    LLVMBuilderRef b = c->l->b;
+    char text[80];
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f16x2 $0, $1;", fp8_ptx_name(to));
+    LLVMValueRef h = LLVMBuildZExt(b, LLVMBuildBitCast(b, x, c->l->i16, ""), c->l->i32, "");
+    LLVMValueRef both = LLVMBuildOr(b, h, LLVMBuildShl(b, h, cg_i32(c->l, 16), ""), "");
+    LLVMValueRef pair = cg_asm(c->l, c->l->i16, text, "=h,r", &both, 1, false);
+    return LLVMBuildTrunc(b, pair, c->l->i8, "");
+}
+
+/* A cast with an fp8 side: up through fp16 (exact), down from fp16 or fp32 in one rounding; other
+ * sources reach fp32 first (bf16 exactly; fp64 and ints round there first, as the interpreter). */
+static LLVMValueRef fp8_cast(Cg *c, DType from, DType to, LLVMValueRef a)
+{
+    if (dtype_is_fp8(from)) {
+        LLVMValueRef h = fp8_to_f16(c, from, a);
+        if (to == DT_F16)
+            return h;
+        if (dtype_is_fp8(to))
+            return fp8_from_f16(c, to, h);
+        return cg_cast(c, DT_F32, to, LLVMBuildFPExt(c->l->b, h, c->l->f32, ""));
+    }
+    if (from == DT_F16)
+        return fp8_from_f16(c, to, a);
+    return fp8_from_f32(c, to, from == DT_F32 ? a : cg_cast(c, from, DT_F32, a));
+}
+
+/* Does a cast between these dtypes use the fp8 cvt forms (sm_89+)? */
+bool cg_cast_needs_fp8(DType from, DType to)
+{
+    return from != to && (dtype_is_fp8(from) || dtype_is_fp8(to));
+}
+
 /* OP_CAST (ir.h): float->float round to nearest even, float->int truncate, int->int wrap/extend by
  * the signedness of the source; anything -> int1 is "!= 0". */
 LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
@@ -215,7 +280,11 @@ LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
     LLVMTypeRef ty = cg_elem_type(c, to);
     if (from == to)
         return a;
+    if (cg_cast_needs_fp8(from, to) && to != DT_I1)
+        return fp8_cast(c, from, to, a);
     if (to == DT_I1) {
+        if (dtype_is_fp8(from))
+            a = fp8_cast(c, from, DT_F32, a), from = DT_F32;
         if (dtype_is_float(from))
             return LLVMBuildFCmp(b, LLVMRealUNE, cg_widen(c, a), LLVMConstReal(LLVMTypeOf(cg_widen(c, a)), 0), "");
         return LLVMBuildICmp(b, LLVMIntNE, a, LLVMConstInt(LLVMTypeOf(a), 0, 0), "");
@@ -269,6 +338,8 @@ LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv)
     LLVMTypeRef ty = cg_value_type(c, t);
     if (t.is_ptr)
         return LLVMConstNull(ty);
+    if (dtype_is_fp8(t.dtype)) /* the interpreter's rounding of the constant, as bits */
+        return LLVMConstInt(ty, fp8_from_double(fv, t.dtype), 0);
     if (dtype_is_float(t.dtype))
         return LLVMConstReal(ty, fv);
     return LLVMConstInt(ty, (unsigned long long)iv, dtype_is_signed(t.dtype));
@@ -317,6 +388,13 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
             }
             break;
         case OP_CAST:
+            if (cg_cast_needs_fp8(t0.dtype, rt.dtype) && c->o->sm && c->o->sm < 89) {
+                diag_error(c->d, op->loc, "fp8 conversions need sm_89 or newer (the target is "
+                           "sm_%d): %s to %s",
+                           c->o->sm, dtype_name(t0.dtype), dtype_name(rt.dtype));
+                c->failed = true;
+                return false;
+            }
             v = cg_cast(c, t0.dtype, rt.dtype, x);
             break;
         case OP_BITCAST:

@@ -195,6 +195,8 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
 LLVMValueRef cg_compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y);
 /* OP_CAST from one dtype to another. */
 LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a);
+/* Does a cast between these dtypes use the fp8 cvt forms of sm_89+ (arith.c)? */
+bool cg_cast_needs_fp8(DType from, DType to);
 /* bf16 to f32 (bf16 arithmetic is done in fp32); any other value unchanged. */
 LLVMValueRef cg_widen(Cg *c, LLVMValueRef v);
 /* The constant iv (integers) or fv (floats) of type t. */
