@@ -217,9 +217,32 @@ static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
  * in software (support/float8.c). */
 static const char *fp8_ptx_name(DType t) { return t == DT_F8E5 ? "e5m2x2" : "e4m3x2"; }
 
-/* fp8 bits (i8) -> f16: cvt.rn.f16x2.{e4m3x2,e5m2x2} d(b32), a(b16). */
+/* fp8 bits (i8) -> f16 without the sm_89 cvt, exactly. e5m2 is the top byte of an fp16. e4m3's
+ * bits moved to fp16's places (sign to bit 15, exponent and mantissa shifted by 7) read as an fp16
+ * of value v * 2^-8 (biases 15 and 7), subnormals included; a multiply by 2^8 is exact (the
+ * largest, 448, is far from fp16's overflow). Its NaN (S.1111.111) is the one special. */
+static LLVMValueRef fp8_to_f16_soft(Cg *c, DType from, LLVMValueRef bits)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef i16 = c->l->i16;
+    LLVMValueRef w = LLVMBuildZExt(b, bits, i16, "");
+    if (from == DT_F8E5)
+        return LLVMBuildBitCast(b, LLVMBuildShl(b, w, LLVMConstInt(i16, 8, 0), ""), c->l->f16, "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, w, LLVMConstInt(i16, 0x80, 0), ""),
+                                     LLVMConstInt(i16, 8, 0), "");
+    LLVMValueRef mag = LLVMBuildAnd(b, w, LLVMConstInt(i16, 0x7f, 0), "");
+    LLVMValueRef h = LLVMBuildOr(b, sign, LLVMBuildShl(b, mag, LLVMConstInt(i16, 7, 0), ""), "");
+    LLVMValueRef v = LLVMBuildFMul(b, LLVMBuildBitCast(b, h, c->l->f16, ""), LLVMConstReal(c->l->f16, 256.0), "");
+    LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntEQ, mag, LLVMConstInt(i16, 0x7f, 0), "");
+    LLVMValueRef nan = LLVMBuildBitCast(b, LLVMBuildOr(b, sign, LLVMConstInt(i16, 0x7e00, 0), ""), c->l->f16, "");
+    return LLVMBuildSelect(b, is_nan, nan, v, "");
+}
+
+/* fp8 bits (i8) -> f16: cvt.rn.f16x2.{e4m3x2,e5m2x2} d(b32), a(b16) on sm_89+, else in software. */
 static LLVMValueRef fp8_to_f16(Cg *c, DType from, LLVMValueRef bits)
 {
+    if (c->o->sm && c->o->sm < 89)
+        return fp8_to_f16_soft(c, from, bits);
     LLVMBuilderRef b = c->l->b;
     char text[64];
     snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", fp8_ptx_name(from));
@@ -388,8 +411,9 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
             }
             break;
         case OP_CAST:
-            if (cg_cast_needs_fp8(t0.dtype, rt.dtype) && c->o->sm && c->o->sm < 89) {
-                diag_error(c->d, op->loc, "fp8 conversions need sm_89 or newer (the target is "
+            /* Up from fp8 is done in software below sm_89 (fp8_to_f16_soft); down needs cvt. */
+            if (dtype_is_fp8(rt.dtype) && t0.dtype != rt.dtype && c->o->sm && c->o->sm < 89) {
+                diag_error(c->d, op->loc, "conversions to fp8 need sm_89 or newer (the target is "
                            "sm_%d): %s to %s",
                            c->o->sm, dtype_name(t0.dtype), dtype_name(rt.dtype));
                 c->failed = true;
