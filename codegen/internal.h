@@ -278,7 +278,8 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
 /* One wgmma dot's instructions, for the serial dot and the pipeline's wgmma op alike. */
 typedef struct WgmmaIssue {
-    DType dtype;                 /* of A and B: fp16, bf16, or fp32 (the .tf32 form, k8) */
+    DType dtype;                 /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */
+    DType btype;                 /* of B: dtype, or the other fp8 format (.e4m3.e5m2) */
     int M, N, K, W, NI;          /* the tile, the warps, the instruction's n */
     bool trans_a, trans_b;       /* an MN-major operand (16-bit types only) */
     LLVMValueRef a_desc, b_desc; /* the operands' descriptors, start address included */

@@ -564,7 +564,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
             b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
         }
     }
-    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
+    WgmmaIssue w = {.dtype = ta.dtype, .btype = tb.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
                     .trans_b = !b_kmaj, .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)

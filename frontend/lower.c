@@ -1247,12 +1247,8 @@ static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Ty
         tf32 = strcmp(prec, "tf32") == 0;
     else if (arg(a, 4))
         tf32 = arg_const_bool(a, 4, true);
-    /* fp8 operands are widened to fp16, which holds every fp8 value exactly, so the products
-     * and their fp32 sum are those of an fp8 dot (what Triton does before Hopper). */
-    if (dtype_is_fp8(xt.dtype))
-        x = emit1(lw, OP_CAST, loc, with_dtype(xt, DT_F16), x);
-    if (dtype_is_fp8(yt.dtype))
-        y = emit1(lw, OP_CAST, loc, with_dtype(yt, DT_F16), y);
+    /* fp8 operands stay fp8 here (e4m3 and e5m2 may meet); passes/widen_fp8.c widens them to
+     * fp16 wherever wgmma's fp8 form does not run the dot. */
     ValueId ops[3] = {x, y, acc};
     IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
     op->attr[0] = tf32 && xt.dtype == DT_F32;

@@ -80,7 +80,7 @@ typedef int32_t ValueId;
     X(OP_LOAD, "load", -1, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
     X(OP_STORE, "store", -1, "*a = b where mask (operand 2, optional); no result")               \
     /* --- matrix and reductions --- */                                                           \
-    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; attr[0]=1 lets fp32 use tf32") \
+    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \
     X(OP_REDUCE_SUM, "reduce_sum", 1, "r = sum of a along attr[0] (that dim removed)")            \
     X(OP_REDUCE_MAX, "reduce_max", 1, "r = max of a along attr[0]")                               \
     X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \

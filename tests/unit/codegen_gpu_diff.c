@@ -358,16 +358,31 @@ int main(void)
         LOOP_CASE("*bf16:16,*bf16:16,*fp32:16,i32", "T=tl.bfloat16", E_BF16, 128, 256, 32, 100, 8),
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 256, 64, 336, 8),
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 256, 32, 16, 4),
-        /* fp8 operands widened to fp16 in registers, staged for wgmma's f16 form; the K loop's
-         * tail masked with other=0.0 (an fp8 constant) */
-        MMA_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 4),
-        MMA_CASE("*fp8e5:16,*fp8e5:16,*fp32:16", "T=tl.float8e5", E_F8E5, 64, 128, 32, 4),
-        LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 208, 4),
-        LOOP_CASE("*fp8e5:16,*fp8e5:16,*fp32:16,i32:16", "T=tl.float8e5", E_F8E5, 128, 256, 64, 336, 8),
     };
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
         run_case(gpu, cpu, &wg_cases[i]);
+    /* fp8 dots through wgmma's fp8 form (m64nNk32 .e4m3/.e5m2, both operands staged K-major, B
+     * byte by byte): Hopper's fp8 tensor cores accumulate with fewer bits than fp32, so the
+     * tolerance is 1e-2 (of max(1, |value|)); a K loop's tail masked with other=0.0 (an fp8
+     * constant). */
+#define FP8_CASE(sig, t, e, m, n, k, w)                                                            \
+    {"dots.tri", "dots", sig, {t, "ACC=tl.float32", "M=" #m, "N=" #n, "K=" #k}, 5, 1,                \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-2}}, \
+     3, {0}, 0, w}
+#define FP8_LOOP_CASE(sig, t, e, m, n, bk, k, w)                                                   \
+    {"dot_loop.tri", "dot_loop", sig, {t, "M=" #m, "N=" #n, "BK=" #bk}, 4, 1,                      \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-2}}, \
+     3, {k}, 1, w}
+    const Case fp8_cases[] = {
+        FP8_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 4),
+        FP8_CASE("*fp8e5:16,*fp8e5:16,*fp32:16", "T=tl.float8e5", E_F8E5, 64, 128, 32, 4),
+        FP8_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 256, 128, 8),
+        FP8_LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 208, 4),
+        FP8_LOOP_CASE("*fp8e5:16,*fp8e5:16,*fp32:16,i32:16", "T=tl.float8e5", E_F8E5, 128, 256, 64, 336, 8),
+    };
+    for (size_t i = 0; i < sizeof fp8_cases / sizeof fp8_cases[0]; i++)
+        run_case(gpu, cpu, &fp8_cases[i]);
     /* fp32 dots on the tensor cores through tf32 (tl.dot's default; wgmma m64nNk8 .tf32 on
      * sm_90a, registers staged K-major): tf32 keeps 10 mantissa bits, so against the
      * interpreter's fp32 products the tolerance is 1e-2 (of max(1, |value|)). A dot outside a
