@@ -380,6 +380,20 @@ int main(void)
         FP8_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 256, 128, 8),
         FP8_LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 208, 4),
         FP8_LOOP_CASE("*fp8e5:16,*fp8e5:16,*fp32:16,i32:16", "T=tl.float8e5", E_F8E5, 128, 256, 64, 336, 8),
+        /* the linear layer in fp8: both tiles run along K, so the pipeline copies them (16-byte
+         * cp.async) into K-major slots that wgmma's fp8 form reads; 4 and 8 warps */
+        {"../../../examples/linear.tri", "linear_kernel",
+         "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,
+         {{E_F8E4, 208 * 336, FILL_UNIFORM, 0}, {E_F8E4, 144 * 336, FILL_UNIFORM, 0}, {E_F8E4, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},
+        {"../../../examples/linear.tri", "linear_kernel",
+         "*fp8e5:16,*fp8e5:16,*fp8e5:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=256", "BLOCK_K=128"}, 3, 2,
+         {{E_F8E5, 208 * 384, FILL_UNIFORM, 0}, {E_F8E5, 144 * 384, FILL_UNIFORM, 0}, {E_F8E5, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         4, {208, 144, 384, 384, 1, 384, 1, 144, 1}, 9, 8, 3, 1},
     };
     for (size_t i = 0; i < sizeof fp8_cases / sizeof fp8_cases[0]; i++)
         run_case(gpu, cpu, &fp8_cases[i]);
