@@ -1076,6 +1076,14 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
         break;
     }
     bool div_or_mod = op == BIN_DIV || op == BIN_MOD || op == BIN_FLOORDIV;
+    bool compare = op == BIN_EQ || op == BIN_NE || op == BIN_LT || op == BIN_LE || op == BIN_GT || op == BIN_GE;
+    /* Two fp8 values compare in fp16, which holds both formats exactly (Triton: in the fp8
+     * type, or fp16 for two formats; the same answers). */
+    if (compare && !lw && !rw && !lt.is_ptr && !rt.is_ptr && dtype_is_fp8(lt.dtype) && dtype_is_fp8(rt.dtype)) {
+        Sem v = sem_value(with_shape(DT_I1, false, shape));
+        v.compute_dtype = DT_F16;
+        return v;
+    }
     if (!computation_type(lt.dtype, lw, rt.dtype, rw, div_or_mod, &ct, &why)) {
         diag_error(s->diag, loc, "cannot use '%s' with %s and %s: %s", opname, elem_str(s, lt),
                    elem_str(s, rt), why);
@@ -2675,7 +2683,20 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
                        tstr(s, c));
             return sem_error();
         }
-        Sem v = elementwise2(s, call, fname, 1, 2, false, false);
+        /* Two fp8 values of one format select without a conversion (a Python scalar would need
+         * fp8 arithmetic's rounding: an error, as elsewhere). */
+        Expr *xe = arg(call, 1), *ye = arg(call, 2);
+        Sem v;
+        if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE && !xe->sem.type.is_ptr &&
+            dtype_is_fp8(xe->sem.type.dtype) && xe->sem.type.dtype == ye->sem.type.dtype) {
+            Type xy;
+            if (!broadcast(s, callee_loc(call), xe->sem.type, ye->sem.type, &xy))
+                return sem_error();
+            v = sem_value(with_shape(xe->sem.type.dtype, false, xy));
+            v.compute_dtype = xe->sem.type.dtype;
+        } else {
+            v = elementwise2(s, call, fname, 1, 2, false, false);
+        }
         if (is_error(v))
             return v;
         Type shape;

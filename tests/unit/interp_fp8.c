@@ -4,7 +4,8 @@
  *     a brute-force search for the nearest of all 256 codes, over every fp8 value, the midpoints
  *     between neighbours (ties), their float neighbours, overflow, infinities, NaN and a sweep.
  *  2. Kernels compiled from .tri source and run by the interpreter: fp32/fp16/bf16 -> fp8 -> fp32,
- *     e4m3 <-> e5m2, bitcast to and from uint8, a masked load with other=, and an fp8 matmul
+ *     e4m3 <-> e5m2, bitcast to and from uint8, a masked load with other=, comparisons and
+ *     tl.where, and an fp8 matmul
  *     (tl.dot of e4m3 x e4m3, e5m2 x e5m2 and e4m3 x e5m2) against a C matmul of the decoded
  *     inputs. */
 #include "driver/driver.h"
@@ -314,6 +315,48 @@ static void test_recode(void)
     compile_result_free(&res);
 }
 
+static const char *select_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def sel(a_ptr, b_ptr, c_ptr, m_ptr, BLOCK: tl.constexpr):\n"
+    "    o = tl.arange(0, BLOCK)\n"
+    "    a = tl.load(a_ptr + o)\n"
+    "    b = tl.load(b_ptr + o)\n"
+    "    c = tl.load(c_ptr + o)\n"
+    "    lt = a < b\n"
+    "    tl.store(m_ptr + o, lt.to(tl.int8) + 2 * (a == c).to(tl.int8))\n"
+    "    tl.store(c_ptr + BLOCK + o, tl.where(lt, a, c))\n";
+
+/* Comparisons of two fp8 values (in fp16: exact; e4m3 with e5m2 too) and tl.where of one format
+ * (the bytes move unchanged, NaNs included). */
+static void test_select(void)
+{
+    CompileResult res;
+    IrFunc *k = compile(&res, select_src, "*fp8e4nv,*fp8e5,*fp8e4nv,*i8", "256");
+    if (!k)
+        return;
+    uint8_t a[256], b[256], c[512];
+    int8_t m[256];
+    for (int i = 0; i < 256; i++) {
+        a[i] = (uint8_t)i;
+        b[i] = (uint8_t)(i * 37 + 11);
+        c[i] = (uint8_t)(i * 91 + 5);
+    }
+    InterpArg args[] = {P(a), P(b), P(c), P(m)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(c, sizeof c), B(m, sizeof m)};
+    if (run(k, 1, args, 4, bufs, 4)) {
+        for (int i = 0; i < 256; i++) {
+            double x = fp8_to_double(a[i], DT_F8E4NV), y = fp8_to_double(b[i], DT_F8E5);
+            double z = fp8_to_double(c[i], DT_F8E4NV);
+            int want = (x < y) + 2 * (x == z);
+            CHECK(m[i] == want, "compare [%d]: %g < %g, %g == %g gave %d", i, x, y, x, z, m[i]);
+            CHECK(c[256 + i] == (x < y ? a[i] : c[i]), "where [%d]: 0x%02x", i, c[256 + i]);
+        }
+    }
+    compile_result_free(&res);
+}
+
 static const char *matmul_src =
     "import triton\n"
     "import triton.language as tl\n"
@@ -385,6 +428,7 @@ int main(void)
         test_convert_kernel("bf16", &fmts[i]);
     }
     test_recode();
+    test_select();
     test_matmul("fp8e4nv", "fp8e4nv");
     test_matmul("fp8e5", "fp8e5");
     test_matmul("fp8e4nv", "fp8e5");
