@@ -207,6 +207,131 @@ static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
     }
 }
 
+/* ---- fp8 conversions ------------------------------------------------------------------------ */
+
+/* fp8 values live in i8 registers (LLVM has no fp8 type). The conversions are PTX's cvt forms of
+ * PTX ISA 7.8 for sm_89+ ("cvt", half-precision and fp8 conversions): each converts a pair, so a
+ * block's cast takes its elements two by two, and a lone value goes in both halves. Going down is
+ * .rn.satfinite (the only rounding PTX offers for fp8: nearest even, beyond the largest finite
+ * value saturate to it, NaN stays NaN); going up to fp16 is exact. The interpreter does the same
+ * in software (support/float8.c). */
+static const char *fp8_ptx_name(DType t) { return t == DT_F8E5 ? "e5m2x2" : "e4m3x2"; }
+
+/* fp8 bits (i8) -> f16 without the sm_89 cvt, exactly. e5m2 is the top byte of an fp16. e4m3's
+ * bits moved to fp16's places (sign to bit 15, exponent and mantissa shifted by 7) read as an fp16
+ * of value v * 2^-8 (biases 15 and 7), subnormals included; a multiply by 2^8 is exact (the
+ * largest, 448, is far from fp16's overflow). Its NaN (S.1111.111) is the one special. */
+static LLVMValueRef fp8_to_f16_soft(Cg *c, DType from, LLVMValueRef bits)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef i16 = c->l->i16;
+    LLVMValueRef w = LLVMBuildZExt(b, bits, i16, "");
+    if (from == DT_F8E5)
+        return LLVMBuildBitCast(b, LLVMBuildShl(b, w, LLVMConstInt(i16, 8, 0), ""), c->l->f16, "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, w, LLVMConstInt(i16, 0x80, 0), ""),
+                                     LLVMConstInt(i16, 8, 0), "");
+    LLVMValueRef mag = LLVMBuildAnd(b, w, LLVMConstInt(i16, 0x7f, 0), "");
+    LLVMValueRef h = LLVMBuildOr(b, sign, LLVMBuildShl(b, mag, LLVMConstInt(i16, 7, 0), ""), "");
+    LLVMValueRef v = LLVMBuildFMul(b, LLVMBuildBitCast(b, h, c->l->f16, ""), LLVMConstReal(c->l->f16, 256.0), "");
+    LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntEQ, mag, LLVMConstInt(i16, 0x7f, 0), "");
+    LLVMValueRef nan = LLVMBuildBitCast(b, LLVMBuildOr(b, sign, LLVMConstInt(i16, 0x7e00, 0), ""), c->l->f16, "");
+    return LLVMBuildSelect(b, is_nan, nan, v, "");
+}
+
+/* Two fp8 values (i8) -> two f16: cvt.rn.f16x2.{e4m3x2,e5m2x2} d(b32), a(b16), each byte of a to
+ * the same half of d (v0 low, v1 high) on sm_89+, else in software. */
+static void fp8x2_to_f16x2(Cg *c, DType from, LLVMValueRef v0, LLVMValueRef v1, LLVMValueRef out[2])
+{
+    if (c->o->sm && c->o->sm < 89) {
+        out[0] = fp8_to_f16_soft(c, from, v0);
+        out[1] = v1 == v0 ? out[0] : fp8_to_f16_soft(c, from, v1);
+        return;
+    }
+    LLVMBuilderRef b = c->l->b;
+    LLVMTypeRef i16 = c->l->i16;
+    char text[64];
+    snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", fp8_ptx_name(from));
+    LLVMValueRef a = LLVMBuildOr(b, LLVMBuildZExt(b, v0, i16, ""),
+                                 LLVMBuildShl(b, LLVMBuildZExt(b, v1, i16, ""), LLVMConstInt(i16, 8, 0), ""), "");
+    LLVMValueRef pair = cg_asm(c->l, c->l->i32, text, "=r,h", &a, 1, false);
+    out[0] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, pair, i16, ""), c->l->f16, "");
+    out[1] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, cg_i32(c->l, 16), ""), i16, ""),
+                              c->l->f16, "");
+}
+
+/* The two bytes of a down-conversion's b16 result: the low byte first. */
+static void split_fp8x2(Cg *c, LLVMValueRef pair, LLVMValueRef out[2])
+{
+    LLVMBuilderRef b = c->l->b;
+    out[0] = LLVMBuildTrunc(b, pair, c->l->i8, "");
+    out[1] = LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, LLVMConstInt(c->l->i16, 8, 0), ""), c->l->i8, "");
+}
+
+/* Two f32 -> two fp8: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d(b16), a, b, a to d's high byte
+ * (x1) and b to its low byte (x0). */
+static void f32x2_to_fp8x2(Cg *c, DType to, LLVMValueRef x0, LLVMValueRef x1, LLVMValueRef out[2])
+{
+    char text[80];
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $2;", fp8_ptx_name(to));
+    LLVMValueRef args[2] = {x1, x0};
+    split_fp8x2(c, cg_asm(c->l, c->l->i16, text, "=h,f,f", args, 2, false), out);
+}
+
+/* Two f16 -> two fp8: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f16x2 d(b16), a(b32), each half of a to
+ * the same byte of d, one rounding. */
+static void f16x2_to_fp8x2(Cg *c, DType to, LLVMValueRef x0, LLVMValueRef x1, LLVMValueRef out[2])
+{
+    LLVMBuilderRef b = c->l->b;
+    char text[80];
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f16x2 $0, $1;", fp8_ptx_name(to));
+    LLVMValueRef lo = LLVMBuildZExt(b, LLVMBuildBitCast(b, x0, c->l->i16, ""), c->l->i32, "");
+    LLVMValueRef hi = LLVMBuildZExt(b, LLVMBuildBitCast(b, x1, c->l->i16, ""), c->l->i32, "");
+    LLVMValueRef a = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, cg_i32(c->l, 16), ""), "");
+    split_fp8x2(c, cg_asm(c->l, c->l->i16, text, "=h,r", &a, 1, false), out);
+}
+
+/* Two casts with an fp8 side, one cvt for both: up through fp16 (exact), down from fp16 or fp32
+ * in one rounding; other sources reach fp32 first (bf16 exactly; fp64 and ints round there
+ * first, as the interpreter does). */
+static void fp8_cast_pair(Cg *c, DType from, DType to, LLVMValueRef a0, LLVMValueRef a1, LLVMValueRef out[2])
+{
+    if (dtype_is_fp8(from)) {
+        LLVMValueRef h[2];
+        fp8x2_to_f16x2(c, from, a0, a1, h);
+        if (to == DT_F16) {
+            out[0] = h[0];
+            out[1] = h[1];
+        } else if (dtype_is_fp8(to)) {
+            f16x2_to_fp8x2(c, to, h[0], h[1], out);
+        } else {
+            for (int i = 0; i < 2; i++)
+                out[i] = cg_cast(c, DT_F32, to, LLVMBuildFPExt(c->l->b, h[i], c->l->f32, ""));
+        }
+        return;
+    }
+    if (from == DT_F16) {
+        f16x2_to_fp8x2(c, to, a0, a1, out);
+        return;
+    }
+    LLVMValueRef x0 = from == DT_F32 ? a0 : cg_cast(c, from, DT_F32, a0);
+    LLVMValueRef x1 = a1 == a0 ? x0 : from == DT_F32 ? a1 : cg_cast(c, from, DT_F32, a1);
+    f32x2_to_fp8x2(c, to, x0, x1, out);
+}
+
+/* One cast with an fp8 side: the pair's, with the value in both halves. */
+static LLVMValueRef fp8_cast(Cg *c, DType from, DType to, LLVMValueRef a)
+{
+    LLVMValueRef out[2];
+    fp8_cast_pair(c, from, to, a, a, out);
+    return out[0];
+}
+
+/* Does a cast between these dtypes use the fp8 cvt forms (sm_89+)? */
+bool cg_cast_needs_fp8(DType from, DType to)
+{
+    return from != to && (dtype_is_fp8(from) || dtype_is_fp8(to));
+}
+
 /* OP_CAST (ir.h): float->float round to nearest even, float->int truncate, int->int wrap/extend by
  * the signedness of the source; anything -> int1 is "!= 0". */
 LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
@@ -215,7 +340,11 @@ LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
     LLVMTypeRef ty = cg_elem_type(c, to);
     if (from == to)
         return a;
+    if (cg_cast_needs_fp8(from, to) && to != DT_I1)
+        return fp8_cast(c, from, to, a);
     if (to == DT_I1) {
+        if (dtype_is_fp8(from))
+            a = fp8_cast(c, from, DT_F32, a), from = DT_F32;
         if (dtype_is_float(from))
             return LLVMBuildFCmp(b, LLVMRealUNE, cg_widen(c, a), LLVMConstReal(LLVMTypeOf(cg_widen(c, a)), 0), "");
         return LLVMBuildICmp(b, LLVMIntNE, a, LLVMConstInt(LLVMTypeOf(a), 0, 0), "");
@@ -269,6 +398,8 @@ LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv)
     LLVMTypeRef ty = cg_value_type(c, t);
     if (t.is_ptr)
         return LLVMConstNull(ty);
+    if (dtype_is_fp8(t.dtype)) /* the interpreter's rounding of the constant, as bits */
+        return LLVMConstInt(ty, fp8_from_double(fv, t.dtype), 0);
     if (dtype_is_float(t.dtype))
         return LLVMConstReal(ty, fv);
     return LLVMConstInt(ty, (unsigned long long)iv, dtype_is_signed(t.dtype));
@@ -296,6 +427,26 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
     }
     Type t0 = ir_type(c->f, op->operands[0]);
     LLVMValueRef *el = cg_regs(c, n);
+    if (op->code == OP_CAST && cg_cast_needs_fp8(t0.dtype, rt.dtype) && rt.dtype != DT_I1) {
+        /* Up from fp8 is done in software below sm_89 (fp8_to_f16_soft); down needs cvt. */
+        if (dtype_is_fp8(rt.dtype) && c->o->sm && c->o->sm < 89) {
+            diag_error(c->d, op->loc, "conversions to fp8 need sm_89 or newer (the target is "
+                       "sm_%d): %s to %s",
+                       c->o->sm, dtype_name(t0.dtype), dtype_name(rt.dtype));
+            c->failed = true;
+            return false;
+        }
+        /* two elements per cvt (the last one alone when n is odd) */
+        for (int e = 0; e < n; e += 2) {
+            LLVMValueRef x0 = cg_at(ops[0], e), x1 = e + 1 < n ? cg_at(ops[0], e + 1) : x0, r2[2];
+            fp8_cast_pair(c, t0.dtype, rt.dtype, x0, x1, r2);
+            el[e] = r2[0];
+            if (e + 1 < n)
+                el[e + 1] = r2[1];
+        }
+        cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+        return true;
+    }
     for (int e = 0; e < n; e++) {
         LLVMValueRef x = cg_at(ops[0], e), y = ops[1] ? cg_at(ops[1], e) : NULL, v = NULL;
         switch (op->code) {

@@ -10,17 +10,18 @@
  * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
  * the pipeline's wgmma op (lower_pipeline.c): `wgmma.fence` (the accumulators were last written
- * by ordinary instructions), then per k step rk (16 k for fp16/bf16, 8 for tf32: 32 bytes,
- * two core matrices), m64 tile rm of this warpgroup and n piece nc one
- * `wgmma.mma_async.sync.aligned.m64n{NI}k{KI}.f32.T.T d, descA, descB, p, 1, 1[, transA, transB]`
+ * by ordinary instructions), then per k step rk (16 k for fp16/bf16, 8 for tf32, 32 for fp8:
+ * 32 bytes, two core matrices), m64 tile rm of this warpgroup and n piece nc one
+ * `wgmma.mma_async.sync.aligned.m64n{NI}k{KI}.f32.TA.TB d, descA, descB, p, 1, 1[, transA, transB]`
  * (descriptors advanced by the caller's byte offsets; scale-d p = 1: D = A*B + D; the transpose
- * immediates exist for 16-bit types only), the NI/2 f32 accumulators of each tied in and out,
- * then `wgmma.commit_group`. No wait. Returns the accumulator registers, NULL after a failure. */
+ * immediates exist for 16-bit types only; fp8's TA and TB are .e4m3 or .e5m2 each), the NI/2
+ * f32 accumulators of each tied in and out, then `wgmma.commit_group`. No wait. Returns the
+ * accumulator registers, NULL after a failure. */
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr)
 {
     LLVMBuilderRef b = c->l->b;
-    bool tf32 = w->dtype == DT_F32;
-    int KI = tf32 ? 8 : 16, Rm = w->M / (16 * w->W), Kt = w->K / KI, Nc = w->N / w->NI, NI = w->NI;
+    bool tf32 = w->dtype == DT_F32, fp8 = dtype_is_fp8(w->dtype);
+    int KI = 32 / dtype_bytes(w->dtype), Rm = w->M / (16 * w->W), Kt = w->K / KI, Nc = w->N / w->NI, NI = w->NI;
     int n = dr->nelems;
     if (C->n != n && C->n != 1) {
         TRIC_INTERNAL(c->d, "wgmma: accumulator register count differs from the layout's");
@@ -42,12 +43,14 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
         acc[e] = cg_at(C, e);
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
     StrBuf text = {0}, cons = {0};
-    const char *ab = tf32 ? "tf32" : w->dtype == DT_BF16 ? "bf16" : "f16";
+    const char *ta = tf32 ? "tf32" : w->dtype == DT_BF16 ? "bf16" : w->dtype == DT_F8E4NV ? "e4m3"
+                   : w->dtype == DT_F8E5 ? "e5m2" : "f16";
+    const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
     strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                  nd + 2, NI, KI, ab, ab);
+                  nd + 2, NI, KI, ta, tb);
     for (int i = 0; i < nd; i++)
         strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    if (tf32)
+    if (tf32 || fp8) /* K-major operands only: no transpose immediates */
         strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
     else
         strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
@@ -106,12 +109,13 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     const Layout *L = &c->f->layouts[dr->layout];
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
     int K = ta.shape[1], W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
-    /* tf32 (fp32 operands, PTX ISA 9.7.15.5: m64nNk8, both operands K-major, no transpose
-     * immediates): 8 k per instruction; fp16/bf16: 16. Either way 32 bytes of K, two core
-     * matrices, per instruction. */
-    bool tf32 = ta.dtype == DT_F32;
-    int eb = dtype_bytes(ta.dtype), KI = tf32 ? 8 : 16;
-    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI || (eb != 2 && !tf32) ||
+    /* tf32 (fp32 operands, PTX ISA 9.7.15.5: m64nNk8) and fp8 (.e4m3/.e5m2: m64nNk32) take both
+     * operands K-major, with no transpose immediates (shared_wgmma_staging lays them out so):
+     * 8 and 32 k per instruction; fp16/bf16: 16. Always 32 bytes of K, two core matrices, per
+     * instruction. */
+    bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
+    int eb = dtype_bytes(ta.dtype), KI = 32 / eb;
+    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI || (eb != 2 && !tf32 && !fp8) ||
         L->mma.instr_shape[2] != KI)
         FAIL(c, "wgmma dot: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
     int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
@@ -159,7 +163,9 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
             b_offs[rk * Nc + nc] = shared_swizzled_offset(&lb, tb, cb);
         }
     }
-    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI,
+    if ((tf32 || fp8) && (la.shared.order[0] != 1 || lb.shared.order[0] != 0))
+        FAIL(c, "wgmma dot: %s operands must be K-major in shared memory", dtype_name(ta.dtype));
+    WgmmaIssue w = {.dtype = ta.dtype, .btype = tb.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI,
                     .trans_a = la.shared.order[0] != 1, .trans_b = lb.shared.order[0] != 0,
                     .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);

@@ -195,6 +195,8 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
 LLVMValueRef cg_compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y);
 /* OP_CAST from one dtype to another. */
 LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a);
+/* Does a cast between these dtypes use the fp8 cvt forms of sm_89+ (arith.c)? */
+bool cg_cast_needs_fp8(DType from, DType to);
 /* bf16 to f32 (bf16 arithmetic is done in fp32); any other value unchanged. */
 LLVMValueRef cg_widen(Cg *c, LLVMValueRef v);
 /* The constant iv (integers) or fv (floats) of type t. */
@@ -284,7 +286,8 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
 /* One wgmma dot's instructions, for the serial dot and the pipeline's wgmma op alike. */
 typedef struct WgmmaIssue {
-    DType dtype;                 /* of A and B: fp16, bf16, or fp32 (the .tf32 form, k8) */
+    DType dtype;                 /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */
+    DType btype;                 /* of B: dtype, or the other fp8 format (.e4m3.e5m2) */
     int M, N, K, W, NI;          /* the tile, the warps, the instruction's n */
     bool trans_a, trans_b;       /* an MN-major operand (16-bit types only) */
     LLVMValueRef a_desc, b_desc; /* the operands' descriptors, start address included */

@@ -54,7 +54,10 @@ bool cg_llvm_init(CgLlvm *l, const char *module_name, const CodegenOptions *o, D
                                 : o->opt_level == 1 ? LLVMCodeGenLevelLess
                                 : o->opt_level == 2 ? LLVMCodeGenLevelDefault
                                                     : LLVMCodeGenLevelAggressive;
-    l->tm = LLVMCreateTargetMachine(target, triple, cpu, "+ptx80", level, LLVMRelocDefault,
+    /* sm_89's fp8 conversions (cvt .e4m3x2/.e5m2x2, arith.c) need PTX ISA 8.1 there (8.0 has
+     * them from sm_90 only, as ptxas says); CUDA 12.1 reads 8.1. */
+    const char *ptx_version = sm == 89 ? "+ptx81" : "+ptx80";
+    l->tm = LLVMCreateTargetMachine(target, triple, cpu, ptx_version, level, LLVMRelocDefault,
                                     LLVMCodeModelDefault);
     if (!l->tm) {
         diag_plain_error(d, "LLVM cannot make a target machine for %s", cpu);

@@ -515,11 +515,11 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
         FAIL(c, "wgmma: the result is not in an #mma v3 layout");
     int M = rt.shape[0], N = rt.shape[1], K = ta.shape[1];
     int W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
-    bool tf32 = ta.dtype == DT_F32;
-    int KI = tf32 ? 8 : 16; /* k per instruction: 32 bytes either way */
-    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N || ta.dtype != tb.dtype ||
-        (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32) || rt.dtype != DT_F32)
-        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16/tf32 dot with an fp32 result",
+    bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
+    int KI = 32 / dtype_bytes(ta.dtype); /* k per instruction: 32 bytes (k8 tf32, k16, k32 fp8) */
+    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N || (ta.dtype != tb.dtype && !fp8) ||
+        (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32 && !fp8) || rt.dtype != DT_F32)
+        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16/tf32/fp8 dot with an fp32 result",
              type_str(c->arena, ta), type_str(c->arena, tb), type_str(c->arena, rt));
     if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI)
         FAIL(c, "wgmma: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
@@ -531,8 +531,8 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     if (C->n != n && C->n != 1)
         FAIL(c, "wgmma: accumulator register count differs from the layout's");
     bool a_kmaj = la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
-    if (tf32 && (!a_kmaj || !b_kmaj))
-        FAIL(c, "wgmma: tf32 operands must be K-major in shared memory");
+    if ((tf32 || fp8) && (!a_kmaj || !b_kmaj))
+        FAIL(c, "wgmma: %s operands must be K-major in shared memory", tf32 ? "tf32" : "fp8");
     int a_atom = la->shared.swizzle / dtype_bytes(ta.dtype), b_atom = lb->shared.swizzle / dtype_bytes(tb.dtype);
     /* Each instruction's B columns start an MN-major atom (a piece inside an atom would need the
      * descriptor's base offset) */
@@ -564,7 +564,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
             b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
         }
     }
-    WgmmaIssue w = {.dtype = ta.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
+    WgmmaIssue w = {.dtype = ta.dtype, .btype = tb.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
                     .trans_b = !b_kmaj, .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)

@@ -19,6 +19,7 @@ LLVMTypeRef cg_elem_type(Cg *c, DType t)
     case DT_BF16: return l->bf16;
     case DT_F32: return l->f32;
     case DT_F64: return l->f64;
+    case DT_F8E4NV: case DT_F8E5: return l->i8; /* fp8 bits; LLVM has no fp8 type (arith.c) */
     default: return l->i32;
     }
 }

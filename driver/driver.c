@@ -318,7 +318,7 @@ static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag 
         }
         if (!found) {
             diag_plain_error(diag, "unknown pass '%.*s' (passes: all, canonicalize, cse, dce, "
-                                   "axis_info, layouts, pipeline, swizzle, shared_alloc)", (int)n, p);
+                                   "widen_fp8, axis_info, layouts, pipeline, swizzle, shared_alloc)", (int)n, p);
             return false;
         }
         p += n;

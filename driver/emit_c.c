@@ -116,6 +116,8 @@ static const char *param_c_type(const KernelParamMeta *p)
     case DT_BF16:
     case DT_F32: return "float";
     case DT_F64: return "double";
+    case DT_F8E4NV: /* fp8 comes only behind pointers: sema refuses scalar fp8 parameters */
+    case DT_F8E5:
     case DT_COUNT: break;
     }
     return "int32_t";

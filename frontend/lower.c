@@ -1602,6 +1602,8 @@ static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Ty
         tf32 = strcmp(prec, "tf32") == 0;
     else if (arg(a, 4))
         tf32 = arg_const_bool(a, 4, true);
+    /* fp8 operands stay fp8 here (e4m3 and e5m2 may meet); passes/widen_fp8.c widens them to
+     * fp16 wherever wgmma's fp8 form does not run the dot. */
     ValueId ops[3] = {x, y, acc};
     IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
     op->attr[0] = tf32 && xt.dtype == DT_F32;

@@ -439,6 +439,28 @@ static bool lookup_dtype_name(const char *name, DType *out)
     return false;
 }
 
+/* Triton's other fp8 types, which tric does not implement: an error naming the type. */
+static bool reject_other_fp8_name(Sema *s, SrcLoc loc, const char *name)
+{
+    static const struct {
+        const char *name, *why;
+    } others[] = {
+        {"float8e4b15", "the e4m3 format with bias 15 that Triton emulates on pre-Hopper GPUs"},
+        {"float8e4b8", "AMD's e4m3 format (bias 8)"},
+        {"float8e5b16", "AMD's e5m2 format (bias 16)"},
+        {"float8e4b15x4", "the e4m3 format with bias 15 that Triton emulates on pre-Hopper GPUs"},
+    };
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        if (!strcmp(name, others[i].name)) {
+            diag_error(s->diag, loc, "tl.%s (%s) is not supported; tric has tl.float8e4nv (e4m3fn) "
+                       "and tl.float8e5 (e5m2)",
+                       name, others[i].why);
+            return true;
+        }
+    }
+    return false;
+}
+
 static const FuncDef *module_func(const Module *m, const char *name)
 {
     for (int i = 0; i < m->nfuncs; i++)
@@ -603,6 +625,8 @@ static Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, 
     DType dt;
     if (lookup_dtype_name(name, &dt))
         return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = dt});
+    if (reject_other_fp8_name(s, loc, name))
+        return sem_error();
     /* tl.math was libdevice in Triton 2 (tl.math.tanh, tl.math.erf): kernels still call it so. */
     if (!strcmp(leaf, "math") && libdevice_from_name(name, &fn))
         return sem_libdevice(fn);
@@ -885,6 +909,20 @@ static DType integer_promote(DType a, DType b)
     return rb >= ra ? b : a;
 }
 
+/* fp8 values are loaded, stored, converted and fed to tl.dot; arithmetic goes through a wider
+ * float, as the message says. */
+#define FP8_NO_ARITHMETIC                                                                          \
+    "fp8 has no arithmetic in tric; convert with .to(tl.float16) or .to(tl.float32) first"
+
+/* An error at loc when t is an fp8 value used by an operation that computes on it. */
+static bool reject_fp8(Sema *s, SrcLoc loc, const char *what, Type t)
+{
+    if (t.is_ptr || !dtype_is_fp8(t.dtype))
+        return true;
+    diag_error(s->diag, loc, "%s of %s: %s", what, dtype_name(t.dtype), FP8_NO_ARITHMETIC);
+    return false;
+}
+
 /* computation_type_impl. a_weak / b_weak: the operand is a Python scalar (constexpr). Returns
  * false with *why set when the types do not combine. */
 static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod, DType *out,
@@ -892,6 +930,10 @@ static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool di
 {
     if (a_weak != b_weak) {
         DType scalar = a_weak ? a : b, block = a_weak ? b : a;
+        if (dtype_is_fp8(block)) {
+            *why = FP8_NO_ARITHMETIC;
+            return false;
+        }
         if (dtype_kind_rank(scalar) <= dtype_kind_rank(block)) {
             *out = (div_or_mod && (block == DT_F16 || block == DT_BF16)) ? DT_F32 : block;
             return true;
@@ -906,6 +948,12 @@ static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool di
         return *out = div_or_mod ? DT_F32 : DT_F16, true;
     if (a == DT_BF16 || b == DT_BF16)
         return *out = (div_or_mod || a != b) ? DT_F32 : DT_BF16, true;
+    /* Step 5 would compute fp8 with fp8 in fp8 (or fp16 for two formats); tric keeps fp8 a
+     * storage type: with a wider float above the fp8 operand is converted exactly. */
+    if (dtype_is_fp8(a) || dtype_is_fp8(b)) {
+        *why = FP8_NO_ARITHMETIC;
+        return false;
+    }
     if (div_or_mod && dtype_is_signed(a) != dtype_is_signed(b) && a != DT_I1 && b != DT_I1) {
         *why = "they have different signedness; cast them to the same signedness";
         return false;
@@ -1073,6 +1121,14 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
         break;
     }
     bool div_or_mod = op == BIN_DIV || op == BIN_MOD || op == BIN_FLOORDIV;
+    bool compare = op == BIN_EQ || op == BIN_NE || op == BIN_LT || op == BIN_LE || op == BIN_GT || op == BIN_GE;
+    /* Two fp8 values compare in fp16, which holds both formats exactly (Triton: in the fp8
+     * type, or fp16 for two formats; the same answers). */
+    if (compare && !lw && !rw && !lt.is_ptr && !rt.is_ptr && dtype_is_fp8(lt.dtype) && dtype_is_fp8(rt.dtype)) {
+        Sem v = sem_value(with_shape(DT_I1, false, shape));
+        v.compute_dtype = DT_F16;
+        return v;
+    }
     if (!computation_type(lt.dtype, lw, rt.dtype, rw, div_or_mod, &ct, &why)) {
         diag_error(s->diag, loc, "cannot use '%s' with %s and %s: %s", opname, elem_str(s, lt),
                    elem_str(s, rt), why);
@@ -1177,6 +1233,8 @@ static Sem unary_expr(Sema *s, Expr *e)
         return sem_value(type_scalar(DT_I1));
     case UN_NEG:
     case UN_PLUS:
+        if (!reject_fp8(s, e->loc, op == UN_NEG ? "unary -" : "unary +", t))
+            return sem_error();
         if (t.is_ptr) {
             diag_error(s->diag, e->loc, "bad operand for unary %s: a pointer (%s)", opname,
                        tstr(s, t));
@@ -1767,6 +1825,8 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         diag_error(s->diag, arg_loc(call, 0), "%s cannot reduce pointers", fname);
         return sem_error();
     }
+    if (!reject_fp8(s, arg_loc(call, 0), fname, t))
+        return sem_error();
     bool keep = false;
     int keep_idx = (b == BI_SUM) ? 2 : (b == BI_ARGMAX || b == BI_ARGMIN) ? 3 : 4;
     if (!arg_is_none(call, keep_idx) && !const_bool_arg(s, call, keep_idx, fname, "keep_dims", &keep))
@@ -1932,7 +1992,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
                    M, N, K);
         return sem_error();
     }
-    if (a.dtype != b.dtype) {
+    /* Two fp8 formats may meet (e4m3 x e5m2), as in Triton. */
+    if (a.dtype != b.dtype && !(dtype_is_fp8(a.dtype) && dtype_is_fp8(b.dtype))) {
         diag_error(s->diag, loc, "%s operands must have one dtype, got %s and %s", fname,
                    dtype_name(a.dtype), dtype_name(b.dtype));
         return sem_error();
@@ -1945,13 +2006,15 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     case DT_F16:
     case DT_BF16:
     case DT_F32:
+    case DT_F8E4NV:
+    case DT_F8E5:
         out = DT_F32;
         break;
     case DT_F64:
         out = DT_F64;
         break;
     default:
-        diag_error(s->diag, loc, "%s supports fp16, bf16, fp32, fp64 and int8 operands, got %s",
+        diag_error(s->diag, loc, "%s supports fp16, bf16, fp32, fp64, fp8 and int8 operands, got %s",
                    fname, dtype_name(a.dtype));
         return sem_error();
     }
@@ -2573,6 +2636,8 @@ static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         diag_error(s->diag, arg_loc(call, 0), "%s cannot take a pointer (%s)", fname, tstr(s, t));
         return sem_error();
     }
+    if (!reject_fp8(s, arg_loc(call, 0), fname, t))
+        return sem_error();
     switch (b) {
     case BI_ABS:
         return sem_value(t);
@@ -2696,6 +2761,12 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
                            fname);
             return sem_error();
         }
+        if (!bitcast && !target.is_ptr && dtype_is_fp8(to) && !strcmp(r->sem.cv.s, "rtz")) {
+            diag_error(s->diag, r->loc, "%s: fp_downcast_rounding=\"rtz\" to %s is not supported; "
+                       "fp8 conversions round to nearest even (\"rtne\")",
+                       fname, dtype_name(to));
+            return sem_error();
+        }
     }
     if (t.is_ptr || target.is_ptr) {
         if (!pointer_cast_ok(s, call, fname, t, target))
@@ -2707,6 +2778,24 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
                    "bits and %s is %d",
                    fname, dtype_name(t.dtype), dtype_bits(t.dtype), dtype_name(to), dtype_bits(to));
         return sem_error();
+    }
+    if (!bitcast && t.dtype != to && (dtype_is_fp8(t.dtype) || dtype_is_fp8(to))) {
+        /* fp8 converts to and from the other floats (fp64 only from fp8: the GPU's fp8
+         * conversions start at fp32, and fp64 -> fp32 -> fp8 would round twice); ints go
+         * through a float, or keep the bits with bitcast=True. */
+        DType other = dtype_is_fp8(t.dtype) ? to : t.dtype;
+        if (dtype_is_int(other)) {
+            diag_error(s->diag, arg_loc(call, 1), "%s: no conversion between %s and %s; convert "
+                       "through tl.float32 (or use bitcast=True to keep the bits)",
+                       fname, dtype_name(t.dtype), dtype_name(to));
+            return sem_error();
+        }
+        if (t.dtype == DT_F64) {
+            diag_error(s->diag, arg_loc(call, 1), "%s: no conversion from float64 to %s; convert "
+                       "to tl.float32 first",
+                       fname, dtype_name(to));
+            return sem_error();
+        }
     }
     return sem_value(with_shape(to, false, t));
 }
@@ -3003,6 +3092,8 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
                        tstr(s, t));
             return sem_error();
         }
+        if (!reject_fp8(s, arg_loc(call, i), fname, t))
+            return sem_error();
     }
     Sem v;
     if (info->nargs == 2) {
@@ -3145,7 +3236,20 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
                        tstr(s, c));
             return sem_error();
         }
-        Sem v = elementwise2(s, call, fname, 1, 2, false, false);
+        /* Two fp8 values of one format select without a conversion (a Python scalar would need
+         * fp8 arithmetic's rounding: an error, as elsewhere). */
+        Expr *xe = arg(call, 1), *ye = arg(call, 2);
+        Sem v;
+        if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE && !xe->sem.type.is_ptr &&
+            dtype_is_fp8(xe->sem.type.dtype) && xe->sem.type.dtype == ye->sem.type.dtype) {
+            Type xy;
+            if (!broadcast(s, callee_loc(call), xe->sem.type, ye->sem.type, &xy))
+                return sem_error();
+            v = sem_value(with_shape(xe->sem.type.dtype, false, xy));
+            v.compute_dtype = xe->sem.type.dtype;
+        } else {
+            v = elementwise2(s, call, fname, 1, 2, false, false);
+        }
         if (is_error(v))
             return v;
         Type shape;

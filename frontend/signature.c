@@ -261,11 +261,19 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
         return is_ptr ? "a pointer needs an element type, as in '*fp32'"
                       : "empty entry (expected a type such as 'i32' or '*fp16:16')";
     DType dt;
+    if (!strcmp(name, "fp8e4b15") || !strcmp(name, "fp8e4b8") || !strcmp(name, "fp8e5b16"))
+        return arena_printf(a, "'%s' is not supported (tric's fp8 types are fp8e4nv and fp8e5)",
+                            name);
     if (!dtype_from_name(name, &dt))
         return arena_printf(a,
                             "unknown type '%s' (expected i1, i8, i16, i32, i64, u8, u16, u32, u64, "
-                            "fp16, bf16, fp32 or fp64, with '*' for a pointer)",
+                            "fp16, bf16, fp32, fp64, fp8e4nv or fp8e5, with '*' for a pointer)",
                             name);
+    /* Triton passes fp8 only in tensors; a scalar fp8 argument has no host type here. */
+    if (!is_ptr && dtype_is_fp8(dt))
+        return arena_printf(a, "a scalar %s parameter is not supported (fp8 is passed in memory, "
+                               "as '*%s')",
+                            name, name);
     *type = is_ptr ? type_ptr(dt) : type_scalar(dt);
     if (colon) {
         char *hint = trimmed(a, colon + 1, strlen(colon + 1));

@@ -112,6 +112,8 @@ static inline double round_to(DType d, double x)
     case DT_F32: return (double)(float)x;
     case DT_F16: return half_to_double(half_from_double(x));
     case DT_BF16: return bf16_to_double(bf16_from_double(x));
+    case DT_F8E4NV:
+    case DT_F8E5: return fp8_round(x, d); /* support/float8.c: the GPU's .rn.satfinite */
     default: return x;
     }
 }
@@ -350,6 +352,8 @@ static void normalize(Type t, void *data, int64_t n)
             break;
         case DT_F16:
         case DT_BF16:
+        case DT_F8E4NV:
+        case DT_F8E5:
             for (int64_t i = 0; i < n; i++)
                 d[i] = round_to(t.dtype, d[i]);
             break;
@@ -371,24 +375,27 @@ static void normalize(Type t, void *data, int64_t n)
 /* How an element's slot maps to the bits of its dtype (fp16 as IEEE half, bf16 as the top 16
  * bits of fp32, ints in their width, pointers in 64 bits), decided once per op so that the
  * per-element loops of loads, stores and bitcasts do no table lookups. */
-typedef enum BitsKind { BITS_INT, BITS_F16, BITS_BF16, BITS_F32, BITS_F64 } BitsKind;
+typedef enum BitsKind { BITS_INT, BITS_F16, BITS_BF16, BITS_F32, BITS_F64, BITS_FP8 } BitsKind;
 
 typedef struct Codec {
     BitsKind kind;
     int bits;       /* BITS_INT: the width */
     bool is_signed; /* BITS_INT: sign-extend when decoding */
+    DType fp8;      /* BITS_FP8: which format (else the dtype itself) */
 } Codec;
 
 static Codec codec_of(Type t)
 {
     if (t.is_ptr)
-        return (Codec){BITS_INT, 64, false};
+        return (Codec){BITS_INT, 64, false, DT_I64};
     switch (t.dtype) {
-    case DT_F16: return (Codec){BITS_F16, 16, false};
-    case DT_BF16: return (Codec){BITS_BF16, 16, false};
-    case DT_F32: return (Codec){BITS_F32, 32, false};
-    case DT_F64: return (Codec){BITS_F64, 64, false};
-    default: return (Codec){BITS_INT, dtype_bits(t.dtype), dtype_is_signed(t.dtype)};
+    case DT_F16: return (Codec){BITS_F16, 16, false, DT_F16};
+    case DT_BF16: return (Codec){BITS_BF16, 16, false, DT_BF16};
+    case DT_F32: return (Codec){BITS_F32, 32, false, DT_F32};
+    case DT_F64: return (Codec){BITS_F64, 64, false, DT_F64};
+    case DT_F8E4NV:
+    case DT_F8E5: return (Codec){BITS_FP8, 8, false, t.dtype};
+    default: return (Codec){BITS_INT, dtype_bits(t.dtype), dtype_is_signed(t.dtype), t.dtype};
     }
 }
 
@@ -412,6 +419,7 @@ static inline uint64_t codec_encode(const Codec *c, const void *data, int64_t i)
         return b;
     }
     case BITS_F16: return half_from_double(d);
+    case BITS_FP8: return fp8_from_double(d, c->fp8);
     default: return bf16_from_double(d);
     }
 }
@@ -431,6 +439,7 @@ static inline void codec_decode(const Codec *c, void *data, int64_t i, uint64_t 
     }
     case BITS_F16: d[i] = half_to_double((uint32_t)bits & 0xffff); break;
     case BITS_BF16: d[i] = bf16_to_double((uint32_t)bits & 0xffff); break;
+    case BITS_FP8: d[i] = fp8_to_double((uint8_t)bits, c->fp8); break;
     }
 }
 
@@ -929,8 +938,10 @@ static void convert(Type from, const void *src, int64_t stride, Type to, void *d
     if (ff && tf) {
         const double *x = src;
         double *y = dst;
+        /* fp64 -> fp8 goes through fp32, as the GPU's conversions start at fp32 (codegen). */
+        bool via_f32 = from.dtype == DT_F64 && dtype_is_fp8(to.dtype);
         for (int64_t i = 0; i < n; i++)
-            y[i] = x[i * stride];
+            y[i] = via_f32 ? (double)(float)x[i * stride] : x[i * stride];
         normalize(to, dst, n); /* float -> float: round to nearest even */
     } else if (ff) {
         const double *x = src;
@@ -950,6 +961,8 @@ static void convert(Type from, const void *src, int64_t stride, Type to, void *d
             int64_t v = x[i * stride];
             if (to.dtype == DT_F64)
                 y[i] = is_unsigned ? (double)(uint64_t)v : (double)v;
+            else if (dtype_is_fp8(to.dtype)) /* through fp32, as codegen */
+                y[i] = round_to(to.dtype, round_to(DT_F32, int_to_double_for_rounding(v, is_unsigned)));
             else
                 y[i] = round_to(to.dtype, int_to_double_for_rounding(v, is_unsigned));
         }

@@ -82,7 +82,7 @@ typedef int32_t ValueId;
     X(OP_ATOMIC_RMW, "atomic_rmw", -1, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
     X(OP_ATOMIC_CAS, "atomic_cas", 3, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
-    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; attr[0]=1 lets fp32 use tf32") \
+    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \
     X(OP_REDUCE_SUM, "reduce_sum", 1, "r = sum of a along attr[0] (that dim removed)")            \
     X(OP_REDUCE_MAX, "reduce_max", 1, "r = max of a along attr[0]")                               \
     X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \

@@ -98,7 +98,10 @@ static bool const_of(const IrFunc *f, ValueId v, Const *out)
     if (t.is_ptr)
         return false;
     out->is_float = is_float_type(t);
-    out->f = def->fattr;
+    /* A const's fattr is the value as written; the op means it rounded to the dtype. fp8 rounds
+     * here exactly (support/float8.c); fp16/bf16 are left unrounded, so the folds that read one
+     * as a value (casts, compares) refuse those dtypes. */
+    out->f = dtype_is_fp8(t.dtype) ? fp8_round(def->fattr, t.dtype) : def->fattr;
     out->i = out->is_float ? 0 : normalize_int(t.dtype, def->attr[0]);
     return true;
 }
@@ -253,6 +256,8 @@ static bool fold_cast(Type from, Type to, Const a, Const *r)
     if (to.dtype == DT_I1)
         return false; /* int1 conversions are `!= 0` in Triton; leave them to lowering */
     r->is_float = is_float_type(to);
+    if (a.is_float && (from.dtype == DT_F16 || from.dtype == DT_BF16))
+        return false; /* the operand's value is not rounded to its dtype here (const_of) */
     if (a.is_float && r->is_float)
         return round_float(to.dtype, from.dtype == DT_F32 ? (double)(float)a.f : a.f, &r->f);
     if (a.is_float) {
@@ -356,6 +361,8 @@ static bool try_fold_constants(Canon *c, IrOp *op)
         if (rt.dtype != DT_I1 || k[0].is_float != k[1].is_float ||
             !type_equal(at, f->values[op->operands[1]].type))
             return false;
+        if (k[0].is_float && (at.dtype == DT_F16 || at.dtype == DT_BF16))
+            return false; /* unrounded operands (const_of) */
         if (k[0].is_float && at.dtype == DT_F32) {
             k[0].f = (double)(float)k[0].f;
             k[1].f = (double)(float)k[1].f;

@@ -275,9 +275,16 @@ static bool dot_is_tf32(const LayCtx *c, const IrOp *op)
 
 static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op);
 
+static bool dot_is_fp8(const IrFunc *f, const IrOp *op)
+{
+    Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
+    return !a.is_ptr && !b.is_ptr && dtype_is_fp8(a.dtype) && dtype_is_fp8(b.dtype);
+}
+
 static bool dot_uses_mma(const LayCtx *c, const IrOp *op)
 {
-    if (dot_is_tf32(c, op))
+    /* fp8 dots reach here only where wgmma takes them (widen_fp8.c widened the others) */
+    if (dot_is_tf32(c, op) || dot_is_fp8(c->f, op))
         return dot_uses_wgmma(c, op);
     if (!c->o || !c->o->mma || c->o->sm < 80)
         return false;
@@ -311,23 +318,36 @@ static int layout_mma_v2(LayCtx *c, int M, int N)
 
 /* Whether a dot goes to Hopper's warpgroup MMA (wgmma.mma_async.m64nNk16, PTX ISA 9.7.15): only
  * when PassOptions.wgmma is set and the target is sm_90a (wgmma is arch-specific), for fp16/bf16
- * A and B with an fp32 result, 4, 8, ... warps (whole warpgroups), warpgroups stacked along M
+ * A and B (or two fp8 operands, the k32 .e4m3/.e5m2 forms, K a multiple of 32) with an fp32 result, 4, 8, ... warps (whole warpgroups), warpgroups stacked along M
  * (Triton's warpsPerTileV3 splits M by 64 per warpgroup first) so M must be a multiple of
  * 16 * num_warps, N a multiple of 8 (one instruction per N <= 256, else 256-wide pieces), K of
  * 16, and both operands arriving through convert_layouts (codegen stages them). */
+static bool dot_fits_wgmma(const IrFunc *f, const PassOptions *o, int num_warps, const IrOp *op,
+                           bool tf32)
+{
+    if (!o || !o->wgmma || !o->arch_specific || o->sm != 90 || num_warps % 4)
+        return false;
+    Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
+    Type r = ir_type(f, op->results[0]);
+    bool fp8 = dot_is_fp8(f, op);
+    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || (a.dtype != b.dtype && !fp8) || r.dtype != DT_F32 ||
+        (a.dtype != DT_F16 && a.dtype != DT_BF16 && !tf32 && !fp8))
+        return false;
+    /* k per instruction: 32 bytes of K (k8 tf32, k16 fp16/bf16, k32 fp8) */
+    int M = r.shape[0], N = r.shape[1], K = a.shape[1];
+    return M % (16 * num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) &&
+           K % (tf32 ? 8 : fp8 ? 32 : 16) == 0;
+}
+
 static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op)
 {
-    if (!c->o || !c->o->wgmma || !c->o->arch_specific || c->o->sm != 90 || c->num_warps % 4)
-        return false;
-    Type a = ir_type(c->f, op->operands[0]), b = ir_type(c->f, op->operands[1]);
-    Type r = ir_type(c->f, op->results[0]);
-    bool tf32 = dot_is_tf32(c, op);
-    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.dtype != b.dtype || r.dtype != DT_F32 ||
-        (a.dtype != DT_F16 && a.dtype != DT_BF16 && !tf32))
-        return false;
-    int M = r.shape[0], N = r.shape[1], K = a.shape[1];
-    return M % (16 * c->num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) &&
-           K % (tf32 ? 8 : 16) == 0;
+    return dot_fits_wgmma(c->f, c->o, c->num_warps, op, dot_is_tf32(c, op));
+}
+
+bool layouts_fp8_dot_takes_wgmma(const IrFunc *f, const PassOptions *o, const IrOp *dot)
+{
+    int num_warps = f->num_warps > 0 ? f->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);
+    return dot_is_fp8(f, dot) && dot_fits_wgmma(f, o, num_warps, dot, false);
 }
 
 /* #mma v3 for an [M, N] accumulator: warps [num_warps, 1] (warpgroup g = warp / 4 owns rows
@@ -345,7 +365,7 @@ static int layout_mma_v3(LayCtx *c, int M, int N, int K_instr)
     l.mma.warps_per_cta[1] = 1;
     l.mma.instr_shape[0] = 64;
     l.mma.instr_shape[1] = N <= 256 ? N : 256;
-    l.mma.instr_shape[2] = K_instr; /* 16 for fp16/bf16, 8 for tf32 */
+    l.mma.instr_shape[2] = K_instr; /* 16 for fp16/bf16, 8 for tf32, 32 for fp8 */
     return ir_layout_intern(c->f, &l);
 }
 
@@ -360,7 +380,7 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     if (t.rank != 2)
         return layout_default(c, t);
     if (dot_uses_mma(c, op) && dot_uses_wgmma(c, op))
-        return layout_mma_v3(c, t.shape[0], t.shape[1], dot_is_tf32(c, op) ? 8 : 16);
+        return layout_mma_v3(c, t.shape[0], t.shape[1], dot_is_tf32(c, op) ? 8 : dot_is_fp8(c->f, op) ? 32 : 16);
     if (dot_uses_mma(c, op))
         return layout_mma_v2(c, t.shape[0], t.shape[1]);
     int M = t.shape[0], N = t.shape[1], W = c->num_warps;

@@ -29,6 +29,11 @@ bool pass_canonicalize(IrFunc *f, const PassOptions *o, Diag *d);
 bool pass_cse(IrFunc *f, const PassOptions *o, Diag *d);
 /* dce.c: ops whose results are unused and that have no effect removed. */
 bool pass_dce(IrFunc *f, const PassOptions *o, Diag *d);
+/* widen_fp8.c: every fp8 dot that wgmma's fp8 form will not take (layouts_fp8_dot_takes_wgmma)
+ * gets its operands converted to fp16 (exact), so later passes and codegen see an fp16 dot; the
+ * others keep fp8 operands. Requires nothing; guarantees an fp8 dot operand only where wgmma's
+ * .e4m3/.e5m2 form runs it. */
+bool pass_widen_fp8(IrFunc *f, const PassOptions *o, Diag *d);
 /* axis_info.c: IrValue.axis for every int and pointer value (contiguity, divisibility,
  * constancy), seeded by param divisibility hints, make_range, multiple_of/max_contiguous. */
 bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
@@ -62,6 +67,9 @@ void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int
  * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
  * mma: its wpc). Used by shared_alloc and codegen for cross-warp reductions. */
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
+/* Whether layouts.c gives this dot of two fp8 operands an #mma v3 accumulator: sm_90a with wgmma,
+ * whole warpgroups, M a multiple of 16 * num_warps, N of 8, K of 32 (wgmma's k32 fp8 form). */
+bool layouts_fp8_dot_takes_wgmma(const IrFunc *f, const PassOptions *o, const IrOp *dot);
 
 /* Whether several threads hold the same element of a value of type t in layout index layout
  * (codegen's Dist.owner is then set): a scalar, a blocked layout whose threads or warps wrap

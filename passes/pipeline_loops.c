@@ -26,7 +26,8 @@
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 for wgmma's tf32 form: its slots are K-major whatever the registers'
- * order, element by element when the tile runs along M or N), copied in pieces of at least 4
+ * order, element by element when the tile runs along M or N; or fp8 for wgmma's fp8 form, K-major
+ * too, the tile running along K in memory), copied in pieces of at least 4
  * bytes, and its only use is the convert into a dot operand, whose only use is the dot. A load's
  * `other` other than 0 goes with its async_copy (masked-off elements are written with it). */
 #include "passes/passes.h"
@@ -102,14 +103,20 @@ static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int
      * 0): the swizzle pass gives their slots that order, and a tile whose registers run along M
      * or N is copied element by element (4-byte cp.async, PTX ISA 9.7.9.25) into it */
     bool tf32 = wgmma && t.dtype == DT_F32;
-    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32) || load->nresults != 1)
-        DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 for wgmma's tf32)");
+    /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only too; element by element would be
+     * 1-byte copies, under cp.async's 4, so the tile must run along K in memory */
+    bool fp8 = wgmma && !t.is_ptr && dtype_is_fp8(t.dtype);
+    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) || load->nresults != 1)
+        DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 or fp8 for wgmma)");
+    if (fp8 && f->layouts[pl].blocked.order[0] != (which == 0 ? 1 : 0))
+        DECLINE(p, "an fp8 tile for wgmma does not run along K in memory (wgmma reads fp8 K-major "
+                   "only; its copies would be single bytes)");
     if (uses_in(&f->body, load->results[0]) != 1 || uses_in(&f->body, convert->results[0]) != 1)
         DECLINE(p, "a loaded tile has other uses than its dot");
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t, tf32 ? (which == 0 ? 1 : 0) : f->layouts[pl].blocked.order[0]);
+    return shared_layout_for(&sh, t, tf32 || fp8 ? (which == 0 ? 1 : 0) : f->layouts[pl].blocked.order[0]);
 }
 
 /* Adds to stage 0 the body op defining v and, transitively, what it depends on; records iter

@@ -152,9 +152,9 @@ static ValueId operand_buffer(const IrFunc *f, ValueId operand)
     return view && view->code == OP_SLOT ? view->operands[0] : 0;
 }
 
-/* fp32 buffers that wgmma reads (its tf32 form) are K-major whatever order their copies run in:
- * A's dim 1, B's dim 0 (PTX ISA 9.7.15.5.1: the transposed, MN-major form is for 16-bit types
- * only). */
+/* fp32 and fp8 buffers that wgmma reads (its tf32 and .e4m3/.e5m2 forms) are K-major whatever
+ * order their copies run in: A's dim 1, B's dim 0 (PTX ISA 9.7.15.5.1: the transposed, MN-major
+ * form is for 16-bit types only). */
 static void find_tf32_operands(IrFunc *f, IrRegion *r, int *contig)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -165,7 +165,8 @@ static void find_tf32_operands(IrFunc *f, IrRegion *r, int *contig)
             continue;
         for (int which = 0; which < 2; which++) {
             ValueId buf = operand_buffer(f, op->operands[which]);
-            if (buf && ir_type(f, op->operands[which]).dtype == DT_F32)
+            DType dt = ir_type(f, op->operands[which]).dtype;
+            if (buf && (dt == DT_F32 || dtype_is_fp8(dt)))
                 contig[buf] = which == 0 ? 1 : 0;
         }
     }

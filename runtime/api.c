@@ -891,6 +891,10 @@ tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int
         snprintf(k->param_type_str[i], sizeof k->param_type_str[i], "%s", sb.data ? sb.data : "?");
         strbuf_free(&sb);
         RtParamKind kind;
+        if (!t.is_ptr && dtype_is_fp8(t.dtype))
+            return rt_fail(TRIC_ERROR_UNSUPPORTED, "%s: parameter %d is a scalar %s; fp8 is passed "
+                           "only in memory (a *%s pointer)",
+                           k->name, i + 1, dtype_sig_name(t.dtype), dtype_sig_name(t.dtype));
         if (t.is_ptr)
             kind = RT_PARAM_PTR;
         else if (t.dtype == DT_F16)

@@ -1,6 +1,8 @@
-/* half.c: fp16 and bf16 <-> fp32 on the host (tric.h), used for fp16/bf16 launch arguments and by
- * C programs that fill or read such buffers. */
+/* half.c: fp16, bf16 and fp8 <-> fp32 on the host (tric.h), used for fp16/bf16 launch arguments
+ * and by C programs that fill or read such buffers. */
 #include "tric/tric.h"
+
+#include "support/support.h"
 
 #include <string.h>
 
@@ -62,3 +64,9 @@ float tric_bf16_to_f32(uint16_t bits) {
     memcpy(&f, &x, 4);
     return f;
 }
+
+/* fp8: support/float8.c, the interpreter's own rule. */
+uint8_t tric_f32_to_fp8e4nv(float value) { return fp8_from_double(value, DT_F8E4NV); }
+float tric_fp8e4nv_to_f32(uint8_t bits) { return (float)fp8_to_double(bits, DT_F8E4NV); }
+uint8_t tric_f32_to_fp8e5(float value) { return fp8_from_double(value, DT_F8E5); }
+float tric_fp8e5_to_f32(uint8_t bits) { return (float)fp8_to_double(bits, DT_F8E5); }

@@ -146,7 +146,11 @@ void diag_free(Diag *d);
     X(DT_F16,  "float16",  "fp16", 16, DK_FLOAT)                                                   \
     X(DT_BF16, "bfloat16", "bf16", 16, DK_FLOAT)                                                   \
     X(DT_F32,  "float32",  "fp32", 32, DK_FLOAT) /* Python floats become float32 */                \
-    X(DT_F64,  "float64",  "fp64", 64, DK_FLOAT)
+    X(DT_F64,  "float64",  "fp64", 64, DK_FLOAT)                                                   \
+    /* fp8, storage and conversion types (no arithmetic): e4m3fn (bias 7, no infinities, NaN */   \
+    /* S.1111.111, max 448) and e5m2 (IEEE-like: bias 15, infinities, max 57344) */               \
+    X(DT_F8E4NV, "float8e4nv", "fp8e4nv", 8, DK_FLOAT)                                             \
+    X(DT_F8E5, "float8e5",   "fp8e5",   8, DK_FLOAT)
 
 typedef enum DType {
 #define X(e, name, sig, bits, kind) e,
@@ -165,9 +169,19 @@ DKind dtype_kind(DType t);
 bool dtype_is_float(DType t);
 bool dtype_is_int(DType t);          /* signed, unsigned or int1 */
 bool dtype_is_signed(DType t);       /* DK_INT other than int1 */
+bool dtype_is_fp8(DType t);          /* float8e4nv or float8e5 */
 /* Looks a name up in either column ("float16", "fp16", "f16" alias accepted; also "bool" = int1,
- * "fp8" not supported). Returns false when unknown. */
+ * "fp8" alone is not a type). Returns false when unknown. */
 bool dtype_from_name(const char *name, DType *out);
+
+/* ---- float8.c --------------------------------------------------------------------------------- */
+
+/* fp8 (t is DT_F8E4NV or DT_F8E5) <-> double, by the GPU's rule (PTX ISA "cvt", .rn.satfinite):
+ * round to nearest even; beyond the largest finite value, infinities included, saturate to it;
+ * NaN stays NaN (e4m3: S.1111.111; e5m2: its payload kept). Decoding is exact. */
+double fp8_to_double(uint8_t bits, DType t);
+uint8_t fp8_from_double(double x, DType t);
+double fp8_round(double x, DType t); /* the nearest fp8 value of x, as a double */
 
 #define TRIC_MAX_RANK 4
 

@@ -21,6 +21,7 @@ DKind dtype_kind(DType t) { return dtype_table[t].kind; }
 bool dtype_is_float(DType t) { return dtype_table[t].kind == DK_FLOAT; }
 bool dtype_is_int(DType t) { return dtype_table[t].kind != DK_FLOAT; }
 bool dtype_is_signed(DType t) { return dtype_table[t].kind == DK_INT && t != DT_I1; }
+bool dtype_is_fp8(DType t) { return t == DT_F8E4NV || t == DT_F8E5; }
 
 bool dtype_from_name(const char *name, DType *out)
 {

@@ -33,7 +33,7 @@ static const char usage[] =
     "  --arch=ARCH           sm_80 | sm_86 | sm_89 | sm_90 | sm_90a (default sm_90)\n"
     "  -O0 .. -O3            LLVM optimisation level (default -O3)\n"
     "  --passes=LIST         with --emit=ir: run passes first (all, or canonicalize,cse,dce,\n"
-    "                        axis_info,layouts,pipeline,swizzle,shared_alloc)\n"
+    "                        widen_fp8,axis_info,layouts,pipeline,swizzle,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"

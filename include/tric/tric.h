@@ -322,7 +322,7 @@ const char *tric_kernel_config_text(tric_kernel k);
  * it has none by that name. */
 tric_status tric_kernel_constexpr(tric_kernel k, const char *name, int64_t *value);
 
-/* ---- fp16 and bf16 on the host ---------------------------------------------------------------- */
+/* ---- fp16, bf16 and fp8 on the host ---------------------------------------------------------------- */
 
 /* IEEE 754 binary16 and bfloat16 <-> binary32, rounding to nearest even (overflow to infinity,
  * NaN kept a quiet NaN), for filling and reading fp16/bf16 buffers from C. The same rounding is
@@ -331,6 +331,16 @@ uint16_t tric_f32_to_f16(float value);
 float tric_f16_to_f32(uint16_t bits);
 uint16_t tric_f32_to_bf16(float value);
 float tric_bf16_to_f32(uint16_t bits);
+
+/* fp8 <-> binary32 for fp8e4nv (tl.float8e4nv: e4m3fn, bias 7, no infinities, NaN S.1111.111,
+ * largest 448) and fp8e5 (tl.float8e5: e5m2, bias 15, IEEE infinities and NaNs, largest 57344).
+ * To fp8: the GPU's cvt.rn.satfinite -- round to nearest even, anything beyond the largest finite
+ * value (infinities too) saturates to it with its sign, NaN stays NaN; the interpreter and the
+ * kernels' .to(tl.float8e4nv) round the same way. From fp8: exact. */
+uint8_t tric_f32_to_fp8e4nv(float value);
+float tric_fp8e4nv_to_f32(uint8_t bits);
+uint8_t tric_f32_to_fp8e5(float value);
+float tric_fp8e5_to_f32(uint8_t bits);
 
 /* ---- for the launchers `tric --emit=c` writes (docs/runtime.md "Generated launchers") --------- */
 

@@ -20,7 +20,7 @@ static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
 typedef enum Fill { FILL_POISON, FILL_UNIFORM, FILL_POSITIVE, FILL_INT, FILL_NONZERO_INT } Fill;
-typedef enum Elem { E_F32, E_F16, E_I32, E_I8, E_BF16 } Elem;
+typedef enum Elem { E_F32, E_F16, E_I32, E_I8, E_BF16, E_F8E4, E_F8E5 } Elem;
 
 typedef struct BufSpec {
     Elem elem;
@@ -45,7 +45,10 @@ typedef struct Case {
     unsigned grid_y; /* 0 = 1 */
 } Case;
 
-static size_t elem_bytes(Elem e) { return e == E_I8 ? 1 : e == E_F16 || e == E_BF16 ? 2 : 4; }
+static size_t elem_bytes(Elem e)
+{
+    return e == E_I8 || e == E_F8E4 || e == E_F8E5 ? 1 : e == E_F16 || e == E_BF16 ? 2 : 4;
+}
 
 static uint64_t rng_state;
 static uint32_t rng(void)
@@ -102,6 +105,10 @@ static void fill(void *data, const BufSpec *b)
         }
         else if (b->elem == E_I8)
             ((int8_t *)data)[i] = (int8_t)((int)(rng() % 17) - 8);
+        else if (b->elem == E_F8E4) /* tric.h's rounding, the kernels' own */
+            ((uint8_t *)data)[i] = tric_f32_to_fp8e4nv((float)u);
+        else if (b->elem == E_F8E5)
+            ((uint8_t *)data)[i] = tric_f32_to_fp8e5((float)u);
         else {
             int32_t v = (int32_t)(rng() % 20001) - 10000;
             if (b->fill == FILL_NONZERO_INT && v == 0)
@@ -117,6 +124,8 @@ static double value(const void *data, Elem e, size_t i)
     case E_F32: return ((const float *)data)[i];
     case E_F16: return f16_to_f32(((const uint16_t *)data)[i]);
     case E_I8: return ((const int8_t *)data)[i];
+    case E_F8E4: return tric_fp8e4nv_to_f32(((const uint8_t *)data)[i]);
+    case E_F8E5: return tric_fp8e5_to_f32(((const uint8_t *)data)[i]);
     case E_BF16: {
         uint32_t x = (uint32_t)((const uint16_t *)data)[i] << 16;
         float f;
@@ -316,6 +325,10 @@ int main(void)
          {{E_F16, 32 * 64, FILL_UNIFORM, 0}, {E_F16, 2 * 32 * 64, FILL_POISON, 0}}, 2, {0}, 0, 0},
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 128, 64, 208, 4),
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32", "T=tl.float16", E_F16, 64, 64, 32, 77, 4),
+        /* fp8 operands (widened to fp16 by cvt.rn.f16x2.{e4m3x2,e5m2x2}, then mma.sync) */
+        MMA_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 64, 64, 32, 4),
+        MMA_CASE("*fp8e5:16,*fp8e5:16,*fp32:16", "T=tl.float8e5", E_F8E5, 128, 128, 64, 8),
+        LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 208, 4),
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(gpu, cpu, &cases[i]);
@@ -355,6 +368,41 @@ int main(void)
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
         run_case(gpu, cpu, &wg_cases[i]);
+    /* fp8 dots through wgmma's fp8 form (m64nNk32 .e4m3/.e5m2, both operands staged K-major, B
+     * byte by byte): Hopper's fp8 tensor cores accumulate with fewer bits than fp32, so the
+     * tolerance is 1e-2 (of max(1, |value|)); a K loop's tail masked with other=0.0 (an fp8
+     * constant). */
+#define FP8_CASE(sig, t, e, m, n, k, w)                                                            \
+    {"dots.tri", "dots", sig, {t, "ACC=tl.float32", "M=" #m, "N=" #n, "K=" #k}, 5, 1,                \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-2}}, \
+     3, {0}, 0, w}
+#define FP8_LOOP_CASE(sig, t, e, m, n, bk, k, w)                                                   \
+    {"dot_loop.tri", "dot_loop", sig, {t, "M=" #m, "N=" #n, "BK=" #bk}, 4, 1,                      \
+     {{e, (m) * (k), FILL_UNIFORM, 0}, {e, (k) * (n), FILL_UNIFORM, 0}, {E_F32, (m) * (n), FILL_POISON, 1e-2}}, \
+     3, {k}, 1, w}
+    const Case fp8_cases[] = {
+        FP8_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 4),
+        FP8_CASE("*fp8e5:16,*fp8e5:16,*fp32:16", "T=tl.float8e5", E_F8E5, 64, 128, 32, 4),
+        FP8_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 128, 256, 128, 8),
+        FP8_LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128, 64, 208, 4),
+        FP8_LOOP_CASE("*fp8e5:16,*fp8e5:16,*fp32:16,i32:16", "T=tl.float8e5", E_F8E5, 128, 256, 64, 336, 8),
+        /* the linear layer in fp8: both tiles run along K, so the pipeline copies them (16-byte
+         * cp.async) into K-major slots that wgmma's fp8 form reads; 4 and 8 warps */
+        {"../../../examples/linear.tri", "linear_kernel",
+         "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 2,
+         {{E_F8E4, 208 * 336, FILL_UNIFORM, 0}, {E_F8E4, 144 * 336, FILL_UNIFORM, 0}, {E_F8E4, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         4, {208, 144, 336, 336, 1, 336, 1, 144, 1}, 9, 4, 3, 2},
+        {"../../../examples/linear.tri", "linear_kernel",
+         "*fp8e5:16,*fp8e5:16,*fp8e5:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=256", "BLOCK_K=128"}, 3, 2,
+         {{E_F8E5, 208 * 384, FILL_UNIFORM, 0}, {E_F8E5, 144 * 384, FILL_UNIFORM, 0}, {E_F8E5, 144, FILL_UNIFORM, 0},
+          {E_F32, 208 * 144, FILL_POISON, 1e-2}},
+         4, {208, 144, 384, 384, 1, 384, 1, 144, 1}, 9, 8, 3, 1},
+    };
+    for (size_t i = 0; i < sizeof fp8_cases / sizeof fp8_cases[0]; i++)
+        run_case(gpu, cpu, &fp8_cases[i]);
     /* fp32 dots on the tensor cores through tf32 (tl.dot's default; wgmma m64nNk8 .tf32 on
      * sm_90a, registers staged K-major): tf32 keeps 10 mantissa bits, so against the
      * interpreter's fp32 products the tolerance is 1e-2 (of max(1, |value|)). A dot outside a

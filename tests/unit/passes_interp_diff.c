@@ -1,6 +1,6 @@
 /* passes_interp_diff.c: every pass keeps the kernel's meaning, checked on the interpreter. Each
  * test kernel (the dot loop, both seed matmuls with A and B in either orientation, the linear
- * layer) is lowered once, run by the interpreter, then taken through the passes one at a time for
+ * layer, also in fp32 and fp8) is lowered once, run by the interpreter, then taken through the passes one at a time for
  * sm_80 (mma.sync + local_load) and sm_90a (wgmma reading shared memory) and num_stages 1 to 5;
  * after every pass the interpreter runs it again on the same inputs and every output element
  * must be bit-identical. The interpreter also checks the memory pipeline's discipline (no read
@@ -35,6 +35,8 @@ typedef struct Case {
     int nints;
     int num_warps;
     bool in_f32;        /* inputs fp32 (tf32 dots: pipelined on sm_90a only, FMA elsewhere) */
+    bool in_fp8;        /* inputs e4m3 (wgmma's fp8 form on sm_90a, pipelined when K-contiguous;
+                           widened to fp16 for mma.sync elsewhere, not pipelined) */
 } Case;
 
 static uint32_t rng_state = 7;
@@ -53,7 +55,9 @@ static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, St
     InterpArg args[MAX_ARGS];
     InterpBuffer ib[MAX_BUFS];
     for (int i = 0; i < c->nbufs; i++) {
-        size_t bytes = c->buf_elems[i] * ((i == c->out && c->out_f32) || (i != c->out && c->in_f32) ? 4 : 2);
+        size_t bytes = c->buf_elems[i] * ((i == c->out && c->out_f32) || (i != c->out && c->in_f32) ? 4
+                                          : i != c->out && c->in_fp8                              ? 1
+                                                                                                  : 2);
         bufs[i] = malloc(bytes);
         memcpy(bufs[i], init[i], bytes);
         args[i].ptr = (uint64_t)(uintptr_t)bufs[i];
@@ -133,6 +137,13 @@ static void run_case(const Case *c)
             memset(init[i], 0x7f, bytes); /* poison: every element must be written */
             continue;
         }
+        if (c->in_fp8) {
+            uint8_t *x = malloc(n);
+            for (size_t j = 0; j < n; j++)
+                x[j] = fp8_from_double(half_value(random_half()), DT_F8E4NV);
+            init[i] = x;
+            continue;
+        }
         if (c->in_f32) {
             float *x = malloc(n * 4);
             for (size_t j = 0; j < n; j++)
@@ -189,7 +200,7 @@ static void run_case(const Case *c)
                     CHECK(memcmp(prev, got, out_bytes) == 0, "%s %s stages %d: output differs after %s",
                           c->kernel, arches[a], stages, passes_list[i].name);
                 memcpy(prev, got, out_bytes);
-                bool pipelines = stages >= 2 && (!c->in_f32 || arch_specific);
+                bool pipelines = stages >= 2 && (!(c->in_f32 || c->in_fp8) || arch_specific);
                 if (!strcmp(passes_list[i].name, "pipeline"))
                     CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
                           "%s %s stages %d: %d async copies after the pipeline pass", c->kernel,
@@ -272,6 +283,12 @@ int main(void)
          "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
          {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
          {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4, true},
+        /* the same in fp8 (e4m3): on sm_90a copied along K and read K-major by wgmma's fp8 form
+         * (serially with one stage); on sm_80 widened to fp16 for mma.sync, not pipelined */
+        {"examples/linear.tri", "linear_kernel",
+         "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
+         {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4, false, true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
