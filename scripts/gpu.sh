@@ -3,7 +3,8 @@
 # made on the build machine and carried over (default build-gpu). Runs the gpu-labelled tests, the
 # example programs on cuda:0, the benchmarks and the codegen GPU-vs-interpreter diff, then the
 # peers (Triton, torch/cuBLAS) in the same run; prints tric's numbers and theirs. Exit status: 0 when every
-# test and example passed (benchmarks only report).
+# test and example passed (benchmarks only report). TRIC_GPU_BENCH=0 skips the benchmarks and
+# TRIC_PEERS=0 the peers (a correctness-only run).
 #
 # The build's absolute paths (TRIC_EXAMPLES_DIR, ctest's files) belong to the build machine: the
 # programs fall back to ./examples, and when ctest is missing or its files point elsewhere the test
@@ -45,8 +46,11 @@ for cmd in "vector_add" "vector_add 1" "vector_add_aot" "vector_add 268435456" "
     "$B"/$cmd || { echo "   FAIL: $cmd"; status=1; }
 done
 
-echo "== benchmarks (tric)"
-for bench in bench_launch bench_vector_add bench_matmul bench_linear bench_autotune; do
+if [ "${TRIC_GPU_BENCH:-1}" = 0 ]; then
+    echo "== benchmarks skipped (TRIC_GPU_BENCH=0)"
+fi
+[ "${TRIC_GPU_BENCH:-1}" = 0 ] || echo "== benchmarks (tric)"
+[ "${TRIC_GPU_BENCH:-1}" = 0 ] || for bench in bench_launch bench_vector_add bench_matmul bench_linear bench_autotune; do
     if [ -x "$B/bench/$bench" ]; then
         echo "-- $bench"
         "$B/bench/$bench" || echo "   ($bench exited $?)"
