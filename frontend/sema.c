@@ -2129,25 +2129,62 @@ static Sem block_ptr_sem(Sema *s, Type block, ConstVal order)
     return bp;
 }
 
-/* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order). */
-static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
+/* The base (argument 0, a scalar pointer) and block_shape (argument block_i) of a block pointer
+ * or tensor descriptor: *block is the block of pointers a tile of it addresses. */
+static bool tile_base_block(Sema *s, Expr *call, int block_i, const char *fname, Type *block)
 {
     Type base;
     if (!value_arg(s, call, 0, fname, "base", &base))
-        return sem_error();
+        return false;
     if (!base.is_ptr || base.rank != 0) {
         diag_error(s->diag, arg_loc(call, 0), "%s's base must be a scalar pointer, got %s", fname,
                    tstr(s, base));
-        return sem_error();
+        return false;
     }
+    if (!shape_arg(s, call, block_i, fname, block))
+        return false;
+    if (block->rank < 1) {
+        diag_error(s->diag, arg_loc(call, block_i), "%s's block_shape needs at least one dimension",
+                   fname);
+        return false;
+    }
+    block->is_ptr = true;
+    block->dtype = base.dtype;
+    return true;
+}
+
+/* padding_option (argument i): None, "" or "zero" (zero), "nan" (NaN, float tiles only). */
+static bool padding_arg(Sema *s, Expr *call, int i, const char *fname, DType dt, const char **out)
+{
+    Expr *p = arg(call, i);
+    *out = "zero";
+    if (!p || arg_is_none(call, i))
+        return true;
+    bool str = p->sem.kind == SEM_CONST && p->sem.cv.kind == CV_STR;
+    if (!str || (strcmp(p->sem.cv.s, "") && strcmp(p->sem.cv.s, "zero") && strcmp(p->sem.cv.s, "nan"))) {
+        if (!is_error(p->sem))
+            diag_error(s->diag, arg_loc(call, i), "%s's padding_option must be \"zero\" or \"nan\", "
+                       "got %s",
+                       fname, sem_describe(s, p->sem));
+        return false;
+    }
+    if (!strcmp(p->sem.cv.s, "nan") && !dtype_is_float(dt)) {
+        diag_error(s->diag, arg_loc(call, i), "%s: padding_option \"nan\" needs a float tile, got %s",
+                   fname, dtype_name(dt));
+        return false;
+    }
+    if (!strcmp(p->sem.cv.s, "nan"))
+        *out = "nan";
+    return true;
+}
+
+/* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order). */
+static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
+{
     Type block;
-    if (!shape_arg(s, call, 4, fname, &block))
+    if (!tile_base_block(s, call, 4, fname, &block))
         return sem_error();
     int r = block.rank;
-    if (r < 1) {
-        diag_error(s->diag, arg_loc(call, 4), "%s's block_shape needs at least one dimension", fname);
-        return sem_error();
-    }
     static const char *const what[3] = {"shape", "strides", "offsets"};
     for (int i = 1; i <= 3; i++)
         if (!int_tuple_arg(s, call, i, fname, what[i - 1], &r))
@@ -2169,8 +2206,6 @@ static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
                    fname, r - 1, sem_describe(s, ord->sem));
         return sem_error();
     }
-    block.is_ptr = true;
-    block.dtype = base.dtype;
     return block_ptr_sem(s, block, ord->sem.cv);
 }
 
@@ -2240,24 +2275,9 @@ static Sem block_ptr_load(Sema *s, Expr *call, const char *fname)
     if (!block_ptr_access_args(s, call, fname, 1, 2, 3))
         return sem_error();
     Type bt = arg(call, 0)->sem.type;
-    Expr *pad = arg(call, 4);
-    if (pad && !arg_is_none(call, 4)) {
-        const ConstVal *cv = &pad->sem.cv;
-        bool str = pad->sem.kind == SEM_CONST && cv->kind == CV_STR;
-        if (!str || (strcmp(cv->s, "") && strcmp(cv->s, "zero") && strcmp(cv->s, "nan"))) {
-            if (!is_error(pad->sem))
-                diag_error(s->diag, arg_loc(call, 4), "%s's padding_option must be \"zero\" or "
-                           "\"nan\", got %s",
-                           fname, sem_describe(s, pad->sem));
-            return sem_error();
-        }
-        if (!strcmp(cv->s, "nan") && !dtype_is_float(bt.dtype)) {
-            diag_error(s->diag, arg_loc(call, 4), "%s: padding_option \"nan\" needs a float block, "
-                       "the block pointer points to %s",
-                       fname, dtype_name(bt.dtype));
-            return sem_error();
-        }
-    }
+    const char *pad;
+    if (!padding_arg(s, call, 4, fname, bt.dtype, &pad))
+        return sem_error();
     return sem_value(with_shape(bt.dtype, false, bt));
 }
 
@@ -2291,22 +2311,14 @@ static bool is_tensor_desc(Sem x) { return x.kind == SEM_TUPLE && x.tensor_desc;
  * the last block dim at least 16 bytes. */
 static Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
 {
-    Type base;
-    if (!value_arg(s, call, 0, fname, "base", &base))
-        return sem_error();
-    if (!base.is_ptr || base.rank != 0) {
-        diag_error(s->diag, arg_loc(call, 0), "%s's base must be a scalar pointer, got %s", fname,
-                   tstr(s, base));
-        return sem_error();
-    }
     Type block;
-    if (!shape_arg(s, call, 3, fname, &block))
+    if (!tile_base_block(s, call, 3, fname, &block))
         return sem_error();
     int r = block.rank;
-    if (r < 1 || (int64_t)block.shape[r - 1] * dtype_bytes(base.dtype) < 16) {
+    if ((int64_t)block.shape[r - 1] * dtype_bytes(block.dtype) < 16) {
         diag_error(s->diag, arg_loc(call, 3), "%s: the last block dimension must hold at least 16 "
                    "bytes, got %d elements of %s",
-                   fname, r ? block.shape[r - 1] : 0, dtype_name(base.dtype));
+                   fname, block.shape[r - 1], dtype_name(block.dtype));
         return sem_error();
     }
     if (!int_tuple_arg(s, call, 1, fname, "shape", &r) || !int_tuple_arg(s, call, 2, fname, "strides", &r))
@@ -2321,27 +2333,9 @@ static Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
                    fname, (long long)const_as_int(last));
         return sem_error();
     }
-    const char *pad = "zero";
-    Expr *p = arg(call, 4);
-    if (p && !arg_is_none(call, 4)) {
-        bool str = p->sem.kind == SEM_CONST && p->sem.cv.kind == CV_STR;
-        if (!str || (strcmp(p->sem.cv.s, "zero") && strcmp(p->sem.cv.s, "nan"))) {
-            if (!is_error(p->sem))
-                diag_error(s->diag, arg_loc(call, 4), "%s's padding_option must be \"zero\" or "
-                           "\"nan\", got %s",
-                           fname, sem_describe(s, p->sem));
-            return sem_error();
-        }
-        if (!strcmp(p->sem.cv.s, "nan") && !dtype_is_float(base.dtype)) {
-            diag_error(s->diag, arg_loc(call, 4), "%s: padding_option \"nan\" needs a float tensor, "
-                       "got %s",
-                       fname, dtype_name(base.dtype));
-            return sem_error();
-        }
-        pad = p->sem.cv.s;
-    }
-    block.is_ptr = true;
-    block.dtype = base.dtype;
+    const char *pad;
+    if (!padding_arg(s, call, 4, fname, block.dtype, &pad))
+        return sem_error();
     Sem d = {.kind = SEM_TUPLE, .tensor_desc = true, .type = block, .nelems = 1 + 2 * r,
              .cv = {.kind = CV_STR, .s = pad}};
     d.elems = arena_alloc(s->a, (size_t)d.nelems * sizeof(Sem));
