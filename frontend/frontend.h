@@ -21,6 +21,7 @@ struct IrFunc; /* ir.h */
 /* ---- ast.c: the syntax tree ---------------------------------------------------------------- */
 
 /* Binary operators, in the order of Python's precedence groups (lowest first). */
+/* clang-format off */
 #define TRIC_BINOPS(X)                                                                             \
     X(BIN_OR, "or")        /* scalar short-circuit or */                                           \
     X(BIN_AND, "and")      /* scalar short-circuit and */                                          \
@@ -34,6 +35,7 @@ struct IrFunc; /* ir.h */
     X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
     X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
     X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */
+/* clang-format on */
 
 typedef enum BinOp {
 #define X(e, s) e,
@@ -50,6 +52,7 @@ typedef enum UnOp {
     UN_NOT,    /* not x, scalar logical */
 } UnOp;
 
+/* clang-format off */
 #define TRIC_EXPR_KINDS(X)                                                                         \
     X(EX_INT, "int")            /* ival */                                                         \
     X(EX_FLOAT, "float")        /* fval */                                                         \
@@ -68,6 +71,7 @@ typedef enum UnOp {
     X(EX_UNARY, "unary")        /* un */                                                           \
     X(EX_TERNARY, "ternary")    /* ternary: then if cond else els */                               \
     X(EX_LAMBDA, "lambda")      /* lambda: lambda params: body (@triton.heuristics values only) */
+/* clang-format on */
 
 typedef enum ExprKind {
 #define X(e, s) e,
@@ -222,6 +226,7 @@ typedef struct Block {
     int n;
 } Block;
 
+/* clang-format off */
 #define TRIC_STMT_KINDS(X)                                                                         \
     X(ST_EXPR, "expr")        /* expr.value */                                                     \
     X(ST_ASSIGN, "assign")    /* assign: t1 = t2 = value; a target is a name, tuple or subscript */\
@@ -236,6 +241,7 @@ typedef struct Block {
     X(ST_ASSERT, "assert")    /* assert_: assert cond, msg (a device assert; sema may drop it) */  \
     X(ST_DEF, "def")          /* def: a nested def (rejected by sema) */                           \
     X(ST_IMPORT, "import")    /* import_: import / from-import lines */
+/* clang-format on */
 
 typedef enum StmtKind {
 #define X(e, s) e,
@@ -356,6 +362,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
 
 /* Every builtin: enum, name (after `tl.`; also a method name where marked), parameters as
  * "name" or "name=" for optional ones (the keyword names Triton uses), one-line meaning. */
+/* clang-format off */
 #define TRIC_BUILTINS(X)                                                                           \
     X(BI_PROGRAM_ID, "program_id", "axis", "index of this program along axis (0, 1, 2)")          \
     X(BI_NUM_PROGRAMS, "num_programs", "axis", "programs in the grid along axis")                 \
@@ -434,6 +441,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_TO_TENSOR, "to_tensor", "x", "a run-time value of x (a constexpr number gets Triton's type: int32, uint32, int64, fp32, int1)") \
     X(BI_LIBDEVICE1, "libdevice_unary", "arg0", "libdevice.NAME(x): Sem.libdevice_fn names it")   \
     X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", "libdevice.NAME(x, y): Sem.libdevice_fn names it")
+/* clang-format on */
 
 typedef enum Builtin {
 #define X(e, name, params, doc) e,

@@ -22,6 +22,7 @@ typedef int32_t ValueId;
  * operands of one shape (lowering inserts splat/broadcast) and, for arithmetic, one dtype (lowering
  * inserts casts); integer semantics (signed or unsigned) come from the dtype. `attr` names the
  * op's integer attributes (IrOp.attr[]). */
+/* clang-format off */
 #define TRIC_OPS(X)                                                                                \
     /* --- values from nowhere --- */                                                              \
     X(OP_CONST, "const", 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
@@ -108,12 +109,14 @@ typedef int32_t ValueId;
     X(OP_WHILE, "while", -1, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, "ends a for body, if branch or while body with its values")          \
     X(OP_CONDITION, "condition", -1, "ends a while's region 0: continue when operand 0, passing the rest")
+/* clang-format on */
 
 /* The libdevice functions OP_LIBDEVICE computes (Triton's tl.extra.cuda.libdevice), attr[0]
  * holding the enum. Columns: enum, name (as in libdevice.NAME), number of float arguments, result
  * (LDR_FLOAT: the arguments' float type; LDR_PRED: i1), the libdevice symbols for fp32 and for
  * fp64 (fp16 and bf16 are widened to fp32 and the result rounded back), meaning. The interpreter
  * computes each with C's libm in double and rounds once to the dtype. */
+/* clang-format off */
 #define TRIC_LIBDEVICE_FNS(X)                                                                      \
     X(LD_ERF, "erf", 1, LDR_FLOAT, "__nv_erff", "__nv_erf", "error function")                     \
     X(LD_ERFC, "erfc", 1, LDR_FLOAT, "__nv_erfcf", "__nv_erfc", "1 - erf(x)")                     \
@@ -163,11 +166,13 @@ typedef int32_t ValueId;
     X(LD_COPYSIGN, "copysign", 2, LDR_FLOAT, "__nv_copysignf", "__nv_copysign", "|x| with y's sign") \
     X(LD_NEXTAFTER, "nextafter", 2, LDR_FLOAT, "__nv_nextafterf", "__nv_nextafter", "the next float after x toward y") \
     X(LD_DIV_RN, "div_rn", 2, LDR_FLOAT, "__nv_fdiv_rn", "__nv_ddiv_rn", "x / y, rounded to nearest even")
+/* clang-format on */
 
 /* What an atomic_rmw does (attr[0]), Triton's tl.atomic_*; signedness and int or float from the
  * dtype. Columns: enum, name (tl.atomic_NAME and the IR text), PTX operation, meaning. Float max
  * and min are not here: lowering builds them from max on the signed and min on the unsigned bits,
  * as Triton does (semantic.atomic_max). */
+/* clang-format off */
 #define TRIC_ATOMIC_KINDS(X)                                                                       \
     X(ATOMIC_ADD, "add", "add", "old + val (ints wrap; floats: fp16, bf16, fp32, fp64)")            \
     X(ATOMIC_MAX, "max", "max", "max(old, val), ints (signed or unsigned by dtype)")               \
@@ -176,6 +181,7 @@ typedef int32_t ValueId;
     X(ATOMIC_OR, "or", "or", "old | val, ints")                                                    \
     X(ATOMIC_XOR, "xor", "xor", "old ^ val, ints")                                                 \
     X(ATOMIC_XCHG, "xchg", "exch", "val (any 32- or 64-bit dtype)")
+/* clang-format on */
 
 typedef enum AtomicKind {
 #define X(e, name, ptx, doc) e,
@@ -186,11 +192,13 @@ typedef enum AtomicKind {
 
 /* Memory orderings of an atomic (attr[1]), Triton's sem= strings and the PTX .sem qualifiers
  * (PTX ISA "Memory Consistency Model", 8.4 and atom). acq_rel is Triton's default. */
+/* clang-format off */
 #define TRIC_MEM_SEMS(X)                                                                           \
     X(MEM_SEM_ACQ_REL, "acq_rel", "acq_rel")                                                       \
     X(MEM_SEM_ACQUIRE, "acquire", "acquire")                                                       \
     X(MEM_SEM_RELEASE, "release", "release")                                                       \
     X(MEM_SEM_RELAXED, "relaxed", "relaxed")
+/* clang-format on */
 
 typedef enum MemSem {
 #define X(e, name, ptx) e,
@@ -201,10 +209,12 @@ typedef enum MemSem {
 
 /* Scopes of an atomic (attr[2]), Triton's scope= strings and the PTX .scope qualifiers. gpu is
  * Triton's default. */
+/* clang-format off */
 #define TRIC_MEM_SCOPES(X)                                                                         \
     X(MEM_SCOPE_GPU, "gpu", "gpu")                                                                 \
     X(MEM_SCOPE_CTA, "cta", "cta")                                                                 \
     X(MEM_SCOPE_SYS, "sys", "sys")
+/* clang-format on */
 
 typedef enum MemScope {
 #define X(e, name, ptx) e,

@@ -54,6 +54,7 @@ enum {
 };
 
 /* The entry points, as members of one table: X(return, name, params). */
+/* clang-format off */
 #define TRIC_CUDA_FUNCS(X)                                                                         \
     X(cuInit, (unsigned flags))                                                                    \
     X(cuDriverGetVersion, (int *version))                                                          \
@@ -98,6 +99,7 @@ enum {
     X(cuEventRecord, (CUevent e, CUstream s))                                                      \
     X(cuEventSynchronize, (CUevent e))                                                             \
     X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end))
+/* clang-format on */
 
 typedef struct RtCudaApi {
 #define X(name, params) CUresult (*name) params;

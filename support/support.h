@@ -132,6 +132,7 @@ void diag_free(Diag *d);
 
 /* Element types. One table: enum, Triton name (tl.NAME), signature name (Triton's AOT form), bits,
  * kind. The order matters: ints by width, then unsigned, then floats. */
+/* clang-format off */
 #define TRIC_DTYPES(X)                                                                             \
     /* enum     tl name     sig     bits kind */                                                   \
     X(DT_I1,   "int1",     "i1",   1,  DK_INT)   /* bool; comparisons produce it */                \
@@ -151,6 +152,7 @@ void diag_free(Diag *d);
     /* S.1111.111, max 448) and e5m2 (IEEE-like: bias 15, infinities, max 57344) */               \
     X(DT_F8E4NV, "float8e4nv", "fp8e4nv", 8, DK_FLOAT)                                             \
     X(DT_F8E5, "float8e5",   "fp8e5",   8, DK_FLOAT)
+/* clang-format on */
 
 typedef enum DType {
 #define X(e, name, sig, bits, kind) e,

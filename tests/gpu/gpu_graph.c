@@ -23,6 +23,7 @@ typedef struct CUgraphNode_st *CUgraphNode;
 enum { CU_STREAM_CAPTURE_MODE_GLOBAL = 0 };
 
 /* The driver entry points this test uses itself, fetched as the runtime fetches its own. */
+/* clang-format off */
 #define GRAPH_FUNCS(X)                                                                             \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                            \
     X(cuStreamCreate, (CUstream * s, unsigned flags))                                              \
@@ -40,6 +41,7 @@ enum { CU_STREAM_CAPTURE_MODE_GLOBAL = 0 };
     X(cuEventRecord, (CUevent e, CUstream s))                                                      \
     X(cuEventSynchronize, (CUevent e))                                                             \
     X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end))
+/* clang-format on */
 
 static struct {
 #define X(name, params) CUresult (*name) params;
