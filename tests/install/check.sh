@@ -7,7 +7,9 @@
 #      tric::tric (compiles vector_add on cpu), one against tric::runtime (loads the .tir that
 #      tric_add_kernels wrote at build time) -- both run and check their results;
 #   3. pkg-config --cflags --libs tric / tric-runtime: a program built with them runs;
-#   4. the libraries' dynamic symbols are exactly the functions tric.h declares; libtric_runtime holds no LLVM, needs no
+#   4. tric --emit=c's vector_add launcher builds as strict C11 against the installed headers and
+#      links against tric-runtime alone;
+#   5. the libraries' dynamic symbols are exactly the functions tric.h declares; libtric_runtime holds no LLVM, needs no
 #      libstdc++, and is under 3 MB stripped.
 set -euo pipefail
 B=$(cd "$1" && pwd); S=$(cd "$2" && pwd); CMAKE=$3; CC=$4; VERSION=$5
@@ -65,6 +67,35 @@ for pc in tric tric-runtime; do
     "$T/pc_$pc" || fail "the program built with pkg-config $pc failed"
     echo "   ok: pkg-config $pc: $flags"
 done
+
+echo "== tric --emit=c against the installed headers and tric-runtime"
+# The launcher file the installed tric writes for vector_add, compiled as strict C11 against the
+# installed headers only and linked against the runtime-only library through pkg-config; without
+# a GPU its load gives the no-device status (the program says which status it got either way).
+"$P/bin/tric" "$S/examples/vector_add.tri" --signature='*fp32:16,*fp32:16,*fp32:16,i32:16' \
+    -D BLOCK_SIZE=1024 --emit=c -o "$T/va.c" || fail "tric --emit=c failed"
+cat >"$T/va_main.c" <<'C'
+#include "va.h"
+#include <stdio.h>
+int main(void)
+{
+    tric_status st = va_load(NULL);
+    printf("va_load: %s\n", tric_status_name(st));
+    if (st == TRIC_SUCCESS) {
+        va_unload();
+        return 0;
+    }
+    return st == TRIC_ERROR_NO_DEVICE ? 0 : 1;
+}
+C
+# shellcheck disable=SC2046
+"$CC" -std=c11 -Wall -Wextra -pedantic -Werror -I"$T" $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags tric-runtime) \
+    "$T/va_main.c" "$T/va.c" $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --libs tric-runtime) \
+    -Wl,-rpath,"$libdir" -o "$T/va" || fail "the --emit=c launcher did not build against the installed tric-runtime"
+"$T/va" || fail "the --emit=c launcher's load failed with an unexpected status"
+needed=$(readelf -d "$T/va")
+[[ $needed == *libtric_runtime* && $needed != *"libtric.so"* ]] || fail "the launcher does not link libtric_runtime alone"
+echo "   ok: --emit=c vector_add builds with -std=c11 -Wall -Werror against the prefix, links tric-runtime"
 
 echo "== exported symbols"
 # Exactly the functions the installed tric.h declares (names followed by '(').
