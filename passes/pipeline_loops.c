@@ -20,8 +20,10 @@
  * The loop is not peeled: copies for iterations past the end are masked off (they read nothing).
  *
  * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks);
- * it runs S - 1 iterations ahead, so the loop-carried values it alone uses (advancing pointers)
- * run ahead with it. A loop is left as it is (num_stages 1, or anything below not holding):
+ * it runs S - 1 iterations ahead, so the loop-carried values it alone uses run ahead with it:
+ * advancing pointers, and the i32 offsets block pointers carry (`tl.advance`), from which the
+ * front end recomputes the addresses and boundary masks each iteration (canonicalize has made the
+ * leaves a loop yields unchanged, base, shapes and strides, loop-invariant). A loop is left as it is (num_stages 1, or anything below not holding):
  * stage 0 must be pure ops; a value stage 0 computes may not be used by the rest of the body;
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
