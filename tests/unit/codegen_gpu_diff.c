@@ -297,8 +297,8 @@ int main(void)
          {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 6,
          {{E_F16, 100 * 112, FILL_UNIFORM, 0}, {E_F16, 112 * 144, FILL_UNIFORM, 0}, {E_F32, 100 * 144, FILL_POISON, 1e-3}},
          3, {100, 144, 112}, 3, 0, 4},
-        /* tutorial 06's attention loop through descriptors (two dots, exp2, row max and sum; not
-         * pipelined: q and p are not loaded in the loop) */
+        /* tutorial 06's attention loop through descriptors (two dots, exp2, row max and sum): K
+         * and V copied ahead alone (q and p are not loaded in the loop) and read back whole */
         {"desc_attention.tri", "desc_attention", "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
          {"BLOCK_M=64", "BLOCK_N=32", "HEAD_DIM=64"}, 3, 2,
          {{E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0},
