@@ -15,6 +15,11 @@
  * to the same type (and layout), trans by the identity permutation; addptr(p, 0) -> p; and the
  * dot-accumulator fold add(dot(a, b, 0), x) -> dot(a, b, x) when the dot has no other use (Triton's
  * combine pass: lowering writes `acc += tl.dot(a, b)` as a dot with a zero accumulator and an add).
+ * Loops: an iter arg of a for that the body yields unchanged (`yield ..., %arg, ...` for its own
+ * block argument) holds its init value on every iteration, so its block argument and the loop's
+ * result become the init value (loop-invariant; the front end carries a block pointer's base,
+ * shapes and strides this way, and axis info and the pipeline see through them only then). The
+ * iter arg itself stays, unused, carrying the init value.
  * Replacing a value by another happens only when their types and layouts are equal.
  * Leaves the ops it makes unused in place: dce removes them. */
 #include "passes/passes.h"
@@ -502,6 +507,32 @@ static ValueId resolve(Canon *c, ValueId v)
     return v;
 }
 
+/* The block argument of each iter arg the body yields unchanged, and the loop's result, become the
+ * init value. Their uses inside the body were already walked: the next sweep rewrites them. */
+static void try_invariant_iter_args(Canon *c, IrOp *op)
+{
+    if (op->code != OP_FOR || op->nregions < 1)
+        return;
+    IrRegion *body = &op->regions[0];
+    IrOp *y = body->nops ? body->ops[body->nops - 1] : NULL;
+    if (!y || y->code != OP_YIELD)
+        return;
+    for (int a = 0; a + 1 < body->nargs && 3 + a < op->noperands && a < y->noperands; a++) {
+        ValueId arg = body->args[1 + a], init = resolve(c, op->operands[3 + a]);
+        if (resolve(c, y->operands[a]) != arg || init == arg || !same_type_and_layout(c->f, arg, init))
+            continue;
+        c->repl[arg] = init;
+        c->uses[init] += c->uses[arg];
+        c->uses[arg] = 0;
+        if (a < op->nresults && same_type_and_layout(c->f, op->results[a], init)) {
+            c->repl[op->results[a]] = init;
+            c->uses[init] += c->uses[op->results[a]];
+            c->uses[op->results[a]] = 0;
+        }
+        c->changed = true;
+    }
+}
+
 static void canon_region(Canon *c, IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -511,6 +542,7 @@ static void canon_region(Canon *c, IrRegion *r)
                 op->operands[j] = resolve(c, op->operands[j]);
         for (int j = 0; j < op->nregions; j++)
             canon_region(c, &op->regions[j]);
+        try_invariant_iter_args(c, op);
         if (try_fold_constants(c, op) || try_identities(c, op) || try_dot_accumulate(c, op))
             continue;
     }

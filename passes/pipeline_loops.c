@@ -20,15 +20,20 @@
  * The loop is not peeled: copies for iterations past the end are masked off (they read nothing).
  *
  * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks);
- * it runs S - 1 iterations ahead, so the loop-carried values it alone uses (advancing pointers)
- * run ahead with it. A loop is left as it is (num_stages 1, or anything below not holding):
+ * it runs S - 1 iterations ahead, so the loop-carried values it alone uses run ahead with it:
+ * advancing pointers, and the i32 offsets block pointers carry (`tl.advance`), from which the
+ * front end recomputes the addresses and boundary masks each iteration (canonicalize has made the
+ * leaves a loop yields unchanged, base, shapes and strides, loop-invariant). A loop is left as it is (num_stages 1, or anything below not holding):
  * stage 0 must be pure ops; a value stage 0 computes may not be used by the rest of the body;
  * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
  * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 for wgmma's tf32 form: its slots are K-major whatever the registers'
  * order, element by element when the tile runs along M or N; or fp8 for wgmma's fp8 form, K-major
  * too, the tile running along K in memory), copied in pieces of at least 4
- * bytes, and its only use is the convert into a dot operand, whose only use is the dot. A load's
+ * bytes, and its only use is the convert into a dot operand, whose only use is the dot; or, for a
+ * dot operand not paired that way (the other operand not loaded in the loop, or a trans between
+ * the load and the convert), a 16-bit tile read back whole: local_load in the load's own layout
+ * where the load was, the ops after it unchanged (operand_tile_load). A load's
  * `other` other than 0 goes with its async_copy (masked-off elements are written with it). */
 #include "passes/passes.h"
 
@@ -47,7 +52,8 @@ typedef struct Pipe {
     int S;
     int nloads;
     IrOp *loads[MAX_PIPE_LOADS];    /* the pipelined loads */
-    IrOp *converts[MAX_PIPE_LOADS]; /* convert_layout of each into its dot operand */
+    IrOp *converts[MAX_PIPE_LOADS]; /* convert_layout of each into its dot operand; NULL for a
+                                       tile read back in the load's own layout (below) */
     ValueId bufs[MAX_PIPE_LOADS];   /* local_alloc of each */
     ValueId views[MAX_PIPE_LOADS];  /* this iteration's extract view of each (new loop) */
     bool any_wgmma;
@@ -186,7 +192,7 @@ static bool stage0_leaks(Pipe *p)
                 if (is_load) {
                     bool own_convert = false;
                     for (int k = 0; k < p->nloads; k++)
-                        own_convert |= p->converts[k] == u && p->loads[k] == op;
+                        own_convert |= p->loads[k] == op && (p->converts[k] == u || !p->converts[k]);
                     if (own_convert)
                         continue;
                 }
@@ -224,6 +230,39 @@ static int64_t const_int_of(const IrFunc *f, ValueId v, bool *ok)
     const IrOp *def = f->values[v].def;
     *ok = def && def->code == OP_CONST && !dtype_is_float(ir_type(f, v).dtype) && ir_type(f, v).rank == 0;
     return *ok ? def->attr[0] : 0;
+}
+
+/* A dot operand whose tile is not a direct convert of a load in the loop paired with the other
+ * operand's (tutorial 06's attention: `q` loaded before the loop, `p` from the softmax, K through
+ * `.T`): its load, found through convert_layout and trans ops each used once, is still copied
+ * ahead into slots when it qualifies, and read back whole (local_load in the load's own layout)
+ * where the load was; the ops after it stay. 16-bit 2-D tiles only. */
+static IrOp *operand_chain_load(const Pipe *p, ValueId operand)
+{
+    const IrFunc *f = p->f;
+    IrOp *def = f->values[operand].def;
+    while (def && body_index(p->body, def) >= 0 &&
+           (def->code == OP_CONVERT_LAYOUT || def->code == OP_TRANS) &&
+           uses_in(p->body, def->results[0]) == 1)
+        def = f->values[def->operands[0]].def;
+    return def && def->code == OP_LOAD && body_index(p->body, def) >= 0 && def->nresults == 1 ? def : NULL;
+}
+
+/* operand_chain_load's load when it qualifies for a copy read back whole. */
+static IrOp *operand_tile_load(Pipe *p, ValueId operand)
+{
+    IrFunc *f = p->f;
+    IrOp *def = operand_chain_load(p, operand);
+    if (!def)
+        return NULL;
+    Type t = ir_type(f, def->results[0]);
+    int pl = f->values[def->operands[0]].layout;
+    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED || t.rank != 2 || t.is_ptr ||
+        dtype_bytes(t.dtype) != 2 || uses_in(&f->body, def->results[0]) != 1 ||
+        axis_vector_width(f, def) * dtype_bytes(t.dtype) < 4)
+        return NULL;
+    Layout sh;
+    return shared_layout_for(&sh, t, f->layouts[pl].blocked.order[0]) ? def : NULL;
 }
 
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
@@ -273,6 +312,31 @@ static bool analyse(Pipe *p)
             }
         }
         ndots++;
+    }
+    for (int i = 0; i < body->nops; i++) {
+        IrOp *dot = body->ops[i];
+        int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
+        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
+            continue;
+        for (int k = 0; k < 2 && p->nloads < MAX_PIPE_LOADS; k++) {
+            IrOp *ld = operand_tile_load(p, dot->operands[k]);
+            /* a dot whose other operand is loaded in the loop but cannot be copied (too narrow,
+             * fp32 or fp8 off wgmma's forms) stays as it was: one stage for both */
+            IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
+            bool other_taken = !other;
+            for (int j = 0; j < p->nloads; j++)
+                other_taken |= p->loads[j] == other;
+            if (!other_taken && !operand_tile_load(p, dot->operands[1 - k]))
+                ld = NULL;
+            for (int j = 0; ld && j < p->nloads; j++)
+                if (p->loads[j] == ld)
+                    ld = NULL;
+            if (ld) {
+                p->loads[p->nloads] = ld;
+                p->converts[p->nloads] = NULL;
+                p->nloads++;
+            }
+        }
     }
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
@@ -562,8 +626,19 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     ValueId *yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 2));
     for (int i = 0; i + 1 < body->nops; i++) {
         IrOp *op = body->ops[i];
-        if (p->stage0[i])
+        if (p->stage0[i]) {
+            /* a tile read back whole: from its slot, in the load's layout, where the load was */
+            for (int j = 0; j < p->nloads; j++) {
+                if (p->loads[j] != op || p->converts[j])
+                    continue;
+                Type t = ir_type(f, op->results[0]);
+                ValueId r = ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
+                set_layout(f, r, f->values[op->operands[0]].layout);
+                f->values[r].name = f->values[op->results[0]].name;
+                p->map[op->results[0]] = r;
+            }
             continue;
+        }
         int k = -1;
         for (int j = 0; j < p->nloads; j++)
             if (p->converts[j] == op)
@@ -586,9 +661,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         if (acc > 0 && f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3) {
             int ka = -1, kb = -1;
             for (int j = 0; j < p->nloads; j++) {
-                if (p->converts[j]->results[0] == op->operands[0])
+                if (p->converts[j] && p->converts[j]->results[0] == op->operands[0])
                     ka = j;
-                if (p->converts[j]->results[0] == op->operands[1])
+                if (p->converts[j] && p->converts[j]->results[0] == op->operands[1])
                     kb = j;
             }
             if (ka >= 0 && kb >= 0) {

@@ -286,6 +286,24 @@ int main(void)
          {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 6,
          {{E_F16, 100 * 75, FILL_UNIFORM, 0}, {E_F16, 75 * 130, FILL_UNIFORM, 0}, {E_F32, 100 * 130, FILL_POISON, 1e-3}},
          3, {100, 130, 75, 75, 1, 1, 75, 130, 1}, 9, 0},
+        /* ... with K and the strides specialized (M, N odd): the pipeline takes the loop, its
+         * carried offsets run ahead with the cp.async copies (3 stages); and the same through
+         * tensor descriptors (desc_matmul.tri, addresses from the induction variable) */
+        {"block_ptr.tri", "bp_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32:16,i32:1,i32:1,i32:16,i32,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 6,
+         {{E_F16, 100 * 112, FILL_UNIFORM, 0}, {E_F16, 112 * 130, FILL_UNIFORM, 0}, {E_F32, 100 * 130, FILL_POISON, 1e-3}},
+         3, {100, 130, 112, 112, 1, 1, 112, 130, 1}, 9, 0, 3},
+        {"desc_matmul.tri", "desc_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 6,
+         {{E_F16, 100 * 112, FILL_UNIFORM, 0}, {E_F16, 112 * 144, FILL_UNIFORM, 0}, {E_F32, 100 * 144, FILL_POISON, 1e-3}},
+         3, {100, 144, 112}, 3, 0, 4},
+        /* tutorial 06's attention loop through descriptors (two dots, exp2, row max and sum): K
+         * and V copied ahead alone (q and p are not loaded in the loop) and read back whole */
+        {"desc_attention.tri", "desc_attention", "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=32", "HEAD_DIM=64"}, 3, 2,
+         {{E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0},
+          {E_F32, 112 * 64, FILL_POISON, 1e-2}},
+         4, {112}, 1, 4},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
          {{E_F32, 512 * 5, FILL_UNIFORM, 0}, {E_F32, 512 * 2, FILL_POISON, 1e-5}}, 2, {3, 2}, 2, 0},
         {"control.tri", "control", "*fp32:16,*fp32:16,i32,i32", {"BLOCK=512"}, 1, 2,
@@ -364,6 +382,21 @@ int main(void)
         LOOP_CASE("*bf16:16,*bf16:16,*fp32:16,i32", "T=tl.bfloat16", E_BF16, 128, 256, 32, 100, 8),
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 128, 256, 64, 336, 8),
         LOOP_CASE("*fp16:16,*fp16:16,*fp32:16,i32:16", "T=tl.float16", E_F16, 64, 256, 32, 16, 4),
+        /* block pointers and tensor descriptors, pipelined: wgmma reading the slots the carried
+         * offsets' (or the induction variable's) copies fill, M and N odd; 3 and 4 stages */
+        {"block_ptr.tri", "bp_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32:16,i32:1,i32:1,i32:16,i32,i32:1",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 6,
+         {{E_F16, 200 * 336, FILL_UNIFORM, 0}, {E_F16, 336 * 260, FILL_UNIFORM, 0}, {E_F32, 200 * 260, FILL_POISON, 1e-3}},
+         3, {200, 260, 336, 336, 1, 1, 336, 260, 1}, 9, 4, 3},
+        {"desc_matmul.tri", "desc_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"}, 3, 6,
+         {{E_F16, 200 * 336, FILL_UNIFORM, 0}, {E_F16, 336 * 272, FILL_UNIFORM, 0}, {E_F32, 200 * 272, FILL_POISON, 1e-3}},
+         3, {200, 272, 336}, 3, 4, 4},
+        {"desc_attention.tri", "desc_attention", "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=32", "HEAD_DIM=64"}, 3, 2,
+         {{E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0}, {E_F16, 112 * 64, FILL_UNIFORM, 0},
+          {E_F32, 112 * 64, FILL_POISON, 1e-2}},
+         4, {112}, 1, 4},
     };
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)
