@@ -192,7 +192,7 @@ if "attention" in ONLY:
             for cfg in ATTN_CONFIGS:
                 if cfg[1] > D:
                     continue
-                q, k, v, o, m = tensors(1, 2, 512, D)
+                q, k, v, o, m = tensors(1, 2, 256, D)
                 try:
                     attn(q, k, v, o, m, causal, cfg)
                     torch.cuda.synchronize()

@@ -8,8 +8,9 @@
 
 static int failures;
 
-static void row_case(tric_device dev, const char *tri, int layer_norm, int fp16, int rows,
-                     int cols, int block, const char *arch) {
+static void row_case(tric_device dev, const char *tri, int layer_norm, int fp16, int rows, int cols,
+                     int block, const char *arch)
+{
     NkRun r;
     int bad = layer_norm ? nk_layer_norm_setup(&r, dev, tri, fp16, rows, cols, arch, block, 41)
                          : nk_softmax_setup(&r, dev, tri, fp16, rows, cols, arch, 41);
@@ -29,7 +30,8 @@ static void row_case(tric_device dev, const char *tri, int layer_norm, int fp16,
     nk_run_free(&r);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());
@@ -41,20 +43,21 @@ int main(void) {
     const char *ln = ex_tri_path("layer_norm.tri", p2, sizeof p2);
     const char *at = ex_tri_path("attention.tri", p3, sizeof p3);
     for (int fp16 = 0; fp16 <= 1; fp16++) {
-        row_case(dev, sm, 0, fp16, 1000, 781, 0, arch);  /* masked tail, persistent rows */
+        row_case(dev, sm, 0, fp16, 1000, 781, 0, arch); /* masked tail, persistent rows */
         row_case(dev, sm, 0, fp16, 4096, 8192, 0, arch);
         row_case(dev, ln, 1, fp16, 333, 8192, 0, arch);
         row_case(dev, ln, 1, fp16, 64, 5000, 1024, arch); /* five chunks, the last masked */
     }
-    static const NkAttnConfig cfgs[] = {{128, 64, 8, 3}, {128, 64, 4, 3}, {128, 128, 8, 3},
-                                        {64, 64, 4, 3}};
+    static const NkAttnConfig cfgs[] = {
+        {128, 64, 8, 3}, {128, 64, 4, 3}, {128, 128, 8, 3}, {64, 64, 4, 3}};
     for (int head = 64; head <= 128; head *= 2)
         for (int causal = 0; causal <= 1; causal++)
             for (int c = 0; c < 4; c++) {
                 if (cfgs[c].block_n > head)
                     continue;
                 NkRun r;
-                int bad = nk_attention_setup(&r, dev, at, 2, 3, 384, head, causal, &cfgs[c], arch, 43);
+                int bad =
+                    nk_attention_setup(&r, dev, at, 2, 3, 384, head, causal, &cfgs[c], arch, 43);
                 if (!bad) {
                     tric_status st = tric_launch(r.kernel, r.grid, r.args, r.nargs, NULL);
                     if (st == TRIC_SUCCESS)

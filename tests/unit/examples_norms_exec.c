@@ -9,7 +9,8 @@
 
 static int failures;
 
-static void softmax_case(tric_device dev, const char *tri, int fp16, int rows, int cols) {
+static void softmax_case(tric_device dev, const char *tri, int fp16, int rows, int cols)
+{
     NkRun r;
     int bad = nk_softmax_setup(&r, dev, tri, fp16, rows, cols, NULL, 31);
     if (!bad) {
@@ -26,7 +27,8 @@ static void softmax_case(tric_device dev, const char *tri, int fp16, int rows, i
 }
 
 static void layer_norm_case(tric_device dev, const char *tri, int fp16, int rows, int cols,
-                            int block) {
+                            int block)
+{
     NkRun r;
     int bad = nk_layer_norm_setup(&r, dev, tri, fp16, rows, cols, NULL, block, 32);
     if (!bad) {
@@ -43,7 +45,8 @@ static void layer_norm_case(tric_device dev, const char *tri, int fp16, int rows
 }
 
 static void attention_case(tric_device dev, const char *tri, int n_ctx, int head, int causal,
-                           NkAttnConfig cfg) {
+                           NkAttnConfig cfg)
+{
     NkRun r;
     int bad = nk_attention_setup(&r, dev, tri, 1, 2, n_ctx, head, causal, &cfg, NULL, 33);
     if (!bad) {
@@ -59,7 +62,8 @@ static void attention_case(tric_device dev, const char *tri, int n_ctx, int head
     nk_run_free(&r);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
         fprintf(stderr, "cpu device: %s\n", tric_last_error());
