@@ -131,7 +131,7 @@ static void report(const char *bench, const char *dtype, int M, int N, int head,
 static const NkAttnConfig attn_configs[] = {
     {128, 64, 8, 3},
     {128, 64, 4, 3},
-    {128, 128, 8, 3},
+    {128, 128, 8, 2},
     {64, 64, 4, 3},
 };
 enum { NATTN = sizeof attn_configs / sizeof attn_configs[0] };

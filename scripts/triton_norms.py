@@ -166,7 +166,7 @@ if "layer_norm" in ONLY:
             del x, y
 
 # ---- fused attention forward (tutorial 06; configs as bench_norms.c's attn_configs) ----
-ATTN_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 3), (64, 64, 4, 3)]
+ATTN_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 2), (64, 64, 4, 3)]
 if "attention" in ONLY:
     at_mod = load_tri("attention")
     sm_scale = 0.5
