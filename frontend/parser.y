@@ -1416,6 +1416,27 @@ static const FuncDef *jit_call_target(const ParseState *ps, const Stmt *st, int 
     return NULL;
 }
 
+/* The module's function bound to name so far (the last binding); NULL when there is none. */
+static FuncDef *module_func_named(const Module *m, const char *name)
+{
+    for (int i = m->nfuncs - 1; i >= 0; i--)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, name))
+            return m->funcs[i];
+    return NULL;
+}
+
+/* Binds f's name at module level: a function already bound to that name is replaced, as
+ * Python rebinds it (`_kernel = triton.jit(_kernel)` leaves one function, the @jit one). */
+static void bind_module_func(ParseState *ps, Module *m, int *fcap, FuncDef *f)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, f->name)) {
+            m->funcs[i] = f;
+            return;
+        }
+    ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, *fcap, f);
+}
+
 /* `kernel = triton.jit(kernel_impl)`: each name target becomes a @jit function with
  * kernel_impl's parameters and body, named by the target (the name --kernel takes and the PTX
  * carries). kernel_impl stays a plain Python function, as in Triton, where only the JITFunction
@@ -1434,7 +1455,53 @@ static void push_jit_by_call(ParseState *ps, Module *m, int *fcap, const Stmt *s
         f->decorators = arena_alloc(ps->arena, sizeof *f->decorators);
         f->decorators[0] = st->assign.value;
         f->ndecorators = 1;
-        ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, *fcap, f);
+        bind_module_func(ps, m, fcap, f);
+    }
+}
+
+/* `NAME = triton.heuristics({...})(f)` or `triton.autotune(...)(f)` (unsloth's kernels wrap
+ * their @jit functions this way): the decorator factory call, when f names a @jit function
+ * bound above; NULL otherwise. */
+static const Expr *decorator_by_call(const Module *m, const Stmt *st, FuncDef **target)
+{
+    if (st->kind != ST_ASSIGN || !st->assign.value || st->assign.value->kind != EX_CALL)
+        return NULL;
+    const Expr *call = st->assign.value;
+    const Expr *factory = call->call.fn;
+    if (factory->kind != EX_CALL || call->call.nargs != 1 || call->call.nkwargs != 0 ||
+        call->call.args[0]->kind != EX_NAME || !call->call.args[0]->str)
+        return NULL;
+    const Expr *fn = factory->call.fn;
+    const char *name = fn->kind == EX_NAME ? fn->str : fn->kind == EX_ATTR ? fn->attr.name : NULL;
+    if (!name || (strcmp(name, "heuristics") && strcmp(name, "autotune")))
+        return NULL;
+    if (fn->kind == EX_ATTR &&
+        (fn->attr.obj->kind != EX_NAME || strcmp(fn->attr.obj->str, "triton")))
+        return NULL;
+    FuncDef *f = module_func_named(m, call->call.args[0]->str);
+    if (!f || !f->is_jit)
+        return NULL;
+    *target = f;
+    return factory;
+}
+
+/* Each name target of `NAME = dec(f)` is bound to f with dec as its outermost decorator (the
+ * first in the list, as if written above the others). */
+static void push_decorated_by_call(ParseState *ps, Module *m, int *fcap, const Stmt *st,
+                                   FuncDef *f, const Expr *dec)
+{
+    for (int k = 0; k < st->assign.ntargets; k++) {
+        const Expr *t = st->assign.targets[k];
+        if (!t || t->kind != EX_NAME || !t->str)
+            continue;
+        FuncDef *g = ast_clone_func(ps->arena, f);
+        g->name = t->str;
+        g->decorators = arena_alloc(ps->arena, sizeof *g->decorators * (size_t)(f->ndecorators + 1));
+        g->decorators[0] = (Expr *)dec;
+        for (int i = 0; i < f->ndecorators; i++)
+            g->decorators[i + 1] = f->decorators[i];
+        g->ndecorators = f->ndecorators + 1;
+        bind_module_func(ps, m, fcap, g);
     }
 }
 
@@ -1444,10 +1511,14 @@ static void build_module(ParseState *ps, Module *m)
     for (int i = 0; i < ps->top.n; i++) {
         Stmt *s = ps->top.items[i];
         const FuncDef *impl = jit_call_target(ps, s, i);
+        FuncDef *decorated = NULL;
+        const Expr *dec = decorator_by_call(m, s, &decorated);
         if (s->kind == ST_DEF)
             ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, fcap, s->def.func);
         else if (impl)
             push_jit_by_call(ps, m, &fcap, s, impl);
+        else if (dec)
+            push_decorated_by_call(ps, m, &fcap, s, decorated, dec);
         else
             ARENA_PUSH(ps->arena, m->globals, m->nglobals, gcap, s);
     }

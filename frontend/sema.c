@@ -543,7 +543,8 @@ static bool lookup_method(const char *name, Builtin *out)
         const char *name;
         Builtin b;
     } table[] = {
-        {"to", BI_CAST},           {"sum", BI_SUM},
+        {"to", BI_CAST},           {"cast", BI_CAST},
+        {"sum", BI_SUM},           {"fma", BI_FMA},
         {"max", BI_MAX},           {"min", BI_MIN},
         {"argmax", BI_ARGMAX},     {"argmin", BI_ARGMIN},
         {"cumsum", BI_CUMSUM},     {"cumprod", BI_CUMPROD},
