@@ -1378,12 +1378,21 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
         case ST_IMPORT: stmts_push(ps, l, s); break;
         case ST_EXPR:
         case ST_PASS: break;
+        case ST_IF: {
+            /* Host code guards kernels and imports with a module-level `if`
+             * (`if triton.__version__ >= "2.1.0":` around vLLM's kernels, a version test around
+             * Liger's libdevice imports). The host condition is not evaluated: the first branch,
+             * the one such files write for the current Triton, is taken; `elif`/`else` are
+             * dropped. Statements nested in it are checked as if at module level. */
+            StmtList then = {s->if_.then.stmts, s->if_.then.n, s->if_.then.n};
+            module_append(ps, l, &then);
+            break;
+        }
         case ST_RETURN: report(ps, s->loc, "'return' outside function"); break;
         case ST_BREAK: report(ps, s->loc, "'break' outside loop"); break;
         case ST_CONTINUE: report(ps, s->loc, "'continue' not properly in loop"); break;
         default: {
-            const char *what = s->kind == ST_IF      ? "'if' statements"
-                               : s->kind == ST_FOR   ? "'for' loops"
+            const char *what = s->kind == ST_FOR   ? "'for' loops"
                                : s->kind == ST_WHILE ? "'while' loops"
                                : s->kind == ST_ASSERT ? "'assert' statements"
                                                       : "augmented assignments";
