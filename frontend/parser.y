@@ -168,10 +168,11 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
 %token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
 %token TRUE "True" FALSE "False" NONE "None" LAMBDA "lambda"
+%token TRY "try" EXCEPT "except" FINALLY "finally"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
 %token COLONEQ ":=" ELLIPSIS "..."
 
-%type <stmts> module_stmts stmts stmt simple_line small_stmts
+%type <stmts> module_stmts stmts stmt simple_line small_stmts try_stmt
 %type <stmt> small_stmt compound if_stmt for_stmt while_stmt import_stmt
 %type <func> funcdef
 %type <exprs> lambda_params lambda_names
@@ -207,6 +208,7 @@ stmts: %empty                              { $$ = (StmtList){0}; }
 /* stmt = simple_line | compound; the other alternatives recover from errors. */
 stmt: simple_line
     | compound                             { $$ = (StmtList){0}; stmts_push(ps, &$$, $1); }
+    | try_stmt
     | INDENT { unexpected_indent(ps, @1); } stmts DEDENT { $$ = $3; }
     | error NEWLINE                        { yyerrok; ps->recovered_token = lexer_token_count(ps->lexer); $$ = (StmtList){0}; }
     | error DEDENT                         { yyerrok; $$ = (StmtList){0}; }
@@ -293,6 +295,29 @@ decorators: decorator                      { $$ = exprs_one(ps, $1); }
 
 decorator: '@' test NEWLINE                { $$ = $2; }
          ;
+
+/* A module-level try (host code choosing an import: `try: from triton.language.extra.libdevice
+ * import tanh` / `except ModuleNotFoundError: from ...cuda.libdevice import tanh`) stands for its
+ * `try` body; the handlers, `else` and `finally` are dropped. The lexer makes TRY/EXCEPT/FINALLY
+ * only outside function bodies; inside one, `try` stays the unsupported-keyword error. */
+try_stmt: TRY ':' suite except_list try_tail { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+        | TRY ':' suite FINALLY ':' suite   { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+        ;
+
+except_list: except_clause
+           | except_list except_clause
+           ;
+
+except_clause: EXCEPT ':' suite
+             | EXCEPT test ':' suite
+             | EXCEPT test AS NAME ':' suite
+             ;
+
+try_tail: %empty
+        | ELSE ':' suite
+        | FINALLY ':' suite
+        | ELSE ':' suite FINALLY ':' suite
+        ;
 
 /* if_stmt = "if" test ":" suite ("elif" test ":" suite)* ["else" ":" suite] */
 if_stmt: IF test ':' suite elif_list else_opt { $$ = s_if(ps, L(@1), $2, $4, &$5, $6); }
