@@ -168,10 +168,11 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
 %token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
 %token TRUE "True" FALSE "False" NONE "None" LAMBDA "lambda"
+%token TRY "try" EXCEPT "except" FINALLY "finally"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
 %token COLONEQ ":=" ELLIPSIS "..."
 
-%type <stmts> module_stmts stmts stmt simple_line small_stmts
+%type <stmts> module_stmts stmts stmt simple_line small_stmts try_stmt
 %type <stmt> small_stmt compound if_stmt for_stmt while_stmt import_stmt
 %type <func> funcdef
 %type <exprs> lambda_params lambda_names
@@ -207,6 +208,7 @@ stmts: %empty                              { $$ = (StmtList){0}; }
 /* stmt = simple_line | compound; the other alternatives recover from errors. */
 stmt: simple_line
     | compound                             { $$ = (StmtList){0}; stmts_push(ps, &$$, $1); }
+    | try_stmt
     | INDENT { unexpected_indent(ps, @1); } stmts DEDENT { $$ = $3; }
     | error NEWLINE                        { yyerrok; ps->recovered_token = lexer_token_count(ps->lexer); $$ = (StmtList){0}; }
     | error DEDENT                         { yyerrok; $$ = (StmtList){0}; }
@@ -293,6 +295,29 @@ decorators: decorator                      { $$ = exprs_one(ps, $1); }
 
 decorator: '@' test NEWLINE                { $$ = $2; }
          ;
+
+/* A module-level try (host code choosing an import: `try: from triton.language.extra.libdevice
+ * import tanh` / `except ModuleNotFoundError: from ...cuda.libdevice import tanh`) stands for its
+ * `try` body; the handlers, `else` and `finally` are dropped. The lexer makes TRY/EXCEPT/FINALLY
+ * only outside function bodies; inside one, `try` stays the unsupported-keyword error. */
+try_stmt: TRY ':' suite except_list try_tail { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+        | TRY ':' suite FINALLY ':' suite   { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+        ;
+
+except_list: except_clause
+           | except_list except_clause
+           ;
+
+except_clause: EXCEPT ':' suite
+             | EXCEPT test ':' suite
+             | EXCEPT test AS NAME ':' suite
+             ;
+
+try_tail: %empty
+        | ELSE ':' suite
+        | FINALLY ':' suite
+        | ELSE ':' suite FINALLY ':' suite
+        ;
 
 /* if_stmt = "if" test ":" suite ("elif" test ":" suite)* ["else" ":" suite] */
 if_stmt: IF test ':' suite elif_list else_opt { $$ = s_if(ps, L(@1), $2, $4, &$5, $6); }
@@ -1378,12 +1403,21 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
         case ST_IMPORT: stmts_push(ps, l, s); break;
         case ST_EXPR:
         case ST_PASS: break;
+        case ST_IF: {
+            /* Host code guards kernels and imports with a module-level `if`
+             * (`if triton.__version__ >= "2.1.0":` around vLLM's kernels, a version test around
+             * Liger's libdevice imports). The host condition is not evaluated: the first branch,
+             * the one such files write for the current Triton, is taken; `elif`/`else` are
+             * dropped. Statements nested in it are checked as if at module level. */
+            StmtList then = {s->if_.then.stmts, s->if_.then.n, s->if_.then.n};
+            module_append(ps, l, &then);
+            break;
+        }
         case ST_RETURN: report(ps, s->loc, "'return' outside function"); break;
         case ST_BREAK: report(ps, s->loc, "'break' outside loop"); break;
         case ST_CONTINUE: report(ps, s->loc, "'continue' not properly in loop"); break;
         default: {
-            const char *what = s->kind == ST_IF      ? "'if' statements"
-                               : s->kind == ST_FOR   ? "'for' loops"
+            const char *what = s->kind == ST_FOR   ? "'for' loops"
                                : s->kind == ST_WHILE ? "'while' loops"
                                : s->kind == ST_ASSERT ? "'assert' statements"
                                                       : "augmented assignments";
@@ -1416,6 +1450,27 @@ static const FuncDef *jit_call_target(const ParseState *ps, const Stmt *st, int 
     return NULL;
 }
 
+/* The module's function bound to name so far (the last binding); NULL when there is none. */
+static FuncDef *module_func_named(const Module *m, const char *name)
+{
+    for (int i = m->nfuncs - 1; i >= 0; i--)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, name))
+            return m->funcs[i];
+    return NULL;
+}
+
+/* Binds f's name at module level: a function already bound to that name is replaced, as
+ * Python rebinds it (`_kernel = triton.jit(_kernel)` leaves one function, the @jit one). */
+static void bind_module_func(ParseState *ps, Module *m, int *fcap, FuncDef *f)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, f->name)) {
+            m->funcs[i] = f;
+            return;
+        }
+    ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, *fcap, f);
+}
+
 /* `kernel = triton.jit(kernel_impl)`: each name target becomes a @jit function with
  * kernel_impl's parameters and body, named by the target (the name --kernel takes and the PTX
  * carries). kernel_impl stays a plain Python function, as in Triton, where only the JITFunction
@@ -1434,7 +1489,53 @@ static void push_jit_by_call(ParseState *ps, Module *m, int *fcap, const Stmt *s
         f->decorators = arena_alloc(ps->arena, sizeof *f->decorators);
         f->decorators[0] = st->assign.value;
         f->ndecorators = 1;
-        ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, *fcap, f);
+        bind_module_func(ps, m, fcap, f);
+    }
+}
+
+/* `NAME = triton.heuristics({...})(f)` or `triton.autotune(...)(f)` (unsloth's kernels wrap
+ * their @jit functions this way): the decorator factory call, when f names a @jit function
+ * bound above; NULL otherwise. */
+static const Expr *decorator_by_call(const Module *m, const Stmt *st, FuncDef **target)
+{
+    if (st->kind != ST_ASSIGN || !st->assign.value || st->assign.value->kind != EX_CALL)
+        return NULL;
+    const Expr *call = st->assign.value;
+    const Expr *factory = call->call.fn;
+    if (factory->kind != EX_CALL || call->call.nargs != 1 || call->call.nkwargs != 0 ||
+        call->call.args[0]->kind != EX_NAME || !call->call.args[0]->str)
+        return NULL;
+    const Expr *fn = factory->call.fn;
+    const char *name = fn->kind == EX_NAME ? fn->str : fn->kind == EX_ATTR ? fn->attr.name : NULL;
+    if (!name || (strcmp(name, "heuristics") && strcmp(name, "autotune")))
+        return NULL;
+    if (fn->kind == EX_ATTR &&
+        (fn->attr.obj->kind != EX_NAME || strcmp(fn->attr.obj->str, "triton")))
+        return NULL;
+    FuncDef *f = module_func_named(m, call->call.args[0]->str);
+    if (!f || !f->is_jit)
+        return NULL;
+    *target = f;
+    return factory;
+}
+
+/* Each name target of `NAME = dec(f)` is bound to f with dec as its outermost decorator (the
+ * first in the list, as if written above the others). */
+static void push_decorated_by_call(ParseState *ps, Module *m, int *fcap, const Stmt *st,
+                                   FuncDef *f, const Expr *dec)
+{
+    for (int k = 0; k < st->assign.ntargets; k++) {
+        const Expr *t = st->assign.targets[k];
+        if (!t || t->kind != EX_NAME || !t->str)
+            continue;
+        FuncDef *g = ast_clone_func(ps->arena, f);
+        g->name = t->str;
+        g->decorators = arena_alloc(ps->arena, sizeof *g->decorators * (size_t)(f->ndecorators + 1));
+        g->decorators[0] = (Expr *)dec;
+        for (int i = 0; i < f->ndecorators; i++)
+            g->decorators[i + 1] = f->decorators[i];
+        g->ndecorators = f->ndecorators + 1;
+        bind_module_func(ps, m, fcap, g);
     }
 }
 
@@ -1444,10 +1545,14 @@ static void build_module(ParseState *ps, Module *m)
     for (int i = 0; i < ps->top.n; i++) {
         Stmt *s = ps->top.items[i];
         const FuncDef *impl = jit_call_target(ps, s, i);
+        FuncDef *decorated = NULL;
+        const Expr *dec = decorator_by_call(m, s, &decorated);
         if (s->kind == ST_DEF)
             ARENA_PUSH(ps->arena, m->funcs, m->nfuncs, fcap, s->def.func);
         else if (impl)
             push_jit_by_call(ps, m, &fcap, s, impl);
+        else if (dec)
+            push_decorated_by_call(ps, m, &fcap, s, decorated, dec);
         else
             ARENA_PUSH(ps->arena, m->globals, m->nglobals, gcap, s);
     }

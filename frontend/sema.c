@@ -543,7 +543,8 @@ static bool lookup_method(const char *name, Builtin *out)
         const char *name;
         Builtin b;
     } table[] = {
-        {"to", BI_CAST},           {"sum", BI_SUM},
+        {"to", BI_CAST},           {"cast", BI_CAST},
+        {"sum", BI_SUM},           {"fma", BI_FMA},
         {"max", BI_MAX},           {"min", BI_MIN},
         {"argmax", BI_ARGMAX},     {"argmin", BI_ARGMIN},
         {"cumsum", BI_CUMSUM},     {"cumprod", BI_CUMPROD},
@@ -4618,6 +4619,11 @@ static AnnKind annotation(Sema *s, Param *p, Type *t)
                    p->name);
         return ANN_BAD;
     }
+    /* A Python type hint (`num_queries_per_kv: int`, as vLLM writes) fixes no type in Triton: the
+     * parameter is specialized from its argument, here from the signature, as if unannotated. */
+    if (ann->kind == EX_NAME && ann->str &&
+        (!strcmp(ann->str, "int") || !strcmp(ann->str, "float") || !strcmp(ann->str, "bool")))
+        return ANN_NONE;
     Sem a = quiet_global_expr(s, ann);
     if (a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR)
         return ANN_CONSTEXPR;
