@@ -539,6 +539,10 @@ typedef struct Autotune {
     const char **reset_to_zero; /* reset_to_zero=[...] */
     int nreset;
     SrcLoc loc; /* the decorator */
+    /* set when autotune_read failed because configs= is host Python it cannot evaluate (a
+     * comprehension, an `if is_cuda():` helper, a library's lookup): the driver may then set the
+     * decorator aside (driver.c read_or_set_aside) */
+    bool configs_unevaluated;
 } Autotune;
 
 /* Reads kernel f's @triton.autotune(configs=..., key=[...], restore_value=[...],

@@ -4367,12 +4367,10 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
                 return sem_error();
         }
         Sem v = bound[i]->sem;
-        p->is_constexpr = p->annotation && annotation_is_constexpr(s, p->annotation);
-        if (p->is_constexpr && v.kind != SEM_CONST) {
-            diag_error(s->diag, bound[i]->loc, "argument '%s' of %s must be a constexpr, got %s",
-                       p->name, shown, sem_describe(s, v));
-            return sem_error();
-        }
+        /* No check against a `tl.constexpr` annotation: Triton specializes a helper on its
+         * arguments' values, not on its annotations, so such a parameter given a run-time value
+         * is an ordinary one for this call (tutorial 06 passes its offs_m tensor and run-time
+         * N_CTX so); a use that needs a constexpr says so at the use. */
         if (v.kind == SEM_VOID) {
             diag_error(s->diag, bound[i]->loc, "argument '%s' of %s has no value", p->name, shown);
             return sem_error();
