@@ -33,7 +33,8 @@ struct IrFunc; /* ir.h */
     X(BIN_MUL, "*")        X(BIN_DIV, "/")  /* true division: float result */                    \
     X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
     X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
-    X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */
+    X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */                      \
+    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */
 
 typedef enum BinOp {
 #define X(e, s) e,

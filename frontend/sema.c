@@ -874,6 +874,21 @@ static Sem fold_binary(Sema *s, SrcLoc loc, BinOp op, ConstVal x, ConstVal y)
     case BIN_MATMUL:
         diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
         return sem_error();
+    case BIN_POW:
+        /* Python: an int to a non-negative int power is an int (wrapping here at 64 bits, so
+         * -1 * 2 ** 63 still gives INT64_MIN); any other power is a float. */
+        if (!fl && iy >= 0) {
+            uint64_t r = 1, b = (uint64_t)ix;
+            for (int64_t e = iy; e > 0; e >>= 1, b *= b)
+                if (e & 1)
+                    r *= b;
+            return sem_int((int64_t)r);
+        }
+        if (fx == 0.0 && fy < 0.0) {
+            diag_error(s->diag, loc, "0 cannot be raised to a negative power");
+            return sem_error();
+        }
+        return sem_float(pow(fx, fy));
     default:
         break;
     }
@@ -1041,13 +1056,9 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
             /* A run-time value is never None nor any constexpr: `x is None` is False. */
             return sem_bool(op == BIN_IS_NOT);
         }
-        if (lt.rank || rt.rank) {
-            diag_error(s->diag, loc, "'%s' is not supported on blocks (as in Triton); use '%s'",
-                       opname, op == BIN_AND ? "&" : "|");
-            return sem_error();
-        }
-        Sem v = sem_value(type_scalar(DT_I1));
-        return v;
+        /* Triton 3 maps and/or on run-time values to logical_and/logical_or: both sides as
+         * int1, broadcast, no short-circuit (FlagGems writes `mask = row_mask and col_mask`). */
+        return sem_value(with_shape(DT_I1, false, shape));
     }
 
     /* Pointer arithmetic: ptr + int, int + ptr, ptr - int (semantic.py check_ptr_type_impl). */
@@ -1170,6 +1181,11 @@ static Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
     }
     if (l.kind == SEM_CONST && r.kind == SEM_CONST)
         return fold_binary(s, loc, op, l.cv, r.cv);
+    if (op == BIN_POW) {
+        diag_error(s->diag, loc, "'**' is only supported on constexprs; multiply explicitly "
+                                 "(x * x) or use tl.exp2 and tl.log2");
+        return sem_error();
+    }
     if ((op == BIN_IS || op == BIN_IS_NOT || op == BIN_EQ || op == BIN_NE) &&
         ((l.kind == SEM_CONST && !const_is_number(&l.cv)) ||
          (r.kind == SEM_CONST && !const_is_number(&r.cv))) &&

@@ -372,6 +372,62 @@ static void check_tensor_descriptors(void)
     compile_result_free(&c.res);
 }
 
+/* Forms real kernels use that Triton 3 accepts: `and`/`or` between blocks (FlagGems' `mask =
+ * row_mask and col_mask`: logical and/or, broadcast, an int block read as != 0), `**` on
+ * constexprs (FlagGems' get_dtype_min: `-1 * 2 ** (width - 1)`, here with width 64, which wraps
+ * to INT64_MIN as Triton's int64 would hold it), and a helper parameter annotated tl.constexpr
+ * given a run-time block (tutorial 06's offs_m). */
+static void check_real_kernel_forms(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def masked_add(x, offs: tl.constexpr, N: tl.constexpr):\n"
+        "    return tl.where(offs < N, x + offs, -1)\n"
+        "\n"
+        "@triton.jit\n"
+        "def kernel(x_ptr, y_ptr, lo_ptr, n, R: tl.constexpr, C: tl.constexpr):\n"
+        "    rows = tl.arange(0, R)[:, None]\n"
+        "    cols = tl.arange(0, C)[None, :]\n"
+        "    row_mask = rows < n\n"
+        "    odd = cols % 2\n"
+        "    both = row_mask and cols > 1\n"
+        "    either = (rows == 0) or odd\n"
+        "    offs = rows * C + cols\n"
+        "    x = tl.load(x_ptr + offs)\n"
+        "    width: tl.constexpr = 64\n"
+        "    lo: tl.constexpr = -1 * 2 ** (width - 1)\n"
+        "    half: tl.constexpr = 2.0 ** -1\n"
+        "    y = tl.where(both, x, 0) + tl.where(either, 100, 0) + 2 ** 3 + half * 2\n"
+        "    tl.store(y_ptr + offs, masked_add(y, offs, n * C))\n"
+        "    tl.store(lo_ptr, lo)\n";
+    Define d[] = {{"R", "4"}, {"C", "8"}};
+    Compiled c;
+    if (!compile(&c, src, "kernel", "*i32,*i32,*i64,i32", d, 2))
+        return;
+    enum { R = 4, C = 8, N = 3 };
+    int32_t x[R * C], y[R * C];
+    int64_t lo = 0;
+    for (int i = 0; i < R * C; i++)
+        x[i] = 1000 + i, y[i] = -7;
+    InterpArg args[] = {P(x), P(y), P(&lo), I(N)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y), B(&lo, sizeof lo)};
+    if (run(c.ir, 1, args, 4, bufs, 3)) {
+        for (int r = 0; r < R; r++)
+            for (int k = 0; k < C; k++) {
+                int i = r * C + k;
+                int both = r < N && k > 1, either = r == 0 || (k % 2) != 0;
+                int v = (both ? x[i] : 0) + (either ? 100 : 0) + 8 + 1;
+                int want = i < N * C ? v + i : -1;
+                CHECK(y[i] == want, "and/or/** at (%d,%d): %d, want %d", r, k, y[i], want);
+            }
+        CHECK(lo == INT64_MIN, "-1 * 2 ** 63 folded to %lld", (long long)lo);
+    }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
@@ -379,6 +435,7 @@ int main(void)
     check_constexpr_function();
     check_block_pointers();
     check_tensor_descriptors();
+    check_real_kernel_forms();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
