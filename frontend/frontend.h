@@ -569,6 +569,9 @@ typedef struct Heuristic {
 typedef struct Heuristics {
     Heuristic *items; /* in evaluation order: decorators top to bottom, each dict in order */
     int n;
+    /* set when heuristics_read failed because a decorator's argument is not a dict but host
+     * Python (FlagGems' runtime.get_heuristic_config("argmax")): sema may then set it aside */
+    bool dict_unread;
 } Heuristics;
 
 /* Reads kernel f's @triton.heuristics({...}) / (values={...}) decorators; each key must name a

@@ -428,6 +428,70 @@ static void check_real_kernel_forms(void)
     compile_result_free(&c.res);
 }
 
+/* More of FlagGems' forms: a helper choosing its result by dtype predicates on a constexpr's
+ * .value, returning early from a compile-time `if` (its get_dtype_min), `.int_bitwidth`,
+ * tl.max(..., return_indices=True) (and the method form of min) giving (values, indices), and
+ * a @triton.heuristics dict only host Python builds, set aside when -D gives every constexpr. */
+static void check_flaggems_forms(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def lowest(dtype):\n"
+        "    dtype_ = dtype.value\n"
+        "    if dtype_.is_floating():\n"
+        "        value: tl.constexpr = float('-inf')\n"
+        "        return value\n"
+        "    if dtype_.is_int_signed():\n"
+        "        width: tl.constexpr = dtype_.int_bitwidth\n"
+        "        value: tl.constexpr = -1 * 2 ** (width - 1)\n"
+        "        return value\n"
+        "    if dtype_.is_int_unsigned():\n"
+        "        value: tl.constexpr = 0\n"
+        "        return value\n"
+        "\n"
+        "@triton.heuristics(runtime.get_heuristic_config('rowmax'))\n"
+        "@triton.jit\n"
+        "def rowmax(x_ptr, v_ptr, i_ptr, j_ptr, n, R: tl.constexpr, C: tl.constexpr):\n"
+        "    rows = tl.arange(0, R)\n"
+        "    cols = tl.arange(0, C)\n"
+        "    mask = rows[:, None] < R and cols[None, :] < n\n"
+        "    lo = lowest(x_ptr.dtype.element_ty)\n"
+        "    x = tl.load(x_ptr + rows[:, None] * C + cols[None, :], mask=mask, other=lo)\n"
+        "    v, i = tl.max(x, 1, return_indices=True, return_indices_tie_break_left=True)\n"
+        "    w, j = x.min(axis=1, return_indices=True)\n"
+        "    tl.store(v_ptr + rows, v)\n"
+        "    tl.store(i_ptr + rows, i)\n"
+        "    tl.store(j_ptr + rows, j + 0 * w)\n";
+    Define d[] = {{"R", "4"}, {"C", "8"}};
+    Compiled c;
+    if (!compile(&c, src, "rowmax", "*i16,*i16,*i32,*i32,i32", d, 2))
+        return;
+    enum { R = 4, C = 8, N = 6 };
+    int16_t x[R * C], v[R];
+    int32_t idx[R], jdx[R];
+    for (int i = 0; i < R * C; i++)
+        x[i] = (int16_t)((i * 37) % 23 - 11);
+    x[1 * C + 2] = x[1 * C + 4] = 50; /* a tie: the first index wins */
+    InterpArg args[] = {P(x), P(v), P(idx), P(jdx), I(N)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(v, sizeof v), B(idx, sizeof idx), B(jdx, sizeof jdx)};
+    if (run(c.ir, 1, args, 5, bufs, 4)) {
+        for (int r = 0; r < R; r++) {
+            /* masked-off columns read as lowest(int16) = -32768: never the max, always the min */
+            int best = 0, worst = N;
+            for (int k = 1; k < N; k++)
+                if (x[r * C + k] > x[r * C + best])
+                    best = k;
+            CHECK(v[r] == x[r * C + best] && idx[r] == best, "row %d max %d at %d, want %d at %d",
+                  r, v[r], idx[r], x[r * C + best], best);
+            CHECK(jdx[r] == worst, "row %d min at %d, want %d (the masked -32768)", r, jdx[r], worst);
+        }
+    }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
@@ -436,6 +500,7 @@ int main(void)
     check_block_pointers();
     check_tensor_descriptors();
     check_real_kernel_forms();
+    check_flaggems_forms();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
