@@ -1432,7 +1432,9 @@ static bool scalar_condition(Sema *s, Expr *cond, Sem c, const char *what)
 {
     if (is_error(c))
         return false;
-    if (c.kind == SEM_VALUE && c.type.rank == 0 && !c.type.is_ptr)
+    /* A scalar pointer tests as != NULL, as Triton casts a condition to int1 (FlagGems writes
+     * `if dW:` for an optional output). */
+    if (c.kind == SEM_VALUE && c.type.rank == 0)
         return true;
     if (c.kind == SEM_VALUE)
         diag_error(s->diag, cond->loc, "the condition of %s must be a scalar, got %s%s", what,

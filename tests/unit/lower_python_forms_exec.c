@@ -492,6 +492,41 @@ static void check_flaggems_forms(void)
     compile_result_free(&c.res);
 }
 
+/* `if ptr:` on a run-time pointer tests it against NULL (FlagGems' `if dW:` for an optional
+ * output): the store runs for a real buffer and is skipped for a NULL one. */
+static void check_pointer_condition(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def k(x_ptr, opt_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, 1.0)\n"
+        "    if opt_ptr:\n"
+        "        tl.store(opt_ptr + offs, 2.0)\n"
+        "    flag = 3.0 if opt_ptr else 4.0\n"
+        "    tl.store(x_ptr + offs, flag)\n";
+    Define d = {"BLOCK", "8"};
+    Compiled c;
+    if (!compile(&c, src, "k", "*fp32,*fp32", &d, 1))
+        return;
+    float x[8], opt[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = opt[i] = -1.0f;
+    InterpBuffer bufs[] = {B(x, sizeof x), B(opt, sizeof opt)};
+    InterpArg with[] = {P(x), P(opt)};
+    if (run(c.ir, 1, with, 2, bufs, 2))
+        for (int i = 0; i < 8; i++)
+            CHECK(opt[i] == 2.0f && x[i] == 3.0f, "with a buffer at %d: %g %g", i, opt[i], x[i]);
+    InterpArg without[] = {P(x), P(NULL)};
+    if (run(c.ir, 1, without, 2, bufs, 1))
+        for (int i = 0; i < 8; i++)
+            CHECK(x[i] == 4.0f, "with NULL at %d: %g", i, x[i]);
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
@@ -501,6 +536,7 @@ int main(void)
     check_tensor_descriptors();
     check_real_kernel_forms();
     check_flaggems_forms();
+    check_pointer_condition();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;
