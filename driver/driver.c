@@ -416,6 +416,75 @@ static const Define *find_define(const SpecOptions *spec, const char *name)
     return NULL;
 }
 
+static bool annotated_constexpr(const Expr *ann)
+{
+    if (!ann)
+        return false;
+    if (ann->kind == EX_STR)
+        return ann->str && (!strcmp(ann->str, "constexpr") || !strcmp(ann->str, "tl.constexpr"));
+    if (ann->kind == EX_NAME)
+        return !strcmp(ann->str, "constexpr");
+    return ann->kind == EX_ATTR && !strcmp(ann->attr.name, "constexpr");
+}
+
+/* The constexpr parameters of f (annotated tl.constexpr, no default) that have no -D value, as
+ * "A, B" in *missing; true when there are none. */
+static bool every_constexpr_given(const FuncDef *f, const SpecOptions *spec, StrBuf *missing)
+{
+    for (int i = 0; i < f->nparams; i++) {
+        const Param *p = &f->params[i];
+        if (annotated_constexpr(p->annotation) && !p->default_value && !find_define(spec, p->name))
+            strbuf_printf(missing, "%s%s", missing->len ? ", " : "", p->name);
+    }
+    return missing->len == 0;
+}
+
+/* The message of d's first error, after its "file:line:col: error: " (warnings before it, such
+ * as prune_configs_by's, are skipped). */
+static const char *first_error_message(const Diag *d, Arena *a)
+{
+    const char *t = d->text.data ? d->text.data : "";
+    const char *e = strstr(t, ": error: ");
+    if (e)
+        t = e + strlen(": error: ");
+    return arena_strndup(a, t, strcspn(t, "\n"));
+}
+
+/* Triton's tutorials and libraries build their config lists in host Python (a helper with an
+ * `if is_cuda():`, a comprehension over block sizes, FlagGems' runtime.get_tuned_config(...)),
+ * which tric does not run. A compile that gives every constexpr with -D needs no config, so such
+ * a decorator is then set aside with a warning, and the kernel compiles as given. */
+static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptions *spec,
+                              Autotune *at, Arena *a, Diag *d)
+{
+    Diag attempt = {.max_errors = d->max_errors};
+    if (autotune_read(m, f, at, a, &attempt)) {
+        diag_merge(d, &attempt);
+        diag_free(&attempt);
+        return true;
+    }
+    if (!at->configs_unevaluated) {
+        diag_merge(d, &attempt);
+        diag_free(&attempt);
+        return false;
+    }
+    StrBuf missing = {0};
+    bool given = every_constexpr_given(f, spec, &missing);
+    if (given) {
+        diag_warning(d, at->loc, "autotune: configs not read (%s); every constexpr of %s has a -D "
+                                 "value, so it compiles untuned with them",
+                     first_error_message(&attempt, a), f->name);
+        memset(at, 0, sizeof *at);
+    } else {
+        diag_merge(d, &attempt);
+        diag_note(d, at->loc, "to compile %s without these configs, give its constexprs with -D "
+                              "(%s)", f->name, missing.data);
+    }
+    strbuf_free(&missing);
+    diag_free(&attempt);
+    return given;
+}
+
 bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out, Arena *a, Diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -424,7 +493,7 @@ bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out
     const FuncDef *f = sema_find_kernel(m, spec->kernel_name, a, &quiet);
     diag_free(&quiet);
     Autotune at;
-    if (!f || !autotune_read(m, f, &at, a, d))
+    if (!f || !read_or_set_aside(m, f, spec, &at, a, d))
         return f == NULL;
     bool all_given = true;
     for (int i = 0; i < at.nconfigs; i++)

@@ -394,13 +394,19 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
     TuneEval t = {.m = m, .a = a, .d = d};
     const Expr *configs = NULL;
     bool has_key = false;
-    if (dec->call.nargs > 0) {
-        diag_error(d, dec->call.args[0]->loc, "autotune: pass configs= and key= by keyword");
+    /* Triton's signature is autotune(configs, key, prune_configs_by=None, ...): the first two
+     * may come positionally (tutorial 06 and 08 pass them so). */
+    if (dec->call.nargs > 2) {
+        diag_error(d, dec->call.args[2]->loc, "autotune: only configs and key may be passed "
+                                              "positionally; pass the others by keyword");
         return false;
     }
-    for (int i = 0; i < dec->call.nkwargs; i++) {
-        const char *kw = dec->call.kwnames[i];
-        const Expr *v = dec->call.kwargs[i];
+    int nargs = dec->call.nargs + dec->call.nkwargs;
+    for (int i = 0; i < nargs; i++) {
+        bool positional = i < dec->call.nargs;
+        const char *kw = positional ? (i == 0 ? "configs" : "key")
+                                    : dec->call.kwnames[i - dec->call.nargs];
+        const Expr *v = positional ? dec->call.args[i] : dec->call.kwargs[i - dec->call.nargs];
         if (!strcmp(kw, "configs"))
             configs = v;
         else if (!strcmp(kw, "key")) {
@@ -442,8 +448,10 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         return false;
     }
     TuneVal list;
-    if (!eval(&t, configs, NULL, &list))
+    if (!eval(&t, configs, NULL, &list)) {
+        out->configs_unevaluated = true;
         return false;
+    }
     if (list.kind != TV_LIST || list.n == 0) {
         diag_error(d, configs->loc, list.kind == TV_LIST ? "autotune: the config list is empty"
                                                          : "autotune: configs must be a list of "

@@ -34,7 +34,8 @@ struct IrFunc; /* ir.h */
     X(BIN_MUL, "*")        X(BIN_DIV, "/")  /* true division: float result */                    \
     X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
     X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
-    X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */
+    X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */                      \
+    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */
 /* clang-format on */
 
 typedef enum BinOp {
@@ -547,6 +548,10 @@ typedef struct Autotune {
     const char **reset_to_zero; /* reset_to_zero=[...] */
     int nreset;
     SrcLoc loc; /* the decorator */
+    /* set when autotune_read failed because configs= is host Python it cannot evaluate (a
+     * comprehension, an `if is_cuda():` helper, a library's lookup): the driver may then set the
+     * decorator aside (driver.c read_or_set_aside) */
+    bool configs_unevaluated;
 } Autotune;
 
 /* Reads kernel f's @triton.autotune(configs=..., key=[...], restore_value=[...],
@@ -572,6 +577,9 @@ typedef struct Heuristic {
 typedef struct Heuristics {
     Heuristic *items; /* in evaluation order: decorators top to bottom, each dict in order */
     int n;
+    /* set when heuristics_read failed because a decorator's argument is not a dict but host
+     * Python (FlagGems' runtime.get_heuristic_config("argmax")): sema may then set it aside */
+    bool dict_unread;
 } Heuristics;
 
 /* Reads kernel f's @triton.heuristics({...}) / (values={...}) decorators; each key must name a

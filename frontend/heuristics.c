@@ -66,6 +66,7 @@ static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuri
 {
     if (dict->kind != EX_DICT) {
         diag_error(d, dict->loc, "heuristics: expected a dict {\"NAME\": lambda args: ...}");
+        out->dict_unread = dict->kind == EX_CALL || dict->kind == EX_NAME || dict->kind == EX_ATTR;
         return false;
     }
     Heuristic *items = arena_alloc(a, sizeof *items * (size_t)(out->n + dict->dict.n + 1));

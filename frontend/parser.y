@@ -106,7 +106,7 @@ static Expr *e_binary(ParseState *ps, SrcLoc loc, BinOp op, Expr *lhs, Expr *rhs
 static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs, bool chained);
 static Expr *e_unary(ParseState *ps, SrcLoc loc, UnOp op, Expr *x);
 static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els);
-static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base);
+static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base, Expr *exponent);
 static Expr *e_lambda(ParseState *ps, SrcLoc loc, ExprList *params, Expr *body);
 
 static void args_add(ParseState *ps, CallArgs *args, Arg arg);
@@ -474,7 +474,7 @@ factor: power
 
 /* `**` is parsed (so that the message points at it) and rejected */
 power: primary
-     | primary POW factor                  { $$ = e_power(ps, L(@2), $1); }
+     | primary POW factor                  { $$ = e_power(ps, L(@2), $1, $3); }
      ;
 
 primary: atom
@@ -1092,10 +1092,11 @@ static Expr *e_lambda(ParseState *ps, SrcLoc loc, ExprList *params, Expr *body)
     return finish(ps, e);
 }
 
-static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base)
+/* x ** y: sema folds it on constexprs (FlagGems' `2 ** (width - 1)`) and rejects it on run-time
+ * values, at the operator. */
+static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base, Expr *exponent)
 {
-    report(ps, loc, "'**' is not supported; multiply explicitly (x * x) or use tl.exp2 and tl.log2");
-    return base;
+    return e_binary(ps, loc, BIN_POW, base, exponent);
 }
 
 /* ---- statements -------------------------------------------------------------------------------- */

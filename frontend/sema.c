@@ -663,6 +663,10 @@ static bool type_attr(Sema *s, const ConstVal *cv, const char *name, Sem *out)
         *out = sem_int(t.is_ptr ? 64 : dtype_bits(t.dtype));
         return true;
     }
+    if (!strcmp(name, "int_bitwidth") && !t.is_ptr && t.rank == 0 && dtype_is_int(t.dtype)) {
+        *out = sem_int(dtype_bits(t.dtype));
+        return true;
+    }
     if (!strcmp(name, "shape") && t.rank > 0) {
         ConstVal sh = {.kind = CV_TUPLE};
         sh.tuple.n = t.rank;
@@ -687,6 +691,9 @@ static Sem attr_expr(Sema *s, Expr *e)
         if (type_attr(s, &obj.cv, name, &r))
             return r;
     }
+    /* Triton's constexpr.value: the plain value a constexpr wraps (FlagGems' `dtype.value`). */
+    if (obj.kind == SEM_CONST && !strcmp(name, "value"))
+        return obj;
     if (obj.kind == SEM_MODULE) {
         const char *shown = dotted_text(s, e);
         if (!shown)
@@ -875,6 +882,21 @@ static Sem fold_binary(Sema *s, SrcLoc loc, BinOp op, ConstVal x, ConstVal y)
     case BIN_MATMUL:
         diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
         return sem_error();
+    case BIN_POW:
+        /* Python: an int to a non-negative int power is an int (wrapping here at 64 bits, so
+         * -1 * 2 ** 63 still gives INT64_MIN); any other power is a float. */
+        if (!fl && iy >= 0) {
+            uint64_t r = 1, b = (uint64_t)ix;
+            for (int64_t e = iy; e > 0; e >>= 1, b *= b)
+                if (e & 1)
+                    r *= b;
+            return sem_int((int64_t)r);
+        }
+        if (fx == 0.0 && fy < 0.0) {
+            diag_error(s->diag, loc, "0 cannot be raised to a negative power");
+            return sem_error();
+        }
+        return sem_float(pow(fx, fy));
     default:
         break;
     }
@@ -1042,13 +1064,9 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
             /* A run-time value is never None nor any constexpr: `x is None` is False. */
             return sem_bool(op == BIN_IS_NOT);
         }
-        if (lt.rank || rt.rank) {
-            diag_error(s->diag, loc, "'%s' is not supported on blocks (as in Triton); use '%s'",
-                       opname, op == BIN_AND ? "&" : "|");
-            return sem_error();
-        }
-        Sem v = sem_value(type_scalar(DT_I1));
-        return v;
+        /* Triton 3 maps and/or on run-time values to logical_and/logical_or: both sides as
+         * int1, broadcast, no short-circuit (FlagGems writes `mask = row_mask and col_mask`). */
+        return sem_value(with_shape(DT_I1, false, shape));
     }
 
     /* Pointer arithmetic: ptr + int, int + ptr, ptr - int (semantic.py check_ptr_type_impl). */
@@ -1171,6 +1189,11 @@ static Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
     }
     if (l.kind == SEM_CONST && r.kind == SEM_CONST)
         return fold_binary(s, loc, op, l.cv, r.cv);
+    if (op == BIN_POW) {
+        diag_error(s->diag, loc, "'**' is only supported on constexprs; multiply explicitly "
+                                 "(x * x) or use tl.exp2 and tl.log2");
+        return sem_error();
+    }
     if ((op == BIN_IS || op == BIN_IS_NOT || op == BIN_EQ || op == BIN_NE) &&
         ((l.kind == SEM_CONST && !const_is_number(&l.cv)) ||
          (r.kind == SEM_CONST && !const_is_number(&r.cv))) &&
@@ -1410,7 +1433,9 @@ static bool scalar_condition(Sema *s, Expr *cond, Sem c, const char *what)
 {
     if (is_error(c))
         return false;
-    if (c.kind == SEM_VALUE && c.type.rank == 0 && !c.type.is_ptr)
+    /* A scalar pointer tests as != NULL, as Triton casts a condition to int1 (FlagGems writes
+     * `if dW:` for an optional output). */
+    if (c.kind == SEM_VALUE && c.type.rank == 0)
         return true;
     if (c.kind == SEM_VALUE)
         diag_error(s->diag, cond->loc, "the condition of %s must be a scalar, got %s%s", what,
@@ -1817,6 +1842,59 @@ static bool value_arg(Sema *s, Expr *call, int i, const char *fname, const char 
 
 static int64_t normalize_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
+/* A call of `callee` (a fresh copy of its dotted callee with the name replaced) on fresh copies of
+ * input and axis, with the keywords given where their value is not NULL. */
+static Expr *reduce_call(Sema *s, const Expr *fn, const char *name, const Expr *input,
+                         const Expr *axis, const char **kws, const Expr **vals, int nkw)
+{
+    Expr *f = ast_clone_expr(s->a, fn);
+    f->attr.name = name;
+    Expr *c = ast_expr(s->a, EX_CALL, fn->loc);
+    c->call.fn = f;
+    c->call.args = arena_alloc(s->a, 2 * sizeof(Expr *));
+    if (fn->attr.obj->sem.kind != SEM_VALUE) /* tl.max(x, ...), not the method x.max(...) */
+        c->call.args[c->call.nargs++] = ast_clone_expr(s->a, input);
+    if (axis)
+        c->call.args[c->call.nargs++] = ast_clone_expr(s->a, axis);
+    c->call.kwnames = arena_alloc(s->a, (size_t)(nkw + 1) * sizeof(char *));
+    c->call.kwargs = arena_alloc(s->a, (size_t)(nkw + 1) * sizeof(Expr *));
+    for (int i = 0; i < nkw; i++) {
+        if (!vals[i])
+            continue;
+        c->call.kwnames[c->call.nkwargs] = kws[i];
+        c->call.kwargs[c->call.nkwargs++] = ast_clone_expr(s->a, vals[i]);
+    }
+    return c;
+}
+
+/* tl.max(x, axis, return_indices=True) (and min): Triton's (values, indices) pair, here the
+ * tuple (tl.max(x, axis), tl.argmax(x, axis, tie_break_left=...)) that the call is rewritten
+ * into (x is analysed in each; FlagGems' argmax kernels reduce so). */
+static Sem reduce_with_indices(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *fn = call->call.fn;
+    if (fn->kind != EX_ATTR || arg_is_none(call, 1)) {
+        diag_error(s->diag, arg_is_none(call, 1) ? call->loc : fn->loc,
+                   "%s with return_indices=True needs an axis and the tl.%s / x.%s form", fname,
+                   b == BI_MAX ? "max" : "min", b == BI_MAX ? "max" : "min");
+        return sem_error();
+    }
+    const char *kw_keep[] = {"keep_dims"};
+    const Expr *keep[] = {arg(call, 4)};
+    const char *kw_arg[] = {"tie_break_left", "keep_dims"};
+    const Expr *arg_vals[] = {arg(call, 3), arg(call, 4)};
+    Expr *value = reduce_call(s, fn, b == BI_MAX ? "max" : "min", arg(call, 0), arg(call, 1),
+                              kw_keep, keep, 1);
+    Expr *index = reduce_call(s, fn, b == BI_MAX ? "argmax" : "argmin", arg(call, 0), arg(call, 1),
+                              kw_arg, arg_vals, 2);
+    call->kind = EX_TUPLE;
+    call->list.elts = arena_alloc(s->a, 2 * sizeof(Expr *));
+    call->list.elts[0] = value;
+    call->list.elts[1] = index;
+    call->list.n = 2;
+    return expr(s, call);
+}
+
 static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -1836,12 +1914,8 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         bool ri = false;
         if (!const_bool_arg(s, call, 2, fname, "return_indices", &ri))
             return sem_error();
-        if (ri) {
-            diag_error(s->diag, arg_loc(call, 2), "%s with return_indices=True is not supported "
-                       "yet; use tl.argmax / tl.argmin",
-                       fname);
-            return sem_error();
-        }
+        if (ri)
+            return reduce_with_indices(s, call, b, fname);
     }
     DType rdt = t.dtype;
     if (b == BI_ARGMAX || b == BI_ARGMIN) {
@@ -3530,12 +3604,71 @@ static Sem bit_length_call(Sema *s, Expr *e)
     return sem_int(bits);
 }
 
+/* Triton's dtype predicates (dtype.is_floating(), .is_int_signed(), ...): constexpr bools, which
+ * FlagGems' get_dtype_min/get_dtype_max branch on. */
+static bool is_dtype_predicate(const char *name)
+{
+    static const char *const names[] = {"is_floating", "is_int", "is_int_signed", "is_int_unsigned",
+                                        "is_bool", "is_fp8", "is_fp16", "is_bf16", "is_fp32",
+                                        "is_fp64", "is_ptr", "is_block", "is_standard_floating"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+static Sem dtype_predicate_call(Sema *s, Expr *e)
+{
+    const char *name = e->call.fn->attr.name;
+    Sem x = expr(s, e->call.fn->attr.obj);
+    if (is_error(x))
+        return x;
+    if (x.kind != SEM_CONST || (x.cv.kind != CV_DTYPE && x.cv.kind != CV_TYPE)) {
+        diag_error(s->diag, e->call.fn->attr.name_loc, "%s() needs a dtype (x.dtype, tl.float16), "
+                   "got %s", name, sem_describe(s, x));
+        return sem_error();
+    }
+    Type t = x.cv.kind == CV_TYPE ? x.cv.type : type_scalar(x.cv.dtype);
+    DType d = t.dtype;
+    bool num = !t.is_ptr && t.rank == 0, r = false;
+    if (!strcmp(name, "is_ptr"))
+        r = t.is_ptr && t.rank == 0;
+    else if (!strcmp(name, "is_block"))
+        r = t.rank > 0;
+    else if (!strcmp(name, "is_floating"))
+        r = num && dtype_is_float(d);
+    else if (!strcmp(name, "is_standard_floating"))
+        r = num && (d == DT_F16 || d == DT_BF16 || d == DT_F32 || d == DT_F64);
+    else if (!strcmp(name, "is_int"))
+        r = num && dtype_is_int(d);
+    else if (!strcmp(name, "is_int_signed"))
+        r = num && dtype_is_int(d) && dtype_kind(d) == DK_INT;
+    else if (!strcmp(name, "is_int_unsigned"))
+        r = num && dtype_kind(d) == DK_UINT;
+    else if (!strcmp(name, "is_bool"))
+        r = num && d == DT_I1;
+    else if (!strcmp(name, "is_fp8"))
+        r = num && dtype_is_float(d) && dtype_bits(d) == 8;
+    else if (!strcmp(name, "is_fp16"))
+        r = num && d == DT_F16;
+    else if (!strcmp(name, "is_bf16"))
+        r = num && d == DT_BF16;
+    else if (!strcmp(name, "is_fp32"))
+        r = num && d == DT_F32;
+    else if (!strcmp(name, "is_fp64"))
+        r = num && d == DT_F64;
+    return sem_bool(r);
+}
+
 static Sem call_expr(Sema *s, Expr *e)
 {
     Expr *fn = e->call.fn;
     if (fn->kind == EX_ATTR && fn->attr.name && !strcmp(fn->attr.name, "bit_length") &&
         e->call.nargs == 0 && e->call.nkwargs == 0)
         return bit_length_call(s, e);
+    if (fn->kind == EX_ATTR && fn->attr.name && is_dtype_predicate(fn->attr.name) &&
+        e->call.nargs == 0 && e->call.nkwargs == 0)
+        return dtype_predicate_call(s, e);
     Sem f = expr(s, fn);
     const char *saved_ctx = s->tuple_ctx;
     s->tuple_ctx = NULL;
@@ -4176,10 +4309,36 @@ static void stmt(Sema *s, Stmt *st, bool tail)
     }
 }
 
+/* Whether b, as analysed, always returns: its last statement is a return, or an `if` decided at
+ * compile time whose taken branch always returns. */
+static bool block_returns(const Block *b)
+{
+    const Stmt *last = b->n ? b->stmts[b->n - 1] : NULL;
+    if (!last)
+        return false;
+    if (last->kind == ST_RETURN)
+        return true;
+    if (last->kind == ST_IF && last->if_.static_taken >= 0)
+        return block_returns(last->if_.static_taken ? &last->if_.then : &last->if_.els);
+    return false;
+}
+
 static void block(Sema *s, Block *b, bool tail)
 {
-    for (int i = 0; i < b->n; i++)
-        stmt(s, b->stmts[i], tail && i == b->n - 1);
+    for (int i = 0; i < b->n; i++) {
+        Stmt *st = b->stmts[i];
+        bool last = i == b->n - 1;
+        /* In a helper's tail, an `if` decided at compile time whose taken branch returns ends the
+         * body, as in Python: what follows is dead for this call and is dropped from its copy
+         * (FlagGems' get_dtype_min returns from one `if dtype_.is_floating():` of several). */
+        bool early = tail && !last && st && st->kind == ST_IF && !s->fn->is_kernel;
+        stmt(s, st, tail && (last || early));
+        if (early && st->if_.static_taken >= 0 &&
+            block_returns(st->if_.static_taken ? &st->if_.then : &st->if_.els)) {
+            b->n = i + 1;
+            return;
+        }
+    }
 }
 
 /* ---- helpers: inlining ------------------------------------------------------------------------ */
@@ -4362,12 +4521,10 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
                 return sem_error();
         }
         Sem v = bound[i]->sem;
-        p->is_constexpr = p->annotation && annotation_is_constexpr(s, p->annotation);
-        if (p->is_constexpr && v.kind != SEM_CONST) {
-            diag_error(s->diag, bound[i]->loc, "argument '%s' of %s must be a constexpr, got %s",
-                       p->name, shown, sem_describe(s, v));
-            return sem_error();
-        }
+        /* No check against a `tl.constexpr` annotation: Triton specializes a helper on its
+         * arguments' values, not on its annotations, so such a parameter given a run-time value
+         * is an ordinary one for this call (tutorial 06 passes its offs_m tensor and run-time
+         * N_CTX so); a use that needs a constexpr says so at the use. */
         if (v.kind == SEM_VOID) {
             diag_error(s->diag, bound[i]->loc, "argument '%s' of %s has no value", p->name, shown);
             return sem_error();
@@ -4997,7 +5154,33 @@ static void apply_heuristics(Sema *s, const FuncDef *src, const FuncDef *f, cons
                              const bool *is_cx, ConstVal *cx_val, bool *cx_set, bool *failed)
 {
     Heuristics hs;
-    if (!heuristics_read(s->module, src, &hs, s->a, s->diag)) {
+    Diag attempt = {.max_errors = s->diag->max_errors};
+    bool read = heuristics_read(s->module, src, &hs, s->a, &attempt);
+    if (!read && hs.dict_unread) {
+        /* A dict only host Python builds (FlagGems' runtime.get_heuristic_config(...)) sets
+         * nothing tric can know; when -D gave every constexpr, nothing is left for it to set. */
+        bool all_set = true;
+        for (int i = 0; i < f->nparams; i++)
+            all_set &= !is_cx[i] || cx_set[i];
+        if (all_set) {
+            SrcLoc at = src->loc;
+            for (int i = 0; i < src->ndecorators; i++) {
+                const Expr *dec = src->decorators[i], *fn = dec->call.fn;
+                if (dec->kind == EX_CALL && dec->call.nargs == 1 &&
+                    ((fn->kind == EX_NAME && !strcmp(fn->str, "heuristics")) ||
+                     (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "heuristics"))))
+                    at = dec->call.args[0]->loc;
+            }
+            diag_warning(s->diag, at, "heuristics: the dict is host Python tric does not run; "
+                                      "every constexpr of %s has a value, so it is set aside",
+                         src->name);
+            diag_free(&attempt);
+            return;
+        }
+    }
+    diag_merge(s->diag, &attempt);
+    diag_free(&attempt);
+    if (!read) {
         /* the decorator's error says it all: no "has no value" for what it would have set */
         for (int i = 0; i < f->nparams; i++)
             failed[i] = is_cx[i] && !cx_set[i];

@@ -372,6 +372,161 @@ static void check_tensor_descriptors(void)
     compile_result_free(&c.res);
 }
 
+/* Forms real kernels use that Triton 3 accepts: `and`/`or` between blocks (FlagGems' `mask =
+ * row_mask and col_mask`: logical and/or, broadcast, an int block read as != 0), `**` on
+ * constexprs (FlagGems' get_dtype_min: `-1 * 2 ** (width - 1)`, here with width 64, which wraps
+ * to INT64_MIN as Triton's int64 would hold it), and a helper parameter annotated tl.constexpr
+ * given a run-time block (tutorial 06's offs_m). */
+static void check_real_kernel_forms(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def masked_add(x, offs: tl.constexpr, N: tl.constexpr):\n"
+        "    return tl.where(offs < N, x + offs, -1)\n"
+        "\n"
+        "@triton.jit\n"
+        "def kernel(x_ptr, y_ptr, lo_ptr, n, R: tl.constexpr, C: tl.constexpr):\n"
+        "    rows = tl.arange(0, R)[:, None]\n"
+        "    cols = tl.arange(0, C)[None, :]\n"
+        "    row_mask = rows < n\n"
+        "    odd = cols % 2\n"
+        "    both = row_mask and cols > 1\n"
+        "    either = (rows == 0) or odd\n"
+        "    offs = rows * C + cols\n"
+        "    x = tl.load(x_ptr + offs)\n"
+        "    width: tl.constexpr = 64\n"
+        "    lo: tl.constexpr = -1 * 2 ** (width - 1)\n"
+        "    half: tl.constexpr = 2.0 ** -1\n"
+        "    y = tl.where(both, x, 0) + tl.where(either, 100, 0) + 2 ** 3 + half * 2\n"
+        "    tl.store(y_ptr + offs, masked_add(y, offs, n * C))\n"
+        "    tl.store(lo_ptr, lo)\n";
+    Define d[] = {{"R", "4"}, {"C", "8"}};
+    Compiled c;
+    if (!compile(&c, src, "kernel", "*i32,*i32,*i64,i32", d, 2))
+        return;
+    enum { R = 4, C = 8, N = 3 };
+    int32_t x[R * C], y[R * C];
+    int64_t lo = 0;
+    for (int i = 0; i < R * C; i++)
+        x[i] = 1000 + i, y[i] = -7;
+    InterpArg args[] = {P(x), P(y), P(&lo), I(N)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y), B(&lo, sizeof lo)};
+    if (run(c.ir, 1, args, 4, bufs, 3)) {
+        for (int r = 0; r < R; r++)
+            for (int k = 0; k < C; k++) {
+                int i = r * C + k;
+                int both = r < N && k > 1, either = r == 0 || (k % 2) != 0;
+                int v = (both ? x[i] : 0) + (either ? 100 : 0) + 8 + 1;
+                int want = i < N * C ? v + i : -1;
+                CHECK(y[i] == want, "and/or/** at (%d,%d): %d, want %d", r, k, y[i], want);
+            }
+        CHECK(lo == INT64_MIN, "-1 * 2 ** 63 folded to %lld", (long long)lo);
+    }
+    compile_result_free(&c.res);
+}
+
+/* More of FlagGems' forms: a helper choosing its result by dtype predicates on a constexpr's
+ * .value, returning early from a compile-time `if` (its get_dtype_min), `.int_bitwidth`,
+ * tl.max(..., return_indices=True) (and the method form of min) giving (values, indices), and
+ * a @triton.heuristics dict only host Python builds, set aside when -D gives every constexpr. */
+static void check_flaggems_forms(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def lowest(dtype):\n"
+        "    dtype_ = dtype.value\n"
+        "    if dtype_.is_floating():\n"
+        "        value: tl.constexpr = float('-inf')\n"
+        "        return value\n"
+        "    if dtype_.is_int_signed():\n"
+        "        width: tl.constexpr = dtype_.int_bitwidth\n"
+        "        value: tl.constexpr = -1 * 2 ** (width - 1)\n"
+        "        return value\n"
+        "    if dtype_.is_int_unsigned():\n"
+        "        value: tl.constexpr = 0\n"
+        "        return value\n"
+        "\n"
+        "@triton.heuristics(runtime.get_heuristic_config('rowmax'))\n"
+        "@triton.jit\n"
+        "def rowmax(x_ptr, v_ptr, i_ptr, j_ptr, n, R: tl.constexpr, C: tl.constexpr):\n"
+        "    rows = tl.arange(0, R)\n"
+        "    cols = tl.arange(0, C)\n"
+        "    mask = rows[:, None] < R and cols[None, :] < n\n"
+        "    lo = lowest(x_ptr.dtype.element_ty)\n"
+        "    x = tl.load(x_ptr + rows[:, None] * C + cols[None, :], mask=mask, other=lo)\n"
+        "    v, i = tl.max(x, 1, return_indices=True, return_indices_tie_break_left=True)\n"
+        "    w, j = x.min(axis=1, return_indices=True)\n"
+        "    tl.store(v_ptr + rows, v)\n"
+        "    tl.store(i_ptr + rows, i)\n"
+        "    tl.store(j_ptr + rows, j + 0 * w)\n";
+    Define d[] = {{"R", "4"}, {"C", "8"}};
+    Compiled c;
+    if (!compile(&c, src, "rowmax", "*i16,*i16,*i32,*i32,i32", d, 2))
+        return;
+    enum { R = 4, C = 8, N = 6 };
+    int16_t x[R * C], v[R];
+    int32_t idx[R], jdx[R];
+    for (int i = 0; i < R * C; i++)
+        x[i] = (int16_t)((i * 37) % 23 - 11);
+    x[1 * C + 2] = x[1 * C + 4] = 50; /* a tie: the first index wins */
+    InterpArg args[] = {P(x), P(v), P(idx), P(jdx), I(N)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(v, sizeof v), B(idx, sizeof idx), B(jdx, sizeof jdx)};
+    if (run(c.ir, 1, args, 5, bufs, 4)) {
+        for (int r = 0; r < R; r++) {
+            /* masked-off columns read as lowest(int16) = -32768: never the max, always the min */
+            int best = 0, worst = N;
+            for (int k = 1; k < N; k++)
+                if (x[r * C + k] > x[r * C + best])
+                    best = k;
+            CHECK(v[r] == x[r * C + best] && idx[r] == best, "row %d max %d at %d, want %d at %d",
+                  r, v[r], idx[r], x[r * C + best], best);
+            CHECK(jdx[r] == worst, "row %d min at %d, want %d (the masked -32768)", r, jdx[r], worst);
+        }
+    }
+    compile_result_free(&c.res);
+}
+
+/* `if ptr:` on a run-time pointer tests it against NULL (FlagGems' `if dW:` for an optional
+ * output): the store runs for a real buffer and is skipped for a NULL one. */
+static void check_pointer_condition(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def k(x_ptr, opt_ptr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, 1.0)\n"
+        "    if opt_ptr:\n"
+        "        tl.store(opt_ptr + offs, 2.0)\n"
+        "    flag = 3.0 if opt_ptr else 4.0\n"
+        "    tl.store(x_ptr + offs, flag)\n";
+    Define d = {"BLOCK", "8"};
+    Compiled c;
+    if (!compile(&c, src, "k", "*fp32,*fp32", &d, 1))
+        return;
+    float x[8], opt[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = opt[i] = -1.0f;
+    InterpBuffer bufs[] = {B(x, sizeof x), B(opt, sizeof opt)};
+    InterpArg with[] = {P(x), P(opt)};
+    if (run(c.ir, 1, with, 2, bufs, 2))
+        for (int i = 0; i < 8; i++)
+            CHECK(opt[i] == 2.0f && x[i] == 3.0f, "with a buffer at %d: %g %g", i, opt[i], x[i]);
+    InterpArg without[] = {P(x), P(NULL)};
+    if (run(c.ir, 1, without, 2, bufs, 1))
+        for (int i = 0; i < 8; i++)
+            CHECK(x[i] == 4.0f, "with NULL at %d: %g", i, x[i]);
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     check_jit_by_call();
@@ -379,6 +534,9 @@ int main(void)
     check_constexpr_function();
     check_block_pointers();
     check_tensor_descriptors();
+    check_real_kernel_forms();
+    check_flaggems_forms();
+    check_pointer_condition();
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     arena_free(a);
 
     check_bad("def f(:\n  pass\n", 15, "bad.tri:1:7: error: unexpected ':'");
-    check_bad("x = 1 ** 2\n", 11, "'**' is not supported");
+    check_bad("x = 1 **= 2\n", 12, "'**=' is not supported");
     check_bad("if x:\npass\n", 11, "expected an indented block");
     check_bad("x = 'abc\n", 9, "unterminated string literal");
     check_bad("x = \x01\n", 6, "invalid character '\\x01'");
