@@ -104,6 +104,10 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
         FAIL(c, "local_alloc: %lld bytes needed at a 1024-aligned offset, the shared-memory pass gave "
                 "%d at %d", (long long)need, op->smem_bytes, op->smem_offset);
     LLVMSetAlignment(cg_smem(c), 1024);
+    /* The buffer's memory may have held scratch read just before (shared_alloc places scratch
+     * over the buffers outside their loops) or an earlier loop's buffer: every thread is done
+     * with it before any thread's first cp.async lands there (bar.sync 0, PTX ISA 9.7.13.1). */
+    cg_barrier(c->l);
     LLVMValueRef *el = cg_regs(c, 1);
     el[0] = k32(c, op->smem_offset);
     cg_set_value(c, r, el, 1, ir_value(c->f, r)->layout);

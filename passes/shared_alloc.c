@@ -8,8 +8,9 @@
  * op; IrFunc.shared_bytes = what a launch must ask for, within the target's per-block limit (else
  * an error naming the bytes and the limit, and num_stages when the stage buffers are the cause).
  *
- * The stage buffers sit one after the other from offset 0 and are live from their local_alloc
- * to the end of the loop that reads them (and the waits right after it). Scratch is live only
+ * The stage buffers sit one after the other from offset 0 (a buffer made after another's last
+ * use shares its memory) and are live from their local_alloc to the end of the loop that reads
+ * them (and the waits right after it). Scratch is live only
  * while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync before the next op's
  * writes), so no two scratch buffers are ever live together: each starts right after the stage
  * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
@@ -270,44 +271,71 @@ static bool op_uses(const IrOp *op, ValueId v)
     return false;
 }
 
-/* Places every local_alloc buffer of r (and nested regions) one after the other from *next, each
- * on a 1024-byte boundary (the swizzle pattern's period). */
-static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
+/* The last op of r during which the buffer of local_alloc r->ops[a] is live: the last op of r
+ * that uses it (a use nested in a loop makes the whole loop live), and on through the
+ * async_wait / wgmma_wait ops right after (an in-flight wgmma still reads the buffer). */
+static int buffer_live_end(const IrRegion *r, int a)
 {
-    for (int i = 0; i < r->nops; i++) {
-        IrOp *op = r->ops[i];
-        for (int k = 0; k < op->nregions; k++)
-            place_buffers(f, &op->regions[k], next);
-        if (op->code != OP_LOCAL_ALLOC)
-            continue;
-        Type t = ir_type(f, op->results[0]);
-        int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
-        *next = (*next + 1023) / 1024 * 1024;
-        op->smem_offset = (int32_t)(*next > INT32_MAX ? INT32_MAX : *next);
-        op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
-        *next += bytes;
-    }
+    ValueId buf = r->ops[a]->results[0];
+    int end = a;
+    for (int i = a + 1; i < r->nops; i++)
+        if (op_uses(r->ops[i], buf))
+            end = i;
+    while (end + 1 < r->nops &&
+           (r->ops[end + 1]->code == OP_ASYNC_WAIT || r->ops[end + 1]->code == OP_WGMMA_WAIT))
+        end++;
+    return end;
 }
 
-/* live[i] = whether op i of r runs while a buffer of r is live: from its local_alloc to the last
- * op of r that uses it (a use nested in a loop makes the whole loop live), and on through the
- * async_wait / wgmma_wait ops right after (an in-flight wgmma still reads the buffer). */
+/* live[i] = whether op i of r runs while a buffer of r is live (buffer_live_end). */
 static void buffer_liveness(const IrRegion *r, bool *live)
 {
     for (int a = 0; a < r->nops; a++) {
         if (r->ops[a]->code != OP_LOCAL_ALLOC)
             continue;
-        ValueId buf = r->ops[a]->results[0];
-        int end = a;
-        for (int i = a + 1; i < r->nops; i++)
-            if (op_uses(r->ops[i], buf))
-                end = i;
-        while (end + 1 < r->nops &&
-               (r->ops[end + 1]->code == OP_ASYNC_WAIT || r->ops[end + 1]->code == OP_WGMMA_WAIT))
-            end++;
+        int end = buffer_live_end(r, a);
         for (int i = a; i <= end; i++)
             live[i] = true;
     }
+}
+
+/* Places the local_alloc buffers of r from *next, each on a 1024-byte boundary (the swizzle
+ * pattern's period): a buffer shares memory with an earlier one of r whose live range ended
+ * before its local_alloc (two pipelined loops one after the other, as a causal attention's two
+ * passes), else goes after it. Codegen puts a barrier at every local_alloc, so the earlier
+ * buffer's last readers, and any scratch placed over the buffers before it, are done before the
+ * new buffer's first copies. Buffers of nested regions go after all of r's. */
+static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
+{
+    int64_t base = (*next + 1023) / 1024 * 1024, end_all = base;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code != OP_LOCAL_ALLOC)
+            continue;
+        Type t = ir_type(f, op->results[0]);
+        int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true), at = base;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (int j = 0; j < i; j++) {
+                const IrOp *prev = r->ops[j];
+                if (prev->code != OP_LOCAL_ALLOC || buffer_live_end(r, j) < i)
+                    continue; /* dead before this buffer is made: its memory is free */
+                int64_t p0 = prev->smem_offset, p1 = p0 + prev->smem_bytes;
+                if (at < p1 && p0 < at + bytes) {
+                    at = (p1 + 1023) / 1024 * 1024;
+                    moved = true;
+                }
+            }
+        }
+        op->smem_offset = (int32_t)(at > INT32_MAX ? INT32_MAX : at);
+        op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
+        if (at + bytes > end_all)
+            end_all = at + bytes;
+    }
+    *next = end_all;
+    for (int i = 0; i < r->nops; i++)
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            place_buffers(f, &r->ops[i]->regions[k], next);
 }
 
 /* Returns the largest scratch end in r; *biggest is the op that needs it (for the error's
