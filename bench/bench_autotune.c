@@ -15,8 +15,8 @@
  * tuning, over the PTX's kernels. TFLOPS = 2 M N K / t. */
 #include "bench_util.h"
 
-
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int size = 4096, group = 8, all = 1;
     const char *ptx = NULL;
     for (int i = 1; i < argc; i++) {
@@ -64,10 +64,10 @@ int main(int argc, char **argv) {
     EX_CHECK(tric_copy_to_device(a, 0, ha, 2 * na, NULL));
     EX_CHECK(tric_copy_to_device(b, 0, hb, 2 * nb, NULL));
     EX_CHECK(tric_memset(c, 0, 0xff, 2 * nc, NULL)); /* poisoned: NaN where nothing is written */
-    tric_arg args[] = {TRIC_ARG_BUF(a),     TRIC_ARG_BUF(b),     TRIC_ARG_BUF(c),
+    tric_arg args[] = {TRIC_ARG_BUF(a),      TRIC_ARG_BUF(b),      TRIC_ARG_BUF(c),
                        TRIC_ARG_I32((int)M), TRIC_ARG_I32((int)N), TRIC_ARG_I32((int)K),
-                       TRIC_ARG_I32((int)K), TRIC_ARG_I32(1),     TRIC_ARG_I32((int)N),
-                       TRIC_ARG_I32(1),     TRIC_ARG_I32((int)N), TRIC_ARG_I32(1)};
+                       TRIC_ARG_I32((int)K), TRIC_ARG_I32(1),      TRIC_ARG_I32((int)N),
+                       TRIC_ARG_I32(1),      TRIC_ARG_I32((int)N), TRIC_ARG_I32(1)};
     t0 = bench_now_us();
     EX_CHECK(tric_launch_grid(k, ex_seed2_grid, NULL, args, 12, NULL));
     EX_CHECK(tric_device_synchronize(dev));
@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
     printf("# seed 2 autotuned, M=N=K=%d, GROUP_SIZE_M=%d, %d configs\n", size, group,
            tric_kernel_num_configs(k));
     printf("check: %s (64 sampled elements against C)\n", bad ? "FAILED" : "ok");
-    printf("%s: %.1f ms\n", ptx ? "module load (PTX)" : "module compile (every config)", compile_ms);
+    printf("%s: %.1f ms\n", ptx ? "module load (PTX)" : "module compile (every config)",
+           compile_ms);
     printf("first launch (tuning + launch, synchronized): %.1f ms\n", first_ms);
     printf("chosen: config %d (%s)\n", chosen, tric_kernel_config_text(ck));
 
@@ -110,8 +111,8 @@ int main(int argc, char **argv) {
                 continue;
             }
             double ms = bench_kernel_ms(ci, ex_seed2_grid(ci, args, 12, NULL), args, 12, 3, 40);
-            printf("config %2d %-54s %8.3f ms %7.1f TFLOPS%s\n", i, tric_kernel_config_text(ci),
-                   ms, bench_tflops(M, N, K, ms), i == chosen ? "  <- chosen" : "");
+            printf("config %2d %-54s %8.3f ms %7.1f TFLOPS%s\n", i, tric_kernel_config_text(ci), ms,
+                   bench_tflops(M, N, K, ms), i == chosen ? "  <- chosen" : "");
             if (ms > 0 && (best < 0 || ms < best_ms))
                 best = i, best_ms = ms;
             if (i == chosen)

@@ -11,7 +11,8 @@
 enum { BATCHES = 100, PER_BATCH = 100 };
 
 static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, const RtCudaApi *cu,
-                               CUstream raw_stream, tric_stream stream) {
+                               CUstream raw_stream, tric_stream stream)
+{
     static double t[BATCHES * PER_BATCH];
     /* What tric_launch packs, for the raw path: three pointers and an int. */
     uint64_t slots[4] = {args[0].v.buf.buffer->addr, args[1].v.buf.buffer->addr,
@@ -43,7 +44,8 @@ static double median_launch_us(tric_kernel k, const tric_arg *args, bool raw, co
     return bench_median(t, BATCHES * PER_BATCH);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev = bench_open();
     if (!dev)
         return 77;
@@ -80,7 +82,8 @@ int main(void) {
     EX_CHECK(tric_launch(tuned, (tric_dim3){1, 1, 1}, args, 4, NULL));
     enum { ROUNDS = 7 };
     double rounds[5][ROUNDS];
-    median_launch_us(k, args, false, cu, NULL, NULL); /* warm-up: first launches load the module lazily */
+    median_launch_us(k, args, false, cu, NULL,
+                     NULL); /* warm-up: first launches load the module lazily */
     median_launch_us(tuned, args, false, cu, NULL, NULL);
     for (int r = 0; r < ROUNDS; r++) {
         rounds[0][r] = median_launch_us(k, args, false, cu, NULL, NULL);
@@ -90,7 +93,8 @@ int main(void) {
         rounds[4][r] = median_launch_us(tuned, args, false, cu, NULL, NULL);
     }
     double tric_us = bench_median(rounds[0], ROUNDS), raw_us = bench_median(rounds[1], ROUNDS);
-    double raw_legacy_us = bench_median(rounds[2], ROUNDS), tric_stream_us = bench_median(rounds[3], ROUNDS);
+    double raw_legacy_us = bench_median(rounds[2], ROUNDS),
+           tric_stream_us = bench_median(rounds[3], ROUNDS);
     double tuned_us = bench_median(rounds[4], ROUNDS);
     double t0 = bench_now_us();
     for (int i = 0; i < BATCHES * PER_BATCH; i++)

@@ -57,7 +57,8 @@ static const char *orient_names[2] = {"x_row", "x_col"};
 
 /* The launch's integer arguments: M N K stride_xm stride_xk stride_wn stride_wk stride_ym
  * stride_yn. */
-static void linear_ints(int64_t v[9], int M, int N, int K, int xcol) {
+static void linear_ints(int64_t v[9], int M, int N, int K, int xcol)
+{
     v[0] = M, v[1] = N, v[2] = K;
     v[3] = xcol ? 1 : K;
     v[4] = xcol ? M : 1;
@@ -65,26 +66,28 @@ static void linear_ints(int64_t v[9], int M, int N, int K, int xcol) {
     v[7] = N, v[8] = 1;
 }
 
-static const char *sig_kind(int M, int N, int K) {
+static const char *sig_kind(int M, int N, int K)
+{
     if (M % 16 == 0 && N % 16 == 0 && K % 16 == 0)
         return plain_signature ? "plain->:16" : ":16";
     return plain_signature ? "plain->open" : "open";
 }
 
-static void linear_signature(char *out, size_t len, const char *t, const int64_t v[9]) {
+static void linear_signature(char *out, size_t len, const char *t, const int64_t v[9])
+{
     const char *p16 = plain_signature ? "" : ":16";
     int n = snprintf(out, len, "*%s%s,*%s%s,*%s%s,*%s%s", t, p16, t, p16, t, p16, t, p16);
     for (int i = 0; i < 9 && n > 0 && (size_t)n < len; i++)
         n += snprintf(out + n, len - (size_t)n, ",%s",
-                      plain_signature ? "i32"
-                      : v[i] == 1     ? "i32:1"
+                      plain_signature  ? "i32"
+                      : v[i] == 1      ? "i32:1"
                       : v[i] % 16 == 0 ? "i32:16"
                                        : "i32");
 }
 
 static tric_status compile_linear(tric_device dev, const char *tri, const char *signature,
-                                  const ExMatmulConfig *cfg, tric_module *mod,
-                                  tric_kernel *kernel) {
+                                  const ExMatmulConfig *cfg, tric_module *mod, tric_kernel *kernel)
+{
     char bm[32], bn[32], bk[32];
     snprintf(bm, sizeof bm, "BLOCK_M=%d", cfg->block_m);
     snprintf(bn, sizeof bn, "BLOCK_N=%d", cfg->block_n);
@@ -103,7 +106,8 @@ static tric_status compile_linear(tric_device dev, const char *tri, const char *
 }
 
 static void linear_args(tric_arg args[13], tric_buffer x, tric_buffer w, tric_buffer b,
-                        tric_buffer y, const int64_t v[9]) {
+                        tric_buffer y, const int64_t v[9])
+{
     args[0] = TRIC_ARG_BUF(x);
     args[1] = TRIC_ARG_BUF(w);
     args[2] = TRIC_ARG_BUF(b);
@@ -112,7 +116,8 @@ static void linear_args(tric_arg args[13], tric_buffer x, tric_buffer w, tric_bu
         args[4 + i] = TRIC_ARG_I32((int32_t)v[i]);
 }
 
-static tric_dim3 linear_grid(int M, int N, const ExMatmulConfig *cfg) {
+static tric_dim3 linear_grid(int M, int N, const ExMatmulConfig *cfg)
+{
     return (tric_dim3){(unsigned)((M + cfg->block_m - 1) / cfg->block_m),
                        (unsigned)((N + cfg->block_n - 1) / cfg->block_n), 1};
 }
@@ -120,14 +125,15 @@ static tric_dim3 linear_grid(int M, int N, const ExMatmulConfig *cfg) {
 /* Checks one (dtype, orientation, config) at M x N x K against C; 0 when it matches, 1 when not,
  * -1 when the config does not compile (the skip line printed). */
 static int check_linear(tric_device dev, const char *tri, const Dtype *dt, int xcol, int M, int N,
-                        int K, const ExMatmulConfig *cfg, uint64_t seed) {
+                        int K, const ExMatmulConfig *cfg, uint64_t seed)
+{
     int64_t v[9];
     linear_ints(v, M, N, K, xcol);
     char signature[256], name[64], what[96];
     linear_signature(signature, sizeof signature, dt->name, v);
     bench_config_name(name, sizeof name, cfg);
-    snprintf(what, sizeof what, "linear_kernel %s %s %dx%dx%d", orient_names[xcol], dt->name, M,
-             N, K);
+    snprintf(what, sizeof what, "linear_kernel %s %s %dx%dx%d", orient_names[xcol], dt->name, M, N,
+             K);
     tric_module mod;
     tric_kernel k;
     if (compile_linear(dev, tri, signature, cfg, &mod, &k) != TRIC_SUCCESS) {
@@ -215,7 +221,8 @@ static int check_linear(tric_device dev, const char *tri, const Dtype *dt, int x
 /* Median milliseconds of one config, or 0 when it does not compile or run. */
 static double time_linear(tric_device dev, const char *tri, const Dtype *dt, int xcol, int s,
                           const ExMatmulConfig *cfg, tric_buffer x, tric_buffer w, tric_buffer b,
-                          tric_buffer y) {
+                          tric_buffer y)
+{
     int64_t v[9];
     linear_ints(v, s, s, s, xcol);
     char signature[256], name[64], what[96];
@@ -235,7 +242,8 @@ static double time_linear(tric_device dev, const char *tri, const Dtype *dt, int
     return ms;
 }
 
-static void usage(const char *argv0) {
+static void usage(const char *argv0)
+{
     fprintf(stderr,
             "usage: %s [SIZE...] [--config BMxBNxBK,WARPS,STAGES]... [--arch=ARCH] "
             "[--dtype=fp16|bf16|both] [--orient=row|col|both] [--csv=FILE] [--all] "
@@ -243,8 +251,12 @@ static void usage(const char *argv0) {
             argv0);
 }
 
-int main(int argc, char **argv) {
-    BenchOptions o = {.configs = configs, .max_configs = MAX_CONFIGS, .check = 1, .reps = reps,
+int main(int argc, char **argv)
+{
+    BenchOptions o = {.configs = configs,
+                      .max_configs = MAX_CONFIGS,
+                      .check = 1,
+                      .reps = reps,
                       .sizes = {4096, 8192, 4100}};
     int dtype_mask = 3, orient_mask = 3, check_only = 0;
     const char *device = "cuda:0";
@@ -269,7 +281,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all, check = o.check;
+    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all,
+        check = o.check;
     const char *csv_path = o.csv;
     arch_opt = o.arch;
     reps = o.reps;
@@ -288,9 +301,8 @@ int main(int argc, char **argv) {
         check_only = 1; /* no CUDA events: timings need a GPU */
         check = 1;
     }
-    const char *arch = tric_device_get_kind(dev) == TRIC_DEVICE_CUDA
-                           ? bench_arch_label(dev, arch_opt)
-                           : "interp";
+    const char *arch =
+        tric_device_get_kind(dev) == TRIC_DEVICE_CUDA ? bench_arch_label(dev, arch_opt) : "interp";
     printf("# arch: %s\n", arch);
     char path[4096];
     const char *tri = ex_tri_path("linear.tri", path, sizeof path);
@@ -307,8 +319,8 @@ int main(int argc, char **argv) {
                 uint64_t seed = (uint64_t)(d * 2 + o) * 100 + (uint64_t)c;
                 int r1 = check_linear(dev, tri, &dtypes[d], o, 200, 136, 104, &configs[c], seed);
                 int r2 = r1 < 0 ? -1
-                                : check_linear(dev, tri, &dtypes[d], o, 256, 144, 320,
-                                               &configs[c], seed + 7);
+                                : check_linear(dev, tri, &dtypes[d], o, 256, 144, 320, &configs[c],
+                                               seed + 7);
                 if (r1 < 0 || r2 < 0)
                     usable[d][o][c] = 0;
                 failed |= r1 > 0 || r2 > 0;
@@ -379,8 +391,8 @@ int main(int argc, char **argv) {
                 printf("%-10s %-8s %-5s %6d %-5s %22s %10.1f %8.1f\n", "tric", orient_names[o],
                        dt->name, s, sig, name, best * 1000, bench_tflops(s, s, s, best));
                 fflush(stdout);
-                bench_csv_row(csv, "linear", "linear_kernel", arch, orient_names[o], sig,
-                              dt->name, s, s, s, name, best, "best");
+                bench_csv_row(csv, "linear", "linear_kernel", arch, orient_names[o], sig, dt->name,
+                              s, s, s, name, best, "best");
             }
             tric_buffer_free(x);
             tric_buffer_free(w);

@@ -33,9 +33,9 @@ static int nconfigs = 5;
 /* Seed 2's autotune configs, as scripts/triton_anchor.py's cfgs() lists them:
  * {BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages}. */
 static const ExMatmulConfig seed_configs[13] = {
-    {128, 256, 64, 8, 3},  {64, 256, 32, 4, 4},   {128, 128, 32, 4, 4}, {128, 64, 32, 4, 4},
-    {64, 128, 32, 4, 4},   {128, 32, 32, 4, 4},   {128, 256, 128, 8, 3}, {256, 128, 128, 8, 3},
-    {256, 64, 128, 4, 4},  {64, 256, 128, 4, 4},  {128, 128, 128, 4, 4}, {128, 128, 64, 4, 4},
+    {128, 256, 64, 8, 3}, {64, 256, 32, 4, 4},  {128, 128, 32, 4, 4},  {128, 64, 32, 4, 4},
+    {64, 128, 32, 4, 4},  {128, 32, 32, 4, 4},  {128, 256, 128, 8, 3}, {256, 128, 128, 8, 3},
+    {256, 64, 128, 4, 4}, {64, 256, 128, 4, 4}, {128, 128, 128, 4, 4}, {128, 128, 64, 4, 4},
     {128, 256, 64, 8, 4},
 };
 
@@ -47,7 +47,8 @@ static const char *kernel_name(int seed2) { return seed2 ? "kernel_matmul" : "ma
 /* ex_compile_matmul with the target set (--arch). */
 static tric_status compile_matmul(tric_device dev, const char *tri, int seed2,
                                   const ExMatmulConfig *cfg, const char *signature,
-                                  tric_module *mod, tric_kernel *kernel) {
+                                  tric_module *mod, tric_kernel *kernel)
+{
     char bm[32], bn[32], bk[32];
     snprintf(bm, sizeof bm, "BLOCK_SIZE_M=%d", cfg->block_m);
     snprintf(bn, sizeof bn, "BLOCK_SIZE_N=%d", cfg->block_n);
@@ -67,7 +68,8 @@ static tric_status compile_matmul(tric_device dev, const char *tri, int seed2,
 
 /* Whether a config compiles (and loads) for square size s; prints the skip line when not. */
 static int config_usable(tric_device dev, const char *tri, int seed2, int s,
-                         const ExMatmulConfig *cfg) {
+                         const ExMatmulConfig *cfg)
+{
     int64_t v[9] = {s, s, s, s, 1, s, 1, s, 1};
     char signature[256], name[64];
     ex_matmul_signature(signature, sizeof signature, seed2, v);
@@ -84,7 +86,8 @@ static int config_usable(tric_device dev, const char *tri, int seed2, int s,
 
 /* Median milliseconds of one config at size s, or 0 when it does not compile or run. */
 static double time_config(tric_device dev, const char *tri, int seed2, int s,
-                          const ExMatmulConfig *cfg, tric_buffer a, tric_buffer b, tric_buffer c) {
+                          const ExMatmulConfig *cfg, tric_buffer a, tric_buffer b, tric_buffer c)
+{
     int64_t v[9] = {s, s, s, s, 1, s, 1, s, 1};
     char signature[256], name[64];
     ex_matmul_signature(signature, sizeof signature, seed2, v);
@@ -105,7 +108,8 @@ static double time_config(tric_device dev, const char *tri, int seed2, int s,
     return ms;
 }
 
-static void usage(const char *argv0) {
+static void usage(const char *argv0)
+{
     fprintf(stderr,
             "usage: %s [SIZE...] [--config BMxBNxBK,WARPS,STAGES]... [--seed-configs] "
             "[--arch=ARCH] [--kernel=seed1|seed2|both] [--csv=FILE] [--all] [--no-check] "
@@ -113,9 +117,13 @@ static void usage(const char *argv0) {
             argv0);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     ExMatmulConfig extra[MAX_CONFIGS];
-    BenchOptions o = {.configs = extra, .max_configs = MAX_CONFIGS - 13, .check = 1, .reps = reps,
+    BenchOptions o = {.configs = extra,
+                      .max_configs = MAX_CONFIGS - 13,
+                      .check = 1,
+                      .reps = reps,
                       .sizes = {1024, 2048, 4096, 8192}};
     int seed_cfgs = 0, kernels = 3; /* kernels: bit 0 seed 1, bit 1 seed 2 */
     for (int i = 1; i < argc; i++) {
@@ -135,7 +143,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all, check = o.check;
+    int *sizes = o.sizes, nsizes = o.nsizes, user_configs = o.nconfigs, all = o.all,
+        check = o.check;
     const char *csv_path = o.csv;
     arch_opt = o.arch;
     reps = o.reps;
@@ -166,8 +175,8 @@ int main(int argc, char **argv) {
     int usable[2][MAX_CONFIGS];
     for (int seed2 = 0; seed2 <= 1; seed2++)
         for (int ci = 0; ci < nconfigs; ci++)
-            usable[seed2][ci] = (kernels >> seed2 & 1) &&
-                                config_usable(dev, tri, seed2, sizes[0], &configs[ci]);
+            usable[seed2][ci] =
+                (kernels >> seed2 & 1) && config_usable(dev, tri, seed2, sizes[0], &configs[ci]);
 
     int failed = 0;
     if (check) {
@@ -223,8 +232,8 @@ int main(int argc, char **argv) {
                     bench_config_name(name, sizeof name, &configs[ci]);
                     printf("#   %-14s %6d %22s %10.1f %10.1f\n", kernel_name(seed2), s, name,
                            ms * 1000, bench_tflops(s, s, s, ms));
-                    bench_csv_row(csv, "matmul", kernel_name(seed2), arch, "row", sig, "fp16", s,
-                                  s, s, name, ms, "config");
+                    bench_csv_row(csv, "matmul", kernel_name(seed2), arch, "row", sig, "fp16", s, s,
+                                  s, name, ms, "config");
                 }
             }
             snprintf(name, sizeof name, "-");

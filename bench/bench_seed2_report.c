@@ -36,11 +36,11 @@
 #include "bench_util.h"
 #include "cublas_dl.h"
 
-#define MAX_SIZES 64
-#define MAX_GROUPS 8
+#define MAX_SIZES   64
+#define MAX_GROUPS  8
 #define FLUSH_BYTES ((size_t)256 << 20) /* do_bench's L2 flush buffer: 256 MiB */
-#define WARMUP_MS 25.0                  /* do_bench's warmup= */
-#define SAMPLES 64
+#define WARMUP_MS   25.0                /* do_bench's warmup= */
+#define SAMPLES     64
 
 /* ---- options ----------------------------------------------------------------------------------- */
 
@@ -51,7 +51,8 @@ static double time_ms_opt = 100; /* do_bench's rep= */
 static int use_cublas = 1, use_tric = 1, flush = 1;
 
 /* Parses "A,B,C" of positive ints into out (at most max); the count, or -1 on bad text. */
-static int parse_list(const char *text, int *out, int max, int allow_zero) {
+static int parse_list(const char *text, int *out, int max, int allow_zero)
+{
     int n = 0;
     for (const char *p = text; *p;) {
         char *end;
@@ -65,7 +66,8 @@ static int parse_list(const char *text, int *out, int max, int allow_zero) {
     return n;
 }
 
-static void usage(void) {
+static void usage(void)
+{
     fprintf(stderr, "usage: bench_seed2_report [--quick] [--sizes=A,B,...] [--groups=0,8,16] "
                     "[--csv=FILE] [--time-ms=T] [--no-cublas] [--no-tric] [--no-flush]\n");
 }
@@ -76,7 +78,8 @@ static void usage(void) {
  * table read: the 32768 inputs (2 x 2^30 elements) fill in seconds, not a minute. */
 static uint16_t unit_f16[2048];
 
-static void fill_random(uint16_t *p, size_t n, uint64_t seed) {
+static void fill_random(uint16_t *p, size_t n, uint64_t seed)
+{
     ExRng rng = {seed * 0x9e3779b97f4a7c15ULL + 1};
     size_t i = 0;
     while (i < n) {
@@ -88,7 +91,8 @@ static void fill_random(uint16_t *p, size_t n, uint64_t seed) {
 
 /* C's element (i, j) in double, from the fp16 inputs. */
 static double dot_ref(const uint16_t *a, const uint16_t *b, int64_t K, int64_t N, int64_t i,
-                      int64_t j) {
+                      int64_t j)
+{
     double sum = 0;
     for (int64_t k = 0; k < K; k++)
         sum += (double)tric_f16_to_f32(a[i * K + k]) * tric_f16_to_f32(b[k * N + j]);
@@ -98,14 +102,15 @@ static double dot_ref(const uint16_t *a, const uint16_t *b, int64_t K, int64_t N
 /* fp16 output of a sum of K products in [0, 1): rounding to fp16 is 2^-11 relative; the rest is
  * room for a different fp32 summation order. NaN (the 0xFF poison: an element not written)
  * fails. */
-static int close_enough(double got, double want) {
+static int close_enough(double got, double want)
+{
     return fabs(got - want) <= 0.01 * fabs(want) + 0.05;
 }
 
 typedef struct Inputs {
     int64_t M, N, K;
-    uint16_t *a, *b;   /* host copies */
-    float *ref;        /* every element of C, or NULL (sampled checks only) */
+    uint16_t *a, *b; /* host copies */
+    float *ref;      /* every element of C, or NULL (sampled checks only) */
     int64_t si[SAMPLES], sj[SAMPLES];
     double swant[SAMPLES];
     tric_buffer da, db, dc, dflush;
@@ -113,7 +118,8 @@ typedef struct Inputs {
 
 /* Checks C (on the device) against the reference: the samples, and every element when in->ref.
  * Prints a line on a mismatch; 0 when C matches. */
-static int check_c(const Inputs *in, const char *provider) {
+static int check_c(const Inputs *in, const char *provider)
+{
     int bad = 0;
     for (int s = 0; s < SAMPLES; s++) {
         uint16_t v = 0xffff;
@@ -156,7 +162,8 @@ static int check_c(const Inputs *in, const char *provider) {
 }
 
 /* Every element of C in float, by rows (i-k-j: B is read along its rows), double accumulation. */
-static float *reference(const uint16_t *a, const uint16_t *b, int64_t M, int64_t N, int64_t K) {
+static float *reference(const uint16_t *a, const uint16_t *b, int64_t M, int64_t N, int64_t K)
+{
     float *ref = malloc(sizeof(float) * (size_t)(M * N));
     double *row = malloc(sizeof(double) * (size_t)N);
     float *bf = malloc(sizeof(float) * (size_t)(K * N));
@@ -192,7 +199,8 @@ typedef int (*LaunchFn)(void *ctx);
 /* Milliseconds per launch, as do_bench measures: rest, one launch to estimate, warm-up launches
  * for WARMUP_MS, then reps launches (about time_ms_opt of kernel time, 3 to 1000), each between
  * two events with the L2 flushed before (outside) them; the median. 0 on an error (printed). */
-static double time_launches(LaunchFn fn, void *ctx, tric_buffer flush_buf, int *reps_out) {
+static double time_launches(LaunchFn fn, void *ctx, tric_buffer flush_buf, int *reps_out)
+{
     const RtCudaApi *cu = rt_cuda_api();
     if (!cu) {
         printf("error: %s\n", rt_cuda_api_error());
@@ -259,13 +267,13 @@ static double time_launches(LaunchFn fn, void *ctx, tric_buffer flush_buf, int *
 
 /* ---- tric -------------------------------------------------------------------------------------- */
 
-
 typedef struct TricLaunch {
     tric_kernel k;
     tric_arg args[12];
 } TricLaunch;
 
-static int tric_launch_fn(void *ctx) {
+static int tric_launch_fn(void *ctx)
+{
     TricLaunch *t = ctx;
     if (tric_launch_grid(t->k, ex_seed2_grid, NULL, t->args, 12, NULL) != TRIC_SUCCESS) {
         printf("error: tric_launch_grid: %s\n", tric_last_error());
@@ -282,7 +290,8 @@ typedef struct CublasLaunch {
     int M, N, K;
 } CublasLaunch;
 
-static int cublas_launch_fn(void *ctx) {
+static int cublas_launch_fn(void *ctx)
+{
     CublasLaunch *t = ctx;
     cublasStatus_t st = cublas_dl_hgemm_rowmajor(t->api, t->a, t->b, t->c, t->M, t->N, t->K);
     if (st != CUBLAS_STATUS_SUCCESS) {
@@ -295,7 +304,8 @@ static int cublas_launch_fn(void *ctx) {
 /* ---- output ------------------------------------------------------------------------------------ */
 
 static void report(FILE *csv, const char *provider, const Inputs *in, double ms, int reps,
-                   double tune_ms, int bad, const char *config) {
+                   double tune_ms, int bad, const char *config)
+{
     printf("%-11s %6lld %10.3f %8.1f %5d %10.1f %-5s %s\n", provider, (long long)in->M, ms,
            bench_tflops(in->M, in->N, in->K, ms), reps, tune_ms, bad ? "FAIL" : "ok", config);
     fflush(stdout);
@@ -307,7 +317,8 @@ static void report(FILE *csv, const char *provider, const Inputs *in, double ms,
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--quick")) {
@@ -316,8 +327,9 @@ int main(int argc, char **argv) {
             nsizes = parse_list(a + 8, sizes, MAX_SIZES, 0);
             for (int j = 0; j < nsizes; j++)
                 if (sizes[j] % 256) {
-                    fprintf(stderr, "bench_seed2_report: %d: sizes must be multiples of 256 (the "
-                                    "seed's kernel reads and writes whole blocks, unmasked)\n",
+                    fprintf(stderr,
+                            "bench_seed2_report: %d: sizes must be multiples of 256 (the "
+                            "seed's kernel reads and writes whole blocks, unmasked)\n",
                             sizes[j]);
                     return 2;
                 }
@@ -430,7 +442,8 @@ int main(int argc, char **argv) {
             double compile_ms = 0;
             if (!compiled[g]) {
                 t0 = bench_now_us();
-                if (ex_compile_seed2_tuned(dev, tri, groups[g], &mods[g], &kernels[g]) != TRIC_SUCCESS) {
+                if (ex_compile_seed2_tuned(dev, tri, groups[g], &mods[g], &kernels[g]) !=
+                    TRIC_SUCCESS) {
                     printf("# %s: compile failed: %s\n", provider, tric_last_error());
                     compiled[g] = -1;
                     failed = 1;
@@ -483,8 +496,13 @@ int main(int argc, char **argv) {
         }
 
         if (use_cublas) {
-            CublasLaunch t = {&cublas, tric_buffer_address(in.da), tric_buffer_address(in.db),
-                              tric_buffer_address(in.dc), (int)in.M, (int)in.N, (int)in.K};
+            CublasLaunch t = {&cublas,
+                              tric_buffer_address(in.da),
+                              tric_buffer_address(in.db),
+                              tric_buffer_address(in.dc),
+                              (int)in.M,
+                              (int)in.N,
+                              (int)in.K};
             EX_CHECK(tric_memset(in.dc, 0, 0xff, nc * 2, NULL));
             EX_CHECK(tric_device_synchronize(dev));
             t0 = bench_now_us();

@@ -9,24 +9,28 @@
 
 #include <time.h>
 
-static inline double bench_now_us(void) {
+static inline double bench_now_us(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
-static inline int bench_cmp_double(const void *a, const void *b) {
+static inline int bench_cmp_double(const void *a, const void *b)
+{
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-static inline double bench_median(double *v, int n) {
+static inline double bench_median(double *v, int n)
+{
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Opens cuda:0 or explains why not (the caller exits 77). */
-static inline tric_device bench_open(void) {
+static inline tric_device bench_open(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());
@@ -41,7 +45,8 @@ static inline tric_device bench_open(void) {
  * 8192: 561 against 676 TFLOPS, docs/performance.md), so a sweep that times configs back to back
  * under-reports its late ones; scripts/gpu_perf.sh gives tric's benchmarks and the Triton scripts
  * the same rest. */
-static inline void bench_rest(void) {
+static inline void bench_rest(void)
+{
     const char *env = getenv("TRIC_BENCH_REST_MS");
     long ms = env ? atol(env) : 0;
     if (ms > 0) {
@@ -53,7 +58,8 @@ static inline void bench_rest(void) {
 /* warmup launches, then reps launches each between two events on the default stream; the median
  * kernel time in milliseconds (0 with the message printed on an error). */
 static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
-                                     int warmup, int reps) {
+                                     int warmup, int reps)
+{
     const RtCudaApi *cu = rt_cuda_api();
     if (!cu) {
         printf("error: %s\n", rt_cuda_api_error());
@@ -100,13 +106,15 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
 /* ---- shared by bench_matmul and bench_linear ---------------------------------------------------- */
 
 /* "128x128x64,w4,s4": a config's name in tables and CSV files. */
-static inline void bench_config_name(char *out, size_t len, const ExMatmulConfig *c) {
+static inline void bench_config_name(char *out, size_t len, const ExMatmulConfig *c)
+{
     snprintf(out, len, "%dx%dx%d,w%d,s%d", c->block_m, c->block_n, c->block_k, c->num_warps,
              c->num_stages);
 }
 
 /* Parses "BMxBNxBK,WARPS,STAGES" (the --config argument); 1 on success. */
-static inline int bench_parse_config(const char *text, ExMatmulConfig *c) {
+static inline int bench_parse_config(const char *text, ExMatmulConfig *c)
+{
     char tail;
     return sscanf(text, "%dx%dx%d,%d,%d%c", &c->block_m, &c->block_n, &c->block_k, &c->num_warps,
                   &c->num_stages, &tail) == 5 &&
@@ -126,7 +134,8 @@ typedef struct BenchOptions {
 } BenchOptions;
 
 /* Takes argv[*i] (and its value, advancing *i) when it is a shared option; 0 when it is not. */
-static inline int bench_shared_option(BenchOptions *o, int argc, char **argv, int *i) {
+static inline int bench_shared_option(BenchOptions *o, int argc, char **argv, int *i)
+{
     const char *a = argv[*i];
     if (!strcmp(a, "--config") && *i + 1 < argc && o->nconfigs < o->max_configs &&
         bench_parse_config(argv[*i + 1], &o->configs[o->nconfigs])) {
@@ -157,7 +166,8 @@ static inline int bench_shared_option(BenchOptions *o, int argc, char **argv, in
  * WHY being tric's last error, its first line, and "shared memory does not fit" when the driver
  * refused the kernel's dynamic shared memory (more than the device's opt-in maximum: the runtime
  * asks for it with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) when loading). */
-static inline void bench_print_skip(const char *what, const char *config) {
+static inline void bench_print_skip(const char *what, const char *config)
+{
     const char *err = tric_last_error();
     char line[240];
     size_t n = 0;
@@ -173,7 +183,8 @@ static inline void bench_print_skip(const char *what, const char *config) {
 
 /* The target a compile with options.arch = arch gets (runtime/cuda.c: the option, else
  * $TRIC_ARCH, else the device's own). */
-static inline const char *bench_arch_label(tric_device dev, const char *arch) {
+static inline const char *bench_arch_label(tric_device dev, const char *arch)
+{
     const char *env = getenv("TRIC_ARCH");
     return arch && *arch ? arch : env && *env ? env : tric_device_arch(dev);
 }
@@ -182,9 +193,11 @@ static inline const char *bench_arch_label(tric_device dev, const char *arch) {
  * scripts/triton_linear.py writes, read by scripts/perf_table.py. row is "best" (the best config
  * of a size/kernel) or "config" (one config's time, with --all). time_us and tflops are 0 where
  * nothing ran. */
-#define BENCH_CSV_HEADER "provider,bench,kernel,arch,orient,sig,dtype,M,N,K,config,time_us,tflops,row\n"
+#define BENCH_CSV_HEADER                                                                           \
+    "provider,bench,kernel,arch,orient,sig,dtype,M,N,K,config,time_us,tflops,row\n"
 
-static inline FILE *bench_csv_open(const char *path) {
+static inline FILE *bench_csv_open(const char *path)
+{
     if (!path)
         return NULL;
     FILE *f = fopen(path, "w");
@@ -196,14 +209,16 @@ static inline FILE *bench_csv_open(const char *path) {
     return f;
 }
 
-static inline double bench_tflops(int64_t M, int64_t N, int64_t K, double ms) {
+static inline double bench_tflops(int64_t M, int64_t N, int64_t K, double ms)
+{
     return ms > 0 ? 2.0 * (double)M * (double)N * (double)K / (ms * 1e-3) / 1e12 : 0;
 }
 
 static inline void bench_csv_row(FILE *f, const char *bench, const char *kernel, const char *arch,
                                  const char *orient, const char *sig, const char *dtype, int64_t M,
                                  int64_t N, int64_t K, const char *config, double ms,
-                                 const char *row) {
+                                 const char *row)
+{
     if (!f)
         return;
     fprintf(f, "tric,%s,%s,%s,%s,%s,%s,%lld,%lld,%lld,\"%s\",%.3f,%.3f,%s\n", bench, kernel, arch,

@@ -3,7 +3,8 @@
  * GB/s = 3 * 4 * n / t (two loads and one store per element). The result is checked first. */
 #include "bench_util.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int log2n = argc > 1 ? atoi(argv[1]) : 28;
     if (log2n < 10 || log2n > 30) {
         fprintf(stderr, "usage: %s [LOG2_N in 10..30]\n", argv[0]);

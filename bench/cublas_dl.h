@@ -31,8 +31,8 @@ enum {
 
 /* cublasGemmEx's prototype (cublas_api.h) with the enums as int: they are passed as int. */
 typedef cublasStatus_t (*cublasGemmEx_fn)(cublasHandle_t handle, int transa, int transb, int m,
-                                          int n, int k, const void *alpha, const void *A,
-                                          int Atype, int lda, const void *B, int Btype, int ldb,
+                                          int n, int k, const void *alpha, const void *A, int Atype,
+                                          int lda, const void *B, int Btype, int ldb,
                                           const void *beta, void *C, int Ctype, int ldc,
                                           int computeType, int algo);
 
@@ -49,7 +49,8 @@ typedef struct CublasApi {
 } CublasApi;
 
 /* "CUBLAS_STATUS_..." for a status, or its number when the library has no cublasGetStatusString. */
-static inline const char *cublas_dl_status(const CublasApi *api, cublasStatus_t st) {
+static inline const char *cublas_dl_status(const CublasApi *api, cublasStatus_t st)
+{
     static char text[32];
     if (api->status_string)
         return api->status_string(st);
@@ -60,7 +61,8 @@ static inline const char *cublas_dl_status(const CublasApi *api, cublasStatus_t 
 /* Loads libcublas and creates a handle (on the CUDA context current on this thread: tric's, the
  * device's primary context, once tric_device_open has run). 1 on success; 0 with why written to
  * why (the caller skips cuBLAS). The handle works on the legacy stream (NULL) unless set. */
-static inline int cublas_dl_open(CublasApi *api, char *why, size_t whylen) {
+static inline int cublas_dl_open(CublasApi *api, char *why, size_t whylen)
+{
     static const char *names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
     *api = (CublasApi){0};
     const char *env = getenv("TRIC_CUBLAS");
@@ -108,14 +110,16 @@ static inline int cublas_dl_open(CublasApi *api, char *why, size_t whylen) {
 }
 
 /* cuBLAS's version as MAJOR*10000 + MINOR*100 + PATCH, 0 when unknown. */
-static inline int cublas_dl_version(const CublasApi *api) {
+static inline int cublas_dl_version(const CublasApi *api)
+{
     int v = 0;
     if (api->get_version && api->get_version(api->handle, &v) != CUBLAS_STATUS_SUCCESS)
         v = 0;
     return v;
 }
 
-static inline void cublas_dl_close(CublasApi *api) {
+static inline void cublas_dl_close(CublasApi *api)
+{
     if (api->handle)
         api->destroy(api->handle);
     /* Not dlclose'd: libcublas registers atexit work on some versions, and unloading it before the
@@ -127,7 +131,8 @@ static inline void cublas_dl_close(CublasApi *api) {
  * is column-major: a row-major X is a column-major X^T, so it computes C^T = B^T A^T, an
  * (N x K) @ (K x M) product: m = N, n = M, k = K, B first (ld N), then A (ld K); C^T has ld N. */
 static inline cublasStatus_t cublas_dl_hgemm_rowmajor(const CublasApi *api, uint64_t a, uint64_t b,
-                                                      uint64_t c, int M, int N, int K) {
+                                                      uint64_t c, int M, int N, int K)
+{
     const float alpha = 1.0f, beta = 0.0f; /* float: the compute type is CUBLAS_COMPUTE_32F */
     return api->gemm_ex(api->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha,
                         (const void *)(uintptr_t)b, CUDA_R_16F, N, (const void *)(uintptr_t)a,

@@ -103,9 +103,11 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
                 r = LLVMBuildFPTrunc(b, r, c->l->f16, "");
             break;
         }
-        case OP_MIN: case OP_MAX:
+        case OP_MIN:
+        case OP_MAX:
             /* minnum/maxnum (PTX min/max.f32): a NaN operand yields the other one, as C fmin. */
-            snprintf(name, sizeof name, "llvm.%s.%s", op == OP_MIN ? "minnum" : "maxnum", fsuffix(c, ty));
+            snprintf(name, sizeof name, "llvm.%s.%s", op == OP_MIN ? "minnum" : "maxnum",
+                     fsuffix(c, ty));
             r = call2(c, name, ty, a, e);
             break;
         default: return NULL;
@@ -119,32 +121,38 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
     case OP_MUL: return LLVMBuildMul(b, x, y, "");
     case OP_DIV: return sgn ? LLVMBuildSDiv(b, x, y, "") : LLVMBuildUDiv(b, x, y, "");
     case OP_REM: return sgn ? LLVMBuildSRem(b, x, y, "") : LLVMBuildURem(b, x, y, "");
-    case OP_MIN: case OP_MAX: {
-        LLVMIntPredicate p = op == OP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT) : (sgn ? LLVMIntSGT : LLVMIntUGT);
+    case OP_MIN:
+    case OP_MAX: {
+        LLVMIntPredicate p =
+            op == OP_MIN ? (sgn ? LLVMIntSLT : LLVMIntULT) : (sgn ? LLVMIntSGT : LLVMIntUGT);
         return LLVMBuildSelect(b, LLVMBuildICmp(b, p, x, y, ""), x, y, "");
     }
     case OP_AND: return LLVMBuildAnd(b, x, y, "");
     case OP_OR: return LLVMBuildOr(b, x, y, "");
     case OP_XOR: return LLVMBuildXor(b, x, y, "");
-    case OP_SHL: case OP_SHR: {
+    case OP_SHL:
+    case OP_SHR: {
         /* Amounts of the width or more (unsigned) clamp as PTX's shl/shr do (PTX ISA §9.7.8.8),
          * which is the interpreter's rule; LLVM's shifts would be poison there. */
         LLVMTypeRef ty = LLVMTypeOf(x);
         LLVMValueRef width = LLVMConstInt(ty, LLVMGetIntTypeWidth(ty), 0);
         LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, width, "");
         if (op == OP_SHR && sgn) {
-            LLVMValueRef amt = LLVMBuildSelect(b, big, LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) - 1, 0), y, "");
+            LLVMValueRef amt =
+                LLVMBuildSelect(b, big, LLVMConstInt(ty, LLVMGetIntTypeWidth(ty) - 1, 0), y, "");
             return LLVMBuildAShr(b, x, amt, "");
         }
         LLVMValueRef safe = LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), y, "");
-        LLVMValueRef v = op == OP_SHL ? LLVMBuildShl(b, x, safe, "") : LLVMBuildLShr(b, x, safe, "");
+        LLVMValueRef v =
+            op == OP_SHL ? LLVMBuildShl(b, x, safe, "") : LLVMBuildLShr(b, x, safe, "");
         return LLVMBuildSelect(b, big, LLVMConstInt(ty, 0, 0), v, "");
     }
     case OP_UMULHI: {
         LLVMTypeRef ty = LLVMTypeOf(x);
         unsigned bits = LLVMGetIntTypeWidth(ty);
         LLVMTypeRef wide = LLVMIntTypeInContext(c->l->ctx, bits * 2);
-        LLVMValueRef p = LLVMBuildMul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
+        LLVMValueRef p =
+            LLVMBuildMul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
         p = LLVMBuildLShr(b, p, LLVMConstInt(wide, bits, 0), "");
         return LLVMBuildTrunc(b, p, ty, "");
     }
@@ -156,17 +164,21 @@ LLVMValueRef cg_compare(Cg *c, OpCode op, Type t, LLVMValueRef x, LLVMValueRef y
 {
     LLVMBuilderRef b = c->l->b;
     if (!t.is_ptr && dtype_is_float(t.dtype)) {
-        LLVMRealPredicate p = op == OP_CMP_EQ ? LLVMRealOEQ : op == OP_CMP_NE ? LLVMRealUNE
-                            : op == OP_CMP_LT ? LLVMRealOLT : op == OP_CMP_LE ? LLVMRealOLE
-                            : op == OP_CMP_GT ? LLVMRealOGT : LLVMRealOGE;
+        LLVMRealPredicate p = op == OP_CMP_EQ   ? LLVMRealOEQ
+                              : op == OP_CMP_NE ? LLVMRealUNE
+                              : op == OP_CMP_LT ? LLVMRealOLT
+                              : op == OP_CMP_LE ? LLVMRealOLE
+                              : op == OP_CMP_GT ? LLVMRealOGT
+                                                : LLVMRealOGE;
         return LLVMBuildFCmp(b, p, cg_widen(c, x), cg_widen(c, y), "");
     }
     bool sgn = !t.is_ptr && dtype_is_signed(t.dtype);
-    LLVMIntPredicate p = op == OP_CMP_EQ ? LLVMIntEQ : op == OP_CMP_NE ? LLVMIntNE
-                       : op == OP_CMP_LT ? (sgn ? LLVMIntSLT : LLVMIntULT)
-                       : op == OP_CMP_LE ? (sgn ? LLVMIntSLE : LLVMIntULE)
-                       : op == OP_CMP_GT ? (sgn ? LLVMIntSGT : LLVMIntUGT)
-                                         : (sgn ? LLVMIntSGE : LLVMIntUGE);
+    LLVMIntPredicate p = op == OP_CMP_EQ   ? LLVMIntEQ
+                         : op == OP_CMP_NE ? LLVMIntNE
+                         : op == OP_CMP_LT ? (sgn ? LLVMIntSLT : LLVMIntULT)
+                         : op == OP_CMP_LE ? (sgn ? LLVMIntSLE : LLVMIntULE)
+                         : op == OP_CMP_GT ? (sgn ? LLVMIntSGT : LLVMIntUGT)
+                                           : (sgn ? LLVMIntSGE : LLVMIntUGE);
     return LLVMBuildICmp(b, p, x, y, "");
 }
 
@@ -189,7 +201,9 @@ static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
             return a;
         snprintf(name, sizeof name, "llvm.abs.i%u", LLVMGetIntTypeWidth(ty));
         return call2(c, name, ty, a, LLVMConstInt(c->l->i1, 0, 0));
-    case OP_SQRT: case OP_FLOOR: case OP_CEIL: {
+    case OP_SQRT:
+    case OP_FLOOR:
+    case OP_CEIL: {
         /* Exact in PTX (sqrt.rn, cvt.rmi, cvt.rpi): LLVM intrinsics, no libdevice. */
         LLVMValueRef w = cg_widen(c, a);
         const char *base = op == OP_SQRT ? "sqrt" : op == OP_FLOOR ? "floor" : "ceil";
@@ -232,9 +246,11 @@ static LLVMValueRef fp8_to_f16_soft(Cg *c, DType from, LLVMValueRef bits)
                                      LLVMConstInt(i16, 8, 0), "");
     LLVMValueRef mag = LLVMBuildAnd(b, w, LLVMConstInt(i16, 0x7f, 0), "");
     LLVMValueRef h = LLVMBuildOr(b, sign, LLVMBuildShl(b, mag, LLVMConstInt(i16, 7, 0), ""), "");
-    LLVMValueRef v = LLVMBuildFMul(b, LLVMBuildBitCast(b, h, c->l->f16, ""), LLVMConstReal(c->l->f16, 256.0), "");
+    LLVMValueRef v = LLVMBuildFMul(b, LLVMBuildBitCast(b, h, c->l->f16, ""),
+                                   LLVMConstReal(c->l->f16, 256.0), "");
     LLVMValueRef is_nan = LLVMBuildICmp(b, LLVMIntEQ, mag, LLVMConstInt(i16, 0x7f, 0), "");
-    LLVMValueRef nan = LLVMBuildBitCast(b, LLVMBuildOr(b, sign, LLVMConstInt(i16, 0x7e00, 0), ""), c->l->f16, "");
+    LLVMValueRef nan =
+        LLVMBuildBitCast(b, LLVMBuildOr(b, sign, LLVMConstInt(i16, 0x7e00, 0), ""), c->l->f16, "");
     return LLVMBuildSelect(b, is_nan, nan, v, "");
 }
 
@@ -251,12 +267,13 @@ static void fp8x2_to_f16x2(Cg *c, DType from, LLVMValueRef v0, LLVMValueRef v1, 
     LLVMTypeRef i16 = c->l->i16;
     char text[64];
     snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", fp8_ptx_name(from));
-    LLVMValueRef a = LLVMBuildOr(b, LLVMBuildZExt(b, v0, i16, ""),
-                                 LLVMBuildShl(b, LLVMBuildZExt(b, v1, i16, ""), LLVMConstInt(i16, 8, 0), ""), "");
+    LLVMValueRef a = LLVMBuildOr(
+        b, LLVMBuildZExt(b, v0, i16, ""),
+        LLVMBuildShl(b, LLVMBuildZExt(b, v1, i16, ""), LLVMConstInt(i16, 8, 0), ""), "");
     LLVMValueRef pair = cg_asm(c->l, c->l->i32, text, "=r,h", &a, 1, false);
     out[0] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, pair, i16, ""), c->l->f16, "");
-    out[1] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, cg_i32(c->l, 16), ""), i16, ""),
-                              c->l->f16, "");
+    out[1] = LLVMBuildBitCast(
+        b, LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, cg_i32(c->l, 16), ""), i16, ""), c->l->f16, "");
 }
 
 /* The two bytes of a down-conversion's b16 result: the low byte first. */
@@ -264,7 +281,8 @@ static void split_fp8x2(Cg *c, LLVMValueRef pair, LLVMValueRef out[2])
 {
     LLVMBuilderRef b = c->l->b;
     out[0] = LLVMBuildTrunc(b, pair, c->l->i8, "");
-    out[1] = LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, LLVMConstInt(c->l->i16, 8, 0), ""), c->l->i8, "");
+    out[1] =
+        LLVMBuildTrunc(b, LLVMBuildLShr(b, pair, LLVMConstInt(c->l->i16, 8, 0), ""), c->l->i8, "");
 }
 
 /* Two f32 -> two fp8: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d(b16), a, b, a to d's high byte
@@ -293,7 +311,8 @@ static void f16x2_to_fp8x2(Cg *c, DType to, LLVMValueRef x0, LLVMValueRef x1, LL
 /* Two casts with an fp8 side, one cvt for both: up through fp16 (exact), down from fp16 or fp32
  * in one rounding; other sources reach fp32 first (bf16 exactly; fp64 and ints round there
  * first, as the interpreter does). */
-static void fp8_cast_pair(Cg *c, DType from, DType to, LLVMValueRef a0, LLVMValueRef a1, LLVMValueRef out[2])
+static void fp8_cast_pair(Cg *c, DType from, DType to, LLVMValueRef a0, LLVMValueRef a1,
+                          LLVMValueRef out[2])
 {
     if (dtype_is_fp8(from)) {
         LLVMValueRef h[2];
@@ -346,7 +365,8 @@ LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
         if (dtype_is_fp8(from))
             a = fp8_cast(c, from, DT_F32, a), from = DT_F32;
         if (dtype_is_float(from))
-            return LLVMBuildFCmp(b, LLVMRealUNE, cg_widen(c, a), LLVMConstReal(LLVMTypeOf(cg_widen(c, a)), 0), "");
+            return LLVMBuildFCmp(b, LLVMRealUNE, cg_widen(c, a),
+                                 LLVMConstReal(LLVMTypeOf(cg_widen(c, a)), 0), "");
         return LLVMBuildICmp(b, LLVMIntNE, a, LLVMConstInt(LLVMTypeOf(a), 0, 0), "");
     }
     if (dtype_is_float(from) && dtype_is_float(to)) {
@@ -370,7 +390,8 @@ LLVMValueRef cg_cast(Cg *c, DType from, DType to, LLVMValueRef a)
                                                    : LLVMBuildUIToFP(b, a, c->l->f32, "");
             return LLVMBuildFPTrunc(b, f, ty, "");
         }
-        return dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, ty, "") : LLVMBuildUIToFP(b, a, ty, "");
+        return dtype_is_signed(from) ? LLVMBuildSIToFP(b, a, ty, "")
+                                     : LLVMBuildUIToFP(b, a, ty, "");
     }
     int fb = dtype_bits(from), tb = dtype_bits(to);
     if (tb < fb)
@@ -410,7 +431,8 @@ LLVMValueRef cg_const(Cg *c, Type t, int64_t iv, double fv)
 static bool expect_same_layout(Cg *c, const IrOp *op, const LVal *v, int n)
 {
     if (v->n != n && v->n != 1)
-        FAIL(c, "%s: operand has %d registers per thread, result %d (layouts differ)", op_name(op->code), v->n, n);
+        FAIL(c, "%s: operand has %d registers per thread, result %d (layouts differ)",
+             op_name(op->code), v->n, n);
     return true;
 }
 
@@ -430,7 +452,8 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
     if (op->code == OP_CAST && cg_cast_needs_fp8(t0.dtype, rt.dtype) && rt.dtype != DT_I1) {
         /* Up from fp8 is done in software below sm_89 (fp8_to_f16_soft); down needs cvt. */
         if (dtype_is_fp8(rt.dtype) && c->o->sm && c->o->sm < 89) {
-            diag_error(c->d, op->loc, "conversions to fp8 need sm_89 or newer (the target is "
+            diag_error(c->d, op->loc,
+                       "conversions to fp8 need sm_89 or newer (the target is "
                        "sm_%d): %s to %s",
                        c->o->sm, dtype_name(t0.dtype), dtype_name(rt.dtype));
             c->failed = true;
@@ -450,16 +473,18 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
     for (int e = 0; e < n; e++) {
         LLVMValueRef x = cg_at(ops[0], e), y = ops[1] ? cg_at(ops[1], e) : NULL, v = NULL;
         switch (op->code) {
-        case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
-            v = cg_compare(c, op->code, t0, x, y);
-            break;
-        case OP_SELECT:
-            v = LLVMBuildSelect(c->l->b, x, y, cg_at(ops[2], e), "");
-            break;
+        case OP_CMP_EQ:
+        case OP_CMP_NE:
+        case OP_CMP_LT:
+        case OP_CMP_LE:
+        case OP_CMP_GT:
+        case OP_CMP_GE: v = cg_compare(c, op->code, t0, x, y); break;
+        case OP_SELECT: v = LLVMBuildSelect(c->l->b, x, y, cg_at(ops[2], e), ""); break;
         case OP_FMA:
             if (dtype_is_float(rt.dtype)) {
                 char name[32];
-                LLVMValueRef args[3] = {cg_widen(c, x), cg_widen(c, y), cg_widen(c, cg_at(ops[2], e))};
+                LLVMValueRef args[3] = {cg_widen(c, x), cg_widen(c, y),
+                                        cg_widen(c, cg_at(ops[2], e))};
                 LLVMTypeRef ty = LLVMTypeOf(args[0]);
                 snprintf(name, sizeof name, "llvm.fma.%s", fsuffix(c, ty));
                 v = narrow(c, cg_call(c->l, name, ty, args, 3), rt.dtype);
@@ -467,24 +492,18 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
                 v = LLVMBuildAdd(c->l->b, LLVMBuildMul(c->l->b, x, y, ""), cg_at(ops[2], e), "");
             }
             break;
-        case OP_CAST:
-            v = cg_cast(c, t0.dtype, rt.dtype, x);
-            break;
-        case OP_BITCAST:
-            v = cg_bitcast(c, t0, rt, x);
-            break;
-        case OP_LIBDEVICE:
-            v = libdevice_call(c, op->attr[0], t0.dtype, x, y);
-            break;
+        case OP_CAST: v = cg_cast(c, t0.dtype, rt.dtype, x); break;
+        case OP_BITCAST: v = cg_bitcast(c, t0, rt, x); break;
+        case OP_LIBDEVICE: v = libdevice_call(c, op->attr[0], t0.dtype, x, y); break;
         default:
             v = op_num_operands(op->code) == 1 ? unary(c, op->code, rt.dtype, x)
                                                : cg_binary(c, op->code, rt.dtype, x, y);
         }
         if (!v)
-            FAIL(c, "op %s on %s is not supported by codegen", op_name(op->code), dtype_name(rt.dtype));
+            FAIL(c, "op %s on %s is not supported by codegen", op_name(op->code),
+                 dtype_name(rt.dtype));
         el[e] = v;
     }
     cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
     return true;
 }
-

@@ -62,8 +62,8 @@ static LLVMValueRef emit_one(Cg *c, const char *opname, const char *sem, const c
         strbuf_printf(&text, "@$0 red.%s.%s.global.%s [ $1 + 0 ], $2;", sem, scope, opname);
         strbuf_printf(&cons, "b,l,%s,~{memory}", L);
     } else {
-        strbuf_printf(&text, "mov.b%d $0, 0;\n\t@$1 atom.%s.%s.global.%s $0, [ $2 + 0 ], $3%s;", bits,
-                      sem, scope, opname, cmp ? ", $4" : "");
+        strbuf_printf(&text, "mov.b%d $0, 0;\n\t@$1 atom.%s.%s.global.%s $0, [ $2 + 0 ], $3%s;",
+                      bits, sem, scope, opname, cmp ? ", $4" : "");
         strbuf_printf(&cons, "=&%s,b,l,%s%s%s,~{memory}", L, L, cmp ? "," : "", cmp ? L : "");
     }
     args[n++] = pred;
@@ -80,8 +80,8 @@ static LLVMValueRef emit_one(Cg *c, const char *opname, const char *sem, const c
 /* `if (pred) old = atomicrmw fadd ptr, val` (0 where pred is false). The backend's loop is made
  * of relaxed atom.cas, so the ordering is fences around it (PTX ISA 9.7.13.4 membar/fence: a
  * fence.acq_rel before a relaxed write makes it a release, after a relaxed read an acquire). */
-static LLVMValueRef emit_atomicrmw_fadd(Cg *c, LLVMValueRef pred, LLVMValueRef ptr, LLVMValueRef val,
-                                        MemSem sem, const char *scope)
+static LLVMValueRef emit_atomicrmw_fadd(Cg *c, LLVMValueRef pred, LLVMValueRef ptr,
+                                        LLVMValueRef val, MemSem sem, const char *scope)
 {
     LLVMBuilderRef b = c->l->b;
     char fence[48];
@@ -93,7 +93,8 @@ static LLVMValueRef emit_atomicrmw_fadd(Cg *c, LLVMValueRef pred, LLVMValueRef p
     LLVMPositionBuilderAtEnd(b, doit);
     if (sem == MEM_SEM_RELEASE || sem == MEM_SEM_ACQ_REL)
         cg_asm_void(c, fence);
-    LLVMValueRef got = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, ptr, val, LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef got =
+        LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpFAdd, ptr, val, LLVMAtomicOrderingMonotonic, 0);
     if (sem == MEM_SEM_ACQUIRE || sem == MEM_SEM_ACQ_REL)
         cg_asm_void(c, fence);
     LLVMBuildBr(b, done);
@@ -172,7 +173,8 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
     if (c->failed)
         return false;
     /* One issuing thread per element: the first holder, or thread 0 for a scalar. */
-    LLVMValueRef owner = ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
+    LLVMValueRef owner =
+        ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
     bool used = region_uses(&c->f->body, r);
     bool share = op->smem_bytes > 0;
     if (used && owner && !share)
@@ -182,7 +184,8 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
                (op->attr[1] == MEM_SEM_RELAXED || op->attr[1] == MEM_SEM_RELEASE);
     int bits = dtype_bits(dt);
     char opname[32];
-    snprintf(opname, sizeof opname, "%s.%s", cas ? "cas" : atomic_kind_ptx(kind), ptx_type(cas, kind, dt));
+    snprintf(opname, sizeof opname, "%s.%s", cas ? "cas" : atomic_kind_ptx(kind),
+             ptx_type(cas, kind, dt));
     LLVMTypeRef et = cg_elem_type(c, dt);
     LLVMValueRef *old = cg_regs(c, n);
     for (int e = 0; e < n; e++) {
@@ -193,9 +196,12 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
             pred = LLVMConstInt(c->l->i1, 1, 0);
         LLVMValueRef v = to_bits(c, cg_at(val, e), bits);
         LLVMValueRef cv = cmp ? to_bits(c, cg_at(cmp, e), bits) : NULL;
-        LLVMValueRef got = bf16_loop ? emit_atomicrmw_fadd(c, pred, cg_at(ptr, e), cg_at(val, e), (MemSem)op->attr[1], scope)
-                                     : emit_one(c, opname, sem, scope, bits, red, pred, cg_at(ptr, e), v, cv);
-        old[e] = got ? (LLVMTypeOf(got) == et ? got : LLVMBuildBitCast(b, got, et, "")) : LLVMGetUndef(et);
+        LLVMValueRef got =
+            bf16_loop ? emit_atomicrmw_fadd(c, pred, cg_at(ptr, e), cg_at(val, e),
+                                            (MemSem)op->attr[1], scope)
+                      : emit_one(c, opname, sem, scope, bits, red, pred, cg_at(ptr, e), v, cv);
+        old[e] = got ? (LLVMTypeOf(got) == et ? got : LLVMBuildBitCast(b, got, et, ""))
+                     : LLVMGetUndef(et);
     }
     if (share && used) {
         old = broadcast_old(c, op, ds, owner ? owner : LLVMConstInt(c->l->i1, 1, 0), old, n, et,

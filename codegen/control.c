@@ -2,11 +2,11 @@
  * registers, and assert as a trap. docs/codegen.md "Control flow". */
 #include "codegen/internal.h"
 
-
 bool cg_lower_for(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
-    LVal *lo = cg_value(c, op->operands[0]), *hi = cg_value(c, op->operands[1]), *step = cg_value(c, op->operands[2]);
+    LVal *lo = cg_value(c, op->operands[0]), *hi = cg_value(c, op->operands[1]),
+         *step = cg_value(c, op->operands[2]);
     if (c->failed)
         return false;
     DType ivt = ir_type(c->f, op->operands[0]).dtype;

@@ -77,8 +77,10 @@ static BaseCache *base_get(Cg *c, int layout, int k, int extent)
                                         cg_i32(c->l, tpw), "");
     LLVMValueRef warp_k = LLVMBuildURem(b, LLVMBuildUDiv(b, c->warp, cg_i32(c->l, wstride), ""),
                                         cg_i32(c->l, wpc), "");
-    LLVMValueRef lw = max_threads < tpw ? LLVMBuildURem(b, lane_k, cg_i32(c->l, max_threads), "") : lane_k;
-    LLVMValueRef ww = max_warps < wpc ? LLVMBuildURem(b, warp_k, cg_i32(c->l, max_warps), "") : warp_k;
+    LLVMValueRef lw =
+        max_threads < tpw ? LLVMBuildURem(b, lane_k, cg_i32(c->l, max_threads), "") : lane_k;
+    LLVMValueRef ww =
+        max_warps < wpc ? LLVMBuildURem(b, warp_k, cg_i32(c->l, max_warps), "") : warp_k;
     LLVMValueRef base = LLVMBuildAdd(b, LLVMBuildMul(b, ww, cg_i32(c->l, spt * tpw), ""),
                                      LLVMBuildMul(b, lw, cg_i32(c->l, spt), ""), "");
     BaseCache e = {{0}, base, lane_k, warp_k};
@@ -237,7 +239,8 @@ static Dist *frag_dist(Cg *c, int layout, Type t, const FragDim *fd, const int *
         if (fd[k].lanes > 1 || !fd[k].lane_id)
             continue;
         LLVMValueRef ok = LLVMBuildICmp(c->pro, LLVMIntEQ, fd[k].lane_id, cg_i32(c->l, 0), "");
-        ok = LLVMBuildAnd(c->pro, ok, LLVMBuildICmp(c->pro, LLVMIntEQ, fd[k].warp_id, cg_i32(c->l, 0), ""), "");
+        ok = LLVMBuildAnd(c->pro, ok,
+                          LLVMBuildICmp(c->pro, LLVMIntEQ, fd[k].warp_id, cg_i32(c->l, 0), ""), "");
         owner = owner ? LLVMBuildAnd(c->pro, owner, ok, "") : ok;
     }
     ds->owner = owner;
@@ -275,7 +278,8 @@ static Dist *dist_mma(Cg *c, int layout, Type t, int root, const int32_t *P, con
             continue;
         }
         if (P[k] % tile[k])
-            FAIL(c, "mma layout with warps [%d, %d] on extent %d along dim %d (not a multiple of %d)",
+            FAIL(c,
+                 "mma layout with warps [%d, %d] on extent %d along dim %d (not a multiple of %d)",
                  W[0], W[1], P[k], k, tile[k]);
         f->inner = 2;
         f->count = 2 * (P[k] / tile[k]);
@@ -310,7 +314,8 @@ static Dist *dist_dot_operand_mma(Cg *c, int layout, Type t)
     int K = t.shape[kd], MN = t.shape[md];
     int tile = op_idx == 0 ? 16 * W[0] : 8 * W[1];
     if (K % 16 || MN % tile)
-        FAIL(c, "mma dot operand %d of shape [%d, %d] does not hold whole tiles", op_idx, t.shape[0], t.shape[1]);
+        FAIL(c, "mma dot operand %d of shape [%d, %d] does not hold whole tiles", op_idx,
+             t.shape[0], t.shape[1]);
     FragDim fd[2];
     memset(fd, 0, sizeof fd);
     FragDim *fk = &fd[kd], *fm = &fd[md];

@@ -22,13 +22,15 @@ bool cg_dot_scratch(Cg *c, const IrOp *op, int *off_a, int *off_b)
     Type ta = ir_type(c->f, op->operands[0]), tb = ir_type(c->f, op->operands[1]);
     int64_t need_a = type_numel(ta) * dtype_bytes(ta.dtype);
     int64_t need_b = type_numel(tb) * dtype_bytes(tb.dtype);
-    const IrOp *ca = cg_dot_operand_convert(c, op->operands[0]), *cb = cg_dot_operand_convert(c, op->operands[1]);
+    const IrOp *ca = cg_dot_operand_convert(c, op->operands[0]),
+               *cb = cg_dot_operand_convert(c, op->operands[1]);
     int64_t at_b = (need_a + 15) / 16 * 16; /* B 16-byte aligned for its vector accesses */
     if (op->smem_bytes >= at_b + need_b && op->smem_offset >= 0) {
         *off_a = op->smem_offset;
         *off_b = op->smem_offset + (int)at_b;
     } else if (ca && cb && ca->smem_bytes >= need_a && cb->smem_bytes >= need_b &&
-               (ca->smem_offset + need_a <= cb->smem_offset || cb->smem_offset + need_b <= ca->smem_offset)) {
+               (ca->smem_offset + need_a <= cb->smem_offset ||
+                cb->smem_offset + need_b <= ca->smem_offset)) {
         *off_a = ca->smem_offset;
         *off_b = cb->smem_offset;
     } else if (c->f->shared_bytes >= at_b + need_b && c->scratch_floor >= at_b + need_b) {
@@ -76,7 +78,8 @@ static bool is_local_load(Cg *c, ValueId v)
 /* Marks the converts feeding dots that can stage their operands themselves: those are not
  * materialized (a thread would otherwise hold whole rows of A times K in registers). Only when
  * every use of the convert is such a dot: anything else needs the real dot-operand registers. */
-static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, const int32_t *dot_uses)
+static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses,
+                               const int32_t *dot_uses)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
@@ -94,10 +97,12 @@ static void mark_lazy_operands(Cg *c, const IrRegion *r, const int32_t *uses, co
         /* mma.sync operands read from the pipeline's slots: each k16 step's ldmatrix right before
          * its mma instructions (cg_local_load_step), not the whole tile's fragments at once */
         if (mma && !v3 && is_local_load(c, op->operands[0]) && is_local_load(c, op->operands[1]) &&
-            uses[op->operands[0]] == dot_uses[op->operands[0]] && uses[op->operands[1]] == dot_uses[op->operands[1]])
+            uses[op->operands[0]] == dot_uses[op->operands[0]] &&
+            uses[op->operands[1]] == dot_uses[op->operands[1]])
             for (int k = 0; k < 2; k++)
                 c->lazy_operand[op->operands[k]] = true;
-        if (mma && !v3 && cg_mma_can_stage(c, op) && uses[op->operands[0]] == dot_uses[op->operands[0]] &&
+        if (mma && !v3 && cg_mma_can_stage(c, op) &&
+            uses[op->operands[0]] == dot_uses[op->operands[0]] &&
             uses[op->operands[1]] == dot_uses[op->operands[1]])
             for (int k = 0; k < 2; k++)
                 c->lazy_operand[op->operands[k]] = true;

@@ -85,8 +85,12 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         if (w < 1)
             w = 1;
         for (int i = 0; i < cnt; i += w) {
-            LLVMValueRef idx = LLVMBuildAdd(b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
-            LLVMValueRef p = cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
+            LLVMValueRef idx = LLVMBuildAdd(
+                b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""),
+                "");
+            LLVMValueRef p =
+                cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""),
+                                             cg_i32(c->l, base_off), ""));
             LLVMValueRef got[16];
             cg_load_run(c, mt, p, w, eb, got);
             for (int j = 0; j < w; j++)

@@ -52,7 +52,8 @@ bool cg_mma_can_stage(Cg *c, const IrOp *op)
 void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out)
 {
     char name[80];
-    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n, trans ? ".trans" : "");
+    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16.p3", n,
+             trans ? ".trans" : "");
     LLVMTypeRef f4[4] = {c->l->i32, c->l->i32, c->l->i32, c->l->i32};
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, (unsigned)n, 0);
     LLVMValueRef call = cg_call(c->l, name, ret, &ptr, 1);
@@ -82,7 +83,8 @@ typedef struct MmaStage {
     const Layout *da_op, *db_op; /* the operands' #dot_op layouts */
 } MmaStage;
 
-static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const Layout *L, MmaStage *st)
+static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const Layout *L,
+                               MmaStage *st)
 {
     LLVMBuilderRef pb = c->pro;
     ValueId av = op->operands[0], bv = op->operands[1];
@@ -118,20 +120,26 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
     /* This lane's row addresses, in the entry block: matrix i = lane / 8, row r = lane % 8. */
     LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, cg_i32(c->l, 3), "");
     LLVMValueRef r = LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), "");
-    LLVMValueRef lo = LLVMBuildAnd(pb, mi, cg_i32(c->l, 1), ""), hi = LLVMBuildLShr(pb, mi, cg_i32(c->l, 1), "");
+    LLVMValueRef lo = LLVMBuildAnd(pb, mi, cg_i32(c->l, 1), ""),
+                 hi = LLVMBuildLShr(pb, mi, cg_i32(c->l, 1), "");
     /* A: row wm*16 + (i%2)*8 + r, k (i/2)*8. */
-    LLVMValueRef arow = LLVMBuildAdd(pb, LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
-                                                      LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), ""), r, "");
+    LLVMValueRef arow =
+        LLVMBuildAdd(pb,
+                     LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
+                                  LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), ""),
+                     r, "");
     LLVMValueRef aidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, arow, cg_i32(c->l, sa[0]), ""),
                                      LLVMBuildMul(pb, hi, cg_i32(c->l, 8), ""), "");
-    LLVMValueRef aoff = LLVMBuildAdd(pb, LLVMBuildMul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
+    LLVMValueRef aoff =
+        LLVMBuildAdd(pb, LLVMBuildMul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
     LLVMValueRef abase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &aoff, 1, "");
     /* B: k row (i%2)*8 + r, n wn*8 + (i/2)*8*Wn (matrices 2, 3: the next n8 tile of this warp). */
     LLVMValueRef bcol = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, cg_i32(c->l, 8), ""),
                                      LLVMBuildMul(pb, hi, cg_i32(c->l, 8 * Wn), ""), "");
     LLVMValueRef bk = LLVMBuildAdd(pb, LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), r, "");
     LLVMValueRef bidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
-    LLVMValueRef boff = LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
+    LLVMValueRef boff =
+        LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
     LLVMValueRef bbase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &boff, 1, "");
     st->abase = abase;
     st->bbase = bbase;
@@ -158,7 +166,8 @@ static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, 
         cg_ldmatrix(c, p, 4, false, &apk[(rm * st->Kt + rk) * 4]);
     }
     for (int rn = 0; rn < st->Rn; rn += 2) {
-        LLVMValueRef off = cg_i32(c->l, ((int64_t)rk * 16 * st->sb0 + (int64_t)rn * 8 * st->Wn) * 2);
+        LLVMValueRef off =
+            cg_i32(c->l, ((int64_t)rk * 16 * st->sb0 + (int64_t)rn * 8 * st->Wn) * 2);
         LLVMValueRef p = LLVMBuildGEP2(b, c->l->i8, st->bbase, &off, 1, "");
         LLVMValueRef got[4];
         int n = rn + 1 < st->Rn ? 4 : 2;
@@ -175,7 +184,8 @@ static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int 
                                LLVMValueRef *apk, LLVMValueRef *bpk)
 {
     if (da->layout != A->layout || db->layout != B->layout ||
-        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
+        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND ||
+        c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
         FAIL(c, "mma dot: operands are not in #dot_op registers");
     if (A->n != da->nelems || B->n != db->nelems)
         FAIL(c, "mma dot: register counts differ from the layouts'");
@@ -215,7 +225,8 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     const Layout *L = &c->f->layouts[dr->layout];
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
     int K = ta.shape[1];
-    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]), Kt = K / 16;
+    int Rm = M / (16 * L->mma.warps_per_cta[0]), Rn = N / (8 * L->mma.warps_per_cta[1]),
+        Kt = K / 16;
     if (C->n != dr->nelems && C->n != 1)
         FAIL(c, "mma dot: accumulator register count differs from the layout's");
     int *cmap = cg_local_index_map(c, dr);
@@ -233,8 +244,10 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     for (int e = 0; e < n; e++)
         acc[e] = cg_at(C, e);
     const char *text = ta.dtype == DT_BF16
-        ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
-        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
+                           ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, "
+                             "$3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+                           : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, "
+                             "{$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
     LLVMTypeRef f4[4] = {c->l->f32, c->l->f32, c->l->f32, c->l->f32};
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, f4, 4, 0);
     for (int rk = 0; rk < Kt; rk++) {
@@ -258,7 +271,8 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
                 args[5] = bpk[(rk * Rn + rn) * 2 + 1];
                 for (int q = 0; q < 4; q++)
                     args[6 + q] = acc[ce[q]];
-                LLVMValueRef call = cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+                LLVMValueRef call =
+                    cg_asm(c->l, ret, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
                 for (int q = 0; q < 4; q++)
                     acc[ce[q]] = LLVMBuildExtractValue(b, call, (unsigned)q, "");
             }

@@ -21,7 +21,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
 {
     LLVMBuilderRef b = c->l->b;
     bool tf32 = w->dtype == DT_F32, fp8 = dtype_is_fp8(w->dtype);
-    int KI = 32 / dtype_bytes(w->dtype), Rm = w->M / (16 * w->W), Kt = w->K / KI, Nc = w->N / w->NI, NI = w->NI;
+    int KI = 32 / dtype_bytes(w->dtype), Rm = w->M / (16 * w->W), Kt = w->K / KI, Nc = w->N / w->NI,
+        NI = w->NI;
     int n = dr->nelems;
     if (C->n != n && C->n != 1) {
         TRIC_INTERNAL(c->d, "wgmma: accumulator register count differs from the layout's");
@@ -33,8 +34,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     for (int x = 0; fragment_ok && x < 2 * Rm * (w->N / 4); x++)
         fragment_ok = cmap[x] >= 0;
     if (!fragment_ok) {
-        TRIC_INTERNAL(c->d, "wgmma: accumulator fragment of %d x %d registers, not %d x %d", dr->count[0],
-                      dr->count[1], 2 * Rm, w->N / 4);
+        TRIC_INTERNAL(c->d, "wgmma: accumulator fragment of %d x %d registers, not %d x %d",
+                      dr->count[0], dr->count[1], 2 * Rm, w->N / 4);
         c->failed = true;
         return NULL;
     }
@@ -43,17 +44,23 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
         acc[e] = cg_at(C, e);
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
     StrBuf text = {0}, cons = {0};
-    const char *ta = tf32 ? "tf32" : w->dtype == DT_BF16 ? "bf16" : w->dtype == DT_F8E4NV ? "e4m3"
-                   : w->dtype == DT_F8E5 ? "e5m2" : "f16";
+    const char *ta = tf32                    ? "tf32"
+                     : w->dtype == DT_BF16   ? "bf16"
+                     : w->dtype == DT_F8E4NV ? "e4m3"
+                     : w->dtype == DT_F8E5   ? "e5m2"
+                                             : "f16";
     const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
-    strbuf_printf(&text, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
+    strbuf_printf(&text,
+                  "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, "
+                  "0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
                   nd + 2, NI, KI, ta, tb);
     for (int i = 0; i < nd; i++)
         strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
     if (tf32 || fp8) /* K-major operands only: no transpose immediates */
         strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
     else
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, w->trans_a ? 1 : 0,
+                      w->trans_b ? 1 : 0);
     for (int i = 0; i < nd; i++)
         strbuf_append(&cons, "=f,");
     strbuf_append(&cons, "l,l,r");
@@ -115,8 +122,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
      * instruction. */
     bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
     int eb = dtype_bytes(ta.dtype), KI = 32 / eb;
-    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI || (eb != 2 && !tf32 && !fp8) ||
-        L->mma.instr_shape[2] != KI)
+    if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI ||
+        (eb != 2 && !tf32 && !fp8) || L->mma.instr_shape[2] != KI)
         FAIL(c, "wgmma dot: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
     int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     if (C->n != dr->nelems && C->n != 1)
@@ -125,7 +132,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     Layout la, lb;
     int64_t b_at, area = shared_wgmma_staging(c->f, op, &la, &lb, &b_at);
     if (!area || op->smem_bytes < area || op->smem_offset % 1024)
-        FAIL(c, "wgmma dot: no 1024-byte-aligned staging area of %lld bytes (shared_alloc)", (long long)area);
+        FAIL(c, "wgmma dot: no 1024-byte-aligned staging area of %lld bytes (shared_alloc)",
+             (long long)area);
     int off_a = op->smem_offset, off_b = op->smem_offset + (int)b_at;
     Dist *sa = cg_dist(c, A->layout, ta), *sb = cg_dist(c, B->layout, tb);
     if (!sa || !sb)
@@ -135,7 +143,7 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     if (B->n != sb->nelems && B->n != 1)
         FAIL(c, "wgmma dot: B register count differs from its layout's");
     LLVMSetAlignment(cg_smem(c), 1024); /* the swizzle pattern repeats every 1024 bytes */
-    cg_barrier(c->l);                    /* earlier readers of the staging area are done */
+    cg_barrier(c->l);                   /* earlier readers of the staging area are done */
     cg_smem_store_swizzled(c, A, sa, ta, &la, off_a);
     cg_smem_store_swizzled(c, B, sb, tb, &lb, off_b);
     cg_asm_void(c, "fence.proxy.async.shared::cta;");
@@ -147,10 +155,12 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     LLVMBuilderRef pb = c->pro;
     int64_t x64[2] = {64, 0};
     LLVMValueRef g = LLVMBuildLShr(pb, c->warp, cg_i32(c->l, 2), "");
-    LLVMValueRef g_bytes = LLVMBuildMul(pb, g, cg_i32(c->l, shared_swizzled_offset(&la, ta, x64)), "");
+    LLVMValueRef g_bytes =
+        LLVMBuildMul(pb, g, cg_i32(c->l, shared_swizzled_offset(&la, ta, x64)), "");
     LLVMValueRef a_addr = cg_smem_window_addr(c, LLVMBuildAdd(b, cg_i32(c->l, off_a), g_bytes, ""));
     LLVMValueRef a_desc = cg_wgmma_operand_desc(c, a_addr, &la, ta, 1);
-    LLVMValueRef b_desc = cg_wgmma_operand_desc(c, cg_smem_window_addr(c, cg_i32(c->l, off_b)), &lb, tb, 0);
+    LLVMValueRef b_desc =
+        cg_wgmma_operand_desc(c, cg_smem_window_addr(c, cg_i32(c->l, off_b)), &lb, tb, 0);
     int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
     for (int rk = 0; rk < Kt; rk++) {
@@ -165,9 +175,19 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     }
     if ((tf32 || fp8) && (la.shared.order[0] != 1 || lb.shared.order[0] != 0))
         FAIL(c, "wgmma dot: %s operands must be K-major in shared memory", dtype_name(ta.dtype));
-    WgmmaIssue w = {.dtype = ta.dtype, .btype = tb.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI,
-                    .trans_a = la.shared.order[0] != 1, .trans_b = lb.shared.order[0] != 0,
-                    .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
+    WgmmaIssue w = {.dtype = ta.dtype,
+                    .btype = tb.dtype,
+                    .M = M,
+                    .N = N,
+                    .K = K,
+                    .W = W,
+                    .NI = NI,
+                    .trans_a = la.shared.order[0] != 1,
+                    .trans_b = lb.shared.order[0] != 0,
+                    .a_desc = a_desc,
+                    .b_desc = b_desc,
+                    .a_off = a_offs,
+                    .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)
         return false;

@@ -46,7 +46,8 @@ static void access_words(int w, int eb, int *bits, int *nwords)
 static const char *reg_letter(int bits) { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
 
 /* w elements of memory type mt <-> nwords integer words of `bits`. */
-static LLVMValueRef *words_of(Cg *c, LLVMValueRef *elems, int w, LLVMTypeRef mt, int bits, int nwords)
+static LLVMValueRef *words_of(Cg *c, LLVMValueRef *elems, int w, LLVMTypeRef mt, int bits,
+                              int nwords)
 {
     LLVMBuilderRef b = c->l->b;
     LLVMValueRef *out = cg_regs(c, nwords);
@@ -65,7 +66,8 @@ static LLVMValueRef *words_of(Cg *c, LLVMValueRef *elems, int w, LLVMTypeRef mt,
     return out;
 }
 
-static void elems_of(Cg *c, LLVMValueRef *words, int nwords, int bits, LLVMTypeRef mt, int w, LLVMValueRef *out)
+static void elems_of(Cg *c, LLVMValueRef *words, int nwords, int bits, LLVMTypeRef mt, int w,
+                     LLVMValueRef *out)
 {
     LLVMBuilderRef b = c->l->b;
     if (bits == 8) {
@@ -200,7 +202,8 @@ bool cg_lower_load(Cg *c, const IrOp *op)
             cg_load_run(c, mt, p, w, eb, got);
         }
         for (int j = 0; j < w; j++)
-            el[e + j] = rt.is_ptr ? LLVMBuildIntToPtr(b, got[j], c->l->gptr, "") : cg_from_mem(c, dt, got[j]);
+            el[e + j] = rt.is_ptr ? LLVMBuildIntToPtr(b, got[j], c->l->gptr, "")
+                                  : cg_from_mem(c, dt, got[j]);
     }
     cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
     return true;
@@ -224,7 +227,8 @@ bool cg_lower_store(Cg *c, const IrOp *op)
     int eb = mem_bytes(vt);
     int w = cg_access_width(c, op, ds);
     /* Replicated elements are stored by their first holder only; a scalar by thread 0. */
-    LLVMValueRef owner = ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
+    LLVMValueRef owner =
+        ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
     for (int e = 0; e < n; e++) {
         if (ds && !group_start(ds, e, w))
             continue;

@@ -28,8 +28,8 @@ typedef struct CgLlvm {
     LLVMBuilderRef b;
     LLVMTargetMachineRef tm;
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, void_t;
-    LLVMTypeRef gptr; /* ptr addrspace(1) */
-    LLVMTypeRef sptr; /* ptr addrspace(3) */
+    LLVMTypeRef gptr;  /* ptr addrspace(1) */
+    LLVMTypeRef sptr;  /* ptr addrspace(3) */
     LLVMValueRef smem; /* @global_smem: external [0 x i8] addrspace(3), align 16 */
 } CgLlvm;
 
@@ -69,18 +69,18 @@ typedef struct Dist {
     Type type;
     int rank;
     int nelems;
-    int32_t *off;                     /* [nelems][rank]: constant offset from base */
-    int32_t *idx;                     /* [nelems][rank]: local index along each dim */
-    int count[TRIC_MAX_RANK];         /* elements per thread along each dim */
-    int run[TRIC_MAX_RANK];           /* contiguous elements per thread along each dim (spt) */
-    int32_t *dim_off[TRIC_MAX_RANK];  /* offset of local index i along dim d */
-    int vec_dim;                      /* the fastest-varying dim in registers, -1 if none */
-    int lanes[TRIC_MAX_RANK];         /* distinct lanes along dim (a power of two) */
-    int lane_stride[TRIC_MAX_RANK];   /* lane-id step between them */
-    int warps[TRIC_MAX_RANK];         /* distinct warps along dim */
+    int32_t *off;                        /* [nelems][rank]: constant offset from base */
+    int32_t *idx;                        /* [nelems][rank]: local index along each dim */
+    int count[TRIC_MAX_RANK];            /* elements per thread along each dim */
+    int run[TRIC_MAX_RANK];              /* contiguous elements per thread along each dim (spt) */
+    int32_t *dim_off[TRIC_MAX_RANK];     /* offset of local index i along dim d */
+    int vec_dim;                         /* the fastest-varying dim in registers, -1 if none */
+    int lanes[TRIC_MAX_RANK];            /* distinct lanes along dim (a power of two) */
+    int lane_stride[TRIC_MAX_RANK];      /* lane-id step between them */
+    int warps[TRIC_MAX_RANK];            /* distinct warps along dim */
     LLVMValueRef warp_id[TRIC_MAX_RANK]; /* this thread's warp index along dim (unwrapped) */
-    LLVMValueRef base[TRIC_MAX_RANK]; /* i32 */
-    LLVMValueRef owner;               /* i1: first holder of its elements; NULL = always */
+    LLVMValueRef base[TRIC_MAX_RANK];    /* i32 */
+    LLVMValueRef owner;                  /* i1: first holder of its elements; NULL = always */
 } Dist;
 
 /* The registers of a value. layout is the layout the registers follow: the IR's, except for a
@@ -124,15 +124,15 @@ typedef struct Cg {
     int nbases, bases_cap;
     struct MmaBases *mma_bases;
     int nmma_bases, mma_bases_cap;
-    const IrOp *term; /* the yield/condition that ended the last region lowered */
-    bool *lazy_operand; /* per value: a dot operand left in its source registers (dot.c) */
+    const IrOp *term;      /* the yield/condition that ended the last region lowered */
+    bool *lazy_operand;    /* per value: a dot operand left in its source registers (dot.c) */
     int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
     bool needs_libdevice;
     const char *math_name;
     bool failed;
 } Cg;
 
-#define FAIL(c, ...)                                                                                \
+#define FAIL(c, ...)                                                                               \
     do {                                                                                           \
         TRIC_INTERNAL((c)->d, __VA_ARGS__);                                                        \
         (c)->failed = true;                                                                        \
@@ -167,13 +167,13 @@ int *cg_local_index_map(Cg *c, const Dist *ds);
 
 /* ---- values.c: types, the registers of values, inline asm ----------------------------------- */
 
-LLVMTypeRef cg_elem_type(Cg *c, DType t);  /* the register type of a dtype */
-LLVMTypeRef cg_mem_type(Cg *c, DType t);   /* in memory: int1 as i8 */
-LLVMTypeRef cg_value_type(Cg *c, Type t);  /* pointers as ptr addrspace(1) */
-LVal *cg_value(Cg *c, ValueId v);          /* the registers of v (an internal error if none yet) */
-Dist *cg_dist_of(Cg *c, ValueId v);        /* the distribution of v's IR layout and type */
+LLVMTypeRef cg_elem_type(Cg *c, DType t); /* the register type of a dtype */
+LLVMTypeRef cg_mem_type(Cg *c, DType t);  /* in memory: int1 as i8 */
+LLVMTypeRef cg_value_type(Cg *c, Type t); /* pointers as ptr addrspace(1) */
+LVal *cg_value(Cg *c, ValueId v);         /* the registers of v (an internal error if none yet) */
+Dist *cg_dist_of(Cg *c, ValueId v);       /* the distribution of v's IR layout and type */
 int cg_nelems_of(Cg *c, ValueId v, Dist **out); /* registers per thread of v (1 for a scalar) */
-LLVMValueRef *cg_regs(Cg *c, int n);       /* a new array of n registers */
+LLVMValueRef *cg_regs(Cg *c, int n);            /* a new array of n registers */
 void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout);
 /* Inline asm with any number of operands (cg_asm takes at most 16). */
 LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
@@ -207,9 +207,9 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op);
 
 /* ---- shared_memory.c: an op's shared-memory scratch ----------------------------------------- */
 
-LLVMValueRef cg_smem(Cg *c);                             /* @global_smem */
-LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off); /* @global_smem + byte_off (i32) */
-LLVMValueRef cg_to_mem(Cg *c, DType t, LLVMValueRef v);  /* int1 -> i8 */
+LLVMValueRef cg_smem(Cg *c);                              /* @global_smem */
+LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off);  /* @global_smem + byte_off (i32) */
+LLVMValueRef cg_to_mem(Cg *c, DType t, LLVMValueRef v);   /* int1 -> i8 */
 LLVMValueRef cg_from_mem(Cg *c, DType t, LLVMValueRef v); /* i8 -> int1 */
 /* Index (in elements) of element e in a scratch copy with per-dim element strides. */
 LLVMValueRef cg_strided_index(Cg *c, const Dist *ds, int e, const int64_t *strides);
@@ -286,10 +286,10 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
 /* One wgmma dot's instructions, for the serial dot and the pipeline's wgmma op alike. */
 typedef struct WgmmaIssue {
-    DType dtype;                 /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */
-    DType btype;                 /* of B: dtype, or the other fp8 format (.e4m3.e5m2) */
-    int M, N, K, W, NI;          /* the tile, the warps, the instruction's n */
-    bool trans_a, trans_b;       /* an MN-major operand (16-bit types only) */
+    DType dtype;           /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */
+    DType btype;           /* of B: dtype, or the other fp8 format (.e4m3.e5m2) */
+    int M, N, K, W, NI;    /* the tile, the warps, the instruction's n */
+    bool trans_a, trans_b; /* an MN-major operand (16-bit types only) */
     LLVMValueRef a_desc, b_desc; /* the operands' descriptors, start address included */
     const int64_t *a_off;        /* [k step][m64 tile]: bytes from a_desc's start address */
     const int64_t *b_off;        /* [k step][n piece]: bytes from b_desc's start address */
@@ -300,7 +300,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
 
 /* The byte offset inside a tile of element (x0, x1) under shared layout l (passes/swizzle.c
  * shared_swizzled_offset, in LLVM IR). */
-LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1);
+LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0,
+                                LLVMValueRef x1);
 /* The shared-window address (i32) of dynamic shared memory byte off. */
 LLVMValueRef cg_smem_window_addr(Cg *c, LLVMValueRef off);
 /* A wgmma descriptor for the tile at shared-window address addr in layout sl; kd = the tile's K

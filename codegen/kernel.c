@@ -26,11 +26,16 @@ static bool lower_op(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
     switch (op->code) { /* shared-memory tiles have no registers: no distribution */
-    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT:
-    case OP_BARRIER: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
-        return cg_lower_pipeline_op(c, op);
-    default:
-        break;
+    case OP_LOCAL_ALLOC:
+    case OP_SLOT:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_BARRIER:
+    case OP_LOCAL_LOAD:
+    case OP_WGMMA:
+    case OP_WGMMA_WAIT: return cg_lower_pipeline_op(c, op);
+    default: break;
     }
     ValueId r = op->nresults ? op->results[0] : 0;
     Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
@@ -53,11 +58,13 @@ static bool lower_op(Cg *c, const IrOp *op)
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: {
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: {
         static const char *axes = "xyz";
         char reg[16];
         int ax = op->attr[0] >= 0 && op->attr[0] < 3 ? (int)op->attr[0] : 0;
-        snprintf(reg, sizeof reg, "%s.%c", op->code == OP_PROGRAM_ID ? "ctaid" : "nctaid", axes[ax]);
+        snprintf(reg, sizeof reg, "%s.%c", op->code == OP_PROGRAM_ID ? "ctaid" : "nctaid",
+                 axes[ax]);
         el = cg_regs(c, 1);
         el[0] = pro_build_sreg(c, reg);
         cg_set_value(c, r, el, 1, 0);
@@ -82,17 +89,19 @@ static bool lower_op(Cg *c, const IrOp *op)
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: {
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: {
         LVal *a = cg_value(c, op->operands[0]);
         if (c->failed)
             return false;
         c->vals[r] = *a;
         return true;
     }
-    case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_TRANS: case OP_RESHAPE:
-        return cg_lower_relayout(c, op, dr, n);
-    case OP_CONVERT_LAYOUT:
-        return cg_lower_convert_layout(c, op);
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_TRANS:
+    case OP_RESHAPE: return cg_lower_relayout(c, op, dr, n);
+    case OP_CONVERT_LAYOUT: return cg_lower_convert_layout(c, op);
     case OP_ADDPTR: {
         LVal *p = cg_value(c, op->operands[0]), *o = cg_value(c, op->operands[1]);
         if (c->failed)
@@ -113,18 +122,21 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
     case OP_LOAD: return cg_lower_load(c, op);
     case OP_STORE: return cg_lower_store(c, op);
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: return cg_lower_atomic(c, op);
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return cg_lower_atomic(c, op);
     case OP_DOT: return cg_lower_dot(c, op);
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
-        return cg_lower_reduce(c, op);
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN:
+    case OP_ARGMAX:
+    case OP_ARGMIN: return cg_lower_reduce(c, op);
     case OP_SCAN: return cg_lower_scan(c, op);
     case OP_ASSERT: return cg_lower_assert(c, op);
     case OP_FOR: return cg_lower_for(c, op);
     case OP_IF: return cg_lower_if(c, op);
     case OP_WHILE: return cg_lower_while(c, op);
-    case OP_YIELD: case OP_CONDITION:
-        c->term = op;
-        return true;
+    case OP_YIELD:
+    case OP_CONDITION: c->term = op; return true;
     default:
         if (op->nresults == 1)
             return cg_lower_elementwise(c, op);
@@ -153,7 +165,8 @@ bool cg_lower_region(Cg *c, const IrRegion *r)
 static void annotate(Cg *c, const char *key, int value)
 {
     CgLlvm *l = c->l;
-    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(c->fn), LLVMMDStringInContext2(l->ctx, key, strlen(key)),
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(c->fn),
+                             LLVMMDStringInContext2(l->ctx, key, strlen(key)),
                              LLVMValueAsMetadata(cg_i32(l, value))};
     LLVMValueRef node = LLVMMetadataAsValue(l->ctx, LLVMMDNodeInContext2(l->ctx, md, 3));
     LLVMAddNamedMetadataOperand(l->mod, "nvvm.annotations", node);
@@ -244,8 +257,9 @@ bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions
     double t4 = now_ms();
     cg_llvm_dispose(&l);
     if (times)
-        fprintf(stderr, "codegen %s (%d kernels): init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
-                        "optimize+emit %.1f ms, dispose %.1f ms\n",
+        fprintf(stderr,
+                "codegen %s (%d kernels): init %.1f ms, lower %.1f ms, libdevice %.1f ms, "
+                "optimize+emit %.1f ms, dispose %.1f ms\n",
                 fs[0]->name, nfuncs, t1 - t0, t2 - t1, t3 - t2, t4 - t3, now_ms() - t4);
     return ok;
 }

@@ -51,7 +51,8 @@ static void note_error(LLVMDiagnosticInfoRef info, void *failed)
 
 static bool kept_in_pruned(const char *name, LLVMModuleRef kernel)
 {
-    if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__nvvm_", 7) || !strncmp(name, "__internal_", 11))
+    if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__nvvm_", 7) ||
+        !strncmp(name, "__internal_", 11))
         return true;
     LLVMValueRef use = LLVMGetNamedFunction(kernel, name);
     return use && LLVMIsDeclaration(use);
@@ -136,8 +137,10 @@ bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Dia
             diag_plain_error(d, "math function %s needs libdevice: cannot read %s", what,
                              o->libdevice_path);
         else
-            diag_plain_error(d, "math function %s needs libdevice: install the CUDA toolkit or "
-                                "pass --libdevice=PATH", what);
+            diag_plain_error(d,
+                             "math function %s needs libdevice: install the CUDA toolkit or "
+                             "pass --libdevice=PATH",
+                             what);
         return false;
     }
     if (!link_pruned(l, path) && !link_full(l, path, d))
@@ -155,7 +158,7 @@ bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Dia
     }
     /* __nvvm_reflect("__CUDA_FTZ") reads this flag (NVVMReflect pass): no flush to zero, to
      * match the interpreter. */
-    LLVMAddModuleFlag(l->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", strlen("nvvm-reflect-ftz"),
-                      LLVMValueAsMetadata(LLVMConstInt(l->i32, 0, 0)));
+    LLVMAddModuleFlag(l->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz",
+                      strlen("nvvm-reflect-ftz"), LLVMValueAsMetadata(LLVMConstInt(l->i32, 0, 0)));
     return true;
 }

@@ -112,10 +112,7 @@ LLVMValueRef cg_call(CgLlvm *l, const char *name, LLVMTypeRef ret, LLVMValueRef 
     return LLVMBuildCall2(l->b, fty, fn, args, (unsigned)nargs, "");
 }
 
-void cg_barrier(CgLlvm *l)
-{
-    cg_call(l, "llvm.nvvm.barrier0", l->void_t, NULL, 0);
-}
+void cg_barrier(CgLlvm *l) { cg_call(l, "llvm.nvvm.barrier0", l->void_t, NULL, 0); }
 
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
 {

@@ -22,8 +22,10 @@ static LLVMValueRef k32(Cg *c, int64_t v) { return cg_i32(c->l, v); }
 static const Layout *shared_layout(Cg *c, ValueId v)
 {
     int l = ir_value(c->f, v)->layout;
-    if (l <= 0 || l >= c->f->nlayouts || c->f->layouts[l].kind != LAYOUT_SHARED || c->f->layouts[l].rank != 2) {
-        TRIC_INTERNAL(c->d, "codegen: shared tile %%%d has no rank-2 #shared layout (swizzle pass)", (int)v);
+    if (l <= 0 || l >= c->f->nlayouts || c->f->layouts[l].kind != LAYOUT_SHARED ||
+        c->f->layouts[l].rank != 2) {
+        TRIC_INTERNAL(c->d, "codegen: shared tile %%%d has no rank-2 #shared layout (swizzle pass)",
+                      (int)v);
         c->failed = true;
         return NULL;
     }
@@ -56,7 +58,8 @@ LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef 
     int64_t eb = dtype_bytes(tile.dtype), sw = l->shared.swizzle;
     int64_t rows = tile.shape[rd], atom = sw / eb;
     LLVMValueRef col = cd == 0 ? x0 : x1, row = rd == 0 ? x0 : x1;
-    LLVMValueRef at = LLVMBuildMul(b, LLVMBuildUDiv(b, col, k32(c, atom), ""), k32(c, rows * sw), "");
+    LLVMValueRef at =
+        LLVMBuildMul(b, LLVMBuildUDiv(b, col, k32(c, atom), ""), k32(c, rows * sw), "");
     LLVMValueRef in_atom = LLVMBuildMul(b, LLVMBuildURem(b, col, k32(c, atom), ""), k32(c, eb), "");
     LLVMValueRef phase = LLVMBuildURem(b, LLVMBuildUDiv(b, row, k32(c, l->shared.per_phase), ""),
                                        k32(c, l->shared.max_phase), "");
@@ -101,8 +104,10 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
         FAIL(c, "local_alloc: result is not a !smem buffer of rank-2 slots");
     int64_t need = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
     if (op->smem_offset < 0 || op->smem_offset % 1024 || op->smem_bytes < need)
-        FAIL(c, "local_alloc: %lld bytes needed at a 1024-aligned offset, the shared-memory pass gave "
-                "%d at %d", (long long)need, op->smem_bytes, op->smem_offset);
+        FAIL(c,
+             "local_alloc: %lld bytes needed at a 1024-aligned offset, the shared-memory pass gave "
+             "%d at %d",
+             (long long)need, op->smem_bytes, op->smem_offset);
     LLVMSetAlignment(cg_smem(c), 1024);
     /* The buffer's memory may have held scratch read just before (shared_alloc places scratch
      * over the buffers outside their loops) or an earlier loop's buffer: every thread is done
@@ -153,19 +158,21 @@ static void cp_async(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef mas
     const char *cache = bytes == 16 ? "cg" : "ca";
     LLVMValueRef args[3] = {dst, src, NULL};
     if (mask) {
-        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;", cache, bytes);
+        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d, $2;",
+                 cache, bytes);
         args[2] = LLVMBuildSelect(c->l->b, mask, k32(c, bytes), k32(c, 0), "");
         cg_asm_n(c, c->l->void_t, text, "r,l,r,~{memory}", args, 3, true);
     } else {
-        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d;", cache, bytes);
+        snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d;", cache,
+                 bytes);
         cg_asm_n(c, c->l->void_t, text, "r,l,~{memory}", args, 2, true);
     }
 }
 
 /* w elements (eb bytes each) stored at shared pointer p where pred holds (a branch around one
  * scalar or vector st.shared). */
-static void store_shared_if(Cg *c, LLVMValueRef p, LLVMValueRef pred, LLVMValueRef *vals, int w, LLVMTypeRef mt,
-                            int eb)
+static void store_shared_if(Cg *c, LLVMValueRef p, LLVMValueRef pred, LLVMValueRef *vals, int w,
+                            LLVMTypeRef mt, int eb)
 {
     LLVMBuilderRef b = c->l->b;
     LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "other.store");
@@ -183,7 +190,8 @@ static void cp_async_if(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef 
 {
     char text[160];
     snprintf(text, sizeof text,
-             "{\n.reg .pred p;\nsetp.ne.b32 p, $2, 0;\n@p cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %d;\n}",
+             "{\n.reg .pred p;\nsetp.ne.b32 p, $2, 0;\n@p cp.async.%s.shared.global [ $0 + 0 ], [ "
+             "$1 + 0 ], %d;\n}",
              bytes == 16 ? "cg" : "ca", bytes);
     LLVMValueRef args[3] = {dst, src, LLVMBuildZExt(c->l->b, pred, c->l->i32, "")};
     cg_asm_n(c, c->l->void_t, text, "r,l,r,~{memory}", args, 3, true);
@@ -202,7 +210,8 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
     ValueId vv = op->operands[0], pv = op->operands[1];
-    ValueId mv = op->noperands > 2 ? op->operands[2] : 0, ov = op->noperands > 3 ? op->operands[3] : 0;
+    ValueId mv = op->noperands > 2 ? op->operands[2] : 0,
+            ov = op->noperands > 3 ? op->operands[3] : 0;
     Type tile, pt = ir_type(c->f, pv);
     const Layout *sl = shared_layout(c, vv);
     if (!sl || !view_tile(c, vv, &tile))
@@ -297,8 +306,8 @@ static void unpack_pair(Cg *c, LLVMValueRef word, LLVMTypeRef et, LLVMValueRef *
  * takes: A (op_idx 0) at pk[(rm * Kt + rk) * 4 + q] for every m16 tile rm of this warp, q =
  * kh*2 + h (a0a1, a2a3, a4a5, a6a7); B at pk[(rk * Rn + rn) * 2 + kh] for every n8 tile rn.
  * `.trans` when the tile's contiguous dim is not K. view_off is the slot's byte offset (i32). */
-bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off, int rk,
-                      LLVMValueRef *pk)
+bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMValueRef view_off,
+                      int rk, LLVMValueRef *pk)
 {
     LLVMBuilderRef pb = c->pro;
     const Layout *P = &c->f->layouts[L->dot_operand.parent];
@@ -326,7 +335,8 @@ bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMV
         for (int rm = 0; rm < Rm; rm++) {
             LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
             LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-            LLVMValueRef off = LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, m, k), "");
+            LLVMValueRef off =
+                LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, m, k), "");
             cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
             for (int q = 0; q < 4; q++)
                 pk[(rm * Kt + rk) * 4 + q] = got[q];
@@ -344,7 +354,8 @@ bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMV
         for (int rn = 0; rn < Rn; rn += 2) {
             LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
             LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
-            LLVMValueRef off = LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, k, n), "");
+            LLVMValueRef off =
+                LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, k, n), "");
             int nm = rn + 1 < Rn ? 4 : 2;
             cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
             for (int q = 0; q < nm; q++) /* tile rn + q/2, kh = q%2 */
@@ -367,13 +378,15 @@ bool cg_local_load_step(Cg *c, ValueId v, int rk, LLVMValueRef *pk)
     LVal *view = cg_value(c, vv);
     if (c->failed)
         return false;
-    return cg_ldmatrix_step(c, sl, tile, &c->f->layouts[ir_value(c->f, v)->layout], view->el[0], rk, pk);
+    return cg_ldmatrix_step(c, sl, tile, &c->f->layouts[ir_value(c->f, v)->layout], view->el[0], rk,
+                            pk);
 }
 
 /* local_load into a #dot_op of an mma.sync dot, materialized: every k16 step's ldmatrix, the
  * packed words unpacked into the operand's registers (lower_dot_mma repacks them; LLVM folds the
  * pair). */
-static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr,
+                                LVal *view)
 {
     const Layout *L = &c->f->layouts[dr->layout];
     const Layout *P = &c->f->layouts[L->dot_operand.parent];
@@ -416,7 +429,8 @@ static bool local_load_ldmatrix(Cg *c, const IrOp *op, const Layout *sl, Type ti
 /* local_load into any other layout: each thread reads its elements with ld.shared at their
  * swizzled offsets, runs along the tile's contiguous dim as one vector of up to 16 bytes (a run
  * starts at a multiple of its length, so it stays inside one 16-byte chunk). */
-static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr, LVal *view)
+static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type tile, Dist *dr,
+                               LVal *view)
 {
     LLVMBuilderRef b = c->l->b;
     int eb = dtype_bytes(tile.dtype), cd = sl->shared.order[0];
@@ -426,13 +440,15 @@ static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type til
     for (int e = 0; e < dr->nelems; e++) {
         if (w > 1 && dr->idx[e * 2 + cd] % w)
             continue;
-        LLVMValueRef off = cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
+        LLVMValueRef off =
+            cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
         LLVMValueRef p = smem_ptr(c, LLVMBuildAdd(b, view->el[0], off, ""));
         LLVMValueRef got[16];
         cg_load_run(c, mt, p, w, eb, got);
         for (int j = 0; j < w; j++)
-            el[e + j] = tile.dtype == DT_I1 ? LLVMBuildICmp(b, LLVMIntNE, got[j], LLVMConstInt(c->l->i8, 0, 0), "")
-                                            : got[j];
+            el[e + j] = tile.dtype == DT_I1
+                            ? LLVMBuildICmp(b, LLVMIntNE, got[j], LLVMConstInt(c->l->i8, 0, 0), "")
+                            : got[j];
     }
     cg_set_value(c, op->results[0], el, dr->nelems, dr->layout);
     return true;
@@ -445,14 +461,17 @@ static bool lower_local_load(Cg *c, const IrOp *op)
     const Layout *sl = shared_layout(c, vv);
     if (!sl || !view_tile(c, vv, &tile))
         return false;
-    if (rt.rank != 2 || rt.shape[0] != tile.shape[0] || rt.shape[1] != tile.shape[1] || rt.dtype != tile.dtype)
-        FAIL(c, "local_load: result %s does not match the tile %s", type_str(c->arena, rt), type_str(c->arena, tile));
+    if (rt.rank != 2 || rt.shape[0] != tile.shape[0] || rt.shape[1] != tile.shape[1] ||
+        rt.dtype != tile.dtype)
+        FAIL(c, "local_load: result %s does not match the tile %s", type_str(c->arena, rt),
+             type_str(c->arena, tile));
     LVal *view = cg_value(c, vv);
     Dist *dr = cg_dist(c, ir_value(c->f, r)->layout, rt);
     if (c->failed || !dr)
         return false;
     const Layout *L = &c->f->layouts[dr->layout];
-    bool mma_operand = L->kind == LAYOUT_DOT_OPERAND && c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
+    bool mma_operand = L->kind == LAYOUT_DOT_OPERAND &&
+                       c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
                        dtype_bytes(tile.dtype) == 2;
     if (mma_operand && c->lazy_operand[r]) {
         /* its dot loads it step by step (cg_local_load_step); a placeholder stands for it */
@@ -475,7 +494,8 @@ static bool lower_local_load(Cg *c, const IrOp *op)
 static uint64_t desc_fields(int64_t lbo, int64_t sbo, int swizzle)
 {
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    return ((uint64_t)((lbo >> 4) & 0x3fff) << 16) | ((uint64_t)((sbo >> 4) & 0x3fff) << 32) | (mode << 62);
+    return ((uint64_t)((lbo >> 4) & 0x3fff) << 16) | ((uint64_t)((sbo >> 4) & 0x3fff) << 32) |
+           (mode << 62);
 }
 
 /* One operand's descriptor: for a K-major tile (its contiguous dim is K) SBO = 8 rows * S (the
@@ -489,8 +509,9 @@ LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, T
     int sw = sl->shared.swizzle;
     bool k_major = sl->shared.order[0] == kd;
     int64_t lbo = k_major ? 16 : (int64_t)tile.shape[kd] * sw, sbo = 8 * (int64_t)sw;
-    LLVMValueRef a = LLVMBuildZExt(b, LLVMBuildAnd(b, LLVMBuildLShr(b, addr, k32(c, 4), ""), k32(c, 0x3fff), ""),
-                                   c->l->i64, "");
+    LLVMValueRef a =
+        LLVMBuildZExt(b, LLVMBuildAnd(b, LLVMBuildLShr(b, addr, k32(c, 4), ""), k32(c, 0x3fff), ""),
+                      c->l->i64, "");
     return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, desc_fields(lbo, sbo, sw), 0), "");
 }
 
@@ -521,9 +542,12 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
     bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
     int KI = 32 / dtype_bytes(ta.dtype); /* k per instruction: 32 bytes (k8 tf32, k16, k32 fp8) */
-    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N || (ta.dtype != tb.dtype && !fp8) ||
+    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N ||
+        (ta.dtype != tb.dtype && !fp8) ||
         (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32 && !fp8) || rt.dtype != DT_F32)
-        FAIL(c, "wgmma: operands %s, %s and result %s are not an fp16/bf16/tf32/fp8 dot with an fp32 result",
+        FAIL(c,
+             "wgmma: operands %s, %s and result %s are not an fp16/bf16/tf32/fp8 dot with an fp32 "
+             "result",
              type_str(c->arena, ta), type_str(c->arena, tb), type_str(c->arena, rt));
     if (W % 4 || M % (16 * W) || NI < 8 || NI > 256 || NI % 8 || N % NI || K % KI)
         FAIL(c, "wgmma: tile [%d, %d, %d] on %d warps with n %d does not fit", M, N, K, W, NI);
@@ -537,7 +561,8 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     bool a_kmaj = la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
     if ((tf32 || fp8) && (!a_kmaj || !b_kmaj))
         FAIL(c, "wgmma: %s operands must be K-major in shared memory", tf32 ? "tf32" : "fp8");
-    int a_atom = la->shared.swizzle / dtype_bytes(ta.dtype), b_atom = lb->shared.swizzle / dtype_bytes(tb.dtype);
+    int a_atom = la->shared.swizzle / dtype_bytes(ta.dtype),
+        b_atom = lb->shared.swizzle / dtype_bytes(tb.dtype);
     /* Each instruction's B columns start an MN-major atom (a piece inside an atom would need the
      * descriptor's base offset) */
     if (!b_kmaj && NI % b_atom && Nc > 1)
@@ -568,8 +593,19 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
             b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
         }
     }
-    WgmmaIssue w = {.dtype = ta.dtype, .btype = tb.dtype, .M = M, .N = N, .K = K, .W = W, .NI = NI, .trans_a = !a_kmaj,
-                    .trans_b = !b_kmaj, .a_desc = a_desc, .b_desc = b_desc, .a_off = a_offs, .b_off = b_offs};
+    WgmmaIssue w = {.dtype = ta.dtype,
+                    .btype = tb.dtype,
+                    .M = M,
+                    .N = N,
+                    .K = K,
+                    .W = W,
+                    .NI = NI,
+                    .trans_a = !a_kmaj,
+                    .trans_b = !b_kmaj,
+                    .a_desc = a_desc,
+                    .b_desc = b_desc,
+                    .a_off = a_offs,
+                    .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)
         return false;

@@ -26,9 +26,12 @@ static RedVal combine(Cg *c, OpCode op, DType t, RedVal a, RedVal x)
         LLVMValueRef better = cg_compare(c, op == OP_ARGMAX ? OP_CMP_GT : OP_CMP_LT, st, x.v, a.v);
         LLVMValueRef same = cg_compare(c, OP_CMP_EQ, st, x.v, a.v);
         if (dtype_is_float(t)) {
-            LLVMValueRef a_nan = LLVMBuildFCmp(b, LLVMRealUNO, cg_widen(c, a.v), cg_widen(c, a.v), "");
-            LLVMValueRef x_nan = LLVMBuildFCmp(b, LLVMRealUNO, cg_widen(c, x.v), cg_widen(c, x.v), "");
-            better = LLVMBuildOr(b, better, LLVMBuildAnd(b, a_nan, LLVMBuildNot(b, x_nan, ""), ""), "");
+            LLVMValueRef a_nan =
+                LLVMBuildFCmp(b, LLVMRealUNO, cg_widen(c, a.v), cg_widen(c, a.v), "");
+            LLVMValueRef x_nan =
+                LLVMBuildFCmp(b, LLVMRealUNO, cg_widen(c, x.v), cg_widen(c, x.v), "");
+            better =
+                LLVMBuildOr(b, better, LLVMBuildAnd(b, a_nan, LLVMBuildNot(b, x_nan, ""), ""), "");
             same = LLVMBuildOr(b, same, LLVMBuildAnd(b, a_nan, x_nan, ""), "");
         }
         LLVMValueRef tie = LLVMBuildAnd(b, same, LLVMBuildICmp(b, LLVMIntSLT, x.i, a.i, ""), "");
@@ -48,21 +51,29 @@ static LLVMValueRef shuffle_xor(Cg *c, LLVMValueRef v, int lane_mask)
     LLVMTypeRef ty = LLVMTypeOf(v);
     LLVMTypeKind kind = LLVMGetTypeKind(ty);
     unsigned bits = kind == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
-                    : ty == c->l->f64 ? 64 : ty == c->l->f32 ? 32 : 16;
+                    : ty == c->l->f64           ? 64
+                    : ty == c->l->f32           ? 32
+                                                : 16;
     LLVMTypeRef ity = LLVMIntTypeInContext(c->l->ctx, bits);
     LLVMValueRef x = kind == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(b, v, ity, "");
     LLVMValueRef halves[2];
     int nh = bits == 64 ? 2 : 1;
     for (int h = 0; h < nh; h++) {
-        LLVMValueRef part = bits == 64 ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""), c->l->i32, "")
-                          : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "") : x;
-        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, lane_mask), cg_i32(c->l, 0x1f)};
+        LLVMValueRef part =
+            bits == 64  ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""),
+                                         c->l->i32, "")
+            : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "")
+                        : x;
+        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, lane_mask),
+                                cg_i32(c->l, 0x1f)};
         halves[h] = cg_call(c->l, "llvm.nvvm.shfl.sync.bfly.i32", c->l->i32, args, 4);
     }
     LLVMValueRef r;
     if (bits == 64)
-        r = LLVMBuildOr(b, LLVMBuildZExt(b, halves[0], ity, ""),
-                        LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""), "");
+        r = LLVMBuildOr(
+            b, LLVMBuildZExt(b, halves[0], ity, ""),
+            LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""),
+            "");
     else if (bits < 32)
         r = LLVMBuildTrunc(b, halves[0], ity, "");
     else
@@ -110,7 +121,8 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         int re = k < rnumel ? slot[k] : -1;
         if (re < 0) {
             free(slot);
-            FAIL(c, "%s: the result layout does not hold input element %d's output", op_name(op->code), e);
+            FAIL(c, "%s: the result layout does not hold input element %d's output",
+                 op_name(op->code), e);
         }
         RedVal x = {cg_at(a, e), NULL};
         if (arg)
@@ -152,26 +164,38 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         for (int re = 0; re < nr; re++) {
             rows[re] = dr ? cg_strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
             LLVMValueRef s = LLVMBuildAdd(b, rows[re], warp_base, "");
-            LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, vt, acc[re].v),
-                cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")));
+            LLVMValueRef st = LLVMBuildStore(
+                b, cg_to_mem(c, vt, acc[re].v),
+                cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""),
+                                             cg_i32(c->l, op->smem_offset), "")));
             LLVMSetAlignment(st, (unsigned)eb);
             if (arg) {
-                st = LLVMBuildStore(b, acc[re].i,
-                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""), cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
+                st = LLVMBuildStore(
+                    b, acc[re].i,
+                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""),
+                                                 cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
                 LLVMSetAlignment(st, 4);
             }
         }
         cg_barrier(c->l);
         for (int re = 0; re < nr; re++) {
             for (int w = 0; w < W; w++) {
-                LLVMValueRef s = LLVMBuildAdd(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
-                LLVMValueRef ld = LLVMBuildLoad2(b, mt,
-                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "")), "");
+                LLVMValueRef s =
+                    LLVMBuildAdd(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
+                LLVMValueRef ld = LLVMBuildLoad2(
+                    b, mt,
+                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""),
+                                                 cg_i32(c->l, op->smem_offset), "")),
+                    "");
                 LLVMSetAlignment(ld, (unsigned)eb);
                 RedVal x = {cg_from_mem(c, vt, ld), NULL};
                 if (arg) {
-                    x.i = LLVMBuildLoad2(b, c->l->i32,
-                        cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""), cg_i32(c->l, op->smem_offset + (int)vbytes), "")), "");
+                    x.i = LLVMBuildLoad2(
+                        b, c->l->i32,
+                        cg_smem_addr(c,
+                                     LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""),
+                                                  cg_i32(c->l, op->smem_offset + (int)vbytes), "")),
+                        "");
                     LLVMSetAlignment(x.i, 4);
                 }
                 acc[re] = w == 0 ? x : combine(c, op->code, vt, acc[re], x);

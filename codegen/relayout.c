@@ -15,8 +15,8 @@
  * other convert_layouts at shared_scratch_strides (padded rows); reshape writes
  * row-major in the operand's shape and reads row-major in the result's; trans (perm: result dim i
  * is operand dim perm[i]) writes the operand's dim perm[i] with the result's row-major stride i. */
-static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds, ValueId result,
-                                 const int *perm)
+static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds,
+                                 ValueId result, const int *perm)
 {
     Type rt = ir_type(c->f, result);
     Dist *dd = cg_dist_of(c, result);
@@ -176,9 +176,10 @@ bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n)
     }
     if (op->code == OP_RESHAPE || op->code == OP_TRANS)
         return convert_through_smem(c, op, a, da, r, perm);
-    FAIL(c, "%s: the result layout is not the operand's with the dim %s; the layout pass must "
-            "give them matching layouts", op_name(op->code),
-         op->code == OP_BROADCAST ? "stretched" : "inserted");
+    FAIL(c,
+         "%s: the result layout is not the operand's with the dim %s; the layout pass must "
+         "give them matching layouts",
+         op_name(op->code), op->code == OP_BROADCAST ? "stretched" : "inserted");
 }
 
 /* convert_layout: the same registers when the layout does not change, none when the result is a

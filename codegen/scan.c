@@ -48,12 +48,12 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
             LLVMValueRef *next = cg_regs(c, n);
             for (int e = 0; e < n; e++) {
                 /* The partner d places before (after) along the axis, where there is one. */
-                LLVMValueRef has = reverse
-                    ? LLVMBuildICmp(b, LLVMIntSLT, coord[e], cg_i32(c->l, len - d), "")
-                    : LLVMBuildICmp(b, LLVMIntSGE, coord[e], cg_i32(c->l, d), "");
+                LLVMValueRef has =
+                    reverse ? LLVMBuildICmp(b, LLVMIntSLT, coord[e], cg_i32(c->l, len - d), "")
+                            : LLVMBuildICmp(b, LLVMIntSGE, coord[e], cg_i32(c->l, d), "");
                 LLVMValueRef delta = cg_i32(c->l, (reverse ? 1 : -1) * (int64_t)d * rm[axis]);
-                LLVMValueRef at = LLVMBuildSelect(b, has, LLVMBuildAdd(b, index[e], delta, ""),
-                                                  index[e], "");
+                LLVMValueRef at =
+                    LLVMBuildSelect(b, has, LLVMBuildAdd(b, index[e], delta, ""), index[e], "");
                 LLVMValueRef byte = LLVMBuildAdd(b, LLVMBuildMul(b, at, cg_i32(c->l, eb), ""),
                                                  cg_i32(c->l, op->smem_offset), "");
                 LLVMValueRef ld = LLVMBuildLoad2(b, mt, cg_smem_addr(c, byte), "");
@@ -82,22 +82,31 @@ static LLVMValueRef shuffle(Cg *c, LLVMValueRef v, bool up, int delta)
     LLVMTypeRef ty = LLVMTypeOf(v);
     LLVMTypeKind kind = LLVMGetTypeKind(ty);
     unsigned bits = kind == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
-                    : ty == c->l->f64 ? 64 : ty == c->l->f32 ? 32 : 16;
+                    : ty == c->l->f64           ? 64
+                    : ty == c->l->f32           ? 32
+                                                : 16;
     LLVMTypeRef ity = LLVMIntTypeInContext(c->l->ctx, bits);
     LLVMValueRef x = kind == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(b, v, ity, "");
     LLVMValueRef halves[2];
     int nh = bits == 64 ? 2 : 1;
     for (int h = 0; h < nh; h++) {
-        LLVMValueRef part = bits == 64 ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""), c->l->i32, "")
-                          : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "") : x;
-        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, delta), cg_i32(c->l, up ? 0 : 0x1f)};
-        halves[h] = cg_call(c->l, up ? "llvm.nvvm.shfl.sync.up.i32" : "llvm.nvvm.shfl.sync.down.i32",
-                            c->l->i32, args, 4);
+        LLVMValueRef part =
+            bits == 64  ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""),
+                                         c->l->i32, "")
+            : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "")
+                        : x;
+        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, delta),
+                                cg_i32(c->l, up ? 0 : 0x1f)};
+        halves[h] =
+            cg_call(c->l, up ? "llvm.nvvm.shfl.sync.up.i32" : "llvm.nvvm.shfl.sync.down.i32",
+                    c->l->i32, args, 4);
     }
     LLVMValueRef r;
     if (bits == 64)
-        r = LLVMBuildOr(b, LLVMBuildZExt(b, halves[0], ity, ""),
-                        LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""), "");
+        r = LLVMBuildOr(
+            b, LLVMBuildZExt(b, halves[0], ity, ""),
+            LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""),
+            "");
     else if (bits < 32)
         r = LLVMBuildTrunc(b, halves[0], ity, "");
     else
@@ -182,19 +191,20 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         lane_a = LLVMBuildURem(b, LLVMBuildUDiv(b, c->lane, cg_i32(c->l, stride), ""),
                                cg_i32(c->l, lanes), "");
         for (int d = 1; d < lanes; d *= 2) {
-            LLVMValueRef ok = reverse
-                ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - d), "")
-                : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, d), "");
+            LLVMValueRef ok =
+                reverse ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - d), "")
+                        : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, d), "");
             for (int g = 0; g < ngroups; g++) {
                 LLVMValueRef y = shuffle(c, total[g], !reverse, d * stride);
-                total[g] = LLVMBuildSelect(b, ok, cg_binary(c, comb, dt, y, total[g]), total[g], "");
+                total[g] =
+                    LLVMBuildSelect(b, ok, cg_binary(c, comb, dt, y, total[g]), total[g], "");
             }
         }
         /* The lanes before this one (after it, reversed): the inclusive total one lane back. */
         lane_prefix = cg_regs(c, ngroups);
         has_lane_prefix = reverse
-            ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - 1), "")
-            : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, 1), "");
+                              ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - 1), "")
+                              : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, 1), "");
         for (int g = 0; g < ngroups; g++)
             lane_prefix[g] = shuffle(c, total[g], !reverse, stride);
     }
@@ -218,20 +228,24 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
             LLVMValueRef idx = cg_i32(c->l, 0);
             for (int d = 0; d < da->rank; d++)
                 if (d != axis && t.shape[d] > 1)
-                    idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, cg_coord(c, da, first[g], d),
-                                                            cg_i32(c->l, rstride[d]), ""), "");
+                    idx = LLVMBuildAdd(
+                        b, idx,
+                        LLVMBuildMul(b, cg_coord(c, da, first[g], d), cg_i32(c->l, rstride[d]), ""),
+                        "");
             row[g] = idx;
         }
-        LLVMValueRef last_lane = lanes > 1
-            ? LLVMBuildICmp(b, LLVMIntEQ, lane_a, cg_i32(c->l, reverse ? 0 : lanes - 1), "")
-            : LLVMConstInt(c->l->i1, 1, 0);
+        LLVMValueRef last_lane =
+            lanes > 1
+                ? LLVMBuildICmp(b, LLVMIntEQ, lane_a, cg_i32(c->l, reverse ? 0 : lanes - 1), "")
+                : LLVMConstInt(c->l->i1, 1, 0);
         cg_barrier(c->l);
         LLVMBasicBlockRef store_bb = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "scan.totals");
         LLVMBasicBlockRef join_bb = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "scan.join");
         LLVMBuildCondBr(b, last_lane, store_bb, join_bb);
         LLVMPositionBuilderAtEnd(b, store_bb);
         for (int g = 0; g < ngroups; g++) {
-            LLVMValueRef slot = LLVMBuildAdd(b, LLVMBuildMul(b, row[g], cg_i32(c->l, W), ""), warp, "");
+            LLVMValueRef slot =
+                LLVMBuildAdd(b, LLVMBuildMul(b, row[g], cg_i32(c->l, W), ""), warp, "");
             LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(c->l, eb), ""),
                                            cg_i32(c->l, op->smem_offset), "");
             LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, dt, total[g]), cg_smem_addr(c, at));
@@ -255,9 +269,10 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
                 LLVMValueRef x = cg_from_mem(c, dt, ld);
                 /* warp w comes before this thread's warp in scan order */
                 LLVMValueRef before = reverse
-                    ? LLVMBuildICmp(b, LLVMIntUGT, cg_i32(c->l, w), warp, "")
-                    : LLVMBuildICmp(b, LLVMIntULT, cg_i32(c->l, w), warp, "");
-                LLVMValueRef next = p ? LLVMBuildSelect(b, have, cg_binary(c, comb, dt, p, x), x, "") : x;
+                                          ? LLVMBuildICmp(b, LLVMIntUGT, cg_i32(c->l, w), warp, "")
+                                          : LLVMBuildICmp(b, LLVMIntULT, cg_i32(c->l, w), warp, "");
+                LLVMValueRef next =
+                    p ? LLVMBuildSelect(b, have, cg_binary(c, comb, dt, p, x), x, "") : x;
                 p = p ? LLVMBuildSelect(b, before, next, p, "") : next;
                 have = LLVMBuildOr(b, have, before, "");
             }
@@ -275,8 +290,9 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         if (warp_prefix) {
             if (prefix) {
                 LLVMValueRef both = cg_binary(c, comb, dt, warp_prefix[g], prefix);
-                prefix = LLVMBuildSelect(b, has_warp_prefix[g],
-                                         LLVMBuildSelect(b, has, both, warp_prefix[g], ""), prefix, "");
+                prefix =
+                    LLVMBuildSelect(b, has_warp_prefix[g],
+                                    LLVMBuildSelect(b, has, both, warp_prefix[g], ""), prefix, "");
                 has = LLVMBuildOr(b, has, has_warp_prefix[g], "");
             } else {
                 prefix = warp_prefix[g];

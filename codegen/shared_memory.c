@@ -50,14 +50,16 @@ LLVMValueRef cg_strided_index(Cg *c, const Dist *ds, int e, const int64_t *strid
 /* A thread's scratch addresses split in two: this thread's part, sum base[d] * stride[d], one
  * pointer computed in the entry block; each element's part, sum off[e][d] * stride[d], a constant.
  * Every access is then `[%r + imm]` and the IR stays small. */
-static LLVMValueRef smem_thread_ptr(Cg *c, const Dist *ds, const int64_t *strides, int eb, int smem_off)
+static LLVMValueRef smem_thread_ptr(Cg *c, const Dist *ds, const int64_t *strides, int eb,
+                                    int smem_off)
 {
     LLVMBuilderRef b = c->pro;
     LLVMValueRef idx = cg_i32(c->l, smem_off);
     for (int d = 0; d < ds->rank; d++) {
         if (ds->type.shape[d] == 1)
             continue;
-        idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""), "");
+        idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""),
+                           "");
     }
     return LLVMBuildGEP2(b, c->l->i8, cg_smem(c), &idx, 1, "");
 }
@@ -158,9 +160,11 @@ static void smem_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int
         for (int q = 0; q < e && !byte; q++) {
             if (!rep_off[q])
                 continue;
-            int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd], dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
+            int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd],
+                    dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
             if (dr >= 0 && dc >= 0 && dr % 8 == 0 && dc % atom == 0)
-                byte = LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
+                byte =
+                    LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
         }
         if (!byte) {
             byte = cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
@@ -195,7 +199,8 @@ LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layo
 bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what)
 {
     if (op->smem_bytes < need || op->smem_offset < 0)
-        FAIL(c, "%s needs %lld bytes of shared memory; the shared-memory pass gave it %d at offset %d",
+        FAIL(c,
+             "%s needs %lld bytes of shared memory; the shared-memory pass gave it %d at offset %d",
              what, (long long)need, op->smem_bytes, op->smem_offset);
     return true;
 }

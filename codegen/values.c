@@ -11,15 +11,20 @@ LLVMTypeRef cg_elem_type(Cg *c, DType t)
     CgLlvm *l = c->l;
     switch (t) {
     case DT_I1: return l->i1;
-    case DT_I8: case DT_U8: return l->i8;
-    case DT_I16: case DT_U16: return l->i16;
-    case DT_I32: case DT_U32: return l->i32;
-    case DT_I64: case DT_U64: return l->i64;
+    case DT_I8:
+    case DT_U8: return l->i8;
+    case DT_I16:
+    case DT_U16: return l->i16;
+    case DT_I32:
+    case DT_U32: return l->i32;
+    case DT_I64:
+    case DT_U64: return l->i64;
     case DT_F16: return l->f16;
     case DT_BF16: return l->bf16;
     case DT_F32: return l->f32;
     case DT_F64: return l->f64;
-    case DT_F8E4NV: case DT_F8E5: return l->i8; /* fp8 bits; LLVM has no fp8 type (arith.c) */
+    case DT_F8E4NV:
+    case DT_F8E5: return l->i8; /* fp8 bits; LLVM has no fp8 type (arith.c) */
     default: return l->i32;
     }
 }
@@ -27,7 +32,10 @@ LLVMTypeRef cg_elem_type(Cg *c, DType t)
 /* In memory int1 is a byte. */
 LLVMTypeRef cg_mem_type(Cg *c, DType t) { return t == DT_I1 ? c->l->i8 : cg_elem_type(c, t); }
 
-LLVMTypeRef cg_value_type(Cg *c, Type t) { return t.is_ptr ? c->l->gptr : cg_elem_type(c, t.dtype); }
+LLVMTypeRef cg_value_type(Cg *c, Type t)
+{
+    return t.is_ptr ? c->l->gptr : cg_elem_type(c, t.dtype);
+}
 
 /* ---- the registers of values ---------------------------------------------------------------- */
 
@@ -75,12 +83,14 @@ void cg_set_value(Cg *c, ValueId v, LLVMValueRef *el, int n, int layout)
 LLVMValueRef cg_asm_n(Cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                       LLVMValueRef *args, int nargs, bool side_effects)
 {
-    LLVMTypeRef *params = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)(nargs > 0 ? nargs : 1));
+    LLVMTypeRef *params =
+        arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)(nargs > 0 ? nargs : 1));
     for (int i = 0; i < nargs; i++)
         params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)nargs, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints,
-                                       strlen(constraints), side_effects, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef fn =
+        LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
+                         side_effects, 0, LLVMInlineAsmDialectATT, 0);
     return LLVMBuildCall2(c->l->b, fty, fn, args, (unsigned)nargs, "");
 }
 

@@ -198,7 +198,8 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 }
             } else if (!strcmp(key, "param_names")) {
                 const char *p = val, *stop = val + vlen;
-                for (int i = 0; i < (int)(sizeof m->params / sizeof m->params[0]) && p < stop; i++) {
+                for (int i = 0; i < (int)(sizeof m->params / sizeof m->params[0]) && p < stop;
+                     i++) {
                     while (p < stop && *p == ' ')
                         p++;
                     const char *q = p;
@@ -232,7 +233,8 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
     }
     if (!seen_kernel || !seen_threads || m->threads <= 0 || m->threads > 1024 ||
         m->shared_bytes < 0) {
-        strbuf_append(error, "the tric metadata block lacks the kernel name or a valid thread count");
+        strbuf_append(error,
+                      "the tric metadata block lacks the kernel name or a valid thread count");
         return false;
     }
     return true;
@@ -317,8 +319,10 @@ static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag 
             }
         }
         if (!found) {
-            diag_plain_error(diag, "unknown pass '%.*s' (passes: all, canonicalize, cse, dce, "
-                                   "widen_fp8, axis_info, layouts, pipeline, swizzle, shared_alloc)", (int)n, p);
+            diag_plain_error(diag,
+                             "unknown pass '%.*s' (passes: all, canonicalize, cse, dce, "
+                             "widen_fp8, axis_info, layouts, pipeline, swizzle, shared_alloc)",
+                             (int)n, p);
             return false;
         }
         p += n;
@@ -368,7 +372,8 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     meta->nparams = gpu->nparams;
     for (int i = 0; i < gpu->nparams; i++) {
         meta->params[i].type = type_elem(ir_type(gpu, gpu->params[i].value));
-        meta->params[i].divisibility = gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
+        meta->params[i].divisibility =
+            gpu->params[i].divisibility > 1 ? gpu->params[i].divisibility : 1;
         meta->params[i].equal_to_1 = gpu->params[i].equal_to_1;
         if (gpu->params[i].name)
             snprintf(meta->params[i].name, sizeof meta->params[i].name, "%s", gpu->params[i].name);
@@ -471,14 +476,17 @@ static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptio
     StrBuf missing = {0};
     bool given = every_constexpr_given(f, spec, &missing);
     if (given) {
-        diag_warning(d, at->loc, "autotune: configs not read (%s); every constexpr of %s has a -D "
-                                 "value, so it compiles untuned with them",
+        diag_warning(d, at->loc,
+                     "autotune: configs not read (%s); every constexpr of %s has a -D "
+                     "value, so it compiles untuned with them",
                      first_error_message(&attempt, a), f->name);
         memset(at, 0, sizeof *at);
     } else {
         diag_merge(d, &attempt);
-        diag_note(d, at->loc, "to compile %s without these configs, give its constexprs with -D "
-                              "(%s)", f->name, missing.data);
+        diag_note(d, at->loc,
+                  "to compile %s without these configs, give its constexprs with -D "
+                  "(%s)",
+                  f->name, missing.data);
     }
     strbuf_free(&missing);
     diag_free(&attempt);
@@ -514,8 +522,10 @@ bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out
             out->configs[out->nconfigs++] = *c;
     }
     if (out->nconfigs == 0) {
-        diag_error(d, at.loc, "autotune: none of the %d configs agrees with the -D values given "
-                              "for the names they set", at.nconfigs);
+        diag_error(d, at.loc,
+                   "autotune: none of the %d configs agrees with the -D values given "
+                   "for the names they set",
+                   at.nconfigs);
         return false;
     }
     return true;
@@ -546,8 +556,9 @@ static void tuned_note(const Module *m, const SpecOptions *spec, const Autotune 
     (void)m;
     StrBuf text = {0};
     autotune_config_text(&text, &at->configs[0]);
-    diag_note(diag, at->loc, "%s is autotuned over %d configs; --emit=ptx/llvm compiles them all, "
-                             "--emit=ast/ir shows one: pass its values with -D (the first: %s)",
+    diag_note(diag, at->loc,
+              "%s is autotuned over %d configs; --emit=ptx/llvm compiles them all, "
+              "--emit=ast/ir shows one: pass its values with -D (the first: %s)",
               spec->kernel_name ? spec->kernel_name : "the kernel", at->nconfigs,
               text.data ? text.data : "");
     strbuf_free(&text);
@@ -596,8 +607,10 @@ static void set_free(KernelSet *set)
 static bool set_emit(const KernelSet *set, const CompileOptions *opt, int sm, bool arch_specific,
                      CompileResult *out, Diag *diag)
 {
-    CodegenOptions co = {.sm = sm, .arch_specific = arch_specific,
-                         .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
+    CodegenOptions co = {.sm = sm,
+                         .arch_specific = arch_specific,
+                         .opt_level =
+                             opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
                          .libdevice_path = opt->libdevice_path};
     StrBuf ptx = {0};
     bool ok = codegen_emit_many((const IrFunc *const *)set->gpus, set->n, &co,
@@ -629,9 +642,14 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
     ir->num_warps = num_warps ? num_warps : ir->num_warps ? ir->num_warps : 4;
     if (num_stages)
         ir->num_stages = num_stages;
-    PassOptions po = {.num_warps = ir->num_warps, .num_stages = ir->num_stages, .sm = sm,
-                      .verify = opt->verify || VERIFY_EVERY_PASS, .dump_after = opt->dump_after,
-                      .mma = true, .wgmma = true, .arch_specific = arch_specific};
+    PassOptions po = {.num_warps = ir->num_warps,
+                      .num_stages = ir->num_stages,
+                      .sm = sm,
+                      .verify = opt->verify || VERIFY_EVERY_PASS,
+                      .dump_after = opt->dump_after,
+                      .mma = true,
+                      .wgmma = true,
+                      .arch_specific = arch_specific};
     return gpu_passes(ir, &po, fit_stages, lowered_from, arena, d);
 }
 
@@ -690,9 +708,10 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         snprintf(meta.config, sizeof meta.config, "%s", ctext);
         if (lowered_from) {
             /* Say so where the user looks (a note) and where the runtime does (the metadata). */
-            diag_note(diag, c->loc, "config %d (%s): num_stages=%d needs more shared memory than "
-                                    "%s has; compiled with num_stages=%d", i, ctext, lowered_from,
-                      arch, gpu->num_stages);
+            diag_note(diag, c->loc,
+                      "config %d (%s): num_stages=%d needs more shared memory than "
+                      "%s has; compiled with num_stages=%d",
+                      i, ctext, lowered_from, arch, gpu->num_stages);
             meta.stages_lowered_from = lowered_from;
             meta.num_stages = gpu->num_stages;
         }
@@ -730,7 +749,7 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         for (int i = first; i < set->n; i++) {
             KernelMeta *meta = &set->metas[i];
             char *field = j == 0 ? meta->tune_key : j == 1 ? meta->tune_restore : meta->tune_reset;
-            size_t cap = j == 0 ? sizeof meta->tune_key
+            size_t cap = j == 0   ? sizeof meta->tune_key
                          : j == 1 ? sizeof meta->tune_restore
                                   : sizeof meta->tune_reset;
             snprintf(field, cap, "%s", names.data ? names.data : "");
@@ -773,8 +792,9 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
         strbuf_printf(&list, "%s%s", i ? ", " : "", entries[i]->name);
     bool ok = true;
     if (opt->spec.signature) {
-        diag_plain_error(diag, "%s has several @triton.jit kernels (%s): --signature describes "
-                               "one; pick it with --kernel=NAME, or annotate the parameters",
+        diag_plain_error(diag,
+                         "%s has several @triton.jit kernels (%s): --signature describes "
+                         "one; pick it with --kernel=NAME, or annotate the parameters",
                          m->file->name, list.data);
         ok = false;
     }
@@ -802,10 +822,10 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
         }
         Kernel *k = NULL;
         int lowered_from = 0;
-        IrFunc *gpu = ok ? kernel_gpu_ir(m, opt, &spec, opt->num_warps, opt->num_stages,
-                                         opt->fit_stages, sm, arch_specific, arena, diag, &k,
-                                         &lowered_from)
-                         : NULL;
+        IrFunc *gpu =
+            ok ? kernel_gpu_ir(m, opt, &spec, opt->num_warps, opt->num_stages, opt->fit_stages, sm,
+                               arch_specific, arena, diag, &k, &lowered_from)
+               : NULL;
         KernelMeta *meta = gpu ? set_push(&set, gpu) : NULL;
         ok = meta && fill_meta(meta, gpu, arch, k, diag);
     }
@@ -851,7 +871,8 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
     }
     int num_warps = opt->num_warps ? opt->num_warps : 4;
     if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1))) {
-        diag_plain_error(diag, "--num-warps must be a power of two from 1 to 32, got %d", num_warps);
+        diag_plain_error(diag, "--num-warps must be a power of two from 1 to 32, got %d",
+                         num_warps);
         return false;
     }
 

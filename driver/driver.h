@@ -14,7 +14,7 @@
 typedef enum EmitKind { EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_C } EmitKind;
 
 typedef struct CompileOptions {
-    SpecOptions spec;       /* kernel name, signature, -D values */
+    SpecOptions spec; /* kernel name, signature, -D values */
     EmitKind emit;
     const char *arch;       /* "sm_80" .. "sm_90a"; NULL = sm_90 */
     int num_warps;          /* 0 = 4 */
@@ -23,14 +23,14 @@ typedef struct CompileOptions {
     bool verify;            /* verify IR after every pass */
     const char *dump_after; /* dump IR after this pass ("all") */
     const char *libdevice_path;
-    bool parse_only;        /* EMIT_AST without sema: the untyped syntax tree */
-    const char *passes;     /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
+    bool parse_only;         /* EMIT_AST without sema: the untyped syntax tree */
+    const char *passes;      /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
                                EMIT_LLVM / EMIT_PTX always run the whole pipeline */
-    bool no_tune;           /* one kernel exactly: an autotuned kernel's configs are not expanded
+    bool no_tune;            /* one kernel exactly: an autotuned kernel's configs are not expanded
                                (the runtime compiles config by config) */
-    bool fit_stages;        /* when the pipeline's stage buffers overflow shared memory, lower
+    bool fit_stages;         /* when the pipeline's stage buffers overflow shared memory, lower
                                num_stages until they fit (recorded in the metadata) */
-    const char *c_output;   /* EMIT_C: the .c file's path; its base name names the header and
+    const char *c_output;    /* EMIT_C: the .c file's path; its base name names the header and
                                prefixes the generated functions */
     bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
 } CompileOptions;
@@ -86,13 +86,12 @@ typedef struct CompileResult {
     StrBuf output; /* the emitted text: AST, IR, LLVM IR, PTX (with the metadata block) or C */
     StrBuf header; /* EMIT_C: the C header declaring the launchers */
     KernelMeta meta;
-    IrFunc *ir;    /* the IR as lowered, before passes (for the interpreter); lives in arena */
-    Arena *arena;  /* owns ir; freed by compile_result_free */
+    IrFunc *ir;   /* the IR as lowered, before passes (for the interpreter); lives in arena */
+    Arena *arena; /* owns ir; freed by compile_result_free */
 } CompileResult;
 
 /* Compiles one kernel. Diagnostics go to diag; false when there was any error. */
-bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
-                    Diag *diag);
+bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag);
 void compile_result_free(CompileResult *r);
 
 /* The configs a compile of spec's kernel in m is tuned over: its @triton.autotune decorator's,
@@ -121,7 +120,6 @@ const char *driver_libdevice_path(const char *override, char *buf, size_t size);
  * its header (out->header) with a typed launcher per kernel (docs/cli.md "--emit=c"). An
  * autotuned kernel without values for its configs' names is an error. driver_compile calls it
  * for EMIT_C. */
-bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
-                    Diag *diag);
+bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag);
 
 #endif

@@ -44,11 +44,12 @@ static char *emit_c_prefix(const char *c_path)
 /* Identifiers a parameter may not take in the generated C: the C11 keywords (6.4.1), the macros
  * of the headers it includes that a Python name could spell, and the launcher's own names. */
 static const char *const reserved_names[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "NULL",
-    "stream", "grid", "kernel", "launch_args", "status",
+    "auto",     "break",       "case",   "char",     "const",    "continue", "default",  "do",
+    "double",   "else",        "enum",   "extern",   "float",    "for",      "goto",     "if",
+    "inline",   "int",         "long",   "register", "restrict", "return",   "short",    "signed",
+    "sizeof",   "static",      "struct", "switch",   "typedef",  "union",    "unsigned", "void",
+    "volatile", "while",       "bool",   "true",     "false",    "NULL",     "stream",   "grid",
+    "kernel",   "launch_args", "status",
 };
 
 static bool name_is_free(const char *name, const char *prefix, char (*taken)[C_NAME_MAX],
@@ -90,10 +91,7 @@ static void param_c_names(const KernelMeta *m, const char *prefix, char (*names)
 
 /* A ':1' integer was compiled for the value 1 (Triton's equal_to_1): like a constexpr, it is no
  * launcher argument; the launcher passes the 1 itself. */
-static bool param_is_fixed(const KernelParamMeta *p)
-{
-    return p->equal_to_1 && !p->type.is_ptr;
-}
+static bool param_is_fixed(const KernelParamMeta *p) { return p->equal_to_1 && !p->type.is_ptr; }
 
 /* The launcher argument's C type: a tric_buffer for a pointer (as TRIC_ARG_BUF passes it), the
  * <stdint.h> type of an int, float for fp16/bf16/fp32 (the runtime rounds to the parameter's
@@ -328,9 +326,11 @@ static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
     StrBuf guard = {0};
     for (const char *p = prefix; *p; p++)
         strbuf_putc(&guard, (char)toupper((unsigned char)*p));
-    strbuf_printf(h, "/* %s: typed launchers for the kernels of %s, written by\n"
-                     " * tric %s --emit=c with the PTX for %s embedded in the .c file. Regenerate\n"
-                     " * rather than edit.\n", header_name, source_name, TRIC_VERSION, arch);
+    strbuf_printf(h,
+                  "/* %s: typed launchers for the kernels of %s, written by\n"
+                  " * tric %s --emit=c with the PTX for %s embedded in the .c file. Regenerate\n"
+                  " * rather than edit.\n",
+                  header_name, source_name, TRIC_VERSION, arch);
     /* $G (the guard) and $L (the launchers' prefix) first, then $P through put_template. */
     StrBuf tmpl = {0};
     for (const char *p = header_template; *p; p++) {
@@ -350,12 +350,13 @@ static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
         strbuf_append(h, ";\n");
     }
     strbuf_printf(h,
-        "\n"
-        "#ifdef __cplusplus\n"
-        "}\n"
-        "#endif\n"
-        "\n"
-        "#endif /* TRIC_GENERATED_%s_H */\n", guard.data);
+                  "\n"
+                  "#ifdef __cplusplus\n"
+                  "}\n"
+                  "#endif\n"
+                  "\n"
+                  "#endif /* TRIC_GENERATED_%s_H */\n",
+                  guard.data);
     strbuf_free(&guard);
 }
 
@@ -515,13 +516,14 @@ static void write_checks(StrBuf *c, const char *lprefix, const KernelMeta *m,
         param_sig(&sig, p);
         if (p->type.is_ptr) {
             strbuf_printf(c,
-                "    if (!%s)\n"
-                "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-                "                              \"%s%s_launch: %s is NULL\");\n",
-                names[i], lprefix, m->name, names[i]);
+                          "    if (!%s)\n"
+                          "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
+                          "                              \"%s%s_launch: %s is NULL\");\n",
+                          names[i], lprefix, m->name, names[i]);
         }
         if (param_has_check(p) && p->type.is_ptr) {
-            strbuf_printf(c,
+            strbuf_printf(
+                c,
                 "    if (tric_buffer_address(%s) %% %d != 0)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
                 "                              \"%s%s_launch: %s's address 0x%%llx is not \"\n"
@@ -532,15 +534,16 @@ static void write_checks(StrBuf *c, const char *lprefix, const KernelMeta *m,
                 sig.data, names[i]);
         } else if (param_has_check(p)) {
             bool is_signed = dtype_is_signed(p->type.dtype);
-            strbuf_printf(c,
+            strbuf_printf(
+                c,
                 "    if (%s %% %d != 0)\n"
                 "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
                 "                              \"%s%s_launch: %s = %%%s is not divisible by %d \"\n"
                 "                              \"(the kernel was compiled for %s: %s)\",\n"
                 "                              (%s)%s);\n",
                 names[i], p->divisibility, lprefix, m->name, names[i], is_signed ? "lld" : "llu",
-                p->divisibility, names[i], sig.data,
-                is_signed ? "long long" : "unsigned long long", names[i]);
+                p->divisibility, names[i], sig.data, is_signed ? "long long" : "unsigned long long",
+                names[i]);
         }
         strbuf_free(&sig);
     }
@@ -558,10 +561,11 @@ static void write_launcher(StrBuf *c, const char *prefix, const char *lprefix, i
         if (m->params[i].type.is_ptr)
             first_buffer = names[i];
     strbuf_printf(c,
-        "    tric_kernel kernel;\n"
-        "    tric_status status = %s_get_kernel(%d, %s, &kernel);\n"
-        "    if (status != TRIC_SUCCESS)\n"
-        "        return status;\n", prefix, index, first_buffer);
+                  "    tric_kernel kernel;\n"
+                  "    tric_status status = %s_get_kernel(%d, %s, &kernel);\n"
+                  "    if (status != TRIC_SUCCESS)\n"
+                  "        return status;\n",
+                  prefix, index, first_buffer);
     if (m->nparams == 0) {
         strbuf_append(c, "    return tric_launch(kernel, grid, NULL, 0, stream);\n}\n");
         return;
@@ -572,9 +576,11 @@ static void write_launcher(StrBuf *c, const char *prefix, const char *lprefix, i
         param_arg(c, &m->params[i], names[i]);
         strbuf_append(c, ",\n");
     }
-    strbuf_printf(c, "    };\n"
-                     "    return tric_launch(kernel, grid, launch_args, %d, stream);\n"
-                     "}\n", m->nparams);
+    strbuf_printf(c,
+                  "    };\n"
+                  "    return tric_launch(kernel, grid, launch_args, %d, stream);\n"
+                  "}\n",
+                  m->nparams);
 }
 
 static void write_source(StrBuf *c, const char *prefix, const char *lprefix,
@@ -582,7 +588,8 @@ static void write_source(StrBuf *c, const char *prefix, const char *lprefix,
                          const char *ptx, size_t len, const KernelMeta *metas, int n,
                          char (*const *names)[C_NAME_MAX])
 {
-    strbuf_printf(c,
+    strbuf_printf(
+        c,
         "/* %.*s.c: the kernels of %s as PTX for %s and their typed launchers,\n"
         " * written by tric %s --emit=c; %s declares them. Regenerate rather than edit. */\n"
         "#include \"%s\"\n"
@@ -674,8 +681,9 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
                       error.data ? error.data : "");
     for (int k = 0; ok && k < n; k++) {
         if (metas[k].tune_name[0]) { /* reject_autotuned covers .tri sources */
-            diag_plain_error(diag, "%s is a config of the autotuned kernel %s; --emit=c needs one "
-                                   "compiled kernel: give the config's values with -D",
+            diag_plain_error(diag,
+                             "%s is a config of the autotuned kernel %s; --emit=c needs one "
+                             "compiled kernel: give the config's values with -D",
                              metas[k].name, metas[k].tune_name);
             ok = false;
         }
@@ -692,7 +700,7 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     base = base ? base + 1 : opt->c_output;
     char *header_name = arena_strdup(out->arena, base);
     header_name[strlen(header_name) - 1] = 'h';
-    char (**names)[C_NAME_MAX] = arena_alloc(out->arena, sizeof *names * (size_t)n);
+    char(**names)[C_NAME_MAX] = arena_alloc(out->arena, sizeof *names * (size_t)n);
     for (int k = 0; k < n; k++) {
         names[k] = arena_alloc(out->arena, sizeof *names[k] * (size_t)(metas[k].nparams + 1));
         param_c_names(&metas[k], prefix, names[k]);
@@ -700,9 +708,9 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     const char *arch = opt->arch ? opt->arch : "sm_90";
     StrBuf c = {0};
     write_header(&out->header, prefix, lprefix, header_name, file->name, arch, metas, n,
-                 (char (*const *)[C_NAME_MAX])names);
+                 (char(*const *)[C_NAME_MAX])names);
     write_source(&c, prefix, lprefix, header_name, file->name, arch, ptx, out->output.len, metas, n,
-                 (char (*const *)[C_NAME_MAX])names);
+                 (char(*const *)[C_NAME_MAX])names);
     strbuf_free(&out->output);
     out->output = c;
     free(prefix);

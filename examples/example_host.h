@@ -24,7 +24,8 @@
         }                                                                                          \
     } while (0)
 
-static inline int ex_is_dir(const char *path) {
+static inline int ex_is_dir(const char *path)
+{
     struct stat st;
     return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -32,7 +33,8 @@ static inline int ex_is_dir(const char *path) {
 /* Where the .tri examples are: $TRIC_EXAMPLES_DIR (environment), else the directory the build
  * recorded (TRIC_EXAMPLES_DIR, a path on the build machine), else ./examples (run from the repo
  * root on a machine the binaries were carried to). Writes DIR/name into out. */
-static inline const char *ex_tri_path(const char *name, char *out, size_t len) {
+static inline const char *ex_tri_path(const char *name, char *out, size_t len)
+{
     const char *dirs[3] = {getenv("TRIC_EXAMPLES_DIR"),
 #ifdef TRIC_EXAMPLES_DIR
                            TRIC_EXAMPLES_DIR,
@@ -59,7 +61,8 @@ typedef struct ExRng {
     uint64_t s;
 } ExRng;
 
-static inline uint64_t ex_rng_next(ExRng *r) {
+static inline uint64_t ex_rng_next(ExRng *r)
+{
     r->s ^= r->s >> 12;
     r->s ^= r->s << 25;
     r->s ^= r->s >> 27;
@@ -67,7 +70,8 @@ static inline uint64_t ex_rng_next(ExRng *r) {
 }
 
 /* Uniform in [-1, 1). */
-static inline float ex_rng_float(ExRng *r) {
+static inline float ex_rng_float(ExRng *r)
+{
     return (float)((double)(ex_rng_next(r) >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
 }
 

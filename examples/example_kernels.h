@@ -14,12 +14,13 @@
  * does per launch, which lets every masked access be a 128-bit vector; otherwise the general
  * kernel. n < 0 asks for the general kernel. */
 static inline tric_status ex_compile_vector_add_for(tric_device dev, const char *tri, int n,
-                                                    tric_module *mod, tric_kernel *kernel) {
+                                                    tric_module *mod, tric_kernel *kernel)
+{
     static const char *constexprs[] = {"BLOCK_SIZE=1024"};
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = "vector_add_kernel";
     opt.signature = n >= 0 && n % 16 == 0 ? "*fp32:16,*fp32:16,*fp32:16,i32:16"
-                                           : "*fp32:16,*fp32:16,*fp32:16,i32";
+                                          : "*fp32:16,*fp32:16,*fp32:16,i32";
     opt.constexprs = constexprs;
     opt.nconstexprs = 1;
     tric_status st = tric_module_compile_file(dev, tri, &opt, mod);
@@ -27,11 +28,13 @@ static inline tric_status ex_compile_vector_add_for(tric_device dev, const char 
 }
 
 static inline tric_status ex_compile_vector_add(tric_device dev, const char *tri, tric_module *mod,
-                                                tric_kernel *kernel) {
+                                                tric_kernel *kernel)
+{
     return ex_compile_vector_add_for(dev, tri, -1, mod, kernel);
 }
 
-static inline int ex_vector_add(tric_device dev, const char *tri, int n, uint64_t seed) {
+static inline int ex_vector_add(tric_device dev, const char *tri, int n, uint64_t seed)
+{
     tric_module mod;
     tric_kernel kernel;
     EX_CHECK(ex_compile_vector_add_for(dev, tri, n, &mod, &kernel));
@@ -102,7 +105,8 @@ static const ExMatmulConfig EX_MATMUL_SMALL = {64, 64, 32, 4, 3};
  * and every launch specializes on its values (:16, :1), so the kernels that run are those of the
  * ideal signature. */
 static inline tric_status ex_compile_seed2_tuned(tric_device dev, const char *tri, int group,
-                                                 tric_module *mod, tric_kernel *kernel) {
+                                                 tric_module *mod, tric_kernel *kernel)
+{
     char gdef[32];
     snprintf(gdef, sizeof gdef, "GROUP_SIZE_M=%d", group);
     const char *defs[] = {gdef, "T_C=tl.float16", "T_ACC=tl.float32"};
@@ -119,7 +123,8 @@ static inline tric_status ex_compile_seed2_tuned(tric_device dev, const char *tr
  * `grid = lambda META: (cdiv(M, META["BLOCK_SIZE_M"]) * cdiv(N, META["BLOCK_SIZE_N"]),)`, for
  * tric_launch_grid: args are kernel_matmul's (M and N at 3 and 4). */
 static inline tric_dim3 ex_seed2_grid(tric_kernel config, const tric_arg *args, int nargs,
-                                      void *user) {
+                                      void *user)
+{
     (void)nargs;
     (void)user;
     int64_t bm = 0, bn = 0;
@@ -140,7 +145,8 @@ static inline tric_dim3 ex_seed2_grid(tric_kernel config, const tric_arg *args, 
 static inline tric_status ex_compile_matmul(tric_device dev, const char *tri, int seed2,
                                             int group_m, const ExMatmulConfig *cfg,
                                             const char *signature, tric_module *mod,
-                                            tric_kernel *kernel) {
+                                            tric_kernel *kernel)
+{
     char bm[32], bn[32], bk[32], gm[32];
     snprintf(bm, sizeof bm, "BLOCK_SIZE_M=%d", cfg->block_m);
     snprintf(bn, sizeof bn, "BLOCK_SIZE_N=%d", cfg->block_n);
@@ -159,16 +165,20 @@ static inline tric_status ex_compile_matmul(tric_device dev, const char *tri, in
 }
 
 /* The signature for given sizes: ":16" where the value is a multiple of 16. */
-static inline void ex_matmul_signature(char *out, size_t len, int seed2, const int64_t v[9]) {
+static inline void ex_matmul_signature(char *out, size_t len, int seed2, const int64_t v[9])
+{
     /* M N K stride_am stride_ak stride_bk stride_bn stride_cm stride_cn */
     int n = snprintf(out, len, "*fp16:16,*fp16:16,%s", seed2 ? "*fp16:16" : "*fp32:16");
     for (int i = 0; i < 9 && n > 0 && (size_t)n < len; i++)
         n += snprintf(out + n, len - (size_t)n, ",%s",
-                      v[i] == 1 ? "i32:1" : v[i] % 16 == 0 ? "i32:16" : "i32");
+                      v[i] == 1        ? "i32:1"
+                      : v[i] % 16 == 0 ? "i32:16"
+                                       : "i32");
 }
 
 static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int group_m, int M, int N,
-                            int K, const ExMatmulConfig *cfg, uint64_t seed) {
+                            int K, const ExMatmulConfig *cfg, uint64_t seed)
+{
     /* Padded sizes for kernel_matmul; matmul_kernel uses the exact ones. */
     size_t Mp = seed2 ? ex_round_up((size_t)M, (size_t)cfg->block_m) : (size_t)M;
     size_t Np = seed2 ? ex_round_up((size_t)N, (size_t)cfg->block_n) : (size_t)N;

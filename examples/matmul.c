@@ -7,7 +7,8 @@
  * Blocks 64x64x32, 4 warps, 3 stages. Defaults: M=257 N=129 K=100. Exits 1 on any mismatch. */
 #include "example_kernels.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int dims[3] = {257, 129, 100}, ndims = 0;
     char path[4096];
     const char *tri = ex_tri_path("matmul.tri", path, sizeof path);

@@ -8,7 +8,8 @@
  * tric_copy_to_device, tric_launch over cdiv(N, 1024) programs, tric_copy_to_host. */
 #include "example_kernels.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = 98437;
     char path[4096];
     const char *tri = ex_tri_path("vector_add.tri", path, sizeof path);

@@ -17,7 +17,8 @@
 #include "vector_add_ptx.h" /* tric_kernel_vector_add_ptx */
 #include "vector_add_tir.h" /* tric_kernel_vector_add_tir */
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = argc > 1 ? atoi(argv[1]) : 98437;
     if (n <= 0) {
         fprintf(stderr, "usage: %s [N]\n", argv[0]);
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
     if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA)
         EX_CHECK(tric_module_load_ptx(dev, tric_kernel_vector_add_ptx, &mod));
     else
-        EX_CHECK(tric_module_compile(dev, tric_kernel_vector_add_tir, "vector_add.tir", NULL, &mod));
+        EX_CHECK(
+            tric_module_compile(dev, tric_kernel_vector_add_tir, "vector_add.tir", NULL, &mod));
     EX_CHECK(tric_module_get_kernel(mod, "vector_add_kernel", &kernel));
 
     size_t bytes = (size_t)n * sizeof(float);

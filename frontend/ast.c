@@ -752,10 +752,7 @@ static void print_func(StrBuf *out, const FuncDef *f, int indent)
     print_block(out, f->body, indent + 1);
 }
 
-void ast_print_func(StrBuf *out, const FuncDef *f)
-{
-    print_func(out, f, 0);
-}
+void ast_print_func(StrBuf *out, const FuncDef *f) { print_func(out, f, 0); }
 
 /* The module's imports, assignments and defs, in source order. */
 void ast_print_module(StrBuf *out, const Module *m)
@@ -763,8 +760,8 @@ void ast_print_module(StrBuf *out, const Module *m)
     strbuf_append(out, "module\n");
     int g = 0, f = 0;
     while (g < m->nglobals || f < m->nfuncs) {
-        bool take_global = f >= m->nfuncs ||
-                           (g < m->nglobals && m->globals[g]->loc.line < m->funcs[f]->loc.line);
+        bool take_global =
+            f >= m->nfuncs || (g < m->nglobals && m->globals[g]->loc.line < m->funcs[f]->loc.line);
         if (take_global)
             print_stmt(out, m->globals[g++], 1);
         else

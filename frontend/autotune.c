@@ -133,7 +133,8 @@ static bool scalar(TuneEval *t, const Expr *e, TuneVal *out)
 }
 
 /* num_warps=8: a positive int constant. */
-static bool int_kwarg(TuneEval *t, const Expr *e, const TuneScope *scope, const char *what, int *out)
+static bool int_kwarg(TuneEval *t, const Expr *e, const TuneScope *scope, const char *what,
+                      int *out)
 {
     TuneVal v;
     if (!eval(t, e, scope, &v))
@@ -154,8 +155,9 @@ static bool config_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
     TuneConfig *c = &out->config;
     c->loc = e->loc;
     if (e->call.nargs != 1 || e->call.args[0]->kind != EX_DICT) {
-        diag_error(t->d, e->loc, "autotune: triton.Config takes one dict of constexpr values, "
-                                 "{\"BLOCK_SIZE\": 128}, then keywords");
+        diag_error(t->d, e->loc,
+                   "autotune: triton.Config takes one dict of constexpr values, "
+                   "{\"BLOCK_SIZE\": 128}, then keywords");
         return false;
     }
     const Expr *dict = e->call.args[0];
@@ -204,8 +206,9 @@ static bool config_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
             if (!int_kwarg(t, v, scope, "num_ctas", &ctas))
                 return false;
             if (ctas != 1) {
-                diag_error(t->d, v->loc, "autotune: num_ctas other than 1 (thread-block clusters) "
-                                         "is not supported");
+                diag_error(t->d, v->loc,
+                           "autotune: num_ctas other than 1 (thread-block clusters) "
+                           "is not supported");
                 return false;
             }
         } else if (!strcmp(kw, "maxnreg") || !strcmp(kw, "pre_hook")) {
@@ -214,8 +217,10 @@ static bool config_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
                 return false;
             }
         } else {
-            diag_error(t->d, v->loc, "autotune: triton.Config has no keyword '%s' (num_warps, "
-                                     "num_stages, num_ctas)", kw);
+            diag_error(t->d, v->loc,
+                       "autotune: triton.Config has no keyword '%s' (num_warps, "
+                       "num_stages, num_ctas)",
+                       kw);
             return false;
         }
     }
@@ -231,13 +236,16 @@ static bool helper_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
         if (t->m->funcs[i] && t->m->funcs[i]->name && is_name(e->call.fn, t->m->funcs[i]->name))
             f = t->m->funcs[i];
     if (!f) {
-        diag_error(t->d, e->loc, "autotune: expected triton.Config(...) or a call of a function "
-                                 "of this file that returns a list of them");
+        diag_error(t->d, e->loc,
+                   "autotune: expected triton.Config(...) or a call of a function "
+                   "of this file that returns a list of them");
         return false;
     }
     if (e->call.nargs || e->call.nkwargs || f->nparams) {
-        diag_error(t->d, e->loc, "autotune: the configs helper '%s' is called with no arguments "
-                                 "here and must take none", f->name);
+        diag_error(t->d, e->loc,
+                   "autotune: the configs helper '%s' is called with no arguments "
+                   "here and must take none",
+                   f->name);
         return false;
     }
     if (t->depth >= 8) {
@@ -256,8 +264,10 @@ static bool helper_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
             return ok;
         }
         if (st->kind != ST_ASSIGN && st->kind != ST_PASS && st->kind != ST_EXPR) {
-            diag_error(t->d, st->loc, "autotune: the configs helper '%s' may only assign names "
-                                      "and return (no control flow)", f->name);
+            diag_error(t->d, st->loc,
+                       "autotune: the configs helper '%s' may only assign names "
+                       "and return (no control flow)",
+                       f->name);
             return false;
         }
     }
@@ -356,13 +366,17 @@ static bool name_list(TuneEval *t, const FuncDef *f, const char *what, const Exp
     *n = 0;
     for (int i = 0; i < v.n; i++) {
         if (v.elems[i].kind != TV_STRING) {
-            diag_error(t->d, v.elems[i].loc, "autotune: %s must be a list of parameter names "
-                                             "as strings", what);
+            diag_error(t->d, v.elems[i].loc,
+                       "autotune: %s must be a list of parameter names "
+                       "as strings",
+                       what);
             return false;
         }
         if (param_index(f, v.elems[i].text) < 0) {
-            diag_error(t->d, v.elems[i].loc, "autotune: %s names '%s', which is not a parameter "
-                                             "of %s", what, v.elems[i].text, f->name);
+            diag_error(t->d, v.elems[i].loc,
+                       "autotune: %s names '%s', which is not a parameter "
+                       "of %s",
+                       what, v.elems[i].text, f->name);
             return false;
         }
         (*names)[(*n)++] = v.elems[i].text;
@@ -377,8 +391,8 @@ static const Expr *autotune_decorator(const FuncDef *f)
         if (d->kind != EX_CALL)
             continue;
         const Expr *fn = d->call.fn;
-        if (is_name(fn, "autotune") ||
-            (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "autotune") && is_name(fn->attr.obj, "triton")))
+        if (is_name(fn, "autotune") || (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "autotune") &&
+                                        is_name(fn->attr.obj, "triton")))
             return d;
     }
     return NULL;
@@ -397,15 +411,16 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
     /* Triton's signature is autotune(configs, key, prune_configs_by=None, ...): the first two
      * may come positionally (tutorial 06 and 08 pass them so). */
     if (dec->call.nargs > 2) {
-        diag_error(d, dec->call.args[2]->loc, "autotune: only configs and key may be passed "
-                                              "positionally; pass the others by keyword");
+        diag_error(d, dec->call.args[2]->loc,
+                   "autotune: only configs and key may be passed "
+                   "positionally; pass the others by keyword");
         return false;
     }
     int nargs = dec->call.nargs + dec->call.nkwargs;
     for (int i = 0; i < nargs; i++) {
         bool positional = i < dec->call.nargs;
-        const char *kw = positional ? (i == 0 ? "configs" : "key")
-                                    : dec->call.kwnames[i - dec->call.nargs];
+        const char *kw =
+            positional ? (i == 0 ? "configs" : "key") : dec->call.kwnames[i - dec->call.nargs];
         const Expr *v = positional ? dec->call.args[i] : dec->call.kwargs[i - dec->call.nargs];
         if (!strcmp(kw, "configs"))
             configs = v;
@@ -422,19 +437,23 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         } else if (!strcmp(kw, "prune_configs_by")) {
             /* Its early_config_prune and perf_model are Python functions; tric runs no Python. */
             if (v->kind != EX_DICT && v->kind != EX_NONE) {
-                diag_error(d, v->loc, "autotune: prune_configs_by must be a dict "
-                                      "({'early_config_prune': fn, 'perf_model': fn, 'top_k': n})");
+                diag_error(d, v->loc,
+                           "autotune: prune_configs_by must be a dict "
+                           "({'early_config_prune': fn, 'perf_model': fn, 'top_k': n})");
                 return false;
             }
             if (v->kind == EX_DICT)
-                diag_warning(d, v->loc, "autotune: prune_configs_by is ignored: tric runs no Python "
-                                        "pruning or performance model and times every config");
+                diag_warning(d, v->loc,
+                             "autotune: prune_configs_by is ignored: tric runs no Python "
+                             "pruning or performance model and times every config");
         } else if (!strcmp(kw, "warmup") || !strcmp(kw, "rep") || !strcmp(kw, "cache_results") ||
                    !strcmp(kw, "use_cuda_graph")) {
             /* Timing knobs of Triton's do_bench: tric times its own way (docs/runtime.md). */
         } else {
-            diag_error(d, v->loc, "autotune: keyword '%s' is not supported (configs, key, "
-                                  "restore_value, reset_to_zero)", kw);
+            diag_error(d, v->loc,
+                       "autotune: keyword '%s' is not supported (configs, key, "
+                       "restore_value, reset_to_zero)",
+                       kw);
             return false;
         }
     }
@@ -443,8 +462,9 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         return false;
     }
     if (!has_key) {
-        diag_error(d, dec->loc, "autotune: key= is missing (the parameters whose values select "
-                                "a tuning, e.g. key=[\"M\", \"N\", \"K\"])");
+        diag_error(d, dec->loc,
+                   "autotune: key= is missing (the parameters whose values select "
+                   "a tuning, e.g. key=[\"M\", \"N\", \"K\"])");
         return false;
     }
     TuneVal list;
@@ -453,9 +473,10 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         return false;
     }
     if (list.kind != TV_LIST || list.n == 0) {
-        diag_error(d, configs->loc, list.kind == TV_LIST ? "autotune: the config list is empty"
-                                                         : "autotune: configs must be a list of "
-                                                           "triton.Config");
+        diag_error(d, configs->loc,
+                   list.kind == TV_LIST ? "autotune: the config list is empty"
+                                        : "autotune: configs must be a list of "
+                                          "triton.Config");
         return false;
     }
     out->configs = arena_alloc(a, sizeof(TuneConfig) * (size_t)list.n);
@@ -468,8 +489,10 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
         for (int k = 0; k < c->ndefines; k++) {
             int p = param_index(f, c->defines[k].name);
             if (p < 0) {
-                diag_error(d, c->loc, "autotune: this config sets '%s', which is not a parameter "
-                                      "of %s", c->defines[k].name, f->name);
+                diag_error(d, c->loc,
+                           "autotune: this config sets '%s', which is not a parameter "
+                           "of %s",
+                           c->defines[k].name, f->name);
                 return false;
             }
         }

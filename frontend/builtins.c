@@ -7,7 +7,9 @@ static const char *const builtin_names[BI_COUNT] = {
 #undef X
 };
 
-const char *builtin_name(Builtin b) {
-    if ((int)b < 0 || b >= BI_COUNT) return "?";
+const char *builtin_name(Builtin b)
+{
+    if ((int)b < 0 || b >= BI_COUNT)
+        return "?";
     return builtin_names[b];
 }

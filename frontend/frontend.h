@@ -42,7 +42,7 @@ typedef enum BinOp {
 #define X(e, s) e,
     TRIC_BINOPS(X)
 #undef X
-    BIN_COUNT
+        BIN_COUNT
 } BinOp;
 const char *binop_str(BinOp op);
 
@@ -129,7 +129,7 @@ typedef struct Sem {
     SemKind kind;
     Type type;
     ConstVal cv;
-    int builtin;   /* enum Builtin, for SEM_BUILTIN */
+    int builtin;      /* enum Builtin, for SEM_BUILTIN */
     int libdevice_fn; /* SEM_BUILTIN BI_LIBDEVICE1/2: the function (ir.h's LibdeviceFn) */
     /* SEM_MODULE: the module as the source names it ("tl", "libdevice", "tl.extra.cuda.libdevice"),
      * for messages and for what its attributes are. */
@@ -343,7 +343,7 @@ typedef struct Module {
 /* Builders used by the parser's actions; all allocate in the arena. */
 Expr *ast_expr(Arena *a, ExprKind kind, SrcLoc loc);
 Stmt *ast_stmt(Arena *a, StmtKind kind, SrcLoc loc);
-Expr *ast_clone_expr(Arena *a, const Expr *e);      /* deep copy, sema fields cleared */
+Expr *ast_clone_expr(Arena *a, const Expr *e); /* deep copy, sema fields cleared */
 Block ast_clone_block(Arena *a, Block b);
 FuncDef *ast_clone_func(Arena *a, const FuncDef *f);
 
@@ -448,7 +448,7 @@ typedef enum Builtin {
 #define X(e, name, params, doc) e,
     TRIC_BUILTINS(X)
 #undef X
-    BI_COUNT
+        BI_COUNT
 } Builtin;
 
 const char *builtin_name(Builtin b);

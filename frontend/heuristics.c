@@ -41,8 +41,8 @@ static const Expr *heuristics_decorator(const Expr *d)
     if (d->kind != EX_CALL)
         return NULL;
     const Expr *fn = d->call.fn;
-    if (is_name(fn, "heuristics") ||
-        (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "heuristics") && is_name(fn->attr.obj, "triton")))
+    if (is_name(fn, "heuristics") || (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "heuristics") &&
+                                      is_name(fn->attr.obj, "triton")))
         return d;
     return NULL;
 }
@@ -61,8 +61,8 @@ static const Expr *global_lambda(const Module *m, const char *name)
     return NULL;
 }
 
-static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuristics *out, Arena *a,
-                      Diag *d)
+static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuristics *out,
+                      Arena *a, Diag *d)
 {
     if (dict->kind != EX_DICT) {
         diag_error(d, dict->loc, "heuristics: expected a dict {\"NAME\": lambda args: ...}");
@@ -77,7 +77,8 @@ static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuri
         const Expr *k = dict->dict.keys[i];
         const Expr *v = dict->dict.vals[i];
         if (!k || k->kind != EX_STR) {
-            diag_error(d, k ? k->loc : dict->loc, "heuristics: a key is a parameter name as a string");
+            diag_error(d, k ? k->loc : dict->loc,
+                       "heuristics: a key is a parameter name as a string");
             return false;
         }
         int p = -1;
@@ -95,13 +96,17 @@ static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuri
                 fn = bound;
         }
         if (fn->kind != EX_LAMBDA) {
-            diag_error(d, v->loc, "heuristics: the value for '%s' must be a lambda of one "
-                                  "argument (lambda args: ...)", k->str);
+            diag_error(d, v->loc,
+                       "heuristics: the value for '%s' must be a lambda of one "
+                       "argument (lambda args: ...)",
+                       k->str);
             return false;
         }
         if (fn->lambda.nparams != 1) {
-            diag_error(d, fn->loc, "heuristics: the lambda for '%s' must take exactly one "
-                                   "argument (the dict of launch arguments)", k->str);
+            diag_error(d, fn->loc,
+                       "heuristics: the lambda for '%s' must take exactly one "
+                       "argument (the dict of launch arguments)",
+                       k->str);
             return false;
         }
         out->items[out->n++] = (Heuristic){.name = k->str, .fn = fn, .param = p, .loc = k->loc};
@@ -165,9 +170,10 @@ static ConstVal cv_bool(bool b) { return (ConstVal){.kind = CV_BOOL, .b = b}; }
 
 static bool unsupported(HeurEval *t, const Expr *e, const char *what)
 {
-    diag_error(t->d, e->loc, "heuristics: %s is not evaluated in a heuristic (tric evaluates "
-                             "arithmetic, comparisons, and/or/not, x if c else y, args[\"NAME\"], "
-                             "min, max, abs, int, bool, float, triton.next_power_of_2, triton.cdiv)",
+    diag_error(t->d, e->loc,
+               "heuristics: %s is not evaluated in a heuristic (tric evaluates "
+               "arithmetic, comparisons, and/or/not, x if c else y, args[\"NAME\"], "
+               "min, max, abs, int, bool, float, triton.next_power_of_2, triton.cdiv)",
                what);
     return false;
 }
@@ -208,8 +214,8 @@ static bool compare(HeurEval *t, const Expr *e, const ConstVal *l, const ConstVa
 {
     BinOp op = e->bin.op;
     if (op == BIN_IS || op == BIN_IS_NOT) {
-        bool same = l->kind == r->kind &&
-                    (l->kind == CV_NONE || (l->kind == CV_BOOL && l->b == r->b));
+        bool same =
+            l->kind == r->kind && (l->kind == CV_NONE || (l->kind == CV_BOOL && l->b == r->b));
         *out = cv_bool(op == BIN_IS ? same : !same);
         return true;
     }
@@ -349,7 +355,9 @@ static bool unary(HeurEval *t, const Expr *e, ConstVal *out)
     }
     if (!is_number(&v)) {
         diag_error(t->d, e->loc, "heuristics: '%s' needs a number",
-                   e->un.op == UN_NEG ? "-" : e->un.op == UN_PLUS ? "+" : "~");
+                   e->un.op == UN_NEG    ? "-"
+                   : e->un.op == UN_PLUS ? "+"
+                                         : "~");
         return false;
     }
     if (v.kind == CV_FLOAT) {
@@ -371,8 +379,10 @@ static bool subscript(HeurEval *t, const Expr *e, ConstVal *out)
     if (!is_name(e->sub.obj, t->param->str))
         return unsupported(t, e, "this subscript");
     if (e->sub.nidx != 1 || e->sub.idx[0]->kind != EX_STR) {
-        diag_error(t->d, e->loc, "heuristics: index %s with a parameter name as a string, "
-                                 "%s[\"N\"]", t->param->str, t->param->str);
+        diag_error(t->d, e->loc,
+                   "heuristics: index %s with a parameter name as a string, "
+                   "%s[\"N\"]",
+                   t->param->str, t->param->str);
         return false;
     }
     const char *name = e->sub.idx[0]->str;
@@ -521,8 +531,10 @@ static bool eval(HeurEval *t, const Expr *e, ConstVal *out)
                        t->param->str);
             return false;
         }
-        diag_error(t->d, e->loc, "heuristics: '%s' is not defined in this lambda (read "
-                                 "arguments as %s[\"%s\"])", e->str, t->param->str, e->str);
+        diag_error(t->d, e->loc,
+                   "heuristics: '%s' is not defined in this lambda (read "
+                   "arguments as %s[\"%s\"])",
+                   e->str, t->param->str, e->str);
         return false;
     case EX_ATTR: {
         Expr at = *e;
@@ -541,8 +553,10 @@ bool heuristic_eval(const Heuristic *h, HeurLookup lookup, void *ctx, ConstVal *
         return false;
     if (out->kind != CV_INT && out->kind != CV_FLOAT && out->kind != CV_BOOL &&
         out->kind != CV_NONE) {
-        diag_error(d, h->fn->lambda.body->loc, "heuristics: '%s' must evaluate to an int, a "
-                                               "float, a bool or None", h->name);
+        diag_error(d, h->fn->lambda.body->loc,
+                   "heuristics: '%s' must evaluate to an int, a "
+                   "float, a bool or None",
+                   h->name);
         return false;
     }
     return true;

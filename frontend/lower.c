@@ -305,8 +305,12 @@ static Type vtype(Lowerer *lw, ValueId v) { return ir_type(lw->f, v); }
 /* A constant of type t (scalar or block: OP_CONST splats) holding the numeric constexpr cv. */
 static ValueId emit_const_cv(Lowerer *lw, SrcLoc loc, Type t, const ConstVal *cv)
 {
-    double fv = cv->kind == CV_FLOAT ? cv->f : cv->kind == CV_BOOL ? (cv->b ? 1.0 : 0.0) : (double)cv->i;
-    int64_t iv = cv->kind == CV_FLOAT ? (int64_t)cv->f : cv->kind == CV_BOOL ? (int64_t)cv->b : cv->i;
+    double fv = cv->kind == CV_FLOAT  ? cv->f
+                : cv->kind == CV_BOOL ? (cv->b ? 1.0 : 0.0)
+                                      : (double)cv->i;
+    int64_t iv = cv->kind == CV_FLOAT  ? (int64_t)cv->f
+                 : cv->kind == CV_BOOL ? (int64_t)cv->b
+                                       : cv->i;
     if (t.is_ptr) {
         lower_error(lw, loc, "a constant cannot be used as a pointer");
         t = with_dtype(t, DT_I64);
@@ -531,7 +535,8 @@ static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, co
             ct = with_shape(a->type.is_ptr ? a->type : b->type, r);
         } else {
             DType d = cdt ? *cdt
-                          : computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst, false);
+                          : computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst,
+                                              false);
             ct = with_dtype(r, d);
         }
         ValueId x = operand_as(lw, a, ct), y = operand_as(lw, b, ct);
@@ -595,9 +600,7 @@ static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, co
     case BIN_BITXOR: return emit2(lw, OP_XOR, loc, r, x, y);
     case BIN_SHL: return emit2(lw, OP_SHL, loc, r, x, y);
     case BIN_SHR: return emit2(lw, OP_SHR, loc, r, x, y);
-    default:
-        lower_error(lw, loc, "operator '%s' cannot be lowered", binop_str(op));
-        return 0;
+    default: lower_error(lw, loc, "operator '%s' cannot be lowered", binop_str(op)); return 0;
     }
 }
 
@@ -648,7 +651,8 @@ static LVal lower_unary(Lowerer *lw, const Expr *e)
         /* not x: x converted to a boolean (x != 0), then inverted. */
         Type bt = with_dtype(t, DT_I1);
         ValueId bv = convert(lw, v, bt, e->loc);
-        return lv_value(convert(lw, emit1(lw, OP_NOT, e->loc, bt, bv), with_dtype(r, DT_I1), e->loc));
+        return lv_value(
+            convert(lw, emit1(lw, OP_NOT, e->loc, bt, bv), with_dtype(r, DT_I1), e->loc));
     }
     }
     return lv_none();
@@ -961,9 +965,9 @@ static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type
             lower_error(lw, loc, "associative_scan: the combine function is not a scan op");
             return lv_none();
         }
-        static const OpCode ops[] = {[SCAN_ADD] = OP_ADD, [SCAN_MUL] = OP_MUL, [SCAN_MAX] = OP_MAX,
-                                     [SCAN_MIN] = OP_MIN, [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR,
-                                     [SCAN_XOR] = OP_XOR};
+        static const OpCode ops[] = {
+            [SCAN_ADD] = OP_ADD, [SCAN_MUL] = OP_MUL, [SCAN_MAX] = OP_MAX, [SCAN_MIN] = OP_MIN,
+            [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR,   [SCAN_XOR] = OP_XOR};
         comb = ops[sc];
     }
     bool rev = arg_const_bool(a, bi == BI_ASSOCIATIVE_SCAN ? 3 : 2, false);
@@ -1266,8 +1270,8 @@ static unsigned boundary_dims(const Expr *check)
  * (i_0, ..., i_{r-1}) at base + sum_d (off_d + i_d) * stride_d, in int64 as Triton computes
  * them; *mask (0 when no dim is checked) is true where 0 <= off_d + i_d < shape_d for every
  * checked dim. */
-static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_of, unsigned checked,
-                              ValueId *mask, SrcLoc loc)
+static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_of,
+                              unsigned checked, ValueId *mask, SrcLoc loc)
 {
     Type i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64);
     int r = bt.rank;
@@ -1301,7 +1305,8 @@ static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_
             Type in_t = with_dtype(idx_t, DT_I1);
             ValueId extent = lval_value(lw, bp.elems[1 + d], &i64, loc);
             ValueId lo = emit2(lw, OP_CMP_GE, loc, in_t, idx, emit_zero(lw, loc, idx_t));
-            ValueId hi = emit2(lw, OP_CMP_LT, loc, in_t, idx, broadcast_value(lw, extent, idx_t, loc));
+            ValueId hi =
+                emit2(lw, OP_CMP_LT, loc, in_t, idx, broadcast_value(lw, extent, idx_t, loc));
             ValueId in = broadcast_value(lw, emit2(lw, OP_AND, loc, in_t, lo, hi), mask_t, loc);
             *mask = *mask ? emit2(lw, OP_AND, loc, mask_t, *mask, in) : in;
         }
@@ -1366,8 +1371,8 @@ static LVal lower_desc_access(Lowerer *lw, const Expr *e, const Args *a, Builtin
         return lv_none();
     Type vt = with_dtype(bt, bt.dtype);
     if (bi == BI_DESC_LOAD)
-        return load_tile(lw, ptrs, mask, vt, de->sem.cv.kind == CV_STR && !strcmp(de->sem.cv.s, "nan"),
-                         e->loc);
+        return load_tile(lw, ptrs, mask, vt,
+                         de->sem.cv.kind == CV_STR && !strcmp(de->sem.cv.s, "nan"), e->loc);
     Operand v = operand_from_expr(lw, arg(a, 2));
     ValueId ops[3] = {ptrs, operand_as(lw, &v, vt), mask};
     emit(lw, OP_STORE, e->loc, ops, 3, NULL, 0, 0);
@@ -1457,7 +1462,8 @@ static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, 
         return lv_none();
     Type pt = vtype(lw, p);
     if (!pt.is_ptr) {
-        lower_error(lw, arg(a, 0)->loc, "tl.store needs a pointer, not %s", type_str(lw->arena, pt));
+        lower_error(lw, arg(a, 0)->loc, "tl.store needs a pointer, not %s",
+                    type_str(lw->arena, pt));
         return lv_none();
     }
     Type shape = pt;
@@ -1505,12 +1511,15 @@ static ValueId emit_float_minmax(Lowerer *lw, SrcLoc loc, bool is_max, MemSem se
     ValueId uv = emit1(lw, OP_BITCAST, loc, with_dtype(vt, ut), v);
     ValueId shift = emit_int(lw, loc, with_dtype(vt, ut), f64 ? 63 : 31);
     ValueId sign = emit2(lw, OP_SHR, loc, with_dtype(vt, ut), uv, shift);
-    ValueId neg = emit2(lw, OP_CMP_NE, loc, with_dtype(vt, DT_I1), sign, emit_zero(lw, loc, with_dtype(vt, ut)));
+    ValueId neg = emit2(lw, OP_CMP_NE, loc, with_dtype(vt, DT_I1), sign,
+                        emit_zero(lw, loc, with_dtype(vt, ut)));
     ValueId pos = emit1(lw, OP_NOT, loc, with_dtype(vt, DT_I1), neg);
     ValueId mpos = m ? emit2(lw, OP_AND, loc, with_dtype(vt, DT_I1), m, pos) : pos;
     ValueId mneg = m ? emit2(lw, OP_AND, loc, with_dtype(vt, DT_I1), m, neg) : neg;
-    ValueId pos_old = emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MAX : ATOMIC_MIN, sem, scope, ip, iv, mpos);
-    ValueId neg_old = emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MIN : ATOMIC_MAX, sem, scope, up, uv, mneg);
+    ValueId pos_old =
+        emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MAX : ATOMIC_MIN, sem, scope, ip, iv, mpos);
+    ValueId neg_old =
+        emit_atomic_rmw(lw, loc, is_max ? ATOMIC_MIN : ATOMIC_MAX, sem, scope, up, uv, mneg);
     ValueId neg_bits = emit1(lw, OP_BITCAST, loc, with_dtype(vt, it), neg_old);
     ValueId old = emit3(lw, OP_SELECT, loc, with_dtype(vt, it), pos, pos_old, neg_bits);
     return emit1(lw, OP_BITCAST, loc, vt, old);
@@ -1563,7 +1572,7 @@ static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
     if (float_minmax)
         return lv_value(emit_float_minmax(lw, loc, bi == BI_ATOMIC_MAX, sem, scope, p, val, m));
     static const AtomicKind kinds[] = {ATOMIC_ADD, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_AND,
-                                       ATOMIC_OR, ATOMIC_XOR, ATOMIC_XCHG};
+                                       ATOMIC_OR,  ATOMIC_XOR, ATOMIC_XCHG};
     return lv_value(emit_atomic_rmw(lw, loc, kinds[bi - BI_ATOMIC_ADD], sem, scope, p, val, m));
 }
 
@@ -1585,8 +1594,8 @@ static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Ty
         /* semantic.dot: int8 -> int32; fp32/bf16 -> fp32; fp64; else out_dtype (fp32). */
         DType out = DT_F32;
         arg_const_dtype(a, 6, &out);
-        DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8 ? DT_I32
-                  : xt.dtype == DT_F64                   ? DT_F64
+        DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8      ? DT_I32
+                  : xt.dtype == DT_F64                        ? DT_F64
                   : xt.dtype == DT_F32 || xt.dtype == DT_BF16 ? DT_F32
                                                               : out;
         r = xt;
@@ -1668,8 +1677,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             return lv_none();
         }
         Type t = type_scalar(DT_I32);
-        IrOp *op = emit(lw, bi == BI_PROGRAM_ID ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, loc, NULL, 0,
-                        &t, 1, 0);
+        IrOp *op =
+            emit(lw, bi == BI_PROGRAM_ID ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, loc, NULL, 0, &t, 1, 0);
         op->attr[0] = axis;
         return lv_value(op->results[0]);
     }
@@ -1763,7 +1772,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             r = with_shape(xy, r);
         }
         c = convert(lw, c, with_dtype(r, DT_I1), loc);
-        return lv_value(emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
+        return lv_value(
+            emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
     }
     case BI_MAKE_BLOCK_PTR: return lower_make_block_ptr(lw, e, &a);
     case BI_ADVANCE: return lower_advance(lw, e, &a);
@@ -1774,9 +1784,14 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ISINSTANCE: return lv_none(); /* a type, and a constexpr sema folded */
     case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
     case BI_STORE: return lower_store(lw, e, &a, have_r, r);
-    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
-    case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
-        return lower_atomic(lw, e, &a, bi);
+    case BI_ATOMIC_ADD:
+    case BI_ATOMIC_MAX:
+    case BI_ATOMIC_MIN:
+    case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR:
+    case BI_ATOMIC_XOR:
+    case BI_ATOMIC_XCHG:
+    case BI_ATOMIC_CAS: return lower_atomic(lw, e, &a, bi);
     case BI_TO_TENSOR:
         if (!arg(&a, 0) || !have_r)
             return lv_none();
@@ -1813,7 +1828,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         ValueId v = emit_reduce(lw, code, x, axis, keep, d, loc);
         if (!with_indices)
             return lv_value(v);
-        ValueId idx = emit_reduce(lw, bi == BI_MAX ? OP_ARGMAX : OP_ARGMIN, x, axis, keep, DT_I32, loc);
+        ValueId idx =
+            emit_reduce(lw, bi == BI_MAX ? OP_ARGMAX : OP_ARGMIN, x, axis, keep, DT_I32, loc);
         LVal t = {.kind = LV_TUPLE, .n = 2};
         t.elems = arena_alloc(lw->arena, 2 * sizeof *t.elems);
         t.elems[0] = lv_value(v);
@@ -1822,8 +1838,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     }
     case BI_CUMSUM:
     case BI_CUMPROD:
-    case BI_ASSOCIATIVE_SCAN:
-        return lower_scan(lw, &a, bi, have_r, r, loc);
+    case BI_ASSOCIATIVE_SCAN: return lower_scan(lw, &a, bi, have_r, r, loc);
     case BI_ARGMAX:
     case BI_ARGMIN: {
         if (!arg(&a, 0))
@@ -1835,8 +1850,17 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_value(emit_reduce(lw, bi == BI_ARGMAX ? OP_ARGMAX : OP_ARGMIN, x, arg(&a, 1),
                                     keep, DT_I32, loc));
     }
-    case BI_EXP: case BI_EXP2: case BI_LOG: case BI_LOG2: case BI_SQRT: case BI_RSQRT:
-    case BI_ABS: case BI_SIN: case BI_COS: case BI_FLOOR: case BI_CEIL: {
+    case BI_EXP:
+    case BI_EXP2:
+    case BI_LOG:
+    case BI_LOG2:
+    case BI_SQRT:
+    case BI_RSQRT:
+    case BI_ABS:
+    case BI_SIN:
+    case BI_COS:
+    case BI_FLOOR:
+    case BI_CEIL: {
         if (!arg(&a, 0))
             return lv_none();
         ValueId x = lower_value(lw, arg(&a, 0));
@@ -2098,7 +2122,8 @@ static LVal lower_call(Lowerer *lw, const Expr *e)
     const Sem *fs = &e->call.fn->sem;
     if (fs->kind == SEM_BUILTIN)
         return lower_builtin(lw, e, (Builtin)fs->builtin);
-    lower_error(lw, e->loc, "this call cannot be lowered (not a builtin or an inlined @jit function)");
+    lower_error(lw, e->loc,
+                "this call cannot be lowered (not a builtin or an inlined @jit function)");
     return lv_none();
 }
 
@@ -2214,7 +2239,9 @@ static LVal lower_ternary(Lowerer *lw, const Expr *e)
         return lv_none();
     Type ct = vtype(lw, cv);
     if (ct.rank != 0) {
-        lower_error(lw, c->loc, "the condition of a conditional expression must be a scalar; use tl.where for blocks");
+        lower_error(
+            lw, c->loc,
+            "the condition of a conditional expression must be a scalar; use tl.where for blocks");
         return lv_none();
     }
     cv = convert(lw, cv, type_scalar(DT_I1), c->loc);
@@ -2225,7 +2252,8 @@ static LVal lower_ternary(Lowerer *lw, const Expr *e)
     }
     if (!expr_has_effects(e->ternary.then) && !expr_has_effects(e->ternary.els)) {
         ValueId x = lower_as(lw, e->ternary.then, r), y = lower_as(lw, e->ternary.els, r);
-        return lv_value(emit3(lw, OP_SELECT, e->loc, r, convert(lw, cv, with_dtype(r, DT_I1), e->loc), x, y));
+        return lv_value(
+            emit3(lw, OP_SELECT, e->loc, r, convert(lw, cv, with_dtype(r, DT_I1), e->loc), x, y));
     }
     RegionCtx ctx;
     IrRegion *then_r = region_enter(lw, NULL, lw->env, &ctx);
@@ -2404,9 +2432,7 @@ static void bind_target(Lowerer *lw, const Expr *t, LVal v, SrcLoc loc)
         for (int i = 0; i < t->list.n; i++)
             bind_target(lw, t->list.elts[i], v.elems[i], loc);
         return;
-    default:
-        lower_error(lw, t->loc, "only names and tuples of names can be assigned to");
-        return;
+    default: lower_error(lw, t->loc, "only names and tuples of names can be assigned to"); return;
     }
     lower_error(lw, loc, "cannot unpack this value into %d targets", t->list.n);
 }
@@ -2492,15 +2518,15 @@ static bool lval_carried_type(Lowerer *lw, const LVal *v, Type *out)
  * leaves that are not run-time values (None, strings) stay as they are. */
 typedef struct CarryVar {
     const char *name;
-    LVal shape;    /* the binding whose structure the results take */
-    int first, n;  /* its slots */
+    LVal shape;   /* the binding whose structure the results take */
+    int first, n; /* its slots */
 } CarryVar;
 
 typedef struct CarrySet {
     CarryVar *vars;
     int nvars, vars_cap;
-    Type *types;     /* per slot */
-    int *leaf;       /* per slot: which leaf of its variable */
+    Type *types; /* per slot */
+    int *leaf;   /* per slot: which leaf of its variable */
     int nslots, slots_cap, leaf_cap;
 } CarrySet;
 
@@ -2530,7 +2556,8 @@ static LVal lval_replace_leaves(Lowerer *lw, const LVal *shape, const ValueId *v
 
 /* Adds a variable; its slots' types come from shape's leaves, or other's where shape's leaf is a
  * constant and other's a value (a constexpr in one branch, a value in the other). */
-static void carry_add(Lowerer *lw, CarrySet *cs, const char *name, const LVal *shape, const LVal *other)
+static void carry_add(Lowerer *lw, CarrySet *cs, const char *name, const LVal *shape,
+                      const LVal *other)
 {
     LVal *ls = NULL, *lo = NULL;
     int ns = 0, cs_cap = 0, no = 0, co = 0;
@@ -2792,7 +2819,8 @@ static ValueId *carry_region_args(Lowerer *lw, const CarrySet *cs, IrRegion *r)
     for (int k = 0; k < cs->nvars; k++)
         for (int i = 0; i < cs->vars[k].n; i++) {
             int slot = cs->vars[k].first + i;
-            args[slot] = ir_region_add_arg(lw->f, r, cs->types[slot], carry_slot_name(lw, cs, k, i));
+            args[slot] =
+                ir_region_add_arg(lw->f, r, cs->types[slot], carry_slot_name(lw, cs, k, i));
         }
     carry_bind(lw, cs, lw->env, args);
     return args;
@@ -2808,7 +2836,8 @@ static void lower_for(Lowerer *lw, const Stmt *s)
         return;
     }
     if (bi != BI_RANGE) {
-        lower_error(lw, s->for_.iter->loc, "a for loop must iterate over range, tl.range or tl.static_range");
+        lower_error(lw, s->for_.iter->loc,
+                    "a for loop must iterate over range, tl.range or tl.static_range");
         return;
     }
     const Expr *call = s->for_.iter;
@@ -2825,10 +2854,14 @@ static void lower_for(Lowerer *lw, const Stmt *s)
     }
     /* The induction variable's type: the bounds' and step's integer promotion. */
     Operand lo = {0}, hi = operand_from_expr(lw, hi_e), step = {0};
-    static const Sem zero_sem = {.kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 0}, .type = {.dtype = DT_I32}};
-    static const Sem one_sem = {.kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 1}, .type = {.dtype = DT_I32}};
-    lo = lo_e ? operand_from_expr(lw, lo_e) : operand_from_lval(lw, lv_const(&zero_sem), &zero_sem, call->loc);
-    step = step_e ? operand_from_expr(lw, step_e) : operand_from_lval(lw, lv_const(&one_sem), &one_sem, call->loc);
+    static const Sem zero_sem = {
+        .kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 0}, .type = {.dtype = DT_I32}};
+    static const Sem one_sem = {
+        .kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 1}, .type = {.dtype = DT_I32}};
+    lo = lo_e ? operand_from_expr(lw, lo_e)
+              : operand_from_lval(lw, lv_const(&zero_sem), &zero_sem, call->loc);
+    step = step_e ? operand_from_expr(lw, step_e)
+                  : operand_from_lval(lw, lv_const(&one_sem), &one_sem, call->loc);
     if (lo.lv.kind == LV_NONE || hi.lv.kind == LV_NONE || step.lv.kind == LV_NONE)
         return;
     if (lo.type.rank || hi.type.rank || step.type.rank || lo.type.is_ptr || hi.type.is_ptr ||
@@ -2837,12 +2870,14 @@ static void lower_for(Lowerer *lw, const Stmt *s)
         lower_error(lw, call->loc, "range bounds and step must be integer scalars");
         return;
     }
-    Type ivt = type_scalar(integer_promote(integer_promote(lo.type.dtype, hi.type.dtype), step.type.dtype));
+    Type ivt = type_scalar(
+        integer_promote(integer_promote(lo.type.dtype, hi.type.dtype), step.type.dtype));
     if (s->for_.target->sem.kind == SEM_VALUE)
         ivt = s->for_.target->sem.type; /* sema's choice, which typed the body's uses */
     /* A constant negative step: iterate the mirrored range upward and map the index back
      * (code_generator.visit_For does the same, scf.for needing a positive step). */
-    bool negative = step.lv.kind == LV_CONST && step.lv.csem->cv.kind == CV_INT && step.lv.csem->cv.i < 0;
+    bool negative =
+        step.lv.kind == LV_CONST && step.lv.csem->cv.kind == CV_INT && step.lv.csem->cv.i < 0;
     ValueId lov = operand_as(lw, &lo, ivt), hiv = operand_as(lw, &hi, ivt);
     ValueId stepv;
     if (negative) {

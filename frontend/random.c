@@ -23,7 +23,8 @@ static const char random_source[] =
     "def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):\n"
     "    # One Philox round per iteration: two products by the round multipliers, their high\n"
     "    # halves mixed with the other words and the key, then the key bumped by the Weyl\n"
-    "    # constants. Philox4x32: multipliers 0xD2511F53, 0xCD9E8D57, Weyl 0x9E3779B9, 0xBB67AE85.\n"
+    "    # constants. Philox4x32: multipliers 0xD2511F53, 0xCD9E8D57, Weyl 0x9E3779B9, "
+    "0xBB67AE85.\n"
     "    # Philox4x64: 0xD2E7470EE14C6C93, 0xCA5A826395121157, 0x9E3779B97F4A7C15,\n"
     "    # 0xBB67AE8584CAA73B (written as int64 and bitcast: constexprs are 64-bit signed).\n"
     "    if c0.dtype == tl.uint32:\n"
@@ -32,7 +33,8 @@ static const char random_source[] =
     "        key_a = 0x9E3779B9\n"
     "        key_b = 0xBB67AE85\n"
     "    else:\n"
-    "        tl.static_assert(c0.dtype == tl.uint64, \"philox_impl takes uint32 or uint64 counters\")\n"
+    "        tl.static_assert(c0.dtype == tl.uint64, \"philox_impl takes uint32 or uint64 "
+    "counters\")\n"
     "        round_a = tl.to_tensor(-3249550476889527149).to(tl.uint64, bitcast=True)\n"
     "        round_b = tl.to_tensor(-3865633965929787049).to(tl.uint64, bitcast=True)\n"
     "        key_a = tl.to_tensor(-7046029254386353131).to(tl.uint64, bitcast=True)\n"
@@ -63,7 +65,8 @@ static const char random_source[] =
     "        c3 = tl.to_tensor(c3).to(tl.uint32, bitcast=True)\n"
     "    else:\n"
     "        # 64-bit counters: the seed is key 0, key 1 is 0\n"
-    "        tl.static_assert(c0.dtype.primitive_bitwidth == 64, \"philox takes 32- or 64-bit counters\")\n"
+    "        tl.static_assert(c0.dtype.primitive_bitwidth == 64, \"philox takes 32- or 64-bit "
+    "counters\")\n"
     "        seed_hi = tl.to_tensor(0).to(tl.uint64)\n"
     "        seed_lo = seed\n"
     "        c0 = c0.to(tl.uint64, bitcast=True)\n"
@@ -93,7 +96,8 @@ static const char random_source[] =
     "        x = x.to(tl.int32, bitcast=True)\n"
     "        scale = 4.6566127342e-10\n"
     "    else:\n"
-    "        tl.static_assert(x.dtype == tl.uint64 or x.dtype == tl.int64, \"uint_to_uniform_float takes 32- or 64-bit ints\")\n"
+    "        tl.static_assert(x.dtype == tl.uint64 or x.dtype == tl.int64, \"uint_to_uniform_float "
+    "takes 32- or 64-bit ints\")\n"
     "        x = x.to(tl.int64, bitcast=True)\n"
     "        scale = 1.0842020432385337e-19\n"
     "    x = tl.where(x < 0, -x - 1, x)\n"
@@ -147,9 +151,15 @@ static const struct {
     const char *name;
     int first, last;
 } public_fns[] = {
-    {"rand", 1, 1},    {"randn", 1, 1},   {"randint", 1, 1}, {"randint4x", 1, 1},
-    {"rand4x", 1, 1},  {"randn4x", 1, 1}, {"philox", 1, 4},
-    {"uint_to_uniform_float", -1, -1}, {"pair_uniform_to_normal", -1, -1},
+    {"rand", 1, 1},
+    {"randn", 1, 1},
+    {"randint", 1, 1},
+    {"randint4x", 1, 1},
+    {"rand4x", 1, 1},
+    {"randn4x", 1, 1},
+    {"philox", 1, 4},
+    {"uint_to_uniform_float", -1, -1},
+    {"pair_uniform_to_normal", -1, -1},
 };
 
 bool random_lookup(const char *name, int *first_counter, int *last_counter)

@@ -20,8 +20,8 @@
 #include <string.h>
 
 enum {
-    MAX_INLINE_DEPTH = 32,     /* helper inlining nesting */
-    MAX_STATIC_UNROLL = 1024,  /* tl.static_range iterations */
+    MAX_INLINE_DEPTH = 32,    /* helper inlining nesting */
+    MAX_STATIC_UNROLL = 1024, /* tl.static_range iterations */
     MAX_BUILTIN_PARAMS = 12,
     MAX_BLOCK_NUMEL = 1 << 20, /* Triton's TRITON_MAX_TENSOR_NUMEL */
     MAX_EXPANSIONS = 1 << 16,  /* inlined calls + unrolled iterations per kernel: nesting
@@ -31,10 +31,10 @@ enum {
 /* ---- environments ---------------------------------------------------------------------------- */
 
 typedef enum Partial {
-    DEFINED,         /* usable */
-    ONE_BRANCH,      /* assigned in only one branch of a run-time if */
-    LOOP_LOCAL,      /* first assigned inside a run-time loop body */
-    NOT_CONSTEXPR,   /* a module global whose value is not a constexpr */
+    DEFINED,       /* usable */
+    ONE_BRANCH,    /* assigned in only one branch of a run-time if */
+    LOOP_LOCAL,    /* first assigned inside a run-time loop body */
+    NOT_CONSTEXPR, /* a module global whose value is not a constexpr */
 } Partial;
 
 typedef struct Binding {
@@ -59,7 +59,7 @@ typedef struct FuncCtx {
     FuncDef *func;
     bool is_kernel;
     Env env;
-    Sem ret;         /* a helper's return value */
+    Sem ret; /* a helper's return value */
     bool has_ret;
     int loop_depth;
     int runtime_if_depth;
@@ -135,17 +135,12 @@ static Sem sem_const(ConstVal cv)
 {
     Sem r = {.kind = SEM_CONST, .cv = cv};
     switch (cv.kind) {
-    case CV_INT:
-        r.type = type_scalar(int_literal_dtype(cv.i));
-        break;
+    case CV_INT: r.type = type_scalar(int_literal_dtype(cv.i)); break;
     case CV_FLOAT:
         r.type = type_scalar(DT_F32); /* Python floats are fp32 in Triton */
         break;
-    case CV_BOOL:
-        r.type = type_scalar(DT_I1);
-        break;
-    default:
-        break;
+    case CV_BOOL: r.type = type_scalar(DT_I1); break;
+    default: break;
     }
     r.compute_dtype = r.type.dtype;
     return r;
@@ -180,20 +175,13 @@ static bool const_equal(const ConstVal *x, const ConstVal *y)
     if (x->kind != y->kind)
         return false;
     switch (x->kind) {
-    case CV_NONE:
-        return true;
-    case CV_INT:
-        return x->i == y->i;
-    case CV_FLOAT:
-        return x->f == y->f || (isnan(x->f) && isnan(y->f));
-    case CV_BOOL:
-        return x->b == y->b;
-    case CV_DTYPE:
-        return x->dtype == y->dtype;
-    case CV_TYPE:
-        return type_equal(x->type, y->type);
-    case CV_STR:
-        return !strcmp(x->s, y->s);
+    case CV_NONE: return true;
+    case CV_INT: return x->i == y->i;
+    case CV_FLOAT: return x->f == y->f || (isnan(x->f) && isnan(y->f));
+    case CV_BOOL: return x->b == y->b;
+    case CV_DTYPE: return x->dtype == y->dtype;
+    case CV_TYPE: return type_equal(x->type, y->type);
+    case CV_STR: return !strcmp(x->s, y->s);
     case CV_TUPLE:
         if (x->tuple.n != y->tuple.n)
             return false;
@@ -210,14 +198,10 @@ static bool sem_same(Sem x, Sem y)
     if (x.kind != y.kind)
         return false;
     switch (x.kind) {
-    case SEM_VALUE:
-        return type_equal(x.type, y.type);
-    case SEM_CONST:
-        return const_equal(&x.cv, &y.cv);
-    case SEM_BUILTIN:
-        return x.builtin == y.builtin && x.libdevice_fn == y.libdevice_fn;
-    case SEM_FUNC:
-        return x.func == y.func;
+    case SEM_VALUE: return type_equal(x.type, y.type);
+    case SEM_CONST: return const_equal(&x.cv, &y.cv);
+    case SEM_BUILTIN: return x.builtin == y.builtin && x.libdevice_fn == y.libdevice_fn;
+    case SEM_FUNC: return x.func == y.func;
     case SEM_TUPLE:
         if (x.nelems != y.nelems || x.block_ptr != y.block_ptr || x.tensor_desc != y.tensor_desc ||
             ((x.block_ptr || x.tensor_desc) && !type_equal(x.type, y.type)))
@@ -226,8 +210,7 @@ static bool sem_same(Sem x, Sem y)
             if (!sem_same(x.elems[i], y.elems[i]))
                 return false;
         return true;
-    default:
-        return true;
+    default: return true;
     }
 }
 
@@ -235,21 +218,14 @@ static bool sem_same(Sem x, Sem y)
 static bool const_truthy(const ConstVal *cv)
 {
     switch (cv->kind) {
-    case CV_NONE:
-        return false;
-    case CV_INT:
-        return cv->i != 0;
-    case CV_FLOAT:
-        return cv->f != 0.0;
-    case CV_BOOL:
-        return cv->b;
+    case CV_NONE: return false;
+    case CV_INT: return cv->i != 0;
+    case CV_FLOAT: return cv->f != 0.0;
+    case CV_BOOL: return cv->b;
     case CV_DTYPE:
-    case CV_TYPE:
-        return true;
-    case CV_STR:
-        return cv->s[0] != 0;
-    case CV_TUPLE:
-        return cv->tuple.n != 0;
+    case CV_TYPE: return true;
+    case CV_STR: return cv->s[0] != 0;
+    case CV_TUPLE: return cv->tuple.n != 0;
     }
     return false;
 }
@@ -275,8 +251,7 @@ static const char *shape_str(Sema *s, Type t)
 static const char *sem_describe(Sema *s, Sem x)
 {
     switch (x.kind) {
-    case SEM_VALUE:
-        return arena_printf(s->a, "a run-time %s", tstr(s, x.type));
+    case SEM_VALUE: return arena_printf(s->a, "a run-time %s", tstr(s, x.type));
     case SEM_CONST: {
         StrBuf sb = {0};
         const_print(&sb, &x.cv);
@@ -284,25 +259,21 @@ static const char *sem_describe(Sema *s, Sem x)
         strbuf_free(&sb);
         return r;
     }
-    case SEM_MODULE:
-        return arena_printf(s->a, "the module '%s'", x.module ? x.module : "tl");
+    case SEM_MODULE: return arena_printf(s->a, "the module '%s'", x.module ? x.module : "tl");
     case SEM_BUILTIN:
         if (x.builtin == BI_LIBDEVICE1 || x.builtin == BI_LIBDEVICE2)
             return arena_printf(s->a, "the function 'libdevice.%s'",
                                 libdevice_info(x.libdevice_fn)->name);
         return arena_printf(s->a, "the builtin '%s'", builtin_name((Builtin)x.builtin));
-    case SEM_FUNC:
-        return arena_printf(s->a, "the function '%s'", x.func->name);
-    case SEM_VOID:
-        return "nothing (None)";
+    case SEM_FUNC: return arena_printf(s->a, "the function '%s'", x.func->name);
+    case SEM_VOID: return "nothing (None)";
     case SEM_TUPLE:
         if (x.block_ptr)
             return arena_printf(s->a, "a block pointer to %s", tstr(s, x.type));
         if (x.tensor_desc)
             return arena_printf(s->a, "a tensor descriptor of %s blocks", tstr(s, x.type));
         return arena_printf(s->a, "a tuple of %d values", x.nelems);
-    default:
-        return "an invalid value";
+    default: return "an invalid value";
     }
 }
 
@@ -348,7 +319,8 @@ static SrcLoc kwname_loc(SrcLoc value_loc, const char *name)
 static bool expand(Sema *s, SrcLoc loc)
 {
     if (++s->expansions == MAX_EXPANSIONS + 1)
-        diag_error(s->diag, loc, "the kernel expands to more than %d inlined calls and unrolled "
+        diag_error(s->diag, loc,
+                   "the kernel expands to more than %d inlined calls and unrolled "
                    "iterations; reduce nested tl.static_range loops or helper calls",
                    MAX_EXPANSIONS);
     return s->expansions <= MAX_EXPANSIONS;
@@ -414,9 +386,15 @@ static bool lookup_python_builtin(const char *name, Builtin *out)
         const char *name;
         Builtin b;
     } table[] = {
-        {"range", BI_RANGE},     {"min", BI_MIN_PY},     {"max", BI_MAX_PY},
-        {"len", BI_LEN},         {"int", BI_INT_PY},     {"float", BI_FLOAT_PY},
-        {"print", BI_STATIC_PRINT}, {"abs", BI_ABS}, {"isinstance", BI_ISINSTANCE},
+        {"range", BI_RANGE},
+        {"min", BI_MIN_PY},
+        {"max", BI_MAX_PY},
+        {"len", BI_LEN},
+        {"int", BI_INT_PY},
+        {"float", BI_FLOAT_PY},
+        {"print", BI_STATIC_PRINT},
+        {"abs", BI_ABS},
+        {"isinstance", BI_ISINSTANCE},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(table[i].name, name)) {
@@ -452,7 +430,8 @@ static bool reject_other_fp8_name(Sema *s, SrcLoc loc, const char *name)
     };
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
         if (!strcmp(name, others[i].name)) {
-            diag_error(s->diag, loc, "tl.%s (%s) is not supported; tric has tl.float8e4nv (e4m3fn) "
+            diag_error(s->diag, loc,
+                       "tl.%s (%s) is not supported; tric has tl.float8e4nv (e4m3fn) "
                        "and tl.float8e5 (e5m2)",
                        name, others[i].why);
             return true;
@@ -475,8 +454,7 @@ static Sem name_expr(Sema *s, Expr *e)
     Binding *b = s->fn ? env_find(&s->fn->env, name) : NULL;
     if (b) {
         switch (b->partial) {
-        case DEFINED:
-            return b->sem;
+        case DEFINED: return b->sem;
         case ONE_BRANCH:
             diag_error(s->diag, e->loc,
                        "'%s' is assigned in only one branch of the if at line %d; assign it in "
@@ -489,8 +467,7 @@ static Sem name_expr(Sema *s, Expr *e)
                        "loop to use it after",
                        name, b->where.line);
             return sem_error();
-        case NOT_CONSTEXPR:
-            break;
+        case NOT_CONSTEXPR: break;
         }
     }
     Binding *g = env_find(&s->globals, name);
@@ -543,25 +520,44 @@ static bool lookup_method(const char *name, Builtin *out)
         const char *name;
         Builtin b;
     } table[] = {
-        {"to", BI_CAST},           {"cast", BI_CAST},
-        {"sum", BI_SUM},           {"fma", BI_FMA},
-        {"max", BI_MAX},           {"min", BI_MIN},
-        {"argmax", BI_ARGMAX},     {"argmin", BI_ARGMIN},
-        {"cumsum", BI_CUMSUM},     {"cumprod", BI_CUMPROD},
-        {"trans", BI_TRANS},       {"permute", BI_PERMUTE},
-        {"reshape", BI_RESHAPE},   {"view", BI_VIEW},
-        {"broadcast_to", BI_BROADCAST_TO}, {"expand_dims", BI_EXPAND_DIMS},
-        {"exp", BI_EXP},           {"exp2", BI_EXP2},
-        {"log", BI_LOG},           {"log2", BI_LOG2},
-        {"sqrt", BI_SQRT},         {"rsqrt", BI_RSQRT},
-        {"abs", BI_ABS},           {"sin", BI_SIN},
-        {"cos", BI_COS},           {"floor", BI_FLOOR},
-        {"ceil", BI_CEIL},         {"sigmoid", BI_SIGMOID},
-        {"multiple_of", BI_MULTIPLE_OF}, {"max_contiguous", BI_MAX_CONTIGUOUS},
-        {"atomic_add", BI_ATOMIC_ADD}, {"atomic_max", BI_ATOMIC_MAX},
-        {"atomic_min", BI_ATOMIC_MIN}, {"atomic_and", BI_ATOMIC_AND},
-        {"atomic_or", BI_ATOMIC_OR},   {"atomic_xor", BI_ATOMIC_XOR},
-        {"atomic_xchg", BI_ATOMIC_XCHG}, {"atomic_cas", BI_ATOMIC_CAS},
+        {"to", BI_CAST},
+        {"cast", BI_CAST},
+        {"sum", BI_SUM},
+        {"fma", BI_FMA},
+        {"max", BI_MAX},
+        {"min", BI_MIN},
+        {"argmax", BI_ARGMAX},
+        {"argmin", BI_ARGMIN},
+        {"cumsum", BI_CUMSUM},
+        {"cumprod", BI_CUMPROD},
+        {"trans", BI_TRANS},
+        {"permute", BI_PERMUTE},
+        {"reshape", BI_RESHAPE},
+        {"view", BI_VIEW},
+        {"broadcast_to", BI_BROADCAST_TO},
+        {"expand_dims", BI_EXPAND_DIMS},
+        {"exp", BI_EXP},
+        {"exp2", BI_EXP2},
+        {"log", BI_LOG},
+        {"log2", BI_LOG2},
+        {"sqrt", BI_SQRT},
+        {"rsqrt", BI_RSQRT},
+        {"abs", BI_ABS},
+        {"sin", BI_SIN},
+        {"cos", BI_COS},
+        {"floor", BI_FLOOR},
+        {"ceil", BI_CEIL},
+        {"sigmoid", BI_SIGMOID},
+        {"multiple_of", BI_MULTIPLE_OF},
+        {"max_contiguous", BI_MAX_CONTIGUOUS},
+        {"atomic_add", BI_ATOMIC_ADD},
+        {"atomic_max", BI_ATOMIC_MAX},
+        {"atomic_min", BI_ATOMIC_MIN},
+        {"atomic_and", BI_ATOMIC_AND},
+        {"atomic_or", BI_ATOMIC_OR},
+        {"atomic_xor", BI_ATOMIC_XOR},
+        {"atomic_xchg", BI_ATOMIC_XCHG},
+        {"atomic_cas", BI_ATOMIC_CAS},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (!strcmp(table[i].name, name)) {
@@ -716,7 +712,8 @@ static Sem attr_expr(Sema *s, Expr *e)
                 cv.tuple.elems[i] = (ConstVal){.kind = CV_INT, .i = obj.type.shape[i]};
             return sem_const(cv);
         }
-        diag_error(s->diag, e->attr.name_loc, "a tensor descriptor has no attribute '%s' (tric "
+        diag_error(s->diag, e->attr.name_loc,
+                   "a tensor descriptor has no attribute '%s' (tric "
                    "has load, store, block_shape, dtype)",
                    name);
         return sem_error();
@@ -741,8 +738,7 @@ static Sem attr_expr(Sema *s, Expr *e)
             return sem_int(type_numel(t));
         if (!strcmp(name, "T")) {
             if (t.rank != 2) {
-                diag_error(s->diag, e->attr.name_loc, ".T needs a 2-D block, got %s",
-                           tstr(s, t));
+                diag_error(s->diag, e->attr.name_loc, ".T needs a 2-D block, got %s", tstr(s, t));
                 return sem_error();
             }
             /* x.T: a transposed SEM_VALUE; builtin records that it is BI_TRANS of obj. */
@@ -757,7 +753,10 @@ static Sem attr_expr(Sema *s, Expr *e)
         if (lookup_method(name, &bi))
             return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
         diag_error(s->diag, e->attr.name_loc, "%s has no attribute '%s'",
-                   t.rank ? "a block" : t.is_ptr ? "a pointer" : "a scalar", name);
+                   t.rank     ? "a block"
+                   : t.is_ptr ? "a pointer"
+                              : "a scalar",
+                   name);
         return sem_error();
     }
     diag_error(s->diag, e->attr.name_loc, "%s has no attribute '%s'", sem_describe(s, obj), name);
@@ -897,8 +896,7 @@ static Sem fold_binary(Sema *s, SrcLoc loc, BinOp op, ConstVal x, ConstVal y)
             return sem_error();
         }
         return sem_float(pow(fx, fy));
-    default:
-        break;
+    default: break;
     }
     TRIC_INTERNAL(s->diag, "fold_binary: unhandled operator %s", binop_str(op));
     return sem_error();
@@ -948,8 +946,8 @@ static bool reject_fp8(Sema *s, SrcLoc loc, const char *what, Type t)
 
 /* computation_type_impl. a_weak / b_weak: the operand is a Python scalar (constexpr). Returns
  * false with *why set when the types do not combine. */
-static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod, DType *out,
-                             const char **why)
+static bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod,
+                             DType *out, const char **why)
 {
     if (a_weak != b_weak) {
         DType scalar = a_weak ? a : b, block = a_weak ? b : a;
@@ -1080,13 +1078,16 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
         }
         if (lt.is_ptr && rt.is_ptr) {
             diag_error(s->diag, loc, "cannot %s pointers (%s and %s)",
-                       op == BIN_ADD ? "add two" : op == BIN_SUB ? "subtract two" : "combine",
+                       op == BIN_ADD   ? "add two"
+                       : op == BIN_SUB ? "subtract two"
+                                       : "combine",
                        elem_str(s, lt), elem_str(s, rt));
             return sem_error();
         }
         Type pt = lt.is_ptr ? lt : rt, it = lt.is_ptr ? rt : lt;
         if (op != BIN_ADD && !(op == BIN_SUB && lt.is_ptr)) {
-            diag_error(s->diag, loc, "'%s' is not defined on pointers (%s %s %s); pointer "
+            diag_error(s->diag, loc,
+                       "'%s' is not defined on pointers (%s %s %s); pointer "
                        "arithmetic is ptr + int and ptr - int",
                        opname, elem_str(s, lt), opname, elem_str(s, rt));
             return sem_error();
@@ -1130,20 +1131,22 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
         }
     case BIN_FLOORDIV:
         if (!dtype_is_int(lt.dtype) || !dtype_is_int(rt.dtype)) {
-            diag_error(s->diag, loc, "'//' needs integer operands, got %s and %s (use / for "
+            diag_error(s->diag, loc,
+                       "'//' needs integer operands, got %s and %s (use / for "
                        "floats)",
                        elem_str(s, lt), elem_str(s, rt));
             return sem_error();
         }
         break;
-    default:
-        break;
+    default: break;
     }
     bool div_or_mod = op == BIN_DIV || op == BIN_MOD || op == BIN_FLOORDIV;
-    bool compare = op == BIN_EQ || op == BIN_NE || op == BIN_LT || op == BIN_LE || op == BIN_GT || op == BIN_GE;
+    bool compare = op == BIN_EQ || op == BIN_NE || op == BIN_LT || op == BIN_LE || op == BIN_GT ||
+                   op == BIN_GE;
     /* Two fp8 values compare in fp16, which holds both formats exactly (Triton: in the fp8
      * type, or fp16 for two formats; the same answers). */
-    if (compare && !lw && !rw && !lt.is_ptr && !rt.is_ptr && dtype_is_fp8(lt.dtype) && dtype_is_fp8(rt.dtype)) {
+    if (compare && !lw && !rw && !lt.is_ptr && !rt.is_ptr && dtype_is_fp8(lt.dtype) &&
+        dtype_is_fp8(rt.dtype)) {
         Sem v = sem_value(with_shape(DT_I1, false, shape));
         v.compute_dtype = DT_F16;
         return v;
@@ -1156,23 +1159,26 @@ static Sem binary_values(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
     /* A negative Python scalar with an unsigned computation type (semantic.py raises too). */
     if (dtype_kind(ct) == DK_UINT &&
         ((lw && l.cv.kind == CV_INT && l.cv.i < 0) || (rw && r.cv.kind == CV_INT && r.cv.i < 0))) {
-        diag_error(s->diag, loc, "cannot combine an unsigned %s with a negative constant; cast "
+        diag_error(s->diag, loc,
+                   "cannot combine an unsigned %s with a negative constant; cast "
                    "one of them explicitly",
                    dtype_name(ct));
         return sem_error();
     }
     DType result = ct;
     switch (op) {
-    case BIN_EQ: case BIN_NE: case BIN_LT: case BIN_LE: case BIN_GT: case BIN_GE:
-        result = DT_I1;
-        break;
+    case BIN_EQ:
+    case BIN_NE:
+    case BIN_LT:
+    case BIN_LE:
+    case BIN_GT:
+    case BIN_GE: result = DT_I1; break;
     case BIN_DIV:
         if (dtype_is_int(ct))
             ct = DT_F32; /* truediv: int / int is computed in fp32 */
         result = ct;
         break;
-    default:
-        break;
+    default: break;
     }
     Sem v = sem_value(with_shape(result, false, shape));
     v.compute_dtype = ct;
@@ -1190,8 +1196,9 @@ static Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
     if (l.kind == SEM_CONST && r.kind == SEM_CONST)
         return fold_binary(s, loc, op, l.cv, r.cv);
     if (op == BIN_POW) {
-        diag_error(s->diag, loc, "'**' is only supported on constexprs; multiply explicitly "
-                                 "(x * x) or use tl.exp2 and tl.log2");
+        diag_error(s->diag, loc,
+                   "'**' is only supported on constexprs; multiply explicitly "
+                   "(x * x) or use tl.exp2 and tl.log2");
         return sem_error();
     }
     if ((op == BIN_IS || op == BIN_IS_NOT || op == BIN_EQ || op == BIN_NE) &&
@@ -1227,8 +1234,7 @@ static Sem unary_expr(Sema *s, Expr *e)
         if (op == UN_NOT)
             return sem_bool(!const_truthy(&x.cv));
         if (!const_is_number(&x.cv)) {
-            diag_error(s->diag, e->loc, "bad operand for unary %s: %s", opname,
-                       sem_describe(s, x));
+            diag_error(s->diag, e->loc, "bad operand for unary %s: %s", opname, sem_describe(s, x));
             return sem_error();
         }
         if (op == UN_PLUS)
@@ -1250,7 +1256,8 @@ static Sem unary_expr(Sema *s, Expr *e)
     switch (op) {
     case UN_NOT:
         if (t.rank) {
-            diag_error(s->diag, e->loc, "'not' is not supported on blocks (as in Triton); use "
+            diag_error(s->diag, e->loc,
+                       "'not' is not supported on blocks (as in Triton); use "
                        "'~' on an int1 block or '== 0'");
             return sem_error();
         }
@@ -1312,8 +1319,7 @@ static Sem tuple_expr(Sema *s, Expr *e)
                            sem_describe(s, x));
             else if (ok)
                 diag_error(s->diag, expr_start(e->list.elts[i]),
-                           "a tuple can hold values and constexprs, not %s",
-                           sem_describe(s, x));
+                           "a tuple can hold values and constexprs, not %s", sem_describe(s, x));
             ok = false;
             continue;
         }
@@ -1406,11 +1412,13 @@ static Sem subscript_expr(Sema *s, Expr *e)
                 goto too_many;
             r.shape[rank++] = t.shape[src++];
         } else if (ix->kind == EX_SLICE) {
-            diag_error(s->diag, ix->loc, "slices with bounds are not supported on blocks; only ':' "
+            diag_error(s->diag, ix->loc,
+                       "slices with bounds are not supported on blocks; only ':' "
                        "and None (as in x[:, None])");
             return sem_error();
         } else {
-            diag_error(s->diag, ix->loc, "indexing a block with %s is not supported (as in "
+            diag_error(s->diag, ix->loc,
+                       "indexing a block with %s is not supported (as in "
                        "Triton); use x[:, None] / x[None, :] to add dims",
                        sem_describe(s, ix->sem));
             return sem_error();
@@ -1460,7 +1468,8 @@ static Sem ternary_expr(Sema *s, Expr *e)
         return sem_error();
     Type ta, tb;
     if (!operand_type(a, &ta) || !operand_type(b, &tb) || !type_equal(ta, tb)) {
-        diag_error(s->diag, e->loc, "a conditional expression with a run-time condition needs "
+        diag_error(s->diag, e->loc,
+                   "a conditional expression with a run-time condition needs "
                    "both sides of one type, got %s and %s",
                    sem_describe(s, a), sem_describe(s, b));
         return sem_error();
@@ -1515,12 +1524,9 @@ static int varargs_param(Builtin b)
     case BI_VIEW:
     case BI_BROADCAST_TO:
     case BI_PERMUTE:
-    case BI_TRANS:
-        return 1;
-    case BI_STATIC_PRINT:
-        return 0;
-    default:
-        return -1;
+    case BI_TRANS: return 1;
+    case BI_STATIC_PRINT: return 0;
+    default: return -1;
     }
 }
 
@@ -1588,11 +1594,12 @@ static bool bind_builtin_args(Sema *s, Expr *call, Builtin b, Expr *receiver)
         if (pos >= np) {
             int maxn = np - (receiver ? 1 : 0);
             if (required == maxn)
-                diag_error(s->diag, callee_loc(call), "%s takes %d %s but %d %s given", shown,
-                           maxn, plural(maxn, "argument", "arguments"), given,
+                diag_error(s->diag, callee_loc(call), "%s takes %d %s but %d %s given", shown, maxn,
+                           plural(maxn, "argument", "arguments"), given,
                            plural(given, "was", "were"));
             else
-                diag_error(s->diag, callee_loc(call), "%s takes from %d to %d arguments but %d %s "
+                diag_error(s->diag, callee_loc(call),
+                           "%s takes from %d to %d arguments but %d %s "
                            "given",
                            shown, required, maxn, given, plural(given, "was", "were"));
             return false;
@@ -1730,8 +1737,8 @@ static bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const c
         return true;
     }
     if (!is_error(v))
-        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr int, got %s", fname, what,
-                   sem_describe(s, v));
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr int, got %s", fname,
+                   what, sem_describe(s, v));
     return false;
 }
 
@@ -1742,13 +1749,14 @@ static bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const 
     if (!x)
         return false;
     Sem v = x->sem;
-    if (v.kind == SEM_CONST && (v.cv.kind == CV_BOOL || v.cv.kind == CV_INT || v.cv.kind == CV_NONE)) {
+    if (v.kind == SEM_CONST &&
+        (v.cv.kind == CV_BOOL || v.cv.kind == CV_INT || v.cv.kind == CV_NONE)) {
         *out = const_truthy(&v.cv);
         return true;
     }
     if (!is_error(v))
-        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr bool, got %s", fname, what,
-                   sem_describe(s, v));
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr bool, got %s", fname,
+                   what, sem_describe(s, v));
     return false;
 }
 
@@ -1763,7 +1771,8 @@ static bool dtype_arg(Sema *s, Expr *call, int i, const char *fname, DType *out)
         return true;
     }
     if (!is_error(v))
-        diag_error(s->diag, arg_loc(call, i), "%s's dtype must be a constexpr dtype such as tl.float32, "
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s's dtype must be a constexpr dtype such as tl.float32, "
                    "got %s",
                    fname, sem_describe(s, v));
     return false;
@@ -1790,25 +1799,27 @@ static bool shape_arg(Sema *s, Expr *call, int i, const char *fname, Type *out)
         n = 1;
         dims = &one;
     } else {
-        diag_error(s->diag, arg_loc(call, i), "%s's shape must be a constexpr tuple of ints, got %s", fname,
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s's shape must be a constexpr tuple of ints, got %s", fname,
                    sem_describe(s, v));
         return false;
     }
     if (n > TRIC_MAX_RANK) {
-        diag_error(s->diag, arg_loc(call, i), "%s: blocks have at most %d dimensions, got %d", fname,
-                   TRIC_MAX_RANK, n);
+        diag_error(s->diag, arg_loc(call, i), "%s: blocks have at most %d dimensions, got %d",
+                   fname, TRIC_MAX_RANK, n);
         return false;
     }
     Type t = {.rank = (uint8_t)n};
     int64_t numel = 1;
     for (int d = 0; d < n; d++) {
         if (dims[d].kind != CV_INT) {
-            diag_error(s->diag, arg_loc(call, i), "%s's shape must hold ints, dimension %d is not one",
-                       fname, d);
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s's shape must hold ints, dimension %d is not one", fname, d);
             return false;
         }
         if (!is_pow2(dims[d].i)) {
-            diag_error(s->diag, arg_loc(call, i), "%s: block dimensions must be powers of two, dimension %d "
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s: block dimensions must be powers of two, dimension %d "
                        "is %lld",
                        fname, d, (long long)dims[d].i);
             return false;
@@ -1908,7 +1919,8 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         return sem_error();
     bool keep = false;
     int keep_idx = (b == BI_SUM) ? 2 : (b == BI_ARGMAX || b == BI_ARGMIN) ? 3 : 4;
-    if (!arg_is_none(call, keep_idx) && !const_bool_arg(s, call, keep_idx, fname, "keep_dims", &keep))
+    if (!arg_is_none(call, keep_idx) &&
+        !const_bool_arg(s, call, keep_idx, fname, "keep_dims", &keep))
         return sem_error();
     if ((b == BI_MAX || b == BI_MIN) && !arg_is_none(call, 2)) {
         bool ri = false;
@@ -1999,7 +2011,8 @@ static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         if (!fn || is_error(fn->sem))
             return sem_error();
         if (fn->sem.kind != SEM_FUNC) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's combine_fn must be a @triton.jit "
+            diag_error(s->diag, arg_loc(call, 2),
+                       "%s's combine_fn must be a @triton.jit "
                        "function, got %s",
                        fname, sem_describe(s, fn->sem));
             return sem_error();
@@ -2052,7 +2065,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     int r = a.rank;
     int32_t M = a.shape[r - 2], K = a.shape[r - 1], K2 = b.shape[r - 2], N = b.shape[r - 1];
     if (K != K2) {
-        diag_error(s->diag, loc, "%s shapes %s and %s do not match: the first's K (%d) must equal "
+        diag_error(s->diag, loc,
+                   "%s shapes %s and %s do not match: the first's K (%d) must equal "
                    "the second's K (%d)",
                    fname, shape_str(s, a), shape_str(s, b), K, K2);
         return sem_error();
@@ -2063,8 +2077,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
         return sem_error();
     }
     if (M < 16 || N < 16 || K < 16) {
-        diag_error(s->diag, loc, "%s needs M, N and K of at least 16, got M=%d N=%d K=%d", fname,
-                   M, N, K);
+        diag_error(s->diag, loc, "%s needs M, N and K of at least 16, got M=%d N=%d K=%d", fname, M,
+                   N, K);
         return sem_error();
     }
     /* Two fp8 formats may meet (e4m3 x e5m2), as in Triton. */
@@ -2075,22 +2089,17 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     }
     DType out;
     switch (a.dtype) {
-    case DT_I8:
-        out = DT_I32;
-        break;
+    case DT_I8: out = DT_I32; break;
     case DT_F16:
     case DT_BF16:
     case DT_F32:
     case DT_F8E4NV:
-    case DT_F8E5:
-        out = DT_F32;
-        break;
-    case DT_F64:
-        out = DT_F64;
-        break;
+    case DT_F8E5: out = DT_F32; break;
+    case DT_F64: out = DT_F64; break;
     default:
-        diag_error(s->diag, loc, "%s supports fp16, bf16, fp32, fp64, fp8 and int8 operands, got %s",
-                   fname, dtype_name(a.dtype));
+        diag_error(s->diag, loc,
+                   "%s supports fp16, bf16, fp32, fp64, fp8 and int8 operands, got %s", fname,
+                   dtype_name(a.dtype));
         return sem_error();
     }
     if (!arg_is_none(call, 6)) {
@@ -2100,7 +2109,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
         bool okd = od == out || (a.dtype == DT_F16 && od == DT_F16) ||
                    (a.dtype == DT_BF16 && od == DT_BF16);
         if (!okd) {
-            diag_error(s->diag, arg_loc(call, 6), "%s: out_dtype %s is not supported for %s "
+            diag_error(s->diag, arg_loc(call, 6),
+                       "%s: out_dtype %s is not supported for %s "
                        "operands",
                        fname, dtype_name(od), dtype_name(a.dtype));
             return sem_error();
@@ -2113,7 +2123,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
               (!strcmp(p->sem.cv.s, "tf32") || !strcmp(p->sem.cv.s, "tf32x3") ||
                !strcmp(p->sem.cv.s, "ieee")))) {
             if (!is_error(p->sem))
-                diag_error(s->diag, p->loc, "%s: input_precision must be \"tf32\", \"tf32x3\" "
+                diag_error(s->diag, p->loc,
+                           "%s: input_precision must be \"tf32\", \"tf32x3\" "
                            "or \"ieee\"",
                            fname);
             return sem_error();
@@ -2123,7 +2134,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     if (!arg_is_none(call, 4) && !const_bool_arg(s, call, 4, fname, "allow_tf32", &tf32))
         return sem_error();
     int64_t imprecise;
-    if (!arg_is_none(call, 5) && !const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
+    if (!arg_is_none(call, 5) &&
+        !const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
         return sem_error();
     Type rt = with_shape(out, false, a);
     rt.shape[r - 2] = M;
@@ -2156,12 +2168,12 @@ static bool int_tuple_arg(Sema *s, Expr *call, int i, const char *fname, const c
     if (!x || is_error(x->sem))
         return false;
     Sem v = x->sem;
-    int len = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE ? v.cv.tuple.n
-            : v.kind == SEM_TUPLE && !v.block_ptr && !v.tensor_desc ? v.nelems
-                                                          : -1;
+    int len = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE            ? v.cv.tuple.n
+              : v.kind == SEM_TUPLE && !v.block_ptr && !v.tensor_desc ? v.nelems
+                                                                      : -1;
     if (len < 0) {
-        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints, got %s", fname, what,
-                   sem_describe(s, v));
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints, got %s", fname,
+                   what, sem_describe(s, v));
         return false;
     }
     for (int k = 0; k < len; k++) {
@@ -2171,18 +2183,20 @@ static bool int_tuple_arg(Sema *s, Expr *call, int i, const char *fname, const c
         } else {
             Sem e = v.elems[k];
             ok = (e.kind == SEM_CONST && (e.cv.kind == CV_INT || e.cv.kind == CV_BOOL)) ||
-                 (e.kind == SEM_VALUE && e.type.rank == 0 && !e.type.is_ptr && dtype_is_int(e.type.dtype));
+                 (e.kind == SEM_VALUE && e.type.rank == 0 && !e.type.is_ptr &&
+                  dtype_is_int(e.type.dtype));
         }
         if (!ok) {
-            diag_error(s->diag, arg_loc(call, i), "%s's %s must be a tuple of ints; element %d is %s",
-                       fname, what, k,
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s's %s must be a tuple of ints; element %d is %s", fname, what, k,
                        v.kind == SEM_CONST ? "not an int" : sem_describe(s, v.elems[k]));
             return false;
         }
     }
     if (*n >= 0 && len != *n) {
-        diag_error(s->diag, arg_loc(call, i), "%s's %s has %d element%s; the block has %d dimensions",
-                   fname, what, len, len == 1 ? "" : "s", *n);
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s's %s has %d element%s; the block has %d dimensions", fname, what, len,
+                   len == 1 ? "" : "s", *n);
         return false;
     }
     *n = len;
@@ -2193,7 +2207,8 @@ static bool int_tuple_arg(Sema *s, Expr *call, int i, const char *fname, const c
 static Sem block_ptr_sem(Sema *s, Type block, ConstVal order)
 {
     int r = block.rank;
-    Sem bp = {.kind = SEM_TUPLE, .block_ptr = true, .type = block, .cv = order, .nelems = 1 + 3 * r};
+    Sem bp = {
+        .kind = SEM_TUPLE, .block_ptr = true, .type = block, .cv = order, .nelems = 1 + 3 * r};
     bp.elems = arena_alloc(s->a, (size_t)bp.nelems * sizeof(Sem));
     bp.elems[0] = sem_value(type_ptr(block.dtype));
     for (int d = 0; d < r; d++) {
@@ -2236,16 +2251,18 @@ static bool padding_arg(Sema *s, Expr *call, int i, const char *fname, DType dt,
     if (!p || arg_is_none(call, i))
         return true;
     bool str = p->sem.kind == SEM_CONST && p->sem.cv.kind == CV_STR;
-    if (!str || (strcmp(p->sem.cv.s, "") && strcmp(p->sem.cv.s, "zero") && strcmp(p->sem.cv.s, "nan"))) {
+    if (!str ||
+        (strcmp(p->sem.cv.s, "") && strcmp(p->sem.cv.s, "zero") && strcmp(p->sem.cv.s, "nan"))) {
         if (!is_error(p->sem))
-            diag_error(s->diag, arg_loc(call, i), "%s's padding_option must be \"zero\" or \"nan\", "
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s's padding_option must be \"zero\" or \"nan\", "
                        "got %s",
                        fname, sem_describe(s, p->sem));
         return false;
     }
     if (!strcmp(p->sem.cv.s, "nan") && !dtype_is_float(dt)) {
-        diag_error(s->diag, arg_loc(call, i), "%s: padding_option \"nan\" needs a float tile, got %s",
-                   fname, dtype_name(dt));
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s: padding_option \"nan\" needs a float tile, got %s", fname, dtype_name(dt));
         return false;
     }
     if (!strcmp(p->sem.cv.s, "nan"))
@@ -2267,7 +2284,8 @@ static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
     Expr *ord = arg(call, 5);
     if (!ord || is_error(ord->sem))
         return sem_error();
-    bool perm = ord->sem.kind == SEM_CONST && ord->sem.cv.kind == CV_TUPLE && ord->sem.cv.tuple.n == r;
+    bool perm =
+        ord->sem.kind == SEM_CONST && ord->sem.cv.kind == CV_TUPLE && ord->sem.cv.tuple.n == r;
     bool seen[TRIC_MAX_RANK] = {false};
     for (int d = 0; perm && d < r; d++) {
         const ConstVal *o = &ord->sem.cv.tuple.elems[d];
@@ -2276,7 +2294,8 @@ static Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
             seen[o->i] = true;
     }
     if (!perm) {
-        diag_error(s->diag, arg_loc(call, 5), "%s's order must be a constexpr permutation of 0..%d, "
+        diag_error(s->diag, arg_loc(call, 5),
+                   "%s's order must be a constexpr permutation of 0..%d, "
                    "got %s",
                    fname, r - 1, sem_describe(s, ord->sem));
         return sem_error();
@@ -2291,8 +2310,9 @@ static Sem advance_builtin(Sema *s, Expr *call, const char *fname)
     if (!b || is_error(b->sem))
         return sem_error();
     if (!is_block_ptr(b->sem)) {
-        diag_error(s->diag, arg_loc(call, 0), "%s needs a block pointer (tl.make_block_ptr), got %s",
-                   fname, sem_describe(s, b->sem));
+        diag_error(s->diag, arg_loc(call, 0),
+                   "%s needs a block pointer (tl.make_block_ptr), got %s", fname,
+                   sem_describe(s, b->sem));
         return sem_error();
     }
     int r = b->sem.type.rank;
@@ -2310,8 +2330,8 @@ static bool boundary_check_arg(Sema *s, Expr *call, int i, const char *fname, in
     if (is_error(v))
         return false;
     int n = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE ? v.cv.tuple.n
-          : v.kind == SEM_CONST && v.cv.kind == CV_INT   ? 1
-                                                          : -1;
+            : v.kind == SEM_CONST && v.cv.kind == CV_INT ? 1
+                                                         : -1;
     bool seen[TRIC_MAX_RANK] = {false};
     for (int k = 0; k < n; k++) {
         const ConstVal *d = v.cv.kind == CV_INT ? &v.cv : &v.cv.tuple.elems[k];
@@ -2322,7 +2342,8 @@ static bool boundary_check_arg(Sema *s, Expr *call, int i, const char *fname, in
         seen[d->i] = true;
     }
     if (n < 0) {
-        diag_error(s->diag, arg_loc(call, i), "%s's boundary_check must be a constexpr tuple of "
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s's boundary_check must be a constexpr tuple of "
                    "distinct dimensions below %d, got %s",
                    fname, r, sem_describe(s, v));
         return false;
@@ -2337,7 +2358,8 @@ static bool block_ptr_access_args(Sema *s, Expr *call, const char *fname, int ma
     int r = arg(call, 0)->sem.type.rank;
     for (int i = mask_i; i <= other_i; i++)
         if (!arg_is_none(call, i)) {
-            diag_error(s->diag, arg_loc(call, i), "%s: %s is not allowed with a block pointer; "
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s: %s is not allowed with a block pointer; "
                        "use boundary_check",
                        fname, i == mask_i ? "mask" : "other");
             return false;
@@ -2367,7 +2389,8 @@ static Sem block_ptr_store(Sema *s, Expr *call, const char *fname)
         return sem_error();
     }
     if (!broadcasts_to(v, bt)) {
-        diag_error(s->diag, arg_loc(call, 1), "%s's value of shape %s cannot be broadcast to the "
+        diag_error(s->diag, arg_loc(call, 1),
+                   "%s's value of shape %s cannot be broadcast to the "
                    "block pointer's shape %s",
                    fname, shape_str(s, v), shape_str(s, bt));
         return sem_error();
@@ -2391,19 +2414,22 @@ static Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
         return sem_error();
     int r = block.rank;
     if ((int64_t)block.shape[r - 1] * dtype_bytes(block.dtype) < 16) {
-        diag_error(s->diag, arg_loc(call, 3), "%s: the last block dimension must hold at least 16 "
+        diag_error(s->diag, arg_loc(call, 3),
+                   "%s: the last block dimension must hold at least 16 "
                    "bytes, got %d elements of %s",
                    fname, block.shape[r - 1], dtype_name(block.dtype));
         return sem_error();
     }
-    if (!int_tuple_arg(s, call, 1, fname, "shape", &r) || !int_tuple_arg(s, call, 2, fname, "strides", &r))
+    if (!int_tuple_arg(s, call, 1, fname, "shape", &r) ||
+        !int_tuple_arg(s, call, 2, fname, "strides", &r))
         return sem_error();
     Sem strides = arg(call, 2)->sem;
-    const ConstVal *last = strides.kind == SEM_CONST ? &strides.cv.tuple.elems[r - 1]
-                         : strides.elems[r - 1].kind == SEM_CONST ? &strides.elems[r - 1].cv
-                                                                  : NULL;
+    const ConstVal *last = strides.kind == SEM_CONST                ? &strides.cv.tuple.elems[r - 1]
+                           : strides.elems[r - 1].kind == SEM_CONST ? &strides.elems[r - 1].cv
+                                                                    : NULL;
     if (last && const_as_int(last) != 1) {
-        diag_error(s->diag, arg_loc(call, 2), "%s: the last dimension must be contiguous (stride "
+        diag_error(s->diag, arg_loc(call, 2),
+                   "%s: the last dimension must be contiguous (stride "
                    "1), got stride %lld",
                    fname, (long long)const_as_int(last));
         return sem_error();
@@ -2411,7 +2437,10 @@ static Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
     const char *pad;
     if (!padding_arg(s, call, 4, fname, block.dtype, &pad))
         return sem_error();
-    Sem d = {.kind = SEM_TUPLE, .tensor_desc = true, .type = block, .nelems = 1 + 2 * r,
+    Sem d = {.kind = SEM_TUPLE,
+             .tensor_desc = true,
+             .type = block,
+             .nelems = 1 + 2 * r,
              .cv = {.kind = CV_STR, .s = pad}};
     d.elems = arena_alloc(s->a, (size_t)d.nelems * sizeof(Sem));
     d.elems[0] = sem_value(type_ptr(block.dtype));
@@ -2428,7 +2457,8 @@ static Sem desc_access_builtin(Sema *s, Expr *call, Builtin b, const char *fname
     if (!d || is_error(d->sem))
         return sem_error();
     if (!is_tensor_desc(d->sem)) {
-        diag_error(s->diag, arg_loc(call, 0), "%s needs a tensor descriptor "
+        diag_error(s->diag, arg_loc(call, 0),
+                   "%s needs a tensor descriptor "
                    "(tl.make_tensor_descriptor), got %s",
                    fname, sem_describe(s, d->sem));
         return sem_error();
@@ -2443,7 +2473,8 @@ static Sem desc_access_builtin(Sema *s, Expr *call, Builtin b, const char *fname
     if (!value_arg(s, call, 2, fname, "value", &v))
         return sem_error();
     if (v.is_ptr || !broadcasts_to(v, bt)) {
-        diag_error(s->diag, arg_loc(call, 2), "%s's value must be numbers that broadcast to the "
+        diag_error(s->diag, arg_loc(call, 2),
+                   "%s's value must be numbers that broadcast to the "
                    "descriptor's block %s, got %s",
                    fname, shape_str(s, bt), tstr(s, v));
         return sem_error();
@@ -2462,7 +2493,8 @@ static Sem isinstance_builtin(Sema *s, Expr *call, const char *fname)
         return sem_const((ConstVal){.kind = CV_BOOL, .b = is_tensor_desc(obj->sem)});
     if (cls->sem.kind == SEM_BUILTIN && cls->sem.builtin == BI_CONSTEXPR)
         return sem_const((ConstVal){.kind = CV_BOOL, .b = obj->sem.kind == SEM_CONST});
-    diag_error(s->diag, arg_loc(call, 1), "%s: tric knows the classes tl.tensor_descriptor and "
+    diag_error(s->diag, arg_loc(call, 1),
+               "%s: tric knows the classes tl.tensor_descriptor and "
                "tl.constexpr, got %s",
                fname, sem_describe(s, cls->sem));
     return sem_error();
@@ -2490,7 +2522,8 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
                        fname, tstr(s, m));
             ok = false;
         } else if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 1), "%s's mask of shape %s cannot be broadcast to "
+            diag_error(s->diag, arg_loc(call, 1),
+                       "%s's mask of shape %s cannot be broadcast to "
                        "the pointer's shape %s",
                        fname, shape_str(s, m), shape_str(s, p));
             ok = false;
@@ -2505,7 +2538,8 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
                        tstr(s, o));
             ok = false;
         } else if (!broadcasts_to(o, p)) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's other of shape %s cannot be broadcast to "
+            diag_error(s->diag, arg_loc(call, 2),
+                       "%s's other of shape %s cannot be broadcast to "
                        "the pointer's shape %s",
                        fname, shape_str(s, o), shape_str(s, p));
             ok = false;
@@ -2518,7 +2552,8 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
     }
     for (int i = 3; i <= 4; i++) {
         if (!arg_is_none(call, i)) {
-            diag_error(s->diag, arg_loc(call, i), "%s: %s applies to block pointers "
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s: %s applies to block pointers "
                        "(tl.make_block_ptr), not to a pointer or a block of pointers",
                        fname, i == 3 ? "boundary_check" : "padding_option");
             ok = false;
@@ -2526,8 +2561,7 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
     }
     for (int i = 5; i <= 6; i++) {
         Expr *x = arg(call, i);
-        if (x && !arg_is_none(call, i) &&
-            !(x->sem.kind == SEM_CONST && x->sem.cv.kind == CV_STR)) {
+        if (x && !arg_is_none(call, i) && !(x->sem.kind == SEM_CONST && x->sem.cv.kind == CV_STR)) {
             if (!is_error(x->sem))
                 diag_error(s->diag, x->loc, "%s's %s must be a constexpr string", fname,
                            i == 5 ? "cache_modifier" : "eviction_policy");
@@ -2559,7 +2593,8 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
         return sem_error();
     }
     if (!broadcasts_to(v, p)) {
-        diag_error(s->diag, arg_loc(call, 1), "%s's value of shape %s cannot be broadcast to the "
+        diag_error(s->diag, arg_loc(call, 1),
+                   "%s's value of shape %s cannot be broadcast to the "
                    "pointer's shape %s",
                    fname, shape_str(s, v), shape_str(s, p));
         return sem_error();
@@ -2574,14 +2609,16 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
             return sem_error();
         }
         if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's mask of shape %s cannot be broadcast to "
+            diag_error(s->diag, arg_loc(call, 2),
+                       "%s's mask of shape %s cannot be broadcast to "
                        "the pointer's shape %s",
                        fname, shape_str(s, m), shape_str(s, p));
             return sem_error();
         }
     }
     if (!arg_is_none(call, 3)) {
-        diag_error(s->diag, arg_loc(call, 3), "%s: boundary_check applies to block pointers "
+        diag_error(s->diag, arg_loc(call, 3),
+                   "%s: boundary_check applies to block pointers "
                    "(tl.make_block_ptr), not to a pointer or a block of pointers",
                    fname);
         return sem_error();
@@ -2637,19 +2674,22 @@ static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     bool ok = true;
     if (cas) {
         if (bits != 16 && bits != 32 && bits != 64) {
-            diag_error(s->diag, arg_loc(call, 0), "%s supports elements of 16, 32 or 64 bits, got %s",
-                       fname, dtype_name(dt));
+            diag_error(s->diag, arg_loc(call, 0),
+                       "%s supports elements of 16, 32 or 64 bits, got %s", fname, dtype_name(dt));
             return sem_error();
         }
     } else if ((dt == DT_F16 || dt == DT_BF16) && b != BI_ATOMIC_ADD) {
-        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s (only atomic_add does)", fname,
-                   dtype_name(dt));
+        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s (only atomic_add does)",
+                   fname, dtype_name(dt));
         return sem_error();
     } else if (bits < 16 || dt == DT_I16 || dt == DT_U16) {
-        diag_error(s->diag, arg_loc(call, 0), "%s does not support %s elements (32- and 64-bit "
-                   "ints and floats; fp16 and bf16 for atomic_add)", fname, dtype_name(dt));
+        diag_error(s->diag, arg_loc(call, 0),
+                   "%s does not support %s elements (32- and 64-bit "
+                   "ints and floats; fp16 and bf16 for atomic_add)",
+                   fname, dtype_name(dt));
         return sem_error();
-    } else if (dtype_is_float(dt) && (b == BI_ATOMIC_AND || b == BI_ATOMIC_OR || b == BI_ATOMIC_XOR)) {
+    } else if (dtype_is_float(dt) &&
+               (b == BI_ATOMIC_AND || b == BI_ATOMIC_OR || b == BI_ATOMIC_XOR)) {
         diag_error(s->diag, arg_loc(call, 0), "%s needs integer elements, got %s", fname,
                    dtype_name(dt));
         return sem_error();
@@ -2665,7 +2705,8 @@ static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
                        tstr(s, v));
             ok = false;
         } else if (!broadcasts_to(v, p)) {
-            diag_error(s->diag, arg_loc(call, i), "%s's %s of shape %s cannot be broadcast to the "
+            diag_error(s->diag, arg_loc(call, i),
+                       "%s's %s of shape %s cannot be broadcast to the "
                        "pointer's shape %s",
                        fname, what, shape_str(s, v), shape_str(s, p));
             ok = false;
@@ -2680,7 +2721,8 @@ static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
                        fname, tstr(s, m));
             ok = false;
         } else if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's mask of shape %s cannot be broadcast to "
+            diag_error(s->diag, arg_loc(call, 2),
+                       "%s's mask of shape %s cannot be broadcast to "
                        "the pointer's shape %s",
                        fname, shape_str(s, m), shape_str(s, p));
             ok = false;
@@ -2708,8 +2750,7 @@ static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     if (!reject_fp8(s, arg_loc(call, 0), fname, t))
         return sem_error();
     switch (b) {
-    case BI_ABS:
-        return sem_value(t);
+    case BI_ABS: return sem_value(t);
     case BI_SIGMOID:
         if (!dtype_is_float(t.dtype)) {
             diag_error(s->diag, arg_loc(call, 0), "%s needs a float input, got %s", fname,
@@ -2720,7 +2761,8 @@ static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     default:
         /* Triton's math functions are @_check_dtype(dtypes=["fp32", "fp64"]). */
         if (t.dtype != DT_F32 && t.dtype != DT_F64) {
-            diag_error(s->diag, arg_loc(call, 0), "%s needs fp32 or fp64 input (as in Triton), "
+            diag_error(s->diag, arg_loc(call, 0),
+                       "%s needs fp32 or fp64 input (as in Triton), "
                        "got %s; convert with .to(tl.float32)",
                        fname, tstr(s, t));
             return sem_error();
@@ -2756,8 +2798,8 @@ static Sem elementwise2(Sema *s, Expr *call, const char *fname, int i0, int i1, 
     const char *why = "";
     if (!computation_type(tx.dtype, x->sem.kind == SEM_CONST, ty.dtype, y->sem.kind == SEM_CONST,
                           false, &ct, &why)) {
-        diag_error(s->diag, callee_loc(call), "%s cannot combine %s and %s: %s", fname,
-                   tstr(s, tx), tstr(s, ty), why);
+        diag_error(s->diag, callee_loc(call), "%s cannot combine %s and %s: %s", fname, tstr(s, tx),
+                   tstr(s, ty), why);
         return sem_error();
     }
     if (floats_only && !dtype_is_float(ct)) {
@@ -2798,13 +2840,15 @@ static bool cast_target_arg(Sema *s, Expr *call, int i, const char *fname, Type 
 static bool pointer_cast_ok(Sema *s, Expr *call, const char *fname, Type from, Type to)
 {
     if (from.is_ptr && !to.is_ptr && to.dtype != DT_I64 && to.dtype != DT_I1) {
-        diag_error(s->diag, arg_loc(call, 1), "%s: a pointer (%s) converts only to int64, int1 or "
+        diag_error(s->diag, arg_loc(call, 1),
+                   "%s: a pointer (%s) converts only to int64, int1 or "
                    "a pointer type, not %s",
                    fname, tstr(s, from), dtype_name(to.dtype));
         return false;
     }
     if (!from.is_ptr && to.is_ptr && from.dtype != DT_I64 && from.dtype != DT_U64) {
-        diag_error(s->diag, arg_loc(call, 0), "%s: only an int64 converts to a pointer (%s), got "
+        diag_error(s->diag, arg_loc(call, 0),
+                   "%s: only an int64 converts to a pointer (%s), got "
                    "%s; convert it with .to(tl.int64) first",
                    fname, tstr(s, to), tstr(s, from));
         return false;
@@ -2831,7 +2875,8 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
             return sem_error();
         }
         if (!bitcast && !target.is_ptr && dtype_is_fp8(to) && !strcmp(r->sem.cv.s, "rtz")) {
-            diag_error(s->diag, r->loc, "%s: fp_downcast_rounding=\"rtz\" to %s is not supported; "
+            diag_error(s->diag, r->loc,
+                       "%s: fp_downcast_rounding=\"rtz\" to %s is not supported; "
                        "fp8 conversions round to nearest even (\"rtne\")",
                        fname, dtype_name(to));
             return sem_error();
@@ -2843,7 +2888,8 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
         return sem_value(with_shape(to, target.is_ptr, t));
     }
     if (bitcast && dtype_bits(t.dtype) != dtype_bits(to)) {
-        diag_error(s->diag, arg_loc(call, 1), "%s: bitcast needs types of one width, %s is %d "
+        diag_error(s->diag, arg_loc(call, 1),
+                   "%s: bitcast needs types of one width, %s is %d "
                    "bits and %s is %d",
                    fname, dtype_name(t.dtype), dtype_bits(t.dtype), dtype_name(to), dtype_bits(to));
         return sem_error();
@@ -2854,13 +2900,15 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
          * through a float, or keep the bits with bitcast=True. */
         DType other = dtype_is_fp8(t.dtype) ? to : t.dtype;
         if (dtype_is_int(other)) {
-            diag_error(s->diag, arg_loc(call, 1), "%s: no conversion between %s and %s; convert "
+            diag_error(s->diag, arg_loc(call, 1),
+                       "%s: no conversion between %s and %s; convert "
                        "through tl.float32 (or use bitcast=True to keep the bits)",
                        fname, dtype_name(t.dtype), dtype_name(to));
             return sem_error();
         }
         if (t.dtype == DT_F64) {
-            diag_error(s->diag, arg_loc(call, 1), "%s: no conversion from float64 to %s; convert "
+            diag_error(s->diag, arg_loc(call, 1),
+                       "%s: no conversion from float64 to %s; convert "
                        "to tl.float32 first",
                        fname, dtype_name(to));
             return sem_error();
@@ -2895,7 +2943,8 @@ static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "can_reorder", &reorder))
             return sem_error();
         if (type_numel(shape) != type_numel(t)) {
-            diag_error(s->diag, callee_loc(call), "%s cannot reshape %s (%lld elements) to %s "
+            diag_error(s->diag, callee_loc(call),
+                       "%s cannot reshape %s (%lld elements) to %s "
                        "(%lld elements)",
                        fname, shape_str(s, t), (long long)type_numel(t), shape_str(s, shape),
                        (long long)type_numel(shape));
@@ -2934,8 +2983,8 @@ static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         }
         if (arg_is_none(call, 1)) {
             if (b == BI_PERMUTE || t.rank != 2) {
-                diag_error(s->diag, callee_loc(call), "%s needs dims for a block of rank %d",
-                           fname, t.rank);
+                diag_error(s->diag, callee_loc(call), "%s needs dims for a block of rank %d", fname,
+                           t.rank);
                 return sem_error();
             }
             perm[0] = 1, perm[1] = 0;
@@ -2965,8 +3014,7 @@ static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             r.shape[i] = t.shape[perm[i]];
         return sem_value(r);
     }
-    default:
-        return sem_error();
+    default: return sem_error();
     }
 }
 
@@ -3020,7 +3068,8 @@ static Sem minmax_py(Sema *s, Expr *call, Builtin b)
         return sem_const(best);
     }
     if (call->call.nargs != 2) {
-        diag_error(s->diag, callee_loc(call), "%s on run-time values takes 2 arguments but %d %s "
+        diag_error(s->diag, callee_loc(call),
+                   "%s on run-time values takes 2 arguments but %d %s "
                    "given",
                    fname, call->call.nargs, plural(call->call.nargs, "was", "were"));
         return sem_error();
@@ -3045,7 +3094,8 @@ static bool propagate_nan_arg(Sema *s, Expr *call, int i, const char *fname)
         (cv.kind == CV_BOOL ||
          (cv.kind == CV_INT && (cv.i == PROPAGATE_NAN_ALL || cv.i == PROPAGATE_NAN_NONE))))
         return true;
-    diag_error(s->diag, arg_loc(call, i), "%s's propagate_nan must be tl.PropagateNan.ALL or "
+    diag_error(s->diag, arg_loc(call, i),
+               "%s's propagate_nan must be tl.PropagateNan.ALL or "
                "tl.PropagateNan.NONE, got %s",
                fname, sem_describe(s, p->sem));
     return false;
@@ -3099,9 +3149,9 @@ static Sem swizzle2d_builtin(Sema *s, Expr *call, const char *fname)
         if (is_error(a[i]))
             return sem_error();
         Type t;
-        bool number = a[i].kind == SEM_CONST ? (a[i].cv.kind == CV_INT || a[i].cv.kind == CV_BOOL)
-                                             : operand_type(a[i], &t) && !t.is_ptr &&
-                                                   dtype_is_int(t.dtype);
+        bool number = a[i].kind == SEM_CONST
+                          ? (a[i].cv.kind == CV_INT || a[i].cv.kind == CV_BOOL)
+                          : operand_type(a[i], &t) && !t.is_ptr && dtype_is_int(t.dtype);
         if (!number) {
             diag_error(s->diag, arg_loc(call, i), "%s's arguments must be integers, got %s", fname,
                        sem_describe(s, a[i]));
@@ -3171,7 +3221,8 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
             return v;
     } else {
         if (!dtype_is_float(t.dtype)) {
-            diag_error(s->diag, arg_loc(call, 0), "%s needs a float argument, got %s; convert "
+            diag_error(s->diag, arg_loc(call, 0),
+                       "%s needs a float argument, got %s; convert "
                        "with .to(tl.float32)",
                        fname, tstr(s, t));
             return sem_error();
@@ -3194,8 +3245,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     if (!bind_builtin_args(s, call, b, receiver))
         return sem_error();
     settle_synthetic(s, call);
-    const char *fname = receiver ? callee_display(s, call, b)
-                                 : arena_printf(s->a, "%s()", builtin_name(b));
+    const char *fname =
+        receiver ? callee_display(s, call, b) : arena_printf(s->a, "%s()", builtin_name(b));
     if (call->call.fn->kind == EX_NAME || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
         fname = callee_display(s, call, b);
     switch (b) {
@@ -3226,7 +3277,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             *(i ? &hi : &lo) = v.cv.i;
         }
         if (hi <= lo) {
-            diag_error(s->diag, callee_loc(call), "arange's end (%lld) must be greater than its "
+            diag_error(s->diag, callee_loc(call),
+                       "arange's end (%lld) must be greater than its "
                        "start (%lld)",
                        (long long)hi, (long long)lo);
             return sem_error();
@@ -3241,7 +3293,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             return sem_error();
         }
         if (hi - lo > MAX_BLOCK_NUMEL) {
-            diag_error(s->diag, callee_loc(call), "arange's range %lld exceeds the %d elements a "
+            diag_error(s->diag, callee_loc(call),
+                       "arange's range %lld exceeds the %d elements a "
                        "block may hold",
                        (long long)(hi - lo), MAX_BLOCK_NUMEL);
             return sem_error();
@@ -3309,8 +3362,9 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
          * fp8 arithmetic's rounding: an error, as elsewhere). */
         Expr *xe = arg(call, 1), *ye = arg(call, 2);
         Sem v;
-        if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE && !xe->sem.type.is_ptr &&
-            dtype_is_fp8(xe->sem.type.dtype) && xe->sem.type.dtype == ye->sem.type.dtype) {
+        if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE &&
+            !xe->sem.type.is_ptr && dtype_is_fp8(xe->sem.type.dtype) &&
+            xe->sem.type.dtype == ye->sem.type.dtype) {
             Type xy;
             if (!broadcast(s, callee_loc(call), xe->sem.type, ye->sem.type, &xy))
                 return sem_error();
@@ -3329,28 +3383,27 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         v.compute_dtype = cd;
         return v;
     }
-    case BI_MAKE_BLOCK_PTR:
-        return make_block_ptr_builtin(s, call, fname);
-    case BI_ADVANCE:
-        return advance_builtin(s, call, fname);
-    case BI_MAKE_TENSOR_DESC:
-        return make_tensor_desc_builtin(s, call, fname);
+    case BI_MAKE_BLOCK_PTR: return make_block_ptr_builtin(s, call, fname);
+    case BI_ADVANCE: return advance_builtin(s, call, fname);
+    case BI_MAKE_TENSOR_DESC: return make_tensor_desc_builtin(s, call, fname);
     case BI_DESC_LOAD:
-    case BI_DESC_STORE:
-        return desc_access_builtin(s, call, b, fname);
-    case BI_ISINSTANCE:
-        return isinstance_builtin(s, call, fname);
+    case BI_DESC_STORE: return desc_access_builtin(s, call, b, fname);
+    case BI_ISINSTANCE: return isinstance_builtin(s, call, fname);
     case BI_TENSOR_DESC_TYPE:
-        diag_error(s->diag, callee_loc(call), "tl.tensor_descriptor is a type for isinstance; make "
+        diag_error(s->diag, callee_loc(call),
+                   "tl.tensor_descriptor is a type for isinstance; make "
                    "a descriptor with tl.make_tensor_descriptor");
         return sem_error();
-    case BI_LOAD:
-        return load_builtin(s, call, fname);
-    case BI_STORE:
-        return store_builtin(s, call, fname);
-    case BI_ATOMIC_ADD: case BI_ATOMIC_MAX: case BI_ATOMIC_MIN: case BI_ATOMIC_AND:
-    case BI_ATOMIC_OR: case BI_ATOMIC_XOR: case BI_ATOMIC_XCHG: case BI_ATOMIC_CAS:
-        return atomic_builtin(s, call, b, fname);
+    case BI_LOAD: return load_builtin(s, call, fname);
+    case BI_STORE: return store_builtin(s, call, fname);
+    case BI_ATOMIC_ADD:
+    case BI_ATOMIC_MAX:
+    case BI_ATOMIC_MIN:
+    case BI_ATOMIC_AND:
+    case BI_ATOMIC_OR:
+    case BI_ATOMIC_XOR:
+    case BI_ATOMIC_XCHG:
+    case BI_ATOMIC_CAS: return atomic_builtin(s, call, b, fname);
     case BI_TO_TENSOR: {
         /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
          * float fp32; a bool int1. A run-time value stays as it is. */
@@ -3361,7 +3414,9 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             return v;
         if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
             int64_t x = v.cv.i;
-            DType d = x >= INT32_MIN && x <= INT32_MAX ? DT_I32 : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32 : DT_I64;
+            DType d = x >= INT32_MIN && x <= INT32_MAX     ? DT_I32
+                      : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32
+                                                           : DT_I64;
             return sem_value(type_scalar(d));
         }
         if (v.kind == SEM_CONST && v.cv.kind == CV_FLOAT)
@@ -3369,24 +3424,31 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         if (v.kind == SEM_CONST && v.cv.kind == CV_BOOL)
             return sem_value(type_scalar(DT_I1));
         if (!is_error(v))
-            diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname, sem_describe(s, v));
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname,
+                       sem_describe(s, v));
         return sem_error();
     }
-    case BI_DOT:
-        return dot_builtin(s, call, fname);
+    case BI_DOT: return dot_builtin(s, call, fname);
     case BI_SUM:
     case BI_MAX:
     case BI_MIN:
     case BI_ARGMAX:
-    case BI_ARGMIN:
-        return reduce_builtin(s, call, b, fname);
+    case BI_ARGMIN: return reduce_builtin(s, call, b, fname);
     case BI_CUMSUM:
     case BI_CUMPROD:
-    case BI_ASSOCIATIVE_SCAN:
-        return scan_builtin(s, call, b, fname);
-    case BI_EXP: case BI_EXP2: case BI_LOG: case BI_LOG2: case BI_SQRT: case BI_RSQRT:
-    case BI_ABS: case BI_SIN: case BI_COS: case BI_FLOOR: case BI_CEIL: case BI_SIGMOID:
-        return math_builtin(s, call, b, fname);
+    case BI_ASSOCIATIVE_SCAN: return scan_builtin(s, call, b, fname);
+    case BI_EXP:
+    case BI_EXP2:
+    case BI_LOG:
+    case BI_LOG2:
+    case BI_SQRT:
+    case BI_RSQRT:
+    case BI_ABS:
+    case BI_SIN:
+    case BI_COS:
+    case BI_FLOOR:
+    case BI_CEIL:
+    case BI_SIGMOID: return math_builtin(s, call, b, fname);
     case BI_FMA: {
         Sem xy = elementwise2(s, call, fname, 0, 1, true, false);
         if (is_error(xy))
@@ -3409,17 +3471,14 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         v.compute_dtype = ct;
         return v;
     }
-    case BI_UMULHI:
-        return elementwise2(s, call, fname, 0, 1, false, true);
-    case BI_CAST:
-        return cast_builtin(s, call, fname);
+    case BI_UMULHI: return elementwise2(s, call, fname, 0, 1, false, true);
+    case BI_CAST: return cast_builtin(s, call, fname);
     case BI_BROADCAST_TO:
     case BI_RESHAPE:
     case BI_VIEW:
     case BI_EXPAND_DIMS:
     case BI_TRANS:
-    case BI_PERMUTE:
-        return shape_builtin(s, call, b, fname);
+    case BI_PERMUTE: return shape_builtin(s, call, b, fname);
     case BI_MULTIPLE_OF:
     case BI_MAX_CONTIGUOUS: {
         Type t;
@@ -3437,7 +3496,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         }
         if (!ok) {
             if (!is_error(vs))
-                diag_error(s->diag, v->loc, "%s's values must be a positive constexpr int (or one "
+                diag_error(s->diag, v->loc,
+                           "%s's values must be a positive constexpr int (or one "
                            "per dimension)",
                            fname);
             return sem_error();
@@ -3449,7 +3509,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         if (is_error(c->sem))
             return sem_error();
         if (c->sem.kind != SEM_CONST) {
-            diag_error(s->diag, c->loc, "static_assert's condition must be a constexpr, got %s "
+            diag_error(s->diag, c->loc,
+                       "static_assert's condition must be a constexpr, got %s "
                        "(use tl.device_assert for run-time checks)",
                        sem_describe(s, c->sem));
             return sem_error();
@@ -3464,8 +3525,7 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         }
         return sem_void();
     }
-    case BI_STATIC_PRINT:
-        return sem_void();
+    case BI_STATIC_PRINT: return sem_void();
     case BI_DEVICE_ASSERT: {
         Expr *c = arg(call, 0);
         Type t;
@@ -3517,12 +3577,9 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             return sem_error();
         return sem_type(type_ptr(dt));
     }
-    case BI_SWIZZLE2D:
-        return swizzle2d_builtin(s, call, fname);
-    case BI_CLAMP:
-        return clamp_builtin(s, call, fname);
-    case BI_DEBUG_BARRIER:
-        return sem_void();
+    case BI_SWIZZLE2D: return swizzle2d_builtin(s, call, fname);
+    case BI_CLAMP: return clamp_builtin(s, call, fname);
+    case BI_DEBUG_BARRIER: return sem_void();
     case BI_LIBDEVICE1:
     case BI_LIBDEVICE2:
         return libdevice_builtin(s, call, (LibdeviceFn)call->call.fn->sem.libdevice_fn, fname);
@@ -3556,8 +3613,8 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
                 return sem_float(neg ? -INFINITY : INFINITY);
             if (!strcmp(p, "nan"))
                 return sem_float(NAN);
-            diag_error(s->diag, arg_loc(call, 0), "float(): could not convert string to float: '%s'",
-                       cv.s);
+            diag_error(s->diag, arg_loc(call, 0),
+                       "float(): could not convert string to float: '%s'", cv.s);
             return sem_error();
         } else if (const_is_number(&cv)) {
             if (b == BI_INT_PY) {
@@ -3577,8 +3634,7 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     }
     case BI_MIN_PY:
     case BI_MAX_PY:
-    case BI_COUNT:
-        break;
+    case BI_COUNT: break;
     }
     TRIC_INTERNAL(s->diag, "builtin_call: unhandled builtin %s", builtin_name(b));
     return sem_error();
@@ -3608,9 +3664,19 @@ static Sem bit_length_call(Sema *s, Expr *e)
  * FlagGems' get_dtype_min/get_dtype_max branch on. */
 static bool is_dtype_predicate(const char *name)
 {
-    static const char *const names[] = {"is_floating", "is_int", "is_int_signed", "is_int_unsigned",
-                                        "is_bool", "is_fp8", "is_fp16", "is_bf16", "is_fp32",
-                                        "is_fp64", "is_ptr", "is_block", "is_standard_floating"};
+    static const char *const names[] = {"is_floating",
+                                        "is_int",
+                                        "is_int_signed",
+                                        "is_int_unsigned",
+                                        "is_bool",
+                                        "is_fp8",
+                                        "is_fp16",
+                                        "is_bf16",
+                                        "is_fp32",
+                                        "is_fp64",
+                                        "is_ptr",
+                                        "is_block",
+                                        "is_standard_floating"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i]))
             return true;
@@ -3624,8 +3690,10 @@ static Sem dtype_predicate_call(Sema *s, Expr *e)
     if (is_error(x))
         return x;
     if (x.kind != SEM_CONST || (x.cv.kind != CV_DTYPE && x.cv.kind != CV_TYPE)) {
-        diag_error(s->diag, e->call.fn->attr.name_loc, "%s() needs a dtype (x.dtype, tl.float16), "
-                   "got %s", name, sem_describe(s, x));
+        diag_error(s->diag, e->call.fn->attr.name_loc,
+                   "%s() needs a dtype (x.dtype, tl.float16), "
+                   "got %s",
+                   name, sem_describe(s, x));
         return sem_error();
     }
     Type t = x.cv.kind == CV_TYPE ? x.cv.type : type_scalar(x.cv.dtype);
@@ -3684,8 +3752,9 @@ static Sem call_expr(Sema *s, Expr *e)
         if (!args_ok)
             return sem_error();
         Expr *receiver = NULL;
-        if (fn->kind == EX_ATTR && (fn->attr.obj->sem.kind == SEM_VALUE ||
-                                    (fn->attr.obj->sem.kind == SEM_TUPLE && fn->attr.obj->sem.tensor_desc)))
+        if (fn->kind == EX_ATTR &&
+            (fn->attr.obj->sem.kind == SEM_VALUE ||
+             (fn->attr.obj->sem.kind == SEM_TUPLE && fn->attr.obj->sem.tensor_desc)))
             receiver = fn->attr.obj;
         return builtin_call(s, e, (Builtin)f.builtin, receiver);
     }
@@ -3708,59 +3777,34 @@ static Sem expr(Sema *s, Expr *e)
         return sem_error();
     Sem r;
     switch (e->kind) {
-    case EX_INT:
-        r = sem_int(e->ival);
-        break;
-    case EX_FLOAT:
-        r = sem_float(e->fval);
-        break;
-    case EX_BOOL:
-        r = sem_bool(e->bval);
-        break;
-    case EX_NONE:
-        r = sem_const((ConstVal){.kind = CV_NONE});
-        break;
-    case EX_STR:
-        r = sem_const((ConstVal){.kind = CV_STR, .s = e->str ? e->str : ""});
-        break;
-    case EX_NAME:
-        r = name_expr(s, e);
-        break;
-    case EX_ATTR:
-        r = attr_expr(s, e);
-        break;
-    case EX_CALL:
-        r = call_expr(s, e);
-        break;
-    case EX_SUBSCRIPT:
-        r = subscript_expr(s, e);
-        break;
+    case EX_INT: r = sem_int(e->ival); break;
+    case EX_FLOAT: r = sem_float(e->fval); break;
+    case EX_BOOL: r = sem_bool(e->bval); break;
+    case EX_NONE: r = sem_const((ConstVal){.kind = CV_NONE}); break;
+    case EX_STR: r = sem_const((ConstVal){.kind = CV_STR, .s = e->str ? e->str : ""}); break;
+    case EX_NAME: r = name_expr(s, e); break;
+    case EX_ATTR: r = attr_expr(s, e); break;
+    case EX_CALL: r = call_expr(s, e); break;
+    case EX_SUBSCRIPT: r = subscript_expr(s, e); break;
     case EX_SLICE:
         diag_error(s->diag, e->loc, "a slice is only allowed inside [ ]");
         r = sem_error();
         break;
     case EX_TUPLE:
-    case EX_LIST:
-        r = tuple_expr(s, e);
-        break;
+    case EX_LIST: r = tuple_expr(s, e); break;
     case EX_DICT:
         diag_error(s->diag, e->loc, "dicts are not supported in kernels");
         r = sem_error();
         break;
     case EX_LAMBDA:
-        diag_error(s->diag, e->loc, "'lambda' is only supported in @triton.heuristics values; "
+        diag_error(s->diag, e->loc,
+                   "'lambda' is only supported in @triton.heuristics values; "
                    "define a @triton.jit helper function instead");
         r = sem_error();
         break;
-    case EX_BINARY:
-        r = binary_expr(s, e);
-        break;
-    case EX_UNARY:
-        r = unary_expr(s, e);
-        break;
-    case EX_TERNARY:
-        r = ternary_expr(s, e);
-        break;
+    case EX_BINARY: r = binary_expr(s, e); break;
+    case EX_UNARY: r = unary_expr(s, e); break;
+    case EX_TERNARY: r = ternary_expr(s, e); break;
     default:
         diag_error(s->diag, e->loc, "unsupported expression");
         r = sem_error();
@@ -3811,9 +3855,7 @@ static void collect_assigned(Sema *s, NameSet *ns, const Block *b)
             for (int k = 0; k < st->assign.ntargets; k++)
                 collect_target(s, ns, st->assign.targets[k]);
             break;
-        case ST_AUGASSIGN:
-            collect_target(s, ns, st->aug.target);
-            break;
+        case ST_AUGASSIGN: collect_target(s, ns, st->aug.target); break;
         case ST_IF:
             collect_assigned(s, ns, &st->if_.then);
             collect_assigned(s, ns, &st->if_.els);
@@ -3822,11 +3864,8 @@ static void collect_assigned(Sema *s, NameSet *ns, const Block *b)
             collect_target(s, ns, st->for_.target);
             collect_assigned(s, ns, &st->for_.body);
             break;
-        case ST_WHILE:
-            collect_assigned(s, ns, &st->while_.body);
-            break;
-        default:
-            break;
+        case ST_WHILE: collect_assigned(s, ns, &st->while_.body); break;
+        default: break;
         }
     }
 }
@@ -3877,18 +3916,16 @@ static void assign_target(Sema *s, Expr *t, Sem v, SrcLoc value_loc)
                 assign_target(s, t->list.elts[i], v.elems[i], value_loc);
             return;
         }
-        diag_error(s->diag, t->loc, "cannot unpack %s (only tuples unpack)",
-                   sem_describe(s, v));
+        diag_error(s->diag, t->loc, "cannot unpack %s (only tuples unpack)", sem_describe(s, v));
         for (int i = 0; i < t->list.n; i++)
             assign_target(s, t->list.elts[i], sem_error(), value_loc);
         return;
     case EX_SUBSCRIPT:
-        diag_error(s->diag, t->loc, "assigning to an element of a block is not supported (blocks "
+        diag_error(s->diag, t->loc,
+                   "assigning to an element of a block is not supported (blocks "
                    "are values); build a new block, e.g. with tl.where");
         return;
-    default:
-        diag_error(s->diag, t->loc, "cannot assign to this expression");
-        return;
+    default: diag_error(s->diag, t->loc, "cannot assign to this expression"); return;
     }
 }
 
@@ -4012,7 +4049,8 @@ static void for_stmt(Sema *s, Stmt *st)
     if (!it || it->kind != EX_CALL) {
         if (it)
             expr(s, it);
-        diag_error(s->diag, it ? it->loc : st->loc, "for loops iterate over range(...), "
+        diag_error(s->diag, it ? it->loc : st->loc,
+                   "for loops iterate over range(...), "
                    "tl.range(...) or tl.static_range(...)");
         for_body_fallback(s, st);
         return;
@@ -4024,7 +4062,8 @@ static void for_stmt(Sema *s, Stmt *st)
         return;
     }
     if (f.kind != SEM_BUILTIN || (f.builtin != BI_RANGE && f.builtin != BI_STATIC_RANGE)) {
-        diag_error(s->diag, it->loc, "for loops iterate over range(...), tl.range(...) or "
+        diag_error(s->diag, it->loc,
+                   "for loops iterate over range(...), tl.range(...) or "
                    "tl.static_range(...)");
         for_body_fallback(s, st);
         return;
@@ -4034,7 +4073,7 @@ static void for_stmt(Sema *s, Stmt *st)
         return;
     }
     Builtin b = (Builtin)f.builtin;
-    if (!args_ok || !bind_builtin_args(s, it, b, NULL) ) {
+    if (!args_ok || !bind_builtin_args(s, it, b, NULL)) {
         for_body_fallback(s, st);
         return;
     }
@@ -4047,8 +4086,9 @@ static void for_stmt(Sema *s, Stmt *st)
     if (b == BI_RANGE) {
         for (int i = 3; i <= 4; i++) {
             int64_t v;
-            if (!arg_is_none(it, i) && !const_int_arg(s, it, i, "range()",
-                                                      i == 3 ? "num_stages" : "loop_unroll_factor", &v))
+            if (!arg_is_none(it, i) &&
+                !const_int_arg(s, it, i, "range()", i == 3 ? "num_stages" : "loop_unroll_factor",
+                               &v))
                 return;
         }
     }
@@ -4071,7 +4111,8 @@ static void for_stmt(Sema *s, Stmt *st)
         else if (step < 0 && lo > hi)
             n = (lo - hi - step - 1) / -step;
         if (n > MAX_STATIC_UNROLL) {
-            diag_error(s->diag, it->loc, "static_range would unroll %lld iterations; the limit is "
+            diag_error(s->diag, it->loc,
+                       "static_range would unroll %lld iterations; the limit is "
                        "%d",
                        (long long)n, MAX_STATIC_UNROLL);
             return;
@@ -4209,13 +4250,15 @@ static void return_stmt(Sema *s, Stmt *st, bool tail)
     bool none = v.kind == SEM_CONST && v.cv.kind == CV_NONE;
     if (fn->is_kernel) {
         if (!none) {
-            diag_error(s->diag, st->ret.value->loc, "a kernel cannot return a value (write results "
+            diag_error(s->diag, st->ret.value->loc,
+                       "a kernel cannot return a value (write results "
                        "with tl.store)");
         }
         return;
     }
     if (!tail) {
-        diag_error(s->diag, st->loc, "a helper may return only as the last statement of its body "
+        diag_error(s->diag, st->loc,
+                   "a helper may return only as the last statement of its body "
                    "(tric inlines helpers)");
         return;
     }
@@ -4228,16 +4271,15 @@ static void stmt(Sema *s, Stmt *st, bool tail)
     if (!st)
         return;
     switch (st->kind) {
-    case ST_EXPR:
-        expr(s, st->expr.value);
-        break;
+    case ST_EXPR: expr(s, st->expr.value); break;
     case ST_ASSIGN: {
         Sem v = expr(s, st->assign.value);
         if (st->assign.annotation) {
             Sem a = expr(s, st->assign.annotation);
-            if (!is_error(a) && !is_error(v) && a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR &&
-                v.kind != SEM_CONST) {
-                diag_error(s->diag, st->assign.value->loc, "a tl.constexpr variable needs a "
+            if (!is_error(a) && !is_error(v) && a.kind == SEM_BUILTIN &&
+                a.builtin == BI_CONSTEXPR && v.kind != SEM_CONST) {
+                diag_error(s->diag, st->assign.value->loc,
+                           "a tl.constexpr variable needs a "
                            "compile-time value, got %s",
                            sem_describe(s, v));
                 v = sem_error();
@@ -4252,8 +4294,8 @@ static void stmt(Sema *s, Stmt *st, bool tail)
         Expr *t = st->aug.target;
         Sem r = expr(s, st->aug.value);
         if (!t || t->kind != EX_NAME) {
-            diag_error(s->diag, t ? t->loc : st->loc, "only a name can be the target of %s=",
-                       binop_str(st->aug.op));
+            diag_error(s->diag, t ? t->loc : st->loc,
+                       "only a name can be the target of %s=", binop_str(st->aug.op));
             break;
         }
         Sem l = name_expr(s, t);
@@ -4263,21 +4305,12 @@ static void stmt(Sema *s, Stmt *st, bool tail)
         env_set(s, &s->fn->env, t->str, v, t->loc);
         break;
     }
-    case ST_IF:
-        if_stmt(s, st, tail);
-        break;
-    case ST_FOR:
-        for_stmt(s, st);
-        break;
-    case ST_WHILE:
-        while_stmt(s, st);
-        break;
-    case ST_RETURN:
-        return_stmt(s, st, tail);
-        break;
+    case ST_IF: if_stmt(s, st, tail); break;
+    case ST_FOR: for_stmt(s, st); break;
+    case ST_WHILE: while_stmt(s, st); break;
+    case ST_RETURN: return_stmt(s, st, tail); break;
     case ST_PASS:
-    case ST_IMPORT:
-        break;
+    case ST_IMPORT: break;
     case ST_BREAK:
         diag_error(s->diag, st->loc, "'break' is not supported in tric kernels (as in Triton)");
         break;
@@ -4303,7 +4336,8 @@ static void stmt(Sema *s, Stmt *st, bool tail)
         break;
     }
     case ST_DEF:
-        diag_error(s->diag, st->loc, "nested function definitions are not supported; define "
+        diag_error(s->diag, st->loc,
+                   "nested function definitions are not supported; define "
                    "helpers at module level with @triton.jit");
         break;
     }
@@ -4436,27 +4470,34 @@ static Sem library_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
                 continue; /* missing: inline_call reports it */
             Sem v = x->sem;
             Type t;
-            const char *what = i == 0 ? "seed" : callee->nparams > 4 ? arena_printf(s->a, "c%d", i - 1) : "offset";
+            const char *what = i == 0                ? "seed"
+                               : callee->nparams > 4 ? arena_printf(s->a, "c%d", i - 1)
+                                                     : "offset";
             if (is_error(v))
                 return sem_error();
-            bool is_int = operand_type(v, &t) && !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
+            bool is_int =
+                operand_type(v, &t) && !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
             if (i == 0 && (!is_int || t.rank != 0)) {
-                diag_error(s->diag, expr_start(x), "%s's seed must be an integer scalar, got %s", shown,
-                           sem_describe(s, v));
+                diag_error(s->diag, expr_start(x), "%s's seed must be an integer scalar, got %s",
+                           shown, sem_describe(s, v));
                 return sem_error();
             }
             if (i > 0 && (!is_int || (v.kind != SEM_CONST && dtype_bits(t.dtype) != 32 &&
                                       dtype_bits(t.dtype) != 64))) {
-                diag_error(s->diag, expr_start(x), "%s's %s must hold 32- or 64-bit integers, got %s",
-                           shown, what, sem_describe(s, v));
+                diag_error(s->diag, expr_start(x),
+                           "%s's %s must hold 32- or 64-bit integers, got %s", shown, what,
+                           sem_describe(s, v));
                 return sem_error();
             }
         }
-        Expr *nr = callee->nparams > 0 && !strcmp(callee->params[callee->nparams - 1].name, "n_rounds")
-                       ? bound[callee->nparams - 1] : NULL;
+        Expr *nr =
+            callee->nparams > 0 && !strcmp(callee->params[callee->nparams - 1].name, "n_rounds")
+                ? bound[callee->nparams - 1]
+                : NULL;
         if (nr && !(nr->sem.kind == SEM_CONST && nr->sem.cv.kind == CV_INT && nr->sem.cv.i > 0)) {
-            diag_error(s->diag, expr_start(nr), "%s's n_rounds must be a positive constexpr int, got %s",
-                       shown, sem_describe(s, nr->sem));
+            diag_error(s->diag, expr_start(nr),
+                       "%s's n_rounds must be a positive constexpr int, got %s", shown,
+                       sem_describe(s, nr->sem));
             return sem_error();
         }
     }
@@ -4477,15 +4518,18 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
         return library_call(s, call, callee, cloc);
     if (!callee->is_jit) {
         const FuncDef *wrapper = jit_wrapper_of(s->module, name);
-        diag_error(s->diag, cloc, "'%s' is not a @triton.jit function; a kernel can call only "
+        diag_error(s->diag, cloc,
+                   "'%s' is not a @triton.jit function; a kernel can call only "
                    "@triton.jit helpers and tl builtins%s%s%s%s",
                    name, wrapper ? " (call '" : "", wrapper ? wrapper->name : "",
-                   wrapper ? "', its triton.jit(" : "", wrapper ? arena_printf(s->a, "%s))", name) : "");
+                   wrapper ? "', its triton.jit(" : "",
+                   wrapper ? arena_printf(s->a, "%s))", name) : "");
         return sem_error();
     }
     for (int i = 0; i < s->inline_depth; i++) {
         if (s->inline_stack[i] == callee) {
-            diag_error(s->diag, cloc, "recursive call of '%s' is not supported (tric inlines "
+            diag_error(s->diag, cloc,
+                       "recursive call of '%s' is not supported (tric inlines "
                        "helpers)",
                        name);
             return sem_error();
@@ -4551,7 +4595,6 @@ static Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
     return ctx.has_ret ? ctx.ret : sem_void();
 }
 
-
 /* ---- constexpr functions: @triton.constexpr_function helpers, run at compile time ----------- */
 
 /* Triton calls such a helper in Python on the unwrapped constexpr arguments. tric evaluates the
@@ -4570,7 +4613,8 @@ static bool cx_value(Sema *s, const CxCall *cc, Expr *e, Sem *out)
     if (is_error(v))
         return false;
     if (v.kind != SEM_CONST) {
-        diag_error(s->diag, expr_start(e), "constexpr function '%s' computes only on constexprs; "
+        diag_error(s->diag, expr_start(e),
+                   "constexpr function '%s' computes only on constexprs; "
                    "this is %s",
                    cc->name, sem_describe(s, v));
         return false;
@@ -4604,7 +4648,8 @@ static bool cx_stmt(Sema *s, CxCall *cc, Stmt *st)
         for (int k = 0; k < st->assign.ntargets; k++) {
             Expr *t = st->assign.targets[k];
             if (t->kind != EX_NAME) {
-                diag_error(s->diag, expr_start(t), "constexpr function '%s' assigns only to "
+                diag_error(s->diag, expr_start(t),
+                           "constexpr function '%s' assigns only to "
                            "names",
                            cc->name);
                 return false;
@@ -4617,7 +4662,8 @@ static bool cx_stmt(Sema *s, CxCall *cc, Stmt *st)
     case ST_AUGASSIGN: {
         Sem cur, v;
         if (st->aug.target->kind != EX_NAME) {
-            diag_error(s->diag, expr_start(st->aug.target), "constexpr function '%s' assigns only "
+            diag_error(s->diag, expr_start(st->aug.target),
+                       "constexpr function '%s' assigns only "
                        "to names",
                        cc->name);
             return false;
@@ -4644,7 +4690,8 @@ static bool cx_stmt(Sema *s, CxCall *cc, Stmt *st)
     case ST_IMPORT: what = "an import"; break;
     default: break;
     }
-    diag_error(s->diag, st->loc, "constexpr function '%s': %s is not supported (tric evaluates "
+    diag_error(s->diag, st->loc,
+               "constexpr function '%s': %s is not supported (tric evaluates "
                "assignments, if/else and return on constexprs)",
                cc->name, what);
     return false;
@@ -4695,7 +4742,8 @@ static Sem constexpr_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
         if (is_error(v))
             return sem_error();
         if (v.kind != SEM_CONST) {
-            diag_error(s->diag, expr_start(bound[i]), "'%s' is a constexpr function: argument "
+            diag_error(s->diag, expr_start(bound[i]),
+                       "'%s' is a constexpr function: argument "
                        "'%s' must be a constexpr, got %s",
                        name, p->name, sem_describe(s, v));
             return sem_error();
@@ -4771,7 +4819,8 @@ static AnnKind annotation(Sema *s, Param *p, Type *t)
                 return ANN_TYPE;
             }
         }
-        diag_error(s->diag, ann->loc, "bad type annotation for '%s': expected tl.constexpr, a dtype "
+        diag_error(s->diag, ann->loc,
+                   "bad type annotation for '%s': expected tl.constexpr, a dtype "
                    "(tl.int32), tl.pointer_type(tl.float32) or a signature string (\"*fp32:16\")",
                    p->name);
         return ANN_BAD;
@@ -4788,16 +4837,14 @@ static AnnKind annotation(Sema *s, Param *p, Type *t)
         *t = type_scalar(a.cv.dtype);
         return ANN_TYPE;
     }
-    diag_error(s->diag, ann->loc, "bad type annotation for '%s': expected tl.constexpr, a dtype "
+    diag_error(s->diag, ann->loc,
+               "bad type annotation for '%s': expected tl.constexpr, a dtype "
                "(tl.int32), tl.pointer_type(tl.float32) or a signature string (\"*fp32:16\")",
                p->name);
     return ANN_BAD;
 }
 
-static SrcLoc file_loc(const Module *m)
-{
-    return (SrcLoc){.file = m->file, .line = 0, .col = 0};
-}
+static SrcLoc file_loc(const Module *m) { return (SrcLoc){.file = m->file, .line = 0, .col = 0}; }
 
 static const char *file_name(const Module *m)
 {
@@ -4830,8 +4877,7 @@ static bool expr_calls(const Expr *e, const char *name, int depth)
                 (e->call.kwargs[i]->kind == EX_NAME && !strcmp(e->call.kwargs[i]->str, name)))
                 return true;
         return false;
-    case EX_ATTR:
-        return expr_calls(e->attr.obj, name, depth + 1);
+    case EX_ATTR: return expr_calls(e->attr.obj, name, depth + 1);
     case EX_SUBSCRIPT:
         if (expr_calls(e->sub.obj, name, depth + 1))
             return true;
@@ -4847,14 +4893,12 @@ static bool expr_calls(const Expr *e, const char *name, int depth)
         return false;
     case EX_BINARY:
         return expr_calls(e->bin.lhs, name, depth + 1) || expr_calls(e->bin.rhs, name, depth + 1);
-    case EX_UNARY:
-        return expr_calls(e->un.operand, name, depth + 1);
+    case EX_UNARY: return expr_calls(e->un.operand, name, depth + 1);
     case EX_TERNARY:
         return expr_calls(e->ternary.cond, name, depth + 1) ||
                expr_calls(e->ternary.then, name, depth + 1) ||
                expr_calls(e->ternary.els, name, depth + 1);
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -4878,12 +4922,14 @@ static bool block_calls(const Block *b, const char *name, int depth)
                 return true;
             break;
         case ST_IF:
-            if (expr_calls(st->if_.cond, name, depth) || block_calls(&st->if_.then, name, depth + 1) ||
+            if (expr_calls(st->if_.cond, name, depth) ||
+                block_calls(&st->if_.then, name, depth + 1) ||
                 block_calls(&st->if_.els, name, depth + 1))
                 return true;
             break;
         case ST_FOR:
-            if (expr_calls(st->for_.iter, name, depth) || block_calls(&st->for_.body, name, depth + 1))
+            if (expr_calls(st->for_.iter, name, depth) ||
+                block_calls(&st->for_.body, name, depth + 1))
                 return true;
             break;
         case ST_WHILE:
@@ -4895,8 +4941,7 @@ static bool block_calls(const Block *b, const char *name, int depth)
             if (expr_calls(st->ret.value, name, depth))
                 return true;
             break;
-        default:
-            break;
+        default: break;
         }
     }
     return false;
@@ -4963,7 +5008,8 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
         diag_error(s->diag, file_loc(m), "no @triton.jit kernel in %s", file_name(m));
         return NULL;
     }
-    diag_error(s->diag, file_loc(m), "%s has several @triton.jit kernels (%s): pick one with "
+    diag_error(s->diag, file_loc(m),
+               "%s has several @triton.jit kernels (%s): pick one with "
                "--kernel=NAME",
                file_name(m), jit_names(s, m, true));
     return NULL;
@@ -5084,7 +5130,8 @@ static const char *runtime_param_list(Sema *s, const FuncDef *f, const bool *is_
  * caller written the ideal one (':1' only for integers; ':2' .. ':16', the largest power of two
  * dividing the value, for pointers and integers; an i1 is a flag, never specialized, as in
  * Triton). */
-static void apply_launch_hint(Param *p, Type t, unsigned char hint) {
+static void apply_launch_hint(Param *p, Type t, unsigned char hint)
+{
     bool is_int = !t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1;
     if (hint == 1 && is_int)
         p->equal_to_1 = true;
@@ -5144,7 +5191,8 @@ static bool heuristic_arg(void *ctx, const char *name, ConstVal *out, const char
         *out = (ConstVal){.kind = CV_INT, .i = 1};
         return true;
     }
-    *why = arena_printf(h->s->a, "a run-time argument; tric evaluates heuristics when it compiles, "
+    *why = arena_printf(h->s->a,
+                        "a run-time argument; tric evaluates heuristics when it compiles, "
                         "so give '%s' a value yourself (-D %s=...) or make '%s' a tl.constexpr",
                         h->target, h->target, name);
     return false;
@@ -5171,8 +5219,9 @@ static void apply_heuristics(Sema *s, const FuncDef *src, const FuncDef *f, cons
                      (fn->kind == EX_ATTR && !strcmp(fn->attr.name, "heuristics"))))
                     at = dec->call.args[0]->loc;
             }
-            diag_warning(s->diag, at, "heuristics: the dict is host Python tric does not run; "
-                                      "every constexpr of %s has a value, so it is set aside",
+            diag_warning(s->diag, at,
+                         "heuristics: the dict is host Python tric does not run; "
+                         "every constexpr of %s has a value, so it is set aside",
                          src->name);
             diag_free(&attempt);
             return;
@@ -5193,7 +5242,8 @@ static void apply_heuristics(Sema *s, const FuncDef *src, const FuncDef *f, cons
     for (int i = 0; i < hs.n; i++) {
         const Heuristic *h = &hs.items[i];
         if (!is_cx[h->param]) {
-            diag_error(s->diag, h->loc, "heuristics: '%s' is not a tl.constexpr parameter of %s "
+            diag_error(s->diag, h->loc,
+                       "heuristics: '%s' is not a tl.constexpr parameter of %s "
                        "(tric sets only constexprs from heuristics)",
                        h->name, f->name);
             continue;
@@ -5261,21 +5311,24 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             for (int i = 0; i < np; i++)
                 if (is_cx[i])
                     strbuf_printf(&cx, "%s%s", cx.len ? ", " : "", f->params[i].name);
-            diag_error(diag, f->loc, "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
+            diag_error(diag, f->loc,
+                       "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
                        "constexprs: %s)",
                        dn, kname, dn, cx.data ? cx.data : "none");
             strbuf_free(&cx);
             continue;
         }
         if (!is_cx[idx]) {
-            diag_error(diag, f->params[idx].loc, "-D %s: parameter '%s' of kernel '%s' is not a "
+            diag_error(diag, f->params[idx].loc,
+                       "-D %s: parameter '%s' of kernel '%s' is not a "
                        "constexpr (annotate it ': tl.constexpr')",
                        dn, dn, kname);
             continue;
         }
         ConstVal cv;
         if (!const_from_string(def->value, &cv, arena)) {
-            diag_error(diag, f->params[idx].loc, "-D %s=%s: not a constexpr value (expected an "
+            diag_error(diag, f->params[idx].loc,
+                       "-D %s=%s: not a constexpr value (expected an "
                        "int, a float, True/False, None or a dtype such as tl.float16)",
                        dn, def->value ? def->value : "");
             continue;
@@ -5292,10 +5345,12 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
         int n = signature_split(opt->signature, &ents, arena);
         bool all_form = n == np && n != nruntime;
         if (n != nruntime && !all_form) {
-            diag_error(diag, f->loc, "signature has %d %s but kernel '%s' has %d run-time "
+            diag_error(diag, f->loc,
+                       "signature has %d %s but kernel '%s' has %d run-time "
                        "%s (%s)",
                        n, plural(n, "entry", "entries"), kname, nruntime,
-                       plural(nruntime, "parameter", "parameters"), runtime_param_list(s, f, is_cx));
+                       plural(nruntime, "parameter", "parameters"),
+                       runtime_param_list(s, f, is_cx));
         } else {
             for (int i = 0, e = 0; i < np; i++) {
                 Param *p = &f->params[i];
@@ -5307,7 +5362,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                         continue;
                     ConstVal cv;
                     if (!const_from_string(text, &cv, arena)) {
-                        diag_error(diag, p->loc, "signature entry %d ('%s') for constexpr '%s' is "
+                        diag_error(diag, p->loc,
+                                   "signature entry %d ('%s') for constexpr '%s' is "
                                    "not a value",
                                    e, text, p->name);
                         continue;
@@ -5325,7 +5381,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                 const char *why = signature_parse_type(text, &sig_type[i], &div, &eq1, arena);
                 if (why) {
                     if (*text != '*' && const_from_string(text, &cv, arena) && cv.kind != CV_DTYPE)
-                        diag_error(diag, p->loc, "signature entry %d is a value (%s), but "
+                        diag_error(diag, p->loc,
+                                   "signature entry %d is a value (%s), but "
                                    "parameter '%s' is not a constexpr",
                                    e, text, p->name);
                     else
@@ -5357,7 +5414,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             if (!cx_set[i] && p->default_value) {
                 Sem d = global_expr(s, p->default_value);
                 if (!is_error(d) && d.kind != SEM_CONST) {
-                    diag_error(diag, p->default_value->loc, "the default of constexpr '%s' must be "
+                    diag_error(diag, p->default_value->loc,
+                               "the default of constexpr '%s' must be "
                                "a compile-time value",
                                p->name);
                 } else if (!is_error(d)) {
@@ -5368,8 +5426,9 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             }
             if (!cx_set[i]) {
                 if (!p->default_value && !heur_failed[i])
-                    diag_error(diag, p->loc, "constexpr parameter '%s' has no value: pass -D %s=...",
-                               p->name, p->name);
+                    diag_error(diag, p->loc,
+                               "constexpr parameter '%s' has no value: pass -D %s=...", p->name,
+                               p->name);
                 p->sem = sem_error();
             } else {
                 p->sem = sem_const(cx_val[i]);
@@ -5386,7 +5445,8 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
         } else {
             if (ann[i] != ANN_BAD && !opt->signature)
                 /* The example type follows Triton's naming habit: x_ptr is a pointer, M an int. */
-                diag_error(diag, p->loc, "parameter '%s' has no type: annotate it (%s: \"%s\") "
+                diag_error(diag, p->loc,
+                           "parameter '%s' has no type: annotate it (%s: \"%s\") "
                            "or pass --signature",
                            p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32");
             p->sem = sem_error();

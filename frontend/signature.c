@@ -173,21 +173,11 @@ static void print_float(StrBuf *sb, double f)
 void const_print(StrBuf *sb, const ConstVal *cv)
 {
     switch (cv->kind) {
-    case CV_NONE:
-        strbuf_append(sb, "None");
-        break;
-    case CV_INT:
-        strbuf_printf(sb, "%lld", (long long)cv->i);
-        break;
-    case CV_FLOAT:
-        print_float(sb, cv->f);
-        break;
-    case CV_BOOL:
-        strbuf_append(sb, cv->b ? "True" : "False");
-        break;
-    case CV_DTYPE:
-        strbuf_printf(sb, "tl.%s", dtype_name(cv->dtype));
-        break;
+    case CV_NONE: strbuf_append(sb, "None"); break;
+    case CV_INT: strbuf_printf(sb, "%lld", (long long)cv->i); break;
+    case CV_FLOAT: print_float(sb, cv->f); break;
+    case CV_BOOL: strbuf_append(sb, cv->b ? "True" : "False"); break;
+    case CV_DTYPE: strbuf_printf(sb, "tl.%s", dtype_name(cv->dtype)); break;
     case CV_TYPE:
         if (cv->type.rank == 0)
             strbuf_printf(sb, "tl.pointer_type(tl.%s)", dtype_name(cv->type.dtype));
@@ -271,8 +261,9 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
                             name);
     /* Triton passes fp8 only in tensors; a scalar fp8 argument has no host type here. */
     if (!is_ptr && dtype_is_fp8(dt))
-        return arena_printf(a, "a scalar %s parameter is not supported (fp8 is passed in memory, "
-                               "as '*%s')",
+        return arena_printf(a,
+                            "a scalar %s parameter is not supported (fp8 is passed in memory, "
+                            "as '*%s')",
                             name, name);
     *type = is_ptr ? type_ptr(dt) : type_scalar(dt);
     if (colon) {
@@ -281,8 +272,9 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
         /* Triton's forms are ':16' and ':1'; tric also takes ':2', ':4' and ':8' (what its
          * launch specialization finds in, say, a stride of 4100: 8-byte copies). */
         if (!parse_int(hint, &h) || (h != 1 && h != 2 && h != 4 && h != 8 && h != 16))
-            return arena_printf(a, "bad hint ':%s' (expected ':16' for divisible by 16, or ':1' for "
-                                   "equal to 1; also ':2', ':4', ':8')",
+            return arena_printf(a,
+                                "bad hint ':%s' (expected ':16' for divisible by 16, or ':1' for "
+                                "equal to 1; also ':2', ':4', ':8')",
                                 hint);
         if (h == 1) {
             /* Triton specializes an integer equal to 1 into the constant; a pointer cannot be 1. */
@@ -291,8 +283,9 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
             *equal_to_1 = true;
         } else {
             if (!is_ptr && !dtype_is_int(dt))
-                return arena_printf(a, "the hint ':%d' (divisible by %d) applies to pointers and "
-                                       "integers only",
+                return arena_printf(a,
+                                    "the hint ':%d' (divisible by %d) applies to pointers and "
+                                    "integers only",
                                     (int)h, (int)h);
             *divisibility = (int)h;
         }

@@ -80,7 +80,8 @@ static double small_float_to_double(uint32_t bits, int ebits, int mbits)
     int bias = (1 << (ebits - 1)) - 1;
     if (exp == (1 << ebits) - 1) {
         /* Infinity or NaN: build the double's bits so that a NaN keeps its payload. */
-        uint64_t d = ((uint64_t)sign << 63) | (UINT64_C(0x7ff) << 52) | ((uint64_t)mant << (52 - mbits));
+        uint64_t d =
+            ((uint64_t)sign << 63) | (UINT64_C(0x7ff) << 52) | ((uint64_t)mant << (52 - mbits));
         double r;
         memcpy(&r, &d, sizeof r);
         return r;
@@ -94,7 +95,8 @@ static double small_float_to_double(uint32_t bits, int ebits, int mbits)
         double v = (double)mant * scale;
         return sign ? -v : v;
     }
-    uint64_t d = ((uint64_t)sign << 63) | ((uint64_t)(exp - bias + 1023) << 52) | ((uint64_t)mant << (52 - mbits));
+    uint64_t d = ((uint64_t)sign << 63) | ((uint64_t)(exp - bias + 1023) << 52) |
+                 ((uint64_t)mant << (52 - mbits));
     double r;
     memcpy(&r, &d, sizeof r);
     return r;
@@ -470,13 +472,16 @@ static int find_buffer(Interp *in, uint64_t addr, size_t size)
 static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, uint64_t addr,
                           size_t size, bool is_store)
 {
-    fail(in, op, "out-of-bounds %s ", op->code == OP_ASYNC_COPY ? "async_copy"
-                                      : op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ? "atomic"
-                                      : is_store ? "store" : "load");
+    fail(in, op, "out-of-bounds %s ",
+         op->code == OP_ASYNC_COPY                                ? "async_copy"
+         : op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS ? "atomic"
+         : is_store                                               ? "store"
+                                                                  : "load");
     print_program(in);
     strbuf_append(in->error, ": ");
     print_element(in->error, shape, flat);
-    strbuf_printf(in->error, " %s address 0x%llx (%zu bytes), outside every buffer passed to the launch",
+    strbuf_printf(in->error,
+                  " %s address 0x%llx (%zu bytes), outside every buffer passed to the launch",
                   is_store ? "writes" : "reads", (unsigned long long)addr, size);
     /* Name the nearest buffer: usually the one the kernel meant, off by its last block. */
     const InterpBuffer *b = in->launch->buffers;
@@ -588,7 +593,8 @@ static bool run_unary(Interp *in, const IrOp *op)
             case OP_COS: v = cos(v); break;
             case OP_FLOOR: v = floor(v); break;
             case OP_CEIL: v = ceil(v); break;
-            default: return fail(in, op, "internal error: %s does not take floats", op_name(op->code));
+            default:
+                return fail(in, op, "internal error: %s does not take floats", op_name(op->code));
             }
             y[i] = v;
         }
@@ -603,7 +609,8 @@ static bool run_unary(Interp *in, const IrOp *op)
             case OP_ABS: v = (int64_t)v < 0 && int_signed(rt) ? (uint64_t)0 - v : v; break;
             case OP_FLOOR:
             case OP_CEIL: break;
-            default: return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
+            default:
+                return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
             }
             y[i] = (int64_t)v;
         }
@@ -681,7 +688,8 @@ static bool run_binary_int(Interp *in, const IrOp *op, Type at, const int64_t *x
                 v = (int64_t)mulhi64(pa, pb);
             break;
         }
-        default: return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
+        default:
+            return fail(in, op, "internal error: %s does not take integers", op_name(op->code));
         }
         r[i] = v;
     }
@@ -737,8 +745,9 @@ static bool run_binary(Interp *in, const IrOp *op)
     int64_t sa, sb;
     if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb))
         return false;
-    bool ok = is_float_value(rt) ? run_binary_float(in, op, a, sa, b, sb, r, n)
-                                 : run_binary_int(in, op, vtype(in, op->operands[0]), a, sa, b, sb, r, n);
+    bool ok = is_float_value(rt)
+                  ? run_binary_float(in, op, a, sa, b, sb, r, n)
+                  : run_binary_int(in, op, vtype(in, op->operands[0]), a, sa, b, sb, r, n);
     if (ok)
         normalize(rt, r, n);
     return ok;
@@ -748,7 +757,8 @@ static bool run_fma(Interp *in, const IrOp *op)
 {
     Type rt = vtype(in, op->results[0]);
     int64_t n = type_numel(rt);
-    double *a = operand(in, op, 0), *b = a ? operand(in, op, 1) : NULL, *c = b ? operand(in, op, 2) : NULL;
+    double *a = operand(in, op, 0), *b = a ? operand(in, op, 1) : NULL,
+           *c = b ? operand(in, op, 2) : NULL;
     double *r = c ? result(in, op) : NULL;
     int64_t sa, sb, sc;
     if (!r || !operand_stride(in, op, 0, n, &sa) || !operand_stride(in, op, 1, n, &sb) ||
@@ -817,7 +827,8 @@ static double libdevice_apply(LibdeviceFn fn, double x, double y)
     case LD_FDIM: return fdim(x, y);
     case LD_HYPOT: return hypot(x, y);
     case LD_COPYSIGN: return copysign(x, y);
-    case LD_NEXTAFTER: return nextafter(x, y); /* fp64; narrower types step in fp32 (next_float_after) */
+    case LD_NEXTAFTER:
+        return nextafter(x, y); /* fp64; narrower types step in fp32 (next_float_after) */
     case LD_DIV_RN: return x / y;
     case LD_COUNT: break;
     }
@@ -899,7 +910,8 @@ static bool run_compare(Interp *in, const IrOp *op)
         int64_t p = x[i * sa], q = y[i * sb];
         /* Slots hold sign- or zero-extended values, so comparing them as int64 (signed dtypes)
          * or uint64 (unsigned, bools, pointers) compares the dtype's values. */
-        int c = s ? (p < q ? -1 : p > q) : ((uint64_t)p < (uint64_t)q ? -1 : (uint64_t)p > (uint64_t)q);
+        int c =
+            s ? (p < q ? -1 : p > q) : ((uint64_t)p < (uint64_t)q ? -1 : (uint64_t)p > (uint64_t)q);
         bool v;
         switch (op->code) {
         case OP_CMP_EQ: v = c == 0; break;
@@ -962,7 +974,8 @@ static void convert(Type from, const void *src, int64_t stride, Type to, void *d
             if (to.dtype == DT_F64)
                 y[i] = is_unsigned ? (double)(uint64_t)v : (double)v;
             else if (dtype_is_fp8(to.dtype)) /* through fp32, as codegen */
-                y[i] = round_to(to.dtype, round_to(DT_F32, int_to_double_for_rounding(v, is_unsigned)));
+                y[i] = round_to(to.dtype,
+                                round_to(DT_F32, int_to_double_for_rounding(v, is_unsigned)));
             else
                 y[i] = round_to(to.dtype, int_to_double_for_rounding(v, is_unsigned));
         }
@@ -999,7 +1012,8 @@ static bool run_bitcast(Interp *in, const IrOp *op)
     if (!r || !operand_stride(in, op, 0, n, &sa))
         return false;
     if (int_bits(at) != int_bits(rt))
-        return fail(in, op, "internal error: bitcast between widths %d and %d", int_bits(at), int_bits(rt));
+        return fail(in, op, "internal error: bitcast between widths %d and %d", int_bits(at),
+                    int_bits(rt));
     Codec from = codec_of(at), to = codec_of(rt);
     for (int64_t i = 0; i < n; i++)
         codec_decode(&to, r, i, codec_encode(&from, a, i * sa));
@@ -1020,8 +1034,9 @@ static bool run_const(Interp *in, const IrOp *op)
         for (int64_t i = 0; i < n; i++)
             ((double *)r)[i] = v;
     } else {
-        int64_t v = !rt.is_ptr && rt.dtype == DT_I1 ? op->attr[0] != 0
-                                                   : int_wrap((uint64_t)op->attr[0], int_bits(rt), int_signed(rt));
+        int64_t v = !rt.is_ptr && rt.dtype == DT_I1
+                        ? op->attr[0] != 0
+                        : int_wrap((uint64_t)op->attr[0], int_bits(rt), int_signed(rt));
         for (int64_t i = 0; i < n; i++)
             ((int64_t *)r)[i] = v;
     }
@@ -1255,8 +1270,8 @@ static bool run_store(Interp *in, const IrOp *op)
         if (buf < 0)
             return out_of_bounds(in, op, shape, i, addr, size, true);
         uint64_t off = addr - in->launch->buffers[buf].addr;
-        if (!save_page(in, op, buf, off) ||
-            ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES && !save_page(in, op, buf, off + size - 1)))
+        if (!save_page(in, op, buf, off) || ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES &&
+                                             !save_page(in, op, buf, off + size - 1)))
             return false;
         uint64_t bits = codec_encode(&codec, val, i * sv);
         if (et.dtype == DT_I1)
@@ -1270,7 +1285,8 @@ static bool run_store(Interp *in, const IrOp *op)
 
 /* One element's read-modify-write on raw bits: the new bits of `kind` applied to old and val of
  * the pointee type et (ints by signedness, floats rounded to et). */
-static uint64_t atomic_apply(AtomicKind kind, Type et, const Codec *codec, uint64_t old, uint64_t val)
+static uint64_t atomic_apply(AtomicKind kind, Type et, const Codec *codec, uint64_t old,
+                             uint64_t val)
 {
     if (kind == ATOMIC_XCHG)
         return val;
@@ -1320,7 +1336,8 @@ static bool run_atomic(Interp *in, const IrOp *op)
         return false;
     if (cas && (!(cmp = operand(in, op, 1)) || !operand_stride(in, op, 1, n, &sc)))
         return false;
-    if (!cas && has_operand(op, 2) && (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
+    if (!cas && has_operand(op, 2) &&
+        (!(mask = operand(in, op, 2)) || !operand_stride(in, op, 2, n, &sm)))
         return false;
     Type et = type_scalar(pt.dtype);
     size_t size = memory_bytes(et);
@@ -1335,8 +1352,8 @@ static bool run_atomic(Interp *in, const IrOp *op)
         if (buf < 0)
             return out_of_bounds(in, op, rt, i, addr, size, true);
         uint64_t off = addr - in->launch->buffers[buf].addr;
-        if (!save_page(in, op, buf, off) ||
-            ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES && !save_page(in, op, buf, off + size - 1)))
+        if (!save_page(in, op, buf, off) || ((off + size - 1) / PAGE_BYTES != off / PAGE_BYTES &&
+                                             !save_page(in, op, buf, off + size - 1)))
             return false;
         uint64_t old = read_bytes(addr, size);
         uint64_t v = codec_encode(&codec, val, i * sv), now;
@@ -1377,8 +1394,8 @@ static void row_multiply_add(float *restrict acc, const float *restrict b, float
  * may use tf32 when attr[0] allows it; the interpreter is the more exact of the two); fp64 in
  * double; ints in 64 bits, wrapped to the result. The loop order m, k, n keeps each output's sum
  * in k order (as the hardware's k-steps) while the inner loop runs over contiguous rows. */
-static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt,
-                        const void *b, Type ct, const void *c, Type rt, void *r);
+static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt, const void *b,
+                        Type ct, const void *c, Type rt, void *r);
 
 static bool run_dot(Interp *in, const IrOp *op)
 {
@@ -1392,8 +1409,8 @@ static bool run_dot(Interp *in, const IrOp *op)
 }
 
 /* The arithmetic of dot and wgmma (whose a and b are slot tiles). */
-static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt,
-                        const void *b, Type ct, const void *c, Type rt, void *r)
+static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt, const void *b,
+                        Type ct, const void *c, Type rt, void *r)
 {
     if (at.rank < 2 || at.rank != bt.rank || at.rank != rt.rank || at.rank > 3 ||
         type_numel(ct) != type_numel(rt))
@@ -1407,7 +1424,8 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
     bool floats = is_float_value(at), c_float = is_float_value(ct);
     bool wide = at.dtype == DT_F64 || bt.dtype == DT_F64 || rt.dtype == DT_F64;
     if (floats && !wide) {
-        float *af = scratch_get(&in->scratch, &in->scratch_cap, (size_t)(M * K + K * N + N) * sizeof(float));
+        float *af = scratch_get(&in->scratch, &in->scratch_cap,
+                                (size_t)(M * K + K * N + N) * sizeof(float));
         if (!af)
             return fail(in, op, "out of memory in dot");
         float *bf = af + M * K, *acc = bf + K * N;
@@ -1421,7 +1439,7 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
                 int64_t row = z * M * N + m * N;
                 for (int64_t j = 0; j < N; j++)
                     acc[j] = c_float ? (float)((const double *)c)[row + j]
-                                                : (float)((const int64_t *)c)[row + j];
+                                     : (float)((const int64_t *)c)[row + j];
                 for (int64_t k = 0; k < K; k++)
                     row_multiply_add(acc, bf + k * N, af[m * K + k], N);
                 for (int64_t j = 0; j < N; j++)
@@ -1438,7 +1456,8 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
             for (int64_t m = 0; m < M; m++) {
                 int64_t row = z * M * N + m * N;
                 for (int64_t j = 0; j < N; j++)
-                    acc[j] = c_float ? ((const double *)c)[row + j] : (double)((const int64_t *)c)[row + j];
+                    acc[j] = c_float ? ((const double *)c)[row + j]
+                                     : (double)((const int64_t *)c)[row + j];
                 for (int64_t k = 0; k < K; k++) {
                     double av = ad[m * K + k];
                     for (int64_t j = 0; j < N; j++)
@@ -1456,7 +1475,8 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
         if (is_float_value(ct) || is_float_value(rt))
             return fail(in, op, "internal error: integer dot with a float accumulator");
         for (int64_t z = 0; z < batch; z++) {
-            const int64_t *ad = (const int64_t *)a + z * M * K, *bd = (const int64_t *)b + z * K * N;
+            const int64_t *ad = (const int64_t *)a + z * M * K,
+                          *bd = (const int64_t *)b + z * K * N;
             for (int64_t m = 0; m < M; m++) {
                 int64_t row = z * M * N + m * N;
                 for (int64_t j = 0; j < N; j++)
@@ -1542,7 +1562,9 @@ static bool run_reduce(Interp *in, const IrOp *op)
                     int64_t p = y[i], q = x[i];
                     bool less = s ? q < p : (uint64_t)q < (uint64_t)p;
                     switch (op->code) {
-                    case OP_REDUCE_MAX: y[i] = (s ? q > p : (uint64_t)q > (uint64_t)p) ? q : p; break;
+                    case OP_REDUCE_MAX:
+                        y[i] = (s ? q > p : (uint64_t)q > (uint64_t)p) ? q : p;
+                        break;
                     case OP_REDUCE_MIN: y[i] = less ? q : p; break;
                     default: y[i] = (int64_t)((uint64_t)p + (uint64_t)q); break;
                     }
@@ -1584,7 +1606,8 @@ static bool run_scan(Interp *in, const IrOp *op)
                     case OP_MUL: v = round_to(rt.dtype, p * x); break;
                     case OP_MAX: v = fmax(p, x); break;
                     case OP_MIN: v = fmin(p, x); break;
-                    default: return fail(in, op, "internal error: scan by %s on floats", op_name(comb));
+                    default:
+                        return fail(in, op, "internal error: scan by %s on floats", op_name(comb));
                     }
                     ((double *)r)[at_j] = v;
                 } else {
@@ -1638,8 +1661,9 @@ static bool run_arg_reduce(Interp *in, const IrOp *op)
                 } else {
                     int64_t v = ((const int64_t *)a)[k];
                     int64_t bv = best < 0 ? 0 : ((const int64_t *)a)[(o * len + best) * inner + i];
-                    bool better = s ? (want_max ? v > bv : v < bv)
-                                    : (want_max ? (uint64_t)v > (uint64_t)bv : (uint64_t)v < (uint64_t)bv);
+                    bool better =
+                        s ? (want_max ? v > bv : v < bv)
+                          : (want_max ? (uint64_t)v > (uint64_t)bv : (uint64_t)v < (uint64_t)bv);
                     if (best < 0 || better)
                         best = j;
                 }
@@ -1676,7 +1700,8 @@ static bool run_assert(Interp *in, const IrOp *op)
 
 /* ---- shared memory and the memory pipeline -------------------------------------------------- */
 
-static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const ValueId *src, int n);
+static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const ValueId *src,
+                          int n);
 
 /* "%a_buf" (the .tri name) or "%12" (the printed number) of a buffer, for messages. */
 static void print_buffer_name(Interp *in, ValueId buf)
@@ -1798,7 +1823,8 @@ static bool run_async_copy(Interp *in, const IrOp *op)
     if (books->wgmma_read[slot] >= in->wgmmas_done) {
         fail(in, op, "async_copy overwrites slot %lld of ", (long long)slot);
         print_buffer_name(in, buf);
-        strbuf_append(in->error, " while a wgmma that reads it is still running (missing wgmma_wait), ");
+        strbuf_append(in->error,
+                      " while a wgmma that reads it is still running (missing wgmma_wait), ");
         print_program(in);
         return false;
     }
@@ -1911,10 +1937,12 @@ static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const 
     for (int i = 0; i < n; i++) {
         Slot *s = &in->slots[src[i]];
         if (!s->data)
-            return fail(in, op, "internal error: %s passes a value not computed yet", op_name(op->code));
+            return fail(in, op, "internal error: %s passes a value not computed yet",
+                        op_name(op->code));
         if (type_numel(vtype(in, dst[i])) != s->n ||
             is_float_value(vtype(in, dst[i])) != is_float_value(vtype(in, src[i])))
-            return fail(in, op, "internal error: %s passes a value of another type", op_name(op->code));
+            return fail(in, op, "internal error: %s passes a value of another type",
+                        op_name(op->code));
         total += (size_t)s->n * 8;
     }
     unsigned char *t = scratch_get(&in->scratch2, &in->scratch2_cap, total ? total : 1);
@@ -1936,13 +1964,14 @@ static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const 
     return true;
 }
 
-static bool expect_terminator(Interp *in, const IrOp *op, const IrOp *term, OpCode code, int nvalues)
+static bool expect_terminator(Interp *in, const IrOp *op, const IrOp *term, OpCode code,
+                              int nvalues)
 {
     if (!term && nvalues == 0)
         return true;
     if (!term || term->code != code || term->noperands != nvalues)
-        return fail(in, op, "internal error: a %s region must end in %s with %d values", op_name(op->code),
-                    op_name(code), nvalues);
+        return fail(in, op, "internal error: a %s region must end in %s with %d values",
+                    op_name(op->code), op_name(code), nvalues);
     return true;
 }
 
@@ -1960,8 +1989,8 @@ static bool run_for(Interp *in, const IrOp *op)
     int niter = op->noperands - 3;
     const IrRegion *body = &op->regions[0];
     if (body->nargs != niter + 1 || op->nresults != niter)
-        return fail(in, op, "internal error: for with %d iter args, %d region args, %d results", niter,
-                    body->nargs, op->nresults);
+        return fail(in, op, "internal error: for with %d iter args, %d region args, %d results",
+                    niter, body->nargs, op->nresults);
     int64_t lo = scalar_int(in, op->operands[0]), hi = scalar_int(in, op->operands[1]);
     int64_t step = scalar_int(in, op->operands[2]);
     if (step == 0) {
@@ -2005,7 +2034,8 @@ static bool run_if(Interp *in, const IrOp *op)
         return false;
     if (op->nregions < 1)
         return fail(in, op, "internal error: if without regions");
-    bool taken = is_float_value(vtype(in, op->operands[0])) ? ((const double *)c)[0] != 0 : c[0] != 0;
+    bool taken =
+        is_float_value(vtype(in, op->operands[0])) ? ((const double *)c)[0] != 0 : c[0] != 0;
     if (!taken && op->nregions < 2) {
         if (op->nresults)
             return fail(in, op, "internal error: if with results has no else");
@@ -2049,9 +2079,11 @@ static bool run_while(Interp *in, const IrOp *op)
         if (!assign_values(in, cond, after->args, cond->operands + 1, op->nresults))
             return false;
         const IrOp *yield;
-        if (!run_region(in, after, &yield) || !expect_terminator(in, op, yield, OP_YIELD, before->nargs))
+        if (!run_region(in, after, &yield) ||
+            !expect_terminator(in, op, yield, OP_YIELD, before->nargs))
             return false;
-        if (before->nargs && !assign_values(in, yield, before->args, yield->operands, before->nargs))
+        if (before->nargs &&
+            !assign_values(in, yield, before->args, yield->operands, before->nargs))
             return false;
     }
 }
@@ -2063,9 +2095,11 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
         if (op->attr[0] < 0 || op->attr[0] > 2)
-            return fail(in, op, "internal error: %s axis %lld", op_name(op->code), (long long)op->attr[0]);
-        return run_fill_int(in, op, op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
-                                                             : in->launch->grid[op->attr[0]]);
+            return fail(in, op, "internal error: %s axis %lld", op_name(op->code),
+                        (long long)op->attr[0]);
+        return run_fill_int(in, op,
+                            op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
+                                                      : in->launch->grid[op->attr[0]]);
     case OP_MAKE_RANGE: {
         int64_t n = type_numel(vtype(in, op->results[0]));
         int64_t *r = result(in, op);
@@ -2179,22 +2213,29 @@ static bool validate_region(Interp *in, const IrRegion *r)
         if ((unsigned)op->code >= OP_COUNT)
             return fail(in, op, "internal error: an op with code %d", (int)op->code);
         int want = op_num_operands(op->code);
-        if ((want >= 0 && op->noperands < want) ||
-            (op->code == OP_LOAD && op->noperands < 1) || ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
+        if ((want >= 0 && op->noperands < want) || (op->code == OP_LOAD && op->noperands < 1) ||
+            ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
             (op->code == OP_ASYNC_COPY && op->noperands < 2))
-            return fail(in, op, "internal error: %s with %d operands", op_name(op->code), op->noperands);
+            return fail(in, op, "internal error: %s with %d operands", op_name(op->code),
+                        op->noperands);
         /* mask, other: 0 = none */
-        int first_optional = op->code == OP_LOAD ? 1 : op->code == OP_STORE || op->code == OP_ASYNC_COPY || op->code == OP_ATOMIC_RMW ? 2 : INT32_MAX;
+        int first_optional =
+            op->code == OP_LOAD ? 1
+            : op->code == OP_STORE || op->code == OP_ASYNC_COPY || op->code == OP_ATOMIC_RMW
+                ? 2
+                : INT32_MAX;
         for (int j = 0; j < op->noperands; j++) {
             ValueId v = op->operands[j];
             if (v < 0 || v >= f->nvalues || (v == 0 && j < first_optional))
-                return fail(in, op, "internal error: operand %d of %s is not a valid value", j, op_name(op->code));
+                return fail(in, op, "internal error: operand %d of %s is not a valid value", j,
+                            op_name(op->code));
             /* Shared tiles have no elements of their own: only these ops can take one. */
             bool smem_ok = (j == 0 && (op->code == OP_SLOT || op->code == OP_ASYNC_COPY ||
                                        op->code == OP_LOCAL_LOAD || op->code == OP_WGMMA)) ||
                            (j == 1 && op->code == OP_WGMMA);
             if (v > 0 && vtype(in, v).is_smem && !smem_ok)
-                return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j, op_name(op->code));
+                return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j,
+                            op_name(op->code));
         }
         bool makes_value = !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
                              op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
@@ -2204,8 +2245,10 @@ static bool validate_region(Interp *in, const IrRegion *r)
         if (makes_value && op->nresults < 1)
             return fail(in, op, "internal error: %s without a result", op_name(op->code));
         for (int j = 0; j < op->nresults; j++)
-            if (op->results[j] <= 0 || op->results[j] >= f->nvalues || !valid_type(vtype(in, op->results[j])))
-                return fail(in, op, "internal error: result %d of %s is not a valid value", j, op_name(op->code));
+            if (op->results[j] <= 0 || op->results[j] >= f->nvalues ||
+                !valid_type(vtype(in, op->results[j])))
+                return fail(in, op, "internal error: result %d of %s is not a valid value", j,
+                            op_name(op->code));
         for (int j = 0; j < op->nregions; j++)
             if (!validate_region(in, &op->regions[j]))
                 return false;
@@ -2275,7 +2318,8 @@ bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
             return false;
         }
     in.slots = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.slots);
-    in.page_saved = calloc((size_t)(launch->nbuffers > 0 ? launch->nbuffers : 1), sizeof *in.page_saved);
+    in.page_saved =
+        calloc((size_t)(launch->nbuffers > 0 ? launch->nbuffers : 1), sizeof *in.page_saved);
     in.books = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.books);
     bool ok = in.slots && in.page_saved && in.books;
     if (!ok)

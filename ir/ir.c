@@ -42,15 +42,45 @@ int op_num_operands(OpCode code)
 bool op_is_elementwise(OpCode code)
 {
     switch (code) {
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_FMA:
-    case OP_NEG: case OP_NOT: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_ABS: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
-    case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE:
-    case OP_SELECT: case OP_CAST: case OP_BITCAST: case OP_ADDPTR: case OP_LIBDEVICE:
-        return true;
-    default:
-        return false;
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_DIV:
+    case OP_REM:
+    case OP_MIN:
+    case OP_MAX:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_FMA:
+    case OP_NEG:
+    case OP_NOT:
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_ABS:
+    case OP_SIN:
+    case OP_COS:
+    case OP_FLOOR:
+    case OP_CEIL:
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
+    case OP_CMP_GE:
+    case OP_SELECT:
+    case OP_CAST:
+    case OP_BITCAST:
+    case OP_ADDPTR:
+    case OP_LIBDEVICE: return true;
+    default: return false;
     }
 }
 
@@ -101,10 +131,22 @@ static const char *const mem_scope_names[] = {
 #undef X
 };
 
-const char *atomic_kind_name(int64_t k) { return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_names[k] : NULL; }
-const char *atomic_kind_ptx(int64_t k) { return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_ptxs[k] : NULL; }
-const char *mem_sem_name(int64_t s) { return s >= 0 && s < MEM_SEM_COUNT ? mem_sem_names[s] : NULL; }
-const char *mem_scope_name(int64_t s) { return s >= 0 && s < MEM_SCOPE_COUNT ? mem_scope_names[s] : NULL; }
+const char *atomic_kind_name(int64_t k)
+{
+    return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_names[k] : NULL;
+}
+const char *atomic_kind_ptx(int64_t k)
+{
+    return k >= 0 && k < ATOMIC_KIND_COUNT ? atomic_kind_ptxs[k] : NULL;
+}
+const char *mem_sem_name(int64_t s)
+{
+    return s >= 0 && s < MEM_SEM_COUNT ? mem_sem_names[s] : NULL;
+}
+const char *mem_scope_name(int64_t s)
+{
+    return s >= 0 && s < MEM_SCOPE_COUNT ? mem_scope_names[s] : NULL;
+}
 
 static int name_index(const char *const *names, int n, const char *name)
 {
@@ -200,15 +242,13 @@ bool layout_equal(const Layout *a, const Layout *b)
         return false;
     int n = a->rank > TRIC_MAX_RANK ? TRIC_MAX_RANK : (a->rank < 0 ? 0 : a->rank);
     switch (a->kind) {
-    case LAYOUT_NONE:
-        return true;
+    case LAYOUT_NONE: return true;
     case LAYOUT_BLOCKED:
         return ints_equal(a->blocked.size_per_thread, b->blocked.size_per_thread, n) &&
                ints_equal(a->blocked.threads_per_warp, b->blocked.threads_per_warp, n) &&
                ints_equal(a->blocked.warps_per_cta, b->blocked.warps_per_cta, n) &&
                ints_equal(a->blocked.order, b->blocked.order, n);
-    case LAYOUT_SLICE:
-        return a->slice.dim == b->slice.dim && a->slice.parent == b->slice.parent;
+    case LAYOUT_SLICE: return a->slice.dim == b->slice.dim && a->slice.parent == b->slice.parent;
     case LAYOUT_MMA:
         return a->mma.version == b->mma.version &&
                ints_equal(a->mma.warps_per_cta, b->mma.warps_per_cta, n) &&
@@ -345,7 +385,7 @@ typedef struct CloneCtx {
     bool same_arena;
     struct FileCopy {
         const SrcFile *from, *to;
-    } *files; /* SrcFiles copied into another arena */
+    } * files; /* SrcFiles copied into another arena */
     int nfiles, files_cap;
 } CloneCtx;
 

@@ -187,7 +187,7 @@ typedef enum AtomicKind {
 #define X(e, name, ptx, doc) e,
     TRIC_ATOMIC_KINDS(X)
 #undef X
-    ATOMIC_KIND_COUNT
+        ATOMIC_KIND_COUNT
 } AtomicKind;
 
 /* Memory orderings of an atomic (attr[1]), Triton's sem= strings and the PTX .sem qualifiers
@@ -204,7 +204,7 @@ typedef enum MemSem {
 #define X(e, name, ptx) e,
     TRIC_MEM_SEMS(X)
 #undef X
-    MEM_SEM_COUNT
+        MEM_SEM_COUNT
 } MemSem;
 
 /* Scopes of an atomic (attr[2]), Triton's scope= strings and the PTX .scope qualifiers. gpu is
@@ -220,7 +220,7 @@ typedef enum MemScope {
 #define X(e, name, ptx) e,
     TRIC_MEM_SCOPES(X)
 #undef X
-    MEM_SCOPE_COUNT
+        MEM_SCOPE_COUNT
 } MemScope;
 
 /* Names of the three tables' rows (NULL outside them) and their lookups by name. */
@@ -241,7 +241,7 @@ typedef enum LibdeviceFn {
 #define X(e, name, nargs, result, f32, f64, doc) e,
     TRIC_LIBDEVICE_FNS(X)
 #undef X
-    LD_COUNT
+        LD_COUNT
 } LibdeviceFn;
 
 typedef struct LibdeviceInfo {
@@ -260,7 +260,7 @@ typedef enum OpCode {
 #define X(e, name, nops, doc) e,
     TRIC_OPS(X)
 #undef X
-    OP_COUNT
+        OP_COUNT
 } OpCode;
 
 const char *op_name(OpCode code);
@@ -339,11 +339,11 @@ typedef struct IrOp IrOp;
 
 typedef struct IrValue {
     Type type;
-    int32_t layout;     /* index into IrFunc.layouts; 0 = none yet */
-    IrOp *def;          /* the op that makes it; NULL for params and region args */
-    int32_t index;      /* result index in def, or the arg's index */
-    const char *name;   /* the .tri variable it came from (printing only), may be NULL */
-    AxisInfo *axis;     /* NULL until axis info ran */
+    int32_t layout;   /* index into IrFunc.layouts; 0 = none yet */
+    IrOp *def;        /* the op that makes it; NULL for params and region args */
+    int32_t index;    /* result index in def, or the arg's index */
+    const char *name; /* the .tri variable it came from (printing only), may be NULL */
+    AxisInfo *axis;   /* NULL until axis info ran */
 } IrValue;
 
 typedef struct IrRegion {

@@ -18,7 +18,7 @@ typedef struct Parser {
     const char *text;
     size_t len, pos;
     int line, col;
-    int last_line; /* the line where the last character of a token was read */
+    int last_line;         /* the line where the last character of a token was read */
     int end_line, end_col; /* just after that character */
     Arena *arena;
     Diag *diag;
@@ -32,7 +32,10 @@ typedef struct Parser {
 
 /* ---- characters ---------------------------------------------------------------------------- */
 
-static int peek_at(Parser *p, size_t k) { return p->pos + k < p->len ? (unsigned char)p->text[p->pos + k] : 0; }
+static int peek_at(Parser *p, size_t k)
+{
+    return p->pos + k < p->len ? (unsigned char)p->text[p->pos + k] : 0;
+}
 static int peek(Parser *p) { return peek_at(p, 0); }
 
 static void advance_raw(Parser *p)
@@ -357,8 +360,8 @@ static Type parse_type(Parser *p)
         while (isalnum(peek(p)))
             advance(p);
         if (p->pos - start != 4 || strncmp(p->text + start, "smem", 4) != 0)
-            fail_at(p, loc, "unknown type '!%.*s' (only !smem<...> is known)", (int)(p->pos - start),
-                    p->text + start);
+            fail_at(p, loc, "unknown type '!%.*s' (only !smem<...> is known)",
+                    (int)(p->pos - start), p->text + start);
         if (peek(p) != '<')
             FAIL(p, "expected '<' after '!smem', found %s", found(p));
         is_smem = true;
@@ -503,8 +506,7 @@ static int parse_layout(Parser *p)
             else if (!strcmp(key, "order"))
                 list = l.shared.order;
             break;
-        case LAYOUT_NONE:
-            break;
+        case LAYOUT_NONE: break;
         }
         if (scalar) {
             *scalar = int_value(p);
@@ -660,11 +662,14 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
             MemScope scope;
             if (key[1] == 'i') { /* kind */
                 if (!atomic_kind_from_name(name, &kind))
-                    fail_at(p, sloc, "unknown atomic kind \"%s\" (add, max, min, and, or, xor, xchg)", name);
+                    fail_at(p, sloc,
+                            "unknown atomic kind \"%s\" (add, max, min, and, or, xor, xchg)", name);
                 a->attr[0] = kind;
             } else if (key[1] == 'e') { /* sem */
                 if (!mem_sem_from_name(name, &sem))
-                    fail_at(p, sloc, "unknown memory semantic \"%s\" (acq_rel, acquire, release, relaxed)", name);
+                    fail_at(p, sloc,
+                            "unknown memory semantic \"%s\" (acq_rel, acquire, release, relaxed)",
+                            name);
                 a->attr[1] = sem;
             } else {
                 if (!mem_scope_from_name(name, &scope))
@@ -692,14 +697,16 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
             const char *name = ident(p);
             OpCode comb;
             if (!name || !op_from_name(name, &comb))
-                fail_at(p, vloc, "combine: expected a binary op name (add, mul, max, min, and, or, xor)");
+                fail_at(p, vloc,
+                        "combine: expected a binary op name (add, mul, max, min, and, or, xor)");
             else
                 a->attr[1] = comb;
         } else if (code == OP_SCAN && !strcmp(key, "reverse")) {
             a->attr[2] = int64_value(p);
         } else if ((!strcmp(key, "axis") &&
-                    (code == OP_SCAN || code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM || code == OP_REDUCE_MAX ||
-                     code == OP_REDUCE_MIN || code == OP_ARGMAX || code == OP_ARGMIN)) ||
+                    (code == OP_SCAN || code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM ||
+                     code == OP_REDUCE_MAX || code == OP_REDUCE_MIN || code == OP_ARGMAX ||
+                     code == OP_ARGMIN)) ||
                    (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
                    (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||
                    (!strcmp(key, "fence_async") && code == OP_BARRIER)) {
@@ -744,12 +751,9 @@ static void parse_op(Parser *p, IrRegion *into)
     ValueId operands[256];
     int noperands = 0;
     switch (code) {
-    case OP_CONST:
-        const_text = number_text(p, &const_loc);
-        break;
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
-        attrs.attr[0] = int64_value(p);
-        break;
+    case OP_CONST: const_text = number_text(p, &const_loc); break;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: attrs.attr[0] = int64_value(p); break;
     case OP_MAKE_RANGE:
         attrs.attr[0] = int64_value(p);
         expect(p, ',', "between make_range's start and end");
@@ -763,8 +767,8 @@ static void parse_op(Parser *p, IrRegion *into)
         do {
             const char *want = operand_label(code, noperands);
             if (want)
-                expect_word(p, want, arena_printf(p->arena, "before operand %d of '%s'",
-                                                  noperands, name));
+                expect_word(p, want,
+                            arena_printf(p->arena, "before operand %d of '%s'", noperands, name));
             if (noperands == 256)
                 FAIL(p, "too many operands");
             operands[noperands++] = use_value(p);
@@ -782,8 +786,9 @@ static void parse_op(Parser *p, IrRegion *into)
             FAIL(p, "expected ':' after operand list, found %s", found(p));
         for (int i = 0; i < nresults; i++) {
             if (i > 0)
-                expect(p, ',', arena_printf(p->arena, "between result types ('%s' has %d results)",
-                                            name, nresults));
+                expect(p, ',',
+                       arena_printf(p->arena, "between result types ('%s' has %d results)", name,
+                                    nresults));
             types[i] = parse_type(p);
             layouts[i] = opt_layout(p);
             names[i] = opt_name_dict(p);

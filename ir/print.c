@@ -116,9 +116,7 @@ static void print_layout_rec(StrBuf *out, const IrFunc *f, int index, int depth)
     const Layout *l = &f->layouts[index];
     int rank = l->rank < 0 ? 0 : (l->rank > TRIC_MAX_RANK ? TRIC_MAX_RANK : l->rank);
     switch (l->kind) {
-    case LAYOUT_NONE:
-        strbuf_append(out, "#none");
-        break;
+    case LAYOUT_NONE: strbuf_append(out, "#none"); break;
     case LAYOUT_BLOCKED:
         strbuf_append(out, "#blocked<spt=");
         print_int_list(out, l->blocked.size_per_thread, rank);
@@ -230,25 +228,34 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
         Type t = op->nresults > 0 ? f->values[op->results[0]].type : (Type){0};
         return (!t.is_ptr && dtype_is_float(t.dtype)) ? 0 : 1;
     }
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS: case OP_EXPAND_DIMS: case OP_DOT: case OP_LIBDEVICE:
-    case OP_WGMMA: case OP_ASYNC_WAIT: case OP_WGMMA_WAIT: case OP_BARRIER: case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
-        return 1;
-    case OP_MAKE_RANGE:
-        return 2;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+    case OP_EXPAND_DIMS:
+    case OP_DOT:
+    case OP_LIBDEVICE:
+    case OP_WGMMA:
+    case OP_ASYNC_WAIT:
+    case OP_WGMMA_WAIT:
+    case OP_BARRIER:
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN:
+    case OP_ARGMAX:
+    case OP_ARGMIN: return 1;
+    case OP_MAKE_RANGE: return 2;
     case OP_SCAN:
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-        return 3;
-    case OP_TRANS:
-        return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
-    case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS: {
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return 3;
+    case OP_TRANS: return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: {
         /* One entry per dim; a scalar has one entry too (tl.multiple_of on a scalar). */
         int rank = op->noperands > 0 && op->operands[0] > 0 && op->operands[0] < f->nvalues
                        ? f->values[op->operands[0]].type.rank
                        : 0;
         return rank > 0 ? rank : 1;
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -271,19 +278,21 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         if (op->attr[i] != 0)
             extra = true;
     bool any = false;
-#define KEY(...) (strbuf_append(out, any ? ", " : " {"), any = true, strbuf_printf(out, __VA_ARGS__))
+#define KEY(...)                                                                                   \
+    (strbuf_append(out, any ? ", " : " {"), any = true, strbuf_printf(out, __VA_ARGS__))
     if (extra) {
         KEY("attr = ");
         print_i64_list(out, op->attr, TRIC_MAX_RANK);
     } else {
         switch (op->code) {
-        case OP_EXPAND_DIMS: case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
-        case OP_ARGMAX: case OP_ARGMIN:
-            KEY("axis = %lld", (long long)op->attr[0]);
-            break;
-        case OP_DOT: case OP_WGMMA:
-            KEY("allow_tf32 = %lld", (long long)op->attr[0]);
-            break;
+        case OP_EXPAND_DIMS:
+        case OP_REDUCE_SUM:
+        case OP_REDUCE_MAX:
+        case OP_REDUCE_MIN:
+        case OP_ARGMAX:
+        case OP_ARGMIN: KEY("axis = %lld", (long long)op->attr[0]); break;
+        case OP_DOT:
+        case OP_WGMMA: KEY("allow_tf32 = %lld", (long long)op->attr[0]); break;
         case OP_SCAN:
             KEY("axis = %lld", (long long)op->attr[0]);
             if (op->attr[1] >= 0 && op->attr[1] < OP_COUNT)
@@ -292,9 +301,8 @@ static void print_attr_dict(Printer *p, const IrOp *op)
                 KEY("combine = %lld", (long long)op->attr[1]);
             KEY("reverse = %lld", (long long)op->attr[2]);
             break;
-        case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
-            KEY("pending = %lld", (long long)op->attr[0]);
-            break;
+        case OP_ASYNC_WAIT:
+        case OP_WGMMA_WAIT: KEY("pending = %lld", (long long)op->attr[0]); break;
         case OP_LIBDEVICE: {
             const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
             if (fn) {
@@ -306,7 +314,8 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             }
             break;
         }
-        case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: {
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS: {
             const char *kind = atomic_kind_name(op->attr[0]);
             const char *sem = mem_sem_name(op->attr[1]), *scope = mem_scope_name(op->attr[2]);
             bool ok = sem && scope && (op->code == OP_ATOMIC_RMW ? kind != NULL : op->attr[0] == 0);
@@ -341,8 +350,7 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             KEY("contiguity = ");
             print_i64_list(out, op->attr, known);
             break;
-        default:
-            break;
+        default: break;
         }
     }
     if (op->code == OP_ASSERT) {
@@ -385,14 +393,12 @@ static void print_op_main(Printer *p, const IrOp *op, int indent, bool full)
             strbuf_printf(out, "%lld", (long long)op->attr[0]);
         break;
     }
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
-        strbuf_printf(out, " %lld", (long long)op->attr[0]);
-        break;
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: strbuf_printf(out, " %lld", (long long)op->attr[0]); break;
     case OP_MAKE_RANGE:
         strbuf_printf(out, " %lld, %lld", (long long)op->attr[0], (long long)op->attr[1]);
         break;
-    default:
-        break;
+    default: break;
     }
     for (int i = 0; i < op->noperands; i++) {
         strbuf_append(out, i ? ", " : " ");

@@ -131,8 +131,10 @@ static void check_layout(Verifier *v, const IrOp *op, ValueId id)
         StrBuf sb = {0};
         ir_print_layout(&sb, f, li);
         if (t.is_smem)
-            report(v, op, "%s is a shared-memory tile (%s) but has the distributed layout %s; "
-                   "it needs a #shared layout", vname(v, id), tstr(v, t), sb.data);
+            report(v, op,
+                   "%s is a shared-memory tile (%s) but has the distributed layout %s; "
+                   "it needs a #shared layout",
+                   vname(v, id), tstr(v, t), sb.data);
         else
             report(v, op, "%s has type %s, not in shared memory, but a #shared layout %s",
                    vname(v, id), tstr(v, t), sb.data);
@@ -146,7 +148,8 @@ static void check_layout(Verifier *v, const IrOp *op, ValueId id)
         StrBuf sb = {0};
         ir_print_layout(&sb, f, li);
         report(v, op, "%s has type %s but a rank-%d layout %s%s", vname(v, id), tstr(v, t), l->rank,
-               sb.data, want_rank != t.rank ? " (a buffer's layout has its tile's rank, one less)" : "");
+               sb.data,
+               want_rank != t.rank ? " (a buffer's layout has its tile's rank, one less)" : "");
         strbuf_free(&sb);
         return;
     }
@@ -267,13 +270,25 @@ static void check_arith(Verifier *v, const IrOp *op, Kinds k)
 static int kind_of(OpCode c)
 {
     switch (c) {
-    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_UMULHI: case OP_NOT:
-        return INT_ONLY;
-    case OP_FMA: case OP_EXP: case OP_EXP2: case OP_LOG: case OP_LOG2: case OP_SQRT:
-    case OP_RSQRT: case OP_SIN: case OP_COS: case OP_FLOOR: case OP_CEIL:
-        return FLOAT_ONLY;
-    default:
-        return ANY_NUM;
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHL:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_NOT: return INT_ONLY;
+    case OP_FMA:
+    case OP_EXP:
+    case OP_EXP2:
+    case OP_LOG:
+    case OP_LOG2:
+    case OP_SQRT:
+    case OP_RSQRT:
+    case OP_SIN:
+    case OP_COS:
+    case OP_FLOOR:
+    case OP_CEIL: return FLOAT_ONLY;
+    default: return ANY_NUM;
     }
 }
 
@@ -360,8 +375,8 @@ static bool want_view(Verifier *v, const IrOp *op, int i, const char *what)
 {
     if (is_view(v, op->operands[i]))
         return true;
-    report(v, op, "operand %d (%s) has type %s, expected a slot view of a shared-memory buffer",
-           i, what, tstr(v, otype(v, op, i)));
+    report(v, op, "operand %d (%s) has type %s, expected a slot view of a shared-memory buffer", i,
+           what, tstr(v, otype(v, op, i)));
     return false;
 }
 
@@ -381,8 +396,8 @@ static bool check_dot_types(Verifier *v, const IrOp *op)
 {
     Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
     if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
-        report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)", tstr(v, a),
-               tstr(v, b), tstr(v, r));
+        report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
+               tstr(v, a), tstr(v, b), tstr(v, r));
         return false;
     }
     /* e4m3 x e5m2 is a dot of its own (wgmma's mixed fp8 forms) */
@@ -404,8 +419,10 @@ static void check_pipeline(Verifier *v, const IrOp *op)
     case OP_LOCAL_ALLOC: {
         Type r = rtype(v, op, 0);
         if (!r.is_smem || r.rank < 2 || r.is_ptr)
-            report(v, op, "result has type %s, expected a shared-memory buffer !smem<S x tile> "
-                   "(rank >= 2, dim 0 the slots)", tstr(v, r));
+            report(v, op,
+                   "result has type %s, expected a shared-memory buffer !smem<S x tile> "
+                   "(rank >= 2, dim 0 the slots)",
+                   tstr(v, r));
         break;
     }
     case OP_SLOT: {
@@ -443,8 +460,10 @@ static void check_pipeline(Verifier *v, const IrOp *op)
         Type want = shape_of(p, p.dtype, false);
         want.is_smem = true;
         if (!type_equal(dst, want)) {
-            report(v, op, "copies %s into a view of type %s (the view must have the pointers' "
-                   "shape and pointee)", tstr(v, p), tstr(v, dst));
+            report(v, op,
+                   "copies %s into a view of type %s (the view must have the pointers' "
+                   "shape and pointee)",
+                   tstr(v, p), tstr(v, dst));
             break;
         }
         if (op->noperands > 2 && op->operands[2])
@@ -457,7 +476,8 @@ static void check_pipeline(Verifier *v, const IrOp *op)
         }
         break;
     }
-    case OP_ASYNC_WAIT: case OP_WGMMA_WAIT:
+    case OP_ASYNC_WAIT:
+    case OP_WGMMA_WAIT:
         if (op->attr[0] < 0)
             report(v, op, "pending is %lld; it must be >= 0", (long long)op->attr[0]);
         for (int i = 0; op->code == OP_WGMMA_WAIT && i < op->noperands && i < op->nresults; i++) {
@@ -497,8 +517,7 @@ static void check_pipeline(Verifier *v, const IrOp *op)
             report(v, op, "the result's layout must be #mma<version=3, ...> (wgmma)");
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -514,8 +533,8 @@ static void check_atomic(Verifier *v, const IrOp *op);
 static void check_types(Verifier *v, const IrOp *op)
 {
     OpCode c = op->code;
-    bool mixed_types = (c >= OP_CMP_EQ && c <= OP_SELECT) || c == OP_CAST || c == OP_BITCAST ||
-                       c == OP_ADDPTR;
+    bool mixed_types =
+        (c >= OP_CMP_EQ && c <= OP_SELECT) || c == OP_CAST || c == OP_BITCAST || c == OP_ADDPTR;
     if (mixed_types) {
         /* One shape for all; the per-op rules below check dtypes (arithmetic compares whole
          * types in check_arith). */
@@ -535,7 +554,8 @@ static void check_types(Verifier *v, const IrOp *op)
             report(v, op, "an i1 constant is 0 or 1, not %lld", (long long)op->attr[0]);
         break;
     }
-    case OP_PROGRAM_ID: case OP_NUM_PROGRAMS:
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
         want_result(v, op, 0, type_scalar(DT_I32));
         if (op->attr[0] < 0 || op->attr[0] > 2)
             report(v, op, "axis %lld (0, 1 or 2)", (long long)op->attr[0]);
@@ -602,8 +622,7 @@ static void check_types(Verifier *v, const IrOp *op)
         for (int i = 0; i < a.rank; i++) {
             int64_t p = op->attr[i];
             if (p < 0 || p >= a.rank || seen[p]) {
-                report(v, op, "perm is not a permutation of the %d dims of %s", a.rank,
-                       tstr(v, a));
+                report(v, op, "perm is not a permutation of the %d dims of %s", a.rank, tstr(v, a));
                 return;
             }
             seen[p] = true;
@@ -612,10 +631,14 @@ static void check_types(Verifier *v, const IrOp *op)
         want_result(v, op, 0, want);
         break;
     }
-    case OP_CONVERT_LAYOUT: case OP_MULTIPLE_OF: case OP_MAX_CONTIGUOUS:
-        want_result(v, op, 0, otype(v, op, 0));
-        break;
-    case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT:
+    case OP_CONVERT_LAYOUT:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: want_result(v, op, 0, otype(v, op, 0)); break;
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
     case OP_CMP_GE: {
         Type r = rtype(v, op, 0);
         if (r.is_ptr || r.dtype != DT_I1)
@@ -642,12 +665,15 @@ static void check_types(Verifier *v, const IrOp *op)
         Type a = otype(v, op, 0), r = rtype(v, op, 0);
         /* A pointer is 64 bits: it converts to and from int64 (Triton's ptr_to_int and
          * int_to_ptr), and to another pointer. */
-        int abits = a.is_ptr ? 64 : dtype_bits(a.dtype), rbits = r.is_ptr ? 64 : dtype_bits(r.dtype);
+        int abits = a.is_ptr ? 64 : dtype_bits(a.dtype),
+            rbits = r.is_ptr ? 64 : dtype_bits(r.dtype);
         bool int64_side = a.is_ptr ? (r.is_ptr || r.dtype == DT_I64 || r.dtype == DT_U64)
                                    : (!r.is_ptr || a.dtype == DT_I64 || a.dtype == DT_U64);
         if (abits != rbits || !int64_side)
-            report(v, op, "cannot bitcast %s to %s (same width needed; pointers to and from int64 "
-                   "only)", tstr(v, a), tstr(v, r));
+            report(v, op,
+                   "cannot bitcast %s to %s (same width needed; pointers to and from int64 "
+                   "only)",
+                   tstr(v, a), tstr(v, r));
         break;
     }
     case OP_ADDPTR: {
@@ -686,9 +712,8 @@ static void check_types(Verifier *v, const IrOp *op)
             want_operand(v, op, 2, shape_of(p, DT_I1, false));
         break;
     }
-    case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-        check_atomic(v, op);
-        break;
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: check_atomic(v, op); break;
     case OP_DOT: {
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr) {
@@ -699,28 +724,28 @@ static void check_types(Verifier *v, const IrOp *op)
         check_dot_types(v, op);
         break;
     }
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN:
-        check_reduce(v, op);
-        break;
-    case OP_SCAN:
-        check_scan(v, op);
-        break;
-    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_WAIT: case OP_LOCAL_LOAD:
-    case OP_WGMMA: case OP_WGMMA_WAIT:
-        check_pipeline(v, op);
-        break;
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN:
+    case OP_ARGMAX:
+    case OP_ARGMIN: check_reduce(v, op); break;
+    case OP_SCAN: check_scan(v, op); break;
+    case OP_LOCAL_ALLOC:
+    case OP_SLOT:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_WAIT:
+    case OP_LOCAL_LOAD:
+    case OP_WGMMA:
+    case OP_WGMMA_WAIT: check_pipeline(v, op); break;
     case OP_ASSERT: {
         Type a = otype(v, op, 0);
         if (a.is_ptr || a.dtype != DT_I1)
             report(v, op, "operand 0 has type %s, expected i1", tstr(v, a));
         break;
     }
-    case OP_NEG: case OP_ABS:
-        check_arith(v, op, ANY_NUM);
-        break;
-    case OP_LIBDEVICE:
-        check_libdevice(v, op);
-        break;
+    case OP_NEG:
+    case OP_ABS: check_arith(v, op, ANY_NUM); break;
+    case OP_LIBDEVICE: check_libdevice(v, op); break;
     default:
         if (op_is_elementwise(c) && c != OP_CAST && c != OP_BITCAST)
             check_arith(v, op, (Kinds)kind_of(c));
@@ -776,17 +801,19 @@ static void check_atomic(Verifier *v, const IrOp *op)
 static int expected_results(const IrOp *op)
 {
     switch (op->code) {
-    case OP_STORE: case OP_ASSERT: case OP_YIELD: case OP_CONDITION: case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_BARRIER:
-        return 0;
-    case OP_FOR:
-        return op->noperands - 3;
-    case OP_WGMMA_WAIT:
-        return op->noperands;
-    case OP_IF: case OP_WHILE:
-        return -1; /* checked against their regions */
-    default:
-        return 1;
+    case OP_STORE:
+    case OP_ASSERT:
+    case OP_YIELD:
+    case OP_CONDITION:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_BARRIER: return 0;
+    case OP_FOR: return op->noperands - 3;
+    case OP_WGMMA_WAIT: return op->noperands;
+    case OP_IF:
+    case OP_WHILE: return -1; /* checked against their regions */
+    default: return 1;
     }
 }
 
@@ -799,7 +826,8 @@ static int expected_regions(OpCode c)
  * and other. */
 static bool operand_optional(OpCode c, int i)
 {
-    return (c == OP_LOAD && (i == 1 || i == 2)) || ((c == OP_STORE || c == OP_ATOMIC_RMW) && i == 2) ||
+    return (c == OP_LOAD && (i == 1 || i == 2)) ||
+           ((c == OP_STORE || c == OP_ATOMIC_RMW) && i == 2) ||
            (c == OP_ASYNC_COPY && (i == 2 || i == 3));
 }
 
@@ -872,10 +900,12 @@ static void define(Verifier *v, const IrOp *op, ValueId id, const char *what)
     v->ever[id] = true;
     v->defined[id] = true;
     Type t = v->f->values[id].type;
-    if (t.is_smem && !(op && v->f->values[id].def == op &&
-                       (op->code == OP_LOCAL_ALLOC || op->code == OP_SLOT)))
-        report(v, op, "%s %s has type %s, but only local_alloc and slot define shared-memory "
-               "tiles", what, vname(v, id), tstr(v, t));
+    if (t.is_smem &&
+        !(op && v->f->values[id].def == op && (op->code == OP_LOCAL_ALLOC || op->code == OP_SLOT)))
+        report(v, op,
+               "%s %s has type %s, but only local_alloc and slot define shared-memory "
+               "tiles",
+               what, vname(v, id), tstr(v, t));
     check_value_type(v, op, id);
     check_layout(v, op, id);
 }
@@ -907,8 +937,8 @@ static void match_types(Verifier *v, const IrOp *op, const char *what, const Val
             continue;
         Type t = v->f->values[vals[i]].type;
         if (!type_equal(t, want[i])) {
-            report(v, op, "%s %d has type %s, but %s %d has type %s", what, i, tstr(v, t),
-                   against, i, tstr(v, want[i]));
+            report(v, op, "%s %d has type %s, but %s %d has type %s", what, i, tstr(v, t), against,
+                   i, tstr(v, want[i]));
             return;
         }
     }
@@ -946,15 +976,15 @@ static void check_control(Verifier *v, const IrOp *op)
             return;
         match_types(v, op, "iter arg", op->operands + 3, ninit, results, op->nresults, "result");
         if (body->nargs != ninit + 1) {
-            report(v, op, "body has %d arguments, expected %d (induction variable and %d iter args)",
+            report(v, op,
+                   "body has %d arguments, expected %d (induction variable and %d iter args)",
                    body->nargs, ninit + 1, ninit);
             return;
         }
         if (!type_equal(f->values[body->args[0]].type, lo))
-            report(v, op, "induction variable %s has type %s, expected %s",
-                   vname(v, body->args[0]), tstr(v, f->values[body->args[0]].type), tstr(v, lo));
-        match_types(v, op, "body argument", body->args + 1, ninit, results, op->nresults,
-                    "result");
+            report(v, op, "induction variable %s has type %s, expected %s", vname(v, body->args[0]),
+                   tstr(v, f->values[body->args[0]].type), tstr(v, lo));
+        match_types(v, op, "body argument", body->args + 1, ninit, results, op->nresults, "result");
         const IrOp *y = terminator(body, OP_YIELD);
         if (y)
             match_types(v, op, "the body's yield operand", y->operands, y->noperands, results,
@@ -978,15 +1008,15 @@ static void check_control(Verifier *v, const IrOp *op)
     case OP_WHILE: {
         const IrRegion *before = &op->regions[0], *after = &op->regions[1];
         Type *inits = types_of(v, op->operands, op->noperands);
-        match_types(v, op, "region 0 argument", before->args, before->nargs, inits,
-                    op->noperands, "init");
+        match_types(v, op, "region 0 argument", before->args, before->nargs, inits, op->noperands,
+                    "init");
         const IrOp *cond = terminator(before, OP_CONDITION);
         if (cond && cond->noperands >= 1) {
             Type c = otype(v, cond, 0);
             if (c.rank != 0 || c.is_ptr || c.dtype != DT_I1)
                 report(v, op, "condition operand 0 has type %s, expected i1", tstr(v, c));
-            match_types(v, op, "condition value", cond->operands + 1, cond->noperands - 1,
-                        results, op->nresults, "result");
+            match_types(v, op, "condition value", cond->operands + 1, cond->noperands - 1, results,
+                        op->nresults, "result");
             match_types(v, op, "region 1 argument", after->args, after->nargs, results,
                         op->nresults, "result");
         }
@@ -996,13 +1026,12 @@ static void check_control(Verifier *v, const IrOp *op)
                         op->noperands, "init");
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
-static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos,
-                      const IrOp *parent, int ri)
+static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos, const IrOp *parent,
+                      int ri)
 {
     bool counts = counts_ok(v, op);
     /* Uses: defined and visible here. */
@@ -1022,29 +1051,32 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos,
                    v->ever[id] ? " (its definition does not dominate it)" : "");
             uses_ok = false;
         } else if (v->f->values[id].type.is_smem && !smem_operand_ok(op->code, i)) {
-            report(v, op, "operand %d (%s) is a shared-memory tile (%s); only slot, async_copy, "
-                   "local_load and wgmma take one", i, vname(v, id),
-                   tstr(v, v->f->values[id].type));
+            report(v, op,
+                   "operand %d (%s) is a shared-memory tile (%s); only slot, async_copy, "
+                   "local_load and wgmma take one",
+                   i, vname(v, id), tstr(v, v->f->values[id].type));
             uses_ok = false;
         } else if (v->f->values[id].def && v->f->values[id].def->code == OP_WGMMA &&
                    op->code != OP_WGMMA_WAIT && !(op->code == OP_WGMMA && i == 2)) {
             /* a wgmma's registers are being written until a wgmma_wait retires it */
-            report(v, op, "operand %d (%s) is a wgmma's result, still in flight; only wgmma_wait "
-                   "or a later wgmma's accumulator may read it", i, vname(v, id));
+            report(v, op,
+                   "operand %d (%s) is a wgmma's result, still in flight; only wgmma_wait "
+                   "or a later wgmma's accumulator may read it",
+                   i, vname(v, id));
         }
     }
     /* Terminators: only last, only in the right region. */
     if (op->code == OP_YIELD || op->code == OP_CONDITION) {
         bool last = pos == r->nops - 1;
         bool right_place =
-            parent && (op->code == OP_YIELD
-                           ? (parent->code == OP_FOR || parent->code == OP_IF ||
-                              (parent->code == OP_WHILE && ri == 1))
-                           : (parent->code == OP_WHILE && ri == 0));
+            parent && (op->code == OP_YIELD ? (parent->code == OP_FOR || parent->code == OP_IF ||
+                                               (parent->code == OP_WHILE && ri == 1))
+                                            : (parent->code == OP_WHILE && ri == 0));
         if (!right_place)
-            report(v, op, "%s", op->code == OP_YIELD
-                                    ? "yield ends only a for body, an if branch or a while's region 1"
-                                    : "condition ends only a while's region 0");
+            report(v, op, "%s",
+                   op->code == OP_YIELD
+                       ? "yield ends only a for body, an if branch or a while's region 1"
+                       : "condition ends only a while's region 0");
         else if (!last)
             report(v, op, "must be the last op of its region");
     }

@@ -124,11 +124,11 @@ static bool const_value(const IrFunc *f, ValueId v, int64_t *out)
                 return false;
             *out = def->attr[0];
             return true;
-        case OP_SPLAT: case OP_BROADCAST: case OP_EXPAND_DIMS: case OP_CONVERT_LAYOUT:
-            v = def->operands[0];
-            break;
-        default:
-            return false;
+        case OP_SPLAT:
+        case OP_BROADCAST:
+        case OP_EXPAND_DIMS:
+        case OP_CONVERT_LAYOUT: v = def->operands[0]; break;
+        default: return false;
         }
     }
     return false;
@@ -146,7 +146,8 @@ static AxisInfo visit_add(AxisInfo l, AxisInfo r, int rank, bool is_sub, int ele
         if (!is_sub)
             c = max64(c, gcd64(l.constancy[d], r.contiguity[d]));
         a.contiguity[d] = c;
-        int64_t rdiv = elem_bytes ? min64(r.divisibility[d] * elem_bytes, DIV_CAP) : r.divisibility[d];
+        int64_t rdiv =
+            elem_bytes ? min64(r.divisibility[d] * elem_bytes, DIV_CAP) : r.divisibility[d];
         a.divisibility[d] = gcd64(l.divisibility[d], rdiv);
         a.constancy[d] = gcd64(l.constancy[d], r.constancy[d]);
     }
@@ -307,7 +308,8 @@ static void visit_if(AxisCtx *c, IrOp *op)
             IrRegion *r = &op->regions[k];
             IrOp *y = r->nops ? r->ops[r->nops - 1] : NULL;
             AxisInfo yi = (y && y->code == OP_YIELD && i < y->noperands)
-                              ? info_of(c, y->operands[i], t) : info_worst(t);
+                              ? info_of(c, y->operands[i], t)
+                              : info_worst(t);
             a = first ? yi : info_meet(a, yi, info_rank(t));
             first = false;
         }
@@ -333,17 +335,10 @@ static void visit_op(AxisCtx *c, IrOp *op)
 {
     IrFunc *f = c->f;
     switch (op->code) {
-    case OP_FOR:
-        visit_for(c, op);
-        return;
-    case OP_IF:
-        visit_if(c, op);
-        return;
-    case OP_WHILE:
-        visit_while(c, op);
-        return;
-    default:
-        break;
+    case OP_FOR: visit_for(c, op); return;
+    case OP_IF: visit_if(c, op); return;
+    case OP_WHILE: visit_while(c, op); return;
+    default: break;
     }
     for (int k = 0; k < op->nregions; k++)
         visit_region(c, &op->regions[k]);
@@ -434,9 +429,7 @@ static void visit_op(AxisCtx *c, IrOp *op)
         }
         break;
     }
-    case OP_CONVERT_LAYOUT:
-        a = in[0];
-        break;
+    case OP_CONVERT_LAYOUT: a = in[0]; break;
     case OP_MULTIPLE_OF:
         a = in[0];
         for (int d = 0; d < rank; d++)
@@ -449,15 +442,9 @@ static void visit_op(AxisCtx *c, IrOp *op)
             if (op->attr[d] > 0)
                 a.contiguity[d] = max64(a.contiguity[d], op->attr[d]);
         break;
-    case OP_ADD:
-        a = visit_add(in[0], in[1], rank, false, 0);
-        break;
-    case OP_SUB:
-        a = visit_add(in[0], in[1], rank, true, 0);
-        break;
-    case OP_ADDPTR:
-        a = visit_add(in[0], in[1], rank, false, dtype_bytes(t.dtype));
-        break;
+    case OP_ADD: a = visit_add(in[0], in[1], rank, false, 0); break;
+    case OP_SUB: a = visit_add(in[0], in[1], rank, true, 0); break;
+    case OP_ADDPTR: a = visit_add(in[0], in[1], rank, false, dtype_bytes(t.dtype)); break;
     case OP_MUL: {
         int64_t lv = 0, rv = 0;
         bool l1 = const_value(f, op->operands[0], &lv) && lv == 1;
@@ -470,48 +457,60 @@ static void visit_op(AxisCtx *c, IrOp *op)
         a = visit_div(in[0], in[1], rank, known, known ? k1 : 0);
         break;
     }
-    case OP_REM:
-        a = visit_rem(in[0], in[1], rank, t.shape, t.rank);
-        break;
+    case OP_REM: a = visit_rem(in[0], in[1], rank, t.shape, t.rank); break;
     case OP_SHL:
         a = visit_generic(in, 2, rank);
         if (const_value(f, op->operands[1], &k1) && k1 >= 0 && k1 < 31)
             for (int d = 0; d < rank; d++)
-                a.divisibility[d] = min64((in[0].contiguity[d] > 1 ? 1 : in[0].divisibility[d])
-                                              << k1, DIV_CAP);
+                a.divisibility[d] =
+                    min64((in[0].contiguity[d] > 1 ? 1 : in[0].divisibility[d]) << k1, DIV_CAP);
         break;
-    case OP_MIN: case OP_MAX:
+    case OP_MIN:
+    case OP_MAX:
         a = visit_generic(in, 2, rank);
         for (int d = 0; d < rank; d++)
             a.divisibility[d] = gcd64(every_element_div(in[0], t), every_element_div(in[1], t));
         break;
-    case OP_CMP_EQ: case OP_CMP_NE: case OP_CMP_LT: case OP_CMP_LE: case OP_CMP_GT: case OP_CMP_GE: {
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
+    case OP_CMP_GE: {
         Type ot = ir_type(f, op->operands[0]);
         a = visit_cmp(in[0], in[1], rank, ot.shape, ot.rank);
         break;
     }
     case OP_SELECT:
         for (int d = 0; d < rank; d++) {
-            a.contiguity[d] = gcd64(in[0].constancy[d], gcd64(in[1].contiguity[d], in[2].contiguity[d]));
+            a.contiguity[d] =
+                gcd64(in[0].constancy[d], gcd64(in[1].contiguity[d], in[2].contiguity[d]));
             a.divisibility[d] = gcd64(in[1].divisibility[d], in[2].divisibility[d]);
-            a.constancy[d] = gcd64(in[0].constancy[d], gcd64(in[1].constancy[d], in[2].constancy[d]));
+            a.constancy[d] =
+                gcd64(in[0].constancy[d], gcd64(in[1].constancy[d], in[2].constancy[d]));
         }
         break;
-    case OP_NEG: case OP_ABS:
+    case OP_NEG:
+    case OP_ABS:
         a = visit_generic(in, 1, rank);
         for (int d = 0; d < rank; d++)
             a.divisibility[d] = every_element_div(in[0], t);
         break;
-    case OP_CAST: case OP_BITCAST: {
+    case OP_CAST:
+    case OP_BITCAST: {
         Type ot = ir_type(f, op->operands[0]);
         /* int -> int (and pointer -> pointer of the same pointee size) keep their facts. */
         if (is_tracked(ot) && ot.is_ptr == t.is_ptr && info_rank(ot) == rank)
             a = in[0];
         break;
     }
-    case OP_AND: case OP_OR: case OP_XOR: case OP_SHR: case OP_UMULHI: case OP_NOT: case OP_FMA:
-        a = visit_generic(in, op->noperands < 3 ? op->noperands : 3, rank);
-        break;
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_NOT:
+    case OP_FMA: a = visit_generic(in, op->noperands < 3 ? op->noperands : 3, rank); break;
     default:
         /* program_id, num_programs, load, reductions, argmax, dot: nothing known (Triton gives
          * program_id divisibility 1 too). */

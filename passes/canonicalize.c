@@ -29,8 +29,8 @@
 
 typedef struct Canon {
     IrFunc *f;
-    int32_t *uses;  /* per ValueId, kept current through every rewrite */
-    ValueId *repl;  /* per ValueId: the value that replaces it (itself when none) */
+    int32_t *uses; /* per ValueId, kept current through every rewrite */
+    ValueId *repl; /* per ValueId: the value that replaces it (itself when none) */
     bool changed;
 } Canon;
 
@@ -167,7 +167,8 @@ static bool fold_int_binary(OpCode code, DType dt, int64_t a, int64_t b, int64_t
     case OP_ADD: *r = (int64_t)((uint64_t)a + (uint64_t)b); break;
     case OP_SUB: *r = (int64_t)((uint64_t)a - (uint64_t)b); break;
     case OP_MUL: *r = (int64_t)((uint64_t)a * (uint64_t)b); break;
-    case OP_DIV: case OP_REM:
+    case OP_DIV:
+    case OP_REM:
         if (b == 0)
             return false;
         if (is_signed) {
@@ -184,7 +185,8 @@ static bool fold_int_binary(OpCode code, DType dt, int64_t a, int64_t b, int64_t
     case OP_AND: *r = a & b; break;
     case OP_OR: *r = a | b; break;
     case OP_XOR: *r = a ^ b; break;
-    case OP_SHL: case OP_SHR:
+    case OP_SHL:
+    case OP_SHR:
         if (ub >= (uint64_t)bits) /* PTX clamps, C is undefined: leave it to run time */
             return false;
         if (code == OP_SHL)
@@ -198,8 +200,7 @@ static bool fold_int_binary(OpCode code, DType dt, int64_t a, int64_t b, int64_t
         else
             *r = (int64_t)((ua * ub) >> bits);
         break;
-    default:
-        return false;
+    default: return false;
     }
     *r = normalize_int(dt, *r);
     return true;
@@ -213,14 +214,14 @@ static bool fold_float_binary(OpCode code, double a, double b, double *r)
     case OP_MUL: *r = a * b; return true;
     case OP_DIV: *r = a / b; return true;
     case OP_REM: *r = fmod(a, b); return true;
-    case OP_MIN: case OP_MAX:
+    case OP_MIN:
+    case OP_MAX:
         /* NaNs and signed zeros differ between minnum and IEEE minimum: leave those. */
         if (isnan(a) || isnan(b) || (a == 0 && b == 0))
             return false;
         *r = (code == OP_MIN) == (a < b) ? a : b;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -408,7 +409,9 @@ static bool try_identities(Canon *c, IrOp *op)
     ValueId a = op->noperands > 0 ? op->operands[0] : 0;
     ValueId b = op->noperands > 1 ? op->operands[1] : 0;
     switch (op->code) {
-    case OP_ADD: case OP_OR: case OP_XOR:
+    case OP_ADD:
+    case OP_OR:
+    case OP_XOR:
         if (!is_int)
             return false;
         if (is_zero(f, b))
@@ -416,7 +419,9 @@ static bool try_identities(Canon *c, IrOp *op)
         if (is_zero(f, a))
             return replace_result(c, op, b);
         return false;
-    case OP_SUB: case OP_SHL: case OP_SHR:
+    case OP_SUB:
+    case OP_SHL:
+    case OP_SHR:
         /* x - 0.0 is x for every x (-0.0 - 0.0 = -0.0); x + 0.0 is not (-0.0 + 0.0 = +0.0). */
         if ((is_int || (is_float && op->code == OP_SUB)) && is_zero(f, b))
             return replace_result(c, op, a);
@@ -444,7 +449,9 @@ static bool try_identities(Canon *c, IrOp *op)
             return false;
         return replace_result(c, op, k.i ? b : op->operands[2]);
     }
-    case OP_BROADCAST: case OP_RESHAPE: case OP_CONVERT_LAYOUT:
+    case OP_BROADCAST:
+    case OP_RESHAPE:
+    case OP_CONVERT_LAYOUT:
         return replace_result(c, op, a); /* only when type and layout are the same */
     case OP_TRANS:
         for (int i = 0; i < rt.rank; i++)
@@ -455,8 +462,7 @@ static bool try_identities(Canon *c, IrOp *op)
         if (is_zero(f, b))
             return replace_result(c, op, a);
         return false;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -519,7 +525,8 @@ static void try_invariant_iter_args(Canon *c, IrOp *op)
         return;
     for (int a = 0; a + 1 < body->nargs && 3 + a < op->noperands && a < y->noperands; a++) {
         ValueId arg = body->args[1 + a], init = resolve(c, op->operands[3 + a]);
-        if (resolve(c, y->operands[a]) != arg || init == arg || !same_type_and_layout(c->f, arg, init))
+        if (resolve(c, y->operands[a]) != arg || init == arg ||
+            !same_type_and_layout(c->f, arg, init))
             continue;
         c->repl[arg] = init;
         c->uses[init] += c->uses[arg];

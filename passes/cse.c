@@ -29,14 +29,26 @@ static bool mergeable(const IrOp *op)
     if (op->nregions || op->nresults == 0)
         return false;
     switch (op->code) {
-    case OP_LOAD: case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_ASSERT: case OP_YIELD: case OP_CONDITION:
-    case OP_FOR: case OP_IF: case OP_WHILE:
+    case OP_LOAD:
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+    case OP_ASSERT:
+    case OP_YIELD:
+    case OP_CONDITION:
+    case OP_FOR:
+    case OP_IF:
+    case OP_WHILE:
     /* each buffer is its own memory; what a slot holds changes between reads; waits order */
-    case OP_LOCAL_ALLOC: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
-    case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_BARRIER:
-        return false;
-    default:
-        return true;
+    case OP_LOCAL_ALLOC:
+    case OP_LOCAL_LOAD:
+    case OP_WGMMA:
+    case OP_WGMMA_WAIT:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_BARRIER: return false;
+    default: return true;
     }
 }
 
@@ -54,13 +66,17 @@ static bool commutative(const IrFunc *f, const IrOp *op)
     if (op->noperands != 2 || op->nresults != 1)
         return false;
     switch (op->code) {
-    case OP_ADD: case OP_MUL: case OP_AND: case OP_OR: case OP_XOR: case OP_UMULHI:
-    case OP_CMP_EQ: case OP_CMP_NE:
-        return true;
-    case OP_MIN: case OP_MAX:
-        return !dtype_is_float(f->values[op->results[0]].type.dtype);
-    default:
-        return false;
+    case OP_ADD:
+    case OP_MUL:
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_UMULHI:
+    case OP_CMP_EQ:
+    case OP_CMP_NE: return true;
+    case OP_MIN:
+    case OP_MAX: return !dtype_is_float(f->values[op->results[0]].type.dtype);
+    default: return false;
     }
 }
 
@@ -90,8 +106,8 @@ static bool same_op(const IrFunc *f, const IrOp *a, const IrOp *b)
         return false;
     if ((a->sattr == NULL) != (b->sattr == NULL) || (a->sattr && strcmp(a->sattr, b->sattr)))
         return false;
-    bool swapped = commutative(f, a) &&
-                   a->operands[0] == b->operands[1] && a->operands[1] == b->operands[0];
+    bool swapped =
+        commutative(f, a) && a->operands[0] == b->operands[1] && a->operands[1] == b->operands[0];
     for (int i = 0; i < a->noperands && !swapped; i++)
         if (a->operands[i] != b->operands[i])
             return false;

@@ -31,12 +31,19 @@ static void count_uses(const IrRegion *r, int32_t *uses, int nvalues, int delta)
 static bool has_effect(const IrOp *op)
 {
     switch (op->code) {
-    case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS:
-    case OP_ASSERT: case OP_YIELD: case OP_CONDITION: case OP_WHILE:
-    case OP_ASYNC_COPY: case OP_ASYNC_COMMIT: case OP_ASYNC_WAIT: case OP_BARRIER: case OP_WGMMA_WAIT:
-        return true;
-    default:
-        break;
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+    case OP_ASSERT:
+    case OP_YIELD:
+    case OP_CONDITION:
+    case OP_WHILE:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_BARRIER:
+    case OP_WGMMA_WAIT: return true;
+    default: break;
     }
     for (int i = 0; i < op->nregions; i++)
         for (int j = 0; j < op->regions[i].nops; j++) {

@@ -140,9 +140,11 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
     const Layout *l = &f->layouts[layout];
     switch (l->kind) {
     case LAYOUT_BLOCKED: {
-        int64_t per_warp = (int64_t)l->blocked.size_per_thread[dim] * l->blocked.threads_per_warp[dim];
+        int64_t per_warp =
+            (int64_t)l->blocked.size_per_thread[dim] * l->blocked.threads_per_warp[dim];
         int64_t distinct = (t.shape[dim] + per_warp - 1) / per_warp;
-        return (int)(distinct < l->blocked.warps_per_cta[dim] ? distinct : l->blocked.warps_per_cta[dim]);
+        return (int)(distinct < l->blocked.warps_per_cta[dim] ? distinct
+                                                              : l->blocked.warps_per_cta[dim]);
     }
     case LAYOUT_SLICE: {
         Type pt = t;
@@ -151,26 +153,26 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
             pt.shape[d] = d == l->slice.dim ? 1 : t.shape[s++];
         return layout_warps_along(f, l->slice.parent, pt, dim < l->slice.dim ? dim : dim + 1);
     }
-    case LAYOUT_MMA:
-        return l->mma.warps_per_cta[dim];
+    case LAYOUT_MMA: return l->mma.warps_per_cta[dim];
     case LAYOUT_DOT_OPERAND:
     case LAYOUT_SHARED:
-    case LAYOUT_NONE:
-        return 1;
+    case LAYOUT_NONE: return 1;
     }
     return 1;
 }
 
 bool layout_replicates(const IrFunc *f, int layout, Type t)
 {
-    if (t.rank == 0 || layout <= 0 || layout >= f->nlayouts || f->layouts[layout].kind != LAYOUT_BLOCKED)
+    if (t.rank == 0 || layout <= 0 || layout >= f->nlayouts ||
+        f->layouts[layout].kind != LAYOUT_BLOCKED)
         return true;
     const Layout *l = &f->layouts[layout];
     int wpc_total = 1;
     /* codegen/distribution.c cg_dist: lanes or warps along a dim wrap when the shape is smaller
      * than size_per_thread * threads (* warps) there. */
     for (int d = 0; d < l->rank && d < t.rank; d++) {
-        int64_t spt = l->blocked.size_per_thread[d] < t.shape[d] ? l->blocked.size_per_thread[d] : t.shape[d];
+        int64_t spt =
+            l->blocked.size_per_thread[d] < t.shape[d] ? l->blocked.size_per_thread[d] : t.shape[d];
         int64_t tpw = l->blocked.threads_per_warp[d], wpc = l->blocked.warps_per_cta[d];
         int64_t lanes = t.shape[d] / spt < 1 ? 1 : t.shape[d] / spt;
         int64_t warps = t.shape[d] / (spt * tpw) < 1 ? 1 : t.shape[d] / (spt * tpw);
@@ -330,13 +332,16 @@ static bool dot_fits_wgmma(const IrFunc *f, const PassOptions *o, int num_warps,
     Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
     Type r = ir_type(f, op->results[0]);
     bool fp8 = dot_is_fp8(f, op);
-    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || (a.dtype != b.dtype && !fp8) || r.dtype != DT_F32 ||
-        (a.dtype != DT_F16 && a.dtype != DT_BF16 && !tf32 && !fp8))
+    if (a.rank != 2 || b.rank != 2 || r.rank != 2 || (a.dtype != b.dtype && !fp8) ||
+        r.dtype != DT_F32 || (a.dtype != DT_F16 && a.dtype != DT_BF16 && !tf32 && !fp8))
         return false;
     /* k per instruction: 32 bytes of K (k8 tf32, k16 fp16/bf16, k32 fp8) */
     int M = r.shape[0], N = r.shape[1], K = a.shape[1];
     return M % (16 * num_warps) == 0 && N % 8 == 0 && (N <= 256 || N % 256 == 0) &&
-           K % (tf32 ? 8 : fp8 ? 32 : 16) == 0;
+           K % (tf32  ? 8
+                : fp8 ? 32
+                      : 16) ==
+               0;
 }
 
 static bool dot_uses_wgmma(const LayCtx *c, const IrOp *op)
@@ -380,7 +385,10 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     if (t.rank != 2)
         return layout_default(c, t);
     if (dot_uses_mma(c, op) && dot_uses_wgmma(c, op))
-        return layout_mma_v3(c, t.shape[0], t.shape[1], dot_is_tf32(c, op) ? 8 : dot_is_fp8(c->f, op) ? 32 : 16);
+        return layout_mma_v3(c, t.shape[0], t.shape[1],
+                             dot_is_tf32(c, op)     ? 8
+                             : dot_is_fp8(c->f, op) ? 32
+                                                    : 16);
     if (dot_uses_mma(c, op))
         return layout_mma_v2(c, t.shape[0], t.shape[1]);
     int M = t.shape[0], N = t.shape[1], W = c->num_warps;
@@ -427,10 +435,7 @@ static bool is_reduction(OpCode code)
            code == OP_ARGMAX || code == OP_ARGMIN;
 }
 
-static IrOp *region_terminator(IrRegion *r)
-{
-    return r->nops ? r->ops[r->nops - 1] : NULL;
-}
+static IrOp *region_terminator(IrRegion *r) { return r->nops ? r->ops[r->nops - 1] : NULL; }
 
 static void want_anchors(LayCtx *c, IrRegion *r)
 {
@@ -506,10 +511,10 @@ static void want_region(LayCtx *c, IrRegion *r, bool exits)
             for (int k = 0; k < op->nresults; k++) {
                 /* The body's wants first (a dot's accumulator), then the exit's, then the init's:
                  * a convert after the loop is cheaper than one per iteration. */
-                ValueId group[4] = {1 + k < body->nargs ? body->args[1 + k] : 0,
-                                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0,
-                                    3 + k < op->noperands ? op->operands[3 + k] : 0,
-                                    exits ? op->results[k] : 0};
+                ValueId group[4] = {
+                    1 + k < body->nargs ? body->args[1 + k] : 0,
+                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0,
+                    3 + k < op->noperands ? op->operands[3 + k] : 0, exits ? op->results[k] : 0};
                 want_loop_value(c, group, 4);
             }
         } else if (op->code == OP_IF) {
@@ -526,13 +531,15 @@ static void want_region(LayCtx *c, IrRegion *r, bool exits)
             IrOp *cond = region_terminator(r0), *y = region_terminator(r1);
             for (int k = 0; k < op->noperands; k++) {
                 ValueId group[3] = {op->operands[k], k < r0->nargs ? r0->args[k] : 0,
-                                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0};
+                                    y && y->code == OP_YIELD && k < y->noperands ? y->operands[k]
+                                                                                 : 0};
                 want_loop_value(c, group, 3);
             }
             for (int k = 0; k < op->nresults; k++) {
                 ValueId group[3] = {k < r1->nargs ? r1->args[k] : 0,
                                     cond && cond->code == OP_CONDITION && 1 + k < cond->noperands
-                                        ? cond->operands[1 + k] : 0,
+                                        ? cond->operands[1 + k]
+                                        : 0,
                                     exits ? op->results[k] : 0};
                 want_loop_value(c, group, 3);
             }
@@ -603,12 +610,12 @@ static bool can_remat(const IrFunc *f, ValueId v, int depth)
     if (!def || depth <= 0 || def->nresults != 1 || def->nregions)
         return false;
     switch (def->code) {
-    case OP_CONST: case OP_MAKE_RANGE: case OP_SPLAT:
-        return true;
-    case OP_BROADCAST: case OP_EXPAND_DIMS:
-        return can_remat(f, def->operands[0], depth - 1);
-    default:
-        break;
+    case OP_CONST:
+    case OP_MAKE_RANGE:
+    case OP_SPLAT: return true;
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS: return can_remat(f, def->operands[0], depth - 1);
+    default: break;
     }
     if (!op_is_elementwise(def->code))
         return false;
@@ -668,7 +675,8 @@ static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
     /* A constant is born in any distributed layout (the zero accumulator of a matmul in its #mma
      * layout, instead of a whole tile's round trip through shared memory per program). */
     const IrOp *vdef = f->values[v].def;
-    bool constant = vdef && vdef->code == OP_CONST && kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
+    bool constant =
+        vdef && vdef->code == OP_CONST && kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
     if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
         ValueId copy = remat(c, v, layout);
         if (copy) {
@@ -786,7 +794,8 @@ static void assign_while(LayCtx *c, IrOp *op)
     IrOp *cond = region_terminator(r0);
     for (int k = 0; k < op->nresults && k < 64; k++) {
         ValueId passed = cond && cond->code == OP_CONDITION && 1 + k < cond->noperands
-                             ? cond->operands[1 + k] : 0;
+                             ? cond->operands[1 + k]
+                             : 0;
         out_lay[k] = passed ? carried_layout(c, op->results[k], passed) : 0;
         if (passed)
             convert_operand(c, cond, 1 + k, out_lay[k]);
@@ -816,21 +825,15 @@ static void assign_op(LayCtx *c, IrOp *op)
 {
     IrFunc *f = c->f;
     switch (op->code) {
-    case OP_FOR:
-        assign_for(c, op);
-        return;
-    case OP_IF:
-        assign_if(c, op);
-        return;
+    case OP_FOR: assign_for(c, op); return;
+    case OP_IF: assign_if(c, op); return;
     case OP_WHILE:
         if (op->nregions == 2)
             assign_while(c, op);
         return;
     case OP_YIELD:
-    case OP_CONDITION:
-        return; /* their parents convert their operands */
-    default:
-        break;
+    case OP_CONDITION: return; /* their parents convert their operands */
+    default: break;
     }
     for (int k = 0; k < op->nregions; k++)
         assign_region(c, &op->regions[k]);
@@ -855,7 +858,8 @@ static void assign_op(LayCtx *c, IrOp *op)
         /* k_width: consecutive k elements per thread in one register, 32 bits' worth for mma
          * (Triton's kWidth: 2 for fp16/bf16); 0 for FMA. */
         int k_width = f->layouts[acc].kind == LAYOUT_MMA
-                          ? 4 / dtype_bytes(ir_type(f, op->operands[0]).dtype) : 0;
+                          ? 4 / dtype_bytes(ir_type(f, op->operands[0]).dtype)
+                          : 0;
         convert_operand(c, op, 0, layout_dot_operand(c, 0, acc, k_width));
         convert_operand(c, op, 1, layout_dot_operand(c, 1, acc, k_width));
         convert_operand(c, op, 2, acc);
@@ -889,7 +893,11 @@ static void assign_op(LayCtx *c, IrOp *op)
             set_layout(c, res, src);
         return;
     }
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN:
+    case OP_ARGMAX:
+    case OP_ARGMIN: {
         int src = layout_of(c, op->operands[0]);
         if (!src) {
             src = layout_default(c, ir_type(f, op->operands[0]));
@@ -914,13 +922,13 @@ static void assign_op(LayCtx *c, IrOp *op)
     case OP_CONVERT_LAYOUT:
         /* Both move data through scratch in codegen; the operand keeps its layout. */
         if (block_res)
-            set_layout(c, res, free_layout(c, res, op->code == OP_CONVERT_LAYOUT
-                                                        ? layout_of(c, op->operands[0]) : 0));
+            set_layout(
+                c, res,
+                free_layout(c, res,
+                            op->code == OP_CONVERT_LAYOUT ? layout_of(c, op->operands[0]) : 0));
         return;
-    case OP_ASSERT:
-        return;
-    default:
-        break;
+    case OP_ASSERT: return;
+    default: break;
     }
     if (!block_res)
         return;
@@ -982,7 +990,8 @@ static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int 
         return 0;
     Type t = ir_type(f, o);
     ValueId out = 0;
-    if (def->code == OP_CONST || (def->code == OP_SPLAT && ir_type(f, def->operands[0]).rank == 0)) {
+    if (def->code == OP_CONST ||
+        (def->code == OP_SPLAT && ir_type(f, def->operands[0]).rank == 0)) {
         IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
         IrOp *copy = ir_build(&b, def->code, def->loc, def->operands, def->noperands, &t, 1, 0);
         memcpy(copy->attr, def->attr, sizeof copy->attr);
@@ -1019,8 +1028,9 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             ValueId y = cv->results[0], x = cv->operands[0];
             int from = f->values[x].layout, to = f->values[y].layout;
             IrOp *u = NULL;
-            if (from <= 0 || count_uses(&f->body, y, &u) != 1 || index_in(r, u) < 0 || u->nresults != 1 ||
-                u->nregions || !op_is_elementwise(u->code) || u->code == OP_ADDPTR)
+            if (from <= 0 || count_uses(&f->body, y, &u) != 1 || index_in(r, u) < 0 ||
+                u->nresults != 1 || u->nregions || !op_is_elementwise(u->code) ||
+                u->code == OP_ADDPTR)
                 break;
             Type ty = ir_type(f, y), tu = ir_type(f, u->results[0]);
             if (tu.is_ptr || ty.is_ptr || dtype_bytes(tu.dtype) > dtype_bytes(ty.dtype) ||

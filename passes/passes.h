@@ -140,13 +140,15 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
  * pass's choice: warp-major, outputs contiguous, so the lanes of one warp, which hold distinct
  * consecutive outputs, write and read consecutive words (no bank conflict; rows at stride W would
  * give a W-way conflict). */
-void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride, int64_t *warp_stride);
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                           int64_t *warp_stride);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's
  * start, B at *b_offset (1024-aligned). Returns the area's bytes (its start must be
  * 1024-aligned), 0 when a tile has no swizzled form. */
-int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb, int64_t *b_offset);
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
+                             int64_t *b_offset);
 
 /* The whole pipeline, in order (pipeline.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);

@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PIPE_LOADS 8
+#define MAX_PIPE_LOADS     8
 #define DECLINE(p, reason) return ((p)->why_not = (reason), false)
 
 typedef struct Pipe {
@@ -92,7 +92,8 @@ static int uses_in(const IrRegion *r, ValueId v)
 static bool is_const_zero(const IrFunc *f, ValueId v)
 {
     const IrOp *def = f->values[v].def;
-    while (def && (def->code == OP_SPLAT || def->code == OP_BROADCAST || def->code == OP_CONVERT_LAYOUT))
+    while (def &&
+           (def->code == OP_SPLAT || def->code == OP_BROADCAST || def->code == OP_CONVERT_LAYOUT))
         def = f->values[def->operands[0]].def;
     return def && def->code == OP_CONST && def->attr[0] == 0 && def->fattr == 0.0;
 }
@@ -112,7 +113,8 @@ static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int
     /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only too; element by element would be
      * 1-byte copies, under cp.async's 4, so the tile must run along K in memory */
     bool fp8 = wgmma && !t.is_ptr && dtype_is_fp8(t.dtype);
-    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) || load->nresults != 1)
+    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) ||
+        load->nresults != 1)
         DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 or fp8 for wgmma)");
     if (fp8 && f->layouts[pl].blocked.order[0] != (which == 0 ? 1 : 0))
         DECLINE(p, "an fp8 tile for wgmma does not run along K in memory (wgmma reads fp8 K-major "
@@ -122,7 +124,8 @@ static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t, tf32 || fp8 ? (which == 0 ? 1 : 0) : f->layouts[pl].blocked.order[0]);
+    return shared_layout_for(&sh, t,
+                             tf32 || fp8 ? (which == 0 ? 1 : 0) : f->layouts[pl].blocked.order[0]);
 }
 
 /* Adds to stage 0 the body op defining v and, transitively, what it depends on; records iter
@@ -143,16 +146,31 @@ static bool mark_stage0(Pipe *p, ValueId v)
     for (int k = 0; k < p->nloads; k++)
         is_pipelined_load |= p->loads[k] == def;
     switch (def->code) {
-    case OP_STORE: case OP_ATOMIC_RMW: case OP_ATOMIC_CAS: case OP_ASSERT: case OP_DOT: case OP_FOR: case OP_IF: case OP_WHILE:
-    case OP_YIELD: case OP_CONDITION:
-        DECLINE(p, "stage 0 would hold an op with effects or regions");
+    case OP_STORE:
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS:
+    case OP_ASSERT:
+    case OP_DOT:
+    case OP_FOR:
+    case OP_IF:
+    case OP_WHILE:
+    case OP_YIELD:
+    case OP_CONDITION: DECLINE(p, "stage 0 would hold an op with effects or regions");
     case OP_LOAD:
         if (!is_pipelined_load)
-            DECLINE(p, "stage 0 would hold a load that is not pipelined"); /* a load run ahead could fault past the end */
+            DECLINE(
+                p,
+                "stage 0 would hold a load that is not pipelined"); /* a load run ahead could fault past the end */
         break;
-    case OP_LOCAL_ALLOC: case OP_SLOT: case OP_ASYNC_COPY: case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT: case OP_BARRIER: case OP_LOCAL_LOAD: case OP_WGMMA: case OP_WGMMA_WAIT:
-        DECLINE(p, "stage 0 would hold a pipeline op"); /* already pipelined */
+    case OP_LOCAL_ALLOC:
+    case OP_SLOT:
+    case OP_ASYNC_COPY:
+    case OP_ASYNC_COMMIT:
+    case OP_ASYNC_WAIT:
+    case OP_BARRIER:
+    case OP_LOCAL_LOAD:
+    case OP_WGMMA:
+    case OP_WGMMA_WAIT: DECLINE(p, "stage 0 would hold a pipeline op"); /* already pipelined */
     default:
         if (def->nregions)
             DECLINE(p, "stage 0 would hold an op with regions");
@@ -192,7 +210,8 @@ static bool stage0_leaks(Pipe *p)
                 if (is_load) {
                     bool own_convert = false;
                     for (int k = 0; k < p->nloads; k++)
-                        own_convert |= p->loads[k] == op && (p->converts[k] == u || !p->converts[k]);
+                        own_convert |=
+                            p->loads[k] == op && (p->converts[k] == u || !p->converts[k]);
                     if (own_convert)
                         continue;
                 }
@@ -228,7 +247,8 @@ static int accumulator_iter(const Pipe *p, const IrOp *dot)
 static int64_t const_int_of(const IrFunc *f, ValueId v, bool *ok)
 {
     const IrOp *def = f->values[v].def;
-    *ok = def && def->code == OP_CONST && !dtype_is_float(ir_type(f, v).dtype) && ir_type(f, v).rank == 0;
+    *ok = def && def->code == OP_CONST && !dtype_is_float(ir_type(f, v).dtype) &&
+          ir_type(f, v).rank == 0;
     return *ok ? def->attr[0] : 0;
 }
 
@@ -245,7 +265,9 @@ static IrOp *operand_chain_load(const Pipe *p, ValueId operand)
            (def->code == OP_CONVERT_LAYOUT || def->code == OP_TRANS) &&
            uses_in(p->body, def->results[0]) == 1)
         def = f->values[def->operands[0]].def;
-    return def && def->code == OP_LOAD && body_index(p->body, def) >= 0 && def->nresults == 1 ? def : NULL;
+    return def && def->code == OP_LOAD && body_index(p->body, def) >= 0 && def->nresults == 1
+               ? def
+               : NULL;
 }
 
 /* operand_chain_load's load when it qualifies for a copy read back whole. */
@@ -257,8 +279,8 @@ static IrOp *operand_tile_load(Pipe *p, ValueId operand)
         return NULL;
     Type t = ir_type(f, def->results[0]);
     int pl = f->values[def->operands[0]].layout;
-    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED || t.rank != 2 || t.is_ptr ||
-        dtype_bytes(t.dtype) != 2 || uses_in(&f->body, def->results[0]) != 1 ||
+    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED || t.rank != 2 ||
+        t.is_ptr || dtype_bytes(t.dtype) != 2 || uses_in(&f->body, def->results[0]) != 1 ||
         axis_vector_width(f, def) * dtype_bytes(t.dtype) < 4)
         return NULL;
     Layout sh;
@@ -376,7 +398,9 @@ static bool analyse(Pipe *p)
                     continue;
                 for (int k = 0; k < u->noperands; k++)
                     if (u->operands[k] == arg && !(u == y && k == a))
-                        DECLINE(p, "an iter arg is used by stage 0 and by the rest of the body"); /* the rest of the body needs this iteration's value */
+                        DECLINE(
+                            p,
+                            "an iter arg is used by stage 0 and by the rest of the body"); /* the rest of the body needs this iteration's value */
                 for (int k = 0; k < u->nregions; k++)
                     if (uses_in(&u->regions[k], arg))
                         DECLINE(p, "an iter arg is used by stage 0 and by the rest of the body");
@@ -514,9 +538,10 @@ static void emit_stage0(Pipe *p, IrBuilder *b, ValueId iv, ValueId slot)
         }
         ValueId view = slot_view(p, b, k, slot);
         /* `other` travels with the copy unless it is 0 (the zero fill cp.async does anyway) */
-        ValueId other = op->noperands > 2 && op->operands[2] > 0 && !is_const_zero(f, op->operands[2])
-                            ? mapped(p, op->operands[2])
-                            : 0;
+        ValueId other =
+            op->noperands > 2 && op->operands[2] > 0 && !is_const_zero(f, op->operands[2])
+                ? mapped(p, op->operands[2])
+                : 0;
         ValueId ops[4] = {view, ptr, mask, other};
         ir_build(b, OP_ASYNC_COPY, op->loc, ops, other ? 4 : 3, NULL, 0, 0);
     }
@@ -539,7 +564,8 @@ static ValueId next_slot(Pipe *p, IrBuilder *b, ValueId x)
     SrcLoc loc = p->loop->loc;
     Type i32 = type_scalar(DT_I32);
     ValueId x1 = ir_build_binary(b, OP_ADD, loc, i32, x, const_i(b, loc, DT_I32, 1));
-    ValueId wrap = ir_build_binary(b, OP_CMP_GE, loc, type_scalar(DT_I1), x1, const_i(b, loc, DT_I32, p->S));
+    ValueId wrap =
+        ir_build_binary(b, OP_CMP_GE, loc, type_scalar(DT_I1), x1, const_i(b, loc, DT_I32, p->S));
     ValueId ops[3] = {wrap, const_i(b, loc, DT_I32, 0), x1};
     Type t = i32;
     return ir_build(b, OP_SELECT, loc, ops, 3, &t, 1, 0)->results[0];
@@ -577,7 +603,8 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     for (int s = 0; s + 1 < p->S; s++) {
         ValueId iv = L->operands[0];
         if (s > 0)
-            iv = ir_build_binary(&b, OP_ADD, loc, type_scalar(ivt), iv, const_i(&b, loc, ivt, s * step));
+            iv = ir_build_binary(&b, OP_ADD, loc, type_scalar(ivt), iv,
+                                 const_i(&b, loc, ivt, s * step));
         map_stage0_args(p, iv, cur);
         emit_stage0(p, &b, iv, const_i(&b, loc, DT_I32, s));
         for (int a = 0; a < niter; a++)
@@ -632,7 +659,8 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 if (p->loads[j] != op || p->converts[j])
                     continue;
                 Type t = ir_type(f, op->results[0]);
-                ValueId r = ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
+                ValueId r =
+                    ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
                 set_layout(f, r, f->values[op->operands[0]].layout);
                 f->values[r].name = f->values[op->results[0]].name;
                 p->map[op->results[0]] = r;
@@ -647,11 +675,13 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
             /* a dot operand: from its slot into the operand's registers, unless a wgmma reads
              * the slot itself */
             const Layout *ol = &f->layouts[f->values[op->results[0]].layout];
-            const Layout *parent = ol->kind == LAYOUT_DOT_OPERAND ? &f->layouts[ol->dot_operand.parent] : NULL;
+            const Layout *parent =
+                ol->kind == LAYOUT_DOT_OPERAND ? &f->layouts[ol->dot_operand.parent] : NULL;
             if (parent && parent->kind == LAYOUT_MMA && parent->mma.version == 3)
                 continue;
             Type t = ir_type(f, op->results[0]);
-            ValueId r = ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[k], 1, &t, 1, 0)->results[0];
+            ValueId r =
+                ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[k], 1, &t, 1, 0)->results[0];
             set_layout(f, r, f->values[op->results[0]].layout);
             f->values[r].name = f->values[op->results[0]].name;
             p->map[op->results[0]] = r;
@@ -740,8 +770,13 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
                 return false;
         if (op->code != OP_FOR || op->nregions < 1 || loop_stages(f, op) < 2)
             continue;
-        Pipe p = {.f = f, .o = o, .loop = op, .body = &op->regions[0], .S = loop_stages(f, op),
-                  .inflight_iter = -1, .nvalues0 = f->nvalues};
+        Pipe p = {.f = f,
+                  .o = o,
+                  .loop = op,
+                  .body = &op->regions[0],
+                  .S = loop_stages(f, op),
+                  .inflight_iter = -1,
+                  .nvalues0 = f->nvalues};
         p.stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
         p.arg_stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
         p.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)f->nvalues);

@@ -90,7 +90,8 @@ void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[T
     int cands[2] = {f->values[op->operands[0]].layout, f->values[op->results[0]].layout};
     for (int i = 0; i < 2; i++) {
         int l = cands[i];
-        if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED && f->layouts[l].rank == rank) {
+        if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED &&
+            f->layouts[l].rank == rank) {
             for (int k = 0; k < rank; k++)
                 order[k] = f->layouts[l].blocked.order[k];
             return;
@@ -135,7 +136,8 @@ static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *per
     if (la <= 0 || lr <= 0 || la >= f->nlayouts || lr >= f->nlayouts)
         return false;
     const Layout *a = &f->layouts[la], *r = &f->layouts[lr];
-    if (a->kind != LAYOUT_BLOCKED || r->kind != LAYOUT_BLOCKED || a->rank != rank || r->rank != rank)
+    if (a->kind != LAYOUT_BLOCKED || r->kind != LAYOUT_BLOCKED || a->rank != rank ||
+        r->rank != rank)
         return false;
     for (int i = 0; i < rank; i++) {
         int p = (int)perm[i];
@@ -184,8 +186,13 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         return (last + 1) * shared_elem_bytes(t);
     }
     case OP_SCAN: /* the whole block, row-major (codegen/scan.c) */
-        return type_numel(ir_type(f, op->results[0])) * shared_elem_bytes(ir_type(f, op->results[0]));
-    case OP_REDUCE_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_ARGMAX: case OP_ARGMIN: {
+        return type_numel(ir_type(f, op->results[0])) *
+               shared_elem_bytes(ir_type(f, op->results[0]));
+    case OP_REDUCE_SUM:
+    case OP_REDUCE_MAX:
+    case OP_REDUCE_MIN:
+    case OP_ARGMAX:
+    case OP_ARGMIN: {
         Type in = ir_type(f, op->operands[0]);
         int axis = (int)op->attr[0];
         int warps = layout_warps_along(f, f->values[op->operands[0]].layout, in, axis);
@@ -245,15 +252,15 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
         return type_numel(a) * dtype_bytes(a.dtype) + type_numel(b) * dtype_bytes(b.dtype);
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
 static bool is_wgmma_dot(const IrFunc *f, const IrOp *op)
 {
     int acc = f->values[op->results[0]].layout;
-    return acc > 0 && acc < f->nlayouts && f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3;
+    return acc > 0 && acc < f->nlayouts && f->layouts[acc].kind == LAYOUT_MMA &&
+           f->layouts[acc].mma.version == 3;
 }
 
 /* ---- the pipeline's buffers ----------------------------------------------------------------- */
@@ -341,7 +348,8 @@ static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
 /* Returns the largest scratch end in r; *biggest is the op that needs it (for the error's
  * location). Scratch of an op that runs while a pipeline buffer is live goes after the buffers
  * (buffers_end), else at 0, over them. */
-static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_t buffers_end, bool in_live)
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_t buffers_end,
+                            bool in_live)
 {
     int64_t most = 0;
     bool *live = arena_alloc(f->arena, sizeof(bool) * (size_t)(r->nops + 1));
@@ -403,13 +411,16 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
         f->stages_overflow = most;
         const IrOp *first = find_local_alloc(&f->body);
         SrcLoc loc = first ? first->loc : (SrcLoc){0};
-        const char *msg = "software pipelining with num_stages=%d needs %lld bytes of shared memory "
-                          "(%lld for the stage buffers); sm_%d allows %d: lower num_stages or the "
-                          "block sizes";
+        const char *msg =
+            "software pipelining with num_stages=%d needs %lld bytes of shared memory "
+            "(%lld for the stage buffers); sm_%d allows %d: lower num_stages or the "
+            "block sizes";
         if (loc.file)
-            diag_error(d, loc, msg, f->num_stages, (long long)most, (long long)buffers_end, sm, limit);
+            diag_error(d, loc, msg, f->num_stages, (long long)most, (long long)buffers_end, sm,
+                       limit);
         else
-            diag_plain_error(d, msg, f->num_stages, (long long)most, (long long)buffers_end, sm, limit);
+            diag_plain_error(d, msg, f->num_stages, (long long)most, (long long)buffers_end, sm,
+                             limit);
         return false;
     }
     if (most > limit) {

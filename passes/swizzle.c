@@ -64,7 +64,8 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
     return shared_layout_for(l, t, order[0]);
 }
 
-void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride, int64_t *warp_stride)
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                           int64_t *warp_stride)
 {
     *row_stride = 1;
     *warp_stride = type_numel(ir_type(f, op->results[0]));
@@ -89,10 +90,13 @@ static int operand_register_contig(const IrFunc *f, const IrOp *dot, int which)
     if (!cv || cv->code != OP_CONVERT_LAYOUT)
         return -1;
     int l = f->values[cv->operands[0]].layout;
-    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED ? f->layouts[l].blocked.order[0] : -1;
+    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED
+               ? f->layouts[l].blocked.order[0]
+               : -1;
 }
 
-int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb, int64_t *b_offset)
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
+                             int64_t *b_offset)
 {
     Type a = ir_type(f, dot->operands[0]), b = ir_type(f, dot->operands[1]);
     if (a.rank != 2 || b.rank != 2)
@@ -191,7 +195,8 @@ static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
             Layout l;
             int cd = contig[buf] >= 0 ? contig[buf] : tile.rank - 1;
             if (!shared_layout_for(&l, tile, cd)) {
-                TRIC_INTERNAL(d, "swizzle: no swizzled layout for a %s tile contiguous along dim %d",
+                TRIC_INTERNAL(d,
+                              "swizzle: no swizzled layout for a %s tile contiguous along dim %d",
                               type_str(f->arena, tile), cd);
                 return false;
             }

@@ -36,7 +36,8 @@ tric_status rt_capture_error(const char *what) {
     return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                    "%s cannot be done on a stream that is being captured into a CUDA graph (it "
                    "would invalidate the capture): launch each kernel once with the same kind of "
-                   "arguments before capturing, and use the _async copies", what);
+                   "arguments before capturing, and use the _async copies",
+                   what);
 }
 
 /* ---- live objects ----------------------------------------------------------------------------- */
@@ -70,7 +71,7 @@ static RtLink *list_first(struct tric_device_s *dev, RtLink *head) {
     return first;
 }
 
-#define RT_CONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#define RT_CONTAINER(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 tric_status tric_set_error(tric_status status, const char *format, ...) {
     StrBuf sb = {0};
@@ -296,7 +297,7 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     tric_compile_options none = tric_compile_options_default();
     if (!opt)
         opt = &none;
-    /* Lengths before strings, so that no two option sets give the same text. */
+        /* Lengths before strings, so that no two option sets give the same text. */
 #define KEY_STR(label, s)                                                                          \
     strbuf_printf(sb, "%s %zu:%s\n", label, (s) ? strlen(s) : (size_t)0, (s) ? (s) : "")
     KEY_STR("kernel", opt->kernel);
@@ -366,7 +367,6 @@ void rt_module_free(struct tric_module_s *mod) {
  * copies): the launch computes the hints its values allow, and the first launch with a new
  * combination compiles that variant (from the source and options kept here; on cuda through the
  * disk cache), later ones find it. */
-
 
 static bool ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
@@ -512,7 +512,8 @@ static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_a
     unsigned char hints[RT_MAX_PARAMS];
     if (!launch_hints_of(k, args, hints))
         return k;
-    const RtVariant *v = find_variant(mod, __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE), hints);
+    const RtVariant *v =
+        find_variant(mod, __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE), hints);
     if (!v && mod->device->kind == TRIC_DEVICE_CUDA && rt_cuda_capturing(mod->device, stream)) {
         *st = rt_capture_error("compiling a new specialization of the kernel at its launch");
         return NULL;
@@ -541,8 +542,9 @@ static tric_status compile_one(struct tric_module_s *mod, const tric_compile_opt
         return mod->device->kind == TRIC_DEVICE_CUDA
                    ? rt_cuda_compile(mod->device, &mod->source, &probe, mod)
                    : rt_cpu_compile(mod->device, &mod->source, &probe, mod);
-    st = mod->device->kind == TRIC_DEVICE_CUDA ? rt_cuda_compile(mod->device, &mod->source, opt, mod)
-                                               : rt_cpu_compile(mod->device, &mod->source, opt, mod);
+    st = mod->device->kind == TRIC_DEVICE_CUDA
+             ? rt_cuda_compile(mod->device, &mod->source, opt, mod)
+             : rt_cpu_compile(mod->device, &mod->source, opt, mod);
     return st == TRIC_SUCCESS ? rt_prepare_specialization(mod, opt) : st;
 }
 
@@ -567,8 +569,10 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
     *several = true;
     tric_status st = TRIC_SUCCESS;
     if (opt && (opt->signature || opt->tune_configs))
-        st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s has %d kernels: a signature or tune configs "
-                     "describe one; name it in tric_compile_options.kernel", mod->source.name, n);
+        st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                     "%s has %d kernels: a signature or tune configs "
+                     "describe one; name it in tric_compile_options.kernel",
+                     mod->source.name, n);
     for (int i = 0; st == TRIC_SUCCESS && opt && i < opt->nconstexprs; i++) {
         size_t len = strcspn(opt->constexprs[i], "=");
         bool used = false;
@@ -577,9 +581,10 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
                 used = strlen(entries[k]->params[p].name) == len &&
                        !strncmp(entries[k]->params[p].name, opt->constexprs[i], len);
         if (!used)
-            st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "constexpr %s: no kernel of %s has a "
-                         "parameter '%.*s'", opt->constexprs[i], mod->source.name, (int)len,
-                         opt->constexprs[i]);
+            st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                         "constexpr %s: no kernel of %s has a "
+                         "parameter '%.*s'",
+                         opt->constexprs[i], mod->source.name, (int)len, opt->constexprs[i]);
     }
     mod->members = st == TRIC_SUCCESS ? calloc((size_t)n, sizeof *mod->members) : NULL;
     if (st == TRIC_SUCCESS && !mod->members)
@@ -615,13 +620,14 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
 tric_status tric_module_compile(tric_device dev, const char *source, const char *filename,
                                 const tric_compile_options *options, tric_module *out) {
     if (!dev || !source || !out)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_compile: NULL device, source or out");
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "tric_module_compile: NULL device, source or out");
     *out = NULL;
     if (options && options->num_warps != 0 &&
         (options->num_warps < 1 || options->num_warps > 32 ||
          (options->num_warps & (options->num_warps - 1))))
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_warps must be a power of two in 1..32, got %d",
-                       options->num_warps);
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "num_warps must be a power of two in 1..32, got %d", options->num_warps);
     if (options && (options->num_stages < 0 || options->num_stages > 16))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "num_stages must be in 1..16, got %d",
                        options->num_stages);
@@ -633,8 +639,8 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
         if (!tir || dev->kind != TRIC_DEVICE_CPU)
             return rt_fail(TRIC_ERROR_UNSUPPORTED,
                            "%s: this runtime was built without the compiler; link tric::tric "
-                           "(libtric) to compile %s, or load the %s that `tric` writes", name,
-                           tir ? "tile IR for cuda" : ".tri source",
+                           "(libtric) to compile %s, or load the %s that `tric` writes",
+                           name, tir ? "tile IR for cuda" : ".tri source",
                            dev->kind == TRIC_DEVICE_CPU ? ".tir (--emit=ir)" : "PTX");
     }
     struct tric_module_s *mod = rt_module_new(dev);
@@ -741,7 +747,8 @@ static tric_status load_ptx_kernels(struct tric_device_s *dev, struct tric_modul
 
 tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out) {
     if (!dev || !ptx || !out)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_module_load_ptx: NULL device, ptx or out");
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "tric_module_load_ptx: NULL device, ptx or out");
     *out = NULL;
     if (dev->kind != TRIC_DEVICE_CUDA)
         return rt_fail(TRIC_ERROR_UNSUPPORTED,
@@ -812,8 +819,9 @@ tric_status tric_module_get_kernel(tric_module mod, const char *name, tric_kerne
         for (int i = 0; i < mod->nmembers; i++)
             strbuf_printf(&names, "%s%s", i ? ", " : "", mod->members[i]->kernel.name);
         *out = NULL;
-        tric_status st = rt_fail(TRIC_ERROR_NOT_FOUND, "no kernel '%s' in this module (it holds %s)",
-                                 name, names.data ? names.data : "none");
+        tric_status st =
+            rt_fail(TRIC_ERROR_NOT_FOUND, "no kernel '%s' in this module (it holds %s)", name,
+                    names.data ? names.data : "none");
         strbuf_free(&names);
         return st;
     }
@@ -841,10 +849,13 @@ tric_status tric_kernel_attributes(tric_kernel k, tric_kernel_attrs *out) {
     out->threads = k->threads;
     out->dynamic_shared_bytes = k->shared_bytes;
     if (k->module->tuner)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s is autotuned: its configs are different "
-                       "code; query one config's kernel (tric_kernel_config)", k->name);
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s is autotuned: its configs are different "
+                       "code; query one config's kernel (tric_kernel_config)",
+                       k->name);
     if (k->module->device->kind != TRIC_DEVICE_CUDA)
-        return rt_fail(TRIC_ERROR_UNSUPPORTED, "tric_kernel_attributes: %s runs kernels in the "
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "tric_kernel_attributes: %s runs kernels in the "
                        "interpreter, which has no registers, local memory or occupancy",
                        k->module->device->name);
     return rt_cuda_kernel_attributes(k, out);
@@ -892,7 +903,8 @@ tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int
         strbuf_free(&sb);
         RtParamKind kind;
         if (!t.is_ptr && dtype_is_fp8(t.dtype))
-            return rt_fail(TRIC_ERROR_UNSUPPORTED, "%s: parameter %d is a scalar %s; fp8 is passed "
+            return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                           "%s: parameter %d is a scalar %s; fp8 is passed "
                            "only in memory (a *%s pointer)",
                            k->name, i + 1, dtype_sig_name(t.dtype), dtype_sig_name(t.dtype));
         if (t.is_ptr)
@@ -1046,17 +1058,20 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
             if (k->param_equal_to_1[i])
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "argument %d of %s: the kernel was compiled for the value 1 (%s:1), "
-                               "got %lld", i + 1, k->name, k->param_type_str[i], got);
+                               "got %lld",
+                               i + 1, k->name, k->param_type_str[i], got);
             if (pk == RT_PARAM_PTR)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "argument %d of %s: the kernel was compiled for addresses divisible "
-                               "by %u (%s:%u), got 0x%llx", i + 1, k->name,
-                               (unsigned)k->param_divisibility[i], k->param_type_str[i],
-                               (unsigned)k->param_divisibility[i], (unsigned long long)got);
+                               "by %u (%s:%u), got 0x%llx",
+                               i + 1, k->name, (unsigned)k->param_divisibility[i],
+                               k->param_type_str[i], (unsigned)k->param_divisibility[i],
+                               (unsigned long long)got);
             return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                            "argument %d of %s: the kernel was compiled for values divisible by %u "
-                           "(%s:%u), got %lld", i + 1, k->name, (unsigned)k->param_divisibility[i],
-                           k->param_type_str[i], (unsigned)k->param_divisibility[i], got);
+                           "(%s:%u), got %lld",
+                           i + 1, k->name, (unsigned)k->param_divisibility[i], k->param_type_str[i],
+                           (unsigned)k->param_divisibility[i], got);
         }
     }
     return TRIC_SUCCESS;
@@ -1064,8 +1079,9 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
 
 tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
     if (nargs != k->nparams || (nargs > 0 && !args))
-        return nargs > 0 && !args ? rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->name)
-                                  : args_error(k, args, nargs);
+        return nargs > 0 && !args
+                   ? rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->name)
+                   : args_error(k, args, nargs);
     /* The fast path: one comparison per argument. */
     for (int i = 0; i < nargs; i++) {
         tric_arg_kind a = args[i].kind;
@@ -1107,8 +1123,9 @@ tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tri
                               struct tric_stream_s *stream) {
     struct tric_device_s *dev = k->module->device;
     if (stream && stream->device != dev)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
-                       k->name, stream->device->name, dev->name);
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: the stream belongs to %s, the kernel to %s", k->name,
+                       stream->device->name, dev->name);
     /* An empty grid has no programs to run (and cuLaunchKernel would refuse it). */
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
         return TRIC_SUCCESS;

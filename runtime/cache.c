@@ -197,10 +197,10 @@ bool rt_cache_store(const char *dir, const char *material, size_t mlen, const ch
     StrBuf tmp = {0}, header = {0};
     /* Unique per process and per call: concurrent writers never share a temp file. */
     strbuf_printf(&tmp, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
-    strbuf_printf(&header, "tric-cache 1\nkey %016llx\nmaterial %zu\npayload %zu\nchecksum %016llx\n\n",
-                  (unsigned long long)rt_fnv1a(RT_FNV_OFFSET, material, mlen), mlen, plen,
-                  (unsigned long long)rt_fnv1a(rt_fnv1a(RT_FNV_OFFSET, material, mlen), payload,
-                                               plen));
+    strbuf_printf(
+        &header, "tric-cache 1\nkey %016llx\nmaterial %zu\npayload %zu\nchecksum %016llx\n\n",
+        (unsigned long long)rt_fnv1a(RT_FNV_OFFSET, material, mlen), mlen, plen,
+        (unsigned long long)rt_fnv1a(rt_fnv1a(RT_FNV_OFFSET, material, mlen), payload, plen));
     bool ok = false;
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {

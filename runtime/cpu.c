@@ -27,8 +27,8 @@ tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, s
         InterpBuffer *live = realloc(dev->live, sizeof *live * (size_t)cap);
         if (live)
             dev->live = live;
-        struct tric_buffer_s **owner = live ? realloc(dev->live_owner, sizeof *owner * (size_t)cap)
-                                            : NULL;
+        struct tric_buffer_s **owner =
+            live ? realloc(dev->live_owner, sizeof *owner * (size_t)cap) : NULL;
         if (!owner) {
             pthread_mutex_unlock(&dev->lock);
             free(p);
@@ -163,8 +163,9 @@ tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_ar
         strbuf_free(&err);
         return TRIC_SUCCESS;
     }
-    tric_status st = rt_fail(TRIC_ERROR_LAUNCH, "%s", err.data && err.len ? err.data
-                                                          : "the interpreter failed (no message)");
+    tric_status st =
+        rt_fail(TRIC_ERROR_LAUNCH, "%s",
+                err.data && err.len ? err.data : "the interpreter failed (no message)");
     strbuf_free(&err);
     return st;
 }

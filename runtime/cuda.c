@@ -30,9 +30,10 @@ static void api_load(void) {
     GetProcAddressFn get_proc = (GetProcAddressFn)dlsym(lib, "cuGetProcAddress_v2");
     CUresult (*driver_version)(int *) = (CUresult(*)(int *))dlsym(lib, "cuDriverGetVersion");
     if (!get_proc || !driver_version) {
-        snprintf(api_error, sizeof api_error,
-                 "the NVIDIA driver is too old: libcuda.so.1 has no cuGetProcAddress_v2 (tric needs "
-                 "a driver for CUDA 12.0 or newer)");
+        snprintf(
+            api_error, sizeof api_error,
+            "the NVIDIA driver is too old: libcuda.so.1 has no cuGetProcAddress_v2 (tric needs "
+            "a driver for CUDA 12.0 or newer)");
         return;
     }
     int version = 0;
@@ -48,9 +49,8 @@ static void api_load(void) {
             !fn)                                                                                   \
             get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);                   \
         if (!fn) {                                                                                 \
-            snprintf(api_error, sizeof api_error,                                                  \
-                     "libcuda.so.1 (driver CUDA %d.%d) has no %s", version / 1000,                 \
-                     version % 1000 / 10, #name);                                                  \
+            snprintf(api_error, sizeof api_error, "libcuda.so.1 (driver CUDA %d.%d) has no %s",    \
+                     version / 1000, version % 1000 / 10, #name);                                  \
             return;                                                                                \
         }                                                                                          \
         memcpy(&api.name, &fn, sizeof fn);                                                         \
@@ -150,9 +150,11 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     char name[200] = "";
     int major = 0, minor = 0;
     CU_CHECK(dev, api.cuDeviceGetName(name, (int)sizeof name - 1, cu_dev), "cuDeviceGetName");
-    CU_CHECK(dev, api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_dev),
+    CU_CHECK(dev,
+             api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_dev),
              "cuDeviceGetAttribute(compute capability major)");
-    CU_CHECK(dev, api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_dev),
+    CU_CHECK(dev,
+             api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_dev),
              "cuDeviceGetAttribute(compute capability minor)");
     /* The shared memory a block may use without and with opting in (CUDA C Programming Guide,
      * "Shared Memory" for compute capability 7.0+: above the first, a function must set
@@ -160,12 +162,13 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     int sms = 0, shared = 0, shared_optin = 0;
     CU_CHECK(dev, api.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu_dev),
              "cuDeviceGetAttribute(multiprocessor count)");
-    CU_CHECK(dev, api.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-                                           cu_dev),
-             "cuDeviceGetAttribute(max shared memory per block)");
-    CU_CHECK(dev, api.cuDeviceGetAttribute(&shared_optin,
-                                           CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                           cu_dev),
+    CU_CHECK(
+        dev,
+        api.cuDeviceGetAttribute(&shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, cu_dev),
+        "cuDeviceGetAttribute(max shared memory per block)");
+    CU_CHECK(dev,
+             api.cuDeviceGetAttribute(
+                 &shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, cu_dev),
              "cuDeviceGetAttribute(max shared memory per block, opt-in)");
     dev->multiprocessors = sms;
     dev->max_shared_default = shared;
@@ -287,8 +290,8 @@ tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, s
                      "cuMemcpyDtoHAsync");
 }
 
-tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src,
-                                   size_t n, struct tric_stream_s *s) {
+tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                                   struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
     CU_CHECK(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, stream_of(dst->device, s)),
              "cuMemcpyHtoDAsync");
@@ -347,7 +350,8 @@ tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
             return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                            "tric_stream_wrap: the CUstream belongs to another context than %s's "
                            "primary context (make it after cuCtxSetCurrent("
-                           "tric_device_native_context(dev)))", dev->name);
+                           "tric_device_native_context(dev)))",
+                           dev->name);
     }
     s->cu_stream = cu_stream;
     s->wrapped = true;
@@ -404,8 +408,8 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
     bool ok = driver_compile(file, &copt, &res, &diag);
     arena_free(arena);
     if (support_alloc_failures() != failures) {
-        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling",
-                     file->name);
+        st =
+            rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling", file->name);
     } else if (!ok) {
         st = rt_fail(TRIC_ERROR_COMPILE, "%s",
                      diag.text.len ? diag.text.data : "compilation failed (no diagnostic)");
@@ -511,8 +515,9 @@ static tric_status find_function(struct tric_device_s *dev, void *cu_module, con
                        "allows at most %d (lower num_stages or the block sizes)",
                        dev->name, meta->name, k->shared_bytes, dev->max_shared_optin);
     if (k->shared_bytes > dev->max_shared_default)
-        CU_CHECK(dev, api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                             k->shared_bytes),
+        CU_CHECK(dev,
+                 api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        k->shared_bytes),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     __atomic_store_n(&k->cu_function, (void *)fn, __ATOMIC_RELEASE);
     return TRIC_SUCCESS;
@@ -619,18 +624,20 @@ tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs
          "LOCAL_SIZE_BYTES"},
         {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, offsetof(tric_kernel_attrs, static_shared_bytes),
          "SHARED_SIZE_BYTES"},
-        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(tric_kernel_attrs, max_threads_per_block),
-         "MAX_THREADS_PER_BLOCK"},
+        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+         offsetof(tric_kernel_attrs, max_threads_per_block), "MAX_THREADS_PER_BLOCK"},
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         char what[80];
         snprintf(what, sizeof what, "cuFuncGetAttribute(%s)", attrs[i].what);
-        CU_CHECK(dev, api.cuFuncGetAttribute((int *)((char *)out + attrs[i].field),
-                                             attrs[i].attribute, fn),
-                 what);
+        CU_CHECK(
+            dev,
+            api.cuFuncGetAttribute((int *)((char *)out + attrs[i].field), attrs[i].attribute, fn),
+            what);
     }
-    CU_CHECK(dev, api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &out->active_blocks_per_sm, fn, k->threads, (size_t)k->shared_bytes),
+    CU_CHECK(dev,
+             api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&out->active_blocks_per_sm, fn,
+                                                             k->threads, (size_t)k->shared_bytes),
              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     out->multiprocessors = dev->multiprocessors;
     return TRIC_SUCCESS;
@@ -641,8 +648,8 @@ tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k) {
 }
 
 tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
-                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
-                         double rep_ms, double give_up_ms, double *median_ms) {
+                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
+                         double give_up_ms, double *median_ms) {
     enum { MAX_REPS = 100 };
     CUstream stream = stream_of(dev, s);
     CUevent ev[MAX_REPS + 1];
@@ -747,13 +754,13 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
     }
     CUresult r = make_current(dev);
     if (r == CUDA_SUCCESS)
-        r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z,
-                               (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes,
-                               stream_of(dev, s), params, NULL);
+        r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,
+                               (unsigned)k->shared_bytes, stream_of(dev, s), params, NULL);
     if (r != CUDA_SUCCESS) {
         char what[200];
-        snprintf(what, sizeof what, "cuLaunchKernel(%s, grid (%u, %u, %u), %d threads, %d bytes shared)",
-                 k->name, grid.x, grid.y, grid.z, k->threads, k->shared_bytes);
+        snprintf(what, sizeof what,
+                 "cuLaunchKernel(%s, grid (%u, %u, %u), %d threads, %d bytes shared)", k->name,
+                 grid.x, grid.y, grid.z, k->threads, k->shared_bytes);
         return cuda_fail(dev, r, what);
     }
     return TRIC_SUCCESS;

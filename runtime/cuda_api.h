@@ -102,7 +102,7 @@ enum {
 /* clang-format on */
 
 typedef struct RtCudaApi {
-#define X(name, params) CUresult (*name) params;
+#define X(name, params) CUresult(*name) params;
     TRIC_CUDA_FUNCS(X)
 #undef X
 } RtCudaApi;

@@ -37,8 +37,7 @@ struct RtHeuristics {
     int nvariants;
 };
 
-static bool is_constexpr_annotation(const Expr *a)
-{
+static bool is_constexpr_annotation(const Expr *a) {
     if (!a)
         return false;
     if (a->kind == EX_NAME)
@@ -47,8 +46,7 @@ static bool is_constexpr_annotation(const Expr *a)
 }
 
 /* Does e read args["P"] for a run-time parameter P? */
-static bool reads_runtime(const Expr *e, const FuncDef *f, int depth)
-{
+static bool reads_runtime(const Expr *e, const FuncDef *f, int depth) {
     if (!e || depth > 200)
         return false;
     switch (e->kind) {
@@ -88,8 +86,7 @@ typedef struct LaunchLookup {
     Arena *a;
 } LaunchLookup;
 
-static bool literal_default(const Expr *e, ConstVal *out)
-{
+static bool literal_default(const Expr *e, ConstVal *out) {
     if (!e)
         return false;
     switch (e->kind) {
@@ -107,8 +104,7 @@ static bool literal_default(const Expr *e, ConstVal *out)
     }
 }
 
-static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **why)
-{
+static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **why) {
     LaunchLookup *l = ctx;
     const FuncDef *f = l->h->f;
     int p = -1;
@@ -154,7 +150,8 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
     switch (a->kind) {
     case TRIC_ARG_F32: *out = (ConstVal){.kind = CV_FLOAT, .f = a->v.f32}; return true;
     case TRIC_ARG_F64: *out = (ConstVal){.kind = CV_FLOAT, .f = a->v.f64}; return true;
-    case TRIC_ARG_I32: case TRIC_ARG_I64: {
+    case TRIC_ARG_I32:
+    case TRIC_ARG_I64: {
         uint64_t bits = rt_arg_bits(a);
         switch (t.dtype) {
         case DT_I1: *out = (ConstVal){.kind = CV_BOOL, .b = (bits & 1) != 0}; return true;
@@ -167,9 +164,7 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
         default: *out = (ConstVal){.kind = CV_INT, .i = (int64_t)bits}; return true;
         }
     }
-    default:
-        *why = "an argument of a kind tric's heuristics do not read";
-        return false;
+    default: *why = "an argument of a kind tric's heuristics do not read"; return false;
     }
 }
 
@@ -177,13 +172,18 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
  * message in *error. */
 static char *evaluate(const struct RtHeuristics *h, const struct tric_kernel_s *k,
                       const tric_arg *args, const tric_compile_options *opt, int64_t probe_value,
-                      char **error)
-{
+                      char **error) {
     Arena *a = arena_new();
     ConstVal results[RT_MAX_PARAMS];
     bool have[RT_MAX_PARAMS] = {0};
-    LaunchLookup l = {.h = h, .k = k, .probe_value = probe_value, .args = args, .opt = opt,
-                      .results = results, .have = have, .a = a};
+    LaunchLookup l = {.h = h,
+                      .k = k,
+                      .probe_value = probe_value,
+                      .args = args,
+                      .opt = opt,
+                      .results = results,
+                      .have = have,
+                      .a = a};
     Diag diag = {0};
     StrBuf key = {0};
     bool ok = true;
@@ -210,8 +210,8 @@ static char *evaluate(const struct RtHeuristics *h, const struct tric_kernel_s *
 }
 
 /* opt's constexprs followed by the key's "A=1 B=True" entries, in arena a. */
-static tric_compile_options with_values(const tric_compile_options *opt, const char *key, Arena *a)
-{
+static tric_compile_options with_values(const tric_compile_options *opt, const char *key,
+                                        Arena *a) {
     tric_compile_options o = opt ? *opt : tric_compile_options_default();
     int n = o.nconstexprs, extra = 0;
     for (const char *p = key; *p; p++)
@@ -231,8 +231,7 @@ static tric_compile_options with_values(const tric_compile_options *opt, const c
     return o;
 }
 
-void rt_heuristics_free(struct RtHeuristics *h)
-{
+void rt_heuristics_free(struct RtHeuristics *h) {
     if (!h)
         return;
     for (int i = 0; i < h->nvariants; i++) {
@@ -247,8 +246,7 @@ void rt_heuristics_free(struct RtHeuristics *h)
 }
 
 tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_options *opt,
-                                  tric_compile_options *probe)
-{
+                                  tric_compile_options *probe) {
     size_t nlen = strlen(mod->source.name);
     if (nlen > 4 && !strcmp(mod->source.name + nlen - 4, ".tir"))
         return TRIC_SUCCESS;
@@ -260,7 +258,8 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
     h->m = parse_module(&mod->source, h->arena, &quiet);
     h->f = h->m ? sema_find_kernel(h->m, opt ? opt->kernel : NULL, h->arena, &quiet) : NULL;
     bool runtime = false;
-    if (h->f && h->f->nparams <= RT_MAX_PARAMS && heuristics_read(h->m, h->f, &h->hs, h->arena, &quiet)) {
+    if (h->f && h->f->nparams <= RT_MAX_PARAMS &&
+        heuristics_read(h->m, h->f, &h->hs, h->arena, &quiet)) {
         for (int i = 0, ri = 0; i < h->f->nparams; i++)
             h->runtime_index[i] = is_constexpr_annotation(h->f->params[i].annotation) ? -1 : ri++;
         for (int i = 0; i < h->hs.n; i++) {
@@ -292,8 +291,10 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
         key = evaluate(h, NULL, NULL, opt, probes[i], &error);
     }
     if (!key) {
-        tric_status st = rt_fail(TRIC_ERROR_COMPILE, "%s (the module's own kernel is compiled "
-                                 "with run-time arguments read as 1, 16 or 1024)\n%s", h->f->name, error);
+        tric_status st = rt_fail(TRIC_ERROR_COMPILE,
+                                 "%s (the module's own kernel is compiled "
+                                 "with run-time arguments read as 1, 16 or 1024)\n%s",
+                                 h->f->name, error);
         free(error);
         arena_free(h->arena);
         free(h);
@@ -319,8 +320,7 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
 }
 
 /* The variant for key, compiled on first use (h->lock held). */
-static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key)
-{
+static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key) {
     struct RtHeuristics *h = mod->heuristics;
     for (int i = 0; i < h->nvariants; i++)
         if (!strcmp(h->variants[i].key, key))
@@ -357,8 +357,7 @@ static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key)
 }
 
 tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
-                                 struct tric_kernel_s **out)
-{
+                                 struct tric_kernel_s **out) {
     struct tric_module_s *mod = k->module;
     struct RtHeuristics *h = mod->heuristics;
     *out = k;
@@ -367,8 +366,8 @@ tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
     char *error = NULL;
     char *key = evaluate(h, k, args, &h->options, 0, &error);
     if (!key) {
-        tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: at this launch, %s", k->name,
-                                 error);
+        tric_status st =
+            rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: at this launch, %s", k->name, error);
         free(error);
         return st;
     }

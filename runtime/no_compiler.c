@@ -32,7 +32,7 @@ bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions
 void codegen_identity(StrBuf *out) { strbuf_printf(out, "no code generator"); }
 
 const char *codegen_libdevice_path(const char *override, char *buf, size_t size) {
-    (void)override;
+    (void) override;
     (void)buf;
     (void)size;
     return NULL;

@@ -64,15 +64,15 @@ struct tric_kernel_s {
 struct tric_module_s {
     struct tric_device_s *device;
     RtLink link; /* in device->modules when made by the API (not a variant, member or config) */
-    char *code;           /* PTX (cuda) or IR text (cpu); malloc'd */
+    char *code;  /* PTX (cuda) or IR text (cpu); malloc'd */
     CompileResult result; /* cpu: keeps result.ir alive for the interpreter */
     /* cpu: the source as compiled. The IR's locations point at this SrcFile, so it lives as long
      * as the module (the interpreter's messages name file:line). */
     SrcFile source;
     char *source_name, *source_text; /* NULL in a variant, whose source is its generic module's */
     bool has_result;
-    bool from_cache;      /* cuda: the PTX came from the disk cache */
-    void *cu_module;      /* CUmodule (cuda) */
+    bool from_cache; /* cuda: the PTX came from the disk cache */
+    void *cu_module; /* CUmodule (cuda) */
     struct tric_kernel_s kernel;
     /* Launch specialization (Triton's JIT): a module compiled from .tri source whose kernel has
      * parameters its signature leaves open (pointers and ints with no hint) compiles, at
@@ -81,9 +81,9 @@ struct tric_module_s {
     uint8_t open_params[RT_MAX_PARAMS]; /* the open parameters' indices */
     tric_compile_options options;       /* as given at compile, deep-copied into options_arena */
     Arena *options_arena;
-    pthread_mutex_t variants_lock;  /* held to add a variant; launches only read */
-    struct RtVariant *variants;     /* RT_MAX_VARIANTS slots, the first nvariants filled */
-    int nvariants;                  /* published with release, read with acquire */
+    pthread_mutex_t variants_lock; /* held to add a variant; launches only read */
+    struct RtVariant *variants;    /* RT_MAX_VARIANTS slots, the first nvariants filled */
+    int nvariants;                 /* published with release, read with acquire */
     /* A variant's own hints (SpecOptions.launch_hints), per run-time parameter; also key material
      * for the disk cache. nlaunch_hints is 0 for a module compiled as asked. */
     unsigned char launch_hints[RT_MAX_PARAMS];
@@ -144,13 +144,13 @@ struct tric_device_s {
     int nlive, live_cap;
     /* cuda */
     int ordinal;
-    int cu_device;       /* CUdevice */
-    void *cu_context;    /* CUcontext: the device's primary context */
+    int cu_device;    /* CUdevice */
+    void *cu_context; /* CUcontext: the device's primary context */
     /* CUstream: the device's own stream, used wherever the API is given NULL. A blocking stream
      * (CU_STREAM_DEFAULT), so it stays ordered with work other code puts on the legacy stream;
      * launching into it costs the driver less than into the legacy stream (bench/bench_launch). */
     void *cu_stream;
-    int sm;              /* 90 for compute capability 9.0 */
+    int sm; /* 90 for compute capability 9.0 */
     int multiprocessors;
     /* Shared memory per block: what any launch may use, and the most a function may opt into
      * (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK[_OPTIN]: 48 KB and 227 KB on sm_90). */
@@ -201,7 +201,8 @@ tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_
 void rt_cuda_stream_destroy(struct tric_stream_s *s);
 tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s);
 /* Checks that cu_stream belongs to dev's context and makes s its wrapper. */
-tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream, struct tric_stream_s *s);
+tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
+                                struct tric_stream_s *s);
 /* The CUstream a launch or copy on s (NULL: the device's) goes to. */
 void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s);
 /* Whether the stream is being captured into a CUDA graph (then tric must not synchronize, copy
@@ -210,8 +211,8 @@ bool rt_cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s);
 /* The error for work that cannot be done on a capturing stream. */
 tric_status rt_capture_error(const char *what);
 /* Enqueues a copy without waiting for it. */
-tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src,
-                                   size_t n, struct tric_stream_s *s);
+tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                                   struct tric_stream_s *s);
 tric_status rt_cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
                                    struct tric_stream_s *s);
 /* cuFuncGetAttribute and the occupancy calculator for k (its function loaded now if lazy). */
@@ -234,8 +235,8 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
  * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
  * events; the median in ms. What run launches must be compiled and loaded already. */
 tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
-                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
-                         double rep_ms, double give_up_ms, double *median_ms);
+                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
+                         double give_up_ms, double *median_ms);
 /* A lazily loaded module's kernel (tric_module_s.lazy_load) handed to the driver now. */
 tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k);
 /* Whether k's function is loaded (a launch then makes no driver call but cuLaunchKernel). */

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #define RT_MAX_TUNE_KEY 16
-#define RT_MAX_TUNINGS 1024 /* key values remembered per kernel; past it, launches re-tune */
+#define RT_MAX_TUNINGS  1024 /* key values remembered per kernel; past it, launches re-tune */
 
 typedef struct RtTuning {
     int64_t key[RT_MAX_TUNE_KEY];
@@ -132,8 +132,8 @@ static void tuned_kernel_from(struct tric_kernel_s *k, const struct tric_kernel_
 static char *cache_material(const struct tric_device_s *dev, const char *code, size_t len,
                             const char *options, const RtTuner *t, const char *name) {
     StrBuf sb = {0};
-    strbuf_printf(&sb, "tric-autotune %s\ndevice %s\narch %s\nkernel %s\n", TRIC_VERSION,
-                  dev->name, dev->arch, name);
+    strbuf_printf(&sb, "tric-autotune %s\ndevice %s\narch %s\nkernel %s\n", TRIC_VERSION, dev->name,
+                  dev->arch, name);
     strbuf_printf(&sb, "code %016llx %zu\n", (unsigned long long)rt_fnv1a(RT_FNV_OFFSET, code, len),
                   len);
     if (options)
@@ -222,8 +222,10 @@ static tric_status read_configs(struct tric_module_s *mod, const tric_compile_op
             const char *text = c->constexprs ? c->constexprs[k] : NULL;
             const char *eq = text ? strchr(text, '=') : NULL;
             if (!eq || eq == text)
-                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tune config %d: constexpr '%s' is not "
-                               "of the form NAME=VALUE", i, text ? text : "(null)");
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                               "tune config %d: constexpr '%s' is not "
+                               "of the form NAME=VALUE",
+                               i, text ? text : "(null)");
             tc->defines[tc->ndefines++] =
                 (Define){arena_strndup(a, text, (size_t)(eq - text)), arena_strdup(a, eq + 1)};
         }
@@ -346,9 +348,9 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         t->texts[i] = strbuf_take(&text);
         if (!t->texts[i])
             t->texts[i] = strdup("");
-        jobs[i] = (ConfigJob){mod, t, i,
-                              config_options(opt, c->defines, c->ndefines, c->num_warps,
-                                             c->num_stages, a)};
+        jobs[i] = (ConfigJob){
+            mod, t, i,
+            config_options(opt, c->defines, c->ndefines, c->num_warps, c->num_stages, a)};
     }
     run_parallel(compile_job, jobs, sizeof *jobs, at.nconfigs);
     int first = -1;
@@ -453,8 +455,8 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
         const char **names;
         int k;
         k = split_names(metas[i].tune_key, &names, a);
-        tric_status st = resolve_names(&tm->kernel, "key", names, k, false, t->key, &t->nkey,
-                                       RT_MAX_TUNE_KEY);
+        tric_status st =
+            resolve_names(&tm->kernel, "key", names, k, false, t->key, &t->nkey, RT_MAX_TUNE_KEY);
         k = split_names(metas[i].tune_restore, &names, a);
         if (st == TRIC_SUCCESS)
             st = resolve_names(&tm->kernel, "restore_value", names, k, true, t->restore,
@@ -468,8 +470,8 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
             free_modules(tuned, ntuned);
             return st;
         }
-        t->cache_material = cache_material(mod->device, mod->code, strlen(mod->code), NULL, t,
-                                           tm->kernel.name);
+        t->cache_material =
+            cache_material(mod->device, mod->code, strlen(mod->code), NULL, t, tm->kernel.name);
     }
     /* mod->members has room for 8 more (load_ptx_kernels). */
     memmove(mod->members + ntuned, mod->members, sizeof *mod->members * (size_t)mod->nmembers);
@@ -486,7 +488,8 @@ static void key_of(const RtTuner *t, const struct tric_kernel_s *k, const tric_a
     /* A pointer in the key selects by dtype in Triton, and a tric kernel has one: it adds
      * nothing. */
     for (int i = 0; i < t->nkey; i++)
-        key[i] = k->param_kind[t->key[i]] == RT_PARAM_PTR ? 0 : (int64_t)rt_arg_bits(&args[t->key[i]]);
+        key[i] =
+            k->param_kind[t->key[i]] == RT_PARAM_PTR ? 0 : (int64_t)rt_arg_bits(&args[t->key[i]]);
 }
 
 /* The launch path's lookup: a linear scan comparing nkey values per entry (a kernel sees few
@@ -688,7 +691,8 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
             int p = i < t->nrestore ? t->restore[i] : t->reset[i - t->nrestore];
             if (args[p].kind != TRIC_ARG_BUFFER) {
                 pthread_mutex_unlock(&t->lock);
-                rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: argument %d is named in %s, so tuning "
+                rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                        "%s: argument %d is named in %s, so tuning "
                         "must save or zero it: pass a buffer (TRIC_ARG_BUF), not an address",
                         k->name, p, i < t->nrestore ? "restore_value" : "reset_to_zero");
                 return -1;
@@ -724,8 +728,9 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
     if (st != TRIC_SUCCESS)
         return st;
     if (stream && stream->device != k->module->device)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to %s, the kernel to %s",
-                       k->name, stream->device->name, k->module->device->name);
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: the stream belongs to %s, the kernel to %s", k->name,
+                       stream->device->name, k->module->device->name);
     /* An empty grid: nothing to run, nothing to tune for (timing empty launches would pick a
      * config at random). With a grid function, the first config's grid decides: a grid is empty
      * when the problem is (M = 0), whatever the block sizes. */
@@ -748,7 +753,8 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
 tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
                              int nargs, tric_stream stream) {
     if (!k || !grid)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_launch_grid: NULL kernel or grid function");
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "tric_launch_grid: NULL kernel or grid function");
     if (k->module->tuner)
         return rt_tuned_launch(k, grid, user, (tric_dim3){1, 1, 1}, args, nargs, stream);
     tric_status st = rt_check_args(k, args, nargs);

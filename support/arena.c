@@ -28,7 +28,8 @@ unsigned long support_alloc_failures(void) { return alloc_failures; }
 
 void support_fail_allocation(long n) { __atomic_store_n(&fail_countdown, n, __ATOMIC_SEQ_CST); }
 
-bool support_alloc_should_fail(void) {
+bool support_alloc_should_fail(void)
+{
     long n = __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED);
     return n > 0 && __atomic_sub_fetch(&fail_countdown, 1, __ATOMIC_SEQ_CST) == 0;
 }

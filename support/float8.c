@@ -12,10 +12,10 @@
 #include <string.h>
 
 typedef struct Fp8Format {
-    int mbits;       /* mantissa bits (3, 2) */
-    int bias;        /* 7, 15 */
+    int mbits;        /* mantissa bits (3, 2) */
+    int bias;         /* 7, 15 */
     uint8_t max_code; /* the largest finite magnitude: 0x7e (448), 0x7b (57344) */
-    bool ieee;       /* e5m2: all-ones exponent is inf/NaN; e4m3fn: only S.1111.111 is NaN */
+    bool ieee;        /* e5m2: all-ones exponent is inf/NaN; e4m3fn: only S.1111.111 is NaN */
 } Fp8Format;
 
 static const Fp8Format e4m3 = {3, 7, 0x7e, false};

@@ -47,8 +47,9 @@ typedef struct Arena Arena;
 
 Arena *arena_new(void);
 void arena_free(Arena *arena);
-void *arena_alloc(Arena *arena, size_t size);            /* zeroed, 16-byte aligned */
-void *arena_grow(Arena *arena, void *old, size_t old_size, size_t new_size); /* copy into a bigger block */
+void *arena_alloc(Arena *arena, size_t size); /* zeroed, 16-byte aligned */
+void *arena_grow(Arena *arena, void *old, size_t old_size,
+                 size_t new_size); /* copy into a bigger block */
 char *arena_strdup(Arena *arena, const char *s);
 char *arena_strndup(Arena *arena, const char *s, size_t n);
 char *arena_printf(Arena *arena, const char *fmt, ...) TRIC_PRINTF(2, 3);
@@ -57,8 +58,8 @@ char *arena_printf(Arena *arena, const char *fmt, ...) TRIC_PRINTF(2, 3);
 #define ARENA_PUSH(arena, items, count, cap, value)                                                \
     do {                                                                                           \
         if ((count) == (cap)) {                                                                    \
-            size_t new_cap_ = (cap) ? (size_t)(cap) * 2 : 8;                                       \
-            (items) = arena_grow((arena), (items), (size_t)(cap) * sizeof *(items),                 \
+            size_t new_cap_ = (cap) ? (size_t)(cap)*2 : 8;                                         \
+            (items) = arena_grow((arena), (items), (size_t)(cap) * sizeof *(items),                \
                                  new_cap_ * sizeof *(items));                                      \
             (cap) = new_cap_;                                                                      \
         }                                                                                          \
@@ -158,7 +159,7 @@ typedef enum DType {
 #define X(e, name, sig, bits, kind) e,
     TRIC_DTYPES(X)
 #undef X
-    DT_COUNT
+        DT_COUNT
 } DType;
 
 typedef enum DKind { DK_INT, DK_UINT, DK_FLOAT } DKind;
@@ -166,12 +167,12 @@ typedef enum DKind { DK_INT, DK_UINT, DK_FLOAT } DKind;
 const char *dtype_name(DType t);     /* "float16" */
 const char *dtype_sig_name(DType t); /* "fp16" */
 int dtype_bits(DType t);
-int dtype_bytes(DType t);            /* int1 is stored as one byte */
+int dtype_bytes(DType t); /* int1 is stored as one byte */
 DKind dtype_kind(DType t);
 bool dtype_is_float(DType t);
-bool dtype_is_int(DType t);          /* signed, unsigned or int1 */
-bool dtype_is_signed(DType t);       /* DK_INT other than int1 */
-bool dtype_is_fp8(DType t);          /* float8e4nv or float8e5 */
+bool dtype_is_int(DType t);    /* signed, unsigned or int1 */
+bool dtype_is_signed(DType t); /* DK_INT other than int1 */
+bool dtype_is_fp8(DType t);    /* float8e4nv or float8e5 */
 /* Looks a name up in either column ("float16", "fp16", "f16" alias accepted; also "bool" = int1,
  * "fp8" alone is not a type). Returns false when unknown. */
 bool dtype_from_name(const char *name, DType *out);
@@ -193,7 +194,7 @@ double fp8_round(double x, DType t); /* the nearest fp8 value of x, as a double 
  * local_alloc buffer, whose dim 0 counts its slots, or a slot view of one); it prints as
  * "!smem<3x128x64xfp16>" and has no registers. */
 typedef struct Type {
-    DType dtype;   /* element type, or the pointee when is_ptr */
+    DType dtype; /* element type, or the pointee when is_ptr */
     bool is_ptr;
     bool is_smem;
     uint8_t rank;
@@ -206,7 +207,7 @@ Type type_block(Type elem, int rank, const int32_t *shape); /* elem's rank is ig
 Type type_elem(Type t);                                     /* the same with rank 0 */
 bool type_equal(Type a, Type b);
 bool type_same_shape(Type a, Type b);
-int64_t type_numel(Type t);                                 /* 1 for scalars */
+int64_t type_numel(Type t); /* 1 for scalars */
 /* "fp32", "*fp16", "<128x64xfp16>", "<128x*fp32>". The IR text form and messages use this. */
 void type_print(StrBuf *sb, Type t);
 const char *type_str(Arena *arena, Type t);

@@ -29,7 +29,7 @@ bool dtype_from_name(const char *name, DType *out)
         const char *alias;
         DType t;
     } aliases[] = {
-        {"bool", DT_I1}, {"f16", DT_F16}, {"f32", DT_F32}, {"f64", DT_F64},
+        {"bool", DT_I1},  {"f16", DT_F16},   {"f32", DT_F32},    {"f64", DT_F64},
         {"half", DT_F16}, {"float", DT_F32}, {"double", DT_F64},
     };
     for (int i = 0; i < DT_COUNT; i++) {
@@ -72,7 +72,8 @@ bool type_same_shape(Type a, Type b)
 
 bool type_equal(Type a, Type b)
 {
-    return a.dtype == b.dtype && a.is_ptr == b.is_ptr && a.is_smem == b.is_smem && type_same_shape(a, b);
+    return a.dtype == b.dtype && a.is_ptr == b.is_ptr && a.is_smem == b.is_smem &&
+           type_same_shape(a, b);
 }
 
 int64_t type_numel(Type t)

@@ -14,7 +14,7 @@ static int failures;
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,    \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n  last error: %s\n", __FILE__, __LINE__,     \
                     #cond, tric_last_error());                                                     \
             failures++;                                                                            \
         }                                                                                          \
@@ -25,7 +25,7 @@ static int failures;
         tric_status s_ = (status);                                                                 \
         if (s_ != (want_status) || strcmp(tric_last_error(), (want_msg)) != 0) {                   \
             fprintf(stderr, "%s:%d: expected %s \"%s\"\n               got %s \"%s\"\n", __FILE__, \
-                    __LINE__, tric_status_name(want_status), (want_msg), tric_status_name(s_),    \
+                    __LINE__, tric_status_name(want_status), (want_msg), tric_status_name(s_),     \
                     tric_last_error());                                                            \
             failures++;                                                                            \
         }                                                                                          \

@@ -39,43 +39,43 @@ typedef struct ScanCase {
     int num_warps; /* 0: 4 */
 } ScanCase;
 
-static const char *const scan_src_2d =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _max(a, b):\n"
-    "    return tl.maximum(a, b)\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _min(a, b):\n"
-    "    \"\"\"running minimum\"\"\"\n"
-    "    return tl.minimum(b, a)\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _xor(a, b):\n"
-    "    return a ^ b\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _or(a, b):\n"
-    "    return b | a\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _mul(a, b):\n"
-    "    return a * b\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def k(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, REV: tl.constexpr):\n"
-    "    %s\n"
-    "    x = tl.load(x_ptr + offs)\n"
-    "    y = %s\n"
-    "    tl.store(y_ptr + offs, y)\n";
+static const char *const scan_src_2d = "import triton\n"
+                                       "import triton.language as tl\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def _max(a, b):\n"
+                                       "    return tl.maximum(a, b)\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def _min(a, b):\n"
+                                       "    \"\"\"running minimum\"\"\"\n"
+                                       "    return tl.minimum(b, a)\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def _xor(a, b):\n"
+                                       "    return a ^ b\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def _or(a, b):\n"
+                                       "    return b | a\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def _mul(a, b):\n"
+                                       "    return a * b\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
+                                       "def k(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr, "
+                                       "AXIS: tl.constexpr, REV: tl.constexpr):\n"
+                                       "    %s\n"
+                                       "    x = tl.load(x_ptr + offs)\n"
+                                       "    y = %s\n"
+                                       "    tl.store(y_ptr + offs, y)\n";
 
 static const ScanCase scan_cases[] = {
     /* 1-D: within a warp, across 4 and 8 warps, repeated elements per thread */
@@ -137,7 +137,9 @@ static uint16_t scan_f16_bits(double v) /* exact for the small values used here 
 static double scan_f16_value(uint16_t h)
 {
     int e = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double v = e == 0 ? ldexp(mant, -24) : e == 31 ? (mant ? NAN : INFINITY) : ldexp(1024 + mant, e - 25);
+    double v = e == 0    ? ldexp(mant, -24)
+               : e == 31 ? (mant ? NAN : INFINITY)
+                         : ldexp(1024 + mant, e - 25);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -248,8 +250,12 @@ static void scan_reference(const ScanCase *c, const void *x, void *want)
                 switch (c->op) {
                 case SO_ADD: iacc = (int64_t)((uint64_t)iacc + (uint64_t)v); break;
                 case SO_MUL: iacc = (int64_t)((uint64_t)iacc * (uint64_t)v); break;
-                case SO_MAX: iacc = (sg ? v > iacc : (uint64_t)v > (uint64_t)iacc) ? v : iacc; break;
-                case SO_MIN: iacc = (sg ? v < iacc : (uint64_t)v < (uint64_t)iacc) ? v : iacc; break;
+                case SO_MAX:
+                    iacc = (sg ? v > iacc : (uint64_t)v > (uint64_t)iacc) ? v : iacc;
+                    break;
+                case SO_MIN:
+                    iacc = (sg ? v < iacc : (uint64_t)v < (uint64_t)iacc) ? v : iacc;
+                    break;
                 case SO_XOR: iacc ^= v; break;
                 case SO_OR: iacc |= v; break;
                 }
@@ -313,7 +319,8 @@ static int scan_compare(const ScanCase *c, const void *got, const void *want, co
     char name[160];
     scan_case_name(c, name, sizeof name);
     for (int i = 0; i < scan_numel(c); i++) {
-        if (!memcmp((const char *)got + (size_t)i * esz, (const char *)want + (size_t)i * esz, (size_t)esz))
+        if (!memcmp((const char *)got + (size_t)i * esz, (const char *)want + (size_t)i * esz,
+                    (size_t)esz))
             continue;
         if (bad < 4)
             fprintf(stderr, "%s: element %d: %s %.17g, expected %.17g\n", name, i, what,

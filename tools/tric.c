@@ -216,8 +216,8 @@ int main(int argc, char **argv)
     if (opt.emit == EMIT_C) {
         size_t n = strlen(output);
         if (!strcmp(output, "-") || n < 3 || strcmp(output + n - 2, ".c") || output[n - 3] == '/') {
-            status = usage_error("--emit=c writes FILE.c and FILE.h: give -o FILE.c, not '%s'",
-                                 output);
+            status =
+                usage_error("--emit=c writes FILE.c and FILE.h: give -o FILE.c, not '%s'", output);
             goto done;
         }
         header_path = strdup(output);

@@ -104,34 +104,34 @@ typedef struct tric_module_s *tric_module;
 typedef struct tric_kernel_s *tric_kernel;
 
 typedef struct tric_compile_options {
-    const char *kernel;                /* the @jit function to compile; NULL: the file's only one */
-    const char *signature;             /* Triton AOT form "*fp32:16,*fp32:16,i32"; NULL: annotations */
-    const char *const *constexprs;     /* "BLOCK_SIZE=1024", "T_C=tl.float16" */
+    const char *kernel;            /* the @jit function to compile; NULL: the file's only one */
+    const char *signature;         /* Triton AOT form "*fp32:16,*fp32:16,i32"; NULL: annotations */
+    const char *const *constexprs; /* "BLOCK_SIZE=1024", "T_C=tl.float16" */
     int nconstexprs;
-    int num_warps;                     /* 0 = 4 */
-    int num_stages;                    /* 0 = 3 */
-    const char *arch;                  /* NULL = the device's ("sm_90"); "sm_90a" for wgmma/TMA */
-    int no_cache;                      /* nonzero: neither read nor write the disk cache */
-    int no_specialize;                 /* nonzero: launches never specialize (see tric_launch) */
+    int num_warps;     /* 0 = 4 */
+    int num_stages;    /* 0 = 3 */
+    const char *arch;  /* NULL = the device's ("sm_90"); "sm_90a" for wgmma/TMA */
+    int no_cache;      /* nonzero: neither read nor write the disk cache */
+    int no_specialize; /* nonzero: launches never specialize (see tric_launch) */
     /* Autotuning (see "autotuning" below). A kernel under @triton.autotune(...) is tuned over the
      * decorator's configs unless every name its configs set has a value in constexprs; these
      * fields tune a kernel without a decorator, or replace the decorator's lists. */
     const struct tric_tune_config *tune_configs; /* NULL: the decorator's configs */
     int ntune_configs;
-    const char *const *tune_key;       /* parameter names; NULL: the decorator's key= */
+    const char *const *tune_key; /* parameter names; NULL: the decorator's key= */
     int ntune_key;
-    const char *const *tune_restore;   /* pointer parameters saved before tuning, restored after */
-    int ntune_restore;                 /* (Triton's restore_value); NULL: the decorator's */
-    const char *const *tune_reset;     /* pointer parameters zeroed before every trial launch */
-    int ntune_reset;                   /* (Triton's reset_to_zero); NULL: the decorator's */
+    const char *const *tune_restore; /* pointer parameters saved before tuning, restored after */
+    int ntune_restore;               /* (Triton's restore_value); NULL: the decorator's */
+    const char *const *tune_reset;   /* pointer parameters zeroed before every trial launch */
+    int ntune_reset;                 /* (Triton's reset_to_zero); NULL: the decorator's */
 } tric_compile_options;
 
 /* One autotuning config, as triton.Config({...}, num_warps=, num_stages=) writes it. */
 typedef struct tric_tune_config {
-    const char *const *constexprs;     /* "BLOCK_SIZE_M=128", ... */
+    const char *const *constexprs; /* "BLOCK_SIZE_M=128", ... */
     int nconstexprs;
-    int num_warps;                     /* 0: the compile options' */
-    int num_stages;                    /* 0: the compile options' */
+    int num_warps;  /* 0: the compile options' */
+    int num_stages; /* 0: the compile options' */
 } tric_tune_config;
 
 /* All fields zero/NULL: the defaults above. */
@@ -215,7 +215,8 @@ tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t src_offset, siz
 tric_status tric_copy_device(tric_buffer dst, size_t dst_offset, tric_buffer src, size_t src_offset,
                              size_t bytes, tric_stream stream);
 /* Sets bytes to (unsigned char)value. */
-tric_status tric_memset(tric_buffer dst, size_t offset, int value, size_t bytes, tric_stream stream);
+tric_status tric_memset(tric_buffer dst, size_t offset, int value, size_t bytes,
+                        tric_stream stream);
 
 /* Asynchronous copies: enqueued on the stream (NULL = the device's), they return at once on cuda;
  * the host memory must stay valid and untouched until the stream is synchronized. For a truly
@@ -255,13 +256,13 @@ typedef struct tric_arg {
     } v;
 } tric_arg;
 
-#define TRIC_ARG_BUF(b) ((tric_arg){.kind = TRIC_ARG_BUFFER, .v.buf = {(b), 0}})
+#define TRIC_ARG_BUF(b)         ((tric_arg){.kind = TRIC_ARG_BUFFER, .v.buf = {(b), 0}})
 #define TRIC_ARG_BUF_AT(b, off) ((tric_arg){.kind = TRIC_ARG_BUFFER, .v.buf = {(b), (off)}})
-#define TRIC_ARG_ADDR(a) ((tric_arg){.kind = TRIC_ARG_ADDRESS, .v.address = (a)})
-#define TRIC_ARG_I32(x) ((tric_arg){.kind = TRIC_ARG_I32, .v.i32 = (x)})
-#define TRIC_ARG_I64(x) ((tric_arg){.kind = TRIC_ARG_I64, .v.i64 = (x)})
-#define TRIC_ARG_F32(x) ((tric_arg){.kind = TRIC_ARG_F32, .v.f32 = (x)})
-#define TRIC_ARG_F64(x) ((tric_arg){.kind = TRIC_ARG_F64, .v.f64 = (x)})
+#define TRIC_ARG_ADDR(a)        ((tric_arg){.kind = TRIC_ARG_ADDRESS, .v.address = (a)})
+#define TRIC_ARG_I32(x)         ((tric_arg){.kind = TRIC_ARG_I32, .v.i32 = (x)})
+#define TRIC_ARG_I64(x)         ((tric_arg){.kind = TRIC_ARG_I64, .v.i64 = (x)})
+#define TRIC_ARG_F32(x)         ((tric_arg){.kind = TRIC_ARG_F32, .v.f32 = (x)})
+#define TRIC_ARG_F64(x)         ((tric_arg){.kind = TRIC_ARG_F64, .v.f64 = (x)})
 
 typedef struct tric_dim3 {
     unsigned x, y, z;

@@ -112,9 +112,10 @@ int main(void)
             expect("load(NULL) when loaded", vector_add_load(NULL), TRIC_SUCCESS, NULL);
             expect_true("loaded on gpu", vector_add_device() == gpu && vector_add_module());
             char want[256];
-            snprintf(want, sizeof want, "vector_add_load: already loaded on %s; call "
-                     "vector_add_unload() before loading on %s", tric_device_name(gpu),
-                     tric_device_name(cpu));
+            snprintf(want, sizeof want,
+                     "vector_add_load: already loaded on %s; call "
+                     "vector_add_unload() before loading on %s",
+                     tric_device_name(gpu), tric_device_name(cpu));
             expect("load on another device", vector_add_load(cpu), TRIC_ERROR_INVALID_ARGUMENT,
                    want);
             /* cpu buffers for a kernel on the GPU: the runtime refuses the launch. */

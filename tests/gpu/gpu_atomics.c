@@ -41,7 +41,8 @@ static bool run_both(Pair *p, const char *src, const char *sig, const char *bloc
         tric_module mod;
         tric_kernel k;
         if (tric_module_compile(devs[d], src, "atomics.tri", &opt, &mod) != TRIC_SUCCESS) {
-            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(), src);
+            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(),
+                    src);
             failures++;
             return false;
         }
@@ -55,7 +56,8 @@ static bool run_both(Pair *p, const char *src, const char *sig, const char *bloc
         }
         for (int i = 0; i < nscalars; i++)
             args[nbufs + i] = scalars[i];
-        CHECK(tric_launch(k, (tric_dim3){grid, 1, 1}, args, nbufs + nscalars, NULL) == TRIC_SUCCESS);
+        CHECK(tric_launch(k, (tric_dim3){grid, 1, 1}, args, nbufs + nscalars, NULL) ==
+              TRIC_SUCCESS);
         CHECK(tric_device_synchronize(devs[d]) == TRIC_SUCCESS);
         for (int i = 0; i < nbufs; i++) {
             CHECK(tric_copy_to_host(out[d][i], bufs[i], 0, bytes[i], NULL) == TRIC_SUCCESS);
@@ -92,13 +94,12 @@ static int cmp_i32(const void *a, const void *b)
 /* Histogram of x % 16: bins exact on both; every bin's old values 0..count-1 in some order. */
 static void test_histogram(Pair *p, const char *block, int num_warps)
 {
-    const char *src = HEADER
-        "def k(x_ptr, bins_ptr, old_ptr, n, BLOCK: tl.constexpr):\n"
-        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    m = offs < n\n"
-        "    x = tl.load(x_ptr + offs, mask=m, other=0)\n"
-        "    old = tl.atomic_add(bins_ptr + x % 16, 1, mask=m)\n"
-        "    tl.store(old_ptr + offs, old, mask=m)\n";
+    const char *src = HEADER "def k(x_ptr, bins_ptr, old_ptr, n, BLOCK: tl.constexpr):\n"
+                             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                             "    m = offs < n\n"
+                             "    x = tl.load(x_ptr + offs, mask=m, other=0)\n"
+                             "    old = tl.atomic_add(bins_ptr + x % 16, 1, mask=m)\n"
+                             "    tl.store(old_ptr + offs, old, mask=m)\n";
     enum { N = 1000, NP = 1024 };
     int blk = atoi(block);
     static int32_t x[NP], bins[16], old[NP], want[16];
@@ -115,12 +116,14 @@ static void test_histogram(Pair *p, const char *block, int num_warps)
     void *out[2][MAXBUF];
     alloc_outs(out, bytes, 3);
     tric_arg n = TRIC_ARG_I32(N);
-    if (run_both(p, src, "*i32,*i32,*i32,i32", block, num_warps, in, bytes, 3, &n, 1, (NP + blk - 1) / blk, out)) {
+    if (run_both(p, src, "*i32,*i32,*i32,i32", block, num_warps, in, bytes, 3, &n, 1,
+                 (NP + blk - 1) / blk, out)) {
         for (int d = 0; d < 2; d++) {
             int32_t *b = out[d][1], *o = out[d][2];
             for (int k = 0; k < 16; k++)
                 if (b[k] != want[k]) {
-                    fprintf(stderr, "histogram BLOCK=%s (%s): bin %d = %d, want %d\n", block, d ? "cpu" : "gpu", k, b[k], want[k]);
+                    fprintf(stderr, "histogram BLOCK=%s (%s): bin %d = %d, want %d\n", block,
+                            d ? "cpu" : "gpu", k, b[k], want[k]);
                     failures++;
                 }
             for (int k = 0; k < 16; k++) {
@@ -132,7 +135,9 @@ static void test_histogram(Pair *p, const char *block, int num_warps)
                 qsort(seen, (size_t)cnt, sizeof *seen, cmp_i32);
                 for (int j = 0; j < cnt; j++)
                     if (seen[j] != j) {
-                        fprintf(stderr, "histogram BLOCK=%s (%s): bin %d's old values are not 0..%d\n", block, d ? "cpu" : "gpu", k, cnt - 1);
+                        fprintf(stderr,
+                                "histogram BLOCK=%s (%s): bin %d's old values are not 0..%d\n",
+                                block, d ? "cpu" : "gpu", k, cnt - 1);
                         failures++;
                         break;
                     }
@@ -174,16 +179,19 @@ static void test_counter_minmax(Pair *p)
     }
     cnt[0] = cnt[1] = 0;
     void *in[7] = {cnt, before, iv, uv, fv, gv, v};
-    size_t bytes[7] = {sizeof cnt, sizeof before, sizeof iv, sizeof uv, sizeof fv, sizeof gv, sizeof v};
+    size_t bytes[7] = {sizeof cnt, sizeof before, sizeof iv, sizeof uv,
+                       sizeof fv,  sizeof gv,     sizeof v};
     void *out[2][MAXBUF];
     alloc_outs(out, bytes, 7);
     tric_arg n = TRIC_ARG_I32(NV - 50);
-    if (run_both(p, src, "*i32,*i32,*i32,*u32,*fp32,*fp32,*i32,i32", "64", 4, in, bytes, 7, &n, 1, G, out)) {
+    if (run_both(p, src, "*i32,*i32,*i32,*u32,*fp32,*fp32,*i32,i32", "64", 4, in, bytes, 7, &n, 1,
+                 G, out)) {
         for (int d = 0; d < 2; d++) {
             const char *dn = d ? "cpu" : "gpu";
             int32_t *c = out[d][0], *bf = out[d][1];
             if (c[0] != G || c[1] != 3 * (NV - 50)) {
-                fprintf(stderr, "counter (%s): %d %d, want %d %d\n", dn, c[0], c[1], G, 3 * (NV - 50));
+                fprintf(stderr, "counter (%s): %d %d, want %d %d\n", dn, c[0], c[1], G,
+                        3 * (NV - 50));
                 failures++;
             }
             int32_t sorted[G];
@@ -191,7 +199,8 @@ static void test_counter_minmax(Pair *p)
             qsort(sorted, G, sizeof *sorted, cmp_i32);
             for (int i = 0; i < G; i++)
                 if (sorted[i] != i) {
-                    fprintf(stderr, "counter (%s): the programs' old values are not 0..%d\n", dn, G - 1);
+                    fprintf(stderr, "counter (%s): the programs' old values are not 0..%d\n", dn,
+                            G - 1);
                     failures++;
                     break;
                 }
@@ -217,25 +226,25 @@ static void test_counter_minmax(Pair *p)
  * chains; and/or/xor on uint64; fp16, bf16 and fp32 adds whose sums are exact in any order. */
 static void test_lock_xchg_bits(Pair *p)
 {
-    const char *src = HEADER
-        "def k(lock_ptr, total_ptr, x_ptr, old_ptr, b_ptr, h_ptr, f_ptr, bf_ptr, BLOCK: tl.constexpr):\n"
-        "    pid = tl.program_id(0)\n"
-        "    while tl.atomic_cas(lock_ptr, 0, 1, sem=\"acquire\") == 1:\n"
-        "        pass\n"
-        "    t = tl.load(total_ptr, volatile=True)\n"
-        "    tl.store(total_ptr, t + pid + 1)\n"
-        "    tl.atomic_xchg(lock_ptr, 0, sem=\"release\")\n"
-        "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
-        "    old = tl.atomic_xchg(x_ptr + offs * 0, offs)\n"
-        "    tl.store(old_ptr + offs, old)\n"
-        "    one = tl.full([BLOCK], 1, tl.uint64)\n"
-        "    bit = one << (offs % 64).to(tl.uint64)\n"
-        "    tl.atomic_or(b_ptr + offs * 0, bit)\n"
-        "    tl.atomic_and(b_ptr + 1 + offs * 0, ~bit)\n"
-        "    tl.atomic_xor(b_ptr + 2 + offs % 2, offs.to(tl.uint64))\n"
-        "    tl.atomic_add(h_ptr + offs % 2, 0.25)\n"
-        "    tl.atomic_add(bf_ptr + offs % 2, 0.5, sem=\"relaxed\")\n"
-        "    tl.atomic_add(f_ptr + offs % 3, offs.to(tl.float32))\n";
+    const char *src = HEADER "def k(lock_ptr, total_ptr, x_ptr, old_ptr, b_ptr, h_ptr, f_ptr, "
+                             "bf_ptr, BLOCK: tl.constexpr):\n"
+                             "    pid = tl.program_id(0)\n"
+                             "    while tl.atomic_cas(lock_ptr, 0, 1, sem=\"acquire\") == 1:\n"
+                             "        pass\n"
+                             "    t = tl.load(total_ptr, volatile=True)\n"
+                             "    tl.store(total_ptr, t + pid + 1)\n"
+                             "    tl.atomic_xchg(lock_ptr, 0, sem=\"release\")\n"
+                             "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+                             "    old = tl.atomic_xchg(x_ptr + offs * 0, offs)\n"
+                             "    tl.store(old_ptr + offs, old)\n"
+                             "    one = tl.full([BLOCK], 1, tl.uint64)\n"
+                             "    bit = one << (offs % 64).to(tl.uint64)\n"
+                             "    tl.atomic_or(b_ptr + offs * 0, bit)\n"
+                             "    tl.atomic_and(b_ptr + 1 + offs * 0, ~bit)\n"
+                             "    tl.atomic_xor(b_ptr + 2 + offs % 2, offs.to(tl.uint64))\n"
+                             "    tl.atomic_add(h_ptr + offs % 2, 0.25)\n"
+                             "    tl.atomic_add(bf_ptr + offs % 2, 0.5, sem=\"relaxed\")\n"
+                             "    tl.atomic_add(f_ptr + offs % 3, offs.to(tl.float32))\n";
     enum { G = 16, B = 32, NV = G * B };
     static int32_t lock[1], total[1], x[1], old[NV];
     static uint64_t bits[4];
@@ -252,15 +261,18 @@ static void test_lock_xchg_bits(Pair *p)
     f[0] = f[1] = f[2] = 0;
     bf[0] = bf[1] = 0;
     void *in[8] = {lock, total, x, old, bits, h, f, bf};
-    size_t bytes[8] = {sizeof lock, sizeof total, sizeof x, sizeof old, sizeof bits, sizeof h, sizeof f, sizeof bf};
+    size_t bytes[8] = {sizeof lock, sizeof total, sizeof x, sizeof old,
+                       sizeof bits, sizeof h,     sizeof f, sizeof bf};
     void *out[2][MAXBUF];
     alloc_outs(out, bytes, 8);
-    if (run_both(p, src, "*i32,*i32,*i32,*i32,*u64,*fp16,*fp32,*bf16", "32", 4, in, bytes, 8, NULL, 0, G, out)) {
+    if (run_both(p, src, "*i32,*i32,*i32,*i32,*u64,*fp16,*fp32,*bf16", "32", 4, in, bytes, 8, NULL,
+                 0, G, out)) {
         for (int d = 0; d < 2; d++) {
             const char *dn = d ? "cpu" : "gpu";
             int32_t *lk = out[d][0], *tt = out[d][1], *xx = out[d][2], *ol = out[d][3];
             if (lk[0] != 0 || tt[0] != G * (G + 1) / 2) {
-                fprintf(stderr, "lock (%s): lock %d, total %d (want 0, %d)\n", dn, lk[0], tt[0], G * (G + 1) / 2);
+                fprintf(stderr, "lock (%s): lock %d, total %d (want 0, %d)\n", dn, lk[0], tt[0],
+                        G * (G + 1) / 2);
                 failures++;
             }
             /* xchg: the old values and the last value are -1 and every offset, once each */
@@ -275,8 +287,10 @@ static void test_lock_xchg_bits(Pair *p)
                     break;
                 }
         }
-        if (memcmp(out[0][4], out[1][4], sizeof bits) != 0 || memcmp(out[0][5], out[1][5], sizeof h) != 0 ||
-            memcmp(out[0][6], out[1][6], sizeof f) != 0 || memcmp(out[0][7], out[1][7], sizeof bf) != 0) {
+        if (memcmp(out[0][4], out[1][4], sizeof bits) != 0 ||
+            memcmp(out[0][5], out[1][5], sizeof h) != 0 ||
+            memcmp(out[0][6], out[1][6], sizeof f) != 0 ||
+            memcmp(out[0][7], out[1][7], sizeof bf) != 0) {
             fprintf(stderr, "bits / fp16 / fp32 / bf16 adds: gpu and interpreter differ\n");
             failures++;
         }
@@ -298,19 +312,19 @@ static void test_lock_xchg_bits(Pair *p)
  * relaxed 2-D atomic_add (red); small integers, so the sums are exact in any order. */
 static void test_split_k(Pair *p)
 {
-    const char *src = HEADER
-        "def k(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
-        "    pid_m = tl.program_id(0) // 4\n"
-        "    pid_k = tl.program_id(0) % 4\n"
-        "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
-        "    rn = tl.arange(0, BLOCK)\n"
-        "    rk = pid_k * 32 + tl.arange(0, 32)\n"
-        "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
-        "    for k in range(0, K, 4 * 32):\n"
-        "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
-        "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
-        "        acc += tl.dot(a, b)\n"
-        "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
+    const char *src =
+        HEADER "def k(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
+               "    pid_m = tl.program_id(0) // 4\n"
+               "    pid_k = tl.program_id(0) % 4\n"
+               "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
+               "    rn = tl.arange(0, BLOCK)\n"
+               "    rk = pid_k * 32 + tl.arange(0, 32)\n"
+               "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
+               "    for k in range(0, K, 4 * 32):\n"
+               "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
+               "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
+               "        acc += tl.dot(a, b)\n"
+               "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
     enum { M = 128, N = 64, K = 512 };
     static uint16_t a[M * K], b[K * N];
     static float cm[M * N], want[M * N];
@@ -333,12 +347,14 @@ static void test_split_k(Pair *p)
     void *out[2][MAXBUF];
     alloc_outs(out, bytes, 3);
     tric_arg sc[3] = {TRIC_ARG_I32(M), TRIC_ARG_I32(N), TRIC_ARG_I32(K)};
-    if (run_both(p, src, "*fp16,*fp16,*fp32,i32,i32,i32", "64", 4, in, bytes, 3, sc, 3, 4 * (M / 64), out)) {
+    if (run_both(p, src, "*fp16,*fp16,*fp32,i32,i32,i32", "64", 4, in, bytes, 3, sc, 3,
+                 4 * (M / 64), out)) {
         for (int d = 0; d < 2; d++) {
             float *c = out[d][2];
             for (int i = 0; i < M * N; i++)
                 if (c[i] != want[i]) {
-                    fprintf(stderr, "split-k (%s): C[%d] = %g, want %g\n", d ? "cpu" : "gpu", i, c[i], want[i]);
+                    fprintf(stderr, "split-k (%s): C[%d] = %g, want %g\n", d ? "cpu" : "gpu", i,
+                            c[i], want[i]);
                     failures++;
                     break;
                 }

@@ -14,8 +14,8 @@
 
 enum { M = 512, N = 256, K = 384 };
 
-
-static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
+static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user)
+{
     (void)nargs;
     (void)user;
     int64_t block = 1;
@@ -30,16 +30,19 @@ typedef struct Problem {
     tric_arg args[12];
 } Problem;
 
-static void problem_init(tric_device dev, Problem *p) {
+static void problem_init(tric_device dev, Problem *p)
+{
     p->a = malloc(2 * M * K);
     p->b = malloc(2 * K * N);
     p->c = malloc(2 * M * N);
     p->want = malloc(sizeof(float) * M * N);
     uint32_t s = 12345;
     for (int i = 0; i < M * K; i++)
-        p->a[i] = tric_f32_to_f16((float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f);
+        p->a[i] =
+            tric_f32_to_f16((float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f);
     for (int i = 0; i < K * N; i++)
-        p->b[i] = tric_f32_to_f16((float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f);
+        p->b[i] =
+            tric_f32_to_f16((float)((s = s * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f);
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             float acc = 0;
@@ -60,7 +63,8 @@ static void problem_init(tric_device dev, Problem *p) {
 }
 
 /* Poisons C, runs launch, checks every element; the number of wrong ones. */
-static int check_run(Problem *p, const char *what, tric_status (*launch)(void *), void *ctx) {
+static int check_run(Problem *p, const char *what, tric_status (*launch)(void *), void *ctx)
+{
     CHECK(tric_memset(p->dc, 0, 0xff, 2 * M * N, NULL) == TRIC_SUCCESS);
     tric_status st = launch(ctx);
     CHECK(st == TRIC_SUCCESS);
@@ -84,7 +88,8 @@ typedef struct Launch {
     bool tuned;
 } Launch;
 
-static tric_status run_launch(void *ctx) {
+static tric_status run_launch(void *ctx)
+{
     Launch *l = ctx;
     if (l->tuned)
         return tric_launch_grid(l->k, ex_seed2_grid, NULL, l->p->args, 12, NULL);
@@ -92,7 +97,8 @@ static tric_status run_launch(void *ctx) {
 }
 
 /* The tuned kernel k: each config alone, then the tuned launch. */
-static void check_tuned(Problem *p, tric_kernel k, const char *how) {
+static void check_tuned(Problem *p, tric_kernel k, const char *how)
+{
     CHECK(tric_kernel_num_configs(k) == 16);
     for (int i = 0; i < tric_kernel_num_configs(k); i++) {
         tric_kernel c;
@@ -114,7 +120,8 @@ static void check_tuned(Problem *p, tric_kernel k, const char *how) {
           chosen >= 0 && chosen < 16);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());
@@ -157,11 +164,14 @@ int main(void) {
     SrcFile file = {"matmul.tri", text ? text : "", len};
     Define ddefs[] = {{"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
     CompileOptions copt = {
-        .emit = EMIT_PTX, .arch = tric_device_arch(dev), .opt_level = 3,
+        .emit = EMIT_PTX,
+        .arch = tric_device_arch(dev),
+        .opt_level = 3,
         .spec = {.kernel_name = "kernel_matmul",
                  .signature = "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,"
                               "i32:16,i32:1,i32:16,i32:1",
-                 .defines = ddefs, .ndefines = 3}};
+                 .defines = ddefs,
+                 .ndefines = 3}};
     CompileResult res;
     Diag d = {0};
     bool ok = driver_compile(&file, &copt, &res, &d);

@@ -19,7 +19,8 @@ typedef struct Pair {
  * outputs (buffer `out_index`) come back in gpu_out / cpu_out. */
 static bool run_both(Pair *p, const char *src, const char *sig, const char *const *defs, int ndefs,
                      const void *const *inputs, const size_t *bytes, int nbufs, int out_index,
-                     const tric_arg *scalars, int nscalars, unsigned grid, void *gpu_out, void *cpu_out)
+                     const tric_arg *scalars, int nscalars, unsigned grid, void *gpu_out,
+                     void *cpu_out)
 {
     tric_device devs[2] = {p->gpu, p->cpu};
     void *outs[2] = {gpu_out, cpu_out};
@@ -32,7 +33,8 @@ static bool run_both(Pair *p, const char *src, const char *sig, const char *cons
         tric_module mod;
         tric_kernel k;
         if (tric_module_compile(devs[d], src, "builtins.tri", &opt, &mod) != TRIC_SUCCESS) {
-            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(), src);
+            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(),
+                    src);
             failures++;
             return false;
         }
@@ -49,9 +51,11 @@ static bool run_both(Pair *p, const char *src, const char *sig, const char *cons
         }
         for (int i = 0; i < nscalars; i++)
             args[nbufs + i] = scalars[i];
-        CHECK(tric_launch(k, (tric_dim3){grid, 1, 1}, args, nbufs + nscalars, NULL) == TRIC_SUCCESS);
+        CHECK(tric_launch(k, (tric_dim3){grid, 1, 1}, args, nbufs + nscalars, NULL) ==
+              TRIC_SUCCESS);
         CHECK(tric_device_synchronize(devs[d]) == TRIC_SUCCESS);
-        CHECK(tric_copy_to_host(outs[d], bufs[out_index], 0, bytes[out_index], NULL) == TRIC_SUCCESS);
+        CHECK(tric_copy_to_host(outs[d], bufs[out_index], 0, bytes[out_index], NULL) ==
+              TRIC_SUCCESS);
         for (int i = 0; i < nbufs; i++)
             tric_buffer_free(bufs[i]);
         tric_module_destroy(mod);
@@ -70,24 +74,24 @@ static bool close_to(double got, double want, double ulp_size, double ulps)
     return fabs(got - want) <= ulps * ulp;
 }
 
-static const char *const libdevice_src =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "from triton.language.extra.cuda import libdevice\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
-    "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    x = tl.load(x_ptr + o)\n"
-    "    y = tl.load(y_ptr + o)\n"
-    "    tl.store(out_ptr + o, %s)\n";
+static const char *const libdevice_src = "import triton\n"
+                                         "import triton.language as tl\n"
+                                         "from triton.language.extra.cuda import libdevice\n"
+                                         "\n"
+                                         "\n"
+                                         "@triton.jit\n"
+                                         "def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+                                         "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                         "    x = tl.load(x_ptr + o)\n"
+                                         "    y = tl.load(y_ptr + o)\n"
+                                         "    tl.store(out_ptr + o, %s)\n";
 
 static void test_libdevice(Pair *p, LibdeviceFn fn, bool f64)
 {
     const LibdeviceInfo *info = libdevice_info(fn);
     char call[96], src[1024], sig[48];
-    snprintf(call, sizeof call, info->nargs == 2 ? "libdevice.%s(x, y)" : "libdevice.%s(x)", info->name);
+    snprintf(call, sizeof call, info->nargs == 2 ? "libdevice.%s(x, y)" : "libdevice.%s(x)",
+             info->name);
     if (info->result == LDR_PRED)
         strcat(call, ".to(tl.int32)");
     snprintf(src, sizeof src, libdevice_src, call);
@@ -95,7 +99,8 @@ static void test_libdevice(Pair *p, LibdeviceFn fn, bool f64)
     snprintf(sig, sizeof sig, "*%s,*%s,*%s", dt, dt, info->result == LDR_PRED ? "i32" : dt);
     static double xd[N], yd[N];
     static float xf[N], yf[N];
-    static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, INFINITY, -INFINITY, NAN, 3.0, 100.0};
+    static const double special[] = {0.0,  -0.0,     1.0,       -1.0, 0.5, -0.5, 2.5,
+                                     -2.5, INFINITY, -INFINITY, NAN,  3.0, 100.0};
     int ns = (int)(sizeof special / sizeof *special);
     for (int i = 0; i < N; i++) {
         xd[i] = i < ns ? special[i] : -8.0 + 16.0 * (i - ns) / (N - ns);
@@ -129,8 +134,8 @@ static void test_libdevice(Pair *p, LibdeviceFn fn, bool f64)
         bool ok = close_to(g, c, f64 ? 0x1p-52 : 0x1p-23, ulps) ||
                   (fn == LD_LGAMMA && fabs(g - c) < (f64 ? 1e-14 : 1e-6));
         if (!ok) {
-            fprintf(stderr, "%s %s: element %d (x = %g, y = %g): gpu %.17g, interpreter %.17g\n", dt,
-                    info->name, i, xd[i], yd[i], g, c);
+            fprintf(stderr, "%s %s: element %d (x = %g, y = %g): gpu %.17g, interpreter %.17g\n",
+                    dt, info->name, i, xd[i], yd[i], g, c);
             bad++;
         }
     }
@@ -139,24 +144,23 @@ static void test_libdevice(Pair *p, LibdeviceFn fn, bool f64)
 
 static void test_clamp_swizzle_barrier(Pair *p)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "\n"
-        "@triton.jit\n"
-        "def k(x_ptr, lo_ptr, hi_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-        "    pid = tl.program_id(0)\n"
-        "    pm, pn = tl.swizzle2d(pid // 4, pid % 4, 2, 4, 3)\n"
-        "    o = (pm * 4 + pn) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    x = tl.load(x_ptr + o)\n"
-        "    lo = tl.load(lo_ptr + o)\n"
-        "    hi = tl.load(hi_ptr + o)\n"
-        "    a = tl.clamp(x, lo, hi)\n"
-        "    tl.debug_barrier()\n"
-        "    b = tl.clamp(x, lo, hi, propagate_nan=tl.PropagateNan.ALL)\n"
-        "    tl.store(out_ptr + 2 * o, a)\n"
-        "    tl.store(out_ptr + 2 * o + 1, b + n * 0)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, lo_ptr, hi_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                      "    pid = tl.program_id(0)\n"
+                      "    pm, pn = tl.swizzle2d(pid // 4, pid % 4, 2, 4, 3)\n"
+                      "    o = (pm * 4 + pn) * BLOCK + tl.arange(0, BLOCK)\n"
+                      "    x = tl.load(x_ptr + o)\n"
+                      "    lo = tl.load(lo_ptr + o)\n"
+                      "    hi = tl.load(hi_ptr + o)\n"
+                      "    a = tl.clamp(x, lo, hi)\n"
+                      "    tl.debug_barrier()\n"
+                      "    b = tl.clamp(x, lo, hi, propagate_nan=tl.PropagateNan.ALL)\n"
+                      "    tl.store(out_ptr + 2 * o, a)\n"
+                      "    tl.store(out_ptr + 2 * o + 1, b + n * 0)\n";
     static float x[8 * 32], lo[8 * 32], hi[8 * 32];
     for (int i = 0; i < 8 * 32; i++) {
         x[i] = -4.0f + 8.0f * (float)(i % 37) / 37;
@@ -180,7 +184,8 @@ static void test_clamp_swizzle_barrier(Pair *p)
     for (int i = 0; i < 2 * 8 * 32 && bad < 3; i++) {
         bool same = (isnan(g[i]) && isnan(c[i])) || g[i] == c[i];
         if (!same) {
-            fprintf(stderr, "clamp/swizzle2d: element %d: gpu %g, interpreter %g\n", i, (double)g[i], (double)c[i]);
+            fprintf(stderr, "clamp/swizzle2d: element %d: gpu %g, interpreter %g\n", i,
+                    (double)g[i], (double)c[i]);
             bad++;
         }
     }

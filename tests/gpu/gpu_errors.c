@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());

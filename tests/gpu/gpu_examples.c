@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-
-static void test_kernels(tric_device dev) {
+static void test_kernels(tric_device dev)
+{
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     const char *mm = TRIC_SOURCE_DIR "/examples/matmul.tri";
     char p1[4096], p2[4096];
@@ -22,8 +22,8 @@ static void test_kernels(tric_device dev) {
     for (int i = 0; i < 5; i++)
         failures += ex_vector_add(dev, va, vsizes[i], (uint64_t)(100 + i));
 
-    static const int msizes[][3] = {{257, 129, 100}, {1, 1, 1}, {64, 64, 32}, {333, 517, 259},
-                                    {1000, 77, 1024}};
+    static const int msizes[][3] = {
+        {257, 129, 100}, {1, 1, 1}, {64, 64, 32}, {333, 517, 259}, {1000, 77, 1024}};
     static const ExMatmulConfig big = {128, 128, 64, 4, 3};
     for (int i = 0; i < 5; i++) {
         int M = msizes[i][0], N = msizes[i][1], K = msizes[i][2];
@@ -35,7 +35,8 @@ static void test_kernels(tric_device dev) {
 }
 
 /* Compile twice with a fresh cache directory: the second compile is a hit with identical PTX. */
-static void test_cache(tric_device dev, const char *va) {
+static void test_cache(tric_device dev, const char *va)
+{
     char tmp[] = "/tmp/tric-gpu-cache-XXXXXX";
     if (!mkdtemp(tmp)) {
         CHECK(!"mkdtemp");
@@ -66,7 +67,8 @@ static void test_cache(tric_device dev, const char *va) {
     }
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());

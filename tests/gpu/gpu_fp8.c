@@ -60,7 +60,8 @@ static bool run_both(Pair *p, const char *arch, const char *src, const char *sig
         }
         CHECK(tric_launch(k, grid, args, nbufs, NULL) == TRIC_SUCCESS);
         CHECK(tric_device_synchronize(devs[d]) == TRIC_SUCCESS);
-        CHECK(tric_copy_to_host(outs[d], bufs[out_index], 0, bytes[out_index], NULL) == TRIC_SUCCESS);
+        CHECK(tric_copy_to_host(outs[d], bufs[out_index], 0, bytes[out_index], NULL) ==
+              TRIC_SUCCESS);
         for (int i = 0; i < nbufs; i++)
             tric_buffer_free(bufs[i]);
         tric_module_destroy(mod);
@@ -85,7 +86,10 @@ static bool fp8_is_nan(uint8_t b, bool e5)
     return e5 ? (b & 0x7c) == 0x7c && (b & 3) : (b & 0x7f) == 0x7f;
 }
 
-static float fp8_value(uint8_t b, bool e5) { return e5 ? tric_fp8e5_to_f32(b) : tric_fp8e4nv_to_f32(b); }
+static float fp8_value(uint8_t b, bool e5)
+{
+    return e5 ? tric_fp8e5_to_f32(b) : tric_fp8e4nv_to_f32(b);
+}
 
 /* fp8 -> fp32 / fp16 over all codes. */
 static void test_upcast(Pair *p, const char *arch, const char *fp8, const char *to)
@@ -102,14 +106,16 @@ static void test_upcast(Pair *p, const char *arch, const char *fp8, const char *
     size_t bytes[2] = {N, N * eb};
     static unsigned char g[N * 4], c[N * 4];
     const char *defs[] = {"BLOCK=128"};
-    if (!run_both(p, arch, convert_src, sig, defs, 1, in, bytes, 2, 1, (tric_dim3){N / 128, 1, 1}, g, c))
+    if (!run_both(p, arch, convert_src, sig, defs, 1, in, bytes, 2, 1, (tric_dim3){N / 128, 1, 1},
+                  g, c))
         return;
     int bad = 0;
     for (int i = 0; i < N && bad < 4; i++) {
         uint32_t gb = 0, cb = 0;
         memcpy(&gb, g + i * eb, eb);
         memcpy(&cb, c + i * eb, eb);
-        float gv = f16 ? tric_f16_to_f32((uint16_t)gb) : 0, cv = f16 ? tric_f16_to_f32((uint16_t)cb) : 0;
+        float gv = f16 ? tric_f16_to_f32((uint16_t)gb) : 0,
+              cv = f16 ? tric_f16_to_f32((uint16_t)cb) : 0;
         if (!f16) {
             memcpy(&gv, &gb, 4);
             memcpy(&cv, &cb, 4);
@@ -141,15 +147,17 @@ static int down_inputs(float *x)
             x[n++] = nextafterf(mid, 0);
             x[n++] = nextafterf(mid, INFINITY);
         }
-    const float specials[] = {INFINITY, -INFINITY, NAN, -NAN, 1e30f, -1e30f, 448, 449, 464, 465, 480,
-                              -464, 57344, 57345, 61440, 61441, 65504, 0x1p-10f, 0x1p-17f, 0x1p-126f,
-                              0x1p-149f, -0.0f, 0.0f};
+    const float specials[] = {INFINITY, -INFINITY, NAN,       -NAN,  1e30f, -1e30f,
+                              448,      449,       464,       465,   480,   -464,
+                              57344,    57345,     61440,     61441, 65504, 0x1p-10f,
+                              0x1p-17f, 0x1p-126f, 0x1p-149f, -0.0f, 0.0f};
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
         x[n++] = specials[i];
     uint32_t seed = 2026;
     while (n < NX) {
         seed = seed * 1664525u + 1013904223u;
-        x[n++] = ldexpf((float)(seed >> 8) / (1 << 24), (int)(seed % 44) - 22) * ((seed & 1) ? -1 : 1);
+        x[n++] =
+            ldexpf((float)(seed >> 8) / (1 << 24), (int)(seed % 44) - 22) * ((seed & 1) ? -1 : 1);
     }
     return n;
 }
@@ -169,7 +177,8 @@ static void test_downcast(Pair *p, const char *arch, const char *from, const cha
     size_t bytes[2] = {NX * (f16 || bf16 ? 2 : 4), NX};
     static uint8_t g[NX], c[NX];
     const char *defs[] = {"BLOCK=256"};
-    if (!run_both(p, arch, convert_src, sig, defs, 1, in, bytes, 2, 1, (tric_dim3){NX / 256, 1, 1}, g, c))
+    if (!run_both(p, arch, convert_src, sig, defs, 1, in, bytes, 2, 1, (tric_dim3){NX / 256, 1, 1},
+                  g, c))
         return;
     bool e5 = is_e5(fp8);
     int bad = 0;
@@ -227,7 +236,8 @@ static void test_matmul(Pair *p, const char *arch, const char *ta, const char *t
     size_t bytes[3] = {sizeof a, sizeof b, MM * MN * 4};
     static float g[MM * MN], c[MM * MN];
     const char *defs[] = {"M=128", "N=128", "K=256", "BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"};
-    if (!run_both(p, arch, matmul_src, sig, defs, 6, in, bytes, 3, 2, (tric_dim3){MM / 64, MN / 64, 1}, g, c))
+    if (!run_both(p, arch, matmul_src, sig, defs, 6, in, bytes, 3, 2,
+                  (tric_dim3){MM / 64, MN / 64, 1}, g, c))
         return;
     int bad = 0;
     for (int i = 0; i < MM && bad < 4; i++)

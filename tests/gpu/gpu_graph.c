@@ -44,7 +44,7 @@ enum { CU_STREAM_CAPTURE_MODE_GLOBAL = 0 };
 /* clang-format on */
 
 static struct {
-#define X(name, params) CUresult (*name) params;
+#define X(name, params) CUresult(*name) params;
     GRAPH_FUNCS(X)
 #undef X
 } cu;
@@ -52,7 +52,8 @@ static struct {
 typedef CUresult (*GetProcAddressFn)(const char *symbol, void **pfn, int cuda_version,
                                      uint64_t flags, int *status);
 
-static bool load_driver(void) {
+static bool load_driver(void)
+{
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     GetProcAddressFn get_proc = lib ? (GetProcAddressFn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
     CUresult (*driver_version)(int *) =
@@ -94,13 +95,15 @@ static bool load_driver(void) {
 
 enum { N = 4096, LAUNCHES = 100, REPS = 11, WARMUP = 3 };
 
-static int compare_float(const void *a, const void *b) {
+static int compare_float(const void *a, const void *b)
+{
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
 }
 
 /* z holds z0 + applied * x in every element? (small integers: exact in fp32) */
-static int check_z(tric_buffer dz, const float *z0, const float *x, int applied, float *host) {
+static int check_z(tric_buffer dz, const float *z0, const float *x, int applied, float *host)
+{
     if (tric_copy_to_host(host, dz, 0, sizeof(float) * N, NULL) != TRIC_SUCCESS) {
         fprintf(stderr, "copy back: %s\n", tric_last_error());
         return N;
@@ -115,7 +118,8 @@ static int check_z(tric_buffer dz, const float *z0, const float *x, int applied,
     return wrong;
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());
@@ -221,8 +225,8 @@ int main(void) {
     qsort(launch_ms, REPS, sizeof(float), compare_float);
     double graph_us = graph_ms[REPS / 2] * 1000.0 / LAUNCHES;
     double launch_us = launch_ms[REPS / 2] * 1000.0 / LAUNCHES;
-    printf("%s: vector_add n=%d, %d launches per repetition, median of %d:\n", tric_device_name(dev),
-           N, LAUNCHES, REPS);
+    printf("%s: vector_add n=%d, %d launches per repetition, median of %d:\n",
+           tric_device_name(dev), N, LAUNCHES, REPS);
     printf("  graph replay   %8.3f us per launch\n", graph_us);
     printf("  tric_launch    %8.3f us per launch\n", launch_us);
     printf("  ratio          %8.2fx\n", launch_us / graph_us);

@@ -14,7 +14,8 @@ static const char *const src =
     "\n"
     "@triton.heuristics({\"EVEN\": lambda args: args[\"n\"] % args[\"BLOCK\"] == 0,\n"
     "                    \"NBLK\": lambda args: triton.cdiv(args[\"n\"], args[\"BLOCK\"]),\n"
-    "                    \"SCALE\": lambda args: 2 if args[\"alpha\"] > 0.5 else 64 // (args[\"n\"] - 7)})\n"
+    "                    \"SCALE\": lambda args: 2 if args[\"alpha\"] > 0.5 else 64 // "
+    "(args[\"n\"] - 7)})\n"
     "@triton.jit\n"
     "def k(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr, EVEN: tl.constexpr, NBLK: tl.constexpr,\n"
     "      SCALE: tl.constexpr):\n"
@@ -105,7 +106,8 @@ int main(void)
     static float on_gpu[CAP], on_cpu[CAP];
     for (size_t i = 0; kg && kc && i < sizeof launches / sizeof *launches; i++) {
         int n = launches[i].n;
-        if (run(gpu, kg, n, launches[i].alpha, on_gpu) && run(cpu, kc, n, launches[i].alpha, on_cpu))
+        if (run(gpu, kg, n, launches[i].alpha, on_gpu) &&
+            run(cpu, kc, n, launches[i].alpha, on_cpu))
             failures += memcmp(on_gpu, on_cpu, sizeof(float) * (size_t)n) != 0;
     }
     if (kg)

@@ -21,8 +21,8 @@ typedef struct Pair {
 /* Compiles src on both devices, runs it with a zeroed output buffer of `bytes` (plus an input
  * buffer when in is given) and the scalar args, and copies the output back. */
 static bool run_both(Pair *p, const char *src, const char *sig, const char *block, const void *in,
-                     size_t in_bytes, size_t bytes, const tric_arg *scalars, int nscalars, unsigned grid,
-                     void *gpu_out, void *cpu_out)
+                     size_t in_bytes, size_t bytes, const tric_arg *scalars, int nscalars,
+                     unsigned grid, void *gpu_out, void *cpu_out)
 {
     tric_device devs[2] = {p->gpu, p->cpu};
     void *outs[2] = {gpu_out, cpu_out};
@@ -38,7 +38,8 @@ static bool run_both(Pair *p, const char *src, const char *sig, const char *bloc
         tric_module mod;
         tric_kernel k;
         if (tric_module_compile(devs[d], src, "random.tri", &opt, &mod) != TRIC_SUCCESS) {
-            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(), src);
+            fprintf(stderr, "compile on %s failed: %s\n%s\n", d ? "cpu" : "cuda", tric_last_error(),
+                    src);
             failures++;
             return false;
         }
@@ -94,8 +95,8 @@ static void test_streams(Pair *p, int64_t seed, const char *seed_type)
     for (int i = 0; i < N; i++) {
         for (int j = 0; j < 6; j++)
             if (g[7 * i + j] != c[7 * i + j] && bad++ < 5)
-                fprintf(stderr, "seed %lld (%s) lane %d word %d: gpu %08x, interpreter %08x\n", (long long)seed,
-                        seed_type, i, j, g[7 * i + j], c[7 * i + j]);
+                fprintf(stderr, "seed %lld (%s) lane %d word %d: gpu %08x, interpreter %08x\n",
+                        (long long)seed, seed_type, i, j, g[7 * i + j], c[7 * i + j]);
         float gn, cn;
         memcpy(&gn, &g[7 * i + 6], 4);
         memcpy(&cn, &c[7 * i + 6], 4);
@@ -103,7 +104,8 @@ static void test_streams(Pair *p, int64_t seed, const char *seed_type)
             normal_diff++;
         float ulp = fabsf(nextafterf(cn, INFINITY) - cn);
         if (!(fabsf(gn - cn) <= 4 * ulp) && bad++ < 5)
-            fprintf(stderr, "seed %lld lane %d randn: gpu %.9g, interpreter %.9g\n", (long long)seed, i, gn, cn);
+            fprintf(stderr, "seed %lld lane %d randn: gpu %.9g, interpreter %.9g\n",
+                    (long long)seed, i, gn, cn);
     }
     printf("seed %lld (%s): randn differs from the interpreter in %d of %d lanes (within 4 ulps)\n",
            (long long)seed, seed_type, normal_diff, N);
@@ -113,16 +115,17 @@ static void test_streams(Pair *p, int64_t seed, const char *seed_type)
 /* 64-bit offsets (Philox4x64): randint4x's words and rand's bits, bit for bit. */
 static void test_streams64(Pair *p, int64_t seed)
 {
-    const char *src = HEADER
-        "def k(out_ptr, seed, BLOCK: tl.constexpr):\n"
-        "    offs = (tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)).to(tl.int64) * 4294967311 - 77\n"
-        "    lane = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    a, b, c, d = tl.randint4x(seed, offs)\n"
-        "    tl.store(out_ptr + 5 * lane, a)\n"
-        "    tl.store(out_ptr + 5 * lane + 1, b)\n"
-        "    tl.store(out_ptr + 5 * lane + 2, c)\n"
-        "    tl.store(out_ptr + 5 * lane + 3, d)\n"
-        "    tl.store(out_ptr + 5 * lane + 4, tl.rand(seed, offs).to(tl.uint32, bitcast=True).to(tl.uint64))\n";
+    const char *src = HEADER "def k(out_ptr, seed, BLOCK: tl.constexpr):\n"
+                             "    offs = (tl.program_id(0) * BLOCK + tl.arange(0, "
+                             "BLOCK)).to(tl.int64) * 4294967311 - 77\n"
+                             "    lane = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                             "    a, b, c, d = tl.randint4x(seed, offs)\n"
+                             "    tl.store(out_ptr + 5 * lane, a)\n"
+                             "    tl.store(out_ptr + 5 * lane + 1, b)\n"
+                             "    tl.store(out_ptr + 5 * lane + 2, c)\n"
+                             "    tl.store(out_ptr + 5 * lane + 3, d)\n"
+                             "    tl.store(out_ptr + 5 * lane + 4, tl.rand(seed, "
+                             "offs).to(tl.uint32, bitcast=True).to(tl.uint64))\n";
     enum { G = 16, B = 128, N = G * B };
     static uint64_t g[5 * N], c[5 * N];
     tric_arg s = TRIC_ARG_I64(seed);
@@ -131,8 +134,8 @@ static void test_streams64(Pair *p, int64_t seed)
     int bad = 0;
     for (int i = 0; i < 5 * N; i++)
         if (g[i] != c[i] && bad++ < 5)
-            fprintf(stderr, "64-bit seed %lld word %d: gpu %016llx, interpreter %016llx\n", (long long)seed, i,
-                    (unsigned long long)g[i], (unsigned long long)c[i]);
+            fprintf(stderr, "64-bit seed %lld word %d: gpu %016llx, interpreter %016llx\n",
+                    (long long)seed, i, (unsigned long long)g[i], (unsigned long long)c[i]);
     failures += bad;
 }
 
@@ -164,8 +167,8 @@ static void test_kat(Pair *p)
             continue;
         for (int j = 0; j < 4 * 32; j++)
             if (g[j] != want[t][j % 4] || c[j] != want[t][j % 4]) {
-                fprintf(stderr, "philox KAT %d word %d: gpu %08x, interpreter %08x, want %08x\n", t, j % 4, g[j],
-                        c[j], want[t][j % 4]);
+                fprintf(stderr, "philox KAT %d word %d: gpu %08x, interpreter %08x, want %08x\n", t,
+                        j % 4, g[j], c[j], want[t][j % 4]);
                 failures++;
                 break;
             }

@@ -4,7 +4,8 @@
 
 #include <stdio.h>
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
         fprintf(stderr, "pkgconfig_check: %s\n", tric_last_error());

@@ -10,12 +10,14 @@
     do {                                                                                           \
         tric_status st_ = (call);                                                                  \
         if (st_ != TRIC_SUCCESS) {                                                                 \
-            fprintf(stderr, "%s failed: %s: %s\n", #call, tric_status_name(st_), tric_last_error()); \
+            fprintf(stderr, "%s failed: %s: %s\n", #call, tric_status_name(st_),                   \
+                    tric_last_error());                                                            \
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
 
-static int run_vector_add(tric_device dev, tric_module mod, const char *who) {
+static int run_vector_add(tric_device dev, tric_module mod, const char *who)
+{
     enum { N = 1000 };
     static float x[N], y[N], out[N];
     for (int i = 0; i < N; i++) {

@@ -1,7 +1,8 @@
 /* with_compiler: tric::tric compiles examples/vector_add.tri in process and runs it on cpu. */
 #include "vector_add_check.h"
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     tric_module mod;
     CHECK(tric_device_open("cpu", &dev));

@@ -2,7 +2,8 @@
  * and runs it on cpu; compiling source through it must fail with TRIC_ERROR_UNSUPPORTED. */
 #include "vector_add_check.h"
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     tric_module mod;
     CHECK(tric_device_open("cpu", &dev));

@@ -148,14 +148,18 @@ static void test_vector_add(void)
                 CHECK(strstr(ptx, "setp."), "the mask is no predicate");
                 if (hinted) {
                     /* 1024 elements, 128 threads, 4 per access: 2 x ld.v4 per input, 2 x st.v4. */
-                    CHECK(count(ptx, "ld.global.v4.b32") == 4, "expected 4 ld.global.v4.b32:\n%s", ptx);
-                    CHECK(count(ptx, "st.global.v4.b32") == 2, "expected 2 st.global.v4.b32:\n%s", ptx);
+                    CHECK(count(ptx, "ld.global.v4.b32") == 4, "expected 4 ld.global.v4.b32:\n%s",
+                          ptx);
+                    CHECK(count(ptx, "st.global.v4.b32") == 2, "expected 2 st.global.v4.b32:\n%s",
+                          ptx);
                 } else {
                     CHECK(!strstr(ptx, ".v4"), "unhinted vector_add must not vectorize:\n%s", ptx);
                     CHECK(count(ptx, "ld.global.b32") == 16, "expected 16 scalar loads:\n%s", ptx);
                 }
-                check_ptxas(ptx, arch_name(sms[a], a == 1), hinted ? "vector_add_hinted" : "vector_add", true);
-                printf("vector_add (hinted %d) %s: %.1f ms\n", hinted, arch_name(sms[a], a == 1), ms);
+                check_ptxas(ptx, arch_name(sms[a], a == 1),
+                            hinted ? "vector_add_hinted" : "vector_add", true);
+                printf("vector_add (hinted %d) %s: %.1f ms\n", hinted, arch_name(sms[a], a == 1),
+                       ms);
             }
             free(ptx);
             arena_free(arena);

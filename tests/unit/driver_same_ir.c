@@ -37,8 +37,10 @@ static int check_kernel(const char *file, const char *kernel, const char *signat
         return 1;
     }
     SrcFile src = {.name = file, .text = text, .len = len};
-    CompileOptions opt = {.spec = {.kernel_name = kernel, .signature = signature,
-                                   .defines = defines, .ndefines = ndefines},
+    CompileOptions opt = {.spec = {.kernel_name = kernel,
+                                   .signature = signature,
+                                   .defines = defines,
+                                   .ndefines = ndefines},
                           .opt_level = 3};
     Diag diag = {0};
     CompileResult as_ir, as_ptx;
@@ -56,7 +58,8 @@ static int check_kernel(const char *file, const char *kernel, const char *signat
         if (strcmp(printed.data, as_ir.output.data) != 0) {
             printf("FAIL %s: the IR behind the PTX differs from --emit=ir\n", kernel);
             failed = 1;
-        } else if (!strstr(as_ptx.output.data, ".entry") || as_ptx.ir->layouts[0].kind != LAYOUT_NONE) {
+        } else if (!strstr(as_ptx.output.data, ".entry") ||
+                   as_ptx.ir->layouts[0].kind != LAYOUT_NONE) {
             printf("FAIL %s: no PTX entry, or layouts leaked into the lowered IR\n", kernel);
             failed = 1;
         } else {
@@ -86,12 +89,13 @@ int main(void)
     failed += check_kernel(TRIC_SOURCE_DIR "/examples/vector_add.tri", "vector_add_kernel",
                            "*fp32:16,*fp32:16,*fp32:16,i32", va, 1);
     Define mm1[] = {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"}, {"BLOCK_SIZE_K", "32"}};
-    failed += check_kernel(TRIC_SOURCE_DIR "/examples/matmul.tri", "matmul_kernel",
-                           "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32", mm1, 3);
+    failed +=
+        check_kernel(TRIC_SOURCE_DIR "/examples/matmul.tri", "matmul_kernel",
+                     "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32", mm1, 3);
     Define mm2[] = {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"}, {"BLOCK_SIZE_K", "32"},
                     {"GROUP_SIZE_M", "8"},  {"T_C", "tl.float16"},  {"T_ACC", "tl.float32"}};
-    failed += check_kernel(TRIC_SOURCE_DIR "/examples/matmul.tri", "kernel_matmul",
-                           "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-                           mm2, 6);
+    failed += check_kernel(
+        TRIC_SOURCE_DIR "/examples/matmul.tri", "kernel_matmul",
+        "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1", mm2, 6);
     return failed ? 1 : 0;
 }

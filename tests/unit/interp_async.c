@@ -61,7 +61,8 @@ static void parsed_free(Parsed *p)
 static bool launch(Parsed *p, int gx, const InterpArg *args, int nargs, const InterpBuffer *bufs,
                    int nbufs, StrBuf *err)
 {
-    InterpLaunch l = {.grid = {gx, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    InterpLaunch l = {
+        .grid = {gx, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     strbuf_clear(err);
     return interp_run(p->f, &l, err);
 }
@@ -81,45 +82,47 @@ static uint16_t half_exact(float v)
 
 /* x[0..128) (masked by n) into slot 0 and x[128..256) into slot 1 of a 3-slot <8x16> buffer,
  * in two groups; each slot read back after its wait and stored to out at the same offsets. */
-static const char copy2[] =
-    "kernel @copy2(%0: *fp16 {name = \"x\"}, %1: *fp16 {name = \"out\"}, %2: i32 {name = \"n\"}) num_warps(4) num_stages(2) shared_bytes(0) {\n"
-    "  %3 = local_alloc : !smem<3x8x16xfp16> {name = \"a_buf\"} smem(0, 768) loc(\"async.tri\":3:5)\n"
-    "  %4 = const 0 : i32\n"
-    "  %5 = const 1 : i32\n"
-    "  %6 = make_range 0, 8 : <8xi32>\n"
-    "  %7 = expand_dims %6 {axis = 1} : <8x1xi32>\n"
-    "  %8 = broadcast %7 : <8x16xi32>\n"
-    "  %9 = const 16 : <8x16xi32>\n"
-    "  %10 = mul %8, %9 : <8x16xi32>\n"
-    "  %11 = make_range 0, 16 : <16xi32>\n"
-    "  %12 = expand_dims %11 {axis = 0} : <1x16xi32>\n"
-    "  %13 = broadcast %12 : <8x16xi32>\n"
-    "  %14 = add %10, %13 : <8x16xi32>\n"
-    "  %15 = splat %2 : <8x16xi32>\n"
-    "  %16 = cmp_lt %14, %15 : <8x16xi1>\n"
-    "  %17 = splat %0 : <8x16x*fp16>\n"
-    "  %18 = addptr %17, %14 : <8x16x*fp16>\n"
-    "  %19 = const 128 : <8x16xi32>\n"
-    "  %20 = addptr %18, %19 : <8x16x*fp16>\n"
-    "  %21 = slot %3, %4 : !smem<8x16xfp16>\n"
-    "  %22 = slot %3, %5 : !smem<8x16xfp16>\n"
-    "  async_copy %21, %18, mask %16 loc(\"async.tri\":10:9)\n"
-    "  async_commit\n"
-    "  async_copy %22, %20 loc(\"async.tri\":11:9)\n"
-    "  @COMMIT2@\n"
-    "  @WAIT1@\n"
-    "  %23 = local_load %21 : <8x16xfp16> loc(\"async.tri\":13:13)\n"
-    "  @WAIT2@\n"
-    "  %24 = local_load %22 : <8x16xfp16> loc(\"async.tri\":15:13)\n"
-    "  %25 = splat %1 : <8x16x*fp16>\n"
-    "  %26 = addptr %25, %14 : <8x16x*fp16>\n"
-    "  %27 = addptr %26, %19 : <8x16x*fp16>\n"
-    "  store %26, %23\n"
-    "  store %27, %24\n"
-    "}\n";
+static const char copy2[] = "kernel @copy2(%0: *fp16 {name = \"x\"}, %1: *fp16 {name = \"out\"}, "
+                            "%2: i32 {name = \"n\"}) num_warps(4) num_stages(2) shared_bytes(0) {\n"
+                            "  %3 = local_alloc : !smem<3x8x16xfp16> {name = \"a_buf\"} smem(0, "
+                            "768) loc(\"async.tri\":3:5)\n"
+                            "  %4 = const 0 : i32\n"
+                            "  %5 = const 1 : i32\n"
+                            "  %6 = make_range 0, 8 : <8xi32>\n"
+                            "  %7 = expand_dims %6 {axis = 1} : <8x1xi32>\n"
+                            "  %8 = broadcast %7 : <8x16xi32>\n"
+                            "  %9 = const 16 : <8x16xi32>\n"
+                            "  %10 = mul %8, %9 : <8x16xi32>\n"
+                            "  %11 = make_range 0, 16 : <16xi32>\n"
+                            "  %12 = expand_dims %11 {axis = 0} : <1x16xi32>\n"
+                            "  %13 = broadcast %12 : <8x16xi32>\n"
+                            "  %14 = add %10, %13 : <8x16xi32>\n"
+                            "  %15 = splat %2 : <8x16xi32>\n"
+                            "  %16 = cmp_lt %14, %15 : <8x16xi1>\n"
+                            "  %17 = splat %0 : <8x16x*fp16>\n"
+                            "  %18 = addptr %17, %14 : <8x16x*fp16>\n"
+                            "  %19 = const 128 : <8x16xi32>\n"
+                            "  %20 = addptr %18, %19 : <8x16x*fp16>\n"
+                            "  %21 = slot %3, %4 : !smem<8x16xfp16>\n"
+                            "  %22 = slot %3, %5 : !smem<8x16xfp16>\n"
+                            "  async_copy %21, %18, mask %16 loc(\"async.tri\":10:9)\n"
+                            "  async_commit\n"
+                            "  async_copy %22, %20 loc(\"async.tri\":11:9)\n"
+                            "  @COMMIT2@\n"
+                            "  @WAIT1@\n"
+                            "  %23 = local_load %21 : <8x16xfp16> loc(\"async.tri\":13:13)\n"
+                            "  @WAIT2@\n"
+                            "  %24 = local_load %22 : <8x16xfp16> loc(\"async.tri\":15:13)\n"
+                            "  %25 = splat %1 : <8x16x*fp16>\n"
+                            "  %26 = addptr %25, %14 : <8x16x*fp16>\n"
+                            "  %27 = addptr %26, %19 : <8x16x*fp16>\n"
+                            "  store %26, %23\n"
+                            "  store %27, %24\n"
+                            "}\n";
 
-static const char *const copy2_good[] = {"@COMMIT2@", "async_commit", "@WAIT1@", "async_wait {pending = 1}",
-                                         "@WAIT2@", "async_wait {pending = 0}"};
+static const char *const copy2_good[] = {"@COMMIT2@", "async_commit",
+                                         "@WAIT1@",   "async_wait {pending = 1}",
+                                         "@WAIT2@",   "async_wait {pending = 0}"};
 
 static void test_copy_round_trip(StrBuf *err)
 {
@@ -152,10 +155,14 @@ static void test_copy_round_trip(StrBuf *err)
     bufs[0] = buf_of(x, 200 * sizeof x[0]);
     CHECK(!launch(&p, 1, args, 3, bufs, 2, err), "an out-of-bounds async_copy ran");
     char want[400];
-    snprintf(want, sizeof want, "async.tri:11: out-of-bounds async_copy in program (0, 0, 0): element 72 "
-             "(index [4, 8]) reads address 0x%llx (2 bytes), outside every buffer passed to the launch "
-             "(just past the end of buffer 0", (unsigned long long)(uintptr_t)(x + 200));
-    CHECK(contains(err, want), "out-of-bounds async_copy message:\n%s\nwanted:\n%s", err->data, want);
+    snprintf(
+        want, sizeof want,
+        "async.tri:11: out-of-bounds async_copy in program (0, 0, 0): element 72 "
+        "(index [4, 8]) reads address 0x%llx (2 bytes), outside every buffer passed to the launch "
+        "(just past the end of buffer 0",
+        (unsigned long long)(uintptr_t)(x + 200));
+    CHECK(contains(err, want), "out-of-bounds async_copy message:\n%s\nwanted:\n%s", err->data,
+          want);
     CHECK(out[0] == 0x1234, "the failed launch stored");
     parsed_free(&p);
 }
@@ -180,7 +187,8 @@ static void test_read_before_wait(StrBuf *err)
     InterpArg args[3] = {arg_ptr(x), arg_ptr(out), arg_int(256)};
     InterpBuffer bufs[2] = {buf_of(x, sizeof x), buf_of(out, sizeof out)};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const char *kv[] = {"@COMMIT2@", cases[c].commit2, "@WAIT1@", cases[c].wait1, "@WAIT2@", cases[c].wait2};
+        const char *kv[] = {"@COMMIT2@",    cases[c].commit2, "@WAIT1@",
+                            cases[c].wait1, "@WAIT2@",        cases[c].wait2};
         Parsed p;
         if (parse_kernel(&p, subst(copy2, kv, 3))) {
             CHECK(!launch(&p, 1, args, 3, bufs, 2, err), "case %zu: a read before the wait ran", c);
@@ -196,60 +204,60 @@ static void test_read_before_wait(StrBuf *err)
 /* a <16x32> into slot 1 of a_buf, b <32x16> into b_buf; r = a@b + (a@b + 0.5) through two
  * chained wgmmas and through two dots on loaded a and b; out[0..256) = wgmma's, out[256..512) =
  * dot's. @P@ is the wgmma_wait's pending count; an async_copy into a's slot follows it. */
-static const char mm[] =
-    "kernel @mm(%0: *fp16 {name = \"a\"}, %1: *fp16 {name = \"b\"}, %2: *fp32 {name = \"out\"}) num_warps(4) num_stages(2) shared_bytes(0) {\n"
-    "  %3 = local_alloc : !smem<2x16x32xfp16> {name = \"a_buf\"}\n"
-    "  %4 = local_alloc : !smem<1x32x16xfp16> {name = \"b_buf\"}\n"
-    "  %5 = const 0 : i32\n"
-    "  %6 = const 1 : i32\n"
-    "  %7 = make_range 0, 16 : <16xi32>\n"
-    "  %8 = expand_dims %7 {axis = 1} : <16x1xi32>\n"
-    "  %9 = broadcast %8 : <16x32xi32>\n"
-    "  %10 = const 32 : <16x32xi32>\n"
-    "  %11 = mul %9, %10 : <16x32xi32>\n"
-    "  %12 = make_range 0, 32 : <32xi32>\n"
-    "  %13 = expand_dims %12 {axis = 0} : <1x32xi32>\n"
-    "  %14 = broadcast %13 : <16x32xi32>\n"
-    "  %15 = add %11, %14 : <16x32xi32>\n"
-    "  %16 = splat %0 : <16x32x*fp16>\n"
-    "  %17 = addptr %16, %15 : <16x32x*fp16>\n"
-    "  %18 = expand_dims %12 {axis = 1} : <32x1xi32>\n"
-    "  %19 = broadcast %18 : <32x16xi32>\n"
-    "  %20 = const 16 : <32x16xi32>\n"
-    "  %21 = mul %19, %20 : <32x16xi32>\n"
-    "  %22 = expand_dims %7 {axis = 0} : <1x16xi32>\n"
-    "  %23 = broadcast %22 : <32x16xi32>\n"
-    "  %24 = add %21, %23 : <32x16xi32>\n"
-    "  %25 = splat %1 : <32x16x*fp16>\n"
-    "  %26 = addptr %25, %24 : <32x16x*fp16>\n"
-    "  %27 = slot %3, %6 : !smem<16x32xfp16>\n"
-    "  %28 = slot %4, %5 : !smem<32x16xfp16>\n"
-    "  async_copy %27, %17\n"
-    "  async_copy %28, %26\n"
-    "  async_commit\n"
-    "  async_wait {pending = 0}\n"
-    "  barrier {fence_async = 1}\n"
-    "  %29 = const 0.5 : <16x16xfp32>\n"
-    "  %30 = wgmma %27, %28, %29 {allow_tf32 = 0} : <16x16xfp32>\n"
-    "  %31 = wgmma %27, %28, %30 {allow_tf32 = 0} : <16x16xfp32>\n"
-    "  %32 = wgmma_wait %31 {pending = @P@} : <16x16xfp32>\n"
-    "  async_copy %27, %17 loc(\"mm.tri\":22:9)\n"
-    "  %33 = load %17 : <16x32xfp16>\n"
-    "  %34 = load %26 : <32x16xfp16>\n"
-    "  %35 = dot %33, %34, %29 {allow_tf32 = 0} : <16x16xfp32>\n"
-    "  %36 = dot %33, %34, %35 {allow_tf32 = 0} : <16x16xfp32>\n"
-    "  %37 = broadcast %8 : <16x16xi32>\n"
-    "  %38 = const 16 : <16x16xi32>\n"
-    "  %39 = mul %37, %38 : <16x16xi32>\n"
-    "  %40 = broadcast %22 : <16x16xi32>\n"
-    "  %41 = add %39, %40 : <16x16xi32>\n"
-    "  %42 = splat %2 : <16x16x*fp32>\n"
-    "  %43 = addptr %42, %41 : <16x16x*fp32>\n"
-    "  %44 = const 256 : <16x16xi32>\n"
-    "  %45 = addptr %43, %44 : <16x16x*fp32>\n"
-    "  store %43, %32\n"
-    "  store %45, %36\n"
-    "}\n";
+static const char mm[] = "kernel @mm(%0: *fp16 {name = \"a\"}, %1: *fp16 {name = \"b\"}, %2: *fp32 "
+                         "{name = \"out\"}) num_warps(4) num_stages(2) shared_bytes(0) {\n"
+                         "  %3 = local_alloc : !smem<2x16x32xfp16> {name = \"a_buf\"}\n"
+                         "  %4 = local_alloc : !smem<1x32x16xfp16> {name = \"b_buf\"}\n"
+                         "  %5 = const 0 : i32\n"
+                         "  %6 = const 1 : i32\n"
+                         "  %7 = make_range 0, 16 : <16xi32>\n"
+                         "  %8 = expand_dims %7 {axis = 1} : <16x1xi32>\n"
+                         "  %9 = broadcast %8 : <16x32xi32>\n"
+                         "  %10 = const 32 : <16x32xi32>\n"
+                         "  %11 = mul %9, %10 : <16x32xi32>\n"
+                         "  %12 = make_range 0, 32 : <32xi32>\n"
+                         "  %13 = expand_dims %12 {axis = 0} : <1x32xi32>\n"
+                         "  %14 = broadcast %13 : <16x32xi32>\n"
+                         "  %15 = add %11, %14 : <16x32xi32>\n"
+                         "  %16 = splat %0 : <16x32x*fp16>\n"
+                         "  %17 = addptr %16, %15 : <16x32x*fp16>\n"
+                         "  %18 = expand_dims %12 {axis = 1} : <32x1xi32>\n"
+                         "  %19 = broadcast %18 : <32x16xi32>\n"
+                         "  %20 = const 16 : <32x16xi32>\n"
+                         "  %21 = mul %19, %20 : <32x16xi32>\n"
+                         "  %22 = expand_dims %7 {axis = 0} : <1x16xi32>\n"
+                         "  %23 = broadcast %22 : <32x16xi32>\n"
+                         "  %24 = add %21, %23 : <32x16xi32>\n"
+                         "  %25 = splat %1 : <32x16x*fp16>\n"
+                         "  %26 = addptr %25, %24 : <32x16x*fp16>\n"
+                         "  %27 = slot %3, %6 : !smem<16x32xfp16>\n"
+                         "  %28 = slot %4, %5 : !smem<32x16xfp16>\n"
+                         "  async_copy %27, %17\n"
+                         "  async_copy %28, %26\n"
+                         "  async_commit\n"
+                         "  async_wait {pending = 0}\n"
+                         "  barrier {fence_async = 1}\n"
+                         "  %29 = const 0.5 : <16x16xfp32>\n"
+                         "  %30 = wgmma %27, %28, %29 {allow_tf32 = 0} : <16x16xfp32>\n"
+                         "  %31 = wgmma %27, %28, %30 {allow_tf32 = 0} : <16x16xfp32>\n"
+                         "  %32 = wgmma_wait %31 {pending = @P@} : <16x16xfp32>\n"
+                         "  async_copy %27, %17 loc(\"mm.tri\":22:9)\n"
+                         "  %33 = load %17 : <16x32xfp16>\n"
+                         "  %34 = load %26 : <32x16xfp16>\n"
+                         "  %35 = dot %33, %34, %29 {allow_tf32 = 0} : <16x16xfp32>\n"
+                         "  %36 = dot %33, %34, %35 {allow_tf32 = 0} : <16x16xfp32>\n"
+                         "  %37 = broadcast %8 : <16x16xi32>\n"
+                         "  %38 = const 16 : <16x16xi32>\n"
+                         "  %39 = mul %37, %38 : <16x16xi32>\n"
+                         "  %40 = broadcast %22 : <16x16xi32>\n"
+                         "  %41 = add %39, %40 : <16x16xi32>\n"
+                         "  %42 = splat %2 : <16x16x*fp32>\n"
+                         "  %43 = addptr %42, %41 : <16x16x*fp32>\n"
+                         "  %44 = const 256 : <16x16xi32>\n"
+                         "  %45 = addptr %43, %44 : <16x16x*fp32>\n"
+                         "  store %43, %32\n"
+                         "  store %45, %36\n"
+                         "}\n";
 
 static void test_wgmma(StrBuf *err)
 {
@@ -292,8 +300,9 @@ static void test_wgmma(StrBuf *err)
     const char *early[] = {"@P@", "1"};
     if (parse_kernel(&p, subst(mm, early, 1))) {
         CHECK(!launch(&p, 1, args, 3, bufs, 3, err), "an overwrite of a slot a wgmma reads ran");
-        const char *want = "mm.tri:22: async_copy overwrites slot 1 of %a_buf while a wgmma that reads it "
-                           "is still running (missing wgmma_wait), in program (0, 0, 0)";
+        const char *want =
+            "mm.tri:22: async_copy overwrites slot 1 of %a_buf while a wgmma that reads it "
+            "is still running (missing wgmma_wait), in program (0, 0, 0)";
         CHECK(contains(err, want), "overwrite message:\n%s\nwanted:\n%s", err->data, want);
     }
     parsed_free(&p);

@@ -14,7 +14,9 @@ enum { SIZE = 256 };
 static float half_to_float(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 1024), e - 25);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -26,7 +28,8 @@ static uint16_t half_of_small(int q, float *value)
         return 0;
     int e;
     float m = frexpf(fabsf(*value), &e);
-    return (uint16_t)((q < 0 ? 0x8000 : 0) | (e - 1 + 15) << 10 | (uint16_t)((m * 2.0f - 1.0f) * 1024.0f));
+    return (uint16_t)((q < 0 ? 0x8000 : 0) | (e - 1 + 15) << 10 |
+                      (uint16_t)((m * 2.0f - 1.0f) * 1024.0f));
 }
 
 static double now(void)
@@ -50,12 +53,13 @@ int main(void)
     fclose(fp);
     SrcFile file = {.name = "matmul.tri", .text = text, .len = len};
     Define defs[6] = {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"}, {"BLOCK_SIZE_K", "32"},
-                      {"GROUP_SIZE_M", "8"},   {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
-    CompileOptions opt = {.spec = {.kernel_name = "kernel_matmul",
-                                   .signature = "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
-                                   .defines = defs,
-                                   .ndefines = 6},
-                          .emit = EMIT_IR};
+                      {"GROUP_SIZE_M", "8"},  {"T_C", "tl.float16"},  {"T_ACC", "tl.float32"}};
+    CompileOptions opt = {
+        .spec = {.kernel_name = "kernel_matmul",
+                 .signature = "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+                 .defines = defs,
+                 .ndefines = 6},
+        .emit = EMIT_IR};
     Diag diag = {0};
     CompileResult res;
     if (!driver_compile(&file, &opt, &res, &diag)) {
@@ -67,7 +71,8 @@ int main(void)
     diag_free(&diag);
 
     int n = SIZE;
-    uint16_t *a = malloc((size_t)n * n * 2), *b = malloc((size_t)n * n * 2), *c = malloc((size_t)n * n * 2);
+    uint16_t *a = malloc((size_t)n * n * 2), *b = malloc((size_t)n * n * 2),
+             *c = malloc((size_t)n * n * 2);
     float *af = malloc((size_t)n * n * 4), *bf = malloc((size_t)n * n * 4);
     uint32_t seed = 7;
     for (int i = 0; i < n * n; i++) {
@@ -76,11 +81,26 @@ int main(void)
         seed = seed * 1664525u + 1013904223u;
         b[i] = half_of_small((int)((seed >> 8) % 128) - 64, &bf[i]);
     }
-    InterpArg args[12] = {{.ptr = (uintptr_t)a}, {.ptr = (uintptr_t)b}, {.ptr = (uintptr_t)c},
-                          {.i = n}, {.i = n}, {.i = n}, {.i = n}, {.i = 1}, {.i = n}, {.i = 1}, {.i = n}, {.i = 1}};
-    InterpBuffer bufs[3] = {{(uintptr_t)a, (size_t)n * n * 2}, {(uintptr_t)b, (size_t)n * n * 2},
+    InterpArg args[12] = {{.ptr = (uintptr_t)a},
+                          {.ptr = (uintptr_t)b},
+                          {.ptr = (uintptr_t)c},
+                          {.i = n},
+                          {.i = n},
+                          {.i = n},
+                          {.i = n},
+                          {.i = 1},
+                          {.i = n},
+                          {.i = 1},
+                          {.i = n},
+                          {.i = 1}};
+    InterpBuffer bufs[3] = {{(uintptr_t)a, (size_t)n * n * 2},
+                            {(uintptr_t)b, (size_t)n * n * 2},
                             {(uintptr_t)c, (size_t)n * n * 2}};
-    InterpLaunch launch = {.grid = {(n / 64) * (n / 64), 1, 1}, .args = args, .nargs = 12, .buffers = bufs, .nbuffers = 3};
+    InterpLaunch launch = {.grid = {(n / 64) * (n / 64), 1, 1},
+                           .args = args,
+                           .nargs = 12,
+                           .buffers = bufs,
+                           .nbuffers = 3};
     StrBuf err = {0};
     double t0 = now();
     bool ok = interp_run(res.ir, &launch, &err);
@@ -103,8 +123,9 @@ int main(void)
                     printf("C[%d][%d] = %g, want %g\n", i, j, got, ref);
             }
         }
-    printf("interp seed-2 matmul %dx%dx%d, blocks 64x64x32, fp16 -> fp32 acc -> fp16: %.3f s (%s)\n", n,
-           n, n, secs, bad ? "WRONG" : "correct");
+    printf(
+        "interp seed-2 matmul %dx%dx%d, blocks 64x64x32, fp16 -> fp32 acc -> fp16: %.3f s (%s)\n",
+        n, n, n, secs, bad ? "WRONG" : "correct");
     strbuf_free(&err);
     free(a);
     free(b);

@@ -115,7 +115,8 @@ static void test_for(StrBuf *err)
     /* i64 range(INT64_MIN, INT64_MAX, 2^62): a span of 2^64 - 1 takes 4 trips, no overflow */
     Type l = type_scalar(DT_I64);
     ValueId init8 = ci(k, 0);
-    IrOp *l8 = for_begin(k, &saved, cint(k, l, INT64_MIN), cint(k, l, INT64_MAX), cint(k, l, INT64_C(1) << 62), &init8, 1);
+    IrOp *l8 = for_begin(k, &saved, cint(k, l, INT64_MIN), cint(k, l, INT64_MAX),
+                         cint(k, l, INT64_C(1) << 62), &init8, 1);
     ValueId y8 = op2(k, OP_ADD, s, region_arg(l8, 0, 1), ci(k, 1));
     region_end(k, &saved, OP_YIELD, &y8, 1);
     store_at(k, out, 11, l8->results[0]);
@@ -177,7 +178,8 @@ static void test_if(StrBuf *err)
     InterpArg args[1] = {arg_ptr(o)};
     InterpBuffer bufs[1] = {buf_of(o, sizeof o)};
     CHECK(run_kernel(k, 3, args, 1, bufs, 1, err), "if: %s", err->data);
-    CHECK(o[0] == 10 && o[1] == 21 && o[2] == 22 && o[3] == 99, "if: %d %d %d %d", o[0], o[1], o[2], o[3]);
+    CHECK(o[0] == 10 && o[1] == 21 && o[2] == 22 && o[3] == 99, "if: %d %d %d %d", o[0], o[1], o[2],
+          o[3]);
     kernel_free(k);
 }
 
@@ -246,7 +248,8 @@ static void test_shapes_and_reductions(StrBuf *err)
     store_at(k, out, 12, reduce(k, OP_REDUCE_MAX, m, 1, DT_I32)); /* 8i + 7 */
     store_at(k, out, 16, reduce(k, OP_REDUCE_MIN, m, 0, DT_I32)); /* j */
     /* trans <2x4> -> <4x2> */
-    ValueId t = op1(k, OP_TRANS, block2(DT_I32, 4, 2), op1(k, OP_RESHAPE, block2(DT_I32, 2, 4), make_range(k, 0, 8)));
+    ValueId t = op1(k, OP_TRANS, block2(DT_I32, 4, 2),
+                    op1(k, OP_RESHAPE, block2(DT_I32, 2, 4), make_range(k, 0, 8)));
     k->f->body.ops[k->f->body.nops - 1]->attr[0] = 1;
     store_at(k, out, 24, t); /* 0 4 1 5 2 6 3 7 */
     /* broadcast <1x4> -> <3x4>; expand_dims <4> -> <4x1> -> <4x3> */
@@ -264,9 +267,13 @@ static void test_shapes_and_reductions(StrBuf *err)
     store_at(k, out, 60, t3);
 
     /* floats: <4x4> rows from fin; argmax/argmin (first of ties, NaN skipped), max with NaN */
-    ValueId rows = op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 1));
-    ValueId cols = op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 0));
-    ValueId offs = op2(k, OP_ADD, block2(DT_I32, 4, 4), op2(k, OP_MUL, block2(DT_I32, 4, 4), rows, cint(k, block2(DT_I32, 4, 4), 4)), cols);
+    ValueId rows =
+        op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 1));
+    ValueId cols =
+        op1(k, OP_BROADCAST, block2(DT_I32, 4, 4), expand_dims(k, make_range(k, 0, 4), 0));
+    ValueId offs =
+        op2(k, OP_ADD, block2(DT_I32, 4, 4),
+            op2(k, OP_MUL, block2(DT_I32, 4, 4), rows, cint(k, block2(DT_I32, 4, 4), 4)), cols);
     ValueId fv = load(k, 1, ptr_plus(k, fin, offs), 0, 0);
     store_at(k, out, 84, reduce(k, OP_ARGMAX, fv, 1, DT_I32));
     store_at(k, out, 88, reduce(k, OP_ARGMIN, fv, 1, DT_I32));
@@ -283,14 +290,15 @@ static void test_shapes_and_reductions(StrBuf *err)
 
     int32_t o[96];
     memset(o, 0xff, sizeof o);
-    float fi[16] = {3, 7, 7, 1,  /* argmax first of ties: 1; argmin 3 */
-                    NAN, 2, 5, 5, /* NaN skipped: argmax 2, argmin 1, max 5 */
-                    -1, -1, -1, -1, /* all equal: 0, 0 */
-                    0, -0.0f, 4, 4};
+    float fi[16] = {3,   7,     7,  1,  /* argmax first of ties: 1; argmin 3 */
+                    NAN, 2,     5,  5,  /* NaN skipped: argmax 2, argmin 1, max 5 */
+                    -1,  -1,    -1, -1, /* all equal: 0, 0 */
+                    0,   -0.0f, 4,  4};
     uint16_t hi[4] = {0x6800, 0x3C00, 0x3C00, 0x3C00};
     float fo[10];
     InterpArg args[4] = {arg_ptr(o), arg_ptr(fi), arg_ptr(hi), arg_ptr(fo)};
-    InterpBuffer bufs[4] = {buf_of(o, sizeof o), buf_of(fi, sizeof fi), buf_of(hi, sizeof hi), buf_of(fo, sizeof fo)};
+    InterpBuffer bufs[4] = {buf_of(o, sizeof o), buf_of(fi, sizeof fi), buf_of(hi, sizeof hi),
+                            buf_of(fo, sizeof fo)};
     CHECK(run_kernel(k, 1, args, 4, bufs, 4, err), "shapes: %s", err->data);
     for (int j = 0; j < 8; j++) {
         CHECK(o[j] == 48 + 4 * j, "sum axis 0 [%d] = %d", j, o[j]);
@@ -312,16 +320,18 @@ static void test_shapes_and_reductions(StrBuf *err)
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 2; j++)
             for (int l = 0; l < 3; l++)
-                CHECK(o[60 + i * 6 + j * 3 + l] == j * 12 + l * 4 + i, "trans3 [%d][%d][%d] = %d", i, j, l,
-                      o[60 + i * 6 + j * 3 + l]);
+                CHECK(o[60 + i * 6 + j * 3 + l] == j * 12 + l * 4 + i, "trans3 [%d][%d][%d] = %d",
+                      i, j, l, o[60 + i * 6 + j * 3 + l]);
     int32_t am[4] = {1, 2, 0, 2}, an[4] = {3, 1, 0, 0}, am0[4] = {0, 0, 0, 1};
     for (int i = 0; i < 4; i++) {
         CHECK(o[84 + i] == am[i], "argmax row %d = %d, want %d", i, o[84 + i], am[i]);
         CHECK(o[88 + i] == an[i], "argmin row %d = %d, want %d", i, o[88 + i], an[i]);
         CHECK(o[92 + i] == am0[i], "argmax col %d = %d, want %d", i, o[92 + i], am0[i]);
     }
-    CHECK(fo[0] == 7 && fo[1] == 5 && fo[2] == -1 && fo[3] == 4, "max rows: %g %g %g %g", fo[0], fo[1], fo[2], fo[3]);
-    CHECK(isnan(fo[4]) && fo[5] == 8 && fo[6] == 15 && fo[7] == 9, "sum cols: %g %g %g %g", fo[4], fo[5], fo[6], fo[7]);
+    CHECK(fo[0] == 7 && fo[1] == 5 && fo[2] == -1 && fo[3] == 4, "max rows: %g %g %g %g", fo[0],
+          fo[1], fo[2], fo[3]);
+    CHECK(isnan(fo[4]) && fo[5] == 8 && fo[6] == 15 && fo[7] == 9, "sum cols: %g %g %g %g", fo[4],
+          fo[5], fo[6], fo[7]);
     CHECK(fo[8] == 2048.0f, "fp16 sum in fp16: %g", fo[8]);
     CHECK(fo[9] == 2051.0f, "fp16 sum in fp32: %g", fo[9]);
     kernel_free(k);
@@ -353,7 +363,8 @@ static bool run_dot(DType in_dt, DType acc_dt, int M, int N, int K, const void *
     store(k, 2, ptr_plus(k, po, offs[2]), r, 0);
     size_t ib = dtype_bytes(in_dt), ab = dtype_bytes(acc_dt);
     InterpArg args[4] = {arg_ptr(a), arg_ptr(b), arg_ptr(c), arg_ptr(out)};
-    InterpBuffer bufs[4] = {buf_of(a, M * K * ib), buf_of(b, K * N * ib), buf_of(c, M * N * ab), buf_of(out, M * N * ab)};
+    InterpBuffer bufs[4] = {buf_of(a, M * K * ib), buf_of(b, K * N * ib), buf_of(c, M * N * ab),
+                            buf_of(out, M * N * ab)};
     bool ok = run_kernel(k, 1, args, 4, bufs, 4, err);
     CHECK(ok, "dot: %s", err->data);
     kernel_free(k);
@@ -412,7 +423,8 @@ static void test_dot(StrBuf *err)
                     acc += af[m * K + kk] * bfl[kk * N + n];
                 bad += out[m * N + n] != acc;
             }
-        CHECK(bad == 0, "%s dot: %d of %d results differ from the fp32 reference", bf ? "bf16" : "fp16", bad, M * N);
+        CHECK(bad == 0, "%s dot: %d of %d results differ from the fp32 reference",
+              bf ? "bf16" : "fp16", bad, M * N);
     }
     /* fp32 */
     {
@@ -475,10 +487,12 @@ static void test_params(StrBuf *err)
     store_at(k, fout, 0, op1(k, OP_CAST, type_scalar(DT_F32), ph));
     int32_t o[3];
     float fo[1];
-    InterpArg args[6] = {arg_ptr(o), arg_ptr(fo), arg_int(300), arg_int(2), arg_int(-1), {.f = 1.0 / 3.0}};
+    InterpArg args[6] = {arg_ptr(o), arg_ptr(fo), arg_int(300),
+                         arg_int(2), arg_int(-1), {.f = 1.0 / 3.0}};
     InterpBuffer bufs[2] = {buf_of(o, sizeof o), buf_of(fo, sizeof fo)};
     CHECK(run_kernel(k, 1, args, 6, bufs, 2, err), "params: %s", err->data);
-    CHECK(o[0] == 44 && o[1] == 1 && o[2] == -1, "params: i8 %d, bool %d, u32->i32 %d", o[0], o[1], o[2]);
+    CHECK(o[0] == 44 && o[1] == 1 && o[2] == -1, "params: i8 %d, bool %d, u32->i32 %d", o[0], o[1],
+          o[2]);
     CHECK(fo[0] == 0.333251953125f, "fp16 param rounds: %.9g", fo[0]);
     kernel_free(k);
 }
@@ -497,7 +511,8 @@ static void test_malformed(StrBuf *err)
     InterpArg args[1] = {arg_ptr(o)};
     InterpBuffer bufs[1] = {buf_of(o, sizeof o)};
     CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "a use before the definition must fail");
-    CHECK(contains(err, "internal error: operand 0 of add is used before it is computed"), "%s", err->data);
+    CHECK(contains(err, "internal error: operand 0 of add is used before it is computed"), "%s",
+          err->data);
     k->f->body.ops[0]->operands[1] = 9999; /* out of range */
     CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "a bad value id must fail");
     CHECK(contains(err, "internal error: operand 1 of add is not a valid value"), "%s", err->data);

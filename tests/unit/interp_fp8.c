@@ -43,7 +43,8 @@ static const Fmt fmts[2] = {{DT_F8E4NV, "e4m3", 4, 3, 7, false}, {DT_F8E5, "e5m2
  * S.1111.111 (NaN), e5m2's all-ones exponent is inf (m = 0) or NaN. */
 static double ref_decode(const Fmt *f, unsigned code)
 {
-    unsigned s = code >> 7, e = (code >> f->mbits) & ((1u << f->ebits) - 1), m = code & ((1u << f->mbits) - 1);
+    unsigned s = code >> 7, e = (code >> f->mbits) & ((1u << f->ebits) - 1),
+             m = code & ((1u << f->mbits) - 1);
     double v;
     if (!f->ieee && (code & 0x7f) == 0x7f)
         return NAN;
@@ -87,14 +88,16 @@ static void check_encode(const Fmt *f, double x)
     uint8_t got = fp8_from_double(x, f->t);
     unsigned want;
     if (!ref_encode(f, x, &want)) {
-        CHECK(isnan(fp8_to_double(got, f->t)), "%s: NaN encodes to 0x%02x, not a NaN", f->name, got);
+        CHECK(isnan(fp8_to_double(got, f->t)), "%s: NaN encodes to 0x%02x, not a NaN", f->name,
+              got);
         return;
     }
     CHECK(got == want, "%s: %.17g encodes to 0x%02x, expected 0x%02x", f->name, x, got, want);
     /* The host helpers (tric.h) are the same rule, for inputs that are floats. */
     if ((double)(float)x == x) {
         uint8_t h = f->t == DT_F8E5 ? tric_f32_to_fp8e5((float)x) : tric_f32_to_fp8e4nv((float)x);
-        CHECK(h == want, "%s: tric_f32_to_fp8(%.9g) = 0x%02x, expected 0x%02x", f->name, x, h, want);
+        CHECK(h == want, "%s: tric_f32_to_fp8(%.9g) = 0x%02x, expected 0x%02x", f->name, x, h,
+              want);
     }
 }
 
@@ -105,7 +108,8 @@ static void test_codec(const Fmt *f)
         CHECK((isnan(want) && isnan(got)) || (want == got && signbit(want) == signbit(got)),
               "%s: 0x%02x decodes to %.17g, expected %.17g", f->name, c, got, want);
         float h = f->t == DT_F8E5 ? tric_fp8e5_to_f32((uint8_t)c) : tric_fp8e4nv_to_f32((uint8_t)c);
-        CHECK((isnan(want) && isnan(h)) || want == (double)h, "%s: host decode of 0x%02x", f->name, c);
+        CHECK((isnan(want) && isnan(h)) || want == (double)h, "%s: host decode of 0x%02x", f->name,
+              c);
         /* Every non-NaN code round-trips (e5m2 inf saturates, as .satfinite does). */
         if (!isnan(want) && !isinf(want))
             CHECK(fp8_from_double(want, f->t) == c, "%s: 0x%02x does not round-trip", f->name, c);
@@ -118,7 +122,8 @@ static void test_codec(const Fmt *f)
             continue;
         double mid = (a + b) / 2;
         double probes[] = {mid, nextafter(mid, 0), nextafter(mid, INFINITY),
-                           (double)nextafterf((float)mid, 0), (double)nextafterf((float)mid, INFINITY)};
+                           (double)nextafterf((float)mid, 0),
+                           (double)nextafterf((float)mid, INFINITY)};
         for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
             check_encode(f, probes[i]);
             check_encode(f, -probes[i]);
@@ -140,7 +145,8 @@ static void test_codec(const Fmt *f)
         CHECK(fp8_from_double(57344, f->t) == 0x7b, "e5m2 57344");
         CHECK(fp8_from_double(INFINITY, f->t) == 0x7b, "e5m2 inf saturates");
         CHECK(fp8_from_double(-1e30, f->t) == 0xfb, "e5m2 overflow saturates");
-        CHECK(isnan(fp8_to_double(0x7d, f->t)) && isinf(fp8_to_double(0x7c, f->t)), "e5m2 specials");
+        CHECK(isnan(fp8_to_double(0x7d, f->t)) && isinf(fp8_to_double(0x7c, f->t)),
+              "e5m2 specials");
         CHECK(fp8_from_double(0x1p-16, f->t) == 0x01, "e5m2 smallest subnormal");
         CHECK(fp8_from_double(0x1p-17, f->t) == 0x00, "e5m2 tie to 0");
         CHECK(fp8_from_double(1.125, f->t) == 0x3c, "e5m2 1.125 ties to 1.0");
@@ -157,7 +163,8 @@ static void test_codec(const Fmt *f)
 
 /* ---- 2. kernels on the interpreter --------------------------------------------------------- */
 
-static IrFunc *compile(CompileResult *res, const char *src, const char *signature, const char *block)
+static IrFunc *compile(CompileResult *res, const char *src, const char *signature,
+                       const char *block)
 {
     SrcFile file = {.name = "fp8.tri", .text = src, .len = strlen(src)};
     Define d[] = {{"BLOCK", block}, {"M", "32"}, {"N", "32"}, {"K", "64"}};
@@ -177,12 +184,16 @@ static IrFunc *compile(CompileResult *res, const char *src, const char *signatur
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, const InterpBuffer *bufs,
-                int nbufs)
+static InterpBuffer B(const void *p, size_t bytes)
 {
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+
+static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
+                const InterpBuffer *bufs, int nbufs)
+{
+    InterpLaunch l = {
+        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     StrBuf err = {0};
     bool ok = interp_run(f, &l, &err);
     if (!ok) {
@@ -193,17 +204,16 @@ static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, con
     return ok;
 }
 
-static const char *convert_src =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "@triton.jit\n"
-    "def convert(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):\n"
-    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-    "    m = offs < n\n"
-    "    x = tl.load(x_ptr + offs, mask=m)\n"
-    "    y = x.to(y_ptr.dtype.element_ty)\n"
-    "    tl.store(y_ptr + offs, y, mask=m)\n"
-    "    tl.store(z_ptr + offs, y.to(tl.float32), mask=m)\n";
+static const char *convert_src = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "@triton.jit\n"
+                                 "def convert(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):\n"
+                                 "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                                 "    m = offs < n\n"
+                                 "    x = tl.load(x_ptr + offs, mask=m)\n"
+                                 "    y = x.to(y_ptr.dtype.element_ty)\n"
+                                 "    tl.store(y_ptr + offs, y, mask=m)\n"
+                                 "    tl.store(z_ptr + offs, y.to(tl.float32), mask=m)\n";
 
 enum { NV = 4096 };
 
@@ -213,19 +223,21 @@ static int conversion_inputs(float *x)
     int n = 0;
     for (int fi = 0; fi < 2; fi++)
         for (unsigned c = 0; c < 256; c++) {
-            double a = fp8_to_double((uint8_t)c, fmts[fi].t), b = fp8_to_double((uint8_t)(c + 1), fmts[fi].t);
+            double a = fp8_to_double((uint8_t)c, fmts[fi].t),
+                   b = fp8_to_double((uint8_t)(c + 1), fmts[fi].t);
             x[n++] = (float)a;
             if (c != 127 && c != 255 && isfinite(a) && isfinite(b))
                 x[n++] = (float)((a + b) / 2);
         }
-    float specials[] = {INFINITY, -INFINITY, NAN, 1e10f, -1e10f, 449, 465, 480, 57344, 61440, 65504,
-                        0x1p-20f, -0x1p-20f, 0x1p-126f};
+    float specials[] = {INFINITY, -INFINITY, NAN,   1e10f, -1e10f,   449,       465,
+                        480,      57344,     61440, 65504, 0x1p-20f, -0x1p-20f, 0x1p-126f};
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
         x[n++] = specials[i];
     uint32_t seed = 99;
     while (n < NV) {
         seed = seed * 1664525u + 1013904223u;
-        x[n++] = ldexpf((float)(seed >> 8) / (1 << 24), (int)(seed % 40) - 20) * ((seed & 1) ? -1 : 1);
+        x[n++] =
+            ldexpf((float)(seed >> 8) / (1 << 24), (int)(seed % 40) - 20) * ((seed & 1) ? -1 : 1);
     }
     return n;
 }
@@ -306,7 +318,8 @@ static void test_recode(void)
             if (ref_encode(&fmts[1], x, &want))
                 CHECK(b[i] == want, "e4m3 0x%02x -> e5m2 0x%02x, expected 0x%02x", i, b[i], want);
             else
-                CHECK(isnan(fp8_to_double(b[i], DT_F8E5)), "e4m3 NaN 0x%02x -> e5m2 0x%02x", i, b[i]);
+                CHECK(isnan(fp8_to_double(b[i], DT_F8E5)), "e4m3 NaN 0x%02x -> e5m2 0x%02x", i,
+                      b[i]);
             CHECK(u[i] == i, "bitcast to uint8: 0x%02x gave 0x%02x", i, u[i]);
             CHECK(v[i] == (i ^ 0x80), "bitcast from uint8: 0x%02x gave 0x%02x", i ^ 0x80, v[i]);
             CHECK(v[256 + i] == (i < 8 ? i : 0x3c), "load other=1.5: [%d] = 0x%02x", i, v[256 + i]);
@@ -357,20 +370,20 @@ static void test_select(void)
     compile_result_free(&res);
 }
 
-static const char *matmul_src =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "@triton.jit\n"
-    "def mm(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BLOCK: tl.constexpr):\n"
-    "    rm = tl.arange(0, M)\n"
-    "    rn = tl.arange(0, N)\n"
-    "    acc = tl.zeros((M, N), dtype=tl.float32)\n"
-    "    for k0 in range(0, K, BLOCK):\n"
-    "        rk = k0 + tl.arange(0, BLOCK)\n"
-    "        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n"
-    "        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])\n"
-    "        acc += tl.dot(a, b)\n"
-    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
+static const char *matmul_src = "import triton\n"
+                                "import triton.language as tl\n"
+                                "@triton.jit\n"
+                                "def mm(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: "
+                                "tl.constexpr, BLOCK: tl.constexpr):\n"
+                                "    rm = tl.arange(0, M)\n"
+                                "    rn = tl.arange(0, N)\n"
+                                "    acc = tl.zeros((M, N), dtype=tl.float32)\n"
+                                "    for k0 in range(0, K, BLOCK):\n"
+                                "        rk = k0 + tl.arange(0, BLOCK)\n"
+                                "        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])\n"
+                                "        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])\n"
+                                "        acc += tl.dot(a, b)\n"
+                                "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
 
 enum { MM = 32, MN = 32, MK = 64 };
 
@@ -384,7 +397,8 @@ static void test_matmul(const char *ta, const char *tb)
     IrFunc *k = compile(&res, matmul_src, sig, "32");
     if (!k)
         return;
-    DType da = !strcmp(ta, "fp8e5") ? DT_F8E5 : DT_F8E4NV, db = !strcmp(tb, "fp8e5") ? DT_F8E5 : DT_F8E4NV;
+    DType da = !strcmp(ta, "fp8e5") ? DT_F8E5 : DT_F8E4NV,
+          db = !strcmp(tb, "fp8e5") ? DT_F8E5 : DT_F8E4NV;
     static uint8_t a[MM * MK], b[MK * MN];
     static float c[MM * MN];
     uint32_t seed = 7;
@@ -404,14 +418,16 @@ static void test_matmul(const char *ta, const char *tb)
             for (int j = 0; j < MN && bad < 5; j++) {
                 double want = 0, mag = 0;
                 for (int kk = 0; kk < MK; kk++) {
-                    double p = fp8_to_double(a[i * MK + kk], da) * fp8_to_double(b[kk * MN + j], db);
+                    double p =
+                        fp8_to_double(a[i * MK + kk], da) * fp8_to_double(b[kk * MN + j], db);
                     want += p;
                     mag += fabs(p);
                 }
                 double got = c[i * MN + j];
                 if (fabs(got - want) > 1e-6 * mag + 1e-30) {
                     bad++;
-                    CHECK(0, "mm %s x %s: c[%d][%d] = %.9g, expected %.9g", ta, tb, i, j, got, want);
+                    CHECK(0, "mm %s x %s: c[%d][%d] = %.9g, expected %.9g", ta, tb, i, j, got,
+                          want);
                 }
             }
     }

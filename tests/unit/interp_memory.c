@@ -18,7 +18,8 @@ static Kernel *vector_add(void)
     ValueId out = ir_param_add(k->f, type_ptr(DT_F32), "output_ptr", 16);
     ValueId n = ir_param_add(k->f, type_scalar(DT_I32), "n_elements", 1);
     Type it = block1(DT_I32, BLOCK);
-    ValueId start = op2(k, OP_MUL, type_scalar(DT_I32), program_id(k, 0), cint(k, type_scalar(DT_I32), BLOCK));
+    ValueId start =
+        op2(k, OP_MUL, type_scalar(DT_I32), program_id(k, 0), cint(k, type_scalar(DT_I32), BLOCK));
     ValueId offs = op2(k, OP_ADD, it, op1(k, OP_SPLAT, it, start), make_range(k, 0, BLOCK));
     ValueId mask = op2(k, OP_CMP_LT, with_dtype(it, DT_I1), offs, op1(k, OP_SPLAT, it, n));
     ValueId a = load(k, 24, ptr_plus(k, x, offs), mask, 0);
@@ -34,7 +35,8 @@ static void test_vector_add(StrBuf *err)
     for (int s = 0; s < 3; s++) {
         int n = sizes[s];
         /* exactly n elements each: the masked-off lanes of the last block point past them */
-        float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *out = malloc(n * sizeof *out);
+        float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y),
+              *out = malloc(n * sizeof *out);
         for (int i = 0; i < n; i++) {
             x[i] = (float)i * 0.5f;
             y[i] = 1.0f / (float)(i + 1);
@@ -84,7 +86,8 @@ static void test_masked_load_other(StrBuf *err)
     /* A mask that is all false: the pointers may point anywhere, nothing is touched. */
     args[0] = arg_ptr((void *)(uintptr_t)0x10);
     args[2] = arg_int(0);
-    CHECK(run_kernel(k, 1, args, 3, bufs, 2, err), "all masked off must not be reported: %s", err->data);
+    CHECK(run_kernel(k, 1, args, 3, bufs, 2, err), "all masked off must not be reported: %s",
+          err->data);
     kernel_free(k);
 }
 
@@ -95,9 +98,13 @@ static void test_oob_store_undo(StrBuf *err)
     ValueId out = ir_param_add(k->f, type_ptr(DT_F32), "out", 1);
     Type it = block1(DT_I32, BLOCK);
     ValueId pid = program_id(k, 0);
-    ValueId offs = op2(k, OP_ADD, it, op1(k, OP_SPLAT, it, op2(k, OP_MUL, type_scalar(DT_I32), pid, cint(k, type_scalar(DT_I32), BLOCK))),
-                       make_range(k, 0, BLOCK));
-    ValueId val = op1(k, OP_CAST, type_scalar(DT_F32), op2(k, OP_ADD, type_scalar(DT_I32), pid, cint(k, type_scalar(DT_I32), 1)));
+    ValueId offs =
+        op2(k, OP_ADD, it,
+            op1(k, OP_SPLAT, it,
+                op2(k, OP_MUL, type_scalar(DT_I32), pid, cint(k, type_scalar(DT_I32), BLOCK))),
+            make_range(k, 0, BLOCK));
+    ValueId val = op1(k, OP_CAST, type_scalar(DT_F32),
+                      op2(k, OP_ADD, type_scalar(DT_I32), pid, cint(k, type_scalar(DT_I32), 1)));
     store(k, 27, ptr_plus(k, out, offs), op1(k, OP_SPLAT, block1(DT_F32, BLOCK), val), 0);
     int n = 3 * BLOCK + 5;
     float *buf = malloc(n * sizeof *buf);
@@ -109,9 +116,11 @@ static void test_oob_store_undo(StrBuf *err)
     CHECK(!ok, "the out-of-bounds store must fail the launch");
     printf("message: %s\n", err->data ? err->data : "(none)");
     char addr[64];
-    snprintf(addr, sizeof addr, "writes address 0x%llx (4 bytes)", (unsigned long long)(uintptr_t)&buf[3 * BLOCK + 5]);
+    snprintf(addr, sizeof addr, "writes address 0x%llx (4 bytes)",
+             (unsigned long long)(uintptr_t)&buf[3 * BLOCK + 5]);
     CHECK(contains(err, "oob.tri:27: "), "names the .tri line: %s", err->data);
-    CHECK(contains(err, "out-of-bounds store in program (3, 0, 0)"), "names the program: %s", err->data);
+    CHECK(contains(err, "out-of-bounds store in program (3, 0, 0)"), "names the program: %s",
+          err->data);
     CHECK(contains(err, "element 5 (index [5])"), "names the element: %s", err->data);
     CHECK(contains(err, addr), "names the address (%s): %s", addr, err->data);
     CHECK(contains(err, "outside every buffer passed to the launch"), "%s", err->data);
@@ -119,15 +128,17 @@ static void test_oob_store_undo(StrBuf *err)
     int changed = 0;
     for (int i = 0; i < n; i++)
         changed += buf[i] != 7.0f;
-    CHECK(changed == 0, "%d elements stay changed after the failed launch (programs 0-2 and the "
-                        "first 5 lanes of 3 stored before the error)", changed);
+    CHECK(changed == 0,
+          "%d elements stay changed after the failed launch (programs 0-2 and the "
+          "first 5 lanes of 3 stored before the error)",
+          changed);
     /* With a big enough buffer the same launch succeeds and keeps its stores. */
     float *big = malloc(4 * BLOCK * sizeof *big);
     args[0] = arg_ptr(big);
     bufs[0] = buf_of(big, 4 * BLOCK * 4);
     CHECK(run_kernel(k, 4, args, 1, bufs, 1, err), "in bounds: %s", err->data);
-    CHECK(big[0] == 1 && big[BLOCK] == 2 && big[4 * BLOCK - 1] == 4, "stores kept: %g %g %g", big[0],
-          big[BLOCK], big[4 * BLOCK - 1]);
+    CHECK(big[0] == 1 && big[BLOCK] == 2 && big[4 * BLOCK - 1] == 4, "stores kept: %g %g %g",
+          big[0], big[BLOCK], big[4 * BLOCK - 1]);
     free(big);
     free(buf);
     kernel_free(k);
@@ -151,7 +162,8 @@ static void test_oob_load_2d(StrBuf *err)
     InterpBuffer bufs[2] = {buf_of(src, sizeof src), buf_of(dst, sizeof dst)};
     CHECK(!run_kernel(k, 1, args, 2, bufs, 2, err), "the load past 19 elements must fail");
     printf("message: %s\n", err->data ? err->data : "(none)");
-    CHECK(contains(err, "load2d.tri:42: out-of-bounds load in program (0, 0, 0): element 19 (index [2, 3]) reads address"),
+    CHECK(contains(err, "load2d.tri:42: out-of-bounds load in program (0, 0, 0): element 19 (index "
+                        "[2, 3]) reads address"),
           "%s", err->data);
     CHECK(contains(err, "(2 bytes)"), "%s", err->data);
     kernel_free(k);
@@ -164,7 +176,8 @@ static void test_wrong_arg_count(StrBuf *err)
     InterpArg args[3] = {arg_ptr(x), arg_ptr(x), arg_ptr(x)};
     InterpBuffer bufs[1] = {buf_of(x, sizeof x)};
     CHECK(!run_kernel(k, 1, args, 3, bufs, 1, err), "3 arguments for 4 parameters must fail");
-    CHECK(contains(err, "kernel vector_add_kernel takes 4 arguments, the launch passed 3"), "%s", err->data);
+    CHECK(contains(err, "kernel vector_add_kernel takes 4 arguments, the launch passed 3"), "%s",
+          err->data);
     kernel_free(k);
 }
 
@@ -183,7 +196,8 @@ static void test_assert(StrBuf *err)
     InterpArg args[1] = {arg_ptr(o)};
     InterpBuffer bufs[1] = {buf_of(o, sizeof o)};
     CHECK(!run_kernel(k, 1, args, 1, bufs, 1, err), "the assert must fail");
-    CHECK(contains(err, "assert.tri:12: assertion failed in program (0, 0, 0): element 5 (index [5]): offs < 5"),
+    CHECK(contains(err, "assert.tri:12: assertion failed in program (0, 0, 0): element 5 (index "
+                        "[5]): offs < 5"),
           "%s", err->data);
     int changed = 0;
     for (int i = 0; i < 8; i++)
@@ -199,13 +213,15 @@ static void test_division_by_zero(StrBuf *err)
     ValueId out = ir_param_add(k->f, type_ptr(DT_I32), "out", 1);
     Type s = type_scalar(DT_I32);
     ValueId pid = program_id(k, 0);
-    ValueId q = ir_build_binary(&k->b, OP_DIV, at_line(k, 7), s, cint(k, s, 10), op2(k, OP_SUB, s, cint(k, s, 1), pid));
+    ValueId q = ir_build_binary(&k->b, OP_DIV, at_line(k, 7), s, cint(k, s, 10),
+                                op2(k, OP_SUB, s, cint(k, s, 1), pid));
     store(k, 8, op2(k, OP_ADDPTR, type_ptr(DT_I32), out, pid), q, 0);
     int32_t o[3] = {0, 0, 0};
     InterpArg args[1] = {arg_ptr(o)};
     InterpBuffer bufs[1] = {buf_of(o, sizeof o)};
     CHECK(!run_kernel(k, 3, args, 1, bufs, 1, err), "division by zero must fail");
-    CHECK(contains(err, "div.tri:7: integer division by zero (div) in program (1, 0, 0)"), "%s", err->data);
+    CHECK(contains(err, "div.tri:7: integer division by zero (div) in program (1, 0, 0)"), "%s",
+          err->data);
     CHECK(o[0] == 0, "program 0's store is undone: %d", o[0]);
     kernel_free(k);
 }

@@ -6,8 +6,8 @@
 #include <float.h>
 
 /* out[i] = op(in0[i], in1[i], in2[i]) for i < n; inputs and output in memory as their dtypes. */
-static bool elementwise(OpCode code, int nin, const DType *in_dt, const void *const *ins, DType out_dt,
-                        void *out, int n, StrBuf *err)
+static bool elementwise(OpCode code, int nin, const DType *in_dt, const void *const *ins,
+                        DType out_dt, void *out, int n, StrBuf *err)
 {
     Kernel *k = kernel_new("ops.tri", "elementwise");
     ValueId p[3], v[3];
@@ -18,8 +18,9 @@ static bool elementwise(OpCode code, int nin, const DType *in_dt, const void *co
     for (int i = 0; i < nin; i++)
         v[i] = load(k, 2, ptr_plus(k, p[i], r), 0, 0);
     Type rt = block1(out_dt, n);
-    ValueId res = nin == 1 ? op1(k, code, rt, v[0]) : nin == 2 ? op2(k, code, rt, v[0], v[1])
-                                                              : op3(k, code, rt, v[0], v[1], v[2]);
+    ValueId res = nin == 1   ? op1(k, code, rt, v[0])
+                  : nin == 2 ? op2(k, code, rt, v[0], v[1])
+                             : op3(k, code, rt, v[0], v[1], v[2]);
     store(k, 3, ptr_plus(k, po, r), res, 0);
     InterpArg args[4];
     InterpBuffer bufs[4];
@@ -42,8 +43,8 @@ static bool unary(OpCode code, DType in, const void *a, DType out_dt, void *out,
     return elementwise(code, 1, &in, ins, out_dt, out, n, err);
 }
 
-static bool binary(OpCode code, DType in, const void *a, const void *b, DType out_dt, void *out, int n,
-                   StrBuf *err)
+static bool binary(OpCode code, DType in, const void *a, const void *b, DType out_dt, void *out,
+                   int n, StrBuf *err)
 {
     DType dts[2] = {in, in};
     const void *ins[2] = {a, b};
@@ -94,13 +95,16 @@ static void test_fp32_arith(StrBuf *err)
     /* frem is fmod: the sign of a */
     float ra[3] = {-7.5f, 7.5f, 5.0f}, rb[3] = {2.0f, -2.0f, 0.0f};
     binary(OP_REM, DT_F32, ra, rb, DT_F32, out, 3, err);
-    CHECK(out[0] == -1.5f && out[1] == 1.5f && isnan(out[2]), "frem: %g %g %g", out[0], out[1], out[2]);
+    CHECK(out[0] == -1.5f && out[1] == 1.5f && isnan(out[2]), "frem: %g %g %g", out[0], out[1],
+          out[2]);
     /* min/max skip a NaN operand (minnum/maxnum) */
     float ma[3] = {NAN, 1.0f, -2.0f}, mb[3] = {1.0f, NAN, 3.0f};
     binary(OP_MIN, DT_F32, ma, mb, DT_F32, out, 3, err);
-    CHECK(out[0] == 1.0f && out[1] == 1.0f && out[2] == -2.0f, "fmin: %g %g %g", out[0], out[1], out[2]);
+    CHECK(out[0] == 1.0f && out[1] == 1.0f && out[2] == -2.0f, "fmin: %g %g %g", out[0], out[1],
+          out[2]);
     binary(OP_MAX, DT_F32, ma, mb, DT_F32, out, 3, err);
-    CHECK(out[0] == 1.0f && out[1] == 1.0f && out[2] == 3.0f, "fmax: %g %g %g", out[0], out[1], out[2]);
+    CHECK(out[0] == 1.0f && out[1] == 1.0f && out[2] == 3.0f, "fmax: %g %g %g", out[0], out[1],
+          out[2]);
 }
 
 static void test_fp16_bf16_arith(StrBuf *err)
@@ -131,22 +135,38 @@ static void test_fp16_bf16_arith(StrBuf *err)
 
 static void test_float_casts(StrBuf *err)
 {
-    float x[16] = {1.0f, 65504.0f, 65520.0f, 65519.0f, ldexpf(1, -24), ldexpf(1, -25),
-                   ldexpf(3, -26), ldexpf(3, -25), NAN, -0.0f, 1.0f + ldexpf(1, -11),
-                   1.0f + ldexpf(3, -11), 0.1f, -INFINITY, 1e-10f, -65536.0f};
+    float x[16] = {1.0f,
+                   65504.0f,
+                   65520.0f,
+                   65519.0f,
+                   ldexpf(1, -24),
+                   ldexpf(1, -25),
+                   ldexpf(3, -26),
+                   ldexpf(3, -25),
+                   NAN,
+                   -0.0f,
+                   1.0f + ldexpf(1, -11),
+                   1.0f + ldexpf(3, -11),
+                   0.1f,
+                   -INFINITY,
+                   1e-10f,
+                   -65536.0f};
     uint16_t h[16];
     unary(OP_CAST, DT_F32, x, DT_F16, h, 16, err);
     check_u16("fp32->fp16", h,
               (uint16_t[]){0x3C00, 0x7BFF, 0x7C00, 0x7BFF, 0x0001, 0x0000, 0x0001, 0x0002, 0x7E00,
                            0x8000, 0x3C00, 0x3C02, 0x2E66, 0xFC00, 0x0000, 0xFC00},
               16);
-    float y[8] = {1.0f, 3.14159274f, 1.00390625f, 1.01171875f, FLT_MAX, NAN, -2.0f, ldexpf(1, -133)};
+    float y[8] = {1.0f,    3.14159274f, 1.00390625f, 1.01171875f,
+                  FLT_MAX, NAN,         -2.0f,       ldexpf(1, -133)};
     unary(OP_CAST, DT_F32, y, DT_BF16, h, 8, err);
-    check_u16("fp32->bf16", h, (uint16_t[]){0x3F80, 0x4049, 0x3F80, 0x3F82, 0x7F80, 0x7FC0, 0xC000, 0x0001}, 8);
+    check_u16("fp32->bf16", h,
+              (uint16_t[]){0x3F80, 0x4049, 0x3F80, 0x3F82, 0x7F80, 0x7FC0, 0xC000, 0x0001}, 8);
     uint16_t hs[6] = {0x0001, 0x7C00, 0xFC00, 0x7E00, 0x3555, 0x8000};
     float f[6];
     unary(OP_CAST, DT_F16, hs, DT_F32, f, 6, err);
-    check_f32("fp16->fp32", f, (float[]){ldexpf(1, -24), INFINITY, -INFINITY, NAN, 0.333251953125f, -0.0f}, 6);
+    check_f32("fp16->fp32", f,
+              (float[]){ldexpf(1, -24), INFINITY, -INFINITY, NAN, 0.333251953125f, -0.0f}, 6);
     uint16_t bs[3] = {0x3F80, 0x0001, 0xFF80};
     unary(OP_CAST, DT_BF16, bs, DT_F32, f, 3, err);
     check_f32("bf16->fp32", f, (float[]){1.0f, ldexpf(1, -133), -INFINITY}, 3);
@@ -167,12 +187,14 @@ static void test_float_casts(StrBuf *err)
     float g2[4] = {300.0f, -5.0f, 255.9f, NAN};
     uint8_t u8[4];
     unary(OP_CAST, DT_F32, g2, DT_U8, u8, 4, err);
-    CHECK(u8[0] == 255 && u8[1] == 0 && u8[2] == 255 && u8[3] == 0, "fp32->u8: %d %d %d %d", u8[0], u8[1], u8[2], u8[3]);
+    CHECK(u8[0] == 255 && u8[1] == 0 && u8[2] == 255 && u8[3] == 0, "fp32->u8: %d %d %d %d", u8[0],
+          u8[1], u8[2], u8[3]);
     /* float -> int1 is x != 0 (NaN too) */
     float g3[4] = {0.0f, 0.5f, -0.0f, NAN};
     uint8_t b1[4];
     unary(OP_CAST, DT_F32, g3, DT_I1, b1, 4, err);
-    CHECK(b1[0] == 0 && b1[1] == 1 && b1[2] == 0 && b1[3] == 1, "fp32->i1: %d %d %d %d", b1[0], b1[1], b1[2], b1[3]);
+    CHECK(b1[0] == 0 && b1[1] == 1 && b1[2] == 0 && b1[3] == 1, "fp32->i1: %d %d %d %d", b1[0],
+          b1[1], b1[2], b1[3]);
 }
 
 static void test_int_casts(StrBuf *err)
@@ -183,7 +205,8 @@ static void test_int_casts(StrBuf *err)
     CHECK(i8[0] == 44 && i8[1] == -1 && i8[2] == -1, "i32->i8: %d %d %d", i8[0], i8[1], i8[2]);
     uint8_t b1[5];
     unary(OP_CAST, DT_I32, a, DT_I1, b1, 5, err);
-    CHECK(b1[0] == 1 && b1[1] == 1 && b1[3] == 1 && b1[4] == 0, "i32->i1 is != 0: %d %d %d %d", b1[0], b1[1], b1[3], b1[4]);
+    CHECK(b1[0] == 1 && b1[1] == 1 && b1[3] == 1 && b1[4] == 0, "i32->i1 is != 0: %d %d %d %d",
+          b1[0], b1[1], b1[3], b1[4]);
     int8_t m1[2] = {-1, 5};
     uint32_t u32[2];
     unary(OP_CAST, DT_I8, m1, DT_U32, u32, 2, err);
@@ -206,9 +229,11 @@ static void test_int_casts(StrBuf *err)
     check_u16("i32->fp16", h, (uint16_t[]){0x6800, 0x7BFF}, 2);
     /* 2^60 + 2^36 + 1 is just above the fp32 midpoint 2^60 + 2^36: rounds up to 2^60 + 2^37.
      * Going through a plain double would lose the +1 and tie to even (2^60). */
-    int64_t e[2] = {(INT64_C(1) << 60) + (INT64_C(1) << 36) + 1, -((INT64_C(1) << 60) + (INT64_C(1) << 36) + 1)};
+    int64_t e[2] = {(INT64_C(1) << 60) + (INT64_C(1) << 36) + 1,
+                    -((INT64_C(1) << 60) + (INT64_C(1) << 36) + 1)};
     unary(OP_CAST, DT_I64, e, DT_F32, f, 2, err);
-    check_f32("i64->fp32 single rounding", f, (float[]){ldexpf(1, 60) + ldexpf(1, 37), -(ldexpf(1, 60) + ldexpf(1, 37))}, 2);
+    check_f32("i64->fp32 single rounding", f,
+              (float[]){ldexpf(1, 60) + ldexpf(1, 37), -(ldexpf(1, 60) + ldexpf(1, 37))}, 2);
     uint64_t ub[1] = {UINT64_MAX};
     double d[1];
     unary(OP_CAST, DT_U64, ub, DT_F64, d, 1, err);
@@ -274,7 +299,8 @@ static void test_int_arith(StrBuf *err)
     CHECK(ur[0] == 0xFFFFFFFEu && ur[1] == 1, "umulhi u32: 0x%x 0x%x", ur[0], ur[1]);
     binary(OP_UMULHI, DT_I32, ha, hb, DT_I32, r, 1, err);
     CHECK(r[0] == -2, "umulhi i32: %d", r[0]);
-    uint64_t qa[2] = {UINT64_MAX, 0x123456789ABCDEF0u}, qb[2] = {UINT64_MAX, 0xFEDCBA9876543210u}, qr[2];
+    uint64_t qa[2] = {UINT64_MAX, 0x123456789ABCDEF0u}, qb[2] = {UINT64_MAX, 0xFEDCBA9876543210u},
+             qr[2];
     binary(OP_UMULHI, DT_U64, qa, qb, DT_U64, qr, 2, err);
     CHECK(qr[0] == UINT64_MAX - 1 && qr[1] == 0x121fa00ad77d7422u, "umulhi u64: 0x%llx 0x%llx",
           (unsigned long long)qr[0], (unsigned long long)qr[1]);
@@ -297,7 +323,8 @@ static void test_compare_select(StrBuf *err)
     float a[4] = {NAN, 1.0f, 2.0f, -0.0f}, b[4] = {NAN, 2.0f, 2.0f, 0.0f};
     uint8_t r[4];
     OpCode codes[6] = {OP_CMP_EQ, OP_CMP_NE, OP_CMP_LT, OP_CMP_LE, OP_CMP_GT, OP_CMP_GE};
-    const uint8_t want[6][4] = {{0, 0, 1, 1}, {1, 1, 0, 0}, {0, 1, 0, 0}, {0, 1, 1, 1}, {0, 0, 0, 0}, {0, 0, 1, 1}};
+    const uint8_t want[6][4] = {{0, 0, 1, 1}, {1, 1, 0, 0}, {0, 1, 0, 0},
+                                {0, 1, 1, 1}, {0, 0, 0, 0}, {0, 0, 1, 1}};
     for (int c = 0; c < 6; c++) {
         binary(codes[c], DT_F32, a, b, DT_I1, r, 4, err);
         for (int i = 0; i < 4; i++)
@@ -325,12 +352,13 @@ static void test_float_unary_fma_bitcast(StrBuf *err)
     struct {
         OpCode code;
         double (*ref)(double);
-    } fns[] = {{OP_EXP, exp}, {OP_EXP2, exp2}, {OP_LOG, log}, {OP_LOG2, log2}, {OP_SQRT, sqrt},
-               {OP_SIN, sin}, {OP_COS, cos}, {OP_FLOOR, floor}, {OP_CEIL, ceil}, {OP_ABS, fabs}};
+    } fns[] = {{OP_EXP, exp}, {OP_EXP2, exp2}, {OP_LOG, log},     {OP_LOG2, log2}, {OP_SQRT, sqrt},
+               {OP_SIN, sin}, {OP_COS, cos},   {OP_FLOOR, floor}, {OP_CEIL, ceil}, {OP_ABS, fabs}};
     for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
         unary(fns[f].code, DT_F32, x, DT_F32, r, 4, err);
         for (int i = 0; i < 4; i++)
-            CHECK(same_float(r[i], (float)fns[f].ref(x[i])), "%s(%g): got %.9g", op_name(fns[f].code), x[i], r[i]);
+            CHECK(same_float(r[i], (float)fns[f].ref(x[i])), "%s(%g): got %.9g",
+                  op_name(fns[f].code), x[i], r[i]);
     }
     unary(OP_RSQRT, DT_F32, x, DT_F32, r, 2, err);
     check_f32("rsqrt", r, (float[]){(float)(1 / sqrt(2.0)), 1.0f}, 2);
@@ -367,8 +395,8 @@ static void test_memory_formats(StrBuf *err)
 {
     uint8_t bools[4] = {0, 1, 2, 0}, bout[4] = {9, 9, 9, 9};
     unary(OP_CONVERT_LAYOUT, DT_I1, bools, DT_I1, bout, 4, err);
-    CHECK(bout[0] == 0 && bout[1] == 1 && bout[2] == 1 && bout[3] == 0, "i1 round trip: %d %d %d %d",
-          bout[0], bout[1], bout[2], bout[3]);
+    CHECK(bout[0] == 0 && bout[1] == 1 && bout[2] == 1 && bout[3] == 0,
+          "i1 round trip: %d %d %d %d", bout[0], bout[1], bout[2], bout[3]);
     double d[2] = {0.1, -1e300}, dout[2];
     unary(OP_MULTIPLE_OF, DT_F64, d, DT_F64, dout, 2, err);
     CHECK(dout[0] == 0.1 && dout[1] == -1e300, "fp64 round trip");

@@ -25,13 +25,14 @@ static int failures;
 static IrFunc *compile(const SrcFile *file, const char *kernel, const char *signature,
                        const Define *defs, int ndefs, CompileResult *res)
 {
-    CompileOptions opt = {.spec = {.kernel_name = kernel, .signature = signature, .defines = defs,
-                                   .ndefines = ndefs},
-                          .emit = EMIT_IR};
+    CompileOptions opt = {
+        .spec = {.kernel_name = kernel, .signature = signature, .defines = defs, .ndefines = ndefs},
+        .emit = EMIT_IR};
     Diag diag = {0};
     bool ok = file->text && driver_compile(file, &opt, res, &diag);
     if (!ok || !res->ir) {
-        printf("compiling %s (%s) failed:\n%s\n", kernel, signature, diag.text.data ? diag.text.data : "");
+        printf("compiling %s (%s) failed:\n%s\n", kernel, signature,
+               diag.text.data ? diag.text.data : "");
         diag_free(&diag);
         return NULL;
     }
@@ -41,7 +42,10 @@ static IrFunc *compile(const SrcFile *file, const char *kernel, const char *sign
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
+static InterpBuffer B(const void *p, size_t bytes)
+{
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
 
 static uint32_t rng_state = 2024;
 static uint32_t rng(void)
@@ -54,7 +58,9 @@ static uint32_t rng(void)
 static float half_to_float(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 1024), e - 25);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -97,7 +103,11 @@ static void test_vector_add(const SrcFile *file)
         }
         InterpArg args[4] = {P(x), P(y), P(out), I(n)};
         InterpBuffer bufs[3] = {B(x, n * 4), B(y, n * 4), B(out, n * 4)};
-        InterpLaunch l = {.grid = {(n + 1023) / 1024, 1, 1}, .args = args, .nargs = 4, .buffers = bufs, .nbuffers = 3};
+        InterpLaunch l = {.grid = {(n + 1023) / 1024, 1, 1},
+                          .args = args,
+                          .nargs = 4,
+                          .buffers = bufs,
+                          .nbuffers = 3};
         StrBuf err = {0};
         bool ok = interp_run(f, &l, &err);
         CHECK(ok, "vector_add n=%d: %s", n, err.data);
@@ -120,11 +130,16 @@ static void test_vector_add(const SrcFile *file)
             out[i] = -3.0f;
         InterpArg args[4] = {P(x), P(y), P(out), I(n)};
         InterpBuffer bufs[3] = {B(x, n * 4), B(y, n * 4), B(out, (n - 1) * 4)};
-        InterpLaunch l = {.grid = {(n + 1023) / 1024, 1, 1}, .args = args, .nargs = 4, .buffers = bufs, .nbuffers = 3};
+        InterpLaunch l = {.grid = {(n + 1023) / 1024, 1, 1},
+                          .args = args,
+                          .nargs = 4,
+                          .buffers = bufs,
+                          .nbuffers = 3};
         StrBuf err = {0};
         CHECK(!interp_run(f, &l, &err), "vector_add into a short buffer must fail");
-        CHECK(err.data && strstr(err.data, "vector_add.tri:31: out-of-bounds store in program (0, 0, 0): "
-                                           "element 999 (index [999]) writes address"),
+        CHECK(err.data &&
+                  strstr(err.data, "vector_add.tri:31: out-of-bounds store in program (0, 0, 0): "
+                                   "element 999 (index [999]) writes address"),
               "message: %s", err.data ? err.data : "(none)");
         printf("vector_add into a short buffer: %s\n", err.data ? err.data : "(no error)");
         int changed = 0;
@@ -149,8 +164,13 @@ typedef struct Matmul {
 
 static Matmul matmul_data(int M, int N, int K)
 {
-    Matmul mm = {M, N, K, malloc((size_t)M * K * 2), malloc((size_t)K * N * 2),
-                 malloc((size_t)M * N * sizeof(double)), malloc((size_t)M * N * sizeof(double))};
+    Matmul mm = {M,
+                 N,
+                 K,
+                 malloc((size_t)M * K * 2),
+                 malloc((size_t)K * N * 2),
+                 malloc((size_t)M * N * sizeof(double)),
+                 malloc((size_t)M * N * sizeof(double))};
     float *af = malloc((size_t)M * K * 4), *bf = malloc((size_t)K * N * 4);
     for (int i = 0; i < M * K; i++)
         mm.a[i] = random_half(&af[i]);
@@ -187,8 +207,8 @@ static void test_matmul_seed1(const SrcFile *file)
 {
     Define defs[3] = {{"BLOCK_SIZE_M", "32"}, {"BLOCK_SIZE_N", "32"}, {"BLOCK_SIZE_K", "32"}};
     CompileResult res;
-    IrFunc *f = compile(file, "matmul_kernel", "*fp16,*fp16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32",
-                        defs, 3, &res);
+    IrFunc *f = compile(file, "matmul_kernel",
+                        "*fp16,*fp16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32", defs, 3, &res);
     CHECK(f, "matmul_kernel compiles");
     if (!f) {
         compile_result_free(&res);
@@ -201,10 +221,13 @@ static void test_matmul_seed1(const SrcFile *file)
         float *c = malloc((size_t)M * N * 4);
         for (int i = 0; i < M * N; i++)
             c[i] = NAN;
-        InterpArg args[12] = {P(mm.a), P(mm.b), P(c), I(M), I(N), I(K), I(K), I(1), I(N), I(1), I(N), I(1)};
-        InterpBuffer bufs[3] = {B(mm.a, (size_t)M * K * 2), B(mm.b, (size_t)K * N * 2), B(c, (size_t)M * N * 4)};
+        InterpArg args[12] = {P(mm.a), P(mm.b), P(c), I(M), I(N), I(K),
+                              I(K),    I(1),    I(N), I(1), I(N), I(1)};
+        InterpBuffer bufs[3] = {B(mm.a, (size_t)M * K * 2), B(mm.b, (size_t)K * N * 2),
+                                B(c, (size_t)M * N * 4)};
         int grid = ((M + 31) / 32) * ((N + 31) / 32);
-        InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = 12, .buffers = bufs, .nbuffers = 3};
+        InterpLaunch l = {
+            .grid = {grid, 1, 1}, .args = args, .nargs = 12, .buffers = bufs, .nbuffers = 3};
         StrBuf err = {0};
         bool ok = interp_run(f, &l, &err);
         CHECK(ok, "matmul_kernel %dx%dx%d: %s", M, N, K, err.data);
@@ -239,11 +262,13 @@ static void test_matmul_seed2(const SrcFile *file)
             snprintf(bm, sizeof bm, "%d", blocks[s][0]);
             snprintf(bn, sizeof bn, "%d", blocks[s][1]);
             snprintf(bk, sizeof bk, "%d", blocks[s][2]);
-            Define defs[6] = {{"BLOCK_SIZE_M", bm}, {"BLOCK_SIZE_N", bn}, {"BLOCK_SIZE_K", bk},
-                              {"GROUP_SIZE_M", groups[g]}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
+            Define defs[6] = {{"BLOCK_SIZE_M", bm},  {"BLOCK_SIZE_N", bn},
+                              {"BLOCK_SIZE_K", bk},  {"GROUP_SIZE_M", groups[g]},
+                              {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
             CompileResult res;
             IrFunc *f = compile(file, "kernel_matmul",
-                                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,i32,i32,i32", defs, 6, &res);
+                                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+                                defs, 6, &res);
             CHECK(f, "kernel_matmul compiles (GROUP_SIZE_M=%s)", groups[g]);
             if (!f) {
                 compile_result_free(&res);
@@ -253,10 +278,13 @@ static void test_matmul_seed2(const SrcFile *file)
             Matmul mm = matmul_data(M, N, K);
             uint16_t *c = malloc((size_t)M * N * 2);
             memset(c, 0xff, (size_t)M * N * 2);
-            InterpArg args[12] = {P(mm.a), P(mm.b), P(c), I(M), I(N), I(K), I(K), I(1), I(N), I(1), I(N), I(1)};
-            InterpBuffer bufs[3] = {B(mm.a, (size_t)M * K * 2), B(mm.b, (size_t)K * N * 2), B(c, (size_t)M * N * 2)};
+            InterpArg args[12] = {P(mm.a), P(mm.b), P(c), I(M), I(N), I(K),
+                                  I(K),    I(1),    I(N), I(1), I(N), I(1)};
+            InterpBuffer bufs[3] = {B(mm.a, (size_t)M * K * 2), B(mm.b, (size_t)K * N * 2),
+                                    B(c, (size_t)M * N * 2)};
             int grid = (M / blocks[s][0]) * (N / blocks[s][1]);
-            InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = 12, .buffers = bufs, .nbuffers = 3};
+            InterpLaunch l = {
+                .grid = {grid, 1, 1}, .args = args, .nargs = 12, .buffers = bufs, .nbuffers = 3};
             StrBuf err = {0};
             bool ok = interp_run(f, &l, &err);
             CHECK(ok, "kernel_matmul %dx%dx%d G=%s: %s", M, N, K, groups[g], err.data);
@@ -265,15 +293,18 @@ static void test_matmul_seed2(const SrcFile *file)
             for (int i = 0; i < M * N; i++) {
                 double got = half_to_float(c[i]);
                 /* fp32 sum error, then one fp16 rounding (half an ulp: 2^-11 relative) */
-                double tol = 4.0 * K * ldexp(1, -24) * mm.mag[i] + ldexp(fabs(mm.ref[i]), -10) + ldexp(1, -24);
+                double tol = 4.0 * K * ldexp(1, -24) * mm.mag[i] + ldexp(fabs(mm.ref[i]), -10) +
+                             ldexp(1, -24);
                 double d = fabs(got - mm.ref[i]);
                 if (!(d <= tol))
                     bad++;
                 if (d > worst)
                     worst = d;
             }
-            CHECK(bad == 0, "kernel_matmul %dx%dx%d G=%s: %d wrong (worst %g)", M, N, K, groups[g], bad, worst);
-            printf("kernel_matmul (seed 2) M=%d N=%d K=%d blocks %sx%sx%s GROUP_SIZE_M=%s: %s (worst abs error %.3g)\n",
+            CHECK(bad == 0, "kernel_matmul %dx%dx%d G=%s: %d wrong (worst %g)", M, N, K, groups[g],
+                  bad, worst);
+            printf("kernel_matmul (seed 2) M=%d N=%d K=%d blocks %sx%sx%s GROUP_SIZE_M=%s: %s "
+                   "(worst abs error %.3g)\n",
                    M, N, K, bm, bn, bk, groups[g], ok && !bad ? "ok" : "WRONG", worst);
             strbuf_free(&err);
             free(c);

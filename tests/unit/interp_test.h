@@ -36,7 +36,10 @@ static inline void kernel_free(Kernel *k)
     free(k);
 }
 
-static inline SrcLoc at_line(Kernel *k, int line) { return (SrcLoc){.file = &k->file, .line = line, .col = 5}; }
+static inline SrcLoc at_line(Kernel *k, int line)
+{
+    return (SrcLoc){.file = &k->file, .line = line, .col = 5};
+}
 
 static inline Type block1(DType d, int n)
 {
@@ -66,7 +69,10 @@ static inline Type with_dtype(Type t, DType d)
 }
 
 /* Op shorthands at line 1 unless given. */
-static inline ValueId op1(Kernel *k, OpCode c, Type t, ValueId a) { return ir_build_unary(&k->b, c, at_line(k, 1), t, a); }
+static inline ValueId op1(Kernel *k, OpCode c, Type t, ValueId a)
+{
+    return ir_build_unary(&k->b, c, at_line(k, 1), t, a);
+}
 static inline ValueId op2(Kernel *k, OpCode c, Type t, ValueId a, ValueId b)
 {
     return ir_build_binary(&k->b, c, at_line(k, 1), t, a, b);
@@ -76,8 +82,14 @@ static inline ValueId op3(Kernel *k, OpCode c, Type t, ValueId a, ValueId b, Val
     ValueId ops[3] = {a, b, d};
     return ir_build(&k->b, c, at_line(k, 1), ops, 3, &t, 1, 0)->results[0];
 }
-static inline ValueId cint(Kernel *k, Type t, int64_t v) { return ir_build_const_int(&k->b, at_line(k, 1), t, v); }
-static inline ValueId cfloat(Kernel *k, Type t, double v) { return ir_build_const_float(&k->b, at_line(k, 1), t, v); }
+static inline ValueId cint(Kernel *k, Type t, int64_t v)
+{
+    return ir_build_const_int(&k->b, at_line(k, 1), t, v);
+}
+static inline ValueId cfloat(Kernel *k, Type t, double v)
+{
+    return ir_build_const_float(&k->b, at_line(k, 1), t, v);
+}
 
 static inline ValueId make_range(Kernel *k, int lo, int hi)
 {
@@ -133,25 +145,37 @@ static inline void store(Kernel *k, int line, ValueId ptrs, ValueId value, Value
     ir_build(&k->b, OP_STORE, at_line(k, line), ops, mask ? 3 : 2, NULL, 0, 0);
 }
 
-static inline bool run_kernel(Kernel *k, int gx, const InterpArg *args, int nargs, const InterpBuffer *bufs,
-                       int nbufs, StrBuf *err)
+static inline bool run_kernel(Kernel *k, int gx, const InterpArg *args, int nargs,
+                              const InterpBuffer *bufs, int nbufs, StrBuf *err)
 {
-    InterpLaunch l = {.grid = {gx, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    InterpLaunch l = {
+        .grid = {gx, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     strbuf_clear(err);
     return interp_run(k->f, &l, err);
 }
 
-static inline InterpBuffer buf_of(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-static inline InterpArg arg_ptr(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
+static inline InterpBuffer buf_of(const void *p, size_t bytes)
+{
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+static inline InterpArg arg_ptr(const void *p)
+{
+    return (InterpArg){.ptr = (uint64_t)(uintptr_t)p};
+}
 static inline InterpArg arg_int(int64_t v) { return (InterpArg){.i = v}; }
 
-static inline bool contains(const StrBuf *sb, const char *needle) { return sb->data && strstr(sb->data, needle); }
+static inline bool contains(const StrBuf *sb, const char *needle)
+{
+    return sb->data && strstr(sb->data, needle);
+}
 
 /* IEEE half -> float, independently of the interpreter (for references). */
 static inline float ref_half_to_float(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 1024), e - 25);
     return (h & 0x8000) ? -v : v;
 }
 

@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const DType int_types[] = {DT_I8, DT_I16, DT_I32, DT_I64, DT_U8, DT_U16, DT_U32, DT_U64, DT_I1};
+static const DType int_types[] = {DT_I8,  DT_I16, DT_I32, DT_I64, DT_U8,
+                                  DT_U16, DT_U32, DT_U64, DT_I1};
 static const DType float_types[] = {DT_F32, DT_F64};
-static const int64_t int_values[] = {0, 1, -1, 3, -7, 31, 32, 127, -128, 255, 65535, INT32_MAX,
-                                     INT32_MIN, INT64_MAX, INT64_MIN};
-static const double float_values[] = {0.0, -0.0, 1.0, -1.0, 0.1, 2.5, -2.5, 1e30, -3.75e-5,
-                                      INFINITY, NAN, 16777217.0, 4294967296.5, -129.9};
-static const OpCode int_binops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_MIN, OP_MAX,
-                                    OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_UMULHI};
+static const int64_t int_values[] = {
+    0, 1, -1, 3, -7, 31, 32, 127, -128, 255, 65535, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+static const double float_values[] = {0.0, -0.0,       1.0,          -1.0,     0.1,
+                                      2.5, -2.5,       1e30,         -3.75e-5, INFINITY,
+                                      NAN, 16777217.0, 4294967296.5, -129.9};
+static const OpCode int_binops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_MIN,   OP_MAX,
+                                    OP_AND, OP_OR,  OP_XOR, OP_SHL, OP_SHR, OP_UMULHI};
 static const OpCode float_binops[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_MIN, OP_MAX};
 static const OpCode cmps[] = {OP_CMP_EQ, OP_CMP_NE, OP_CMP_LT, OP_CMP_LE, OP_CMP_GT, OP_CMP_GE};
 
@@ -39,7 +41,8 @@ static void emit_store(Gen *g, ValueId v)
     Type t = g->f->values[v].type;
     ValueId bits;
     if (dtype_is_float(t.dtype)) {
-        ValueId d = t.dtype == DT_F64 ? v : ir_build_unary(&g->b, OP_CAST, loc, type_scalar(DT_F64), v);
+        ValueId d =
+            t.dtype == DT_F64 ? v : ir_build_unary(&g->b, OP_CAST, loc, type_scalar(DT_F64), v);
         bits = ir_build_unary(&g->b, OP_BITCAST, loc, type_scalar(DT_I64), d);
     } else {
         bits = t.dtype == DT_I64 ? v : ir_build_unary(&g->b, OP_CAST, loc, type_scalar(DT_I64), v);
@@ -58,11 +61,15 @@ static void build(Gen *g)
         Type t = type_scalar(dt);
         for (int i = 0; i < N(int_values); i++) {
             /* Fold raw and normalized inputs alike: a constant means its value wrapped to dt. */
-            ValueId a = ir_build_const_int(&g->b, nl, t, dt == DT_I1 ? int_values[i] & 1 : int_values[i]);
+            ValueId a =
+                ir_build_const_int(&g->b, nl, t, dt == DT_I1 ? int_values[i] & 1 : int_values[i]);
             for (int j = 0; j < N(int_values); j += 4) {
-                ValueId c = ir_build_const_int(&g->b, nl, t, dt == DT_I1 ? int_values[j] & 1 : int_values[j]);
-                bool zero = dt == DT_I1 ? (int_values[j] & 1) == 0
-                                        : (int_values[j] & ((UINT64_C(2) << (dtype_bits(dt) - 1)) - 1)) == 0;
+                ValueId c = ir_build_const_int(&g->b, nl, t,
+                                               dt == DT_I1 ? int_values[j] & 1 : int_values[j]);
+                bool zero =
+                    dt == DT_I1
+                        ? (int_values[j] & 1) == 0
+                        : (int_values[j] & ((UINT64_C(2) << (dtype_bits(dt) - 1)) - 1)) == 0;
                 for (int o = 0; o < N(int_binops); o++)
                     /* Integer division by zero stops the interpreter: leave it out. */
                     if ((dt != DT_I1 || (int_binops[o] >= OP_AND && int_binops[o] <= OP_XOR)) &&
@@ -71,7 +78,8 @@ static void build(Gen *g)
                 for (int o = 0; o < N(cmps); o++)
                     emit_store(g, ir_build_binary(&g->b, cmps[o], nl, type_scalar(DT_I1), a, c));
                 ValueId sel_c = ir_build_const_int(&g->b, nl, type_scalar(DT_I1), j & 2 ? 1 : 0);
-                emit_store(g, ir_build(&g->b, OP_SELECT, nl, (ValueId[]){sel_c, a, c}, 3, &t, 1, 0)->results[0]);
+                emit_store(g, ir_build(&g->b, OP_SELECT, nl, (ValueId[]){sel_c, a, c}, 3, &t, 1, 0)
+                                  ->results[0]);
             }
             if (dt != DT_I1) {
                 emit_store(g, ir_build_unary(&g->b, OP_NEG, nl, t, a));
@@ -80,7 +88,8 @@ static void build(Gen *g)
             }
             for (int tj = 0; tj < N(int_types); tj++)
                 if (int_types[tj] != DT_I1)
-                    emit_store(g, ir_build_unary(&g->b, OP_CAST, nl, type_scalar(int_types[tj]), a));
+                    emit_store(g,
+                               ir_build_unary(&g->b, OP_CAST, nl, type_scalar(int_types[tj]), a));
             for (int tj = 0; tj < N(float_types); tj++)
                 emit_store(g, ir_build_unary(&g->b, OP_CAST, nl, type_scalar(float_types[tj]), a));
         }
@@ -101,8 +110,10 @@ static void build(Gen *g)
             for (int o = 0; o < N(un); o++)
                 emit_store(g, ir_build_unary(&g->b, un[o], nl, t, a));
             for (int tj = 0; tj < N(int_types); tj++)
-                if (int_types[tj] != DT_I1 && isfinite(float_values[i]) && fabs(float_values[i]) < 100)
-                    emit_store(g, ir_build_unary(&g->b, OP_CAST, nl, type_scalar(int_types[tj]), a));
+                if (int_types[tj] != DT_I1 && isfinite(float_values[i]) &&
+                    fabs(float_values[i]) < 100)
+                    emit_store(g,
+                               ir_build_unary(&g->b, OP_CAST, nl, type_scalar(int_types[tj]), a));
             for (int tj = 0; tj < N(float_types); tj++)
                 emit_store(g, ir_build_unary(&g->b, OP_CAST, nl, type_scalar(float_types[tj]), a));
         }
@@ -146,12 +157,14 @@ int main(void)
     }
     IrFunc *h = ir_func_clone(g.f, a);
     PassOptions po = {.verify = true};
-    if (!pass_canonicalize(h, &po, &d) || !ir_verify(h, "canonicalize", &d) || !pass_cse(h, &po, &d) ||
-        !ir_verify(h, "cse", &d) || !pass_dce(h, &po, &d) || !ir_verify(h, "dce", &d)) {
+    if (!pass_canonicalize(h, &po, &d) || !ir_verify(h, "canonicalize", &d) ||
+        !pass_cse(h, &po, &d) || !ir_verify(h, "cse", &d) || !pass_dce(h, &po, &d) ||
+        !ir_verify(h, "dce", &d)) {
         fprintf(stderr, "%s", d.text.data ? d.text.data : "pass failed\n");
         return 1;
     }
-    int64_t *before = malloc((size_t)n * sizeof *before), *after = malloc((size_t)n * sizeof *after);
+    int64_t *before = malloc((size_t)n * sizeof *before),
+            *after = malloc((size_t)n * sizeof *after);
     if (!run(g.f, before, n) || !run(h, after, n))
         return 1;
     int bad = 0;
@@ -163,7 +176,8 @@ int main(void)
                 if (g.f->body.ops[j]->code == OP_STORE && g.f->body.ops[j]->loc.line == i + 1)
                     st = g.f->body.ops[j];
             const IrOp *def = st ? g.f->values[st->operands[1]].def : NULL;
-            while (def && (def->code == OP_CAST || def->code == OP_BITCAST) && def->loc.line == i + 1)
+            while (def && (def->code == OP_CAST || def->code == OP_BITCAST) &&
+                   def->loc.line == i + 1)
                 def = g.f->values[def->operands[0]].def;
             StrBuf sb = {0};
             if (def) {
@@ -172,11 +186,13 @@ int main(void)
                 for (int k = 0; k < def->noperands; k++) {
                     const IrOp *c = g.f->values[def->operands[k]].def;
                     if (c && c->code == OP_CONST)
-                        strbuf_printf(&sb, "  [op%d = %lld / %.17g]", k, (long long)c->attr[0], c->fattr);
+                        strbuf_printf(&sb, "  [op%d = %lld / %.17g]", k, (long long)c->attr[0],
+                                      c->fattr);
                 }
             }
             fprintf(stderr, "out[%d]: interpreted 0x%016llx, folded 0x%016llx: %s\n", i,
-                    (unsigned long long)before[i], (unsigned long long)after[i], sb.data ? sb.data : "?");
+                    (unsigned long long)before[i], (unsigned long long)after[i],
+                    sb.data ? sb.data : "?");
             strbuf_free(&sb);
         }
     }
@@ -186,7 +202,8 @@ int main(void)
     int unfolded = 0;
     for (int i = 0; i < h->body.nops; i++) {
         const IrOp *op = h->body.ops[i];
-        if (op->code == OP_STORE || op->code == OP_BITCAST || op->code == OP_ADDPTR || op->noperands == 0)
+        if (op->code == OP_STORE || op->code == OP_BITCAST || op->code == OP_ADDPTR ||
+            op->noperands == 0)
             continue;
         bool all_const = true;
         for (int j = 0; j < op->noperands; j++) {
@@ -197,10 +214,11 @@ int main(void)
             continue;
         Type t = h->values[op->operands[0]].type;
         Type rt = h->values[op->results[0]].type;
-        bool allowed = op->code == OP_SHL || op->code == OP_SHR ||
-                       ((op->code == OP_MIN || op->code == OP_MAX) && dtype_is_float(t.dtype)) ||
-                       /* float -> unsigned of a negative value: out of range */
-                       (op->code == OP_CAST && dtype_is_float(t.dtype) && dtype_kind(rt.dtype) == DK_UINT);
+        bool allowed =
+            op->code == OP_SHL || op->code == OP_SHR ||
+            ((op->code == OP_MIN || op->code == OP_MAX) && dtype_is_float(t.dtype)) ||
+            /* float -> unsigned of a negative value: out of range */
+            (op->code == OP_CAST && dtype_is_float(t.dtype) && dtype_kind(rt.dtype) == DK_UINT);
         if (!allowed && unfolded++ < 10) {
             StrBuf sb = {0};
             ir_print_op_head(&sb, h, ir_value_numbering(h, a), op);
@@ -212,8 +230,8 @@ int main(void)
         bad++;
     int left = g.f->body.nops - count_ops(&g.f->body, OP_STORE);
     int left_after = h->body.nops - count_ops(&h->body, OP_STORE);
-    printf("ir_canon_interp: %d results compared, %d ops before, %d after canonicalize+cse+dce\n", n,
-           left, left_after);
+    printf("ir_canon_interp: %d results compared, %d ops before, %d after canonicalize+cse+dce\n",
+           n, left, left_after);
     free(before);
     free(after);
     diag_free(&d);

@@ -20,7 +20,10 @@ static int failures;
     } while (0)
 
 static Type blk1(DType dt, int n) { return type_block(type_scalar(dt), 1, (int32_t[]){n}); }
-static Type blk2(DType dt, int m, int n) { return type_block(type_scalar(dt), 2, (int32_t[]){m, n}); }
+static Type blk2(DType dt, int m, int n)
+{
+    return type_block(type_scalar(dt), 2, (int32_t[]){m, n});
+}
 static Type pblk1(DType dt, int n) { return type_block(type_ptr(dt), 1, (int32_t[]){n}); }
 
 static const SrcFile src = {.name = "every_op.tri", .text = NULL, .len = 0};
@@ -61,17 +64,24 @@ static IrFunc *build_every_op(Arena *a)
     mma.mma.warps_per_cta[1] = 2;
     memcpy(mma.mma.instr_shape, (int[]){16, 8, 16}, sizeof(int[3]));
     int mm = ir_layout_intern(f, &mma);
-    Layout dop = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .dot_operand = {.parent = mm, .op_idx = 1, .k_width = 2}};
+    Layout dop = {.kind = LAYOUT_DOT_OPERAND,
+                  .rank = 2,
+                  .dot_operand = {.parent = mm, .op_idx = 1, .k_width = 2}};
     int dl = ir_layout_intern(f, &dop);
-    Layout sh = {.kind = LAYOUT_SHARED, .rank = 2, .shared = {.swizzle = 64, .vec = 8, .per_phase = 2, .max_phase = 4}};
+    Layout sh = {.kind = LAYOUT_SHARED,
+                 .rank = 2,
+                 .shared = {.swizzle = 64, .vec = 8, .per_phase = 2, .max_phase = 4}};
     sh.shared.order[0] = 1;
     sh.shared.order[1] = 0;
     int shl = ir_layout_intern(f, &sh);
     CHECK(ir_layout_intern(f, &blocked) == bl, "interning the same layout twice gives one index");
 
-    ValueId pid = ir_build(&b, OP_PROGRAM_ID, L(3, 11), NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->results[0];
+    ValueId pid =
+        ir_build(&b, OP_PROGRAM_ID, L(3, 11), NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)
+            ->results[0];
     f->values[pid].name = "pid";
-    ValueId np = ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->results[0];
+    ValueId np =
+        ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->attr[0] = 2;
     IrOp *mr = ir_build(&b, OP_MAKE_RANGE, L(4, 5), NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     mr->attr[0] = 0;
@@ -85,7 +95,10 @@ static IrFunc *build_every_op(Arena *a)
     ValueId cinf = ir_build_const_float(&b, nl, type_scalar(DT_F32), -INFINITY);
     ValueId cnan = ir_build_const_float(&b, nl, type_scalar(DT_F32), NAN);
     ValueId ctrue = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
-    (void)cneg; (void)cf2; (void)cinf; (void)cnan;
+    (void)cneg;
+    (void)cf2;
+    (void)cinf;
+    (void)cnan;
     ValueId base = ir_build_binary(&b, OP_MUL, nl, type_scalar(DT_I32), pid, c1024);
     ValueId sb = ir_build_unary(&b, OP_SPLAT, nl, blk1(DT_I32, 128), base);
     ValueId idx = ir_build_binary(&b, OP_ADD, L(5, 9), blk1(DT_I32, 128), sb, offs);
@@ -93,7 +106,8 @@ static IrFunc *build_every_op(Arena *a)
     f->values[idx].layout = bl;
     ValueId nb = ir_build_unary(&b, OP_SPLAT, nl, blk1(DT_I32, 128), n);
     ValueId mask = ir_build_binary(&b, OP_CMP_LT, nl, blk1(DT_I1, 128), idx, nb);
-    static const OpCode binops[] = {OP_SUB, OP_DIV, OP_REM, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR, OP_SHL, OP_SHR, OP_UMULHI};
+    static const OpCode binops[] = {OP_SUB, OP_DIV, OP_REM, OP_MIN, OP_MAX,   OP_AND,
+                                    OP_OR,  OP_XOR, OP_SHL, OP_SHR, OP_UMULHI};
     ValueId acc = idx;
     for (size_t i = 0; i < sizeof binops / sizeof *binops; i++)
         acc = ir_build_binary(&b, binops[i], nl, blk1(DT_I32, 128), acc, idx);
@@ -113,24 +127,39 @@ static IrFunc *build_every_op(Arena *a)
 
     ValueId xs = ir_build_unary(&b, OP_SPLAT, nl, pblk1(DT_F32, 128), x_ptr);
     ValueId xp = ir_build_binary(&b, OP_ADDPTR, nl, pblk1(DT_F32, 128), xs, hint2);
-    ValueId ld1 = ir_build(&b, OP_LOAD, L(7, 9), (ValueId[]){xp}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
-    ValueId ld2 = ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, m2}, 2, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
-    ValueId ld3 = ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, m2, cf}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
-    ValueId ld4 = ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, 0, cf}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
-    static const OpCode fun[] = {OP_EXP, OP_EXP2, OP_LOG, OP_LOG2, OP_SQRT, OP_RSQRT, OP_SIN, OP_COS, OP_FLOOR, OP_CEIL, OP_ABS, OP_NEG};
+    ValueId ld1 =
+        ir_build(&b, OP_LOAD, L(7, 9), (ValueId[]){xp}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
+    ValueId ld2 =
+        ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, m2}, 2, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
+    ValueId ld3 =
+        ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, m2, cf}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
+    ValueId ld4 =
+        ir_build(&b, OP_LOAD, nl, (ValueId[]){xp, 0, cf}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
+    static const OpCode fun[] = {OP_EXP, OP_EXP2, OP_LOG,   OP_LOG2, OP_SQRT, OP_RSQRT,
+                                 OP_SIN, OP_COS,  OP_FLOOR, OP_CEIL, OP_ABS,  OP_NEG};
     ValueId fv = ld1;
     for (size_t i = 0; i < sizeof fun / sizeof *fun; i++)
         fv = ir_build_unary(&b, fun[i], nl, blk1(DT_F32, 128), fv);
     /* libdevice: a unary function, a binary one and a predicate. */
-    IrOp *erf_op = ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
+    IrOp *erf_op =
+        ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
     erf_op->attr[0] = LD_ERF;
     IrOp *pow_op = ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){erf_op->results[0], ld2}, 2,
                             (Type[]){blk1(DT_F32, 128)}, 1, 0);
     pow_op->attr[0] = LD_POW;
     fv = pow_op->results[0];
-    ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_I1, 128)}, 1, 0)->attr[0] = LD_ISNAN;
-    ValueId fm = ir_build(&b, OP_FMA, nl, (ValueId[]){fv, ld2, ld3}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
-    ValueId sel = ir_build(&b, OP_SELECT, nl, (ValueId[]){m2, fm, ld4}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)->results[0];
+    ir_build(&b, OP_LIBDEVICE, nl, (ValueId[]){fv}, 1, (Type[]){blk1(DT_I1, 128)}, 1, 0)->attr[0] =
+        LD_ISNAN;
+    ValueId fm =
+        ir_build(&b, OP_FMA, nl, (ValueId[]){fv, ld2, ld3}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
+    ValueId sel =
+        ir_build(&b, OP_SELECT, nl, (ValueId[]){m2, fm, ld4}, 3, (Type[]){blk1(DT_F32, 128)}, 1, 0)
+            ->results[0];
     ValueId half = ir_build_unary(&b, OP_CAST, nl, blk1(DT_F16, 128), sel);
     ValueId bits = ir_build_unary(&b, OP_BITCAST, nl, blk1(DT_I16, 128), half);
     (void)bits;
@@ -140,12 +169,14 @@ static IrFunc *build_every_op(Arena *a)
     ir_build(&b, OP_STORE, nl, (ValueId[]){yp, half}, 2, NULL, 0, 0);
 
     /* Shapes: 128 -> 128x1 -> 128x64 -> 64x128 -> 8192 -> back. */
-    IrOp *ed = ir_build(&b, OP_EXPAND_DIMS, nl, (ValueId[]){ld1}, 1, (Type[]){blk2(DT_F32, 128, 1)}, 1, 0);
+    IrOp *ed =
+        ir_build(&b, OP_EXPAND_DIMS, nl, (ValueId[]){ld1}, 1, (Type[]){blk2(DT_F32, 128, 1)}, 1, 0);
     ed->attr[0] = 1;
     ValueId e = ed->results[0];
     ValueId bc = ir_build_unary(&b, OP_BROADCAST, nl, blk2(DT_F32, 128, 64), e);
     f->values[bc].layout = bl2;
-    IrOp *tr = ir_build(&b, OP_TRANS, nl, (ValueId[]){bc}, 1, (Type[]){blk2(DT_F32, 64, 128)}, 1, 0);
+    IrOp *tr =
+        ir_build(&b, OP_TRANS, nl, (ValueId[]){bc}, 1, (Type[]){blk2(DT_F32, 64, 128)}, 1, 0);
     tr->attr[0] = 1;
     tr->attr[1] = 0;
     ValueId rs = ir_build_unary(&b, OP_RESHAPE, nl, blk1(DT_F32, 8192), tr->results[0]);
@@ -188,7 +219,8 @@ static IrFunc *build_every_op(Arena *a)
     f->values[racc].layout = mm;
     ValueId rp = ir_region_add_arg(f, &fo->regions[0], type_scalar(DT_I32), NULL);
     IrBuilder bb = {.func = f, .region = &fo->regions[0], .pos = -1};
-    IrOp *d = ir_build(&bb, OP_DOT, L(14, 15), (ValueId[]){a16, b16, racc}, 3, (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
+    IrOp *d = ir_build(&bb, OP_DOT, L(14, 15), (ValueId[]){a16, b16, racc}, 3,
+                       (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
     d->attr[0] = 1;
     f->values[d->results[0]].layout = mm;
     ValueId rp2 = ir_build_binary(&bb, OP_ADD, nl, type_scalar(DT_I32), rp, iv);
@@ -196,7 +228,8 @@ static IrFunc *build_every_op(Arena *a)
 
     /* if/else with a result. */
     ValueId cond = ir_build_binary(&b, OP_CMP_GT, nl, type_scalar(DT_I1), fo->results[1], np);
-    IrOp *io = ir_build(&b, OP_IF, L(16, 5), (ValueId[]){cond}, 1, (Type[]){type_scalar(DT_I32)}, 1, 2);
+    IrOp *io =
+        ir_build(&b, OP_IF, L(16, 5), (ValueId[]){cond}, 1, (Type[]){type_scalar(DT_I32)}, 1, 2);
     IrBuilder tb = {.func = f, .region = &io->regions[0], .pos = -1};
     ValueId t1 = ir_build_binary(&tb, OP_ADD, nl, type_scalar(DT_I32), c4, c4);
     ir_build(&tb, OP_YIELD, nl, (ValueId[]){t1}, 1, NULL, 0, 0);
@@ -211,7 +244,8 @@ static IrFunc *build_every_op(Arena *a)
     ir_build(&eb2, OP_YIELD, nl, NULL, 0, NULL, 0, 0);
 
     /* while (i < n) i = i * 2 */
-    IrOp *wo = ir_build(&b, OP_WHILE, L(18, 5), (ValueId[]){io->results[0]}, 1, (Type[]){type_scalar(DT_I32)}, 1, 2);
+    IrOp *wo = ir_build(&b, OP_WHILE, L(18, 5), (ValueId[]){io->results[0]}, 1,
+                        (Type[]){type_scalar(DT_I32)}, 1, 2);
     ValueId wi = ir_region_add_arg(f, &wo->regions[0], type_scalar(DT_I32), "i");
     IrBuilder wb0 = {.func = f, .region = &wo->regions[0], .pos = -1};
     ValueId wc = ir_build_binary(&wb0, OP_CMP_LT, nl, type_scalar(DT_I1), wi, n);
@@ -222,7 +256,8 @@ static IrFunc *build_every_op(Arena *a)
     ValueId wn = ir_build_binary(&wb1, OP_MUL, nl, type_scalar(DT_I32), wj, two);
     ir_build(&wb1, OP_YIELD, nl, (ValueId[]){wn}, 1, NULL, 0, 0);
     /* An op with a raw attribute (slot its form does not name) survives the round trip. */
-    IrOp *raw = ir_build(&b, OP_ADD, nl, (ValueId[]){wo->results[0], c4}, 2, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    IrOp *raw = ir_build(&b, OP_ADD, nl, (ValueId[]){wo->results[0], c4}, 2,
+                         (Type[]){type_scalar(DT_I32)}, 1, 0);
     raw->attr[2] = 7;
     /* The memory pipeline: two 2-slot buffers, copies into a slot, commit, wait, barriers, a
      * local_load and a wgmma chain retired by wgmma_wait. */
@@ -232,7 +267,9 @@ static IrFunc *build_every_op(Arena *a)
     mma3.mma.warps_per_cta[1] = 1;
     memcpy(mma3.mma.instr_shape, (int[]){16, 64, 16}, sizeof(int[3]));
     int m3 = ir_layout_intern(f, &mma3);
-    Layout dop3 = {.kind = LAYOUT_DOT_OPERAND, .rank = 2, .dot_operand = {.parent = m3, .op_idx = 0, .k_width = 2}};
+    Layout dop3 = {.kind = LAYOUT_DOT_OPERAND,
+                   .rank = 2,
+                   .dot_operand = {.parent = m3, .op_idx = 0, .k_width = 2}};
     int dl3 = ir_layout_intern(f, &dop3);
     Type abuf = type_block(type_scalar(DT_F16), 3, (int32_t[]){2, 64, 32});
     abuf.is_smem = true;
@@ -256,8 +293,10 @@ static IrFunc *build_every_op(Arena *a)
     ValueId va = ir_build_binary(&b, OP_SLOT, nl, aview, ab0, one32);
     f->values[va].layout = shl;
     ValueId vb = ir_build_binary(&b, OP_SLOT, nl, bview, bb0, c0);
-    ValueId ptile = ir_build_unary(&b, OP_SPLAT, nl, type_block(type_ptr(DT_F16), 2, (int32_t[]){64, 32}), y_ptr);
-    ValueId ptile2 = ir_build_unary(&b, OP_SPLAT, nl, type_block(type_ptr(DT_F16), 2, (int32_t[]){32, 64}), y_ptr);
+    ValueId ptile = ir_build_unary(&b, OP_SPLAT, nl,
+                                   type_block(type_ptr(DT_F16), 2, (int32_t[]){64, 32}), y_ptr);
+    ValueId ptile2 = ir_build_unary(&b, OP_SPLAT, nl,
+                                    type_block(type_ptr(DT_F16), 2, (int32_t[]){32, 64}), y_ptr);
     ValueId mtile = ir_build_const_int(&b, nl, blk2(DT_I1, 64, 32), 1);
     ValueId ztile = ir_build_const_float(&b, nl, blk2(DT_F16, 64, 32), 0.0);
     ir_build(&b, OP_ASYNC_COPY, L(21, 9), (ValueId[]){va, ptile, mtile, ztile}, 4, NULL, 0, 0);
@@ -272,7 +311,8 @@ static IrFunc *build_every_op(Arena *a)
     f->values[ll].layout = dl3;
     ValueId acc3 = ir_build_const_float(&b, nl, blk2(DT_F32, 64, 64), 0.0);
     f->values[acc3].layout = m3;
-    IrOp *wg = ir_build(&b, OP_WGMMA, L(23, 15), (ValueId[]){va, vb, acc3}, 3, (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
+    IrOp *wg = ir_build(&b, OP_WGMMA, L(23, 15), (ValueId[]){va, vb, acc3}, 3,
+                        (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
     f->values[wg->results[0]].layout = m3;
     IrOp *ww = ir_build(&b, OP_WGMMA_WAIT, nl, (ValueId[]){wg->results[0], ll}, 2,
                         (Type[]){blk2(DT_F32, 64, 64), blk2(DT_F16, 64, 32)}, 2, 0);
@@ -281,12 +321,14 @@ static IrFunc *build_every_op(Arena *a)
     f->values[ww->results[1]].layout = dl3;
     ir_build(&b, OP_WGMMA_WAIT, nl, NULL, 0, NULL, 0, 0);
     /* Atomics: an fp16 add under a mask, a cas on a scalar. */
-    IrOp *rmw = ir_build(&b, OP_ATOMIC_RMW, L(24, 5), (ValueId[]){yp, half, mask}, 3, (Type[]){blk1(DT_F16, 128)}, 1, 0);
+    IrOp *rmw = ir_build(&b, OP_ATOMIC_RMW, L(24, 5), (ValueId[]){yp, half, mask}, 3,
+                         (Type[]){blk1(DT_F16, 128)}, 1, 0);
     rmw->attr[0] = ATOMIC_ADD;
     rmw->attr[1] = MEM_SEM_RELAXED;
     rmw->attr[2] = MEM_SCOPE_CTA;
     ValueId fone = ir_build_const_float(&b, nl, type_scalar(DT_F32), 1.0);
-    IrOp *cas = ir_build(&b, OP_ATOMIC_CAS, nl, (ValueId[]){x_ptr, fone, fone}, 3, (Type[]){type_scalar(DT_F32)}, 1, 0);
+    IrOp *cas = ir_build(&b, OP_ATOMIC_CAS, nl, (ValueId[]){x_ptr, fone, fone}, 3,
+                         (Type[]){type_scalar(DT_F32)}, 1, 0);
     cas->attr[1] = MEM_SEM_ACQUIRE;
     cas->attr[2] = MEM_SCOPE_SYS;
     /* Inserting before a position. */
@@ -322,7 +364,8 @@ int main(void)
         CHECK(seen[i], "op '%s' is not covered", op_name((OpCode)i));
     for (int i = 0; i < OP_COUNT; i++) {
         OpCode c;
-        CHECK(op_from_name(op_name((OpCode)i), &c) && c == (OpCode)i, "op_from_name(%s)", op_name((OpCode)i));
+        CHECK(op_from_name(op_name((OpCode)i), &c) && c == (OpCode)i, "op_from_name(%s)",
+              op_name((OpCode)i));
     }
     OpCode dummy;
     CHECK(!op_from_name("ad", &dummy), "op_from_name accepts an unknown name");
@@ -338,14 +381,17 @@ int main(void)
     CHECK(g, "parse failed:\n%s\n%s", diag.text.data ? diag.text.data : "", text1);
     if (g) {
         char *text2 = print_func(g);
-        CHECK(strcmp(text1, text2) == 0, "print -> parse -> print differs:\n--- first\n%s--- second\n%s", text1, text2);
-        CHECK(ir_verify(g, "parse", &diag), "the verifier rejects the parsed kernel:\n%s", diag.text.data ? diag.text.data : "");
+        CHECK(strcmp(text1, text2) == 0,
+              "print -> parse -> print differs:\n--- first\n%s--- second\n%s", text1, text2);
+        CHECK(ir_verify(g, "parse", &diag), "the verifier rejects the parsed kernel:\n%s",
+              diag.text.data ? diag.text.data : "");
         free(text2);
     }
     IrFunc *h = ir_func_clone(f, a2);
     char *text3 = print_func(h);
     CHECK(strcmp(text1, text3) == 0, "clone prints differently:\n%s\n%s", text1, text3);
-    CHECK(!g || h->nvalues == g->nvalues, "clone has %d values, the parsed copy %d", h->nvalues, g->nvalues);
+    CHECK(!g || h->nvalues == g->nvalues, "clone has %d values, the parsed copy %d", h->nvalues,
+          g->nvalues);
     free(text3);
 
     /* ir_replace_all_uses reaches inside regions. */
@@ -379,7 +425,8 @@ int main(void)
         arena_free(a2);
         a2 = NULL;
         char *text5 = print_func(k);
-        CHECK(strcmp(text1, text5) == 0, "a clone outliving its source prints differently:\n%s", text5);
+        CHECK(strcmp(text1, text5) == 0, "a clone outliving its source prints differently:\n%s",
+              text5);
         free(text5);
         arena_free(a3);
     }

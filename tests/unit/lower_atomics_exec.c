@@ -34,12 +34,14 @@ static bool compile(Compiled *c, const char *src, const char *signature, const c
 {
     SrcFile file = {.name = "atomics.tri", .text = src, .len = strlen(src)};
     Define defs[1] = {{"BLOCK", block}};
-    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = 1}, .emit = EMIT_IR};
+    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = 1},
+                          .emit = EMIT_IR};
     Diag diag = {0};
     memset(c, 0, sizeof *c);
     bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
     if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src, diag.text.data ? diag.text.data : "");
+        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
+               diag.text.data ? diag.text.data : "");
         failures++;
     }
     diag_free(&diag);
@@ -49,11 +51,16 @@ static bool compile(Compiled *c, const char *src, const char *signature, const c
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, const InterpBuffer *bufs, int nbufs)
+static InterpBuffer B(const void *p, size_t bytes)
 {
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+
+static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
+                const InterpBuffer *bufs, int nbufs)
+{
+    InterpLaunch l = {
+        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     StrBuf err = {0};
     bool ok = interp_run(f, &l, &err);
     if (!ok) {
@@ -82,13 +89,12 @@ static int count_ops(const IrRegion *r, OpCode code)
  * read 0. */
 static void test_histogram(void)
 {
-    const char *src = HEADER
-        "def hist(x_ptr, bins_ptr, old_ptr, n, BLOCK: tl.constexpr):\n"
-        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    m = offs < n\n"
-        "    x = tl.load(x_ptr + offs, mask=m, other=0)\n"
-        "    old = tl.atomic_add(bins_ptr + x % 16, 1, mask=m)\n"
-        "    tl.store(old_ptr + offs, old)\n";
+    const char *src = HEADER "def hist(x_ptr, bins_ptr, old_ptr, n, BLOCK: tl.constexpr):\n"
+                             "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                             "    m = offs < n\n"
+                             "    x = tl.load(x_ptr + offs, mask=m, other=0)\n"
+                             "    old = tl.atomic_add(bins_ptr + x % 16, 1, mask=m)\n"
+                             "    tl.store(old_ptr + offs, old)\n";
     Compiled c;
     if (!compile(&c, src, "*i32,*i32,*i32,i32", "64"))
         return;
@@ -119,13 +125,14 @@ static void test_histogram(void)
  * spelled out; the scalar result is the counter before the program's add. */
 static void test_counter(void)
 {
-    const char *src = HEADER
-        "def count(cnt_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-        "    pid = tl.program_id(0)\n"
-        "    before = tl.atomic_add(cnt_ptr, 1, sem=\"relaxed\", scope=\"gpu\")\n"
-        "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
-        "    tl.atomic_add(cnt_ptr + 1 + offs * 0, 2, mask=offs < n, sem=\"release\", scope=\"cta\")\n"
-        "    tl.store(out_ptr + pid, before)\n";
+    const char *src =
+        HEADER "def count(cnt_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+               "    pid = tl.program_id(0)\n"
+               "    before = tl.atomic_add(cnt_ptr, 1, sem=\"relaxed\", scope=\"gpu\")\n"
+               "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+               "    tl.atomic_add(cnt_ptr + 1 + offs * 0, 2, mask=offs < n, sem=\"release\", "
+               "scope=\"cta\")\n"
+               "    tl.store(out_ptr + pid, before)\n";
     Compiled c;
     if (!compile(&c, src, "*i64,*i64,i32", "32"))
         return;
@@ -134,7 +141,8 @@ static void test_counter(void)
     InterpBuffer bufs[] = {B(cnt, sizeof cnt), B(out, sizeof out)};
     if (!run(c.ir, 5, args, 3, bufs, 2))
         return;
-    CHECK(cnt[0] == 5 && cnt[1] == 200, "counters %lld %lld, want 5 200", (long long)cnt[0], (long long)cnt[1]);
+    CHECK(cnt[0] == 5 && cnt[1] == 200, "counters %lld %lld, want 5 200", (long long)cnt[0],
+          (long long)cnt[1]);
     for (int p = 0; p < 5; p++)
         CHECK(out[p] == p, "program %d saw %lld", p, (long long)out[p]);
     compile_result_free(&c.res);
@@ -144,15 +152,14 @@ static void test_counter(void)
  * the lock held. */
 static void test_lock(void)
 {
-    const char *src = HEADER
-        "def locked(lock_ptr, total_ptr, rel_ptr, BLOCK: tl.constexpr):\n"
-        "    pid = tl.program_id(0)\n"
-        "    while tl.atomic_cas(lock_ptr, 0, 1, sem=\"acquire\") == 1:\n"
-        "        pass\n"
-        "    t = tl.load(total_ptr)\n"
-        "    tl.store(total_ptr, t + pid + 1)\n"
-        "    was = tl.atomic_xchg(lock_ptr, 0, sem=\"release\")\n"
-        "    tl.store(rel_ptr + pid, was)\n";
+    const char *src = HEADER "def locked(lock_ptr, total_ptr, rel_ptr, BLOCK: tl.constexpr):\n"
+                             "    pid = tl.program_id(0)\n"
+                             "    while tl.atomic_cas(lock_ptr, 0, 1, sem=\"acquire\") == 1:\n"
+                             "        pass\n"
+                             "    t = tl.load(total_ptr)\n"
+                             "    tl.store(total_ptr, t + pid + 1)\n"
+                             "    was = tl.atomic_xchg(lock_ptr, 0, sem=\"release\")\n"
+                             "    tl.store(rel_ptr + pid, was)\n";
     Compiled c;
     if (!compile(&c, src, "*i32,*i32,*i32", "32"))
         return;
@@ -171,22 +178,23 @@ static void test_lock(void)
  * the old values; float max/min are two atomic_rmw (signed on the bits, unsigned on the bits). */
 static void test_minmax(void)
 {
-    const char *src = HEADER
-        "def mm(i_ptr, u_ptr, f_ptr, g_ptr, iv_ptr, fv_ptr, old_ptr, fold_ptr, BLOCK: tl.constexpr):\n"
-        "    offs = tl.arange(0, BLOCK)\n"
-        "    slot = offs % 4\n"
-        "    iv = tl.load(iv_ptr + offs)\n"
-        "    fv = tl.load(fv_ptr + offs)\n"
-        "    o = tl.atomic_max(i_ptr + slot, iv)\n"
-        "    tl.atomic_min(u_ptr + slot, iv.to(tl.uint32, bitcast=True))\n"
-        "    fo = tl.atomic_max(f_ptr + slot, fv)\n"
-        "    tl.atomic_min(g_ptr + slot, fv, mask=offs < BLOCK - 4)\n"
-        "    tl.store(old_ptr + offs, o)\n"
-        "    tl.store(fold_ptr + offs, fo)\n";
+    const char *src = HEADER "def mm(i_ptr, u_ptr, f_ptr, g_ptr, iv_ptr, fv_ptr, old_ptr, "
+                             "fold_ptr, BLOCK: tl.constexpr):\n"
+                             "    offs = tl.arange(0, BLOCK)\n"
+                             "    slot = offs % 4\n"
+                             "    iv = tl.load(iv_ptr + offs)\n"
+                             "    fv = tl.load(fv_ptr + offs)\n"
+                             "    o = tl.atomic_max(i_ptr + slot, iv)\n"
+                             "    tl.atomic_min(u_ptr + slot, iv.to(tl.uint32, bitcast=True))\n"
+                             "    fo = tl.atomic_max(f_ptr + slot, fv)\n"
+                             "    tl.atomic_min(g_ptr + slot, fv, mask=offs < BLOCK - 4)\n"
+                             "    tl.store(old_ptr + offs, o)\n"
+                             "    tl.store(fold_ptr + offs, fo)\n";
     Compiled c;
     if (!compile(&c, src, "*i32,*u32,*fp32,*fp32,*i32,*fp32,*i32,*fp32", "32"))
         return;
-    CHECK(count_ops(&c.ir->body, OP_ATOMIC_RMW) == 6, "6 atomic_rmw, got %d", count_ops(&c.ir->body, OP_ATOMIC_RMW));
+    CHECK(count_ops(&c.ir->body, OP_ATOMIC_RMW) == 6, "6 atomic_rmw, got %d",
+          count_ops(&c.ir->body, OP_ATOMIC_RMW));
     enum { N = 32 };
     static int32_t im[4], iv[N], old[N], wi[4], wold[N];
     static uint32_t um[4], wu[4];
@@ -212,7 +220,8 @@ static void test_minmax(void)
             wi[s] = iv[i];
         if ((uint32_t)iv[i] < wu[s])
             wu[s] = (uint32_t)iv[i];
-        if (i < N - 4 && (fv[i] < wg[s] || (fv[i] == 0 && wg[s] == 0 && signbit(fv[i]) && !signbit(wg[s]))))
+        if (i < N - 4 &&
+            (fv[i] < wg[s] || (fv[i] == 0 && wg[s] == 0 && signbit(fv[i]) && !signbit(wg[s]))))
             wg[s] = fv[i];
     }
     /* Float max runs as two atomics, one after the other over all lanes: first every lane
@@ -227,8 +236,9 @@ static void test_minmax(void)
                 wf[s] = fv[i];
         }
     InterpArg args[] = {P(im), P(um), P(fm), P(gm), P(iv), P(fv), P(old), P(fold)};
-    InterpBuffer bufs[] = {B(im, sizeof im), B(um, sizeof um), B(fm, sizeof fm), B(gm, sizeof gm),
-                           B(iv, sizeof iv), B(fv, sizeof fv), B(old, sizeof old), B(fold, sizeof fold)};
+    InterpBuffer bufs[] = {B(im, sizeof im),   B(um, sizeof um),    B(fm, sizeof fm),
+                           B(gm, sizeof gm),   B(iv, sizeof iv),    B(fv, sizeof fv),
+                           B(old, sizeof old), B(fold, sizeof fold)};
     if (!run(c.ir, 1, args, 8, bufs, 8))
         return;
     for (int s = 0; s < 4; s++) {
@@ -239,7 +249,8 @@ static void test_minmax(void)
     }
     for (int i = 0; i < N; i++) {
         CHECK(old[i] == wold[i], "int old[%d] = %d, want %d", i, old[i], wold[i]);
-        CHECK(memcmp(&fold[i], &wfold[i], 4) == 0, "float old[%d] = %g, want %g", i, fold[i], wfold[i]);
+        CHECK(memcmp(&fold[i], &wfold[i], 4) == 0, "float old[%d] = %g, want %g", i, fold[i],
+              wfold[i]);
     }
     compile_result_free(&c.res);
 }
@@ -247,16 +258,16 @@ static void test_minmax(void)
 /* xchg (old values chain through the lanes), and/or/xor on uint64, fp16 add. */
 static void test_bits_xchg_half(void)
 {
-    const char *src = HEADER
-        "def bits(x_ptr, b_ptr, h_ptr, old_ptr, BLOCK: tl.constexpr):\n"
-        "    offs = tl.arange(0, BLOCK)\n"
-        "    old = tl.atomic_xchg(x_ptr + offs * 0, offs)\n"
-        "    tl.store(old_ptr + offs, old)\n"
-        "    one = tl.full([BLOCK], 1, tl.uint64)\n"
-        "    tl.atomic_or(b_ptr + offs * 0, one << offs.to(tl.uint64))\n"
-        "    tl.atomic_and(b_ptr + 1 + offs * 0, ~(one << offs.to(tl.uint64)))\n"
-        "    tl.atomic_xor(b_ptr + 2 + offs * 0, offs.to(tl.uint64) * 3)\n"
-        "    (h_ptr + offs * 0).atomic_add(0.25 + offs * 0)\n";
+    const char *src =
+        HEADER "def bits(x_ptr, b_ptr, h_ptr, old_ptr, BLOCK: tl.constexpr):\n"
+               "    offs = tl.arange(0, BLOCK)\n"
+               "    old = tl.atomic_xchg(x_ptr + offs * 0, offs)\n"
+               "    tl.store(old_ptr + offs, old)\n"
+               "    one = tl.full([BLOCK], 1, tl.uint64)\n"
+               "    tl.atomic_or(b_ptr + offs * 0, one << offs.to(tl.uint64))\n"
+               "    tl.atomic_and(b_ptr + 1 + offs * 0, ~(one << offs.to(tl.uint64)))\n"
+               "    tl.atomic_xor(b_ptr + 2 + offs * 0, offs.to(tl.uint64) * 3)\n"
+               "    (h_ptr + offs * 0).atomic_add(0.25 + offs * 0)\n";
     Compiled c;
     if (!compile(&c, src, "*i32,*u64,*fp16,*i32", "16"))
         return;
@@ -283,19 +294,19 @@ static void test_bits_xchg_half(void)
  * atomic_add (small integers: the fp32 sums are exact in any order). */
 static void test_split_k(void)
 {
-    const char *src = HEADER
-        "def splitk(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
-        "    pid_m = tl.program_id(0) // 2\n"
-        "    pid_k = tl.program_id(0) % 2\n"
-        "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
-        "    rn = tl.arange(0, BLOCK)\n"
-        "    rk = pid_k * BLOCK + tl.arange(0, BLOCK)\n"
-        "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
-        "    for k in range(0, K, 2 * BLOCK):\n"
-        "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
-        "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
-        "        acc += tl.dot(a, b)\n"
-        "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
+    const char *src =
+        HEADER "def splitk(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr):\n"
+               "    pid_m = tl.program_id(0) // 2\n"
+               "    pid_k = tl.program_id(0) % 2\n"
+               "    rm = pid_m * BLOCK + tl.arange(0, BLOCK)\n"
+               "    rn = tl.arange(0, BLOCK)\n"
+               "    rk = pid_k * BLOCK + tl.arange(0, BLOCK)\n"
+               "    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)\n"
+               "    for k in range(0, K, 2 * BLOCK):\n"
+               "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
+               "        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])\n"
+               "        acc += tl.dot(a, b)\n"
+               "    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, sem=\"relaxed\")\n";
     Compiled c;
     if (!compile(&c, src, "*fp32,*fp32,*fp32,i32,i32,i32", "16"))
         return;

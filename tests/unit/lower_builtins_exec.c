@@ -30,7 +30,8 @@ typedef struct Compiled {
     IrFunc *ir;
 } Compiled;
 
-static bool compile(Compiled *c, const char *src, const char *signature, const Define *defs, int ndefs)
+static bool compile(Compiled *c, const char *src, const char *signature, const Define *defs,
+                    int ndefs)
 {
     SrcFile file = {.name = "builtins.tri", .text = src, .len = strlen(src)};
     CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = ndefs},
@@ -39,7 +40,8 @@ static bool compile(Compiled *c, const char *src, const char *signature, const D
     memset(c, 0, sizeof *c);
     bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
     if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src, diag.text.data ? diag.text.data : "");
+        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
+               diag.text.data ? diag.text.data : "");
         failures++;
     }
     diag_free(&diag);
@@ -49,12 +51,16 @@ static bool compile(Compiled *c, const char *src, const char *signature, const D
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, const InterpBuffer *bufs,
-                int nbufs)
+static InterpBuffer B(const void *p, size_t bytes)
 {
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+
+static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
+                const InterpBuffer *bufs, int nbufs)
+{
+    InterpLaunch l = {
+        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     StrBuf err = {0};
     bool ok = interp_run(f, &l, &err);
     if (!ok) {
@@ -142,8 +148,8 @@ static double reference(LibdeviceFn fn, double x, double y)
  * edges of asin, acosh, atanh, log. */
 static void inputs(double *x, double *y)
 {
-    static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, INFINITY, -INFINITY,
-                                     NAN, 1e-30, 3.0, 0.25, 100.0, -7.5};
+    static const double special[] = {0.0,      -0.0,      1.0, -1.0,  0.5, -0.5, 2.5,   -2.5,
+                                     INFINITY, -INFINITY, NAN, 1e-30, 3.0, 0.25, 100.0, -7.5};
     int ns = (int)(sizeof special / sizeof *special);
     for (int i = 0; i < N; i++) {
         x[i] = i < ns ? special[i] : -6.0 + 12.0 * (i - ns) / (N - ns);
@@ -151,18 +157,17 @@ static void inputs(double *x, double *y)
     }
 }
 
-static const char *const libdevice_src =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "from triton.language.extra import libdevice\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
-    "    o = tl.arange(0, BLOCK)\n"
-    "    x = tl.load(x_ptr + o)\n"
-    "    y = tl.load(y_ptr + o)\n"
-    "    tl.store(out_ptr + o, %s)\n";
+static const char *const libdevice_src = "import triton\n"
+                                         "import triton.language as tl\n"
+                                         "from triton.language.extra import libdevice\n"
+                                         "\n"
+                                         "\n"
+                                         "@triton.jit\n"
+                                         "def k(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):\n"
+                                         "    o = tl.arange(0, BLOCK)\n"
+                                         "    x = tl.load(x_ptr + o)\n"
+                                         "    y = tl.load(y_ptr + o)\n"
+                                         "    tl.store(out_ptr + o, %s)\n";
 
 static double half_value(uint16_t bits)
 {
@@ -176,7 +181,8 @@ static void check_libdevice(LibdeviceFn fn, const char *dt)
 {
     const LibdeviceInfo *info = libdevice_info(fn);
     char call[128], src[1024], sig[64];
-    snprintf(call, sizeof call, info->nargs == 2 ? "libdevice.%s(x, y)" : "libdevice.%s(x)", info->name);
+    snprintf(call, sizeof call, info->nargs == 2 ? "libdevice.%s(x, y)" : "libdevice.%s(x)",
+             info->name);
     if (info->result == LDR_PRED)
         strcat(call, ".to(tl.int32)");
     snprintf(src, sizeof src, libdevice_src, call);
@@ -204,7 +210,10 @@ static void check_libdevice(LibdeviceFn fn, const char *dt)
     const void *xp = f64 ? (const void *)x : f16 ? (const void *)xh : (const void *)xf;
     const void *yp = f64 ? (const void *)y : f16 ? (const void *)yh : (const void *)yf;
     size_t esz = f64 ? 8 : f16 ? 2 : 4;
-    void *rp = info->result == LDR_PRED ? (void *)ri : f64 ? (void *)rd : f16 ? (void *)rh : (void *)rf;
+    void *rp = info->result == LDR_PRED ? (void *)ri
+               : f64                    ? (void *)rd
+               : f16                    ? (void *)rh
+                                        : (void *)rf;
     size_t rsz = info->result == LDR_PRED ? 4 : esz;
     InterpArg args[] = {P(xp), P(yp), P(rp)};
     InterpBuffer bufs[] = {B(xp, N * esz), B(yp, N * esz), B(rp, N * rsz)};
@@ -216,7 +225,8 @@ static void check_libdevice(LibdeviceFn fn, const char *dt)
         double a = f64 ? x[i] : f16 ? half_value(xh[i]) : (double)xf[i];
         double b = f64 ? y[i] : f16 ? half_value(yh[i]) : (double)yf[i];
         if (info->result == LDR_PRED) {
-            CHECK(ri[i] == (int32_t)reference(fn, a, b), "%s %s(%g) = %d", dt, info->name, a, ri[i]);
+            CHECK(ri[i] == (int32_t)reference(fn, a, b), "%s %s(%g) = %d", dt, info->name, a,
+                  ri[i]);
             continue;
         }
         if (f64) {
@@ -224,17 +234,19 @@ static void check_libdevice(LibdeviceFn fn, const char *dt)
                   info->name, a, b, rd[i], reference(fn, a, b));
         } else if (!f16) {
             /* fp32: the double result rounded once; nextafter steps in fp32's own spacing. */
-            float want = fn == LD_NEXTAFTER ? nextafterf((float)a, (float)b) : (float)reference(fn, a, b);
+            float want =
+                fn == LD_NEXTAFTER ? nextafterf((float)a, (float)b) : (float)reference(fn, a, b);
             CHECK(same(rf[i], want), "%s %s(%g, %g) = %.9g, want %.9g", dt, info->name, a, b,
                   (double)rf[i], (double)want);
         } else {
             /* fp16: computed in fp32 and rounded to fp16. */
-            float wide = fn == LD_NEXTAFTER ? nextafterf((float)a, (float)b) : (float)reference(fn, a, b);
+            float wide =
+                fn == LD_NEXTAFTER ? nextafterf((float)a, (float)b) : (float)reference(fn, a, b);
             _Float16 want = (_Float16)wide;
             _Float16 got;
             memcpy(&got, &rh[i], 2);
-            CHECK(same((double)got, (double)want), "%s %s(%g, %g) = %g, want %g", dt, info->name,
-                  a, b, (double)got, (double)want);
+            CHECK(same((double)got, (double)want), "%s %s(%g, %g) = %g, want %g", dt, info->name, a,
+                  b, (double)got, (double)want);
         }
     }
     compile_result_free(&c.res);
@@ -277,7 +289,8 @@ static void check_spellings(void)
             a = a + (float)asin((double)(v * 0.1f));
             float b = (float)pow(v, 2.0) + (float)atan(v);
             b = b + (float)erfc(v);
-            CHECK(r[i] == a + b, "spellings at %g: %.9g, want %.9g", (double)v, (double)r[i], (double)(a + b));
+            CHECK(r[i] == a + b, "spellings at %g: %.9g, want %.9g", (double)v, (double)r[i],
+                  (double)(a + b));
         }
     }
     compile_result_free(&c.res);
@@ -318,7 +331,7 @@ static void check_clamp(void)
     lo[13] = NAN, hi[13] = NAN;
     InterpArg args[] = {P(x), P(lo), P(hi), P(r), P(ra), P(rs)};
     InterpBuffer bufs[] = {B(x, sizeof x), B(lo, sizeof lo), B(hi, sizeof hi),
-                           B(r, sizeof r),  B(ra, sizeof ra), B(rs, sizeof rs)};
+                           B(r, sizeof r), B(ra, sizeof ra), B(rs, sizeof rs)};
     if (run(c.ir, 1, args, 6, bufs, 6)) {
         for (int i = 0; i < N; i++) {
             float none = fminf(fmaxf(x[i], lo[i]), hi[i]);
@@ -347,21 +360,20 @@ static void swizzle_ref(int i, int j, int size_i, int size_j, int size_g, int *n
 
 static void check_swizzle2d(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "\n"
-        "@triton.jit\n"
-        "def k(out_ptr, M, N, G):\n"
-        "    pid = tl.program_id(0)\n"
-        "    i = pid // N\n"
-        "    j = pid % N\n"
-        "    ni, nj = tl.swizzle2d(i, j, M, N, G)\n"
-        "    tl.store(out_ptr + 2 * pid, ni)\n"
-        "    tl.store(out_ptr + 2 * pid + 1, nj)\n"
-        "    a, b = tl.swizzle2d(5, 3, 7, 4, 3)\n"
-        "    tl.store(out_ptr + 2 * M * N + pid * 0, a * 100 + b)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(out_ptr, M, N, G):\n"
+                      "    pid = tl.program_id(0)\n"
+                      "    i = pid // N\n"
+                      "    j = pid % N\n"
+                      "    ni, nj = tl.swizzle2d(i, j, M, N, G)\n"
+                      "    tl.store(out_ptr + 2 * pid, ni)\n"
+                      "    tl.store(out_ptr + 2 * pid + 1, nj)\n"
+                      "    a, b = tl.swizzle2d(5, 3, 7, 4, 3)\n"
+                      "    tl.store(out_ptr + 2 * M * N + pid * 0, a * 100 + b)\n";
     Compiled c;
     if (!compile(&c, src, "*i32,i32,i32,i32", NULL, 0))
         return;
@@ -376,16 +388,19 @@ static void check_swizzle2d(void)
             for (int p = 0; p < m * n; p++) {
                 int ni, nj;
                 swizzle_ref(p / n, p % n, m, n, g, &ni, &nj);
-                CHECK(out[2 * p] == ni && out[2 * p + 1] == nj, "swizzle2d (%d,%d,%d) pid %d: (%d, %d), want (%d, %d)",
-                      m, n, g, p, out[2 * p], out[2 * p + 1], ni, nj);
+                CHECK(out[2 * p] == ni && out[2 * p + 1] == nj,
+                      "swizzle2d (%d,%d,%d) pid %d: (%d, %d), want (%d, %d)", m, n, g, p,
+                      out[2 * p], out[2 * p + 1], ni, nj);
                 if (ni >= 0 && ni < m && nj >= 0 && nj < n)
                     hit[ni * n + nj] = true;
             }
             for (int p = 0; p < m * n; p++)
-                CHECK(hit[p], "swizzle2d (%d,%d,%d) is not a permutation: (%d, %d) missing", m, n, g, p / n, p % n);
+                CHECK(hit[p], "swizzle2d (%d,%d,%d) is not a permutation: (%d, %d) missing", m, n,
+                      g, p / n, p % n);
             int a, b;
             swizzle_ref(5, 3, 7, 4, 3, &a, &b);
-            CHECK(out[2 * m * n] == a * 100 + b, "constexpr swizzle2d: %d, want %d", out[2 * m * n], a * 100 + b);
+            CHECK(out[2 * m * n] == a * 100 + b, "constexpr swizzle2d: %d, want %d", out[2 * m * n],
+                  a * 100 + b);
         }
         free(out);
     }
@@ -394,25 +409,25 @@ static void check_swizzle2d(void)
 
 static void check_debug_barrier(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "\n"
-        "@triton.jit\n"
-        "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-        "    o = tl.arange(0, BLOCK)\n"
-        "    acc = tl.zeros((BLOCK,), dtype=tl.float32)\n"
-        "    for i in range(0, n):\n"
-        "        acc += tl.load(x_ptr + i * BLOCK + o)\n"
-        "        tl.debug_barrier()\n"
-        "    tl.debug_barrier()\n"
-        "    tl.store(out_ptr + o, acc)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                      "    o = tl.arange(0, BLOCK)\n"
+                      "    acc = tl.zeros((BLOCK,), dtype=tl.float32)\n"
+                      "    for i in range(0, n):\n"
+                      "        acc += tl.load(x_ptr + i * BLOCK + o)\n"
+                      "        tl.debug_barrier()\n"
+                      "    tl.debug_barrier()\n"
+                      "    tl.store(out_ptr + o, acc)\n";
     Define d = {"BLOCK", "32"};
     Compiled c;
     if (!compile(&c, src, "*fp32,*fp32,i32", &d, 1))
         return;
-    CHECK(count_ops(&c.ir->body, OP_BARRIER) == 2, "two barriers, got %d", count_ops(&c.ir->body, OP_BARRIER));
+    CHECK(count_ops(&c.ir->body, OP_BARRIER) == 2, "two barriers, got %d",
+          count_ops(&c.ir->body, OP_BARRIER));
     float x[3 * 32], r[32];
     for (int i = 0; i < 3 * 32; i++)
         x[i] = (float)i;
@@ -420,7 +435,8 @@ static void check_debug_barrier(void)
     InterpBuffer bufs[] = {B(x, sizeof x), B(r, sizeof r)};
     if (run(c.ir, 1, args, 3, bufs, 2))
         for (int i = 0; i < 32; i++)
-            CHECK(r[i] == x[i] + x[32 + i] + x[64 + i], "debug_barrier kernel %d: %g", i, (double)r[i]);
+            CHECK(r[i] == x[i] + x[32 + i] + x[64 + i], "debug_barrier kernel %d: %g", i,
+                  (double)r[i]);
     compile_result_free(&c.res);
 }
 
@@ -428,21 +444,20 @@ static void check_debug_barrier(void)
  * constexpr branch, as Triton kernels write them. */
 static void check_type_attributes(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "\n"
-        "@triton.jit\n"
-        "def k(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
-        "    o = tl.arange(0, BLOCK)\n"
-        "    x = tl.load(x_ptr + o)\n"
-        "    acc = tl.zeros((BLOCK,), dtype=y_ptr.dtype.element_ty)\n"
-        "    if x_ptr.type.element_ty == tl.float16:\n"
-        "        acc += x.to(y_ptr.type.element_ty) * 2\n"
-        "    else:\n"
-        "        acc += x.to(acc.dtype)\n"
-        "    tl.store(y_ptr + o, acc)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+                      "    o = tl.arange(0, BLOCK)\n"
+                      "    x = tl.load(x_ptr + o)\n"
+                      "    acc = tl.zeros((BLOCK,), dtype=y_ptr.dtype.element_ty)\n"
+                      "    if x_ptr.type.element_ty == tl.float16:\n"
+                      "        acc += x.to(y_ptr.type.element_ty) * 2\n"
+                      "    else:\n"
+                      "        acc += x.to(acc.dtype)\n"
+                      "    tl.store(y_ptr + o, acc)\n";
     Define d = {"BLOCK", "16"};
     Compiled c;
     if (!compile(&c, src, "*fp16,*fp64", &d, 1))

@@ -47,13 +47,15 @@ static void check_region(const IrFunc *f, const IrRegion *r, const char *name)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
-        CHECK(op->loc.file && op->loc.line > 0, "%s: op %s has no location", name, op_name(op->code));
+        CHECK(op->loc.file && op->loc.line > 0, "%s: op %s has no location", name,
+              op_name(op->code));
         if (op_is_elementwise(op->code) && op->nresults == 1) {
             Type rt = ir_type(f, op->results[0]);
             for (int k = 0; k < op->noperands; k++) {
                 Type ot = ir_type(f, op->operands[k]);
-                CHECK(type_same_shape(ot, rt), "%s: %s operand %d has another shape than its result",
-                      name, op_name(op->code), k);
+                CHECK(type_same_shape(ot, rt),
+                      "%s: %s operand %d has another shape than its result", name,
+                      op_name(op->code), k);
                 bool same_dtype = op->code >= OP_ADD && op->code <= OP_CEIL;
                 if (same_dtype)
                     CHECK(ot.dtype == rt.dtype && ot.is_ptr == rt.is_ptr,
@@ -68,12 +70,16 @@ static void check_region(const IrFunc *f, const IrRegion *r, const char *name)
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, const InterpBuffer *bufs,
-                int nbufs)
+static InterpBuffer B(const void *p, size_t bytes)
 {
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+
+static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
+                const InterpBuffer *bufs, int nbufs)
+{
+    InterpLaunch l = {
+        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     StrBuf err = {0};
     bool ok = interp_run(f, &l, &err);
     if (!ok) {
@@ -86,36 +92,35 @@ static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, con
 
 /* ---- control flow ------------------------------------------------------------------------------ */
 
-static const char control_src[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def control(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-    "    pid = tl.program_id(0)\n"
-    "    if pid >= 2:\n"
-    "        return\n"
-    "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
-    "    mask = offs < n\n"
-    "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n"
-    "    scale = 1.0\n"
-    "    if pid == 1:\n"
-    "        scale = 3.0\n"
-    "        x = x + 1.0\n"
-    "    else:\n"
-    "        x = x - 1.0\n"
-    "    i = 0\n"
-    "    acc = 0.0\n"
-    "    while i < 4:\n"
-    "        acc += i\n"
-    "        i += 1\n"
-    "    t = 0\n"
-    "    for k in range(10, 0, -3):\n"
-    "        t += k\n"
-    "    for j in tl.static_range(3):\n"
-    "        t = t * 2 + j\n"
-    "    y = x * scale + acc + t + tl.sum(x, axis=0)\n"
-    "    tl.store(out_ptr + offs, y, mask=mask)\n";
+static const char control_src[] = "import triton\n"
+                                  "import triton.language as tl\n"
+                                  "\n"
+                                  "@triton.jit\n"
+                                  "def control(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                  "    pid = tl.program_id(0)\n"
+                                  "    if pid >= 2:\n"
+                                  "        return\n"
+                                  "    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+                                  "    mask = offs < n\n"
+                                  "    x = tl.load(x_ptr + offs, mask=mask, other=0.0)\n"
+                                  "    scale = 1.0\n"
+                                  "    if pid == 1:\n"
+                                  "        scale = 3.0\n"
+                                  "        x = x + 1.0\n"
+                                  "    else:\n"
+                                  "        x = x - 1.0\n"
+                                  "    i = 0\n"
+                                  "    acc = 0.0\n"
+                                  "    while i < 4:\n"
+                                  "        acc += i\n"
+                                  "        i += 1\n"
+                                  "    t = 0\n"
+                                  "    for k in range(10, 0, -3):\n"
+                                  "        t += k\n"
+                                  "    for j in tl.static_range(3):\n"
+                                  "        t = t * 2 + j\n"
+                                  "    y = x * scale + acc + t + tl.sum(x, axis=0)\n"
+                                  "    tl.store(out_ptr + offs, y, mask=mask)\n";
 
 static void test_control(void)
 {
@@ -203,7 +208,8 @@ static void test_misc(int n)
         uint32_t bits;
         memcpy(&bits, &v, 4);
         int e = (int)((bits >> 23) & 255) - 127 + 15;
-        h[i] = (uint16_t)(((bits >> 16) & 0x8000) | (v == 0.0f ? 0 : ((uint32_t)e << 10) | ((bits >> 13) & 1023)));
+        h[i] = (uint16_t)(((bits >> 16) & 0x8000) |
+                          (v == 0.0f ? 0 : ((uint32_t)e << 10) | ((bits >> 13) & 1023)));
         hmax = fmaxf(hmax, v);
     }
     InterpArg args[] = {P(x), P(h), P(out), P(idx), I(n)};
@@ -236,18 +242,17 @@ static void test_misc(int n)
 
 /* ---- integer semantics -------------------------------------------------------------------------- */
 
-static const char ints_src[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def ints(a_ptr, q_ptr, m_ptr, d_ptr, s_ptr, BLOCK: tl.constexpr):\n"
-    "    r = tl.arange(0, BLOCK)\n"
-    "    a = tl.load(a_ptr + r)\n"
-    "    tl.store(q_ptr + r, a // 3)\n"
-    "    tl.store(m_ptr + r, a % 3)\n"
-    "    tl.store(d_ptr + r, a / 2)\n"
-    "    tl.store(s_ptr + r, ((a << 2) >> 1) + (~a) + (a != 0))\n";
+static const char ints_src[] = "import triton\n"
+                               "import triton.language as tl\n"
+                               "\n"
+                               "@triton.jit\n"
+                               "def ints(a_ptr, q_ptr, m_ptr, d_ptr, s_ptr, BLOCK: tl.constexpr):\n"
+                               "    r = tl.arange(0, BLOCK)\n"
+                               "    a = tl.load(a_ptr + r)\n"
+                               "    tl.store(q_ptr + r, a // 3)\n"
+                               "    tl.store(m_ptr + r, a % 3)\n"
+                               "    tl.store(d_ptr + r, a / 2)\n"
+                               "    tl.store(s_ptr + r, ((a << 2) >> 1) + (~a) + (a != 0))\n";
 
 static void test_ints(void)
 {
@@ -263,7 +268,8 @@ static void test_ints(void)
     for (int i = 0; i < BLOCK; i++)
         a[i] = i - 8; /* negatives: // and % truncate toward zero, as in C (Triton) */
     InterpArg args[] = {P(a), P(q), P(m), P(d), P(s)};
-    InterpBuffer bufs[] = {B(a, sizeof a), B(q, sizeof q), B(m, sizeof m), B(d, sizeof d), B(s, sizeof s)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(q, sizeof q), B(m, sizeof m), B(d, sizeof d),
+                           B(s, sizeof s)};
     if (!run(f, 1, args, 5, bufs, 5)) {
         compile_result_free(&res);
         return;
@@ -271,7 +277,8 @@ static void test_ints(void)
     for (int i = 0; i < BLOCK; i++) {
         CHECK(q[i] == a[i] / 3, "ints: %d // 3 = %d, want %d", a[i], q[i], a[i] / 3);
         CHECK(m[i] == a[i] % 3, "ints: %d %% 3 = %d, want %d", a[i], m[i], a[i] % 3);
-        CHECK(d[i] == (float)a[i] / 2.0f, "ints: %d / 2 = %g, want %g", a[i], d[i], (float)a[i] / 2.0f);
+        CHECK(d[i] == (float)a[i] / 2.0f, "ints: %d / 2 = %g, want %g", a[i], d[i],
+              (float)a[i] / 2.0f);
         int32_t want = ((int32_t)((uint32_t)a[i] << 2) >> 1) + ~a[i] + (a[i] != 0);
         CHECK(s[i] == want, "ints: shifts of %d = %d, want %d", a[i], s[i], want);
     }
@@ -280,39 +287,38 @@ static void test_ints(void)
 
 /* ---- nested regions ---------------------------------------------------------------------------- */
 
-static const char nested_src[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def bump(v, k):\n"
-    "    if k % 2 == 0:\n"
-    "        v = v + k\n"
-    "    return v\n"
-    "\n"
-    "@triton.jit\n"
-    "def nested(x_ptr, out_ptr, n, B: tl.constexpr):\n"
-    "    pid = tl.program_id(0)\n"
-    "    if pid > 3:\n"
-    "        return\n"
-    "    r = tl.arange(0, B)\n"
-    "    acc = tl.zeros((B,), dtype=tl.float32)\n"
-    "    cnt = 0\n"
-    "    for i in range(n):\n"
-    "        x = tl.load(x_ptr + i * B + r)\n"
-    "        if i % 3 == 0:\n"
-    "            acc += x\n"
-    "            cnt += 1\n"
-    "        j = 0\n"
-    "        while j < i:\n"
-    "            acc = acc + 1.0\n"
-    "            j += 1\n"
-    "        for q in range(1, 3):\n"
-    "            acc = bump(acc, q + pid)\n"
-    "    total = tl.sum(acc, axis=0)\n"
-    "    if cnt > 1:\n"
-    "        total = total * 2\n"
-    "    tl.store(out_ptr + pid, total)\n";
+static const char nested_src[] = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def bump(v, k):\n"
+                                 "    if k % 2 == 0:\n"
+                                 "        v = v + k\n"
+                                 "    return v\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def nested(x_ptr, out_ptr, n, B: tl.constexpr):\n"
+                                 "    pid = tl.program_id(0)\n"
+                                 "    if pid > 3:\n"
+                                 "        return\n"
+                                 "    r = tl.arange(0, B)\n"
+                                 "    acc = tl.zeros((B,), dtype=tl.float32)\n"
+                                 "    cnt = 0\n"
+                                 "    for i in range(n):\n"
+                                 "        x = tl.load(x_ptr + i * B + r)\n"
+                                 "        if i % 3 == 0:\n"
+                                 "            acc += x\n"
+                                 "            cnt += 1\n"
+                                 "        j = 0\n"
+                                 "        while j < i:\n"
+                                 "            acc = acc + 1.0\n"
+                                 "            j += 1\n"
+                                 "        for q in range(1, 3):\n"
+                                 "            acc = bump(acc, q + pid)\n"
+                                 "    total = tl.sum(acc, axis=0)\n"
+                                 "    if cnt > 1:\n"
+                                 "        total = total * 2\n"
+                                 "    tl.store(out_ptr + pid, total)\n";
 
 /* Loop-carried values through an if inside a for, a while inside the for, a helper with its own
  * run-time if called in an inner loop, and an early return. */
@@ -367,26 +373,25 @@ static void test_nested(int n)
 
 /* ---- tuples ---------------------------------------------------------------------------------- */
 
-static const char tuples_src[] =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "@triton.jit\n"
-    "def divmod_(a, b):\n"
-    "    return a // b, a % b\n"
-    "\n"
-    "@triton.jit\n"
-    "def tuples(out_ptr, n):\n"
-    "    pid = tl.program_id(0)\n"
-    "    q, r = divmod_(pid, n)\n"
-    "    q, r = r, q\n"
-    "    t = divmod_(q, n)\n"
-    "    if pid > 4:\n"
-    "        t = divmod_(r + 1, n)\n"
-    "    for i in range(3):\n"
-    "        t = (t[1], t[0] + i)\n"
-    "    a, b = t\n"
-    "    tl.store(out_ptr + pid, a * 100 + b)\n";
+static const char tuples_src[] = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def divmod_(a, b):\n"
+                                 "    return a // b, a % b\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def tuples(out_ptr, n):\n"
+                                 "    pid = tl.program_id(0)\n"
+                                 "    q, r = divmod_(pid, n)\n"
+                                 "    q, r = r, q\n"
+                                 "    t = divmod_(q, n)\n"
+                                 "    if pid > 4:\n"
+                                 "        t = divmod_(r + 1, n)\n"
+                                 "    for i in range(3):\n"
+                                 "        t = (t[1], t[0] + i)\n"
+                                 "    a, b = t\n"
+                                 "    tl.store(out_ptr + pid, a * 100 + b)\n";
 
 static void test_tuples(void)
 {
@@ -415,7 +420,8 @@ static void test_tuples(void)
             t0 = n0;
             t1 = n1;
         }
-        CHECK(out[pid] == t0 * 100 + t1, "tuples: out[%d] = %d, want %d", pid, out[pid], t0 * 100 + t1);
+        CHECK(out[pid] == t0 * 100 + t1, "tuples: out[%d] = %d, want %d", pid, out[pid],
+              t0 * 100 + t1);
     }
     compile_result_free(&res);
 }

@@ -34,14 +34,15 @@ static bool compile(Compiled *c, const char *src, const char *kernel, const char
                     const Define *defs, int ndefs)
 {
     SrcFile file = {.name = "forms.tri", .text = src, .len = strlen(src)};
-    CompileOptions opt = {.spec = {.kernel_name = kernel, .signature = signature, .defines = defs,
-                                   .ndefines = ndefs},
-                          .emit = EMIT_IR};
+    CompileOptions opt = {
+        .spec = {.kernel_name = kernel, .signature = signature, .defines = defs, .ndefines = ndefs},
+        .emit = EMIT_IR};
     Diag diag = {0};
     memset(c, 0, sizeof *c);
     bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
     if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src, diag.text.data ? diag.text.data : "");
+        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
+               diag.text.data ? diag.text.data : "");
         failures++;
     }
     diag_free(&diag);
@@ -51,12 +52,16 @@ static bool compile(Compiled *c, const char *src, const char *kernel, const char
 
 static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
 static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes) { return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes}; }
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, const InterpBuffer *bufs,
-                int nbufs)
+static InterpBuffer B(const void *p, size_t bytes)
 {
-    InterpLaunch l = {.grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
+    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
+}
+
+static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
+                const InterpBuffer *bufs, int nbufs)
+{
+    InterpLaunch l = {
+        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
     StrBuf err = {0};
     bool ok = interp_run(f, &l, &err);
     if (!ok) {
@@ -71,22 +76,21 @@ static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs, con
  * --kernel (the helper is called, so it is no kernel) and named after the assignment. */
 static void check_jit_by_call(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "from triton import jit\n"
-        "\n"
-        "def scale_impl(x, factor):\n"
-        "    return x * factor + 1.0\n"
-        "\n"
-        "def kernel_impl(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
-        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    mask = offs < n\n"
-        "    x = tl.load(x_ptr + offs, mask=mask)\n"
-        "    tl.store(y_ptr + offs, scale(x, 3.0), mask=mask)\n"
-        "\n"
-        "scale = jit(scale_impl)\n"
-        "kernel = triton.jit(kernel_impl, do_not_specialize=['n'])\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "from triton import jit\n"
+                      "\n"
+                      "def scale_impl(x, factor):\n"
+                      "    return x * factor + 1.0\n"
+                      "\n"
+                      "def kernel_impl(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+                      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                      "    mask = offs < n\n"
+                      "    x = tl.load(x_ptr + offs, mask=mask)\n"
+                      "    tl.store(y_ptr + offs, scale(x, 3.0), mask=mask)\n"
+                      "\n"
+                      "scale = jit(scale_impl)\n"
+                      "kernel = triton.jit(kernel_impl, do_not_specialize=['n'])\n";
     Define d = {"BLOCK", "32"};
     Compiled c;
     if (!compile(&c, src, NULL, "*fp32,*fp32,i32", &d, 1))
@@ -145,10 +149,11 @@ static void check_pointer_casts(void)
     }
     InterpArg args[] = {P(x), P(table), P(addr), P(y), P(&flag), P(h)};
     InterpBuffer bufs[] = {B(x, sizeof x), B(table, sizeof table), B(addr, sizeof addr),
-                           B(y, sizeof y), B(&flag, sizeof flag), B(h, sizeof h)};
+                           B(y, sizeof y), B(&flag, sizeof flag),  B(h, sizeof h)};
     if (run(c.ir, 1, args, 6, bufs, 6)) {
         for (int i = 0; i < BLOCK; i++) {
-            CHECK(addr[i] == (int64_t)(uintptr_t)&x[i], "ptr->int64 %d: %lld", i, (long long)addr[i]);
+            CHECK(addr[i] == (int64_t)(uintptr_t)&x[i], "ptr->int64 %d: %lld", i,
+                  (long long)addr[i]);
             CHECK(y[i] == x[(i * 5 + 3) % BLOCK] + 1.0f, "int64->ptr gather %d: %g", i, y[i]);
             uint32_t bits;
             memcpy(&bits, &x[i], 4);
@@ -164,27 +169,26 @@ static void check_pointer_casts(void)
  * kernel covers n elements in one program and scales them by another's result. */
 static void check_constexpr_function(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.constexpr_function\n"
-        "def row_block(n):\n"
-        "    b = 1 << (n - 1).bit_length()\n"
-        "    if b < 16:\n"
-        "        return 16\n"
-        "    return b\n"
-        "\n"
-        "@tl.constexpr_function\n"
-        "def scale(block, n):\n"
-        "    return block / n if n > 0 else 0.0\n"
-        "\n"
-        "@triton.jit\n"
-        "def kernel(x_ptr: '*fp32', y_ptr: '*fp32', N: tl.constexpr):\n"
-        "    BLOCK: tl.constexpr = row_block(N)\n"
-        "    offs = tl.arange(0, BLOCK)\n"
-        "    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)\n"
-        "    tl.store(y_ptr + offs, x * scale(BLOCK, N), mask=offs < N)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "@triton.constexpr_function\n"
+                      "def row_block(n):\n"
+                      "    b = 1 << (n - 1).bit_length()\n"
+                      "    if b < 16:\n"
+                      "        return 16\n"
+                      "    return b\n"
+                      "\n"
+                      "@tl.constexpr_function\n"
+                      "def scale(block, n):\n"
+                      "    return block / n if n > 0 else 0.0\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def kernel(x_ptr: '*fp32', y_ptr: '*fp32', N: tl.constexpr):\n"
+                      "    BLOCK: tl.constexpr = row_block(N)\n"
+                      "    offs = tl.arange(0, BLOCK)\n"
+                      "    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)\n"
+                      "    tl.store(y_ptr + offs, x * scale(BLOCK, N), mask=offs < N)\n";
     Define d = {"N", "100"};
     Compiled c;
     if (!compile(&c, src, NULL, NULL, &d, 1))
@@ -248,8 +252,8 @@ static void check_block_pointers(void)
 {
     Define d[3] = {{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}};
     Compiled c;
-    if (compile(&c, block_ptr_src, "bp_matmul", "*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32",
-                d, 3)) {
+    if (compile(&c, block_ptr_src, "bp_matmul",
+                "*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32", d, 3)) {
         enum { M = 37, N = 45, K = 70 };
         static float a[M * K], b[K * N], cm[M * N + 8];
         for (int i = 0; i < M * K; i++)
@@ -258,7 +262,8 @@ static void check_block_pointers(void)
             b[i] = (float)((i * 5) % 11) * 0.5f - 2.0f;
         for (int i = 0; i < M * N + 8; i++)
             cm[i] = -99.0f;
-        InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K), I(K), I(1), I(1), I(K), I(N), I(1)};
+        InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K),
+                            I(K), I(1), I(1),  I(K), I(N), I(1)};
         InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
         if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 12, bufs, 3)) {
             int bad = 0;
@@ -268,7 +273,8 @@ static void check_block_pointers(void)
                     for (int k = 0; k < K; k++)
                         ref += (double)a[m * K + k] * b[k + n * K];
                     if (cm[m * N + n] != (float)ref && bad++ < 5)
-                        CHECK(0, "block-pointer matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n], ref);
+                        CHECK(0, "block-pointer matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n],
+                              ref);
                 }
             for (int i = M * N; i < M * N + 8; i++)
                 CHECK(cm[i] == -99.0f, "block-pointer store wrote past the tensor at %d", i);
@@ -299,7 +305,8 @@ static void check_block_pointers(void)
                 for (int col = 0; col < C; col++) {
                     float want = row == 0 ? NAN : (float)((row - 1) * C + col) + 100.0f;
                     float got = x[row * C + col];
-                    CHECK(row == 0 ? got != got : got == want, "bp_pad store [%d, %d]: %g", row, col, got);
+                    CHECK(row == 0 ? got != got : got == want, "bp_pad store [%d, %d]: %g", row,
+                          col, got);
                 }
             for (int i = R * C; i < R * C + 4; i++)
                 CHECK(x[i] == -7.0f, "bp_pad stored past the tensor at %d: %g", i, x[i]);
@@ -325,7 +332,8 @@ static void check_tensor_descriptors(void)
         "        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)\n"
         "\n"
         "@triton.jit\n"
-        "def td_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,\n"
+        "def td_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: "
+        "tl.constexpr,\n"
         "              BLOCK_K: tl.constexpr):\n"
         "    pid = tl.program_id(0)\n"
         "    num_n = tl.cdiv(N, BLOCK_N)\n"
@@ -486,7 +494,8 @@ static void check_flaggems_forms(void)
                     best = k;
             CHECK(v[r] == x[r * C + best] && idx[r] == best, "row %d max %d at %d, want %d at %d",
                   r, v[r], idx[r], x[r * C + best], best);
-            CHECK(jdx[r] == worst, "row %d min at %d, want %d (the masked -32768)", r, jdx[r], worst);
+            CHECK(jdx[r] == worst, "row %d min at %d, want %d (the masked -32768)", r, jdx[r],
+                  worst);
         }
     }
     compile_result_free(&c.res);
@@ -496,18 +505,17 @@ static void check_flaggems_forms(void)
  * output): the store runs for a real buffer and is skipped for a NULL one. */
 static void check_pointer_condition(void)
 {
-    const char *src =
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.jit\n"
-        "def k(x_ptr, opt_ptr, BLOCK: tl.constexpr):\n"
-        "    offs = tl.arange(0, BLOCK)\n"
-        "    tl.store(x_ptr + offs, 1.0)\n"
-        "    if opt_ptr:\n"
-        "        tl.store(opt_ptr + offs, 2.0)\n"
-        "    flag = 3.0 if opt_ptr else 4.0\n"
-        "    tl.store(x_ptr + offs, flag)\n";
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, opt_ptr, BLOCK: tl.constexpr):\n"
+                      "    offs = tl.arange(0, BLOCK)\n"
+                      "    tl.store(x_ptr + offs, 1.0)\n"
+                      "    if opt_ptr:\n"
+                      "        tl.store(opt_ptr + offs, 2.0)\n"
+                      "    flag = 3.0 if opt_ptr else 4.0\n"
+                      "    tl.store(x_ptr + offs, flag)\n";
     Define d = {"BLOCK", "8"};
     Compiled c;
     if (!compile(&c, src, "k", "*fp32,*fp32", &d, 1))

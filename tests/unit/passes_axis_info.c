@@ -2,10 +2,7 @@
  * numbers for the same kernels), and axis_vector_width. */
 #include "passes_kernels.h"
 
-static const AxisInfo *axis_of(const IrFunc *f, ValueId v)
-{
-    return f->values[v].axis;
-}
+static const AxisInfo *axis_of(const IrFunc *f, ValueId v) { return f->values[v].axis; }
 
 static void test_vector_add(int ptr_div, int n_div, int64_t want_div, int64_t want_mask_const)
 {
@@ -18,9 +15,11 @@ static void test_vector_add(int ptr_div, int n_div, int64_t want_div, int64_t wa
     const AxisInfo *m = axis_of(f, load->operands[1]);
     CHECK(p && p->contiguity[0] == 1024, "pointer contiguity %lld, want 1024",
           p ? (long long)p->contiguity[0] : -1LL);
-    CHECK(p && p->divisibility[0] == want_div, "pointer divisibility %lld bytes, want %lld (ptr :%d)",
+    CHECK(p && p->divisibility[0] == want_div,
+          "pointer divisibility %lld bytes, want %lld (ptr :%d)",
           p ? (long long)p->divisibility[0] : -1LL, (long long)want_div, ptr_div);
-    CHECK(p && p->constancy[0] == 1, "pointer constancy %lld", p ? (long long)p->constancy[0] : -1LL);
+    CHECK(p && p->constancy[0] == 1, "pointer constancy %lld",
+          p ? (long long)p->constancy[0] : -1LL);
     /* offsets < n: constant over aligned runs of 16 when n is a multiple of 16 (Triton's cmp rule). */
     CHECK(m && m->constancy[0] == want_mask_const, "mask constancy %lld, want %lld",
           m ? (long long)m->constancy[0] : -1LL, (long long)want_mask_const);
@@ -91,12 +90,15 @@ static void test_loop_carried_pointer(void)
     Diag d = {0};
     CHECK(pass_axis_info(f, &(PassOptions){0}, &d), "axis info failed");
     const AxisInfo *a = axis_of(f, arg);
-    CHECK(a && a->contiguity[0] == 128 && a->divisibility[0] == 16, "iter arg: contiguity %lld div %lld",
-          a ? (long long)a->contiguity[0] : -1LL, a ? (long long)a->divisibility[0] : -1LL);
+    CHECK(a && a->contiguity[0] == 128 && a->divisibility[0] == 16,
+          "iter arg: contiguity %lld div %lld", a ? (long long)a->contiguity[0] : -1LL,
+          a ? (long long)a->divisibility[0] : -1LL);
     const AxisInfo *r = axis_of(f, loop->results[0]);
-    CHECK(r && r->divisibility[0] == 16, "loop result divisibility %lld", r ? (long long)r->divisibility[0] : -1LL);
+    CHECK(r && r->divisibility[0] == 16, "loop result divisibility %lld",
+          r ? (long long)r->divisibility[0] : -1LL);
     /* Advancing by 1 element breaks the 16-byte alignment: the meet must see it. */
-    IrOp *c = f->values[step].def->operands[0] > 0 ? f->values[f->values[step].def->operands[0]].def : NULL;
+    IrOp *c = f->values[step].def->operands[0] > 0 ? f->values[f->values[step].def->operands[0]].def
+                                                   : NULL;
     c->attr[0] = 1;
     CHECK(pass_axis_info(f, &(PassOptions){0}, &d), "axis info failed");
     a = axis_of(f, arg);
@@ -119,8 +121,8 @@ static void test_hints_and_rem(void)
     ValueId r = pk_op(&b, OP_ADD, vi, pk_op(&b, OP_SPLAT, vi, x, 0), pk_range(&b, 0, 128));
     ValueId hinted = pk_attr_op(&b, OP_MULTIPLE_OF, vi, r, 8);
     ValueId mod = pk_op(&b, OP_REM, vi, pk_range(&b, 0, 128), pk_op(&b, OP_SPLAT, vi, m, 0));
-    ValueId q = pk_op(&b, OP_DIV, vi, pk_range(&b, 0, 128), pk_op(&b, OP_SPLAT, vi,
-                      ir_build_const_int(&b, pk_loc(1), i32, 4), 0));
+    ValueId q = pk_op(&b, OP_DIV, vi, pk_range(&b, 0, 128),
+                      pk_op(&b, OP_SPLAT, vi, ir_build_const_int(&b, pk_loc(1), i32, 4), 0));
     Diag d = {0};
     CHECK(pass_axis_info(f, &(PassOptions){0}, &d), "axis info failed");
     CHECK(axis_of(f, r)->divisibility[0] == 1 && axis_of(f, r)->contiguity[0] == 128,

@@ -34,10 +34,10 @@ typedef struct Case {
     int64_t ints[12]; /* the int params after the buffers */
     int nints;
     int num_warps;
-    bool in_f32;        /* inputs fp32 (tf32 dots: pipelined on sm_90a only, FMA elsewhere) */
-    bool in_fp8;        /* inputs e4m3 (wgmma's fp8 form on sm_90a, pipelined when K-contiguous;
+    bool in_f32;      /* inputs fp32 (tf32 dots: pipelined on sm_90a only, FMA elsewhere) */
+    bool in_fp8;      /* inputs e4m3 (wgmma's fp8 form on sm_90a, pipelined when K-contiguous;
                            widened to fp16 for mma.sync elsewhere, not pipelined) */
-    bool unpipelined;   /* the pipeline pass leaves the loop as it is (the case says why) */
+    bool unpipelined; /* the pipeline pass leaves the loop as it is (the case says why) */
 } Case;
 
 static uint32_t rng_state = 7;
@@ -56,9 +56,10 @@ static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, St
     InterpArg args[MAX_ARGS];
     InterpBuffer ib[MAX_BUFS];
     for (int i = 0; i < c->nbufs; i++) {
-        size_t bytes = c->buf_elems[i] * ((i == c->out && c->out_f32) || (i != c->out && c->in_f32) ? 4
-                                          : i != c->out && c->in_fp8                              ? 1
-                                                                                                  : 2);
+        size_t bytes =
+            c->buf_elems[i] * ((i == c->out && c->out_f32) || (i != c->out && c->in_f32) ? 4
+                               : i != c->out && c->in_fp8                                ? 1
+                                                                                         : 2);
         bufs[i] = malloc(bytes);
         memcpy(bufs[i], init[i], bytes);
         args[i].ptr = (uint64_t)(uintptr_t)bufs[i];
@@ -66,8 +67,11 @@ static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, St
     }
     for (int i = 0; i < c->nints; i++)
         args[c->nbufs + i].i = c->ints[i];
-    InterpLaunch l = {.grid = {c->grid[0], c->grid[1] ? c->grid[1] : 1, 1}, .args = args,
-                      .nargs = c->nbufs + c->nints, .buffers = ib, .nbuffers = c->nbufs};
+    InterpLaunch l = {.grid = {c->grid[0], c->grid[1] ? c->grid[1] : 1, 1},
+                      .args = args,
+                      .nargs = c->nbufs + c->nints,
+                      .buffers = ib,
+                      .nbuffers = c->nbufs};
     bool ok = interp_run(f, &l, err);
     memcpy(out, bufs[c->out], c->buf_elems[c->out] * (c->out_f32 ? 4 : 2));
     for (int i = 0; i < c->nbufs; i++)
@@ -78,7 +82,9 @@ static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, St
 static float half_value(uint16_t h)
 {
     int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 1024), e - 25);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -116,11 +122,15 @@ static void run_case(const Case *c)
     int ndefs = 0;
     for (; ndefs < 8 && c->defs[ndefs]; ndefs++) {
         const char *eq = strchr(c->defs[ndefs], '=');
-        defs[ndefs] = (Define){.name = strndup(c->defs[ndefs], (size_t)(eq - c->defs[ndefs])), .value = eq + 1};
+        defs[ndefs] = (Define){.name = strndup(c->defs[ndefs], (size_t)(eq - c->defs[ndefs])),
+                               .value = eq + 1};
     }
-    CompileOptions opt = {.spec = {.kernel_name = c->kernel, .signature = c->signature, .defines = defs,
+    CompileOptions opt = {.spec = {.kernel_name = c->kernel,
+                                   .signature = c->signature,
+                                   .defines = defs,
                                    .ndefines = ndefs},
-                          .emit = EMIT_IR, .num_warps = c->num_warps};
+                          .emit = EMIT_IR,
+                          .num_warps = c->num_warps};
     CompileResult res = {0};
     Diag diag = {0};
     bool ok = driver_compile(&file, &opt, &res, &diag);
@@ -169,8 +179,13 @@ static void run_case(const Case *c)
             int sm = 0;
             bool arch_specific = false;
             driver_parse_arch(arches[a], &sm, &arch_specific);
-            PassOptions po = {.num_warps = c->num_warps ? c->num_warps : 4, .num_stages = stages, .sm = sm,
-                              .verify = true, .mma = true, .wgmma = true, .arch_specific = arch_specific};
+            PassOptions po = {.num_warps = c->num_warps ? c->num_warps : 4,
+                              .num_stages = stages,
+                              .sm = sm,
+                              .verify = true,
+                              .mma = true,
+                              .wgmma = true,
+                              .arch_specific = arch_specific};
             Arena *arena = arena_new();
             IrFunc *f = ir_func_clone(res.ir, arena);
             passes_prepare(f, &po);
@@ -189,19 +204,23 @@ static void run_case(const Case *c)
                     break;
                 strbuf_clear(&err);
                 bool ran = run(f, c, init, got, &err);
-                CHECK(ran, "%s %s stages %d after %s: %s", c->kernel, arches[a], stages, passes_list[i].name,
-                      err.data ? err.data : "");
+                CHECK(ran, "%s %s stages %d after %s: %s", c->kernel, arches[a], stages,
+                      passes_list[i].name, err.data ? err.data : "");
                 /* canonicalize may fold `acc + dot(a, b)` into dot(a, b, acc), a different
                  * summation order: close to the lowered kernel's results; every later pass must
                  * give exactly the results of the pass before it */
                 if (ran && i == 0)
-                    CHECK(close_enough(want, got, c), "%s %s stages %d: output far from the lowered kernel's "
-                          "after %s", c->kernel, arches[a], stages, passes_list[i].name);
-                else if (ran)
-                    CHECK(memcmp(prev, got, out_bytes) == 0, "%s %s stages %d: output differs after %s",
+                    CHECK(close_enough(want, got, c),
+                          "%s %s stages %d: output far from the lowered kernel's "
+                          "after %s",
                           c->kernel, arches[a], stages, passes_list[i].name);
+                else if (ran)
+                    CHECK(memcmp(prev, got, out_bytes) == 0,
+                          "%s %s stages %d: output differs after %s", c->kernel, arches[a], stages,
+                          passes_list[i].name);
                 memcpy(prev, got, out_bytes);
-                bool pipelines = stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
+                bool pipelines =
+                    stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
                 if (!strcmp(passes_list[i].name, "pipeline"))
                     CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
                           "%s %s stages %d: %d async copies after the pipeline pass", c->kernel,
@@ -229,88 +248,254 @@ int main(void)
     /* seed 1 with its strides declared :16 / :1 (else its loads are element by element and
      * nothing is pipelined, as in Triton) and M, N, K :16 (its `% M`, `% N` and k masks keep
      * the contiguity then); M and N are still not multiples of the blocks */
-    const char *mm1_sig = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
-    const char *mm1_t_sig = "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
-    const char *mm1_f32_sig = "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
-    const char *mm1_t_f32_sig = "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
+    const char *mm1_sig =
+        "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *mm1_t_sig =
+        "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
+    const char *mm1_f32_sig =
+        "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *mm1_t_f32_sig =
+        "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
     const Case cases[] = {
-        {"tests/lit/codegen/dot_loop.tri", "dot_loop", "*fp16:16,*fp16:16,*fp32:16,i32:16",
-         {"T=tl.float16", "M=64", "N=64", "BK=32"}, {1}, 3, {64 * K, K * 64, 64 * 64}, 2, true, {K}, 1, 4},
+        {"tests/lit/codegen/dot_loop.tri",
+         "dot_loop",
+         "*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"T=tl.float16", "M=64", "N=64", "BK=32"},
+         {1},
+         3,
+         {64 * K, K * 64, 64 * 64},
+         2,
+         true,
+         {K},
+         1,
+         4},
         /* a non-zero `other` (1.0 past K) on A: it travels with the async copy */
-        {"tests/lit/codegen/dot_other.tri", "dot_other", "*fp16:16,*fp16:16,*fp32:16,i32:16",
-         {"M=64", "N=64", "BK=32"}, {1}, 3, {64 * K, K * 64, 64 * 64}, 2, true, {K}, 1, 4},
-        {"tests/lit/codegen/dot_loop.tri", "dot_loop", "*bf16:16,*bf16:16,*fp32:16,i32:16",
-         {"T=tl.bfloat16", "M=128", "N=64", "BK=64"}, {1}, 3, {128 * 192, 192 * 64, 128 * 64}, 2, true, {192}, 1, 8},
+        {"tests/lit/codegen/dot_other.tri",
+         "dot_other",
+         "*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"M=64", "N=64", "BK=32"},
+         {1},
+         3,
+         {64 * K, K * 64, 64 * 64},
+         2,
+         true,
+         {K},
+         1,
+         4},
+        {"tests/lit/codegen/dot_loop.tri",
+         "dot_loop",
+         "*bf16:16,*bf16:16,*fp32:16,i32:16",
+         {"T=tl.bfloat16", "M=128", "N=64", "BK=64"},
+         {1},
+         3,
+         {128 * 192, 192 * 64, 128 * 64},
+         2,
+         true,
+         {192},
+         1,
+         8},
         /* seed 1: A row-major, B row-major */
-        {"examples/matmul.tri", "matmul_kernel", mm1_sig,
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
-         {M, N, K, K, 1, N, 1, N, 1}, 9, 4},
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         mm1_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+         {2 * 2},
+         3,
+         {M * K, K * N, M * N},
+         2,
+         true,
+         {M, N, K, K, 1, N, 1, N, 1},
+         9,
+         4},
         /* seed 1, A column-major and B passed transposed (K-contiguous) */
-        {"examples/matmul.tri", "matmul_kernel", mm1_t_sig,
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
-         {M, N, K, 1, M, 1, K, N, 1}, 9, 4},
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         mm1_t_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+         {2 * 2},
+         3,
+         {M * K, K * N, M * N},
+         2,
+         true,
+         {M, N, K, 1, M, 1, K, N, 1},
+         9,
+         4},
         /* the same two in fp32: tf32 dots on sm_90a, whose K-major slots take the M- or N-major
          * tiles element by element */
-        {"examples/matmul.tri", "matmul_kernel", mm1_f32_sig,
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
-         {M, N, K, K, 1, N, 1, N, 1}, 9, 4, true},
-        {"examples/matmul.tri", "matmul_kernel", mm1_t_f32_sig,
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"}, {2 * 2}, 3, {M * K, K * N, M * N}, 2, true,
-         {M, N, K, 1, M, 1, K, N, 1}, 9, 4, true},
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         mm1_f32_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+         {2 * 2},
+         3,
+         {M * K, K * N, M * N},
+         2,
+         true,
+         {M, N, K, K, 1, N, 1, N, 1},
+         9,
+         4,
+         true},
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         mm1_t_f32_sig,
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+         {2 * 2},
+         3,
+         {M * K, K * N, M * N},
+         2,
+         true,
+         {M, N, K, 1, M, 1, K, N, 1},
+         9,
+         4,
+         true},
         /* seed 2 in fp32 (B N-major) */
-        {"examples/matmul.tri", "kernel_matmul",
+        {"examples/matmul.tri",
+         "kernel_matmul",
          "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8", "T_C=tl.float32",
-          "T_ACC=tl.float32"},
-         {3 * 2}, 3, {192 * 96, 96 * 128, 192 * 128}, 2, true, {192, 128, 96, 96, 1, 128, 1, 128, 1}, 9, 4, true},
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8",
+          "T_C=tl.float32", "T_ACC=tl.float32"},
+         {3 * 2},
+         3,
+         {192 * 96, 96 * 128, 192 * 128},
+         2,
+         true,
+         {192, 128, 96, 96, 1, 128, 1, 128, 1},
+         9,
+         4,
+         true},
         /* seed 2: grouped program order, fp16 output; it has no masks, so sizes are whole blocks */
-        {"examples/matmul.tri", "kernel_matmul",
+        {"examples/matmul.tri",
+         "kernel_matmul",
          "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8", "T_C=tl.float16",
-          "T_ACC=tl.float32"},
-         {3 * 2}, 3, {192 * 96, 96 * 128, 192 * 128}, 2, false, {192, 128, 96, 96, 1, 128, 1, 128, 1}, 9, 4},
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8",
+          "T_C=tl.float16", "T_ACC=tl.float32"},
+         {3 * 2},
+         3,
+         {192 * 96, 96 * 128, 192 * 128},
+         2,
+         false,
+         {192, 128, 96, 96, 1, 128, 1, 128, 1},
+         9,
+         4},
         /* the linear layer, w [N, K] */
-        {"examples/linear.tri", "linear_kernel",
-         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
-         {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4},
+        {"examples/linear.tri",
+         "linear_kernel",
+         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:"
+         "16,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2, 2},
+         4,
+         {96 * 112, 80 * 112, 80, 96 * 80},
+         3,
+         true,
+         {96, 80, 112, 112, 1, 112, 1, 80, 1},
+         9,
+         4},
         /* sizes and strides only divisible by 4: pipelined with 8-byte copies */
-        {"examples/linear.tri", "linear_kernel",
-         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:4,i32:4,i32:4,i32:4,i32:1,i32:4,i32:1,i32:4,i32:1",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {100 * 108, 76 * 108, 76, 100 * 76}, 3, true,
-         {100, 76, 108, 108, 1, 108, 1, 76, 1}, 9, 4},
+        {"examples/linear.tri",
+         "linear_kernel",
+         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:4,i32:4,i32:4,i32:4,i32:1,i32:4,i32:1,i32:4,i32:"
+         "1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2, 2},
+         4,
+         {100 * 108, 76 * 108, 76, 100 * 76},
+         3,
+         true,
+         {100, 76, 108, 108, 1, 108, 1, 76, 1},
+         9,
+         4},
         /* the same in fp32: tf32 dots, copied along K and read K-major by wgmma on sm_90a */
-        {"examples/linear.tri", "linear_kernel",
-         "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
-         {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4, true},
+        {"examples/linear.tri",
+         "linear_kernel",
+         "*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:"
+         "16,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2, 2},
+         4,
+         {96 * 112, 80 * 112, 80, 96 * 80},
+         3,
+         true,
+         {96, 80, 112, 112, 1, 112, 1, 80, 1},
+         9,
+         4,
+         true},
         /* the same in fp8 (e4m3): on sm_90a copied along K and read K-major by wgmma's fp8 form
          * (serially with one stage); on sm_80 widened to fp16 for mma.sync, not pipelined */
-        {"examples/linear.tri", "linear_kernel",
-         "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2, 2}, 4, {96 * 112, 80 * 112, 80, 96 * 80}, 3, true,
-         {96, 80, 112, 112, 1, 112, 1, 80, 1}, 9, 4, false, true},
+        {"examples/linear.tri",
+         "linear_kernel",
+         "*fp8e4nv:16,*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,"
+         "i32:1,i32:16,i32:1",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2, 2},
+         4,
+         {96 * 112, 80 * 112, 80, 96 * 80},
+         3,
+         true,
+         {96, 80, 112, 112, 1, 112, 1, 80, 1},
+         9,
+         4,
+         false,
+         true},
         /* block pointers (the loop carries each pointer's leaves; its offsets advance by BLOCK_K),
          * B column-major, M and N odd: pipelined once K and the strides are specialized */
-        {"tests/lit/codegen/block_ptr.tri", "bp_matmul",
+        {"tests/lit/codegen/block_ptr.tri",
+         "bp_matmul",
          "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32:16,i32:16,i32:1,i32:1,i32:16,i32,i32:1",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2 * 2}, 3, {77 * 112, 112 * 93, 77 * 93}, 2, true,
-         {77, 93, 112, 112, 1, 1, 112, 93, 1}, 9, 4},
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2 * 2},
+         3,
+         {77 * 112, 112 * 93, 77 * 93},
+         2,
+         true,
+         {77, 93, 112, 112, 1, 1, 112, 93, 1},
+         9,
+         4},
         /* ... and as tests/unit/codegen_gpu_diff.c runs it, nothing specialized and K = 75: every
          * copy would be one element (2 bytes, under cp.async's 4), so the loop stays as it is */
-        {"tests/lit/codegen/block_ptr.tri", "bp_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2 * 3}, 3, {100 * 75, 75 * 130, 100 * 130}, 2, true,
-         {100, 130, 75, 75, 1, 1, 75, 130, 1}, 9, 4, false, false, true},
+        {"tests/lit/codegen/block_ptr.tri",
+         "bp_matmul",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2 * 3},
+         3,
+         {100 * 75, 75 * 130, 100 * 130},
+         2,
+         true,
+         {100, 130, 75, 75, 1, 1, 75, 130, 1},
+         9,
+         4,
+         false,
+         false,
+         true},
         /* tensor descriptors, desc.load([off_m, k]): addresses from the induction variable */
-        {"tests/lit/codegen/desc_matmul.tri", "desc_matmul", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {2 * 2}, 3, {77 * 112, 112 * 96, 77 * 96}, 2, true,
-         {77, 96, 112}, 3, 4},
+        {"tests/lit/codegen/desc_matmul.tri",
+         "desc_matmul",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {2 * 2},
+         3,
+         {77 * 112, 112 * 96, 77 * 96},
+         2,
+         true,
+         {77, 96, 112},
+         3,
+         4},
         /* tutorial 06's attention loop through descriptors (offsetk_y += BLOCK_N carried, two
          * dots, the K tail masked): q comes from before the loop and p from the softmax, so K
          * (through .T) and V are copied ahead alone and read back whole from their slots */
-        {"tests/lit/codegen/desc_attention.tri", "desc_attention", "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
-         {"BLOCK_M=64", "BLOCK_N=32", "HEAD_DIM=64"}, {2}, 4, {112 * 64, 112 * 64, 112 * 64, 112 * 64}, 3, true,
-         {112}, 1, 4},
+        {"tests/lit/codegen/desc_attention.tri",
+         "desc_attention",
+         "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=32", "HEAD_DIM=64"},
+         {2},
+         4,
+         {112 * 64, 112 * 64, 112 * 64, 112 * 64},
+         3,
+         true,
+         {112},
+         1,
+         4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);

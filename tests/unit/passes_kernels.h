@@ -15,7 +15,10 @@ static SrcFile pk_file = {.name = "kernel.tri"};
 static inline SrcLoc pk_loc(int line) { return (SrcLoc){.file = &pk_file, .line = line, .col = 5}; }
 
 static inline Type pk_block1(Type elem, int n) { return type_block(elem, 1, (int32_t[]){n}); }
-static inline Type pk_block2(Type elem, int m, int n) { return type_block(elem, 2, (int32_t[]){m, n}); }
+static inline Type pk_block2(Type elem, int m, int n)
+{
+    return type_block(elem, 2, (int32_t[]){m, n});
+}
 
 static inline ValueId pk_op(IrBuilder *b, OpCode code, Type t, ValueId a, ValueId c)
 {
@@ -89,7 +92,7 @@ static inline IrFunc *pk_vector_add(Arena *arena, int block, int ptr_div, int n_
 
 /* base + (rows[:, None] * stride_r + cols[None, :] * stride_c), a <R x C> block of pointers. */
 static inline ValueId pk_tile_ptrs(IrBuilder *b, ValueId base, DType elem, ValueId rows, int R,
-                            ValueId stride_r, ValueId cols, int C, ValueId stride_c)
+                                   ValueId stride_r, ValueId cols, int C, ValueId stride_c)
 {
     Type i32 = type_scalar(DT_I32);
     Type col_t = pk_block2(i32, R, 1), row_t = pk_block2(i32, 1, C), full = pk_block2(i32, R, C);
@@ -127,14 +130,16 @@ static inline IrFunc *pk_matmul(Arena *arena, int BM, int BN, int BK, int num_wa
     ValueId pid_m = pk_attr_op(&b, OP_PROGRAM_ID, i32, 0, 0);
     ValueId pid_n = pk_attr_op(&b, OP_PROGRAM_ID, i32, 0, 1);
     Type vm = pk_block1(i32, BM), vn = pk_block1(i32, BN);
-    ValueId offs_am = pk_op(&b, OP_ADD, vm,
-                            pk_op(&b, OP_SPLAT, vm,
-                                  pk_op(&b, OP_MUL, i32, pid_m, ir_build_const_int(&b, pk_loc(1), i32, BM)), 0),
-                            pk_range(&b, 0, BM));
-    ValueId offs_bn = pk_op(&b, OP_ADD, vn,
-                            pk_op(&b, OP_SPLAT, vn,
-                                  pk_op(&b, OP_MUL, i32, pid_n, ir_build_const_int(&b, pk_loc(1), i32, BN)), 0),
-                            pk_range(&b, 0, BN));
+    ValueId offs_am =
+        pk_op(&b, OP_ADD, vm,
+              pk_op(&b, OP_SPLAT, vm,
+                    pk_op(&b, OP_MUL, i32, pid_m, ir_build_const_int(&b, pk_loc(1), i32, BM)), 0),
+              pk_range(&b, 0, BM));
+    ValueId offs_bn =
+        pk_op(&b, OP_ADD, vn,
+              pk_op(&b, OP_SPLAT, vn,
+                    pk_op(&b, OP_MUL, i32, pid_n, ir_build_const_int(&b, pk_loc(1), i32, BN)), 0),
+              pk_range(&b, 0, BN));
     ValueId offs_k = pk_range(&b, 0, BK);
     ValueId a_ptrs = pk_tile_ptrs(&b, a_ptr, DT_F16, offs_am, BM, stride_am, offs_k, BK, one);
     ValueId b_ptrs = pk_tile_ptrs(&b, b_ptr, DT_F16, offs_k, BK, stride_bk, offs_bn, BN, one);
@@ -152,8 +157,10 @@ static inline IrFunc *pk_matmul(Arena *arena, int BM, int BN, int BK, int num_wa
     ValueId ka = pk_op(&in, OP_MUL, i32, k, ir_build_const_int(&in, pk_loc(3), i32, BK));
     ValueId kb = pk_op(&in, OP_MUL, i32, ka, stride_bk);
     Type ia = pk_block2(i32, BM, BK), ib = pk_block2(i32, BK, BN);
-    ValueId a = pk_op(&in, OP_LOAD, ta, pk_op(&in, OP_ADDPTR, pa, a_ptrs, pk_op(&in, OP_SPLAT, ia, ka, 0)), 0);
-    ValueId bv = pk_op(&in, OP_LOAD, tb, pk_op(&in, OP_ADDPTR, pb, b_ptrs, pk_op(&in, OP_SPLAT, ib, kb, 0)), 0);
+    ValueId a = pk_op(&in, OP_LOAD, ta,
+                      pk_op(&in, OP_ADDPTR, pa, a_ptrs, pk_op(&in, OP_SPLAT, ia, ka, 0)), 0);
+    ValueId bv = pk_op(&in, OP_LOAD, tb,
+                       pk_op(&in, OP_ADDPTR, pb, b_ptrs, pk_op(&in, OP_SPLAT, ib, kb, 0)), 0);
     ValueId dot_ops[3] = {a, bv, acc};
     ValueId d = ir_build(&in, OP_DOT, pk_loc(4), dot_ops, 3, &acc_t, 1, 0)->results[0];
     ir_build(&in, OP_YIELD, pk_loc(4), &d, 1, NULL, 0, 0);
@@ -173,8 +180,8 @@ static inline Layout pk_layout(const IrFunc *f, ValueId v)
     return l > 0 && l < f->nlayouts ? f->layouts[l] : none;
 }
 
-static inline bool pk_blocked_is(const Layout *l, int rank, const int *spt, const int *tpw, const int *wpc,
-                          const int *order)
+static inline bool pk_blocked_is(const Layout *l, int rank, const int *spt, const int *tpw,
+                                 const int *wpc, const int *order)
 {
     if (l->kind != LAYOUT_BLOCKED || l->rank != rank)
         return false;

@@ -17,7 +17,8 @@ static bool run_layout_passes(IrFunc *f, int sm, Diag *d)
     /* Triton's FMA dot takes #dot_op with a blocked parent (docs/layouts.md); a verifier that
      * still insists on an mma parent is the only complaint tolerated here. */
     int tolerated = 0;
-    for (const char *p = vd.text.data; p && (p = strstr(p, "dot operand layout's parent is not an mma")); p++)
+    for (const char *p = vd.text.data;
+         p && (p = strstr(p, "dot operand layout's parent is not an mma")); p++)
         tolerated++;
     if (!verified && tolerated != vd.errors) {
         printf("verifier:\n%s\n", vd.text.data ? vd.text.data : "");
@@ -47,13 +48,14 @@ static void test_vector_add(int ptr_div, int n_div, int want_spt, int want_width
     IrFunc *f = pk_vector_add(arena, 1024, ptr_div, n_div, 4);
     Diag d = {0};
     CHECK(run_layout_passes(f, 90, &d), "passes failed: %s", d.text.data ? d.text.data : "");
-    IrOp *load = pk_find_mem_op(&f->body, OP_LOAD, 0), *store = pk_find_mem_op(&f->body, OP_STORE, 0);
+    IrOp *load = pk_find_mem_op(&f->body, OP_LOAD, 0),
+         *store = pk_find_mem_op(&f->body, OP_STORE, 0);
     Layout l = pk_layout(f, load->results[0]);
     /* Triton: #blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
      * for a 1024 block of fp32 behind 16-byte aligned pointers. */
     CHECK(pk_blocked_is(&l, 1, (int[]){want_spt}, (int[]){32}, (int[]){4}, (int[]){0}),
-          "load layout %s, want spt=[%d] (ptr :%d)", pk_layout_str(f, load->results[0], &sb), want_spt,
-          ptr_div);
+          "load layout %s, want spt=[%d] (ptr :%d)", pk_layout_str(f, load->results[0], &sb),
+          want_spt, ptr_div);
     CHECK(f->values[store->operands[0]].layout == f->values[load->results[0]].layout &&
               f->values[store->operands[1]].layout == f->values[load->results[0]].layout &&
               f->values[store->operands[2]].layout == f->values[load->results[0]].layout,
@@ -95,24 +97,26 @@ static void test_matmul(void)
           "A tile layout %s", pk_layout_str(f, la->results[0], &sb));
     CHECK(pk_blocked_is(&b, 2, (int[]){1, 8}, (int[]){4, 8}, (int[]){4, 1}, (int[]){1, 0}),
           "B tile layout %s", pk_layout_str(f, lb->results[0], &sb));
-    CHECK(axis_vector_width(f, la) == 8 && axis_vector_width(f, lb) == 8, "tile vector widths %d %d",
-          axis_vector_width(f, la), axis_vector_width(f, lb));
+    CHECK(axis_vector_width(f, la) == 8 && axis_vector_width(f, lb) == 8,
+          "tile vector widths %d %d", axis_vector_width(f, la), axis_vector_width(f, lb));
     IrOp *dot = find_op(&f->body, OP_DOT);
     IrOp *loop = find_op(&f->body, OP_FOR);
     int acc = f->values[dot->results[0]].layout;
     const Layout *pa = &f->layouts[f->values[dot->operands[0]].layout];
     const Layout *pb = &f->layouts[f->values[dot->operands[1]].layout];
-    CHECK(pa->kind == LAYOUT_DOT_OPERAND && pa->dot_operand.op_idx == 0 && pa->dot_operand.parent == acc,
+    CHECK(pa->kind == LAYOUT_DOT_OPERAND && pa->dot_operand.op_idx == 0 &&
+              pa->dot_operand.parent == acc,
           "dot a layout %s", pk_layout_str(f, dot->operands[0], &sb));
-    CHECK(pb->kind == LAYOUT_DOT_OPERAND && pb->dot_operand.op_idx == 1 && pb->dot_operand.parent == acc,
+    CHECK(pb->kind == LAYOUT_DOT_OPERAND && pb->dot_operand.op_idx == 1 &&
+              pb->dot_operand.parent == acc,
           "dot b layout %s", pk_layout_str(f, dot->operands[1], &sb));
     /* The accumulator: one layout on entry, in the body, on the yield and on exit, so the loop
      * carries it without a convert. */
     IrRegion *body = &loop->regions[0];
     IrOp *yield = body->ops[body->nops - 1];
     CHECK(f->values[loop->operands[3]].layout == acc && f->values[body->args[1]].layout == acc &&
-              f->values[yield->operands[0]].layout == acc && f->values[loop->results[0]].layout == acc &&
-              dot->operands[2] == body->args[1],
+              f->values[yield->operands[0]].layout == acc &&
+              f->values[loop->results[0]].layout == acc && dot->operands[2] == body->args[1],
           "accumulator layouts differ: init %d arg %d yield %d result %d dot %d",
           f->values[loop->operands[3]].layout, f->values[body->args[1]].layout,
           f->values[yield->operands[0]].layout, f->values[loop->results[0]].layout, acc);
@@ -140,8 +144,8 @@ static void test_matmul(void)
           dot->smem_bytes);
     int64_t strides[TRIC_MAX_RANK];
     shared_scratch_strides(f, cv, strides);
-    CHECK(strides[0] == 40 && strides[1] == 1, "A scratch strides [%lld, %lld]", (long long)strides[0],
-          (long long)strides[1]);
+    CHECK(strides[0] == 40 && strides[1] == 1, "A scratch strides [%lld, %lld]",
+          (long long)strides[0], (long long)strides[1]);
     diag_free(&d);
     arena_free(arena);
 }
@@ -188,7 +192,8 @@ static void test_matmul_mma(int sm, bool want_mma)
               "mma dot staging %lld + %lld, scratch %d", (long long)a_bytes, (long long)b_bytes,
               dot->smem_bytes);
     } else {
-        CHECK(acc->kind == LAYOUT_BLOCKED, "sm_%d accumulator %s", sm, pk_layout_str(f, dot->results[0], &sb));
+        CHECK(acc->kind == LAYOUT_BLOCKED, "sm_%d accumulator %s", sm,
+              pk_layout_str(f, dot->results[0], &sb));
     }
     diag_free(&d);
     arena_free(arena);
@@ -230,7 +235,8 @@ static void test_reduction(void)
     ValueId y_ptr = ir_param_add(f, type_ptr(DT_F32), "y_ptr", 16);
     ValueId stride = ir_param_add(f, i32, "stride", 16);
     ValueId one = ir_build_const_int(&b, pk_loc(1), i32, 1);
-    ValueId ptrs = pk_tile_ptrs(&b, x_ptr, DT_F32, pk_range(&b, 0, 32), 32, stride, pk_range(&b, 0, 64), 64, one);
+    ValueId ptrs = pk_tile_ptrs(&b, x_ptr, DT_F32, pk_range(&b, 0, 32), 32, stride,
+                                pk_range(&b, 0, 64), 64, one);
     ValueId x = pk_op(&b, OP_LOAD, pk_block2(type_scalar(DT_F32), 32, 64), ptrs, 0);
     ValueId s = pk_attr_op(&b, OP_REDUCE_SUM, pk_block1(type_scalar(DT_F32), 32), x, 1);
     ValueId total = pk_attr_op(&b, OP_REDUCE_SUM, type_scalar(DT_F32), s, 0);
@@ -245,8 +251,8 @@ static void test_reduction(void)
     IrOp *red = f->values[s].def;
     int xl = f->values[red->operands[0]].layout;
     const Layout *sl = &f->layouts[f->values[s].layout];
-    CHECK(sl->kind == LAYOUT_SLICE && sl->slice.dim == 1 && sl->slice.parent == xl,
-          "sum layout %s", pk_layout_str(f, s, &sb));
+    CHECK(sl->kind == LAYOUT_SLICE && sl->slice.dim == 1 && sl->slice.parent == xl, "sum layout %s",
+          pk_layout_str(f, s, &sb));
     CHECK(f->values[total].layout == 0, "a scalar has a layout");
     /* The cross-warp partials of both sums are warp-major with the outputs contiguous
      * (shared_reduce_scratch): 32 row sums, then the single total. */
@@ -274,7 +280,8 @@ static void test_reduction(void)
      * stays within warps, so it needs no scratch; the total crosses warps. */
     CHECK(red->smem_bytes == 0, "row sum scratch %d", red->smem_bytes);
     IrOp *tot = f->values[total].def;
-    CHECK(tot->smem_bytes == 4 * 4, "total scratch %d, want one fp32 slot per warp", tot->smem_bytes);
+    CHECK(tot->smem_bytes == 4 * 4, "total scratch %d, want one fp32 slot per warp",
+          tot->smem_bytes);
     diag_free(&d);
     arena_free(arena);
 }

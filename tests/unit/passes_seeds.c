@@ -43,7 +43,8 @@ typedef struct Seed {
 
 /* Lowers one kernel of examples/NAME through the driver, then runs passes_run on it. */
 static bool seed_compile_with(Seed *s, const char *name, const char *kernel, const char *sig,
-                              const Define *defs, int ndefs, int num_warps, const PassOptions *given)
+                              const Define *defs, int ndefs, int num_warps,
+                              const PassOptions *given)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/examples/%s", TRIC_SOURCE_DIR, name);
@@ -55,8 +56,10 @@ static bool seed_compile_with(Seed *s, const char *name, const char *kernel, con
     }
     s->file.name = name;
     s->file.text = s->text;
-    CompileOptions o = {.spec = {.kernel_name = kernel, .signature = sig, .defines = defs, .ndefines = ndefs},
-                        .emit = EMIT_IR, .num_warps = num_warps};
+    CompileOptions o = {
+        .spec = {.kernel_name = kernel, .signature = sig, .defines = defs, .ndefines = ndefs},
+        .emit = EMIT_IR,
+        .num_warps = num_warps};
     Diag d = {0};
     bool ok = driver_compile(&s->file, &o, &s->result, &d);
     if (ok) {
@@ -117,7 +120,8 @@ static void test_vector_add(const char *sig, int want_width)
 /* Seed 1 (masked, loop-carried pointers) and seed 2 (pointers offset in the loop): 8 fp16 per
  * access along K for A, along N for B; the masks offs_k < K - k*BK are constant over 16 when K is
  * :16, so they do not narrow the accesses; the only converts in the loop are the dot's operands. */
-static void test_matmul(const char *kernel, const char *sig, const Define *defs, int ndefs, int store_width)
+static void test_matmul(const char *kernel, const char *sig, const Define *defs, int ndefs,
+                        int store_width)
 {
     Seed s;
     if (!seed_compile(&s, "matmul.tri", kernel, sig, defs, ndefs, 4)) {
@@ -140,8 +144,8 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
         CHECK(axis_vector_width(s.f, loads[i]) == 8, "%s: load %d width %d, want 8", kernel, i,
               axis_vector_width(s.f, loads[i]));
     if (ns == 1)
-        CHECK(axis_vector_width(s.f, stores[0]) == store_width, "%s: store width %d, want %d", kernel,
-              axis_vector_width(s.f, stores[0]), store_width);
+        CHECK(axis_vector_width(s.f, stores[0]) == store_width, "%s: store width %d, want %d",
+              kernel, axis_vector_width(s.f, stores[0]), store_width);
     IrOp *converts[16];
     int nc = 0;
     collect(&loops[0]->regions[0], OP_CONVERT_LAYOUT, converts, &nc, 16);
@@ -152,7 +156,8 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
     /* The accumulator: the dot's c is the loop's region argument, in the dot's layout. */
     if (nd == 1) {
         ValueId c = dots[0]->operands[2];
-        CHECK(s.f->values[c].def == NULL && s.f->values[c].layout == s.f->values[dots[0]->results[0]].layout,
+        CHECK(s.f->values[c].def == NULL &&
+                  s.f->values[c].layout == s.f->values[dots[0]->results[0]].layout,
               "%s: the accumulator is converted inside the loop", kernel);
         CHECK(dots[0]->smem_bytes > 0 && s.f->shared_bytes >= dots[0]->smem_bytes,
               "%s: dot scratch %d, kernel %d", kernel, dots[0]->smem_bytes, s.f->shared_bytes);
@@ -170,11 +175,17 @@ static void test_pipeline(int num_stages, bool wgmma)
 {
     Seed s;
     Define defs[] = {{"BLOCK_SIZE_M", "128"}, {"BLOCK_SIZE_N", "128"}, {"BLOCK_SIZE_K", "64"},
-                     {"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
-    PassOptions po = {.num_warps = 4, .num_stages = num_stages, .sm = 90, .mma = true, .wgmma = true,
-                      .arch_specific = wgmma, .verify = true};
+                     {"GROUP_SIZE_M", "8"},   {"T_C", "tl.float16"},   {"T_ACC", "tl.float32"}};
+    PassOptions po = {.num_warps = 4,
+                      .num_stages = num_stages,
+                      .sm = 90,
+                      .mma = true,
+                      .wgmma = true,
+                      .arch_specific = wgmma,
+                      .verify = true};
     if (!seed_compile_with(&s, "matmul.tri", "kernel_matmul",
-                           "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                           "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,"
+                           "i32:1,i32:16,i32:1",
                            defs, 6, 4, &po)) {
         test_failures++;
         return;
@@ -192,7 +203,8 @@ static void test_pipeline(int num_stages, bool wgmma)
     collect(&s.f->body, OP_DOT, dots, &nd, 4);
     CHECK(nf == 1, "%s stages %d: %d loops", arch, num_stages, nf);
     if (num_stages < 2) {
-        CHECK(na == 0 && nc == 0 && nd == 1, "%s stages 1: %d buffers, %d copies, %d dots", arch, na, nc, nd);
+        CHECK(na == 0 && nc == 0 && nd == 1, "%s stages 1: %d buffers, %d copies, %d dots", arch,
+              na, nc, nd);
         seed_free(&s);
         return;
     }
@@ -200,8 +212,8 @@ static void test_pipeline(int num_stages, bool wgmma)
     for (int i = 0; i < na; i++) {
         Type t = ir_type(s.f, allocs[i]->results[0]);
         const Layout *l = &s.f->layouts[s.f->values[allocs[i]->results[0]].layout];
-        CHECK(t.is_smem && t.rank == 3 && t.shape[0] == num_stages, "%s stages %d: buffer %d slots", arch,
-              num_stages, t.shape[0]);
+        CHECK(t.is_smem && t.rank == 3 && t.shape[0] == num_stages, "%s stages %d: buffer %d slots",
+              arch, num_stages, t.shape[0]);
         CHECK(l->kind == LAYOUT_SHARED && l->shared.swizzle == 128 && l->shared.order[0] == 1,
               "%s stages %d: buffer %d not 128-byte swizzled along dim 1", arch, num_stages, i);
         CHECK(allocs[i]->smem_offset % 1024 == 0 && allocs[i]->smem_bytes == num_stages * 16384,
@@ -213,17 +225,18 @@ static void test_pipeline(int num_stages, bool wgmma)
     CHECK(nw == 2 && waits[0]->attr[0] == num_stages - 2 && waits[1]->attr[0] == 0,
           "%s stages %d: %d async waits", arch, num_stages, nw);
     if (wgmma) {
-        CHECK(nwg == 1 && nwgw == 2 && nd == 0 && nll == 0, "%d wgmma, %d waits, %d dots, %d local loads", nwg,
-              nwgw, nd, nll);
+        CHECK(nwg == 1 && nwgw == 2 && nd == 0 && nll == 0,
+              "%d wgmma, %d waits, %d dots, %d local loads", nwg, nwgw, nd, nll);
         if (nwgw == 2)
             CHECK(wgw[0]->attr[0] == 1 && wgw[1]->attr[0] == 0, "wgmma waits %lld, %lld",
                   (long long)wgw[0]->attr[0], (long long)wgw[1]->attr[0]);
     } else {
-        CHECK(nwg == 0 && nd == 1 && nll == 2, "sm_90: %d wgmma, %d dots, %d local loads", nwg, nd, nll);
+        CHECK(nwg == 0 && nd == 1 && nll == 2, "sm_90: %d wgmma, %d dots, %d local loads", nwg, nd,
+              nll);
     }
     /* the buffers, then the epilogue's convert of the 128x128 fp32 accumulator over them */
-    CHECK(s.f->shared_bytes >= 2 * num_stages * 16384, "%s stages %d: shared bytes %d", arch, num_stages,
-          s.f->shared_bytes);
+    CHECK(s.f->shared_bytes >= 2 * num_stages * 16384, "%s stages %d: shared bytes %d", arch,
+          num_stages, s.f->shared_bytes);
     seed_free(&s);
 }
 
@@ -238,11 +251,14 @@ int main(void)
     test_vector_add("*fp32,*fp32,*fp32,i32:16", 1);       /* pointers only 4-byte aligned */
     Define seed1[] = {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"}, {"BLOCK_SIZE_K", "32"}};
     /* fp32 C: 4 fp32 = 128 bits per store. */
-    test_matmul("matmul_kernel", "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-                seed1, 3, 4);
+    test_matmul(
+        "matmul_kernel",
+        "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+        seed1, 3, 4);
     Define seed2[] = {{"BLOCK_SIZE_M", "128"}, {"BLOCK_SIZE_N", "128"}, {"BLOCK_SIZE_K", "32"},
-                      {"GROUP_SIZE_M", "8"}, {"T_C", "tl.float16"}, {"T_ACC", "tl.float32"}};
-    test_matmul("kernel_matmul", "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+                      {"GROUP_SIZE_M", "8"},   {"T_C", "tl.float16"},   {"T_ACC", "tl.float32"}};
+    test_matmul("kernel_matmul",
+                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
                 seed2, 6, 8);
     if (test_failures)
         printf("%d failure(s)\n", test_failures);

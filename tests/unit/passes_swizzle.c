@@ -27,7 +27,8 @@ static void check_tile(int rows, int cols, DType dt, int contig)
     CHECK(ok == (want != 0), "%dx%d contig %d: layout %d", rows, cols, contig, ok);
     if (!ok)
         return;
-    CHECK(l.shared.swizzle == want, "%dx%d: swizzle %d, want %d", rows, cols, l.shared.swizzle, want);
+    CHECK(l.shared.swizzle == want, "%dx%d: swizzle %d, want %d", rows, cols, l.shared.swizzle,
+          want);
     int64_t slot = shared_slot_bytes(tile, false);
     CHECK(slot % 1024 == 0 && slot >= (int64_t)rows * cols * eb, "slot %lld", (long long)slot);
     unsigned char *used = calloc((size_t)slot, 1);
@@ -37,8 +38,8 @@ static void check_tile(int rows, int cols, DType dt, int contig)
             co[contig] = c;
             co[1 - contig] = r;
             int64_t off = shared_swizzled_offset(&l, tile, co);
-            CHECK(off >= 0 && off + eb <= slot && off % eb == 0, "%dx%d (%d, %d) at %lld", rows, cols, r, c,
-                  (long long)off);
+            CHECK(off >= 0 && off + eb <= slot && off % eb == 0, "%dx%d (%d, %d) at %lld", rows,
+                  cols, r, c, (long long)off);
             if (off < 0 || off + eb > slot)
                 continue;
             for (int b = 0; b < eb; b++) {
@@ -50,8 +51,8 @@ static void check_tile(int rows, int cols, DType dt, int contig)
                 int64_t co2[2];
                 co2[contig] = c + 1;
                 co2[1 - contig] = r;
-                CHECK(shared_swizzled_offset(&l, tile, co2) == off + eb, "%dx%d: chunk split at (%d, %d)", rows,
-                      cols, r, c);
+                CHECK(shared_swizzled_offset(&l, tile, co2) == off + eb,
+                      "%dx%d: chunk split at (%d, %d)", rows, cols, r, c);
             }
         }
     free(used);
@@ -65,8 +66,9 @@ static void check_tile(int rows, int cols, DType dt, int contig)
                 co[contig] = j * 16 / eb;
                 co[1 - contig] = r;
                 int group = (int)((shared_swizzled_offset(&l, tile, co) / 16) % 8);
-                CHECK(!(seen & (1u << group)), "%dx%d sw%d: rows %d.. chunk %d conflict in group %d", rows, cols,
-                      want, r0, j, group);
+                CHECK(!(seen & (1u << group)),
+                      "%dx%d sw%d: rows %d.. chunk %d conflict in group %d", rows, cols, want, r0,
+                      j, group);
                 seen |= 1u << group;
             }
         }

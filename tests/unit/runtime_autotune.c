@@ -13,8 +13,8 @@
 
 static const char *matmul_path(void) { return TRIC_SOURCE_DIR "/examples/matmul.tri"; }
 
-
-static void test_seed2(tric_device dev) {
+static void test_seed2(tric_device dev)
+{
     tric_module mod;
     tric_kernel k, c;
     if (ex_compile_seed2_tuned(dev, matmul_path(), 8, &mod, &k) != TRIC_SUCCESS) {
@@ -51,8 +51,8 @@ static void test_seed2(tric_device dev) {
     CHECK(tric_copy_to_device(a, 0, ha, 2 * M * K, NULL) == TRIC_SUCCESS);
     CHECK(tric_copy_to_device(b, 0, hb, 2 * K * N, NULL) == TRIC_SUCCESS);
     tric_arg args[] = {TRIC_ARG_BUF(a), TRIC_ARG_BUF(b), TRIC_ARG_BUF(cb), TRIC_ARG_I32(M),
-                       TRIC_ARG_I32(N), TRIC_ARG_I32(K), TRIC_ARG_I32(K), TRIC_ARG_I32(1),
-                       TRIC_ARG_I32(N), TRIC_ARG_I32(1), TRIC_ARG_I32(N), TRIC_ARG_I32(1)};
+                       TRIC_ARG_I32(N), TRIC_ARG_I32(K), TRIC_ARG_I32(K),  TRIC_ARG_I32(1),
+                       TRIC_ARG_I32(N), TRIC_ARG_I32(1), TRIC_ARG_I32(N),  TRIC_ARG_I32(1)};
     int chosen = -1;
     CHECK(tric_kernel_tune(k, ex_seed2_grid, NULL, args, 12, NULL, &chosen) == TRIC_SUCCESS &&
           chosen == 0);
@@ -80,7 +80,7 @@ static void test_seed2(tric_device dev) {
     tric_module_destroy(mod);
 
     /* All block sizes given: the kernel compiles as asked, untuned. */
-    static const char *all[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32",
+    static const char *all[] = {"GROUP_SIZE_M=8",  "T_C=tl.float16",  "T_ACC=tl.float32",
                                 "BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"};
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = "kernel_matmul";
@@ -99,7 +99,8 @@ static void test_seed2(tric_device dev) {
     tric_module_destroy(mod);
 }
 
-static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
+static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user)
+{
     (void)nargs;
     (void)user;
     int64_t block = 1;
@@ -107,7 +108,8 @@ static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, vo
     return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / block), 1, 1};
 }
 
-static void test_c_configs(tric_device dev) {
+static void test_c_configs(tric_device dev)
+{
     const char *path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     static const char *b3[] = {"BLOCK_SIZE=3"}, *b128[] = {"BLOCK_SIZE=128"},
                       *b256[] = {"BLOCK_SIZE=256"};
@@ -196,7 +198,8 @@ static void test_c_configs(tric_device dev) {
 
 /* A source with several kernels, compiled with no kernel named: one module holding each (the
  * autotuned one as its tuned kernel), the constexprs going to the kernels that have them. */
-static void test_file_kernels(tric_device dev) {
+static void test_file_kernels(tric_device dev)
+{
     static const char src[] =
         "import triton\nimport triton.language as tl\n"
         "@triton.jit\n"
@@ -224,7 +227,8 @@ static void test_file_kernels(tric_device dev) {
     CHECK(tric_module_get_kernel(mod, "scale", &scale) == TRIC_SUCCESS &&
           tric_kernel_num_configs(scale) == 2);
     CHECK(tric_module_get_kernel(mod, "other", &add) == TRIC_ERROR_NOT_FOUND &&
-          strcmp(tric_last_error(), "no kernel 'other' in this module (it holds add_one, scale)") == 0);
+          strcmp(tric_last_error(), "no kernel 'other' in this module (it holds add_one, scale)") ==
+              0);
     CHECK(tric_module_get_kernel(mod, "add_one", &add) == TRIC_SUCCESS);
     enum { N = 100 };
     static float h[N];
@@ -262,7 +266,8 @@ static void test_file_kernels(tric_device dev) {
     tric_module_destroy(mod);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
         CHECK(!"cpu device opens");

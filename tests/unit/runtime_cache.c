@@ -15,12 +15,13 @@ static int failures;
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
             failures++;                                                                            \
         }                                                                                          \
     } while (0)
 
-static char *slurp(const char *path, size_t *len) {
+static char *slurp(const char *path, size_t *len)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
@@ -33,19 +34,22 @@ static char *slurp(const char *path, size_t *len) {
     return data;
 }
 
-static void spit(const char *path, const char *data, size_t len) {
+static void spit(const char *path, const char *data, size_t len)
+{
     FILE *f = fopen(path, "wb");
     fwrite(data, 1, len, f);
     fclose(f);
 }
 
-static bool lookup(const char *dir, const char *material, StrBuf *payload, StrBuf *why) {
+static bool lookup(const char *dir, const char *material, StrBuf *payload, StrBuf *why)
+{
     strbuf_clear(payload);
     strbuf_clear(why);
     return rt_cache_lookup(dir, material, strlen(material), payload, why);
 }
 
-static void test_dir_rules(const char *tmp) {
+static void test_dir_rules(const char *tmp)
+{
     setenv("TRIC_CACHE_DIR", tmp, 1);
     char *d = rt_cache_dir();
     CHECK(d && strcmp(d, tmp) == 0);
@@ -69,7 +73,8 @@ static void test_dir_rules(const char *tmp) {
     CHECK(rt_fnv1a(RT_FNV_OFFSET, "a", 1) == 0xaf63dc4c8601ec8cULL);
 }
 
-static void test_store_and_damage(const char *dir) {
+static void test_store_and_damage(const char *dir)
+{
     const char *key = "tric-jit 0.1.0\ntarget sm_90a\nsource 5:x=1\n";
     const char *ptx = "// tric.begin\n.version 8.0\n.target sm_90a\n";
     StrBuf payload = {0}, why = {0};
@@ -124,7 +129,8 @@ static void test_store_and_damage(const char *dir) {
 
 /* The build part of every key: tric's version and revision, libtric's file, LLVM, libdevice --
  * a libdevice that changes (another size or mtime) makes another key. */
-static void test_build_key(const char *tmp) {
+static void test_build_key(const char *tmp)
+{
     StrBuf a = {0}, b = {0}, c = {0};
     rt_build_key(&a, NULL);
     CHECK(strstr(a.data, "build " TRIC_VERSION " (git ") != NULL);
@@ -148,7 +154,8 @@ static void test_build_key(const char *tmp) {
     strbuf_free(&c);
 }
 
-static void test_uncreatable_dir(void) {
+static void test_uncreatable_dir(void)
+{
     StrBuf why = {0};
     CHECK(!rt_cache_store("/proc/tric-cannot-exist/cache", "k", 1, "p", 1, &why));
     CHECK(why.len > 0);
@@ -160,7 +167,8 @@ static void test_uncreatable_dir(void) {
 
 /* Four processes rewrite one entry with payloads of different lengths while this one reads it:
  * every read that succeeds returns one whole payload. */
-static void test_concurrent_writers(const char *dir) {
+static void test_concurrent_writers(const char *dir)
+{
     const char *key = "concurrent key";
     enum { WRITERS = 4, WRITES = 60 };
     StrBuf why = {0}, payload = {0};
@@ -208,7 +216,8 @@ static void test_concurrent_writers(const char *dir) {
     strbuf_free(&payload);
 }
 
-int main(void) {
+int main(void)
+{
     char tmp[] = "/tmp/tric-cache-test-XXXXXX";
     if (!mkdtemp(tmp)) {
         printf("SKIP: cannot make a temp directory\n");

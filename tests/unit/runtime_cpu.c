@@ -5,16 +5,17 @@
 #include "examples/example_kernels.h"
 #include "tests/runtime_check.h"
 
-
 static const char *vector_add_path(void) { return TRIC_SOURCE_DIR "/examples/vector_add.tri"; }
 
-static void test_vector_add_runs(tric_device dev) {
+static void test_vector_add_runs(tric_device dev)
+{
     static const int sizes[] = {1, 1000, 98437};
     for (int i = 0; i < 3; i++)
         CHECK(ex_vector_add(dev, vector_add_path(), sizes[i], (uint64_t)i + 1) == 0);
 }
 
-static void test_kernel_queries(tric_kernel k) {
+static void test_kernel_queries(tric_kernel k)
+{
     CHECK(strcmp(tric_kernel_name(k), "vector_add_kernel") == 0);
     CHECK(tric_kernel_num_params(k) == 4);
     CHECK(tric_kernel_param_type(k, 0) && strcmp(tric_kernel_param_type(k, 0), "*fp32") == 0);
@@ -23,7 +24,8 @@ static void test_kernel_queries(tric_kernel k) {
     CHECK(tric_kernel_threads(k) == 128);
 }
 
-static void test_argument_checks(tric_device dev, tric_kernel k) {
+static void test_argument_checks(tric_device dev, tric_kernel k)
+{
     tric_buffer b;
     if (tric_buffer_alloc(dev, 64, &b) != TRIC_SUCCESS) {
         CHECK(!"alloc");
@@ -59,7 +61,8 @@ static void test_argument_checks(tric_device dev, tric_kernel k) {
 
 /* A kernel compiled for ":16" arguments refuses arguments that break the hint: its vectorized,
  * predicated accesses would be wrong for them. */
-static void test_hint_checks(tric_device dev) {
+static void test_hint_checks(tric_device dev)
+{
     tric_compile_options opt = tric_compile_options_default();
     opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
     const char *defs[] = {"BLOCK_SIZE=1024"};
@@ -98,7 +101,8 @@ static void test_hint_checks(tric_device dev) {
 
 /* A compiled module for cpu is tile IR text: the module's code saved to a .tir file loads back
  * and runs. */
-static void test_load_ir_file(tric_device dev, tric_module compiled) {
+static void test_load_ir_file(tric_device dev, tric_module compiled)
+{
     char path[] = "/tmp/tric_runtime_cpu_XXXXXX.tir";
     int fd = mkstemps(path, 4);
     if (fd < 0) {
@@ -137,7 +141,8 @@ static void test_load_ir_file(tric_device dev, tric_module compiled) {
 
 /* Program 0 stores out[0..1023] in bounds; program 1 stores out[1024..2047] into a buffer of
  * 1500 floats: the launch fails with the store's .tri line, and program 0's stores are undone. */
-static void test_out_of_bounds(tric_device dev, tric_kernel k) {
+static void test_out_of_bounds(tric_device dev, tric_kernel k)
+{
     const int n = 2048, out_n = 1500;
     tric_buffer x, y, out;
     CHECK(tric_buffer_alloc(dev, n * 4, &x) == TRIC_SUCCESS);
@@ -170,7 +175,8 @@ static void test_out_of_bounds(tric_device dev, tric_kernel k) {
     tric_buffer_free(out);
 }
 
-static void test_compile_errors(tric_device dev) {
+static void test_compile_errors(tric_device dev)
+{
     tric_module mod = NULL;
     const char *bad = "import triton\n"
                       "import triton.language as tl\n"
@@ -187,7 +193,7 @@ static void test_compile_errors(tric_device dev) {
     CHECK(strstr(msg, "bad.tri:6:") != NULL);
     CHECK(strstr(msg, "error:") != NULL);
     CHECK(strstr(msg, "    tl.store(x_ptr, undefined_name)\n") != NULL); /* the source line */
-    CHECK(strchr(msg, '^') != NULL);                                       /* and the caret */
+    CHECK(strchr(msg, '^') != NULL);                                     /* and the caret */
 
     const char *bad_define[] = {"BLOCK_SIZE"};
     opt = tric_compile_options_default();
@@ -204,7 +210,8 @@ static void test_compile_errors(tric_device dev) {
     CHECK(tric_module_load_ptx(dev, "// not ptx", &mod) == TRIC_ERROR_UNSUPPORTED);
 }
 
-static void test_buffers(tric_device dev) {
+static void test_buffers(tric_device dev)
+{
     tric_buffer a, b;
     CHECK(tric_buffer_alloc(dev, 100, &a) == TRIC_SUCCESS);
     CHECK(tric_buffer_alloc(dev, 100, &b) == TRIC_SUCCESS);
@@ -234,7 +241,8 @@ static void test_buffers(tric_device dev) {
     tric_buffer_free(a);
 }
 
-static void test_devices(void) {
+static void test_devices(void)
+{
     tric_device dev = NULL;
     CHECK_MSG(tric_device_open("gpu:0", &dev), TRIC_ERROR_INVALID_ARGUMENT,
               "unknown device 'gpu:0' (expected cpu, cuda, cuda:N or auto)");
@@ -255,7 +263,8 @@ static void test_devices(void) {
     tric_device_close(dev);
 }
 
-int main(void) {
+int main(void)
+{
     test_devices();
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {

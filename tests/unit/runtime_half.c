@@ -28,16 +28,20 @@ int main(void)
     expect_bits("2^-24 -> fp16 (smallest subnormal)", tric_f32_to_f16(ldexpf(1.0f, -24)), 0x0001);
     expect_bits("2^-26 -> fp16 (underflow to 0)", tric_f32_to_f16(ldexpf(1.0f, -26)), 0x0000);
     /* 1 + 2^-11 is halfway between 1 and the next fp16: ties to even (1.0); 1 + 3*2^-11 ties up. */
-    expect_bits("1+2^-11 -> fp16 (tie to even, down)", tric_f32_to_f16(1.0f + ldexpf(1.0f, -11)), 0x3c00);
-    expect_bits("1+3*2^-11 -> fp16 (tie to even, up)", tric_f32_to_f16(1.0f + 3 * ldexpf(1.0f, -11)), 0x3c02);
+    expect_bits("1+2^-11 -> fp16 (tie to even, down)", tric_f32_to_f16(1.0f + ldexpf(1.0f, -11)),
+                0x3c00);
+    expect_bits("1+3*2^-11 -> fp16 (tie to even, up)",
+                tric_f32_to_f16(1.0f + 3 * ldexpf(1.0f, -11)), 0x3c02);
     uint16_t nan16 = tric_f32_to_f16(NAN);
     if ((nan16 & 0x7c00) != 0x7c00 || (nan16 & 0x03ff) == 0) {
         printf("FAIL NaN -> fp16: 0x%04x is not a NaN\n", nan16);
         failures++;
     }
     expect_bits("1.0 -> bf16", tric_f32_to_bf16(1.0f), 0x3f80);
-    expect_bits("1+2^-8 -> bf16 (tie to even, down)", tric_f32_to_bf16(1.0f + ldexpf(1.0f, -8)), 0x3f80);
-    expect_bits("1+3*2^-8 -> bf16 (tie to even, up)", tric_f32_to_bf16(1.0f + 3 * ldexpf(1.0f, -8)), 0x3f82);
+    expect_bits("1+2^-8 -> bf16 (tie to even, down)", tric_f32_to_bf16(1.0f + ldexpf(1.0f, -8)),
+                0x3f80);
+    expect_bits("1+3*2^-8 -> bf16 (tie to even, up)", tric_f32_to_bf16(1.0f + 3 * ldexpf(1.0f, -8)),
+                0x3f82);
     uint16_t nanbf = tric_f32_to_bf16(NAN);
     if ((nanbf & 0x7f80) != 0x7f80 || (nanbf & 0x007f) == 0) {
         printf("FAIL NaN -> bf16: 0x%04x is not a NaN\n", nanbf);

@@ -36,9 +36,9 @@ static const char *const src =
     "        acc += tl.sum(x, axis=1)\n"
     "    tl.store(y_ptr + rows, acc, mask=rows < M)\n";
 
-static const char *const autotune_decorator =
-    "@triton.autotune(configs=[triton.Config({\"BLOCK_K\": 16}), triton.Config({\"BLOCK_K\": 32})],\n"
-    "                 key=[\"ld\"])";
+static const char *const autotune_decorator = "@triton.autotune(configs=[triton.Config({\"BLOCK_"
+                                              "K\": 16}), triton.Config({\"BLOCK_K\": 32})],\n"
+                                              "                 key=[\"ld\"])";
 
 /* grid = lambda META: (triton.cdiv(M, META["BLOCK_M"]),): BLOCK_M is a heuristic's value. */
 static tric_dim3 rowsum_grid(tric_kernel config, const tric_arg *args, int nargs, void *user)
@@ -94,8 +94,8 @@ static void run_rowsum(tric_device dev, bool tuned, int m, int kk, int block_k, 
     }
     int64_t even = -1, bm = -1, bk = 0;
     if (want_even == -2) /* what the config that runs implies */
-        want_even = tric_kernel_constexpr(run, "BLOCK_K", &bk) == TRIC_SUCCESS && bk > 0 &&
-                    kk % bk == 0;
+        want_even =
+            tric_kernel_constexpr(run, "BLOCK_K", &bk) == TRIC_SUCCESS && bk > 0 && kk % bk == 0;
     CHECK(tric_kernel_constexpr(run, "EVEN_K", &even) == TRIC_SUCCESS && even == want_even);
     CHECK(tric_kernel_constexpr(run, "BLOCK_M", &bm) == TRIC_SUCCESS && bm == want_block_m);
     if (bm > 0) {
@@ -127,7 +127,8 @@ static const char *const runtime_src =
     "\n"
     "@triton.heuristics({\"EVEN\": lambda args: args[\"n\"] % args[\"BLOCK\"] == 0,\n"
     "                    \"NBLK\": lambda args: triton.cdiv(args[\"n\"], args[\"BLOCK\"]),\n"
-    "                    \"SCALE\": lambda args: 2 if args[\"alpha\"] > 0.5 else 64 // (args[\"n\"] - 7)})\n"
+    "                    \"SCALE\": lambda args: 2 if args[\"alpha\"] > 0.5 else 64 // "
+    "(args[\"n\"] - 7)})\n"
     "@triton.jit\n"
     "def k(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr, EVEN: tl.constexpr, NBLK: tl.constexpr,\n"
     "      SCALE: tl.constexpr):\n"
@@ -221,8 +222,8 @@ int main(void)
 {
     tric_device cpu;
     CHECK(tric_device_open("cpu", &cpu) == TRIC_SUCCESS);
-    run_rowsum(cpu, false, 20, 64, 16, 1, 16, NULL);  /* EVEN_K: unmasked K loads */
-    run_rowsum(cpu, false, 20, 70, 16, 0, 16, NULL);  /* not even: masked */
+    run_rowsum(cpu, false, 20, 64, 16, 1, 16, NULL); /* EVEN_K: unmasked K loads */
+    run_rowsum(cpu, false, 20, 70, 16, 0, 16, NULL); /* not even: masked */
     run_rowsum(cpu, false, 5, 48, 32, 0, 8, NULL);
     /* A value given for EVEN_K wins over the lambda. */
     run_rowsum(cpu, false, 4, 64, 16, 0, 4, "EVEN_K=False");

@@ -12,12 +12,14 @@
 
 enum { N = 3000 };
 
-static tric_dim3 empty_grid(tric_kernel k, const tric_arg *args, int nargs, void *user) {
+static tric_dim3 empty_grid(tric_kernel k, const tric_arg *args, int nargs, void *user)
+{
     (void)k, (void)args, (void)nargs, (void)user;
     return (tric_dim3){0, 1, 1};
 }
 
-static void test_empty_grid_and_async(tric_device dev) {
+static void test_empty_grid_and_async(tric_device dev)
+{
     tric_module mod;
     tric_kernel k;
     CHECK(ex_compile_vector_add(dev, VA, &mod, &k) == TRIC_SUCCESS);
@@ -77,7 +79,8 @@ static void test_empty_grid_and_async(tric_device dev) {
 }
 
 /* Everything left live at close is freed (run under ASan: no leak, no use after free). */
-static void test_close_with_live_objects(void) {
+static void test_close_with_live_objects(void)
+{
     tric_device dev;
     CHECK(tric_device_open("cpu", &dev) == TRIC_SUCCESS);
     tric_module m1, m2;
@@ -102,7 +105,8 @@ static void test_close_with_live_objects(void) {
     tric_device_close(dev);
 }
 
-static void test_out_of_memory(tric_device dev) {
+static void test_out_of_memory(tric_device dev)
+{
     int oom = 0, n = 1;
     for (;; n++) {
         unsigned long before = support_alloc_failures();
@@ -135,7 +139,8 @@ static void test_out_of_memory(tric_device dev) {
     CHECK(ex_vector_add(dev, VA, 1000, 3) == 0);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
         printf("FAIL: %s\n", tric_last_error());

@@ -15,7 +15,8 @@
 static const char *vector_add_path(void) { return TRIC_SOURCE_DIR "/examples/vector_add.tri"; }
 
 static tric_kernel compile(tric_device dev, const char *signature, int no_specialize,
-                           tric_module *mod) {
+                           tric_module *mod)
+{
     static const char *defs[] = {"BLOCK_SIZE=256"};
     tric_compile_options opt = tric_compile_options_default();
     opt.signature = signature;
@@ -37,7 +38,8 @@ static float hx[CAP], hy[CAP];
 
 /* out[i] = x[i] + y[i] for n elements, x read from byte offset x_off; true when every sum is
  * right and nothing past n was written. */
-static bool add_runs(tric_kernel k, int n, size_t x_off) {
+static bool add_runs(tric_kernel k, int n, size_t x_off)
+{
     static float ho[CAP];
     for (int i = 0; i < CAP; i++)
         ho[i] = -1.0f;
@@ -60,12 +62,14 @@ static bool add_runs(tric_kernel k, int n, size_t x_off) {
     return true;
 }
 
-static const char *variant_signature(tric_kernel k, int i) {
+static const char *variant_signature(tric_kernel k, int i)
+{
     const char *sig = NULL;
     return tric_kernel_variant(k, i, &sig, NULL) == TRIC_SUCCESS && sig ? sig : "(none)";
 }
 
-static void check_variant(tric_kernel k, int i, const char *want) {
+static void check_variant(tric_kernel k, int i, const char *want)
+{
     const char *got = variant_signature(k, i);
     if (strcmp(got, want) != 0) {
         fprintf(stderr, "variant %d: signature %s, want %s\n", i, got, want);
@@ -74,7 +78,8 @@ static void check_variant(tric_kernel k, int i, const char *want) {
 }
 
 /* The variant's code is what compiling with its signature written out gives. */
-static void check_same_code(tric_device dev, tric_kernel k, int i) {
+static void check_same_code(tric_device dev, tric_kernel k, int i)
+{
     const char *sig = NULL, *code = NULL;
     CHECK(tric_kernel_variant(k, i, &sig, &code) == TRIC_SUCCESS && code);
     if (!code)
@@ -84,14 +89,17 @@ static void check_same_code(tric_device dev, tric_kernel k, int i) {
     if (!ik)
         return;
     if (strcmp(code, tric_module_code(ideal)) != 0) {
-        fprintf(stderr, "variant %d (%s): its IR differs from the kernel compiled with that "
-                        "signature\n", i, sig);
+        fprintf(stderr,
+                "variant %d (%s): its IR differs from the kernel compiled with that "
+                "signature\n",
+                i, sig);
         failures++;
     }
     tric_module_destroy(ideal);
 }
 
-static void test_open_signature(tric_device dev) {
+static void test_open_signature(tric_device dev)
+{
     tric_module mod;
     tric_kernel k = compile(dev, "*fp32,*fp32,*fp32,i32", 0, &mod);
     if (!k)
@@ -137,7 +145,8 @@ static void test_open_signature(tric_device dev) {
 }
 
 /* Declared hints are checked, not specialized; only the open parameter varies. */
-static void test_partial_signature(tric_device dev) {
+static void test_partial_signature(tric_device dev)
+{
     tric_module mod;
     tric_kernel k = compile(dev, "*fp32:16,*fp32:16,*fp32:16,i32", 0, &mod);
     if (!k)
@@ -155,7 +164,8 @@ static void test_partial_signature(tric_device dev) {
     tric_module_destroy(mod);
 }
 
-static void test_off(tric_device dev) {
+static void test_off(tric_device dev)
+{
     tric_module mod;
     tric_kernel k = compile(dev, "*fp32,*fp32,*fp32,i32", 1, &mod);
     if (!k)
@@ -176,7 +186,8 @@ typedef struct Racer {
     int ok;
 } Racer;
 
-static void *racer(void *arg) {
+static void *racer(void *arg)
+{
     Racer *r = arg;
     static const int ns[] = {1000, 1024, 1, 48};
     tric_buffer out;
@@ -200,7 +211,8 @@ static void *racer(void *arg) {
     return NULL;
 }
 
-static void test_threads(tric_device dev) {
+static void test_threads(tric_device dev)
+{
     tric_module mod;
     tric_kernel k = compile(dev, "*fp32,*fp32,*fp32,i32", 0, &mod);
     if (!k)
@@ -219,7 +231,8 @@ static void test_threads(tric_device dev) {
     tric_module_destroy(mod);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cpu", &dev) != TRIC_SUCCESS) {
         fprintf(stderr, "cannot open cpu: %s\n", tric_last_error());

@@ -78,9 +78,11 @@ static void test_signature(void)
     CHECK(!signature_parse_type("*fp16:16", &t, &div, &eq1, a) && t.is_ptr && t.dtype == DT_F16 &&
               div == 16 && !eq1,
           "*fp16:16");
-    CHECK(!signature_parse_type("i32:1", &t, &div, &eq1, a) && !t.is_ptr && t.dtype == DT_I32 && eq1,
+    CHECK(!signature_parse_type("i32:1", &t, &div, &eq1, a) && !t.is_ptr && t.dtype == DT_I32 &&
+              eq1,
           "i32:1");
-    CHECK(!signature_parse_type("* bf16", &t, &div, &eq1, a) && t.is_ptr && t.dtype == DT_BF16, "* bf16");
+    CHECK(!signature_parse_type("* bf16", &t, &div, &eq1, a) && t.is_ptr && t.dtype == DT_BF16,
+          "* bf16");
     CHECK(signature_parse_type("f33", &t, &div, &eq1, a) != NULL, "f33 rejected");
     CHECK(!signature_parse_type("i32:8", &t, &div, &eq1, a) && div == 8 && !eq1, "i32:8");
     CHECK(!signature_parse_type("*fp16:4", &t, &div, &eq1, a) && t.is_ptr && div == 4, "*fp16:4");
@@ -118,7 +120,8 @@ static Result compile(const char *name, const char *src, const char *kernel, con
             defines[nd++] = (Define){arena_strdup(r.arena, tok), arena_strdup(r.arena, eq + 1)};
         }
         free(copy);
-        SpecOptions opt = {.kernel_name = kernel, .signature = sig, .defines = defines, .ndefines = nd};
+        SpecOptions opt = {
+            .kernel_name = kernel, .signature = sig, .defines = defines, .ndefines = nd};
         r.k = sema_specialize(m, &opt, r.arena, &d);
     }
     r.diag = strdup(d.text.data ? d.text.data : "");
@@ -157,8 +160,8 @@ static void test_examples(void)
     CHECK(src, "read vector_add.tri");
     if (!src)
         return;
-    Result r = compile("vector_add.tri", src, NULL, "*fp32:16,*fp32:16,*fp32:16,i32",
-                       "BLOCK_SIZE=1024");
+    Result r =
+        compile("vector_add.tri", src, NULL, "*fp32:16,*fp32:16,*fp32:16,i32", "BLOCK_SIZE=1024");
     CHECK(r.k, "vector_add compiles: %s", r.diag);
     if (r.k) {
         CHECK(r.k->nargs == 4, "4 run-time args");
@@ -195,9 +198,12 @@ static void test_examples(void)
     CHECK(r.k, "matmul_kernel compiles: %s", r.diag);
     done(&r);
     for (int g = 0; g < 2; g++) {
-        r = compile("matmul.tri", src, "kernel_matmul", "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
-                    g ? "BLOCK_SIZE_M=128 BLOCK_SIZE_N=128 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 T_C=tl.float16 T_ACC=tl.float32"
-                      : "BLOCK_SIZE_M=128 BLOCK_SIZE_N=128 BLOCK_SIZE_K=32 GROUP_SIZE_M=0 T_C=tl.float16 T_ACC=tl.float32");
+        r = compile("matmul.tri", src, "kernel_matmul",
+                    "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32",
+                    g ? "BLOCK_SIZE_M=128 BLOCK_SIZE_N=128 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 "
+                        "T_C=tl.float16 T_ACC=tl.float32"
+                      : "BLOCK_SIZE_M=128 BLOCK_SIZE_N=128 BLOCK_SIZE_K=32 GROUP_SIZE_M=0 "
+                        "T_C=tl.float16 T_ACC=tl.float32");
         CHECK(r.k, "kernel_matmul GROUP_SIZE_M=%d compiles: %s", g ? 8 : 0, r.diag);
         if (r.k) {
             const Block *b = &r.k->func->body;
@@ -213,9 +219,10 @@ static void test_examples(void)
         done(&r);
     }
     /* ":1" specializes an int to the constant 1; it stays a run-time argument of the launch. */
-    r = compile("matmul.tri", src, "kernel_matmul",
-                "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-                "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 T_C=fp16 T_ACC=fp32");
+    r = compile(
+        "matmul.tri", src, "kernel_matmul",
+        "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+        "BLOCK_SIZE_M=64 BLOCK_SIZE_N=64 BLOCK_SIZE_K=32 GROUP_SIZE_M=8 T_C=fp16 T_ACC=fp32");
     CHECK(r.k && r.k->nargs == 12, "kernel_matmul with :1 hints: %s", r.diag);
     if (r.k) {
         Param *ak = r.k->args[7];

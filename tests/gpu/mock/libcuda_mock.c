@@ -34,23 +34,34 @@ typedef struct MockState {
     int nparams_seen;            /* how many the mock read (from the PTX .param list) */
     int max_dynamic_shared_set;
     int sticky;
-    int proc_version_asked;      /* the cudaVersion of the last cuGetProcAddress */
-    int capturing;               /* what cuStreamIsCapturing answers (a test sets it) */
-    int module_loads;            /* cuModuleLoadDataEx calls that succeeded */
+    int proc_version_asked; /* the cudaVersion of the last cuGetProcAddress */
+    int capturing;          /* what cuStreamIsCapturing answers (a test sets it) */
+    int module_loads;       /* cuModuleLoadDataEx calls that succeeded */
     int live_modules, live_allocs, live_streams; /* loaded / allocated and not yet freed */
 } MockState;
 
 MockState mock_state;
 
-enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_PTX = 218, NOT_FOUND = 500,
-       ILLEGAL_ADDRESS = 700 };
+enum {
+    OK = 0,
+    INVALID_VALUE = 1,
+    OUT_OF_MEMORY = 2,
+    INVALID_PTX = 218,
+    NOT_FOUND = 500,
+    ILLEGAL_ADDRESS = 700
+};
 
 static CUresult sticky_or(CUresult r) { return mock_state.sticky ? mock_state.sticky : r; }
 
 static CUresult cuInit(unsigned flags) { return OK; }
-CUresult cuDriverGetVersion(int *v) { *v = 12080; return OK; } /* exported, like cuGetProcAddress_v2 */
+CUresult cuDriverGetVersion(int *v)
+{
+    *v = 12080;
+    return OK;
+} /* exported, like cuGetProcAddress_v2 */
 
-static CUresult cuGetErrorName(CUresult e, const char **s) {
+static CUresult cuGetErrorName(CUresult e, const char **s)
+{
     switch (e) {
     case OK: *s = "CUDA_SUCCESS"; return OK;
     case INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; return OK;
@@ -63,7 +74,8 @@ static CUresult cuGetErrorName(CUresult e, const char **s) {
     return INVALID_VALUE;
 }
 
-static CUresult cuGetErrorString(CUresult e, const char **s) {
+static CUresult cuGetErrorString(CUresult e, const char **s)
+{
     switch (e) {
     case OK: *s = "no error"; return OK;
     case INVALID_VALUE: *s = "invalid argument"; return OK;
@@ -76,33 +88,57 @@ static CUresult cuGetErrorString(CUresult e, const char **s) {
     return INVALID_VALUE;
 }
 
-static CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
-static CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? OK : 101; }
-static CUresult cuDeviceGetName(char *name, int len, int dev) {
+static CUresult cuDeviceGetCount(int *n)
+{
+    *n = 1;
+    return OK;
+}
+static CUresult cuDeviceGet(int *d, int ordinal)
+{
+    *d = ordinal;
+    return ordinal == 0 ? OK : 101;
+}
+static CUresult cuDeviceGetName(char *name, int len, int dev)
+{
     snprintf(name, (size_t)len, "tric mock GPU");
     return OK;
 }
-static CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
+static CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
+{
     /* An H100's: sm_90, 132 SMs, 48 KB of shared memory per block, 227 KB when opted into. */
-    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : attr == 8 ? 49152
-       : attr == 97 ? 232448 : 0;
+    *v = attr == 75   ? 9
+         : attr == 76 ? 0
+         : attr == 16 ? 132
+         : attr == 8  ? 49152
+         : attr == 97 ? 232448
+                      : 0;
     return OK;
 }
 static int the_context;
-static CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) { *ctx = &the_context; return OK; }
+static CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev)
+{
+    *ctx = &the_context;
+    return OK;
+}
 static CUresult cuDevicePrimaryCtxRelease(int dev) { return OK; }
-static CUresult cuCtxSetCurrent(void *ctx) { mock_state.ctx_set_current_calls++; return OK; }
+static CUresult cuCtxSetCurrent(void *ctx)
+{
+    mock_state.ctx_set_current_calls++;
+    return OK;
+}
 static CUresult cuCtxSynchronize(void) { return sticky_or(OK); }
 
 static CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, int *opts,
-                                   void **vals) {
+                                   void **vals)
+{
     if (mock_state.sticky)
         return mock_state.sticky;
     const char *text = image;
     if (strstr(text, "this is not ptx")) {
         for (unsigned i = 0; i < n; i++)
             if (opts[i] == 5) /* CU_JIT_ERROR_LOG_BUFFER */
-                snprintf(vals[i], 64, "ptxas application ptx input, line 12; error: mock syntax error");
+                snprintf(vals[i], 64,
+                         "ptxas application ptx input, line 12; error: mock syntax error");
         return INVALID_PTX;
     }
     MockModule *m = calloc(1, sizeof *m);
@@ -113,7 +149,8 @@ static CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, in
     return OK;
 }
 
-static CUresult cuModuleUnload(void *mod) {
+static CUresult cuModuleUnload(void *mod)
+{
     MockModule *m = mod;
     mock_state.live_modules--;
     free(m->image);
@@ -121,7 +158,8 @@ static CUresult cuModuleUnload(void *mod) {
     return OK;
 }
 
-static CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
+static CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
+{
     MockModule *m = mod;
     char pattern[160];
     snprintf(pattern, sizeof pattern, ".entry %s(", name);
@@ -133,7 +171,8 @@ static CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
     return OK;
 }
 
-static CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
+static CUresult cuFuncSetAttribute(void *fn, int attr, int value)
+{
     if (attr == 8) {
         ((MockFunction *)fn)->max_dynamic_shared = value;
         mock_state.max_dynamic_shared_set = value;
@@ -143,7 +182,8 @@ static CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
 
 /* Fixed figures for the attribute queries: 40 registers, 16 bytes of local memory, 1 KB of static
  * shared memory, 1024 threads; occupancy: 65536 registers / (40 * threads), at most 32. */
-static CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
+static CUresult cuFuncGetAttribute(int *v, int attr, void *fn)
+{
     switch (attr) {
     case 0: *v = 1024; return OK;
     case 1: *v = 1024; return OK;
@@ -153,7 +193,8 @@ static CUresult cuFuncGetAttribute(int *v, int attr, void *fn) {
     return INVALID_VALUE;
 }
 static CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *fn, int threads,
-                                                            size_t shared) {
+                                                            size_t shared)
+{
     if (threads <= 0)
         return INVALID_VALUE;
     *blocks = 65536 / (40 * threads);
@@ -181,7 +222,8 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
 
 static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned shared, void *stream,
-                               void **params, void **extra) {
+                               void **params, void **extra)
+{
     if (!capture)
         return run_launch(fn, gx, gy, gz, bx, by, bz, shared, params);
     if (capture->n == 256) {
@@ -196,14 +238,16 @@ static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, 
     return OK;
 }
 
-static CUresult cuStreamBeginCapture(void *s, int mode) {
+static CUresult cuStreamBeginCapture(void *s, int mode)
+{
     if (capture)
         return INVALID_VALUE;
     capture = calloc(1, sizeof *capture);
     mock_state.capturing = 1;
     return OK;
 }
-static CUresult cuStreamEndCapture(void *s, void **graph) {
+static CUresult cuStreamEndCapture(void *s, void **graph)
+{
     if (!capture)
         return INVALID_VALUE;
     MockGraph *g = capture;
@@ -216,34 +260,42 @@ static CUresult cuStreamEndCapture(void *s, void **graph) {
     *graph = g;
     return OK;
 }
-static CUresult cuGraphGetNodes(void *graph, void **nodes, size_t *count) {
+static CUresult cuGraphGetNodes(void *graph, void **nodes, size_t *count)
+{
     *count = (size_t)((MockGraph *)graph)->n;
     return OK;
 }
-static CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+static CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags)
+{
     *exec = graph;
     return OK;
 }
-static CUresult cuGraphLaunch(void *exec, void *s) {
+static CUresult cuGraphLaunch(void *exec, void *s)
+{
     MockGraph *g = exec;
     for (int i = 0; i < g->n; i++) {
         MockNode *node = &g->nodes[i];
         void *params[16];
         for (int p = 0; p < 16; p++)
             params[p] = node->params[p];
-        CUresult r = run_launch(node->fn, node->grid[0], node->grid[1], node->grid[2],
-                                node->block[0], node->block[1], node->block[2], node->shared,
-                                params);
+        CUresult r =
+            run_launch(node->fn, node->grid[0], node->grid[1], node->grid[2], node->block[0],
+                       node->block[1], node->block[2], node->shared, params);
         if (r != OK)
             return r;
     }
     return OK;
 }
 static CUresult cuGraphExecDestroy(void *exec) { return OK; }
-static CUresult cuGraphDestroy(void *graph) { free(graph); return OK; }
+static CUresult cuGraphDestroy(void *graph)
+{
+    free(graph);
+    return OK;
+}
 
 static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                           unsigned by, unsigned bz, unsigned shared, void **params) {
+                           unsigned by, unsigned bz, unsigned shared, void **params)
+{
     if (mock_state.sticky)
         return mock_state.sticky;
     MockFunction *f = fn;
@@ -281,7 +333,8 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
     return OK;
 }
 
-static CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
+static CUresult cuMemAlloc(CUdeviceptr *p, size_t n)
+{
     if (n == 0)
         return INVALID_VALUE;
     void *m = aligned_alloc(256, (n + 255) / 256 * 256);
@@ -291,93 +344,149 @@ static CUresult cuMemAlloc(CUdeviceptr *p, size_t n) {
     mock_state.live_allocs++;
     return OK;
 }
-static CUresult cuMemFree(CUdeviceptr p) {
+static CUresult cuMemFree(CUdeviceptr p)
+{
     mock_state.live_allocs--;
     free((void *)(uintptr_t)p);
     return OK;
 }
-static CUresult cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) {
+static CUresult cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n)
+{
     memcpy((void *)(uintptr_t)d, s, n);
     return sticky_or(OK);
 }
-static CUresult cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) {
+static CUresult cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n)
+{
     memcpy(d, (void *)(uintptr_t)s, n);
     return sticky_or(OK);
 }
-static CUresult cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) {
+static CUresult cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
     return sticky_or(OK);
 }
-static CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, void *st) {
+static CUresult cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, void *st)
+{
     return cuMemcpyHtoD(d, s, n);
 }
-static CUresult cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, void *st) {
+static CUresult cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, void *st)
+{
     return cuMemcpyDtoH(d, s, n);
 }
-static CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st) {
+static CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, void *st)
+{
     return cuMemcpyDtoD(d, s, n);
 }
-static CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
+static CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n)
+{
     memset((void *)(uintptr_t)d, v, n);
     return sticky_or(OK);
 }
-static CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st) {
+static CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
+{
     return cuMemsetD8(d, v, n);
 }
 static int a_stream, an_event;
-static CUresult cuStreamCreate(void **s, unsigned flags) {
+static CUresult cuStreamCreate(void **s, unsigned flags)
+{
     *s = &a_stream;
     mock_state.live_streams++;
     return OK;
 }
-static CUresult cuStreamDestroy(void *s) { mock_state.live_streams--; return OK; }
+static CUresult cuStreamDestroy(void *s)
+{
+    mock_state.live_streams--;
+    return OK;
+}
 /* A stream "of another context": any handle but the mock's own (a test passes a made-up one). */
 static int other_context;
-static CUresult cuStreamGetCtx(void *s, void **ctx) {
+static CUresult cuStreamGetCtx(void *s, void **ctx)
+{
     *ctx = s == &a_stream ? (void *)&the_context : (void *)&other_context;
     return OK;
 }
-static CUresult cuStreamIsCapturing(void *s, int *status) {
+static CUresult cuStreamIsCapturing(void *s, int *status)
+{
     *status = mock_state.capturing;
     return OK;
 }
 static CUresult cuStreamSynchronize(void *s) { return sticky_or(OK); }
-static CUresult cuEventCreate(void **e, unsigned flags) { *e = &an_event; return OK; }
+static CUresult cuEventCreate(void **e, unsigned flags)
+{
+    *e = &an_event;
+    return OK;
+}
 static CUresult cuEventDestroy(void *e) { return OK; }
 static CUresult cuEventRecord(void *e, void *s) { return sticky_or(OK); }
 static CUresult cuEventSynchronize(void *e) { return sticky_or(OK); }
 /* Time that autotuning can tell apart: the last launch's threads / 128 ms, so fewer warps win. */
-static CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+static CUresult cuEventElapsedTime(float *ms, void *a, void *b)
+{
     *ms = mock_state.block[0] ? (float)mock_state.block[0] / 128.0f : 1.0f;
     return OK;
 }
 
-#define ENTRY(name) {#name, (void *)name}
+#define ENTRY(name)                                                                                \
+    {                                                                                              \
+#name, (void *)name                                                                        \
+    }
 static const struct {
     const char *name;
     void *fn;
 } entries[] = {
-    ENTRY(cuInit), ENTRY(cuDriverGetVersion), ENTRY(cuGetErrorName), ENTRY(cuGetErrorString),
-    ENTRY(cuDeviceGetCount), ENTRY(cuDeviceGet), ENTRY(cuDeviceGetName),
-    ENTRY(cuDeviceGetAttribute), ENTRY(cuDevicePrimaryCtxRetain), ENTRY(cuDevicePrimaryCtxRelease),
-    ENTRY(cuCtxSetCurrent), ENTRY(cuCtxSynchronize), ENTRY(cuModuleLoadDataEx),
-    ENTRY(cuModuleUnload), ENTRY(cuModuleGetFunction), ENTRY(cuFuncSetAttribute),
-    ENTRY(cuLaunchKernel), ENTRY(cuMemAlloc), ENTRY(cuMemFree), ENTRY(cuMemcpyHtoD),
-    ENTRY(cuMemcpyDtoH), ENTRY(cuMemcpyDtoD), ENTRY(cuMemcpyHtoDAsync), ENTRY(cuMemcpyDtoHAsync),
-    ENTRY(cuMemcpyDtoDAsync), ENTRY(cuMemsetD8), ENTRY(cuMemsetD8Async), ENTRY(cuStreamCreate),
-    ENTRY(cuStreamDestroy), ENTRY(cuStreamSynchronize), ENTRY(cuEventCreate),
-    ENTRY(cuEventDestroy), ENTRY(cuEventRecord), ENTRY(cuEventSynchronize),
-    ENTRY(cuEventElapsedTime), ENTRY(cuStreamGetCtx), ENTRY(cuStreamIsCapturing),
-    ENTRY(cuFuncGetAttribute), ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    ENTRY(cuInit),
+    ENTRY(cuDriverGetVersion),
+    ENTRY(cuGetErrorName),
+    ENTRY(cuGetErrorString),
+    ENTRY(cuDeviceGetCount),
+    ENTRY(cuDeviceGet),
+    ENTRY(cuDeviceGetName),
+    ENTRY(cuDeviceGetAttribute),
+    ENTRY(cuDevicePrimaryCtxRetain),
+    ENTRY(cuDevicePrimaryCtxRelease),
+    ENTRY(cuCtxSetCurrent),
+    ENTRY(cuCtxSynchronize),
+    ENTRY(cuModuleLoadDataEx),
+    ENTRY(cuModuleUnload),
+    ENTRY(cuModuleGetFunction),
+    ENTRY(cuFuncSetAttribute),
+    ENTRY(cuLaunchKernel),
+    ENTRY(cuMemAlloc),
+    ENTRY(cuMemFree),
+    ENTRY(cuMemcpyHtoD),
+    ENTRY(cuMemcpyDtoH),
+    ENTRY(cuMemcpyDtoD),
+    ENTRY(cuMemcpyHtoDAsync),
+    ENTRY(cuMemcpyDtoHAsync),
+    ENTRY(cuMemcpyDtoDAsync),
+    ENTRY(cuMemsetD8),
+    ENTRY(cuMemsetD8Async),
+    ENTRY(cuStreamCreate),
+    ENTRY(cuStreamDestroy),
+    ENTRY(cuStreamSynchronize),
+    ENTRY(cuEventCreate),
+    ENTRY(cuEventDestroy),
+    ENTRY(cuEventRecord),
+    ENTRY(cuEventSynchronize),
+    ENTRY(cuEventElapsedTime),
+    ENTRY(cuStreamGetCtx),
+    ENTRY(cuStreamIsCapturing),
+    ENTRY(cuFuncGetAttribute),
+    ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
     /* Not used by tric: for tests that capture graphs themselves (tests/gpu/gpu_graph.c). */
-    ENTRY(cuStreamBeginCapture), ENTRY(cuStreamEndCapture), ENTRY(cuGraphGetNodes),
-    ENTRY(cuGraphInstantiateWithFlags), ENTRY(cuGraphLaunch), ENTRY(cuGraphExecDestroy),
+    ENTRY(cuStreamBeginCapture),
+    ENTRY(cuStreamEndCapture),
+    ENTRY(cuGraphGetNodes),
+    ENTRY(cuGraphInstantiateWithFlags),
+    ENTRY(cuGraphLaunch),
+    ENTRY(cuGraphExecDestroy),
     ENTRY(cuGraphDestroy),
 };
 
 /* Exported by name (with cuDriverGetVersion and mock_state): the bootstrap tric dlsym()s. */
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
-                             int *status) {
+                             int *status)
+{
     mock_state.proc_version_asked = version;
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
         if (!strcmp(entries[i].name, symbol)) {

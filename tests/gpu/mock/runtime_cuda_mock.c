@@ -28,19 +28,21 @@ typedef struct MockState {
     int live_modules, live_allocs, live_streams;
 } MockState;
 
-
-static const char *probe_ptx(const char *name, int shared) {
+static const char *probe_ptx(const char *name, int shared)
+{
     static char buf[1024];
-    snprintf(buf, sizeof buf,
-             "// tric.begin\n// tric.version 0.1.0\n// tric.kernel %s\n// tric.target sm_90a\n"
-             "// tric.num_warps 8\n// tric.threads 256\n// tric.shared %d\n"
-             "// tric.params *fp16:16 fp16 bf16 i64 fp64 i8\n// tric.end\n"
-             ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry %s(\n)\n{\n ret;\n}\n",
-             name, shared, name);
+    snprintf(
+        buf, sizeof buf,
+        "// tric.begin\n// tric.version 0.1.0\n// tric.kernel %s\n// tric.target sm_90a\n"
+        "// tric.num_warps 8\n// tric.threads 256\n// tric.shared %d\n"
+        "// tric.params *fp16:16 fp16 bf16 i64 fp64 i8\n// tric.end\n"
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry %s(\n)\n{\n ret;\n}\n",
+        name, shared, name);
     return buf;
 }
 
-static void test_packing(tric_device dev, MockState *ms) {
+static void test_packing(tric_device dev, MockState *ms)
+{
     tric_module mod;
     tric_kernel k;
     CHECK(tric_module_load_ptx(dev, probe_ptx("probe", 0), &mod) == TRIC_SUCCESS);
@@ -48,8 +50,8 @@ static void test_packing(tric_device dev, MockState *ms) {
     CHECK(tric_kernel_threads(k) == 256);
     tric_buffer b;
     CHECK(tric_buffer_alloc(dev, 64, &b) == TRIC_SUCCESS);
-    tric_arg args[6] = {TRIC_ARG_BUF_AT(b, 16), TRIC_ARG_F32(1.5f),     TRIC_ARG_F32(-2.0f),
-                        TRIC_ARG_I64(-5),      TRIC_ARG_F64(0.1),      TRIC_ARG_I32(0x1234)};
+    tric_arg args[6] = {TRIC_ARG_BUF_AT(b, 16), TRIC_ARG_F32(1.5f), TRIC_ARG_F32(-2.0f),
+                        TRIC_ARG_I64(-5),       TRIC_ARG_F64(0.1),  TRIC_ARG_I32(0x1234)};
     CHECK(tric_launch(k, (tric_dim3){3, 2, 1}, args, 6, NULL) == TRIC_SUCCESS);
     CHECK(ms->grid[0] == 3 && ms->grid[1] == 2 && ms->grid[2] == 1);
     /* An empty grid (any dimension 0) launches nothing, after checking the arguments. */
@@ -75,7 +77,8 @@ static void test_packing(tric_device dev, MockState *ms) {
     CHECK(ms->params[5][0] == 0x34); /* an i8 parameter reads the low byte */
     args[1] = TRIC_ARG_F64(1.5);
     CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 6, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
-    CHECK(strcmp(tric_last_error(), "argument 2 of probe: expected a float (fp16), got a double") == 0);
+    CHECK(strcmp(tric_last_error(), "argument 2 of probe: expected a float (fp16), got a double") ==
+          0);
 
     /* The attribute queries: the driver's figures, occupancy for the kernel's 256 threads. */
     tric_kernel_attrs at;
@@ -92,7 +95,8 @@ static void test_packing(tric_device dev, MockState *ms) {
     tric_module_destroy(mod);
     /* Past the opt-in limit (the mock's 232448, an H100's): refused at load, by name. */
     CHECK(tric_module_load_ptx(dev, probe_ptx("probe_huge", 232449), &mod) == TRIC_ERROR_LAUNCH);
-    CHECK(strstr(tric_last_error(), "needs 232449 bytes") && strstr(tric_last_error(), "at most 232448"));
+    CHECK(strstr(tric_last_error(), "needs 232449 bytes") &&
+          strstr(tric_last_error(), "at most 232448"));
 
     /* More than 48 KB of shared memory: the opt-in attribute is set at load. */
     CHECK(tric_module_load_ptx(dev, probe_ptx("probe_big", 100000), &mod) == TRIC_SUCCESS);
@@ -105,7 +109,8 @@ static void test_packing(tric_device dev, MockState *ms) {
     tric_buffer_free(b);
 }
 
-static void test_cache_and_vector_add(tric_device dev, const char *va) {
+static void test_cache_and_vector_add(tric_device dev, const char *va)
+{
     char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
     if (!mkdtemp(tmp)) {
         CHECK(!"mkdtemp");
@@ -183,15 +188,19 @@ static void test_cache_and_vector_add(tric_device dev, const char *va) {
         CHECK(ex_vector_add(dev, va, sizes[i], (uint64_t)i + 9) == 0);
 }
 
-static void test_errors(tric_device dev, const char *va, MockState *ms) {
+static void test_errors(tric_device dev, const char *va, MockState *ms)
+{
     tric_module mod = NULL;
-    const char *bad = "// tric.begin\n// tric.kernel broken\n// tric.threads 128\n"
-                      "// tric.params *fp32\n// tric.end\n.visible .entry broken() { this is not ptx }\n";
+    const char *bad =
+        "// tric.begin\n// tric.kernel broken\n// tric.threads 128\n"
+        "// tric.params *fp32\n// tric.end\n.visible .entry broken() { this is not ptx }\n";
     CHECK(tric_module_load_ptx(dev, bad, &mod) == TRIC_ERROR_DRIVER);
     CHECK(mod == NULL);
     CHECK(strstr(tric_last_error(), "cuModuleLoadDataEx failed for kernel broken") != NULL);
-    CHECK(strstr(tric_last_error(), "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)") != NULL);
-    CHECK(strstr(tric_last_error(), "\nptxas application ptx input, line 12; error: mock syntax error") != NULL);
+    CHECK(strstr(tric_last_error(), "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)") !=
+          NULL);
+    CHECK(strstr(tric_last_error(),
+                 "\nptxas application ptx input, line 12; error: mock syntax error") != NULL);
     CHECK(tric_module_load_ptx(dev, ".version 8.0\n", &mod) == TRIC_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(tric_last_error(), "no tric metadata block") != NULL);
     CHECK(tric_module_load_file(dev, "/nonexistent.ptx", &mod) == TRIC_ERROR_NOT_FOUND);
@@ -228,7 +237,8 @@ static void test_errors(tric_device dev, const char *va, MockState *ms) {
  * first launch with n = 1024, the variant "*fp32:16,*fp32:16,*fp32:16,i32:16" -- the very PTX
  * the ideal signature gives -- through the disk cache, so a second module (a second process) finds
  * it there; the launch runs the variant and computes the sums. */
-static void test_specialization(tric_device dev, const char *va) {
+static void test_specialization(tric_device dev, const char *va)
+{
     char tmp[] = "/tmp/tric-mock-spec-XXXXXX";
     if (!mkdtemp(tmp)) {
         CHECK(!"mkdtemp");
@@ -293,14 +303,16 @@ static void test_specialization(tric_device dev, const char *va) {
  * ms, so the 2-warp config wins), the grid from the config, restore_value honoured by a tuning
  * without a launch, later launches without timing, a second process's module finding the tuning
  * on disk, and a PTX written by the compiler with a kernel per config loaded as one tuned kernel. */
-static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user) {
+static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, void *user)
+{
     (void)nargs;
     int64_t block = 0;
     *(int *)user += tric_kernel_constexpr(config, "BLOCK_SIZE", &block) == TRIC_SUCCESS;
     return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / (block ? block : 1)), 1, 1};
 }
 
-static void test_autotune(tric_device dev, const char *va, MockState *ms) {
+static void test_autotune(tric_device dev, const char *va, MockState *ms)
+{
     char tmp[] = "/tmp/tric-mock-tune-XXXXXX";
     if (!mkdtemp(tmp)) {
         CHECK(!"mkdtemp");
@@ -395,7 +407,9 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms) {
         "    x = tl.load(x_ptr + offsets, mask=mask)\n"
         "    tl.store(output_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)\n";
     SrcFile file = {"tuned.tri", src, sizeof src - 1};
-    CompileOptions copt = {.emit = EMIT_PTX, .arch = "sm_90a", .opt_level = 3,
+    CompileOptions copt = {.emit = EMIT_PTX,
+                           .arch = "sm_90a",
+                           .opt_level = 3,
                            .spec = {.signature = "*fp32:16,*fp32:16,*fp32:16,i32"}};
     CompileResult res;
     Diag d = {0};
@@ -440,7 +454,8 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms) {
 
 /* Wrapping a caller's CUstream, the native handles, async copies, and what a capturing stream
  * refuses (everything that would break a CUDA graph capture) while a plain launch goes through. */
-static void test_streams_and_capture(tric_device dev, const char *va, MockState *ms) {
+static void test_streams_and_capture(tric_device dev, const char *va, MockState *ms)
+{
     CHECK(tric_device_native_context(dev) != NULL);
     CHECK(tric_device_native_stream(dev) != NULL);
     tric_stream own;
@@ -515,7 +530,8 @@ static void test_streams_and_capture(tric_device dev, const char *va, MockState 
 
 /* tric_device_close with everything still live: modules, buffers, streams (made and wrapped)
  * are freed, the driver's objects released. */
-static void test_close_with_live_objects(const char *va, MockState *ms) {
+static void test_close_with_live_objects(const char *va, MockState *ms)
+{
     int modules = ms->live_modules, allocs = ms->live_allocs, streams = ms->live_streams;
     tric_device dev;
     CHECK(tric_device_open("cuda:0", &dev) == TRIC_SUCCESS);
@@ -541,7 +557,8 @@ static void test_close_with_live_objects(const char *va, MockState *ms) {
 
 /* Eight processes compile the same kernel into one fresh cache directory at once: every one
  * succeeds, and one valid entry is left (no temp files). */
-static void test_cache_race(const char *va) {
+static void test_cache_race(const char *va)
+{
     char tmp[] = "/tmp/tric-mock-race-XXXXXX";
     if (!mkdtemp(tmp)) {
         CHECK(!"mkdtemp");
@@ -573,8 +590,10 @@ static void test_cache_race(const char *va) {
     }
     CHECK(succeeded == PROCS);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "test $(ls '%s' | grep -c '[.]ptx$') -eq 1 && "
-             "test $(ls '%s' | grep -c '[.]tmp[.]') -eq 0", dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "test $(ls '%s' | grep -c '[.]ptx$') -eq 1 && "
+             "test $(ls '%s' | grep -c '[.]tmp[.]') -eq 0",
+             dir, dir);
     CHECK(system(cmd) == 0);
     /* This process finds the entry valid: a hit. */
     tric_device d;
@@ -589,7 +608,8 @@ static void test_cache_race(const char *va) {
         fprintf(stderr, "note: could not remove %s\n", tmp);
 }
 
-int main(void) {
+int main(void)
+{
     tric_device dev;
     if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
         printf("SKIP: %s\n", tric_last_error());
