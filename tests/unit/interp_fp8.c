@@ -9,24 +9,13 @@
  *     (tl.dot of e4m3 x e4m3, e5m2 x e5m2 and e4m3 x e5m2) against a C matmul of the decoded
  *     inputs. */
 #include "driver/driver.h"
+#include "exec_test.h"
 #include "tric/tric.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- 1. the codec against references ------------------------------------------------------- */
 
@@ -166,42 +155,12 @@ static void test_codec(const Fmt *f)
 static IrFunc *compile(CompileResult *res, const char *src, const char *signature,
                        const char *block)
 {
-    SrcFile file = {.name = "fp8.tri", .text = src, .len = strlen(src)};
     Define d[] = {{"BLOCK", block}, {"M", "32"}, {"N", "32"}, {"K", "64"}};
     bool mm = strstr(src, "def mm(") != NULL; /* the matmul also takes M, N, K */
-    CompileOptions opt = {.spec = {.signature = signature, .defines = d, .ndefines = mm ? 4 : 1},
-                          .emit = EMIT_IR};
-    Diag diag = {0};
-    memset(res, 0, sizeof *res);
-    bool ok = driver_compile(&file, &opt, res, &diag) && res->ir;
-    if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n", signature, diag.text.data ? diag.text.data : "");
-        failures++;
-    }
-    diag_free(&diag);
-    return ok ? res->ir : NULL;
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
+    Compiled c;
+    bool ok = exec_compile(&c, "fp8.tri", src, NULL, signature, d, mm ? 4 : 1);
+    *res = c.res;
+    return ok ? c.ir : NULL;
 }
 
 static const char *convert_src = "import triton\n"
@@ -448,8 +407,8 @@ int main(void)
     test_matmul("fp8e4nv", "fp8e4nv");
     test_matmul("fp8e5", "fp8e5");
     test_matmul("fp8e4nv", "fp8e5");
-    if (failures) {
-        printf("%d failure(s)\n", failures);
+    if (test_failures) {
+        printf("%d failure(s)\n", test_failures);
         return 1;
     }
     printf("ok\n");

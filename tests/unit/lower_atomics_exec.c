@@ -7,79 +7,17 @@
  * fp16 add, a split-K matmul adding 2-D tiles; the IR has one atomic_rmw per call (two for float
  * max/min). */
 #include "driver/driver.h"
+#include "exec_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-typedef struct Compiled {
-    CompileResult res;
-    IrFunc *ir;
-} Compiled;
-
 static bool compile(Compiled *c, const char *src, const char *signature, const char *block)
 {
-    SrcFile file = {.name = "atomics.tri", .text = src, .len = strlen(src)};
     Define defs[1] = {{"BLOCK", block}};
-    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = 1},
-                          .emit = EMIT_IR};
-    Diag diag = {0};
-    memset(c, 0, sizeof *c);
-    bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
-    if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
-               diag.text.data ? diag.text.data : "");
-        failures++;
-    }
-    diag_free(&diag);
-    c->ir = ok ? c->res.ir : NULL;
-    return ok;
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
-}
-
-static int count_ops(const IrRegion *r, OpCode code)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        n += r->ops[i]->code == code;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            n += count_ops(&r->ops[i]->regions[k], code);
-    }
-    return n;
+    return exec_compile(c, "atomics.tri", src, NULL, signature, defs, 1);
 }
 
 #define HEADER "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
@@ -341,8 +279,8 @@ int main(void)
     test_lock();
     test_minmax();
     test_bits_xchg_half();
-    if (failures) {
-        printf("%d failures\n", failures);
+    if (test_failures) {
+        printf("%d test_failures\n", test_failures);
         return 1;
     }
     printf("ok\n");

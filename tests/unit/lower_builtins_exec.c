@@ -5,81 +5,19 @@
  * fp32, fp64 and fp16 (computed in fp32, rounded back). Also .dtype /
  * .type / .element_ty of pointers choosing types in a kernel. */
 #include "driver/driver.h"
+#include "exec_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
 enum { N = 64 };
-
-typedef struct Compiled {
-    CompileResult res;
-    IrFunc *ir;
-} Compiled;
 
 static bool compile(Compiled *c, const char *src, const char *signature, const Define *defs,
                     int ndefs)
 {
-    SrcFile file = {.name = "builtins.tri", .text = src, .len = strlen(src)};
-    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = ndefs},
-                          .emit = EMIT_IR};
-    Diag diag = {0};
-    memset(c, 0, sizeof *c);
-    bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
-    if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
-               diag.text.data ? diag.text.data : "");
-        failures++;
-    }
-    diag_free(&diag);
-    c->ir = ok ? c->res.ir : NULL;
-    return ok;
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
-}
-
-static int count_ops(const IrRegion *r, OpCode code)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        n += r->ops[i]->code == code;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            n += count_ops(&r->ops[i]->regions[k], code);
-    }
-    return n;
+    return exec_compile(c, "builtins.tri", src, NULL, signature, defs, ndefs);
 }
 
 /* Equal as numbers, or both NaN. */
@@ -488,8 +426,8 @@ int main(void)
     check_swizzle2d();
     check_debug_barrier();
     check_type_attributes();
-    if (failures) {
-        printf("%d failure(s)\n", failures);
+    if (test_failures) {
+        printf("%d failure(s)\n", test_failures);
         return 1;
     }
     printf("lower_builtins_exec: ok (%d libdevice functions in fp32, fp64, fp16)\n", LD_COUNT);

@@ -6,39 +6,19 @@
  * Every lowered op must also carry a .tri location, and elementwise ops must see operands of the
  * result's shape. */
 #include "driver/driver.h"
+#include "exec_test.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
 static IrFunc *compile(const char *name, const char *src, const char *signature, const Define *defs,
                        int ndefs, CompileResult *res)
 {
-    SrcFile file = {.name = name, .text = src, .len = strlen(src)};
-    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = ndefs},
-                          .emit = EMIT_IR};
-    Diag diag = {0};
-    bool ok = driver_compile(&file, &opt, res, &diag);
-    if (!ok || !res->ir) {
-        printf("FAIL compiling %s:\n%s\n", name, diag.text.data ? diag.text.data : "");
-        failures++;
-        diag_free(&diag);
-        return NULL;
-    }
-    diag_free(&diag);
-    return res->ir;
+    Compiled c;
+    bool ok = exec_compile(&c, name, src, NULL, signature, defs, ndefs);
+    *res = c.res;
+    return ok ? c.ir : NULL;
 }
 
 /* Every op has a location in the .tri file; elementwise ops take operands of the result's shape
@@ -66,28 +46,6 @@ static void check_region(const IrFunc *f, const IrRegion *r, const char *name)
         for (int k = 0; k < op->nregions; k++)
             check_region(f, &op->regions[k], name);
     }
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
 }
 
 /* ---- control flow ------------------------------------------------------------------------------ */
@@ -435,8 +393,8 @@ int main(void)
     test_nested(0);
     test_nested(5);
     test_tuples();
-    if (failures) {
-        printf("%d failure(s)\n", failures);
+    if (test_failures) {
+        printf("%d failure(s)\n", test_failures);
         return 1;
     }
     printf("lower_exec: all passed\n");

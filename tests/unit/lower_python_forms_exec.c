@@ -5,6 +5,7 @@
  * written as int64, a pointer to int1 and to a pointer of another element size); constexpr
  * functions (@triton.constexpr_function) choosing a kernel's block and scale; block pointers and tensor descriptors. */
 #include "driver/driver.h"
+#include "exec_test.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -13,63 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-typedef struct Compiled {
-    CompileResult res;
-    IrFunc *ir;
-} Compiled;
-
 static bool compile(Compiled *c, const char *src, const char *kernel, const char *signature,
                     const Define *defs, int ndefs)
 {
-    SrcFile file = {.name = "forms.tri", .text = src, .len = strlen(src)};
-    CompileOptions opt = {
-        .spec = {.kernel_name = kernel, .signature = signature, .defines = defs, .ndefines = ndefs},
-        .emit = EMIT_IR};
-    Diag diag = {0};
-    memset(c, 0, sizeof *c);
-    bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
-    if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
-               diag.text.data ? diag.text.data : "");
-        failures++;
-    }
-    diag_free(&diag);
-    c->ir = ok ? c->res.ir : NULL;
-    return ok;
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
+    return exec_compile(c, "forms.tri", src, kernel, signature, defs, ndefs);
 }
 
 /* The kernel and its helper are made by calling triton.jit; the kernel is found without
@@ -545,8 +493,8 @@ int main(void)
     check_real_kernel_forms();
     check_flaggems_forms();
     check_pointer_condition();
-    if (failures) {
-        printf("%d failure(s)\n", failures);
+    if (test_failures) {
+        printf("%d failure(s)\n", test_failures);
         return 1;
     }
     printf("lower_python_forms_exec: ok\n");

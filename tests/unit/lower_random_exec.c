@@ -6,23 +6,12 @@
  * uniforms must match exactly; normals within 2 ulps (the interpreter evaluates log, sin and cos
  * in double and rounds once, C's logf/sinf/cosf may differ from that in the last bit). */
 #include "driver/driver.h"
+#include "exec_test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- the C reference --------------------------------------------------------------------------- */
 
@@ -130,50 +119,10 @@ static void test_kat(void)
 
 /* ---- compiling and running --------------------------------------------------------------------- */
 
-typedef struct Compiled {
-    CompileResult res;
-    IrFunc *ir;
-} Compiled;
-
 static bool compile(Compiled *c, const char *src, const char *signature, const char *block)
 {
-    SrcFile file = {.name = "random.tri", .text = src, .len = strlen(src)};
     Define defs[1] = {{"BLOCK", block}};
-    CompileOptions opt = {.spec = {.signature = signature, .defines = defs, .ndefines = 1},
-                          .emit = EMIT_IR};
-    Diag diag = {0};
-    memset(c, 0, sizeof *c);
-    bool ok = driver_compile(&file, &opt, &c->res, &diag) && c->res.ir;
-    if (!ok) {
-        printf("FAIL compiling (%s):\n%s\n%s\n", signature, src,
-               diag.text.data ? diag.text.data : "");
-        failures++;
-    }
-    diag_free(&diag);
-    c->ir = ok ? c->res.ir : NULL;
-    return ok;
-}
-
-static InterpArg P(const void *p) { return (InterpArg){.ptr = (uint64_t)(uintptr_t)p}; }
-static InterpArg I(int64_t v) { return (InterpArg){.i = v}; }
-static InterpBuffer B(const void *p, size_t bytes)
-{
-    return (InterpBuffer){(uint64_t)(uintptr_t)p, bytes};
-}
-
-static bool run(const IrFunc *f, int grid, const InterpArg *args, int nargs,
-                const InterpBuffer *bufs, int nbufs)
-{
-    InterpLaunch l = {
-        .grid = {grid, 1, 1}, .args = args, .nargs = nargs, .buffers = bufs, .nbuffers = nbufs};
-    StrBuf err = {0};
-    bool ok = interp_run(f, &l, &err);
-    if (!ok) {
-        printf("FAIL %s: interp_run: %s\n", f->name, err.data ? err.data : "");
-        failures++;
-    }
-    strbuf_free(&err);
-    return ok;
+    return exec_compile(c, "random.tri", src, NULL, signature, defs, 1);
 }
 
 #define HEADER "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
@@ -263,7 +212,7 @@ static void test_streams(void)
         philox_ref(w3, k0, k1, 10);
         philox_ref(w7, k0, k1, 7);
         philox_ref(wc, 1234, 0, 10);
-        int before = failures;
+        int before = test_failures;
         CHECK(ri[i] == w[0], "randint[%d] = %08x, want %08x", i, ri[i], w[0]);
         for (int j = 0; j < 4; j++)
             CHECK(r4[4 * i + j] == w3[j], "randint4x[%d][%d] = %08x, want %08x", i, j,
@@ -281,7 +230,7 @@ static void test_streams(void)
         CHECK(fabsf(nrm[i] - wn) <= 2 * fabsf(nextafterf(wn, INFINITY) - wn),
               "randn[%d] = %.9g, want %.9g", i, nrm[i], wn);
         CHECK(nrm[i] == n4[4 * i], "randn[%d] %.9g != randn4x's first %.9g", i, nrm[i], n4[4 * i]);
-        bad += failures > before;
+        bad += test_failures > before;
     }
     compile_result_free(&c.res);
 }
@@ -339,8 +288,8 @@ int main(void)
     test_kat();
     test_philox_kernel();
     test_streams();
-    if (failures) {
-        printf("%d failures\n", failures);
+    if (test_failures) {
+        printf("%d test_failures\n", test_failures);
         return 1;
     }
     printf("ok\n");
