@@ -251,6 +251,9 @@ bool cg_lower_atomic(Cg *c, const IrOp *op);
 /* ---- reduce.c: reduce_sum/max/min, argmax/argmin -------------------------------------------- */
 
 bool cg_lower_reduce(Cg *c, const IrOp *op);
+/* shfl.sync of any scalar (reduce.c): butterfly to lane ^ arg, or up/down by arg lanes. */
+typedef enum CgShuffle { CG_SHFL_BFLY, CG_SHFL_UP, CG_SHFL_DOWN } CgShuffle;
+LLVMValueRef cg_shuffle(Cg *c, LLVMValueRef v, CgShuffle mode, int arg);
 
 /* ---- scan.c: scan (cumsum, cumprod, associative_scan) --------------------------------------- */
 

@@ -44,9 +44,14 @@ static RedVal combine(Cg *c, OpCode op, DType t, RedVal a, RedVal x)
     return r;
 }
 
-/* shfl.sync.bfly (PTX ISA §9.7.8.6) of any scalar: through i32, 64-bit values in two halves. */
-static LLVMValueRef shuffle_xor(Cg *c, LLVMValueRef v, int lane_mask)
+/* shfl.sync (PTX ISA §9.7.8.6) of any scalar, through i32 (64-bit values in two halves):
+ * mode CG_SHFL_BFLY reads lane ^ arg, CG_SHFL_UP lane - arg (clamp 0: lanes below arg keep their
+ * own value), CG_SHFL_DOWN lane + arg (clamp 31). */
+LLVMValueRef cg_shuffle(Cg *c, LLVMValueRef v, CgShuffle mode, int arg)
 {
+    static const char *const intrinsic[] = {[CG_SHFL_BFLY] = "llvm.nvvm.shfl.sync.bfly.i32",
+                                            [CG_SHFL_UP] = "llvm.nvvm.shfl.sync.up.i32",
+                                            [CG_SHFL_DOWN] = "llvm.nvvm.shfl.sync.down.i32"};
     LLVMBuilderRef b = c->l->b;
     LLVMTypeRef ty = LLVMTypeOf(v);
     LLVMTypeKind kind = LLVMGetTypeKind(ty);
@@ -64,9 +69,9 @@ static LLVMValueRef shuffle_xor(Cg *c, LLVMValueRef v, int lane_mask)
                                          c->l->i32, "")
             : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "")
                         : x;
-        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, lane_mask),
-                                cg_i32(c->l, 0x1f)};
-        halves[h] = cg_call(c->l, "llvm.nvvm.shfl.sync.bfly.i32", c->l->i32, args, 4);
+        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, arg),
+                                cg_i32(c->l, mode == CG_SHFL_UP ? 0 : 0x1f)};
+        halves[h] = cg_call(c->l, intrinsic[mode], c->l->i32, args, 4);
     }
     LLVMValueRef r;
     if (bits == 64)
@@ -138,9 +143,9 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
             FAIL(c, "%s: output element %d has no input in this thread", op_name(op->code), re);
     for (int m = 1; m < da->lanes[axis]; m *= 2)
         for (int re = 0; re < nr; re++) {
-            RedVal x = {shuffle_xor(c, acc[re].v, m * da->lane_stride[axis]), NULL};
+            RedVal x = {cg_shuffle(c, acc[re].v, CG_SHFL_BFLY, m * da->lane_stride[axis]), NULL};
             if (arg)
-                x.i = shuffle_xor(c, acc[re].i, m * da->lane_stride[axis]);
+                x.i = cg_shuffle(c, acc[re].i, CG_SHFL_BFLY, m * da->lane_stride[axis]);
             acc[re] = combine(c, op->code, vt, acc[re], x);
         }
     int W = da->warps[axis];

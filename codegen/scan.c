@@ -73,47 +73,6 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
     return true;
 }
 
-/* shfl.sync.up / .down (PTX ISA §9.7.8.6) of any scalar: through i32, 64-bit values in two
- * halves. Up reads lane - delta (clamp 0: lanes below delta keep their own value), down reads
- * lane + delta (clamp 31); the callers select away those lanes. */
-static LLVMValueRef shuffle(Cg *c, LLVMValueRef v, bool up, int delta)
-{
-    LLVMBuilderRef b = c->l->b;
-    LLVMTypeRef ty = LLVMTypeOf(v);
-    LLVMTypeKind kind = LLVMGetTypeKind(ty);
-    unsigned bits = kind == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty)
-                    : ty == c->l->f64           ? 64
-                    : ty == c->l->f32           ? 32
-                                                : 16;
-    LLVMTypeRef ity = LLVMIntTypeInContext(c->l->ctx, bits);
-    LLVMValueRef x = kind == LLVMIntegerTypeKind ? v : LLVMBuildBitCast(b, v, ity, "");
-    LLVMValueRef halves[2];
-    int nh = bits == 64 ? 2 : 1;
-    for (int h = 0; h < nh; h++) {
-        LLVMValueRef part =
-            bits == 64  ? LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(ity, 32 * h, 0), ""),
-                                         c->l->i32, "")
-            : bits < 32 ? LLVMBuildZExt(b, x, c->l->i32, "")
-                        : x;
-        LLVMValueRef args[4] = {cg_i32(c->l, -1), part, cg_i32(c->l, delta),
-                                cg_i32(c->l, up ? 0 : 0x1f)};
-        halves[h] =
-            cg_call(c->l, up ? "llvm.nvvm.shfl.sync.up.i32" : "llvm.nvvm.shfl.sync.down.i32",
-                    c->l->i32, args, 4);
-    }
-    LLVMValueRef r;
-    if (bits == 64)
-        r = LLVMBuildOr(
-            b, LLVMBuildZExt(b, halves[0], ity, ""),
-            LLVMBuildShl(b, LLVMBuildZExt(b, halves[1], ity, ""), LLVMConstInt(ity, 32, 0), ""),
-            "");
-    else if (bits < 32)
-        r = LLVMBuildTrunc(b, halves[0], ity, "");
-    else
-        r = halves[0];
-    return kind == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(b, r, ty, "");
-}
-
 /* A blocked layout that covers the axis exactly once: each thread holds one run of spt
  * consecutive elements along it, lanes and warps follow (coordinate = (warp * tpw + lane) * spt
  * + j, docs/layouts.md). */
@@ -195,7 +154,8 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
                 reverse ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - d), "")
                         : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, d), "");
             for (int g = 0; g < ngroups; g++) {
-                LLVMValueRef y = shuffle(c, total[g], !reverse, d * stride);
+                LLVMValueRef y =
+                    cg_shuffle(c, total[g], reverse ? CG_SHFL_DOWN : CG_SHFL_UP, d * stride);
                 total[g] =
                     LLVMBuildSelect(b, ok, cg_binary(c, comb, dt, y, total[g]), total[g], "");
             }
@@ -206,7 +166,7 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
                               ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - 1), "")
                               : LLVMBuildICmp(b, LLVMIntUGE, lane_a, cg_i32(c->l, 1), "");
         for (int g = 0; g < ngroups; g++)
-            lane_prefix[g] = shuffle(c, total[g], !reverse, stride);
+            lane_prefix[g] = cg_shuffle(c, total[g], reverse ? CG_SHFL_DOWN : CG_SHFL_UP, stride);
     }
     /* 3. Across the warps along the axis: slot [row][warp], row the group's row-major index
      * with the axis removed. */
