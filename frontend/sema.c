@@ -2400,6 +2400,29 @@ static Sem block_ptr_store(Sema *s, Expr *call, const char *fname)
     return sem_void();
 }
 
+/* A mask argument (index i) of load, store and the atomics: None, or int1 that broadcasts to
+ * the pointer's shape p. */
+static bool mask_arg(Sema *s, Expr *call, int i, const char *fname, Type p)
+{
+    if (arg_is_none(call, i))
+        return true;
+    Type m;
+    if (!value_arg(s, call, i, fname, "mask", &m))
+        return false;
+    if (m.is_ptr || m.dtype != DT_I1) {
+        diag_error(s->diag, arg_loc(call, i), "%s's mask must be int1 (a comparison), got %s",
+                   fname, tstr(s, m));
+        return false;
+    }
+    if (!broadcasts_to(m, p)) {
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s's mask of shape %s cannot be broadcast to the pointer's shape %s", fname,
+                   shape_str(s, m), shape_str(s, p));
+        return false;
+    }
+    return true;
+}
+
 /* ---- tensor descriptors (tl.make_tensor_descriptor, desc.load, desc.store) ---------------------- */
 
 static bool is_tensor_desc(Sem x) { return x.kind == SEM_TUPLE && x.tensor_desc; }
@@ -2513,22 +2536,8 @@ static Sem load_builtin(Sema *s, Expr *call, const char *fname)
         return sem_error();
     }
     bool ok = true;
-    if (!arg_is_none(call, 1)) {
-        Type m;
-        if (!value_arg(s, call, 1, fname, "mask", &m)) {
-            ok = false;
-        } else if (m.is_ptr || m.dtype != DT_I1) {
-            diag_error(s->diag, arg_loc(call, 1), "%s's mask must be int1 (a comparison), got %s",
-                       fname, tstr(s, m));
-            ok = false;
-        } else if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 1),
-                       "%s's mask of shape %s cannot be broadcast to "
-                       "the pointer's shape %s",
-                       fname, shape_str(s, m), shape_str(s, p));
-            ok = false;
-        }
-    }
+    if (!mask_arg(s, call, 1, fname, p))
+        ok = false;
     if (!arg_is_none(call, 2)) {
         Type o;
         if (!value_arg(s, call, 2, fname, "other", &o)) {
@@ -2599,23 +2608,8 @@ static Sem store_builtin(Sema *s, Expr *call, const char *fname)
                    fname, shape_str(s, v), shape_str(s, p));
         return sem_error();
     }
-    if (!arg_is_none(call, 2)) {
-        Type m;
-        if (!value_arg(s, call, 2, fname, "mask", &m))
-            return sem_error();
-        if (m.is_ptr || m.dtype != DT_I1) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's mask must be int1 (a comparison), got %s",
-                       fname, tstr(s, m));
-            return sem_error();
-        }
-        if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 2),
-                       "%s's mask of shape %s cannot be broadcast to "
-                       "the pointer's shape %s",
-                       fname, shape_str(s, m), shape_str(s, p));
-            return sem_error();
-        }
-    }
+    if (!mask_arg(s, call, 2, fname, p))
+        return sem_error();
     if (!arg_is_none(call, 3)) {
         diag_error(s->diag, arg_loc(call, 3),
                    "%s: boundary_check applies to block pointers "
@@ -2712,22 +2706,8 @@ static Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             ok = false;
         }
     }
-    if (!cas && !arg_is_none(call, 2)) {
-        Type m;
-        if (!value_arg(s, call, 2, fname, "mask", &m)) {
-            ok = false;
-        } else if (m.is_ptr || m.dtype != DT_I1) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's mask must be int1 (a comparison), got %s",
-                       fname, tstr(s, m));
-            ok = false;
-        } else if (!broadcasts_to(m, p)) {
-            diag_error(s->diag, arg_loc(call, 2),
-                       "%s's mask of shape %s cannot be broadcast to "
-                       "the pointer's shape %s",
-                       fname, shape_str(s, m), shape_str(s, p));
-            ok = false;
-        }
-    }
+    if (!cas && !mask_arg(s, call, 2, fname, p))
+        ok = false;
     /* sem and scope are parameters 3 and 4 of both signatures */
     if (!atomic_string_arg(s, call, 3, fname, "sem", true))
         ok = false;
