@@ -25,6 +25,10 @@ static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
 bool cg_mma_can_stage(Cg *c, const IrOp *op)
 {
     int64_t a_bytes, b_bytes;
+    const IrOp *ca = cg_dot_operand_convert(c, op->operands[0]);
+    if (ca && layout_convert_is_relabel(c->f, ir_value(c->f, ca->operands[0])->layout,
+                                        ir_value(c->f, ca->results[0])->layout))
+        return false; /* A is the previous dot's registers, relabelled: nothing to stage */
     shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
     if (!a_bytes || !b_bytes || op->smem_bytes < a_bytes + b_bytes || op->smem_offset < 0)
         return false;
@@ -180,16 +184,13 @@ static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, 
 /* Operands materialized in #dot_op registers (convert_layout through shared memory): packs the
  * pairs (a0,a1), ... into apk/bpk. Local indices: A (rm*2 + h, rk*4 + kh*2 + j); B
  * (rk*4 + kh*2 + j, rn). */
-static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int Rm, int Rn, int Kt,
-                               LLVMValueRef *apk, LLVMValueRef *bpk)
+bool cg_pack_a_fragments(Cg *c, const LVal *A, Dist *da, int Rm, int Kt, LLVMValueRef *apk)
 {
-    if (da->layout != A->layout || db->layout != B->layout ||
-        c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND ||
-        c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
-        FAIL(c, "mma dot: operands are not in #dot_op registers");
-    if (A->n != da->nelems || B->n != db->nelems)
-        FAIL(c, "mma dot: register counts differ from the layouts'");
-    int *amap = cg_local_index_map(c, da), *bmap = cg_local_index_map(c, db);
+    if (da->layout != A->layout || c->f->layouts[A->layout].kind != LAYOUT_DOT_OPERAND)
+        FAIL(c, "tensor-core dot: A is not in #dot_op registers");
+    if (A->n != da->nelems && A->n != 1)
+        FAIL(c, "tensor-core dot: A's register count differs from its layout's");
+    int *amap = cg_local_index_map(c, da);
     for (int rm = 0; rm < Rm; rm++)
         for (int rk = 0; rk < Kt; rk++)
             for (int q = 0; q < 4; q++) { /* q = kh*2 + h: a0a1, a2a3 (h), a4a5 (kh), a6a7 */
@@ -197,9 +198,22 @@ static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int 
                 int e0 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2];
                 int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
                 if (e0 < 0 || e1 < 0)
-                    FAIL(c, "mma dot: A fragment element missing");
-                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, A->el[e0], A->el[e1]);
+                    FAIL(c, "tensor-core dot: A fragment element missing");
+                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, cg_at(A, e0), cg_at(A, e1));
             }
+    return true;
+}
+
+static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int Rm, int Rn, int Kt,
+                               LLVMValueRef *apk, LLVMValueRef *bpk)
+{
+    if (db->layout != B->layout || c->f->layouts[B->layout].kind != LAYOUT_DOT_OPERAND)
+        FAIL(c, "mma dot: operands are not in #dot_op registers");
+    if (B->n != db->nelems)
+        FAIL(c, "mma dot: register counts differ from the layouts'");
+    if (!cg_pack_a_fragments(c, A, da, Rm, Kt, apk))
+        return false;
+    int *bmap = cg_local_index_map(c, db);
     for (int rk = 0; rk < Kt; rk++)
         for (int rn = 0; rn < Rn; rn++)
             for (int kh = 0; kh < 2; kh++) {

@@ -50,20 +50,32 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                      : w->dtype == DT_F8E5   ? "e5m2"
                                              : "f16";
     const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
+    /* operands: the nd accumulators ($0..), then A (a descriptor, or four .b32 registers: PTX
+     * ISA 9.7.15.5.1.1, where only B's transpose immediate remains), B's descriptor, scale-d */
+    bool a_regs = w->a_regs != NULL;
+    int na = a_regs ? 4 : 1, ib = nd + na, ip = ib + 1;
+    if (a_regs && (tf32 || fp8)) {
+        TRIC_INTERNAL(c->d, "wgmma: A from registers is for 16-bit types");
+        c->failed = true;
+        return NULL;
+    }
     strbuf_printf(&text,
                   "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, "
                   "0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                  nd + 2, NI, KI, ta, tb);
+                  ip, NI, KI, ta, tb);
     for (int i = 0; i < nd; i++)
         strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    if (tf32 || fp8) /* K-major operands only: no transpose immediates */
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, nd + 1);
+    if (a_regs)
+        strbuf_printf(&text, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nd, nd + 1, nd + 2,
+                      nd + 3, ib, w->trans_b ? 1 : 0);
+    else if (tf32 || fp8) /* K-major operands only: no transpose immediates */
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, ib);
     else
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, nd + 1, w->trans_a ? 1 : 0,
+        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, ib, w->trans_a ? 1 : 0,
                       w->trans_b ? 1 : 0);
     for (int i = 0; i < nd; i++)
         strbuf_append(&cons, "=f,");
-    strbuf_append(&cons, "l,l,r");
+    strbuf_append(&cons, a_regs ? "r,r,r,r,l,r" : "l,l,r");
     for (int i = 0; i < nd; i++)
         strbuf_printf(&cons, ",%d", i);
     strbuf_append(&cons, ",~{memory}");
@@ -71,7 +83,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     for (int i = 0; i < nd; i++)
         fty[i] = c->l->f32;
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
-    LLVMValueRef *args = cg_regs(c, nd + 3);
+    LLVMValueRef *args = cg_regs(c, nd + na + 2);
     int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
     cg_asm_void(c, "wgmma.fence.sync.aligned;");
     for (int rk = 0; rk < Kt; rk++)
@@ -83,12 +95,18 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                     int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
                     ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
                 }
-                args[0] = LLVMBuildAdd(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
-                args[1] = LLVMBuildAdd(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
-                args[2] = cg_i32(c->l, 1);
+                if (a_regs)
+                    for (int q = 0; q < 4; q++)
+                        args[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
+                else
+                    args[0] =
+                        LLVMBuildAdd(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
+                args[na] =
+                    LLVMBuildAdd(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
+                args[na + 1] = cg_i32(c->l, 1);
                 for (int i = 0; i < nd; i++)
-                    args[3 + i] = acc[ce[i]];
-                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + 3, true);
+                    args[na + 2 + i] = acc[ce[i]];
+                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + na + 2, true);
                 for (int i = 0; i < nd; i++)
                     acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
             }

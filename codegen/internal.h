@@ -288,12 +288,20 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr);
 /* One wgmma dot's instructions, for the serial dot and the pipeline's wgmma op alike. */
+/* A's #dot_op<idx=0> registers (dist da) packed in pairs as the m16n8k16 A fragment (PTX ISA
+ * 9.7.14.5.8; wgmma's register A per warp is the same, 9.7.15.5.1.1): (a0,a1), (a2,a3),
+ * (a4,a5), (a6,a7) of m16 tile rm and k16 step rk at apk[(rm * Kt + rk) * 4 + q] (dot_mma.c). */
+bool cg_pack_a_fragments(Cg *c, const LVal *A, Dist *da, int Rm, int Kt, LLVMValueRef *apk);
+
 typedef struct WgmmaIssue {
     DType dtype;           /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */
     DType btype;           /* of B: dtype, or the other fp8 format (.e4m3.e5m2) */
     int M, N, K, W, NI;    /* the tile, the warps, the instruction's n */
     bool trans_a, trans_b; /* an MN-major operand (16-bit types only) */
     LLVMValueRef a_desc, b_desc; /* the operands' descriptors, start address included */
+    const LLVMValueRef *a_regs;  /* A from registers instead of a_desc (16-bit types): four .b32
+                                    per (m64 tile rm, k16 step rk) at (rm * Kt + rk) * 4 + q, as
+                                    cg_pack_a_fragments packs them; NULL: A through a_desc */
     const int64_t *a_off;        /* [k step][m64 tile]: bytes from a_desc's start address */
     const int64_t *b_off;        /* [k step][n piece]: bytes from b_desc's start address */
 } WgmmaIssue;

@@ -528,10 +528,15 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
     ValueId av = op->operands[0], bv = op->operands[1], cv = op->operands[2], r = op->results[0];
-    Type ta, tb, rt = ir_type(c->f, r);
-    const Layout *la = shared_layout(c, av), *lb = shared_layout(c, bv);
-    if (!la || !lb || !view_tile(c, av, &ta) || !view_tile(c, bv, &tb))
+    Type ta = ir_type(c->f, av), tb, rt = ir_type(c->f, r);
+    /* A is a slot view, or #dot_op registers (a chained or computed operand) */
+    bool a_regs = !ta.is_smem;
+    const Layout *la = a_regs ? NULL : shared_layout(c, av), *lb = shared_layout(c, bv);
+    if ((!a_regs && (!la || !view_tile(c, av, &ta))) || !lb || !view_tile(c, bv, &tb))
         return false;
+    if (a_regs && (ta.rank != 2 || (ta.dtype != DT_F16 && ta.dtype != DT_BF16)))
+        FAIL(c, "wgmma: a register A must be a 2-D fp16 or bf16 tile, not %s",
+             type_str(c->arena, ta));
     Dist *dr = cg_dist(c, ir_value(c->f, r)->layout, rt);
     if (!dr)
         return false;
@@ -558,10 +563,10 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int n = dr->nelems;
     if (C->n != n && C->n != 1)
         FAIL(c, "wgmma: accumulator register count differs from the layout's");
-    bool a_kmaj = la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
+    bool a_kmaj = a_regs || la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
     if ((tf32 || fp8) && (!a_kmaj || !b_kmaj))
         FAIL(c, "wgmma: %s operands must be K-major in shared memory", tf32 ? "tf32" : "fp8");
-    int a_atom = la->shared.swizzle / dtype_bytes(ta.dtype),
+    int a_atom = a_regs ? 8 : la->shared.swizzle / dtype_bytes(ta.dtype),
         b_atom = lb->shared.swizzle / dtype_bytes(tb.dtype);
     /* Each instruction's B columns start an MN-major atom (a piece inside an atom would need the
      * descriptor's base offset) */
@@ -572,19 +577,27 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
 
     /* Thread-invariant parts: warpgroup g = warp / 4 starts at row g*64 of A; offsets are linear
      * in rows that are multiples of 8 (K-major) or of the atom (MN-major). */
-    int64_t x64[2] = {64, 0};
-    int64_t g_off = shared_swizzled_offset(la, ta, x64);
-    LLVMValueRef g = LLVMBuildLShr(c->pro, c->warp, k32(c, 2), "");
-    LLVMValueRef g_bytes = LLVMBuildMul(c->pro, g, k32(c, g_off), "");
-    LLVMValueRef a_base = cg_smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
+    LLVMValueRef a_desc = NULL, *a_words = NULL;
+    int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
+    if (a_regs) {
+        Dist *da = cg_dist(c, A->layout, ta);
+        a_words = cg_regs(c, Rm * Kt * 4);
+        if (!da || !cg_pack_a_fragments(c, A, da, Rm, Kt, a_words))
+            return false;
+    } else {
+        int64_t x64[2] = {64, 0};
+        int64_t g_off = shared_swizzled_offset(la, ta, x64);
+        LLVMValueRef g = LLVMBuildLShr(c->pro, c->warp, k32(c, 2), "");
+        LLVMValueRef g_bytes = LLVMBuildMul(c->pro, g, k32(c, g_off), "");
+        LLVMValueRef a_base = cg_smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
+        a_desc = cg_wgmma_operand_desc(c, a_base, la, ta, 1);
+    }
     LLVMValueRef b_base = cg_smem_window_addr(c, B->el[0]);
-    LLVMValueRef a_desc = cg_wgmma_operand_desc(c, a_base, la, ta, 1);
     LLVMValueRef b_desc = cg_wgmma_operand_desc(c, b_base, lb, tb, 0);
 
-    int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
     for (int rk = 0; rk < Kt; rk++) {
-        for (int rm = 0; rm < Rm; rm++) {
+        for (int rm = 0; !a_regs && rm < Rm; rm++) {
             int64_t ca[2] = {(int64_t)rm * 16 * W, (int64_t)rk * KI}; /* A (m, k); + g*64 rows */
             a_offs[rk * Rm + rm] = shared_swizzled_offset(la, ta, ca);
         }
@@ -604,6 +617,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
                     .trans_b = !b_kmaj,
                     .a_desc = a_desc,
                     .b_desc = b_desc,
+                    .a_regs = a_words,
                     .a_off = a_offs,
                     .b_off = b_offs};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);

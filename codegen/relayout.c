@@ -183,7 +183,9 @@ bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n)
 }
 
 /* convert_layout: the same registers when the layout does not change, none when the result is a
- * dot operand that its dot stages itself (c->lazy_operand), else through shared memory. */
+ * dot operand that its dot stages itself (c->lazy_operand), relabelled registers from an #mma
+ * accumulator to the #dot_op A of a chained dot (layout_convert_is_relabel), else through shared
+ * memory. */
 bool cg_lower_convert_layout(Cg *c, const IrOp *op)
 {
     ValueId r = op->results[0];
@@ -206,5 +208,21 @@ bool cg_lower_convert_layout(Cg *c, const IrOp *op)
     Dist *da = cg_dist(c, a->layout, at_);
     if (!da)
         return false;
+    if (layout_convert_is_relabel(c->f, a->layout, rlayout)) {
+        /* #mma layouts alike, or an accumulator as the next dot's A: the same threads hold the
+         * same elements (the offsets agree relative to the shared row and tig*2 bases; passes.h) */
+        Dist *dd = cg_dist_of(c, r);
+        int from[TRIC_MAX_RANK];
+        for (int i = 0; i < TRIC_MAX_RANK; i++)
+            from[i] = i;
+        LLVMValueRef *el = dd ? cg_regs(c, dd->nelems) : NULL;
+        if (el && a->n == 1 && da->nelems > 1) { /* one register serves every element */
+            for (int e = 0; e < dd->nelems; e++)
+                el[e] = a->el[0];
+        } else if (!el || !relabel(c, a, da, dd, from, el))
+            FAIL(c, "convert_layout: the registers do not hold the result layout's elements");
+        cg_set_value(c, r, el, dd->nelems, rlayout);
+        return true;
+    }
     return convert_through_smem(c, op, a, da, r, NULL);
 }

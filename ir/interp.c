@@ -1862,18 +1862,22 @@ static bool run_local_load(Interp *in, const IrOp *op)
  * into them is an error) until a wgmma_wait retires this wgmma. */
 static bool run_wgmma(Interp *in, const IrOp *op)
 {
-    ValueId abuf, bbuf;
-    int64_t aslot, bslot;
-    const void *a = view_tile(in, op, 0, &abuf, &aslot);
+    ValueId abuf = 0, bbuf;
+    int64_t aslot = 0, bslot;
+    /* A is a slot view, or registers (wgmma's A-from-registers form) */
+    bool a_regs = !vtype(in, op->operands[0]).is_smem;
+    const void *a = a_regs ? operand(in, op, 0) : view_tile(in, op, 0, &abuf, &aslot);
     const void *b = a ? view_tile(in, op, 1, &bbuf, &bslot) : NULL;
-    if (!b || !check_slot_read(in, op, abuf, aslot) || !check_slot_read(in, op, bbuf, bslot))
+    if (!b || (!a_regs && !check_slot_read(in, op, abuf, aslot)) ||
+        !check_slot_read(in, op, bbuf, bslot))
         return false;
     const void *c = operand(in, op, 2);
     void *r = c ? result(in, op) : NULL;
     if (!r || !dot_compute(in, op, vtype(in, op->operands[0]), a, vtype(in, op->operands[1]), b,
                            vtype(in, op->operands[2]), c, vtype(in, op->results[0]), r))
         return false;
-    in->books[abuf].wgmma_read[aslot] = in->wgmmas;
+    if (!a_regs)
+        in->books[abuf].wgmma_read[aslot] = in->wgmmas;
     in->books[bbuf].wgmma_read[bslot] = in->wgmmas;
     in->wgmmas++;
     return true;

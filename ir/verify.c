@@ -501,8 +501,23 @@ static void check_pipeline(Verifier *v, const IrOp *op)
         break;
     }
     case OP_WGMMA: {
-        if (!want_view(v, op, 0, "a") || !want_view(v, op, 1, "b"))
+        /* a: a slot view, or registers (the #dot_op<idx=0> form: PTX ISA 9.7.15.5.1.1, A from
+         * registers, for 16-bit types) */
+        bool a_regs = !v->f->values[op->operands[0]].type.is_smem;
+        if ((!a_regs && !want_view(v, op, 0, "a")) || !want_view(v, op, 1, "b"))
             break;
+        if (a_regs) {
+            int al = v->f->values[op->operands[0]].layout;
+            DType adt = otype(v, op, 0).dtype;
+            if ((adt != DT_F16 && adt != DT_BF16) ||
+                (al > 0 && al < v->f->nlayouts &&
+                 (v->f->layouts[al].kind != LAYOUT_DOT_OPERAND ||
+                  v->f->layouts[al].dot_operand.op_idx != 0))) {
+                report(v, op,
+                       "a register operand a must be fp16 or bf16 in a #dot_op<idx=0> layout");
+                break;
+            }
+        }
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || r.is_ptr || r.is_smem) {
             report(v, op, "takes 2-d views and a 2-d accumulator (%s x %s -> %s)", tstr(v, a),

@@ -142,6 +142,17 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
  * give a W-way conflict). */
 void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
                            int64_t *warp_stride);
+/* Does a convert_layout from layout `from` to `to` only relabel the registers each thread holds?
+ * True between #mma layouts with the same warps (and slices of them along the same dim): the
+ * fragment pattern does not depend on the instruction shape, so two dots of different n (an
+ * attention's BLOCK_N and HEAD_DIM) give layouts that place elements alike. True from an #mma
+ * accumulator (v2, or v3 with warps [W, 1]) to the #dot_op<idx=0, k_width=2>
+ * of an #mma parent with the same warps, both with one warp along N: the accumulator's element
+ * (m, n) and the A fragment's element (m, k = n) sit in the same register slot pattern (rows
+ * rm*16*W + wm*16 + groupID + 8h, columns tig*2 + j + 8*piece; PTX ISA 9.7.14.5.8 and
+ * 9.7.15.5.1.1), so a chained dot (attention's P @ V) takes the first dot's result as its A
+ * without shared memory. Such a convert needs no scratch (shared_alloc) and codegen relabels. */
+bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's

@@ -287,6 +287,19 @@ static IrOp *operand_tile_load(Pipe *p, ValueId operand)
     return shared_layout_for(&sh, t, f->layouts[pl].blocked.order[0]) ? def : NULL;
 }
 
+/* Can this #mma v3 dot take its A from registers: a 16-bit A in a #dot_op<idx=0, k_width=2>
+ * layout (wgmma's register fragment is mma.sync's A fragment per warp, docs/codegen.md), not a
+ * load of this loop that the pipeline copies (then both operands come from slots)? */
+static bool a_from_registers(const Pipe *p, const IrOp *dot)
+{
+    const IrFunc *f = p->f;
+    Type t = ir_type(f, dot->operands[0]);
+    int l = f->values[dot->operands[0]].layout;
+    return t.rank == 2 && !t.is_ptr && (t.dtype == DT_F16 || t.dtype == DT_BF16) && l > 0 &&
+           l < f->nlayouts && f->layouts[l].kind == LAYOUT_DOT_OPERAND &&
+           f->layouts[l].dot_operand.op_idx == 0 && f->layouts[l].dot_operand.k_width == 2;
+}
+
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
 static bool analyse(Pipe *p)
 {
@@ -309,12 +322,28 @@ static bool analyse(Pipe *p)
         bool v3 = f->layouts[acc].mma.version == 3;
         IrOp *cv[2] = {0}, *ld[2] = {0};
         bool take = true;
-        for (int k = 0; k < 2 && take; k++) {
+        for (int k = 0; k < 2; k++) {
             cv[k] = f->values[dot->operands[k]].def;
-            take = cv[k] && cv[k]->code == OP_CONVERT_LAYOUT && body_index(body, cv[k]) >= 0;
-            ld[k] = take ? f->values[cv[k]->operands[0]].def : NULL;
-            take = take && ld[k] && ld[k]->code == OP_LOAD && body_index(body, ld[k]) >= 0 &&
-                   load_pipelinable(p, ld[k], cv[k], k, v3);
+            bool in_loop =
+                cv[k] && cv[k]->code == OP_CONVERT_LAYOUT && body_index(body, cv[k]) >= 0;
+            ld[k] = in_loop ? f->values[cv[k]->operands[0]].def : NULL;
+            if (ld[k] && (ld[k]->code != OP_LOAD || body_index(body, ld[k]) < 0))
+                ld[k] = NULL;
+        }
+        take = ld[0] && ld[1] && load_pipelinable(p, ld[0], cv[0], 0, v3) &&
+               load_pipelinable(p, ld[1], cv[1], 1, v3);
+        /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose B is
+         * such a load and whose A is computed (attention's q before the loop, p from the
+         * softmax) reads B's slot and A's #dot_op registers; it waits for itself */
+        if (!take && v3 && ld[1] && a_from_registers(p, dot) &&
+            load_pipelinable(p, ld[1], cv[1], 1, true) && p->nloads + 1 <= MAX_PIPE_LOADS) {
+            p->loads[p->nloads] = ld[1];
+            p->converts[p->nloads] = cv[1];
+            p->nloads++;
+            p->any_wgmma = true;
+            p->inflight_dot = NULL; /* its registers may not change under it: each waits */
+            ndots++;
+            continue;
         }
         if (!take || p->nloads + 2 > MAX_PIPE_LOADS)
             continue;
@@ -696,8 +725,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 if (p->converts[j] && p->converts[j]->results[0] == op->operands[1])
                     kb = j;
             }
-            if (ka >= 0 && kb >= 0) {
-                ValueId wops[3] = {p->views[ka], p->views[kb], mapped(p, op->operands[2])};
+            if (kb >= 0 && (ka >= 0 || a_from_registers(p, op))) {
+                ValueId wops[3] = {ka >= 0 ? p->views[ka] : mapped(p, op->operands[0]),
+                                   p->views[kb], mapped(p, op->operands[2])};
                 Type t = ir_type(f, op->results[0]);
                 IrOp *w = ir_build(&nbld, OP_WGMMA, op->loc, wops, 3, &t, 1, 0);
                 memcpy(w->attr, op->attr, sizeof w->attr);

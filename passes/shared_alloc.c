@@ -150,6 +150,37 @@ static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *per
     return true;
 }
 
+/* Two #mma layouts whose threads hold the same elements of any tile: the fragment pattern
+ * (codegen/distribution.c dist_mma) depends on the warps alone, not on the instruction shape, and
+ * v3 with warps [W, 1] has v2's pattern. */
+static bool mma_fragments_alike(const IrFunc *f, int a, int b)
+{
+    if (a <= 0 || b <= 0 || a >= f->nlayouts || b >= f->nlayouts)
+        return false;
+    const Layout *x = &f->layouts[a], *y = &f->layouts[b];
+    return x->kind == LAYOUT_MMA && y->kind == LAYOUT_MMA &&
+           (x->mma.version == 2 || x->mma.version == 3) &&
+           (y->mma.version == 2 || y->mma.version == 3) &&
+           x->mma.warps_per_cta[0] == y->mma.warps_per_cta[0] &&
+           x->mma.warps_per_cta[1] == y->mma.warps_per_cta[1];
+}
+
+bool layout_convert_is_relabel(const IrFunc *f, int from, int to)
+{
+    if (from <= 0 || to <= 0 || from >= f->nlayouts || to >= f->nlayouts)
+        return false;
+    const Layout *a = &f->layouts[from], *d = &f->layouts[to];
+    if (a->kind == LAYOUT_SLICE && d->kind == LAYOUT_SLICE)
+        return a->slice.dim == d->slice.dim &&
+               mma_fragments_alike(f, a->slice.parent, d->slice.parent);
+    if (a->kind == LAYOUT_MMA && d->kind == LAYOUT_MMA)
+        return mma_fragments_alike(f, from, to);
+    if (a->kind != LAYOUT_MMA || d->kind != LAYOUT_DOT_OPERAND || d->dot_operand.op_idx != 0 ||
+        d->dot_operand.k_width != 2)
+        return false;
+    return mma_fragments_alike(f, from, d->dot_operand.parent) && a->mma.warps_per_cta[1] == 1;
+}
+
 static bool value_is_used(const IrRegion *r, ValueId v)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -175,6 +206,10 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         if (op->code == OP_CONVERT_LAYOUT &&
             f->values[op->operands[0]].layout == f->values[op->results[0]].layout)
             return 0; /* a no-op convert */
+        if (op->code == OP_CONVERT_LAYOUT &&
+            layout_convert_is_relabel(f, f->values[op->operands[0]].layout,
+                                      f->values[op->results[0]].layout))
+            return 0; /* registers relabelled (a chained dot's A) */
         Layout swizzled;
         if (shared_scratch_swizzle(f, op, &swizzled))
             return type_numel(t) * shared_elem_bytes(t);
