@@ -79,6 +79,17 @@ static LLVMValueRef libdevice_call(Cg *c, int64_t fn, DType t, LLVMValueRef x, L
     return wide || t == DT_F32 ? r : LLVMBuildFPTrunc(b, r, cg_elem_type(c, t), "");
 }
 
+/* A float add, sub or mul that LLVM may fuse with its neighbour into one fma.rn (the `contract`
+ * flag; NVPTX otherwise prints mul.rn/add.rn so that ptxas fuses nothing either): Triton's default,
+ * enable_fp_fusion=True, which e.g. makes attention's `qk * scale - m` one fma per element.
+ * --no-fp-fusion keeps each rounded on its own (what the interpreter computes). */
+static LLVMValueRef contractible(Cg *c, LLVMValueRef inst)
+{
+    if (!c->o->no_fp_fusion && LLVMCanValueUseFastMathFlags(inst))
+        LLVMSetFastMathFlags(inst, LLVMFastMathAllowContract);
+    return inst;
+}
+
 LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMBuilderRef b = c->l->b;
@@ -87,9 +98,9 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
         LLVMValueRef a = cg_widen(c, x), e = cg_widen(c, y), r;
         LLVMTypeRef ty = LLVMTypeOf(a);
         switch (op) {
-        case OP_ADD: r = LLVMBuildFAdd(b, a, e, ""); break;
-        case OP_SUB: r = LLVMBuildFSub(b, a, e, ""); break;
-        case OP_MUL: r = LLVMBuildFMul(b, a, e, ""); break;
+        case OP_ADD: r = contractible(c, LLVMBuildFAdd(b, a, e, "")); break;
+        case OP_SUB: r = contractible(c, LLVMBuildFSub(b, a, e, "")); break;
+        case OP_MUL: r = contractible(c, LLVMBuildFMul(b, a, e, "")); break;
         case OP_DIV: r = LLVMBuildFDiv(b, a, e, ""); break;
         case OP_REM: {
             /* C fmod, as the interpreter: libdevice's exact __nv_fmodf. */
@@ -467,6 +478,26 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
             if (e + 1 < n)
                 el[e + 1] = r2[1];
         }
+        cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+        return true;
+    }
+    if (op->code == OP_CAST && t0.dtype == DT_F32 && (rt.dtype == DT_F16 || rt.dtype == DT_BF16) &&
+        c->o->sm >= 80 && ops[0]->n == n && n >= 2) {
+        /* fp32 -> fp16/bf16 two at a time: `cvt.rn.f16x2.f32 d, hi, lo` (PTX ISA 9.7.9.21, sm_80;
+         * LLVM 19 rounds each alone), the pair then packs straight into a .b32 operand (a chained
+         * dot's A fragment pairs the same two elements) */
+        const char *text =
+            rt.dtype == DT_F16 ? "cvt.rn.f16x2.f32 $0, $1, $2;" : "cvt.rn.bf16x2.f32 $0, $1, $2;";
+        LLVMTypeRef et = cg_elem_type(c, rt.dtype), v2 = LLVMVectorType(et, 2);
+        for (int e = 0; e + 1 < n; e += 2) {
+            LLVMValueRef args[2] = {ops[0]->el[e + 1], ops[0]->el[e]};
+            LLVMValueRef packed = cg_asm(c->l, c->l->i32, text, "=r,f,f", args, 2, false);
+            LLVMValueRef pair = LLVMBuildBitCast(c->l->b, packed, v2, "");
+            el[e] = LLVMBuildExtractElement(c->l->b, pair, cg_i32(c->l, 0), "");
+            el[e + 1] = LLVMBuildExtractElement(c->l->b, pair, cg_i32(c->l, 1), "");
+        }
+        if (n % 2)
+            el[n - 1] = cg_cast(c, t0.dtype, rt.dtype, ops[0]->el[n - 1]);
         cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
         return true;
     }

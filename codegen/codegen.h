@@ -31,6 +31,9 @@ typedef struct CodegenOptions {
     bool arch_specific;         /* sm_90a: wgmma and other arch-specific instructions allowed */
     int opt_level;              /* 0..3 */
     const char *libdevice_path; /* NULL: look in $CUDA_HOME / /usr/local/cuda */
+    bool no_fp_fusion;          /* keep every float add, sub and mul rounded on its own; by default
+                                   a mul feeding an add or sub may become one fma, as Triton's
+                                   enable_fp_fusion=True (docs/codegen.md "Floating point") */
 } CodegenOptions;
 
 /* Writes the kernel's LLVM IR (when llvm_ir is not NULL) and PTX (when ptx is not NULL).

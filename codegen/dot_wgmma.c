@@ -6,6 +6,8 @@
 #include "codegen/internal.h"
 #include "passes/passes.h"
 
+#include <math.h>
+
 /* Stores w consecutive elements (eb bytes each) of src, from element e on, at p in shared memory:
  * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
@@ -40,8 +42,20 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
         return NULL;
     }
     LLVMValueRef *acc = cg_regs(c, n);
-    for (int e = 0; e < n; e++)
+    /* An accumulator of zeros (tl.dot(a, b) without c, attention's q @ k): the first k step runs
+     * with scale-d 0 (D = A*B, PTX ISA 9.7.15.5.2) on undefined registers, so no zero is moved
+     * into the 64-odd accumulators each time */
+    bool c_zero = true;
+    for (int e = 0; e < n; e++) {
         acc[e] = cg_at(C, e);
+        LLVMBool loses;
+        c_zero = c_zero && LLVMIsAConstantFP(acc[e]) &&
+                 LLVMConstRealGetDouble(acc[e], &loses) == 0.0 &&
+                 !signbit(LLVMConstRealGetDouble(acc[e], &loses));
+    }
+    if (c_zero)
+        for (int e = 0; e < n; e++)
+            acc[e] = LLVMGetUndef(c->l->f32);
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
     StrBuf text = {0}, cons = {0};
     const char *ta = tf32                    ? "tf32"
@@ -103,7 +117,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                         LLVMBuildAdd(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
                 args[na] =
                     LLVMBuildAdd(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
-                args[na + 1] = cg_i32(c->l, 1);
+                args[na + 1] = cg_i32(c->l, c_zero && rk == 0 ? 0 : 1);
                 for (int i = 0; i < nd; i++)
                     args[na + 2 + i] = acc[ce[i]];
                 LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + na + 2, true);

@@ -597,6 +597,19 @@ static KernelMeta *set_push(KernelSet *set, IrFunc *gpu)
     return &set->metas[set->n++];
 }
 
+/* What code generation takes from the compile options. */
+static CodegenOptions codegen_options(const CompileOptions *opt, int sm, bool arch_specific)
+{
+    CodegenOptions co = {
+        .sm = sm,
+        .arch_specific = arch_specific,
+        .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
+        .libdevice_path = opt->libdevice_path,
+        .no_fp_fusion = opt->no_fp_fusion,
+    };
+    return co;
+}
+
 static void set_free(KernelSet *set)
 {
     free(set->gpus);
@@ -607,11 +620,7 @@ static void set_free(KernelSet *set)
 static bool set_emit(const KernelSet *set, const CompileOptions *opt, int sm, bool arch_specific,
                      CompileResult *out, Diag *diag)
 {
-    CodegenOptions co = {.sm = sm,
-                         .arch_specific = arch_specific,
-                         .opt_level =
-                             opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
-                         .libdevice_path = opt->libdevice_path};
+    CodegenOptions co = codegen_options(opt, sm, arch_specific);
     StrBuf ptx = {0};
     bool ok = codegen_emit_many((const IrFunc *const *)set->gpus, set->n, &co,
                                 opt->emit == EMIT_LLVM ? &out->output : NULL,
@@ -977,12 +986,7 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
         return false;
 
     /* 5. LLVM and PTX */
-    CodegenOptions co = {
-        .sm = sm,
-        .arch_specific = arch_specific,
-        .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
-        .libdevice_path = opt->libdevice_path,
-    };
+    CodegenOptions co = codegen_options(opt, sm, arch_specific);
     StrBuf ptx = {0};
     bool ok = codegen_emit(gpu, &co, opt->emit == EMIT_LLVM ? &out->output : NULL,
                            opt->emit == EMIT_PTX ? &ptx : NULL, diag);

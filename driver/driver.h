@@ -33,6 +33,7 @@ typedef struct CompileOptions {
     const char *c_output;    /* EMIT_C: the .c file's path; its base name names the header and
                                prefixes the generated functions */
     bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
+    bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):

@@ -276,6 +276,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->num_warps = opt->num_warps;
     out->num_stages = opt->num_stages;
     out->arch = opt->arch;
+    out->no_fp_fusion = opt->no_fp_fusion != 0;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
     Define *defs = arena_alloc(arena, sizeof(Define) * (size_t)(opt->nconstexprs + 1));
@@ -306,6 +307,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     for (int i = 0; i < opt->nconstexprs; i++)
         KEY_STR("constexpr", opt->constexprs[i]);
     strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
+    if (opt->no_fp_fusion)
+        strbuf_printf(sb, "no_fp_fusion\n");
     if (mod && mod->is_config)
         strbuf_printf(sb, "fit_stages\n");
     if (mod && mod->nlaunch_hints > 0) {

@@ -32,6 +32,8 @@ static const char usage[] =
     "  --num-stages=N        software-pipelining depth (default 3)\n"
     "  --arch=ARCH           sm_80 | sm_86 | sm_89 | sm_90 | sm_90a (default sm_90)\n"
     "  -O0 .. -O3            LLVM optimisation level (default -O3)\n"
+    "  --no-fp-fusion        never fuse a float mul and add into one fma (Triton's\n"
+    "                        enable_fp_fusion=False; by default they may fuse, as in Triton)\n"
     "  --passes=LIST         with --emit=ir: run passes first (all, or canonicalize,cse,dce,\n"
     "                        widen_fp8,axis_info,layouts,pipeline,swizzle,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
@@ -190,6 +192,8 @@ int main(int argc, char **argv)
             opt.passes = v;
         } else if (!strcmp(a, "--verify")) {
             opt.verify = true;
+        } else if (!strcmp(a, "--no-fp-fusion")) {
+            opt.no_fp_fusion = true;
         } else if (option_value(a, "--dump-ir-after", &v)) {
             opt.dump_after = v;
         } else if (option_value(a, "--libdevice", &v)) {

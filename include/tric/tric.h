@@ -124,6 +124,8 @@ typedef struct tric_compile_options {
     int ntune_restore;               /* (Triton's restore_value); NULL: the decorator's */
     const char *const *tune_reset;   /* pointer parameters zeroed before every trial launch */
     int ntune_reset;                 /* (Triton's reset_to_zero); NULL: the decorator's */
+    int no_fp_fusion; /* nonzero: a float mul feeding an add or sub is never fused into one fma
+                         (Triton's enable_fp_fusion=False); 0: it may be, as Triton's default */
 } tric_compile_options;
 
 /* One autotuning config, as triton.Config({...}, num_warps=, num_stages=) writes it. */
