@@ -156,9 +156,12 @@ bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Dia
         if (!LLVMIsDeclaration(g))
             LLVMSetLinkage(g, LLVMInternalLinkage);
     }
-    /* __nvvm_reflect("__CUDA_FTZ") reads this flag (NVVMReflect pass): no flush to zero, to
-     * match the interpreter. */
+    /* __nvvm_reflect("__CUDA_FTZ") reads this flag (NVVMReflect pass): 1, the flush-to-zero
+     * variants, as Triton's NVIDIA backend sets it (llvm.set_nvvm_reflect_ftz): __nv_exp2f is then
+     * one ex2.approx.ftz.f32, where the subnormal-preserving form costs a compare and two
+     * multiplies around it (attention's softmax runs 64 per thread per block). Subnormal inputs
+     * and results of libdevice math flush to zero on the GPU; the interpreter keeps them. */
     LLVMAddModuleFlag(l->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz",
-                      strlen("nvvm-reflect-ftz"), LLVMValueAsMetadata(LLVMConstInt(l->i32, 0, 0)));
+                      strlen("nvvm-reflect-ftz"), LLVMValueAsMetadata(LLVMConstInt(l->i32, 1, 0)));
     return true;
 }

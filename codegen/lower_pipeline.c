@@ -547,7 +547,12 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
     bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
     int KI = 32 / dtype_bytes(ta.dtype); /* k per instruction: 32 bytes (k8 tf32, k16, k32 fp8) */
-    if (ta.shape[0] != M || tb.shape[0] != K || tb.shape[1] != N ||
+    /* trans_b: the view holds B^T [N, K] (a `.T` of the loaded tile), so K is its dim 1 */
+    bool trans_b = op->attr[1] != 0;
+    int b_kd = trans_b ? 1 : 0, b_nd = 1 - b_kd;
+    if (trans_b && dtype_bytes(tb.dtype) != 2)
+        FAIL(c, "wgmma: a transposed B view is for 16-bit types");
+    if (ta.shape[0] != M || tb.shape[b_kd] != K || tb.shape[b_nd] != N ||
         (ta.dtype != tb.dtype && !fp8) ||
         (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32 && !fp8) || rt.dtype != DT_F32)
         FAIL(c,
@@ -563,7 +568,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     int n = dr->nelems;
     if (C->n != n && C->n != 1)
         FAIL(c, "wgmma: accumulator register count differs from the layout's");
-    bool a_kmaj = a_regs || la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == 0;
+    bool a_kmaj = a_regs || la->shared.order[0] == 1, b_kmaj = lb->shared.order[0] == b_kd;
     if ((tf32 || fp8) && (!a_kmaj || !b_kmaj))
         FAIL(c, "wgmma: %s operands must be K-major in shared memory", tf32 ? "tf32" : "fp8");
     int a_atom = a_regs ? 8 : la->shared.swizzle / dtype_bytes(ta.dtype),
@@ -593,7 +598,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
         a_desc = cg_wgmma_operand_desc(c, a_base, la, ta, 1);
     }
     LLVMValueRef b_base = cg_smem_window_addr(c, B->el[0]);
-    LLVMValueRef b_desc = cg_wgmma_operand_desc(c, b_base, lb, tb, 0);
+    LLVMValueRef b_desc = cg_wgmma_operand_desc(c, b_base, lb, tb, b_kd);
 
     int64_t *b_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Nc));
     for (int rk = 0; rk < Kt; rk++) {
@@ -602,7 +607,9 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
             a_offs[rk * Rm + rm] = shared_swizzled_offset(la, ta, ca);
         }
         for (int nc = 0; nc < Nc; nc++) {
-            int64_t cb[2] = {(int64_t)rk * KI, (int64_t)nc * NI}; /* B (k, n) */
+            int64_t cb[2];
+            cb[b_kd] = (int64_t)rk * KI; /* B (k, n), or B^T (n, k) */
+            cb[b_nd] = (int64_t)nc * NI;
             b_offs[rk * Nc + nc] = shared_swizzled_offset(lb, tb, cb);
         }
     }

@@ -1873,8 +1873,25 @@ static bool run_wgmma(Interp *in, const IrOp *op)
         return false;
     const void *c = operand(in, op, 2);
     void *r = c ? result(in, op) : NULL;
-    if (!r || !dot_compute(in, op, vtype(in, op->operands[0]), a, vtype(in, op->operands[1]), b,
-                           vtype(in, op->operands[2]), c, vtype(in, op->results[0]), r))
+    Type bt = vtype(in, op->operands[1]);
+    uint64_t *bT = NULL;
+    if (r && op->attr[1] && bt.rank == 2) {
+        /* trans_b: the view holds B^T [N, K]; the dot reads B [K, N] (8-byte elements) */
+        int64_t n = bt.shape[0], k = bt.shape[1];
+        bT = malloc(sizeof(uint64_t) * (size_t)(n * k));
+        if (!bT)
+            return fail(in, op, "out of memory");
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < k; j++)
+                bT[j * n + i] = ((const uint64_t *)b)[i * k + j];
+        bt.shape[0] = (int32_t)k;
+        bt.shape[1] = (int32_t)n;
+        b = bT;
+    }
+    bool ok = r && dot_compute(in, op, vtype(in, op->operands[0]), a, bt, b,
+                               vtype(in, op->operands[2]), c, vtype(in, op->results[0]), r);
+    free(bT);
+    if (!ok)
         return false;
     if (!a_regs)
         in->books[abuf].wgmma_read[aslot] = in->wgmmas;

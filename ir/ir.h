@@ -101,7 +101,7 @@ typedef int32_t ValueId;
     X(OP_ASYNC_WAIT, "async_wait", 0, "wait until at most attr[0] committed groups are incomplete") \
     X(OP_BARRIER, "barrier", 0, "every thread of the program arrives before any goes on; attr[0] = 1: shared writes are first made visible to wgmma (async proxy)") \
     X(OP_LOCAL_LOAD, "local_load", 1, "r = the contents of view a, in r's distributed layout")    \
-    X(OP_WGMMA, "wgmma", 3, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view, c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
+    X(OP_WGMMA, "wgmma", 3, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
     X(OP_WGMMA_WAIT, "wgmma_wait", -1, "results = operands, once at most attr[0] wgmma ops are still running") \
     /* --- structured control flow --- */                                                         \
     X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \

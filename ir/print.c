@@ -233,7 +233,6 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_EXPAND_DIMS:
     case OP_DOT:
     case OP_LIBDEVICE:
-    case OP_WGMMA:
     case OP_ASYNC_WAIT:
     case OP_WGMMA_WAIT:
     case OP_BARRIER:
@@ -242,7 +241,8 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_REDUCE_MIN:
     case OP_ARGMAX:
     case OP_ARGMIN: return 1;
-    case OP_MAKE_RANGE: return 2;
+    case OP_MAKE_RANGE:
+    case OP_WGMMA: return 2;
     case OP_SCAN:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return 3;
@@ -291,8 +291,12 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_REDUCE_MIN:
         case OP_ARGMAX:
         case OP_ARGMIN: KEY("axis = %lld", (long long)op->attr[0]); break;
-        case OP_DOT:
-        case OP_WGMMA: KEY("allow_tf32 = %lld", (long long)op->attr[0]); break;
+        case OP_DOT: KEY("allow_tf32 = %lld", (long long)op->attr[0]); break;
+        case OP_WGMMA:
+            KEY("allow_tf32 = %lld", (long long)op->attr[0]);
+            if (op->attr[1])
+                KEY("trans_b = %lld", (long long)op->attr[1]);
+            break;
         case OP_SCAN:
             KEY("axis = %lld", (long long)op->attr[0]);
             if (op->attr[1] >= 0 && op->attr[1] < OP_COUNT)

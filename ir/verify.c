@@ -395,6 +395,11 @@ static Type tile_of(Type buf)
 static bool check_dot_types(Verifier *v, const IrOp *op)
 {
     Type a = otype(v, op, 0), b = otype(v, op, 1), acc = otype(v, op, 2), r = rtype(v, op, 0);
+    if (op->code == OP_WGMMA && op->attr[1] && b.rank == 2) { /* trans_b: the view holds B^T */
+        int32_t n = b.shape[0];
+        b.shape[0] = b.shape[1];
+        b.shape[1] = n;
+    }
     if (a.shape[1] != b.shape[0] || a.shape[0] != r.shape[0] || b.shape[1] != r.shape[1]) {
         report(v, op, "shapes do not chain: %s x %s -> %s (need <MxK> x <KxN> -> <MxN>)",
                tstr(v, a), tstr(v, b), tstr(v, r));

@@ -54,11 +54,18 @@ typedef struct Pipe {
     IrOp *loads[MAX_PIPE_LOADS];    /* the pipelined loads */
     IrOp *converts[MAX_PIPE_LOADS]; /* convert_layout of each into its dot operand; NULL for a
                                        tile read back in the load's own layout (below) */
+    IrOp *transes[MAX_PIPE_LOADS];  /* a `.T` between a wgmma B's load and its convert (the
+                                       wgmma reads the slot as B^T: trans_b), else NULL */
     ValueId bufs[MAX_PIPE_LOADS];   /* local_alloc of each */
     ValueId views[MAX_PIPE_LOADS];  /* this iteration's extract view of each (new loop) */
     bool any_wgmma;
     IrOp *inflight_dot; /* the one wgmma left in flight across iterations, or NULL */
     int inflight_iter;  /* its iter arg */
+    IrOp *carried_dot;  /* the last wgmma, whose result only the yield takes (attention's
+                           acc = tl.dot(p, v, acc * alpha)): left in flight into the next
+                           iteration, whose first wgmma_wait 0 (or one before the first use of
+                           its iter arg) retires it; or NULL */
+    int carried_iter;   /* its iter arg */
     bool *stage0;       /* per op index of body: in stage 0 */
     bool *arg_stage0;   /* per iter arg (not the iv): used by stage 0 */
     int nvalues0;       /* f->nvalues before the rewrite: the map's size */
@@ -121,6 +128,8 @@ static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int
                    "only; its copies would be single bytes)");
     if (uses_in(&f->body, load->results[0]) != 1 || uses_in(&f->body, convert->results[0]) != 1)
         DECLINE(p, "a loaded tile has other uses than its dot");
+    if (f->values[convert->operands[0]].def != load && (tf32 || fp8))
+        DECLINE(p, "a transposed fp32 or fp8 tile for wgmma (its B^T view is for 16-bit types)");
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
@@ -210,8 +219,8 @@ static bool stage0_leaks(Pipe *p)
                 if (is_load) {
                     bool own_convert = false;
                     for (int k = 0; k < p->nloads; k++)
-                        own_convert |=
-                            p->loads[k] == op && (p->converts[k] == u || !p->converts[k]);
+                        own_convert |= p->loads[k] == op && (p->converts[k] == u ||
+                                                             p->transes[k] == u || !p->converts[k]);
                     if (own_convert)
                         continue;
                 }
@@ -300,6 +309,47 @@ static bool a_from_registers(const Pipe *p, const IrOp *dot)
            f->layouts[l].dot_operand.op_idx == 0 && f->layouts[l].dot_operand.k_width == 2;
 }
 
+/* Does v, computed in the body, depend on value `on` (through the operands of body ops)? */
+static bool depends_on(const Pipe *p, ValueId v, ValueId on, int depth)
+{
+    if (v == on)
+        return true;
+    const IrOp *def = v > 0 ? p->f->values[v].def : NULL;
+    if (!def || depth > 64 || body_index(p->body, def) < 0)
+        return false;
+    for (int k = 0; k < def->noperands; k++)
+        if (def->operands[k] > 0 && depends_on(p, def->operands[k], on, depth + 1))
+            return true;
+    return false;
+}
+
+/* Several wgmma dots, the last one's result taken by the yield alone (an attention's acc): that
+ * one need not be waited for in its own iteration. The next iteration's first wgmma_wait 0 (the
+ * next q @ k's) retires it with its own dot, so it runs under the barrier, the copies and the
+ * next dot's issue; the slot it reads is refilled only after that wait and the barrier after the
+ * dots. A register A must be rewritten only after that wait: it must come from an earlier dot's
+ * result (p from q @ k), never from what could run ahead of the wait. */
+static void choose_carried_dot(Pipe *p, IrOp **wg, int nwg)
+{
+    IrOp *dot = wg[nwg - 1];
+    const IrOp *y = p->body->ops[p->body->nops - 1];
+    int it = -1;
+    for (int k = 0; k < y->noperands; k++)
+        if (y->operands[k] == dot->results[0])
+            it = it < 0 ? k : -2;
+    if (it < 0 || uses_in(p->body, dot->results[0]) != 1 || p->arg_stage0[it])
+        return;
+    if (a_from_registers(p, dot)) {
+        bool after_wait = false;
+        for (int i = 0; i + 1 < nwg && !after_wait; i++)
+            after_wait = depends_on(p, dot->operands[0], wg[i]->results[0], 0);
+        if (!after_wait)
+            return;
+    }
+    p->carried_dot = dot;
+    p->carried_iter = it;
+}
+
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
 static bool analyse(Pipe *p)
 {
@@ -311,7 +361,8 @@ static bool analyse(Pipe *p)
     int64_t step = const_int_of(f, p->loop->operands[2], &ok);
     if (!ok || step <= 0)
         DECLINE(p, "the step is not a positive constant");
-    int ndots = 0;
+    int ndots = 0, nwg = 0;
+    IrOp *wg[MAX_PIPE_LOADS]; /* the dots that become wgmma ops, in body order */
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         if (dot->code != OP_DOT)
@@ -320,13 +371,22 @@ static bool analyse(Pipe *p)
         if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
             continue;
         bool v3 = f->layouts[acc].mma.version == 3;
-        IrOp *cv[2] = {0}, *ld[2] = {0};
+        IrOp *cv[2] = {0}, *ld[2] = {0}, *tr[2] = {0};
         bool take = true;
         for (int k = 0; k < 2; k++) {
             cv[k] = f->values[dot->operands[k]].def;
             bool in_loop =
                 cv[k] && cv[k]->code == OP_CONVERT_LAYOUT && body_index(body, cv[k]) >= 0;
             ld[k] = in_loop ? f->values[cv[k]->operands[0]].def : NULL;
+            /* wgmma's B through a `.T` (tutorial 06's `k = desc_k.load(...).T`): the slot holds
+             * the tile as loaded and the wgmma reads it as B^T (16-bit types) */
+            if (k == 1 && v3 && ld[k] && ld[k]->code == OP_TRANS && body_index(body, ld[k]) >= 0 &&
+                uses_in(&f->body, ld[k]->results[0]) == 1 &&
+                dtype_bytes(ir_type(f, ld[k]->results[0]).dtype) == 2 &&
+                ir_type(f, ld[k]->results[0]).rank == 2) {
+                tr[k] = ld[k];
+                ld[k] = f->values[tr[k]->operands[0]].def;
+            }
             if (ld[k] && (ld[k]->code != OP_LOAD || body_index(body, ld[k]) < 0))
                 ld[k] = NULL;
         }
@@ -339,9 +399,12 @@ static bool analyse(Pipe *p)
             load_pipelinable(p, ld[1], cv[1], 1, true) && p->nloads + 1 <= MAX_PIPE_LOADS) {
             p->loads[p->nloads] = ld[1];
             p->converts[p->nloads] = cv[1];
+            p->transes[p->nloads] = tr[1];
             p->nloads++;
             p->any_wgmma = true;
             p->inflight_dot = NULL; /* its registers may not change under it: each waits */
+            if (nwg < MAX_PIPE_LOADS)
+                wg[nwg++] = dot;
             ndots++;
             continue;
         }
@@ -350,10 +413,13 @@ static bool analyse(Pipe *p)
         for (int k = 0; k < 2; k++) {
             p->loads[p->nloads] = ld[k];
             p->converts[p->nloads] = cv[k];
+            p->transes[p->nloads] = tr[k];
             p->nloads++;
         }
         if (v3) {
             p->any_wgmma = true;
+            if (nwg < MAX_PIPE_LOADS)
+                wg[nwg++] = dot;
             int it = accumulator_iter(p, dot);
             if (it >= 0 && ndots == 0) {
                 p->inflight_dot = dot;
@@ -444,6 +510,8 @@ static bool analyse(Pipe *p)
     }
     if (stage0_leaks(p))
         DECLINE(p, "the rest of the body uses a value stage 0 computes");
+    if (nwg > 1 && !p->inflight_dot)
+        choose_carried_dot(p, wg, nwg);
     return true;
 }
 
@@ -600,6 +668,31 @@ static ValueId next_slot(Pipe *p, IrBuilder *b, ValueId x)
     return ir_build(b, OP_SELECT, loc, ops, 3, &t, 1, 0)->results[0];
 }
 
+/* Does op read v (as an operand, or inside its regions)? */
+static bool op_uses(const IrOp *op, ValueId v)
+{
+    for (int k = 0; k < op->noperands; k++)
+        if (op->operands[k] == v)
+            return true;
+    for (int k = 0; k < op->nregions; k++)
+        if (uses_in(&op->regions[k], v))
+            return true;
+    return false;
+}
+
+/* wgmma_wait 0 on the carried iter arg (its block argument, body value `arg`): later ops read
+ * the wait's result. */
+static void wait_carried(Pipe *p, IrBuilder *b, ValueId arg, SrcLoc loc)
+{
+    IrFunc *f = p->f;
+    ValueId v = mapped(p, arg);
+    Type t = ir_type(f, arg);
+    IrOp *wait = ir_build(b, OP_WGMMA_WAIT, loc, &v, 1, &t, 1, 0);
+    set_layout(f, wait->results[0], f->values[arg].layout);
+    f->values[wait->results[0]].name = f->values[arg].name;
+    p->map[arg] = wait->results[0];
+}
+
 static void rewrite(Pipe *p, IrRegion *parent, int at)
 {
     IrFunc *f = p->f;
@@ -680,8 +773,15 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     for (int a = 0; a < body->nargs; a++)
         p->map[body->args[a]] = nb->args[a];
     ValueId *yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 2));
+    /* the carried wgmma's iter arg: waited for before its first use (or with the first wait 0) */
+    ValueId carried_arg = p->carried_dot ? body->args[1 + p->carried_iter] : 0;
+    bool carried_waited = false;
     for (int i = 0; i + 1 < body->nops; i++) {
         IrOp *op = body->ops[i];
+        if (carried_arg && !carried_waited && !p->stage0[i] && op_uses(op, carried_arg)) {
+            wait_carried(p, &nbld, carried_arg, loc);
+            carried_waited = true;
+        }
         if (p->stage0[i]) {
             /* a tile read back whole: from its slot, in the load's layout, where the load was */
             for (int j = 0; j < p->nloads; j++) {
@@ -697,9 +797,14 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
             continue;
         }
         int k = -1;
-        for (int j = 0; j < p->nloads; j++)
+        bool is_trans = false;
+        for (int j = 0; j < p->nloads; j++) {
             if (p->converts[j] == op)
                 k = j;
+            is_trans |= p->transes[j] == op;
+        }
+        if (is_trans) /* the wgmma reads the slot as B^T */
+            continue;
         if (k >= 0) {
             /* a dot operand: from its slot into the operand's registers, unless a wgmma reads
              * the slot itself */
@@ -731,17 +836,34 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 Type t = ir_type(f, op->results[0]);
                 IrOp *w = ir_build(&nbld, OP_WGMMA, op->loc, wops, 3, &t, 1, 0);
                 memcpy(w->attr, op->attr, sizeof w->attr);
+                w->attr[1] = p->transes[kb] ? 1 : 0; /* trans_b */
                 set_layout(f, w->results[0], acc);
-                IrOp *wait = ir_build(&nbld, OP_WGMMA_WAIT, op->loc, &w->results[0], 1, &t, 1, 0);
-                wait->attr[0] = op == p->inflight_dot ? 1 : 0;
+                bool stays = op == p->inflight_dot || op == p->carried_dot;
+                /* a wait for all (pending 0) also retires the carried wgmma of the previous
+                 * iteration: its iter arg goes through the same wait */
+                bool merge = !stays && carried_arg && !carried_waited;
+                ValueId wv[2] = {w->results[0], merge ? mapped(p, carried_arg) : 0};
+                Type wt[2] = {t, merge ? ir_type(f, carried_arg) : t};
+                IrOp *wait = ir_build(&nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt,
+                                      merge ? 2 : 1, 0);
+                wait->attr[0] = stays ? 1 : 0;
                 set_layout(f, wait->results[0], acc);
                 f->values[wait->results[0]].name = f->values[op->results[0]].name;
                 p->map[op->results[0]] = wait->results[0];
+                if (merge) {
+                    set_layout(f, wait->results[1], f->values[carried_arg].layout);
+                    f->values[wait->results[1]].name = f->values[carried_arg].name;
+                    p->map[carried_arg] = wait->results[1];
+                    carried_waited = true;
+                }
                 continue;
             }
         }
         clone_mapped(p, &nbld, op);
     }
+    if (carried_arg &&
+        !carried_waited) /* unused in the body: retired before its slot is refilled */
+        wait_carried(p, &nbld, carried_arg, loc);
     for (int a = 0; a < niter; a++)
         if (!p->arg_stage0[a])
             yields[a] = mapped(p, y->operands[a]);
@@ -771,7 +893,8 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     build0(&b, OP_ASYNC_WAIT, loc, 0);
     for (int a = 0; a < niter; a++) {
         ValueId r = N->results[a];
-        if (p->inflight_dot && a == p->inflight_iter) {
+        if ((p->inflight_dot && a == p->inflight_iter) ||
+            (p->carried_dot && a == p->carried_iter)) {
             Type t = ir_type(f, r);
             IrOp *wait = ir_build(&b, OP_WGMMA_WAIT, loc, &r, 1, &t, 1, 0);
             set_layout(f, wait->results[0], f->values[r].layout);
