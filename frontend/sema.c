@@ -5500,7 +5500,7 @@ static Sem split_builtin(Sema *s, Expr *call, const char *fname)
         return sem_error();
     if (t.rank == 0 || t.shape[t.rank - 1] != 2) {
         diag_error(s->diag, arg_loc(call, 0), "%s needs a block whose last dim is 2, got %s", fname,
-                   t.rank ? shape_str(s, t) : tstr(s, t));
+                   t.rank ? shape_str(s, t) : arena_printf(s->a, "the scalar %s", tstr(s, t)));
         return sem_error();
     }
     if (t.rank == 1 && t.is_ptr) {
