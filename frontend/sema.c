@@ -534,7 +534,6 @@ static bool lookup_method(const char *name, Builtin *out)
         {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},
         {"split", BI_SPLIT},
-        {"interleave", BI_INTERLEAVE},
         {"view", BI_VIEW},
         {"broadcast_to", BI_BROADCAST_TO},
         {"expand_dims", BI_EXPAND_DIMS},

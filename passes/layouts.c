@@ -5,8 +5,8 @@
  * Requires: axis info (pass_axis_info), for the pointers of loads and stores.
  * Guarantees: the list in docs/layouts.md ("What the layout pass guarantees"): every block value
  * has a layout, every scalar none; elementwise ops, loads and stores see one layout on all their
- * block operands and result; expand_dims, broadcast, reductions, dot, trans and loop-carried
- * values follow Triton's rules; converts sit right after the value they convert (so a value
+ * block operands and result; expand_dims, broadcast, reductions, dot, trans, join, split and
+ * loop-carried values follow Triton's rules; converts sit right after the value they convert (so a value
  * defined outside a loop is converted outside it).
  *
  * How: 1. anchors: each load and store gets the blocked layout Triton's Coalesce pass would give it

@@ -57,21 +57,21 @@ static void test_complex_multiply(void)
  * [BLOCK, D/2, 2] pairs, written back with interleave as rows of D. */
 static void test_rotary(void)
 {
-    const char *src =
-        HEADER "def rotary(x_ptr, cos_ptr, sin_ptr, out_ptr, seq, D: tl.constexpr, "
-               "BLOCK: tl.constexpr):\n"
-               "    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-               "    half = tl.arange(0, D // 2)\n"
-               "    pairs = rows[:, None, None] * D + half[None, :, None] * 2 + tl.arange(0, 2)[None, "
-               "None, :]\n"
-               "    x = tl.load(x_ptr + pairs, mask=rows[:, None, None] < seq, other=0.0)\n"
-               "    x0, x1 = tl.split(x)\n"
-               "    cs = rows[:, None] * (D // 2) + half[None, :]\n"
-               "    c = tl.load(cos_ptr + cs, mask=rows[:, None] < seq, other=0.0)\n"
-               "    s = tl.load(sin_ptr + cs, mask=rows[:, None] < seq, other=0.0)\n"
-               "    out = tl.interleave(x0 * c - x1 * s, x0 * s + x1 * c)\n"
-               "    flat = rows[:, None] * D + tl.arange(0, D)[None, :]\n"
-               "    tl.store(out_ptr + flat, out, mask=rows[:, None] < seq)\n";
+    const char *src = HEADER
+        "def rotary(x_ptr, cos_ptr, sin_ptr, out_ptr, seq, D: tl.constexpr, "
+        "BLOCK: tl.constexpr):\n"
+        "    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    half = tl.arange(0, D // 2)\n"
+        "    pairs = rows[:, None, None] * D + half[None, :, None] * 2 + tl.arange(0, 2)[None, "
+        "None, :]\n"
+        "    x = tl.load(x_ptr + pairs, mask=rows[:, None, None] < seq, other=0.0)\n"
+        "    x0, x1 = tl.split(x)\n"
+        "    cs = rows[:, None] * (D // 2) + half[None, :]\n"
+        "    c = tl.load(cos_ptr + cs, mask=rows[:, None] < seq, other=0.0)\n"
+        "    s = tl.load(sin_ptr + cs, mask=rows[:, None] < seq, other=0.0)\n"
+        "    out = tl.interleave(x0 * c - x1 * s, x0 * s + x1 * c)\n"
+        "    flat = rows[:, None] * D + tl.arange(0, D)[None, :]\n"
+        "    tl.store(out_ptr + flat, out, mask=rows[:, None] < seq)\n";
     Compiled c;
     Define defs[] = {{"D", "16"}, {"BLOCK", "8"}};
     if (!exec_compile(&c, "rotary.tri", src, NULL, "*fp32,*fp32,*fp32,*fp32,i32", defs, 2))
@@ -88,8 +88,7 @@ static void test_rotary(void)
         sn[i] = (float)(i % 5 - 2);
     }
     InterpArg args[] = {P(x), P(cs), P(sn), P(out), I(SEQ)};
-    InterpBuffer bufs[] = {B(x, sizeof x), B(cs, sizeof cs), B(sn, sizeof sn),
-                           B(out, sizeof out)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(cs, sizeof cs), B(sn, sizeof sn), B(out, sizeof out)};
     if (!run(c.ir, G, args, 5, bufs, 4))
         return;
     for (int r = 0; r < G * 8; r++)
