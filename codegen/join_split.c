@@ -2,7 +2,9 @@
  * assign_join / assign_split) gives the size-2 dim of join's result and split's operand to each
  * thread (sizePerThread 2, one lane, one warp) and places the other dims as in the rank-lower side,
  * so a thread holds both halves of every pair it holds, and nothing moves: Triton lowers tt.join
- * and tt.split the same way (JoinOpConversion / SplitOpConversion in its TritonGPUToLLVM). */
+ * and tt.split the same way (JoinOpConversion / SplitOpConversion in its TritonGPUToLLVM). The
+ * reshape of tl.interleave ([..., N, 2] -> [..., 2N]) is one too when the layout pass folded the
+ * pair into dim N (layout_reshape_is_relabel). */
 #include "codegen/internal.h"
 
 #include <stdlib.h>
@@ -107,6 +109,36 @@ bool cg_lower_split(Cg *c, const IrOp *op, Dist *dr, int n)
     LLVMValueRef *el = cg_regs(c, n);
     if (!relabel_pairs(c, op, dr, da, halves, true, (int)op->attr[0], el))
         return false;
+    cg_set_value(c, op->results[0], el, n, ir_value(c->f, op->results[0])->layout);
+    return true;
+}
+
+/* interleave's reshape: result element 2n + k (offset o from a base twice the operand's along the
+ * merged dim, since its sizePerThread is twice) is operand element (n, k) = (o / 2, o % 2) from
+ * the operand's base; the leading dims' bases are the same values. */
+bool cg_lower_merge_pairs(Cg *c, const IrOp *op, Dist *dr, int n)
+{
+    LVal *a = cg_value(c, op->operands[0]);
+    if (c->failed)
+        return false;
+    Dist *da = cg_dist(c, a->layout, ir_type(c->f, op->operands[0]));
+    if (!da || !dr)
+        FAIL(c, "reshape of values without a layout");
+    int r = dr->rank;
+    if (!leading_bases_agree(dr, da, r - 1))
+        FAIL(c, "reshape: the pairs' leading dims are placed unlike the result's");
+    int32_t *where = register_of_index(c, da);
+    LLVMValueRef *el = cg_regs(c, n);
+    for (int e = 0; e < dr->nelems; e++) {
+        int64_t k = 0;
+        for (int i = 0; i + 1 < r; i++)
+            k = k * da->type.shape[i] + dr->off[e * r + i];
+        int o = dr->off[e * r + r - 1];
+        k = (k * da->type.shape[r - 1] + o / 2) * 2 + o % 2;
+        if (where[k] < 0)
+            FAIL(c, "reshape: a thread does not hold the pairs of its elements");
+        el[e] = cg_at(a, where[k]);
+    }
     cg_set_value(c, op->results[0], el, n, ir_value(c->f, op->results[0])->layout);
     return true;
 }

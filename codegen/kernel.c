@@ -2,6 +2,7 @@
  * values), the dispatch of every op to its lowering, and codegen_emit: lowering, libdevice,
  * optimization and PTX emission in order. docs/codegen.md "The kernel". */
 #include "codegen/internal.h"
+#include "passes/passes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +100,11 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
     case OP_BROADCAST:
     case OP_EXPAND_DIMS:
-    case OP_TRANS:
-    case OP_RESHAPE: return cg_lower_relayout(c, op, dr, n);
+    case OP_TRANS: return cg_lower_relayout(c, op, dr, n);
+    case OP_RESHAPE:
+        if (layout_reshape_is_relabel(c->f, op))
+            return cg_lower_merge_pairs(c, op, dr, n);
+        return cg_lower_relayout(c, op, dr, n);
     case OP_CONVERT_LAYOUT: return cg_lower_convert_layout(c, op);
     case OP_JOIN: return cg_lower_join(c, op, dr, n);
     case OP_SPLIT: return cg_lower_split(c, op, dr, n);

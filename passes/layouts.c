@@ -180,6 +180,80 @@ static int layout_split_of(LayCtx *c, int l)
     return ir_layout_intern(c->f, &r);
 }
 
+/* Whether reshape op takes [..., N, 2] to [..., 2N] (tl.interleave's reshape). */
+static bool reshape_merges_pair(const IrFunc *f, const IrOp *op)
+{
+    if (op->code != OP_RESHAPE)
+        return false;
+    Type a = ir_type(f, op->operands[0]), r = ir_type(f, op->results[0]);
+    if (a.rank < 2 || r.rank != a.rank - 1 || a.shape[a.rank - 1] != 2)
+        return false;
+    for (int i = 0; i + 1 < r.rank; i++)
+        if (r.shape[i] != a.shape[i])
+            return false;
+    return r.shape[r.rank - 1] == 2 * a.shape[a.rank - 2];
+}
+
+/* The pair layout src ([..., N, 2], layout_holds_pair) with its pair folded into dim N: twice the
+ * sizePerThread there, the rest as in src. A thread then holds element 2n + k of the result
+ * where it held (n, k) of the operand, and dim N's base doubles (codegen/distribution.c's
+ * formula), so the reshape moves no data. */
+static void merged_pair_layout(const Layout *src, Layout *out)
+{
+    int d = src->rank - 1;
+    *out = *src;
+    out->rank = d;
+    out->blocked.size_per_thread[d - 1] *= 2;
+    out->blocked.size_per_thread[d] = out->blocked.threads_per_warp[d] = 0;
+    out->blocked.warps_per_cta[d] = 0;
+    for (int k = 0, j = 0; k < src->rank; k++)
+        if (src->blocked.order[k] != d)
+            out->blocked.order[j++] = src->blocked.order[k];
+    out->blocked.order[d] = 0;
+}
+
+bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op)
+{
+    if (!reshape_merges_pair(f, op))
+        return false;
+    int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    if (!layout_holds_pair(f, la, ir_type(f, op->operands[0]).rank) || lr <= 0 || lr >= f->nlayouts)
+        return false;
+    Layout m;
+    merged_pair_layout(&f->layouts[la], &m);
+    const Layout *r = &f->layouts[lr];
+    if (r->kind != LAYOUT_BLOCKED || r->rank != m.rank)
+        return false;
+    for (int i = 0; i < m.rank; i++)
+        if (r->blocked.size_per_thread[i] != m.blocked.size_per_thread[i] ||
+            r->blocked.threads_per_warp[i] != m.blocked.threads_per_warp[i] ||
+            r->blocked.warps_per_cta[i] != m.blocked.warps_per_cta[i] ||
+            r->blocked.order[i] != m.blocked.order[i])
+            return false;
+    return true;
+}
+
+/* The pair layout whose merge (merged_pair_layout) is w, for the operand of an interleave's
+ * reshape whose result wants w; 0 when w's last dim holds no even run per thread. */
+static int layout_unmerge_pair(LayCtx *c, int w)
+{
+    const Layout *src = &c->f->layouts[w];
+    int d = src->rank;
+    if (src->kind != LAYOUT_BLOCKED || d < 1 || d + 1 > TRIC_MAX_RANK ||
+        src->blocked.size_per_thread[d - 1] % 2)
+        return 0;
+    Layout r = *src;
+    r.blocked.size_per_thread[d - 1] /= 2;
+    r.rank = d + 1;
+    r.blocked.size_per_thread[d] = 2;
+    r.blocked.threads_per_warp[d] = 1;
+    r.blocked.warps_per_cta[d] = 1;
+    r.blocked.order[0] = d;
+    for (int k = 0; k < d; k++)
+        r.blocked.order[k + 1] = src->blocked.order[k];
+    return ir_layout_intern(c->f, &r);
+}
+
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
 {
     if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
@@ -616,6 +690,8 @@ static void want_region(LayCtx *c, IrRegion *r, bool exits)
                         want_set(c, op->operands[j], layout_split_of(c, w));
             } else if (op->code == OP_SPLIT) {
                 want_set(c, op->operands[0], layout_join_of(c, w));
+            } else if (reshape_merges_pair(c->f, op)) {
+                want_set(c, op->operands[0], layout_unmerge_pair(c, w));
             }
         } else if (res && ir_type(c->f, res).rank > 0) {
             want_forward(c, op, res);
@@ -1020,6 +1096,15 @@ static void assign_op(LayCtx *c, IrOp *op)
     case OP_SPLIT: assign_split(c, op); return;
     case OP_RESHAPE:
     case OP_CONVERT_LAYOUT:
+        if (block_res && reshape_merges_pair(f, op) &&
+            layout_holds_pair(f, layout_of(c, op->operands[0]), ir_type(f, op->operands[0]).rank)) {
+            /* interleave's reshape of pairs held in-thread: a relabel (Triton infers the
+             * reshape's encoding the same way). */
+            Layout m;
+            merged_pair_layout(&f->layouts[layout_of(c, op->operands[0])], &m);
+            set_layout(c, res, ir_layout_intern(f, &m));
+            return;
+        }
         /* Both move data through scratch in codegen; the operand keeps its layout. */
         if (block_res)
             set_layout(
