@@ -77,38 +77,39 @@ static bool relabel_pairs(Cg *c, const IrOp *op, const Dist *narrow, const Dist 
     return true;
 }
 
-bool cg_lower_join(Cg *c, const IrOp *op, Dist *dr, int n)
+/* The registers of op's operand 0 and their distribution (dr: the result's, checked too). */
+static bool operand_dist(Cg *c, const IrOp *op, const Dist *dr, LVal **a, Dist **da)
 {
-    LVal *a = cg_value(c, op->operands[0]);
-    LVal *b = cg_value(c, op->operands[1]);
+    *a = cg_value(c, op->operands[0]);
     if (c->failed)
         return false;
-    Type at = ir_type(c->f, op->operands[0]);
-    if (a->layout != b->layout)
-        FAIL(c, "join: operands in different layouts; the layout pass must give them one");
-    Dist *da = cg_dist(c, a->layout, at);
-    if (!da || !dr)
-        FAIL(c, "join of values without a layout");
-    LVal *halves[2] = {a, b};
-    LLVMValueRef *el = cg_regs(c, n);
-    if (!relabel_pairs(c, op, da, dr, halves, false, 0, el))
-        return false;
-    cg_set_value(c, op->results[0], el, n, ir_value(c->f, op->results[0])->layout);
+    *da = cg_dist(c, (*a)->layout, ir_type(c->f, op->operands[0]));
+    if (!*da || !dr)
+        FAIL(c, "%s of values without a layout", op_name(op->code));
     return true;
 }
 
-bool cg_lower_split(Cg *c, const IrOp *op, Dist *dr, int n)
+bool cg_lower_join_split(Cg *c, const IrOp *op, Dist *dr, int n)
 {
-    LVal *a = cg_value(c, op->operands[0]);
-    if (c->failed)
+    LVal *a;
+    Dist *da;
+    if (!operand_dist(c, op, dr, &a, &da))
         return false;
-    Dist *da = cg_dist(c, a->layout, ir_type(c->f, op->operands[0]));
-    if (!da || !dr)
-        FAIL(c, "split of values without a layout");
-    LVal *halves[1] = {a};
     LLVMValueRef *el = cg_regs(c, n);
-    if (!relabel_pairs(c, op, dr, da, halves, true, (int)op->attr[0], el))
-        return false;
+    if (op->code == OP_JOIN) {
+        LVal *b = cg_value(c, op->operands[1]);
+        if (c->failed)
+            return false;
+        if (a->layout != b->layout)
+            FAIL(c, "join: operands in different layouts; the layout pass must give them one");
+        LVal *halves[2] = {a, b};
+        if (!relabel_pairs(c, op, da, dr, halves, false, 0, el))
+            return false;
+    } else {
+        LVal *halves[1] = {a};
+        if (!relabel_pairs(c, op, dr, da, halves, true, (int)op->attr[0], el))
+            return false;
+    }
     cg_set_value(c, op->results[0], el, n, ir_value(c->f, op->results[0])->layout);
     return true;
 }
@@ -118,12 +119,10 @@ bool cg_lower_split(Cg *c, const IrOp *op, Dist *dr, int n)
  * the operand's base; the leading dims' bases are the same values. */
 bool cg_lower_merge_pairs(Cg *c, const IrOp *op, Dist *dr, int n)
 {
-    LVal *a = cg_value(c, op->operands[0]);
-    if (c->failed)
+    LVal *a;
+    Dist *da;
+    if (!operand_dist(c, op, dr, &a, &da))
         return false;
-    Dist *da = cg_dist(c, a->layout, ir_type(c->f, op->operands[0]));
-    if (!da || !dr)
-        FAIL(c, "reshape of values without a layout");
     int r = dr->rank;
     if (!leading_bases_agree(dr, da, r - 1))
         FAIL(c, "reshape: the pairs' leading dims are placed unlike the result's");

@@ -106,8 +106,8 @@ static bool lower_op(Cg *c, const IrOp *op)
             return cg_lower_merge_pairs(c, op, dr, n);
         return cg_lower_relayout(c, op, dr, n);
     case OP_CONVERT_LAYOUT: return cg_lower_convert_layout(c, op);
-    case OP_JOIN: return cg_lower_join(c, op, dr, n);
-    case OP_SPLIT: return cg_lower_split(c, op, dr, n);
+    case OP_JOIN:
+    case OP_SPLIT: return cg_lower_join_split(c, op, dr, n);
     case OP_ADDPTR: {
         LVal *p = cg_value(c, op->operands[0]), *o = cg_value(c, op->operands[1]);
         if (c->failed)
