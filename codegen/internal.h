@@ -234,6 +234,14 @@ bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what);
 bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n);
 bool cg_lower_convert_layout(Cg *c, const IrOp *op);
 
+/* ---- join_split.c: join and split, relabelled registers (the layout pass holds pairs in-thread) */
+
+/* dr and n: the result's distribution and registers. */
+bool cg_lower_join_split(Cg *c, const IrOp *op, Dist *dr, int n);
+/* A reshape [..., N, 2] -> [..., 2N] that passes/layouts.c made a relabel
+ * (layout_reshape_is_relabel): tl.interleave's. */
+bool cg_lower_merge_pairs(Cg *c, const IrOp *op, Dist *dr, int n);
+
 /* ---- global_memory.c: vectorized, predicated loads and stores ------------------------------- */
 
 /* Elements per access: axis_vector_width, kept within the run the thread holds. */

@@ -2,6 +2,7 @@
  * values), the dispatch of every op to its lowering, and codegen_emit: lowering, libdevice,
  * optimization and PTX emission in order. docs/codegen.md "The kernel". */
 #include "codegen/internal.h"
+#include "passes/passes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +100,14 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
     case OP_BROADCAST:
     case OP_EXPAND_DIMS:
-    case OP_TRANS:
-    case OP_RESHAPE: return cg_lower_relayout(c, op, dr, n);
+    case OP_TRANS: return cg_lower_relayout(c, op, dr, n);
+    case OP_RESHAPE:
+        if (layout_reshape_is_relabel(c->f, op))
+            return cg_lower_merge_pairs(c, op, dr, n);
+        return cg_lower_relayout(c, op, dr, n);
     case OP_CONVERT_LAYOUT: return cg_lower_convert_layout(c, op);
+    case OP_JOIN:
+    case OP_SPLIT: return cg_lower_join_split(c, op, dr, n);
     case OP_ADDPTR: {
         LVal *p = cg_value(c, op->operands[0]), *o = cg_value(c, op->operands[1]);
         if (c->failed)

@@ -412,6 +412,9 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_VIEW, "view", "input shape", "reshape (deprecated name)")                                \
     X(BI_TRANS, "trans", "input dims=", "transpose (2-D: swap the dims)")                         \
     X(BI_PERMUTE, "permute", "input dims", "permute dims")                                        \
+    X(BI_JOIN, "join", "a b", "a and b (one type, broadcast) stacked along a new last dim of 2")   \
+    X(BI_SPLIT, "split", "a", "the two halves of a along its last dim (of 2), a tuple; also a.split()") \
+    X(BI_INTERLEAVE, "interleave", "a b", "a and b interleaved along their last dim: join, then the last two dims merged") \
     X(BI_MULTIPLE_OF, "multiple_of", "input values", "hint: every element divisible by values")   \
     X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
     X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \

@@ -1660,6 +1660,8 @@ static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     return lv_value(cast_elems(lw, x, r, loc));
 }
 
+static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin bi);
+
 static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
 {
     Args a;
@@ -2035,6 +2037,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_none();
     }
     case BI_SWIZZLE2D: return lower_swizzle2d(lw, e, &a);
+    case BI_JOIN:
+    case BI_SPLIT:
+    case BI_INTERLEAVE: return lower_join_split(lw, e, &a, bi);
     case BI_CLAMP: return lower_clamp(lw, e, &a, have_r, r);
     case BI_LIBDEVICE1:
     case BI_LIBDEVICE2: return lower_libdevice(lw, e, &a, have_r, r);
@@ -3105,4 +3110,81 @@ IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
         return NULL;
 #endif
     return f;
+}
+
+/* ---- tl.join, tl.split, tl.interleave --------------------------------------------------------- */
+
+/* tl.split(a): one split op per half. A [2] block is split as Triton's core.split does: expanded to
+ * [1, 2], split, and each [1] half reduced to its one element. */
+static LVal lower_split(Lowerer *lw, const Args *a, SrcLoc loc)
+{
+    ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
+    if (!x)
+        return lv_none();
+    bool to_scalars = vtype(lw, x).rank == 1;
+    if (to_scalars)
+        x = expand_dims(lw, x, 0, loc);
+    Type half = vtype(lw, x);
+    half.shape[--half.rank] = 0;
+    LVal pair = {.kind = LV_TUPLE, .n = 2};
+    pair.elems = arena_alloc(lw->arena, 2 * sizeof *pair.elems);
+    for (int k = 0; k < 2; k++) {
+        IrOp *op = emit(lw, OP_SPLIT, loc, &x, 1, &half, 1, 0);
+        op->attr[0] = k;
+        ValueId v = op->results[0];
+        if (to_scalars)
+            v = emit_reduce(lw, OP_REDUCE_MAX, v, NULL, false, half.dtype, loc);
+        pair.elems[k] = lv_value(v);
+    }
+    return pair;
+}
+
+/* tl.join(a, b) and tl.interleave(a, b) (Triton's semantic.join and standard.interleave): both
+ * broadcast to one shape, joined along a new last dim of 2; two scalars go through [1] blocks and
+ * give a [2] block; interleave then merges the last two dims (a row-major reshape). r is the type
+ * sema gave the call. */
+static LVal lower_join(Lowerer *lw, const Args *a, Builtin bi, Type r, SrcLoc loc)
+{
+    ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
+    ValueId y = x && arg(a, 1) ? lower_value(lw, arg(a, 1)) : 0;
+    Type shape;
+    if (!y)
+        return lv_none();
+    if (!broadcast_shape(vtype(lw, x), vtype(lw, y), &shape)) {
+        lower_error(lw, loc, "%s: the operands do not broadcast", builtin_name(bi));
+        return lv_none();
+    }
+    shape = with_shape(r, shape);
+    x = convert(lw, x, shape, loc);
+    y = convert(lw, y, shape, loc);
+    bool scalars = shape.rank == 0;
+    if (scalars) {
+        x = expand_dims(lw, x, 0, loc);
+        y = expand_dims(lw, y, 0, loc);
+    }
+    Type pair = vtype(lw, x);
+    pair.shape[pair.rank++] = 2;
+    ValueId v = emit2(lw, OP_JOIN, loc, pair, x, y);
+    if (scalars || bi == BI_INTERLEAVE) {
+        Type flat = pair;
+        if (scalars)
+            flat.shape[0] = 2;
+        else
+            flat.shape[flat.rank - 2] *= 2;
+        flat.shape[--flat.rank] = 0;
+        v = emit1(lw, OP_RESHAPE, loc, flat, v);
+    }
+    return lv_value(v);
+}
+
+static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
+{
+    Type r;
+    if (bi == BI_SPLIT)
+        return lower_split(lw, a, e->loc);
+    if (!sem_value_type(e, &r)) {
+        lower_error(lw, e->loc, "%s was not typed", builtin_name(bi));
+        return lv_none();
+    }
+    return lower_join(lw, a, bi, r, e->loc);
 }

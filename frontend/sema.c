@@ -533,6 +533,7 @@ static bool lookup_method(const char *name, Builtin *out)
         {"trans", BI_TRANS},
         {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},
+        {"split", BI_SPLIT},
         {"view", BI_VIEW},
         {"broadcast_to", BI_BROADCAST_TO},
         {"expand_dims", BI_EXPAND_DIMS},
@@ -3218,6 +3219,8 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
     return v;
 }
 
+static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname);
+
 static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
 {
     if (b == BI_MIN_PY || b == BI_MAX_PY)
@@ -3459,6 +3462,9 @@ static Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_EXPAND_DIMS:
     case BI_TRANS:
     case BI_PERMUTE: return shape_builtin(s, call, b, fname);
+    case BI_JOIN:
+    case BI_SPLIT:
+    case BI_INTERLEAVE: return join_split_builtin(s, call, b, fname);
     case BI_MULTIPLE_OF:
     case BI_MAX_CONTIGUOUS: {
         Type t;
@@ -5450,4 +5456,66 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
     if (diag->errors > errors_before)
         return NULL;
     return k;
+}
+
+/* ---- tl.join, tl.split, tl.interleave --------------------------------------------------------- */
+
+/* tl.join(a, b) (Triton's semantic.join): a and b broadcast to one shape, of one type; the result
+ * has a new last dim of 2 (two scalars give a [2] block). tl.interleave(a, b) (standard.interleave)
+ * is the join with its last two dims merged: [..., N] twice gives [..., 2N]. */
+static Sem join_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type ta, tb, shape;
+    if (!value_arg(s, call, 0, fname, "a", &ta) || !value_arg(s, call, 1, fname, "b", &tb))
+        return sem_error();
+    if (ta.dtype != tb.dtype || ta.is_ptr != tb.is_ptr) {
+        diag_error(s->diag, callee_loc(call), "%s needs a and b of one type, got %s and %s", fname,
+                   tstr(s, type_elem(ta)), tstr(s, type_elem(tb)));
+        return sem_error();
+    }
+    if (!broadcast(s, callee_loc(call), ta, tb, &shape))
+        return sem_error();
+    if (shape.rank + 1 > TRIC_MAX_RANK) {
+        diag_error(s->diag, callee_loc(call), "%s: blocks have at most %d dimensions, got %s",
+                   fname, TRIC_MAX_RANK, shape_str(s, shape));
+        return sem_error();
+    }
+    Type r = with_shape(ta.dtype, ta.is_ptr, shape);
+    r.shape[r.rank++] = 2;
+    if (b == BI_INTERLEAVE && r.rank > 1) {
+        r.rank--;
+        r.shape[r.rank - 1] *= 2;
+        r.shape[r.rank] = 0;
+    }
+    return sem_value(r);
+}
+
+/* tl.split(a) / a.split() (Triton's core.split): a's last dim must be 2; the two halves along it,
+ * as a tuple (a [2] block gives two scalars). */
+static Sem split_builtin(Sema *s, Expr *call, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "a", &t))
+        return sem_error();
+    if (t.rank == 0 || t.shape[t.rank - 1] != 2) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block whose last dim is 2, got %s", fname,
+                   t.rank ? shape_str(s, t) : arena_printf(s->a, "the scalar %s", tstr(s, t)));
+        return sem_error();
+    }
+    if (t.rank == 1 && t.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0),
+                   "%s of a [2] block of pointers into two scalars is not supported", fname);
+        return sem_error();
+    }
+    Type half = t;
+    half.shape[--half.rank] = 0;
+    Sem pair = {.kind = SEM_TUPLE, .nelems = 2};
+    pair.elems = arena_alloc(s->a, 2 * sizeof(Sem));
+    pair.elems[0] = pair.elems[1] = sem_value(half);
+    return pair;
+}
+
+static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    return b == BI_SPLIT ? split_builtin(s, call, fname) : join_builtin(s, call, b, fname);
 }

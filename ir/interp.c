@@ -1157,6 +1157,39 @@ static bool run_trans(Interp *in, const IrOp *op)
     return true;
 }
 
+/* join: r[i, k] = (k ? b : a)[i] over the flattened leading dims i (r's minor dim is 2). */
+static bool run_join(Interp *in, const IrOp *op)
+{
+    Type at = vtype(in, op->operands[0]);
+    const int64_t *a = operand(in, op, 0);
+    const int64_t *b = a ? operand(in, op, 1) : NULL;
+    int64_t *r = b ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    int64_t n = type_numel(at);
+    for (int64_t i = 0; i < n; i++) {
+        r[2 * i] = a[i];
+        r[2 * i + 1] = b[i];
+    }
+    return true;
+}
+
+/* split: r[i] = a[i, attr[0]] (a's minor dim is 2). */
+static bool run_split(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    const int64_t *a = operand(in, op, 0);
+    int64_t *r = a ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    if (op->attr[0] != 0 && op->attr[0] != 1)
+        return fail(in, op, "internal error: split half %lld", (long long)op->attr[0]);
+    int64_t n = type_numel(rt);
+    for (int64_t i = 0; i < n; i++)
+        r[i] = a[2 * i + op->attr[0]];
+    return true;
+}
+
 /* ---- memory ---------------------------------------------------------------------------------- */
 
 static bool run_addptr(Interp *in, const IrOp *op)
@@ -2139,6 +2172,8 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_MAX_CONTIGUOUS: return run_copy(in, op);
     case OP_BROADCAST: return run_broadcast(in, op);
     case OP_TRANS: return run_trans(in, op);
+    case OP_JOIN: return run_join(in, op);
+    case OP_SPLIT: return run_split(in, op);
     case OP_ADD:
     case OP_SUB:
     case OP_MUL:

@@ -35,6 +35,8 @@ typedef int32_t ValueId;
     X(OP_EXPAND_DIMS, "expand_dims", 1, "r = a with a dim of size 1 inserted at attr[0]")         \
     X(OP_RESHAPE, "reshape", 1, "r = a's elements, row-major, in r's shape")                      \
     X(OP_TRANS, "trans", 1, "r = a permuted: r dim i is a dim attr[i]")                           \
+    X(OP_JOIN, "join", 2, "r = a and b (one type) stacked along a new last dim of size 2: r[..., 0] = a, r[..., 1] = b") \
+    X(OP_SPLIT, "split", 1, "r = a[..., attr[0]]: a's last dim (size 2) dropped, keeping half attr[0] (0 or 1)") \
     X(OP_CONVERT_LAYOUT, "convert_layout", 1, "r = a, moved to r's layout (through shared memory)") \
     /* --- elementwise arithmetic: int or float by dtype --- */                                   \
     X(OP_ADD, "add", 2, "r = a + b (ints wrap)")                                                   \

@@ -711,7 +711,8 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                      code == OP_ARGMIN)) ||
                    (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
                    (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||
-                   (!strcmp(key, "fence_async") && code == OP_BARRIER)) {
+                   (!strcmp(key, "fence_async") && code == OP_BARRIER) ||
+                   (!strcmp(key, "half") && code == OP_SPLIT)) {
             a->attr[0] = int64_value(p);
         } else {
             fail_at(p, loc, "unknown attribute '%s' for '%s'", key, op_name(code));

@@ -231,6 +231,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
     case OP_EXPAND_DIMS:
+    case OP_SPLIT:
     case OP_DOT:
     case OP_LIBDEVICE:
     case OP_ASYNC_WAIT:
@@ -307,6 +308,7 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             break;
         case OP_ASYNC_WAIT:
         case OP_WGMMA_WAIT: KEY("pending = %lld", (long long)op->attr[0]); break;
+        case OP_SPLIT: KEY("half = %lld", (long long)op->attr[0]); break;
         case OP_LIBDEVICE: {
             const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
             if (fn) {

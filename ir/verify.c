@@ -651,6 +651,37 @@ static void check_types(Verifier *v, const IrOp *op)
         want_result(v, op, 0, want);
         break;
     }
+    case OP_JOIN: {
+        /* Triton's tt.join: two blocks of one type, a new minor dim of 2 (scalars are joined by
+         * lowering through a [1] block, as Triton's semantic.join does). */
+        Type a = otype(v, op, 0), b = otype(v, op, 1);
+        if (!type_equal(a, b) || a.rank == 0 || a.rank + 1 > TRIC_MAX_RANK) {
+            report(v, op, "joins %s and %s; expected two blocks of one type and rank below %d",
+                   tstr(v, a), tstr(v, b), TRIC_MAX_RANK);
+            break;
+        }
+        Type want = a;
+        want.rank = (uint8_t)(a.rank + 1);
+        want.shape[a.rank] = 2;
+        want_result(v, op, 0, want);
+        break;
+    }
+    case OP_SPLIT: {
+        /* Triton's tt.split, one half per op: attr[0] picks r = a[..., 0] or a[..., 1]. */
+        Type a = otype(v, op, 0);
+        if (a.rank < 2 || a.shape[a.rank - 1] != 2) {
+            report(v, op, "splits %s; expected a block of rank 2 or more whose last dim is 2",
+                   tstr(v, a));
+            break;
+        }
+        if (op->attr[0] != 0 && op->attr[0] != 1)
+            report(v, op, "half %lld (0 or 1)", (long long)op->attr[0]);
+        Type want = a;
+        want.rank = (uint8_t)(a.rank - 1);
+        want.shape[a.rank - 1] = 0;
+        want_result(v, op, 0, want);
+        break;
+    }
     case OP_CONVERT_LAYOUT:
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS: want_result(v, op, 0, otype(v, op, 0)); break;

@@ -12,9 +12,10 @@
  * Also: x+0, 0+x, x-0, x|0, x^0, x<<0, x>>0 and x*0 = 0 (ints); x*1, 1*x, x/1 (ints and floats;
  * x-0.0 for floats); select of a constant condition; splat, broadcast, expand_dims, reshape and
  * trans of a constant become a constant of the result's shape; broadcast, reshape, convert_layout
- * to the same type (and layout), trans by the identity permutation; addptr(p, 0) -> p; and the
- * dot-accumulator fold add(dot(a, b, 0), x) -> dot(a, b, x) when the dot has no other use (Triton's
- * combine pass: lowering writes `acc += tl.dot(a, b)` as a dot with a zero accumulator and an add).
+ * to the same type (and layout), trans by the identity permutation; split(join(x, y)) -> x or y;
+ * addptr(p, 0) -> p; and the dot-accumulator fold add(dot(a, b, 0), x) -> dot(a, b, x) when the
+ * dot has no other use (Triton's combine pass: lowering writes `acc += tl.dot(a, b)` as a dot with
+ * a zero accumulator and an add).
  * Loops: an iter arg of a for that the body yields unchanged (`yield ..., %arg, ...` for its own
  * block argument) holds its init value on every iteration, so its block argument and the loop's
  * result become the init value (loop-invariant; the front end carries a block pointer's base,
@@ -458,6 +459,12 @@ static bool try_identities(Canon *c, IrOp *op)
             if (op->attr[i] != i)
                 return false;
         return replace_result(c, op, a);
+    case OP_SPLIT: { /* split(join(x, y)) is x or y */
+        const IrOp *def = f->values[a].def;
+        if (def && def->code == OP_JOIN && (op->attr[0] == 0 || op->attr[0] == 1))
+            return replace_result(c, op, def->operands[op->attr[0]]);
+        return false;
+    }
     case OP_ADDPTR:
         if (is_zero(f, b))
             return replace_result(c, op, a);

@@ -5,8 +5,8 @@
  * Requires: axis info (pass_axis_info), for the pointers of loads and stores.
  * Guarantees: the list in docs/layouts.md ("What the layout pass guarantees"): every block value
  * has a layout, every scalar none; elementwise ops, loads and stores see one layout on all their
- * block operands and result; expand_dims, broadcast, reductions, dot, trans and loop-carried
- * values follow Triton's rules; converts sit right after the value they convert (so a value
+ * block operands and result; expand_dims, broadcast, reductions, dot, trans, join, split and
+ * loop-carried values follow Triton's rules; converts sit right after the value they convert (so a value
  * defined outside a loop is converted outside it).
  *
  * How: 1. anchors: each load and store gets the blocked layout Triton's Coalesce pass would give it
@@ -131,6 +131,127 @@ static int layout_permute(LayCtx *c, int layout, const int64_t *perm, int rank, 
         l.blocked.order[i] = inverse ? (int)perm[o] : inv[o];
     }
     return ir_layout_intern(c->f, &l);
+}
+
+/* Whether blocked layout l of the given rank holds its last dim (of size 2 in a join's result or a
+ * split's operand) inside each thread: join and split are then register relabels, as in Triton
+ * (its join/split lowering needs the size-2 dim in sizePerThread). */
+static bool layout_holds_pair(const IrFunc *f, int l, int rank)
+{
+    if (l <= 0 || l >= f->nlayouts || rank < 1)
+        return false;
+    const Layout *L = &f->layouts[l];
+    int d = rank - 1;
+    return L->kind == LAYOUT_BLOCKED && L->rank == rank && L->blocked.size_per_thread[d] >= 2 &&
+           L->blocked.threads_per_warp[d] == 1 && L->blocked.warps_per_cta[d] == 1;
+}
+
+/* join's result layout from its operands' blocked layout l: a new last dim of 2 elements, held by
+ * each thread and fastest in its registers; the other dims are placed as in l. */
+static int layout_join_of(LayCtx *c, int l)
+{
+    const Layout *src = &c->f->layouts[l];
+    if (src->kind != LAYOUT_BLOCKED || src->rank + 1 > TRIC_MAX_RANK)
+        return 0;
+    Layout r = *src;
+    int d = src->rank;
+    r.rank = d + 1;
+    r.blocked.size_per_thread[d] = 2;
+    r.blocked.threads_per_warp[d] = 1;
+    r.blocked.warps_per_cta[d] = 1;
+    r.blocked.order[0] = d;
+    for (int k = 0; k < src->rank; k++)
+        r.blocked.order[k + 1] = src->blocked.order[k];
+    return ir_layout_intern(c->f, &r);
+}
+
+/* split's result layout from its operand's layout l (layout_holds_pair): l without its last dim. */
+static int layout_split_of(LayCtx *c, int l)
+{
+    const Layout *src = &c->f->layouts[l];
+    int d = src->rank - 1;
+    Layout r = *src;
+    r.rank = d;
+    r.blocked.size_per_thread[d] = r.blocked.threads_per_warp[d] = r.blocked.warps_per_cta[d] = 0;
+    for (int k = 0, j = 0; k < src->rank; k++)
+        if (src->blocked.order[k] != d)
+            r.blocked.order[j++] = src->blocked.order[k];
+    r.blocked.order[d] = 0;
+    return ir_layout_intern(c->f, &r);
+}
+
+/* Whether reshape op takes [..., N, 2] to [..., 2N] (tl.interleave's reshape). */
+static bool reshape_merges_pair(const IrFunc *f, const IrOp *op)
+{
+    if (op->code != OP_RESHAPE)
+        return false;
+    Type a = ir_type(f, op->operands[0]), r = ir_type(f, op->results[0]);
+    if (a.rank < 2 || r.rank != a.rank - 1 || a.shape[a.rank - 1] != 2)
+        return false;
+    for (int i = 0; i + 1 < r.rank; i++)
+        if (r.shape[i] != a.shape[i])
+            return false;
+    return r.shape[r.rank - 1] == 2 * a.shape[a.rank - 2];
+}
+
+/* The pair layout src ([..., N, 2], layout_holds_pair) with its pair folded into dim N: twice the
+ * sizePerThread there, the rest as in src. A thread then holds element 2n + k of the result
+ * where it held (n, k) of the operand, and dim N's base doubles (codegen/distribution.c's
+ * formula), so the reshape moves no data. */
+static void merged_pair_layout(const Layout *src, Layout *out)
+{
+    int d = src->rank - 1;
+    *out = *src;
+    out->rank = d;
+    out->blocked.size_per_thread[d - 1] *= 2;
+    out->blocked.size_per_thread[d] = out->blocked.threads_per_warp[d] = 0;
+    out->blocked.warps_per_cta[d] = 0;
+    for (int k = 0, j = 0; k < src->rank; k++)
+        if (src->blocked.order[k] != d)
+            out->blocked.order[j++] = src->blocked.order[k];
+    out->blocked.order[d] = 0;
+}
+
+bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op)
+{
+    if (!reshape_merges_pair(f, op))
+        return false;
+    int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    if (!layout_holds_pair(f, la, ir_type(f, op->operands[0]).rank) || lr <= 0 || lr >= f->nlayouts)
+        return false;
+    Layout m;
+    merged_pair_layout(&f->layouts[la], &m);
+    const Layout *r = &f->layouts[lr];
+    if (r->kind != LAYOUT_BLOCKED || r->rank != m.rank)
+        return false;
+    for (int i = 0; i < m.rank; i++)
+        if (r->blocked.size_per_thread[i] != m.blocked.size_per_thread[i] ||
+            r->blocked.threads_per_warp[i] != m.blocked.threads_per_warp[i] ||
+            r->blocked.warps_per_cta[i] != m.blocked.warps_per_cta[i] ||
+            r->blocked.order[i] != m.blocked.order[i])
+            return false;
+    return true;
+}
+
+/* The pair layout whose merge (merged_pair_layout) is w, for the operand of an interleave's
+ * reshape whose result wants w; 0 when w's last dim holds no even run per thread. */
+static int layout_unmerge_pair(LayCtx *c, int w)
+{
+    const Layout *src = &c->f->layouts[w];
+    int d = src->rank;
+    if (src->kind != LAYOUT_BLOCKED || d < 1 || d + 1 > TRIC_MAX_RANK ||
+        src->blocked.size_per_thread[d - 1] % 2)
+        return 0;
+    Layout r = *src;
+    r.blocked.size_per_thread[d - 1] /= 2;
+    r.rank = d + 1;
+    r.blocked.size_per_thread[d] = 2;
+    r.blocked.threads_per_warp[d] = 1;
+    r.blocked.warps_per_cta[d] = 1;
+    r.blocked.order[0] = d;
+    for (int k = 0; k < d; k++)
+        r.blocked.order[k + 1] = src->blocked.order[k];
+    return ir_layout_intern(c->f, &r);
 }
 
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
@@ -489,6 +610,12 @@ static void want_forward(LayCtx *c, IrOp *op, ValueId res)
     } else if (op->code == OP_TRANS) {
         if (ow)
             want_set(c, res, layout_permute(c, ow, op->attr, ir_type(c->f, res).rank, false));
+    } else if (op->code == OP_JOIN) {
+        if (ow)
+            want_set(c, res, layout_join_of(c, ow));
+    } else if (op->code == OP_SPLIT) {
+        if (layout_holds_pair(c->f, ow, ir_type(c->f, op->operands[0]).rank))
+            want_set(c, res, layout_split_of(c, ow));
     } else if (op_is_elementwise(op->code) || op->code == OP_BROADCAST ||
                op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
         for (int j = 0; j < op->noperands; j++)
@@ -557,6 +684,14 @@ static void want_region(LayCtx *c, IrRegion *r, bool exits)
             } else if (op->code == OP_TRANS) {
                 want_set(c, op->operands[0],
                          layout_permute(c, w, op->attr, ir_type(c->f, res).rank, true));
+            } else if (op->code == OP_JOIN) {
+                if (layout_holds_pair(c->f, w, ir_type(c->f, res).rank))
+                    for (int j = 0; j < 2; j++)
+                        want_set(c, op->operands[j], layout_split_of(c, w));
+            } else if (op->code == OP_SPLIT) {
+                want_set(c, op->operands[0], layout_join_of(c, w));
+            } else if (reshape_merges_pair(c->f, op)) {
+                want_set(c, op->operands[0], layout_unmerge_pair(c, w));
             }
         } else if (res && ir_type(c->f, res).rank > 0) {
             want_forward(c, op, res);
@@ -821,6 +956,45 @@ static int free_layout(LayCtx *c, ValueId res, int fallback)
     return l;
 }
 
+/* join: both operands in one blocked layout A (the result's want split back, else a's layout,
+ * else b's, else the default) and the result in layout_join_of(A), so codegen only relabels. */
+static void assign_join(LayCtx *c, IrOp *op)
+{
+    IrFunc *f = c->f;
+    ValueId res = op->results[0];
+    int w = want_of(c, res), a = 0;
+    if (layout_holds_pair(f, w, ir_type(f, res).rank))
+        a = layout_split_of(c, w);
+    for (int j = 0; j < 2 && !a; j++) {
+        int l = layout_of(c, op->operands[j]);
+        if (l && f->layouts[l].kind == LAYOUT_BLOCKED)
+            a = l;
+    }
+    if (!a)
+        a = layout_default(c, ir_type(f, op->operands[0]));
+    convert_operand(c, op, 0, a);
+    convert_operand(c, op, 1, a);
+    set_layout(c, res, layout_join_of(c, a));
+}
+
+/* split: the operand in a layout holding the pair in each thread (as it is, else converted to
+ * layout_join_of of the result's want or default layout); the result in that layout without its
+ * last dim. */
+static void assign_split(LayCtx *c, IrOp *op)
+{
+    IrFunc *f = c->f;
+    ValueId res = op->results[0];
+    int src = layout_of(c, op->operands[0]);
+    if (!layout_holds_pair(f, src, ir_type(f, op->operands[0]).rank)) {
+        int r = want_of(c, res);
+        if (!r || f->layouts[r].kind != LAYOUT_BLOCKED)
+            r = layout_default(c, ir_type(f, res));
+        src = layout_join_of(c, r);
+        convert_operand(c, op, 0, src);
+    }
+    set_layout(c, res, layout_split_of(c, src));
+}
+
 static void assign_op(LayCtx *c, IrOp *op)
 {
     IrFunc *f = c->f;
@@ -918,8 +1092,19 @@ static void assign_op(LayCtx *c, IrOp *op)
         set_layout(c, res, layout_permute(c, src, op->attr, ir_type(f, res).rank, false));
         return;
     }
+    case OP_JOIN: assign_join(c, op); return;
+    case OP_SPLIT: assign_split(c, op); return;
     case OP_RESHAPE:
     case OP_CONVERT_LAYOUT:
+        if (block_res && reshape_merges_pair(f, op) &&
+            layout_holds_pair(f, layout_of(c, op->operands[0]), ir_type(f, op->operands[0]).rank)) {
+            /* interleave's reshape of pairs held in-thread: a relabel (Triton infers the
+             * reshape's encoding the same way). */
+            Layout m;
+            merged_pair_layout(&f->layouts[layout_of(c, op->operands[0])], &m);
+            set_layout(c, res, ir_layout_intern(f, &m));
+            return;
+        }
         /* Both move data through scratch in codegen; the operand keeps its layout. */
         if (block_res)
             set_layout(

@@ -75,6 +75,10 @@ bool layouts_fp8_dot_takes_wgmma(const IrFunc *f, const PassOptions *o, const Ir
  * (codegen's Dist.owner is then set): a scalar, a blocked layout whose threads or warps wrap
  * around a smaller shape, or a layout not blocked (conservatively). */
 bool layout_replicates(const IrFunc *f, int layout, Type t);
+/* Whether reshape op merges the last two dims of a [..., N, 2] operand whose pairs each thread
+ * holds into [..., 2N] (tl.interleave's reshape) with the result in the operand's layout, the pair
+ * folded into dim N's sizePerThread: a register relabel in codegen, with no scratch. */
+bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
 
 /* ---- shared-memory helpers (shared_alloc.c) ---------------------------------------------------- */
 

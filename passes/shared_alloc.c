@@ -210,6 +210,8 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             layout_convert_is_relabel(f, f->values[op->operands[0]].layout,
                                       f->values[op->results[0]].layout))
             return 0; /* registers relabelled (a chained dot's A) */
+        if (layout_reshape_is_relabel(f, op))
+            return 0; /* interleave's pairs folded in place (codegen/join_split.c) */
         Layout swizzled;
         if (shared_scratch_swizzle(f, op, &swizzled))
             return type_numel(t) * shared_elem_bytes(t);

@@ -331,6 +331,10 @@ static IrFunc *build_every_op(Arena *a)
                          (Type[]){type_scalar(DT_F32)}, 1, 0);
     cas->attr[1] = MEM_SEM_ACQUIRE;
     cas->attr[2] = MEM_SCOPE_SYS;
+    /* A pair: 128 twice -> 128x2 -> its second half. */
+    ValueId pair = ir_build_binary(&b, OP_JOIN, nl, blk2(DT_F32, 128, 2), ld1, ld1);
+    IrOp *sp = ir_build(&b, OP_SPLIT, nl, (ValueId[]){pair}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
+    sp->attr[0] = 1;
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};
     ir_build_const_int(&before, nl, type_scalar(DT_U64), -1);
