@@ -1940,6 +1940,14 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         } else if (dtype_is_int(t.dtype) && dtype_bits(t.dtype) < 32) {
             rdt = dtype_kind(t.dtype) == DK_UINT ? DT_U32 : DT_I32;
         }
+    } else {
+        /* standard.max/min: bf16 is promoted to fp32, and (without return_indices, which
+         * reduce_with_indices rewrote away) anything narrower than 32 bits is widened, floats
+         * to fp32 and ints to int32. */
+        if (rdt == DT_BF16)
+            rdt = DT_F32;
+        if (dtype_bits(rdt) < 32)
+            rdt = dtype_is_float(rdt) ? DT_F32 : DT_I32;
     }
     if (t.rank == 0) {
         diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
