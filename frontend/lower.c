@@ -1585,8 +1585,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         if (!arg(&a, 0))
             return lv_none();
         /* The input is converted to the reduction's dtype, the result's, which sema chose
-         * (standard.sum's _pick_sum_dtype, standard.max/min's widening). return_indices=True
-         * never gets here: sema rewrote the call into (tl.max(...), tl.argmax(...)). */
+         * (standard.sum's _pick_sum_dtype, standard.max/min's widening, which the values of
+         * return_indices=True skip). return_indices=True itself never gets here: sema rewrote
+         * the call into (tl.max(...), tl.argmax(...)). */
         bool with_indices = bi != BI_SUM && arg_const_bool(&a, 2, false);
         if (!have_r || with_indices)
             return untyped(lw, e, bi);

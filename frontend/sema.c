@@ -76,6 +76,9 @@ typedef struct Sema {
     const FuncDef *inline_stack[MAX_INLINE_DEPTH + 1];
     int inline_depth;
     const Module *random_lib; /* random.c's library, parsed on first use */
+    /* The tl.max / tl.min call reduce_with_indices made for the values: Triton reduces those in
+     * the input's dtype (bf16 promoted), without the widening of a plain max / min. */
+    const Expr *values_of_indexed_reduce;
 } Sema;
 
 static Binding *env_find(Env *env, const char *name)
@@ -1896,6 +1899,7 @@ static Sem reduce_with_indices(Sema *s, Expr *call, Builtin b, const char *fname
     const Expr *arg_vals[] = {arg(call, 3), arg(call, 4)};
     Expr *value = reduce_call(s, fn, b == BI_MAX ? "max" : "min", arg(call, 0), arg(call, 1),
                               kw_keep, keep, 1);
+    s->values_of_indexed_reduce = value;
     Expr *index = reduce_call(s, fn, b == BI_MAX ? "argmax" : "argmin", arg(call, 0), arg(call, 1),
                               kw_arg, arg_vals, 2);
     call->kind = EX_TUPLE;
@@ -1941,12 +1945,11 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             rdt = dtype_kind(t.dtype) == DK_UINT ? DT_U32 : DT_I32;
         }
     } else {
-        /* standard.max/min: bf16 is promoted to fp32, and (without return_indices, which
-         * reduce_with_indices rewrote away) anything narrower than 32 bits is widened, floats
-         * to fp32 and ints to int32. */
+        /* standard.max/min: bf16 is promoted to fp32, and without return_indices anything
+         * narrower than 32 bits is widened, floats to fp32 and ints to int32. */
         if (rdt == DT_BF16)
             rdt = DT_F32;
-        if (dtype_bits(rdt) < 32)
+        if (dtype_bits(rdt) < 32 && call != s->values_of_indexed_reduce)
             rdt = dtype_is_float(rdt) ? DT_F32 : DT_I32;
     }
     if (t.rank == 0) {
