@@ -1034,17 +1034,30 @@ static ValueId tuple_elem_value(Lowerer *lw, LVal tup, int k, Type t, SrcLoc loc
     return 0;
 }
 
+/* The leaves of a block pointer or tensor descriptor Sem (sema's block_ptr_sem and
+ * make_tensor_desc_builtin chose their types), or false with an internal error. */
+static bool tile_leaves_typed(Lowerer *lw, const Expr *e, int n)
+{
+    if (e->sem.kind == SEM_TUPLE && e->sem.nelems == n)
+        return true;
+    lower_internal(lw, e->loc, "a block pointer or tensor descriptor has no typed leaves");
+    return false;
+}
+
 static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal bp = {.kind = LV_TUPLE, .n = 1 + 3 * r};
+    if (!tile_leaves_typed(lw, e, bp.n))
+        return lv_none();
     bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
     bp.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
     for (int i = 0; i < 3; i++) {
         LVal part = lower_expr(lw, arg(a, 1 + i));
-        Type t = type_scalar(i < 2 ? DT_I64 : DT_I32);
-        for (int d = 0; d < r; d++)
+        for (int d = 0; d < r; d++) {
+            Type t = e->sem.elems[1 + i * r + d].type; /* shapes and strides i64, offsets i32 */
             bp.elems[1 + i * r + d] = lv_value(tuple_elem_value(lw, part, d, t, e->loc));
+        }
     }
     return bp;
 }
@@ -1057,14 +1070,16 @@ static LVal lower_advance(Lowerer *lw, const Expr *e, const Args *a)
         lower_internal(lw, e->loc, "tl.advance of something that is not a block pointer");
         return lv_none();
     }
+    if (!tile_leaves_typed(lw, e, from.n))
+        return lv_none();
     LVal bp = from;
     bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
     memcpy(bp.elems, from.elems, (size_t)bp.n * sizeof *bp.elems);
-    Type i32 = type_scalar(DT_I32);
     for (int d = 0; d < r; d++) {
         LVal *off = &bp.elems[1 + 2 * r + d];
-        *off = lv_value(emit2(lw, OP_ADD, e->loc, i32, lval_value(lw, *off, &i32, e->loc),
-                              tuple_elem_value(lw, by, d, i32, e->loc)));
+        Type ot = e->sem.elems[1 + 2 * r + d].type;
+        *off = lv_value(emit2(lw, OP_ADD, e->loc, ot, lval_value(lw, *off, &ot, e->loc),
+                              tuple_elem_value(lw, by, d, ot, e->loc)));
     }
     return bp;
 }
@@ -1166,13 +1181,16 @@ static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal d = {.kind = LV_TUPLE, .n = 1 + 2 * r};
+    if (!tile_leaves_typed(lw, e, d.n))
+        return lv_none();
     d.elems = arena_alloc(lw->arena, (size_t)d.n * sizeof *d.elems);
     d.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
-    Type i64 = type_scalar(DT_I64);
     for (int i = 0; i < 2; i++) {
         LVal part = lower_expr(lw, arg(a, 1 + i));
-        for (int k = 0; k < r; k++)
-            d.elems[1 + i * r + k] = lv_value(tuple_elem_value(lw, part, k, i64, e->loc));
+        for (int k = 0; k < r; k++) {
+            Type t = e->sem.elems[1 + i * r + k].type; /* shapes and strides, i64 */
+            d.elems[1 + i * r + k] = lv_value(tuple_elem_value(lw, part, k, t, e->loc));
+        }
     }
     return d;
 }
@@ -1607,12 +1625,14 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ARGMIN: {
         if (!arg(&a, 0))
             return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
         ValueId x = lower_value(lw, arg(&a, 0));
         if (!x)
             return lv_none();
         bool keep = arg_const_bool(&a, 3, false);
         return lv_value(emit_reduce(lw, bi == BI_ARGMAX ? OP_ARGMAX : OP_ARGMIN, x, arg(&a, 1),
-                                    keep, DT_I32, loc));
+                                    keep, r.dtype, loc));
     }
     case BI_EXP:
     case BI_EXP2:
