@@ -7,14 +7,15 @@
  * control flow is structured (for / if / while regions ending in yield / condition).
  *
  * Every type comes from sema: Triton's typing rules (computation_type_impl, integer_promote_impl,
- * broadcasting, the dtypes of reductions and dot) live in sema.c only, and lowering converts
- * operands to the types sema recorded (Expr.sem: the result type, Sem.compute_dtype). It decides
- * only how to build them (python/triton/language/semantic.py and code_generator.py): implicit
- * conversions cast then broadcast (leading dims added with expand_dims, size-1 dims stretched),
- * `//` and `%` on ints truncate as in C, a run-time if yields the live-in variables either branch
- * reassigns plus those both branches define, and a loop carries the live-in variables its body
- * reassigns. Sema reports every error in the user's kernel; what lowering cannot build is a bug
- * in tric (lower_internal: an internal error naming the .tri position). */
+ * broadcasting, the dtypes of reductions and dot) live in sema only (sema_types.c,
+ * sema_builtins.c), and lowering converts operands to the types sema recorded (Expr.sem: the
+ * result type, Sem.compute_dtype). It decides only how to build them
+ * (python/triton/language/semantic.py and code_generator.py): implicit conversions cast then
+ * broadcast (leading dims added with expand_dims, size-1 dims stretched), `//` and `%` on ints
+ * truncate as in C, a run-time if yields the live-in variables either branch reassigns plus those
+ * both branches define, and a loop carries the live-in variables its body reassigns. Sema
+ * reports every error in the user's kernel; what lowering cannot build is a bug in tric
+ * (lower_internal: an internal error naming the .tri position). */
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 
@@ -185,7 +186,7 @@ static bool const_is_numeric(const Sem *s)
 }
 
 /* The scalar type a numeric constant takes as a run-time value: the one sema recorded with it
- * (sema_const: Triton's to_tensor types; or the parameter's type for a ':1' argument). */
+ * (sema.c sem_const: Triton's to_tensor types; or the parameter's type for a ':1' argument). */
 static Type const_type(const Sem *s) { return type_elem(s->type); }
 
 /* ---- emitting ops ------------------------------------------------------------------------------ */
