@@ -236,8 +236,7 @@ static void settle_synthetic(Sema *s, Expr *call)
     }
 }
 
-bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
-                          int64_t *out)
+bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, int64_t *out)
 {
     Expr *x = arg(call, i);
     if (!x)
@@ -253,8 +252,7 @@ bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *wh
     return false;
 }
 
-bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
-                           bool *out)
+bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, bool *out)
 {
     Expr *x = arg(call, i);
     if (!x)

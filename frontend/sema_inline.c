@@ -20,8 +20,7 @@ Sem global_expr(Sema *s, Expr *e)
 
 /* A call's arguments per parameter of callee: positional, then keywords (Python's rules); NULL
  * for a parameter left to its default. NULL with a diagnostic on a wrong call. */
-Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown,
-                             SrcLoc cloc)
+Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown, SrcLoc cloc)
 {
     int np = callee->nparams;
     Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);

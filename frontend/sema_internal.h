@@ -109,8 +109,8 @@ Sem constexpr_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc);
 /* ---- sema_types.c: Triton's typing rules ---------------------------------------------------- */
 
 bool reject_fp8(Sema *s, SrcLoc loc, const char *what, Type t);
-bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod,
-                             DType *out, const char **why);
+bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod, DType *out,
+                      const char **why);
 bool broadcast(Sema *s, SrcLoc loc, Type a, Type b, Type *out);
 bool broadcasts_to(Type from, Type to);
 Type with_shape(DType dt, bool is_ptr, Type shape);
@@ -142,10 +142,8 @@ bool analyse_args(Sema *s, Expr *call);
 Expr *arg(Expr *call, int i);
 bool arg_is_none(Expr *call, int i);
 SrcLoc arg_loc(Expr *call, int i);
-bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
-                          int64_t *out);
-bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
-                           bool *out);
+bool const_int_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, int64_t *out);
+bool const_bool_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, bool *out);
 bool shape_arg(Sema *s, Expr *call, int i, const char *fname, Type *out);
 bool value_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, Type *out);
 Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver);
@@ -168,8 +166,7 @@ void block(Sema *s, Block *b, bool tail);
 /* ---- sema_inline.c: helper inlining --------------------------------------------------------- */
 
 Sem global_expr(Sema *s, Expr *e);
-Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown,
-                             SrcLoc cloc);
+Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown, SrcLoc cloc);
 Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc);
 
 #endif

@@ -50,8 +50,8 @@ bool reject_fp8(Sema *s, SrcLoc loc, const char *what, Type t)
 
 /* computation_type_impl. a_weak / b_weak: the operand is a Python scalar (constexpr). Returns
  * false with *why set when the types do not combine. */
-bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod,
-                             DType *out, const char **why)
+bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mod, DType *out,
+                      const char **why)
 {
     if (a_weak != b_weak) {
         DType scalar = a_weak ? a : b, block = a_weak ? b : a;
