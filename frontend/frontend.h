@@ -614,8 +614,8 @@ bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const ch
 
 /* ---- lower.c ---------------------------------------------------------------------------------- */
 
-/* Typed AST -> tile IR. Returns NULL (with a diagnostic) only on what sema let through but IR
- * cannot express. */
+/* Typed AST -> tile IR, in the types sema recorded. Sema reports every error in a kernel, so this
+ * returns NULL only on a bug in tric, with an internal error that names the .tri position. */
 struct IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag);
 
 #endif
