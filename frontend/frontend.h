@@ -4,7 +4,9 @@
  *   lexer.l    tokens, with Python's INDENT/DEDENT/NEWLINE rules (flex, reentrant)
  *   parser.y   the grammar (bison, pure, %locations); actions call the ast.c builders
  *   ast.c      node constructors, cloning, and the printer behind --emit=ast
- *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed
+ *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed;
+ *              split by concern into sema_const.c, sema_types.c, sema_expr.c, sema_builtins.c,
+ *              sema_memory.c, sema_stmt.c and sema_inline.c, which share sema_internal.h
  *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
  *   signature.c --signature strings and -D values
  *   random.c   tl.rand and friends: a built-in library of @jit functions, inlined by sema
@@ -328,7 +330,7 @@ struct FuncDef {
     const char *docstring; /* NULL when none */
     bool is_jit;           /* has @triton.jit / @jit / @triton.autotune over @triton.jit */
     bool is_constexpr_fn;  /* @triton.constexpr_function / @tl.constexpr_function / @tl.constexpr:
-                              evaluated by sema on constexpr arguments (sema.c constexpr_call) */
+                              evaluated by sema on constexpr arguments (sema_const.c constexpr_call) */
     Expr *returns;         /* the `-> annotation`, NULL when none (parsed, otherwise ignored) */
 };
 
@@ -495,7 +497,7 @@ int signature_split(const char *sig, SigEntry **out, Arena *a);
 const char *signature_parse_type(const char *text, Type *type, int *divisibility, bool *equal_to_1,
                                  Arena *a);
 
-/* ---- sema.c ---------------------------------------------------------------------------------- */
+/* ---- sema.c (and sema_*.c) ------------------------------------------------------------------- */
 
 /* A kernel specialized for one signature and one set of constexpr values, fully typed:
  * func is a clone of the source def in which every reachable Expr has sem set, constexpr ifs are
@@ -615,8 +617,8 @@ bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const ch
 
 /* ---- lower.c ---------------------------------------------------------------------------------- */
 
-/* Typed AST -> tile IR. Returns NULL (with a diagnostic) only on what sema let through but IR
- * cannot express. */
+/* Typed AST -> tile IR, in the types sema recorded. Sema reports every error in a kernel, so this
+ * returns NULL only on a bug in tric, with an internal error that names the .tri position. */
 struct IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag);
 
 #endif

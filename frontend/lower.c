@@ -6,12 +6,16 @@
  * arithmetic) one dtype, every op carries the SrcLoc of the .tri expression it came from, and
  * control flow is structured (for / if / while regions ending in yield / condition).
  *
- * The rules are Triton's (python/triton/language/semantic.py and code_generator.py): implicit
- * casts follow computation_type_impl, broadcasting is numpy's (leading dims added with
- * expand_dims, size-1 dims stretched with broadcast), `//` and `%` on ints truncate as in C, `/`
- * is true division in a float type, a run-time if yields the live-in variables either branch
- * reassigns plus those both branches define, and a loop carries the live-in variables its body
- * reassigns. */
+ * Every type comes from sema: Triton's typing rules (computation_type_impl, integer_promote_impl,
+ * broadcasting, the dtypes of reductions and dot) live in sema only (sema_types.c,
+ * sema_builtins.c), and lowering converts operands to the types sema recorded (Expr.sem: the
+ * result type, Sem.compute_dtype). It decides only how to build them
+ * (python/triton/language/semantic.py and code_generator.py): implicit conversions cast then
+ * broadcast (leading dims added with expand_dims, size-1 dims stretched), `//` and `%` on ints
+ * truncate as in C, a run-time if yields the live-in variables either branch reassigns plus those
+ * both branches define, and a loop carries the live-in variables its body reassigns. Sema
+ * reports every error in the user's kernel; what lowering cannot build is a bug in tric
+ * (lower_internal: an internal error naming the .tri position). */
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 
@@ -76,13 +80,22 @@ typedef struct Lowerer {
 static LVal lower_expr(Lowerer *lw, const Expr *e);
 static void lower_block(Lowerer *lw, const Block *b);
 
-static void lower_error(Lowerer *lw, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
-static void lower_error(Lowerer *lw, SrcLoc loc, const char *fmt, ...)
+/* Something sema rules out reached lowering: a bug in tric, not in the kernel. Reported as an
+ * internal error (lower.c's file and line) that also names the .tri position it was lowering. */
+#define lower_internal(lw, loc, ...) lower_internal_at((lw), __FILE__, __LINE__, (loc), __VA_ARGS__)
+static void lower_internal_at(Lowerer *lw, const char *file, int line, SrcLoc loc, const char *fmt,
+                              ...) TRIC_PRINTF(5, 6);
+static void lower_internal_at(Lowerer *lw, const char *file, int line, SrcLoc loc, const char *fmt,
+                              ...)
 {
+    StrBuf msg = {0};
     va_list ap;
     va_start(ap, fmt);
-    diag_verror(lw->diag, loc, fmt, ap);
+    strbuf_vprintf(&msg, fmt, ap);
     va_end(ap);
+    diag_internal(lw->diag, file, line, "%s (lowering %s:%d:%d)", msg.data ? msg.data : "",
+                  loc.file ? loc.file->name : "?", loc.line, loc.col);
+    strbuf_free(&msg);
     lw->failed = true;
 }
 
@@ -166,115 +179,15 @@ static Type with_shape(Type elem, Type shape)
 
 static bool same_elem(Type a, Type b) { return a.dtype == b.dtype && a.is_ptr == b.is_ptr; }
 
-/* numpy broadcasting of two shapes (Triton's broadcast_impl_value): ranks aligned on the right,
- * size-1 dims stretched. Returns false when they do not broadcast. */
-static bool broadcast_shape(Type a, Type b, Type *out)
-{
-    Type r = a.rank >= b.rank ? a : b;
-    int rank = r.rank;
-    for (int i = 0; i < rank; i++) {
-        int ai = i - (rank - a.rank), bi = i - (rank - b.rank);
-        int32_t da = ai >= 0 ? a.shape[ai] : 1, db = bi >= 0 ? b.shape[bi] : 1;
-        if (da != db && da != 1 && db != 1)
-            return false;
-        r.shape[i] = da == 1 ? db : da;
-    }
-    *out = r;
-    return true;
-}
-
-/* Triton's dtype.kind(): bool < integer < floating. */
-static int dtype_kind_rank(DType d)
-{
-    if (d == DT_I1)
-        return 0;
-    return dtype_is_float(d) ? 2 : 1;
-}
-
-static bool dtype_is_unsigned(DType d) { return dtype_kind(d) == DK_UINT; }
-
-/* semantic.integer_promote_impl: C's usual arithmetic conversions on widths and signedness. */
-static DType integer_promote(DType a, DType b)
-{
-    bool au = dtype_is_unsigned(a), bu = dtype_is_unsigned(b);
-    int ar = dtype_bits(a), br = dtype_bits(b);
-    if (au == bu)
-        return ar > br ? a : b;
-    if (au)
-        return ar >= br ? a : b;
-    return br >= ar ? b : a;
-}
-
-/* semantic.computation_type_impl: the dtype both operands of a binary op are cast to. A Python
- * constant (a_const) of a kind no higher than the tensor's does not take part. */
-static DType computation_dtype(DType a, bool a_const, DType b, bool b_const, bool div_or_mod)
-{
-    if (a_const != b_const) {
-        DType s = a_const ? a : b, t = a_const ? b : a;
-        if (dtype_kind_rank(s) <= dtype_kind_rank(t)) {
-            if (div_or_mod && (t == DT_F16 || t == DT_BF16))
-                return DT_F32;
-            return t;
-        }
-    }
-    if (a == DT_F64 || b == DT_F64)
-        return DT_F64;
-    if (a == DT_F32 || b == DT_F32)
-        return DT_F32;
-    if (a == DT_F16 || b == DT_F16)
-        return div_or_mod ? DT_F32 : DT_F16;
-    if (a == DT_BF16 && b == DT_BF16)
-        return div_or_mod ? DT_F32 : DT_BF16;
-    if (a == DT_BF16 || b == DT_BF16)
-        return DT_F32;
-    return integer_promote(a, b);
-}
-
-/* semantic.to_tensor_type: the dtype a Python constant takes when it becomes a tensor. */
-static DType python_const_dtype(const ConstVal *cv)
-{
-    switch (cv->kind) {
-    case CV_BOOL: return DT_I1;
-    case CV_INT:
-        if (cv->i >= -(INT64_C(1) << 31) && cv->i < (INT64_C(1) << 31))
-            return DT_I32;
-        if (cv->i >= 0 && cv->i < (INT64_C(1) << 32))
-            return DT_U32;
-        return DT_I64;
-    case CV_FLOAT: {
-        double ax = fabs(cv->f);
-        if (isinf(ax) || ax == 0.0 || isnan(ax) || (ax >= 0x1p-126 && ax <= 0x1.fffffep127))
-            return DT_F32;
-        return DT_F64;
-    }
-    default: return DT_I32;
-    }
-}
-
 static bool const_is_numeric(const Sem *s)
 {
     return s->kind == SEM_CONST &&
            (s->cv.kind == CV_INT || s->cv.kind == CV_FLOAT || s->cv.kind == CV_BOOL);
 }
 
-/* The scalar type a constant takes: sema's where it recorded one of the right kind, else
- * Triton's default for the Python value. */
-static Type const_type(const Sem *s)
-{
-    Type t = type_elem(s->type);
-    switch (s->cv.kind) {
-    case CV_INT:
-        if (!t.is_ptr && dtype_is_int(t.dtype) && t.dtype != DT_I1)
-            return t;
-        break;
-    case CV_FLOAT:
-        if (!t.is_ptr && dtype_is_float(t.dtype))
-            return t;
-        break;
-    default: break;
-    }
-    return type_scalar(python_const_dtype(&s->cv));
-}
+/* The scalar type a numeric constant takes as a run-time value: the one sema recorded with it
+ * (sema.c sem_const: Triton's to_tensor types; or the parameter's type for a ':1' argument). */
+static Type const_type(const Sem *s) { return type_elem(s->type); }
 
 /* ---- emitting ops ------------------------------------------------------------------------------ */
 
@@ -312,7 +225,7 @@ static ValueId emit_const_cv(Lowerer *lw, SrcLoc loc, Type t, const ConstVal *cv
                  : cv->kind == CV_BOOL ? (int64_t)cv->b
                                        : cv->i;
     if (t.is_ptr) {
-        lower_error(lw, loc, "a constant cannot be used as a pointer");
+        lower_internal(lw, loc, "a constant cannot be used as a pointer");
         t = with_dtype(t, DT_I64);
     }
     if (dtype_is_float(t.dtype))
@@ -371,8 +284,8 @@ static ValueId broadcast_value(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
     if (from.rank == 0)
         return emit1(lw, OP_SPLAT, loc, to, v);
     if (from.rank > to.rank) {
-        lower_error(lw, loc, "internal: cannot broadcast %s to %s", type_str(lw->arena, from),
-                    type_str(lw->arena, to));
+        lower_internal(lw, loc, "cannot broadcast %s to %s", type_str(lw->arena, from),
+                       type_str(lw->arena, to));
         return v;
     }
     while (from.rank < to.rank) {
@@ -388,8 +301,8 @@ static ValueId broadcast_value(Lowerer *lw, ValueId v, Type to, SrcLoc loc)
     }
     for (int i = 0; i < to.rank; i++) {
         if (from.shape[i] != to.shape[i] && from.shape[i] != 1) {
-            lower_error(lw, loc, "internal: cannot broadcast %s to %s", type_str(lw->arena, from),
-                        type_str(lw->arena, to));
+            lower_internal(lw, loc, "cannot broadcast %s to %s", type_str(lw->arena, from),
+                           type_str(lw->arena, to));
             return v;
         }
     }
@@ -418,12 +331,12 @@ static ValueId lval_value(Lowerer *lw, LVal v, const Type *want, SrcLoc loc)
     case LV_VALUE: return want ? convert(lw, v.id, *want, loc) : v.id;
     case LV_CONST:
         if (!const_is_numeric(v.csem)) {
-            lower_error(lw, loc, "this constexpr has no run-time value");
+            lower_internal(lw, loc, "this constexpr has no run-time value");
             return 0;
         }
         return emit_const_cv(lw, loc, want ? *want : const_type(v.csem), &v.csem->cv);
-    case LV_TUPLE: lower_error(lw, loc, "a tuple cannot be used as a single value"); return 0;
-    case LV_NONE: lower_error(lw, loc, "this expression has no value"); return 0;
+    case LV_TUPLE: lower_internal(lw, loc, "a tuple cannot be used as a single value"); return 0;
+    case LV_NONE: lower_internal(lw, loc, "this expression has no value"); return 0;
     }
     return 0;
 }
@@ -459,7 +372,7 @@ static Operand operand_from_lval(Lowerer *lw, LVal lv, const Sem *sem, SrcLoc lo
     } else if (lv.kind == LV_VALUE) {
         o.type = vtype(lw, lv.id);
     } else {
-        lower_error(lw, loc, "this operand has no run-time value");
+        lower_internal(lw, loc, "this operand has no run-time value");
         o.lv = lv_none();
         o.type = type_scalar(DT_I32);
     }
@@ -486,31 +399,6 @@ static bool binop_is_compare(BinOp op)
            op == BIN_GE;
 }
 
-/* The result type of `a op b` by Triton's rules; used where sema recorded none (augmented
- * assignment) and to check pointer arithmetic. */
-static bool binary_result_type(BinOp op, const Operand *a, const Operand *b, Type *out)
-{
-    Type shape;
-    if (!broadcast_shape(a->type, b->type, &shape))
-        return false;
-    if (binop_is_compare(op) || op == BIN_AND || op == BIN_OR) {
-        *out = with_dtype(shape, DT_I1);
-        return true;
-    }
-    if ((op == BIN_ADD || op == BIN_SUB) && (a->type.is_ptr || b->type.is_ptr)) {
-        *out = with_shape(a->type.is_ptr ? a->type : b->type, shape);
-        return true;
-    }
-    if (a->type.is_ptr || b->type.is_ptr)
-        return false;
-    bool div_or_mod = op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD;
-    DType d = computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst, div_or_mod);
-    if (op == BIN_DIV && !dtype_is_float(d))
-        d = DT_F32;
-    *out = with_dtype(shape, d);
-    return true;
-}
-
 static OpCode compare_opcode(BinOp op)
 {
     switch (op) {
@@ -523,22 +411,18 @@ static OpCode compare_opcode(BinOp op)
     }
 }
 
-/* `a op b` with result type r (sema's, or binary_result_type's); cdt, when not NULL, is sema's
- * computation dtype (Sem.compute_dtype), which decides the type a comparison happens in. */
+/* `a op b` with sema's result type r and computation dtype cdt (Sem.compute_dtype: the type a
+ * comparison happens in, the offset's type for pointer arithmetic). */
 static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, const Operand *b,
-                                     Type r, const DType *cdt, SrcLoc loc)
+                                     Type r, DType cdt, SrcLoc loc)
 {
     if (binop_is_compare(op)) {
         /* The operands meet in their computation type, in the result's shape. */
         Type ct;
-        if (a->type.is_ptr || b->type.is_ptr) {
+        if (a->type.is_ptr || b->type.is_ptr)
             ct = with_shape(a->type.is_ptr ? a->type : b->type, r);
-        } else {
-            DType d = cdt ? *cdt
-                          : computation_dtype(a->type.dtype, a->pyconst, b->type.dtype, b->pyconst,
-                                              false);
-            ct = with_dtype(r, d);
-        }
+        else
+            ct = with_dtype(r, cdt);
         ValueId x = operand_as(lw, a, ct), y = operand_as(lw, b, ct);
         return emit2(lw, compare_opcode(op), loc, with_dtype(r, DT_I1), x, y);
     }
@@ -551,27 +435,17 @@ static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, co
     }
     if (r.is_ptr || a->type.is_ptr || b->type.is_ptr) {
         /* Pointer arithmetic: ptr + int, int + ptr, ptr - int -> addptr (semantic.add/sub). */
-        if (op != BIN_ADD && op != BIN_SUB) {
-            lower_error(lw, loc, "'%s' cannot be applied to a pointer", binop_str(op));
-            return 0;
-        }
         const Operand *p = a->type.is_ptr ? a : b, *off = a->type.is_ptr ? b : a;
-        if (off->type.is_ptr || (op == BIN_SUB && p != a)) {
-            lower_error(lw, loc, "'%s' cannot be applied to two pointers", binop_str(op));
+        if ((op != BIN_ADD && op != BIN_SUB) || !r.is_ptr || off->type.is_ptr ||
+            (op == BIN_SUB && p != a) || !dtype_is_int(cdt)) {
+            lower_internal(lw, loc, "'%s' on a pointer was not typed as pointer arithmetic",
+                           binop_str(op));
             return 0;
         }
-        if (!r.is_ptr)
-            r = with_shape(p->type, r);
-        ValueId pv = operand_as(lw, p, with_shape(p->type, r));
-        Type ot = with_shape(off->type, r);
-        if (off->pyconst)
-            ot = with_shape(const_type(off->lv.csem), r);
-        if (dtype_is_float(ot.dtype)) {
-            lower_error(lw, loc, "a pointer offset must be an integer");
-            return 0;
-        }
+        ValueId pv = operand_as(lw, p, r);
+        Type ot = with_dtype(r, cdt);
         /* addptr treats offsets as signed: zero-extend unsigned ones first (semantic.add). */
-        if (dtype_is_unsigned(ot.dtype) && dtype_bits(ot.dtype) < 64)
+        if (dtype_kind(ot.dtype) == DK_UINT && dtype_bits(ot.dtype) < 64)
             ot = with_dtype(ot, DT_I64);
         if (ot.dtype == DT_I1)
             ot = with_dtype(ot, DT_I32);
@@ -600,29 +474,22 @@ static ValueId lower_binary_operands(Lowerer *lw, BinOp op, const Operand *a, co
     case BIN_BITXOR: return emit2(lw, OP_XOR, loc, r, x, y);
     case BIN_SHL: return emit2(lw, OP_SHL, loc, r, x, y);
     case BIN_SHR: return emit2(lw, OP_SHR, loc, r, x, y);
-    default: lower_error(lw, loc, "operator '%s' cannot be lowered", binop_str(op)); return 0;
+    default: lower_internal(lw, loc, "operator '%s' cannot be lowered", binop_str(op)); return 0;
     }
 }
 
 static LVal lower_binary(Lowerer *lw, const Expr *e)
 {
     BinOp op = e->bin.op;
-    if (op == BIN_IS || op == BIN_IS_NOT || op == BIN_MATMUL) {
-        lower_error(lw, e->loc, "operator '%s' needs constexpr operands", binop_str(op));
+    if (op == BIN_IS || op == BIN_IS_NOT || op == BIN_MATMUL || e->sem.kind != SEM_VALUE) {
+        lower_internal(lw, e->loc, "operator '%s' reached lowering without a run-time type",
+                       binop_str(op));
         return lv_none();
     }
     Operand a = operand_from_expr(lw, e->bin.lhs);
     Operand b = operand_from_expr(lw, e->bin.rhs);
-    Type r;
-    if (e->sem.kind == SEM_VALUE) {
-        r = e->sem.type;
-        return lv_value(lower_binary_operands(lw, op, &a, &b, r, &e->sem.compute_dtype, e->loc));
-    }
-    if (!binary_result_type(op, &a, &b, &r)) {
-        lower_error(lw, e->loc, "operands of '%s' have incompatible types", binop_str(op));
-        return lv_none();
-    }
-    return lv_value(lower_binary_operands(lw, op, &a, &b, r, NULL, e->loc));
+    return lv_value(
+        lower_binary_operands(lw, op, &a, &b, e->sem.type, e->sem.compute_dtype, e->loc));
 }
 
 static LVal lower_unary(Lowerer *lw, const Expr *e)
@@ -632,18 +499,22 @@ static LVal lower_unary(Lowerer *lw, const Expr *e)
     if (!v)
         return lv_none();
     Type t = vtype(lw, v);
-    Type r = e->sem.kind == SEM_VALUE ? e->sem.type : t;
+    if (e->sem.kind != SEM_VALUE) {
+        lower_internal(lw, e->loc, "a unary operator reached lowering without a run-time type");
+        return lv_none();
+    }
+    Type r = e->sem.type;
     switch (e->un.op) {
     case UN_PLUS: return lv_value(convert(lw, v, r, e->loc));
     case UN_NEG:
         if (t.is_ptr) {
-            lower_error(lw, e->loc, "wrong type argument to unary minus (a pointer)");
+            lower_internal(lw, e->loc, "wrong type argument to unary minus (a pointer)");
             return lv_none();
         }
         return lv_value(emit1(lw, OP_NEG, e->loc, r, convert(lw, v, r, e->loc)));
     case UN_INVERT:
         if (t.is_ptr || dtype_is_float(t.dtype)) {
-            lower_error(lw, e->loc, "wrong type argument to unary invert");
+            lower_internal(lw, e->loc, "wrong type argument to unary invert");
             return lv_none();
         }
         return lv_value(emit1(lw, OP_NOT, e->loc, r, convert(lw, v, r, e->loc)));
@@ -671,7 +542,7 @@ static ValueId expand_dims(Lowerer *lw, ValueId v, int axis, SrcLoc loc)
         return emit1(lw, OP_SPLAT, loc, r, v);
     }
     if (t.rank >= TRIC_MAX_RANK) {
-        lower_error(lw, loc, "blocks have at most %d dims", TRIC_MAX_RANK);
+        lower_internal(lw, loc, "blocks have at most %d dims", TRIC_MAX_RANK);
         return v;
     }
     Type r = t;
@@ -719,7 +590,7 @@ static LVal lower_subscript(Lowerer *lw, const Expr *e)
             if (i >= 0 && i < obj.n)
                 return obj.elems[i];
         }
-        lower_error(lw, e->loc, "a tuple index must be a constant within the tuple");
+        lower_internal(lw, e->loc, "a tuple index must be a constant within the tuple");
         return lv_none();
     }
     ValueId v = lval_value(lw, obj, NULL, e->sub.obj->loc);
@@ -734,7 +605,7 @@ static LVal lower_subscript(Lowerer *lw, const Expr *e)
         } else if (ix->kind == EX_SLICE && !ix->slice.lo && !ix->slice.hi && !ix->slice.step) {
             dim++;
         } else {
-            lower_error(lw, ix->loc, "unsupported tensor index: only None and ':' are allowed");
+            lower_internal(lw, ix->loc, "unsupported tensor index: only None and ':' are allowed");
             return lv_none();
         }
     }
@@ -745,14 +616,14 @@ static ValueId emit_trans(Lowerer *lw, ValueId v, const int64_t *perm, int n, Sr
 {
     Type t = vtype(lw, v);
     if (n != t.rank) {
-        lower_error(lw, loc, "permute dims must have the same length as the input's shape");
+        lower_internal(lw, loc, "permute dims must have the same length as the input's shape");
         return v;
     }
     Type r = t;
     bool identity = true;
     for (int i = 0; i < n; i++) {
         if (perm[i] < 0 || perm[i] >= n) {
-            lower_error(lw, loc, "permute dims must be a permutation of 0..%d", n - 1);
+            lower_internal(lw, loc, "permute dims must be a permutation of 0..%d", n - 1);
             return v;
         }
         r.shape[i] = t.shape[perm[i]];
@@ -774,12 +645,12 @@ static LVal lower_attr(Lowerer *lw, const Expr *e)
             return lv_none();
         int64_t perm[2] = {1, 0};
         if (vtype(lw, v).rank != 2) {
-            lower_error(lw, e->loc, ".T needs a 2-D block");
+            lower_internal(lw, e->loc, ".T needs a 2-D block");
             return lv_none();
         }
         return lv_value(emit_trans(lw, v, perm, 2, e->loc));
     }
-    lower_error(lw, e->loc, "attribute '%s' has no run-time value", e->attr.name);
+    lower_internal(lw, e->loc, "attribute '%s' has no run-time value", e->attr.name);
     return lv_none();
 }
 
@@ -790,12 +661,6 @@ typedef struct Args {
     const Expr *a[16];
     int n;
 } Args;
-
-static const char *const builtin_params[BI_COUNT] = {
-#define X(e, name, params, doc) [e] = params,
-    TRIC_BUILTINS(X)
-#undef X
-};
 
 /* True when the call's callee is a method of a value (x.to(...)): the receiver is argument 0. */
 static bool call_is_method(const Expr *call)
@@ -808,46 +673,19 @@ static bool call_is_method(const Expr *call)
            (k == SEM_UNSET && fn->attr.obj->kind != EX_NAME);
 }
 
-/* Uses sema's call.bound; if sema left it empty, matches positional arguments and keywords
- * against the TRIC_BUILTINS parameter list itself. */
-static void bind_args(const Expr *call, Builtin bi, Args *out)
+/* sema's call.bound: the arguments in the builtin's parameter order (method receivers first). */
+static bool bind_args(Lowerer *lw, const Expr *call, Builtin bi, Args *out)
 {
     memset(out, 0, sizeof *out);
-    if (call->call.bound) {
-        out->n = call->call.nbound < 16 ? call->call.nbound : 16;
-        for (int i = 0; i < out->n; i++)
-            out->a[i] = call->call.bound[i];
-        return;
+    if (!call->call.bound || call->call.nbound > 16) {
+        lower_internal(lw, call->loc, "a call of %s reached lowering with no bound arguments",
+                       builtin_name(bi));
+        return false;
     }
-    const char *names[16];
-    size_t lens[16];
-    int np = 0;
-    const char *p = builtin_params[bi];
-    while (p && *p && np < 16) {
-        while (*p == ' ')
-            p++;
-        const char *start = p;
-        while (*p && *p != ' ' && *p != '=')
-            p++;
-        if (p > start) {
-            names[np] = start;
-            lens[np] = (size_t)(p - start);
-            np++;
-        }
-        while (*p && *p != ' ')
-            p++;
-    }
-    out->n = np;
-    int pos = 0;
-    if (call_is_method(call) && pos < np)
-        out->a[pos++] = call->call.fn->attr.obj;
-    for (int i = 0; i < call->call.nargs && pos < np; i++)
-        out->a[pos++] = call->call.args[i];
-    for (int k = 0; k < call->call.nkwargs; k++)
-        for (int i = 0; i < np; i++)
-            if (strlen(call->call.kwnames[k]) == lens[i] &&
-                strncmp(call->call.kwnames[k], names[i], lens[i]) == 0)
-                out->a[i] = call->call.kwargs[k];
+    out->n = call->call.nbound;
+    for (int i = 0; i < out->n; i++)
+        out->a[i] = call->call.bound[i];
+    return true;
 }
 
 static const Expr *arg(const Args *a, int i)
@@ -861,16 +699,6 @@ static bool arg_const_bool(const Args *a, int i, bool dflt)
     const Expr *e = arg(a, i);
     int64_t v;
     return expr_const_int(e, &v) ? v != 0 : dflt;
-}
-
-static bool arg_const_dtype(const Args *a, int i, DType *out)
-{
-    const Expr *e = arg(a, i);
-    if (e && e->sem.kind == SEM_CONST && e->sem.cv.kind == CV_DTYPE) {
-        *out = e->sem.cv.dtype;
-        return true;
-    }
-    return false;
 }
 
 static const char *arg_const_str(const Args *a, int i)
@@ -945,12 +773,12 @@ static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type
         return lv_none();
     Type t = vtype(lw, x);
     if (!have_r || t.rank == 0) {
-        lower_error(lw, loc, "%s: sema gave no result type", builtin_name(bi));
+        lower_internal(lw, loc, "%s: sema gave no result type", builtin_name(bi));
         return lv_none();
     }
     int64_t axis = 0;
     if (arg(a, 1) && !expr_const_int(arg(a, 1), &axis)) {
-        lower_error(lw, arg(a, 1)->loc, "a scan axis must be a constexpr int");
+        lower_internal(lw, arg(a, 1)->loc, "a scan axis must be a constexpr int");
         return lv_none();
     }
     if (axis < 0)
@@ -962,7 +790,7 @@ static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type
         const char *why;
         const Expr *fn = arg(a, 2);
         if (!fn || fn->sem.kind != SEM_FUNC || !scan_combine_of(fn->sem.func, &sc, &where, &why)) {
-            lower_error(lw, loc, "associative_scan: the combine function is not a scan op");
+            lower_internal(lw, loc, "associative_scan: the combine function is not a scan op");
             return lv_none();
         }
         static const OpCode ops[] = {
@@ -988,7 +816,7 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
     int64_t axis = 0;
     bool all = axis_e == NULL;
     if (!all && !expr_const_int(axis_e, &axis)) {
-        lower_error(lw, axis_e->loc, "a reduction axis must be a constexpr int");
+        lower_internal(lw, axis_e->loc, "a reduction axis must be a constexpr int");
         return 0;
     }
     if (t.rank == 0) {
@@ -1007,8 +835,8 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
         if (axis < 0)
             axis += t.rank;
         if (axis < 0 || axis >= t.rank) {
-            lower_error(lw, axis_e->loc, "reduction axis %lld is out of range for a %d-D block",
-                        (long long)axis, t.rank);
+            lower_internal(lw, axis_e->loc, "reduction axis %lld is out of range for a %d-D block",
+                           (long long)axis, t.rank);
             return 0;
         }
     }
@@ -1071,28 +899,21 @@ static ValueId emit_math(Lowerer *lw, OpCode code, ValueId x, Type r, SrcLoc loc
  * grouped size_g rows at a time so that neighbours share tiles in L2. */
 static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, const Args *a)
 {
+    /* sema typed the formula step by step (swizzle2d_builtin); both results have the type of
+     * the last step, new_j = in_group // rows, which every operand converts to. */
+    if (e->sem.kind != SEM_TUPLE || e->sem.nelems != 2 || e->sem.elems[1].kind != SEM_VALUE) {
+        lower_internal(lw, e->loc, "swizzle2d reached lowering without run-time types");
+        return lv_none();
+    }
+    Type t = e->sem.elems[1].type;
     Operand o[5];
-    Type t = type_scalar(DT_I32);
-    bool have = false;
     for (int i = 0; i < 5; i++) {
         const Expr *x = arg(a, i);
         if (!x) {
-            lower_error(lw, e->loc, "swizzle2d needs five arguments");
+            lower_internal(lw, e->loc, "swizzle2d needs five arguments");
             return lv_none();
         }
         o[i] = operand_from_expr(lw, x);
-    }
-    for (int i = 0; i < 5; i++) {
-        if (o[i].pyconst)
-            continue;
-        Type bt;
-        if (!broadcast_shape(t, o[i].type, &bt)) {
-            lower_error(lw, e->loc, "swizzle2d arguments do not broadcast");
-            return lv_none();
-        }
-        DType d = have ? integer_promote(t.dtype, o[i].type.dtype) : o[i].type.dtype;
-        t = with_dtype(bt, d);
-        have = true;
     }
     SrcLoc loc = e->loc;
     ValueId i = operand_as(lw, &o[0], t), j = operand_as(lw, &o[1], t);
@@ -1140,7 +961,7 @@ static LVal lower_clamp(Lowerer *lw, const Expr *e, const Args *a, bool have_r, 
 {
     SrcLoc loc = e->loc;
     if (!have_r || !arg(a, 0) || !arg(a, 1) || !arg(a, 2)) {
-        lower_error(lw, loc, "internal error: clamp() reached lowering untyped");
+        lower_internal(lw, loc, "clamp() reached lowering untyped");
         return lv_none();
     }
     ValueId in[3] = {lower_as(lw, arg(a, 0), r), lower_as(lw, arg(a, 1), r),
@@ -1162,7 +983,7 @@ static LVal lower_libdevice(Lowerer *lw, const Expr *e, const Args *a, bool have
     const LibdeviceInfo *info = libdevice_info(fn);
     DType cd = e->sem.compute_dtype;
     if (!info || !have_r || !dtype_is_float(cd)) {
-        lower_error(lw, loc, "internal error: a libdevice call reached lowering untyped");
+        lower_internal(lw, loc, "a libdevice call reached lowering untyped");
         return lv_none();
     }
     DType wide = cd == DT_F16 || cd == DT_BF16 ? DT_F32 : cd;
@@ -1210,21 +1031,34 @@ static ValueId tuple_elem_value(Lowerer *lw, LVal tup, int k, Type t, SrcLoc loc
         return lval_value(lw, tup.elems[k], &t, loc);
     if (tup.kind == LV_CONST && tup.csem->cv.kind == CV_TUPLE && k < tup.csem->cv.tuple.n)
         return emit_const_cv(lw, loc, t, &tup.csem->cv.tuple.elems[k]);
-    lower_error(lw, loc, "internal: element %d of a tuple of ints is missing", k);
+    lower_internal(lw, loc, "element %d of a tuple of ints is missing", k);
     return 0;
+}
+
+/* The leaves of a block pointer or tensor descriptor Sem (sema's block_ptr_sem and
+ * make_tensor_desc_builtin chose their types), or false with an internal error. */
+static bool tile_leaves_typed(Lowerer *lw, const Expr *e, int n)
+{
+    if (e->sem.kind == SEM_TUPLE && e->sem.nelems == n)
+        return true;
+    lower_internal(lw, e->loc, "a block pointer or tensor descriptor has no typed leaves");
+    return false;
 }
 
 static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal bp = {.kind = LV_TUPLE, .n = 1 + 3 * r};
+    if (!tile_leaves_typed(lw, e, bp.n))
+        return lv_none();
     bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
     bp.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
     for (int i = 0; i < 3; i++) {
         LVal part = lower_expr(lw, arg(a, 1 + i));
-        Type t = type_scalar(i < 2 ? DT_I64 : DT_I32);
-        for (int d = 0; d < r; d++)
+        for (int d = 0; d < r; d++) {
+            Type t = e->sem.elems[1 + i * r + d].type; /* shapes and strides i64, offsets i32 */
             bp.elems[1 + i * r + d] = lv_value(tuple_elem_value(lw, part, d, t, e->loc));
+        }
     }
     return bp;
 }
@@ -1234,17 +1068,19 @@ static LVal lower_advance(Lowerer *lw, const Expr *e, const Args *a)
     int r = e->sem.type.rank;
     LVal from = lower_expr(lw, arg(a, 0)), by = lower_expr(lw, arg(a, 1));
     if (from.kind != LV_TUPLE || from.n != 1 + 3 * r) {
-        lower_error(lw, e->loc, "internal: tl.advance of something that is not a block pointer");
+        lower_internal(lw, e->loc, "tl.advance of something that is not a block pointer");
         return lv_none();
     }
+    if (!tile_leaves_typed(lw, e, from.n))
+        return lv_none();
     LVal bp = from;
     bp.elems = arena_alloc(lw->arena, (size_t)bp.n * sizeof *bp.elems);
     memcpy(bp.elems, from.elems, (size_t)bp.n * sizeof *bp.elems);
-    Type i32 = type_scalar(DT_I32);
     for (int d = 0; d < r; d++) {
         LVal *off = &bp.elems[1 + 2 * r + d];
-        *off = lv_value(emit2(lw, OP_ADD, e->loc, i32, lval_value(lw, *off, &i32, e->loc),
-                              tuple_elem_value(lw, by, d, i32, e->loc)));
+        Type ot = e->sem.elems[1 + 2 * r + d].type;
+        *off = lv_value(emit2(lw, OP_ADD, e->loc, ot, lval_value(lw, *off, &ot, e->loc),
+                              tuple_elem_value(lw, by, d, ot, e->loc)));
     }
     return bp;
 }
@@ -1279,7 +1115,7 @@ static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_
     ValueId offs = 0;
     *mask = 0;
     if (bp.kind != LV_TUPLE || bp.n < 1 + 2 * r) {
-        lower_error(lw, loc, "internal: not a block pointer or tensor descriptor");
+        lower_internal(lw, loc, "not a block pointer or tensor descriptor");
         return 0;
     }
     for (int d = 0; d < r; d++) {
@@ -1323,7 +1159,7 @@ static ValueId block_ptr_addresses(Lowerer *lw, const Sem *bs, LVal bp, unsigned
     Type i32 = type_scalar(DT_I32);
     ValueId off[TRIC_MAX_RANK] = {0};
     if (bp.kind != LV_TUPLE || bp.n != 1 + 3 * r) {
-        lower_error(lw, loc, "internal: not a block pointer");
+        lower_internal(lw, loc, "not a block pointer");
         *mask = 0;
         return 0;
     }
@@ -1346,13 +1182,16 @@ static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal d = {.kind = LV_TUPLE, .n = 1 + 2 * r};
+    if (!tile_leaves_typed(lw, e, d.n))
+        return lv_none();
     d.elems = arena_alloc(lw->arena, (size_t)d.n * sizeof *d.elems);
     d.elems[0] = lv_value(lower_value(lw, arg(a, 0)));
-    Type i64 = type_scalar(DT_I64);
     for (int i = 0; i < 2; i++) {
         LVal part = lower_expr(lw, arg(a, 1 + i));
-        for (int k = 0; k < r; k++)
-            d.elems[1 + i * r + k] = lv_value(tuple_elem_value(lw, part, k, i64, e->loc));
+        for (int k = 0; k < r; k++) {
+            Type t = e->sem.elems[1 + i * r + k].type; /* shapes and strides, i64 */
+            d.elems[1 + i * r + k] = lv_value(tuple_elem_value(lw, part, k, t, e->loc));
+        }
     }
     return d;
 }
@@ -1423,25 +1262,21 @@ static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
         return lv_none();
     Type pt = vtype(lw, p);
     if (!pt.is_ptr) {
-        lower_error(lw, arg(a, 0)->loc, "tl.load needs a pointer, not %s", type_str(lw->arena, pt));
+        lower_internal(lw, arg(a, 0)->loc, "tl.load needs a pointer, not %s",
+                       type_str(lw->arena, pt));
         return lv_none();
     }
-    Type shape = pt;
-    if (m && !broadcast_shape(shape, vtype(lw, m), &shape)) {
-        lower_error(lw, loc, "the mask's shape does not match the pointer's");
+    /* sema checked that mask and other broadcast to the pointer's shape, the result's. */
+    if (!have_r) {
+        lower_internal(lw, loc, "tl.load reached lowering without a run-time type");
         return lv_none();
     }
     Operand other = {0};
-    if (arg(a, 2)) {
+    if (arg(a, 2))
         other = operand_from_expr(lw, arg(a, 2));
-        if (!other.pyconst && !broadcast_shape(shape, other.type, &shape)) {
-            lower_error(lw, loc, "other's shape does not match the pointer's");
-            return lv_none();
-        }
-    }
-    Type rt = with_dtype(shape, pt.dtype);
-    ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
-                      m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0,
+    Type rt = with_dtype(r, pt.dtype);
+    ValueId ops[3] = {convert(lw, p, with_shape(pt, r), loc),
+                      m ? convert(lw, m, with_dtype(r, DT_I1), loc) : 0,
                       arg(a, 2) ? operand_as(lw, &other, rt) : 0};
     return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
 }
@@ -1462,16 +1297,12 @@ static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, 
         return lv_none();
     Type pt = vtype(lw, p);
     if (!pt.is_ptr) {
-        lower_error(lw, arg(a, 0)->loc, "tl.store needs a pointer, not %s",
-                    type_str(lw->arena, pt));
+        lower_internal(lw, arg(a, 0)->loc, "tl.store needs a pointer, not %s",
+                       type_str(lw->arena, pt));
         return lv_none();
     }
+    /* sema checked that value and mask broadcast to the pointer's shape. */
     Type shape = pt;
-    if ((!v.pyconst && !broadcast_shape(shape, v.type, &shape)) ||
-        (m && !broadcast_shape(shape, vtype(lw, m), &shape))) {
-        lower_error(lw, loc, "the value's or mask's shape does not match the pointer's");
-        return lv_none();
-    }
     ValueId ops[3] = {convert(lw, p, with_shape(pt, shape), loc),
                       operand_as(lw, &v, with_dtype(shape, pt.dtype)),
                       m ? convert(lw, m, with_dtype(shape, DT_I1), loc) : 0};
@@ -1538,8 +1369,8 @@ static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
         return lv_none();
     Type pt = vtype(lw, p);
     if (!pt.is_ptr) {
-        lower_error(lw, arg(a, 0)->loc, "tl.%s needs a pointer, not %s", builtin_name(bi),
-                    type_str(lw->arena, pt));
+        lower_internal(lw, arg(a, 0)->loc, "tl.%s needs a pointer, not %s", builtin_name(bi),
+                       type_str(lw->arena, pt));
         return lv_none();
     }
     Type vt = with_dtype(pt, pt.dtype);
@@ -1547,7 +1378,7 @@ static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
     MemScope scope = MEM_SCOPE_GPU;
     const char *ss = arg_const_str(a, 3), *sc = arg_const_str(a, 4);
     if ((ss && !mem_sem_from_name(ss, &sem)) || (sc && !mem_scope_from_name(sc, &scope))) {
-        lower_error(lw, loc, "tl.%s: bad sem or scope", builtin_name(bi));
+        lower_internal(lw, loc, "tl.%s: bad sem or scope", builtin_name(bi));
         return lv_none();
     }
     Operand v = operand_from_expr(lw, arg(a, cas ? 2 : 1));
@@ -1586,21 +1417,10 @@ static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Ty
     if (!x || !y)
         return lv_none();
     Type xt = vtype(lw, x), yt = vtype(lw, y);
-    if (xt.rank < 2 || xt.rank != yt.rank) {
-        lower_error(lw, loc, "tl.dot needs two 2-D (or 3-D) blocks");
+    /* sema's dot_builtin typed the result (semantic.dot's accumulator dtype and shape). */
+    if (xt.rank < 2 || xt.rank != yt.rank || !have_r || r.rank != xt.rank) {
+        lower_internal(lw, loc, "tl.dot reached lowering without two typed 2-D (or 3-D) blocks");
         return lv_none();
-    }
-    if (!have_r || r.rank != xt.rank) {
-        /* semantic.dot: int8 -> int32; fp32/bf16 -> fp32; fp64; else out_dtype (fp32). */
-        DType out = DT_F32;
-        arg_const_dtype(a, 6, &out);
-        DType d = xt.dtype == DT_I8 || xt.dtype == DT_U8      ? DT_I32
-                  : xt.dtype == DT_F64                        ? DT_F64
-                  : xt.dtype == DT_F32 || xt.dtype == DT_BF16 ? DT_F32
-                                                              : out;
-        r = xt;
-        r.dtype = d;
-        r.shape[r.rank - 1] = yt.shape[yt.rank - 1];
     }
     ValueId acc = arg(a, 2) ? lower_as(lw, arg(a, 2), r) : emit_zero(lw, loc, r);
     /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
@@ -1625,33 +1445,25 @@ static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     SrcLoc loc = e->loc;
     if (!arg(a, 0))
         return lv_none();
-    DType d = DT_F32;
-    bool have_d = arg_const_dtype(a, 1, &d);
-    LVal in = lower_expr(lw, arg(a, 0));
-    if (in.kind == LV_CONST) {
-        if (!have_r)
-            r = have_d ? type_scalar(d) : const_type(in.csem);
-        return lv_value(lval_value(lw, in, &r, loc));
+    if (!have_r) {
+        lower_internal(lw, loc, "a cast reached lowering without a run-time type");
+        return lv_none();
     }
+    LVal in = lower_expr(lw, arg(a, 0));
+    if (in.kind == LV_CONST)
+        return lv_value(lval_value(lw, in, &r, loc));
     ValueId x = lval_value(lw, in, NULL, arg(a, 0)->loc);
     if (!x)
         return lv_none();
     Type t = vtype(lw, x);
-    if (!have_r) {
-        if (!have_d) {
-            lower_error(lw, loc, "the dtype of a cast must be a constexpr dtype");
-            return lv_none();
-        }
-        r = with_dtype(t, d);
-    }
     r = with_shape(r, t);
     if (same_elem(t, r))
         return lv_value(x);
     if (arg_const_bool(a, 3, false)) {
         /* semantic.bitcast: same width only; pointers go through cast. */
         if (!t.is_ptr && !r.is_ptr && dtype_bits(t.dtype) != dtype_bits(r.dtype)) {
-            lower_error(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
-                        dtype_bits(t.dtype), dtype_bits(r.dtype));
+            lower_internal(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
+                           dtype_bits(t.dtype), dtype_bits(r.dtype));
             return lv_none();
         }
         if (!t.is_ptr && !r.is_ptr)
@@ -1662,10 +1474,18 @@ static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
 
 static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin bi);
 
+/* A builtin whose value sema did not type: a bug in tric. */
+static LVal untyped(Lowerer *lw, const Expr *e, Builtin bi)
+{
+    lower_internal(lw, e->loc, "tl.%s reached lowering without a run-time type", builtin_name(bi));
+    return lv_none();
+}
+
 static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
 {
     Args a;
-    bind_args(e, bi, &a);
+    if (!bind_args(lw, e, bi, &a))
+        return lv_none();
     SrcLoc loc = e->loc;
     Type r;
     bool have_r = sem_value_type(e, &r);
@@ -1675,7 +1495,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_NUM_PROGRAMS: {
         int64_t axis = 0;
         if (arg(&a, 0) && !expr_const_int(arg(&a, 0), &axis)) {
-            lower_error(lw, arg(&a, 0)->loc, "the axis must be a constexpr int");
+            lower_internal(lw, arg(&a, 0)->loc, "the axis must be a constexpr int");
             return lv_none();
         }
         Type t = type_scalar(DT_I32);
@@ -1687,7 +1507,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ARANGE: {
         int64_t start, end;
         if (!expr_const_int(arg(&a, 0), &start) || !expr_const_int(arg(&a, 1), &end)) {
-            lower_error(lw, loc, "arange's arguments must be constexpr ints");
+            lower_internal(lw, loc, "arange's arguments must be constexpr ints");
             return lv_none();
         }
         int64_t n = end - start;
@@ -1699,21 +1519,13 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     }
     case BI_ZEROS:
     case BI_FULL: {
-        if (!have_r) {
-            int64_t dims[TRIC_MAX_RANK];
-            int n = arg_const_ints(&a, 0, dims, TRIC_MAX_RANK);
-            DType d;
-            if (n < 0 || !arg_const_dtype(&a, bi == BI_ZEROS ? 1 : 2, &d)) {
-                lower_error(lw, loc, "%s needs a constexpr shape and dtype", builtin_name(bi));
-                return lv_none();
-            }
-            r = shape_type(type_scalar(d), dims, n);
-        }
+        if (!have_r)
+            return untyped(lw, e, bi);
         if (bi == BI_ZEROS)
             return lv_value(emit_zero(lw, loc, r));
         const Expr *v = arg(&a, 1);
         if (!v) {
-            lower_error(lw, loc, "full needs a value");
+            lower_internal(lw, loc, "full needs a value");
             return lv_none();
         }
         return lv_value(lower_as(lw, v, r));
@@ -1722,11 +1534,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         /* Triton's cdiv is the jit function (x + div - 1) // div. */
         if (!arg(&a, 0) || !arg(&a, 1))
             return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
         Operand x = operand_from_expr(lw, arg(&a, 0)), d = operand_from_expr(lw, arg(&a, 1));
-        if (!have_r && !binary_result_type(BIN_FLOORDIV, &x, &d, &r)) {
-            lower_error(lw, loc, "cdiv's operands have incompatible types");
-            return lv_none();
-        }
         ValueId xv = operand_as(lw, &x, r), dv = operand_as(lw, &d, r);
         ValueId dm1;
         if (d.lv.kind == LV_CONST && d.lv.csem->cv.kind == CV_INT)
@@ -1743,11 +1553,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_UMULHI: {
         if (!arg(&a, 0) || !arg(&a, 1))
             return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
         Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
-        if (!have_r && !binary_result_type(BIN_ADD, &x, &y, &r)) {
-            lower_error(lw, loc, "%s's operands have incompatible types", builtin_name(bi));
-            return lv_none();
-        }
         OpCode code = (bi == BI_MINIMUM || bi == BI_MIN_PY) ? OP_MIN
                       : bi == BI_UMULHI                     ? OP_UMULHI
                                                             : OP_MAX;
@@ -1760,19 +1568,12 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_WHERE: {
         if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
             return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
         ValueId c = lower_value(lw, arg(&a, 0));
         Operand x = operand_from_expr(lw, arg(&a, 1)), y = operand_from_expr(lw, arg(&a, 2));
         if (!c)
             return lv_none();
-        if (!have_r) {
-            Type xy;
-            if (!binary_result_type(BIN_ADD, &x, &y, &xy) ||
-                !broadcast_shape(vtype(lw, c), xy, &r)) {
-                lower_error(lw, loc, "where's operands have incompatible types");
-                return lv_none();
-            }
-            r = with_shape(xy, r);
-        }
         c = convert(lw, c, with_dtype(r, DT_I1), loc);
         return lv_value(
             emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
@@ -1804,39 +1605,21 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_MIN: {
         if (!arg(&a, 0))
             return lv_none();
+        /* The input is converted to the reduction's dtype, the result's, which sema chose
+         * (standard.sum's _pick_sum_dtype, standard.max/min's widening, which the values of
+         * return_indices=True skip). return_indices=True itself never gets here: sema rewrote
+         * the call into (tl.max(...), tl.argmax(...)). */
+        bool with_indices = bi != BI_SUM && arg_const_bool(&a, 2, false);
+        if (!have_r || with_indices)
+            return untyped(lw, e, bi);
         ValueId x = lower_value(lw, arg(&a, 0));
         if (!x)
             return lv_none();
-        DType in = vtype(lw, x).dtype;
-        const Expr *axis = arg(&a, 1);
-        if (bi == BI_SUM) {
-            /* standard._pick_sum_dtype: ints narrower than 32 bits sum in (u)int32. */
-            bool keep = arg_const_bool(&a, 2, false);
-            DType d = in;
-            if (!arg_const_dtype(&a, 3, &d) && dtype_is_int(in) && dtype_bits(in) < 32)
-                d = dtype_is_unsigned(in) ? DT_U32 : DT_I32;
-            x = convert(lw, x, with_dtype(vtype(lw, x), d), loc);
-            return lv_value(emit_reduce(lw, OP_REDUCE_SUM, x, axis, keep, d, loc));
-        }
-        bool keep = arg_const_bool(&a, 4, false);
-        bool with_indices = arg_const_bool(&a, 2, false);
-        /* standard.max/min: bf16 computes in fp32; without indices, anything narrower than 32
-         * bits is widened (floats to fp32, ints to int32). */
-        DType d = in == DT_BF16 ? DT_F32 : in;
-        if (!with_indices && dtype_bits(d) < 32)
-            d = dtype_is_float(d) ? DT_F32 : DT_I32;
-        x = convert(lw, x, with_dtype(vtype(lw, x), d), loc);
-        OpCode code = bi == BI_MAX ? OP_REDUCE_MAX : OP_REDUCE_MIN;
-        ValueId v = emit_reduce(lw, code, x, axis, keep, d, loc);
-        if (!with_indices)
-            return lv_value(v);
-        ValueId idx =
-            emit_reduce(lw, bi == BI_MAX ? OP_ARGMAX : OP_ARGMIN, x, axis, keep, DT_I32, loc);
-        LVal t = {.kind = LV_TUPLE, .n = 2};
-        t.elems = arena_alloc(lw->arena, 2 * sizeof *t.elems);
-        t.elems[0] = lv_value(v);
-        t.elems[1] = lv_value(idx);
-        return t;
+        bool keep = arg_const_bool(&a, bi == BI_SUM ? 2 : 4, false);
+        x = convert(lw, x, with_dtype(vtype(lw, x), r.dtype), loc);
+        static const OpCode codes[] = {
+            [BI_SUM] = OP_REDUCE_SUM, [BI_MAX] = OP_REDUCE_MAX, [BI_MIN] = OP_REDUCE_MIN};
+        return lv_value(emit_reduce(lw, codes[bi], x, arg(&a, 1), keep, r.dtype, loc));
     }
     case BI_CUMSUM:
     case BI_CUMPROD:
@@ -1845,12 +1628,14 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_ARGMIN: {
         if (!arg(&a, 0))
             return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
         ValueId x = lower_value(lw, arg(&a, 0));
         if (!x)
             return lv_none();
         bool keep = arg_const_bool(&a, 3, false);
         return lv_value(emit_reduce(lw, bi == BI_ARGMAX ? OP_ARGMAX : OP_ARGMIN, x, arg(&a, 1),
-                                    keep, DT_I32, loc));
+                                    keep, r.dtype, loc));
     }
     case BI_EXP:
     case BI_EXP2:
@@ -1869,7 +1654,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         if (!x)
             return lv_none();
         if (!have_r)
-            r = vtype(lw, x);
+            return untyped(lw, e, bi);
         return lv_value(emit_math(lw, math_opcode(bi), x, r, loc));
     }
     case BI_SIGMOID: {
@@ -1883,7 +1668,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             return lv_none();
         Type t = vtype(lw, x);
         if (!have_r)
-            r = dtype_is_float(t.dtype) ? t : with_dtype(t, DT_F32);
+            return untyped(lw, e, bi);
         Type w = t;
         if (!dtype_is_float(t.dtype) || t.dtype == DT_F16 || t.dtype == DT_BF16)
             w = with_dtype(t, DT_F32);
@@ -1898,14 +1683,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             return lv_none();
         Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
         Operand z = operand_from_expr(lw, arg(&a, 2));
-        if (!have_r) {
-            Type xy;
-            if (!binary_result_type(BIN_MUL, &x, &y, &xy) ||
-                !binary_result_type(BIN_ADD, &(Operand){.type = xy}, &z, &r)) {
-                lower_error(lw, loc, "fma's operands have incompatible types");
-                return lv_none();
-            }
-        }
+        if (!have_r)
+            return untyped(lw, e, bi);
         return lv_value(emit3(lw, OP_FMA, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r),
                               operand_as(lw, &z, r)));
     }
@@ -1916,15 +1695,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         ValueId x = lower_value(lw, arg(&a, 0));
         if (!x)
             return lv_none();
-        if (!have_r) {
-            int64_t dims[TRIC_MAX_RANK];
-            int n = arg_const_ints(&a, 1, dims, TRIC_MAX_RANK);
-            if (n < 0) {
-                lower_error(lw, loc, "broadcast_to needs a constexpr shape");
-                return lv_none();
-            }
-            r = shape_type(vtype(lw, x), dims, n);
-        }
+        if (!have_r)
+            return untyped(lw, e, bi);
         return lv_value(broadcast_value(lw, x, r, loc));
     }
     case BI_EXPAND_DIMS: {
@@ -1935,7 +1707,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         int n = arg_const_ints(&a, 1, axes, TRIC_MAX_RANK);
         if (!x || n <= 0) {
             if (x)
-                lower_error(lw, loc, "expand_dims needs constexpr axes");
+                lower_internal(lw, loc, "expand_dims needs constexpr axes");
             return lv_none();
         }
         /* core.expand_dims: axes wrap against the new rank and are applied in sorted order. */
@@ -1961,21 +1733,14 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         if (!x)
             return lv_none();
         Type t = vtype(lw, x);
-        if (!have_r) {
-            int64_t dims[TRIC_MAX_RANK];
-            int n = arg_const_ints(&a, 1, dims, TRIC_MAX_RANK);
-            if (n < 0) {
-                lower_error(lw, loc, "reshape needs a constexpr shape");
-                return lv_none();
-            }
-            r = shape_type(t, dims, n);
-        }
+        if (!have_r)
+            return untyped(lw, e, bi);
         r = with_shape(t, r);
         if (type_equal(t, r))
             return lv_value(x);
         if (type_numel(t) != type_numel(r)) {
-            lower_error(lw, loc, "reshape cannot change the number of elements (%lld to %lld)",
-                        (long long)type_numel(t), (long long)type_numel(r));
+            lower_internal(lw, loc, "reshape cannot change the number of elements (%lld to %lld)",
+                           (long long)type_numel(t), (long long)type_numel(r));
             return lv_none();
         }
         return lv_value(emit1(lw, t.rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, x));
@@ -1992,7 +1757,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         if (n <= 0) {
             /* core.trans with no dims: (1, 0). */
             if (bi == BI_PERMUTE || vtype(lw, x).rank != 2) {
-                lower_error(lw, loc, "%s needs constexpr dims", builtin_name(bi));
+                lower_internal(lw, loc, "%s needs constexpr dims", builtin_name(bi));
                 return lv_none();
             }
             perm[0] = 1;
@@ -2013,8 +1778,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         int n = arg_const_ints(&a, 1, vals, TRIC_MAX_RANK);
         int want = t.rank > 0 ? t.rank : 1;
         if (n != want) {
-            lower_error(lw, loc, "%s needs %d constexpr value%s, one per dim of the input",
-                        builtin_name(bi), want, want == 1 ? "" : "s");
+            lower_internal(lw, loc, "%s needs %d constexpr value%s, one per dim of the input",
+                           builtin_name(bi), want, want == 1 ? "" : "s");
             return lv_none();
         }
         IrOp *op = emit(lw, bi == BI_MULTIPLE_OF ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, loc, &x, 1,
@@ -2057,11 +1822,11 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_FLOAT_PY: return lv_none(); /* constexpr-only: sema folded them */
     case BI_RANGE:
     case BI_STATIC_RANGE:
-        lower_error(lw, loc, "%s can only be iterated over by a for loop", builtin_name(bi));
+        lower_internal(lw, loc, "%s can only be iterated over by a for loop", builtin_name(bi));
         return lv_none();
     case BI_COUNT: break;
     }
-    lower_error(lw, loc, "builtin '%s' cannot be lowered", builtin_name(bi));
+    lower_internal(lw, loc, "builtin '%s' cannot be lowered", builtin_name(bi));
     return lv_none();
 }
 
@@ -2090,7 +1855,7 @@ static LVal lower_inlined(Lowerer *lw, const Expr *e)
         const Expr *ae = helper_arg(e, g, i);
         if (!ae) {
             if (!p->is_constexpr)
-                lower_error(lw, e->loc, "missing argument '%s' of '%s'", p->name, g->name);
+                lower_internal(lw, e->loc, "missing argument '%s' of '%s'", p->name, g->name);
             continue;
         }
         LVal v = lower_expr(lw, ae); /* in the caller's scope */
@@ -2127,8 +1892,8 @@ static LVal lower_call(Lowerer *lw, const Expr *e)
     const Sem *fs = &e->call.fn->sem;
     if (fs->kind == SEM_BUILTIN)
         return lower_builtin(lw, e, (Builtin)fs->builtin);
-    lower_error(lw, e->loc,
-                "this call cannot be lowered (not a builtin or an inlined @jit function)");
+    lower_internal(lw, e->loc,
+                   "this call cannot be lowered (not a builtin or an inlined @jit function)");
     return lv_none();
 }
 
@@ -2244,7 +2009,7 @@ static LVal lower_ternary(Lowerer *lw, const Expr *e)
         return lv_none();
     Type ct = vtype(lw, cv);
     if (ct.rank != 0) {
-        lower_error(
+        lower_internal(
             lw, c->loc,
             "the condition of a conditional expression must be a scalar; use tl.where for blocks");
         return lv_none();
@@ -2252,7 +2017,7 @@ static LVal lower_ternary(Lowerer *lw, const Expr *e)
     cv = convert(lw, cv, type_scalar(DT_I1), c->loc);
     Type r;
     if (!sem_value_type(e, &r)) {
-        lower_error(lw, e->loc, "internal: conditional expression has no type");
+        lower_internal(lw, e->loc, "conditional expression has no type");
         return lv_none();
     }
     if (!expr_has_effects(e->ternary.then) && !expr_has_effects(e->ternary.els)) {
@@ -2311,29 +2076,10 @@ static LVal lower_expr(Lowerer *lw, const Expr *e)
     case EX_NAME: {
         Binding *b = env_find(lw->env, e->str);
         if (!b) {
-            lower_error(lw, e->loc, "internal: no value for '%s' at this point", e->str);
+            lower_internal(lw, e->loc, "no value for '%s' at this point", e->str);
             return lv_none();
         }
         return b->val;
-    }
-    case EX_INT:
-    case EX_FLOAT:
-    case EX_BOOL: {
-        /* sema should have marked literals SEM_CONST; make the constant here if it did not. */
-        Sem *s = arena_alloc(lw->arena, sizeof *s);
-        s->kind = SEM_CONST;
-        if (e->kind == EX_INT) {
-            s->cv.kind = CV_INT;
-            s->cv.i = e->ival;
-        } else if (e->kind == EX_FLOAT) {
-            s->cv.kind = CV_FLOAT;
-            s->cv.f = e->fval;
-        } else {
-            s->cv.kind = CV_BOOL;
-            s->cv.b = e->bval;
-        }
-        s->type = type_scalar(python_const_dtype(&s->cv));
-        return lv_const(s);
     }
     case EX_NONE: return lv_none();
     case EX_BINARY: return lower_binary(lw, e);
@@ -2345,7 +2091,7 @@ static LVal lower_expr(Lowerer *lw, const Expr *e)
     case EX_TUPLE:
     case EX_LIST: return lower_tuple(lw, e);
     default:
-        lower_error(lw, e->loc, "this expression cannot be lowered to the IR");
+        lower_internal(lw, e->loc, "this expression cannot be lowered to the IR");
         return lv_none();
     }
 }
@@ -2424,11 +2170,12 @@ static void bind_target(Lowerer *lw, const Expr *t, LVal v, SrcLoc loc)
             if (v.csem->cv.tuple.n != t->list.n)
                 break;
             for (int i = 0; i < t->list.n; i++) {
-                Sem *es = arena_alloc(lw->arena, sizeof *es);
-                es->kind = SEM_CONST;
-                es->cv = v.csem->cv.tuple.elems[i];
-                es->type = type_scalar(python_const_dtype(&es->cv));
-                bind_target(lw, t->list.elts[i], lv_const(es), loc);
+                const Expr *ti = t->list.elts[i];
+                if (ti->sem.kind != SEM_CONST) { /* sema's assign_target typed each element */
+                    lower_internal(lw, ti->loc, "an unpacked constexpr has no type");
+                    return;
+                }
+                bind_target(lw, ti, lv_const(&ti->sem), loc);
             }
             return;
         }
@@ -2437,9 +2184,11 @@ static void bind_target(Lowerer *lw, const Expr *t, LVal v, SrcLoc loc)
         for (int i = 0; i < t->list.n; i++)
             bind_target(lw, t->list.elts[i], v.elems[i], loc);
         return;
-    default: lower_error(lw, t->loc, "only names and tuples of names can be assigned to"); return;
+    default:
+        lower_internal(lw, t->loc, "only names and tuples of names can be assigned to");
+        return;
     }
-    lower_error(lw, loc, "cannot unpack this value into %d targets", t->list.n);
+    lower_internal(lw, loc, "cannot unpack this value into %d targets", t->list.n);
 }
 
 static void lower_assign(Lowerer *lw, const Stmt *s)
@@ -2454,7 +2203,7 @@ static void lower_augassign(Lowerer *lw, const Stmt *s)
 {
     const Expr *t = s->aug.target;
     if (t->kind != EX_NAME) {
-        lower_error(lw, t->loc, "only names can be the target of an augmented assignment");
+        lower_internal(lw, t->loc, "only names can be the target of an augmented assignment");
         return;
     }
     /* sema gives the target the new binding's Sem: a folded constexpr, or the result's type
@@ -2465,7 +2214,7 @@ static void lower_augassign(Lowerer *lw, const Stmt *s)
     }
     Binding *b = env_find(lw->env, t->str);
     if (!b) {
-        lower_error(lw, t->loc, "internal: no value for '%s' at this point", t->str);
+        lower_internal(lw, t->loc, "no value for '%s' at this point", t->str);
         return;
     }
     Sem lhs_sem = {.kind = SEM_VALUE};
@@ -2473,16 +2222,13 @@ static void lower_augassign(Lowerer *lw, const Stmt *s)
         lhs_sem.type = const_type(b->val.csem);
     Operand lhs = operand_from_lval(lw, b->val, &lhs_sem, t->loc);
     Operand rhs = operand_from_expr(lw, s->aug.value);
-    Type r;
-    const DType *cdt = NULL;
-    if (t->sem.kind == SEM_VALUE) {
-        r = t->sem.type;
-        cdt = &t->sem.compute_dtype;
-    } else if (!binary_result_type(s->aug.op, &lhs, &rhs, &r)) {
-        lower_error(lw, s->loc, "operands of '%s=' have incompatible types", binop_str(s->aug.op));
+    if (t->sem.kind != SEM_VALUE) {
+        lower_internal(lw, s->loc, "'%s=' reached lowering without a run-time type",
+                       binop_str(s->aug.op));
         return;
     }
-    ValueId v = lower_binary_operands(lw, s->aug.op, &lhs, &rhs, r, cdt, s->loc);
+    ValueId v =
+        lower_binary_operands(lw, s->aug.op, &lhs, &rhs, t->sem.type, t->sem.compute_dtype, s->loc);
     if (v) {
         name_value(lw, v, t->str);
         env_set(lw, lw->env, t->str, lv_value(v));
@@ -2495,8 +2241,8 @@ static ValueId scalar_condition(Lowerer *lw, const Expr *c, const char *what)
     if (!v)
         return 0;
     if (vtype(lw, v).rank != 0) {
-        lower_error(lw, c->loc, "the condition of %s must be a scalar, not %s", what,
-                    type_str(lw->arena, vtype(lw, v)));
+        lower_internal(lw, c->loc, "the condition of %s must be a scalar, not %s", what,
+                       type_str(lw->arena, vtype(lw, v)));
         return 0;
     }
     return convert(lw, v, type_scalar(DT_I1), c->loc);
@@ -2599,7 +2345,7 @@ static void carry_values(Lowerer *lw, const CarrySet *cs, int k, const LVal *bin
     for (int i = 0; i < v->n; i++) {
         int slot = v->first + i, leaf = cs->leaf[slot];
         if (leaf >= n) {
-            lower_error(lw, loc, "'%s' changes its tuple shape here", v->name);
+            lower_internal(lw, loc, "'%s' changes its tuple shape here", v->name);
             out[slot] = 0;
             continue;
         }
@@ -2650,8 +2396,8 @@ static void lower_block_in_region(Lowerer *lw, const Block *b)
 {
     lower_block(lw, b);
     if (lw->returned) {
-        lower_error(lw, b->n ? b->stmts[b->n - 1]->loc : (SrcLoc){0},
-                    "a return inside run-time control flow is not supported");
+        lower_internal(lw, b->n ? b->stmts[b->n - 1]->loc : (SrcLoc){0},
+                       "a return inside run-time control flow is not supported");
         lw->returned = false;
     }
 }
@@ -2841,23 +2587,23 @@ static void lower_for(Lowerer *lw, const Stmt *s)
         return;
     }
     if (bi != BI_RANGE) {
-        lower_error(lw, s->for_.iter->loc,
-                    "a for loop must iterate over range, tl.range or tl.static_range");
+        lower_internal(lw, s->for_.iter->loc,
+                       "a for loop must iterate over range, tl.range or tl.static_range");
         return;
     }
     const Expr *call = s->for_.iter;
     Args a;
-    bind_args(call, BI_RANGE, &a);
+    if (!bind_args(lw, call, BI_RANGE, &a))
+        return;
     const Expr *lo_e = arg(&a, 0), *hi_e = arg(&a, 1), *step_e = arg(&a, 2);
     if (!hi_e) {
         hi_e = lo_e;
         lo_e = NULL;
     }
     if (!hi_e) {
-        lower_error(lw, call->loc, "range needs an upper bound");
+        lower_internal(lw, call->loc, "range needs an upper bound");
         return;
     }
-    /* The induction variable's type: the bounds' and step's integer promotion. */
     Operand lo = {0}, hi = operand_from_expr(lw, hi_e), step = {0};
     static const Sem zero_sem = {
         .kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 0}, .type = {.dtype = DT_I32}};
@@ -2869,16 +2615,12 @@ static void lower_for(Lowerer *lw, const Stmt *s)
                   : operand_from_lval(lw, lv_const(&one_sem), &one_sem, call->loc);
     if (lo.lv.kind == LV_NONE || hi.lv.kind == LV_NONE || step.lv.kind == LV_NONE)
         return;
-    if (lo.type.rank || hi.type.rank || step.type.rank || lo.type.is_ptr || hi.type.is_ptr ||
-        step.type.is_ptr || !dtype_is_int(lo.type.dtype) || !dtype_is_int(hi.type.dtype) ||
-        !dtype_is_int(step.type.dtype)) {
-        lower_error(lw, call->loc, "range bounds and step must be integer scalars");
+    /* The induction variable's type is sema's (for_stmt), which typed the body's uses. */
+    if (s->for_.target->sem.kind != SEM_VALUE) {
+        lower_internal(lw, call->loc, "a range loop reached lowering without a typed index");
         return;
     }
-    Type ivt = type_scalar(
-        integer_promote(integer_promote(lo.type.dtype, hi.type.dtype), step.type.dtype));
-    if (s->for_.target->sem.kind == SEM_VALUE)
-        ivt = s->for_.target->sem.type; /* sema's choice, which typed the body's uses */
+    Type ivt = s->for_.target->sem.type;
     /* A constant negative step: iterate the mirrored range upward and map the index back
      * (code_generator.visit_For does the same, scf.for needing a positive step). */
     bool negative =
@@ -2895,7 +2637,7 @@ static void lower_for(Lowerer *lw, const Stmt *s)
     }
     const char *iv_name = s->for_.target->kind == EX_NAME ? s->for_.target->str : NULL;
     if (!iv_name) {
-        lower_error(lw, s->for_.target->loc, "a for loop's target must be a name");
+        lower_internal(lw, s->for_.target->loc, "a for loop's target must be a name");
         return;
     }
 
@@ -3037,10 +2779,12 @@ static void lower_stmt(Lowerer *lw, const Stmt *s)
     case ST_IMPORT: return;
     case ST_BREAK:
     case ST_CONTINUE:
-        lower_error(lw, s->loc, "'%s' is not supported (Triton has no break/continue)",
-                    s->kind == ST_BREAK ? "break" : "continue");
+        lower_internal(lw, s->loc, "'%s' is not supported (Triton has no break/continue)",
+                       s->kind == ST_BREAK ? "break" : "continue");
         return;
-    case ST_DEF: lower_error(lw, s->loc, "nested function definitions are not supported"); return;
+    case ST_DEF:
+        lower_internal(lw, s->loc, "nested function definitions are not supported");
+        return;
     }
 }
 
@@ -3147,14 +2891,19 @@ static LVal lower_join(Lowerer *lw, const Args *a, Builtin bi, Type r, SrcLoc lo
 {
     ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
     ValueId y = x && arg(a, 1) ? lower_value(lw, arg(a, 1)) : 0;
-    Type shape;
     if (!y)
         return lv_none();
-    if (!broadcast_shape(vtype(lw, x), vtype(lw, y), &shape)) {
-        lower_error(lw, loc, "%s: the operands do not broadcast", builtin_name(bi));
-        return lv_none();
-    }
-    shape = with_shape(r, shape);
+    /* the operands' common shape, from sema's result type: join's without its last dim (2),
+     * interleave's with its last dim halved; two scalars stay scalars */
+    Type shape = r;
+    if (vtype(lw, x).rank == 0 && vtype(lw, y).rank == 0)
+        shape.rank = 0;
+    else if (bi == BI_INTERLEAVE)
+        shape.shape[shape.rank - 1] /= 2;
+    else
+        shape.rank--;
+    for (int i = shape.rank; i < TRIC_MAX_RANK; i++)
+        shape.shape[i] = 0;
     x = convert(lw, x, shape, loc);
     y = convert(lw, y, shape, loc);
     bool scalars = shape.rank == 0;
@@ -3182,9 +2931,7 @@ static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin 
     Type r;
     if (bi == BI_SPLIT)
         return lower_split(lw, a, e->loc);
-    if (!sem_value_type(e, &r)) {
-        lower_error(lw, e->loc, "%s was not typed", builtin_name(bi));
-        return lv_none();
-    }
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
     return lower_join(lw, a, bi, r, e->loc);
 }

@@ -1,6 +1,6 @@
 /* random.c: tl.rand, tl.randn, tl.randint, tl.randint4x, tl.rand4x, tl.randn4x and tl.philox as a
  * library of @triton.jit functions written in the kernel language, compiled into tric, parsed on
- * first use and inlined by sema like any helper (sema.c library_call). The algorithm is Triton's
+ * first use and inlined by sema like any helper (sema_inline.c library_call). The algorithm is Triton's
  * python/triton/language/random.py: Philox4x32 (Salmon et al., "Parallel random numbers: as easy
  * as 1, 2, 3", SC 2011) with the paper's round and key constants, n_rounds rounds (10 by
  * default); the seed split into two 32-bit keys (low word first); the offset as counter word 0,

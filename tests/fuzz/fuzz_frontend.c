@@ -1,5 +1,7 @@
 /* fuzz_frontend: libFuzzer target for the front end. The bytes are a .tri file: parse it and, when
- * it parses, run sema once per @jit function (no signature, so most runs end in diagnostics).
+ * it parses, run sema once per @jit function (no signature, so most runs end in diagnostics), and
+ * lower what sema accepts to the tile IR. Sema reports every error in a kernel, so lowering what
+ * it accepted fails only on a bug in tric (an internal error): that aborts, as a crash would.
  * Whatever the input, nothing may crash, hang, assert or leak: every allocation of a run lives in
  * its arena or its Diag, both freed here.
  * Instrument the library too (TRIC_FUZZ only instruments this file):
@@ -29,7 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue;
             SpecOptions opt = {.kernel_name = m->funcs[i]->name};
             Diag sema_diag = {0};
-            (void)sema_specialize(m, &opt, arena, &sema_diag);
+            Kernel *k = sema_specialize(m, &opt, arena, &sema_diag);
+            if (k) {
+                Diag lower_diag = {0};
+                if (!lower_kernel(k, arena, &lower_diag)) {
+                    fputs(lower_diag.text.data ? lower_diag.text.data : "lowering failed\n",
+                          stderr);
+                    abort();
+                }
+                diag_free(&lower_diag);
+            }
             diag_free(&sema_diag);
         }
         StrBuf printed = {0};

@@ -414,6 +414,54 @@ static void check_type_attributes(void)
     compile_result_free(&c.res);
 }
 
+/* tl.max of fp16 is fp32 (standard.max widens inputs narrower than 32 bits), so x - tl.max(x, 0)
+ * subtracts in fp32: 0.5 - 2048 is -2047.5, which fp16 would round to -2048. The values of
+ * return_indices=True keep fp16. */
+static void check_max_widens(void)
+{
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, d_ptr, v_ptr):\n"
+                      "    offs = tl.arange(0, 64)\n"
+                      "    x = tl.load(x_ptr + offs)\n"
+                      "    tl.store(d_ptr + offs, x - tl.max(x, 0))\n"
+                      "    v, i = tl.max(tl.reshape(x, (4, 16)), 1, return_indices=True)\n"
+                      "    tl.store(v_ptr + tl.arange(0, 4), v)\n";
+    Compiled c;
+    if (!compile(&c, src, "*fp16,*fp32,*fp16", NULL, 0))
+        return;
+    /* x[i] is value pick(i) of these fp16 numbers; element 21 is 2048 too (a second row's max). */
+    static const uint16_t bits[4] = {0x6800, 0x3800, 0x3E00, 0xC280};
+    static const float vals[4] = {2048.0f, 0.5f, 1.5f, -3.25f};
+    int pick[64];
+    uint16_t x[64], v[4];
+    float d[64];
+    for (int i = 0; i < 64; i++) {
+        pick[i] = i == 21 ? 0 : (i * 3 + i / 16) % 4;
+        x[i] = bits[pick[i]];
+    }
+    InterpArg args[] = {P(x), P(d), P(v)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(d, sizeof d), B(v, sizeof v)};
+    if (run(c.ir, 1, args, 3, bufs, 3)) {
+        for (int i = 0; i < 64; i++) {
+            float want = vals[pick[i]] - 2048.0f;
+            CHECK(d[i] == want, "x - tl.max(x): d[%d] = %g, want %g (in fp32)", i, d[i], want);
+        }
+        for (int r = 0; r < 4; r++) {
+            int best = pick[r * 16];
+            for (int k = 1; k < 16; k++)
+                if (vals[pick[r * 16 + k]] > vals[best])
+                    best = pick[r * 16 + k];
+            CHECK(v[r] == bits[best], "values of return_indices, row %d: 0x%04x, want 0x%04x", r,
+                  v[r], bits[best]);
+        }
+    }
+    compile_result_free(&c.res);
+}
+
 int main(void)
 {
     for (int fn = 0; fn < LD_COUNT; fn++) {
@@ -426,6 +474,7 @@ int main(void)
     check_swizzle2d();
     check_debug_barrier();
     check_type_attributes();
+    check_max_widens();
     if (test_failures) {
         printf("%d failure(s)\n", test_failures);
         return 1;
