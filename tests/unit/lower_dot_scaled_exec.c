@@ -180,8 +180,10 @@ static void test_pair(const Pair *p)
             mag[i * TN + j] = m;
         }
     /* the kernel, its tiles' packed shapes as constexprs */
-    int ar = a.pack_rows && p->a == E2M1 ? TM / 2 : TM, ac = p->a == E2M1 && !a.pack_rows ? TK / 2 : TK;
-    int br = b.pack_rows && p->b == E2M1 ? TK / 2 : TK, bc = p->b == E2M1 && !b.pack_rows ? TN / 2 : TN;
+    int ar = a.pack_rows && p->a == E2M1 ? TM / 2 : TM,
+        ac = p->a == E2M1 && !a.pack_rows ? TK / 2 : TK;
+    int br = b.pack_rows && p->b == E2M1 ? TK / 2 : TK,
+        bc = p->b == E2M1 && !b.pack_rows ? TN / 2 : TN;
     char src[2048], sig[128];
     snprintf(src, sizeof src, kernel_fmt, p->a_scale ? "sa" : "None", fmt_name[p->a],
              p->b_scale ? "sb" : "None", fmt_name[p->b], p->use_acc ? "acc" : "None",
@@ -197,10 +199,10 @@ static void test_pair(const Pair *p)
         defs[i] = (Define){names[i], d[i]};
     }
     char what[96];
-    snprintf(what, sizeof what, "%s%s x %s%s%s%s%s%s", fmt_name[p->a], p->a_scale ? "" : "(no scale)",
-             fmt_name[p->b], p->b_scale ? "" : "(no scale)", p->use_acc ? " +acc" : "",
-             p->fast_math ? " fast_math" : "", p->a_k_pack ? "" : " lhs_k_pack=False",
-             p->nan_scale ? " NaN scale" : "");
+    snprintf(what, sizeof what, "%s%s x %s%s%s%s%s%s", fmt_name[p->a],
+             p->a_scale ? "" : "(no scale)", fmt_name[p->b], p->b_scale ? "" : "(no scale)",
+             p->use_acc ? " +acc" : "", p->fast_math ? " fast_math" : "",
+             p->a_k_pack ? "" : " lhs_k_pack=False", p->nan_scale ? " NaN scale" : "");
     Compiled k;
     if (!exec_compile(&k, "dot_scaled.tri", src, NULL, sig, defs, 9))
         return;
@@ -267,8 +269,11 @@ static void test_mx_matmul(const char *dir, Fmt fa, Fmt fb)
     snprintf(sig, sizeof sig, "*%s,*u8,*%s,*u8,*fp32,i32,i32,i32", fmt_sig[fa], fmt_sig[fb]);
     snprintf(fa_def, sizeof fa_def, "\"%s\"", fmt_name[fa]);
     snprintf(fb_def, sizeof fb_def, "\"%s\"", fmt_name[fb]);
-    Define defs[] = {{"BLOCK_M", "32"}, {"BLOCK_N", "32"}, {"BLOCK_K", "64"},
-                     {"A_FORMAT", fa_def}, {"B_FORMAT", fb_def}};
+    Define defs[] = {{"BLOCK_M", "32"},
+                     {"BLOCK_N", "32"},
+                     {"BLOCK_K", "64"},
+                     {"A_FORMAT", fa_def},
+                     {"B_FORMAT", fb_def}};
     Compiled k;
     if (!exec_compile(&k, path, src, NULL, sig, defs, 5)) {
         free(src);
@@ -292,8 +297,9 @@ static void test_mx_matmul(const char *dir, Fmt fa, Fmt fb)
         for (int j = 0; j < MMN && bad < 5; j++) {
             double s = 0, m = 0;
             for (int kk = 0; kk < MMK; kk++) {
-                double p = decode(fa, a.code[i * MMK + kk]) * decode_e8m0(sa[i * (MMK / 32) + kk / 32]) *
-                           decode(fb, bt.code[j * MMK + kk]) * decode_e8m0(sb[j * (MMK / 32) + kk / 32]);
+                double p =
+                    decode(fa, a.code[i * MMK + kk]) * decode_e8m0(sa[i * (MMK / 32) + kk / 32]) *
+                    decode(fb, bt.code[j * MMK + kk]) * decode_e8m0(sb[j * (MMK / 32) + kk / 32]);
                 s += p;
                 m += fabs(p);
             }
