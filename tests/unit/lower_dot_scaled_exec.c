@@ -7,6 +7,7 @@
  * compute type (bf16, or fp16 when a format is fp16), so the products are exact and only the fp32
  * sum order differs. */
 #include "exec_test.h"
+#include "test_source.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,32 +230,15 @@ static void test_pair(const Pair *p)
 
 /* ---- mx_matmul.tri: the tutorial form, several programs, a K loop, masked edges ------------- */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, f) != (size_t)n)
-        n = 0;
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 enum { MMM = 40, MMN = 72, MMK = 128 };
 
-static void test_mx_matmul(const char *dir, Fmt fa, Fmt fb)
+static void test_mx_matmul(Fmt fa, Fmt fb)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/mx_matmul.tri", dir);
-    char *src = read_file(path);
-    CHECK(src != NULL, "read %s", path);
-    if (!src)
+    SrcFile file = test_load_source("tests/lit/codegen/mx_matmul.tri", "mx_matmul.tri");
+    CHECK(file.text != NULL, "read mx_matmul.tri");
+    if (!file.text)
         return;
+    char *src = (char *)file.text;
     /* A is M x K, B is N x K: as operands A and B^T */
     static Operand a, bt;
     make_operand(&a, fa, MMM, MMK, false);
@@ -275,7 +259,7 @@ static void test_mx_matmul(const char *dir, Fmt fa, Fmt fb)
                      {"A_FORMAT", fa_def},
                      {"B_FORMAT", fb_def}};
     Compiled k;
-    if (!exec_compile(&k, path, src, NULL, sig, defs, 5)) {
+    if (!exec_compile(&k, "mx_matmul.tri", src, NULL, sig, defs, 5)) {
         free(src);
         return;
     }
@@ -334,10 +318,9 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         test_pair(&pairs[i]);
-    const char *dir = TRIC_SOURCE_DIR "/tests/lit/codegen";
-    test_mx_matmul(dir, E4M3, E4M3);
-    test_mx_matmul(dir, E2M1, E2M1);
-    test_mx_matmul(dir, E5M2, E2M1);
+    test_mx_matmul(E4M3, E4M3);
+    test_mx_matmul(E2M1, E2M1);
+    test_mx_matmul(E5M2, E2M1);
     if (test_failures) {
         printf("%d failure(s)\n", test_failures);
         return 1;
