@@ -386,6 +386,7 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
     X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", "the tensor descriptor type, for isinstance") \
     X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
     X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", "matrix product (+ acc)") \
+    X(BI_DOT_SCALED, "dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc= fast_math= lhs_k_pack= rhs_k_pack= out_dtype=", "microscaled (MX) matrix product: operands upcast to bf16 (fp16), times 2^(scale-127) per group of 32 along K") \
     X(BI_SUM, "sum", "input axis= keep_dims= dtype=", "reduce with +")                            \
     X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with max") \
     X(BI_MIN, "min", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with min") \

@@ -1480,6 +1480,8 @@ static LVal untyped(Lowerer *lw, const Expr *e, Builtin bi)
     lower_internal(lw, e->loc, "tl.%s reached lowering without a run-time type", builtin_name(bi));
     return lv_none();
 }
+static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, const Args *a, bool have_r,
+                             Type r); /* at the end */
 
 static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
 {
@@ -1600,6 +1602,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             return lv_none();
         return lv_value(lower_as(lw, arg(&a, 0), r));
     case BI_DOT: return lower_dot(lw, e, &a, have_r, r);
+    case BI_DOT_SCALED: return lower_dot_scaled(lw, e, &a, have_r, r);
     case BI_SUM:
     case BI_MAX:
     case BI_MIN: {
@@ -2934,4 +2937,174 @@ static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin 
     if (!sem_value_type(e, &r))
         return untyped(lw, e, bi);
     return lower_join(lw, a, bi, r, e->loc);
+}
+
+/* ---- tl.dot_scaled: decomposed as Triton does where no scaled MMA exists ----------------------
+ *
+ * Triton's DecomposeScaledBlocked (sm_90 and older): each operand is upcast to the compute type
+ * (fp16 when either format is fp16, else bf16), multiplied by its e8m0 scale 2^(s - 127)
+ * repeated over each group of K elements (NaN where s = 0xFF unless fast_math), and the two meet
+ * in an ordinary dot with fp32 accumulation. Here the same steps are existing IR ops, so the
+ * interpreter, the layouts and the tensor-core dot paths apply unchanged. */
+
+/* v with each element repeated n times along axis (shape[axis] * n): expand_dims after axis,
+ * broadcast it to n, reshape the two dims into one (Triton's broadcastScale). */
+static ValueId repeat_along(Lowerer *lw, ValueId v, int axis, int n, SrcLoc loc)
+{
+    Type merged = vtype(lw, v);
+    merged.shape[axis] *= n;
+    ValueId x = expand_dims(lw, v, axis + 1, loc);
+    Type wide = vtype(lw, x);
+    wide.shape[axis + 1] = n;
+    x = broadcast_value(lw, x, wide, loc);
+    return emit1(lw, OP_RESHAPE, loc, merged, x);
+}
+
+/* lo and hi (one shape) interleaved along axis: lo[0], hi[0], lo[1], hi[1], ... An iota of size
+ * 2 on a new dim after axis picks lo at 0 and hi at 1; a reshape merges the two dims (tl.join
+ * followed by a reshape, built from ops that exist today). */
+static ValueId interleave(Lowerer *lw, ValueId lo, ValueId hi, int axis, SrcLoc loc)
+{
+    Type merged = vtype(lw, lo);
+    merged.shape[axis] *= 2;
+    ValueId l = expand_dims(lw, lo, axis + 1, loc), h = expand_dims(lw, hi, axis + 1, loc);
+    Type wide = vtype(lw, l);
+    wide.shape[axis + 1] = 2;
+    l = broadcast_value(lw, l, wide, loc);
+    h = broadcast_value(lw, h, wide, loc);
+    int64_t two = 2;
+    Type it = shape_type(type_scalar(DT_I32), &two, 1);
+    IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &it, 1, 0);
+    range->attr[0] = 0;
+    range->attr[1] = 2;
+    ValueId iota = range->results[0];
+    for (int d = 0; d < axis + 1; d++)
+        iota = expand_dims(lw, iota, 0, loc);
+    while (vtype(lw, iota).rank < wide.rank)
+        iota = expand_dims(lw, iota, vtype(lw, iota).rank, loc);
+    Type iota_t = vtype(lw, iota);
+    ValueId first =
+        emit2(lw, OP_CMP_EQ, loc, with_dtype(iota_t, DT_I1), iota, emit_int(lw, loc, iota_t, 0));
+    first = broadcast_value(lw, first, with_dtype(wide, DT_I1), loc);
+    ValueId both = emit3(lw, OP_SELECT, loc, wide, first, l, h);
+    return emit1(lw, OP_RESHAPE, loc, merged, both);
+}
+
+/* e2m1 values packed two per uint8 along axis (low nibble first, as Triton's Fp4ToFpOp) as the
+ * 16-bit float ct. An e2m1 nibble is sign, 2 exponent bits (bias 1), 1 mantissa bit (OCP MX
+ * spec 5.3.3): magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6. For exponent > 0 the float's bits are the
+ * nibble's exponent and mantissa moved up with the bias changed, (m << (mant - 1)) + (bias - 1
+ * << mant); magnitudes 0 and 1 (0 and 0.5) are the subnormals, 0.5 is the float bias - 1. */
+static ValueId decode_e2m1(Lowerer *lw, ValueId packed, int axis, DType ct, SrcLoc loc)
+{
+    Type pt = vtype(lw, packed);
+    ValueId lo = emit2(lw, OP_AND, loc, pt, packed, emit_int(lw, loc, pt, 15));
+    ValueId hi = emit2(lw, OP_SHR, loc, pt, packed, emit_int(lw, loc, pt, 4));
+    ValueId both = interleave(lw, lo, hi, axis, loc);
+    ValueId nib = cast_elems(lw, both, with_dtype(vtype(lw, both), DT_U16), loc);
+    Type t = vtype(lw, nib);
+    int mant = ct == DT_F16 ? 10 : 7, bias = ct == DT_F16 ? 15 : 127;
+    int64_t half = (int64_t)(bias - 1) << mant;
+    ValueId mag = emit2(lw, OP_AND, loc, t, nib, emit_int(lw, loc, t, 7));
+    ValueId sign =
+        emit2(lw, OP_SHL, loc, t, emit2(lw, OP_AND, loc, t, nib, emit_int(lw, loc, t, 8)),
+              emit_int(lw, loc, t, 12));
+    ValueId normal =
+        emit2(lw, OP_ADD, loc, t, emit2(lw, OP_SHL, loc, t, mag, emit_int(lw, loc, t, mant - 1)),
+              emit_int(lw, loc, t, half));
+    ValueId small = emit2(lw, OP_MUL, loc, t, mag, emit_int(lw, loc, t, half));
+    ValueId is_normal =
+        emit2(lw, OP_CMP_GE, loc, with_dtype(t, DT_I1), mag, emit_int(lw, loc, t, 2));
+    ValueId bits =
+        emit2(lw, OP_OR, loc, t, emit3(lw, OP_SELECT, loc, t, is_normal, normal, small), sign);
+    return emit1(lw, OP_BITCAST, loc, with_dtype(t, ct), bits);
+}
+
+/* One operand of tl.dot_scaled as ct [B,] M x K or K x N: e2m1 unpacked along K (or, without
+ * k_pack, along M / N); other formats bitcast from uint8 / uint16 to their float type, then cast
+ * (semantic._bitcast_to_fp_type, then FpToFpOp). */
+static ValueId scaled_operand_value(Lowerer *lw, const Expr *x, const char *format, bool k_pack,
+                                    bool is_rhs, DType ct, SrcLoc loc)
+{
+    ValueId v = lower_value(lw, x);
+    if (!v)
+        return 0;
+    Type t = vtype(lw, v);
+    int r = t.rank, k_dim = is_rhs ? r - 2 : r - 1, mn_dim = is_rhs ? r - 1 : r - 2;
+    if (!strcmp(format, "e2m1"))
+        return decode_e2m1(lw, v, k_pack ? k_dim : mn_dim, ct, loc);
+    DType fmt = !strcmp(format, "e4m3")   ? DT_F8E4NV
+                : !strcmp(format, "e5m2") ? DT_F8E5
+                : !strcmp(format, "bf16") ? DT_BF16
+                                          : DT_F16;
+    if (t.dtype != fmt)
+        v = emit1(lw, OP_BITCAST, loc, with_dtype(t, fmt), v);
+    return cast_elems(lw, v, with_dtype(t, ct), loc);
+}
+
+/* v (ct, [B,] M x K for the lhs, K x N for the rhs) times 2^(s - 127) for its uint8 scale s
+ * ([B,] M x K/G, or N x K/G for the rhs: transposed first, as Triton's extendAndBroadcastScale).
+ * The scale's float is its bits moved into an exponent field (scaleTo16: bf16 directly; for fp16
+ * through fp32, then rounded); 0xFF is NaN unless fast_math (maskNan). */
+static ValueId apply_scale(Lowerer *lw, ValueId v, const Expr *scale, bool is_rhs, bool fast_math,
+                           DType ct, SrcLoc loc)
+{
+    ValueId s = lower_value(lw, scale);
+    if (!v || !s)
+        return 0;
+    int r = vtype(lw, s).rank, k_dim = is_rhs ? r - 2 : r - 1;
+    if (is_rhs) {
+        int64_t perm[TRIC_MAX_RANK];
+        for (int i = 0; i < r; i++)
+            perm[i] = i;
+        perm[r - 2] = r - 1;
+        perm[r - 1] = r - 2;
+        s = emit_trans(lw, s, perm, r, loc);
+    }
+    Type vt = vtype(lw, v);
+    int group = vt.shape[k_dim] / vtype(lw, s).shape[k_dim];
+    s = repeat_along(lw, s, k_dim, group, loc);
+    Type st = vtype(lw, s);
+    DType wide = ct == DT_F16 ? DT_U32 : DT_U16;
+    ValueId bits = cast_elems(lw, s, with_dtype(st, wide), loc);
+    bits = emit2(lw, OP_SHL, loc, with_dtype(st, wide), bits,
+                 emit_int(lw, loc, with_dtype(st, wide), ct == DT_F16 ? 23 : 7));
+    ValueId factor =
+        emit1(lw, OP_BITCAST, loc, with_dtype(st, ct == DT_F16 ? DT_F32 : DT_BF16), bits);
+    factor = cast_elems(lw, factor, vt, loc);
+    ValueId scaled = emit2(lw, OP_MUL, loc, vt, v, factor);
+    if (fast_math)
+        return scaled;
+    ValueId is_nan =
+        emit2(lw, OP_CMP_EQ, loc, with_dtype(st, DT_I1), s, emit_int(lw, loc, st, 255));
+    return emit3(lw, OP_SELECT, loc, vt, is_nan, ir_build_const_float(&lw->b, loc, vt, NAN),
+                 scaled);
+}
+
+/* tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, fast_math,
+ * lhs_k_pack, rhs_k_pack, out_dtype): sema checked the arguments; r is the fp32 product. */
+static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+{
+    SrcLoc loc = e->loc;
+    const char *lf = arg_const_str(a, 2), *rf = arg_const_str(a, 5);
+    if (!arg(a, 0) || !arg(a, 3) || !lf || !rf || !have_r) {
+        lower_internal(lw, loc,
+                       "dot_scaled reached lowering without its operands and constexpr formats");
+        return lv_none();
+    }
+    DType ct = !strcmp(lf, "fp16") || !strcmp(rf, "fp16") ? DT_F16 : DT_BF16;
+    bool fast_math = arg_const_bool(a, 7, false);
+    ValueId x = scaled_operand_value(lw, arg(a, 0), lf, arg_const_bool(a, 8, true), false, ct, loc);
+    ValueId y = scaled_operand_value(lw, arg(a, 3), rf, arg_const_bool(a, 9, true), true, ct, loc);
+    if (arg(a, 1))
+        x = apply_scale(lw, x, arg(a, 1), false, fast_math, ct, loc);
+    if (arg(a, 4))
+        y = apply_scale(lw, y, arg(a, 4), true, fast_math, ct, loc);
+    if (!x || !y)
+        return lv_none();
+    ValueId acc = arg(a, 6) ? lower_as(lw, arg(a, 6), r) : emit_zero(lw, loc, r);
+    ValueId ops[3] = {x, y, acc};
+    IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
+    op->attr[0] = 0;
+    return lv_value(op->results[0]);
 }

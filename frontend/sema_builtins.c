@@ -1174,6 +1174,7 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
 }
 
 static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname);
+static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname);
 
 Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
 {
@@ -1366,6 +1367,7 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return sem_error();
     }
     case BI_DOT: return dot_builtin(s, call, fname);
+    case BI_DOT_SCALED: return dot_scaled_builtin(s, call, fname);
     case BI_SUM:
     case BI_MAX:
     case BI_MIN:
@@ -1640,4 +1642,215 @@ static Sem split_builtin(Sema *s, Expr *call, const char *fname)
 static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     return b == BI_SPLIT ? split_builtin(s, call, fname) : join_builtin(s, call, b, fname);
+}
+
+/* ---- tl.dot_scaled (Triton 3.x semantic.dot_scaled, DotScaledOp's verifier) ------------------ */
+
+/* One operand of tl.dot_scaled as the checks see it. */
+typedef struct ScaledOperand {
+    const char *side;   /* "lhs" or "rhs", as Triton's parameter names */
+    const char *format; /* "e2m1", "e4m3", "e5m2", "bf16" or "fp16" */
+    Type type;          /* the value as passed (packed for e2m1) */
+    bool k_pack;        /* e2m1: two values per uint8 along K (else along M for lhs, N for rhs) */
+    int32_t k;          /* unpacked K */
+    int32_t mn;         /* unpacked M (lhs) or N (rhs) */
+} ScaledOperand;
+
+/* lhs_format / rhs_format (argument i): a constexpr string naming one of the formats Triton's
+ * dot_scaled allows. */
+static bool scaled_format_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                              const char **out)
+{
+    static const char *const formats[] = {"e2m1", "e4m3", "e5m2", "bf16", "fp16"};
+    Expr *x = arg(call, i);
+    if (!x || is_error(x->sem))
+        return false;
+    if (x->sem.kind != SEM_CONST || x->sem.cv.kind != CV_STR) {
+        diag_error(s->diag, arg_loc(call, i), "%s's %s must be a constexpr string, got %s", fname,
+                   what, sem_describe(s, x->sem));
+        return false;
+    }
+    for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++)
+        if (!strcmp(x->sem.cv.s, formats[k])) {
+            *out = formats[k];
+            return true;
+        }
+    diag_error(s->diag, arg_loc(call, i),
+               "%s: invalid float format \"%s\" for %s (expected \"e2m1\", \"e4m3\", \"e5m2\", "
+               "\"bf16\" or \"fp16\")",
+               fname, x->sem.cv.s, what);
+    return false;
+}
+
+/* The dtypes a value in `format` may come as (semantic._bitcast_to_fp_type): e2m1 packed in
+ * uint8; fp8 formats as their fp8 type or uint8; bf16 / fp16 as themselves or uint16. */
+static bool scaled_dtype_ok(const char *format, DType d)
+{
+    if (!strcmp(format, "e2m1"))
+        return d == DT_U8;
+    if (!strcmp(format, "e4m3"))
+        return d == DT_F8E4NV || d == DT_U8;
+    if (!strcmp(format, "e5m2"))
+        return d == DT_F8E5 || d == DT_U8;
+    if (!strcmp(format, "bf16"))
+        return d == DT_BF16 || d == DT_U16;
+    return d == DT_F16 || d == DT_U16;
+}
+
+/* Value, format and k_pack of one operand (arguments value_i, format_i, k_pack_i). */
+static bool scaled_operand(Sema *s, Expr *call, int value_i, int format_i, int k_pack_i,
+                           const char *fname, ScaledOperand *op)
+{
+    bool rhs = value_i == 3;
+    op->side = rhs ? "rhs" : "lhs";
+    op->k_pack = true;
+    if (!value_arg(s, call, value_i, fname, op->side, &op->type) ||
+        !scaled_format_arg(s, call, format_i, fname, rhs ? "rhs_format" : "lhs_format",
+                           &op->format))
+        return false;
+    if (!arg_is_none(call, k_pack_i) &&
+        !const_bool_arg(s, call, k_pack_i, fname, rhs ? "rhs_k_pack" : "lhs_k_pack", &op->k_pack))
+        return false;
+    Type t = op->type;
+    if (t.is_ptr || !scaled_dtype_ok(op->format, t.dtype)) {
+        diag_error(s->diag, arg_loc(call, value_i), "%s: %s in format %s must be %s, got %s", fname,
+                   op->side, op->format,
+                   !strcmp(op->format, "e2m1")   ? "uint8 (two values per byte)"
+                   : !strcmp(op->format, "e4m3") ? "float8e4nv or uint8"
+                   : !strcmp(op->format, "e5m2") ? "float8e5 or uint8"
+                   : !strcmp(op->format, "bf16") ? "bfloat16 or uint16"
+                                                 : "float16 or uint16",
+                   tstr(s, t));
+        return false;
+    }
+    if (!op->k_pack && strcmp(op->format, "e2m1")) {
+        diag_error(s->diag, arg_loc(call, k_pack_i),
+                   "%s: only e2m1 (mxfp4) inputs can be packed along a dimension other than K",
+                   fname);
+        return false;
+    }
+    if (t.rank != 2 && t.rank != 3)
+        return true; /* the caller reports the ranks of both */
+    int packed = strcmp(op->format, "e2m1") ? 1 : 2;
+    int r = t.rank, k_dim = rhs ? r - 2 : r - 1, mn_dim = rhs ? r - 1 : r - 2;
+    op->k = t.shape[k_dim] * (op->k_pack ? packed : 1);
+    op->mn = t.shape[mn_dim] * (op->k_pack ? 1 : packed);
+    return true;
+}
+
+/* The scale of one operand (argument i): None, or uint8 e8m0 exponents of shape [B,] MN x K/G
+ * for both operands (the rhs's is not transposed, as in Triton). *group gets K / scale's last
+ * dim (DotScaledOp's deduceScaleFactor: 16 or 32), 0 for None. */
+static bool scaled_scale_arg(Sema *s, Expr *call, int i, const char *fname, const ScaledOperand *op,
+                             int *group)
+{
+    *group = 0;
+    if (arg_is_none(call, i))
+        return true;
+    const char *what = !strcmp(op->side, "rhs") ? "rhs_scale" : "lhs_scale";
+    Type st;
+    if (!value_arg(s, call, i, fname, what, &st))
+        return false;
+    Type t = op->type;
+    if (st.is_ptr || st.dtype != DT_U8) {
+        diag_error(s->diag, arg_loc(call, i), "%s: %s must be uint8 (e8m0 exponents), got %s",
+                   fname, what, tstr(s, st));
+        return false;
+    }
+    bool shape_ok = st.rank == t.rank && st.shape[st.rank - 2] == op->mn &&
+                    (t.rank == 2 || st.shape[0] == t.shape[0]);
+    int32_t ks = shape_ok ? st.shape[st.rank - 1] : 0;
+    if (shape_ok && (op->k % ks != 0 || (op->k / ks != 16 && op->k / ks != 32))) {
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s: %s has %d scales along K for K=%d; the scale factor must be 16 or 32",
+                   fname, what, ks, op->k);
+        return false;
+    }
+    if (!shape_ok) {
+        diag_error(s->diag, arg_loc(call, i),
+                   "%s: %s has shape %s; for %s %s (%s=%d, K=%d) it must be [%s%d, K/32]", fname,
+                   what, shape_str(s, st), op->side, shape_str(s, t),
+                   !strcmp(op->side, "rhs") ? "N" : "M", op->mn, op->k, t.rank == 3 ? "B, " : "",
+                   op->mn);
+        return false;
+    }
+    *group = op->k / ks;
+    return true;
+}
+
+/* tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
+ * fast_math=False, lhs_k_pack=True, rhs_k_pack=True, out_dtype=tl.float32): the checks of
+ * core.dot_scaled and semantic.dot_scaled; the result is fp32 [B,] M x N. */
+static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname)
+{
+    ScaledOperand l = {0}, r = {0};
+    if (!scaled_operand(s, call, 0, 2, 8, fname, &l) ||
+        !scaled_operand(s, call, 3, 5, 9, fname, &r))
+        return sem_error();
+    SrcLoc loc = callee_loc(call);
+    /* Triton also takes two 3-D (batched) blocks; tric's dot op is 2-D so far, and the lowering
+     * below is written for any rank, ready for it. */
+    if (l.type.rank != 2 || r.type.rank != 2) {
+        diag_error(s->diag, loc,
+                   "%s needs two 2-D blocks (batched 3-D ones are not supported yet), got %s "
+                   "and %s",
+                   fname, tstr(s, l.type), tstr(s, r.type));
+        return sem_error();
+    }
+    if (l.k != r.k) {
+        diag_error(s->diag, loc,
+                   "%s: the reduction dimension must pack the same number of elements: lhs %s "
+                   "in %s holds K=%d, rhs %s in %s holds K=%d",
+                   fname, shape_str(s, l.type), l.format, l.k, shape_str(s, r.type), r.format, r.k);
+        return sem_error();
+    }
+    int rank = l.type.rank;
+    if (rank == 3 && l.type.shape[0] != r.type.shape[0]) {
+        diag_error(s->diag, loc, "%s batch dimensions differ: %d vs %d", fname, l.type.shape[0],
+                   r.type.shape[0]);
+        return sem_error();
+    }
+    if (l.mn < 16 || r.mn < 16 || l.k < 16) {
+        diag_error(s->diag, loc, "%s needs M, N and K of at least 16, got M=%d N=%d K=%d", fname,
+                   l.mn, r.mn, l.k);
+        return sem_error();
+    }
+    int lgroup, rgroup;
+    if (!scaled_scale_arg(s, call, 1, fname, &l, &lgroup) ||
+        !scaled_scale_arg(s, call, 4, fname, &r, &rgroup))
+        return sem_error();
+    if (lgroup && rgroup && lgroup != rgroup) {
+        diag_error(s->diag, loc,
+                   "%s: operands must have the same scale factor (lhs: %d vs rhs: %d)", fname,
+                   lgroup, rgroup);
+        return sem_error();
+    }
+    bool fast_math;
+    if (!arg_is_none(call, 7) && !const_bool_arg(s, call, 7, fname, "fast_math", &fast_math))
+        return sem_error();
+    if (!arg_is_none(call, 10)) {
+        DType od;
+        if (!dtype_arg(s, call, 10, fname, &od))
+            return sem_error();
+        if (od != DT_F32) {
+            diag_error(s->diag, arg_loc(call, 10),
+                       "%s: only float32 is supported for out_dtype, got %s", fname,
+                       dtype_name(od));
+            return sem_error();
+        }
+    }
+    Type rt = with_shape(DT_F32, false, l.type);
+    rt.shape[rank - 2] = l.mn;
+    rt.shape[rank - 1] = r.mn;
+    if (!arg_is_none(call, 6)) {
+        Type acc;
+        if (!value_arg(s, call, 6, fname, "acc", &acc))
+            return sem_error();
+        if (!type_equal(acc, rt)) {
+            diag_error(s->diag, arg_loc(call, 6), "%s's acc has type %s but the product is %s",
+                       fname, tstr(s, acc), tstr(s, rt));
+            return sem_error();
+        }
+    }
+    return sem_value(rt);
 }

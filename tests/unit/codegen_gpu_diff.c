@@ -19,8 +19,17 @@
 static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
-typedef enum Fill { FILL_POISON, FILL_UNIFORM, FILL_POSITIVE, FILL_INT, FILL_NONZERO_INT } Fill;
-typedef enum Elem { E_F32, E_F16, E_I32, E_I8, E_BF16, E_F8E4, E_F8E5 } Elem;
+/* FILL_BYTES: any uint8 (packed e2m1 pairs); FILL_E8M0: uint8 scales 124..130, 2^-3..2^3 */
+typedef enum Fill {
+    FILL_POISON,
+    FILL_UNIFORM,
+    FILL_POSITIVE,
+    FILL_INT,
+    FILL_NONZERO_INT,
+    FILL_BYTES,
+    FILL_E8M0
+} Fill;
+typedef enum Elem { E_F32, E_F16, E_I32, E_I8, E_BF16, E_F8E4, E_F8E5, E_U8 } Elem;
 
 typedef struct BufSpec {
     Elem elem;
@@ -36,7 +45,7 @@ typedef struct Case {
     const char *defs[6];
     int ndefs;
     unsigned grid;
-    BufSpec bufs[4];
+    BufSpec bufs[5];
     int nbufs;
     int32_t ints[12]; /* scalar i32 args after the buffers */
     int nints;
@@ -47,7 +56,9 @@ typedef struct Case {
 
 static size_t elem_bytes(Elem e)
 {
-    return e == E_I8 || e == E_F8E4 || e == E_F8E5 ? 1 : e == E_F16 || e == E_BF16 ? 2 : 4;
+    return e == E_I8 || e == E_F8E4 || e == E_F8E5 || e == E_U8 ? 1
+           : e == E_F16 || e == E_BF16                          ? 2
+                                                                : 4;
 }
 
 static uint64_t rng_state;
@@ -95,6 +106,8 @@ static void fill(void *data, const BufSpec *b)
         case FILL_POSITIVE: u = 0.25 + u * 4; break;
         case FILL_INT:
         case FILL_NONZERO_INT: break;
+        case FILL_BYTES: ((uint8_t *)data)[i] = (uint8_t)rng(); continue;
+        case FILL_E8M0: ((uint8_t *)data)[i] = (uint8_t)(124 + rng() % 7); continue;
         }
         if (b->elem == E_F32)
             ((float *)data)[i] = (float)u;
@@ -126,6 +139,7 @@ static double value(const void *data, Elem e, size_t i)
     case E_F32: return ((const float *)data)[i];
     case E_F16: return f16_to_f32(((const uint16_t *)data)[i]);
     case E_I8: return ((const int8_t *)data)[i];
+    case E_U8: return ((const uint8_t *)data)[i];
     case E_F8E4: return tric_fp8e4nv_to_f32(((const uint8_t *)data)[i]);
     case E_F8E5: return tric_fp8e5_to_f32(((const uint8_t *)data)[i]);
     case E_BF16: {
@@ -164,7 +178,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
         opt.arch = gpu_arch;
     tric_module mod = NULL;
     tric_kernel k = NULL;
-    tric_buffer bufs[4] = {0};
+    tric_buffer bufs[5] = {0};
     tric_arg args[16];
     bool ok = tric_module_compile_file(dev, path, &opt, &mod) == TRIC_SUCCESS &&
               tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS;
@@ -195,7 +209,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
 
 static void run_case(tric_device gpu, tric_device cpu, const Case *c)
 {
-    void *init[4], *got[4], *want[4];
+    void *init[5], *got[5], *want[5];
     for (int i = 0; i < c->nbufs; i++) {
         size_t bytes = c->bufs[i].count * elem_bytes(c->bufs[i].elem);
         init[i] = malloc(bytes);
@@ -278,6 +292,32 @@ int main(void)
              {e, (k) * (n), FILL_UNIFORM, 0},                                                      \
              {E_F32, (m) * (n), FILL_POISON, 1e-3}},                                               \
             3, {k}, 1, w                                                                           \
+    }
+    /* tl.dot_scaled in mx_matmul.tri (tutorial 10's form): A M x K and B N x K in formats fa / fb
+     * (buffers ba / bb: fp8 values, or bytes of packed e2m1 pairs), uint8 e8m0 scales per 32 K,
+     * a grid of BM x BN tiles with masked edges, a K loop: the upcast, scale and NaN mask of
+     * frontend/lower.c and then the dot path of the arch. */
+#define MX_CASE(fa, sa, ba, fb, sb, bb, m, n, k, bm, bn, bk, w)                                    \
+    {                                                                                              \
+        "mx_matmul.tri", "mx_matmul",                                                              \
+            "*" sa ":16,*u8:16,*" sb ":16,*u8:16,*fp32:16,i32,i32,i32:16",                         \
+            {"BLOCK_M=" #bm, "BLOCK_N=" #bn, "BLOCK_K=" #bk, "A_FORMAT=\"" fa "\"",                \
+             "B_FORMAT=\"" fb "\""},                                                               \
+            5, ((m) + (bm)-1) / (bm),                                                              \
+            {ba,                                                                                   \
+             {E_U8, (m) * (k) / 32, FILL_E8M0, 0},                                                 \
+             bb,                                                                                   \
+             {E_U8, (n) * (k) / 32, FILL_E8M0, 0},                                                 \
+             {E_F32, (m) * (n), FILL_POISON, 1e-3}},                                               \
+            5, {m, n, k}, 3, w, 0, ((n) + (bn)-1) / (bn)                                           \
+    }
+#define MX_FP8(e, count)                                                                           \
+    {                                                                                              \
+        e, count, FILL_UNIFORM, 0                                                                  \
+    }
+#define MX_FP4(count)                                                                              \
+    {                                                                                              \
+        E_U8, (count) / 2, FILL_BYTES, 0                                                           \
     }
     const Case cases[] = {
         {"reduce.tri",
@@ -590,7 +630,14 @@ int main(void)
         MMA_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16", "T=tl.float8e4nv", E_F8E4, 64, 64, 32, 4),
         MMA_CASE("*fp8e5:16,*fp8e5:16,*fp32:16", "T=tl.float8e5", E_F8E5, 128, 128, 64, 8),
         LOOP_CASE("*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", "T=tl.float8e4nv", E_F8E4, 128, 128,
-                  64, 208, 4),
+                  64, 208,
+                  4), /* tl.dot_scaled: e4m3 x e4m3, e2m1 x e2m1, e5m2 x e2m1 (bf16 mma.sync) */
+        MX_CASE("e4m3", "fp8e4nv", MX_FP8(E_F8E4, 100 * 128), "e4m3", "fp8e4nv",
+                MX_FP8(E_F8E4, 72 * 128), 100, 72, 128, 64, 64, 64, 4),
+        MX_CASE("e2m1", "u8", MX_FP4(100 * 128), "e2m1", "u8", MX_FP4(72 * 128), 100, 72, 128, 64,
+                64, 64, 4),
+        MX_CASE("e5m2", "fp8e5", MX_FP8(E_F8E5, 64 * 256), "e2m1", "u8", MX_FP4(128 * 256), 64, 128,
+                256, 64, 128, 128, 4),
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(gpu, cpu, &cases[i]);
@@ -601,6 +648,11 @@ int main(void)
      * n from 32 to 256, bf16, the seed tiles 128x128x64 on 4 warps, 128x256x64 on 8 and
      * 64x256x32 on 4, and column-major operands (staged element by element). */
     const Case wg_cases[] = {
+        /* tl.dot_scaled through wgmma (bf16 operands upcast in registers) */
+        MX_CASE("e4m3", "fp8e4nv", MX_FP8(E_F8E4, 200 * 256), "e4m3", "fp8e4nv",
+                MX_FP8(E_F8E4, 136 * 256), 200, 136, 256, 128, 128, 128, 4),
+        MX_CASE("e2m1", "u8", MX_FP4(128 * 256), "e2m1", "u8", MX_FP4(256 * 256), 128, 256, 256,
+                128, 128, 128, 8),
         MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 64, 64, 32, 4),
         MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 128, 32, 4),
         MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 128, 128, 64, 4),
