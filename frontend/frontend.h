@@ -359,6 +359,14 @@ void ast_print_func(StrBuf *out, const FuncDef *f);
  * invalid UTF-8, tabs mixed with spaces (an error), a missing final newline, 10 MB of input. */
 Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
 
+/* ---- host_skip.c: host Python set aside ----------------------------------------------------- */
+
+/* A copy of file's text (in a) in which the module-level statements no kernel needs (classes,
+ * host functions, `if __name__ == "__main__":`, with, loops, expression statements, unused
+ * assignments; the rule is at the top of host_skip.c) are blanked, every line break kept, so
+ * that positions do not move; NULL when nothing is blanked. parse_module lexes this copy. */
+char *host_code_mask(const SrcFile *file, Arena *a);
+
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 
 /* Every builtin: enum, name (after `tl.`; also a method name where marked), parameters as

@@ -43,6 +43,8 @@ typedef struct Text { char *data; size_t len, cap; } Text;
 
 typedef struct ParseState {
     const SrcFile *file;
+    const char *scan_text; /* what the lexer reads: file's text with host code blanked
+                              (host_skip.c), the same length and line breaks */
     Arena *arena;
     Diag *diag;
     Lexer *lexer;
@@ -1566,6 +1568,9 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
         report(&ps, (SrcLoc){file, 0, 0}, "file too large (%zu bytes)", file->len);
         return NULL;
     }
+    ps.scan_text = host_code_mask(file, arena);
+    if (!ps.scan_text)
+        ps.scan_text = file->text;
     ps.lexer = lexer_open(&ps);
     if (!ps.lexer) {
         TRIC_INTERNAL(diag, "cannot create the lexer");
