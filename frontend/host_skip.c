@@ -24,7 +24,8 @@
  *             are not Triton's.
  * Kept code that is not tric's subset still gets the parser's error at its line. A file without
  * any Triton-decorated def (or `k = triton.jit(f)`) has no kernel to serve: it is read whole, every
- * statement checked as tric code. */
+ * statement checked as tric code -- unless it is imported (driver/imports.c), when it serves the
+ * importing file's kernels with its constants and helpers. */
 #include <string.h>
 
 #include "frontend/frontend.h"
@@ -565,7 +566,7 @@ static void blank(Skip *s, char *out, const Stmt1 *st)
     memcpy(out + from, "pass", 4);
 }
 
-char *host_code_mask(const SrcFile *file, Arena *a)
+char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
 {
     if (!file->text || file->len == 0)
         return NULL;
@@ -574,7 +575,7 @@ char *host_code_mask(const SrcFile *file, Arena *a)
     if (s.nlines == 0)
         return NULL;
     classify_block(&s, 0, s.nlines, 0);
-    if (!s.has_kernel)
+    if (!s.has_kernel && !imported)
         return NULL; /* no kernel to serve: the whole file is tric code, checked as such */
     keep_used(&s);
     char *out = NULL;

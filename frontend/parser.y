@@ -1561,14 +1561,14 @@ static void build_module(ParseState *ps, Module *m)
     }
 }
 
-Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
+static Module *parse_file(const SrcFile *file, bool imported, Arena *arena, Diag *diag)
 {
     ParseState ps = {.file = file, .arena = arena, .diag = diag, .errors_before = diag->errors};
     if (file->text && file->len > (size_t)INT_MAX / 2) {
         report(&ps, (SrcLoc){file, 0, 0}, "file too large (%zu bytes)", file->len);
         return NULL;
     }
-    ps.scan_text = host_code_mask(file, arena);
+    ps.scan_text = host_code_mask(file, imported, arena);
     if (!ps.scan_text)
         ps.scan_text = file->text;
     ps.lexer = lexer_open(&ps);
@@ -1589,4 +1589,14 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
         return NULL;
     }
     return m;
+}
+
+Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
+{
+    return parse_file(file, false, arena, diag);
+}
+
+Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag)
+{
+    return parse_file(file, true, arena, diag);
 }

@@ -124,7 +124,15 @@ typedef struct tric_compile_options {
     int ntune_restore;               /* (Triton's restore_value); NULL: the decorator's */
     const char *const *tune_reset;   /* pointer parameters zeroed before every trial launch */
     int ntune_reset;                 /* (Triton's reset_to_zero); NULL: the decorator's */
+    /* Imports (docs/language.md "Imports"): directories where absolute imports (`import
+     * pkg.mod`, `from pkg.mod import f`) are looked for, in order, after the importing file's
+     * directory (for tric_module_compile, the directory of filename). NULL: none. */
+    const char *const *include_dirs;
+    int ninclude_dirs;
 } tric_compile_options;
+/* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
+ * the default, so a program that fills tric_compile_options_default() and sets the fields it
+ * knows keeps working with a later library built with more. */
 
 /* One autotuning config, as triton.Config({...}, num_warps=, num_stages=) writes it. */
 typedef struct tric_tune_config {
