@@ -897,7 +897,7 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
         }
     } else {
         /* 1. syntax */
-        Module *m = parse_module(file, arena, diag);
+        Module *m = driver_parse(file, opt, arena, diag);
         if (!m)
             return false;
         if (opt->parse_only) {

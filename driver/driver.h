@@ -34,6 +34,9 @@ typedef struct CompileOptions {
                                prefixes the generated functions */
     bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
+    const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
+                                        importing file's directory (imports.c) */
+    int ninclude_dirs;
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):
@@ -114,6 +117,18 @@ bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
 const char *driver_build_id(void);
 void driver_codegen_identity(StrBuf *out);
 const char *driver_libdevice_path(const char *override, char *buf, size_t size);
+
+/* ---- imports.c: cross-file imports ----------------------------------------------------------- */
+
+/* Parses file and links into it what its kernels import from other files (relative imports from
+ * its directory, absolute ones from its directory then opt->include_dirs): the imported @jit
+ * functions and constants they reach, under qualified names ("utils.helper"). NULL with
+ * diagnostics on a syntax error (in any file read) or a use of a name whose module was not found.
+ * With opt->parse_only nothing is linked. */
+Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag);
+/* Appends to key the path and text of every file driver_parse would read for file: what a cached
+ * compile depends on besides file itself. */
+void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs);
 
 /* ---- emit_c.c: --emit=c ----------------------------------------------------------------------- */
 

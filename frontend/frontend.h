@@ -360,6 +360,18 @@ void ast_print_func(StrBuf *out, const FuncDef *f);
  * statement boundaries); returns NULL when there was any. Never crashes on any bytes: NUL bytes,
  * invalid UTF-8, tabs mixed with spaces (an error), a missing final newline, 10 MB of input. */
 Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
+/* The same for a module another file imports: its host code is set aside even when it holds no
+ * kernel (a utils.py of constants, helpers and torch code). */
+Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag);
+
+/* ---- host_skip.c: host Python set aside ----------------------------------------------------- */
+
+/* A copy of file's text (in a) in which the module-level statements no kernel needs (classes,
+ * host functions, `if __name__ == "__main__":`, with, loops, expression statements, unused
+ * assignments; the rule is at the top of host_skip.c) are blanked, every line break kept, so
+ * that positions do not move; NULL when nothing is blanked. parse_module lexes this copy. A file
+ * with no kernel is left whole, unless imported (parse_imported_module). */
+char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
 
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 

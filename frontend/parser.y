@@ -43,6 +43,8 @@ typedef struct Text { char *data; size_t len, cap; } Text;
 
 typedef struct ParseState {
     const SrcFile *file;
+    const char *scan_text; /* what the lexer reads: file's text with host code blanked
+                              (host_skip.c), the same length and line breaks */
     Arena *arena;
     Diag *diag;
     Lexer *lexer;
@@ -1559,13 +1561,16 @@ static void build_module(ParseState *ps, Module *m)
     }
 }
 
-Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
+static Module *parse_file(const SrcFile *file, bool imported, Arena *arena, Diag *diag)
 {
     ParseState ps = {.file = file, .arena = arena, .diag = diag, .errors_before = diag->errors};
     if (file->text && file->len > (size_t)INT_MAX / 2) {
         report(&ps, (SrcLoc){file, 0, 0}, "file too large (%zu bytes)", file->len);
         return NULL;
     }
+    ps.scan_text = host_code_mask(file, imported, arena);
+    if (!ps.scan_text)
+        ps.scan_text = file->text;
     ps.lexer = lexer_open(&ps);
     if (!ps.lexer) {
         TRIC_INTERNAL(diag, "cannot create the lexer");
@@ -1584,4 +1589,14 @@ Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
         return NULL;
     }
     return m;
+}
+
+Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
+{
+    return parse_file(file, false, arena, diag);
+}
+
+Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag)
+{
+    return parse_file(file, true, arena, diag);
 }

@@ -291,6 +291,10 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     }
     out->spec.defines = defs;
     out->spec.ndefines = opt->nconstexprs;
+    if (opt->ninclude_dirs < 0 || (opt->ninclude_dirs > 0 && !opt->include_dirs))
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad include_dirs list");
+    out->include_dirs = opt->include_dirs;
+    out->ninclude_dirs = opt->ninclude_dirs;
     return TRIC_SUCCESS;
 }
 
@@ -311,6 +315,13 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "no_fp_fusion\n");
     if (mod && mod->is_config)
         strbuf_printf(sb, "fit_stages\n");
+    strbuf_printf(sb, "include_dirs %d\n", opt->ninclude_dirs > 0 ? opt->ninclude_dirs : 0);
+    for (int i = 0; opt->include_dirs && i < opt->ninclude_dirs; i++)
+        KEY_STR("include_dir", opt->include_dirs[i]);
+    /* The files the source imports are part of what the code is compiled from. */
+    if (mod && rt_has_compiler)
+        driver_import_key(sb, &mod->source, opt->include_dirs,
+                          opt->include_dirs ? opt->ninclude_dirs : 0);
     if (mod && mod->nlaunch_hints > 0) {
         strbuf_printf(sb, "launch_hints %d:", mod->nlaunch_hints);
         for (int i = 0; i < mod->nlaunch_hints; i++)

@@ -28,6 +28,8 @@ static const char usage[] =
     "                        (* pointer, :16 divisible by 16, :1 equal to 1; a bare value at a\n"
     "                        constexpr's position gives its value)\n"
     "  -D NAME=VALUE         a constexpr value: 128, 1.5, True, tl.float16\n"
+    "  -I DIR                look for absolute imports (import pkg.mod) in DIR too, after the\n"
+    "                        importing file's directory (repeatable, searched in order)\n"
     "  --num-warps=N         warps per program (default 4)\n"
     "  --num-stages=N        software-pipelining depth (default 3)\n"
     "  --arch=ARCH           sm_80 | sm_86 | sm_89 | sm_90 | sm_90a (default sm_90)\n"
@@ -115,6 +117,8 @@ int main(int argc, char **argv)
     const char *input = NULL, *output = "-";
     Define *defines = calloc((size_t)argc, sizeof *defines);
     int ndefines = 0;
+    const char **include_dirs = calloc((size_t)argc, sizeof *include_dirs);
+    int ninclude_dirs = 0;
     int status = 2;
     char *header_path = NULL; /* --emit=c: FILE.h beside FILE.c */
 
@@ -168,6 +172,13 @@ int main(int argc, char **argv)
             defines[ndefines].name = strndup(def, (size_t)(eq - def));
             defines[ndefines].value = eq + 1;
             ndefines++;
+        } else if (!strncmp(a, "-I", 2)) {
+            const char *dir = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!dir || !*dir) {
+                status = usage_error("-I needs a directory%s", "");
+                goto done;
+            }
+            include_dirs[ninclude_dirs++] = dir;
         } else if (option_value(a, "--num-warps", &v)) {
             if (!parse_int(v, &opt.num_warps) || opt.num_warps == 0) {
                 status = usage_error("--num-warps needs a positive number, got '%s'", v);
@@ -230,6 +241,8 @@ int main(int argc, char **argv)
     }
     opt.spec.defines = defines;
     opt.spec.ndefines = ndefines;
+    opt.include_dirs = include_dirs;
+    opt.ninclude_dirs = ninclude_dirs;
 
     size_t len = 0;
     char *text = read_file(input, &len);
@@ -267,5 +280,6 @@ done:
     for (int i = 0; i < ndefines; i++)
         free((char *)defines[i].name);
     free(defines);
+    free(include_dirs);
     return status;
 }

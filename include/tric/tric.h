@@ -126,7 +126,15 @@ typedef struct tric_compile_options {
     int ntune_reset;                 /* (Triton's reset_to_zero); NULL: the decorator's */
     int no_fp_fusion; /* nonzero: a float mul feeding an add or sub is never fused into one fma
                          (Triton's enable_fp_fusion=False); 0: it may be, as Triton's default */
+    /* Imports (docs/language.md "Imports"): directories where absolute imports (`import
+     * pkg.mod`, `from pkg.mod import f`) are looked for, in order, after the importing file's
+     * directory (for tric_module_compile, the directory of filename). NULL: none. */
+    const char *const *include_dirs;
+    int ninclude_dirs;
 } tric_compile_options;
+/* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
+ * the default, so a program that fills tric_compile_options_default() and sets the fields it
+ * knows keeps working with a later library built with more. */
 
 /* One autotuning config, as triton.Config({...}, num_warps=, num_stages=) writes it. */
 typedef struct tric_tune_config {

@@ -2,6 +2,7 @@
  * it parses, run sema once per @jit function (no signature, so most runs end in diagnostics), and
  * lower what sema accepts to the tile IR. Sema reports every error in a kernel, so lowering what
  * it accepted fails only on a bug in tric (an internal error): that aborts, as a crash would.
+ * Then it parses them again as an imported module (host code set aside, host_skip.c).
  * Whatever the input, nothing may crash, hang, assert or leak: every allocation of a run lives in
  * its arena or its Diag, both freed here.
  * Instrument the library too (TRIC_FUZZ only instruments this file):
@@ -47,6 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ast_print_module(&printed, m);
         strbuf_free(&printed);
     }
+    /* The same bytes as an imported module: its host code is set aside even without a kernel. */
+    Diag imported_diag = {0};
+    (void)parse_imported_module(&file, arena, &imported_diag);
+    diag_free(&imported_diag);
     diag_free(&diag);
     arena_free(arena);
     free(text);

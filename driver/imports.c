@@ -1,0 +1,683 @@
+/* imports.c: cross-file imports, linked into one module before sema.
+ *
+ * Kernels live in Python packages: `from .utils import helper`, `from ..ops import BLOCK as B`,
+ * `import pkg.kernels as K` then `K.helper(x)` or `K.CONST` inside a @triton.jit function. The
+ * importing module is linked here, so that sema sees one module: every imported @jit function and
+ * module-level assignment a kernel reaches is added to it under a qualified name ("utils.helper",
+ * a name no source can spell), the references to it are renamed to that name, and the imported
+ * definitions' own references (to their module's functions, constants and imports) are renamed the
+ * same way, so each keeps reading its own module, as Python's globals would.
+ *
+ * Where a module is looked for (docs/language.md "Imports"):
+ *   relative (leading dots): from the importing file's directory, each dot after the first one
+ *     level up;
+ *   absolute: the importing file's directory, then each include directory in order (-I DIR,
+ *     tric_compile_options.include_dirs);
+ *   in a directory D, module a.b.c is D/a/b/c.py, then D/a/b/c.tri, then D/a/b/c/__init__.py.
+ * Triton's own modules (triton, triton.language...) are sema's and never looked for. A module that
+ * is not found is an error only where a kernel uses a name imported from it; the message lists the
+ * files tried. Definitions are linked on first use, so import cycles work. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/driver.h"
+
+/* One module file read and parsed. */
+typedef struct LoadedModule {
+    const char *path; /* as opened */
+    const char *real; /* realpath, to know a module met again */
+    const char *qual; /* the prefix of its linked names: "utils", "pkg.kernels" */
+    Module *m;        /* NULL: it did not parse (the errors were reported) */
+    const SrcFile *file;
+} LoadedModule;
+
+/* What a name of some module is bound to by its import statements. */
+typedef enum BindKind {
+    BIND_MEMBER,  /* `from M import a as name`: module mod's definition `a` */
+    BIND_MODULE,  /* `import M as name`, `from P import M`: the whole module mod */
+    BIND_MISSING, /* imported from a module that was not found: tried lists the files */
+    BIND_TRITON,  /* imported from Triton: sema's */
+} BindKind;
+
+typedef struct ImportBind {
+    const char *name; /* dotted for `import a.b` (no `as`) */
+    BindKind kind;
+    int mod;            /* index into Linker.mods */
+    const char *member; /* BIND_MEMBER */
+    const char *module_text;
+    const char *tried;
+    SrcLoc loc; /* the import statement */
+} ImportBind;
+
+/* A definition linked into the root module: (module, name) -> qualified name. */
+typedef struct Linked {
+    int mod;
+    const char *name, *qual;
+} Linked;
+
+typedef struct Linker {
+    Arena *a;
+    Diag *diag;
+    const char *const *dirs;
+    int ndirs;
+    Module *root;
+    LoadedModule *mods; /* mods[0] is the root */
+    int nmods, modcap;
+    Linked *linked;
+    int nlinked, linkcap;
+    Stmt **globals; /* the imported constants and imports, put before the root's */
+    int nglobals, gcap;
+    int fcap;
+    StrBuf *key; /* driver_import_key: every file read, appended */
+} Linker;
+
+/* ---- finding files ---------------------------------------------------------------------------- */
+
+static const char *dir_of(Arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ".";
+    if (slash == path)
+        return "/";
+    return arena_strndup(a, path, (size_t)(slash - path));
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    StrBuf sb = {0};
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        strbuf_append_n(&sb, buf, n);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        strbuf_free(&sb);
+        return NULL;
+    }
+    *len = sb.len;
+    return sb.data ? strbuf_take(&sb) : calloc(1, 1);
+}
+
+/* dir/a/b/c.py, .tri, /__init__.py for dotted "a.b.c": the first that opens, or NULL with the
+ * names tried appended to tried. */
+static const char *find_in_dir(Linker *lk, const char *dir, const char *dotted, StrBuf *tried)
+{
+    char *rel = arena_strdup(lk->a, dotted);
+    for (char *p = rel; *p; p++)
+        if (*p == '.')
+            *p = '/';
+    static const char *const suffixes[] = {".py", ".tri", "/__init__.py"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        const char *path = *rel ? arena_printf(lk->a, "%s/%s%s", dir, rel, suffixes[i])
+                                : arena_printf(lk->a, "%s%s", dir, suffixes[i]);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            return path;
+        }
+        if (*rel || i == 2)
+            strbuf_printf(tried, "%s%s", tried->len ? ", " : "", path);
+    }
+    return NULL;
+}
+
+/* Triton's modules are sema's (its builtins), never files. */
+static bool is_triton_module(const char *dotted)
+{
+    size_t n = strcspn(dotted, ".");
+    return n == 6 && !strncmp(dotted, "triton", 6);
+}
+
+static int load(Linker *lk, const char *path, const char *qual);
+
+/* The module `text` (leading dots: relative) imported from module `from`: its index in mods, or
+ * -1 with the files tried in tried. */
+static int resolve(Linker *lk, int from, const char *text, StrBuf *tried)
+{
+    const char *base = dir_of(lk->a, lk->mods[from].path);
+    int dots = 0;
+    while (text[dots] == '.')
+        dots++;
+    const char *dotted = text + dots;
+    const char *path = NULL;
+    if (dots > 0) {
+        const char *dir = base;
+        for (int i = 1; i < dots; i++)
+            dir = arena_printf(lk->a, "%s/..", dir);
+        path = find_in_dir(lk, dir, dotted, tried);
+    } else {
+        path = find_in_dir(lk, base, dotted, tried);
+        for (int i = 0; !path && i < lk->ndirs; i++)
+            if (lk->dirs[i])
+                path = find_in_dir(lk, lk->dirs[i], dotted, tried);
+    }
+    if (!path)
+        return -1;
+    const char *qual = *dotted ? dotted : arena_printf(lk->a, "%s", dir_of(lk->a, path));
+    return load(lk, path, qual);
+}
+
+/* Reads and parses a module once (by its real path; a cycle finds it loaded). */
+static int load(Linker *lk, const char *path, const char *qual)
+{
+    char *resolved = realpath(path, NULL);
+    const char *real = resolved ? arena_strdup(lk->a, resolved) : path;
+    free(resolved);
+    for (int i = 0; i < lk->nmods; i++)
+        if (!strcmp(lk->mods[i].real, real))
+            return i;
+    /* Two modules with one qualified name (two utils.py): the second gets a number. */
+    const char *unique = qual;
+    for (int n = 2, clash = 1; clash; n++) {
+        clash = 0;
+        for (int i = 0; i < lk->nmods; i++)
+            if (lk->mods[i].qual && !strcmp(lk->mods[i].qual, unique))
+                clash = 1;
+        if (clash)
+            unique = arena_printf(lk->a, "%s#%d", qual, n);
+    }
+    size_t len = 0;
+    char *text = read_whole(path, &len);
+    SrcFile *file = arena_alloc(lk->a, sizeof *file);
+    file->name = path;
+    if (text) {
+        file->text = arena_strndup(lk->a, text, len);
+        file->len = len;
+        free(text);
+    }
+    if (lk->key && file->text) {
+        strbuf_printf(lk->key, "import %zu:%s %zu:", strlen(path), path, file->len);
+        strbuf_append_n(lk->key, file->text, file->len);
+        strbuf_putc(lk->key, '\n');
+    }
+    LoadedModule lm = {.path = path, .real = real, .qual = unique, .file = file};
+    lm.m = file->text ? parse_imported_module(file, lk->a, lk->diag) : NULL;
+    if (!file->text)
+        diag_error(lk->diag, (SrcLoc){file, 0, 0}, "cannot read %s", path);
+    ARENA_PUSH(lk->a, lk->mods, lk->nmods, lk->modcap, lm);
+    return lk->nmods - 1;
+}
+
+/* ---- what a module's names are bound to ------------------------------------------------------ */
+
+static const Stmt *module_assign(const Module *m, const char *name)
+{
+    const Stmt *found = NULL;
+    for (int i = 0; m && i < m->nglobals; i++) {
+        const Stmt *st = m->globals[i];
+        if (!st || st->kind != ST_ASSIGN)
+            continue;
+        for (int k = 0; k < st->assign.ntargets; k++) {
+            const Expr *t = st->assign.targets[k];
+            if (t && t->kind == EX_NAME && t->str && !strcmp(t->str, name))
+                found = st;
+        }
+    }
+    return found;
+}
+
+static const FuncDef *module_def(const Module *m, const char *name)
+{
+    for (int i = 0; m && i < m->nfuncs; i++)
+        if (m->funcs[i] && m->funcs[i]->name && !strcmp(m->funcs[i]->name, name))
+            return m->funcs[i];
+    return NULL;
+}
+
+/* The binding of dotted name `name` made by module mod's imports (the last one), resolving the
+ * module it names; false when no import binds it. */
+static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
+{
+    const Module *m = lk->mods[mod].m;
+    bool found = false;
+    for (int i = 0; m && i < m->nglobals; i++) {
+        const Stmt *st = m->globals[i];
+        if (!st || st->kind != ST_IMPORT)
+            continue;
+        for (int k = 0; k < st->import_.n; k++) {
+            const char *imported = st->import_.names[k], *as = st->import_.asnames[k];
+            const char *from = st->import_.module;
+            const char *bound = as ? as : imported;
+            if (!imported || !strcmp(imported, "*") || strcmp(bound, name))
+                continue;
+            const char *module_text = from ? from : imported;
+            if (is_triton_module(module_text)) {
+                *out = (ImportBind){.name = name, .kind = BIND_TRITON, .loc = st->loc};
+                found = true;
+                continue;
+            }
+            StrBuf tried = {0};
+            ImportBind b = {.name = name, .loc = st->loc, .module_text = module_text};
+            if (!from) {
+                b.kind = BIND_MODULE;
+                b.mod = resolve(lk, mod, imported, &tried);
+            } else {
+                int pm = resolve(lk, mod, from, &tried);
+                const Module *pmod = pm >= 0 ? lk->mods[pm].m : NULL;
+                if (pm >= 0 && (module_def(pmod, imported) || module_assign(pmod, imported))) {
+                    b.kind = BIND_MEMBER;
+                    b.mod = pm;
+                    b.member = imported;
+                } else {
+                    /* a submodule: `from . import utils`, `from pkg import kernels` */
+                    const char *sub = from[strlen(from) - 1] == '.'
+                                          ? arena_printf(lk->a, "%s%s", from, imported)
+                                          : arena_printf(lk->a, "%s.%s", from, imported);
+                    StrBuf more = {0};
+                    b.kind = BIND_MODULE;
+                    b.mod = resolve(lk, mod, sub, &more);
+                    if (b.mod < 0 && pm >= 0) {
+                        b.kind = BIND_MEMBER; /* not defined there: sema's "not defined" */
+                        b.mod = pm;
+                        b.member = imported;
+                    } else if (b.mod < 0) {
+                        strbuf_printf(&tried, ", %s", more.data ? more.data : "");
+                    }
+                    strbuf_free(&more);
+                }
+            }
+            if (b.mod < 0) {
+                b.kind = BIND_MISSING;
+                b.tried = arena_strdup(lk->a, tried.data ? tried.data : "");
+            }
+            strbuf_free(&tried);
+            *out = b;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* The module names sema knows without an import (sema.c is_module_name). */
+static bool sema_knows_module_name(const char *name)
+{
+    static const char *const known[] = {"tl", "triton", "language", "math", "libdevice"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i]))
+            return true;
+    return false;
+}
+
+/* ---- renaming ---------------------------------------------------------------------------------- */
+
+/* The names a function assigns (its locals), which shadow the module's. */
+typedef struct Locals {
+    const char **names;
+    int n, cap;
+} Locals;
+
+static void add_target(Linker *lk, Locals *l, const Expr *t)
+{
+    if (!t)
+        return;
+    if (t->kind == EX_NAME && t->str)
+        ARENA_PUSH(lk->a, l->names, l->n, l->cap, t->str);
+    else if (t->kind == EX_TUPLE || t->kind == EX_LIST)
+        for (int i = 0; i < t->list.n; i++)
+            add_target(lk, l, t->list.elts[i]);
+}
+
+static void collect_locals(Linker *lk, Locals *l, const Block *b, int depth)
+{
+    for (int i = 0; b && i < b->n && depth < 200; i++) {
+        const Stmt *st = b->stmts[i];
+        if (!st)
+            continue;
+        switch (st->kind) {
+        case ST_ASSIGN:
+            for (int k = 0; k < st->assign.ntargets; k++)
+                add_target(lk, l, st->assign.targets[k]);
+            break;
+        case ST_AUGASSIGN: add_target(lk, l, st->aug.target); break;
+        case ST_FOR:
+            add_target(lk, l, st->for_.target);
+            collect_locals(lk, l, &st->for_.body, depth + 1);
+            break;
+        case ST_WHILE: collect_locals(lk, l, &st->while_.body, depth + 1); break;
+        case ST_IF:
+            collect_locals(lk, l, &st->if_.then, depth + 1);
+            collect_locals(lk, l, &st->if_.els, depth + 1);
+            break;
+        case ST_IMPORT:
+            for (int k = 0; k < st->import_.n; k++) {
+                const char *bound =
+                    st->import_.asnames[k] ? st->import_.asnames[k] : st->import_.names[k];
+                if (bound)
+                    ARENA_PUSH(lk->a, l->names, l->n, l->cap, bound);
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static bool is_local(const Locals *l, const char *name)
+{
+    for (int i = 0; l && i < l->n; i++)
+        if (!strcmp(l->names[i], name))
+            return true;
+    return false;
+}
+
+static const char *link_member(Linker *lk, int mod, const char *name, SrcLoc use);
+
+/* "a.b.c" for a chain of attributes on a name; NULL for anything else. */
+static const char *dotted_of(Linker *lk, const Expr *e, int depth)
+{
+    if (depth > 64)
+        return NULL;
+    if (e->kind == EX_NAME)
+        return e->str;
+    if (e->kind != EX_ATTR)
+        return NULL;
+    const char *obj = dotted_of(lk, e->attr.obj, depth + 1);
+    return obj ? arena_printf(lk->a, "%s.%s", obj, e->attr.name) : NULL;
+}
+
+/* What name `name` of module mod stands for in the linked module: NULL when it stays as written
+ * (a local, a builtin, Triton's, the root's own definitions), else the qualified name. A name
+ * bound to a whole module resolves only with a member (`K.f`): *module_out is then set. */
+static const char *rename_name(Linker *lk, int mod, const char *name, SrcLoc use, int *module_out)
+{
+    *module_out = -1;
+    ImportBind b;
+    bool own = module_def(lk->mods[mod].m, name) || module_assign(lk->mods[mod].m, name);
+    if (!own && import_bind(lk, mod, name, &b)) {
+        switch (b.kind) {
+        case BIND_MEMBER: return link_member(lk, b.mod, b.member, use);
+        case BIND_MODULE: *module_out = b.mod; return NULL;
+        case BIND_MISSING:
+            diag_error(lk->diag, use,
+                       "'%s' is imported from module '%s' (line %d of %s), which was not found "
+                       "(tried %s)",
+                       name, b.module_text, b.loc.line, lk->mods[mod].path, b.tried);
+            return NULL;
+        case BIND_TRITON:
+            /* bound again under the module's prefix (link_triton_imports), unless sema knows
+             * the name by default */
+            if (mod == 0 || sema_knows_module_name(name))
+                return NULL;
+            return arena_printf(lk->a, "%s.%s", lk->mods[mod].qual, name);
+        }
+    }
+    if (mod == 0 || !own)
+        return NULL;
+    return link_member(lk, mod, name, use);
+}
+
+static void rename_expr(Linker *lk, int mod, const Locals *l, Expr *e, int depth);
+
+static void rename_exprs(Linker *lk, int mod, const Locals *l, Expr **es, int n, int depth)
+{
+    for (int i = 0; es && i < n; i++)
+        rename_expr(lk, mod, l, es[i], depth + 1);
+}
+
+/* Renames, in place, the names of e that stand for another module's definitions. */
+static void rename_expr(Linker *lk, int mod, const Locals *l, Expr *e, int depth)
+{
+    if (!e || depth > 1000)
+        return;
+    switch (e->kind) {
+    case EX_NAME: {
+        if (!e->str || is_local(l, e->str))
+            return;
+        int whole;
+        const char *q = rename_name(lk, mod, e->str, e->loc, &whole);
+        if (q)
+            e->str = q;
+        return;
+    }
+    case EX_ATTR: {
+        /* K.f, pkg.kernels.f: a prefix bound to a module (the longest), then one member */
+        const char *path = dotted_of(lk, e, 0);
+        const char *dot = path ? strrchr(path, '.') : NULL;
+        if (dot && !is_local(l, arena_strndup(lk->a, path, strcspn(path, ".")))) {
+            char *prefix = arena_strndup(lk->a, path, (size_t)(dot - path));
+            int target;
+            const char *q = rename_name(lk, mod, prefix, e->loc, &target);
+            if (target >= 0) {
+                const char *member = dot + 1;
+                e->kind = EX_NAME;
+                e->str = link_member(lk, target, member, e->loc);
+                return;
+            }
+            if (e->attr.obj->kind == EX_NAME) { /* looked up already: once is enough */
+                if (q)
+                    e->attr.obj->str = q;
+                return;
+            }
+        }
+        rename_expr(lk, mod, l, e->attr.obj, depth + 1);
+        return;
+    }
+    case EX_CALL:
+        rename_expr(lk, mod, l, e->call.fn, depth + 1);
+        rename_exprs(lk, mod, l, e->call.args, e->call.nargs, depth);
+        rename_exprs(lk, mod, l, e->call.kwargs, e->call.nkwargs, depth);
+        return;
+    case EX_SUBSCRIPT:
+        rename_expr(lk, mod, l, e->sub.obj, depth + 1);
+        rename_exprs(lk, mod, l, e->sub.idx, e->sub.nidx, depth);
+        return;
+    case EX_SLICE:
+        rename_expr(lk, mod, l, e->slice.lo, depth + 1);
+        rename_expr(lk, mod, l, e->slice.hi, depth + 1);
+        rename_expr(lk, mod, l, e->slice.step, depth + 1);
+        return;
+    case EX_TUPLE:
+    case EX_LIST: rename_exprs(lk, mod, l, e->list.elts, e->list.n, depth); return;
+    case EX_DICT:
+        rename_exprs(lk, mod, l, e->dict.keys, e->dict.n, depth);
+        rename_exprs(lk, mod, l, e->dict.vals, e->dict.n, depth);
+        return;
+    case EX_BINARY:
+        rename_expr(lk, mod, l, e->bin.lhs, depth + 1);
+        rename_expr(lk, mod, l, e->bin.rhs, depth + 1);
+        return;
+    case EX_UNARY: rename_expr(lk, mod, l, e->un.operand, depth + 1); return;
+    case EX_TERNARY:
+        rename_expr(lk, mod, l, e->ternary.cond, depth + 1);
+        rename_expr(lk, mod, l, e->ternary.then, depth + 1);
+        rename_expr(lk, mod, l, e->ternary.els, depth + 1);
+        return;
+    default: return; /* literals; a lambda's body reads its own parameters */
+    }
+}
+
+static void rename_block(Linker *lk, int mod, const Locals *l, Block *b, int depth)
+{
+    for (int i = 0; b && i < b->n && depth < 200; i++) {
+        Stmt *st = b->stmts[i];
+        if (!st)
+            continue;
+        switch (st->kind) {
+        case ST_EXPR: rename_expr(lk, mod, l, st->expr.value, 0); break;
+        case ST_ASSIGN:
+            rename_exprs(lk, mod, l, st->assign.targets, st->assign.ntargets, 0);
+            rename_expr(lk, mod, l, st->assign.annotation, 0);
+            rename_expr(lk, mod, l, st->assign.value, 0);
+            break;
+        case ST_AUGASSIGN:
+            rename_expr(lk, mod, l, st->aug.target, 0);
+            rename_expr(lk, mod, l, st->aug.value, 0);
+            break;
+        case ST_IF:
+            rename_expr(lk, mod, l, st->if_.cond, 0);
+            rename_block(lk, mod, l, &st->if_.then, depth + 1);
+            rename_block(lk, mod, l, &st->if_.els, depth + 1);
+            break;
+        case ST_FOR:
+            rename_expr(lk, mod, l, st->for_.iter, 0);
+            rename_block(lk, mod, l, &st->for_.body, depth + 1);
+            break;
+        case ST_WHILE:
+            rename_expr(lk, mod, l, st->while_.cond, 0);
+            rename_block(lk, mod, l, &st->while_.body, depth + 1);
+            break;
+        case ST_RETURN: rename_expr(lk, mod, l, st->ret.value, 0); break;
+        case ST_ASSERT:
+            rename_expr(lk, mod, l, st->assert_.cond, 0);
+            rename_expr(lk, mod, l, st->assert_.msg, 0);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* Renames a function's body and parameter annotations and defaults in module mod's namespace. */
+static void rename_func(Linker *lk, int mod, FuncDef *f)
+{
+    Locals l = {0};
+    for (int i = 0; i < f->nparams; i++)
+        ARENA_PUSH(lk->a, l.names, l.n, l.cap, f->params[i].name);
+    collect_locals(lk, &l, &f->body, 0);
+    for (int i = 0; i < f->nparams; i++) {
+        rename_expr(lk, mod, NULL, f->params[i].annotation, 0);
+        rename_expr(lk, mod, NULL, f->params[i].default_value, 0);
+    }
+    rename_block(lk, mod, &l, &f->body, 0);
+}
+
+/* ---- linking ---------------------------------------------------------------------------------- */
+
+/* The qualified name of module mod's definition `name`, linking it into the root on first use
+ * (a @jit function: a copy renamed and with its body renamed; a constant: its assignment). An
+ * undefined name is left for sema's "not defined" (with the qualified name). */
+static const char *link_member(Linker *lk, int mod, const char *name, SrcLoc use)
+{
+    if (mod == 0)
+        return name; /* the root's own definition (an import cycle back to it) */
+    for (int i = 0; i < lk->nlinked; i++)
+        if (lk->linked[i].mod == mod && !strcmp(lk->linked[i].name, name))
+            return lk->linked[i].qual;
+    const char *qual = arena_printf(lk->a, "%s.%s", lk->mods[mod].qual, name);
+    ARENA_PUSH(lk->a, lk->linked, lk->nlinked, lk->linkcap, ((Linked){mod, name, qual}));
+    const Module *m = lk->mods[mod].m;
+    if (!m)
+        return qual; /* it did not parse: reported */
+    const FuncDef *def = module_def(m, name);
+    if (def) {
+        FuncDef *f = ast_clone_func(lk->a, def);
+        f->name = qual;
+        ARENA_PUSH(lk->a, lk->root->funcs, lk->root->nfuncs, lk->fcap, f);
+        rename_func(lk, mod, f);
+        return qual;
+    }
+    const Stmt *as = module_assign(m, name);
+    if (as) {
+        Stmt *copy = ast_stmt(lk->a, ST_ASSIGN, as->loc);
+        copy->assign.targets = arena_alloc(lk->a, sizeof(Expr *));
+        copy->assign.targets[0] = ast_expr(lk->a, EX_NAME, as->loc);
+        copy->assign.targets[0]->str = qual;
+        copy->assign.ntargets = 1;
+        copy->assign.annotation = ast_clone_expr(lk->a, as->assign.annotation);
+        copy->assign.value = ast_clone_expr(lk->a, as->assign.value);
+        rename_expr(lk, mod, NULL, copy->assign.annotation, 0);
+        rename_expr(lk, mod, NULL, copy->assign.value, 0); /* its dependencies go first */
+        ARENA_PUSH(lk->a, lk->globals, lk->nglobals, lk->gcap, copy);
+        return qual;
+    }
+    (void)use;
+    return qual;
+}
+
+/* A Triton import of an imported module (`from triton.language.extra import libdevice as ld`)
+ * that its linked code reads under a name sema does not know by default: bound again under the
+ * module's qualified prefix. Names sema knows (tl, triton, libdevice, ...) stay as written. */
+static void link_triton_imports(Linker *lk)
+{
+    for (int mod = 1; mod < lk->nmods; mod++) {
+        const Module *m = lk->mods[mod].m;
+        for (int i = 0; m && i < m->nglobals; i++) {
+            const Stmt *st = m->globals[i];
+            if (!st || st->kind != ST_IMPORT)
+                continue;
+            const char *from = st->import_.module;
+            for (int k = 0; k < st->import_.n; k++) {
+                const char *imported = st->import_.names[k], *as = st->import_.asnames[k];
+                if (!imported || !is_triton_module(from ? from : imported) || (!from && !as))
+                    continue;
+                Stmt *copy = ast_stmt(lk->a, ST_IMPORT, st->loc);
+                copy->import_ = st->import_;
+                copy->import_.n = 1;
+                copy->import_.names = &st->import_.names[k];
+                copy->import_.asnames = arena_alloc(lk->a, sizeof(char *));
+                copy->import_.asnames[0] =
+                    arena_printf(lk->a, "%s.%s", lk->mods[mod].qual, as ? as : imported);
+                ARENA_PUSH(lk->a, lk->globals, lk->nglobals, lk->gcap, copy);
+            }
+        }
+    }
+}
+
+static bool link_root(Linker *lk, const SrcFile *file, Module *root)
+{
+    lk->root = root;
+    const char *path = file->name ? file->name : "<source>";
+    char *resolved = realpath(path, NULL);
+    LoadedModule top = {.path = path,
+                        .real = arena_strdup(lk->a, resolved ? resolved : path),
+                        .qual = "",
+                        .m = root,
+                        .file = file};
+    free(resolved);
+    ARENA_PUSH(lk->a, lk->mods, lk->nmods, lk->modcap, top);
+    lk->fcap = root->nfuncs;
+    int before = lk->diag->errors;
+    int nroot = root->nfuncs;
+    for (int i = 0; i < nroot; i++)
+        if (root->funcs[i] && root->funcs[i]->is_jit)
+            rename_func(lk, 0, root->funcs[i]);
+    for (int i = 0; i < root->nglobals; i++) {
+        Stmt *st = root->globals[i];
+        if (st && st->kind == ST_ASSIGN)
+            rename_expr(lk, 0, NULL, st->assign.value, 0);
+    }
+    if (lk->nmods > 1)
+        link_triton_imports(lk);
+    if (lk->nglobals > 0) {
+        Stmt **all = arena_alloc(lk->a, sizeof(Stmt *) * (size_t)(lk->nglobals + root->nglobals));
+        memcpy(all, lk->globals, sizeof(Stmt *) * (size_t)lk->nglobals);
+        if (root->nglobals)
+            memcpy(all + lk->nglobals, root->globals, sizeof(Stmt *) * (size_t)root->nglobals);
+        root->globals = all;
+        root->nglobals += lk->nglobals;
+    }
+    return lk->diag->errors == before;
+}
+
+Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag)
+{
+    Module *m = parse_module(file, arena, diag);
+    if (!m || (opt && opt->parse_only))
+        return m;
+    Linker lk = {.a = arena, .diag = diag};
+    if (opt) {
+        lk.dirs = opt->include_dirs;
+        lk.ndirs = opt->ninclude_dirs;
+    }
+    return link_root(&lk, file, m) ? m : NULL;
+}
+
+void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs)
+{
+    size_t n = file->name ? strlen(file->name) : 0;
+    if (n > 4 && !strcmp(file->name + n - 4, ".tir"))
+        return; /* tile IR imports nothing */
+    Arena *a = arena_new();
+    Diag quiet = {0};
+    Module *m = parse_module(file, a, &quiet);
+    if (m) {
+        Linker lk = {.a = a, .diag = &quiet, .dirs = dirs, .ndirs = ndirs, .key = key};
+        link_root(&lk, file, m);
+    }
+    diag_free(&quiet);
+    arena_free(a);
+}

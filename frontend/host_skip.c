@@ -1,0 +1,595 @@
+/* host_skip.c: module-level host Python set aside before the lexer sees it.
+ *
+ * Kernels live in Python files that also hold host code: wrappers calling torch, classes
+ * (torch.autograd.Function), `if __name__ == "__main__":`, `with`, comprehensions, f-strings,
+ * decorators such as @torch.no_grad. None of it is kernel code, and most of it is outside the
+ * subset tric parses. This pass reads the file's layout only (logical lines, indentation, strings,
+ * brackets, as the Python reference's 2.1 "Line structure" defines them) and blanks the statements
+ * no kernel needs, keeping every line break so that every position (and every message) stays
+ * where it was. A blanked statement inside a kept `if`/`try` body leaves `pass` in its place so
+ * the body stays a body.
+ *
+ * The rule, statement by statement, at module level and in the bodies of module-level
+ * `if`/`try` statements (which the parser reads, parser.y module_append):
+ *   kept      import/from, pass, return/break/continue (their errors stay), `try`, an `if` whose
+ *             condition does not read `__name__`, a def decorated with @triton.jit / @jit /
+ *             @constexpr_function / @tl.constexpr (under any other decorators), an assignment
+ *             whose value names jit, autotune or heuristics (it makes a kernel);
+ *   if used   an undecorated def and any other assignment: kept when one of the names it binds
+ *             is read by kept code (a kernel's constexpr, an autotune configs function, the
+ *             impl of `k = triton.jit(impl)`); else a def is blanked without being parsed, and
+ *             an assignment is kept when it parses alone (a comprehension does not);
+ *   blanked   class, with, for, while, async, del, global, nonlocal, raise, assert, expression
+ *             statements, augmented assignments, `if __name__ ...`, and a def whose decorators
+ *             are not Triton's.
+ * Kept code that is not tric's subset still gets the parser's error at its line. A file without
+ * any Triton-decorated def (or `k = triton.jit(f)`) has no kernel to serve: it is read whole, every
+ * statement checked as tric code -- unless it is imported (driver/imports.c), when it serves the
+ * importing file's kernels with its constants and helpers. */
+#include <string.h>
+
+#include "frontend/frontend.h"
+
+/* Deeper bodies than this are left for the lexer, which rejects them (MAX_INDENT). */
+#define MAX_NEST 100
+
+typedef struct LogLine {
+    size_t start; /* the first token */
+    size_t end;   /* just after the logical line's newline (or the end of the file) */
+    int indent;   /* column of the first token, tabs to the next multiple of 8 */
+} LogLine;
+
+typedef enum Verdict {
+    KEEP,    /* parsed */
+    IF_USED, /* parsed when a name it binds is read by kept code */
+    BLANK,   /* blanked */
+} Verdict;
+
+typedef struct Stmt1 {
+    int first, last; /* its logical lines [first, last) */
+    int header_last; /* a kept compound: its header lines are [first, header_last) */
+    Verdict verdict;
+    bool recursed;      /* a kept if/try whose bodies were classified on their own */
+    const char **binds; /* IF_USED: the names it binds */
+    int nbinds;
+    bool kept_late; /* IF_USED found used */
+} Stmt1;
+
+typedef struct Skip {
+    const char *text;
+    size_t len;
+    Arena *a;
+    LogLine *lines;
+    int nlines, lcap;
+    Stmt1 *stmts;
+    int nstmts, scap;
+    bool has_kernel; /* a Triton-decorated def, or an assignment that makes a kernel */
+} Skip;
+
+static bool is_ident_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (unsigned char)c >= 0x80;
+}
+
+static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* The index just past the string literal whose opening quote is at i: single-quoted strings end
+ * at their quote or the end of the line (unterminated: the lexer reports it), triple-quoted ones
+ * at their closing triple; a backslash escapes the next byte in both (raw strings too, for the
+ * purpose of finding the end, as in Python). */
+static size_t skip_string(const char *t, size_t n, size_t i)
+{
+    char q = t[i];
+    bool triple = i + 2 < n && t[i + 1] == q && t[i + 2] == q;
+    i += triple ? 3 : 1;
+    while (i < n) {
+        if (t[i] == '\\') {
+            i += 2;
+            continue;
+        }
+        if (!triple && (t[i] == '\n' || t[i] == '\r'))
+            return i;
+        if (t[i] == q) {
+            if (!triple)
+                return i + 1;
+            if (i + 2 < n && t[i + 1] == q && t[i + 2] == q)
+                return i + 3;
+        }
+        i++;
+    }
+    return n;
+}
+
+/* Splits the text into logical lines (blank and comment-only lines belong to none). */
+static void split_lines(Skip *s)
+{
+    const char *t = s->text;
+    size_t n = s->len, i = 0;
+    while (i < n) {
+        int col = 0;
+        while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\f')) {
+            col = t[i] == ' ' ? col + 1 : t[i] == '\t' ? (col / 8 + 1) * 8 : 0;
+            i++;
+        }
+        if (i >= n)
+            break;
+        if (t[i] == '\n' || t[i] == '\r') {
+            i++;
+            continue;
+        }
+        if (t[i] == '#') {
+            while (i < n && t[i] != '\n')
+                i++;
+            continue;
+        }
+        LogLine l = {.start = i, .indent = col};
+        int depth = 0;
+        while (i < n) {
+            char c = t[i];
+            if (c == '#') {
+                while (i < n && t[i] != '\n')
+                    i++;
+            } else if (c == '\n') {
+                i++;
+                if (depth == 0)
+                    break;
+            } else if (c == '\\' && i + 1 < n) {
+                i += 2; /* an explicit joining, or an escape the lexer reports */
+            } else if (c == '"' || c == '\'') {
+                i = skip_string(t, n, i);
+            } else {
+                if (c == '(' || c == '[' || c == '{')
+                    depth++;
+                else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+                    depth--;
+                i++;
+            }
+        }
+        l.end = i;
+        ARENA_PUSH(s->a, s->lines, s->nlines, s->lcap, l);
+    }
+}
+
+/* The identifier the logical line starts with ("" when it starts with another byte). */
+static size_t first_word(const Skip *s, int line, const char **w)
+{
+    size_t i = s->lines[line].start, j = i;
+    while (j < s->lines[line].end && is_ident_char(s->text[j]))
+        j++;
+    *w = s->text + i;
+    return j - i;
+}
+
+static bool word_is(const Skip *s, int line, const char *kw)
+{
+    const char *w;
+    size_t n = first_word(s, line, &w);
+    return n == strlen(kw) && !memcmp(w, kw, n);
+}
+
+static bool word_in(const Skip *s, int line, const char *const *kws)
+{
+    for (; *kws; kws++)
+        if (word_is(s, line, *kws))
+            return true;
+    return false;
+}
+
+/* Calls fn on every identifier of [from, to), strings and comments excepted; stops when fn
+ * returns true, and returns whether it did. */
+typedef bool (*IdentFn)(void *ctx, const char *name, size_t len, size_t at);
+static bool each_ident(const Skip *s, size_t from, size_t to, IdentFn fn, void *ctx)
+{
+    const char *t = s->text;
+    size_t i = from;
+    while (i < to) {
+        char c = t[i];
+        if (c == '#') {
+            while (i < to && t[i] != '\n')
+                i++;
+        } else if (c == '"' || c == '\'') {
+            i = skip_string(t, to, i);
+        } else if (is_ident_start(c)) {
+            size_t j = i;
+            while (j < to && is_ident_char(t[j]))
+                j++;
+            if (j < to && (t[j] == '"' || t[j] == '\'') && j - i <= 2) { /* a string prefix */
+                i = j;
+                continue;
+            }
+            if (fn(ctx, t + i, j - i, i))
+                return true;
+            i = j;
+        } else if (c >= '0' && c <= '9') {
+            while (i < to && (is_ident_char(t[i]) || t[i] == '.'))
+                i++;
+        } else {
+            i++;
+        }
+    }
+    return false;
+}
+
+typedef struct NameQuery {
+    const char *const *names;
+} NameQuery;
+
+static bool ident_is_any(void *ctx, const char *name, size_t len, size_t at)
+{
+    (void)at;
+    for (const char *const *n = ((NameQuery *)ctx)->names; *n; n++)
+        if (strlen(*n) == len && !memcmp(*n, name, len))
+            return true;
+    return false;
+}
+
+static bool mentions(const Skip *s, size_t from, size_t to, const char *const *names)
+{
+    NameQuery q = {names};
+    return each_ident(s, from, to, ident_is_any, &q);
+}
+
+/* A decorator line is Triton's when its dotted name (its call's callee) is jit, triton.jit,
+ * constexpr_function, X.constexpr_function, tl.constexpr or triton.constexpr: the decorators
+ * parser.y's s_def recognizes. */
+static bool triton_decorator(const Skip *s, int line)
+{
+    const char *t = s->text;
+    size_t i = s->lines[line].start + 1, end = s->lines[line].end;
+    const char *parts[8];
+    size_t lens[8];
+    int n = 0;
+    for (;;) {
+        while (i < end && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        size_t j = i;
+        while (j < end && is_ident_char(t[j]))
+            j++;
+        if (j == i || n == 8)
+            return false;
+        parts[n] = t + i;
+        lens[n++] = j - i;
+        while (j < end && (t[j] == ' ' || t[j] == '\t'))
+            j++;
+        if (j >= end || t[j] != '.')
+            break;
+        i = j + 1;
+    }
+#define PART_IS(k, w) (lens[k] == strlen(w) && !memcmp(parts[k], w, lens[k]))
+    if (PART_IS(n - 1, "constexpr_function"))
+        return true;
+    if (n == 1)
+        return PART_IS(0, "jit");
+    return n == 2 && ((PART_IS(0, "triton") && PART_IS(1, "jit")) ||
+                      ((PART_IS(0, "tl") || PART_IS(0, "triton")) && PART_IS(1, "constexpr")));
+#undef PART_IS
+}
+
+/* The assignment operator of a simple statement's first logical line: the offset of its last
+ * `=` at bracket depth 0 (0 when it has none); *augmented when an `op=` comes first. */
+static size_t assignment_at(const Skip *s, int line, bool *augmented)
+{
+    const char *t = s->text;
+    size_t i = s->lines[line].start, end = s->lines[line].end, last = 0;
+    int depth = 0;
+    *augmented = false;
+    while (i < end) {
+        char c = t[i];
+        if (c == '#')
+            break;
+        if (c == '"' || c == '\'') {
+            i = skip_string(t, end, i);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            depth--;
+        else if (c == '=' && depth == 0) {
+            char prev = i > 0 ? t[i - 1] : ' ', next = i + 1 < end ? t[i + 1] : ' ';
+            if (next == '=') {
+                i += 2;
+                continue;
+            }
+            if (strchr("=!<>:", prev)) {
+                i++;
+                continue;
+            }
+            if (strchr("+-*/%&|^@", prev)) {
+                if (!last)
+                    *augmented = true;
+                i++;
+                continue;
+            }
+            last = i;
+        }
+        i++;
+    }
+    return last;
+}
+
+/* The names an assignment binds: the identifiers at bracket depth 0 of its targets, attributes
+ * and annotations excepted (`x: tl.constexpr = 3` binds x; `os.environ[k] = v` binds nothing). */
+static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
+{
+    const char *t = s->text;
+    size_t i = s->lines[st->first].start;
+    int depth = 0, cap = 0;
+    bool annotation = false;
+    while (i < eq) {
+        char c = t[i];
+        if (c == '"' || c == '\'') {
+            i = skip_string(t, eq, i);
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
+            depth--;
+        else if (c == ':' && depth == 0)
+            annotation = true;
+        else if (c == '=' && depth == 0)
+            annotation = false;
+        if (is_ident_start(c)) {
+            size_t j = i;
+            while (j < eq && is_ident_char(t[j]))
+                j++;
+            size_t k = i;
+            while (k > 0 && (t[k - 1] == ' ' || t[k - 1] == '\t'))
+                k--;
+            bool attribute = k > 0 && t[k - 1] == '.';
+            if (depth == 0 && !annotation && !attribute)
+                ARENA_PUSH(s->a, st->binds, st->nbinds, cap, arena_strndup(s->a, t + i, j - i));
+            i = j;
+            continue;
+        }
+        i++;
+    }
+}
+
+static void def_binds(Skip *s, Stmt1 *st, int def_line)
+{
+    const char *t = s->text;
+    size_t i = s->lines[def_line].start + 3, end = s->lines[def_line].end;
+    while (i < end && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    size_t j = i;
+    while (j < end && is_ident_char(t[j]))
+        j++;
+    if (j > i) {
+        st->binds = arena_alloc(s->a, sizeof *st->binds);
+        st->binds[0] = arena_strndup(s->a, t + i, j - i);
+        st->nbinds = 1;
+    }
+}
+
+static void classify_block(Skip *s, int first, int last, int depth);
+
+/* A kept if/try: its header lines are read, each clause's body is classified on its own. */
+static void recurse_clauses(Skip *s, Stmt1 *st, int depth)
+{
+    int indent = s->lines[st->first].indent;
+    st->recursed = true;
+    for (int i = st->first; i < st->last;) {
+        int j = i + 1;
+        while (j < st->last && s->lines[j].indent > indent)
+            j++;
+        if (j > i + 1)
+            classify_block(s, i + 1, j, depth + 1);
+        i = j;
+    }
+}
+
+static void classify(Skip *s, Stmt1 *st, int depth)
+{
+    static const char *const blank_words[] = {"class", "with",   "for",      "while", "async",
+                                              "del",   "global", "nonlocal", "raise", "assert",
+                                              "yield", "await",  "lambda",   NULL};
+    static const char *const keep_words[] = {"import", "from",     "pass", "return",
+                                             "break",  "continue", "elif", "else",
+                                             "except", "finally",  NULL};
+    static const char *const makes_kernels[] = {"jit", "autotune", "heuristics", NULL};
+    static const char *const main_guard[] = {"__name__", NULL};
+    const LogLine *l = &s->lines[st->first];
+    st->verdict = KEEP;
+    if (s->text[l->start] == '@') {
+        int d = st->first;
+        bool triton = false;
+        while (d < st->last && s->text[s->lines[d].start] == '@')
+            triton |= triton_decorator(s, d++);
+        st->verdict = d < st->last && word_is(s, d, "def") && triton ? KEEP : BLANK;
+        s->has_kernel |= st->verdict == KEEP;
+    } else if (word_is(s, st->first, "def")) {
+        st->verdict = IF_USED;
+        def_binds(s, st, st->first);
+    } else if (word_in(s, st->first, blank_words)) {
+        st->verdict = BLANK;
+    } else if (word_in(s, st->first, keep_words)) {
+        st->verdict = KEEP;
+    } else if (word_is(s, st->first, "if")) {
+        if (mentions(s, l->start, l->end, main_guard))
+            st->verdict = BLANK;
+        else if (depth < MAX_NEST)
+            recurse_clauses(s, st, depth);
+    } else if (word_is(s, st->first, "try")) {
+        if (depth < MAX_NEST)
+            recurse_clauses(s, st, depth);
+    } else {
+        bool augmented;
+        size_t eq = assignment_at(s, st->first, &augmented);
+        if (augmented || !eq) {
+            st->verdict = BLANK; /* an expression statement or an augmented assignment */
+        } else if (mentions(s, eq, s->lines[st->last - 1].end, makes_kernels)) {
+            st->verdict = KEEP;
+            s->has_kernel = true;
+        } else {
+            st->verdict = IF_USED;
+            assignment_binds(s, st, eq);
+        }
+    }
+}
+
+/* The statements of the block made of logical lines [first, last), whose first line sets its
+ * indentation: a statement is its line, the decorated def or class under a decorator, the
+ * clauses (elif, else, except, finally) of a compound one, and every more deeply indented line
+ * after those. */
+static void classify_block(Skip *s, int first, int last, int depth)
+{
+    static const char *const clauses[] = {"elif", "else", "except", "finally", NULL};
+    int indent = s->lines[first].indent;
+    for (int i = first; i < last;) {
+        int j = i + 1;
+        while (j < last && s->text[s->lines[j - 1].start] == '@' && s->lines[j].indent == indent)
+            j++; /* decorators, then the def they decorate */
+        for (;;) {
+            while (j < last && s->lines[j].indent > indent)
+                j++;
+            if (j < last && s->lines[j].indent == indent && word_in(s, j, clauses) &&
+                !word_in(s, i, clauses))
+                j++;
+            else
+                break;
+        }
+        Stmt1 st = {.first = i, .last = j};
+        int at = s->nstmts;
+        ARENA_PUSH(s->a, s->stmts, s->nstmts, s->scap, st);
+        classify(s, &s->stmts[at], depth);
+        i = j;
+    }
+}
+
+/* ---- used names ----------------------------------------------------------------------------- */
+
+/* The names IF_USED statements bind, hashed: a binding is (name, statement), chained per slot. */
+typedef struct Binder {
+    const char *name;
+    int stmt;
+    struct Binder *next;
+} Binder;
+
+typedef struct Used {
+    Skip *s;
+    Binder **slots;
+    size_t mask;
+    int *work; /* statements kept and not yet scanned */
+    int nwork, wcap;
+} Used;
+
+static size_t name_hash(const char *name, size_t len)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+    return h;
+}
+
+static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
+{
+    (void)at;
+    Used *u = ctx;
+    for (Binder *b = u->slots[name_hash(name, len) & u->mask]; b; b = b->next) {
+        Stmt1 *st = &u->s->stmts[b->stmt];
+        if (!st->kept_late && strlen(b->name) == len && !memcmp(b->name, name, len)) {
+            st->kept_late = true;
+            ARENA_PUSH(u->s->a, u->work, u->nwork, u->wcap, b->stmt);
+        }
+    }
+    return false;
+}
+
+/* The names read by one kept statement (a recursed if/try: its header lines only). */
+static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
+{
+    if (!st->recursed) {
+        each_ident(s, s->lines[st->first].start, s->lines[st->last - 1].end, mark_binder, u);
+        return;
+    }
+    int indent = s->lines[st->first].indent;
+    for (int i = st->first; i < st->last; i++)
+        if (s->lines[i].indent == indent)
+            each_ident(s, s->lines[i].start, s->lines[i].end, mark_binder, u);
+}
+
+/* Keeps every IF_USED statement whose names kept code reads, to a fixed point: a worklist in
+ * which each kept statement is scanned once. */
+static void keep_used(Skip *s)
+{
+    size_t nbinds = 0;
+    for (int k = 0; k < s->nstmts; k++)
+        if (s->stmts[k].verdict == IF_USED)
+            nbinds += (size_t)s->stmts[k].nbinds;
+    if (nbinds == 0)
+        return;
+    size_t nslots = 16;
+    while (nslots < 2 * nbinds)
+        nslots *= 2;
+    Used u = {.s = s, .slots = arena_alloc(s->a, nslots * sizeof(Binder *)), .mask = nslots - 1};
+    for (int k = 0; k < s->nstmts; k++) {
+        const Stmt1 *st = &s->stmts[k];
+        for (int b = 0; st->verdict == IF_USED && b < st->nbinds; b++) {
+            Binder *e = arena_alloc(s->a, sizeof *e);
+            size_t slot = name_hash(st->binds[b], strlen(st->binds[b])) & u.mask;
+            *e = (Binder){st->binds[b], k, u.slots[slot]};
+            u.slots[slot] = e;
+        }
+    }
+    for (int k = 0; k < s->nstmts; k++)
+        if (s->stmts[k].verdict == KEEP)
+            scan_reads(s, &s->stmts[k], &u);
+    while (u.nwork > 0)
+        scan_reads(s, &s->stmts[u.work[--u.nwork]], &u);
+}
+
+/* Whether the statement parses alone (as tric code, into a scratch arena, its messages dropped). */
+static bool parses_alone(const Skip *s, const Stmt1 *st)
+{
+    size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
+    SrcFile piece = {"<piece>", s->text + from, to - from};
+    Arena *scratch = arena_new();
+    Diag quiet = {.max_errors = 1};
+    bool ok = parse_module(&piece, scratch, &quiet) != NULL;
+    diag_free(&quiet);
+    arena_free(scratch);
+    return ok;
+}
+
+/* ---- blanking ------------------------------------------------------------------------------ */
+
+static void blank(Skip *s, char *out, const Stmt1 *st)
+{
+    size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
+    if (to - from < 4)
+        return; /* `x`, `1`: harmless, and too short to hold `pass` */
+    for (size_t i = from; i < to; i++)
+        if (out[i] != '\n' && out[i] != '\r')
+            out[i] = ' ';
+    memcpy(out + from, "pass", 4);
+}
+
+char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
+{
+    if (!file->text || file->len == 0)
+        return NULL;
+    Skip s = {.text = file->text, .len = file->len, .a = a};
+    split_lines(&s);
+    if (s.nlines == 0)
+        return NULL;
+    classify_block(&s, 0, s.nlines, 0);
+    if (!s.has_kernel && !imported)
+        return NULL; /* no kernel to serve: the whole file is tric code, checked as such */
+    keep_used(&s);
+    char *out = NULL;
+    for (int k = 0; k < s.nstmts; k++) {
+        const Stmt1 *st = &s.stmts[k];
+        if (st->verdict == KEEP || (st->verdict == IF_USED && st->kept_late))
+            continue;
+        if (st->verdict == IF_USED && !word_is(&s, st->first, "def") && parses_alone(&s, st))
+            continue; /* an unused assignment tric reads: kept, as a constant may be */
+        if (!out) {
+            out = arena_alloc(a, file->len + 1);
+            memcpy(out, file->text, file->len);
+        }
+        blank(&s, out, st);
+    }
+    return out;
+}

@@ -1,0 +1,1 @@
+# A package: its modules import each other relatively.
