@@ -950,11 +950,97 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
     return true;
 }
 
+/* ---- a loop-invariant A in shared memory ------------------------------------------------------ */
+
+/* Every use of v (anywhere in r) into uses[] (op, operand index); false past max. */
+static bool collect_uses(IrRegion *r, ValueId v, IrOp **ops, int *idx, int *n, int max)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] == v) {
+                if (*n >= max)
+                    return false;
+                ops[*n] = op;
+                idx[*n] = k;
+                (*n)++;
+            }
+        for (int k = 0; k < op->nregions; k++)
+            if (!collect_uses(&op->regions[k], v, ops, idx, n, max))
+                return false;
+    }
+    return true;
+}
+
+/* A tile loaded once before the loops and taken from registers as A by wgmma ops only (tutorial
+ * 06's q): copied into a one-slot buffer instead, where its load was, and every such wgmma reads
+ * the slot (as Triton keeps q in shared memory). The registers A took (a whole tile per thread
+ * group: 32 per thread at 128x64 on 4 warps) are freed for the loop; the copy's group is older
+ * than any loop's, so each loop's first async_wait completes it and its barrier {fence_async}
+ * shows it to wgmma. Loads of 16-bit 2-D tiles in blocked layouts with copies of 4 bytes or more,
+ * at the function's top level, whose every use is a convert_layout used only as a wgmma's A. */
+static bool invariant_a_to_smem(IrFunc *f)
+{
+    bool changed = false;
+    enum { MAX_USES = 16 };
+    for (int i = 0; i < f->body.nops; i++) {
+        IrOp *ld = f->body.ops[i];
+        if (ld->code != OP_LOAD || ld->nresults != 1)
+            continue;
+        Type t = ir_type(f, ld->results[0]);
+        int pl = f->values[ld->operands[0]].layout;
+        Layout sh;
+        if (t.rank != 2 || t.is_ptr || dtype_bytes(t.dtype) != 2 || pl <= 0 || pl >= f->nlayouts ||
+            f->layouts[pl].kind != LAYOUT_BLOCKED || axis_vector_width(f, ld) * 2 < 4 ||
+            !shared_layout_for(&sh, t, f->layouts[pl].blocked.order[0]))
+            continue;
+        IrOp *cvs[MAX_USES], *dots[MAX_USES];
+        int ci[MAX_USES], di[MAX_USES], ncv = 0, ndot = 0;
+        bool ok = collect_uses(&f->body, ld->results[0], cvs, ci, &ncv, MAX_USES) && ncv > 0;
+        for (int u = 0; ok && u < ncv; u++) {
+            ok = cvs[u]->code == OP_CONVERT_LAYOUT &&
+                 collect_uses(&f->body, cvs[u]->results[0], dots, di, &ndot, MAX_USES);
+            for (int w = 0; ok && w < ndot; w++)
+                ok = dots[w]->code == OP_WGMMA && di[w] == 0;
+        }
+        if (!ok || ndot == 0)
+            continue;
+        IrBuilder b = {.func = f, .region = &f->body, .pos = i};
+        Type bt = t;
+        bt.is_smem = true;
+        bt.rank = 3;
+        bt.shape[0] = 1;
+        bt.shape[1] = t.shape[0];
+        bt.shape[2] = t.shape[1];
+        ValueId buf = ir_build(&b, OP_LOCAL_ALLOC, ld->loc, NULL, 0, &bt, 1, 0)->results[0];
+        f->values[buf].name = f->values[ld->results[0]].name;
+        Type vt = t;
+        vt.is_smem = true;
+        ValueId sops[2] = {buf, const_i(&b, ld->loc, DT_I32, 0)};
+        ValueId view = ir_build(&b, OP_SLOT, ld->loc, sops, 2, &vt, 1, 0)->results[0];
+        ValueId mask = ld->noperands > 1 ? ld->operands[1] : 0;
+        ValueId other =
+            ld->noperands > 2 && ld->operands[2] > 0 && !is_const_zero(f, ld->operands[2])
+                ? ld->operands[2]
+                : 0;
+        ValueId cops[4] = {view, ld->operands[0], mask, other};
+        ir_build(&b, OP_ASYNC_COPY, ld->loc, cops, other ? 4 : mask ? 3 : 2, NULL, 0, 0);
+        build0(&b, OP_ASYNC_COMMIT, ld->loc, 0);
+        for (int w = 0; w < ndot; w++)
+            dots[w]->operands[0] = view;
+        i = b.pos; /* past the new ops; the load and its converts are dead now (dce) */
+        changed = true;
+    }
+    return changed;
+}
+
 bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d)
 {
     bool changed = false;
     if (!pipeline_region(f, o, &f->body, &changed))
         return false;
+    if (changed && invariant_a_to_smem(f))
+        changed = true;
     /* the copies of constants and addresses in the prologue and the loop merged and the old
      * loop's leftovers dropped; then axis info for the new values (the copies' vector widths) */
     return !changed || (pass_cse(f, o, d) && pass_dce(f, o, d) && pass_axis_info(f, o, d));

@@ -316,15 +316,21 @@ static bool op_uses(const IrOp *op, ValueId v)
 }
 
 /* The last op of r during which the buffer of local_alloc r->ops[a] is live: the last op of r
- * that uses it (a use nested in a loop makes the whole loop live), and on through the
+ * that uses it or a slot view of it made in r (a use nested in a loop makes the whole loop live:
+ * a loop-invariant A's one slot is viewed before the loops that read it), and on through the
  * async_wait / wgmma_wait ops right after (an in-flight wgmma still reads the buffer). */
 static int buffer_live_end(const IrRegion *r, int a)
 {
     ValueId buf = r->ops[a]->results[0];
     int end = a;
-    for (int i = a + 1; i < r->nops; i++)
-        if (op_uses(r->ops[i], buf))
+    for (int i = a + 1; i < r->nops; i++) {
+        bool uses = op_uses(r->ops[i], buf);
+        for (int j = a + 1; !uses && j < i; j++)
+            uses = r->ops[j]->code == OP_SLOT && r->ops[j]->operands[0] == buf &&
+                   op_uses(r->ops[i], r->ops[j]->results[0]);
+        if (uses)
             end = i;
+    }
     while (end + 1 < r->nops &&
            (r->ops[end + 1]->code == OP_ASYNC_WAIT || r->ops[end + 1]->code == OP_WGMMA_WAIT))
         end++;
