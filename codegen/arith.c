@@ -3,6 +3,7 @@
  * computed in fp32, math functions come from libdevice. docs/codegen.md "Elementwise ops". */
 #include "codegen/internal.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* ---- scalar arithmetic with the interpreter's semantics ------------------------------------- */
@@ -90,6 +91,27 @@ static LLVMValueRef contractible(Cg *c, LLVMValueRef inst)
     return inst;
 }
 
+/* Float `/` as Triton lowers it (FDivOpConversion): fp32 (and fp16/bf16, computed in fp32) is
+ * `div.full.f32` (PTX ISA 9.7.3.8: an approximation within 2 ulp, a reciprocal and a multiply,
+ * where `div.rn.f32` is a dozen instructions with a slow path); tl.div_rn is the correctly
+ * rounded one. fp64 stays div.rn. A power-of-two divisor is an exact multiply (LLVM's fdiv makes
+ * it one), and two constants fold. */
+static LLVMValueRef float_div(Cg *c, DType t, LLVMValueRef a, LLVMValueRef e)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMBool loses;
+    double d = LLVMIsAConstantFP(e) ? LLVMConstRealGetDouble(e, &loses) : 0;
+    int ex;
+    bool pow2 = LLVMIsAConstantFP(e) && d != 0 && isfinite(d) && fabs(frexp(d, &ex)) == 0.5;
+    if (t == DT_F64 || pow2 || (LLVMIsAConstantFP(a) && LLVMIsAConstantFP(e)))
+        return LLVMBuildFDiv(b, a, e, "");
+    bool half = LLVMTypeOf(a) == c->l->f16;
+    LLVMValueRef args[2] = {half ? LLVMBuildFPExt(b, a, c->l->f32, "") : a,
+                            half ? LLVMBuildFPExt(b, e, c->l->f32, "") : e};
+    LLVMValueRef q = cg_asm(c->l, c->l->f32, "div.full.f32 $0, $1, $2;", "=f,f,f", args, 2, false);
+    return half ? LLVMBuildFPTrunc(b, q, c->l->f16, "") : q;
+}
+
 LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMBuilderRef b = c->l->b;
@@ -101,7 +123,7 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
         case OP_ADD: r = contractible(c, LLVMBuildFAdd(b, a, e, "")); break;
         case OP_SUB: r = contractible(c, LLVMBuildFSub(b, a, e, "")); break;
         case OP_MUL: r = contractible(c, LLVMBuildFMul(b, a, e, "")); break;
-        case OP_DIV: r = LLVMBuildFDiv(b, a, e, ""); break;
+        case OP_DIV: r = float_div(c, t, a, e); break;
         case OP_REM: {
             /* C fmod, as the interpreter: libdevice's exact __nv_fmodf. */
             c->needs_libdevice = true;
@@ -221,7 +243,15 @@ static LLVMValueRef unary(Cg *c, OpCode op, DType t, LLVMValueRef a)
         snprintf(name, sizeof name, "llvm.%s.%s", base, fsuffix(c, LLVMTypeOf(w)));
         return narrow(c, call1(c, name, LLVMTypeOf(w), w), t);
     }
-    case OP_EXP: return libdevice1(c, "exp", "exp", t, a);
+    case OP_EXP:
+        if (t == DT_F32) {
+            /* Triton's ExpOpConversionApprox: fp32 exp(x) = ex2.approx.f32(x * rn(log2 e)) (PTX
+             * ISA 9.7.3.22), two instructions where __nv_expf is eight; other types libdevice */
+            LLVMValueRef s = contractible(
+                c, LLVMBuildFMul(c->l->b, a, LLVMConstReal(c->l->f32, 1.4426950216293335), ""));
+            return cg_asm(c->l, c->l->f32, "ex2.approx.f32 $0, $1;", "=f,f", &s, 1, false);
+        }
+        return libdevice1(c, "exp", "exp", t, a);
     case OP_EXP2: return libdevice1(c, "exp2", "exp2", t, a);
     case OP_LOG: return libdevice1(c, "log", "log", t, a);
     case OP_LOG2: return libdevice1(c, "log2", "log2", t, a);
