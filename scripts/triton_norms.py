@@ -120,7 +120,12 @@ if "softmax" in ONLY:
                 sm_mod.softmax_kernel[(programs, 1, 1)](y, x, x.stride(0), y.stride(0), ROWS, n_cols,
                                                         BLOCK_SIZE=block, num_stages=stages, num_warps=warps)
 
-            run()
+            try:
+                run()
+            except Exception as e:  # Triton cannot build this row (e.g. out of shared memory)
+                print("# softmax %s %dx%d: skipped: %s" % (dname, ROWS, n_cols, str(e).splitlines()[0][:160]),
+                      flush=True)
+                continue
             check("softmax %s %dx%d" % (dname, ROWS, n_cols), y, torch.softmax(x.float(), dim=1),
                   1e-5 if dt == torch.float16 else 1e-8, 2e-3 if dt == torch.float16 else 1e-5)
             gb = 2 * x.numel() * x.element_size() * 1e-9
