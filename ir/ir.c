@@ -371,6 +371,25 @@ static void replace_uses_in_region(IrRegion *r, ValueId from, ValueId to)
     }
 }
 
+bool ir_op_uses(const IrOp *op, ValueId v)
+{
+    for (int k = 0; k < op->noperands; k++)
+        if (op->operands[k] == v)
+            return true;
+    for (int k = 0; k < op->nregions; k++)
+        if (ir_region_uses(&op->regions[k], v))
+            return true;
+    return false;
+}
+
+bool ir_region_uses(const IrRegion *r, ValueId v)
+{
+    for (int i = 0; i < r->nops; i++)
+        if (ir_op_uses(r->ops[i], v))
+            return true;
+    return false;
+}
+
 void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to)
 {
     replace_uses_in_region(&f->body, from, to);

@@ -428,6 +428,9 @@ void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op); /* pos -1: app
 void ir_region_remove(IrRegion *r, int pos);
 /* Replaces every use of from by to in the whole function. */
 void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to);
+/* Does op read v, as an operand or inside its regions? Does any op of r? */
+bool ir_op_uses(const IrOp *op, ValueId v);
+bool ir_region_uses(const IrRegion *r, ValueId v);
 /* A copy of a function (same arena or another), values renumbered densely. */
 IrFunc *ir_func_clone(const IrFunc *f, Arena *arena);
 

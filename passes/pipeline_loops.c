@@ -224,12 +224,8 @@ static bool stage0_leaks(Pipe *p)
                     if (own_convert)
                         continue;
                 }
-                for (int k = 0; k < u->noperands; k++)
-                    if (u->operands[k] == v)
-                        return true;
-                for (int k = 0; k < u->nregions; k++)
-                    if (uses_in(&u->regions[k], v))
-                        return true;
+                if (ir_op_uses(u, v))
+                    return true;
             }
         }
     }
@@ -668,18 +664,6 @@ static ValueId next_slot(Pipe *p, IrBuilder *b, ValueId x)
     return ir_build(b, OP_SELECT, loc, ops, 3, &t, 1, 0)->results[0];
 }
 
-/* Does op read v (as an operand, or inside its regions)? */
-static bool op_uses(const IrOp *op, ValueId v)
-{
-    for (int k = 0; k < op->noperands; k++)
-        if (op->operands[k] == v)
-            return true;
-    for (int k = 0; k < op->nregions; k++)
-        if (uses_in(&op->regions[k], v))
-            return true;
-    return false;
-}
-
 /* wgmma_wait 0 on the carried iter arg (its block argument, body value `arg`): later ops read
  * the wait's result. */
 static void wait_carried(Pipe *p, IrBuilder *b, ValueId arg, SrcLoc loc)
@@ -778,7 +762,7 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     bool carried_waited = false;
     for (int i = 0; i + 1 < body->nops; i++) {
         IrOp *op = body->ops[i];
-        if (carried_arg && !carried_waited && !p->stage0[i] && op_uses(op, carried_arg)) {
+        if (carried_arg && !carried_waited && !p->stage0[i] && ir_op_uses(op, carried_arg)) {
             wait_carried(p, &nbld, carried_arg, loc);
             carried_waited = true;
         }

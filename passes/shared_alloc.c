@@ -181,20 +181,6 @@ bool layout_convert_is_relabel(const IrFunc *f, int from, int to)
     return mma_fragments_alike(f, from, d->dot_operand.parent) && a->mma.warps_per_cta[1] == 1;
 }
 
-static bool value_is_used(const IrRegion *r, ValueId v)
-{
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        for (int k = 0; k < op->noperands; k++)
-            if (op->operands[k] == v)
-                return true;
-        for (int k = 0; k < op->nregions; k++)
-            if (value_is_used(&op->regions[k], v))
-                return true;
-    }
-    return false;
-}
-
 static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
 {
     switch (op->code) {
@@ -252,7 +238,7 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
          * scratch, row-major. */
         ValueId r = op->results[0];
         Type t = ir_type(f, r);
-        if (!value_is_used(&f->body, r) || !layout_replicates(f, f->values[r].layout, t))
+        if (!ir_region_uses(&f->body, r) || !layout_replicates(f, f->values[r].layout, t))
             return 0;
         return type_numel(t) * shared_elem_bytes(t);
     }
@@ -302,19 +288,6 @@ static bool is_wgmma_dot(const IrFunc *f, const IrOp *op)
 
 /* ---- the pipeline's buffers ----------------------------------------------------------------- */
 
-/* Whether op, or anything nested in it, has v as an operand. */
-static bool op_uses(const IrOp *op, ValueId v)
-{
-    for (int k = 0; k < op->noperands; k++)
-        if (op->operands[k] == v)
-            return true;
-    for (int k = 0; k < op->nregions; k++)
-        for (int i = 0; i < op->regions[k].nops; i++)
-            if (op_uses(op->regions[k].ops[i], v))
-                return true;
-    return false;
-}
-
 /* The last op of r during which the buffer of local_alloc r->ops[a] is live: the last op of r
  * that uses it or a slot view of it made in r (a use nested in a loop makes the whole loop live:
  * a loop-invariant A's one slot is viewed before the loops that read it), and on through the
@@ -324,10 +297,10 @@ static int buffer_live_end(const IrRegion *r, int a)
     ValueId buf = r->ops[a]->results[0];
     int end = a;
     for (int i = a + 1; i < r->nops; i++) {
-        bool uses = op_uses(r->ops[i], buf);
+        bool uses = ir_op_uses(r->ops[i], buf);
         for (int j = a + 1; !uses && j < i; j++)
             uses = r->ops[j]->code == OP_SLOT && r->ops[j]->operands[0] == buf &&
-                   op_uses(r->ops[i], r->ops[j]->results[0]);
+                   ir_op_uses(r->ops[i], r->ops[j]->results[0]);
         if (uses)
             end = i;
     }
