@@ -9,7 +9,7 @@
 
 /* Packs two 16-bit elements into one .b32 register, the first in the low half (PTX ISA
  * 9.7.14.5.8: "a0, a1" share a .f16x2 register, a0 in the lower 16 bits). */
-static LLVMValueRef pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
+LLVMValueRef cg_pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
 {
     LLVMBuilderRef b = c->l->b;
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
@@ -199,7 +199,7 @@ bool cg_pack_a_fragments(Cg *c, const LVal *A, Dist *da, int Rm, int Kt, LLVMVal
                 int e1 = amap[(rm * 2 + h) * da->count[1] + rk * 4 + kh * 2 + 1];
                 if (e0 < 0 || e1 < 0)
                     FAIL(c, "tensor-core dot: A fragment element missing");
-                apk[(rm * Kt + rk) * 4 + q] = pack_pair(c, cg_at(A, e0), cg_at(A, e1));
+                apk[(rm * Kt + rk) * 4 + q] = cg_pack_pair(c, cg_at(A, e0), cg_at(A, e1));
             }
     return true;
 }
@@ -221,7 +221,7 @@ static bool mma_pack_registers(Cg *c, LVal *A, LVal *B, Dist *da, Dist *db, int 
                 int e1 = bmap[(rk * 4 + kh * 2 + 1) * db->count[1] + rn];
                 if (e0 < 0 || e1 < 0)
                     FAIL(c, "mma dot: B fragment element missing");
-                bpk[(rk * Rn + rn) * 2 + kh] = pack_pair(c, B->el[e0], B->el[e1]);
+                bpk[(rk * Rn + rn) * 2 + kh] = cg_pack_pair(c, B->el[e0], B->el[e1]);
             }
     return true;
 }

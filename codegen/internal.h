@@ -300,6 +300,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
  * 9.7.14.5.8; wgmma's register A per warp is the same, 9.7.15.5.1.1): (a0,a1), (a2,a3),
  * (a4,a5), (a6,a7) of m16 tile rm and k16 step rk at apk[(rm * Kt + rk) * 4 + q] (dot_mma.c). */
 bool cg_pack_a_fragments(Cg *c, const LVal *A, Dist *da, int Rm, int Kt, LLVMValueRef *apk);
+/* Two 16-bit elements in one .b32, lo in the low half (dot_mma.c). */
+LLVMValueRef cg_pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi);
 
 typedef struct WgmmaIssue {
     DType dtype;           /* of A (and B): fp16, bf16, fp32 (the .tf32 form, k8) or fp8 (k32) */

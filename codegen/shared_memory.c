@@ -183,10 +183,69 @@ static void smem_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int
     }
 }
 
+/* An #mma accumulator of 16-bit elements stored with `stmatrix.sync.aligned.m8n8.x4.shared.b16`
+ * (PTX ISA 9.7.9.26, sm_90): a thread's pair (row 8h + groupID, columns 2*tig, +1) of n8 piece rn
+ * is exactly register r of matrix (h, rn) in stmatrix's fragment, so one instruction stores the
+ * four 8x8 matrices (h = 0, 1) x (rn, rn + 1) of a warp's 16 rows, each lane giving one matrix
+ * row's address: lane l row 8 * ((l / 8) % 2) + l % 8 of the warp's 16, columns 8 * (l / 16) of
+ * the pair. Each row is 16 bytes, one swizzle chunk. A quarter of the st.shared.b32 it replaces
+ * (Triton's epilogue stores the same way). False when the value is not such an accumulator (one
+ * warp along N, whole 16 x 16 blocks) or the scratch is not contiguous along the columns in
+ * 16-byte chunks. */
+static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
+                           int off)
+{
+    const Layout *L =
+        ds->layout > 0 && ds->layout < c->f->nlayouts ? &c->f->layouts[ds->layout] : NULL;
+    if (!L || c->o->sm < 90 || L->kind != LAYOUT_MMA || L->mma.warps_per_cta[1] != 1 ||
+        tile.rank != 2 || dtype_bytes(tile.dtype) != 2 || l->shared.order[0] != 1 ||
+        l->shared.vec != 8 || ds->rank != 2 || src->n != ds->nelems || ds->count[0] % 2 ||
+        ds->count[1] % 4 || tile.shape[1] % 16)
+        return false;
+    int W = L->mma.warps_per_cta[0], *map = cg_local_index_map(c, ds);
+    for (int x = 0; x < ds->count[0] * ds->count[1]; x++)
+        if (map[x] < 0)
+            return false;
+    LLVMBuilderRef b = c->l->b, pb = c->pro;
+    MmaBases *mb = cg_mma_bases(c, L);
+    /* this lane's matrix row: warp rows wm*16, + 8 for matrices 1 and 3, + lane % 8; its columns
+     * start 8 further for matrices 2 and 3 */
+    LLVMValueRef lane8 = LLVMBuildLShr(pb, c->lane, cg_i32(c->l, 3), "");
+    LLVMValueRef row0 = LLVMBuildAdd(
+        pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
+        LLVMBuildAdd(
+            pb, LLVMBuildMul(pb, LLVMBuildAnd(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), ""),
+            LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), ""), ""),
+        "");
+    LLVMValueRef col0 =
+        LLVMBuildMul(pb, LLVMBuildLShr(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), "");
+    int Rm = ds->count[0] / 2, Rp = ds->count[1] / 4;
+    for (int rm = 0; rm < Rm; rm++)
+        for (int rp = 0; rp < Rp; rp++) {
+            LLVMValueRef row = LLVMBuildAdd(b, row0, cg_i32(c->l, rm * 16 * W), "");
+            LLVMValueRef col = LLVMBuildAdd(b, col0, cg_i32(c->l, rp * 16), "");
+            LLVMValueRef byte =
+                LLVMBuildAdd(b, cg_swizzled_offset(c, l, tile, row, col), cg_i32(c->l, off), "");
+            LLVMValueRef args[5];
+            args[0] = cg_smem_window_addr(c, byte);
+            for (int q = 0; q < 4; q++) { /* matrix q: h = q % 2, piece 2 * rp + q / 2 */
+                int h = q % 2, rn = 2 * rp + q / 2;
+                int e0 = map[(rm * 2 + h) * ds->count[1] + rn * 2],
+                    e1 = map[(rm * 2 + h) * ds->count[1] + rn * 2 + 1];
+                args[1 + q] = cg_pack_pair(c, src->el[e0], src->el[e1]);
+            }
+            cg_asm_n(c, LLVMVoidTypeInContext(c->l->ctx),
+                     "stmatrix.sync.aligned.m8n8.x4.shared.b16 [$0], {$1, $2, $3, $4};",
+                     "r,r,r,r,r,~{memory}", args, 5, true);
+        }
+    return true;
+}
+
 void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
                             int off)
 {
-    smem_swizzled(c, ds, tile, l, off, src, NULL);
+    if (!stmatrix_store(c, src, ds, tile, l, off))
+        smem_swizzled(c, ds, tile, l, off, src, NULL);
 }
 
 LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off)
