@@ -86,17 +86,8 @@ static const char *dir_of(Arena *a, const char *path)
 
 static char *read_whole(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     StrBuf sb = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        strbuf_append_n(&sb, buf, n);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
+    if (!strbuf_read_file(&sb, path) || sb.failed) {
         strbuf_free(&sb);
         return NULL;
     }

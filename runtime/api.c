@@ -688,17 +688,15 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
 /* The whole file, NUL-terminated, malloc'd into *out. */
 static tric_status read_file(const char *path, char **out) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    StrBuf sb = {0};
+    errno = 0;
+    bool read = strbuf_read_file(&sb, path);
+    if (!read && !sb.data && errno) {
+        strbuf_free(&sb);
         return rt_fail(errno == ENOENT ? TRIC_ERROR_NOT_FOUND : TRIC_ERROR_IO, "%s: %s", path,
                        strerror(errno));
-    StrBuf sb = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        strbuf_append_n(&sb, chunk, n);
-    bool bad = ferror(f);
-    fclose(f);
+    }
+    bool bad = !read;
     if (bad || sb.failed) {
         strbuf_free(&sb);
         return bad ? rt_fail(TRIC_ERROR_IO, "%s: read error", path)

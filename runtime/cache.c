@@ -95,25 +95,12 @@ char *rt_cache_path(const char *dir, const char *material, size_t mlen) {
     return strbuf_take(&sb);
 }
 
-static bool read_all(const char *path, StrBuf *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        strbuf_append_n(out, chunk, n);
-    bool ok = !ferror(f);
-    fclose(f);
-    return ok;
-}
-
 bool rt_cache_lookup(const char *dir, const char *material, size_t mlen, StrBuf *payload,
                      StrBuf *why) {
     char *path = rt_cache_path(dir, material, mlen);
     StrBuf file = {0};
     bool ok = false;
-    if (!read_all(path, &file)) {
+    if (!strbuf_read_file(&file, path)) {
         strbuf_printf(why, "%s: no entry", path);
         goto done;
     }

@@ -92,3 +92,17 @@ char *strbuf_take(StrBuf *sb)
     sb->failed = false;
     return p;
 }
+
+bool strbuf_read_file(StrBuf *sb, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        strbuf_append_n(sb, chunk, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    return ok;
+}

@@ -84,6 +84,9 @@ void strbuf_putc(StrBuf *sb, char c);
 void strbuf_clear(StrBuf *sb);
 void strbuf_free(StrBuf *sb);
 char *strbuf_take(StrBuf *sb); /* hand the malloc'd text to the caller; sb is left empty */
+/* Appends the whole file at path; false when it cannot be opened (errno says why) or a read
+ * fails. Out of memory shows as sb->failed, as for every append. */
+bool strbuf_read_file(StrBuf *sb, const char *path);
 
 /* ---- diag.c --------------------------------------------------------------------------------- */
 
