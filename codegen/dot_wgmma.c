@@ -49,9 +49,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     for (int e = 0; e < n; e++) {
         acc[e] = cg_at(C, e);
         LLVMBool loses;
-        c_zero = c_zero && LLVMIsAConstantFP(acc[e]) &&
-                 LLVMConstRealGetDouble(acc[e], &loses) == 0.0 &&
-                 !signbit(LLVMConstRealGetDouble(acc[e], &loses));
+        double v = c_zero && LLVMIsAConstantFP(acc[e]) ? LLVMConstRealGetDouble(acc[e], &loses) : 1;
+        c_zero = v == 0.0 && !signbit(v);
     }
     if (c_zero)
         for (int e = 0; e < n; e++)

@@ -232,19 +232,27 @@ static bool stage0_leaks(Pipe *p)
     return false;
 }
 
+/* The iter arg (0-based) whose next value is v and only that one: v appears once in the yield and
+ * nowhere else in the body. -1 if none. */
+static int yielded_alone(const Pipe *p, ValueId v)
+{
+    const IrOp *y = p->body->ops[p->body->nops - 1];
+    int it = -1;
+    for (int k = 0; k < y->noperands; k++)
+        if (y->operands[k] == v)
+            it = it < 0 ? k : -2;
+    return it >= 0 && uses_in(p->body, v) == 1 ? it : -1;
+}
+
 /* The iter arg (0-based) whose whole chain is dot's accumulator: c is that arg's block argument,
  * used by dot alone, and dot's result is used by the yield alone, at that position. -1 if none. */
 static int accumulator_iter(const Pipe *p, const IrOp *dot)
 {
     const IrRegion *body = p->body;
-    const IrOp *y = body->ops[body->nops - 1];
-    int it = -1;
-    for (int k = 0; k < y->noperands; k++)
-        if (y->operands[k] == dot->results[0])
-            it = it < 0 ? k : -2;
+    int it = yielded_alone(p, dot->results[0]);
     if (it < 0 || body->args[1 + it] != dot->operands[2])
         return -1;
-    if (uses_in(body, dot->results[0]) != 1 || uses_in(body, dot->operands[2]) != 1)
+    if (uses_in(body, dot->operands[2]) != 1)
         return -1;
     return it;
 }
@@ -328,12 +336,8 @@ static bool depends_on(const Pipe *p, ValueId v, ValueId on, int depth)
 static void choose_carried_dot(Pipe *p, IrOp **wg, int nwg)
 {
     IrOp *dot = wg[nwg - 1];
-    const IrOp *y = p->body->ops[p->body->nops - 1];
-    int it = -1;
-    for (int k = 0; k < y->noperands; k++)
-        if (y->operands[k] == dot->results[0])
-            it = it < 0 ? k : -2;
-    if (it < 0 || uses_in(p->body, dot->results[0]) != 1 || p->arg_stage0[it])
+    int it = yielded_alone(p, dot->results[0]);
+    if (it < 0 || p->arg_stage0[it])
         return;
     if (a_from_registers(p, dot)) {
         bool after_wait = false;
