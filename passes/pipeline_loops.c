@@ -6,8 +6,7 @@
  * (i + S - 1) % S of an S-slot local_alloc buffer, issued S - 1 iterations ahead of its use
  * (S = the loop's tl.range num_stages, else the function's); a prologue of S - 1 iterations,
  * each predicated on the iteration existing, fills the first slots; iteration i waits for its
- * own group (async_wait S - 2), makes it visible to every thread (barrier, with the async-proxy
- * fence when wgmma reads it), and reads slot i % S: through local_load into the dot operand's
+ * own group (async_wait S - 2), makes it visible to every thread (barrier), and reads slot i % S: through local_load into the dot operand's
  * layout (mma.sync), or directly with a wgmma that stays in flight until the next iteration's
  * wgmma_wait 1 (sm_90a). After the loop: async_wait 0, and wgmma_wait 0 on the accumulator.
  * The buffers have no shared layout yet (swizzle.c). Axis info is recomputed for the new values.
@@ -750,9 +749,14 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     }
     IrBuilder nbld = {.func = f, .region = nb, .pos = -1};
 
-    /* 1. this iteration's tiles: complete, and seen by every thread */
+    /* 1. this iteration's tiles: complete, and seen by every thread. No async-proxy fence for
+     * wgmma: the slots' only writers are cp.async copies, completed by async_wait and published
+     * by bar.sync, as Triton (FenceInsertion fences register-to-shared copies only) and CUTLASS
+     * (MainloopSm90CpAsyncGmma) order them; the fence cost 3% on seed 2's 128x128x64 loop on the
+     * H100 (docs/performance.md). A wgmma operand stored from registers is fenced where codegen
+     * stores it (dot_wgmma.c). */
     build0(&nbld, OP_ASYNC_WAIT, loc, p->S - 2);
-    build0(&nbld, OP_BARRIER, loc, p->any_wgmma ? 1 : 0);
+    build0(&nbld, OP_BARRIER, loc, 0);
     for (int k = 0; k < p->nloads; k++)
         p->views[k] = slot_view(p, &nbld, k, ext);
 
@@ -964,8 +968,8 @@ static bool collect_uses(IrRegion *r, ValueId v, IrOp **ops, int *idx, int *n, i
  * 06's q): copied into a one-slot buffer instead, where its load was, and every such wgmma reads
  * the slot (as Triton keeps q in shared memory). The registers A took (a whole tile per thread
  * group: 32 per thread at 128x64 on 4 warps) are freed for the loop; the copy's group is older
- * than any loop's, so each loop's first async_wait completes it and its barrier {fence_async}
- * shows it to wgmma. Loads of 16-bit 2-D tiles in blocked layouts with copies of 4 bytes or more,
+ * than any loop's, so each loop's first async_wait completes it and its barrier shows it to
+ * wgmma. Loads of 16-bit 2-D tiles in blocked layouts with copies of 4 bytes or more,
  * at the function's top level, whose every use is a convert_layout used only as a wgmma's A. */
 static bool invariant_a_to_smem(IrFunc *f)
 {
