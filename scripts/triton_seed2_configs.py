@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+# scripts/triton_seed2_configs.py SIZES: Triton's time for EACH of seed 2's autotune configs (not
+# only the autotuner's pick), to set beside `bench/bench_matmul SIZES --seed-configs --kernel=seed2
+# --all` when one config is slower in tric than in Triton. The seed's kernel_matmul from
+# scripts/triton_seed2_report.py, GROUP_SIZE_M 8, fp16 in and out, timed as that script times
+# (do_bench median, L2 flushed, TRIC_BENCH_REST_MS of rest first), each result checked against
+# torch.matmul. Prints one line per size and config: M, config, ms, TFLOPS.
+# Runs on the GPU machine (torch + Triton); elsewhere `python3 -m py_compile` checks it.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton_seed2_report import bench, get_cuda_autotune_config, kernel_matmul  # noqa: E402
+
+
+def main(argv):
+    sizes = [int(x) for x in argv[1].split(",")] if len(argv) > 1 else [2048, 3072, 4096]
+    for size in sizes:
+        a = torch.rand(size, size, device="cuda", dtype=torch.float16)
+        b = torch.rand(size, size, device="cuda", dtype=torch.float16)
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        ref = torch.matmul(a, b)
+        for cfg in get_cuda_autotune_config():
+            bm, bn, bk = (cfg.kwargs["BLOCK_SIZE_" + x] for x in "MNK")
+            grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+
+            def run():
+                kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1),
+                                    b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                    BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                    GROUP_SIZE_M=8, T_C=tl.float16, T_ACC=tl.float32,
+                                    num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+
+            try:
+                run()
+                torch.cuda.synchronize()
+            except Exception as e:  # a config Triton cannot build (shared memory) is reported
+                print("%d %dx%dx%d,%d,%d skipped: %s" % (size, bm, bn, bk, cfg.num_warps,
+                                                         cfg.num_stages, str(e)[:80]), flush=True)
+                continue
+            err = (c.float() - ref.float()).abs().max().item()
+            ms = bench(run)
+            print("%d %dx%dx%d,%d,%d %.4f ms %.1f TFLOPS (max err %.3g)" % (
+                size, bm, bn, bk, cfg.num_warps, cfg.num_stages, ms, 2 * size ** 3 / ms * 1e-9, err),
+                flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
