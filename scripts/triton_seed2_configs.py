@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-# scripts/triton_seed2_configs.py SIZES: Triton's time for EACH of seed 2's autotune configs (not
-# only the autotuner's pick), to set beside `bench/bench_matmul SIZES --seed-configs --kernel=seed2
-# --all` when one config is slower in tric than in Triton. The seed's kernel_matmul from
+# scripts/triton_seed2_configs.py [SIZES] [--seed16]: Triton's time for EACH of seed 2's autotune
+# configs (not only the autotuner's pick), to set beside `bench/bench_matmul SIZES --seed-configs
+# --kernel=seed2 --all` when one config is slower in tric than in Triton. The configs: the 13 of
+# scripts/triton_anchor.py's cfgs() (issue 8's "13 seed configs", bench_matmul's --seed-configs),
+# or with --seed16 the 16 of the seed's own list (scripts/triton_seed2_report.py). The seed's kernel_matmul from
 # scripts/triton_seed2_report.py, GROUP_SIZE_M 8, fp16 in and out, timed as that script times
 # (do_bench median, L2 flushed, TRIC_BENCH_REST_MS of rest first), each result checked against
 # torch.matmul. Prints one line per size and config: M, config, ms, TFLOPS.
@@ -15,15 +17,32 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton_seed2_report import bench, get_cuda_autotune_config, kernel_matmul  # noqa: E402
 
+# triton_anchor.py's cfgs() (importing it would run its benchmarks): BLOCK_SIZE_M, BLOCK_SIZE_N,
+# BLOCK_SIZE_K, num_stages, num_warps, in its order.
+ANCHOR_CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4),
+                  (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (128, 32, 32, 4, 4),
+                  (128, 256, 128, 3, 8), (256, 128, 128, 3, 8), (256, 64, 128, 4, 4),
+                  (64, 256, 128, 4, 4), (128, 128, 128, 4, 4), (128, 128, 64, 4, 4),
+                  (128, 256, 64, 4, 8)]
+
+
+def configs(seed16):
+    if seed16:
+        return get_cuda_autotune_config()
+    return [triton.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n, "BLOCK_SIZE_K": k},
+                          num_stages=s, num_warps=w) for m, n, k, s, w in ANCHOR_CONFIGS]
+
 
 def main(argv):
-    sizes = [int(x) for x in argv[1].split(",")] if len(argv) > 1 else [2048, 3072, 4096]
+    seed16 = "--seed16" in argv
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    sizes = [int(x) for x in args[0].split(",")] if args else [2048, 3072, 4096]
     for size in sizes:
         a = torch.rand(size, size, device="cuda", dtype=torch.float16)
         b = torch.rand(size, size, device="cuda", dtype=torch.float16)
         c = torch.empty(size, size, device="cuda", dtype=torch.float16)
         ref = torch.matmul(a, b)
-        for cfg in get_cuda_autotune_config():
+        for cfg in configs(seed16):
             bm, bn, bk = (cfg.kwargs["BLOCK_SIZE_" + x] for x in "MNK")
             grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
 
