@@ -18,6 +18,11 @@
  *   --all                           print (and write) every config's time, not only the best
  *   --no-check                      skip the correctness checks (long sweeps)
  *   --reps=N                        timed launches per config (default 10)
+ *   --do-bench                      time as triton.testing.do_bench (and bench_seed2_report) do
+ *                                   instead: ~25 ms of warm-up, ~100 ms of launches, L2 flushed
+ *                                   (a 256 MiB memset) before each, the median; what Triton's
+ *                                   scripts time with, so back-to-back launches of large sizes
+ *                                   (which run hotter, at lower clocks) do not skew tric's side
  * A config that does not compile, or whose shared memory does not fit, is skipped with a
  * one-line message. */
 #include "bench_util.h"
@@ -85,8 +90,26 @@ static int config_usable(tric_device dev, const char *tri, int seed2, int s,
 }
 
 /* Median milliseconds of one config at size s, or 0 when it does not compile or run. */
+typedef struct MatmulLaunch {
+    tric_kernel k;
+    tric_dim3 grid;
+    tric_arg args[12];
+} MatmulLaunch;
+
+static int matmul_launch_fn(void *ctx)
+{
+    MatmulLaunch *t = ctx;
+    if (tric_launch(t->k, t->grid, t->args, 12, NULL) != TRIC_SUCCESS) {
+        printf("error: %s\n", tric_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+/* flush: with --do-bench, the L2 flush buffer (bench_do_bench_ms); NULL: bench_kernel_ms. */
 static double time_config(tric_device dev, const char *tri, int seed2, int s,
-                          const ExMatmulConfig *cfg, tric_buffer a, tric_buffer b, tric_buffer c)
+                          const ExMatmulConfig *cfg, tric_buffer a, tric_buffer b, tric_buffer c,
+                          tric_buffer flush)
 {
     int64_t v[9] = {s, s, s, s, 1, s, 1, s, 1};
     char signature[256], name[64];
@@ -103,7 +126,15 @@ static double time_config(tric_device dev, const char *tri, int seed2, int s,
         args[3 + i] = TRIC_ARG_I32((int32_t)v[i]);
     unsigned programs = (unsigned)(((s + cfg->block_m - 1) / cfg->block_m) *
                                    ((s + cfg->block_n - 1) / cfg->block_n));
-    double ms = bench_kernel_ms(k, (tric_dim3){programs, 1, 1}, args, 12, 3, reps);
+    double ms;
+    if (flush) {
+        MatmulLaunch t = {.k = k, .grid = {programs, 1, 1}};
+        memcpy(t.args, args, sizeof args);
+        int timed = 0;
+        ms = bench_do_bench_ms(matmul_launch_fn, &t, flush, 100.0, &timed);
+    } else {
+        ms = bench_kernel_ms(k, (tric_dim3){programs, 1, 1}, args, 12, 3, reps);
+    }
     tric_module_destroy(mod);
     return ms;
 }
@@ -113,7 +144,7 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s [SIZE...] [--config BMxBNxBK,WARPS,STAGES]... [--seed-configs] "
             "[--arch=ARCH] [--kernel=seed1|seed2|both] [--csv=FILE] [--all] [--no-check] "
-            "[--reps=N]\n",
+            "[--reps=N] [--do-bench]\n",
             argv0);
 }
 
@@ -125,13 +156,15 @@ int main(int argc, char **argv)
                       .check = 1,
                       .reps = reps,
                       .sizes = {1024, 2048, 4096, 8192}};
-    int seed_cfgs = 0, kernels = 3; /* kernels: bit 0 seed 1, bit 1 seed 2 */
+    int seed_cfgs = 0, kernels = 3, do_bench = 0; /* kernels: bit 0 seed 1, bit 1 seed 2 */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (bench_shared_option(&o, argc, argv, &i)) {
             continue;
         } else if (!strcmp(a, "--seed-configs")) {
             seed_cfgs = 1;
+        } else if (!strcmp(a, "--do-bench")) {
+            do_bench = 1;
         } else if (!strcmp(a, "--kernel=seed1")) {
             kernels = 1;
         } else if (!strcmp(a, "--kernel=seed2")) {
@@ -163,6 +196,9 @@ int main(int argc, char **argv)
         return 77;
     const char *arch = bench_arch_label(dev, arch_opt);
     printf("# arch: %s\n", arch);
+    printf("# timing: %s\n", do_bench
+                                 ? "as do_bench: L2 flushed before each launch, ~100 ms, median"
+                                 : "back to back, median of --reps");
     char path[4096];
     const char *tri = ex_tri_path("matmul.tri", path, sizeof path);
     /* The correctness check goes through ex_matmul (example_kernels.h), which compiles with the
@@ -170,6 +206,9 @@ int main(int argc, char **argv)
     if (arch_opt)
         setenv("TRIC_ARCH", arch_opt, 1);
     FILE *csv = bench_csv_open(csv_path);
+    tric_buffer flush = NULL;
+    if (do_bench)
+        EX_CHECK(tric_buffer_alloc(dev, BENCH_FLUSH_BYTES, &flush));
 
     /* usable[seed2][ci]: the config compiles and loads at the first size (shared memory fits). */
     int usable[2][MAX_CONFIGS];
@@ -225,7 +264,7 @@ int main(int argc, char **argv)
             for (int ci = 0; ci < nconfigs; ci++) {
                 if (!usable[seed2][ci])
                     continue;
-                double ms = time_config(dev, tri, seed2, s, &configs[ci], a, b, c);
+                double ms = time_config(dev, tri, seed2, s, &configs[ci], a, b, c, flush);
                 if (ms > 0 && (best_i < 0 || ms < best))
                     best = ms, best_i = ci;
                 if (all && ms > 0) { /* a skipped config said why already */
@@ -249,6 +288,8 @@ int main(int argc, char **argv)
         tric_buffer_free(b);
         tric_buffer_free(c);
     }
+    if (flush)
+        tric_buffer_free(flush);
     if (csv)
         fclose(csv);
     tric_device_close(dev);

@@ -36,11 +36,9 @@
 #include "bench_util.h"
 #include "cublas_dl.h"
 
-#define MAX_SIZES   64
-#define MAX_GROUPS  8
-#define FLUSH_BYTES ((size_t)256 << 20) /* do_bench's L2 flush buffer: 256 MiB */
-#define WARMUP_MS   25.0                /* do_bench's warmup= */
-#define SAMPLES     64
+#define MAX_SIZES  64
+#define MAX_GROUPS 8
+#define SAMPLES    64
 
 /* ---- options ----------------------------------------------------------------------------------- */
 
@@ -192,79 +190,6 @@ static float *reference(const uint16_t *a, const uint16_t *b, int64_t M, int64_t
 
 /* ---- timing ------------------------------------------------------------------------------------ */
 
-/* One launch of what is timed (on the legacy stream, or tric's default stream, which is ordered
- * with it: the events go on the legacy stream, as bench_kernel_ms's do); 0 on success. */
-typedef int (*LaunchFn)(void *ctx);
-
-/* Milliseconds per launch, as do_bench measures: rest, one launch to estimate, warm-up launches
- * for WARMUP_MS, then reps launches (about time_ms_opt of kernel time, 3 to 1000), each between
- * two events with the L2 flushed before (outside) them; the median. 0 on an error (printed). */
-static double time_launches(LaunchFn fn, void *ctx, tric_buffer flush_buf, int *reps_out)
-{
-    const RtCudaApi *cu = rt_cuda_api();
-    if (!cu) {
-        printf("error: %s\n", rt_cuda_api_error());
-        return 0;
-    }
-    CUdeviceptr fl = flush_buf ? (CUdeviceptr)tric_buffer_address(flush_buf) : 0;
-    bench_rest(); /* the previous step ended synchronized: the GPU idles now */
-    CUevent e0, e1;
-    cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
-    cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
-    float est = 0;
-    cu->cuEventRecord(e0, NULL);
-    int err = fn(ctx);
-    cu->cuEventRecord(e1, NULL);
-    CUresult r = cu->cuEventSynchronize(e1);
-    cu->cuEventElapsedTime(&est, e0, e1);
-    cu->cuEventDestroy(e0);
-    cu->cuEventDestroy(e1);
-    if (err || r != CUDA_SUCCESS) {
-        char text[256];
-        if (r != CUDA_SUCCESS)
-            printf("error: the kernel failed: %s\n", rt_cuda_error_text(r, text, sizeof text));
-        return 0;
-    }
-    if (est <= 0)
-        est = 1e-3f;
-    int warmup = (int)ceil(WARMUP_MS / est), reps = (int)ceil(time_ms_opt / est);
-    warmup = warmup < 1 ? 1 : warmup > 1000 ? 1000 : warmup;
-    reps = reps < 3 ? 3 : reps > 1000 ? 1000 : reps;
-    for (int i = 0; i < warmup; i++)
-        if (fn(ctx))
-            return 0;
-    CUevent *ev = calloc(2 * (size_t)reps, sizeof *ev);
-    double *ms = calloc((size_t)reps, sizeof *ms);
-    for (int i = 0; i < 2 * reps; i++)
-        cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
-    for (int i = 0; i < reps && !err; i++) {
-        if (fl)
-            cu->cuMemsetD8Async(fl, 0, FLUSH_BYTES, NULL);
-        cu->cuEventRecord(ev[2 * i], NULL);
-        err = fn(ctx);
-        cu->cuEventRecord(ev[2 * i + 1], NULL);
-    }
-    r = cu->cuEventSynchronize(ev[2 * reps - 1]);
-    double result = 0;
-    if (r != CUDA_SUCCESS) {
-        char text[256];
-        printf("error: the kernel failed: %s\n", rt_cuda_error_text(r, text, sizeof text));
-    } else if (!err) {
-        for (int i = 0; i < reps; i++) {
-            float t = 0;
-            cu->cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
-            ms[i] = t;
-        }
-        result = bench_median(ms, reps);
-    }
-    for (int i = 0; i < 2 * reps; i++)
-        cu->cuEventDestroy(ev[i]);
-    free(ev);
-    free(ms);
-    *reps_out = reps;
-    return result;
-}
-
 /* ---- tric -------------------------------------------------------------------------------------- */
 
 typedef struct TricLaunch {
@@ -387,7 +312,7 @@ int main(int argc, char **argv)
     const char *rest = getenv("TRIC_BENCH_REST_MS");
     printf("# timing: rest %s ms, warm-up ~%.0f ms, ~%.0f ms of launches (3..1000), median of CUDA "
            "events, L2 %s\n",
-           rest && *rest ? rest : "0", WARMUP_MS, time_ms_opt,
+           rest && *rest ? rest : "0", BENCH_WARMUP_MS, time_ms_opt,
            flush ? "flushed (256 MiB memset) before each" : "not flushed");
     FILE *csv = NULL;
     if (csv_path) {
@@ -429,7 +354,7 @@ int main(int argc, char **argv)
         EX_CHECK(tric_buffer_alloc(dev, nb * 2, &in.db));
         EX_CHECK(tric_buffer_alloc(dev, nc * 2, &in.dc));
         if (flush)
-            EX_CHECK(tric_buffer_alloc(dev, FLUSH_BYTES, &in.dflush));
+            EX_CHECK(tric_buffer_alloc(dev, BENCH_FLUSH_BYTES, &in.dflush));
         EX_CHECK(tric_copy_to_device(in.da, 0, in.a, na * 2, NULL));
         EX_CHECK(tric_copy_to_device(in.db, 0, in.b, nb * 2, NULL));
         printf("# M=N=K=%d: inputs ready in %.0f ms (check: %s)\n", sizes[si],
@@ -488,7 +413,7 @@ int main(int argc, char **argv)
                        provider, sizes[si], first_ms, compile_ms);
             int bad = check_c(&in, provider);
             int reps = 0;
-            double ms = time_launches(tric_launch_fn, &t, in.dflush, &reps);
+            double ms = bench_do_bench_ms(tric_launch_fn, &t, in.dflush, time_ms_opt, &reps);
             failed |= bad || ms <= 0;
             char config[192];
             snprintf(config, sizeof config, "%d: %s", chosen, tric_kernel_config_text(ck));
@@ -517,7 +442,7 @@ int main(int argc, char **argv)
             } else {
                 int bad = check_c(&in, "cublas");
                 int reps = 0;
-                double ms = time_launches(cublas_launch_fn, &t, in.dflush, &reps);
+                double ms = bench_do_bench_ms(cublas_launch_fn, &t, in.dflush, time_ms_opt, &reps);
                 failed |= bad || ms <= 0;
                 report(csv, "cublas", &in, ms, reps, first_ms, bad,
                        "cublasGemmEx CUBLAS_GEMM_DEFAULT");

@@ -7,6 +7,7 @@
 #include "examples/example_kernels.h"
 #include "runtime/cuda_api.h"
 
+#include <math.h>
 #include <time.h>
 
 static inline double bench_now_us(void)
@@ -100,6 +101,84 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
         cu->cuEventDestroy(ev[i]);
     free(ev);
     free(ms);
+    return result;
+}
+
+#define BENCH_FLUSH_BYTES ((size_t)256 << 20) /* do_bench's L2 flush buffer: 256 MiB */
+#define BENCH_WARMUP_MS   25.0                /* do_bench's warmup= */
+
+/* One launch of what is timed (on the legacy stream, or tric's default stream, which is ordered
+ * with it: the events go on the legacy stream, as bench_kernel_ms's do); 0 on success. */
+typedef int (*BenchLaunchFn)(void *ctx);
+
+/* Milliseconds per launch, as triton.testing.do_bench measures: rest, one launch to estimate,
+ * warm-up launches for BENCH_BENCH_WARMUP_MS, then reps launches (about rep_ms of kernel time, 3 to
+ * 1000), each between two events with the L2 flushed before (outside) them when flush_buf is
+ * given (BENCH_BENCH_FLUSH_BYTES, as do_bench's cache.zero_()); the median. 0 on an error (printed). */
+static inline double bench_do_bench_ms(BenchLaunchFn fn, void *ctx, tric_buffer flush_buf,
+                                       double rep_ms, int *reps_out)
+{
+    const RtCudaApi *cu = rt_cuda_api();
+    if (!cu) {
+        printf("error: %s\n", rt_cuda_api_error());
+        return 0;
+    }
+    CUdeviceptr fl = flush_buf ? (CUdeviceptr)tric_buffer_address(flush_buf) : 0;
+    bench_rest(); /* the previous step ended synchronized: the GPU idles now */
+    CUevent e0, e1;
+    cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
+    cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
+    float est = 0;
+    cu->cuEventRecord(e0, NULL);
+    int err = fn(ctx);
+    cu->cuEventRecord(e1, NULL);
+    CUresult r = cu->cuEventSynchronize(e1);
+    cu->cuEventElapsedTime(&est, e0, e1);
+    cu->cuEventDestroy(e0);
+    cu->cuEventDestroy(e1);
+    if (err || r != CUDA_SUCCESS) {
+        char text[256];
+        if (r != CUDA_SUCCESS)
+            printf("error: the kernel failed: %s\n", rt_cuda_error_text(r, text, sizeof text));
+        return 0;
+    }
+    if (est <= 0)
+        est = 1e-3f;
+    int warmup = (int)ceil(BENCH_WARMUP_MS / est), reps = (int)ceil(rep_ms / est);
+    warmup = warmup < 1 ? 1 : warmup > 1000 ? 1000 : warmup;
+    reps = reps < 3 ? 3 : reps > 1000 ? 1000 : reps;
+    for (int i = 0; i < warmup; i++)
+        if (fn(ctx))
+            return 0;
+    CUevent *ev = calloc(2 * (size_t)reps, sizeof *ev);
+    double *ms = calloc((size_t)reps, sizeof *ms);
+    for (int i = 0; i < 2 * reps; i++)
+        cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+    for (int i = 0; i < reps && !err; i++) {
+        if (fl)
+            cu->cuMemsetD8Async(fl, 0, BENCH_FLUSH_BYTES, NULL);
+        cu->cuEventRecord(ev[2 * i], NULL);
+        err = fn(ctx);
+        cu->cuEventRecord(ev[2 * i + 1], NULL);
+    }
+    r = cu->cuEventSynchronize(ev[2 * reps - 1]);
+    double result = 0;
+    if (r != CUDA_SUCCESS) {
+        char text[256];
+        printf("error: the kernel failed: %s\n", rt_cuda_error_text(r, text, sizeof text));
+    } else if (!err) {
+        for (int i = 0; i < reps; i++) {
+            float t = 0;
+            cu->cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
+            ms[i] = t;
+        }
+        result = bench_median(ms, reps);
+    }
+    for (int i = 0; i < 2 * reps; i++)
+        cu->cuEventDestroy(ev[i]);
+    free(ev);
+    free(ms);
+    *reps_out = reps;
     return result;
 }
 

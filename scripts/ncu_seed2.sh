@@ -4,7 +4,8 @@
 # bench_matmul spells it), GROUP_SIZE_M 8, fp16 in and out: tric's (bench/bench_matmul) and
 # Triton's (scripts/triton_seed2_report.py's kernel), one launch each after warm-up, through
 # `ncu --clock-control none` (the clocks are never touched). Triton's PTX and SASS go to $OUT (or
-# ./ncu-out) for reading beside tric's.
+# ./ncu-out) for reading beside tric's. NCU_EXTRA_METRICS (comma-separated ncu metric names) adds
+# counters to the default list.
 set -u
 B=${1:-.carry/gpu}
 SIZE=${2:-4096}
@@ -14,7 +15,7 @@ mkdir -p "$OUTDIR"
 NCU=/usr/local/cuda/bin/ncu
 SECTIONS="--section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
  --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
-METRICS="--metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"
+METRICS="--metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active${NCU_EXTRA_METRICS:+,$NCU_EXTRA_METRICS}"
 IFS='x,' read -r BM BN BK W S <<<"$CFG"
 echo "== tric: kernel_matmul $SIZE^3, $CFG"
 # shellcheck disable=SC2086

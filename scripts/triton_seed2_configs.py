@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-# scripts/triton_seed2_configs.py [SIZES] [--seed16]: Triton's time for EACH of seed 2's autotune
+# scripts/triton_seed2_configs.py [SIZES] [--seed16] [--config=...]: Triton's time for EACH of seed 2's autotune
 # configs (not only the autotuner's pick), to set beside `bench/bench_matmul SIZES --seed-configs
 # --kernel=seed2 --all` when one config is slower in tric than in Triton. The configs: the 13 of
 # scripts/triton_anchor.py's cfgs() (issue 8's "13 seed configs", bench_matmul's --seed-configs),
-# or with --seed16 the 16 of the seed's own list (scripts/triton_seed2_report.py). The seed's kernel_matmul from
+# or with --seed16 the 16 of the seed's own list (scripts/triton_seed2_report.py); --config=
+# BMxBNxBK,WARPS,STAGES (repeatable) times only those. The seed's kernel_matmul from
 # scripts/triton_seed2_report.py, GROUP_SIZE_M 8, fp16 in and out, timed as that script times
 # (do_bench median, L2 flushed, TRIC_BENCH_REST_MS of rest first), each result checked against
 # torch.matmul. Prints one line per size and config: M, config, ms, TFLOPS.
@@ -35,6 +36,7 @@ def configs(seed16):
 
 def main(argv):
     seed16 = "--seed16" in argv
+    only = [a.split("=", 1)[1] for a in argv if a.startswith("--config=")]
     args = [a for a in argv[1:] if not a.startswith("--")]
     sizes = [int(x) for x in args[0].split(",")] if args else [2048, 3072, 4096]
     for size in sizes:
@@ -44,6 +46,8 @@ def main(argv):
         ref = torch.matmul(a, b)
         for cfg in configs(seed16):
             bm, bn, bk = (cfg.kwargs["BLOCK_SIZE_" + x] for x in "MNK")
+            if only and "%dx%dx%d,%d,%d" % (bm, bn, bk, cfg.num_warps, cfg.num_stages) not in only:
+                continue
             grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
 
             def run():
