@@ -223,6 +223,13 @@ int main(int argc, char **argv)
         status = usage_error("%s", "no input file");
         goto done;
     }
+    /* --parse-only stands for --emit=ast before sema; with another --emit (given after it) it
+     * would print the syntax tree where PTX or IR was asked for. */
+    if (opt.parse_only && opt.emit != EMIT_AST) {
+        status =
+            usage_error("%s goes with --emit=ast (the syntax tree before sema)", "--parse-only");
+        goto done;
+    }
     if (opt.c_prefix_launchers && opt.emit != EMIT_C) {
         status = usage_error("%s goes with --emit=c", "--prefix-launchers");
         goto done;
