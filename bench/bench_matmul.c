@@ -131,7 +131,7 @@ static double time_config(tric_device dev, const char *tri, int seed2, int s,
         MatmulLaunch t = {.k = k, .grid = {programs, 1, 1}};
         memcpy(t.args, args, sizeof args);
         int timed = 0;
-        ms = bench_do_bench_ms(matmul_launch_fn, &t, flush, 100.0, &timed);
+        ms = bench_do_bench_ms(matmul_launch_fn, &t, flush, 100.0, bench_tric_stream(dev), &timed);
     } else {
         ms = bench_kernel_ms(k, (tric_dim3){programs, 1, 1}, args, 12, 3, reps);
     }

@@ -30,82 +30,28 @@
 
 #include <math.h>
 
-#define WARMUP_MS   25.0
-#define FLUSH_BYTES ((size_t)256 << 20)
-#define CHECK_ROWS  512 /* softmax and layer norm: rows checked against C */
-#define CHECK_CTX   256 /* attention: the check's N_CTX (Z x H = 1 x 2) */
+#define CHECK_ROWS 512 /* softmax and layer norm: rows checked against C */
+#define CHECK_CTX  256 /* attention: the check's N_CTX (Z x H = 1 x 2) */
 
 static double time_ms_opt = 100;
 static tric_buffer flush_buf;
 
+static int norms_launch_fn(void *ctx)
+{
+    const NkRun *r = ctx;
+    if (tric_launch(r->kernel, r->grid, r->args, r->nargs, NULL) != TRIC_SUCCESS) {
+        printf("error: %s\n", tric_last_error());
+        return 1;
+    }
+    return 0;
+}
+
 /* Milliseconds per launch of r (see the header comment), 0 on an error (printed). */
 static double time_run(const NkRun *r)
 {
-    const RtCudaApi *cu = rt_cuda_api();
-    if (!cu) {
-        printf("error: %s\n", rt_cuda_api_error());
-        return 0;
-    }
-    CUdeviceptr fl = flush_buf ? (CUdeviceptr)tric_buffer_address(flush_buf) : 0;
-    bench_rest();
-    CUevent e0, e1;
-    cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
-    cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
-    cu->cuEventRecord(e0, NULL);
-    tric_status st = tric_launch(r->kernel, r->grid, r->args, r->nargs, NULL);
-    cu->cuEventRecord(e1, NULL);
-    CUresult cr = cu->cuEventSynchronize(e1);
-    float est = 0;
-    cu->cuEventElapsedTime(&est, e0, e1);
-    cu->cuEventDestroy(e0);
-    cu->cuEventDestroy(e1);
-    if (st != TRIC_SUCCESS || cr != CUDA_SUCCESS) {
-        char text[256];
-        printf("error: %s\n",
-               st != TRIC_SUCCESS ? tric_last_error() : rt_cuda_error_text(cr, text, sizeof text));
-        return 0;
-    }
-    if (est <= 0)
-        est = 1e-3f;
-    int warmup = (int)ceil(WARMUP_MS / est), reps = (int)ceil(time_ms_opt / est);
-    warmup = warmup < 1 ? 1 : warmup > 1000 ? 1000 : warmup;
-    reps = reps < 3 ? 3 : reps > 1000 ? 1000 : reps;
-    for (int i = 0; i < warmup; i++)
-        if (tric_launch(r->kernel, r->grid, r->args, r->nargs, NULL) != TRIC_SUCCESS) {
-            printf("error: %s\n", tric_last_error());
-            return 0;
-        }
-    CUevent *ev = calloc(2 * (size_t)reps, sizeof *ev);
-    double *ms = calloc((size_t)reps, sizeof *ms);
-    for (int i = 0; i < 2 * reps; i++)
-        cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
-    st = TRIC_SUCCESS;
-    for (int i = 0; i < reps && st == TRIC_SUCCESS; i++) {
-        if (fl)
-            cu->cuMemsetD8Async(fl, 0, FLUSH_BYTES, NULL);
-        cu->cuEventRecord(ev[2 * i], NULL);
-        st = tric_launch(r->kernel, r->grid, r->args, r->nargs, NULL);
-        cu->cuEventRecord(ev[2 * i + 1], NULL);
-    }
-    cr = cu->cuEventSynchronize(ev[2 * reps - 1]);
-    double result = 0;
-    if (st != TRIC_SUCCESS || cr != CUDA_SUCCESS) {
-        char text[256];
-        printf("error: %s\n",
-               st != TRIC_SUCCESS ? tric_last_error() : rt_cuda_error_text(cr, text, sizeof text));
-    } else {
-        for (int i = 0; i < reps; i++) {
-            float t = 0;
-            cu->cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
-            ms[i] = t;
-        }
-        result = bench_median(ms, reps);
-    }
-    for (int i = 0; i < 2 * reps; i++)
-        cu->cuEventDestroy(ev[i]);
-    free(ev);
-    free(ms);
-    return result;
+    int reps = 0;
+    return bench_do_bench_ms(norms_launch_fn, (void *)r, flush_buf, time_ms_opt,
+                             bench_tric_stream(r->kernel->module->device), &reps);
 }
 
 static FILE *csv;
@@ -183,7 +129,7 @@ int main(int argc, char **argv)
         }
         fputs("provider,bench,dtype,M,N,head,causal,config,time_us,value,unit,row\n", csv);
     }
-    if (tric_buffer_alloc(dev, FLUSH_BYTES, &flush_buf) != TRIC_SUCCESS)
+    if (tric_buffer_alloc(dev, BENCH_FLUSH_BYTES, &flush_buf) != TRIC_SUCCESS)
         flush_buf = NULL;
     char path_sm[4096], path_ln[4096], path_at[4096];
     const char *tri_sm = ex_tri_path("softmax.tri", path_sm, sizeof path_sm);

@@ -413,7 +413,8 @@ int main(int argc, char **argv)
                        provider, sizes[si], first_ms, compile_ms);
             int bad = check_c(&in, provider);
             int reps = 0;
-            double ms = bench_do_bench_ms(tric_launch_fn, &t, in.dflush, time_ms_opt, &reps);
+            double ms = bench_do_bench_ms(tric_launch_fn, &t, in.dflush, time_ms_opt,
+                                          bench_tric_stream(dev), &reps);
             failed |= bad || ms <= 0;
             char config[192];
             snprintf(config, sizeof config, "%d: %s", chosen, tric_kernel_config_text(ck));
@@ -442,7 +443,8 @@ int main(int argc, char **argv)
             } else {
                 int bad = check_c(&in, "cublas");
                 int reps = 0;
-                double ms = bench_do_bench_ms(cublas_launch_fn, &t, in.dflush, time_ms_opt, &reps);
+                double ms =
+                    bench_do_bench_ms(cublas_launch_fn, &t, in.dflush, time_ms_opt, NULL, &reps);
                 failed |= bad || ms <= 0;
                 report(csv, "cublas", &in, ms, reps, first_ms, bad,
                        "cublasGemmEx CUBLAS_GEMM_DEFAULT");

@@ -6,6 +6,7 @@
 
 #include "examples/example_kernels.h"
 #include "runtime/cuda_api.h"
+#include "runtime/runtime.h"
 
 #include <math.h>
 #include <time.h>
@@ -56,7 +57,16 @@ static inline void bench_rest(void)
     }
 }
 
-/* warmup launches, then reps launches each between two events on the default stream; the median
+/* The CUstream tric launches on when a launch names no stream: the device's own, a blocking
+ * stream made when the device opened (runtime/cuda.c). The timing events (and do_bench's L2
+ * flushes) go on it too: on the legacy stream they would bracket the kernel with two cross-stream
+ * waits, which the H100 took 10-15 us over (seed 2 at 4096: 222 us a launch against 206). */
+static inline CUstream bench_tric_stream(tric_device dev)
+{
+    return (CUstream)rt_cuda_stream_of(dev, NULL);
+}
+
+/* warmup launches, then reps launches each between two events on tric's stream; the median
  * kernel time in milliseconds (0 with the message printed on an error). */
 static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
                                      int warmup, int reps)
@@ -66,6 +76,7 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
         printf("error: %s\n", rt_cuda_api_error());
         return 0;
     }
+    CUstream stream = bench_tric_stream(k->module->device);
     bench_rest(); /* the previous timing ended in cuEventSynchronize: the GPU is idle now */
     for (int i = 0; i < warmup; i++)
         if (tric_launch(k, grid, args, nargs, NULL) != TRIC_SUCCESS) {
@@ -77,13 +88,13 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
     for (int i = 0; i <= reps; i++)
         cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
     for (int i = 0; i < reps; i++) {
-        cu->cuEventRecord(ev[i], NULL);
+        cu->cuEventRecord(ev[i], stream);
         if (tric_launch(k, grid, args, nargs, NULL) != TRIC_SUCCESS) {
             printf("error: %s\n", tric_last_error());
             return 0;
         }
     }
-    cu->cuEventRecord(ev[reps], NULL);
+    cu->cuEventRecord(ev[reps], stream);
     CUresult r = cu->cuEventSynchronize(ev[reps]);
     double result = 0;
     if (r != CUDA_SUCCESS) {
@@ -107,8 +118,8 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
 #define BENCH_FLUSH_BYTES ((size_t)256 << 20) /* do_bench's L2 flush buffer: 256 MiB */
 #define BENCH_WARMUP_MS   25.0                /* do_bench's warmup= */
 
-/* One launch of what is timed (on the legacy stream, or tric's default stream, which is ordered
- * with it: the events go on the legacy stream, as bench_kernel_ms's do); 0 on success. */
+/* One launch of what is timed, on the stream given to bench_do_bench_ms (tric's: bench_tric_stream;
+ * cuBLAS's: the legacy stream, NULL); 0 on success. */
 typedef int (*BenchLaunchFn)(void *ctx);
 
 /* Milliseconds per launch, as triton.testing.do_bench measures: rest, one launch to estimate,
@@ -116,7 +127,7 @@ typedef int (*BenchLaunchFn)(void *ctx);
  * 1000), each between two events with the L2 flushed before (outside) them when flush_buf is
  * given (BENCH_BENCH_FLUSH_BYTES, as do_bench's cache.zero_()); the median. 0 on an error (printed). */
 static inline double bench_do_bench_ms(BenchLaunchFn fn, void *ctx, tric_buffer flush_buf,
-                                       double rep_ms, int *reps_out)
+                                       double rep_ms, CUstream stream, int *reps_out)
 {
     const RtCudaApi *cu = rt_cuda_api();
     if (!cu) {
@@ -129,9 +140,9 @@ static inline double bench_do_bench_ms(BenchLaunchFn fn, void *ctx, tric_buffer 
     cu->cuEventCreate(&e0, CU_EVENT_DEFAULT);
     cu->cuEventCreate(&e1, CU_EVENT_DEFAULT);
     float est = 0;
-    cu->cuEventRecord(e0, NULL);
+    cu->cuEventRecord(e0, stream);
     int err = fn(ctx);
-    cu->cuEventRecord(e1, NULL);
+    cu->cuEventRecord(e1, stream);
     CUresult r = cu->cuEventSynchronize(e1);
     cu->cuEventElapsedTime(&est, e0, e1);
     cu->cuEventDestroy(e0);
@@ -156,10 +167,10 @@ static inline double bench_do_bench_ms(BenchLaunchFn fn, void *ctx, tric_buffer 
         cu->cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
     for (int i = 0; i < reps && !err; i++) {
         if (fl)
-            cu->cuMemsetD8Async(fl, 0, BENCH_FLUSH_BYTES, NULL);
-        cu->cuEventRecord(ev[2 * i], NULL);
+            cu->cuMemsetD8Async(fl, 0, BENCH_FLUSH_BYTES, stream);
+        cu->cuEventRecord(ev[2 * i], stream);
         err = fn(ctx);
-        cu->cuEventRecord(ev[2 * i + 1], NULL);
+        cu->cuEventRecord(ev[2 * i + 1], stream);
     }
     r = cu->cuEventSynchronize(ev[2 * reps - 1]);
     double result = 0;
