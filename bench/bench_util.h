@@ -123,9 +123,9 @@ static inline double bench_kernel_ms(tric_kernel k, tric_dim3 grid, const tric_a
 typedef int (*BenchLaunchFn)(void *ctx);
 
 /* Milliseconds per launch, as triton.testing.do_bench measures: rest, one launch to estimate,
- * warm-up launches for BENCH_BENCH_WARMUP_MS, then reps launches (about rep_ms of kernel time, 3 to
+ * warm-up launches for BENCH_WARMUP_MS, then reps launches (about rep_ms of kernel time, 3 to
  * 1000), each between two events with the L2 flushed before (outside) them when flush_buf is
- * given (BENCH_BENCH_FLUSH_BYTES, as do_bench's cache.zero_()); the median. 0 on an error (printed). */
+ * given (BENCH_FLUSH_BYTES, as do_bench's cache.zero_()); the median. 0 on an error (printed). */
 static inline double bench_do_bench_ms(BenchLaunchFn fn, void *ctx, tric_buffer flush_buf,
                                        double rep_ms, CUstream stream, int *reps_out)
 {
