@@ -660,10 +660,6 @@ bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
         diag_plain_error(diag, "--emit=c writes FILE.c and FILE.h: give -o FILE.c");
         return false;
     }
-    if (opt->parse_only) {
-        diag_plain_error(diag, "--parse-only prints the syntax tree (--emit=ast), not C");
-        return false;
-    }
     if (!ends_with(file->name, ".tir") && !opt->no_tune && !reject_autotuned(file, opt, diag))
         return false;
     CompileOptions ptx_opt = *opt;
