@@ -209,7 +209,15 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     LLVMPositionBuilderBefore(c->pro, br);
     c->tid = pro_build_sreg(c, "tid.x");
     c->lane = LLVMBuildAnd(c->pro, c->tid, cg_i32(l, 31), "lane");
-    c->warp = LLVMBuildLShr(c->pro, c->tid, cg_i32(l, 5), "warp");
+    /* The warp index, tid / 32, read back from lane 0 (shfl.sync.idx, PTX ISA 9.7.8.6): the same
+     * number, but ptxas can prove a value shuffled from one lane warp-uniform, so what derives from
+     * it (a warpgroup's wgmma descriptors, above all) stays in uniform registers instead of being
+     * moved there (R2UR) before every wgmma. Triton reads its warp id the same way. */
+    LLVMPositionBuilderBefore(l->b, br);
+    LLVMValueRef shfl_args[4] = {cg_i32(l, -1), LLVMBuildLShr(l->b, c->tid, cg_i32(l, 5), ""),
+                                 cg_i32(l, 0), cg_i32(l, 0x1f)};
+    c->warp = cg_call(l, "llvm.nvvm.shfl.sync.idx.i32", l->i32, shfl_args, 4);
+    LLVMSetValueName2(c->warp, "warp", 4);
     LLVMPositionBuilderAtEnd(l->b, body);
     cg_plan_dot_operands(c);
     bool ok = cg_lower_region(c, &f->body) && !c->failed;
