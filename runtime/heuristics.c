@@ -319,21 +319,35 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
     return TRIC_SUCCESS;
 }
 
-/* The variant for key, compiled on first use (h->lock held). */
-static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key) {
-    struct RtHeuristics *h = mod->heuristics;
-    for (int i = 0; i < h->nvariants; i++)
+/* The published variant for key, or NULL. Lock-free: a variant is filled in before nvariants
+ * counts it (release, in variant_for), so what a reader sees under the count is complete. */
+static RtHeurVariant *published_variant(struct RtHeuristics *h, const char *key) {
+    int n = __atomic_load_n(&h->nvariants, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
         if (!strcmp(h->variants[i].key, key))
             return &h->variants[i];
+    return NULL;
+}
+
+/* The variant for key, compiled on first use (h->lock held: one writer at a time); NULL when
+ * RT_MAX_HEUR_VARIANTS are made already, or out of host memory. */
+static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key) {
+    struct RtHeuristics *h = mod->heuristics;
+    RtHeurVariant *found = published_variant(h, key);
+    if (found)
+        return found;
     if (h->nvariants == RT_MAX_HEUR_VARIANTS)
         return NULL;
-    RtHeurVariant *v = &h->variants[h->nvariants++];
+    RtHeurVariant *v = &h->variants[h->nvariants];
     memset(v, 0, sizeof *v);
-    v->key = strdup(key);
     struct tric_module_s *vm = rt_module_new(mod->device);
-    if (!vm || !v->key) {
-        v->error = strdup("out of host memory");
-        return v;
+    v->key = strdup(key);
+    if (!vm || !v->key) { /* nothing published: a later launch tries again */
+        free(v->key);
+        v->key = NULL;
+        if (vm)
+            rt_module_free(vm);
+        return NULL;
     }
     vm->source = mod->source;
     tric_compile_options vopt = with_values(&h->options, key, h->arena);
@@ -353,6 +367,7 @@ static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key) {
         free(saved);
     }
     v->module = vm;
+    __atomic_store_n(&h->nvariants, h->nvariants + 1, __ATOMIC_RELEASE);
     return v;
 }
 
@@ -371,13 +386,19 @@ tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
         free(error);
         return st;
     }
-    pthread_mutex_lock(&h->lock);
-    RtHeurVariant *v = variant_for(mod, key);
-    pthread_mutex_unlock(&h->lock);
+    /* After a key's first launch its variant is found without the lock. */
+    RtHeurVariant *v = published_variant(h, key);
+    if (!v) {
+        pthread_mutex_lock(&h->lock);
+        v = variant_for(mod, key);
+        pthread_mutex_unlock(&h->lock);
+    }
     tric_status st = TRIC_SUCCESS;
-    if (!v)
+    if (!v && __atomic_load_n(&h->nvariants, __ATOMIC_ACQUIRE) == RT_MAX_HEUR_VARIANTS)
         st = rt_fail(TRIC_ERROR_COMPILE, "%s: more than %d heuristic variants", k->name,
                      RT_MAX_HEUR_VARIANTS);
+    else if (!v)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     else if (!v->module)
         st = rt_fail(TRIC_ERROR_COMPILE, "%s, with heuristics %s: %s", k->name, key, v->error);
     else

@@ -9,6 +9,7 @@
  * on a launch's values is that launch's error. */
 #include "tests/runtime_check.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -151,21 +152,31 @@ static tric_dim3 nblk_grid(tric_kernel config, const tric_arg *args, int nargs, 
     return (tric_dim3){(unsigned)nb, 1, 1};
 }
 
-/* One launch with n elements and alpha; the output checked (poison past n). */
-static void launch_runtime(tric_device dev, tric_kernel k, int n, float alpha)
+/* One launch with n elements and alpha; the output checked (poison past n). The count of wrong
+ * elements (or 1 for a failed call), printed. */
+static int run_once(tric_device dev, tric_kernel k, int n, float alpha)
 {
     enum { CAP = 256 };
     float hx[CAP], hy[CAP];
     for (int i = 0; i < CAP; i++)
         hx[i] = (float)(i % 17) - 8.0f;
     tric_buffer bx, by;
-    CHECK(tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &bx) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &by) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(bx, 0, hx, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
-    CHECK(tric_memset(by, 0, 0xFF, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
+    if (tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &bx) != TRIC_SUCCESS)
+        return 1;
+    if (tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &by) != TRIC_SUCCESS) {
+        tric_buffer_free(bx);
+        return 1;
+    }
     tric_arg args[4] = {TRIC_ARG_BUF(bx), TRIC_ARG_BUF(by), TRIC_ARG_I32(n), TRIC_ARG_F32(alpha)};
-    CHECK(tric_launch_grid(k, nblk_grid, NULL, args, 4, NULL) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_host(hy, by, 0, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
+    if (tric_copy_to_device(bx, 0, hx, sizeof(float) * (size_t)n, NULL) != TRIC_SUCCESS ||
+        tric_memset(by, 0, 0xFF, sizeof(float) * (size_t)n, NULL) != TRIC_SUCCESS ||
+        tric_launch_grid(k, nblk_grid, NULL, args, 4, NULL) != TRIC_SUCCESS ||
+        tric_copy_to_host(hy, by, 0, sizeof(float) * (size_t)n, NULL) != TRIC_SUCCESS) {
+        fprintf(stderr, "run-time heuristics n=%d alpha=%g: %s\n", n, alpha, tric_last_error());
+        tric_buffer_free(bx);
+        tric_buffer_free(by);
+        return 1;
+    }
     int nblk = (n + 63) / 64, scale = alpha > 0.5f ? 2 : 64 / (n - 7);
     int bad = 0;
     for (int i = 0; i < n; i++) {
@@ -175,9 +186,33 @@ static void launch_runtime(tric_device dev, tric_kernel k, int n, float alpha)
     if (bad)
         fprintf(stderr, "run-time heuristics n=%d alpha=%g: %d elements wrong (y[0] = %g)\n", n,
                 alpha, bad, hy[0]);
-    failures += bad;
     tric_buffer_free(bx);
     tric_buffer_free(by);
+    return bad;
+}
+
+static void launch_runtime(tric_device dev, tric_kernel k, int n, float alpha)
+{
+    failures += run_once(dev, k, n, alpha);
+}
+
+/* Four threads launch the kernel at once, each through the same four keys in its own order: the
+ * first launch of a key compiles its variant under the lock, later ones find it without. */
+typedef struct HeurRacer {
+    tric_device dev;
+    tric_kernel k;
+    int first, bad;
+} HeurRacer;
+
+static void *heur_racer(void *arg)
+{
+    HeurRacer *r = arg;
+    static const int ns[] = {128, 100, 39, 64};
+    for (int it = 0; it < 12; it++) {
+        int n = ns[(r->first + it) % 4];
+        r->bad += run_once(r->dev, r->k, n, it % 2 ? 1.0f : 0.0f);
+    }
+    return NULL;
 }
 
 static void test_runtime_heuristics(tric_device dev)
@@ -199,6 +234,16 @@ static void test_runtime_heuristics(tric_device dev)
     launch_runtime(dev, k, 39, 0.0f);  /* SCALE 64 // 32 = 2 */
     launch_runtime(dev, k, 128, 0.0f); /* SCALE 64 // 121 = 0 */
     launch_runtime(dev, k, 100, 1.0f); /* a variant met before */
+    HeurRacer racers[4];
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) {
+        racers[i] = (HeurRacer){dev, k, i, 0};
+        CHECK(pthread_create(&threads[i], NULL, heur_racer, &racers[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(racers[i].bad == 0);
+    }
     /* n = 7 divides by zero in SCALE's lambda: the launch's error, at the lambda. */
     tric_buffer b;
     CHECK(tric_buffer_alloc(dev, 64 * sizeof(float), &b) == TRIC_SUCCESS);
