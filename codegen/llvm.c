@@ -124,6 +124,47 @@ LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
 LLVMValueRef cg_i32(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i32, (unsigned long long)v, 1); }
 LLVMValueRef cg_i64(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i64, (unsigned long long)v, 1); }
 
+/* The constant integer value of v, if it is a scalar ConstantInt. */
+static bool const_int(LLVMValueRef v, int64_t *out)
+{
+    if (!LLVMIsAConstantInt(v))
+        return false;
+    *out = LLVMConstIntGetSExtValue(v);
+    return true;
+}
+
+LLVMValueRef cg_add(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    int64_t k;
+    if (const_int(y, &k) && k == 0)
+        return x;
+    if (const_int(x, &k) && k == 0)
+        return y;
+    return LLVMBuildAdd(b, x, y, name);
+}
+
+LLVMValueRef cg_mul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    int64_t k;
+    if (const_int(y, &k) && k == 1)
+        return x;
+    if (const_int(x, &k) && k == 1)
+        return y;
+    return LLVMBuildMul(b, x, y, name);
+}
+
+LLVMValueRef cg_udiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    int64_t k;
+    return const_int(y, &k) && k == 1 ? x : LLVMBuildUDiv(b, x, y, name);
+}
+
+LLVMValueRef cg_urem(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    int64_t k;
+    return const_int(y, &k) && k == 1 ? LLVMConstNull(LLVMTypeOf(x)) : LLVMBuildURem(b, x, y, name);
+}
+
 LLVMValueRef cg_asm(CgLlvm *l, LLVMTypeRef ret, const char *text, const char *constraints,
                     LLVMValueRef *args, int nargs, bool side_effects)
 {
