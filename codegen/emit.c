@@ -84,13 +84,13 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
      * addresses and accumulators) it found nothing and took a quarter of the compile (146 M of
      * 622 M instructions under callgrind) searching the scalar chains for reductions.
      * scripts/ptx_corpus.sh: the PTX of every kernel that skips it is unchanged. */
-    bool slp = level > 1 && slp_has_work(l->mod);
-    if (!slp)
+    bool skip_slp = level > 1 && !slp_has_work(l->mod); /* -O0/-O1 run no SLP anyway */
+    if (skip_slp)
         set_no_implicit_float(l, true);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(l->mod, pipeline, l->tm, pbo);
     LLVMDisposePassBuilderOptions(pbo);
-    if (!slp)
+    if (skip_slp)
         set_no_implicit_float(l, false);
     if (err) {
         char *em = LLVMGetErrorMessage(err);
@@ -115,7 +115,7 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     clock_gettime(CLOCK_MONOTONIC, &t2);
     if (getenv("TRIC_CODEGEN_TIMES"))
         fprintf(stderr, "codegen: %s%s %.1f ms, NVPTX emission %.1f ms\n", pipeline,
-                slp ? "" : " (no SLP)",
+                skip_slp ? " (no SLP)" : "",
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
                 (double)(t2.tv_sec - t1.tv_sec) * 1e3 + (double)(t2.tv_nsec - t1.tv_nsec) / 1e6);
     const char *start = LLVMGetBufferStart(buf);
