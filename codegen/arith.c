@@ -149,11 +149,11 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
     }
     bool sgn = dtype_is_signed(t);
     switch (op) {
-    case OP_ADD: return LLVMBuildAdd(b, x, y, "");
+    case OP_ADD: return cg_add(b, x, y, "");
     case OP_SUB: return LLVMBuildSub(b, x, y, "");
-    case OP_MUL: return LLVMBuildMul(b, x, y, "");
-    case OP_DIV: return sgn ? LLVMBuildSDiv(b, x, y, "") : LLVMBuildUDiv(b, x, y, "");
-    case OP_REM: return sgn ? LLVMBuildSRem(b, x, y, "") : LLVMBuildURem(b, x, y, "");
+    case OP_MUL: return cg_mul(b, x, y, "");
+    case OP_DIV: return sgn ? LLVMBuildSDiv(b, x, y, "") : cg_udiv(b, x, y, "");
+    case OP_REM: return sgn ? LLVMBuildSRem(b, x, y, "") : cg_urem(b, x, y, "");
     case OP_MIN:
     case OP_MAX: {
         LLVMIntPredicate p =
@@ -185,7 +185,7 @@ LLVMValueRef cg_binary(Cg *c, OpCode op, DType t, LLVMValueRef x, LLVMValueRef y
         unsigned bits = LLVMGetIntTypeWidth(ty);
         LLVMTypeRef wide = LLVMIntTypeInContext(c->l->ctx, bits * 2);
         LLVMValueRef p =
-            LLVMBuildMul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
+            cg_mul(b, LLVMBuildZExt(b, x, wide, ""), LLVMBuildZExt(b, y, wide, ""), "");
         p = LLVMBuildLShr(b, p, LLVMConstInt(wide, bits, 0), "");
         return LLVMBuildTrunc(b, p, ty, "");
     }
@@ -550,7 +550,7 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op)
                 snprintf(name, sizeof name, "llvm.fma.%s", fsuffix(c, ty));
                 v = narrow(c, cg_call(c->l, name, ty, args, 3), rt.dtype);
             } else {
-                v = LLVMBuildAdd(c->l->b, LLVMBuildMul(c->l->b, x, y, ""), cg_at(ops[2], e), "");
+                v = cg_add(c->l->b, cg_mul(c->l->b, x, y, ""), cg_at(ops[2], e), "");
             }
             break;
         case OP_CAST: v = cg_cast(c, t0.dtype, rt.dtype, x); break;

@@ -127,8 +127,8 @@ static LLVMValueRef *broadcast_old(Cg *c, const IrOp *op, Dist *ds, LLVMValueRef
     LLVMValueRef *addr = cg_regs(c, n);
     for (int e = 0; e < n; e++) {
         LLVMValueRef idx = ds ? cg_strided_index(c, ds, e, strides) : cg_i32(c->l, 0);
-        LLVMValueRef byte = LLVMBuildAdd(b, cg_i32(c->l, op->smem_offset),
-                                         LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""), "");
+        LLVMValueRef byte =
+            cg_add(b, cg_i32(c->l, op->smem_offset), cg_mul(b, idx, cg_i32(c->l, eb), ""), "");
         addr[e] = cg_smem_addr(c, byte);
     }
     cg_barrier(c->l);

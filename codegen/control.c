@@ -75,7 +75,7 @@ bool cg_lower_for(Cg *c, const IrOp *op)
     const IrOp *y = c->term;
     if (!y || y->code != OP_YIELD || y->noperands != niter)
         FAIL(c, "for body does not end in a yield of %d values", niter);
-    LLVMValueRef next = LLVMBuildAdd(b, iv, s, "");
+    LLVMValueRef next = cg_add(b, iv, s, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (int i = 0; i < niter; i++) {
         LVal *yv = cg_value(c, y->operands[i]);

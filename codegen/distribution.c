@@ -73,16 +73,15 @@ static BaseCache *base_get(Cg *c, int layout, int k, int extent)
     int max_threads = imax(1, extent / spt);
     int max_warps = imax(1, extent / (spt * tpw));
     LLVMBuilderRef b = c->pro;
-    LLVMValueRef lane_k = LLVMBuildURem(b, LLVMBuildUDiv(b, c->lane, cg_i32(c->l, lstride), ""),
-                                        cg_i32(c->l, tpw), "");
-    LLVMValueRef warp_k = LLVMBuildURem(b, LLVMBuildUDiv(b, c->warp, cg_i32(c->l, wstride), ""),
-                                        cg_i32(c->l, wpc), "");
+    LLVMValueRef lane_k =
+        cg_urem(b, cg_udiv(b, c->lane, cg_i32(c->l, lstride), ""), cg_i32(c->l, tpw), "");
+    LLVMValueRef warp_k =
+        cg_urem(b, cg_udiv(b, c->warp, cg_i32(c->l, wstride), ""), cg_i32(c->l, wpc), "");
     LLVMValueRef lw =
-        max_threads < tpw ? LLVMBuildURem(b, lane_k, cg_i32(c->l, max_threads), "") : lane_k;
-    LLVMValueRef ww =
-        max_warps < wpc ? LLVMBuildURem(b, warp_k, cg_i32(c->l, max_warps), "") : warp_k;
-    LLVMValueRef base = LLVMBuildAdd(b, LLVMBuildMul(b, ww, cg_i32(c->l, spt * tpw), ""),
-                                     LLVMBuildMul(b, lw, cg_i32(c->l, spt), ""), "");
+        max_threads < tpw ? cg_urem(b, lane_k, cg_i32(c->l, max_threads), "") : lane_k;
+    LLVMValueRef ww = max_warps < wpc ? cg_urem(b, warp_k, cg_i32(c->l, max_warps), "") : warp_k;
+    LLVMValueRef base = cg_add(b, cg_mul(b, ww, cg_i32(c->l, spt * tpw), ""),
+                               cg_mul(b, lw, cg_i32(c->l, spt), ""), "");
     BaseCache e = {{0}, base, lane_k, warp_k};
     memcpy(e.key, key, sizeof key);
     ARENA_PUSH(c->arena, c->bases, c->nbases, c->bases_cap, e);
@@ -158,14 +157,14 @@ MmaBases *cg_mma_bases(Cg *c, const Layout *L)
     LLVMBuilderRef b = c->pro;
     MmaBases m = {{Wm, Wn}, 0, 0, 0, 0, 0, 0, 0, 0};
     /* Warps in order [1, 0]: wn = warp % Wn, wm = (warp / Wn) % Wm (Triton's MMAv2 warp order). */
-    m.wn = LLVMBuildURem(b, c->warp, cg_i32(c->l, Wn), "");
-    m.wm = LLVMBuildURem(b, LLVMBuildUDiv(b, c->warp, cg_i32(c->l, Wn), ""), cg_i32(c->l, Wm), "");
+    m.wn = cg_urem(b, c->warp, cg_i32(c->l, Wn), "");
+    m.wm = cg_urem(b, cg_udiv(b, c->warp, cg_i32(c->l, Wn), ""), cg_i32(c->l, Wm), "");
     m.group = LLVMBuildLShr(b, c->lane, cg_i32(c->l, 2), "");
     m.tig = LLVMBuildAnd(b, c->lane, cg_i32(c->l, 3), "");
     m.k = LLVMBuildShl(b, m.tig, cg_i32(c->l, 1), "");
-    m.row = LLVMBuildAdd(b, LLVMBuildMul(b, m.wm, cg_i32(c->l, 16), ""), m.group, "");
-    m.col = LLVMBuildAdd(b, LLVMBuildMul(b, m.wn, cg_i32(c->l, 8), ""), m.k, "");
-    m.b_col = LLVMBuildAdd(b, LLVMBuildMul(b, m.wn, cg_i32(c->l, 8), ""), m.group, "");
+    m.row = cg_add(b, cg_mul(b, m.wm, cg_i32(c->l, 16), ""), m.group, "");
+    m.col = cg_add(b, cg_mul(b, m.wn, cg_i32(c->l, 8), ""), m.k, "");
+    m.b_col = cg_add(b, cg_mul(b, m.wn, cg_i32(c->l, 8), ""), m.group, "");
     ARENA_PUSH(c->arena, c->mma_bases, c->nmma_bases, c->mma_bases_cap, m);
     return &c->mma_bases[c->nmma_bases - 1];
 }
@@ -496,7 +495,7 @@ Dist *cg_dist(Cg *c, int layout, Type t)
 LLVMValueRef cg_coord(Cg *c, const Dist *ds, int e, int d)
 {
     int32_t off = ds->off[e * ds->rank + d];
-    return off ? LLVMBuildAdd(c->l->b, ds->base[d], cg_i32(c->l, off), "") : ds->base[d];
+    return off ? cg_add(c->l->b, ds->base[d], cg_i32(c->l, off), "") : ds->base[d];
 }
 
 /* Register index, in distribution ds, of the element at local indices (x0, x1); -1 if none. */

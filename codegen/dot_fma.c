@@ -37,7 +37,7 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
                 LLVMValueRef x = cg_cast(c, ta.dtype, acc_dt, A->el[i * K + k]);
                 LLVMValueRef y = cg_cast(c, tb.dtype, acc_dt, B->el[k * cols + j]);
                 if (is_int)
-                    acc = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc, "");
+                    acc = cg_add(b, cg_mul(b, x, y, ""), acc, "");
                 else {
                     LLVMValueRef args[3] = {x, y, acc};
                     acc = cg_call(c->l, fma_name, acc_ty, args, 3);
@@ -80,17 +80,15 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         LLVMTypeRef mt = pass ? mtb : mta;
         DType dt = pass ? tb.dtype : ta.dtype;
         LLVMValueRef *out = pass ? bv_k : av_k;
-        LLVMValueRef row = LLVMBuildMul(b, k, cg_i32(c->l, ext), "");
+        LLVMValueRef row = cg_mul(b, k, cg_i32(c->l, ext), "");
         int w = imin(run, 16 / eb);
         if (w < 1)
             w = 1;
         for (int i = 0; i < cnt; i += w) {
-            LLVMValueRef idx = LLVMBuildAdd(
-                b, row, LLVMBuildAdd(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""),
-                "");
-            LLVMValueRef p =
-                cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, idx, cg_i32(c->l, eb), ""),
-                                             cg_i32(c->l, base_off), ""));
+            LLVMValueRef idx = cg_add(
+                b, row, cg_add(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
+            LLVMValueRef p = cg_smem_addr(
+                c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
             LLVMValueRef got[16];
             cg_load_run(c, mt, p, w, eb, got);
             for (int j = 0; j < w; j++)
@@ -101,13 +99,13 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     for (int e = 0; e < n; e++) {
         LLVMValueRef x = av_k[dr->idx[e * 2 + 0]], y = bv_k[dr->idx[e * 2 + 1]];
         if (is_int)
-            next[e] = LLVMBuildAdd(b, LLVMBuildMul(b, x, y, ""), acc[e], "");
+            next[e] = cg_add(b, cg_mul(b, x, y, ""), acc[e], "");
         else {
             LLVMValueRef args[3] = {x, y, acc[e]};
             next[e] = cg_call(c->l, fma_name, acc_ty, args, 3);
         }
     }
-    LLVMValueRef k1 = LLVMBuildAdd(b, k, cg_i32(c->l, 1), "");
+    LLVMValueRef k1 = cg_add(b, k, cg_i32(c->l, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, k1, cg_i32(c->l, K), ""), loop, done);
     LLVMValueRef zero = cg_i32(c->l, 0);

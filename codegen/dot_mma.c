@@ -12,6 +12,19 @@
 LLVMValueRef cg_pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
 {
     LLVMBuilderRef b = c->l->b;
+    /* The two halves of one word unpacked a moment ago (an f16x2 cvt's result going to stmatrix
+     * or to an mma A fragment): the word itself, not an insert/insert/bitcast round trip. */
+    if (LLVMIsAExtractElementInst(lo) && LLVMIsAExtractElementInst(hi)) {
+        LLVMValueRef v = LLVMGetOperand(lo, 0);
+        LLVMValueRef i0 = LLVMGetOperand(lo, 1), i1 = LLVMGetOperand(hi, 1);
+        if (LLVMGetOperand(hi, 0) == v && LLVMIsAConstantInt(i0) && LLVMIsAConstantInt(i1) &&
+            LLVMConstIntGetZExtValue(i0) == 0 && LLVMConstIntGetZExtValue(i1) == 1 &&
+            LLVMGetVectorSize(LLVMTypeOf(v)) == 2) {
+            if (LLVMIsABitCastInst(v) && LLVMTypeOf(LLVMGetOperand(v, 0)) == c->l->i32)
+                return LLVMGetOperand(v, 0);
+            return LLVMBuildBitCast(b, v, c->l->i32, "");
+        }
+    }
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(LLVMTypeOf(lo), 2));
     v = LLVMBuildInsertElement(b, v, lo, cg_i32(c->l, 0), "");
     v = LLVMBuildInsertElement(b, v, hi, cg_i32(c->l, 1), "");
@@ -127,23 +140,20 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
     LLVMValueRef lo = LLVMBuildAnd(pb, mi, cg_i32(c->l, 1), ""),
                  hi = LLVMBuildLShr(pb, mi, cg_i32(c->l, 1), "");
     /* A: row wm*16 + (i%2)*8 + r, k (i/2)*8. */
-    LLVMValueRef arow =
-        LLVMBuildAdd(pb,
-                     LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
-                                  LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), ""),
-                     r, "");
-    LLVMValueRef aidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, arow, cg_i32(c->l, sa[0]), ""),
-                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8), ""), "");
-    LLVMValueRef aoff =
-        LLVMBuildAdd(pb, LLVMBuildMul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
+    LLVMValueRef arow = cg_add(pb,
+                               cg_add(pb, cg_mul(pb, mb->wm, cg_i32(c->l, 16), ""),
+                                      cg_mul(pb, lo, cg_i32(c->l, 8), ""), ""),
+                               r, "");
+    LLVMValueRef aidx = cg_add(pb, cg_mul(pb, arow, cg_i32(c->l, sa[0]), ""),
+                               cg_mul(pb, hi, cg_i32(c->l, 8), ""), "");
+    LLVMValueRef aoff = cg_add(pb, cg_mul(pb, aidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_a), "");
     LLVMValueRef abase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &aoff, 1, "");
     /* B: k row (i%2)*8 + r, n wn*8 + (i/2)*8*Wn (matrices 2, 3: the next n8 tile of this warp). */
-    LLVMValueRef bcol = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, cg_i32(c->l, 8), ""),
-                                     LLVMBuildMul(pb, hi, cg_i32(c->l, 8 * Wn), ""), "");
-    LLVMValueRef bk = LLVMBuildAdd(pb, LLVMBuildMul(pb, lo, cg_i32(c->l, 8), ""), r, "");
-    LLVMValueRef bidx = LLVMBuildAdd(pb, LLVMBuildMul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
-    LLVMValueRef boff =
-        LLVMBuildAdd(pb, LLVMBuildMul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
+    LLVMValueRef bcol = cg_add(pb, cg_mul(pb, mb->wn, cg_i32(c->l, 8), ""),
+                               cg_mul(pb, hi, cg_i32(c->l, 8 * Wn), ""), "");
+    LLVMValueRef bk = cg_add(pb, cg_mul(pb, lo, cg_i32(c->l, 8), ""), r, "");
+    LLVMValueRef bidx = cg_add(pb, cg_mul(pb, bk, cg_i32(c->l, sb[0]), ""), bcol, "");
+    LLVMValueRef boff = cg_add(pb, cg_mul(pb, bidx, cg_i32(c->l, 2), ""), cg_i32(c->l, off_b), "");
     LLVMValueRef bbase = LLVMBuildGEP2(pb, c->l->i8, cg_smem(c), &boff, 1, "");
     st->abase = abase;
     st->bbase = bbase;

@@ -112,10 +112,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                     for (int q = 0; q < 4; q++)
                         args[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
                 else
-                    args[0] =
-                        LLVMBuildAdd(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
-                args[na] =
-                    LLVMBuildAdd(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
+                    args[0] = cg_add(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
+                args[na] = cg_add(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
                 args[na + 1] = cg_i32(c->l, c_zero && rk == 0 ? 0 : 1);
                 for (int i = 0; i < nd; i++)
                     args[na + 2 + i] = acc[ce[i]];
@@ -186,9 +184,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     LLVMBuilderRef pb = c->pro;
     int64_t x64[2] = {64, 0};
     LLVMValueRef g = LLVMBuildLShr(pb, c->warp, cg_i32(c->l, 2), "");
-    LLVMValueRef g_bytes =
-        LLVMBuildMul(pb, g, cg_i32(c->l, shared_swizzled_offset(&la, ta, x64)), "");
-    LLVMValueRef a_addr = cg_smem_window_addr(c, LLVMBuildAdd(b, cg_i32(c->l, off_a), g_bytes, ""));
+    LLVMValueRef g_bytes = cg_mul(pb, g, cg_i32(c->l, shared_swizzled_offset(&la, ta, x64)), "");
+    LLVMValueRef a_addr = cg_smem_window_addr(c, cg_add(b, cg_i32(c->l, off_a), g_bytes, ""));
     LLVMValueRef a_desc = cg_wgmma_operand_desc(c, a_addr, &la, ta, 1);
     LLVMValueRef b_desc =
         cg_wgmma_operand_desc(c, cg_smem_window_addr(c, cg_i32(c->l, off_b)), &lb, tb, 0);

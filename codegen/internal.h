@@ -46,6 +46,15 @@ void cg_barrier(CgLlvm *l);
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg);
 LLVMValueRef cg_i32(CgLlvm *l, int64_t v);
 LLVMValueRef cg_i64(CgLlvm *l, int64_t v);
+/* LLVMBuildAdd, Mul, UDiv and URem on integers, minus what needs no instruction: x + 0, x * 1,
+ * x / 1 and x % 1 (0). The index code is full of them (a layout with one thread or one warp along
+ * a dimension divides by 1, a first element adds 0); LLVM's builder folds only all-constant
+ * operands, and the identities would otherwise be walked by every pass before the first
+ * InstCombine removes them. */
+LLVMValueRef cg_add(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_mul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_udiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
+LLVMValueRef cg_urem(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name);
 /* Inline PTX (LLVMGetInlineAsm): returns the call. */
 LLVMValueRef cg_asm(CgLlvm *l, LLVMTypeRef ret, const char *text, const char *constraints,
                     LLVMValueRef *args, int nargs, bool side_effects);

@@ -76,7 +76,7 @@ static bool lower_op(Cg *c, const IrOp *op)
             FAIL(c, "make_range without a layout");
         el = cg_regs(c, n);
         for (int e = 0; e < n; e++)
-            el[e] = LLVMBuildAdd(b, cg_coord(c, dr, e, 0), cg_i32(c->l, op->attr[0]), "");
+            el[e] = cg_add(b, cg_coord(c, dr, e, 0), cg_i32(c->l, op->attr[0]), "");
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
@@ -121,7 +121,9 @@ static bool lower_op(Cg *c, const IrOp *op)
             /* GEP sign-extends its index; unsigned offsets are zero-extended first. */
             if (!dtype_is_signed(ot) && dtype_bits(ot) < 64)
                 off = LLVMBuildZExt(b, off, c->l->i64, "");
-            el[e] = LLVMBuildGEP2(b, pt, cg_at(p, e), &off, 1, "");
+            el[e] = LLVMIsAConstantInt(off) && !LLVMConstIntGetZExtValue(off)
+                        ? cg_at(p, e) /* a pipelined loop's first k offset, say */
+                        : LLVMBuildGEP2(b, pt, cg_at(p, e), &off, 1, "");
         }
         cg_set_value(c, r, el, n, rlayout);
         return true;

@@ -124,6 +124,41 @@ LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
 LLVMValueRef cg_i32(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i32, (unsigned long long)v, 1); }
 LLVMValueRef cg_i64(CgLlvm *l, int64_t v) { return LLVMConstInt(l->i64, (unsigned long long)v, 1); }
 
+/* Whether v is the scalar ConstantInt k. */
+static bool is_const(LLVMValueRef v, int64_t k)
+{
+    return LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == k;
+}
+
+/* For a commutative op whose identity element is `unit`: the other operand when one is the unit,
+ * else NULL. */
+static LLVMValueRef other_than_unit(LLVMValueRef x, LLVMValueRef y, int64_t unit)
+{
+    return is_const(y, unit) ? x : is_const(x, unit) ? y : NULL;
+}
+
+LLVMValueRef cg_add(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    LLVMValueRef v = other_than_unit(x, y, 0);
+    return v ? v : LLVMBuildAdd(b, x, y, name);
+}
+
+LLVMValueRef cg_mul(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    LLVMValueRef v = other_than_unit(x, y, 1);
+    return v ? v : LLVMBuildMul(b, x, y, name);
+}
+
+LLVMValueRef cg_udiv(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    return is_const(y, 1) ? x : LLVMBuildUDiv(b, x, y, name);
+}
+
+LLVMValueRef cg_urem(LLVMBuilderRef b, LLVMValueRef x, LLVMValueRef y, const char *name)
+{
+    return is_const(y, 1) ? LLVMConstNull(LLVMTypeOf(x)) : LLVMBuildURem(b, x, y, name);
+}
+
 LLVMValueRef cg_asm(CgLlvm *l, LLVMTypeRef ret, const char *text, const char *constraints,
                     LLVMValueRef *args, int nargs, bool side_effects)
 {

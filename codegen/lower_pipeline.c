@@ -58,15 +58,14 @@ LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef 
     int64_t eb = dtype_bytes(tile.dtype), sw = l->shared.swizzle;
     int64_t rows = tile.shape[rd], atom = sw / eb;
     LLVMValueRef col = cd == 0 ? x0 : x1, row = rd == 0 ? x0 : x1;
-    LLVMValueRef at =
-        LLVMBuildMul(b, LLVMBuildUDiv(b, col, k32(c, atom), ""), k32(c, rows * sw), "");
-    LLVMValueRef in_atom = LLVMBuildMul(b, LLVMBuildURem(b, col, k32(c, atom), ""), k32(c, eb), "");
-    LLVMValueRef phase = LLVMBuildURem(b, LLVMBuildUDiv(b, row, k32(c, l->shared.per_phase), ""),
-                                       k32(c, l->shared.max_phase), "");
-    LLVMValueRef chunk = LLVMBuildXor(b, LLVMBuildUDiv(b, in_atom, k32(c, 16), ""), phase, "");
-    LLVMValueRef off = LLVMBuildAdd(b, at, LLVMBuildMul(b, row, k32(c, sw), ""), "");
-    off = LLVMBuildAdd(b, off, LLVMBuildMul(b, chunk, k32(c, 16), ""), "");
-    return LLVMBuildAdd(b, off, LLVMBuildURem(b, in_atom, k32(c, 16), ""), "");
+    LLVMValueRef at = cg_mul(b, cg_udiv(b, col, k32(c, atom), ""), k32(c, rows * sw), "");
+    LLVMValueRef in_atom = cg_mul(b, cg_urem(b, col, k32(c, atom), ""), k32(c, eb), "");
+    LLVMValueRef phase = cg_urem(b, cg_udiv(b, row, k32(c, l->shared.per_phase), ""),
+                                 k32(c, l->shared.max_phase), "");
+    LLVMValueRef chunk = LLVMBuildXor(b, cg_udiv(b, in_atom, k32(c, 16), ""), phase, "");
+    LLVMValueRef off = cg_add(b, at, cg_mul(b, row, k32(c, sw), ""), "");
+    off = cg_add(b, off, cg_mul(b, chunk, k32(c, 16), ""), "");
+    return cg_add(b, off, cg_urem(b, in_atom, k32(c, 16), ""), "");
 }
 
 /* The shared-window pointer to byte `off` (i32) of the dynamic shared memory. */
@@ -79,7 +78,7 @@ static LLVMValueRef smem_ptr(Cg *c, LLVMValueRef off)
 LLVMValueRef cg_smem_window_addr(Cg *c, LLVMValueRef off)
 {
     LLVMValueRef base = LLVMBuildPtrToInt(c->l->b, cg_smem(c), c->l->i32, "");
-    return LLVMBuildAdd(c->l->b, base, off, "");
+    return cg_add(c->l->b, base, off, "");
 }
 
 /* The largest power of two <= v (v >= 1). */
@@ -134,7 +133,7 @@ static bool lower_slot(Cg *c, const IrOp *op)
         i = LLVMBuildZExt(b, i, c->l->i32, "");
     int64_t slot = shared_slot_bytes(ir_type(c->f, op->operands[0]), true);
     LLVMValueRef *el = cg_regs(c, 1);
-    el[0] = LLVMBuildAdd(b, buf->el[0], LLVMBuildMul(b, i, k32(c, slot), ""), "");
+    el[0] = cg_add(b, buf->el[0], cg_mul(b, i, k32(c, slot), ""), "");
     cg_set_value(c, op->results[0], el, 1, ir_value(c->f, op->results[0])->layout);
     return true;
 }
@@ -250,11 +249,11 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
             int64_t drow = ds->off[e * 2 + rd] - ds->off[e0 * 2 + rd];
             int64_t dcol = ds->off[e * 2 + cd] - ds->off[e0 * 2 + cd];
             if (drow % 8 == 0 && dcol % atom == 0 && drow >= 0 && dcol >= 0)
-                off = LLVMBuildAdd(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
+                off = cg_add(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
         }
         if (!off) {
             off = cg_swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
-            off = LLVMBuildAdd(b, view->el[0], off, "");
+            off = cg_add(b, view->el[0], off, "");
             if (e0 < 0) {
                 e0 = e;
                 first = off;
@@ -320,23 +319,22 @@ bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMV
     /* this lane's matrix i = lane / 8 and row r = lane % 8; lo = i % 2, hi = i / 2 */
     LLVMValueRef mi = LLVMBuildLShr(pb, c->lane, k32(c, 3), "");
     LLVMValueRef r = LLVMBuildAnd(pb, c->lane, k32(c, 7), "");
-    LLVMValueRef lo8 = LLVMBuildMul(pb, LLVMBuildAnd(pb, mi, k32(c, 1), ""), k32(c, 8), "");
-    LLVMValueRef hi8 = LLVMBuildMul(pb, LLVMBuildLShr(pb, mi, k32(c, 1), ""), k32(c, 8), "");
+    LLVMValueRef lo8 = cg_mul(pb, LLVMBuildAnd(pb, mi, k32(c, 1), ""), k32(c, 8), "");
+    LLVMValueRef hi8 = cg_mul(pb, LLVMBuildLShr(pb, mi, k32(c, 1), ""), k32(c, 8), "");
     LLVMValueRef got[4];
     if (op_idx == 0) {
         /* A: m = rm*16*Wm + wm*16 + lo*8 (+ r), k = rk*16 + hi*8 (+ r when .trans) */
         int Rm = MN / (16 * Wm);
-        LLVMValueRef m0 = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wm, k32(c, 16), ""), lo8, "");
+        LLVMValueRef m0 = cg_add(pb, cg_mul(pb, mb->wm, k32(c, 16), ""), lo8, "");
         LLVMValueRef k0 = hi8;
         if (trans)
-            k0 = LLVMBuildAdd(pb, k0, r, "");
+            k0 = cg_add(pb, k0, r, "");
         else
-            m0 = LLVMBuildAdd(pb, m0, r, "");
+            m0 = cg_add(pb, m0, r, "");
         for (int rm = 0; rm < Rm; rm++) {
-            LLVMValueRef m = LLVMBuildAdd(c->l->b, m0, k32(c, rm * 16 * Wm), "");
-            LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-            LLVMValueRef off =
-                LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, m, k), "");
+            LLVMValueRef m = cg_add(c->l->b, m0, k32(c, rm * 16 * Wm), "");
+            LLVMValueRef k = cg_add(c->l->b, k0, k32(c, rk * 16), "");
+            LLVMValueRef off = cg_add(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, m, k), "");
             cg_ldmatrix(c, smem_ptr(c, off), 4, trans, got);
             for (int q = 0; q < 4; q++)
                 pk[(rm * Kt + rk) * 4 + q] = got[q];
@@ -345,17 +343,16 @@ bool cg_ldmatrix_step(Cg *c, const Layout *sl, Type tile, const Layout *L, LLVMV
         /* B: k = rk*16 + lo*8 (+ r when .trans), n = rn*8*Wn + wn*8 + hi*8*Wn (+ r) */
         int Rn = MN / (8 * Wn);
         LLVMValueRef k0 = lo8;
-        LLVMValueRef n0 = LLVMBuildAdd(pb, LLVMBuildMul(pb, mb->wn, k32(c, 8), ""),
-                                       LLVMBuildMul(pb, hi8, k32(c, Wn), ""), "");
+        LLVMValueRef n0 =
+            cg_add(pb, cg_mul(pb, mb->wn, k32(c, 8), ""), cg_mul(pb, hi8, k32(c, Wn), ""), "");
         if (trans)
-            k0 = LLVMBuildAdd(pb, k0, r, "");
+            k0 = cg_add(pb, k0, r, "");
         else
-            n0 = LLVMBuildAdd(pb, n0, r, "");
+            n0 = cg_add(pb, n0, r, "");
         for (int rn = 0; rn < Rn; rn += 2) {
-            LLVMValueRef k = LLVMBuildAdd(c->l->b, k0, k32(c, rk * 16), "");
-            LLVMValueRef n = LLVMBuildAdd(c->l->b, n0, k32(c, rn * 8 * Wn), "");
-            LLVMValueRef off =
-                LLVMBuildAdd(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, k, n), "");
+            LLVMValueRef k = cg_add(c->l->b, k0, k32(c, rk * 16), "");
+            LLVMValueRef n = cg_add(c->l->b, n0, k32(c, rn * 8 * Wn), "");
+            LLVMValueRef off = cg_add(c->l->b, view_off, cg_swizzled_offset(c, sl, tile, k, n), "");
             int nm = rn + 1 < Rn ? 4 : 2;
             cg_ldmatrix(c, smem_ptr(c, off), nm, trans, got);
             for (int q = 0; q < nm; q++) /* tile rn + q/2, kh = q%2 */
@@ -442,7 +439,7 @@ static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type til
             continue;
         LLVMValueRef off =
             cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
-        LLVMValueRef p = smem_ptr(c, LLVMBuildAdd(b, view->el[0], off, ""));
+        LLVMValueRef p = smem_ptr(c, cg_add(b, view->el[0], off, ""));
         LLVMValueRef got[16];
         cg_load_run(c, mt, p, w, eb, got);
         for (int j = 0; j < w; j++)
@@ -593,8 +590,8 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
         int64_t x64[2] = {64, 0};
         int64_t g_off = shared_swizzled_offset(la, ta, x64);
         LLVMValueRef g = LLVMBuildLShr(c->pro, c->warp, k32(c, 2), "");
-        LLVMValueRef g_bytes = LLVMBuildMul(c->pro, g, k32(c, g_off), "");
-        LLVMValueRef a_base = cg_smem_window_addr(c, LLVMBuildAdd(b, A->el[0], g_bytes, ""));
+        LLVMValueRef g_bytes = cg_mul(c->pro, g, k32(c, g_off), "");
+        LLVMValueRef a_base = cg_smem_window_addr(c, cg_add(b, A->el[0], g_bytes, ""));
         a_desc = cg_wgmma_operand_desc(c, a_base, la, ta, 1);
     }
     LLVMValueRef b_base = cg_smem_window_addr(c, B->el[0]);

@@ -155,7 +155,7 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         if (!cg_smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
             return false;
         LLVMTypeRef mt = cg_mem_type(c, vt);
-        LLVMValueRef warp = LLVMBuildURem(b, da->warp_id[axis], cg_i32(c->l, W), "");
+        LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
         cg_barrier(c->l);
         /* The slots follow the swizzle pass's rule (shared_reduce_scratch). */
         int64_t row_stride, warp_stride;
@@ -165,41 +165,39 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         cg_row_major_strides(rt, rm);
         for (int d = 0; d < rt.rank; d++)
             rm[d] *= row_stride;
-        LLVMValueRef warp_base = LLVMBuildMul(b, warp, cg_i32(c->l, (int)warp_stride), "");
+        LLVMValueRef warp_base = cg_mul(b, warp, cg_i32(c->l, (int)warp_stride), "");
         for (int re = 0; re < nr; re++) {
             rows[re] = dr ? cg_strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
-            LLVMValueRef s = LLVMBuildAdd(b, rows[re], warp_base, "");
-            LLVMValueRef st = LLVMBuildStore(
-                b, cg_to_mem(c, vt, acc[re].v),
-                cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""),
-                                             cg_i32(c->l, op->smem_offset), "")));
+            LLVMValueRef s = cg_add(b, rows[re], warp_base, "");
+            LLVMValueRef st =
+                LLVMBuildStore(b, cg_to_mem(c, vt, acc[re].v),
+                               cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
+                                                      cg_i32(c->l, op->smem_offset), "")));
             LLVMSetAlignment(st, (unsigned)eb);
             if (arg) {
                 st = LLVMBuildStore(
                     b, acc[re].i,
-                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""),
-                                                 cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
+                    cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, 4), ""),
+                                           cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
                 LLVMSetAlignment(st, 4);
             }
         }
         cg_barrier(c->l);
         for (int re = 0; re < nr; re++) {
             for (int w = 0; w < W; w++) {
-                LLVMValueRef s =
-                    LLVMBuildAdd(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
-                LLVMValueRef ld = LLVMBuildLoad2(
-                    b, mt,
-                    cg_smem_addr(c, LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, eb), ""),
-                                                 cg_i32(c->l, op->smem_offset), "")),
-                    "");
+                LLVMValueRef s = cg_add(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
+                LLVMValueRef ld =
+                    LLVMBuildLoad2(b, mt,
+                                   cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
+                                                          cg_i32(c->l, op->smem_offset), "")),
+                                   "");
                 LLVMSetAlignment(ld, (unsigned)eb);
                 RedVal x = {cg_from_mem(c, vt, ld), NULL};
                 if (arg) {
                     x.i = LLVMBuildLoad2(
                         b, c->l->i32,
-                        cg_smem_addr(c,
-                                     LLVMBuildAdd(b, LLVMBuildMul(b, s, cg_i32(c->l, 4), ""),
-                                                  cg_i32(c->l, op->smem_offset + (int)vbytes), "")),
+                        cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, 4), ""),
+                                               cg_i32(c->l, op->smem_offset + (int)vbytes), "")),
                         "");
                     LLVMSetAlignment(x.i, 4);
                 }

@@ -53,9 +53,9 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
                             : LLVMBuildICmp(b, LLVMIntSGE, coord[e], cg_i32(c->l, d), "");
                 LLVMValueRef delta = cg_i32(c->l, (reverse ? 1 : -1) * (int64_t)d * rm[axis]);
                 LLVMValueRef at =
-                    LLVMBuildSelect(b, has, LLVMBuildAdd(b, index[e], delta, ""), index[e], "");
-                LLVMValueRef byte = LLVMBuildAdd(b, LLVMBuildMul(b, at, cg_i32(c->l, eb), ""),
-                                                 cg_i32(c->l, op->smem_offset), "");
+                    LLVMBuildSelect(b, has, cg_add(b, index[e], delta, ""), index[e], "");
+                LLVMValueRef byte = cg_add(b, cg_mul(b, at, cg_i32(c->l, eb), ""),
+                                           cg_i32(c->l, op->smem_offset), "");
                 LLVMValueRef ld = LLVMBuildLoad2(b, mt, cg_smem_addr(c, byte), "");
                 LLVMSetAlignment(ld, (unsigned)eb);
                 LLVMValueRef partner = cg_from_mem(c, t.dtype, ld);
@@ -147,8 +147,7 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
     LLVMValueRef lane_a = NULL, *lane_prefix = NULL, has_lane_prefix = NULL;
     if (lanes > 1) {
         int stride = da->lane_stride[axis];
-        lane_a = LLVMBuildURem(b, LLVMBuildUDiv(b, c->lane, cg_i32(c->l, stride), ""),
-                               cg_i32(c->l, lanes), "");
+        lane_a = cg_urem(b, cg_udiv(b, c->lane, cg_i32(c->l, stride), ""), cg_i32(c->l, lanes), "");
         for (int d = 1; d < lanes; d *= 2) {
             LLVMValueRef ok =
                 reverse ? LLVMBuildICmp(b, LLVMIntULT, lane_a, cg_i32(c->l, lanes - d), "")
@@ -177,7 +176,7 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         if (!cg_smem_check(c, op, rows * W * eb, "scan"))
             return false;
         LLVMTypeRef mt = cg_mem_type(c, dt);
-        LLVMValueRef warp = LLVMBuildURem(b, da->warp_id[axis], cg_i32(c->l, W), "");
+        LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
         int64_t rstride[TRIC_MAX_RANK];
         for (int d = da->rank - 1, s = 1; d >= 0; d--) {
             rstride[d] = d == axis ? 0 : s;
@@ -188,10 +187,9 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
             LLVMValueRef idx = cg_i32(c->l, 0);
             for (int d = 0; d < da->rank; d++)
                 if (d != axis && t.shape[d] > 1)
-                    idx = LLVMBuildAdd(
+                    idx = cg_add(
                         b, idx,
-                        LLVMBuildMul(b, cg_coord(c, da, first[g], d), cg_i32(c->l, rstride[d]), ""),
-                        "");
+                        cg_mul(b, cg_coord(c, da, first[g], d), cg_i32(c->l, rstride[d]), ""), "");
             row[g] = idx;
         }
         LLVMValueRef last_lane =
@@ -204,10 +202,9 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         LLVMBuildCondBr(b, last_lane, store_bb, join_bb);
         LLVMPositionBuilderAtEnd(b, store_bb);
         for (int g = 0; g < ngroups; g++) {
-            LLVMValueRef slot =
-                LLVMBuildAdd(b, LLVMBuildMul(b, row[g], cg_i32(c->l, W), ""), warp, "");
-            LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(c->l, eb), ""),
-                                           cg_i32(c->l, op->smem_offset), "");
+            LLVMValueRef slot = cg_add(b, cg_mul(b, row[g], cg_i32(c->l, W), ""), warp, "");
+            LLVMValueRef at =
+                cg_add(b, cg_mul(b, slot, cg_i32(c->l, eb), ""), cg_i32(c->l, op->smem_offset), "");
             LLVMValueRef st = LLVMBuildStore(b, cg_to_mem(c, dt, total[g]), cg_smem_addr(c, at));
             LLVMSetAlignment(st, (unsigned)eb);
         }
@@ -220,10 +217,10 @@ static bool scan_by_shuffles(Cg *c, const IrOp *op, const LVal *a, Dist *da)
             LLVMValueRef p = NULL, have = LLVMConstInt(c->l->i1, 0, 0);
             for (int s = 0; s < W; s++) {
                 int w = reverse ? W - 1 - s : s;
-                LLVMValueRef slot = LLVMBuildAdd(b, LLVMBuildMul(b, row[g], cg_i32(c->l, W), ""),
-                                                 cg_i32(c->l, w), "");
-                LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, slot, cg_i32(c->l, eb), ""),
-                                               cg_i32(c->l, op->smem_offset), "");
+                LLVMValueRef slot =
+                    cg_add(b, cg_mul(b, row[g], cg_i32(c->l, W), ""), cg_i32(c->l, w), "");
+                LLVMValueRef at = cg_add(b, cg_mul(b, slot, cg_i32(c->l, eb), ""),
+                                         cg_i32(c->l, op->smem_offset), "");
                 LLVMValueRef ld = LLVMBuildLoad2(b, mt, cg_smem_addr(c, at), "");
                 LLVMSetAlignment(ld, (unsigned)eb);
                 LLVMValueRef x = cg_from_mem(c, dt, ld);

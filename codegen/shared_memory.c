@@ -41,8 +41,8 @@ LLVMValueRef cg_strided_index(Cg *c, const Dist *ds, int e, const int64_t *strid
     for (int d = 0; d < ds->rank; d++) {
         if (ds->type.shape[d] == 1)
             continue;
-        LLVMValueRef t = LLVMBuildMul(c->l->b, cg_coord(c, ds, e, d), cg_i32(c->l, strides[d]), "");
-        idx = idx ? LLVMBuildAdd(c->l->b, idx, t, "") : t;
+        LLVMValueRef t = cg_mul(c->l->b, cg_coord(c, ds, e, d), cg_i32(c->l, strides[d]), "");
+        idx = idx ? cg_add(c->l->b, idx, t, "") : t;
     }
     return idx ? idx : cg_i32(c->l, 0);
 }
@@ -58,8 +58,7 @@ static LLVMValueRef smem_thread_ptr(Cg *c, const Dist *ds, const int64_t *stride
     for (int d = 0; d < ds->rank; d++) {
         if (ds->type.shape[d] == 1)
             continue;
-        idx = LLVMBuildAdd(b, idx, LLVMBuildMul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""),
-                           "");
+        idx = cg_add(b, idx, cg_mul(b, ds->base[d], cg_i32(c->l, strides[d] * eb), ""), "");
     }
     return LLVMBuildGEP2(b, c->l->i8, cg_smem(c), &idx, 1, "");
 }
@@ -163,12 +162,11 @@ static void smem_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int
             int64_t dr = ds->off[e * 2 + rd] - ds->off[q * 2 + rd],
                     dc = ds->off[e * 2 + cd] - ds->off[q * 2 + cd];
             if (dr >= 0 && dc >= 0 && dr % 8 == 0 && dc % atom == 0)
-                byte =
-                    LLVMBuildAdd(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
+                byte = cg_add(b, rep_off[q], cg_i32(c->l, dr * sw + dc / atom * rows * sw), "");
         }
         if (!byte) {
             byte = cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
-            byte = rep_off[e] = LLVMBuildAdd(b, byte, cg_i32(c->l, off), "");
+            byte = rep_off[e] = cg_add(b, byte, cg_i32(c->l, off), "");
         }
         LLVMValueRef p = cg_smem_addr(c, byte), vals[16];
         if (src) {
@@ -211,21 +209,20 @@ static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, co
     /* this lane's matrix row: warp rows wm*16, + 8 for matrices 1 and 3, + lane % 8; its columns
      * start 8 further for matrices 2 and 3 */
     LLVMValueRef lane8 = LLVMBuildLShr(pb, c->lane, cg_i32(c->l, 3), "");
-    LLVMValueRef row0 = LLVMBuildAdd(
-        pb, LLVMBuildMul(pb, mb->wm, cg_i32(c->l, 16), ""),
-        LLVMBuildAdd(
-            pb, LLVMBuildMul(pb, LLVMBuildAnd(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), ""),
-            LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), ""), ""),
+    LLVMValueRef row0 = cg_add(
+        pb, cg_mul(pb, mb->wm, cg_i32(c->l, 16), ""),
+        cg_add(pb, cg_mul(pb, LLVMBuildAnd(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), ""),
+               LLVMBuildAnd(pb, c->lane, cg_i32(c->l, 7), ""), ""),
         "");
     LLVMValueRef col0 =
-        LLVMBuildMul(pb, LLVMBuildLShr(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), "");
+        cg_mul(pb, LLVMBuildLShr(pb, lane8, cg_i32(c->l, 1), ""), cg_i32(c->l, 8), "");
     int Rm = ds->count[0] / 2, Rp = ds->count[1] / 4;
     for (int rm = 0; rm < Rm; rm++)
         for (int rp = 0; rp < Rp; rp++) {
-            LLVMValueRef row = LLVMBuildAdd(b, row0, cg_i32(c->l, rm * 16 * W), "");
-            LLVMValueRef col = LLVMBuildAdd(b, col0, cg_i32(c->l, rp * 16), "");
+            LLVMValueRef row = cg_add(b, row0, cg_i32(c->l, rm * 16 * W), "");
+            LLVMValueRef col = cg_add(b, col0, cg_i32(c->l, rp * 16), "");
             LLVMValueRef byte =
-                LLVMBuildAdd(b, cg_swizzled_offset(c, l, tile, row, col), cg_i32(c->l, off), "");
+                cg_add(b, cg_swizzled_offset(c, l, tile, row, col), cg_i32(c->l, off), "");
             LLVMValueRef args[5];
             args[0] = cg_smem_window_addr(c, byte);
             for (int q = 0; q < 4; q++) { /* matrix q: h = q % 2, piece 2 * rp + q / 2 */

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Compile-time benchmark: the tric binary on the seed kernels, .tri -> PTX, N runs each; prints the
 # median wall time and the median CPU time (user + sys; less sensitive to a busy machine). A
-# benchmark, not a test. Usage: scripts/bench_compile.sh [build-dir] [runs]
+# benchmark, not a test. Usage: scripts/bench_compile.sh [build-dir] [runs] [callgrind]
+# With `callgrind` as the third argument each line is instead the number of instructions one run
+# executes under valgrind's callgrind (millions): slow (~10 s a line) but the same on a busy
+# machine, where the wall and CPU medians of a 2-core box shared with a build move by 30%.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build}; runs=${2:-21}
+build=${1:-build}; runs=${2:-21}; mode=${3:-time}
 tric="$build/tric"
 median() { sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }
 bench() {
   local label=$1; shift
+  if [[ $mode == callgrind ]]; then
+    printf '%-40s %8s M instructions (callgrind)\n' "$label" "$(valgrind --tool=callgrind \
+      --callgrind-out-file=/dev/null "$tric" "$@" -o /dev/null 2>&1 |
+      awk '/refs:/ { gsub(",", "", $4); printf "%.1f", $4 / 1e6 }')"
+    return
+  fi
   local walls=() cpus=()
   for _ in $(seq "$runs"); do
     local t
