@@ -926,9 +926,24 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
     for (int i = 0; i < np; i++) {
         Param *p = &f->params[i];
         if (is_cx[i]) {
+            bool host_default = false;
             if (!cx_set[i] && p->default_value) {
-                Sem d = global_expr(s, p->default_value);
-                if (!is_error(d) && d.kind != SEM_CONST) {
+                /* Python evaluates a default where the def runs, so it may be host code
+                 * (vLLM's `FP8_MIN: tl.constexpr = float8_info.min`, float8_info a torch.finfo).
+                 * One that does not evaluate here is an error only where the kernel reads the
+                 * parameter (name_expr): a branch that never does needs no value. */
+                Diag quiet = {0};
+                Diag *loud = s->diag;
+                s->diag = &quiet;
+                Sem d = global_expr(s, ast_clone_expr(arena, p->default_value));
+                s->diag = loud;
+                diag_free(&quiet);
+                s->fn = &ctx;
+                host_default = is_error(d);
+                if (!host_default)
+                    d = global_expr(s, p->default_value);
+                if (host_default) {
+                } else if (!is_error(d) && d.kind != SEM_CONST) {
                     diag_error(diag, p->default_value->loc,
                                "the default of constexpr '%s' must be "
                                "a compile-time value",
@@ -949,6 +964,12 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                 p->sem = sem_const(cx_val[i]);
             }
             env_set(s, &ctx.env, p->name, p->sem, p->loc);
+            if (host_default && !cx_set[i]) {
+                Binding *b = env_find(&ctx.env, p->name);
+                b->partial = HOST_DEFAULT;
+                b->where = p->default_value->loc;
+                b->failed_alias = p->default_value;
+            }
             continue;
         }
         k->args[k->nargs++] = p;

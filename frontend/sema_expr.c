@@ -139,6 +139,21 @@ Sem name_expr(Sema *s, Expr *e)
                        name, b->where.line);
             return sem_error();
         case NOT_CONSTEXPR: break;
+        case HOST_DEFAULT: {
+            if (b->failed_alias) {
+                Expr *dflt = b->failed_alias;
+                b->failed_alias = NULL; /* its own errors, once */
+                FuncCtx ctx = {.env = s->globals}, *saved = s->fn;
+                s->fn = &ctx;
+                expr(s, dflt);
+                s->fn = saved;
+            }
+            diag_error(s->diag, e->loc,
+                       "constexpr parameter '%s' has no value: its default (line %d) is host "
+                       "Python that does not evaluate at compile time; pass -D %s=...",
+                       name, b->where.line, name);
+            return sem_error();
+        }
         }
     }
     Binding *g = env_find(&s->globals, name);

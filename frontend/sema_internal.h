@@ -26,6 +26,8 @@ typedef enum Partial {
     ONE_BRANCH,    /* assigned in only one branch of a run-time if */
     LOOP_LOCAL,    /* first assigned inside a run-time loop body */
     NOT_CONSTEXPR, /* a module global whose value is not a constexpr */
+    HOST_DEFAULT,  /* a constexpr parameter given no value whose default does not evaluate at
+                      compile time (host Python): failed_alias holds the default */
 } Partial;
 
 typedef struct Binding {
@@ -35,8 +37,8 @@ typedef struct Binding {
     SrcLoc where;       /* the if / loop for ONE_BRANCH / LOOP_LOCAL */
     SrcLoc assigned_at; /* the last assignment's target */
     /* NOT_CONSTEXPR globals that name something by a dotted path (erf = libdevice.erff) and
-     * failed to resolve: analysed again, with its errors shown at its line, where a kernel uses
-     * it. */
+     * failed to resolve, and HOST_DEFAULT parameters' defaults: analysed again, with its errors
+     * shown at its line, where a kernel uses it. */
     Expr *failed_alias;
 } Binding;
 
