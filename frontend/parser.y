@@ -1409,11 +1409,15 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
         case ST_IF: {
             /* Host code guards kernels and imports with a module-level `if`
              * (`if triton.__version__ >= "2.1.0":` around vLLM's kernels, a version test around
-             * Liger's libdevice imports). The host condition is not evaluated: the first branch,
-             * the one such files write for the current Triton, is taken; `elif`/`else` are
-             * dropped. Statements nested in it are checked as if at module level. */
-            StmtList then = {s->if_.then.stmts, s->if_.then.n, s->if_.then.n};
-            module_append(ps, l, &then);
+             * Liger's libdevice imports, unsloth's `if DEVICE_TYPE == "xpu":`). The host condition
+             * is not evaluated: host_skip.c rewrites each one to 1 or 0 after the clause taken on
+             * an NVIDIA GPU, and the branch of a 0 is skipped; any other condition (a file read
+             * whole) takes the first branch. Statements nested in it are checked as if at module
+             * level. */
+            const Expr *c = s->if_.cond;
+            const Block *taken = c && c->kind == EX_INT && c->ival == 0 ? &s->if_.els : &s->if_.then;
+            StmtList body = {taken->stmts, taken->n, taken->n};
+            module_append(ps, l, &body);
             break;
         }
         case ST_RETURN: report(ps, s->loc, "'return' outside function"); break;
