@@ -317,6 +317,10 @@ typedef struct Param {
     Sem sem;
     int divisibility; /* 16 from a ":16" hint, 1 when nothing is known */
     bool equal_to_1;  /* ":1" hint */
+    /* a host tensor descriptor ("tensordesc<fp16[64, 64]>"): its block type (rank 0 when the
+     * parameter is not one). Launched as its base pointer, rank i32 shapes and rank i64 strides
+     * (the last one equal to 1), as Triton passes a descriptor it does not lower to TMA. */
+    Type desc_block;
 } Param;
 
 struct FuncDef {
@@ -509,6 +513,11 @@ int signature_split(const char *sig, SigEntry **out, Arena *a);
  * success, else a one-line reason ("unknown type 'f33' (expected ...)"). */
 const char *signature_parse_type(const char *text, Type *type, int *divisibility, bool *equal_to_1,
                                  Arena *a);
+/* Whether an entry is Triton's host tensor descriptor form, "tensordesc<fp16[64, 64]>". */
+bool signature_is_tensordesc(const char *text);
+/* "tensordesc<fp16[128, 64]>" -> *block = <128x64xfp16>. Returns NULL on success, else a
+ * one-line reason. */
+const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a);
 
 /* ---- sema.c (and sema_*.c) ------------------------------------------------------------------- */
 

@@ -890,6 +890,23 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                     continue;
                 }
                 const char *text = ents[e++].text;
+                if (signature_is_tensordesc(text)) {
+                    Type block;
+                    const char *why = signature_parse_tensordesc(text, &block, arena);
+                    if (!why &&
+                        (int64_t)block.shape[block.rank - 1] * dtype_bytes(block.dtype) < 16)
+                        why = "the last block dimension must hold at least 16 bytes";
+                    if (why) {
+                        diag_error(diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text,
+                                   p->name, why);
+                        continue;
+                    }
+                    p->desc_block = block;
+                    p->divisibility = 16; /* a descriptor's base is 16-byte aligned */
+                    sig_type[i] = type_ptr(block.dtype);
+                    sig_set[i] = true;
+                    continue;
+                }
                 int div;
                 bool eq1;
                 ConstVal cv;
@@ -993,6 +1010,9 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             apply_launch_hint(p, t, opt->launch_hints[k->nargs - 1]);
         /* ":1": Triton specializes an int equal to 1 into the constant 1. */
         p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
+        if (sig_set[i] && p->desc_block.rank > 0)
+            p->sem =
+                tensor_desc_sem(s, with_shape(p->desc_block.dtype, true, p->desc_block), "zero");
         if (p->equal_to_1)
             p->sem.type = t;
         env_set(s, &ctx.env, p->name, p->sem, p->loc);

@@ -116,6 +116,10 @@ bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mo
 bool broadcast(Sema *s, SrcLoc loc, Type a, Type b, Type *out);
 bool broadcasts_to(Type from, Type to);
 Type with_shape(DType dt, bool is_ptr, Type shape);
+/* The Sem of a tensor descriptor whose tiles are `block`, a block of pointers
+ * (make_tensor_descriptor's result, a host descriptor parameter's): the base pointer, rank
+ * shapes and rank strides, int64. */
+Sem tensor_desc_sem(Sema *s, Type block, const char *padding);
 Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r);
 Sem binary_expr(Sema *s, Expr *e);
 Sem unary_expr(Sema *s, Expr *e);

@@ -328,6 +328,75 @@ static void check_tensor_descriptors(void)
     compile_result_free(&c.res);
 }
 
+/* Host tensor descriptors (tutorials 06 and 09 pass TensorDescriptor objects; the signature
+ * entry is Triton's "tensordesc<fp32[16, 16]>"): each is launched as its base pointer, i32
+ * shapes and i64 strides (the last one equal to 1, never read), and the kernel sees what
+ * tl.make_tensor_descriptor would make of them. A matmul whose A is a column window of a wider
+ * matrix (row stride 50, not K) at sizes no block divides, every dim bounds-checked. */
+static void check_host_tensor_descriptors(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):\n"
+        "    if isinstance(desc_or_ptr, tl.tensor_descriptor):\n"
+        "        return desc_or_ptr\n"
+        "    else:\n"
+        "        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)\n"
+        "\n"
+        "@triton.jit\n"
+        "def td_host(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,\n"
+        "            BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+        "    pid = tl.program_id(0)\n"
+        "    num_n = tl.cdiv(N, BLOCK_N)\n"
+        "    off_m = (pid // num_n) * BLOCK_M\n"
+        "    off_n = (pid % num_n) * BLOCK_N\n"
+        "    a_desc = _maybe_make_tensor_desc(a_desc, [M, K], [K, 1], [BLOCK_M, BLOCK_K])\n"
+        "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+        "    for k in range(0, K, BLOCK_K):\n"
+        "        a = a_desc.load([off_m, k])\n"
+        "        b = b_desc.load([k, off_n])\n"
+        "        acc = tl.dot(a, b, acc, input_precision='ieee')\n"
+        "    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))\n";
+    Define d[3] = {{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}};
+    Compiled c;
+    if (!compile(&c, src, "td_host",
+                 "tensordesc<fp32[16, 16]>, tensordesc<fp32[16, 16]>, tensordesc<fp32[16, 16]>, "
+                 "i32, i32, i32",
+                 d, 3))
+        return;
+    enum { M = 29, N = 35, K = 41, LDA = 50 };
+    static float a[M * LDA], b[K * N], cm[M * N + 8];
+    for (int i = 0; i < M * LDA; i++)
+        a[i] = (float)((i * 3) % 7) - 3.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
+    for (int i = 0; i < M * N + 8; i++)
+        cm[i] = -99.0f;
+    /* each descriptor: base, shape0, shape1, stride0, stride1 (1, unread: pass a wrong one) */
+    InterpArg args[] = {P(a), I(M),  I(K), I(LDA), I(7), P(b), I(K), I(N), I(N),
+                        I(7), P(cm), I(M), I(N),   I(N), I(7), I(M), I(N), I(K)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
+    CHECK(c.ir->nparams == 18, "td_host has %d parameters, want 18", c.ir->nparams);
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 18, bufs, 3)) {
+        int bad = 0;
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) {
+                double ref = 0;
+                for (int k = 0; k < K; k++)
+                    ref += (double)a[m * LDA + k] * b[k * N + n];
+                if (cm[m * N + n] != (float)ref && bad++ < 5)
+                    CHECK(0, "host descriptor matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n],
+                          ref);
+            }
+        for (int i = M * N; i < M * N + 8; i++)
+            CHECK(cm[i] == -99.0f, "host descriptor store wrote past the tensor at %d", i);
+    }
+    compile_result_free(&c.res);
+}
+
 /* Forms real kernels use that Triton 3 accepts: `and`/`or` between blocks (FlagGems' `mask =
  * row_mask and col_mask`: logical and/or, broadcast, an int block read as != 0), `**` on
  * constexprs (FlagGems' get_dtype_min: `-1 * 2 ** (width - 1)`, here with width 64, which wraps
@@ -490,6 +559,7 @@ int main(void)
     check_constexpr_function();
     check_block_pointers();
     check_tensor_descriptors();
+    check_host_tensor_descriptors();
     check_real_kernel_forms();
     check_flaggems_forms();
     check_pointer_condition();
