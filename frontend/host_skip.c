@@ -655,8 +655,14 @@ static size_t name_hash(const char *name, size_t len)
 
 static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
 {
-    (void)at;
     Used *u = ctx;
+    /* an attribute (`tl.argmax`, `K.helper`) reads no name of this module: FlagGems' host
+     * `def argmax(...)` beside a kernel calling tl.argmax stays host code */
+    size_t k = at;
+    while (k > 0 && (u->s->text[k - 1] == ' ' || u->s->text[k - 1] == '\t'))
+        k--;
+    if (k > 0 && u->s->text[k - 1] == '.')
+        return false;
     for (Binder *b = u->slots[name_hash(name, len) & u->mask]; b; b = b->next) {
         Stmt1 *st = &u->s->stmts[b->stmt];
         if (strlen(b->name) != len || memcmp(b->name, name, len))
