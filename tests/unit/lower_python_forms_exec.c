@@ -397,6 +397,65 @@ static void check_host_tensor_descriptors(void)
     compile_result_free(&c.res);
 }
 
+/* Five-dimensional blocks, as tutorial 10 reads its block scales: packed (A, B, 32, 4, 4) scale
+ * factors loaded either as 2-D rows reshaped to 5-D, or through 5-D offsets (`[:, None, None, None,
+ * None]`), then permuted with x.trans(0, 3, 2, 1, 4) and reshaped to the (A*128, B*4) layout
+ * tl.dot_scaled takes. out[(a*4 + d)*32 + c][b*4 + e] = in[a][b][c][d][e]. */
+static void check_rank5_scale_layout(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def scale_layout(s_ptr, o_ptr, USE_2D: tl.constexpr):\n"
+        "    if USE_2D:\n"
+        "        offs = tl.arange(0, 2)[:, None] * 1024 + tl.arange(0, 1024)[None, :]\n"
+        "        s = tl.load(s_ptr + offs)\n"
+        "        s = s.reshape(2, 2, 32, 4, 4)\n"
+        "    else:\n"
+        "        a = tl.arange(0, 2)\n"
+        "        c = tl.arange(0, 32)\n"
+        "        d = tl.arange(0, 4)\n"
+        "        offs = (a[:, None, None, None, None] * 1024 + a[None, :, None, None, None] * 512 "
+        "+\n"
+        "                c[None, None, :, None, None] * 16 + d[None, None, None, :, None] * 4 +\n"
+        "                d[None, None, None, None, :])\n"
+        "        s = tl.load(s_ptr + offs) + 0\n"
+        "    s = s.trans(0, 3, 2, 1, 4).reshape(256, 8)\n"
+        "    o = tl.arange(0, 256)[:, None] * 8 + tl.arange(0, 8)[None, :]\n"
+        "    tl.store(o_ptr + o, s)\n";
+    static int32_t in[2 * 2 * 32 * 4 * 4], out[256 * 8];
+    for (int i = 0; i < 2048; i++)
+        in[i] = i * 7 + 3;
+    for (int use_2d = 0; use_2d < 2; use_2d++) {
+        Define d[1] = {{"USE_2D", use_2d ? "True" : "False"}};
+        Compiled c;
+        if (!compile(&c, src, "scale_layout", "*i32,*i32", d, 1))
+            return;
+        memset(out, 0, sizeof out);
+        InterpArg args[] = {P(in), P(out)};
+        InterpBuffer bufs[] = {B(in, sizeof in), B(out, sizeof out)};
+        if (run(c.ir, 1, args, 2, bufs, 2)) {
+            int bad = 0;
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int cc = 0; cc < 32; cc++)
+                        for (int dd = 0; dd < 4; dd++)
+                            for (int e = 0; e < 4; e++) {
+                                int32_t want = in[(((a * 2 + b) * 32 + cc) * 4 + dd) * 4 + e];
+                                int32_t got = out[((a * 4 + dd) * 32 + cc) * 8 + b * 4 + e];
+                                if (got != want && bad++ < 5)
+                                    CHECK(0,
+                                          "rank-5 scale layout (USE_2D=%d) [%d,%d,%d,%d,%d]: %d, "
+                                          "want %d",
+                                          use_2d, a, b, cc, dd, e, got, want);
+                            }
+        }
+        compile_result_free(&c.res);
+    }
+}
+
 /* Forms real kernels use that Triton 3 accepts: `and`/`or` between blocks (FlagGems' `mask =
  * row_mask and col_mask`: logical and/or, broadcast, an int block read as != 0), `**` on
  * constexprs (FlagGems' get_dtype_min: `-1 * 2 ** (width - 1)`, here with width 64, which wraps
@@ -560,6 +619,7 @@ int main(void)
     check_block_pointers();
     check_tensor_descriptors();
     check_host_tensor_descriptors();
+    check_rank5_scale_layout();
     check_real_kernel_forms();
     check_flaggems_forms();
     check_pointer_condition();
