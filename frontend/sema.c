@@ -498,6 +498,21 @@ static const char *jit_names(Sema *s, const Module *m, bool only_kernels)
     return r;
 }
 
+/* A decorator as written ("triton_jit_decorator", "torch.no_grad()"), NULL for other forms. */
+static const char *decorator_text(Sema *s, const Expr *d)
+{
+    const char *call = "";
+    if (d->kind == EX_CALL) {
+        d = d->call.fn;
+        call = "(...)";
+    }
+    if (d->kind == EX_NAME)
+        return arena_printf(s->a, "%s%s", d->str, call);
+    if (d->kind == EX_ATTR && d->attr.obj->kind == EX_NAME)
+        return arena_printf(s->a, "%s.%s%s", d->attr.obj->str, d->attr.name, call);
+    return NULL;
+}
+
 static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
 {
     if (name) {
@@ -509,7 +524,14 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
             return NULL;
         }
         if (!f->is_jit) {
-            diag_error(s->diag, f->loc, "'%s' is not a @triton.jit function", name);
+            const char *deco = f->ndecorators > 0 ? decorator_text(s, f->decorators[0]) : NULL;
+            if (deco) /* vLLM's @triton_jit_decorator: an alias tric cannot see through */
+                diag_error(s->diag, f->loc,
+                           "'%s' is not a @triton.jit function: its decorator @%s is not "
+                           "Triton's (tric takes @triton.jit or @jit)",
+                           name, deco);
+            else
+                diag_error(s->diag, f->loc, "'%s' is not a @triton.jit function", name);
             return NULL;
         }
         return f;

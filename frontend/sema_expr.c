@@ -314,6 +314,16 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
     /* tl.math was libdevice in Triton 2 (tl.math.tanh, tl.math.erf): kernels still call it so. */
     if (!strcmp(leaf, "math") && libdevice_from_name(name, &fn))
         return sem_libdevice(fn);
+    if (!strncmp(name, "_experimental_", 14) && strstr(name, "descriptor")) {
+        /* Triton 3.2's TMA API (tutorial 09 of that time): the descriptor is a CUtensorMap the
+         * host fills, which tric's tiles do not read */
+        diag_error(s->diag, loc,
+                   "'%s' (Triton's experimental TMA API, a CUtensorMap filled by the host) is "
+                   "not supported; use tl.make_tensor_descriptor, or pass a TensorDescriptor "
+                   "(signature entry tensordesc<fp16[64, 64]>)",
+                   shown);
+        return sem_error();
+    }
     diag_error(s->diag, loc, "unknown builtin '%s'", shown);
     return sem_error();
 }
