@@ -388,6 +388,7 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
     X(BI_ARANGE, "arange", "start end", "[start, end) as an int32 block; end-start a power of 2") \
     X(BI_ZEROS, "zeros", "shape dtype", "a block of zeros")                                       \
     X(BI_FULL, "full", "shape value dtype", "a block filled with value")                          \
+    X(BI_ZEROS_LIKE, "zeros_like", "input", "zeros of input's shape and type (standard.zeros_like)") \
     X(BI_CDIV, "cdiv", "x div", "ceil(x / div)")                                                   \
     X(BI_MINIMUM, "minimum", "x y propagate_nan=", "elementwise min")                             \
     X(BI_MAXIMUM, "maximum", "x y propagate_nan=", "elementwise max")                             \
@@ -438,6 +439,7 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
     X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
     X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
     X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
+    X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", "print at run time (tric prints nothing)") \
     X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", "run-time assertion (checked by the interpreter)") \
     X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", "Python range / tl.range in for loops") \
     X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", "for loop unrolled at compile time")   \

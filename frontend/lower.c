@@ -1520,10 +1520,11 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_value(op->results[0]);
     }
     case BI_ZEROS:
+    case BI_ZEROS_LIKE:
     case BI_FULL: {
         if (!have_r)
             return untyped(lw, e, bi);
-        if (bi == BI_ZEROS)
+        if (bi != BI_FULL)
             return lv_value(emit_zero(lw, loc, r));
         const Expr *v = arg(&a, 1);
         if (!v) {
@@ -1817,6 +1818,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_none();
     case BI_STATIC_ASSERT:
     case BI_STATIC_PRINT:
+    case BI_DEVICE_PRINT:
     case BI_CONSTEXPR:
     case BI_NEXT_POWER_OF_2:
     case BI_POINTER_TYPE:

@@ -314,6 +314,11 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
     /* tl.math was libdevice in Triton 2 (tl.math.tanh, tl.math.erf): kernels still call it so. */
     if (!strcmp(leaf, "math") && libdevice_from_name(name, &fn))
         return sem_libdevice(fn);
+    /* Triton 3's tl.erf, tl.sqrt_rn and tl.div_rn (language/math.py) are the libdevice
+     * functions of those names (__nv_erff, __nv_fsqrt_rn's IEEE sqrt, __nv_fdiv_rn). */
+    if ((!strcmp(name, "erf") || !strcmp(name, "sqrt_rn") || !strcmp(name, "div_rn")) &&
+        libdevice_from_name(!strcmp(name, "sqrt_rn") ? "sqrt" : name, &fn))
+        return sem_libdevice(fn);
     if (!strncmp(name, "_experimental_", 14) && strstr(name, "descriptor")) {
         /* Triton 3.2's TMA API (tutorial 09 of that time): the descriptor is a CUtensorMap the
          * host fills, which tric's tiles do not read */

@@ -456,6 +456,41 @@ static void check_rank5_scale_layout(void)
     }
 }
 
+/* Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn (language/math.py), tl.zeros_like (standard.py) and
+ * tl.device_print, which tric accepts and which prints nothing. */
+static void check_math_forms(void)
+{
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def math_forms(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+                      "    offs = tl.arange(0, BLOCK)\n"
+                      "    x = tl.load(x_ptr + offs)\n"
+                      "    tl.device_print(\"x = \", x, offs, hex=False)\n"
+                      "    acc = tl.zeros_like(x)\n"
+                      "    acc += tl.erf(x) + tl.sqrt_rn(x * x) + tl.div_rn(x, 3.0)\n"
+                      "    tl.store(y_ptr + offs, acc)\n";
+    Define d[1] = {{"BLOCK", "64"}};
+    Compiled c;
+    if (!compile(&c, src, "math_forms", "*fp32,*fp32", d, 1))
+        return;
+    static float x[64], y[64];
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)(i - 32) * 0.125f;
+    InterpArg args[] = {P(x), P(y)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y)};
+    if (run(c.ir, 1, args, 2, bufs, 2)) {
+        int bad = 0;
+        for (int i = 0; i < 64; i++) {
+            double want = erf((double)x[i]) + fabs((double)x[i]) + (double)x[i] / 3.0;
+            if (fabs(y[i] - want) > 1e-5 * (1 + fabs(want)) && bad++ < 5)
+                CHECK(0, "math forms [%d]: %g, want %g", i, (double)y[i], want);
+        }
+    }
+    compile_result_free(&c.res);
+}
+
 /* Forms real kernels use that Triton 3 accepts: `and`/`or` between blocks (FlagGems' `mask =
  * row_mask and col_mask`: logical and/or, broadcast, an int block read as != 0), `**` on
  * constexprs (FlagGems' get_dtype_min: `-1 * 2 ** (width - 1)`, here with width 64, which wraps
@@ -620,6 +655,7 @@ int main(void)
     check_tensor_descriptors();
     check_host_tensor_descriptors();
     check_rank5_scale_layout();
+    check_math_forms();
     check_real_kernel_forms();
     check_flaggems_forms();
     check_pointer_condition();
