@@ -275,6 +275,29 @@ static bool triton_decorator(const Skip *s, int line)
 #undef PART_IS
 }
 
+/* One step of a scan over a logical line's code: past the string or the comment that starts at
+ * i whole, or past the byte at i, counting brackets in *depth. *plain is set when t[i] is a byte
+ * outside strings, comments and brackets, to be looked at by the caller. */
+static size_t step_code(const char *t, size_t i, size_t end, int *depth, bool *plain)
+{
+    char c = t[i];
+    *plain = false;
+    if (c == '#') {
+        while (i < end && t[i] != '\n')
+            i++;
+        return i;
+    }
+    if (c == '"' || c == '\'')
+        return skip_string(t, end, i);
+    if (c == '(' || c == '[' || c == '{')
+        ++*depth;
+    else if ((c == ')' || c == ']' || c == '}') && *depth > 0)
+        --*depth;
+    else
+        *plain = true;
+    return i + 1;
+}
+
 /* The assignment operator of a simple statement's first logical line: the offset of its last
  * `=` at bracket depth 0 (0 when it has none); *augmented when an `op=` comes first. */
 static size_t assignment_at(const Skip *s, int line, bool *augmented)
@@ -284,36 +307,20 @@ static size_t assignment_at(const Skip *s, int line, bool *augmented)
     int depth = 0;
     *augmented = false;
     while (i < end) {
-        char c = t[i];
-        if (c == '#')
-            break;
-        if (c == '"' || c == '\'') {
-            i = skip_string(t, end, i);
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{')
-            depth++;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-            depth--;
-        else if (c == '=' && depth == 0) {
-            char prev = i > 0 ? t[i - 1] : ' ', next = i + 1 < end ? t[i + 1] : ' ';
-            if (next == '=') {
-                i += 2;
-                continue;
-            }
-            if (strchr("=!<>:", prev)) {
-                i++;
-                continue;
-            }
-            if (strchr("+-*/%&|^@", prev)) {
+        bool plain;
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (plain && t[i] == '=' && depth == 0) {
+            char prev = i > 0 ? t[i - 1] : ' ', after = i + 1 < end ? t[i + 1] : ' ';
+            if (after == '=') {
+                next = i + 2;
+            } else if (strchr("+-*/%&|^@", prev)) {
                 if (!last)
                     *augmented = true;
-                i++;
-                continue;
+            } else if (!strchr("=!<>:", prev)) {
+                last = i;
             }
-            last = i;
         }
-        i++;
+        i = next;
     }
     return last;
 }
@@ -433,37 +440,31 @@ static void note_word(CondFacts *f, const char *w, size_t n)
  * negated); a version compared with `<` (an older Triton or torch) is false; anything else
  * (`HAS_TRITON`, `DEVICE_COUNT > 1`, a version `>=`) is true, the branch such files write
  * first for the common case. unsloth picks its tanh with `if DEVICE_TYPE == "xpu":` first. */
+static bool note_ident(void *ctx, const char *name, size_t len, size_t at)
+{
+    (void)at;
+    note_word(ctx, name, len);
+    return false;
+}
+
 static bool condition_holds(const Skip *s, size_t from, size_t to)
 {
     const char *t = s->text;
     CondFacts f = {0};
-    size_t i = from;
-    while (i < to) {
-        char c = t[i];
-        if (c == '#') {
-            while (i < to && t[i] != '\n')
-                i++;
-        } else if (c == '"' || c == '\'') {
-            size_t end = skip_string(t, to, i);
-            note_word(&f, t + i + 1, end > i + 1 ? end - i - 1 : 0);
-            i = end;
-        } else if (is_ident_start(c)) {
-            size_t j = i;
-            while (j < to && is_ident_char(t[j]))
-                j++;
-            note_word(&f, t + i, j - i);
-            i = j;
-        } else if (c == '!' && i + 1 < to && t[i + 1] == '=') {
+    each_ident(s, from, to, note_ident, &f);
+    int depth = 0;
+    for (size_t i = from; i < to;) {
+        bool plain;
+        size_t next = step_code(t, i, to, &depth, &plain);
+        if (t[i] == '"' || t[i] == '\'') /* a string's text: "xpu", "cuda" */
+            note_word(&f, t + i + 1, next > i + 1 ? next - i - 1 : 0);
+        else if (plain && t[i] == '!' && i + 1 < to && t[i + 1] == '=')
             f.negated = true;
-            i += 2;
-        } else if (c == '<' && !(i + 1 < to && t[i + 1] == '<')) {
+        else if (plain && t[i] == '<' && !(i + 1 < to && t[i + 1] == '<'))
             f.less = true;
-            i++;
-        } else if (c == '<' || c == '>') {
-            i += 2; /* a shift */
-        } else {
-            i++;
-        }
+        else if (plain && (t[i] == '<' || t[i] == '>') && i + 1 < to && t[i + 1] == t[i])
+            next = i + 2; /* a shift */
+        i = next;
     }
     if (f.version && f.less)
         return false;
@@ -483,18 +484,9 @@ static bool header_condition(const Skip *s, int line, size_t *from, size_t *to)
     *from = i;
     int depth = 0;
     while (i < end) {
-        char c = t[i];
-        if (c == '#')
-            return false;
-        if (c == '"' || c == '\'') {
-            i = skip_string(t, end, i);
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{')
-            depth++;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-            depth--;
-        else if (c == ':' && depth == 0 && !(i + 1 < end && t[i + 1] == '=')) {
+        bool plain;
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (plain && t[i] == ':' && depth == 0 && !(i + 1 < end && t[i + 1] == '=')) {
             size_t k = i + 1; /* nothing but a comment may follow: the body is indented below */
             while (k < end && (t[k] == ' ' || t[k] == '\t'))
                 k++;
@@ -503,7 +495,7 @@ static bool header_condition(const Skip *s, int line, size_t *from, size_t *to)
             *to = i;
             return *to > *from;
         }
-        i++;
+        i = next;
     }
     return false;
 }

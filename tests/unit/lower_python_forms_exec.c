@@ -263,6 +263,24 @@ static void check_block_pointers(void)
     }
 }
 
+/* c (M x N, then 8 sentinels of -99) against the double-precision product of a (M x K, row
+ * stride lda) and b (K x N): exact, as the products and sums of these small values are. */
+static void check_matmul(const char *what, const float *a, int lda, const float *b, const float *c,
+                         int M, int N, int K)
+{
+    int bad = 0;
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double ref = 0;
+            for (int k = 0; k < K; k++)
+                ref += (double)a[m * lda + k] * b[k * N + n];
+            if (c[m * N + n] != (float)ref && bad++ < 5)
+                CHECK(0, "%s [%d, %d]: %g, want %g", what, m, n, c[m * N + n], ref);
+        }
+    for (int i = M * N; i < M * N + 8; i++)
+        CHECK(c[i] == -99.0f, "%s stored past the tensor at %d", what, i);
+}
+
 /* Tensor descriptors as tutorial 06 makes them (a helper returning the parameter when it already
  * is a descriptor, isinstance folded at compile time), desc.load / desc.store with every dim
  * bounds-checked, tl.range's warp_specialize hint accepted: a matmul at sizes no block divides. */
@@ -312,19 +330,8 @@ static void check_tensor_descriptors(void)
         cm[i] = -99.0f;
     InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K)};
     InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
-    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3)) {
-        int bad = 0;
-        for (int m = 0; m < M; m++)
-            for (int n = 0; n < N; n++) {
-                double ref = 0;
-                for (int k = 0; k < K; k++)
-                    ref += (double)a[m * K + k] * b[k * N + n];
-                if (cm[m * N + n] != (float)ref && bad++ < 5)
-                    CHECK(0, "descriptor matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n], ref);
-            }
-        for (int i = M * N; i < M * N + 8; i++)
-            CHECK(cm[i] == -99.0f, "descriptor store wrote past the tensor at %d", i);
-    }
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3))
+        check_matmul("descriptor matmul", a, K, b, cm, M, N, K);
     compile_result_free(&c.res);
 }
 
@@ -380,20 +387,8 @@ static void check_host_tensor_descriptors(void)
                         I(7), P(cm), I(M), I(N),   I(N), I(7), I(M), I(N), I(K)};
     InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
     CHECK(c.ir->nparams == 18, "td_host has %d parameters, want 18", c.ir->nparams);
-    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 18, bufs, 3)) {
-        int bad = 0;
-        for (int m = 0; m < M; m++)
-            for (int n = 0; n < N; n++) {
-                double ref = 0;
-                for (int k = 0; k < K; k++)
-                    ref += (double)a[m * LDA + k] * b[k * N + n];
-                if (cm[m * N + n] != (float)ref && bad++ < 5)
-                    CHECK(0, "host descriptor matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n],
-                          ref);
-            }
-        for (int i = M * N; i < M * N + 8; i++)
-            CHECK(cm[i] == -99.0f, "host descriptor store wrote past the tensor at %d", i);
-    }
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 18, bufs, 3))
+        check_matmul("host descriptor matmul", a, LDA, b, cm, M, N, K);
     compile_result_free(&c.res);
 }
 
