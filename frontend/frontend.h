@@ -376,6 +376,10 @@ Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag);
  * that positions do not move; NULL when nothing is blanked. parse_module lexes this copy. A file
  * with no kernel is left whole, unless imported (parse_imported_module). */
 char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
+/* vLLM's `@triton_jit_decorator`, an alias of triton.jit its triton_utils package makes and tric
+ * cannot see through: a bare decorator name whose `_`-separated parts include `triton` and `jit`
+ * is taken as triton.jit (host_skip.c and parser.y's is_jit_decorator agree through it). */
+bool frontend_is_jit_alias(const char *name, size_t len);
 
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 

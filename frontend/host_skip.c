@@ -269,7 +269,7 @@ static bool triton_decorator(const Skip *s, int line)
     if (PART_IS(n - 1, "constexpr_function"))
         return true;
     if (n == 1)
-        return PART_IS(0, "jit");
+        return PART_IS(0, "jit") || frontend_is_jit_alias(parts[0], lens[0]);
     return n == 2 && ((PART_IS(0, "triton") && PART_IS(1, "jit")) ||
                       ((PART_IS(0, "tl") || PART_IS(0, "triton")) && PART_IS(1, "constexpr")));
 #undef PART_IS
@@ -410,6 +410,12 @@ static bool word_has_part(const char *word, size_t len, const char *const *words
         i = j;
     }
     return false;
+}
+
+bool frontend_is_jit_alias(const char *name, size_t len)
+{
+    static const char *const triton[] = {"triton", NULL}, *const jit[] = {"jit", NULL};
+    return word_has_part(name, len, triton) && word_has_part(name, len, jit);
 }
 
 typedef struct CondFacts {

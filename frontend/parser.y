@@ -1351,14 +1351,15 @@ static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamLis
     return f;
 }
 
-/* @triton.jit, @jit, @triton.jit(...), @jit(...) make a function a kernel or helper; the
+/* @triton.jit, @jit, @triton.jit(...), @jit(...) (and an alias named like vLLM's @triton_jit_decorator,
+ * frontend_is_jit_alias) make a function a kernel or helper; the
  * decorators above it (@triton.autotune, @triton.heuristics) configure it. */
 static bool is_jit_decorator(const Expr *d)
 {
     if (d->kind == EX_CALL)
         d = d->call.fn;
     if (d->kind == EX_NAME)
-        return !strcmp(d->str, "jit");
+        return !strcmp(d->str, "jit") || frontend_is_jit_alias(d->str, strlen(d->str));
     return d->kind == EX_ATTR && !strcmp(d->attr.name, "jit") && d->attr.obj->kind == EX_NAME &&
            !strcmp(d->attr.obj->str, "triton");
 }

@@ -6,6 +6,7 @@ import torch
 from vllm.logger import init_logger
 from vllm.platforms import current_platform
 from vllm.triton_utils import tl, triton
+from vllm.triton_utils import triton_jit_decorator
 
 logger = init_logger(__name__)
 float8_info = torch.finfo(current_platform.fp8_dtype())
@@ -25,3 +26,8 @@ def scale_kernel(x_ptr, n, USE_CLAMP: tl.constexpr, BLOCK: tl.constexpr,
 @triton.jit
 def uses_logger(x_ptr):
     tl.store(x_ptr, logger)
+
+
+@triton_jit_decorator
+def merge_kernel(out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), 0.0)
