@@ -127,6 +127,13 @@ static bool is_triton_module(const char *dotted)
 
 static int load(Linker *lk, const char *path, const char *qual);
 
+/* The names under which Triton's own modules are imported (`import triton`, `import
+ * triton.language as tl`): a module that re-exports one keeps the name. */
+static bool reexports_triton(const char *name)
+{
+    return !strcmp(name, "tl") || !strcmp(name, "triton");
+}
+
 /* The module `text` (leading dots: relative) imported from module `from`: its index in mods, or
  * -1 with the files tried in tried. */
 static int resolve(Linker *lk, int from, const char *text, StrBuf *tried)
@@ -273,7 +280,12 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
                     strbuf_free(&more);
                 }
             }
-            if (b.mod < 0) {
+            if (b.mod < 0 && from && !as && reexports_triton(imported)) {
+                /* `from vllm.triton_utils import tl, triton`: a package that re-exports Triton's
+                 * modules under their own names (every vLLM kernel file imports them so). Where
+                 * that package is not at hand the names are Triton's, as they are at run time. */
+                b.kind = BIND_TRITON;
+            } else if (b.mod < 0) {
                 b.kind = BIND_MISSING;
                 b.tried = arena_strdup(lk->a, tried.data ? tried.data : "");
             }
@@ -626,11 +638,19 @@ static bool link_root(Linker *lk, const SrcFile *file, Module *root)
     for (int i = 0; i < nroot; i++)
         if (root->funcs[i] && root->funcs[i]->is_jit)
             rename_func(lk, 0, root->funcs[i]);
+    /* The root's module-level assignments are host code as often as constants (vLLM's `logger =
+     * init_logger(__name__)`): a name imported from a module not at hand stays as written, and
+     * sema, which reads a global only where a kernel uses it, reports it there. */
+    Diag *loud = lk->diag;
+    Diag quiet = {0};
+    lk->diag = &quiet;
     for (int i = 0; i < root->nglobals; i++) {
         Stmt *st = root->globals[i];
         if (st && st->kind == ST_ASSIGN)
             rename_expr(lk, 0, NULL, st->assign.value, 0);
     }
+    lk->diag = loud;
+    diag_free(&quiet);
     if (lk->nmods > 1)
         link_triton_imports(lk);
     if (lk->nglobals > 0) {

@@ -235,6 +235,15 @@ static bool helper_call(TuneEval *t, const Expr *e, const TuneScope *scope, Tune
     for (int i = 0; i < t->m->nfuncs; i++)
         if (t->m->funcs[i] && t->m->funcs[i]->name && is_name(e->call.fn, t->m->funcs[i]->name))
             f = t->m->funcs[i];
+    if (!f && e->call.fn->kind == EX_NAME) {
+        /* host_skip.c sets aside a helper tric cannot read (one returning a comprehension) */
+        diag_error(t->d, e->loc,
+                   "autotune: '%s' is not a function of this file tric reads (host Python "
+                   "such as a comprehension is set aside); expected triton.Config(...) or a "
+                   "call of a function that returns a list of them",
+                   e->call.fn->str);
+        return false;
+    }
     if (!f) {
         diag_error(t->d, e->loc,
                    "autotune: expected triton.Config(...) or a call of a function "
@@ -319,7 +328,11 @@ static bool eval(TuneEval *t, const Expr *e, const TuneScope *scope, TuneVal *ou
         const TuneScope *in = NULL;
         const Expr *v = lookup(t, scope, e->str, &in);
         if (!v) {
-            diag_error(t->d, e->loc, "autotune: '%s' is not defined in this file", e->str);
+            /* host_skip.c sets aside a binding tric cannot read (a comprehension) */
+            diag_error(t->d, e->loc,
+                       "autotune: '%s' is not defined in this file, or only by host Python tric "
+                       "does not run (a comprehension, a call of a host function)",
+                       e->str);
             return false;
         }
         if (t->depth >= 64) {

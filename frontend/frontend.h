@@ -317,6 +317,10 @@ typedef struct Param {
     Sem sem;
     int divisibility; /* 16 from a ":16" hint, 1 when nothing is known */
     bool equal_to_1;  /* ":1" hint */
+    /* a host tensor descriptor ("tensordesc<fp16[64, 64]>"): its block type (rank 0 when the
+     * parameter is not one). Launched as its base pointer, rank i32 shapes and rank i64 strides
+     * (the last one equal to 1), as Triton passes a descriptor it does not lower to TMA. */
+    Type desc_block;
 } Param;
 
 struct FuncDef {
@@ -372,6 +376,10 @@ Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag);
  * that positions do not move; NULL when nothing is blanked. parse_module lexes this copy. A file
  * with no kernel is left whole, unless imported (parse_imported_module). */
 char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
+/* vLLM's `@triton_jit_decorator`, an alias of triton.jit its triton_utils package makes and tric
+ * cannot see through: a bare decorator name whose `_`-separated parts include `triton` and `jit`
+ * is taken as triton.jit (host_skip.c and parser.y's is_jit_decorator agree through it). */
+bool frontend_is_jit_alias(const char *name, size_t len);
 
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 
@@ -384,6 +392,7 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
     X(BI_ARANGE, "arange", "start end", "[start, end) as an int32 block; end-start a power of 2") \
     X(BI_ZEROS, "zeros", "shape dtype", "a block of zeros")                                       \
     X(BI_FULL, "full", "shape value dtype", "a block filled with value")                          \
+    X(BI_ZEROS_LIKE, "zeros_like", "input", "zeros of input's shape and type (standard.zeros_like)") \
     X(BI_CDIV, "cdiv", "x div", "ceil(x / div)")                                                   \
     X(BI_MINIMUM, "minimum", "x y propagate_nan=", "elementwise min")                             \
     X(BI_MAXIMUM, "maximum", "x y propagate_nan=", "elementwise max")                             \
@@ -434,6 +443,7 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
     X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
     X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
     X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
+    X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", "print at run time (tric prints nothing)") \
     X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", "run-time assertion (checked by the interpreter)") \
     X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", "Python range / tl.range in for loops") \
     X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", "for loop unrolled at compile time")   \
@@ -509,6 +519,11 @@ int signature_split(const char *sig, SigEntry **out, Arena *a);
  * success, else a one-line reason ("unknown type 'f33' (expected ...)"). */
 const char *signature_parse_type(const char *text, Type *type, int *divisibility, bool *equal_to_1,
                                  Arena *a);
+/* Whether an entry is Triton's host tensor descriptor form, "tensordesc<fp16[64, 64]>". */
+bool signature_is_tensordesc(const char *text);
+/* "tensordesc<fp16[128, 64]>" -> *block = <128x64xfp16>. Returns NULL on success, else a
+ * one-line reason. */
+const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a);
 
 /* ---- sema.c (and sema_*.c) ------------------------------------------------------------------- */
 

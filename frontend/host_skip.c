@@ -52,8 +52,16 @@ typedef struct Stmt1 {
     bool recursed;      /* a kept if/try whose bodies were classified on their own */
     const char **binds; /* IF_USED: the names it binds */
     int nbinds;
-    bool kept_late; /* IF_USED found used */
+    bool kept_late;    /* IF_USED found used */
+    bool read_by_code; /* kept_late, and read by kernel code, not only by decorator arguments */
+    bool is_if;        /* a kept if: its conditions are rewritten, so its headers read nothing */
 } Stmt1;
+
+/* A module-level `if`/`elif` condition replaced by the constant 1 (the clause taken) or 0. */
+typedef struct Rewrite {
+    size_t from, to; /* the condition's text, up to the header's colon */
+    bool taken;
+} Rewrite;
 
 typedef struct Skip {
     const char *text;
@@ -64,6 +72,8 @@ typedef struct Skip {
     Stmt1 *stmts;
     int nstmts, scap;
     bool has_kernel; /* a Triton-decorated def, or an assignment that makes a kernel */
+    Rewrite *rewrites;
+    int nrewrites, rcap;
 } Skip;
 
 static bool is_ident_start(char c)
@@ -259,10 +269,33 @@ static bool triton_decorator(const Skip *s, int line)
     if (PART_IS(n - 1, "constexpr_function"))
         return true;
     if (n == 1)
-        return PART_IS(0, "jit");
+        return PART_IS(0, "jit") || frontend_is_jit_alias(parts[0], lens[0]);
     return n == 2 && ((PART_IS(0, "triton") && PART_IS(1, "jit")) ||
                       ((PART_IS(0, "tl") || PART_IS(0, "triton")) && PART_IS(1, "constexpr")));
 #undef PART_IS
+}
+
+/* One step of a scan over a logical line's code: past the string or the comment that starts at
+ * i whole, or past the byte at i, counting brackets in *depth. *plain is set when t[i] is a byte
+ * outside strings, comments and brackets, to be looked at by the caller. */
+static size_t step_code(const char *t, size_t i, size_t end, int *depth, bool *plain)
+{
+    char c = t[i];
+    *plain = false;
+    if (c == '#') {
+        while (i < end && t[i] != '\n')
+            i++;
+        return i;
+    }
+    if (c == '"' || c == '\'')
+        return skip_string(t, end, i);
+    if (c == '(' || c == '[' || c == '{')
+        ++*depth;
+    else if ((c == ')' || c == ']' || c == '}') && *depth > 0)
+        --*depth;
+    else
+        *plain = true;
+    return i + 1;
 }
 
 /* The assignment operator of a simple statement's first logical line: the offset of its last
@@ -274,36 +307,20 @@ static size_t assignment_at(const Skip *s, int line, bool *augmented)
     int depth = 0;
     *augmented = false;
     while (i < end) {
-        char c = t[i];
-        if (c == '#')
-            break;
-        if (c == '"' || c == '\'') {
-            i = skip_string(t, end, i);
-            continue;
-        }
-        if (c == '(' || c == '[' || c == '{')
-            depth++;
-        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
-            depth--;
-        else if (c == '=' && depth == 0) {
-            char prev = i > 0 ? t[i - 1] : ' ', next = i + 1 < end ? t[i + 1] : ' ';
-            if (next == '=') {
-                i += 2;
-                continue;
-            }
-            if (strchr("=!<>:", prev)) {
-                i++;
-                continue;
-            }
-            if (strchr("+-*/%&|^@", prev)) {
+        bool plain;
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (plain && t[i] == '=' && depth == 0) {
+            char prev = i > 0 ? t[i - 1] : ' ', after = i + 1 < end ? t[i + 1] : ' ';
+            if (after == '=') {
+                next = i + 2;
+            } else if (strchr("+-*/%&|^@", prev)) {
                 if (!last)
                     *augmented = true;
-                i++;
-                continue;
+            } else if (!strchr("=!<>:", prev)) {
+                last = i;
             }
-            last = i;
         }
-        i++;
+        i = next;
     }
     return last;
 }
@@ -365,17 +382,167 @@ static void def_binds(Skip *s, Stmt1 *st, int def_line)
 
 static void classify_block(Skip *s, int first, int last, int depth);
 
-/* A kept if/try: its header lines are read, each clause's body is classified on its own. */
+/* ---- module-level if: the clause taken ------------------------------------------------------ */
+
+/* Whether `word` (an identifier or a string's text) is, or has as one of its `_`-separated parts,
+ * one of words, ignoring case: `is_hip`, "xpu", HAS_XPU_STREAM, `__version__`. */
+static bool word_has_part(const char *word, size_t len, const char *const *words)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len &&
+               !((word[i] >= 'a' && word[i] <= 'z') || (word[i] >= 'A' && word[i] <= 'Z') ||
+                 (word[i] >= '0' && word[i] <= '9')))
+            i++;
+        size_t j = i;
+        while (j < len &&
+               ((word[j] >= 'a' && word[j] <= 'z') || (word[j] >= 'A' && word[j] <= 'Z') ||
+                (word[j] >= '0' && word[j] <= '9')))
+            j++;
+        for (const char *const *w = words; j > i && *w; w++) {
+            size_t n = strlen(*w);
+            bool same = n == j - i;
+            for (size_t k = 0; same && k < n; k++)
+                same = (char)(word[i + k] | 0x20) == (*w)[k];
+            if (same)
+                return true;
+        }
+        i = j;
+    }
+    return false;
+}
+
+bool frontend_is_jit_alias(const char *name, size_t len)
+{
+    static const char *const triton[] = {"triton", NULL}, *const jit[] = {"jit", NULL};
+    return word_has_part(name, len, triton) && word_has_part(name, len, jit);
+}
+
+typedef struct CondFacts {
+    bool other_backend; /* names AMD, Intel, Apple, a CPU... */
+    bool nvidia;        /* names CUDA or NVIDIA */
+    bool version;       /* reads a version */
+    bool negated;       /* `not`, `!=` */
+    bool less;          /* `<`, `<=`, operator.lt / operator.le */
+} CondFacts;
+
+static void note_word(CondFacts *f, const char *w, size_t n)
+{
+    static const char *const other[] = {"xpu",  "hip",  "rocm", "mlx",   "mps",    "npu", "musa",
+                                        "cdna", "rdna", "amd",  "intel", "ascend", "cpu", NULL};
+    static const char *const nvidia[] = {"cuda", "nvidia", NULL};
+    static const char *const version[] = {"version", NULL};
+    f->other_backend |= word_has_part(w, n, other);
+    f->nvidia |= word_has_part(w, n, nvidia);
+    f->version |= word_has_part(w, n, version);
+    f->negated |= n == 3 && !memcmp(w, "not", 3);
+    f->less |= n == 2 && (!memcmp(w, "lt", 2) || !memcmp(w, "le", 2));
+}
+
+/* Whether the host condition in [from, to) holds where tric's kernels run: an NVIDIA GPU under
+ * the newest Triton. tric does not run host Python; it reads what the condition tests. A test
+ * for another backend (`DEVICE_TYPE == "xpu"`, `is_hip()`, `in ("hip", ...)` without CUDA) is
+ * false, and true negated (`not is_hip()`, `!= "xpu"`); a test for CUDA alone is true (false
+ * negated); a version compared with `<` (an older Triton or torch) is false; anything else
+ * (`HAS_TRITON`, `DEVICE_COUNT > 1`, a version `>=`) is true, the branch such files write
+ * first for the common case. unsloth picks its tanh with `if DEVICE_TYPE == "xpu":` first. */
+static bool note_ident(void *ctx, const char *name, size_t len, size_t at)
+{
+    (void)at;
+    note_word(ctx, name, len);
+    return false;
+}
+
+static bool condition_holds(const Skip *s, size_t from, size_t to)
+{
+    const char *t = s->text;
+    CondFacts f = {0};
+    each_ident(s, from, to, note_ident, &f);
+    int depth = 0;
+    for (size_t i = from; i < to;) {
+        bool plain;
+        size_t next = step_code(t, i, to, &depth, &plain);
+        if (t[i] == '"' || t[i] == '\'') /* a string's text: "xpu", "cuda" */
+            note_word(&f, t + i + 1, next > i + 1 ? next - i - 1 : 0);
+        else if (plain && t[i] == '!' && i + 1 < to && t[i + 1] == '=')
+            f.negated = true;
+        else if (plain && t[i] == '<' && !(i + 1 < to && t[i + 1] == '<'))
+            f.less = true;
+        else if (plain && (t[i] == '<' || t[i] == '>') && i + 1 < to && t[i + 1] == t[i])
+            next = i + 2; /* a shift */
+        i = next;
+    }
+    if (f.version && f.less)
+        return false;
+    if (f.other_backend && !f.nvidia)
+        return f.negated;
+    if (f.nvidia && !f.other_backend)
+        return !f.negated;
+    return true;
+}
+
+/* The condition of the if/elif header on line `line`: [*from, *to) up to the colon at bracket
+ * depth 0 that ends it; false when the line has none (a one-line `if x: y`). */
+static bool header_condition(const Skip *s, int line, size_t *from, size_t *to)
+{
+    const char *t = s->text;
+    size_t i = s->lines[line].start + (word_is(s, line, "if") ? 2 : 4), end = s->lines[line].end;
+    *from = i;
+    int depth = 0;
+    while (i < end) {
+        bool plain;
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (plain && t[i] == ':' && depth == 0 && !(i + 1 < end && t[i + 1] == '=')) {
+            size_t k = i + 1; /* nothing but a comment may follow: the body is indented below */
+            while (k < end && (t[k] == ' ' || t[k] == '\t'))
+                k++;
+            if (k < end && t[k] != '#' && t[k] != '\n' && t[k] != '\r')
+                return false;
+            *to = i;
+            return *to > *from;
+        }
+        i = next;
+    }
+    return false;
+}
+
+/* A kept if/try: each clause's body is classified on its own. For an `if`, only the clause taken
+ * where the kernels run (condition_holds; `else` when no condition holds) is: the others' bodies
+ * become `pass`, and every condition is rewritten to 1 or 0 so that the parser (module_append)
+ * takes that clause, and no name a condition reads keeps host code alive. */
 static void recurse_clauses(Skip *s, Stmt1 *st, int depth)
 {
     int indent = s->lines[st->first].indent;
+    bool is_if = word_is(s, st->first, "if");
+    bool chosen = false;
     st->recursed = true;
+    st->is_if = is_if;
     for (int i = st->first; i < st->last;) {
         int j = i + 1;
         while (j < st->last && s->lines[j].indent > indent)
             j++;
-        if (j > i + 1)
+        bool taken = true;
+        if (is_if) {
+            size_t from, to;
+            bool has_cond = !word_is(s, i, "else");
+            if (has_cond && !header_condition(s, i, &from, &to)) {
+                st->is_if = false; /* a form not rewritten: the parser's first-branch rule */
+                is_if = false;
+            } else {
+                taken = !chosen && (!has_cond || condition_holds(s, from, to));
+                chosen |= taken;
+                if (has_cond) {
+                    Rewrite r = {from, to, taken};
+                    ARENA_PUSH(s->a, s->rewrites, s->nrewrites, s->rcap, r);
+                }
+            }
+        }
+        if (j > i + 1 && taken) {
             classify_block(s, i + 1, j, depth + 1);
+        } else if (j > i + 1) {
+            Stmt1 dead = {.first = i + 1, .last = j, .verdict = BLANK};
+            ARENA_PUSH(s->a, s->stmts, s->nstmts, s->scap, dead);
+        }
         i = j;
     }
 }
@@ -473,6 +640,7 @@ typedef struct Used {
     size_t mask;
     int *work; /* statements kept and not yet scanned */
     int nwork, wcap;
+    bool code; /* the reads being scanned are kernel code's (else a decorator's arguments) */
 } Used;
 
 static size_t name_hash(const char *name, size_t len)
@@ -485,25 +653,60 @@ static size_t name_hash(const char *name, size_t len)
 
 static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
 {
-    (void)at;
     Used *u = ctx;
+    /* an attribute (`tl.argmax`, `K.helper`) reads no name of this module: FlagGems' host
+     * `def argmax(...)` beside a kernel calling tl.argmax stays host code */
+    size_t k = at;
+    while (k > 0 && (u->s->text[k - 1] == ' ' || u->s->text[k - 1] == '\t'))
+        k--;
+    if (k > 0 && u->s->text[k - 1] == '.')
+        return false;
     for (Binder *b = u->slots[name_hash(name, len) & u->mask]; b; b = b->next) {
         Stmt1 *st = &u->s->stmts[b->stmt];
-        if (!st->kept_late && strlen(b->name) == len && !memcmp(b->name, name, len)) {
-            st->kept_late = true;
+        if (strlen(b->name) != len || memcmp(b->name, name, len))
+            continue;
+        bool newly = !st->kept_late || (u->code && !st->read_by_code);
+        st->kept_late = true;
+        st->read_by_code |= u->code;
+        if (newly) /* scanned again when code reads what only a decorator read so far */
             ARENA_PUSH(u->s->a, u->work, u->nwork, u->wcap, b->stmt);
-        }
     }
     return false;
 }
 
-/* The names read by one kept statement (a recursed if/try: its header lines only). */
+/* The names read by one kept statement (a recursed if/try: its header lines only). What a
+ * decorator's arguments read (@triton.autotune's configs, @triton.heuristics' lambdas), and what
+ * that reads in turn, is configuration tric reads when it can (frontend/autotune.c): the rest is
+ * read by kernel code. */
 static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
 {
+    static const char *const configures[] = {"autotune", "heuristics", NULL};
     if (!st->recursed) {
-        each_ident(s, s->lines[st->first].start, s->lines[st->last - 1].end, mark_binder, u);
+        size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
+        if (st->verdict == IF_USED) {
+            u->code = st->read_by_code;
+        } else if (s->text[from] == '@') {
+            int d = st->first;
+            while (d < st->last && s->text[s->lines[d].start] == '@')
+                d++;
+            u->code = false;
+            each_ident(s, from, s->lines[d - 1].end, mark_binder, u);
+            from = d < st->last ? s->lines[d].start : to;
+            u->code = true;
+        } else {
+            size_t eq = 0;
+            bool augmented = false;
+            if (!word_in(s, st->first, (const char *const[]){"import", "from", NULL}))
+                eq = assignment_at(s, st->first, &augmented);
+            /* `k = triton.autotune(...)(f)` configures f; `k = triton.jit(impl)` is code */
+            u->code = !(eq && mentions(s, eq, to, configures));
+        }
+        each_ident(s, from, to, mark_binder, u);
         return;
     }
+    u->code = true;
+    if (st->is_if)
+        return; /* its conditions are rewritten to constants */
     int indent = s->lines[st->first].indent;
     for (int i = st->first; i < st->last; i++)
         if (s->lines[i].indent == indent)
@@ -566,6 +769,32 @@ static void blank(Skip *s, char *out, const Stmt1 *st)
     memcpy(out + from, "pass", 4);
 }
 
+/* The condition becomes `1` or `0`, the rest of it blanks; one spread over several lines is
+ * wrapped in parentheses, `(0 ... )`, so that its line breaks stay inside brackets. */
+static void rewrite_condition(char *out, const Rewrite *r)
+{
+    size_t last = r->from;
+    bool lines = false;
+    for (size_t i = r->from; i < r->to; i++) {
+        if (out[i] == '\n' || out[i] == '\r') {
+            lines = true;
+            continue;
+        }
+        out[i] = ' ';
+        last = i;
+    }
+    size_t at = r->from + 1; /* after the blank that follows `if` */
+    if (lines && last > at + 1) {
+        out[at] = '(';
+        out[at + 1] = r->taken ? '1' : '0';
+        out[last] = ')';
+    } else if (at < r->to) {
+        out[at] = r->taken ? '1' : '0';
+    } else {
+        out[r->from] = r->taken ? '1' : '0';
+    }
+}
+
 char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
 {
     if (!file->text || file->len == 0)
@@ -581,7 +810,12 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
     char *out = NULL;
     for (int k = 0; k < s.nstmts; k++) {
         const Stmt1 *st = &s.stmts[k];
-        if (st->verdict == KEEP || (st->verdict == IF_USED && st->kept_late))
+        if (st->verdict == KEEP)
+            continue;
+        /* Configuration only host Python can build (tutorial 06's `configs = [triton.Config(...)
+         * for BM in ...]` that @triton.autotune reads) is set aside like other host code:
+         * autotune.c then compiles the kernel with -D's values, or says what it needs. */
+        if (st->verdict == IF_USED && st->kept_late && (st->read_by_code || parses_alone(&s, st)))
             continue;
         if (st->verdict == IF_USED && !word_is(&s, st->first, "def") && parses_alone(&s, st))
             continue; /* an unused assignment tric reads: kept, as a constant may be */
@@ -591,5 +825,11 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
         }
         blank(&s, out, st);
     }
+    if (s.nrewrites > 0 && !out) {
+        out = arena_alloc(a, file->len + 1);
+        memcpy(out, file->text, file->len);
+    }
+    for (int k = 0; k < s.nrewrites; k++)
+        rewrite_condition(out, &s.rewrites[k]);
     return out;
 }

@@ -1520,10 +1520,11 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_value(op->results[0]);
     }
     case BI_ZEROS:
+    case BI_ZEROS_LIKE:
     case BI_FULL: {
         if (!have_r)
             return untyped(lw, e, bi);
-        if (bi == BI_ZEROS)
+        if (bi != BI_FULL)
             return lv_value(emit_zero(lw, loc, r));
         const Expr *v = arg(&a, 1);
         if (!v) {
@@ -1817,6 +1818,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_none();
     case BI_STATIC_ASSERT:
     case BI_STATIC_PRINT:
+    case BI_DEVICE_PRINT:
     case BI_CONSTEXPR:
     case BI_NEXT_POWER_OF_2:
     case BI_POINTER_TYPE:
@@ -2813,6 +2815,39 @@ static void lower_cont(Lowerer *lw, const Cont *k)
 
 /* ---- the kernel ----------------------------------------------------------------------------------- */
 
+/* A host tensor descriptor parameter (sema.c, "tensordesc<fp16[64, 64]>"): the parameters a
+ * launch passes for it, as Triton passes a descriptor it does not lower to TMA (its
+ * backends/nvidia/driver.py): the base pointer, rank i32 shapes and rank i64 strides, the last
+ * stride equal to 1 (Triton's TensorDescriptor asserts it) and so a constant, as a ":1" int is.
+ * The descriptor is then what tl.make_tensor_descriptor(base, shape, strides, block) gives. */
+static LVal lower_desc_param(Lowerer *lw, const Param *p)
+{
+    IrFunc *f = lw->f;
+    int r = p->desc_block.rank;
+    LVal d = {.kind = LV_TUPLE, .n = 1 + 2 * r};
+    d.elems = arena_alloc(lw->arena, (size_t)d.n * sizeof *d.elems);
+    d.elems[0] = lv_value(ir_param_add(f, type_ptr(p->desc_block.dtype), p->name, 16));
+    Type i64 = type_scalar(DT_I64);
+    for (int k = 0; k < r; k++) {
+        const char *name = arena_printf(lw->arena, "%s_shape%d", p->name, k);
+        ValueId v = ir_param_add(f, type_scalar(DT_I32), name, 1);
+        d.elems[1 + k] = lv_value(convert(lw, v, i64, p->loc));
+    }
+    for (int k = 0; k < r; k++) {
+        const char *name = arena_printf(lw->arena, "%s_stride%d", p->name, k);
+        ValueId v = ir_param_add(f, i64, name, 1);
+        if (k < r - 1) {
+            d.elems[1 + r + k] = lv_value(v);
+            continue;
+        }
+        f->params[f->nparams - 1].equal_to_1 = true;
+        Sem *one = arena_alloc(lw->arena, sizeof *one);
+        *one = (Sem){.kind = SEM_CONST, .cv = {.kind = CV_INT, .i = 1}, .type = i64};
+        d.elems[1 + r + k] = lv_const(one);
+    }
+    return d;
+}
+
 IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
 {
     if (!k || !k->func) {
@@ -2825,6 +2860,10 @@ IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
     lw.env = env_new(&lw);
     for (int i = 0; i < k->nargs; i++) {
         const Param *p = k->args[i];
+        if (p->desc_block.rank > 0) {
+            env_set(&lw, lw.env, p->name, lower_desc_param(&lw, p));
+            continue;
+        }
         Type t = p->sem.type;
         ValueId v = ir_param_add(f, t, p->name, p->divisibility);
         if (p->equal_to_1) {

@@ -1351,14 +1351,15 @@ static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamLis
     return f;
 }
 
-/* @triton.jit, @jit, @triton.jit(...), @jit(...) make a function a kernel or helper; the
+/* @triton.jit, @jit, @triton.jit(...), @jit(...) (and an alias named like vLLM's @triton_jit_decorator,
+ * frontend_is_jit_alias) make a function a kernel or helper; the
  * decorators above it (@triton.autotune, @triton.heuristics) configure it. */
 static bool is_jit_decorator(const Expr *d)
 {
     if (d->kind == EX_CALL)
         d = d->call.fn;
     if (d->kind == EX_NAME)
-        return !strcmp(d->str, "jit");
+        return !strcmp(d->str, "jit") || frontend_is_jit_alias(d->str, strlen(d->str));
     return d->kind == EX_ATTR && !strcmp(d->attr.name, "jit") && d->attr.obj->kind == EX_NAME &&
            !strcmp(d->attr.obj->str, "triton");
 }
@@ -1409,11 +1410,15 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
         case ST_IF: {
             /* Host code guards kernels and imports with a module-level `if`
              * (`if triton.__version__ >= "2.1.0":` around vLLM's kernels, a version test around
-             * Liger's libdevice imports). The host condition is not evaluated: the first branch,
-             * the one such files write for the current Triton, is taken; `elif`/`else` are
-             * dropped. Statements nested in it are checked as if at module level. */
-            StmtList then = {s->if_.then.stmts, s->if_.then.n, s->if_.then.n};
-            module_append(ps, l, &then);
+             * Liger's libdevice imports, unsloth's `if DEVICE_TYPE == "xpu":`). The host condition
+             * is not evaluated: host_skip.c rewrites each one to 1 or 0 after the clause taken on
+             * an NVIDIA GPU, and the branch of a 0 is skipped; any other condition (a file read
+             * whole) takes the first branch. Statements nested in it are checked as if at module
+             * level. */
+            const Expr *c = s->if_.cond;
+            const Block *taken = c && c->kind == EX_INT && c->ival == 0 ? &s->if_.els : &s->if_.then;
+            StmtList body = {taken->stmts, taken->n, taken->n};
+            module_append(ps, l, &body);
             break;
         }
         case ST_RETURN: report(ps, s->loc, "'return' outside function"); break;

@@ -498,6 +498,21 @@ static const char *jit_names(Sema *s, const Module *m, bool only_kernels)
     return r;
 }
 
+/* A decorator as written ("triton_jit_decorator", "torch.no_grad()"), NULL for other forms. */
+static const char *decorator_text(Sema *s, const Expr *d)
+{
+    const char *call = "";
+    if (d->kind == EX_CALL) {
+        d = d->call.fn;
+        call = "(...)";
+    }
+    if (d->kind == EX_NAME)
+        return arena_printf(s->a, "%s%s", d->str, call);
+    if (d->kind == EX_ATTR && d->attr.obj->kind == EX_NAME)
+        return arena_printf(s->a, "%s.%s%s", d->attr.obj->str, d->attr.name, call);
+    return NULL;
+}
+
 static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
 {
     if (name) {
@@ -509,7 +524,14 @@ static const FuncDef *find_kernel(Sema *s, const Module *m, const char *name)
             return NULL;
         }
         if (!f->is_jit) {
-            diag_error(s->diag, f->loc, "'%s' is not a @triton.jit function", name);
+            const char *deco = f->ndecorators > 0 ? decorator_text(s, f->decorators[0]) : NULL;
+            if (deco) /* vLLM's @triton_jit_decorator: an alias tric cannot see through */
+                diag_error(s->diag, f->loc,
+                           "'%s' is not a @triton.jit function: its decorator @%s is not "
+                           "Triton's (tric takes @triton.jit or @jit)",
+                           name, deco);
+            else
+                diag_error(s->diag, f->loc, "'%s' is not a @triton.jit function", name);
             return NULL;
         }
         return f;
@@ -890,6 +912,23 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                     continue;
                 }
                 const char *text = ents[e++].text;
+                if (signature_is_tensordesc(text)) {
+                    Type block;
+                    const char *why = signature_parse_tensordesc(text, &block, arena);
+                    if (!why &&
+                        (int64_t)block.shape[block.rank - 1] * dtype_bytes(block.dtype) < 16)
+                        why = "the last block dimension must hold at least 16 bytes";
+                    if (why) {
+                        diag_error(diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text,
+                                   p->name, why);
+                        continue;
+                    }
+                    p->desc_block = block;
+                    p->divisibility = 16; /* a descriptor's base is 16-byte aligned */
+                    sig_type[i] = type_ptr(block.dtype);
+                    sig_set[i] = true;
+                    continue;
+                }
                 int div;
                 bool eq1;
                 ConstVal cv;
@@ -926,9 +965,24 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
     for (int i = 0; i < np; i++) {
         Param *p = &f->params[i];
         if (is_cx[i]) {
+            bool host_default = false;
             if (!cx_set[i] && p->default_value) {
-                Sem d = global_expr(s, p->default_value);
-                if (!is_error(d) && d.kind != SEM_CONST) {
+                /* Python evaluates a default where the def runs, so it may be host code
+                 * (vLLM's `FP8_MIN: tl.constexpr = float8_info.min`, float8_info a torch.finfo).
+                 * One that does not evaluate here is an error only where the kernel reads the
+                 * parameter (name_expr): a branch that never does needs no value. */
+                Diag quiet = {0};
+                Diag *loud = s->diag;
+                s->diag = &quiet;
+                Sem d = global_expr(s, ast_clone_expr(arena, p->default_value));
+                s->diag = loud;
+                diag_free(&quiet);
+                s->fn = &ctx;
+                host_default = is_error(d);
+                if (!host_default)
+                    d = global_expr(s, p->default_value);
+                if (host_default) {
+                } else if (!is_error(d) && d.kind != SEM_CONST) {
                     diag_error(diag, p->default_value->loc,
                                "the default of constexpr '%s' must be "
                                "a compile-time value",
@@ -949,6 +1003,12 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
                 p->sem = sem_const(cx_val[i]);
             }
             env_set(s, &ctx.env, p->name, p->sem, p->loc);
+            if (host_default && !cx_set[i]) {
+                Binding *b = env_find(&ctx.env, p->name);
+                b->partial = HOST_DEFAULT;
+                b->where = p->default_value->loc;
+                b->failed_alias = p->default_value;
+            }
             continue;
         }
         k->args[k->nargs++] = p;
@@ -972,6 +1032,9 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
             apply_launch_hint(p, t, opt->launch_hints[k->nargs - 1]);
         /* ":1": Triton specializes an int equal to 1 into the constant 1. */
         p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
+        if (sig_set[i] && p->desc_block.rank > 0)
+            p->sem =
+                tensor_desc_sem(s, with_shape(p->desc_block.dtype, true, p->desc_block), "zero");
         if (p->equal_to_1)
             p->sem.type = t;
         env_set(s, &ctx.env, p->name, p->sem, p->loc);

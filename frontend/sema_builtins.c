@@ -57,6 +57,7 @@ static int varargs_param(Builtin b)
     case BI_PERMUTE:
     case BI_TRANS: return 1;
     case BI_STATIC_PRINT: return 0;
+    case BI_DEVICE_PRINT: return 1;
     default: return -1;
     }
 }
@@ -1261,6 +1262,16 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             return sem_error();
         return sem_value(with_shape(dt, false, shape));
     }
+    case BI_ZEROS_LIKE: {
+        Type t;
+        if (!value_arg(s, call, 0, fname, "input", &t))
+            return sem_error();
+        if (t.is_ptr) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs numbers, got %s", fname, tstr(s, t));
+            return sem_error();
+        }
+        return sem_value(t);
+    }
     case BI_CDIV: {
         Expr *x = arg(call, 0), *d = arg(call, 1);
         if (is_error(x->sem) || is_error(d->sem))
@@ -1468,6 +1479,18 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         return sem_void();
     }
     case BI_STATIC_PRINT: return sem_void();
+    case BI_DEVICE_PRINT: {
+        /* Triton prints through the device printf; tric has none, so the call prints nothing,
+         * as Python's print does in a tric kernel. Its prefix must still be a string. */
+        Expr *prefix = arg(call, 0);
+        if (prefix && !is_error(prefix->sem) &&
+            !(prefix->sem.kind == SEM_CONST && prefix->sem.cv.kind == CV_STR)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s's prefix must be a string, got %s", fname,
+                       sem_describe(s, prefix->sem));
+            return sem_error();
+        }
+        return sem_void();
+    }
     case BI_DEVICE_ASSERT: {
         Expr *c = arg(call, 0);
         Type t;

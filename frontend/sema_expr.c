@@ -139,6 +139,21 @@ Sem name_expr(Sema *s, Expr *e)
                        name, b->where.line);
             return sem_error();
         case NOT_CONSTEXPR: break;
+        case HOST_DEFAULT: {
+            if (b->failed_alias) {
+                Expr *dflt = b->failed_alias;
+                b->failed_alias = NULL; /* its own errors, once */
+                FuncCtx ctx = {.env = s->globals}, *saved = s->fn;
+                s->fn = &ctx;
+                expr(s, dflt);
+                s->fn = saved;
+            }
+            diag_error(s->diag, e->loc,
+                       "constexpr parameter '%s' has no value: its default (line %d) is host "
+                       "Python that does not evaluate at compile time; pass -D %s=...",
+                       name, b->where.line, name);
+            return sem_error();
+        }
         }
     }
     Binding *g = env_find(&s->globals, name);
@@ -299,6 +314,21 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
     /* tl.math was libdevice in Triton 2 (tl.math.tanh, tl.math.erf): kernels still call it so. */
     if (!strcmp(leaf, "math") && libdevice_from_name(name, &fn))
         return sem_libdevice(fn);
+    /* Triton 3's tl.erf, tl.sqrt_rn and tl.div_rn (language/math.py) are the libdevice
+     * functions of those names (__nv_erff, __nv_fsqrt_rn's IEEE sqrt, __nv_fdiv_rn). */
+    if ((!strcmp(name, "erf") || !strcmp(name, "sqrt_rn") || !strcmp(name, "div_rn")) &&
+        libdevice_from_name(!strcmp(name, "sqrt_rn") ? "sqrt" : name, &fn))
+        return sem_libdevice(fn);
+    if (!strncmp(name, "_experimental_", 14) && strstr(name, "descriptor")) {
+        /* Triton 3.2's TMA API (tutorial 09 of that time): the descriptor is a CUtensorMap the
+         * host fills, which tric's tiles do not read */
+        diag_error(s->diag, loc,
+                   "'%s' (Triton's experimental TMA API, a CUtensorMap filled by the host) is "
+                   "not supported; use tl.make_tensor_descriptor, or pass a TensorDescriptor "
+                   "(signature entry tensordesc<fp16[64, 64]>)",
+                   shown);
+        return sem_error();
+    }
     diag_error(s->diag, loc, "unknown builtin '%s'", shown);
     return sem_error();
 }

@@ -26,6 +26,8 @@ typedef enum Partial {
     ONE_BRANCH,    /* assigned in only one branch of a run-time if */
     LOOP_LOCAL,    /* first assigned inside a run-time loop body */
     NOT_CONSTEXPR, /* a module global whose value is not a constexpr */
+    HOST_DEFAULT,  /* a constexpr parameter given no value whose default does not evaluate at
+                      compile time (host Python): failed_alias holds the default */
 } Partial;
 
 typedef struct Binding {
@@ -35,8 +37,8 @@ typedef struct Binding {
     SrcLoc where;       /* the if / loop for ONE_BRANCH / LOOP_LOCAL */
     SrcLoc assigned_at; /* the last assignment's target */
     /* NOT_CONSTEXPR globals that name something by a dotted path (erf = libdevice.erff) and
-     * failed to resolve: analysed again, with its errors shown at its line, where a kernel uses
-     * it. */
+     * failed to resolve, and HOST_DEFAULT parameters' defaults: analysed again, with its errors
+     * shown at its line, where a kernel uses it. */
     Expr *failed_alias;
 } Binding;
 
@@ -114,6 +116,10 @@ bool computation_type(DType a, bool a_weak, DType b, bool b_weak, bool div_or_mo
 bool broadcast(Sema *s, SrcLoc loc, Type a, Type b, Type *out);
 bool broadcasts_to(Type from, Type to);
 Type with_shape(DType dt, bool is_ptr, Type shape);
+/* The Sem of a tensor descriptor whose tiles are `block`, a block of pointers
+ * (make_tensor_descriptor's result, a host descriptor parameter's): the base pointer, rank
+ * shapes and rank strides, int64. */
+Sem tensor_desc_sem(Sema *s, Type block, const char *padding);
 Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r);
 Sem binary_expr(Sema *s, Expr *e);
 Sem unary_expr(Sema *s, Expr *e);

@@ -311,11 +311,17 @@ Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
     const char *pad;
     if (!padding_arg(s, call, 4, fname, block.dtype, &pad))
         return sem_error();
+    return tensor_desc_sem(s, block, pad);
+}
+
+Sem tensor_desc_sem(Sema *s, Type block, const char *padding)
+{
+    int r = block.rank;
     Sem d = {.kind = SEM_TUPLE,
              .tensor_desc = true,
              .type = block,
              .nelems = 1 + 2 * r,
-             .cv = {.kind = CV_STR, .s = pad}};
+             .cv = {.kind = CV_STR, .s = padding}};
     d.elems = arena_alloc(s->a, (size_t)d.nelems * sizeof(Sem));
     d.elems[0] = sem_value(type_ptr(block.dtype));
     for (int i = 1; i < d.nelems; i++)

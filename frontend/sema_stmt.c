@@ -465,7 +465,14 @@ static void stmt(Sema *s, Stmt *st, bool tail)
     case ST_ASSIGN: {
         Sem v = expr(s, st->assign.value);
         if (st->assign.annotation) {
+            /* Only tl.constexpr changes what an annotated assignment means; another annotation
+             * (`offs: tl.tensor = ...`, `left: tl.int32 = 0`) is a hint Triton evaluates and sets
+             * aside, so one naming what tric does not know is no error. */
+            Diag quiet = {0}, *loud = s->diag;
+            s->diag = &quiet;
             Sem a = expr(s, st->assign.annotation);
+            s->diag = loud;
+            diag_free(&quiet);
             if (!is_error(a) && !is_error(v) && a.kind == SEM_BUILTIN &&
                 a.builtin == BI_CONSTEXPR && v.kind != SEM_CONST) {
                 diag_error(s->diag, st->assign.value->loc,

@@ -222,7 +222,12 @@ int signature_split(const char *sig, SigEntry **out, Arena *a)
         return 0;
     }
     for (;;) {
-        const char *comma = strchr(p, ',');
+        /* the commas of "tensordesc<fp16[64, 64]>" are inside brackets */
+        const char *comma = p;
+        for (int depth = 0; *comma && (*comma != ',' || depth > 0); comma++)
+            depth += (*comma == '<' || *comma == '[') - (*comma == '>' || *comma == ']');
+        if (!*comma)
+            comma = NULL;
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         SigEntry e = {.text = trimmed(a, p, len)};
         ARENA_PUSH(a, items, n, cap, e);
@@ -290,5 +295,46 @@ const char *signature_parse_type(const char *text, Type *type, int *divisibility
             *divisibility = (int)h;
         }
     }
+    return NULL;
+}
+
+bool signature_is_tensordesc(const char *text)
+{
+    return !strncmp(skip_space(text), "tensordesc<", 11);
+}
+
+/* Triton's form (triton/backends/nvidia/driver.py reads it with "tensordesc<([^[>]*)\[([^]]*)\]"):
+ * the element type, then the block shape in brackets; what follows the shape (a layout) is
+ * ignored. */
+const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a)
+{
+    const char *s = skip_space(text) + 11, *open = strchr(s, '['),
+               *close = open ? strchr(open, ']') : NULL;
+    if (!open || !close || !strchr(close, '>'))
+        return arena_printf(a,
+                            "bad tensor descriptor '%s' (expected the form "
+                            "'tensordesc<fp16[64, 64]>')",
+                            text);
+    char *name = trimmed(a, s, (size_t)(open - s));
+    DType dt;
+    if (!dtype_from_name(name, &dt))
+        return arena_printf(a, "unknown element type '%s' in '%s'", name, text);
+    int32_t shape[TRIC_MAX_RANK];
+    int rank = 0;
+    for (const char *d = open + 1; d < close;) {
+        const char *end = d;
+        while (end < close && *end != ',')
+            end++;
+        int64_t v;
+        if (rank == TRIC_MAX_RANK || !parse_int(trimmed(a, d, (size_t)(end - d)), &v) || v < 1 ||
+            v > (1 << 20) || (v & (v - 1)))
+            return arena_printf(a, "the block shape of '%s' must be 1 to %d powers of two", text,
+                                TRIC_MAX_RANK);
+        shape[rank++] = (int32_t)v;
+        d = end < close ? end + 1 : end;
+    }
+    if (rank == 0)
+        return arena_printf(a, "the block shape of '%s' is empty", text);
+    *block = type_block(type_scalar(dt), rank, shape);
     return NULL;
 }

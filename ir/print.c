@@ -268,6 +268,13 @@ static void print_i64_list(StrBuf *out, const int64_t *xs, int n)
     strbuf_putc(out, ']');
 }
 
+/* The raw attribute list keeps its four-slot form ("attr = [2, 0, 0, 0]") unless the fifth slot
+ * (a rank-5 trans's last dim) is set. */
+static int raw_attr_count(const IrOp *op)
+{
+    return op->attr[TRIC_MAX_RANK - 1] != 0 ? TRIC_MAX_RANK : TRIC_MAX_RANK - 1;
+}
+
 /* The attribute dict: named keys, or the raw "attr = [a0, a1, a2, a3]" when some slot the op
  * does not name is set (so nothing is ever lost in print -> parse). */
 static void print_attr_dict(Printer *p, const IrOp *op)
@@ -283,7 +290,7 @@ static void print_attr_dict(Printer *p, const IrOp *op)
     (strbuf_append(out, any ? ", " : " {"), any = true, strbuf_printf(out, __VA_ARGS__))
     if (extra) {
         KEY("attr = ");
-        print_i64_list(out, op->attr, TRIC_MAX_RANK);
+        print_i64_list(out, op->attr, raw_attr_count(op));
     } else {
         switch (op->code) {
         case OP_EXPAND_DIMS:
@@ -316,7 +323,7 @@ static void print_attr_dict(Printer *p, const IrOp *op)
                 print_string(out, fn->name);
             } else { /* not a function of the table: keep the number (the verifier says why) */
                 KEY("attr = ");
-                print_i64_list(out, op->attr, TRIC_MAX_RANK);
+                print_i64_list(out, op->attr, raw_attr_count(op));
             }
             break;
         }
@@ -327,7 +334,7 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             bool ok = sem && scope && (op->code == OP_ATOMIC_RMW ? kind != NULL : op->attr[0] == 0);
             if (!ok) { /* outside the tables: keep the numbers (the verifier says why) */
                 KEY("attr = ");
-                print_i64_list(out, op->attr, TRIC_MAX_RANK);
+                print_i64_list(out, op->attr, raw_attr_count(op));
                 break;
             }
             if (op->code == OP_ATOMIC_RMW) {

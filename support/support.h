@@ -189,7 +189,7 @@ double fp8_to_double(uint8_t bits, DType t);
 uint8_t fp8_from_double(double x, DType t);
 double fp8_round(double x, DType t); /* the nearest fp8 value of x, as a double */
 
-#define TRIC_MAX_RANK 4
+#define TRIC_MAX_RANK 5
 
 /* The type of a value: a scalar (rank 0) or a block (rank >= 1, every dim a power of two), whose
  * element is either a dtype or a pointer (global address space) to a dtype. Passed by value.

@@ -1,5 +1,6 @@
 /* gpu_builtins (label gpu): every libdevice function (ir.h's TRIC_LIBDEVICE_FNS) in fp32 and
- * fp64, tl.clamp with and without NaN propagation, tl.swizzle2d and tl.debug_barrier, run on
+ * fp64, tl.clamp with and without NaN propagation, tl.swizzle2d and tl.debug_barrier, 5-D
+ * reshapes and permutes, run on
  * cuda:0 and on the cpu interpreter with the same inputs: predicates, clamp and swizzle2d agree
  * exactly, the math functions within libdevice's error bounds (a few ulps; the interpreter is
  * correctly rounded from double). Skips (exit 77) when cuda:0 cannot be opened. */
@@ -197,6 +198,55 @@ static void test_clamp_swizzle_barrier(Pair *p)
     failures += bad;
 }
 
+/* Five-dimensional blocks on the GPU (tutorial 10's block scales): 2-D rows reshaped to
+ * (2, 2, 32, 4, 4) and 5-D offsets, each permuted by x.trans(0, 3, 2, 1, 4) and reshaped to
+ * (256, 8): out[(a*4 + d)*32 + c][b*4 + e] = in[a][b][c][d][e] on both devices. */
+static void test_rank5_permute(Pair *p)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "\n"
+        "@triton.jit\n"
+        "def k(s_ptr, o_ptr, USE_2D: tl.constexpr):\n"
+        "    if USE_2D:\n"
+        "        offs = tl.arange(0, 2)[:, None] * 1024 + tl.arange(0, 1024)[None, :]\n"
+        "        s = tl.load(s_ptr + offs).reshape(2, 2, 32, 4, 4)\n"
+        "    else:\n"
+        "        a = tl.arange(0, 2)\n"
+        "        c = tl.arange(0, 32)\n"
+        "        d = tl.arange(0, 4)\n"
+        "        s = tl.load(s_ptr + a[:, None, None, None, None] * 1024 +\n"
+        "                    a[None, :, None, None, None] * 512 +\n"
+        "                    c[None, None, :, None, None] * 16 +\n"
+        "                    d[None, None, None, :, None] * 4 + d[None, None, None, None, :])\n"
+        "    s = s.trans(0, 3, 2, 1, 4).reshape(256, 8)\n"
+        "    tl.store(o_ptr + tl.arange(0, 256)[:, None] * 8 + tl.arange(0, 8)[None, :], s)\n";
+    static int32_t in[2048], g[2048], c[2048];
+    for (int i = 0; i < 2048; i++)
+        in[i] = i * 7 + 3;
+    for (int use_2d = 0; use_2d < 2; use_2d++) {
+        const void *ins[2] = {in, NULL};
+        size_t bytes[2] = {sizeof in, sizeof g};
+        const char *defs[] = {use_2d ? "USE_2D=True" : "USE_2D=False"};
+        if (!run_both(p, src, "*i32,*i32", defs, 1, ins, bytes, 2, 1, NULL, 0, 1, g, c))
+            return;
+        int bad = 0;
+        for (int i = 0; i < 2048 && bad < 3; i++) {
+            int a = i >> 10, b = (i >> 9) & 1, cc = (i >> 4) & 31, dd = (i >> 2) & 3, e = i & 3;
+            int o = ((a * 4 + dd) * 32 + cc) * 8 + b * 4 + e;
+            if (g[o] != in[i] || c[o] != in[i]) {
+                fprintf(stderr,
+                        "rank-5 permute (USE_2D=%d): out[%d]: gpu %d, interpreter %d, want %d\n",
+                        use_2d, o, g[o], c[o], in[i]);
+                bad++;
+            }
+        }
+        failures += bad;
+    }
+}
+
 int main(void)
 {
     Pair p;
@@ -211,6 +261,7 @@ int main(void)
         test_libdevice(&p, (LibdeviceFn)fn, true);
     }
     test_clamp_swizzle_barrier(&p);
+    test_rank5_permute(&p);
     tric_device_close(p.cpu);
     tric_device_close(p.gpu);
     if (failures) {

@@ -263,6 +263,24 @@ static void check_block_pointers(void)
     }
 }
 
+/* c (M x N, then 8 sentinels of -99) against the double-precision product of a (M x K, row
+ * stride lda) and b (K x N): exact, as the products and sums of these small values are. */
+static void check_matmul(const char *what, const float *a, int lda, const float *b, const float *c,
+                         int M, int N, int K)
+{
+    int bad = 0;
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double ref = 0;
+            for (int k = 0; k < K; k++)
+                ref += (double)a[m * lda + k] * b[k * N + n];
+            if (c[m * N + n] != (float)ref && bad++ < 5)
+                CHECK(0, "%s [%d, %d]: %g, want %g", what, m, n, c[m * N + n], ref);
+        }
+    for (int i = M * N; i < M * N + 8; i++)
+        CHECK(c[i] == -99.0f, "%s stored past the tensor at %d", what, i);
+}
+
 /* Tensor descriptors as tutorial 06 makes them (a helper returning the parameter when it already
  * is a descriptor, isinstance folded at compile time), desc.load / desc.store with every dim
  * bounds-checked, tl.range's warp_specialize hint accepted: a matmul at sizes no block divides. */
@@ -312,18 +330,158 @@ static void check_tensor_descriptors(void)
         cm[i] = -99.0f;
     InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K)};
     InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
-    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3)) {
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3))
+        check_matmul("descriptor matmul", a, K, b, cm, M, N, K);
+    compile_result_free(&c.res);
+}
+
+/* Host tensor descriptors (tutorials 06 and 09 pass TensorDescriptor objects; the signature
+ * entry is Triton's "tensordesc<fp32[16, 16]>"): each is launched as its base pointer, i32
+ * shapes and i64 strides (the last one equal to 1, never read), and the kernel sees what
+ * tl.make_tensor_descriptor would make of them. A matmul whose A is a column window of a wider
+ * matrix (row stride 50, not K) at sizes no block divides, every dim bounds-checked. */
+static void check_host_tensor_descriptors(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):\n"
+        "    if isinstance(desc_or_ptr, tl.tensor_descriptor):\n"
+        "        return desc_or_ptr\n"
+        "    else:\n"
+        "        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)\n"
+        "\n"
+        "@triton.jit\n"
+        "def td_host(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,\n"
+        "            BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+        "    pid = tl.program_id(0)\n"
+        "    num_n = tl.cdiv(N, BLOCK_N)\n"
+        "    off_m = (pid // num_n) * BLOCK_M\n"
+        "    off_n = (pid % num_n) * BLOCK_N\n"
+        "    a_desc = _maybe_make_tensor_desc(a_desc, [M, K], [K, 1], [BLOCK_M, BLOCK_K])\n"
+        "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+        "    for k in range(0, K, BLOCK_K):\n"
+        "        a = a_desc.load([off_m, k])\n"
+        "        b = b_desc.load([k, off_n])\n"
+        "        acc = tl.dot(a, b, acc, input_precision='ieee')\n"
+        "    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))\n";
+    Define d[3] = {{"BLOCK_M", "16"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}};
+    Compiled c;
+    if (!compile(&c, src, "td_host",
+                 "tensordesc<fp32[16, 16]>, tensordesc<fp32[16, 16]>, tensordesc<fp32[16, 16]>, "
+                 "i32, i32, i32",
+                 d, 3))
+        return;
+    enum { M = 29, N = 35, K = 41, LDA = 50 };
+    static float a[M * LDA], b[K * N], cm[M * N + 8];
+    for (int i = 0; i < M * LDA; i++)
+        a[i] = (float)((i * 3) % 7) - 3.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
+    for (int i = 0; i < M * N + 8; i++)
+        cm[i] = -99.0f;
+    /* each descriptor: base, shape0, shape1, stride0, stride1 (1, unread: pass a wrong one) */
+    InterpArg args[] = {P(a), I(M),  I(K), I(LDA), I(7), P(b), I(K), I(N), I(N),
+                        I(7), P(cm), I(M), I(N),   I(N), I(7), I(M), I(N), I(K)};
+    InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
+    CHECK(c.ir->nparams == 18, "td_host has %d parameters, want 18", c.ir->nparams);
+    if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 18, bufs, 3))
+        check_matmul("host descriptor matmul", a, LDA, b, cm, M, N, K);
+    compile_result_free(&c.res);
+}
+
+/* Five-dimensional blocks, as tutorial 10 reads its block scales: packed (A, B, 32, 4, 4) scale
+ * factors loaded either as 2-D rows reshaped to 5-D, or through 5-D offsets (`[:, None, None, None,
+ * None]`), then permuted with x.trans(0, 3, 2, 1, 4) and reshaped to the (A*128, B*4) layout
+ * tl.dot_scaled takes. out[(a*4 + d)*32 + c][b*4 + e] = in[a][b][c][d][e]. */
+static void check_rank5_scale_layout(void)
+{
+    const char *src =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def scale_layout(s_ptr, o_ptr, USE_2D: tl.constexpr):\n"
+        "    if USE_2D:\n"
+        "        offs = tl.arange(0, 2)[:, None] * 1024 + tl.arange(0, 1024)[None, :]\n"
+        "        s = tl.load(s_ptr + offs)\n"
+        "        s = s.reshape(2, 2, 32, 4, 4)\n"
+        "    else:\n"
+        "        a = tl.arange(0, 2)\n"
+        "        c = tl.arange(0, 32)\n"
+        "        d = tl.arange(0, 4)\n"
+        "        offs = (a[:, None, None, None, None] * 1024 + a[None, :, None, None, None] * 512 "
+        "+\n"
+        "                c[None, None, :, None, None] * 16 + d[None, None, None, :, None] * 4 +\n"
+        "                d[None, None, None, None, :])\n"
+        "        s = tl.load(s_ptr + offs) + 0\n"
+        "    s = s.trans(0, 3, 2, 1, 4).reshape(256, 8)\n"
+        "    o = tl.arange(0, 256)[:, None] * 8 + tl.arange(0, 8)[None, :]\n"
+        "    tl.store(o_ptr + o, s)\n";
+    static int32_t in[2 * 2 * 32 * 4 * 4], out[256 * 8];
+    for (int i = 0; i < 2048; i++)
+        in[i] = i * 7 + 3;
+    for (int use_2d = 0; use_2d < 2; use_2d++) {
+        Define d[1] = {{"USE_2D", use_2d ? "True" : "False"}};
+        Compiled c;
+        if (!compile(&c, src, "scale_layout", "*i32,*i32", d, 1))
+            return;
+        memset(out, 0, sizeof out);
+        InterpArg args[] = {P(in), P(out)};
+        InterpBuffer bufs[] = {B(in, sizeof in), B(out, sizeof out)};
+        if (run(c.ir, 1, args, 2, bufs, 2)) {
+            int bad = 0;
+            for (int a = 0; a < 2; a++)
+                for (int b = 0; b < 2; b++)
+                    for (int cc = 0; cc < 32; cc++)
+                        for (int dd = 0; dd < 4; dd++)
+                            for (int e = 0; e < 4; e++) {
+                                int32_t want = in[(((a * 2 + b) * 32 + cc) * 4 + dd) * 4 + e];
+                                int32_t got = out[((a * 4 + dd) * 32 + cc) * 8 + b * 4 + e];
+                                if (got != want && bad++ < 5)
+                                    CHECK(0,
+                                          "rank-5 scale layout (USE_2D=%d) [%d,%d,%d,%d,%d]: %d, "
+                                          "want %d",
+                                          use_2d, a, b, cc, dd, e, got, want);
+                            }
+        }
+        compile_result_free(&c.res);
+    }
+}
+
+/* Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn (language/math.py), tl.zeros_like (standard.py) and
+ * tl.device_print, which tric accepts and which prints nothing. */
+static void check_math_forms(void)
+{
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def math_forms(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+                      "    offs = tl.arange(0, BLOCK)\n"
+                      "    x = tl.load(x_ptr + offs)\n"
+                      "    tl.device_print(\"x = \", x, offs, hex=False)\n"
+                      "    acc = tl.zeros_like(x)\n"
+                      "    acc += tl.erf(x) + tl.sqrt_rn(x * x) + tl.div_rn(x, 3.0)\n"
+                      "    tl.store(y_ptr + offs, acc)\n";
+    Define d[1] = {{"BLOCK", "64"}};
+    Compiled c;
+    if (!compile(&c, src, "math_forms", "*fp32,*fp32", d, 1))
+        return;
+    static float x[64], y[64];
+    for (int i = 0; i < 64; i++)
+        x[i] = (float)(i - 32) * 0.125f;
+    InterpArg args[] = {P(x), P(y)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(y, sizeof y)};
+    if (run(c.ir, 1, args, 2, bufs, 2)) {
         int bad = 0;
-        for (int m = 0; m < M; m++)
-            for (int n = 0; n < N; n++) {
-                double ref = 0;
-                for (int k = 0; k < K; k++)
-                    ref += (double)a[m * K + k] * b[k * N + n];
-                if (cm[m * N + n] != (float)ref && bad++ < 5)
-                    CHECK(0, "descriptor matmul [%d, %d]: %g, want %g", m, n, cm[m * N + n], ref);
-            }
-        for (int i = M * N; i < M * N + 8; i++)
-            CHECK(cm[i] == -99.0f, "descriptor store wrote past the tensor at %d", i);
+        for (int i = 0; i < 64; i++) {
+            double want = erf((double)x[i]) + fabs((double)x[i]) + (double)x[i] / 3.0;
+            if (fabs(y[i] - want) > 1e-5 * (1 + fabs(want)) && bad++ < 5)
+                CHECK(0, "math forms [%d]: %g, want %g", i, (double)y[i], want);
+        }
     }
     compile_result_free(&c.res);
 }
@@ -490,6 +648,9 @@ int main(void)
     check_constexpr_function();
     check_block_pointers();
     check_tensor_descriptors();
+    check_host_tensor_descriptors();
+    check_rank5_scale_layout();
+    check_math_forms();
     check_real_kernel_forms();
     check_flaggems_forms();
     check_pointer_condition();
