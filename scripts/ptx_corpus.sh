@@ -123,7 +123,8 @@ for arch in sm_90a sm_80; do
 done
 
 # Every RUN line of tests/lit/codegen that compiles to PTX (no --emit, no `not`), with its own
-# options: the words after %tric up to -o, a pipe or a redirection.
+# options: the words after %tric up to -o, a pipe or a redirection (a `>` after a space: a
+# signature holds `tensordesc<...>`).
 for test in tests/lit/codegen/*.tri tests/lit/codegen/*.test; do
   base=$(basename "$test"); base=${base%.*}; i=0
   while IFS= read -r line; do
@@ -131,7 +132,7 @@ for test in tests/lit/codegen/*.tri tests/lit/codegen/*.test; do
     eval "args=($line)"
     compile "lit_${base}_$i" "${args[@]}"
   done < <(grep -h 'RUN:.*%tric' "$test" | grep -v 'RUN: *not ' | grep -v -- '--emit=' |
-    perl -ne 'if (/%tric\s+(.*?)(?:\s+-o\s|\s*\||\s*2>|\s*>|$)/) { $a = $1;
+    perl -ne 'if (/%tric\s+(.*?)(?:\s+-o\s|\s*\||\s+2>|\s+>|$)/) { $a = $1;
       $a =~ s{%S/}{tests/lit/codegen/}g; $a =~ s{%s\b}{'"$test"'}g;
       $a =~ s{%examples/}{examples/}g; print "$a\n" }' | awk '!seen[$0]++')
 done
