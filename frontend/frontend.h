@@ -451,6 +451,7 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_MAX_PY, "max_builtin", "a b", "Python's max on constexprs")                              \
     X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", "grouped program-id swizzle")        \
     X(BI_UMULHI, "umulhi", "x y", "high 32 bits of the product")                                   \
+    X(BI_FDIV, "fdiv", "x y ieee_rounding=", "x / y of floats (ieee_rounding: correctly rounded)") \
     X(BI_CLAMP, "clamp", "x min max propagate_nan=", "min(max(x, min), max), floats")              \
     X(BI_DEBUG_BARRIER, "debug_barrier", "", "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \

@@ -1549,6 +1549,30 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         ValueId sum = emit2(lw, OP_ADD, loc, r, xv, dm1);
         return lv_value(emit2(lw, OP_DIV, loc, r, sum, dv));
     }
+    case BI_FDIV: {
+        /* `/` (div.full.f32 on the GPU, as Triton's DivFOp), or with ieee_rounding libdevice's
+         * div_rn (PreciseDivFOp), fp16/bf16 computed in fp32 as the other libdevice calls. */
+        if (!arg(&a, 0) || !arg(&a, 1))
+            return lv_none();
+        if (!have_r)
+            return untyped(lw, e, bi);
+        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
+        ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
+        const Expr *ieee = arg(&a, 2);
+        LibdeviceFn div_rn;
+        if (!ieee || !ieee->sem.cv.b)
+            return lv_value(emit2(lw, OP_DIV, loc, r, in[0], in[1]));
+        if (!libdevice_from_name("div_rn", &div_rn)) {
+            lower_internal(lw, loc, "libdevice has no div_rn");
+            return lv_none();
+        }
+        Type wide = with_dtype(r, r.dtype == DT_F16 || r.dtype == DT_BF16 ? DT_F32 : r.dtype);
+        for (int i = 0; i < 2; i++)
+            in[i] = convert(lw, in[i], wide, loc);
+        IrOp *op = emit(lw, OP_LIBDEVICE, loc, in, 2, &wide, 1, 0);
+        op->attr[0] = div_rn;
+        return lv_value(convert(lw, op->results[0], r, loc));
+    }
     case BI_MINIMUM:
     case BI_MAXIMUM:
     case BI_MIN_PY:

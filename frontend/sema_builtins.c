@@ -1293,6 +1293,28 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         Sem q = binary_sems(s, callee_loc(call), BIN_FLOORDIV, m1, d->sem);
         return q;
     }
+    case BI_FDIV: {
+        /* Triton's math.fdiv: both operands floats; ieee_rounding (a constexpr bool) picks the
+         * correctly rounded quotient (div_rn) over the `/` operator's. */
+        Expr *ieee = arg(call, 2);
+        if (ieee && !is_error(ieee->sem) &&
+            !(ieee->sem.kind == SEM_CONST && ieee->sem.cv.kind == CV_BOOL)) {
+            diag_error(s->diag, arg_loc(call, 2),
+                       "%s's ieee_rounding must be a constexpr bool, got %s", fname,
+                       sem_describe(s, ieee->sem));
+            return sem_error();
+        }
+        for (int i = 0; i < 2; i++) {
+            Expr *x = arg(call, i);
+            if (x && x->sem.kind == SEM_VALUE && !x->sem.type.is_ptr &&
+                !dtype_is_float(x->sem.type.dtype)) {
+                diag_error(s->diag, arg_loc(call, i), "%s needs float operands, got %s", fname,
+                           tstr(s, x->sem.type));
+                return sem_error();
+            }
+        }
+        return elementwise2(s, call, fname, 0, 1, true, false);
+    }
     case BI_MINIMUM:
     case BI_MAXIMUM:
         if (!propagate_nan_arg(s, call, 2, fname))

@@ -451,7 +451,7 @@ static void check_rank5_scale_layout(void)
     }
 }
 
-/* Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn (language/math.py), tl.zeros_like (standard.py) and
+/* Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn, tl.fdiv (language/math.py), tl.zeros_like (standard.py) and
  * tl.device_print, which tric accepts and which prints nothing. */
 static void check_math_forms(void)
 {
@@ -465,6 +465,7 @@ static void check_math_forms(void)
                       "    tl.device_print(\"x = \", x, offs, hex=False)\n"
                       "    acc = tl.zeros_like(x)\n"
                       "    acc += tl.erf(x) + tl.sqrt_rn(x * x) + tl.div_rn(x, 3.0)\n"
+                      "    acc += tl.fdiv(x, 5.0) + tl.fdiv(x, 7.0, ieee_rounding=True)\n"
                       "    tl.store(y_ptr + offs, acc)\n";
     Define d[1] = {{"BLOCK", "64"}};
     Compiled c;
@@ -478,7 +479,8 @@ static void check_math_forms(void)
     if (run(c.ir, 1, args, 2, bufs, 2)) {
         int bad = 0;
         for (int i = 0; i < 64; i++) {
-            double want = erf((double)x[i]) + fabs((double)x[i]) + (double)x[i] / 3.0;
+            double want = erf((double)x[i]) + fabs((double)x[i]) + (double)x[i] / 3.0 +
+                          (double)x[i] / 5.0 + (double)x[i] / 7.0;
             if (fabs(y[i] - want) > 1e-5 * (1 + fabs(want)) && bad++ < 5)
                 CHECK(0, "math forms [%d]: %g, want %g", i, (double)y[i], want);
         }
