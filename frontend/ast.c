@@ -209,6 +209,7 @@ FuncDef *ast_clone_func(Arena *a, const FuncDef *f)
     c->decorators = clone_exprs(a, f->decorators, f->ndecorators);
     c->ndecorators = f->ndecorators;
     c->nparams = f->nparams;
+    c->npositional = f->npositional;
     if (f->nparams > 0) {
         c->params = arena_alloc(a, (size_t)f->nparams * sizeof *c->params);
         for (int i = 0; i < f->nparams; i++) {

@@ -330,6 +330,7 @@ struct FuncDef {
     int ndecorators;
     Param *params;
     int nparams;
+    int npositional; /* params[npositional..] follow a bare `*`: keyword-only (nparams when none) */
     Block body;
     const char *docstring; /* NULL when none */
     bool is_jit;           /* has @triton.jit / @jit / @triton.autotune over @triton.jit */

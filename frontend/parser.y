@@ -30,7 +30,7 @@ typedef struct Lexer Lexer;
 /* Growable lists (arena-backed, see ARENA_PUSH) used while a construct is being parsed. */
 typedef struct ExprList { Expr **items; int n, cap; } ExprList;
 typedef struct StmtList { Stmt **items; int n, cap; } StmtList;
-typedef struct ParamList { Param *items; int n, cap; } ParamList;
+typedef struct ParamList { Param *items; int n, cap, star; bool has_star; } ParamList;
 typedef struct NameList { const char **items; int n, cap; } NameList;
 typedef struct ImportList { NameList names, asnames; } ImportList;
 typedef struct DictItems { ExprList keys, vals; } DictItems;
@@ -137,6 +137,9 @@ static Param *make_param(ParseState *ps, SrcLoc loc, const char *name, Expr *ann
                          Expr *default_value);
 static void params_add(ParseState *ps, ParamList *l, Param *p);
 static void params_check(ParseState *ps, ParamList *l);
+static void params_star(ParseState *ps, ParamList *l, SrcLoc loc);
+static void star_without_params(ParseState *ps, SrcLoc loc);
+static void star_params(ParseState *ps, SrcLoc loc);
 static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 }
 
@@ -358,16 +361,22 @@ return_opt: %empty                         { $$ = NULL; }
 params: %empty                             { $$ = (ParamList){0}; }
       | param_list                         { $$ = $1; params_check(ps, &$$); }
       | param_list ','                     { $$ = $1; params_check(ps, &$$); }
+      | param_list ',' '*'                 { $$ = $1; star_without_params(ps, L(@3)); }
+      | '*'                                { $$ = (ParamList){0}; star_without_params(ps, L(@1)); }
       ;
 
 param_list: param                          { $$ = (ParamList){0}; params_add(ps, &$$, $1); }
+          | '*' ',' param                  { $$ = (ParamList){0}; params_star(ps, &$$, L(@1)); params_add(ps, &$$, $3); }
           | param_list ',' param           { $$ = $1; params_add(ps, &$$, $3); }
+          | param_list ',' '*' ',' param   { $$ = $1; params_star(ps, &$$, L(@3)); params_add(ps, &$$, $5); }
           ;
 
 param: NAME                                { $$ = make_param(ps, L(@1), $1, NULL, NULL); }
      | NAME ':' test                       { $$ = make_param(ps, L(@1), $1, $3, NULL); }
      | NAME '=' test                       { $$ = make_param(ps, L(@1), $1, NULL, $3); }
      | NAME ':' test '=' test              { $$ = make_param(ps, L(@1), $1, $3, $5); }
+     | '*' NAME                            { $$ = make_param(ps, L(@2), $2, NULL, NULL); star_params(ps, L(@1)); }
+     | POW NAME                            { $$ = make_param(ps, L(@2), $2, NULL, NULL); star_params(ps, L(@1)); }
      ;
 
 /* testlist = test ("," test)* [","]: a tuple when there is a comma */
@@ -712,10 +721,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
         break;
     }
     bool star = tok == YYSYMBOL_POW || strcmp(yysymbol_name(tok), "'*'") == 0;
-    if (star && line_kw == DEF && expects(exp, nexp, YYSYMBOL_NAME) && lexer_depth(ps->lexer) > 0) {
-        report(ps, loc, "star parameters ('*args', '**kwargs', bare '*') are not supported");
-        return 0;
-    }
     if (star && wants_expr) {
         report(ps, loc, "unpacking with '*' or '**' is not supported");
         return 0;
@@ -1332,6 +1337,29 @@ static void params_check(ParseState *ps, ParamList *l)
                    l->items[i].name);
 }
 
+/* A bare `*` in a parameter list (Python reference 8.7, "keyword-only parameters"): the
+ * parameters after it are given by keyword only. One per list; it must be followed by a parameter
+ * (the grammar asks for one). */
+static void params_star(ParseState *ps, ParamList *l, SrcLoc loc)
+{
+    if (l->has_star)
+        report(ps, loc, "only one bare '*' may appear in a parameter list");
+    l->has_star = true;
+    l->star = l->n;
+}
+
+/* `def f(*args)` / `def f(**kwargs)`: a tric kernel's or helper's parameters are named. */
+static void star_params(ParseState *ps, SrcLoc loc)
+{
+    report(ps, loc, "star parameters ('*args', '**kwargs') are not supported");
+}
+
+/* `def f(x, *)`: Python's "named arguments must follow bare *". */
+static void star_without_params(ParseState *ps, SrcLoc loc)
+{
+    report(ps, loc, "named parameters must follow a bare '*'");
+}
+
 static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamList *params,
                           Expr *returns, Block body)
 {
@@ -1340,6 +1368,7 @@ static FuncDef *make_func(ParseState *ps, SrcLoc loc, const char *name, ParamLis
     f->loc = loc;
     f->params = params->items;
     f->nparams = params->n;
+    f->npositional = params->has_star ? params->star : params->n;
     f->returns = returns;
     /* A string expression first in the body is the docstring (Python reference 8.7). */
     if (body.n > 0 && body.stmts[0]->kind == ST_EXPR && body.stmts[0]->expr.value->kind == EX_STR) {

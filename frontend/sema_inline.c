@@ -22,11 +22,11 @@ Sem global_expr(Sema *s, Expr *e)
  * for a parameter left to its default. NULL with a diagnostic on a wrong call. */
 Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown, SrcLoc cloc)
 {
-    int np = callee->nparams;
+    int np = callee->nparams, npos = callee->npositional;
     Expr **bound = arena_alloc(s->a, (size_t)(np ? np : 1) * sizeof *bound);
-    if (call->call.nargs > np) {
-        diag_error(s->diag, cloc, "%s takes %d %s but %d %s given", shown, np,
-                   plural(np, "argument", "arguments"), call->call.nargs,
+    if (call->call.nargs > npos) {
+        diag_error(s->diag, cloc, "%s takes %d positional %s but %d %s given", shown, npos,
+                   plural(npos, "argument", "arguments"), call->call.nargs,
                    plural(call->call.nargs, "was", "were"));
         return NULL;
     }

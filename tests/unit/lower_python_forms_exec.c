@@ -451,12 +451,17 @@ static void check_rank5_scale_layout(void)
     }
 }
 
-/* Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn, tl.fdiv (language/math.py), tl.zeros_like (standard.py) and
+/* A helper's keyword-only parameters (after a bare `*`) given by keyword and left to defaults;
+ * Triton 3's tl.erf, tl.sqrt_rn, tl.div_rn, tl.fdiv (language/math.py), tl.zeros_like (standard.py) and
  * tl.device_print, which tric accepts and which prints nothing. */
 static void check_math_forms(void)
 {
     const char *src = "import triton\n"
                       "import triton.language as tl\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def scaled(x, *, scale=2.0, bias=0.0):\n"
+                      "    return x * scale + bias\n"
                       "\n"
                       "@triton.jit\n"
                       "def math_forms(x_ptr, y_ptr, BLOCK: tl.constexpr):\n"
@@ -466,6 +471,7 @@ static void check_math_forms(void)
                       "    acc = tl.zeros_like(x)\n"
                       "    acc += tl.erf(x) + tl.sqrt_rn(x * x) + tl.div_rn(x, 3.0)\n"
                       "    acc += tl.fdiv(x, 5.0) + tl.fdiv(x, 7.0, ieee_rounding=True)\n"
+                      "    acc += scaled(x, bias=0.5) + scaled(x, scale=3.0)\n"
                       "    tl.store(y_ptr + offs, acc)\n";
     Define d[1] = {{"BLOCK", "64"}};
     Compiled c;
@@ -480,7 +486,7 @@ static void check_math_forms(void)
         int bad = 0;
         for (int i = 0; i < 64; i++) {
             double want = erf((double)x[i]) + fabs((double)x[i]) + (double)x[i] / 3.0 +
-                          (double)x[i] / 5.0 + (double)x[i] / 7.0;
+                          (double)x[i] / 5.0 + (double)x[i] / 7.0 + (x[i] * 2.0 + 0.5) + x[i] * 3.0;
             if (fabs(y[i] - want) > 1e-5 * (1 + fabs(want)) && bad++ < 5)
                 CHECK(0, "math forms [%d]: %g, want %g", i, (double)y[i], want);
         }
