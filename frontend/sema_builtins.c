@@ -496,6 +496,23 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(r);
 }
 
+/* dot's and dot_scaled's acc= (argument i): none, or of the product's type rt (out_dtype, fp32
+ * by default), as Triton requires; false with a diagnostic. */
+static bool acc_arg(Sema *s, Expr *call, int i, const char *fname, Type rt)
+{
+    if (arg_is_none(call, i))
+        return true;
+    Type acc;
+    if (!value_arg(s, call, i, fname, "acc", &acc))
+        return false;
+    if (!type_equal(acc, rt)) {
+        diag_error(s->diag, arg_loc(call, i), "%s's acc has type %s but the product is %s", fname,
+                   tstr(s, acc), tstr(s, rt));
+        return false;
+    }
+    return true;
+}
+
 /* tl.cumsum(x, axis=0, reverse=False, dtype=None), tl.cumprod(x, axis=0, reverse=False),
  * tl.associative_scan(x, axis, combine_fn, reverse=False): x's shape; the dtype follows
  * standard.py: bf16 scans in fp32 (cumsum, cumprod), cumsum widens ints narrower than 32 bits to
@@ -658,17 +675,8 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     Type rt = with_shape(out, false, a);
     rt.shape[r - 2] = M;
     rt.shape[r - 1] = N;
-    if (!arg_is_none(call, 2)) {
-        Type acc;
-        if (!value_arg(s, call, 2, fname, "acc", &acc))
-            return sem_error();
-        /* As Triton: acc must have the product's type (out_dtype, fp32 by default). */
-        if (!type_equal(acc, rt)) {
-            diag_error(s->diag, arg_loc(call, 2), "%s's acc has type %s but the product is %s",
-                       fname, tstr(s, acc), tstr(s, rt));
-            return sem_error();
-        }
-    }
+    if (!acc_arg(s, call, 2, fname, rt))
+        return sem_error();
     Sem v = sem_value(rt);
     v.compute_dtype = a.dtype;
     return v;
@@ -1887,15 +1895,7 @@ static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname)
     Type rt = with_shape(DT_F32, false, l.type);
     rt.shape[rank - 2] = l.mn;
     rt.shape[rank - 1] = r.mn;
-    if (!arg_is_none(call, 6)) {
-        Type acc;
-        if (!value_arg(s, call, 6, fname, "acc", &acc))
-            return sem_error();
-        if (!type_equal(acc, rt)) {
-            diag_error(s->diag, arg_loc(call, 6), "%s's acc has type %s but the product is %s",
-                       fname, tstr(s, acc), tstr(s, rt));
-            return sem_error();
-        }
-    }
+    if (!acc_arg(s, call, 6, fname, rt))
+        return sem_error();
     return sem_value(rt);
 }

@@ -271,22 +271,16 @@ Sem constexpr_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
         diag_error(s->diag, cloc, "helpers nest more than %d deep", MAX_INLINE_DEPTH);
         return sem_error();
     }
-    Expr **bound = bind_call_args(s, call, callee, arena_printf(s->a, "%s()", name), cloc);
+    const char *shown = arena_printf(s->a, "%s()", name);
+    Expr **bound = bind_call_args(s, call, callee, shown, cloc);
     if (!bound)
         return sem_error();
     FuncDef *clone = ast_clone_func(s->a, callee);
     FuncCtx ctx = {.func = clone, .is_kernel = false};
     for (int i = 0; i < clone->nparams; i++) {
         Param *p = &clone->params[i];
-        if (!bound[i]) {
-            if (!p->default_value) {
-                diag_error(s->diag, cloc, "%s() missing required argument '%s'", name, p->name);
-                return sem_error();
-            }
-            bound[i] = p->default_value;
-            if (is_error(global_expr(s, bound[i])))
-                return sem_error();
-        }
+        if (!bind_default(s, bound, i, p, shown, cloc))
+            return sem_error();
         Sem v = bound[i]->sem;
         if (is_error(v))
             return sem_error();

@@ -50,13 +50,26 @@ static bool lookup_tl_builtin(const char *name, Builtin *out)
     return false;
 }
 
+/* A name and the builtin it calls, in the lookup tables below. */
+typedef struct NamedBuiltin {
+    const char *name;
+    Builtin b;
+} NamedBuiltin;
+
+static bool find_named_builtin(const NamedBuiltin *table, size_t n, const char *name, Builtin *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(table[i].name, name)) {
+            *out = table[i].b;
+            return true;
+        }
+    return false;
+}
+
 /* Names Python gives every kernel: range, min, max, len, int, float, print, abs. */
 static bool lookup_python_builtin(const char *name, Builtin *out)
 {
-    static const struct {
-        const char *name;
-        Builtin b;
-    } table[] = {
+    static const NamedBuiltin table[] = {
         {"range", BI_RANGE},
         {"min", BI_MIN_PY},
         {"max", BI_MAX_PY},
@@ -67,13 +80,7 @@ static bool lookup_python_builtin(const char *name, Builtin *out)
         {"abs", BI_ABS},
         {"isinstance", BI_ISINSTANCE},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (!strcmp(table[i].name, name)) {
-            *out = table[i].b;
-            return true;
-        }
-    }
-    return false;
+    return find_named_builtin(table, sizeof table / sizeof table[0], name, out);
 }
 
 static bool lookup_dtype_name(const char *name, DType *out)
@@ -202,10 +209,7 @@ Sem name_expr(Sema *s, Expr *e)
 /* Methods of a block (Triton's @_tensor_member_fn set, the ones tric has). */
 static bool lookup_method(const char *name, Builtin *out)
 {
-    static const struct {
-        const char *name;
-        Builtin b;
-    } table[] = {
+    static const NamedBuiltin table[] = {
         {"to", BI_CAST},
         {"cast", BI_CAST},
         {"sum", BI_SUM},
@@ -246,13 +250,7 @@ static bool lookup_method(const char *name, Builtin *out)
         {"atomic_xchg", BI_ATOMIC_XCHG},
         {"atomic_cas", BI_ATOMIC_CAS},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (!strcmp(table[i].name, name)) {
-            *out = table[i].b;
-            return true;
-        }
-    }
-    return false;
+    return find_named_builtin(table, sizeof table / sizeof table[0], name, out);
 }
 
 /* The dotted name an expression spells ("libdevice.asin", "tl.extra.cuda.libdevice.erf"), or

@@ -52,6 +52,20 @@ Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *sh
     return bound;
 }
 
+/* bound[i], the argument of parameter p (a clone's), or p's default when the call left it out
+ * (analysed in the module's scope); false with a diagnostic when p has none. */
+bool bind_default(Sema *s, Expr **bound, int i, const Param *p, const char *shown, SrcLoc cloc)
+{
+    if (bound[i])
+        return true;
+    if (!p->default_value) {
+        diag_error(s->diag, cloc, "%s missing required argument '%s'", shown, p->name);
+        return false;
+    }
+    bound[i] = p->default_value;
+    return !is_error(global_expr(s, bound[i]));
+}
+
 /* The @jit function a module-level `NAME = triton.jit(impl)` made of impl (parser.y
  * build_module), for the hint when impl itself is called; NULL when there is none. */
 static const FuncDef *jit_wrapper_of(const Module *m, const char *impl)
@@ -182,15 +196,8 @@ Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc)
     FuncCtx ctx = {.func = clone, .is_kernel = false};
     for (int i = 0; i < np; i++) {
         Param *p = &clone->params[i];
-        if (!bound[i]) {
-            if (!p->default_value) {
-                diag_error(s->diag, cloc, "%s missing required argument '%s'", shown, p->name);
-                return sem_error();
-            }
-            bound[i] = p->default_value;
-            if (is_error(global_expr(s, bound[i])))
-                return sem_error();
-        }
+        if (!bind_default(s, bound, i, p, shown, cloc))
+            return sem_error();
         Sem v = bound[i]->sem;
         /* No check against a `tl.constexpr` annotation: Triton specializes a helper on its
          * arguments' values, not on its annotations, so such a parameter given a run-time value

@@ -173,6 +173,7 @@ void block(Sema *s, Block *b, bool tail);
 
 Sem global_expr(Sema *s, Expr *e);
 Expr **bind_call_args(Sema *s, Expr *call, const FuncDef *callee, const char *shown, SrcLoc cloc);
+bool bind_default(Sema *s, Expr **bound, int i, const Param *p, const char *shown, SrcLoc cloc);
 Sem inline_call(Sema *s, Expr *call, FuncDef *callee, SrcLoc cloc);
 
 #endif

@@ -229,23 +229,32 @@ static Sem block_ptr_load(Sema *s, Expr *call, const char *fname)
     return sem_value(with_shape(bt.dtype, false, bt));
 }
 
+/* A store's value (argument 1, of type v): numbers, broadcastable to the target's shape (what,
+ * as the message names it: "pointer's", "block pointer's"); false with a diagnostic. */
+static bool store_value_fits(Sema *s, Expr *call, const char *fname, Type v, Type target,
+                             const char *what)
+{
+    if (v.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 1), "%s cannot store pointers (%s)", fname, tstr(s, v));
+        return false;
+    }
+    if (!broadcasts_to(v, target)) {
+        diag_error(s->diag, arg_loc(call, 1),
+                   "%s's value of shape %s cannot be broadcast to the %s shape %s", fname,
+                   shape_str(s, v), what, shape_str(s, target));
+        return false;
+    }
+    return true;
+}
+
 static Sem block_ptr_store(Sema *s, Expr *call, const char *fname)
 {
     Type v;
     if (!value_arg(s, call, 1, fname, "value", &v))
         return sem_error();
     Type bt = arg(call, 0)->sem.type;
-    if (v.is_ptr) {
-        diag_error(s->diag, arg_loc(call, 1), "%s cannot store pointers (%s)", fname, tstr(s, v));
+    if (!store_value_fits(s, call, fname, v, bt, "block pointer's"))
         return sem_error();
-    }
-    if (!broadcasts_to(v, bt)) {
-        diag_error(s->diag, arg_loc(call, 1),
-                   "%s's value of shape %s cannot be broadcast to the "
-                   "block pointer's shape %s",
-                   fname, shape_str(s, v), shape_str(s, bt));
-        return sem_error();
-    }
     if (!block_ptr_access_args(s, call, fname, 2, 2, 3))
         return sem_error();
     return sem_void();
@@ -454,17 +463,8 @@ Sem store_builtin(Sema *s, Expr *call, const char *fname)
                    fname, tstr(s, p));
         return sem_error();
     }
-    if (v.is_ptr) {
-        diag_error(s->diag, arg_loc(call, 1), "%s cannot store pointers (%s)", fname, tstr(s, v));
+    if (!store_value_fits(s, call, fname, v, p, "pointer's"))
         return sem_error();
-    }
-    if (!broadcasts_to(v, p)) {
-        diag_error(s->diag, arg_loc(call, 1),
-                   "%s's value of shape %s cannot be broadcast to the "
-                   "pointer's shape %s",
-                   fname, shape_str(s, v), shape_str(s, p));
-        return sem_error();
-    }
     if (!mask_arg(s, call, 2, fname, p))
         return sem_error();
     if (!arg_is_none(call, 3)) {

@@ -80,30 +80,20 @@ static void assign_target(Sema *s, Expr *t, Sem v, SrcLoc value_loc)
                 assign_target(s, t->list.elts[i], v, value_loc);
             return;
         }
-        if (v.kind == SEM_CONST && v.cv.kind == CV_TUPLE) {
-            if (v.cv.tuple.n != t->list.n) {
-                diag_error(s->diag, t->loc, "cannot unpack %d values into %d names", v.cv.tuple.n,
-                           t->list.n);
+        /* a constexpr tuple or a run-time one (a helper's several results) */
+        bool is_const = v.kind == SEM_CONST && v.cv.kind == CV_TUPLE;
+        if (is_const || v.kind == SEM_TUPLE) {
+            int n = is_const ? v.cv.tuple.n : v.nelems;
+            if (n != t->list.n) {
+                diag_error(s->diag, t->loc, "cannot unpack %d values into %d names", n, t->list.n);
                 for (int i = 0; i < t->list.n; i++)
                     assign_target(s, t->list.elts[i], sem_error(), value_loc);
                 return;
             }
             t->sem = v;
-            for (int i = 0; i < t->list.n; i++)
-                assign_target(s, t->list.elts[i], sem_const(v.cv.tuple.elems[i]), value_loc);
-            return;
-        }
-        if (v.kind == SEM_TUPLE) {
-            if (v.nelems != t->list.n) {
-                diag_error(s->diag, t->loc, "cannot unpack %d values into %d names", v.nelems,
-                           t->list.n);
-                for (int i = 0; i < t->list.n; i++)
-                    assign_target(s, t->list.elts[i], sem_error(), value_loc);
-                return;
-            }
-            t->sem = v;
-            for (int i = 0; i < t->list.n; i++)
-                assign_target(s, t->list.elts[i], v.elems[i], value_loc);
+            for (int i = 0; i < n; i++)
+                assign_target(s, t->list.elts[i],
+                              is_const ? sem_const(v.cv.tuple.elems[i]) : v.elems[i], value_loc);
             return;
         }
         diag_error(s->diag, t->loc, "cannot unpack %s (only tuples unpack)", sem_describe(s, v));
