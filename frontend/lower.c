@@ -974,6 +974,22 @@ static LVal lower_clamp(Lowerer *lw, const Expr *e, const Args *a, bool have_r, 
     return lv_value(v);
 }
 
+/* libdevice function fn on in (of type t, a float type), as a value of type r: fp16 and bf16 are
+ * computed in fp32 and the result converted, as Triton's math ops. */
+static ValueId emit_libdevice(Lowerer *lw, LibdeviceFn fn, ValueId *in, Type t, Type r, SrcLoc loc)
+{
+    const LibdeviceInfo *info = libdevice_info(fn);
+    Type wide = with_dtype(t, t.dtype == DT_F16 || t.dtype == DT_BF16 ? DT_F32 : t.dtype);
+    ValueId w[2] = {0, 0};
+    for (int i = 0; i < info->nargs; i++)
+        if (!(w[i] = convert(lw, in[i], wide, loc)))
+            return 0;
+    Type out = with_dtype(wide, info->result == LDR_PRED ? DT_I1 : wide.dtype);
+    IrOp *op = emit(lw, OP_LIBDEVICE, loc, w, info->nargs, &out, 1, 0);
+    op->attr[0] = fn;
+    return convert(lw, op->results[0], r, loc);
+}
+
 /* libdevice.NAME(x[, y]): one OP_LIBDEVICE in the arguments' float type (sema's compute_dtype);
  * fp16 and bf16 are computed in fp32 and the result rounded back, as Triton's math ops. */
 static LVal lower_libdevice(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
@@ -986,20 +1002,16 @@ static LVal lower_libdevice(Lowerer *lw, const Expr *e, const Args *a, bool have
         lower_internal(lw, loc, "a libdevice call reached lowering untyped");
         return lv_none();
     }
-    DType wide = cd == DT_F16 || cd == DT_BF16 ? DT_F32 : cd;
     ValueId in[2] = {0, 0};
     for (int i = 0; i < info->nargs; i++) {
         if (!arg(a, i))
             return lv_none();
         in[i] = lower_as(lw, arg(a, i), with_dtype(r, cd));
-        in[i] = convert(lw, in[i], with_dtype(r, wide), loc);
         if (!in[i])
             return lv_none();
     }
-    Type out = with_dtype(r, info->result == LDR_PRED ? DT_I1 : wide);
-    IrOp *op = emit(lw, OP_LIBDEVICE, loc, in, info->nargs, &out, 1, 0);
-    op->attr[0] = fn;
-    return lv_value(convert(lw, op->results[0], r, loc));
+    ValueId v = emit_libdevice(lw, fn, in, with_dtype(r, cd), r, loc);
+    return v ? lv_value(v) : lv_none();
 }
 
 /* The dims of trans/permute: a tuple argument, or the positional ints after the input. */
@@ -1566,12 +1578,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             lower_internal(lw, loc, "libdevice has no div_rn");
             return lv_none();
         }
-        Type wide = with_dtype(r, r.dtype == DT_F16 || r.dtype == DT_BF16 ? DT_F32 : r.dtype);
-        for (int i = 0; i < 2; i++)
-            in[i] = convert(lw, in[i], wide, loc);
-        IrOp *op = emit(lw, OP_LIBDEVICE, loc, in, 2, &wide, 1, 0);
-        op->attr[0] = div_rn;
-        return lv_value(convert(lw, op->results[0], r, loc));
+        ValueId q = emit_libdevice(lw, div_rn, in, r, r, loc);
+        return q ? lv_value(q) : lv_none();
     }
     case BI_MINIMUM:
     case BI_MAXIMUM:
