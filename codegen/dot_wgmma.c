@@ -8,17 +8,16 @@
 
 #include <math.h>
 
-/* Stores w consecutive elements (eb bytes each) of src, from element e on, at p in shared memory:
- * one scalar store, or one w-wide vector store aligned to its size (st.shared.v2/v4). */
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
  * the pipeline's wgmma op (lower_pipeline.c): `wgmma.fence` (the accumulators were last written
- * by ordinary instructions), then per k step rk (16 k for fp16/bf16, 8 for tf32, 32 for fp8:
- * 32 bytes, two core matrices), m64 tile rm of this warpgroup and n piece nc one
+ * by ordinary instructions), then per m64 tile rm of this warpgroup and n piece nc one asm
+ * statement issuing its k steps rk (16 k for fp16/bf16, 8 for tf32, 32 for fp8: 32 bytes, two
+ * core matrices) in order, each
  * `wgmma.mma_async.sync.aligned.m64n{NI}k{KI}.f32.TA.TB d, descA, descB, p, 1, 1[, transA, transB]`
- * (descriptors advanced by the caller's byte offsets; scale-d p = 1: D = A*B + D; the transpose
- * immediates exist for 16-bit types only; fp8's TA and TB are .e4m3 or .e5m2 each), the NI/2
- * f32 accumulators of each tied in and out, then `wgmma.commit_group`. No wait. Returns the
- * accumulator registers, NULL after a failure. */
+ * (descriptors advanced by the caller's byte offsets; scale-d p = 1: D = A*B + D, 0 on the first
+ * k step of a zero accumulator; the transpose immediates exist for 16-bit types only; fp8's TA and
+ * TB are .e4m3 or .e5m2 each), the NI/2 f32 accumulators tied in and out once per statement, then
+ * `wgmma.commit_group`. No wait. Returns the accumulator registers, NULL after a failure. */
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr)
 {
     LLVMBuilderRef b = c->l->b;
@@ -56,39 +55,50 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
         for (int e = 0; e < n; e++)
             acc[e] = LLVMGetUndef(c->l->f32);
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
-    StrBuf text = {0}, cons = {0};
     const char *ta = tf32                    ? "tf32"
                      : w->dtype == DT_BF16   ? "bf16"
                      : w->dtype == DT_F8E4NV ? "e4m3"
                      : w->dtype == DT_F8E5   ? "e5m2"
                                              : "f16";
     const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
-    /* operands: the nd accumulators ($0..), then A (a descriptor, or four .b32 registers: PTX
-     * ISA 9.7.15.5.1.1, where only B's transpose immediate remains), B's descriptor, scale-d */
     bool a_regs = w->a_regs != NULL;
-    int na = a_regs ? 4 : 1, ib = nd + na, ip = ib + 1;
     if (a_regs && (tf32 || fp8)) {
         TRIC_INTERNAL(c->d, "wgmma: A from registers is for 16-bit types");
         c->failed = true;
         return NULL;
     }
-    strbuf_printf(&text,
-                  "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, "
-                  "0;\nwgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                  ip, NI, KI, ta, tb);
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-    if (a_regs)
-        strbuf_printf(&text, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", nd, nd + 1, nd + 2,
-                      nd + 3, ib, w->trans_b ? 1 : 0);
-    else if (tf32 || fp8) /* K-major operands only: no transpose immediates */
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1;\n}", nd, ib);
-    else
-        strbuf_printf(&text, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", nd, ib, w->trans_a ? 1 : 0,
-                      w->trans_b ? 1 : 0);
+    /* One asm statement per accumulator piece (m64 tile rm, n piece nc) holding its Kt k steps,
+     * the order Triton issues them in: the nd accumulators are tied through once instead of per
+     * k step, which keeps LLVM's instruction selection (its cost grows with the asm operands) to
+     * a quarter on a K=64 fp16 tile; ptxas sees the same instructions. Operands: the nd
+     * accumulators ($0..), then per k step A (a descriptor, or four .b32 registers: PTX ISA
+     * 9.7.15.5.1.1, where only B's transpose immediate remains) and B's descriptor, then the
+     * scale-d of the first k step and of the others, then the tied accumulators. */
+    int na = a_regs ? 4 : 1, per_k = na + 1, ip = nd + Kt * per_k;
+    StrBuf text = {0}, cons = {0};
+    strbuf_printf(&text, "{\n.reg .pred p, q;\nsetp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n",
+                  ip, ip + 1);
+    for (int rk = 0; rk < Kt; rk++) {
+        int ia = nd + rk * per_k, ib = ia + na;
+        strbuf_printf(&text, "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", NI, KI, ta, tb);
+        for (int i = 0; i < nd; i++)
+            strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
+        const char *scale = rk == 0 ? "p" : "q";
+        if (a_regs)
+            strbuf_printf(&text, "}, {$%d, $%d, $%d, $%d}, $%d, %s, 1, 1, %d;\n", ia, ia + 1,
+                          ia + 2, ia + 3, ib, scale, w->trans_b ? 1 : 0);
+        else if (tf32 || fp8) /* K-major operands only: no transpose immediates */
+            strbuf_printf(&text, "}, $%d, $%d, %s, 1, 1;\n", ia, ib, scale);
+        else
+            strbuf_printf(&text, "}, $%d, $%d, %s, 1, 1, %d, %d;\n", ia, ib, scale,
+                          w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
+    }
+    strbuf_append(&text, "}");
     for (int i = 0; i < nd; i++)
         strbuf_append(&cons, "=f,");
-    strbuf_append(&cons, a_regs ? "r,r,r,r,l,r" : "l,l,r");
+    for (int rk = 0; rk < Kt; rk++)
+        strbuf_append(&cons, a_regs ? "r,r,r,r,l," : "l,l,");
+    strbuf_append(&cons, "r,r");
     for (int i = 0; i < nd; i++)
         strbuf_printf(&cons, ",%d", i);
     strbuf_append(&cons, ",~{memory}");
@@ -96,31 +106,35 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     for (int i = 0; i < nd; i++)
         fty[i] = c->l->f32;
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
-    LLVMValueRef *args = cg_regs(c, nd + na + 2);
+    int nin = Kt * per_k + 2 + nd; /* the inputs: operand $nd on is args[0] */
+    LLVMValueRef *args = cg_regs(c, nin);
     int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
     cg_asm_void(c, "wgmma.fence.sync.aligned;");
-    for (int rk = 0; rk < Kt; rk++)
-        for (int rm = 0; rm < Rm; rm++)
-            for (int nc = 0; nc < Nc; nc++) {
-                for (int i = 0; i < nd; i++) {
-                    /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
-                     * 9.7.15.5.1.1.1, the m64nN D fragment) */
-                    int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
-                    ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
-                }
+    for (int rm = 0; rm < Rm; rm++)
+        for (int nc = 0; nc < Nc; nc++) {
+            for (int i = 0; i < nd; i++) {
+                /* d[i]: n8 piece i/4, row groupID + 8*((i/2)%2), col tig*2 + i%2 (PTX ISA
+                 * 9.7.15.5.1.1.1, the m64nN D fragment) */
+                int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
+                ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
+            }
+            for (int rk = 0; rk < Kt; rk++) {
+                LLVMValueRef *ka = args + rk * per_k;
                 if (a_regs)
                     for (int q = 0; q < 4; q++)
-                        args[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
+                        ka[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
                 else
-                    args[0] = cg_add(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
-                args[na] = cg_add(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
-                args[na + 1] = cg_i32(c->l, c_zero && rk == 0 ? 0 : 1);
-                for (int i = 0; i < nd; i++)
-                    args[na + 2 + i] = acc[ce[i]];
-                LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nd + na + 2, true);
-                for (int i = 0; i < nd; i++)
-                    acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
+                    ka[0] = cg_add(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
+                ka[na] = cg_add(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
             }
+            args[Kt * per_k] = cg_i32(c->l, c_zero ? 0 : 1);
+            args[Kt * per_k + 1] = cg_i32(c->l, 1);
+            for (int i = 0; i < nd; i++)
+                args[Kt * per_k + 2 + i] = acc[ce[i]];
+            LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nin, true);
+            for (int i = 0; i < nd; i++)
+                acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
+        }
     cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
     strbuf_free(&text);
     strbuf_free(&cons);

@@ -76,8 +76,11 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     int level = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
     /* globaldce first: with libdevice linked and internalized, it drops the hundreds of unused
      * math functions before the pipeline's early per-function passes would visit each one. */
-    char pipeline[48];
-    snprintf(pipeline, sizeof pipeline, "globaldce,default<O%d>", level);
+    char default_pipeline[48];
+    snprintf(default_pipeline, sizeof default_pipeline, "globaldce,default<O%d>", level);
+    const char *pipeline = getenv("TRIC_LLVM_PIPELINE"); /* experiments: a -passes= string */
+    if (!pipeline || !*pipeline)
+        pipeline = default_pipeline;
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* SLP only where it can pack something: on a kernel of 32-bit work (seed 2's wgmma loop, its
