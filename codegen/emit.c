@@ -1,5 +1,5 @@
-/* emit.c: verification, the optimization pipeline (new pass manager, default<On>) and NVPTX
- * emission to PTX text. */
+/* emit.c: verification, the optimization pipeline (new pass manager: tric's -O3, or LLVM's
+ * default<On> below that) and NVPTX emission to PTX text. */
 #include "codegen/internal.h"
 
 #include <stdlib.h>
@@ -41,25 +41,72 @@ static bool slp_has_work(LLVMModuleRef mod)
     return false;
 }
 
-/* Adds (on) or removes the noimplicitfloat attribute of every function defined in the module.
- * It is how the optimization pipeline is told to skip SLP for one module: the SLP vectorizer
- * returns at once on a function carrying it (SLPVectorizerPass::runImpl), while LLVM 19's
- * LLVMPassBuilderOptionsSetSLPVectorization(false) leaves default<O3>'s SLP pass in place and the
- * -vectorize-slp option is per process. Removed again before NVPTX emission, whose load/store
- * vectorizer would also stop at it. */
-static void set_no_implicit_float(CgLlvm *l, bool on)
-{
-    unsigned kind = LLVMGetEnumAttributeKindForName("noimplicitfloat", 15);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(l->mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (LLVMIsDeclaration(fn))
-            continue;
-        if (on)
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                    LLVMCreateEnumAttribute(l->ctx, kind, 0));
-        else
-            LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, kind);
-    }
-}
+/* simplifycfg's option sets as LLVM 19's default<O3> passes them (PassBuilderPipelines.cpp) */
+#define SCFG_COMMON "bonus-inst-threshold=1;speculate-blocks;simplify-cond-branch"
+#define SCFG_EARLY                                                                                 \
+    "simplifycfg<" SCFG_COMMON ";no-forward-switch-cond;no-switch-range-to-icmp;"                  \
+    "no-switch-to-lookup;keep-loops;no-hoist-common-insts;no-sink-common-insts;"                   \
+    "no-speculate-unpredictables>"
+#define SCFG                                                                                       \
+    "simplifycfg<" SCFG_COMMON ";no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;" \
+    "keep-loops;no-hoist-common-insts;no-sink-common-insts;no-speculate-unpredictables>"
+#define SCFG_HOIST                                                                                 \
+    "simplifycfg<" SCFG_COMMON ";no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;" \
+    "keep-loops;hoist-common-insts;sink-common-insts;no-speculate-unpredictables>"
+#define SCFG_LATE                                                                                  \
+    "simplifycfg<" SCFG_COMMON ";forward-switch-cond;switch-range-to-icmp;switch-to-lookup;"       \
+    "no-keep-loops;hoist-common-insts;sink-common-insts;no-speculate-unpredictables>"
+#define SCFG_FINAL                                                                                 \
+    "simplifycfg<" SCFG_COMMON ";no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;" \
+    "keep-loops;no-hoist-common-insts;no-sink-common-insts;speculate-unpredictables>"
+#define INSTCOMBINE "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
+
+/* tric's -O3: LLVM 19's default<O3> module pipeline for NVPTX as `opt -passes='default<O3>'
+ * -print-pipeline-passes` spells it, in its order and with its options, less what costs time on a
+ * one-kernel module and changes nothing there (scripts/ptx_corpus.sh, 214 kernels: 172 PTX files
+ * identical modulo register numbering, the others within +-0.2% of their instructions, no change of
+ * more than 1%; seed 2 128x128x64 sm_90a 411 -> 327 M instructions of compile under callgrind):
+ * - four of its eight InstCombine runs (after GVN/SCCP, at the end of the per-function
+ *   simplification, after the loop vectorizer and after SLP); InstCombine is 60% of the pipeline's
+ *   time on seed 2, most of it in known-bits queries on address arithmetic;
+ * - IPSCCP, SCCP and DSE (sparse constant propagation finds nothing the front end did not fold;
+ *   tric stores nothing twice);
+ * - what a module of one kernel, no indirect call, no coroutine, no OpenMP and no profile never
+ *   uses: call-site splitting's devirtualization helpers, the coroutine and OpenMP passes,
+ *   called-value propagation, the loop vectorizer (NVPTX has no vector registers) and its helpers
+ *   loop-distribute, loop-load-elim and inject-tli-mappings, control-height reduction, annotation
+ *   and profile passes, constmerge, libcall shrink-wrapping and the final verifier (the module
+ *   was verified before);
+ * - the SLP vectorizer unless slp_has_work. */
+static const char *const TRIC_O3_HEAD =
+    "globaldce,function(nvvm-reflect,nvvm-intr-range),inferattrs,"
+    "function<eager-inv>(lower-expect," SCFG_EARLY
+    ",sroa<modify-cfg>,early-cse<>,callsite-splitting),"
+    "globalopt,"
+    "function<eager-inv>(mem2reg," INSTCOMBINE "," SCFG "),"
+    "always-inline,require<globals-aa>,function(invalidate<aa>),require<profile-summary>,"
+    "cgscc(devirt<4>(inline,function-attrs<skip-non-recursive-function-attrs>,argpromotion,"
+    "function<eager-inv;no-rerun>("
+    "sroa<modify-cfg>,early-cse<memssa>,speculative-execution<only-if-divergent-target>,"
+    "jump-threading,correlated-propagation," SCFG "," INSTCOMBINE ",aggressive-instcombine,"
+    "tailcallelim," SCFG ",reassociate,constraint-elimination,"
+    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
+    "simple-loop-unswitch<nontrivial;trivial>)," SCFG "," INSTCOMBINE ","
+    "loop(loop-idiom,indvars,simple-loop-unswitch<nontrivial;trivial>,loop-deletion,"
+    "loop-unroll-full),"
+    "sroa<modify-cfg>,vector-combine,mldst-motion<no-split-footer-bb>,gvn<>,bdce,jump-threading,"
+    "correlated-propagation,adce,memcpyopt,loop-mssa(licm<allowspeculation>)," SCFG_HOIST "),"
+    "function-attrs,function(require<should-not-run-function-passes>))),"
+    "deadargelim,globalopt,globaldce,rpo-function-attrs,recompute-globalsaa,"
+    "function<eager-inv>(float2int,lower-constant-intrinsics,"
+    "loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),infer-"
+    "alignment," SCFG_LATE ",";
+static const char *const TRIC_O3_TAIL =
+    "vector-combine,loop-unroll<O3>,sroa<preserve-cfg>,infer-alignment," INSTCOMBINE ","
+    "loop-mssa(licm<allowspeculation>),alignment-from-assumptions,loop-sink,instsimplify,"
+    "div-rem-pairs,tailcallelim," SCFG_FINAL "),"
+    "globaldce";
 
 bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
 {
@@ -74,51 +121,59 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     LLVMDisposeMessage(msg);
 
     int level = o->opt_level < 0 ? 0 : o->opt_level > 3 ? 3 : o->opt_level;
-    /* globaldce first: with libdevice linked and internalized, it drops the hundreds of unused
-     * math functions before the pipeline's early per-function passes would visit each one. */
-    char default_pipeline[48];
-    snprintf(default_pipeline, sizeof default_pipeline, "globaldce,default<O%d>", level);
-    const char *pipeline = getenv("TRIC_LLVM_PIPELINE"); /* experiments: a -passes= string */
-    if (!pipeline || !*pipeline)
-        pipeline = default_pipeline;
+    /* -O3 (the default): tric's pipeline above. -O0..-O2: LLVM's default<On>, globaldce first:
+     * with libdevice linked and internalized, it drops the hundreds of unused math functions
+     * before the pipeline's early per-function passes would visit each one. */
+    StrBuf pipeline = {0};
+    const char *env_pipeline = getenv("TRIC_LLVM_PIPELINE"); /* experiments: a -passes= string */
+    if (env_pipeline && *env_pipeline)
+        strbuf_append(&pipeline, env_pipeline);
+    else if (level == 3)
+        /* SLP only where it can pack something: on a kernel of 32-bit work (seed 2's wgmma loop,
+         * its addresses and accumulators) it found nothing and took a quarter of the compile
+         * (146 M of 622 M instructions under callgrind) searching the scalar chains for
+         * reductions. */
+        strbuf_printf(&pipeline, "%s%s%s", TRIC_O3_HEAD,
+                      slp_has_work(l->mod) ? "slp-vectorizer," : "", TRIC_O3_TAIL);
+    else
+        strbuf_printf(&pipeline, "globaldce,default<O%d>", level);
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* SLP only where it can pack something: on a kernel of 32-bit work (seed 2's wgmma loop, its
-     * addresses and accumulators) it found nothing and took a quarter of the compile (146 M of
-     * 622 M instructions under callgrind) searching the scalar chains for reductions.
-     * scripts/ptx_corpus.sh: the PTX of every kernel that skips it is unchanged. */
-    bool skip_slp = level > 1 && !slp_has_work(l->mod); /* -O0/-O1 run no SLP anyway */
-    if (skip_slp)
-        set_no_implicit_float(l, true);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef err = LLVMRunPasses(l->mod, pipeline, l->tm, pbo);
+    LLVMErrorRef err = LLVMRunPasses(l->mod, pipeline.data, l->tm, pbo);
     LLVMDisposePassBuilderOptions(pbo);
-    if (skip_slp)
-        set_no_implicit_float(l, false);
     if (err) {
         char *em = LLVMGetErrorMessage(err);
-        TRIC_INTERNAL(d, "LLVM pass pipeline %s failed: %s", pipeline, em);
+        TRIC_INTERNAL(d, "LLVM pass pipeline %s failed: %s", pipeline.data, em);
         LLVMDisposeErrorMessage(em);
+        strbuf_free(&pipeline);
         return false;
     }
+    /* the pipeline's name for TRIC_CODEGEN_TIMES */
+    const char *pipeline_name = env_pipeline && *env_pipeline             ? "TRIC_LLVM_PIPELINE"
+                                : level < 3                               ? pipeline.data
+                                : strstr(pipeline.data, "slp-vectorizer") ? "tric -O3"
+                                                                          : "tric -O3 (no SLP)";
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (llvm_ir) {
         char *text = LLVMPrintModuleToString(l->mod);
         strbuf_append(llvm_ir, text);
         LLVMDisposeMessage(text);
     }
-    if (!ptx)
+    if (!ptx) {
+        strbuf_free(&pipeline);
         return true;
+    }
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(l->tm, l->mod, LLVMAssemblyFile, &msg, &buf)) {
         TRIC_INTERNAL(d, "NVPTX emission failed: %s", msg ? msg : "?");
         LLVMDisposeMessage(msg);
+        strbuf_free(&pipeline);
         return false;
     }
     clock_gettime(CLOCK_MONOTONIC, &t2);
     if (getenv("TRIC_CODEGEN_TIMES"))
-        fprintf(stderr, "codegen: %s%s %.1f ms, NVPTX emission %.1f ms\n", pipeline,
-                skip_slp ? " (no SLP)" : "",
+        fprintf(stderr, "codegen: %s %.1f ms, NVPTX emission %.1f ms\n", pipeline_name,
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
                 (double)(t2.tv_sec - t1.tv_sec) * 1e3 + (double)(t2.tv_nsec - t1.tv_nsec) / 1e6);
     const char *start = LLVMGetBufferStart(buf);
@@ -132,5 +187,6 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     }
     strbuf_append_n(ptx, start, size);
     LLVMDisposeMemoryBuffer(buf);
+    strbuf_free(&pipeline);
     return ok;
 }
