@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# scripts/tric_ptx_do_bench.py SIZES PTX... : seed 2's kernel_matmul as tric compiled it (each
+# PTX file a config: `tric examples/matmul.tri --kernel=kernel_matmul ... -o NAME_s<STAGES>.ptx`;
+# its header gives the tile, the threads and the shared memory) beside Triton's kernel of the
+# same config, BOTH timed by triton.testing.do_bench in this one process: tric's PTX is loaded
+# and launched through the CUDA driver API (ctypes, on torch's current stream), so the two sides
+# share the harness, the L2 flush, the warm-up and repetition counts and the events, and differ
+# only in the kernel. Four rounds per config and size, tric first in rounds 1 and 3, Triton first
+# in 2 and 4; [0, 1) data (the seed's torch.rand); every output is checked against torch.matmul
+# first. Prints one line per side and round: size, config, ms, TFLOPS.
+# Runs on the GPU machine (torch + Triton); elsewhere `python3 -m py_compile` checks it.
+import ctypes
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton_seed2_report import kernel_matmul  # noqa: E402
+
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+
+class TricKernel:
+    """One tric PTX file, loaded into torch's context."""
+
+    def __init__(self, cuda, path):
+        text = open(path).read()
+        head = dict(re.findall(r"^// tric\.(\w+) (.*)$", text, re.M))
+        consts = dict(kv.split("=") for kv in head["constexpr"].split())
+        self.bm, self.bn, self.bk = (int(consts["BLOCK_SIZE_" + x]) for x in "MNK")
+        self.threads, self.shared = int(head["threads"]), int(head["shared"])
+        # the header has no stage count: the file name ends in _s<N>.ptx (Triton's num_stages)
+        stages = re.search(r"_s(\d+)\.ptx$", path)
+        if not stages:
+            sys.exit("%s: name the file ..._s<num_stages>.ptx" % path)
+        self.stages = int(stages.group(1))
+        self.cuda = cuda
+        self.module, self.fn = ctypes.c_void_p(), ctypes.c_void_p()
+        check(cuda.cuModuleLoadData(ctypes.byref(self.module), text.encode() + b"\0"), "load")
+        check(cuda.cuModuleGetFunction(ctypes.byref(self.fn), self.module, head["kernel"].encode()),
+              "function")
+        check(cuda.cuFuncSetAttribute(self.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      self.shared), "shared memory")
+
+    def launcher(self, a, b, c, size):
+        args = [ctypes.c_uint64(t.data_ptr()) for t in (a, b, c)]
+        args += [ctypes.c_int32(v) for v in (size, size, size, a.stride(0), a.stride(1),
+                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1))]
+        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(x) for x in args])
+        grid = triton.cdiv(size, self.bm) * triton.cdiv(size, self.bn)
+
+        def run():
+            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+            check(self.cuda.cuLaunchKernel(self.fn, grid, 1, 1, self.threads, 1, 1, self.shared,
+                                           stream, params, None), "launch")
+        run.keep = (args, params)  # the argument storage lives as long as the launcher
+        return run
+
+
+def check(result, what):
+    if result != 0:
+        raise RuntimeError("CUDA driver error %d (%s)" % (result, what))
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit("usage: tric_ptx_do_bench.py SIZES PTX...")
+    sizes = [int(x) for x in argv[1].split(",")]
+    torch.cuda.init()
+    torch.empty(1, device="cuda")  # the primary context is current from here on
+    cuda = ctypes.CDLL("libcuda.so.1")
+    kernels = [TricKernel(cuda, p) for p in argv[2:]]
+    print("# triton %s, torch %s, %s" % (triton.__version__, torch.__version__,
+                                         torch.cuda.get_device_name()))
+    for size in sizes:
+        a, b = (torch.rand(size, size, device="cuda", dtype=torch.float16) for _ in range(2))
+        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+        ref = torch.matmul(a, b)
+        for k in kernels:
+            warps, stages = k.threads // 32, k.stages
+            grid = (triton.cdiv(size, k.bm) * triton.cdiv(size, k.bn),)
+
+            def triton_run():
+                kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1),
+                                    b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                    BLOCK_SIZE_M=k.bm, BLOCK_SIZE_N=k.bn, BLOCK_SIZE_K=k.bk,
+                                    GROUP_SIZE_M=8, T_C=tl.float16, T_ACC=tl.float32,
+                                    num_warps=warps, num_stages=stages)
+            sides = (("tric", k.launcher(a, b, c, size)), ("triton", triton_run))
+            for name, run in sides:
+                c.fill_(float("nan"))
+                run()
+                torch.cuda.synchronize()
+                err = (c.float() - ref.float()).abs().max().item()
+                if not err <= 1e-2 * size ** 0.5:
+                    sys.exit("%s %d %dx%dx%d: max error %g" % (name, size, k.bm, k.bn, k.bk, err))
+            for rnd in (1, 2, 3, 4):
+                # the order alternates: under the power limit the side that runs second inherits
+                # the heat of the first
+                for name, run in (sides if rnd % 2 else sides[::-1]):
+                    ms = triton.testing.do_bench(run, warmup=25, rep=100, return_mode="median")
+                    print("%d %-18s %-6s round %d %.4f ms %.1f TFLOPS" % (
+                        size, "%dx%dx%d,%d,%d" % (k.bm, k.bn, k.bk, warps, stages), name, rnd, ms,
+                        2 * size ** 3 / ms * 1e-9), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
