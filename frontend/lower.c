@@ -1660,6 +1660,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return lower_scan(lw, &a, bi, have_r, r, loc);
+    case BI_REDUCE: /* sema rewrote it into tl.sum / tl.max / tl.min */
+        lower_internal(lw, loc, "tl.reduce reached lowering");
+        return lv_none();
     case BI_ARGMAX:
     case BI_ARGMIN: {
         if (!arg(&a, 0))

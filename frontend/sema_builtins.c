@@ -417,6 +417,56 @@ static Sem reduce_with_indices(Sema *s, Expr *call, Builtin b, const char *fname
     return expr(s, call);
 }
 
+/* tl.reduce(x, axis, combine_fn, keep_dims=False) (and x.reduce(...)): Triton inlines the @jit
+ * combine function into a reduction tree. tric recognizes the combine functions its reduce ops
+ * compute (frontend/scan.c: `return a + b`, `tl.maximum(a, b)`, `tl.minimum(a, b)`) and rewrites
+ * the call into tl.sum / tl.max / tl.min reducing in x's dtype (the combine function's: no
+ * widening of 8- and 16-bit ints, fp16 or bf16, unlike tl.sum / tl.max themselves). Other combine
+ * functions (a * b, bitwise ones, anything else, tuple inputs) are an error at the function. */
+static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
+{
+    Expr *fn = arg(call, 2);
+    if (!fn || is_error(fn->sem))
+        return sem_error();
+    if (fn->sem.kind != SEM_FUNC) {
+        diag_error(s->diag, arg_loc(call, 2),
+                   "%s's combine_fn must be a @triton.jit function, got %s", fname,
+                   sem_describe(s, fn->sem));
+        return sem_error();
+    }
+    ScanCombine comb;
+    SrcLoc where;
+    const char *why;
+    bool known = scan_combine_of(fn->sem.func, &comb, &where, &why);
+    const char *reduce = !known             ? NULL
+                         : comb == SCAN_ADD ? "sum"
+                         : comb == SCAN_MAX ? "max"
+                         : comb == SCAN_MIN ? "min"
+                                            : NULL;
+    if (!reduce) {
+        if (fn->sem.func->nparams != 2) /* tuple inputs: scan_combine_of's message */
+            diag_error(s->diag, where, "%s", why);
+        else
+            diag_error(s->diag, where,
+                       "%s takes combine functions whose body is one `return` of a + b, "
+                       "tl.maximum(a, b) or tl.minimum(a, b) on their two parameters (the "
+                       "reductions tric has)",
+                       fname);
+        diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
+        return sem_error();
+    }
+    if (call->call.fn->kind != EX_ATTR) {
+        diag_error(s->diag, call->call.fn->loc, "%s needs the tl.reduce / x.reduce form", fname);
+        return sem_error();
+    }
+    const char *kw_keep[] = {"keep_dims"};
+    const Expr *keep[] = {arg(call, 3)};
+    Expr *r = reduce_call(s, call->call.fn, reduce, arg(call, 0), arg(call, 1), kw_keep, keep, 1);
+    *call = *r;
+    s->reduce_of_combine = call;
+    return expr(s, call);
+}
+
 static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -445,13 +495,15 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         rdt = DT_I32;
     } else if (b == BI_SUM) {
         /* _pick_sum_dtype: ints narrower than 32 bits sum in int32 / uint32, as PyTorch. */
-        if (!arg_is_none(call, 3)) {
+        if (call == s->reduce_of_combine) {
+            /* tl.reduce(x, axis, add): the combine function's dtype, x's */
+        } else if (!arg_is_none(call, 3)) {
             if (!dtype_arg(s, call, 3, fname, &rdt))
                 return sem_error();
         } else if (dtype_is_int(t.dtype) && dtype_bits(t.dtype) < 32) {
             rdt = dtype_kind(t.dtype) == DK_UINT ? DT_U32 : DT_I32;
         }
-    } else {
+    } else if (call != s->reduce_of_combine) {
         /* standard.max/min: bf16 is promoted to fp32, and without return_indices anything
          * narrower than 32 bits is widened, floats to fp32 and ints to int32. */
         if (rdt == DT_BF16)
@@ -1414,6 +1466,7 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_MIN:
     case BI_ARGMAX:
     case BI_ARGMIN: return reduce_builtin(s, call, b, fname);
+    case BI_REDUCE: return reduce_with_combine(s, call, fname);
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return scan_builtin(s, call, b, fname);

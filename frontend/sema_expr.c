@@ -220,6 +220,8 @@ static bool lookup_method(const char *name, Builtin *out)
         {"argmin", BI_ARGMIN},
         {"cumsum", BI_CUMSUM},
         {"cumprod", BI_CUMPROD},
+        {"associative_scan", BI_ASSOCIATIVE_SCAN},
+        {"reduce", BI_REDUCE},
         {"trans", BI_TRANS},
         {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},

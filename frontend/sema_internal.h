@@ -72,6 +72,9 @@ typedef struct Sema {
     /* The tl.max / tl.min call reduce_with_indices made for the values: Triton reduces those in
      * the input's dtype (bf16 promoted), without the widening of a plain max / min. */
     const Expr *values_of_indexed_reduce;
+    /* The tl.sum / tl.max / tl.min call tl.reduce became (reduce_with_combine): it reduces in the
+     * input's dtype exactly, as the combine function computes. */
+    const Expr *reduce_of_combine;
 } Sema;
 
 /* ---- sema.c: environments, Sem helpers, annotations ----------------------------------------- */

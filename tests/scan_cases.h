@@ -1,9 +1,11 @@
-/* scan_cases.h: the scans (tl.cumsum, tl.cumprod, tl.associative_scan, x.cumsum) that
+/* scan_cases.h: the scans (tl.cumsum, tl.cumprod, tl.associative_scan, x.cumsum,
+ * x.associative_scan) and the reductions with a combine function (tl.reduce, x.reduce) that
  * tests/unit/runtime_scan.c runs on the interpreter against a C reference and
- * tests/gpu/gpu_scan.c runs on the GPU against the interpreter: 1-D and 2-D blocks, either axis,
- * forward and reversed, int and float dtypes, cumsum's widening of small ints. The inputs keep
- * every float result exact (small integers for sums, +-1, 2 and 0.5 for products), so any
- * combine order gives the same bits and the comparisons are exact. */
+ * tests/gpu/gpu_scan.c runs on the GPU against the interpreter: 1-D and 2-D blocks, either axis, forward and reversed, int and float dtypes,
+ * cumsum's widening of small ints, tl.reduce's reducing in the input's dtype (int8 wraps). A
+ * reduction is broadcast back to x's shape, so every element of a line holds the line's total.
+ * The inputs keep every float result exact (small integers for sums, +-1, 2 and 0.5 for
+ * products), so any combine order gives the same bits and the comparisons are exact. */
 #ifndef TRIC_TESTS_SCAN_CASES_H
 #define TRIC_TESTS_SCAN_CASES_H
 
@@ -37,6 +39,7 @@ typedef struct ScanCase {
     int axis;
     bool reverse;
     int num_warps; /* 0: 4 */
+    bool reduce;   /* a reduction: every element of a line is the line's total */
 } ScanCase;
 
 static const char *const scan_src_2d = "import triton\n"
@@ -70,6 +73,11 @@ static const char *const scan_src_2d = "import triton\n"
                                        "\n"
                                        "\n"
                                        "@triton.jit\n"
+                                       "def _add(a, b):\n"
+                                       "    return a + b\n"
+                                       "\n"
+                                       "\n"
+                                       "@triton.jit\n"
                                        "def k(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr, "
                                        "AXIS: tl.constexpr, REV: tl.constexpr):\n"
                                        "    %s\n"
@@ -79,37 +87,54 @@ static const char *const scan_src_2d = "import triton\n"
 
 static const ScanCase scan_cases[] = {
     /* 1-D: within a warp, across 4 and 8 warps, repeated elements per thread */
-    {"tl.cumsum(x, axis=0)", SO_ADD, SD_I32, SD_I32, 0, 32, 0, false, 0},
-    {"tl.cumsum(x, 0, reverse=REV)", SO_ADD, SD_I32, SD_I32, 0, 128, 0, true, 0},
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 0, 1024, 0, false, 0},
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 0, 2048, 0, true, 8},
-    {"x.cumsum(0)", SO_ADD, SD_I8, SD_I32, 0, 512, 0, false, 0},
-    {"tl.cumsum(x, 0)", SO_ADD, SD_U8, SD_I32, 0, 256, 0, false, 0},
-    {"tl.cumsum(x, 0, REV)", SO_ADD, SD_I16, SD_I32, 0, 64, 0, true, 1},
-    {"tl.cumsum(x, 0, REV, dtype=tl.int64)", SO_ADD, SD_I32, SD_I64, 0, 256, 0, false, 0},
-    {"tl.cumsum(x, 0, REV)", SO_ADD, SD_F16, SD_F16, 0, 256, 0, true, 0},
-    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_F32, SD_F32, 0, 512, 0, false, 0},
-    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_I32, SD_I32, 0, 128, 0, true, 0},
-    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_I8, SD_I8, 0, 64, 0, false, 0},
-    {"tl.associative_scan(x, AXIS, _max, REV)", SO_MAX, SD_I32, SD_I32, 0, 1024, 0, false, 0},
-    {"tl.associative_scan(x, AXIS, _min, reverse=REV)", SO_MIN, SD_F32, SD_F32, 0, 256, 0, true, 0},
-    {"tl.associative_scan(x, 0, _xor, REV)", SO_XOR, SD_I64, SD_I64, 0, 128, 0, false, 0},
-    {"tl.associative_scan(x, 0, _or, REV)", SO_OR, SD_U8, SD_U8, 0, 64, 0, true, 0},
-    {"tl.associative_scan(x, 0, _mul, REV)", SO_MUL, SD_F64, SD_F64, 0, 256, 0, false, 0},
+    {"tl.cumsum(x, axis=0)", SO_ADD, SD_I32, SD_I32, 0, 32, 0, false, 0, false},
+    {"tl.cumsum(x, 0, reverse=REV)", SO_ADD, SD_I32, SD_I32, 0, 128, 0, true, 0, false},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 0, 1024, 0, false, 0, false},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 0, 2048, 0, true, 8, false},
+    {"x.cumsum(0)", SO_ADD, SD_I8, SD_I32, 0, 512, 0, false, 0, false},
+    {"tl.cumsum(x, 0)", SO_ADD, SD_U8, SD_I32, 0, 256, 0, false, 0, false},
+    {"tl.cumsum(x, 0, REV)", SO_ADD, SD_I16, SD_I32, 0, 64, 0, true, 1, false},
+    {"tl.cumsum(x, 0, REV, dtype=tl.int64)", SO_ADD, SD_I32, SD_I64, 0, 256, 0, false, 0, false},
+    {"tl.cumsum(x, 0, REV)", SO_ADD, SD_F16, SD_F16, 0, 256, 0, true, 0, false},
+    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_F32, SD_F32, 0, 512, 0, false, 0, false},
+    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_I32, SD_I32, 0, 128, 0, true, 0, false},
+    {"tl.cumprod(x, 0, REV)", SO_MUL, SD_I8, SD_I8, 0, 64, 0, false, 0, false},
+    {"tl.associative_scan(x, AXIS, _max, REV)", SO_MAX, SD_I32, SD_I32, 0, 1024, 0, false, 0,
+     false},
+    {"tl.associative_scan(x, AXIS, _min, reverse=REV)", SO_MIN, SD_F32, SD_F32, 0, 256, 0, true, 0,
+     false},
+    {"tl.associative_scan(x, 0, _xor, REV)", SO_XOR, SD_I64, SD_I64, 0, 128, 0, false, 0, false},
+    {"tl.associative_scan(x, 0, _or, REV)", SO_OR, SD_U8, SD_U8, 0, 64, 0, true, 0, false},
+    {"tl.associative_scan(x, 0, _mul, REV)", SO_MUL, SD_F64, SD_F64, 0, 256, 0, false, 0, false},
     /* 2-D along either axis */
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_I32, SD_I32, 16, 64, 1, false, 0},
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_I32, SD_I32, 16, 64, 0, false, 0},
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 64, 16, 0, true, 0},
-    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 64, 16, 1, true, 8},
-    {"tl.cumsum(x, axis=-1, reverse=REV)", SO_ADD, SD_F16, SD_F16, 32, 32, 1, false, 0},
-    {"tl.cumsum(x, axis=AXIS)", SO_ADD, SD_I8, SD_I32, 8, 256, 1, false, 0},
-    {"tl.cumsum(x, axis=AXIS)", SO_ADD, SD_I8, SD_I32, 128, 8, 0, false, 2},
-    {"tl.cumprod(x, axis=AXIS, reverse=REV)", SO_MUL, SD_F32, SD_F32, 32, 64, 0, true, 0},
-    {"tl.cumprod(x, axis=AXIS, reverse=REV)", SO_MUL, SD_I16, SD_I16, 32, 64, 1, false, 0},
-    {"tl.associative_scan(x, AXIS, _max, REV)", SO_MAX, SD_F16, SD_F16, 64, 64, 0, false, 0},
-    {"tl.associative_scan(x, AXIS, _min, REV)", SO_MIN, SD_I64, SD_I64, 8, 128, 1, true, 0},
-    {"tl.associative_scan(x, AXIS, _xor, REV)", SO_XOR, SD_I32, SD_I32, 128, 32, 0, true, 0},
-    {"tl.associative_scan(x, AXIS, _xor, REV)", SO_XOR, SD_I32, SD_I32, 4, 4, 1, false, 1},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_I32, SD_I32, 16, 64, 1, false, 0, false},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_I32, SD_I32, 16, 64, 0, false, 0, false},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 64, 16, 0, true, 0, false},
+    {"tl.cumsum(x, axis=AXIS, reverse=REV)", SO_ADD, SD_F32, SD_F32, 64, 16, 1, true, 8, false},
+    {"tl.cumsum(x, axis=-1, reverse=REV)", SO_ADD, SD_F16, SD_F16, 32, 32, 1, false, 0, false},
+    {"tl.cumsum(x, axis=AXIS)", SO_ADD, SD_I8, SD_I32, 8, 256, 1, false, 0, false},
+    {"tl.cumsum(x, axis=AXIS)", SO_ADD, SD_I8, SD_I32, 128, 8, 0, false, 2, false},
+    {"tl.cumprod(x, axis=AXIS, reverse=REV)", SO_MUL, SD_F32, SD_F32, 32, 64, 0, true, 0, false},
+    {"tl.cumprod(x, axis=AXIS, reverse=REV)", SO_MUL, SD_I16, SD_I16, 32, 64, 1, false, 0, false},
+    {"tl.associative_scan(x, AXIS, _max, REV)", SO_MAX, SD_F16, SD_F16, 64, 64, 0, false, 0, false},
+    {"tl.associative_scan(x, AXIS, _min, REV)", SO_MIN, SD_I64, SD_I64, 8, 128, 1, true, 0, false},
+    {"tl.associative_scan(x, AXIS, _xor, REV)", SO_XOR, SD_I32, SD_I32, 128, 32, 0, true, 0, false},
+    {"tl.associative_scan(x, AXIS, _xor, REV)", SO_XOR, SD_I32, SD_I32, 4, 4, 1, false, 1, false},
+    {"x.associative_scan(AXIS, _max, REV)", SO_MAX, SD_I32, SD_I32, 0, 256, 0, true, 0, false},
+    /* tl.reduce / x.reduce, broadcast back to x's shape */
+    {"tl.broadcast_to(tl.reduce(x, 0, _add, keep_dims=True), (N,))", SO_ADD, SD_I32, SD_I32, 0,
+     1024, 0, false, 0, true},
+    {"tl.broadcast_to(tl.reduce(x, AXIS, _add, keep_dims=True), (M, N))", SO_ADD, SD_I8, SD_I8, 16,
+     64, 1, false, 0, true},
+    {"tl.broadcast_to(tl.reduce(x, AXIS, _add, True), (M, N))", SO_ADD, SD_F16, SD_F16, 64, 32, 0,
+     false, 0, true},
+    {"tl.broadcast_to(x.reduce(AXIS, _max, True), (M, N))", SO_MAX, SD_F32, SD_F32, 32, 64, 0,
+     false, 0, true},
+    {"tl.broadcast_to(tl.reduce(x, AXIS, _min)[:, None], (M, N))", SO_MIN, SD_I64, SD_I64, 8, 128,
+     1, false, 0, true},
+    {"tl.zeros_like(x) + tl.reduce(x, 0, _max)", SO_MAX, SD_F16, SD_F16, 0, 512, 0, false, 8, true},
+    {"tl.broadcast_to(tl.reduce(x, AXIS, combine_fn=_max, keep_dims=True), (M, N))", SO_MAX, SD_U8,
+     SD_U8, 64, 16, 0, false, 0, true},
 };
 enum { NSCAN_CASES = sizeof scan_cases / sizeof *scan_cases };
 
@@ -261,8 +286,11 @@ static void scan_reference(const ScanCase *c, const void *x, void *want)
                 }
                 iacc = scan_wrap(c->out, iacc);
             }
-            scan_put(c->out, want, idx, facc, iacc);
+            if (!c->reduce)
+                scan_put(c->out, want, idx, facc, iacc);
         }
+        for (int j = 0; c->reduce && j < len; j++) /* the total, broadcast along the line */
+            scan_put(c->out, want, c->m && c->axis == 0 ? j * cols + l : l * cols + j, facc, iacc);
     }
 }
 

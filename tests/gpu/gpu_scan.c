@@ -1,5 +1,6 @@
 /* gpu_scan (label gpu): the scans of tests/scan_cases.h -- tl.cumsum, tl.cumprod,
- * tl.associative_scan with @jit combine functions, x.cumsum -- on 1-D and 2-D blocks along
+ * tl.associative_scan with @jit combine functions, x.cumsum, and tl.reduce / x.reduce -- on
+ * 1-D and 2-D blocks along
  * either axis, forward and reversed, int8 to int64 and fp16 to fp64, 1 to 8 warps, run on cuda:0
  * and on the cpu interpreter with outputs poisoned (0xFF) first; every element must match the
  * interpreter bit for bit (the inputs keep float results exact in any combine order), and the

@@ -1,6 +1,6 @@
-/* runtime_scan.c: tl.cumsum, tl.cumprod, tl.associative_scan and x.cumsum (tests/scan_cases.h)
- * compiled for the cpu device and run by the interpreter against a sequential C scan, every
- * element compared exactly; the IR has one scan op per case. tests/gpu/gpu_scan.c runs the
+/* runtime_scan.c: the scans and combine-function reductions of tests/scan_cases.h compiled
+ * for the cpu device and run by the interpreter against a sequential C scan, every element
+ * compared exactly; the IR has one scan or reduce op per case. tests/gpu/gpu_scan.c runs the
  * same cases on the GPU. */
 #include "tests/scan_cases.h"
 
