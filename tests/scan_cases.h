@@ -1,11 +1,12 @@
 /* scan_cases.h: the scans (tl.cumsum, tl.cumprod, tl.associative_scan, x.cumsum,
  * x.associative_scan) and the reductions with a combine function (tl.reduce, x.reduce) that
  * tests/unit/runtime_scan.c runs on the interpreter against a C reference and
- * tests/gpu/gpu_scan.c runs on the GPU against the interpreter: 1-D and 2-D blocks, either axis, forward and reversed, int and float dtypes,
- * cumsum's widening of small ints, tl.reduce's reducing in the input's dtype (int8 wraps). A
- * reduction is broadcast back to x's shape, so every element of a line holds the line's total.
- * The inputs keep every float result exact (small integers for sums, +-1, 2 and 0.5 for
- * products), so any combine order gives the same bits and the comparisons are exact. */
+ * tests/gpu/gpu_scan.c runs on the GPU against the interpreter: 1-D and 2-D blocks, either
+ * axis, forward and reversed, int and float dtypes, cumsum's widening of small ints, tl.reduce's
+ * reducing in the input's dtype (int8 wraps). A reduction is broadcast back to x's shape, so
+ * every element of a line holds the line's total. The inputs keep every float result exact
+ * (small integers for sums, +-1, 2 and 0.5 for products), so any combine order gives the same
+ * bits and the comparisons are exact. */
 #ifndef TRIC_TESTS_SCAN_CASES_H
 #define TRIC_TESTS_SCAN_CASES_H
 
