@@ -435,6 +435,7 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_BROADCAST_TO, "broadcast_to", "input shape", "broadcast to a shape")                     \
     X(BI_EXPAND_DIMS, "expand_dims", "input axis", "insert a dim of size 1")                      \
     X(BI_RESHAPE, "reshape", "input shape can_reorder=", "same elements, new shape")              \
+    X(BI_RAVEL, "ravel", "x can_reorder=", "the elements as a 1-D block (reshape to [numel])")        \
     X(BI_VIEW, "view", "input shape", "reshape (deprecated name)")                                \
     X(BI_TRANS, "trans", "input dims=", "transpose (2-D: swap the dims)")                         \
     X(BI_PERMUTE, "permute", "input dims", "permute dims")                                        \
@@ -443,6 +444,8 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_INTERLEAVE, "interleave", "a b", "a and b interleaved along their last dim: join, then the last two dims merged") \
     X(BI_MULTIPLE_OF, "multiple_of", "input values", "hint: every element divisible by values")   \
     X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
+    X(BI_MAX_CONSTANCY, "max_constancy", "input values", "hint: runs of values equal elements (not used)") \
+    X(BI_ASSUME, "assume", "cond", "hint: cond holds (not used)")                                   \
     X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
     X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
     X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", "print at run time (tric prints nothing)") \

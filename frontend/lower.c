@@ -1765,6 +1765,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
         return lv_value(x);
     }
     case BI_RESHAPE:
+    case BI_RAVEL:
     case BI_VIEW: {
         if (!arg(&a, 0))
             return lv_none();
@@ -1827,6 +1828,9 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             op->attr[i] = vals[i];
         return lv_value(op->results[0]);
     }
+    case BI_MAX_CONSTANCY: /* a hint tric's axis analysis does not take: the input itself */
+        return arg(&a, 0) ? lv_value(lower_value(lw, arg(&a, 0))) : lv_none();
+    case BI_ASSUME: return lv_none(); /* the promise is dropped (sema checked the condition) */
     case BI_DEVICE_ASSERT: {
         const Expr *c = arg(&a, 0);
         if (!c || c->sem.kind == SEM_CONST)

@@ -919,6 +919,20 @@ static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     if (!value_arg(s, call, 0, fname, "input", &t))
         return sem_error();
     switch (b) {
+    case BI_RAVEL: { /* standard.ravel: reshape(x, [x.numel], can_reorder) */
+        bool reorder;
+        if (!arg_is_none(call, 1) && !const_bool_arg(s, call, 1, fname, "can_reorder", &reorder))
+            return sem_error();
+        if (t.rank == 0) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
+                       tstr(s, t));
+            return sem_error();
+        }
+        Type r = with_shape(t.dtype, t.is_ptr, t);
+        r.rank = 1;
+        r.shape[0] = type_numel(t);
+        return sem_value(r);
+    }
     case BI_BROADCAST_TO: {
         Type shape;
         if (!shape_arg(s, call, 1, fname, &shape))
@@ -1508,6 +1522,7 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_CAST: return cast_builtin(s, call, fname);
     case BI_BROADCAST_TO:
     case BI_RESHAPE:
+    case BI_RAVEL:
     case BI_VIEW:
     case BI_EXPAND_DIMS:
     case BI_TRANS:
@@ -1516,7 +1531,8 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_SPLIT:
     case BI_INTERLEAVE: return join_split_builtin(s, call, b, fname);
     case BI_MULTIPLE_OF:
-    case BI_MAX_CONTIGUOUS: {
+    case BI_MAX_CONTIGUOUS:
+    case BI_MAX_CONSTANCY: {
         Type t;
         if (!value_arg(s, call, 0, fname, "input", &t))
             return sem_error();
@@ -1570,6 +1586,24 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             !(prefix->sem.kind == SEM_CONST && prefix->sem.cv.kind == CV_STR)) {
             diag_error(s->diag, arg_loc(call, 0), "%s's prefix must be a string, got %s", fname,
                        sem_describe(s, prefix->sem));
+            return sem_error();
+        }
+        return sem_void();
+    }
+    case BI_ASSUME: {
+        /* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined
+         * behaviour when false. tric checks the condition's type and drops the promise (always
+         * valid): its address arithmetic takes what it needs from the signature's hints. */
+        Expr *c = arg(call, 0);
+        Type t;
+        if (!value_arg(s, call, 0, fname, "condition", &t))
+            return sem_error();
+        if (t.is_ptr) {
+            diag_error(s->diag, c->loc, "%s's condition cannot be a pointer", fname);
+            return sem_error();
+        }
+        if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
+            diag_error(s->diag, call->loc, "%s's condition is always false", fname);
             return sem_error();
         }
         return sem_void();

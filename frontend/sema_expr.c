@@ -225,6 +225,7 @@ static bool lookup_method(const char *name, Builtin *out)
         {"trans", BI_TRANS},
         {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},
+        {"ravel", BI_RAVEL},
         {"split", BI_SPLIT},
         {"view", BI_VIEW},
         {"broadcast_to", BI_BROADCAST_TO},

@@ -3,7 +3,8 @@
  * from .tri source by driver_compile and run by the CPU interpreter against C references. Every
  * function of ir.h's TRIC_LIBDEVICE_FNS table is run on a block of values (specials included) in
  * fp32, fp64 and fp16 (computed in fp32, rounded back). Also .dtype /
- * .type / .element_ty of pointers choosing types in a kernel. */
+ * .type / .element_ty of pointers choosing types in a kernel, tl.assume, tl.max_constancy and
+ * tl.ravel. */
 #include "driver/driver.h"
 #include "exec_test.h"
 
@@ -378,6 +379,45 @@ static void check_debug_barrier(void)
     compile_result_free(&c.res);
 }
 
+/* tl.assume (Triton 3.3's tutorial matmul: `tl.assume(pid_m >= 0)`, `tl.assume(stride > 0)`)
+ * and tl.max_constancy are hints tric drops: no op in the IR, the values unchanged; tl.ravel and
+ * x.ravel() are a reshape to 1-D in row-major order. */
+static void check_hints_and_ravel(void)
+{
+    const char *src = "import triton\n"
+                      "import triton.language as tl\n"
+                      "\n"
+                      "\n"
+                      "@triton.jit\n"
+                      "def k(x_ptr, out_ptr, stride, R: tl.constexpr, C: tl.constexpr):\n"
+                      "    pid = tl.program_id(0)\n"
+                      "    tl.assume(pid >= 0)\n"
+                      "    tl.assume(stride > 0)\n"
+                      "    rows = tl.max_constancy(tl.arange(0, R), 1)\n"
+                      "    m = tl.load(x_ptr + rows[:, None] * stride + tl.arange(0, C)[None, :])\n"
+                      "    o = tl.arange(0, R * C)\n"
+                      "    tl.store(out_ptr + o, tl.ravel(m))\n"
+                      "    tl.store(out_ptr + R * C + o, m.ravel(can_reorder=False) * 2)\n";
+    Define d[] = {{"R", "4"}, {"C", "8"}};
+    Compiled c;
+    if (!compile(&c, src, "*i32,*i32,i32", d, 2))
+        return;
+    CHECK(count_ops(&c.ir->body, OP_RESHAPE) == 2, "two reshapes, got %d",
+          count_ops(&c.ir->body, OP_RESHAPE));
+    int32_t x[4 * 16], r[2 * 32];
+    for (int i = 0; i < 4 * 16; i++)
+        x[i] = i * 3 - 50;
+    InterpArg args[] = {P(x), P(r), I(16)};
+    InterpBuffer bufs[] = {B(x, sizeof x), B(r, sizeof r)};
+    if (run(c.ir, 1, args, 3, bufs, 2))
+        for (int i = 0; i < 32; i++) {
+            int32_t want = x[(i / 8) * 16 + i % 8];
+            CHECK(r[i] == want && r[32 + i] == 2 * want, "ravel %d: %d %d, want %d", i, r[i],
+                  r[32 + i], want);
+        }
+    compile_result_free(&c.res);
+}
+
 /* .dtype.element_ty and .type.element_ty of pointers pick the accumulator's type and a
  * constexpr branch, as Triton kernels write them. */
 static void check_type_attributes(void)
@@ -473,6 +513,7 @@ int main(void)
     check_clamp();
     check_swizzle2d();
     check_debug_barrier();
+    check_hints_and_ravel();
     check_type_attributes();
     check_max_widens();
     if (test_failures) {
