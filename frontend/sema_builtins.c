@@ -1590,24 +1590,10 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         }
         return sem_void();
     }
-    case BI_ASSUME: {
-        /* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined
-         * behaviour when false. tric checks the condition's type and drops the promise (always
-         * valid): its address arithmetic takes what it needs from the signature's hints. */
-        Expr *c = arg(call, 0);
-        Type t;
-        if (!value_arg(s, call, 0, fname, "condition", &t))
-            return sem_error();
-        if (t.is_ptr) {
-            diag_error(s->diag, c->loc, "%s's condition cannot be a pointer", fname);
-            return sem_error();
-        }
-        if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
-            diag_error(s->diag, call->loc, "%s's condition is always false", fname);
-            return sem_error();
-        }
-        return sem_void();
-    }
+    /* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined behaviour
+     * when false. tric checks the condition as device_assert's and drops the promise in lowering
+     * (always valid): its address arithmetic takes what it needs from the signature's hints. */
+    case BI_ASSUME:
     case BI_DEVICE_ASSERT: {
         Expr *c = arg(call, 0);
         Type t;
@@ -1618,7 +1604,8 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
             return sem_error();
         }
         if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
-            diag_error(s->diag, call->loc, "device_assert's condition is always false");
+            diag_error(s->diag, call->loc, "%s's condition is always false",
+                       b == BI_ASSUME ? fname : "device_assert");
             return sem_error();
         }
         return sem_void();

@@ -17,8 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-from triton_seed2_report import kernel_matmul  # noqa: E402
+from triton_seed2_report import seed2_launcher  # noqa: E402
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
@@ -81,14 +80,7 @@ def main(argv):
         ref = torch.matmul(a, b)
         for k in kernels:
             warps, stages = k.threads // 32, k.stages
-            grid = (triton.cdiv(size, k.bm) * triton.cdiv(size, k.bn),)
-
-            def triton_run():
-                kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1),
-                                    b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                    BLOCK_SIZE_M=k.bm, BLOCK_SIZE_N=k.bn, BLOCK_SIZE_K=k.bk,
-                                    GROUP_SIZE_M=8, T_C=tl.float16, T_ACC=tl.float32,
-                                    num_warps=warps, num_stages=stages)
+            triton_run = seed2_launcher(a, b, c, size, k.bm, k.bn, k.bk, warps, stages)
             sides = (("tric", k.launcher(a, b, c, size)), ("triton", triton_run))
             for name, run in sides:
                 c.fill_(float("nan"))

@@ -99,6 +99,19 @@ def triton_matmul(a, b, c, group_size_m):
     return c
 
 
+def seed2_launcher(a, b, c, size, bm, bn, bk, warps, stages):
+    """One config of kernel_matmul on square fp16 a @ b -> c (GROUP_SIZE_M 8, fp32 accumulator),
+    as a function of no arguments that launches it (for do_bench and timing loops)."""
+    grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+
+    def run():
+        kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+                            b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm,
+                            BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, T_C=tl.float16,
+                            T_ACC=tl.float32, num_warps=warps, num_stages=stages)
+    return run
+
+
 # TRIC_BENCH_REST_MS: the GPU idles that long before each timing, as bench/bench_util.h's
 # bench_rest does for tric and cuBLAS (scripts/seed2_report.sh sets the same value for both).
 REST_S = float(os.environ.get("TRIC_BENCH_REST_MS", "0") or 0) / 1000.0

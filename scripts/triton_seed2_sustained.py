@@ -10,9 +10,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
-from triton_seed2_report import kernel_matmul  # noqa: E402
+from triton_seed2_report import seed2_launcher  # noqa: E402
 
 
 def main(argv):
@@ -27,15 +25,7 @@ def main(argv):
     else:
         tile, warps, stages = cfg.split(",")
         bm, bn, bk = (int(x) for x in tile.split("x"))
-        grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
-
-        def run():
-            kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1),
-                                b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-                                BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
-                                GROUP_SIZE_M=8, T_C=tl.float16, T_ACC=tl.float32,
-                                num_warps=int(warps), num_stages=int(stages))
-
+        run = seed2_launcher(a, b, c, size, bm, bn, bk, int(warps), int(stages))
     for _ in range(10):
         run()
     torch.cuda.synchronize()
