@@ -73,11 +73,12 @@ static bool slp_has_work(LLVMModuleRef mod)
  * - IPSCCP (without it 36 of the corpus's kernels gain one to three instructions), SCCP and DSE
  *   (no PTX of the corpus changes without them);
  * - what a module of one kernel, no indirect call, no coroutine, no OpenMP and no profile never
- *   uses: call-site splitting's devirtualization helpers, the coroutine and OpenMP passes,
- *   called-value propagation, the loop vectorizer (NVPTX has no vector registers) and its helpers
- *   loop-distribute, loop-load-elim and inject-tli-mappings, control-height reduction, annotation
- *   and profile passes, constmerge, libcall shrink-wrapping and the final verifier (the module
- *   was verified before);
+ *   uses: the coroutine (coro-*) and OpenMP passes, called-value propagation, the loop vectorizer
+ *   (NVPTX has no vector registers) and its helpers loop-distribute, loop-load-elim and
+ *   inject-tli-mappings, control-height reduction, the instrumentation, annotation and profile
+ *   passes (ee-instrument, annotation2metadata, forceattrs, cg-profile, annotation-remarks,
+ *   transform-warning), move-auto-init, elim-avail-extern, rel-lookup-table-converter,
+ *   constmerge, libcall shrink-wrapping and the final verifier (the module was verified before);
  * - the SLP vectorizer unless slp_has_work. */
 static const char *const TRIC_O3_HEAD =
     "globaldce,function(nvvm-reflect,nvvm-intr-range),inferattrs,"
