@@ -860,6 +860,73 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
     return v;
 }
 
+/* tl.reduce with a combine function tric has no reduce op for (a * b, &, |, ^; sema rewrote
+ * +, maximum and minimum into tl.sum / tl.max / tl.min): the inclusive scan along the axis (a
+ * flattened block for axis=None) holds the reduction in its last element; every other element
+ * is replaced by the sum's identity (0, or -0.0 for floats: x + -0.0 is x for every x, zeros and
+ * NaNs included) and the line summed, which gives that element exactly. */
+static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, bool have_r, Type r, SrcLoc loc)
+{
+    ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
+    if (!x)
+        return lv_none();
+    Type t = vtype(lw, x);
+    ScanCombine sc;
+    SrcLoc where;
+    const char *why;
+    const Expr *fn = arg(a, 2);
+    if (!have_r || t.rank == 0 || !fn || fn->sem.kind != SEM_FUNC ||
+        !scan_combine_of(fn->sem.func, &sc, &where, &why) || sc == SCAN_ADD || sc == SCAN_MAX ||
+        sc == SCAN_MIN) {
+        lower_internal(lw, loc, "tl.reduce: sema left no scan-only combine function here");
+        return lv_none();
+    }
+    const Expr *axis_e = arg(a, 1);
+    int64_t axis = 0;
+    if (!axis_e) { /* axis=None: every element, in row-major order */
+        int64_t n = type_numel(t);
+        if (t.rank > 1)
+            x = emit1(lw, OP_RESHAPE, loc, shape_type(t, &n, 1), x);
+        t = vtype(lw, x);
+    } else if (!expr_const_int(axis_e, &axis)) {
+        lower_internal(lw, axis_e->loc, "a reduction axis must be a constexpr int");
+        return lv_none();
+    } else if (axis < 0) {
+        axis += t.rank;
+    }
+    static const OpCode ops[] = {
+        [SCAN_MUL] = OP_MUL, [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR, [SCAN_XOR] = OP_XOR};
+    IrOp *scan = emit(lw, OP_SCAN, loc, &x, 1, &t, 1, 0);
+    scan->attr[0] = axis;
+    scan->attr[1] = ops[sc];
+    scan->attr[2] = 0;
+    /* the index along the axis, broadcast to the block */
+    int64_t n = t.shape[axis];
+    Type range_t = shape_type(type_scalar(DT_I32), &n, 1);
+    IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &range_t, 1, 0);
+    range->attr[0] = 0;
+    range->attr[1] = n;
+    ValueId idx = range->results[0];
+    for (int k = 0; k < axis; k++)
+        idx = expand_dims(lw, idx, 0, loc);
+    for (int k = (int)axis + 1; k < t.rank; k++)
+        idx = expand_dims(lw, idx, k, loc);
+    Type idx_t = with_dtype(t, DT_I32);
+    idx_t.is_ptr = false;
+    idx = broadcast_value(lw, idx, idx_t, loc);
+    ValueId last_i = ir_build_const_int(&lw->b, loc, idx_t, n - 1);
+    ValueId last = emit2(lw, OP_CMP_EQ, loc, with_dtype(idx_t, DT_I1), idx, last_i);
+    ValueId identity = dtype_is_float(t.dtype) ? ir_build_const_float(&lw->b, loc, t, -0.0)
+                                               : ir_build_const_int(&lw->b, loc, t, 0);
+    ValueId kept = emit3(lw, OP_SELECT, loc, t, last, scan->results[0], identity);
+    bool keep = arg_const_bool(a, 3, false);
+    ValueId v =
+        emit_reduce(lw, OP_REDUCE_SUM, kept, axis_e ? axis_e : NULL, keep && axis_e, t.dtype, loc);
+    if (v && !type_equal(vtype(lw, v), r)) /* axis=None, keep_dims=True: sema's all-ones shape */
+        v = emit1(lw, vtype(lw, v).rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, v);
+    return v ? lv_value(v) : lv_none();
+}
+
 static OpCode math_opcode(Builtin bi)
 {
     switch (bi) {
@@ -1660,9 +1727,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return lower_scan(lw, &a, bi, have_r, r, loc);
-    case BI_REDUCE: /* sema rewrote it into tl.sum / tl.max / tl.min */
-        lower_internal(lw, loc, "tl.reduce reached lowering");
-        return lv_none();
+    case BI_REDUCE: return lower_reduce_by_scan(lw, &a, have_r, r, loc);
     case BI_ARGMAX:
     case BI_ARGMIN: {
         if (!arg(&a, 0))

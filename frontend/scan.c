@@ -1,4 +1,4 @@
-/* scan.c: the combine function of tl.associative_scan, recognized.
+/* scan.c: the combine function of tl.associative_scan and tl.reduce, recognized.
  *
  * Triton inlines the @jit combine function into the scan's region and runs it on pairs of
  * elements. tric's scan op (ir.h OP_SCAN) carries one binary op instead, so it accepts the
@@ -70,7 +70,7 @@ bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const ch
             return true;
         }
     }
-    *why = "tric scans with combine functions that return a + b, a * b, a & b, a | b, a ^ b, "
+    *why = "tric takes combine functions that return a + b, a * b, a & b, a | b, a ^ b, "
            "tl.maximum(a, b) or tl.minimum(a, b) of their two parameters";
     return false;
 }

@@ -417,12 +417,55 @@ static Sem reduce_with_indices(Sema *s, Expr *call, Builtin b, const char *fname
     return expr(s, call);
 }
 
+/* The value of a reduction of the block t along argument 1's constexpr axis (None: every dim)
+ * in dtype rdt, keep_dims as given; an error for a scalar or an axis out of range. */
+static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType rdt, bool keep)
+{
+    if (t.rank == 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
+                   tstr(s, t));
+        return sem_error();
+    }
+    Type r = type_scalar(rdt);
+    if (arg_is_none(call, 1)) {
+        /* axis=None reduces every dim. */
+        if (keep) {
+            r = with_shape(rdt, false, t);
+            for (int i = 0; i < t.rank; i++)
+                r.shape[i] = 1;
+        }
+        return sem_value(r);
+    }
+    int64_t axis;
+    if (!const_int_arg(s, call, 1, fname, "axis", &axis))
+        return sem_error();
+    int64_t ax = normalize_axis(axis, t.rank);
+    if (ax < 0 || ax >= t.rank) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
+                   (long long)axis, tstr(s, t));
+        return sem_error();
+    }
+    r = with_shape(rdt, false, t);
+    if (keep) {
+        r.shape[ax] = 1;
+    } else {
+        for (int i = (int)ax; i + 1 < t.rank; i++)
+            r.shape[i] = t.shape[i + 1];
+        r.rank--;
+        if (r.rank == 0)
+            r = type_scalar(rdt);
+    }
+    return sem_value(r);
+}
+
 /* tl.reduce(x, axis, combine_fn, keep_dims=False) (and x.reduce(...)): Triton inlines the @jit
- * combine function into a reduction tree. tric recognizes the combine functions its reduce ops
- * compute (frontend/scan.c: `return a + b`, `tl.maximum(a, b)`, `tl.minimum(a, b)`) and rewrites
- * the call into tl.sum / tl.max / tl.min reducing in x's dtype (the combine function's: no
- * widening of 8- and 16-bit ints, fp16 or bf16, unlike tl.sum / tl.max themselves). Other combine
- * functions (a * b, bitwise ones, anything else, tuple inputs) are an error at the function. */
+ * combine function into a reduction tree. tric recognizes the combine functions of its scan op
+ * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
+ * into tl.sum / tl.max / tl.min reducing in x's dtype (the combine function's: no widening of 8-
+ * and 16-bit ints, fp16 or bf16, unlike tl.sum / tl.max themselves). `a * b`, `a & b`, `a | b`
+ * and `a ^ b` have no reduce op: the call stays, typed here, and lowering takes the last element
+ * of the inclusive scan (lower_reduce_by_scan). Other combine functions and tuple inputs are an
+ * error at the function. */
 static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
 {
     Expr *fn = arg(call, 2);
@@ -443,15 +486,25 @@ static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
                          : comb == SCAN_MAX ? "max"
                          : comb == SCAN_MIN ? "min"
                                             : NULL;
-    if (!reduce) {
-        if (fn->sem.func->nparams != 2) /* tuple inputs: scan_combine_of's message */
-            diag_error(s->diag, where, "%s", why);
-        else
-            diag_error(s->diag, where,
-                       "%s takes combine functions whose body is one `return` of a + b, "
-                       "tl.maximum(a, b) or tl.minimum(a, b) on their two parameters (the "
-                       "reductions tric has)",
-                       fname);
+    if (known && !reduce) { /* a * b, &, |, ^: the scan's last element, in x's dtype */
+        Type t;
+        if (!value_arg(s, call, 0, fname, "input", &t))
+            return sem_error();
+        bool keep = false;
+        if (!arg_is_none(call, 3) && !const_bool_arg(s, call, 3, fname, "keep_dims", &keep))
+            return sem_error();
+        if (t.is_ptr || (comb != SCAN_MUL && dtype_is_float(t.dtype))) {
+            diag_error(s->diag, arg_loc(call, 0), "%s: %s, got %s", fname,
+                       t.is_ptr ? "pointers do not reduce" : "a bitwise combine needs integers",
+                       tstr(s, t));
+            return sem_error();
+        }
+        if (!reject_fp8(s, arg_loc(call, 0), fname, t))
+            return sem_error();
+        return reduced_value(s, call, fname, t, t.dtype, keep);
+    }
+    if (!known) {
+        diag_error(s->diag, where, "%s", why);
         diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
         return sem_error();
     }
@@ -511,41 +564,7 @@ static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         if (dtype_bits(rdt) < 32 && call != s->values_of_indexed_reduce)
             rdt = dtype_is_float(rdt) ? DT_F32 : DT_I32;
     }
-    if (t.rank == 0) {
-        diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
-                   tstr(s, t));
-        return sem_error();
-    }
-    Type r = type_scalar(rdt);
-    if (arg_is_none(call, 1)) {
-        /* axis=None reduces every dim. */
-        if (keep) {
-            r = with_shape(rdt, false, t);
-            for (int i = 0; i < t.rank; i++)
-                r.shape[i] = 1;
-        }
-        return sem_value(r);
-    }
-    int64_t axis;
-    if (!const_int_arg(s, call, 1, fname, "axis", &axis))
-        return sem_error();
-    int64_t ax = normalize_axis(axis, t.rank);
-    if (ax < 0 || ax >= t.rank) {
-        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
-                   (long long)axis, tstr(s, t));
-        return sem_error();
-    }
-    r = with_shape(rdt, false, t);
-    if (keep) {
-        r.shape[ax] = 1;
-    } else {
-        for (int i = (int)ax; i + 1 < t.rank; i++)
-            r.shape[i] = t.shape[i + 1];
-        r.rank--;
-        if (r.rank == 0)
-            r = type_scalar(rdt);
-    }
-    return sem_value(r);
+    return reduced_value(s, call, fname, t, rdt, keep);
 }
 
 /* dot's and dot_scaled's acc= (argument i): none, or of the product's type rt (out_dtype, fp32

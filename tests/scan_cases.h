@@ -136,6 +136,18 @@ static const ScanCase scan_cases[] = {
     {"tl.zeros_like(x) + tl.reduce(x, 0, _max)", SO_MAX, SD_F16, SD_F16, 0, 512, 0, false, 8, true},
     {"tl.broadcast_to(tl.reduce(x, AXIS, combine_fn=_max, keep_dims=True), (M, N))", SO_MAX, SD_U8,
      SD_U8, 64, 16, 0, false, 0, true},
+    /* combine functions with no reduce op: the scan's last element */
+    {"tl.broadcast_to(tl.reduce(x, AXIS, _mul, keep_dims=True), (M, N))", SO_MUL, SD_F32, SD_F32,
+     32, 64, 1, false, 0, true},
+    {"tl.broadcast_to(tl.reduce(x, AXIS, _xor, True), (M, N))", SO_XOR, SD_I32, SD_I32, 16, 64, 0,
+     false, 0, true},
+    {"tl.zeros_like(x) + tl.reduce(x, 0, _or)", SO_OR, SD_U8, SD_U8, 0, 256, 0, false, 0, true},
+    {"tl.broadcast_to(x.reduce(AXIS, _mul)[None, :], (M, N))", SO_MUL, SD_I16, SD_I16, 64, 16, 0,
+     false, 0, true},
+    {"tl.zeros_like(x) + tl.reduce(x, None, _xor)", SO_XOR, SD_I64, SD_I64, 0, 128, 0, false, 0,
+     true},
+    {"tl.broadcast_to(tl.reduce(x, None, _mul, keep_dims=True), (N,))", SO_MUL, SD_F64, SD_F64, 0,
+     256, 0, false, 8, true},
 };
 enum { NSCAN_CASES = sizeof scan_cases / sizeof *scan_cases };
 
