@@ -417,6 +417,22 @@ static Sem reduce_with_indices(Sema *s, Expr *call, Builtin b, const char *fname
     return expr(s, call);
 }
 
+/* Argument i, a constexpr axis of the block t (None: 0; negative counts from the end),
+ * normalized into *ax; false with a diagnostic when it is out of range. */
+static bool axis_arg(Sema *s, Expr *call, int i, const char *fname, Type t, int64_t *ax)
+{
+    int64_t axis = 0;
+    if (!arg_is_none(call, i) && !const_int_arg(s, call, i, fname, "axis", &axis))
+        return false;
+    *ax = normalize_axis(axis, t.rank);
+    if (*ax < 0 || *ax >= t.rank) {
+        diag_error(s->diag, arg_loc(call, i), "%s: axis %lld is out of range for %s", fname,
+                   (long long)axis, tstr(s, t));
+        return false;
+    }
+    return true;
+}
+
 /* The value of a reduction of the block t along argument 1's constexpr axis (None: every dim)
  * in dtype rdt, keep_dims as given; an error for a scalar or an axis out of range. */
 static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType rdt, bool keep)
@@ -436,15 +452,9 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
         }
         return sem_value(r);
     }
-    int64_t axis;
-    if (!const_int_arg(s, call, 1, fname, "axis", &axis))
+    int64_t ax;
+    if (!axis_arg(s, call, 1, fname, t, &ax))
         return sem_error();
-    int64_t ax = normalize_axis(axis, t.rank);
-    if (ax < 0 || ax >= t.rank) {
-        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
-                   (long long)axis, tstr(s, t));
-        return sem_error();
-    }
     r = with_shape(rdt, false, t);
     if (keep) {
         r.shape[ax] = 1;
@@ -598,15 +608,9 @@ static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
                    tstr(s, t));
         return sem_error();
     }
-    int64_t axis = 0;
-    if (!arg_is_none(call, 1) && !const_int_arg(s, call, 1, fname, "axis", &axis))
+    int64_t ax;
+    if (!axis_arg(s, call, 1, fname, t, &ax))
         return sem_error();
-    int64_t ax = normalize_axis(axis, t.rank);
-    if (ax < 0 || ax >= t.rank) {
-        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
-                   (long long)axis, tstr(s, t));
-        return sem_error();
-    }
     int rev_idx = b == BI_ASSOCIATIVE_SCAN ? 3 : 2;
     bool rev = false;
     if (!arg_is_none(call, rev_idx) && !const_bool_arg(s, call, rev_idx, fname, "reverse", &rev))
