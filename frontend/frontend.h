@@ -418,6 +418,7 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_CUMPROD, "cumprod", "input axis= reverse=", "inclusive prefix product along axis")      \
     X(BI_ASSOCIATIVE_SCAN, "associative_scan", "input axis combine_fn reverse=", "inclusive scan with a @jit combine function") \
     X(BI_REDUCE, "reduce", "input axis combine_fn keep_dims=", "reduce with a @jit combine function (associative_scan's)") \
+    X(BI_XOR_SUM, "xor_sum", "input axis= keep_dims=", "reduce with ^ (integers)")                \
     X(BI_EXP, "exp", "x", "e^x")                                                                   \
     X(BI_EXP2, "exp2", "x", "2^x")                                                                 \
     X(BI_LOG, "log", "x", "natural log")                                                           \

@@ -861,24 +861,26 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
 }
 
 /* tl.reduce with a combine function tric has no reduce op for (a * b, &, |, ^; sema rewrote
- * +, maximum and minimum into tl.sum / tl.max / tl.min): the inclusive scan along the axis (a
+ * +, maximum and minimum into tl.sum / tl.max / tl.min), and tl.xor_sum: the inclusive scan along the axis (a
  * flattened block for axis=None) holds the reduction in its last element; every other element
  * is replaced by the sum's identity (0, or -0.0 for floats: x + -0.0 is x for every x, zeros and
  * NaNs included) and the line summed, which gives that element exactly. */
-static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, bool have_r, Type r, SrcLoc loc)
+static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type r,
+                                 SrcLoc loc)
 {
     ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
     if (!x)
         return lv_none();
     Type t = vtype(lw, x);
-    ScanCombine sc;
+    ScanCombine sc = SCAN_XOR; /* tl.xor_sum */
     SrcLoc where;
     const char *why;
     const Expr *fn = arg(a, 2);
-    if (!have_r || t.rank == 0 || !fn || fn->sem.kind != SEM_FUNC ||
-        !scan_combine_of(fn->sem.func, &sc, &where, &why) || sc == SCAN_ADD || sc == SCAN_MAX ||
-        sc == SCAN_MIN) {
-        lower_internal(lw, loc, "tl.reduce: sema left no scan-only combine function here");
+    if (!have_r || t.rank == 0 ||
+        (bi == BI_REDUCE &&
+         (!fn || fn->sem.kind != SEM_FUNC || !scan_combine_of(fn->sem.func, &sc, &where, &why) ||
+          sc == SCAN_ADD || sc == SCAN_MAX || sc == SCAN_MIN))) {
+        lower_internal(lw, loc, "%s: sema left no scan-only combine here", builtin_name(bi));
         return lv_none();
     }
     const Expr *axis_e = arg(a, 1);
@@ -919,7 +921,7 @@ static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, bool have_r, Type r
     ValueId identity = dtype_is_float(t.dtype) ? ir_build_const_float(&lw->b, loc, t, -0.0)
                                                : ir_build_const_int(&lw->b, loc, t, 0);
     ValueId kept = emit3(lw, OP_SELECT, loc, t, last, scan->results[0], identity);
-    bool keep = arg_const_bool(a, 3, false);
+    bool keep = arg_const_bool(a, bi == BI_REDUCE ? 3 : 2, false);
     ValueId v =
         emit_reduce(lw, OP_REDUCE_SUM, kept, axis_e ? axis_e : NULL, keep && axis_e, t.dtype, loc);
     if (v && !type_equal(vtype(lw, v), r)) /* axis=None, keep_dims=True: sema's all-ones shape */
@@ -1727,7 +1729,8 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return lower_scan(lw, &a, bi, have_r, r, loc);
-    case BI_REDUCE: return lower_reduce_by_scan(lw, &a, have_r, r, loc);
+    case BI_REDUCE:
+    case BI_XOR_SUM: return lower_reduce_by_scan(lw, &a, bi, have_r, r, loc);
     case BI_ARGMAX:
     case BI_ARGMIN: {
         if (!arg(&a, 0))

@@ -1504,6 +1504,19 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_ARGMAX:
     case BI_ARGMIN: return reduce_builtin(s, call, b, fname);
     case BI_REDUCE: return reduce_with_combine(s, call, fname);
+    case BI_XOR_SUM: { /* standard.xor_sum: integers, in their dtype */
+        Type t;
+        if (!value_arg(s, call, 0, fname, "input", &t))
+            return sem_error();
+        bool keep = false;
+        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "keep_dims", &keep))
+            return sem_error();
+        if (t.is_ptr || !dtype_is_int(t.dtype)) {
+            diag_error(s->diag, arg_loc(call, 0), "%s needs integers, got %s", fname, tstr(s, t));
+            return sem_error();
+        }
+        return reduced_value(s, call, fname, t, t.dtype, keep);
+    }
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return scan_builtin(s, call, b, fname);

@@ -222,6 +222,7 @@ static bool lookup_method(const char *name, Builtin *out)
         {"cumprod", BI_CUMPROD},
         {"associative_scan", BI_ASSOCIATIVE_SCAN},
         {"reduce", BI_REDUCE},
+        {"xor_sum", BI_XOR_SUM},
         {"trans", BI_TRANS},
         {"permute", BI_PERMUTE},
         {"reshape", BI_RESHAPE},

@@ -1,6 +1,6 @@
 /* scan_cases.h: the scans (tl.cumsum, tl.cumprod, tl.associative_scan, x.cumsum,
- * x.associative_scan) and the reductions with a combine function (tl.reduce, x.reduce) that
- * tests/unit/runtime_scan.c runs on the interpreter against a C reference and
+ * x.associative_scan) and the reductions with a combine function (tl.reduce, x.reduce,
+ * tl.xor_sum) that tests/unit/runtime_scan.c runs on the interpreter against a C reference and
  * tests/gpu/gpu_scan.c runs on the GPU against the interpreter: 1-D and 2-D blocks, either
  * axis, forward and reversed, int and float dtypes, cumsum's widening of small ints, tl.reduce's
  * reducing in the input's dtype (int8 wraps). A reduction is broadcast back to x's shape, so
@@ -148,6 +148,9 @@ static const ScanCase scan_cases[] = {
      true},
     {"tl.broadcast_to(tl.reduce(x, None, _mul, keep_dims=True), (N,))", SO_MUL, SD_F64, SD_F64, 0,
      256, 0, false, 8, true},
+    {"tl.broadcast_to(tl.xor_sum(x, AXIS, keep_dims=True), (M, N))", SO_XOR, SD_I32, SD_I32, 8, 64,
+     1, false, 0, true},
+    {"tl.zeros_like(x) + x.xor_sum()", SO_XOR, SD_U8, SD_U8, 0, 128, 0, false, 0, true},
 };
 enum { NSCAN_CASES = sizeof scan_cases / sizeof *scan_cases };
 
