@@ -468,6 +468,29 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
     return sem_value(r);
 }
 
+/* A reduction lowering takes from the scan (tl.reduce with a * b or a bitwise combine,
+ * tl.xor_sum): input 0 in its own dtype, integers only when ints_why says why, keep_dims at
+ * argument keep_idx, the axis at 1. */
+static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx,
+                          const char *ints_why)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    bool keep = false;
+    if (!arg_is_none(call, keep_idx) &&
+        !const_bool_arg(s, call, keep_idx, fname, "keep_dims", &keep))
+        return sem_error();
+    if (t.is_ptr || (ints_why && !dtype_is_int(t.dtype))) {
+        diag_error(s->diag, arg_loc(call, 0), "%s: %s, got %s", fname,
+                   t.is_ptr ? "pointers do not reduce" : ints_why, tstr(s, t));
+        return sem_error();
+    }
+    if (!reject_fp8(s, arg_loc(call, 0), fname, t))
+        return sem_error();
+    return reduced_value(s, call, fname, t, t.dtype, keep);
+}
+
 /* tl.reduce(x, axis, combine_fn, keep_dims=False) (and x.reduce(...)): Triton inlines the @jit
  * combine function into a reduction tree. tric recognizes the combine functions of its scan op
  * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
@@ -496,23 +519,9 @@ static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
                          : comb == SCAN_MAX ? "max"
                          : comb == SCAN_MIN ? "min"
                                             : NULL;
-    if (known && !reduce) { /* a * b, &, |, ^: the scan's last element, in x's dtype */
-        Type t;
-        if (!value_arg(s, call, 0, fname, "input", &t))
-            return sem_error();
-        bool keep = false;
-        if (!arg_is_none(call, 3) && !const_bool_arg(s, call, 3, fname, "keep_dims", &keep))
-            return sem_error();
-        if (t.is_ptr || (comb != SCAN_MUL && dtype_is_float(t.dtype))) {
-            diag_error(s->diag, arg_loc(call, 0), "%s: %s, got %s", fname,
-                       t.is_ptr ? "pointers do not reduce" : "a bitwise combine needs integers",
-                       tstr(s, t));
-            return sem_error();
-        }
-        if (!reject_fp8(s, arg_loc(call, 0), fname, t))
-            return sem_error();
-        return reduced_value(s, call, fname, t, t.dtype, keep);
-    }
+    if (known && !reduce) /* a * b, &, |, ^: the scan's last element, in x's dtype */
+        return scan_reduction(s, call, fname, 3,
+                              comb == SCAN_MUL ? NULL : "a bitwise combine needs integers");
     if (!known) {
         diag_error(s->diag, where, "%s", why);
         diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
@@ -1504,19 +1513,8 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
     case BI_ARGMAX:
     case BI_ARGMIN: return reduce_builtin(s, call, b, fname);
     case BI_REDUCE: return reduce_with_combine(s, call, fname);
-    case BI_XOR_SUM: { /* standard.xor_sum: integers, in their dtype */
-        Type t;
-        if (!value_arg(s, call, 0, fname, "input", &t))
-            return sem_error();
-        bool keep = false;
-        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "keep_dims", &keep))
-            return sem_error();
-        if (t.is_ptr || !dtype_is_int(t.dtype)) {
-            diag_error(s->diag, arg_loc(call, 0), "%s needs integers, got %s", fname, tstr(s, t));
-            return sem_error();
-        }
-        return reduced_value(s, call, fname, t, t.dtype, keep);
-    }
+    case BI_XOR_SUM: /* standard.xor_sum: integers, in their dtype */
+        return scan_reduction(s, call, fname, 2, "xor needs integers");
     case BI_CUMSUM:
     case BI_CUMPROD:
     case BI_ASSOCIATIVE_SCAN: return scan_builtin(s, call, b, fname);
