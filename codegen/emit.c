@@ -127,18 +127,23 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
      * with libdevice linked and internalized, it drops the hundreds of unused math functions
      * before the pipeline's early per-function passes would visit each one. */
     StrBuf pipeline = {0};
+    const char *pipeline_name = NULL; /* for TRIC_CODEGEN_TIMES; NULL: the pipeline itself */
     const char *env_pipeline = getenv("TRIC_LLVM_PIPELINE"); /* experiments: a -passes= string */
-    if (env_pipeline && *env_pipeline)
+    if (env_pipeline && *env_pipeline) {
         strbuf_append(&pipeline, env_pipeline);
-    else if (level == 3)
+        pipeline_name = "TRIC_LLVM_PIPELINE";
+    } else if (level == 3) {
         /* SLP only where it can pack something: on a kernel of 32-bit work (seed 2's wgmma loop,
          * its addresses and accumulators) it found nothing and took a quarter of the compile
          * (146 M of 622 M instructions under callgrind) searching the scalar chains for
          * reductions. */
-        strbuf_printf(&pipeline, "%s%s%s", TRIC_O3_HEAD,
-                      slp_has_work(l->mod) ? "slp-vectorizer," : "", TRIC_O3_TAIL);
-    else
+        bool slp = slp_has_work(l->mod);
+        strbuf_printf(&pipeline, "%s%s%s", TRIC_O3_HEAD, slp ? "slp-vectorizer," : "",
+                      TRIC_O3_TAIL);
+        pipeline_name = slp ? "tric -O3" : "tric -O3 (no SLP)";
+    } else {
         strbuf_printf(&pipeline, "globaldce,default<O%d>", level);
+    }
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
@@ -151,11 +156,6 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
         strbuf_free(&pipeline);
         return false;
     }
-    /* the pipeline's name for TRIC_CODEGEN_TIMES */
-    const char *pipeline_name = env_pipeline && *env_pipeline             ? "TRIC_LLVM_PIPELINE"
-                                : level < 3                               ? pipeline.data
-                                : strstr(pipeline.data, "slp-vectorizer") ? "tric -O3"
-                                                                          : "tric -O3 (no SLP)";
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (llvm_ir) {
         char *text = LLVMPrintModuleToString(l->mod);
@@ -175,7 +175,8 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     }
     clock_gettime(CLOCK_MONOTONIC, &t2);
     if (getenv("TRIC_CODEGEN_TIMES"))
-        fprintf(stderr, "codegen: %s %.1f ms, NVPTX emission %.1f ms\n", pipeline_name,
+        fprintf(stderr, "codegen: %s %.1f ms, NVPTX emission %.1f ms\n",
+                pipeline_name ? pipeline_name : pipeline.data,
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
                 (double)(t2.tv_sec - t1.tv_sec) * 1e3 + (double)(t2.tv_nsec - t1.tv_nsec) / 1e6);
     const char *start = LLVMGetBufferStart(buf);

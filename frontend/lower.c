@@ -762,6 +762,27 @@ static Type shape_type(Type elem, const int64_t *dims, int n)
     return t;
 }
 
+/* make_range start..end: <end - start x i32>. */
+static ValueId emit_range(Lowerer *lw, int64_t start, int64_t end, SrcLoc loc)
+{
+    int64_t n = end - start;
+    Type t = shape_type(type_scalar(DT_I32), &n, 1);
+    IrOp *op = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &t, 1, 0);
+    op->attr[0] = start;
+    op->attr[1] = end;
+    return op->results[0];
+}
+
+/* A 1-D value as dim d of a rank-`rank` block: size-1 dims inserted before and after it. */
+static ValueId on_axis(Lowerer *lw, ValueId v, int d, int rank, SrcLoc loc)
+{
+    for (int k = 0; k < d; k++)
+        v = expand_dims(lw, v, 0, loc);
+    for (int k = d + 1; k < rank; k++)
+        v = expand_dims(lw, v, k, loc);
+    return v;
+}
+
 /* reduce / argmax over axis (NULL: all elements, as semantic.reduction: flatten first). */
 /* cumsum, cumprod, associative_scan: one scan op in the result dtype sema chose. */
 static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type r, SrcLoc loc)
@@ -904,15 +925,7 @@ static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, Builtin bi, bool ha
     scan->attr[2] = 0;
     /* the index along the axis, broadcast to the block */
     int64_t n = t.shape[axis];
-    Type range_t = shape_type(type_scalar(DT_I32), &n, 1);
-    IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &range_t, 1, 0);
-    range->attr[0] = 0;
-    range->attr[1] = n;
-    ValueId idx = range->results[0];
-    for (int k = 0; k < axis; k++)
-        idx = expand_dims(lw, idx, 0, loc);
-    for (int k = (int)axis + 1; k < t.rank; k++)
-        idx = expand_dims(lw, idx, k, loc);
+    ValueId idx = on_axis(lw, emit_range(lw, 0, n, loc), (int)axis, t.rank, loc);
     Type idx_t = with_dtype(t, DT_I32);
     idx_t.is_ptr = false;
     idx = broadcast_value(lw, idx, idx_t, loc);
@@ -1190,7 +1203,7 @@ static unsigned boundary_dims(const Expr *check)
 static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_of,
                               unsigned checked, ValueId *mask, SrcLoc loc)
 {
-    Type i32 = type_scalar(DT_I32), i64 = type_scalar(DT_I64);
+    Type i64 = type_scalar(DT_I64);
     int r = bt.rank;
     Type offs_t = with_dtype(bt, DT_I64), mask_t = with_dtype(bt, DT_I1);
     ValueId offs = 0;
@@ -1200,18 +1213,11 @@ static ValueId tile_addresses(Lowerer *lw, Type bt, LVal bp, const ValueId *off_
         return 0;
     }
     for (int d = 0; d < r; d++) {
-        int64_t n = bt.shape[d];
-        Type range_t = shape_type(i32, &n, 1);
-        IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &range_t, 1, 0);
-        range->attr[0] = 0;
-        range->attr[1] = n;
-        ValueId off = off_of[d];
-        ValueId idx = emit2(lw, OP_ADD, loc, range_t, range->results[0],
-                            broadcast_value(lw, off, range_t, loc));
-        for (int k = 0; k < d; k++)
-            idx = expand_dims(lw, idx, 0, loc);
-        for (int k = d + 1; k < r; k++)
-            idx = expand_dims(lw, idx, k, loc);
+        ValueId range = emit_range(lw, 0, bt.shape[d], loc);
+        Type range_t = vtype(lw, range);
+        ValueId idx =
+            emit2(lw, OP_ADD, loc, range_t, range, broadcast_value(lw, off_of[d], range_t, loc));
+        idx = on_axis(lw, idx, d, r, loc);
         Type idx_t = with_dtype(vtype(lw, idx), DT_I64);
         idx = cast_elems(lw, idx, idx_t, loc);
         ValueId stride = lval_value(lw, bp.elems[1 + r + d], &i64, loc);
@@ -1593,12 +1599,7 @@ static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
             lower_internal(lw, loc, "arange's arguments must be constexpr ints");
             return lv_none();
         }
-        int64_t n = end - start;
-        Type t = shape_type(type_scalar(DT_I32), &n, 1);
-        IrOp *op = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &t, 1, 0);
-        op->attr[0] = start;
-        op->attr[1] = end;
-        return lv_value(op->results[0]);
+        return lv_value(emit_range(lw, start, end, loc));
     }
     case BI_ZEROS:
     case BI_ZEROS_LIKE:
@@ -3118,16 +3119,7 @@ static ValueId interleave(Lowerer *lw, ValueId lo, ValueId hi, int axis, SrcLoc 
     wide.shape[axis + 1] = 2;
     l = broadcast_value(lw, l, wide, loc);
     h = broadcast_value(lw, h, wide, loc);
-    int64_t two = 2;
-    Type it = shape_type(type_scalar(DT_I32), &two, 1);
-    IrOp *range = emit(lw, OP_MAKE_RANGE, loc, NULL, 0, &it, 1, 0);
-    range->attr[0] = 0;
-    range->attr[1] = 2;
-    ValueId iota = range->results[0];
-    for (int d = 0; d < axis + 1; d++)
-        iota = expand_dims(lw, iota, 0, loc);
-    while (vtype(lw, iota).rank < wide.rank)
-        iota = expand_dims(lw, iota, vtype(lw, iota).rank, loc);
+    ValueId iota = on_axis(lw, emit_range(lw, 0, 2, loc), axis + 1, wide.rank, loc);
     Type iota_t = vtype(lw, iota);
     ValueId first =
         emit2(lw, OP_CMP_EQ, loc, with_dtype(iota_t, DT_I1), iota, emit_int(lw, loc, iota_t, 0));

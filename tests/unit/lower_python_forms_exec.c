@@ -265,6 +265,18 @@ static void check_block_pointers(void)
 
 /* c (M x N, then 8 sentinels of -99) against the double-precision product of a (M x K, row
  * stride lda) and b (K x N): exact, as the products and sums of these small values are. */
+/* The descriptor matmuls' inputs: small exact values in A (na floats) and B (nb), C (nc, tail
+ * included) poisoned with -99. */
+static void matmul_inputs(float *a, int na, float *b, int nb, float *cm, int nc)
+{
+    for (int i = 0; i < na; i++)
+        a[i] = (float)((i * 3) % 7) - 3.0f;
+    for (int i = 0; i < nb; i++)
+        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
+    for (int i = 0; i < nc; i++)
+        cm[i] = -99.0f;
+}
+
 static void check_matmul(const char *what, const float *a, int lda, const float *b, const float *c,
                          int M, int N, int K)
 {
@@ -322,12 +334,7 @@ static void check_tensor_descriptors(void)
         return;
     enum { M = 29, N = 35, K = 41 };
     static float a[M * K], b[K * N], cm[M * N + 8];
-    for (int i = 0; i < M * K; i++)
-        a[i] = (float)((i * 3) % 7) - 3.0f;
-    for (int i = 0; i < K * N; i++)
-        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
-    for (int i = 0; i < M * N + 8; i++)
-        cm[i] = -99.0f;
+    matmul_inputs(a, M * K, b, K * N, cm, M * N + 8);
     InterpArg args[] = {P(a), P(b), P(cm), I(M), I(N), I(K)};
     InterpBuffer bufs[] = {B(a, sizeof a), B(b, sizeof b), B(cm, sizeof cm)};
     if (run(c.ir, ((M + 15) / 16) * ((N + 15) / 16), args, 6, bufs, 3))
@@ -376,12 +383,7 @@ static void check_host_tensor_descriptors(void)
         return;
     enum { M = 29, N = 35, K = 41, LDA = 50 };
     static float a[M * LDA], b[K * N], cm[M * N + 8];
-    for (int i = 0; i < M * LDA; i++)
-        a[i] = (float)((i * 3) % 7) - 3.0f;
-    for (int i = 0; i < K * N; i++)
-        b[i] = (float)((i * 5) % 9) * 0.25f - 1.0f;
-    for (int i = 0; i < M * N + 8; i++)
-        cm[i] = -99.0f;
+    matmul_inputs(a, M * LDA, b, K * N, cm, M * N + 8);
     /* each descriptor: base, shape0, shape1, stride0, stride1 (1, unread: pass a wrong one) */
     InterpArg args[] = {P(a), I(M),  I(K), I(LDA), I(7), P(b), I(K), I(N), I(N),
                         I(7), P(cm), I(M), I(N),   I(N), I(7), I(M), I(N), I(K)};
