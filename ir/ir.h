@@ -379,6 +379,39 @@ typedef struct IrParam {
     bool equal_to_1;  /* ":1": the value is the constant 1 (folded by lowering) */
 } IrParam;
 
+/* ---- TMA tensor maps (passes/tma.c) ------------------------------------------------------------ */
+
+#define TRIC_MAX_TENSOR_MAPS 8
+#define TRIC_TMAP_MAX_RANK   5
+#define TRIC_LAUNCH_MAX_PARAMS 4
+
+/* An integer known when the kernel is launched: constant times the product of run-time parameters
+ * params[0..nparams) (indices into IrFunc.params, launch order; an i32 parameter sign-extended);
+ * or, with unbounded, as large as the tensor-map hardware takes (a dim the kernel never checks). */
+typedef struct LaunchValue {
+    int64_t constant;
+    int nparams;
+    int params[TRIC_LAUNCH_MAX_PARAMS];
+    bool unbounded;
+} LaunchValue;
+
+/* A TMA tensor map (PTX ISA 5.5, "Tensor"): element (x_0, .., x_{rank-1}) of the tensor is at
+ * base + sum_d x_d * strides[d] elements, innermost dim first (strides[0] = 1), and exists where
+ * 0 <= x_d < dims[d] (elsewhere a copy reads zero). A copy moves one box of box[d] elements along
+ * each dim into shared memory with the swizzle given in bytes (0, 32, 64, 128:
+ * CU_TENSOR_MAP_SWIZZLE_*). The runtime makes it at each launch (cuTensorMapEncodeTiled) from the
+ * run-time arguments and passes it as a 128-byte parameter after the run-time parameters, map i
+ * the i-th (docs/ptx-metadata.md, "tensor_map"). */
+typedef struct TensorMap {
+    int base_param; /* index into IrFunc.params: a pointer, 16-byte aligned */
+    DType dtype;
+    int rank;
+    LaunchValue dims[TRIC_TMAP_MAX_RANK];
+    LaunchValue strides[TRIC_TMAP_MAX_RANK];
+    int box[TRIC_TMAP_MAX_RANK];
+    int swizzle;
+} TensorMap;
+
 typedef struct IrFunc {
     const char *name;
     Arena *arena;
@@ -395,6 +428,8 @@ typedef struct IrFunc {
     /* passes/shared_alloc.c, when it fails because the pipeline's stage buffers make the kernel
      * exceed the shared-memory limit: the bytes needed (a driver may retry with fewer stages). */
     int64_t stages_overflow;
+    TensorMap *tmaps; /* passes/tma.c: the tensor maps the kernel's tma_load ops read */
+    int ntmaps;
 } IrFunc;
 
 /* Builder (ir.c). */
