@@ -127,6 +127,7 @@ typedef struct Cg {
     LLVMValueRef fn;
     LLVMBuilderRef pro; /* the entry block, before its branch: thread-invariant values */
     LLVMValueRef tid, lane, warp;
+    LLVMValueRef tmaps[TRIC_MAX_TENSOR_MAPS]; /* the tensor-map parameters (byval, grid_constant) */
     Dist **dists;
     int ndists, dists_cap;
     BaseCache *bases;

@@ -35,7 +35,12 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_BARRIER:
     case OP_LOCAL_LOAD:
     case OP_WGMMA:
-    case OP_WGMMA_WAIT: return cg_lower_pipeline_op(c, op);
+    case OP_WGMMA_WAIT:
+    case OP_TMA_LOAD:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT: return cg_lower_pipeline_op(c, op);
     default: break;
     }
     ValueId r = op->nresults ? op->results[0] : 0;
@@ -180,6 +185,38 @@ static void annotate(Cg *c, const char *key, int value)
     LLVMAddNamedMetadataOperand(l->mod, "nvvm.annotations", node);
 }
 
+/* The tensor maps (passes/tma.c) follow the run-time parameters, each `.param .align 64 .b8
+ * NAME[128]` (a byval [128 x i8], align 64) that the kernel reads in place: the nvvm
+ * "grid_constant" annotation keeps LLVM from copying it to local memory, so its address is a
+ * generic address of the parameter space, which cp.async.bulk.tensor takes (PTX ISA 9.7.9.27:
+ * the tensor map in .param, .const or .global space; CUDA's __grid_constant__). */
+static void tensor_map_params(Cg *c)
+{
+    CgLlvm *l = c->l;
+    const IrFunc *f = c->f;
+    LLVMTypeRef map_t = LLVMArrayType2(l->i8, 128);
+    LLVMMetadataRef idx[TRIC_MAX_TENSOR_MAPS];
+    for (int i = 0; i < f->ntmaps; i++) {
+        unsigned at = (unsigned)(f->nparams + i);
+        LLVMAttributeRef byval =
+            LLVMCreateTypeAttribute(l->ctx, LLVMGetEnumAttributeKindForName("byval", 5), map_t);
+        LLVMAttributeRef align =
+            LLVMCreateEnumAttribute(l->ctx, LLVMGetEnumAttributeKindForName("align", 5), 64);
+        LLVMAddAttributeAtIndex(c->fn, at + 1, byval);
+        LLVMAddAttributeAtIndex(c->fn, at + 1, align);
+        c->tmaps[i] = LLVMGetParam(c->fn, at);
+        char name[32];
+        snprintf(name, sizeof name, "tensor_map_%d", i);
+        LLVMSetValueName2(c->tmaps[i], name, strlen(name));
+        idx[i] = LLVMValueAsMetadata(cg_i32(l, (int)at + 1)); /* 1-based */
+    }
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(c->fn),
+                             LLVMMDStringInContext2(l->ctx, "grid_constant", 13),
+                             LLVMMDNodeInContext2(l->ctx, idx, (size_t)f->ntmaps)};
+    LLVMValueRef node = LLVMMetadataAsValue(l->ctx, LLVMMDNodeInContext2(l->ctx, md, 3));
+    LLVMAddNamedMetadataOperand(l->mod, "nvvm.annotations", node);
+}
+
 bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_libdevice,
               const char **math_name, Diag *d)
 {
@@ -187,15 +224,20 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     Cg cg = {.l = l, .f = f, .o = o, .d = d, .arena = arena};
     Cg *c = &cg;
     c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
-    LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(f->nparams + 1));
+    int nall = f->nparams + f->ntmaps;
+    LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(nall + 1));
     for (int i = 0; i < f->nparams; i++)
         params[i] = cg_value_type(c, ir_type(f, f->params[i].value));
-    LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)f->nparams, 0);
+    for (int i = f->nparams; i < nall; i++)
+        params[i] = LLVMPointerTypeInContext(l->ctx, 0);
+    LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)nall, 0);
     c->fn = LLVMAddFunction(l->mod, f->name, fty);
     LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
     int threads = 32 * (f->num_warps > 0 ? f->num_warps : 4);
     annotate(c, "kernel", 1);
     annotate(c, "maxntidx", threads); /* .maxntid: ptxas knows the block size */
+    if (f->ntmaps > 0)
+        tensor_map_params(c);
     for (int i = 0; i < f->nparams; i++) {
         LLVMValueRef p = LLVMGetParam(c->fn, (unsigned)i);
         if (f->params[i].name)

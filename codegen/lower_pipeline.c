@@ -99,6 +99,19 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
 {
     ValueId r = op->results[0];
     Type t = ir_type(c->f, r);
+    if (t.is_smem && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64) {
+        /* mbarriers (passes/tma.c): 8 bytes each, 8-byte aligned (PTX ISA 9.7.13.15.1) */
+        if (op->smem_offset < 0 || op->smem_offset % 8 || op->smem_bytes < 8 * t.shape[0])
+            FAIL(c,
+                 "local_alloc: %lld mbarriers need %lld bytes at an 8-aligned offset, the "
+                 "shared-memory pass gave %d at %d",
+                 (long long)t.shape[0], (long long)(8 * t.shape[0]), op->smem_bytes,
+                 op->smem_offset);
+        LLVMValueRef *el = cg_regs(c, 1);
+        el[0] = k32(c, op->smem_offset);
+        cg_set_value(c, r, el, 1, 0);
+        return true;
+    }
     if (!t.is_smem || t.rank != 3)
         FAIL(c, "local_alloc: result is not a !smem buffer of rank-2 slots");
     int64_t need = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
@@ -706,6 +719,130 @@ static bool lower_wgmma_wait(Cg *c, const IrOp *op)
     return true;
 }
 
+/* ---- mbarriers and TMA copies (passes/tma.c) -------------------------------------------------- */
+
+/* The shared-window address (i32) of a buffer or view. */
+static LLVMValueRef window_of(Cg *c, ValueId v)
+{
+    return cg_smem_window_addr(c, cg_value(c, v)->el[0]);
+}
+
+/* i32 1 on thread 0 of the program where pred (an i1 scalar value, or 0 for true) holds: the one
+ * thread that arrives on a barrier or issues a whole tile's TMA copy. */
+static LLVMValueRef thread0_where(Cg *c, ValueId pred)
+{
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntEQ, c->tid, k32(c, 0), "");
+    if (pred) {
+        LLVMValueRef p = cg_value(c, pred)->el[0];
+        if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
+            p = LLVMBuildICmp(b, LLVMIntNE, p, LLVMConstInt(LLVMTypeOf(p), 0, 0), "");
+        go = LLVMBuildAnd(b, go, p, "");
+    }
+    return LLVMBuildZExt(b, go, c->l->i32, "");
+}
+
+/* Every slot of the buffer: on thread 0, `op [slot]` (mbarrier.init with count 1, or inval). */
+static void each_barrier(Cg *c, const IrOp *op, const char *what)
+{
+    Type t = ir_type(c->f, op->operands[0]);
+    LLVMValueRef go = thread0_where(c, 0), base = window_of(c, op->operands[0]);
+    char text[160];
+    snprintf(text, sizeof text, "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p %s; }", what);
+    for (int s = 0; s < t.shape[0]; s++) {
+        LLVMValueRef args[2] = {go, cg_add(c->l->b, base, k32(c, 8 * s), "")};
+        cg_asm_n(c, c->l->void_t, text, "r,r,~{memory}", args, 2, true);
+    }
+}
+
+/* tma_load: thread 0 issues one cp.async.bulk.tensor per swizzle atom of the tile (PTX ISA
+ * 9.7.9.27): atom a covers map dim 0 from coordinate c0 + a * box[0], and lands at the view +
+ * a * rows * swizzle, where the #shared layout puts it (its atoms are the tensor map's boxes;
+ * TMA's 32/64/128-byte swizzle is the layout's XOR pattern, given 1024-byte aligned slots). */
+static bool lower_tma_load(Cg *c, const IrOp *op)
+{
+    const IrFunc *f = c->f;
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    Type vt = ir_type(f, op->operands[0]);
+    int lay = ir_value(f, op->operands[0])->layout;
+    if (lay <= 0 || f->layouts[lay].kind != LAYOUT_SHARED || !c->tmaps[op->attr[0]])
+        FAIL(c, "tma_load: the view has no #shared layout or the map no parameter");
+    int inner = f->layouts[lay].shared.order[0], outer = 1 - inner;
+    int natoms = (int)(vt.shape[inner] / m->box[0]);
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef go = thread0_where(c, op->operands[1]);
+    LLVMValueRef dst = window_of(c, op->operands[0]), bar = window_of(c, op->operands[2]);
+    LLVMValueRef map = LLVMBuildPtrToInt(b, c->tmaps[op->attr[0]], c->l->i64, "");
+    StrBuf text = {0}, cons = {0};
+    strbuf_printf(&text,
+                  "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p "
+                  "cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes "
+                  "[$1], [$2, {",
+                  m->rank);
+    strbuf_append(&cons, "r,r,l,r");
+    for (int d = 0; d < m->rank; d++) {
+        strbuf_printf(&text, "%s$%d", d ? ", " : "", 4 + d);
+        strbuf_append(&cons, ",r");
+    }
+    strbuf_append(&text, "}], [$3]; }");
+    strbuf_append(&cons, ",~{memory}");
+    for (int a = 0; a < natoms; a++) {
+        LLVMValueRef args[4 + TRIC_TMAP_MAX_RANK] = {
+            go, cg_add(b, dst, k32(c, (int)(a * vt.shape[outer] * m->swizzle)), ""), map, bar};
+        for (int d = 0; d < m->rank; d++) {
+            LLVMValueRef x = cg_value(c, op->operands[3 + d])->el[0];
+            args[4 + d] = d == 0 && a ? cg_add(b, x, k32(c, a * m->box[0]), "") : x;
+        }
+        cg_asm_n(c, c->l->void_t, text.data, cons.data, args, 4 + m->rank, true);
+    }
+    strbuf_free(&text);
+    strbuf_free(&cons);
+    return true;
+}
+
+static bool lower_mbar_op(Cg *c, const IrOp *op)
+{
+    char text[200];
+    switch (op->code) {
+    case OP_MBAR_INIT:
+        /* one arrival per phase (PTX ISA 9.7.13.15.9 mbarrier.init); then the inits are visible
+         * to the async proxy the copies complete through (fence.mbarrier_init) and to every
+         * thread (bar.sync) */
+        each_barrier(c, op, "mbarrier.init.shared::cta.b64 [$1], 1");
+        cg_asm_void(c, "fence.mbarrier_init.release.cluster;");
+        cg_barrier(c->l);
+        return true;
+    case OP_MBAR_INVAL:
+        /* every thread is past its last wait before the memory may serve anything else
+         * (9.7.13.15.10 mbarrier.inval) */
+        cg_barrier(c->l);
+        each_barrier(c, op, "mbarrier.inval.shared::cta.b64 [$1]");
+        cg_barrier(c->l);
+        return true;
+    case OP_MBAR_EXPECT: {
+        /* arrive, announcing the bytes the tile copies will complete (9.7.13.15.12) */
+        snprintf(text, sizeof text,
+                 "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p "
+                 "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], %lld; }",
+                 (long long)op->attr[0]);
+        LLVMValueRef args[2] = {thread0_where(c, op->operands[1]), window_of(c, op->operands[0])};
+        cg_asm_n(c, c->l->void_t, text, "r,r,~{memory}", args, 2, true);
+        return true;
+    }
+    case OP_MBAR_WAIT: {
+        /* spin on try_wait.parity until the phase of that parity completes (9.7.13.15.16) */
+        LLVMValueRef args[2] = {window_of(c, op->operands[0]), cg_value(c, op->operands[1])->el[0]};
+        cg_asm_n(c, c->l->void_t,
+                 "{ .reg .pred done; TRIC_MBAR_WAIT_${:uid}: "
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
+                 "@!done bra TRIC_MBAR_WAIT_${:uid}; }",
+                 "r,r,~{memory}", args, 2, true);
+        return true;
+    }
+    default: FAIL(c, "op %s is not an mbarrier op", op_name(op->code));
+    }
+}
+
 /* ---- the ops ---------------------------------------------------------------------------------- */
 
 bool cg_lower_pipeline_op(Cg *c, const IrOp *op)
@@ -733,6 +870,11 @@ bool cg_lower_pipeline_op(Cg *c, const IrOp *op)
     case OP_LOCAL_LOAD: return lower_local_load(c, op);
     case OP_WGMMA: return lower_wgmma(c, op);
     case OP_WGMMA_WAIT: return lower_wgmma_wait(c, op);
+    case OP_TMA_LOAD: return lower_tma_load(c, op);
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT: return lower_mbar_op(c, op);
     default: FAIL(c, "op %s is not a memory-pipeline op", op_name(op->code));
     }
 }

@@ -196,11 +196,17 @@ typedef struct SavedPage {
 enum { PAGE_BYTES = 4096 };
 
 /* The books of one local_alloc buffer, per slot: the commit group of its last async_copy and the
- * sequence number of the last wgmma reading it (-1: none). */
+ * sequence number of the last wgmma reading it (-1: none); for a tile a tma_load filled, the
+ * mbarrier (buffer value id and slot) whose phase tma_phase completes the copy (tma_bar -1:
+ * none). For a buffer of mbarriers, per slot: its phase's pending arrival (mb_arrived 0 or 1
+ * made), bytes still to come (mb_tx), phases completed, and the last phase a wait saw complete
+ * (mb_waited, -1: none). */
 typedef struct SmemBooks {
     int64_t nslots;
     int64_t *copy_group;
     int64_t *wgmma_read;
+    int64_t *tma_bar, *tma_bar_slot, *tma_phase;
+    int64_t *mb_arrived, *mb_tx, *mb_completed, *mb_waited;
 } SmemBooks;
 
 typedef struct Interp {
@@ -1751,10 +1757,15 @@ static void print_buffer_name(Interp *in, ValueId buf)
 }
 
 /* Clears a buffer's books: no copy in flight, no wgmma reading any slot. */
+enum { BOOKS_ARRAYS = 9 };
+
 static void books_clear(SmemBooks *b)
 {
-    for (int64_t s = 0; s < b->nslots; s++)
-        b->copy_group[s] = b->wgmma_read[s] = -1;
+    for (int64_t s = 0; s < b->nslots; s++) {
+        b->copy_group[s] = b->wgmma_read[s] = b->tma_bar[s] = b->mb_waited[s] = -1;
+        b->tma_bar_slot[s] = b->tma_phase[s] = 0;
+        b->mb_arrived[s] = b->mb_tx[s] = b->mb_completed[s] = 0;
+    }
 }
 
 /* local_alloc: the buffer's S * tile elements (zeroed, so that a run is deterministic; the GPU
@@ -1771,10 +1782,14 @@ static bool run_local_alloc(Interp *in, const IrOp *op)
     SmemBooks *b = &in->books[op->results[0]];
     if (!b->copy_group) {
         b->nslots = t.shape[0];
-        b->copy_group = malloc((size_t)b->nslots * 2 * sizeof(int64_t));
+        b->copy_group = malloc((size_t)b->nslots * BOOKS_ARRAYS * sizeof(int64_t));
         if (!b->copy_group)
             return fail(in, op, "out of memory for a shared buffer's books");
-        b->wgmma_read = b->copy_group + b->nslots;
+        int64_t **arrays[BOOKS_ARRAYS - 1] = {&b->wgmma_read,   &b->tma_bar,    &b->tma_bar_slot,
+                                              &b->tma_phase,    &b->mb_arrived, &b->mb_tx,
+                                              &b->mb_completed, &b->mb_waited};
+        for (int i = 0; i < BOOKS_ARRAYS - 1; i++)
+            *arrays[i] = b->copy_group + (i + 1) * b->nslots;
     }
     books_clear(b);
     return true;
@@ -1833,6 +1848,20 @@ static void *view_tile(Interp *in, const IrOp *op, int i, ValueId *buf, int64_t 
 /* A read of a slot (local_load, wgmma) must come after an async_wait retired its last copy. */
 static bool check_slot_read(Interp *in, const IrOp *op, ValueId buf, int64_t slot)
 {
+    const SmemBooks *bk = &in->books[buf];
+    if (bk->tma_bar[slot] >= 0) {
+        const SmemBooks *bar = &in->books[bk->tma_bar[slot]];
+        if (bar->mb_waited[bk->tma_bar_slot[slot]] >= bk->tma_phase[slot])
+            return true;
+        fail(in, op, "%s reads slot %lld of ", op_name(op->code), (long long)slot);
+        print_buffer_name(in, buf);
+        strbuf_printf(in->error,
+                      " before waiting for phase %lld of the mbarrier its tma_load completes on "
+                      "(missing mbar_wait), ",
+                      (long long)bk->tma_phase[slot]);
+        print_program(in);
+        return false;
+    }
     int64_t g = in->books[buf].copy_group[slot];
     if (g < 0 || g < in->groups_done)
         return true;
@@ -1871,6 +1900,163 @@ static bool run_async_copy(Interp *in, const IrOp *op)
     if (!gather(in, op, 1, rt, n, r))
         return false;
     books->copy_group[slot] = in->commits; /* closed by the next async_commit */
+    books->tma_bar[slot] = -1;
+    return true;
+}
+
+/* ---- mbarriers and TMA copies (PTX ISA 9.7.13.15, mbarrier; 9.7.9.27, cp.async.bulk.tensor) ----
+ * Everything completes at once here, so a phase completes as soon as its one arrival has come and
+ * the bytes it announced have all been copied; a wait for a phase that has not completed would
+ * wait forever on the GPU too (nothing else is left to complete it): an error. */
+
+/* The mbarrier a view operand names: its buffer's books and the slot. */
+static SmemBooks *barrier_of(Interp *in, const IrOp *op, int i, int64_t *slot)
+{
+    const int64_t *view = operand(in, op, i);
+    if (!view)
+        return NULL;
+    *slot = view[1];
+    return &in->books[view[0]];
+}
+
+static void barrier_progress(SmemBooks *b, int64_t s)
+{
+    if (b->mb_arrived[s] && b->mb_tx[s] == 0) {
+        b->mb_completed[s]++;
+        b->mb_arrived[s] = 0;
+    }
+}
+
+static bool run_mbar_expect(Interp *in, const IrOp *op)
+{
+    const int64_t *pred = operand(in, op, 1);
+    int64_t s;
+    SmemBooks *b = pred ? barrier_of(in, op, 0, &s) : NULL;
+    if (!b)
+        return false;
+    if (!pred[0])
+        return true;
+    if (b->mb_arrived[s])
+        return fail(in, op,
+                    "internal error: a second arrival on an mbarrier phase that counts one");
+    b->mb_arrived[s] = 1;
+    b->mb_tx[s] += op->attr[0];
+    barrier_progress(b, s);
+    return true;
+}
+
+static bool run_mbar_wait(Interp *in, const IrOp *op)
+{
+    const int64_t *parity = operand(in, op, 1);
+    int64_t s;
+    SmemBooks *b = parity ? barrier_of(in, op, 0, &s) : NULL;
+    if (!b)
+        return false;
+    int64_t done = b->mb_completed[s];
+    /* try_wait.parity P returns once the phase of parity P is complete: the current phase
+     * (number done) is open, so P must be the parity of phase done - 1 */
+    if (done == 0 || ((done - 1) & 1) != (parity[0] & 1)) {
+        fail(in, op,
+             "mbar_wait waits for a phase of parity %lld of an mbarrier that has completed %lld "
+             "phase%s (%s): it would wait forever, ",
+             (long long)parity[0], (long long)done, done == 1 ? "" : "s",
+             b->mb_arrived[s] ? "bytes announced but not copied" : "no arrival for the next one");
+        print_program(in);
+        return false;
+    }
+    b->mb_waited[s] = done - 1;
+    return true;
+}
+
+/* An integer known at launch (ir.h, LaunchValue) from the launch's arguments; unbounded is
+ * INT64_MAX. */
+static int64_t launch_value(Interp *in, const LaunchValue *v)
+{
+    if (v->unbounded)
+        return INT64_MAX;
+    int64_t x = v->constant;
+    for (int i = 0; i < v->nparams; i++) {
+        const int64_t *pv = value_storage(in, NULL, in->f->params[v->params[i]].value);
+        x *= pv ? pv[0] : 0;
+    }
+    return x;
+}
+
+/* tma_load: the box of the tensor map at the coordinates into the view at once, zero outside
+ * the map's dims; the copy's bytes complete on the mbarrier. The view's contiguous dim (its
+ * #shared order[0]) runs along the map's dim 0, its other dim along dim 1. */
+static bool run_tma_load(Interp *in, const IrOp *op)
+{
+    const IrFunc *f = in->f;
+    const int64_t *pred = operand(in, op, 1);
+    if (!pred)
+        return false;
+    if (!pred[0])
+        return true;
+    ValueId buf;
+    int64_t slot, bslot;
+    int64_t *tile = view_tile(in, op, 0, &buf, &slot);
+    SmemBooks *bar = tile ? barrier_of(in, op, 2, &bslot) : NULL;
+    if (!bar)
+        return false;
+    SmemBooks *books = &in->books[buf];
+    if (books->wgmma_read[slot] >= in->wgmmas_done) {
+        fail(in, op, "tma_load overwrites slot %lld of ", (long long)slot);
+        print_buffer_name(in, buf);
+        strbuf_append(in->error,
+                      " while a wgmma that reads it is still running (missing wgmma_wait), ");
+        print_program(in);
+        return false;
+    }
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    Type vt = vtype(in, op->operands[0]);
+    int lay = f->values[op->operands[0]].layout;
+    int inner =
+        lay > 0 && f->layouts[lay].kind == LAYOUT_SHARED ? f->layouts[lay].shared.order[0] : 1;
+    int64_t coord[TRIC_TMAP_MAX_RANK], dims[TRIC_TMAP_MAX_RANK], strides[TRIC_TMAP_MAX_RANK];
+    for (int d = 0; d < m->rank; d++) {
+        const int64_t *c = operand(in, op, 3 + d);
+        if (!c)
+            return false;
+        coord[d] = c[0];
+        dims[d] = launch_value(in, &m->dims[d]);
+        strides[d] = launch_value(in, &m->strides[d]);
+    }
+    const int64_t *base = value_storage(in, NULL, f->params[m->base_param].value);
+    if (!base)
+        return false;
+    Type et = type_scalar(m->dtype);
+    size_t size = memory_bytes(et);
+    Codec codec = codec_of(et);
+    int64_t cols = vt.shape[1];
+    for (int64_t i = 0; i < vt.shape[0]; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t x[TRIC_TMAP_MAX_RANK];
+            memcpy(x, coord, sizeof x);
+            x[0] += inner == 1 ? j : i;
+            x[1] += inner == 1 ? i : j;
+            bool inside = true;
+            int64_t off = 0;
+            for (int d = 0; d < m->rank; d++) {
+                inside &= x[d] >= 0 && x[d] < dims[d];
+                off += x[d] * strides[d];
+            }
+            int64_t e = i * cols + j;
+            if (!inside) {
+                tile[e] = 0;
+                continue;
+            }
+            uint64_t addr = (uint64_t)base[0] + (uint64_t)(off * (int64_t)size);
+            if (find_buffer(in, addr, size) < 0)
+                return out_of_bounds(in, op, et, e, addr, size, false);
+            codec_decode(&codec, tile, e, read_bytes(addr, size));
+        }
+    books->copy_group[slot] = -1;
+    books->tma_bar[slot] = (int64_t)(bar - in->books);
+    books->tma_bar_slot[slot] = bslot;
+    books->tma_phase[slot] = bar->mb_completed[bslot];
+    bar->mb_tx[bslot] -= type_numel(vt) * (int64_t)size;
+    barrier_progress(bar, bslot);
     return true;
 }
 
@@ -2229,6 +2415,18 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_ASYNC_COPY: return run_async_copy(in, op);
     case OP_ASYNC_COMMIT: in->commits++; return true;
     case OP_ASYNC_WAIT: run_async_wait(in, op); return true;
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL: { /* every slot: fresh, no phase completed */
+        SmemBooks *b = &in->books[op->operands[0]];
+        if (!b->copy_group)
+            return fail(in, op, "internal error: %s of a buffer not allocated yet",
+                        op_name(op->code));
+        books_clear(b);
+        return true;
+    }
+    case OP_MBAR_EXPECT: return run_mbar_expect(in, op);
+    case OP_MBAR_WAIT: return run_mbar_wait(in, op);
+    case OP_TMA_LOAD: return run_tma_load(in, op);
     case OP_BARRIER: return true; /* one program runs at a time: nothing to wait for */
     case OP_LOCAL_LOAD: return run_local_load(in, op);
     case OP_WGMMA: return run_wgmma(in, op);
@@ -2271,7 +2469,9 @@ static bool validate_region(Interp *in, const IrRegion *r)
         int want = op_num_operands(op->code);
         if ((want >= 0 && op->noperands < want) || (op->code == OP_LOAD && op->noperands < 1) ||
             ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
-            (op->code == OP_ASYNC_COPY && op->noperands < 2))
+            (op->code == OP_ASYNC_COPY && op->noperands < 2) ||
+            (op->code == OP_TMA_LOAD && (op->attr[0] < 0 || op->attr[0] >= f->ntmaps ||
+                                         op->noperands != 3 + f->tmaps[op->attr[0]].rank)))
             return fail(in, op, "internal error: %s with %d operands", op_name(op->code),
                         op->noperands);
         /* mask, other: 0 = none */
@@ -2287,17 +2487,22 @@ static bool validate_region(Interp *in, const IrRegion *r)
                             op_name(op->code));
             /* Shared tiles have no elements of their own: only these ops can take one. */
             bool smem_ok = (j == 0 && (op->code == OP_SLOT || op->code == OP_ASYNC_COPY ||
-                                       op->code == OP_LOCAL_LOAD || op->code == OP_WGMMA)) ||
-                           (j == 1 && op->code == OP_WGMMA);
+                                       op->code == OP_LOCAL_LOAD || op->code == OP_WGMMA ||
+                                       op->code == OP_MBAR_INIT || op->code == OP_MBAR_INVAL ||
+                                       op->code == OP_MBAR_EXPECT || op->code == OP_MBAR_WAIT ||
+                                       op->code == OP_TMA_LOAD)) ||
+                           (j == 1 && op->code == OP_WGMMA) || (j == 2 && op->code == OP_TMA_LOAD);
             if (v > 0 && vtype(in, v).is_smem && !smem_ok)
                 return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j,
                             op_name(op->code));
         }
-        bool makes_value = !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
-                             op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
-                             op->code == OP_CONDITION || op->code == OP_ASYNC_COPY ||
-                             op->code == OP_ASYNC_COMMIT || op->code == OP_ASYNC_WAIT ||
-                             op->code == OP_BARRIER || op->code == OP_WGMMA_WAIT);
+        bool makes_value =
+            !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
+              op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
+              op->code == OP_CONDITION || op->code == OP_ASYNC_COPY ||
+              op->code == OP_ASYNC_COMMIT || op->code == OP_ASYNC_WAIT || op->code == OP_BARRIER ||
+              op->code == OP_WGMMA_WAIT || op->code == OP_MBAR_INIT || op->code == OP_MBAR_INVAL ||
+              op->code == OP_MBAR_EXPECT || op->code == OP_MBAR_WAIT || op->code == OP_TMA_LOAD);
         if (makes_value && op->nresults < 1)
             return fail(in, op, "internal error: %s without a result", op_name(op->code));
         for (int j = 0; j < op->nresults; j++)

@@ -6,6 +6,7 @@
  * must not be kept across ir_value_new (the array may move). Every allocation is in f->arena. */
 #include "ir/ir.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the op table ------------------------------------------------------------------------- */
@@ -512,6 +513,11 @@ IrFunc *ir_func_clone(const IrFunc *f, Arena *arena)
     g->num_warps = f->num_warps;
     g->num_stages = f->num_stages;
     g->shared_bytes = f->shared_bytes;
+    if (f->ntmaps > 0) {
+        g->tmaps = arena_alloc(arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
+        memcpy(g->tmaps, f->tmaps, sizeof(TensorMap) * (size_t)f->ntmaps);
+        g->ntmaps = f->ntmaps;
+    }
     for (int i = 1; i < f->nlayouts; i++)
         ARENA_PUSH(arena, g->layouts, g->nlayouts, g->layouts_cap, f->layouts[i]);
     for (int i = 0; i < f->nparams; i++) {
@@ -523,4 +529,52 @@ IrFunc *ir_func_clone(const IrFunc *f, Arena *arena)
     }
     clone_region(&c, &f->body, &g->body);
     return g;
+}
+
+void launch_value_print(StrBuf *out, const LaunchValue *v)
+{
+    if (v->unbounded) {
+        strbuf_putc(out, '*');
+        return;
+    }
+    bool any = false;
+    if (v->constant != 1 || v->nparams == 0) {
+        strbuf_printf(out, "%lld", (long long)v->constant);
+        any = true;
+    }
+    for (int i = 0; i < v->nparams; i++) {
+        strbuf_printf(out, "%sp%d", any ? "*" : "", v->params[i]);
+        any = true;
+    }
+}
+
+bool launch_value_parse(const char **text, LaunchValue *v)
+{
+    const char *s = *text;
+    *v = (LaunchValue){.constant = 1};
+    if (*s == '*') {
+        v->unbounded = true;
+        *text = s + 1;
+        return true;
+    }
+    for (;;) {
+        char *end;
+        if (*s == 'p') {
+            long k = strtol(s + 1, &end, 10);
+            if (end == s + 1 || k < 0 || v->nparams >= TRIC_LAUNCH_MAX_PARAMS)
+                return false;
+            v->params[v->nparams++] = (int)k;
+        } else {
+            long long c = strtoll(s, &end, 10);
+            if (end == s)
+                return false;
+            v->constant *= c;
+        }
+        s = end;
+        if (*s != '*' || !(s[1] == 'p' || s[1] == '-' || (s[1] >= '0' && s[1] <= '9')))
+            break;
+        s++;
+    }
+    *text = s;
+    return true;
 }

@@ -105,6 +105,11 @@ typedef int32_t ValueId;
     X(OP_LOCAL_LOAD, "local_load", 1, "r = the contents of view a, in r's distributed layout")    \
     X(OP_WGMMA, "wgmma", 3, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
     X(OP_WGMMA_WAIT, "wgmma_wait", -1, "results = operands, once at most attr[0] wgmma ops are still running") \
+    X(OP_MBAR_INIT, "mbar_init", 1, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
+    X(OP_MBAR_INVAL, "mbar_inval", 1, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
+    X(OP_MBAR_EXPECT, "mbar_expect", 2, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
+    X(OP_MBAR_WAIT, "mbar_wait", 2, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
+    X(OP_TMA_LOAD, "tma_load", -1, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
     X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
     X(OP_IF, "if", 1, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
@@ -381,8 +386,8 @@ typedef struct IrParam {
 
 /* ---- TMA tensor maps (passes/tma.c) ------------------------------------------------------------ */
 
-#define TRIC_MAX_TENSOR_MAPS 8
-#define TRIC_TMAP_MAX_RANK   5
+#define TRIC_MAX_TENSOR_MAPS   8
+#define TRIC_TMAP_MAX_RANK     5
 #define TRIC_LAUNCH_MAX_PARAMS 4
 
 /* An integer known when the kernel is launched: constant times the product of run-time parameters
@@ -411,6 +416,11 @@ typedef struct TensorMap {
     int box[TRIC_TMAP_MAX_RANK];
     int swizzle;
 } TensorMap;
+
+/* "*" (unbounded), "64", "p3", "2*p3*p4": the form the IR text and the PTX metadata share.
+ * launch_value_parse reads one at *text and moves *text past it; false when malformed. */
+void launch_value_print(StrBuf *out, const LaunchValue *v);
+bool launch_value_parse(const char **text, LaunchValue *v);
 
 typedef struct IrFunc {
     const char *name;

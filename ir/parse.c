@@ -712,7 +712,9 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                    (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
                    (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||
                    (!strcmp(key, "fence_async") && code == OP_BARRIER) ||
-                   (!strcmp(key, "half") && code == OP_SPLIT)) {
+                   (!strcmp(key, "half") && code == OP_SPLIT) ||
+                   (!strcmp(key, "bytes") && code == OP_MBAR_EXPECT) ||
+                   (!strcmp(key, "tmap") && code == OP_TMA_LOAD)) {
             a->attr[0] = int64_value(p);
         } else {
             fail_at(p, loc, "unknown attribute '%s' for '%s'", key, op_name(code));
@@ -919,6 +921,70 @@ static void parse_param(Parser *p)
     define_number(p, n, loc, v);
 }
 
+/* One of a tensor map's lists: "[" item ("," item)* "]", rank items. */
+static int parse_tmap_list(Parser *p, LaunchValue *lv, int *ints)
+{
+    expect(p, '[', "to start a tensor map's list");
+    int n = 0;
+    do {
+        if (n >= TRIC_TMAP_MAX_RANK)
+            FAIL(p, "a tensor map has at most %d dims", TRIC_TMAP_MAX_RANK);
+        if (ints) {
+            ints[n++] = int_value(p);
+            continue;
+        }
+        skip_ws(p);
+        SrcLoc loc = here(p);
+        const char *at = p->text + p->pos, *end = at;
+        if (!launch_value_parse(&end, &lv[n]))
+            fail_at(p, loc, "expected a launch value ('*', 64, p3, 2*p3*p4), found %s", found(p));
+        for (; at < end; at++)
+            advance(p);
+        n++;
+    } while (accept(p, ','));
+    expect(p, ']', "to end a tensor map's list");
+    return n;
+}
+
+/* tensor_map "(" DTYPE "," "base" "=" INT "," "dims" "=" list "," "strides" "=" list "," "box"
+ * "=" list "," "swizzle" "=" INT ")" (ir/print.c print_tensor_map) */
+static void parse_tensor_map(Parser *p)
+{
+    IrFunc *f = p->f;
+    if (f->ntmaps >= TRIC_MAX_TENSOR_MAPS)
+        FAIL(p, "a kernel has at most %d tensor maps", TRIC_MAX_TENSOR_MAPS);
+    if (!f->tmaps)
+        f->tmaps = arena_alloc(p->arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
+    TensorMap *m = &f->tmaps[f->ntmaps++];
+    memset(m, 0, sizeof *m);
+    expect(p, '(', "after tensor_map");
+    m->dtype = elem_type(p).dtype;
+    expect(p, ',', "after the tensor map's element type");
+    expect_word(p, "base", "in a tensor map");
+    expect(p, '=', "after base");
+    m->base_param = int_value(p);
+    expect(p, ',', "after the tensor map's base");
+    expect_word(p, "dims", "in a tensor map");
+    expect(p, '=', "after dims");
+    m->rank = parse_tmap_list(p, m->dims, NULL);
+    expect(p, ',', "after the tensor map's dims");
+    expect_word(p, "strides", "in a tensor map");
+    expect(p, '=', "after strides");
+    int ns = parse_tmap_list(p, m->strides, NULL);
+    expect(p, ',', "after the tensor map's strides");
+    expect_word(p, "box", "in a tensor map");
+    expect(p, '=', "after box");
+    int nb = parse_tmap_list(p, NULL, m->box);
+    if (ns != m->rank || nb != m->rank)
+        FAIL(p, "a tensor map's dims, strides and box must have one entry per dim (%d, %d, %d)",
+             m->rank, ns, nb);
+    expect(p, ',', "after the tensor map's box");
+    expect_word(p, "swizzle", "in a tensor map");
+    expect(p, '=', "after swizzle");
+    m->swizzle = int_value(p);
+    expect(p, ')', "to end a tensor map");
+}
+
 /* func = "kernel" "@" NAME "(" params ")" (num_warps|num_stages|shared_bytes "(" INT ")")* "{" ... "}" */
 static void parse_func(Parser *p)
 {
@@ -946,7 +1012,10 @@ static void parse_func(Parser *p)
             field = &p->f->num_stages;
         else if (accept_word(p, "shared_bytes"))
             field = &p->f->shared_bytes;
-        else
+        else if (accept_word(p, "tensor_map")) {
+            parse_tensor_map(p);
+            continue;
+        } else
             break;
         expect(p, '(', "after a kernel attribute");
         *field = int_value(p);

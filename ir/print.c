@@ -241,7 +241,9 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_REDUCE_MAX:
     case OP_REDUCE_MIN:
     case OP_ARGMAX:
-    case OP_ARGMIN: return 1;
+    case OP_ARGMIN:
+    case OP_MBAR_EXPECT:
+    case OP_TMA_LOAD: return 1;
     case OP_MAKE_RANGE:
     case OP_WGMMA: return 2;
     case OP_SCAN:
@@ -316,6 +318,8 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_ASYNC_WAIT:
         case OP_WGMMA_WAIT: KEY("pending = %lld", (long long)op->attr[0]); break;
         case OP_SPLIT: KEY("half = %lld", (long long)op->attr[0]); break;
+        case OP_MBAR_EXPECT: KEY("bytes = %lld", (long long)op->attr[0]); break;
+        case OP_TMA_LOAD: KEY("tmap = %lld", (long long)op->attr[0]); break;
         case OP_LIBDEVICE: {
             const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
             if (fn) {
@@ -473,6 +477,28 @@ void ir_print_op_head(StrBuf *out, const IrFunc *f, const int32_t *numbering, co
     print_op_main(&p, op, 0, false);
 }
 
+/* " tensor_map(fp16, base = 0, dims = [*, p3], strides = [1, p6], box = [64, 128], swizzle =
+ * 128)": parameters by index (launch order), as the PTX metadata names them. */
+static void print_tensor_map(StrBuf *out, const TensorMap *m)
+{
+    strbuf_printf(out, " tensor_map(%s, base = %d", dtype_sig_name(m->dtype), m->base_param);
+    const LaunchValue *lists[2] = {m->dims, m->strides};
+    const char *keys[2] = {"dims", "strides"};
+    for (int k = 0; k < 2; k++) {
+        strbuf_printf(out, ", %s = [", keys[k]);
+        for (int d = 0; d < m->rank; d++) {
+            if (d)
+                strbuf_append(out, ", ");
+            launch_value_print(out, &lists[k][d]);
+        }
+        strbuf_putc(out, ']');
+    }
+    strbuf_append(out, ", box = [");
+    for (int d = 0; d < m->rank; d++)
+        strbuf_printf(out, "%s%d", d ? ", " : "", m->box[d]);
+    strbuf_printf(out, "], swizzle = %d)", m->swizzle);
+}
+
 void ir_print(StrBuf *out, const IrFunc *f)
 {
     Arena *scratch = arena_new();
@@ -503,8 +529,11 @@ void ir_print(StrBuf *out, const IrFunc *f)
         if (any)
             strbuf_putc(out, '}');
     }
-    strbuf_printf(out, ") num_warps(%d) num_stages(%d) shared_bytes(%d) {\n", f->num_warps,
+    strbuf_printf(out, ") num_warps(%d) num_stages(%d) shared_bytes(%d)", f->num_warps,
                   f->num_stages, f->shared_bytes);
+    for (int i = 0; i < f->ntmaps; i++)
+        print_tensor_map(out, &f->tmaps[i]);
+    strbuf_append(out, " {\n");
     print_region(&p, &f->body, 1);
     strbuf_append(out, "}\n");
     arena_free(scratch);

@@ -418,6 +418,54 @@ static bool check_dot_types(Verifier *v, const IrOp *op)
     return true;
 }
 
+/* A buffer of mbarriers: local_alloc !smem<S x 1 x i64>. */
+static bool is_barrier_buffer(Verifier *v, ValueId id)
+{
+    Type t = v->f->values[id].type;
+    return is_buffer(v, id) && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64 && !t.is_ptr;
+}
+
+static bool want_barrier_view(Verifier *v, const IrOp *op, int i)
+{
+    ValueId id = op->operands[i];
+    if (is_view(v, id) && is_barrier_buffer(v, v->f->values[id].def->operands[0]))
+        return true;
+    report(v, op, "operand %d has type %s, expected a slot view of an mbarrier buffer", i,
+           tstr(v, otype(v, op, i)));
+    return false;
+}
+
+/* tma_load view, pred, barrier, coords...: the view's tile is a box of the map (its element
+ * type; 2-d, the view's contiguous dim along the map's dim 0), one i32 coordinate per map dim. */
+static void check_tma_load(Verifier *v, const IrOp *op)
+{
+    const IrFunc *f = v->f;
+    if (!want_view(v, op, 0, "the destination") || !want_barrier_view(v, op, 2))
+        return;
+    want_operand(v, op, 1, type_scalar(DT_I1));
+    if (op->attr[0] < 0 || op->attr[0] >= f->ntmaps) {
+        report(v, op, "reads tensor map %lld; the function has %d", (long long)op->attr[0],
+               f->ntmaps);
+        return;
+    }
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    Type dst = otype(v, op, 0);
+    if (op->noperands != 3 + m->rank) {
+        report(v, op, "has %d coordinates; tensor map %lld has %d dims", op->noperands - 3,
+               (long long)op->attr[0], m->rank);
+        return;
+    }
+    for (int i = 3; i < op->noperands; i++)
+        want_operand(v, op, i, type_scalar(DT_I32));
+    if (dst.rank != 2 || dst.dtype != m->dtype || m->rank < 2 || m->base_param < 0 ||
+        m->base_param >= f->nparams)
+        report(v, op,
+               "copies tensor map %lld (%s, %d dims, base param %d) into a view of "
+               "type %s (a 2-d tile of the map's element type)",
+               (long long)op->attr[0], dtype_sig_name(m->dtype), m->rank, m->base_param,
+               tstr(v, dst));
+}
+
 static void check_pipeline(Verifier *v, const IrOp *op)
 {
     switch (op->code) {
@@ -497,6 +545,30 @@ static void check_pipeline(Verifier *v, const IrOp *op)
             }
         }
         break;
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+        if (!is_barrier_buffer(v, op->operands[0]))
+            report(v, op,
+                   "operand 0 has type %s, expected a local_alloc buffer of mbarriers "
+                   "(!smem<S x 1 x i64>)",
+                   tstr(v, otype(v, op, 0)));
+        break;
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+        if (!want_barrier_view(v, op, 0))
+            break;
+        if (op->code == OP_MBAR_EXPECT) {
+            want_operand(v, op, 1, type_scalar(DT_I1));
+            if (op->attr[0] <= 0 || op->attr[0] >= (1 << 20))
+                report(v, op,
+                       "expects %lld bytes; an mbarrier counts 1 to 2^20 - 1 "
+                       "(PTX ISA 9.7.13.15.4, tx-count)",
+                       (long long)op->attr[0]);
+        } else {
+            want_operand(v, op, 1, type_scalar(DT_I32));
+        }
+        break;
+    case OP_TMA_LOAD: check_tma_load(v, op); break;
     case OP_LOCAL_LOAD: {
         if (!want_view(v, op, 0, "the view"))
             break;
@@ -545,7 +617,10 @@ static void check_pipeline(Verifier *v, const IrOp *op)
 static bool smem_operand_ok(OpCode c, int i)
 {
     return (c == OP_SLOT && i == 0) || (c == OP_ASYNC_COPY && i == 0) ||
-           (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2);
+           (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2) ||
+           ((c == OP_MBAR_INIT || c == OP_MBAR_INVAL || c == OP_MBAR_EXPECT || c == OP_MBAR_WAIT) &&
+            i == 0) ||
+           (c == OP_TMA_LOAD && (i == 0 || i == 2));
 }
 
 static void check_atomic(Verifier *v, const IrOp *op);
@@ -787,7 +862,12 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ASYNC_WAIT:
     case OP_LOCAL_LOAD:
     case OP_WGMMA:
-    case OP_WGMMA_WAIT: check_pipeline(v, op); break;
+    case OP_WGMMA_WAIT:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+    case OP_TMA_LOAD: check_pipeline(v, op); break;
     case OP_ASSERT: {
         Type a = otype(v, op, 0);
         if (a.is_ptr || a.dtype != DT_I1)
@@ -859,7 +939,12 @@ static int expected_results(const IrOp *op)
     case OP_ASYNC_COPY:
     case OP_ASYNC_COMMIT:
     case OP_ASYNC_WAIT:
-    case OP_BARRIER: return 0;
+    case OP_BARRIER:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+    case OP_TMA_LOAD: return 0;
     case OP_FOR: return op->noperands - 3;
     case OP_WGMMA_WAIT: return op->noperands;
     case OP_IF:
@@ -906,6 +991,10 @@ static bool counts_ok(Verifier *v, const IrOp *op)
         ok = false;
     } else if (c == OP_ASYNC_COPY && (op->noperands < 2 || op->noperands > 4)) {
         report(v, op, "has %d operands, expected 2 to 4 (view, pointers, mask, other)",
+               op->noperands);
+        ok = false;
+    } else if (c == OP_TMA_LOAD && op->noperands < 4) {
+        report(v, op, "has %d operands, expected at least 4 (view, pred, barrier, coordinates)",
                op->noperands);
         ok = false;
     } else if (c == OP_FOR && op->noperands < 3) {

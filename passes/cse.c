@@ -47,7 +47,12 @@ static bool mergeable(const IrOp *op)
     case OP_ASYNC_COPY:
     case OP_ASYNC_COMMIT:
     case OP_ASYNC_WAIT:
-    case OP_BARRIER: return false;
+    case OP_BARRIER:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+    case OP_TMA_LOAD: return false;
     default: return true;
     }
 }

@@ -42,7 +42,12 @@ static bool has_effect(const IrOp *op)
     case OP_ASYNC_COMMIT:
     case OP_ASYNC_WAIT:
     case OP_BARRIER:
-    case OP_WGMMA_WAIT: return true;
+    case OP_WGMMA_WAIT:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+    case OP_TMA_LOAD: return true;
     default: break;
     }
     for (int i = 0; i < op->nregions; i++)

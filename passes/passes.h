@@ -117,6 +117,12 @@ bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d);
  * that dim's bytes (so ldmatrix, wgmma and 16-byte copies are free of bank conflicts). Requires
  * pipeline. */
 bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
+/* tma.c: on sm_90a, when every async_copy of the function is a tile of launch-known affine
+ * addresses in a pipelined loop (docs/passes.md "tma"), the copies become tma_load ops of tensor
+ * maps the runtime makes at launch (IrFunc.tmaps), each commit group an mbar_expect on its slot's
+ * mbarrier and each loop's async_wait an mbar_wait. Requires pipeline and swizzle; otherwise (or
+ * with TRIC_NO_TMA set) the function stays as it is. */
+bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* ---- shared-memory tiles (swizzle.c) ------------------------------------------------------- */
 

@@ -35,6 +35,7 @@ const PassInfo passes_list[] = {
     {"layouts", pass_layouts},
     {"pipeline", pass_pipeline},
     {"swizzle", pass_swizzle},
+    {"tma", pass_tma},
     {"shared_alloc", pass_shared_alloc},
 };
 const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);

@@ -27,6 +27,8 @@ int64_t shared_slot_bytes(Type t, bool buffer)
     int64_t n = 1;
     for (int d = buffer ? 1 : 0; d < t.rank; d++)
         n *= t.shape[d];
+    if (n == 1 && t.dtype == DT_I64)
+        return 8; /* an mbarrier (passes/tma.c): 8-byte aligned, no swizzle period */
     return (n * dtype_bytes(t.dtype) + 1023) / 1024 * 1024;
 }
 
@@ -188,6 +190,8 @@ static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
         if (op->code == OP_LOCAL_ALLOC) {
             ValueId buf = op->results[0];
             Type t = ir_type(f, buf), tile = t;
+            if (t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64)
+                continue; /* mbarriers (tma.c): no tile, no layout */
             tile.rank = (uint8_t)(t.rank - 1);
             for (int k = 0; k + 1 < t.rank; k++)
                 tile.shape[k] = t.shape[k + 1];

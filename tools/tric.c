@@ -37,7 +37,7 @@ static const char usage[] =
     "  --no-fp-fusion        never fuse a float mul and add into one fma (Triton's\n"
     "                        enable_fp_fusion=False; by default they may fuse, as in Triton)\n"
     "  --passes=LIST         with --emit=ir: run passes first (all, or canonicalize,cse,dce,\n"
-    "                        widen_fp8,axis_info,layouts,pipeline,swizzle,shared_alloc)\n"
+    "                        widen_fp8,axis_info,layouts,pipeline,swizzle,tma,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"

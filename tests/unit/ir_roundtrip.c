@@ -335,6 +335,39 @@ static IrFunc *build_every_op(Arena *a)
     ValueId pair = ir_build_binary(&b, OP_JOIN, nl, blk2(DT_F32, 128, 2), ld1, ld1);
     IrOp *sp = ir_build(&b, OP_SPLIT, nl, (ValueId[]){pair}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
     sp->attr[0] = 1;
+    /* TMA (passes/tma.c): a tensor map with a product stride and an unbounded dim, a buffer of
+     * mbarriers, an expect, a tma_load into a view, a wait and the inval. */
+    f->tmaps = arena_alloc(f->arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
+    f->ntmaps = 1;
+    f->tmaps[0] = (TensorMap){.base_param = 1,
+                              .dtype = DT_F16,
+                              .rank = 3,
+                              .dims = {{.constant = 1, .nparams = 1, .params = {2}},
+                                       {.unbounded = true},
+                                       {.constant = 7}},
+                              .strides = {{.constant = 1},
+                                          {.constant = 2, .nparams = 2, .params = {3, 2}},
+                                          {.constant = 4096}},
+                              .box = {32, 64, 1},
+                              .swizzle = 64};
+    Type mbt = type_block(type_scalar(DT_I64), 2, (int32_t[]){2, 1});
+    mbt.is_smem = true;
+    Type mbv = type_block(type_scalar(DT_I64), 1, (int32_t[]){1});
+    mbv.is_smem = true;
+    IrOp *mba = ir_build(&b, OP_LOCAL_ALLOC, nl, NULL, 0, &mbt, 1, 0);
+    mba->smem_offset = 16384;
+    mba->smem_bytes = 16;
+    ValueId bars = mba->results[0];
+    ir_build(&b, OP_MBAR_INIT, nl, &bars, 1, NULL, 0, 0);
+    ValueId bar1 = ir_build_binary(&b, OP_SLOT, nl, mbv, bars, one32);
+    ValueId yes = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
+    IrOp *ex = ir_build(&b, OP_MBAR_EXPECT, nl, (ValueId[]){bar1, yes}, 2, NULL, 0, 0);
+    ex->attr[0] = 4096;
+    IrOp *tl =
+        ir_build(&b, OP_TMA_LOAD, nl, (ValueId[]){va, yes, bar1, c0, one32, c0}, 6, NULL, 0, 0);
+    tl->attr[0] = 0;
+    ir_build(&b, OP_MBAR_WAIT, nl, (ValueId[]){bar1, c0}, 2, NULL, 0, 0);
+    ir_build(&b, OP_MBAR_INVAL, nl, &bars, 1, NULL, 0, 0);
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};
     ir_build_const_int(&before, nl, type_scalar(DT_U64), -1);

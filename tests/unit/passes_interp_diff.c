@@ -6,7 +6,8 @@
  * must be bit-identical. The interpreter also checks the memory pipeline's discipline (no read
  * of a slot before its async copy was waited for, no copy into a slot an in-flight wgmma reads),
  * so a wrong schedule fails here, on the CPU. With num_stages >= 2 the pipeline pass must really
- * have pipelined (async copies in the IR). */
+ * have pipelined (async copies in the IR), and on sm_90a the cases marked tma go through TMA
+ * (passes/tma.c: tma_load ops, the masks become the tensor maps' bounds). */
 #include "driver/driver.h"
 #include "passes/passes.h"
 #include "check.h"
@@ -38,6 +39,7 @@ typedef struct Case {
     bool in_fp8;      /* inputs e4m3 (wgmma's fp8 form on sm_90a, pipelined when K-contiguous;
                            widened to fp16 for mma.sync elsewhere, not pipelined) */
     bool unpipelined; /* the pipeline pass leaves the loop as it is (the case says why) */
+    bool tma;         /* on sm_90a the pipeline's copies go through TMA (passes/tma.c) */
 } Case;
 
 static uint32_t rng_state = 7;
@@ -221,6 +223,11 @@ static void run_case(const Case *c)
                 memcpy(prev, got, out_bytes);
                 bool pipelines =
                     stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
+                if (!strcmp(passes_list[i].name, "tma"))
+                    CHECK((c->tma && arch_specific && pipelines) ==
+                              (count_ops(&f->body, OP_TMA_LOAD) > 0),
+                          "%s %s stages %d: %d tma loads after the tma pass", c->kernel, arches[a],
+                          stages, count_ops(&f->body, OP_TMA_LOAD));
                 if (!strcmp(passes_list[i].name, "pipeline"))
                     CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
                           "%s %s stages %d: %d async copies after the pipeline pass", c->kernel,
@@ -268,7 +275,8 @@ int main(void)
          true,
          {K},
          1,
-         4},
+         4,
+         .tma = true},
         /* a non-zero `other` (1.0 past K) on A: it travels with the async copy */
         {"tests/lit/codegen/dot_other.tri",
          "dot_other",
@@ -293,7 +301,8 @@ int main(void)
          true,
          {192},
          1,
-         8},
+         8,
+         .tma = true},
         /* seed 1: A row-major, B row-major */
         {"examples/matmul.tri",
          "matmul_kernel",
@@ -376,7 +385,8 @@ int main(void)
          false,
          {192, 128, 96, 96, 1, 128, 1, 128, 1},
          9,
-         4},
+         4,
+         .tma = true},
         /* the linear layer, w [N, K] */
         {"examples/linear.tri",
          "linear_kernel",
@@ -450,7 +460,8 @@ int main(void)
          true,
          {77, 93, 112, 112, 1, 1, 112, 93, 1},
          9,
-         4},
+         4,
+         .tma = true},
         /* ... and as tests/unit/codegen_gpu_diff.c runs it, nothing specialized and K = 75: every
          * copy would be one element (2 bytes, under cp.async's 4), so the loop stays as it is */
         {"tests/lit/codegen/block_ptr.tri",
@@ -480,7 +491,8 @@ int main(void)
          true,
          {77, 96, 112},
          3,
-         4},
+         4,
+         .tma = true},
         /* tutorial 06's attention loop through descriptors (offsetk_y += BLOCK_N carried, two
          * dots, the K tail masked): q comes from before the loop and p from the softmax, so K
          * (through .T) and V are copied ahead alone and read back whole from their slots */

@@ -1,0 +1,815 @@
+/* tma.c: the pipeline's copies through the tensor memory accelerator (sm_90a; PTX ISA 9.7.9.27
+ * cp.async.bulk.tensor, 9.7.13.15 mbarrier; Triton's TMA lowering of descriptor loads, applied here
+ * to every tile whose addresses are affine in launch-known strides).
+ *
+ * Requires: pipeline (its loops: a prologue of commit groups before the loop, in the loop one
+ * async_wait and barrier before the slot views, the copies for a later iteration and one commit,
+ * async_wait 0 after it) and swizzle (each buffer's #shared layout). Guarantees: when every
+ * async_copy of the function qualifies (below), each becomes a tma_load of a tensor map made by
+ * the runtime at launch (IrFunc.tmaps), one thread copying the whole tile; each commit group
+ * arrives once on an mbarrier of the group's slot (mbar_expect, announcing the group's bytes);
+ * the loop's async_wait + barrier become an mbar_wait on the extract slot's mbarrier for the
+ * phase of this iteration, ((iv - lo) / step / S) & 1; the async_wait 0 after the loop becomes
+ * mbar_inval (no copy is in flight there: the copies past the last iteration are predicated off).
+ * The addresses and masks the copies took are dead then (dce): no thread computes them.
+ *
+ * A copy qualifies when its pointer tile is base + sum of terms (through splat, broadcast,
+ * expand_dims, int casts, add, sub, mul by a launch-known value, addptr), base a pointer parameter
+ * divisible by 16, each tile dim's index (arange) appearing once with a launch-known stride
+ * (a constant or a product of integer parameters), the contiguous one (the buffer's order[0])
+ * with stride 1 and the other with a stride known to be a multiple of 16 bytes; the other terms
+ * scalars, each added to the coordinate of the dim whose stride divides its own (a new dim of box
+ * 1 when none does). The mask, when there is one, is the pipeline's predicate (a splat scalar)
+ * and bounds on the tile's own coordinates, `0 <= c` and `c < n` with n launch-known: those
+ * become the map's dims (TMA reads zero outside them, as the masked load did); an unchecked dim
+ * is unbounded. No `other` but zero. */
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PIECES 24
+#define DECLINE(why) return (t->why_not = (why), false)
+
+/* One term of an address or coordinate: sign * sigma * (x, or the constant k when x is 0, or
+ * the index along tile dim `dim` when dim >= 0). */
+typedef struct Piece {
+    LaunchValue sigma;
+    ValueId x;
+    int64_t k;
+    int dim;
+    int sign;
+} Piece;
+
+typedef struct Pieces {
+    int n;
+    Piece p[MAX_PIECES];
+} Pieces;
+
+/* What one async_copy becomes. */
+typedef struct CopyPlan {
+    IrOp *copy;
+    TensorMap map;
+    Pieces coord[TRIC_TMAP_MAX_RANK]; /* each dim's coordinate: scalar pieces, sigma = their
+                                         multiple of the dim's stride */
+    ValueId pred;                     /* the splat predicate, 0 = always */
+    int64_t bytes;
+} CopyPlan;
+
+typedef struct Tma {
+    IrFunc *f;
+    const char *why_not;
+    CopyPlan *plans;
+    int nplans;
+} Tma;
+
+/* ---- launch-known values ------------------------------------------------------------------ */
+
+static const IrOp *def_of(const IrFunc *f, ValueId v) { return v > 0 ? f->values[v].def : NULL; }
+
+static int param_index(const IrFunc *f, ValueId v)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i].value == v)
+            return i;
+    return -1;
+}
+
+static bool is_int(Type t) { return !t.is_ptr && !t.is_smem && !dtype_is_float(t.dtype); }
+
+static bool lv_mul(LaunchValue *a, const LaunchValue *b)
+{
+    if (a->nparams + b->nparams > TRIC_LAUNCH_MAX_PARAMS)
+        return false;
+    a->constant *= b->constant;
+    for (int i = 0; i < b->nparams; i++)
+        a->params[a->nparams++] = b->params[i];
+    return true;
+}
+
+/* The parameters of v as a sorted multiset equal to w's? */
+static bool same_params(const LaunchValue *v, const LaunchValue *w)
+{
+    if (v->nparams != w->nparams)
+        return false;
+    int a[TRIC_LAUNCH_MAX_PARAMS], b[TRIC_LAUNCH_MAX_PARAMS];
+    memcpy(a, v->params, sizeof a);
+    memcpy(b, w->params, sizeof b);
+    for (int i = 1; i < v->nparams; i++)
+        for (int j = i; j > 0 && a[j] < a[j - 1]; j--) {
+            int x = a[j];
+            a[j] = a[j - 1];
+            a[j - 1] = x;
+        }
+    for (int i = 1; i < w->nparams; i++)
+        for (int j = i; j > 0 && b[j] < b[j - 1]; j--) {
+            int x = b[j];
+            b[j] = b[j - 1];
+            b[j - 1] = x;
+        }
+    return memcmp(a, b, sizeof(int) * (size_t)v->nparams) == 0;
+}
+
+static bool lv_equal(const LaunchValue *v, const LaunchValue *w)
+{
+    return v->unbounded == w->unbounded &&
+           (v->unbounded || (v->constant == w->constant && same_params(v, w)));
+}
+
+/* v (a scalar, or a splat / broadcast of one) as a launch-known value: an integer constant, an
+ * integer parameter, or a product of those. */
+static bool launch_known(const IrFunc *f, ValueId v, LaunchValue *out)
+{
+    const IrOp *d = def_of(f, v);
+    while (d && (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT ||
+                 (d->code == OP_CAST && is_int(ir_type(f, d->operands[0])) &&
+                  is_int(ir_type(f, v))))) {
+        v = d->operands[0];
+        d = def_of(f, v);
+    }
+    if (!is_int(ir_type(f, v)))
+        return false;
+    *out = (LaunchValue){.constant = 1};
+    if (!d) {
+        int k = param_index(f, v);
+        if (k < 0 || ir_type(f, v).rank != 0)
+            return false;
+        out->params[out->nparams++] = k;
+        return true;
+    }
+    if (d->code == OP_CONST) { /* a scalar, or a tile of one value (canonicalize's splat) */
+        out->constant = d->attr[0];
+        return true;
+    }
+    LaunchValue a, b;
+    return d->code == OP_MUL && launch_known(f, d->operands[0], &a) &&
+           launch_known(f, d->operands[1], &b) && lv_mul(&a, &b) && (*out = a, true);
+}
+
+/* ---- affine terms --------------------------------------------------------------------------- */
+
+static bool push(Pieces *ps, Piece p)
+{
+    if (ps->n >= MAX_PIECES)
+        return false;
+    ps->p[ps->n++] = p;
+    return true;
+}
+
+static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign);
+
+static bool scaled_terms(const IrFunc *f, ValueId v, const LaunchValue *by, Pieces *out, int sign)
+{
+    Pieces inner = {0};
+    if (!terms_of(f, v, &inner, sign))
+        return false;
+    for (int i = 0; i < inner.n; i++)
+        if (!lv_mul(&inner.p[i].sigma, by) || !push(out, inner.p[i]))
+            return false;
+    return true;
+}
+
+/* The terms of integer value v (a scalar or a tile of the copy's shape or one it broadcasts to),
+ * appended to out with the given sign. Tile dims are v's own (expand_dims renumbers them). */
+static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign)
+{
+    const IrOp *d = def_of(f, v);
+    Type t = ir_type(f, v);
+    Piece leaf = {.sigma = {.constant = 1}, .x = v, .dim = -1, .sign = sign};
+    if (!d)
+        return t.rank == 0 && push(out, leaf); /* a parameter or loop variable */
+    switch (d->code) {
+    case OP_CAST: /* an integer widened or narrowed keeps its value in range */
+        if (!is_int(ir_type(f, d->operands[0])))
+            break;
+        return terms_of(f, d->operands[0], out, sign);
+    case OP_BROADCAST:
+    case OP_CONVERT_LAYOUT:
+    case OP_SPLAT: return terms_of(f, d->operands[0], out, sign);
+    case OP_EXPAND_DIMS: {
+        int first = out->n;
+        if (!terms_of(f, d->operands[0], out, sign))
+            return false;
+        for (int i = first; i < out->n; i++)
+            if (out->p[i].dim >= d->attr[0])
+                out->p[i].dim++;
+        return true;
+    }
+    case OP_MAKE_RANGE:
+        if (t.rank != 1)
+            return false;
+        if (!push(out, (Piece){.sigma = {.constant = 1}, .dim = 0, .sign = sign}))
+            return false;
+        return d->attr[0] == 0 ||
+               push(out, (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
+    case OP_CONST:
+        if (t.rank != 0 && t.rank != 1 && t.rank != 2)
+            return false;
+        return push(out, (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
+    case OP_ADD:
+        return terms_of(f, d->operands[0], out, sign) && terms_of(f, d->operands[1], out, sign);
+    case OP_SUB:
+        return terms_of(f, d->operands[0], out, sign) && terms_of(f, d->operands[1], out, -sign);
+    case OP_MUL: {
+        LaunchValue by;
+        if (launch_known(f, d->operands[1], &by))
+            return scaled_terms(f, d->operands[0], &by, out, sign);
+        if (launch_known(f, d->operands[0], &by))
+            return scaled_terms(f, d->operands[1], &by, out, sign);
+        break;
+    }
+    default: break;
+    }
+    return t.rank == 0 && push(out, leaf); /* a scalar the copy only offsets by */
+}
+
+/* The pointer tile p as base parameter + terms; false when its root is not a parameter. */
+static bool pointer_terms(const IrFunc *f, ValueId p, int *base, Pieces *out)
+{
+    for (;;) {
+        const IrOp *d = def_of(f, p);
+        if (!d) {
+            *base = param_index(f, p);
+            return *base >= 0;
+        }
+        if (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT) {
+            p = d->operands[0];
+        } else if (d->code == OP_EXPAND_DIMS) {
+            /* a pointer tile expanded then broadcast: its offsets' dims follow */
+            int first = out->n;
+            if (!pointer_terms(f, d->operands[0], base, out))
+                return false;
+            for (int i = first; i < out->n; i++)
+                if (out->p[i].dim >= d->attr[0])
+                    out->p[i].dim++;
+            return true;
+        } else if (d->code == OP_ADDPTR) {
+            int first = out->n;
+            if (!terms_of(f, d->operands[1], out, 1))
+                return false;
+            /* the offsets' rank may be below the pointers' (a scalar offset) */
+            (void)first;
+            p = d->operands[0];
+        } else {
+            return false;
+        }
+    }
+}
+
+/* ---- one copy ------------------------------------------------------------------------------- */
+
+/* Collects the conjuncts of an i1 mask (and-trees, through broadcast / convert_layout). */
+static bool conjuncts(const IrFunc *f, ValueId m, ValueId *out, int *n, int max)
+{
+    const IrOp *d = def_of(f, m);
+    if (d && (d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT) &&
+        ir_type(f, d->operands[0]).rank == ir_type(f, m).rank)
+        return conjuncts(f, d->operands[0], out, n, max);
+    if (d && d->code == OP_AND && ir_type(f, m).rank > 0)
+        return conjuncts(f, d->operands[0], out, n, max) &&
+               conjuncts(f, d->operands[1], out, n, max);
+    if (*n >= max)
+        return false;
+    out[(*n)++] = m;
+    return true;
+}
+
+/* Do the scalar pieces a and b (constants and values, each with a multiple) sum to the same? */
+static bool same_sum(const Pieces *a, const Pieces *b)
+{
+    if (a->n != b->n)
+        return false;
+    bool used[MAX_PIECES] = {0};
+    for (int i = 0; i < a->n; i++) {
+        bool found = false;
+        for (int j = 0; j < b->n && !found; j++)
+            if (!used[j] && a->p[i].x == b->p[j].x && a->p[i].k == b->p[j].k &&
+                a->p[i].sign * a->p[i].sigma.constant == b->p[j].sign * b->p[j].sigma.constant &&
+                same_params(&a->p[i].sigma, &b->p[j].sigma))
+                found = used[j] = true;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* The map dim whose coordinate vector (its scalar pieces plus the tile index) idx is: compares
+ * idx's terms with the plan's. -1 when none. */
+static int coordinate_dim(const IrFunc *f, const CopyPlan *pl, const int *tile_dim_of_map,
+                          ValueId idx)
+{
+    Pieces ps = {0};
+    if (!terms_of(f, idx, &ps, 1))
+        return -1;
+    int dim = -1, nidx = 0;
+    Pieces scal = {0};
+    for (int i = 0; i < ps.n; i++) {
+        const Piece *p = &ps.p[i];
+        if (p->dim >= 0) {
+            if (p->sign != 1 || p->sigma.constant != 1 || p->sigma.nparams)
+                return -1;
+            dim = p->dim;
+            nidx++;
+        } else if (!push(&scal, *p)) {
+            return -1;
+        }
+    }
+    if (nidx != 1)
+        return -1;
+    for (int k = 0; k < 2; k++)
+        if (tile_dim_of_map[k] == dim && same_sum(&scal, &pl->coord[k]))
+            return k;
+    return -1;
+}
+
+/* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
+static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
+{
+    IrFunc *f = t->f;
+    memset(pl, 0, sizeof *pl);
+    pl->copy = copy;
+    if (copy->noperands > 3 && copy->operands[3])
+        DECLINE("a copy's `other` is not zero (TMA fills with zeros)");
+    const IrOp *view = def_of(f, copy->operands[0]);
+    if (!view || view->code != OP_SLOT)
+        DECLINE("a copy's destination is not a slot view");
+    ValueId buf = view->operands[0];
+    Type vt = ir_type(f, copy->operands[0]);
+    int lay = f->values[buf].layout;
+    if (vt.rank != 2 || lay <= 0 || f->layouts[lay].kind != LAYOUT_SHARED)
+        DECLINE("a copy's tile is not 2-d in a #shared layout");
+    const Layout *sl = &f->layouts[lay];
+    int eb = dtype_bytes(vt.dtype), inner = sl->shared.order[0], outer = 1 - inner;
+    int sw = sl->shared.swizzle;
+    if ((sw != 32 && sw != 64 && sw != 128) || (int64_t)vt.shape[inner] * eb % sw ||
+        vt.shape[outer] > 256)
+        DECLINE("a copy's tile is not whole swizzle atoms of at most 256 rows");
+    if (vt.dtype == DT_I1 || (eb != 1 && eb != 2 && eb != 4))
+        DECLINE("a copy's element type has no tensor-map form");
+    int base;
+    Pieces ps = {0};
+    if (!pointer_terms(f, copy->operands[1], &base, &ps))
+        DECLINE("a copy's addresses are not a parameter plus affine offsets");
+    if (f->params[base].divisibility < 16)
+        DECLINE("a copy's base pointer is not known to be 16-byte aligned");
+    /* the tile dims: each index once, with sign +1 */
+    LaunchValue stride[2];
+    int seen[2] = {0, 0};
+    for (int i = 0; i < ps.n; i++) {
+        const Piece *p = &ps.p[i];
+        if (p->dim < 0)
+            continue;
+        if (p->dim > 1 || p->sign != 1 || seen[p->dim]++)
+            DECLINE("a copy's tile index appears twice or negated in its addresses");
+        stride[p->dim] = p->sigma;
+    }
+    if (!seen[0] || !seen[1])
+        DECLINE("a copy's addresses do not move along both tile dims");
+    if (stride[inner].constant != 1 || stride[inner].nparams)
+        DECLINE("a copy's contiguous dim does not have stride 1");
+    /* the outer stride must be a multiple of 16 bytes: its constant times the divisibility the
+     * signature promises for each parameter */
+    int64_t div = stride[outer].constant * eb;
+    for (int i = 0; i < stride[outer].nparams; i++)
+        div *= f->params[stride[outer].params[i]].divisibility;
+    if (div % 16 || stride[outer].constant <= 0)
+        DECLINE("a copy's row stride is not known to be a multiple of 16 bytes");
+    TensorMap *m = &pl->map;
+    m->base_param = base;
+    m->dtype = vt.dtype;
+    m->rank = 2;
+    m->strides[0] = stride[inner];
+    m->strides[1] = stride[outer];
+    m->box[0] = sw / eb;
+    m->box[1] = (int)vt.shape[outer];
+    m->swizzle = sw;
+    m->dims[0].unbounded = m->dims[1].unbounded = true;
+    int tile_dim_of_map[2] = {inner, outer};
+    /* the scalar pieces: to the dim whose stride divides theirs, the largest such; else a dim of
+     * their own (box 1) */
+    for (int i = 0; i < ps.n; i++) {
+        Piece p = ps.p[i];
+        if (p.dim >= 0)
+            continue;
+        int best = -1;
+        for (int k = 0; k < m->rank; k++)
+            if (same_params(&p.sigma, &m->strides[k]) && m->strides[k].constant != 0 &&
+                p.sigma.constant % m->strides[k].constant == 0 &&
+                (best < 0 || m->strides[k].constant > m->strides[best].constant))
+                best = k;
+        if (best < 0) {
+            if (m->rank >= TRIC_TMAP_MAX_RANK)
+                DECLINE("a copy's addresses need more than 5 tensor-map dims");
+            best = m->rank++;
+            m->strides[best] = p.sigma;
+            m->box[best] = 1;
+            m->dims[best].unbounded = true;
+            int64_t d2 = p.sigma.constant * eb;
+            for (int j = 0; j < p.sigma.nparams; j++)
+                d2 *= f->params[p.sigma.params[j]].divisibility;
+            if (d2 % 16 || p.sigma.constant <= 0)
+                DECLINE("a copy's outer offset stride is not known to be a multiple of 16 bytes");
+        }
+        p.sigma.constant /= m->strides[best].constant;
+        p.sigma.nparams = 0;
+        if (!push(&pl->coord[best], p))
+            DECLINE("a copy's coordinate has too many terms");
+    }
+    /* the mask: the predicate and bounds on the tile's coordinates */
+    if (copy->noperands > 2 && copy->operands[2]) {
+        ValueId cj[16];
+        int n = 0;
+        if (!conjuncts(f, copy->operands[2], cj, &n, 16))
+            DECLINE("a copy's mask has too many terms");
+        for (int i = 0; i < n; i++) {
+            const IrOp *d = def_of(f, cj[i]);
+            if (d && d->code == OP_SPLAT && ir_type(f, d->operands[0]).rank == 0) {
+                if (pl->pred && pl->pred != d->operands[0])
+                    DECLINE("a copy's mask has two predicates");
+                pl->pred = d->operands[0];
+                continue;
+            }
+            LaunchValue bound;
+            bool upper = d && d->code == OP_CMP_LT && launch_known(f, d->operands[1], &bound);
+            bool lower = d && d->code == OP_CMP_GE && launch_known(f, d->operands[1], &bound) &&
+                         bound.constant == 0 && bound.nparams == 0;
+            int k = upper || lower ? coordinate_dim(f, pl, tile_dim_of_map, d->operands[0]) : -1;
+            if (k < 0)
+                DECLINE("a copy's mask is not a bound on the tile's own coordinates");
+            if (upper) {
+                if (!m->dims[k].unbounded && !lv_equal(&m->dims[k], &bound))
+                    DECLINE("a copy's mask bounds one dim twice");
+                m->dims[k] = bound;
+            }
+        }
+    }
+    pl->bytes = (int64_t)vt.shape[0] * vt.shape[1] * eb;
+    return true;
+}
+
+static bool same_map(const TensorMap *a, const TensorMap *b)
+{
+    if (a->base_param != b->base_param || a->dtype != b->dtype || a->rank != b->rank ||
+        a->swizzle != b->swizzle)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (!lv_equal(&a->dims[d], &b->dims[d]) || !lv_equal(&a->strides[d], &b->strides[d]) ||
+            a->box[d] != b->box[d])
+            return false;
+    return true;
+}
+
+/* ---- the function's structure ---------------------------------------------------------------- */
+
+static bool collect_copies(Tma *t, IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (!collect_copies(t, &op->regions[k]))
+                return false;
+        if (op->code != OP_ASYNC_COPY)
+            continue;
+        t->plans = realloc(t->plans, sizeof *t->plans * (size_t)(t->nplans + 1));
+        if (!t->plans)
+            DECLINE("out of memory");
+        if (!plan_copy(t, op, &t->plans[t->nplans]))
+            return false;
+        t->nplans++;
+    }
+    return true;
+}
+
+static CopyPlan *plan_of(Tma *t, const IrOp *copy)
+{
+    for (int i = 0; i < t->nplans; i++)
+        if (t->plans[i].copy == copy)
+            return &t->plans[i];
+    return NULL;
+}
+
+static int index_in(const IrRegion *r, const IrOp *op)
+{
+    for (int i = 0; i < r->nops; i++)
+        if (r->ops[i] == op)
+            return i;
+    return -1;
+}
+
+/* A pipelined loop: parent region, its index, and its buffers' slot count. */
+typedef struct Loop {
+    IrRegion *parent;
+    IrOp *loop;
+    int S;
+} Loop;
+
+/* The pipeline's loops (a for whose body holds an async_wait) in r; false when a copy, commit or
+ * wait sits anywhere else but a prologue of such a loop (a loop-invariant A's copy, say). */
+static bool find_loops(Tma *t, IrRegion *r, Loop *loops, int *nloops, int max)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code == OP_FOR) {
+            IrRegion *body = &op->regions[0];
+            bool pipelined = false;
+            for (int j = 0; j < body->nops; j++)
+                pipelined |= body->ops[j]->code == OP_ASYNC_WAIT;
+            if (pipelined) {
+                if (*nloops >= max)
+                    DECLINE("too many pipelined loops");
+                loops[(*nloops)++] = (Loop){.parent = r, .loop = op};
+                continue;
+            }
+        }
+        for (int k = 0; k < op->nregions; k++)
+            if (!find_loops(t, &op->regions[k], loops, nloops, max))
+                return false;
+    }
+    return true;
+}
+
+/* The slot count of the buffer of a copy's view. */
+static int slots_of(const IrFunc *f, const IrOp *copy)
+{
+    const IrOp *view = def_of(f, copy->operands[0]);
+    return (int)ir_type(f, view->operands[0]).shape[0];
+}
+
+/* Every copy and commit of the function belongs to a loop's prologue (in the loop's region,
+ * after the previous loop) or body; each commit group's copies share a slot index and a
+ * predicate; the loops' buffers agree on S. */
+static bool check_structure(Tma *t, Loop *loops, int nloops)
+{
+    IrFunc *f = t->f;
+    int owned = 0;
+    for (int l = 0; l < nloops; l++) {
+        Loop *L = &loops[l];
+        int at = index_in(L->parent, L->loop);
+        if (at + 1 >= L->parent->nops || L->parent->ops[at + 1]->code != OP_ASYNC_WAIT ||
+            L->parent->ops[at + 1]->attr[0] != 0)
+            DECLINE("a pipelined loop is not followed by async_wait 0");
+        IrRegion *regions[2] = {L->parent, &L->loop->regions[0]};
+        for (int ri = 0; ri < 2; ri++) {
+            IrRegion *r = regions[ri];
+            int start = 0, end = r->nops;
+            if (ri == 0) { /* the prologue: back to the previous loop or wait in this region */
+                end = at;
+                for (start = at; start > 0; start--) {
+                    OpCode c = r->ops[start - 1]->code;
+                    if (c == OP_FOR || c == OP_ASYNC_WAIT || c == OP_WGMMA_WAIT)
+                        break;
+                }
+            }
+            ValueId slot = 0, pred = 0;
+            int ncopies = 0;
+            for (int i = start; i < end; i++) {
+                IrOp *op = r->ops[i];
+                if (op->code == OP_ASYNC_COPY) {
+                    CopyPlan *pl = plan_of(t, op);
+                    ValueId s = def_of(f, op->operands[0])->operands[1];
+                    if (ncopies && (s != slot || pl->pred != pred))
+                        DECLINE("a commit group's copies go to different slots or predicates");
+                    if (L->S && slots_of(f, op) != L->S)
+                        DECLINE("a loop's buffers have different slot counts");
+                    L->S = slots_of(f, op);
+                    slot = s;
+                    pred = pl->pred;
+                    ncopies++;
+                    owned++;
+                } else if (op->code == OP_ASYNC_COMMIT) {
+                    ncopies = 0;
+                } else if (op->code == OP_ASYNC_WAIT && ri == 1) {
+                    if (i + 1 >= r->nops || r->ops[i + 1]->code != OP_BARRIER)
+                        DECLINE("a pipelined loop's async_wait is not followed by a barrier");
+                }
+            }
+            if (ncopies)
+                DECLINE("a commit group is not closed");
+        }
+    }
+    if (owned != t->nplans)
+        DECLINE("some async copies are outside the pipelined loops' prologues and bodies");
+    return true;
+}
+
+/* ---- rewriting ----------------------------------------------------------------------------- */
+
+static ValueId const_i32(IrBuilder *b, SrcLoc loc, int64_t v)
+{
+    return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
+}
+
+static ValueId to_i32(IrBuilder *b, SrcLoc loc, ValueId v)
+{
+    Type t = ir_type(b->func, v);
+    if (t.dtype == DT_I32)
+        return v;
+    return ir_build_unary(b, OP_CAST, loc, type_scalar(DT_I32), v);
+}
+
+/* The coordinate sum(sign * multiple * (x or k)) as i32 ops at b. */
+static ValueId build_coordinate(IrBuilder *b, SrcLoc loc, const Pieces *ps)
+{
+    Type i32 = type_scalar(DT_I32);
+    ValueId sum = 0;
+    int64_t k = 0;
+    for (int i = 0; i < ps->n; i++) {
+        const Piece *p = &ps->p[i];
+        if (!p->x) {
+            k += p->sign * p->sigma.constant * p->k;
+            continue;
+        }
+        ValueId term = to_i32(b, loc, p->x);
+        if (p->sigma.constant != 1)
+            term = ir_build_binary(b, OP_MUL, loc, i32, term, const_i32(b, loc, p->sigma.constant));
+        if (!sum)
+            sum = p->sign > 0 ? term : ir_build_binary(b, OP_SUB, loc, i32, const_i32(b, loc, 0), term);
+        else
+            sum = ir_build_binary(b, p->sign > 0 ? OP_ADD : OP_SUB, loc, i32, sum, term);
+    }
+    if (!sum)
+        return const_i32(b, loc, k);
+    return k ? ir_build_binary(b, OP_ADD, loc, i32, sum, const_i32(b, loc, k)) : sum;
+}
+
+static int map_index(IrFunc *f, const TensorMap *m)
+{
+    for (int i = 0; i < f->ntmaps; i++)
+        if (same_map(&f->tmaps[i], m))
+            return i;
+    if (!f->tmaps)
+        f->tmaps = arena_alloc(f->arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
+    if (f->ntmaps >= TRIC_MAX_TENSOR_MAPS)
+        return -1;
+    f->tmaps[f->ntmaps] = *m;
+    return f->ntmaps++;
+}
+
+static ValueId barrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot)
+{
+    Type vt = ir_type(b->func, bars);
+    vt.rank = 1;
+    vt.shape[0] = 1;
+    vt.shape[1] = 0;
+    ValueId ops[2] = {bars, slot};
+    return ir_build(b, OP_SLOT, loc, ops, 2, &vt, 1, 0)->results[0];
+}
+
+/* The copies and commits of r[start, end): each group's first copy gets its mbarrier's view and
+ * mbar_expect before it; each copy becomes a tma_load; the commit goes. */
+static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bars)
+{
+    IrFunc *f = t->f;
+    ValueId bar = 0;
+    IrOp *expect = NULL;
+    for (int i = start; i < *end; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code == OP_ASYNC_COMMIT) {
+            ir_region_remove(r, i);
+            (*end)--;
+            i--;
+            bar = 0;
+            expect = NULL;
+            continue;
+        }
+        if (op->code != OP_ASYNC_COPY)
+            continue;
+        CopyPlan *pl = plan_of(t, op);
+        IrBuilder b = {.func = f, .region = r, .pos = i};
+        int before = r->nops;
+        ValueId pred = pl->pred ? pl->pred : ir_build_const_int(&b, op->loc, type_scalar(DT_I1), 1);
+        if (!bar) {
+            bar = barrier_view(&b, op->loc, bars, def_of(f, op->operands[0])->operands[1]);
+            ValueId eops[2] = {bar, pred};
+            expect = ir_build(&b, OP_MBAR_EXPECT, op->loc, eops, 2, NULL, 0, 0);
+        }
+        expect->attr[0] += pl->bytes;
+        int mi = map_index(f, &pl->map);
+        if (mi < 0)
+            DECLINE("more than 8 tensor maps");
+        ValueId ops[3 + TRIC_TMAP_MAX_RANK] = {op->operands[0], pred, bar};
+        for (int d = 0; d < pl->map.rank; d++)
+            ops[3 + d] = build_coordinate(&b, op->loc, &pl->coord[d]);
+        IrOp *ld = ir_build(&b, OP_TMA_LOAD, op->loc, ops, 3 + pl->map.rank, NULL, 0, 0);
+        ld->attr[0] = mi;
+        int added = r->nops - before;
+        ir_region_remove(r, i + added);
+        *end += added - 1;
+        i += added - 1;
+    }
+    return true;
+}
+
+/* iteration i's phase parity ((iv - lo) / step / S) & 1, at b. */
+static ValueId phase_of(IrBuilder *b, const IrOp *loop, ValueId iv, int S)
+{
+    SrcLoc loc = loop->loc;
+    IrFunc *f = b->func;
+    Type i32 = type_scalar(DT_I32);
+    ValueId i = to_i32(b, loc, iv), lo = to_i32(b, loc, loop->operands[0]);
+    i = ir_build_binary(b, OP_SUB, loc, i32, i, lo);
+    const IrOp *sd = def_of(f, loop->operands[2]);
+    int64_t step = sd && sd->code == OP_CONST ? sd->attr[0] : 1;
+    if (step != 1)
+        i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, step));
+    i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, S));
+    return ir_build_binary(b, OP_AND, loc, i32, i, const_i32(b, loc, 1));
+}
+
+static bool rewrite_loop(Tma *t, Loop *L)
+{
+    IrFunc *f = t->f;
+    IrRegion *r = L->parent;
+    int at = index_in(r, L->loop);
+    int start = at;
+    while (start > 0) {
+        OpCode c = r->ops[start - 1]->code;
+        if (c == OP_FOR || c == OP_ASYNC_WAIT || c == OP_WGMMA_WAIT)
+            break;
+        start--;
+    }
+    /* the mbarriers, before the prologue's first op */
+    IrBuilder b = {.func = f, .region = r, .pos = start};
+    Type bt = type_scalar(DT_I64);
+    bt.is_smem = true;
+    bt.rank = 2;
+    bt.shape[0] = L->S;
+    bt.shape[1] = 1;
+    /* where the first copy's load was: a shared-memory overflow is reported there */
+    SrcLoc loc = L->loop->loc;
+    for (int i = start; i < at; i++)
+        if (r->ops[i]->code == OP_ASYNC_COPY) {
+            loc = r->ops[i]->loc;
+            break;
+        }
+    ValueId bars = ir_build(&b, OP_LOCAL_ALLOC, loc, NULL, 0, &bt, 1, 0)->results[0];
+    f->values[bars].name = "mbarriers";
+    ir_build(&b, OP_MBAR_INIT, loc, &bars, 1, NULL, 0, 0);
+    start += 2;
+    at += 2;
+    int end = at;
+    if (!rewrite_groups(t, r, start, &end, bars))
+        return false;
+    at = end;
+    /* the loop: its wait and barrier become the mbarrier wait for this iteration's slot */
+    IrRegion *body = &L->loop->regions[0];
+    for (int i = 0; i < body->nops; i++) {
+        IrOp *op = body->ops[i];
+        if (op->code != OP_ASYNC_WAIT)
+            continue;
+        ValueId ext = 0;
+        for (int j = i + 1; j < body->nops && !ext; j++) {
+            const IrOp *s = body->ops[j];
+            if (s->code == OP_SLOT && ir_type(f, s->operands[0]).rank == 3)
+                ext = s->operands[1];
+        }
+        if (!ext)
+            DECLINE("a pipelined loop reads no slot after its wait");
+        IrBuilder lb = {.func = f, .region = body, .pos = i};
+        int before = body->nops;
+        ValueId phase = phase_of(&lb, L->loop, body->args[0], L->S);
+        ValueId ops[2] = {barrier_view(&lb, op->loc, bars, ext), phase};
+        ir_build(&lb, OP_MBAR_WAIT, op->loc, ops, 2, NULL, 0, 0);
+        int w = i + (body->nops - before);
+        ir_region_remove(body, w); /* the async_wait */
+        if (w < body->nops && body->ops[w]->code == OP_BARRIER && body->ops[w]->attr[0] == 0)
+            ir_region_remove(body, w); /* each thread waits itself: no bar.sync needed */
+        break;
+    }
+    int bend = body->nops;
+    if (!rewrite_groups(t, body, 0, &bend, bars))
+        return false;
+    /* after the loop: the async_wait 0 becomes mbar_inval */
+    IrOp *wait = r->ops[at + 1];
+    IrBuilder ab = {.func = f, .region = r, .pos = at + 1};
+    ir_build(&ab, OP_MBAR_INVAL, wait->loc, &bars, 1, NULL, 0, 0);
+    ir_region_remove(r, at + 2);
+    return true;
+}
+
+bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    if (!o->wgmma || !o->arch_specific || getenv("TRIC_NO_TMA"))
+        return true;
+    enum { MAX_LOOPS = 16 };
+    Tma t = {.f = f};
+    Loop loops[MAX_LOOPS];
+    int nloops = 0;
+    bool ok = collect_copies(&t, &f->body) && t.nplans > 0 &&
+              find_loops(&t, &f->body, loops, &nloops, MAX_LOOPS) &&
+              check_structure(&t, loops, nloops);
+    if (!ok) {
+        if (t.why_not && getenv("TRIC_PIPELINE_REMARKS"))
+            fprintf(stderr, "%s: remark: copies stay cp.async (no TMA): %s\n", f->name, t.why_not);
+        free(t.plans);
+        return true;
+    }
+    for (int l = 0; l < nloops && ok; l++)
+        ok = rewrite_loop(&t, &loops[l]);
+    free(t.plans);
+    if (!ok) {
+        TRIC_INTERNAL(d, "tma: %s", t.why_not ? t.why_not : "rewrite failed");
+        return false;
+    }
+    return pass_dce(f, o, d);
+}
