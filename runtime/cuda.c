@@ -748,6 +748,8 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
     tric_status st = rt_tensor_map_args(k, i, args, &a);
     if (st != TRIC_SUCCESS)
         return st;
+    /* a.strides is passed even for a rank-1 map, which has no stride to give: the driver refuses
+     * a NULL globalStrides there (CUDA_ERROR_INVALID_VALUE, seen on driver 580). */
     CUresult r = api.cuTensorMapEncodeTiled(map, a.data_type, a.rank, (void *)(uintptr_t)a.address,
                                             a.dims, a.strides, a.box, a.element_strides,
                                             CU_TENSOR_MAP_INTERLEAVE_NONE, a.swizzle,

@@ -346,14 +346,14 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
 
 /* Records its arguments; the map it writes holds the address, then "tricmap" and the call's
  * number, so a test sees which map reached which launch parameter. The real driver's checks on
- * the map's alignment and the rank are made. */
+ * the map's alignment, the rank and a non-NULL strides array are made. */
 static CUresult cuTensorMapEncodeTiled(void *map, int data_type, uint32_t rank, void *address,
                                        const uint64_t *dims, const uint64_t *strides,
                                        const uint32_t *box, const uint32_t *element_strides,
                                        int interleave, int swizzle, int l2, int oob)
 {
-    if ((uintptr_t)map % 64 != 0 || rank < 1 || rank > 5)
-        return INVALID_VALUE;
+    if ((uintptr_t)map % 64 != 0 || rank < 1 || rank > 5 || !strides)
+        return INVALID_VALUE; /* a real driver refuses NULL strides even at rank 1 */
     MockState *m = &mock_state;
     m->tmap_encodes++;
     m->tmap_data_type = data_type, m->tmap_rank = (int)rank, m->tmap_interleave = interleave;
