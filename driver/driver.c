@@ -9,6 +9,7 @@
 #include "codegen/codegen.h"
 #include "passes/passes.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,47 @@ static void param_sig(StrBuf *out, const KernelParamMeta *p)
         strbuf_printf(out, ":%d", p->divisibility);
 }
 
+/* A LaunchValue as the tensor_map line spells it: "*" when unbounded, else its factors joined by
+ * '*': the constant (left out when it is 1 and a parameter follows), then pK per parameter K
+ * ("64", "p3", "2*p3*p4"). */
+static void launch_value_write(StrBuf *out, const LaunchValue *v)
+{
+    if (v->unbounded) {
+        strbuf_putc(out, '*');
+        return;
+    }
+    bool sep = false;
+    if (v->constant != 1 || v->nparams == 0) {
+        strbuf_printf(out, "%lld", (long long)v->constant);
+        sep = true;
+    }
+    for (int i = 0; i < v->nparams; i++) {
+        strbuf_printf(out, "%sp%d", sep ? "*" : "", v->params[i]);
+        sep = true;
+    }
+}
+
+/* A tensor_map line's value: "fp16 base=0 dims=*,p3 strides=1,p6 box=64,128 swizzle=128". */
+static void tensor_map_text(StrBuf *out, const TensorMap *t)
+{
+    strbuf_printf(out, "%s base=%d dims=", dtype_sig_name(t->dtype), t->base_param);
+    for (int d = 0; d < t->rank; d++) {
+        if (d)
+            strbuf_putc(out, ',');
+        launch_value_write(out, &t->dims[d]);
+    }
+    strbuf_append(out, " strides=");
+    for (int d = 0; d < t->rank; d++) {
+        if (d)
+            strbuf_putc(out, ',');
+        launch_value_write(out, &t->strides[d]);
+    }
+    strbuf_append(out, " box=");
+    for (int d = 0; d < t->rank; d++)
+        strbuf_printf(out, "%s%d", d ? "," : "", t->box[d]);
+    strbuf_printf(out, " swizzle=%d", t->swizzle);
+}
+
 void kernel_meta_write(StrBuf *out, const KernelMeta *m)
 {
     strbuf_append(out, "// tric.begin\n");
@@ -88,6 +130,11 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
         strbuf_printf(out, "// tric.tune %s key=%s restore=%s reset=%s\n", m->tune_name,
                       m->tune_key, m->tune_restore, m->tune_reset);
         strbuf_printf(out, "// tric.config %s\n", m->config);
+    }
+    for (int i = 0; i < m->ntmaps; i++) {
+        strbuf_append(out, "// tric.tensor_map ");
+        tensor_map_text(out, &m->tmaps[i]);
+        strbuf_putc(out, '\n');
     }
     strbuf_append(out, "// tric.end\n");
 }
@@ -159,6 +206,197 @@ static bool parse_param_sig(const char *s, size_t n, KernelParamMeta *p)
     return dtype_from_name(name, &p->type.dtype);
 }
 
+/* An integer filling all of s[0..n); false when s is empty, has other characters or overflows. */
+static bool parse_int(const char *s, size_t n, long long *out)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    *out = strtoll(buf, &end, 10);
+    return !*end && errno == 0 && (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
+}
+
+/* One value of a tensor_map list, as launch_value_write spells it: "*", or factors joined by '*',
+ * an integer constant first if any, then pK per parameter K. */
+static bool launch_value_parse(const char *s, size_t n, LaunchValue *v, const char **why)
+{
+    memset(v, 0, sizeof *v);
+    v->constant = 1;
+    if (n == 1 && *s == '*') {
+        v->unbounded = true;
+        return true;
+    }
+    const char *p = s, *stop = s + n;
+    for (int i = 0;; i++) {
+        const char *q = memchr(p, '*', (size_t)(stop - p));
+        if (!q)
+            q = stop;
+        long long k;
+        if (q > p && *p == 'p') {
+            if (!parse_int(p + 1, (size_t)(q - p - 1), &k) || k < 0 || k >= 64) {
+                *why = "a parameter factor is pK with K a parameter's index";
+                return false;
+            }
+            if (v->nparams == TRIC_LAUNCH_MAX_PARAMS) {
+                *why = "a value has at most 4 parameter factors";
+                return false;
+            }
+            v->params[v->nparams++] = (int)k;
+        } else if (i == 0 && parse_int(p, (size_t)(q - p), &k)) {
+            v->constant = k;
+        } else {
+            *why = "a value is '*' or factors joined by '*': an integer first, then pK";
+            return false;
+        }
+        if (q == stop)
+            return true;
+        p = q + 1;
+    }
+}
+
+/* A comma-separated list of up to TRIC_TMAP_MAX_RANK items; each item's span into items. The
+ * count, or -1 when there are more. */
+static int split_list(const char *s, size_t n, const char *items[][2])
+{
+    int count = 0;
+    for (const char *p = s, *stop = s + n;;) {
+        const char *q = memchr(p, ',', (size_t)(stop - p));
+        if (!q)
+            q = stop;
+        if (count == TRIC_TMAP_MAX_RANK)
+            return -1;
+        items[count][0] = p;
+        items[count++][1] = q;
+        if (q == stop)
+            return count;
+        p = q + 1;
+    }
+}
+
+/* "fp16 base=0 dims=*,p3 strides=1,p6 box=64,128 swizzle=128": every key once, in any order. */
+static bool tensor_map_parse(const char *val, size_t n, TensorMap *t, const char **why)
+{
+    memset(t, 0, sizeof *t);
+    const char *p = val, *stop = val + n;
+    const char *sp = memchr(p, ' ', n);
+    char dtype[16];
+    if (!sp || !copy_field(dtype, sizeof dtype, p, (size_t)(sp - p)) ||
+        !dtype_from_name(dtype, &t->dtype)) {
+        *why = "it starts with the element type (fp16, bf16, fp32, ...)";
+        return false;
+    }
+    enum { BASE = 1, DIMS = 2, STRIDES = 4, BOX = 8, SWIZZLE = 16 };
+    int seen = 0, ranks[3] = {0, 0, 0};
+    for (p = sp + 1; p < stop;) {
+        const char *q = memchr(p, ' ', (size_t)(stop - p));
+        if (!q)
+            q = stop;
+        const char *eq = memchr(p, '=', (size_t)(q - p));
+        if (!eq) {
+            *why = "after the element type come key=value items";
+            return false;
+        }
+        size_t klen = (size_t)(eq - p);
+        const char *v = eq + 1;
+        size_t vlen = (size_t)(q - v);
+        const char *items[TRIC_TMAP_MAX_RANK][2];
+        long long x;
+        int key = klen == 4 && !strncmp(p, "base", 4)      ? BASE
+                  : klen == 4 && !strncmp(p, "dims", 4)    ? DIMS
+                  : klen == 7 && !strncmp(p, "strides", 7) ? STRIDES
+                  : klen == 3 && !strncmp(p, "box", 3)     ? BOX
+                  : klen == 7 && !strncmp(p, "swizzle", 7) ? SWIZZLE
+                                                           : 0;
+        if (!key || (seen & key)) {
+            *why = key ? "a key appears twice" : "the keys are base, dims, strides, box, swizzle";
+            return false;
+        }
+        seen |= key;
+        if (key == BASE) {
+            if (!parse_int(v, vlen, &x) || x < 0 || x >= 64) {
+                *why = "base is a parameter's index";
+                return false;
+            }
+            t->base_param = (int)x;
+        } else if (key == SWIZZLE) {
+            if (!parse_int(v, vlen, &x) || (x != 0 && x != 32 && x != 64 && x != 128)) {
+                *why = "swizzle is 0, 32, 64 or 128";
+                return false;
+            }
+            t->swizzle = (int)x;
+        } else {
+            int rank = split_list(v, vlen, items);
+            if (rank < 0) {
+                *why = "a tensor map has at most 5 dims";
+                return false;
+            }
+            ranks[key == DIMS ? 0 : key == STRIDES ? 1 : 2] = rank;
+            for (int d = 0; d < rank; d++) {
+                size_t ilen = (size_t)(items[d][1] - items[d][0]);
+                if (key == DIMS && !launch_value_parse(items[d][0], ilen, &t->dims[d], why))
+                    return false;
+                if (key == STRIDES && !launch_value_parse(items[d][0], ilen, &t->strides[d], why))
+                    return false;
+                if (key == BOX) {
+                    if (!parse_int(items[d][0], ilen, &x) || x < 1 || x > 256) {
+                        *why = "a box size is an integer from 1 to 256 (cuTensorMapEncodeTiled)";
+                        return false;
+                    }
+                    t->box[d] = (int)x;
+                }
+            }
+        }
+        p = q < stop ? q + 1 : stop;
+    }
+    if (seen != (BASE | DIMS | STRIDES | BOX | SWIZZLE)) {
+        *why = "it needs base, dims, strides, box and swizzle";
+        return false;
+    }
+    if (ranks[0] != ranks[1] || ranks[0] != ranks[2]) {
+        *why = "dims, strides and box have one value per dim each";
+        return false;
+    }
+    t->rank = ranks[0];
+    return true;
+}
+
+/* The tensor maps' parameters exist and have the kinds a launch reads them as: the base a
+ * pointer, every factor an integer. */
+static bool tensor_maps_check(const KernelMeta *m, StrBuf *error)
+{
+    for (int i = 0; i < m->ntmaps; i++) {
+        const TensorMap *t = &m->tmaps[i];
+        int bad = -1; /* the offending parameter index */
+        const char *want = "a pointer";
+        if (t->base_param >= m->nparams || !m->params[t->base_param].type.is_ptr)
+            bad = t->base_param;
+        for (int d = 0; bad < 0 && d < 2 * t->rank; d++) {
+            const LaunchValue *v = d < t->rank ? &t->dims[d] : &t->strides[d - t->rank];
+            for (int j = 0; bad < 0 && j < v->nparams; j++) {
+                int k = v->params[j];
+                if (k >= m->nparams || m->params[k].type.is_ptr ||
+                    !dtype_is_int(m->params[k].type.dtype))
+                    bad = k, want = "an integer";
+            }
+        }
+        if (bad >= 0) {
+            StrBuf line = {0};
+            tensor_map_text(&line, t);
+            strbuf_printf(error,
+                          "bad tric.tensor_map line '%s' in the tric metadata block: parameter "
+                          "%d is not %s parameter (tric.params lists %d)",
+                          line.data ? line.data : "", bad, want, m->nparams);
+            strbuf_free(&line);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Parses the block that starts at begin (its "// tric.begin" line) up to end. */
 static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf *error)
 {
@@ -194,6 +432,15 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 if (!parse_tune(m, val, vlen)) {
                     strbuf_printf(error, "bad tric.tune line '%.*s' in the tric metadata block",
                                   (int)vlen, val);
+                    return false;
+                }
+            } else if (!strcmp(key, "tensor_map")) {
+                const char *why = "a kernel reads at most 8 tensor maps";
+                if (m->ntmaps == TRIC_MAX_TENSOR_MAPS ||
+                    !tensor_map_parse(val, vlen, &m->tmaps[m->ntmaps++], &why)) {
+                    strbuf_printf(error,
+                                  "bad tric.tensor_map line '%.*s' in the tric metadata block: %s",
+                                  (int)vlen, val, why);
                     return false;
                 }
             } else if (!strcmp(key, "param_names")) {
@@ -237,7 +484,7 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                       "the tric metadata block lacks the kernel name or a valid thread count");
         return false;
     }
-    return true;
+    return tensor_maps_check(m, error);
 }
 
 static const char no_block[] = "no tric metadata block (// tric.begin ... // tric.end) in the PTX; "
@@ -378,6 +625,14 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
         if (gpu->params[i].name)
             snprintf(meta->params[i].name, sizeof meta->params[i].name, "%s", gpu->params[i].name);
     }
+    if (gpu->ntmaps > TRIC_MAX_TENSOR_MAPS) {
+        diag_plain_error(diag, "kernel '%s' reads %d tensor maps; tric supports at most %d",
+                         gpu->name, gpu->ntmaps, TRIC_MAX_TENSOR_MAPS);
+        return false;
+    }
+    meta->ntmaps = gpu->ntmaps;
+    for (int i = 0; i < gpu->ntmaps; i++)
+        meta->tmaps[i] = gpu->tmaps[i];
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");
     free(constexprs);

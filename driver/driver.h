@@ -50,6 +50,8 @@ typedef struct CompileOptions {
  *   // tric.params *fp32:16 *fp32:16 *fp32:16 i32
  *   // tric.constexpr BLOCK_SIZE=1024
  *   // tric.end
+ * and, for a kernel that reads through TMA, one line per tensor map before tric.end:
+ *   // tric.tensor_map fp16 base=0 dims=*,p3 strides=1,p6 box=64,128 swizzle=128
  */
 typedef struct KernelParamMeta {
     Type type;        /* scalar dtype, or pointer to dtype */
@@ -77,6 +79,10 @@ typedef struct KernelMeta {
     int shared_bytes;
     KernelParamMeta params[64];
     int nparams;
+    /* The tensor maps the kernel reads (IrFunc.tmaps), passed after the parameters, map i the
+     * i-th; their parameter indices are into params. */
+    TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];
+    int ntmaps;
 } KernelMeta;
 
 void kernel_meta_write(StrBuf *out, const KernelMeta *m);

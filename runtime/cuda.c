@@ -20,6 +20,15 @@ static char api_error[512];
 typedef CUresult (*GetProcAddressFn)(const char *symbol, void **pfn, int cuda_version,
                                      uint64_t flags, int *status);
 
+/* name's entry point: at CUDA 12.0, else at the driver's own version; NULL when absent. */
+static void *proc_address(GetProcAddressFn get_proc, const char *name, int version) {
+    void *fn = NULL;
+    int status = 0;
+    if (get_proc(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn)
+        get_proc(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    return fn;
+}
+
 static void api_load(void) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -40,14 +49,10 @@ static void api_load(void) {
     driver_version(&version);
     /* Ask for each entry point at CUDA 12.0, the ABI the prototypes in cuda_api.h have; a symbol a
      * newer driver only has in a later version (cuEventElapsedTime_v2 in 13.0, same prototype) is
-     * asked for at the driver's own version. */
+     * asked for at the driver's own version. An optional one may be missing (its member NULL). */
 #define X(name, params)                                                                            \
     {                                                                                              \
-        void *fn = NULL;                                                                           \
-        int status = 0;                                                                            \
-        if (get_proc(#name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||   \
-            !fn)                                                                                   \
-            get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);                   \
+        void *fn = proc_address(get_proc, #name, version);                                         \
         if (!fn) {                                                                                 \
             snprintf(api_error, sizeof api_error, "libcuda.so.1 (driver CUDA %d.%d) has no %s",    \
                      version / 1000, version % 1000 / 10, #name);                                  \
@@ -56,6 +61,13 @@ static void api_load(void) {
         memcpy(&api.name, &fn, sizeof fn);                                                         \
     }
     TRIC_CUDA_FUNCS(X)
+#undef X
+#define X(name, params)                                                                            \
+    {                                                                                              \
+        void *fn = proc_address(get_proc, #name, version);                                         \
+        memcpy(&api.name, &fn, sizeof fn);                                                         \
+    }
+    TRIC_CUDA_OPTIONAL_FUNCS(X)
 #undef X
     CUresult r = api.cuInit(0);
     if (r != CUDA_SUCCESS) {
@@ -484,6 +496,9 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
         rt_kernel_set_hint(k, i, meta->params[i].divisibility, meta->params[i].equal_to_1);
     k->threads = meta->threads ? meta->threads : 32 * (meta->num_warps ? meta->num_warps : 4);
     k->shared_bytes = meta->shared_bytes;
+    /* kernel_meta_read checked the maps against the parameters. */
+    k->ntmaps = meta->ntmaps;
+    memcpy(k->tmaps, meta->tmaps, sizeof k->tmaps);
     StrBuf names = {0};
     for (int i = 0; i < meta->nparams && meta->params[0].name[0]; i++)
         strbuf_printf(&names, "%s%s", i ? " " : "", meta->params[i].name);
@@ -716,6 +731,37 @@ tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
 
 /* ---- launch ----------------------------------------------------------------------------------- */
 
+/* k's tensor map i for this launch (rt_tensor_map_args checks the values first, so a bad one is
+ * named instead of the driver's CUDA_ERROR_INVALID_VALUE). */
+static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const tric_arg *args,
+                                     CUtensorMap *map) {
+    struct tric_device_s *dev = k->module->device;
+    if (!api.cuTensorMapEncodeTiled) {
+        int version = 0;
+        api.cuDriverGetVersion(&version);
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "%s: kernel %s reads through TMA tensor maps, but libcuda.so.1 (driver CUDA "
+                       "%d.%d) has no cuTensorMapEncodeTiled",
+                       dev->name, k->name, version / 1000, version % 1000 / 10);
+    }
+    RtTensorMapArgs a;
+    tric_status st = rt_tensor_map_args(k, i, args, &a);
+    if (st != TRIC_SUCCESS)
+        return st;
+    /* a.strides is passed even for a rank-1 map, which has no stride to give: the driver refuses
+     * a NULL globalStrides there (CUDA_ERROR_INVALID_VALUE, seen on driver 580). */
+    CUresult r = api.cuTensorMapEncodeTiled(map, a.data_type, a.rank, (void *)(uintptr_t)a.address,
+                                            a.dims, a.strides, a.box, a.element_strides,
+                                            CU_TENSOR_MAP_INTERLEAVE_NONE, a.swizzle,
+                                            a.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        char what[200];
+        snprintf(what, sizeof what, "cuTensorMapEncodeTiled(%s, tensor map %d)", k->name, i);
+        return cuda_fail(dev, r, what);
+    }
+    return TRIC_SUCCESS;
+}
+
 tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                            struct tric_stream_s *s) {
     /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
@@ -723,7 +769,7 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
      * with its declared PTX size from the start of its slot: little-endian, so an int slot works
      * for .u8/.u16/.u32 parameters alike. */
     uint64_t slots[RT_MAX_PARAMS];
-    void *params[RT_MAX_PARAMS];
+    void *params[RT_MAX_PARAMS + TRIC_MAX_TENSOR_MAPS];
     for (int i = 0; i < k->nparams; i++) {
         const tric_arg *a = &args[i];
         uint64_t v = 0;
@@ -753,6 +799,16 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
         fn = k->cu_function;
     }
     CUresult r = make_current(dev);
+    /* The tensor maps follow the run-time parameters (docs/ptx-metadata.md, "tensor_map"). Each
+     * lives in this frame like the slots (cuLaunchKernel copies it), 64-byte aligned as
+     * cuTensorMapEncodeTiled requires. */
+    CUtensorMap maps[TRIC_MAX_TENSOR_MAPS];
+    for (int i = 0; r == CUDA_SUCCESS && i < k->ntmaps; i++) {
+        tric_status st = encode_tensor_map(k, i, args, &maps[i]);
+        if (st != TRIC_SUCCESS)
+            return st;
+        params[k->nparams + i] = &maps[i];
+    }
     if (r == CUDA_SUCCESS)
         r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,
                                (unsigned)k->shared_bytes, stream_of(dev, s), params, NULL);

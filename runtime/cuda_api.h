@@ -51,7 +51,40 @@ enum {
     CU_EVENT_DISABLE_TIMING = 2,
     /* CUdriverProcAddress_flags */
     CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    /* CUtensorMapDataType */
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+    CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+    CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+    CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+    CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+    /* CUtensorMapInterleave */
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    /* CUtensorMapSwizzle */
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CU_TENSOR_MAP_SWIZZLE_32B = 1,
+    CU_TENSOR_MAP_SWIZZLE_64B = 2,
+    CU_TENSOR_MAP_SWIZZLE_128B = 3,
+    /* CUtensorMapL2promotion */
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+    /* CUtensorMapFloatOOBfill: NONE fills out-of-bounds elements with zeros */
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
 };
+
+/* CUtensorMap: the opaque 128-byte descriptor cuTensorMapEncodeTiled writes, which must be
+ * 64-byte aligned (CUDA Driver API, cuTensorMapEncodeTiled: "tensorMap address must be aligned
+ * to 64 bytes"; cuda.h aligns its own type to 128). */
+#define CU_TENSOR_MAP_NUM_QWORDS 16
+typedef struct CUtensorMap {
+    _Alignas(64) uint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS];
+} CUtensorMap;
 
 /* The entry points, as members of one table: X(return, name, params). */
 /* clang-format off */
@@ -99,15 +132,26 @@ enum {
     X(cuEventRecord, (CUevent e, CUstream s))                                                      \
     X(cuEventSynchronize, (CUevent e))                                                             \
     X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end))
+
+/* Entry points a launch needs only for some kernels: a driver without one still loads, and the
+ * launch that needs it fails saying so (the member is NULL). cuTensorMapEncodeTiled: the
+ * tensor maps of kernels that read through TMA (sm_90+; CUDA 12.0). */
+#define TRIC_CUDA_OPTIONAL_FUNCS(X)                                                                \
+    X(cuTensorMapEncodeTiled, (CUtensorMap * map, int data_type, uint32_t rank, void *address,    \
+                               const uint64_t *dims, const uint64_t *strides,                      \
+                               const uint32_t *box, const uint32_t *element_strides,               \
+                               int interleave, int swizzle, int l2_promotion, int oob_fill))
 /* clang-format on */
 
 typedef struct RtCudaApi {
 #define X(name, params) CUresult(*name) params;
     TRIC_CUDA_FUNCS(X)
+    TRIC_CUDA_OPTIONAL_FUNCS(X)
 #undef X
 } RtCudaApi;
 
-/* Loads libcuda and every entry point once (thread-safe). NULL when that failed; then
+/* Loads libcuda and every entry point once (thread-safe); NULL when that failed (a missing
+ * optional entry point is no failure: its member stays NULL); then
  * rt_cuda_api_error() says why ("libcuda.so.1 not found (no NVIDIA driver on this machine)"). */
 const RtCudaApi *rt_cuda_api(void);
 const char *rt_cuda_api_error(void);

@@ -5,6 +5,7 @@
  *   cpu.c    the cpu device: host buffers, driver_compile to IR, interp_run
  *   cuda.c   the cuda device: libcuda through runtime/cuda_api.h
  *   cache.c  the on-disk JIT cache: key material -> PTX, written atomically, checked on read
+ *   tensor_map.c  a kernel's TMA tensor maps evaluated against a launch's arguments
  *
  * Knows the driver (driver/driver.h) and the IR (for the interpreter), never LLVM. */
 #ifndef TRIC_RUNTIME_H
@@ -59,6 +60,11 @@ struct tric_kernel_s {
     char *param_names;
     char *constexprs;
     char *config_text;
+    /* cuda: the TMA tensor maps the kernel reads (KernelMeta.tmaps), made at every launch and
+     * passed after the nparams run-time parameters, map i the i-th; 0 on cpu (the interpreter
+     * reads IrFunc.tmaps itself) and in an autotuned kernel's face (each config has its own). */
+    TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];
+    int ntmaps;
 };
 
 struct tric_module_s {
@@ -313,6 +319,31 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn grid_fn, void 
                             tric_dim3 grid, const tric_arg *args, int nargs,
                             struct tric_stream_s *stream);
 void rt_tuner_free(RtTuner *t);
+
+/* ---- tensor_map.c: TMA tensor maps -------------------------------------------------------- */
+
+/* The dim a map gets for an unbounded LaunchValue (a dim the kernel never checks): the most
+ * cuTensorMapEncodeTiled takes (globalDim <= 2^32). */
+#define RT_TMAP_UNBOUNDED_DIM (UINT64_C(1) << 32)
+
+/* What cuTensorMapEncodeTiled takes for one map at one launch (interleave and oobFill are NONE). */
+typedef struct RtTensorMapArgs {
+    int data_type; /* CUtensorMapDataType */
+    uint32_t rank;
+    uint64_t address;                             /* globalAddress, 16-byte aligned */
+    uint64_t dims[TRIC_TMAP_MAX_RANK];            /* globalDim: elements, in [1, 2^32] */
+    uint64_t strides[TRIC_TMAP_MAX_RANK - 1];     /* globalStrides: bytes, of dims 1..rank-1 */
+    uint32_t box[TRIC_TMAP_MAX_RANK];             /* boxDim: elements */
+    uint32_t element_strides[TRIC_TMAP_MAX_RANK]; /* all 1 */
+    int swizzle;                                  /* CUtensorMapSwizzle */
+    int l2_promotion;                             /* CUtensorMapL2promotion */
+} RtTensorMapArgs;
+
+/* Evaluates k's tensor map i against a launch's arguments (rt_check_args passed) and checks TMA's
+ * rules; TRIC_ERROR_INVALID_ARGUMENT with a message naming the map, its base and the value when
+ * one is broken. No driver call: it runs without a GPU. */
+tric_status rt_tensor_map_args(const struct tric_kernel_s *k, int i, const tric_arg *args,
+                               RtTensorMapArgs *out);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 

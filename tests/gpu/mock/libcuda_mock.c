@@ -38,6 +38,12 @@ typedef struct MockState {
     int capturing;          /* what cuStreamIsCapturing answers (a test sets it) */
     int module_loads;       /* cuModuleLoadDataEx calls that succeeded */
     int live_modules, live_allocs, live_streams; /* loaded / allocated and not yet freed */
+    /* cuTensorMapEncodeTiled: the calls, the last call's arguments */
+    int tmap_encodes;
+    int tmap_data_type, tmap_rank, tmap_interleave, tmap_swizzle, tmap_l2, tmap_oob;
+    uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
+    uint32_t tmap_box[5], tmap_element_strides[5];
+    unsigned char maps_seen[2][128]; /* a tma_probe launch's two maps, after its 2 parameters */
 } MockState;
 
 MockState mock_state;
@@ -309,6 +315,11 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
     /* vector_add_kernel_c<i>: an autotuned PTX's configs of it. */
     bool vector_add = !strncmp(f->name, "vector_add_kernel", 17);
     int n = vector_add ? 4 : !strncmp(f->name, "probe", 5) ? 6 : 0;
+    if (!strcmp(f->name, "tma_probe")) {
+        n = 2; /* *fp16, i32, then two 128-byte tensor maps */
+        for (int i = 0; i < 2; i++)
+            memcpy(mock_state.maps_seen[i], params[n + i], 128);
+    }
     mock_state.nparams_seen = n;
     for (int i = 0; i < n; i++)
         memcpy(mock_state.params[i], params[i], 8);
@@ -330,6 +341,35 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
                     out[at] = x[at] + y[at];
             }
     }
+    return OK;
+}
+
+/* Records its arguments; the map it writes holds the address, then "tricmap" and the call's
+ * number, so a test sees which map reached which launch parameter. The real driver's checks on
+ * the map's alignment, the rank and a non-NULL strides array are made. */
+static CUresult cuTensorMapEncodeTiled(void *map, int data_type, uint32_t rank, void *address,
+                                       const uint64_t *dims, const uint64_t *strides,
+                                       const uint32_t *box, const uint32_t *element_strides,
+                                       int interleave, int swizzle, int l2, int oob)
+{
+    if ((uintptr_t)map % 64 != 0 || rank < 1 || rank > 5 || !strides)
+        return INVALID_VALUE; /* a real driver refuses NULL strides even at rank 1 */
+    MockState *m = &mock_state;
+    m->tmap_encodes++;
+    m->tmap_data_type = data_type, m->tmap_rank = (int)rank, m->tmap_interleave = interleave;
+    m->tmap_swizzle = swizzle, m->tmap_l2 = l2, m->tmap_oob = oob;
+    m->tmap_address = (uint64_t)(uintptr_t)address;
+    memset(m->tmap_dims, 0, sizeof m->tmap_dims);
+    memset(m->tmap_strides, 0, sizeof m->tmap_strides);
+    memcpy(m->tmap_dims, dims, sizeof(uint64_t) * rank);
+    memcpy(m->tmap_strides, strides, sizeof(uint64_t) * (rank - 1));
+    memcpy(m->tmap_box, box, sizeof(uint32_t) * rank);
+    memcpy(m->tmap_element_strides, element_strides, sizeof(uint32_t) * rank);
+    unsigned char *bytes = map;
+    memset(bytes, 0, 128);
+    memcpy(bytes, &m->tmap_address, 8);
+    memcpy(bytes + 8, "tricmap", 8);
+    memcpy(bytes + 16, &m->tmap_encodes, sizeof(int));
     return OK;
 }
 
@@ -473,6 +513,7 @@ static const struct {
     ENTRY(cuStreamIsCapturing),
     ENTRY(cuFuncGetAttribute),
     ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    ENTRY(cuTensorMapEncodeTiled),
     /* Not used by tric: for tests that capture graphs themselves (tests/gpu/gpu_graph.c). */
     ENTRY(cuStreamBeginCapture),
     ENTRY(cuStreamEndCapture),

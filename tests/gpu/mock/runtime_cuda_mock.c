@@ -5,7 +5,8 @@
  * parameter packing (vector_add computed by the mock from the packed parameters; fp16, bf16, i64,
  * fp64 and i8 slots byte by byte), the >48 KB shared-memory opt-in, a rejected PTX with its JIT
  * log, an illegal address reported as sticky at the next sync, that the launch path does not
- * re-set the context, and launch specialization (the variant's PTX, cached). Skips (77) when the library found is not the mock. */
+ * re-set the context, launch specialization (the variant's PTX, cached), and the tensor maps of
+ * a kernel reading through TMA (encoded per launch, passed after the parameters). Skips (77) when the library found is not the mock. */
 #include "examples/example_kernels.h"
 #include "tests/runtime_check.h"
 #include "runtime/runtime.h"
@@ -26,6 +27,11 @@ typedef struct MockState {
     int capturing;
     int module_loads;
     int live_modules, live_allocs, live_streams;
+    int tmap_encodes;
+    int tmap_data_type, tmap_rank, tmap_interleave, tmap_swizzle, tmap_l2, tmap_oob;
+    uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
+    uint32_t tmap_box[5], tmap_element_strides[5];
+    unsigned char maps_seen[2][128];
 } MockState;
 
 static const char *probe_ptx(const char *name, int shared)
@@ -107,6 +113,69 @@ static void test_packing(tric_device dev, MockState *ms)
     CHECK(ms->shared == 100000);
     tric_module_destroy(mod);
     tric_buffer_free(b);
+}
+
+/* A kernel reading two tensor maps (docs/ptx-metadata.md "tensor_map"): each launch encodes them
+ * from its arguments and passes them after the two run-time parameters, map i the i-th; a value
+ * TMA cannot take is refused before any driver call. */
+static void test_tensor_maps(tric_device dev, MockState *ms)
+{
+    static const char ptx[] =
+        "// tric.begin\n// tric.version 0.1.0\n// tric.kernel tma_probe\n"
+        "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n// tric.shared 0\n"
+        "// tric.params *fp16:16 i32\n// tric.param_names a_ptr M\n"
+        "// tric.tensor_map fp16 base=0 dims=64,p1 strides=1,64 box=64,32 swizzle=128\n"
+        "// tric.tensor_map fp16 base=0 dims=*,2*p1 strides=1,p1 box=16,8 swizzle=32\n"
+        "// tric.end\n"
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry tma_probe(\n"
+        " .param .u64 a, .param .u32 m,\n .param .align 64 .b8 map0[128],\n"
+        " .param .align 64 .b8 map1[128]\n)\n{\n ret;\n}\n";
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_load_ptx(dev, ptx, &mod) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+    CHECK(tric_kernel_num_params(k) == 2); /* the maps are no run-time parameters */
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 16, &b) == TRIC_SUCCESS);
+    uint64_t base = tric_buffer_address(b) + 256;
+    tric_arg args[2] = {TRIC_ARG_BUF_AT(b, 256), TRIC_ARG_I32(96)};
+    int encodes = ms->tmap_encodes, launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1 && ms->tmap_encodes == encodes + 2);
+    /* The last encode is map 1's: 2^32 for the unbounded dim, the stride M in bytes. */
+    CHECK(ms->tmap_data_type == 6 && ms->tmap_rank == 2 && ms->tmap_address == base);
+    CHECK(ms->tmap_dims[0] == UINT64_C(1) << 32 && ms->tmap_dims[1] == 192);
+    CHECK(ms->tmap_strides[0] == 192);
+    CHECK(ms->tmap_box[0] == 16 && ms->tmap_box[1] == 8);
+    CHECK(ms->tmap_element_strides[0] == 1 && ms->tmap_element_strides[1] == 1);
+    CHECK(ms->tmap_interleave == 0 && ms->tmap_swizzle == 1 && ms->tmap_l2 == 2 &&
+          ms->tmap_oob == 0);
+    /* Each map reached its parameter slot after the run-time parameters, in order. */
+    uint64_t p0, addr0, addr1;
+    int32_t m;
+    int n0, n1;
+    memcpy(&p0, ms->params[0], 8);
+    memcpy(&m, ms->params[1], 4);
+    CHECK(p0 == base && m == 96);
+    memcpy(&addr0, ms->maps_seen[0], 8);
+    memcpy(&addr1, ms->maps_seen[1], 8);
+    memcpy(&n0, ms->maps_seen[0] + 16, sizeof n0);
+    memcpy(&n1, ms->maps_seen[1] + 16, sizeof n1);
+    CHECK(addr0 == base && addr1 == base);
+    CHECK(!memcmp(ms->maps_seen[0] + 8, "tricmap", 8) &&
+          !memcmp(ms->maps_seen[1] + 8, "tricmap", 8));
+    CHECK(n0 == encodes + 1 && n1 == encodes + 2);
+
+    /* A stride TMA cannot take: refused, nothing launched. */
+    args[1] = TRIC_ARG_I32(100);
+    launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 2, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strcmp(tric_last_error(),
+                 "tma_probe: tensor map 1 (base a_ptr): the stride of dim 1 is 200 bytes (M = 100 "
+                 "elements), not a multiple of 16 (TMA's rule; cuTensorMapEncodeTiled)") == 0);
+    CHECK(ms->launches == launches);
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
 }
 
 static void test_cache_and_vector_add(tric_device dev, const char *va)
@@ -631,6 +700,7 @@ int main(void)
 
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     test_packing(dev, ms);
+    test_tensor_maps(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
