@@ -59,26 +59,6 @@ static void param_sig(StrBuf *out, const KernelParamMeta *p)
         strbuf_printf(out, ":%d", p->divisibility);
 }
 
-/* A LaunchValue as the tensor_map line spells it: "*" when unbounded, else its factors joined by
- * '*': the constant (left out when it is 1 and a parameter follows), then pK per parameter K
- * ("64", "p3", "2*p3*p4"). */
-static void launch_value_write(StrBuf *out, const LaunchValue *v)
-{
-    if (v->unbounded) {
-        strbuf_putc(out, '*');
-        return;
-    }
-    bool sep = false;
-    if (v->constant != 1 || v->nparams == 0) {
-        strbuf_printf(out, "%lld", (long long)v->constant);
-        sep = true;
-    }
-    for (int i = 0; i < v->nparams; i++) {
-        strbuf_printf(out, "%sp%d", sep ? "*" : "", v->params[i]);
-        sep = true;
-    }
-}
-
 /* A tensor_map line's value: "fp16 base=0 dims=*,p3 strides=1,p6 box=64,128 swizzle=128". */
 static void tensor_map_text(StrBuf *out, const TensorMap *t)
 {
@@ -86,13 +66,13 @@ static void tensor_map_text(StrBuf *out, const TensorMap *t)
     for (int d = 0; d < t->rank; d++) {
         if (d)
             strbuf_putc(out, ',');
-        launch_value_write(out, &t->dims[d]);
+        launch_value_print(out, &t->dims[d]);
     }
     strbuf_append(out, " strides=");
     for (int d = 0; d < t->rank; d++) {
         if (d)
             strbuf_putc(out, ',');
-        launch_value_write(out, &t->strides[d]);
+        launch_value_print(out, &t->strides[d]);
     }
     strbuf_append(out, " box=");
     for (int d = 0; d < t->rank; d++)
@@ -220,9 +200,9 @@ static bool parse_int(const char *s, size_t n, long long *out)
     return !*end && errno == 0 && (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
 }
 
-/* One value of a tensor_map list, as launch_value_write spells it: "*", or factors joined by '*',
+/* One value of a tensor_map list, as launch_value_print (ir.c) spells it: "*", or factors joined by '*',
  * an integer constant first if any, then pK per parameter K. */
-static bool launch_value_parse(const char *s, size_t n, LaunchValue *v, const char **why)
+static bool meta_launch_value_parse(const char *s, size_t n, LaunchValue *v, const char **why)
 {
     memset(v, 0, sizeof *v);
     v->constant = 1;
@@ -337,9 +317,10 @@ static bool tensor_map_parse(const char *val, size_t n, TensorMap *t, const char
             ranks[key == DIMS ? 0 : key == STRIDES ? 1 : 2] = rank;
             for (int d = 0; d < rank; d++) {
                 size_t ilen = (size_t)(items[d][1] - items[d][0]);
-                if (key == DIMS && !launch_value_parse(items[d][0], ilen, &t->dims[d], why))
+                if (key == DIMS && !meta_launch_value_parse(items[d][0], ilen, &t->dims[d], why))
                     return false;
-                if (key == STRIDES && !launch_value_parse(items[d][0], ilen, &t->strides[d], why))
+                if (key == STRIDES &&
+                    !meta_launch_value_parse(items[d][0], ilen, &t->strides[d], why))
                     return false;
                 if (key == BOX) {
                     if (!parse_int(items[d][0], ilen, &x) || x < 1 || x > 256) {

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PIECES 24
+#define MAX_PIECES   24
 #define DECLINE(why) return (t->why_not = (why), false)
 
 /* One term of an address or coordinate: sign * sigma * (x, or the constant k when x is 0, or
@@ -121,9 +121,9 @@ static bool lv_equal(const LaunchValue *v, const LaunchValue *w)
 static bool launch_known(const IrFunc *f, ValueId v, LaunchValue *out)
 {
     const IrOp *d = def_of(f, v);
-    while (d && (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT ||
-                 (d->code == OP_CAST && is_int(ir_type(f, d->operands[0])) &&
-                  is_int(ir_type(f, v))))) {
+    while (d &&
+           (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT ||
+            (d->code == OP_CAST && is_int(ir_type(f, d->operands[0])) && is_int(ir_type(f, v))))) {
         v = d->operands[0];
         d = def_of(f, v);
     }
@@ -201,11 +201,13 @@ static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign)
         if (!push(out, (Piece){.sigma = {.constant = 1}, .dim = 0, .sign = sign}))
             return false;
         return d->attr[0] == 0 ||
-               push(out, (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
+               push(out,
+                    (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
     case OP_CONST:
         if (t.rank != 0 && t.rank != 1 && t.rank != 2)
             return false;
-        return push(out, (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
+        return push(out,
+                    (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
     case OP_ADD:
         return terms_of(f, d->operands[0], out, sign) && terms_of(f, d->operands[1], out, sign);
     case OP_SUB:
@@ -623,7 +625,8 @@ static ValueId build_coordinate(IrBuilder *b, SrcLoc loc, const Pieces *ps)
         if (p->sigma.constant != 1)
             term = ir_build_binary(b, OP_MUL, loc, i32, term, const_i32(b, loc, p->sigma.constant));
         if (!sum)
-            sum = p->sign > 0 ? term : ir_build_binary(b, OP_SUB, loc, i32, const_i32(b, loc, 0), term);
+            sum = p->sign > 0 ? term
+                              : ir_build_binary(b, OP_SUB, loc, i32, const_i32(b, loc, 0), term);
         else
             sum = ir_build_binary(b, p->sign > 0 ? OP_ADD : OP_SUB, loc, i32, sum, term);
     }
