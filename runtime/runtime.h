@@ -322,9 +322,11 @@ void rt_tuner_free(RtTuner *t);
 
 /* ---- tensor_map.c: TMA tensor maps -------------------------------------------------------- */
 
-/* The dim a map gets for an unbounded LaunchValue (a dim the kernel never checks): the most
- * cuTensorMapEncodeTiled takes (globalDim <= 2^32). */
-#define RT_TMAP_UNBOUNDED_DIM (UINT64_C(1) << 32)
+/* The largest dim, which an unbounded LaunchValue (a dim the kernel never checks) gets: 2^31 - 1.
+ * cuTensorMapEncodeTiled takes up to 2^32, but on an H100 (driver 580) a copy through a map with a
+ * dim of 2^32 - 1 or 2^32 stops the kernel with CUDA_ERROR_ILLEGAL_INSTRUCTION, while 2^31 - 1
+ * works (measured 2026-11-26); the coordinates are 32-bit signed anyway. */
+#define RT_TMAP_UNBOUNDED_DIM ((UINT64_C(1) << 31) - 1)
 
 /* What cuTensorMapEncodeTiled takes for one map at one launch (interleave and oobFill are NONE). */
 typedef struct RtTensorMapArgs {

@@ -201,7 +201,8 @@ static tric_status eval_dims(const struct tric_kernel_s *k, int i, const tric_ar
             return st;
         if (dim < 1 || (uint64_t)dim > RT_TMAP_UNBOUNDED_DIM)
             return value_fail(k, i, &t->dims[d], "dim", d, dim, "", NULL,
-                              "not in [1, 2^32] (TMA's rule; cuTensorMapEncodeTiled)");
+                              "not in [1, 2^31 - 1] (TMA's coordinates are 32-bit signed; larger "
+                              "dims fault on the H100)");
         out->dims[d] = (uint64_t)dim;
     }
     return TRIC_SUCCESS;

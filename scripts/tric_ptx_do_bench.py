@@ -44,11 +44,44 @@ class TricKernel:
         check(cuda.cuFuncSetAttribute(self.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                       self.shared), "shared memory")
 
+        # the TMA tensor maps (docs/ptx-metadata.md "tensor_map"), made per launcher as tric's
+        # runtime makes them per launch, passed after the parameters
+        self.tmaps = re.findall(r"^// tric\.tensor_map (.*)$", text, re.M)
+
+    def tensor_map(self, line, values):
+        f = dict(kv.split("=") for kv in line.split()[1:])
+        dtype = {"fp16": (6, 2), "bf16": (9, 2), "fp32": (7, 4), "fp8e4nv": (0, 1),
+                 "fp8e5": (0, 1)}[line.split()[0]]
+
+        def value(v):
+            if v == "*":
+                return (1 << 31) - 1  # runtime.h RT_TMAP_UNBOUNDED_DIM
+            x = 1
+            for fac in v.split("*"):
+                x *= values[int(fac[1:])] if fac.startswith("p") else int(fac)
+            return x
+        dims = [value(v) for v in f["dims"].split(",")]
+        strides = [value(v) * dtype[1] for v in f["strides"].split(",")][1:]
+        box = [int(v) for v in f["box"].split(",")]
+        rank = len(dims)
+        storage = ctypes.create_string_buffer(128 + 64)
+        at = (ctypes.addressof(storage) + 63) // 64 * 64
+        swz = {0: 0, 32: 1, 64: 2, 128: 3}[int(f["swizzle"])]
+        check(self.cuda.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(at), dtype[0], rank, ctypes.c_void_p(values[int(f["base"])]),
+            (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(rank - 1, 1))(*strides),
+            (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), 0, swz,
+            3 if swz == 3 else 2, 0), "cuTensorMapEncodeTiled")
+        return storage, ctypes.c_void_p(at)
+
     def launcher(self, a, b, c, size):
         args = [ctypes.c_uint64(t.data_ptr()) for t in (a, b, c)]
         args += [ctypes.c_int32(v) for v in (size, size, size, a.stride(0), a.stride(1),
                                              b.stride(0), b.stride(1), c.stride(0), c.stride(1))]
-        params = (ctypes.c_void_p * len(args))(*[ctypes.addressof(x) for x in args])
+        maps = [self.tensor_map(m, [x.value for x in args]) for m in self.tmaps]
+        params = (ctypes.c_void_p * (len(args) + len(maps)))(
+            *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps]))
+        args = (args, maps)
         grid = triton.cdiv(size, self.bm) * triton.cdiv(size, self.bn)
 
         def run():

@@ -1,9 +1,9 @@
 /* runtime_tensor_map: rt_tensor_map_args (runtime/tensor_map.c), the pure half of a launch's
  * tensor maps, without a GPU. A kernel is made as a loaded PTX makes it (kernel_meta_read, then
  * rt_cuda_bind_kernel with no CUmodule); its maps are evaluated against launch arguments: the
- * base, the dims (unbounded ones at 2^32, an unsigned parameter zero-extended) and the byte
+ * base, the dims (unbounded ones at 2^31 - 1, an unsigned parameter zero-extended) and the byte
  * strides; each broken rule -- misaligned base, a stride not a multiple of 16 or out of range, a
- * dim of 0, negative or past 2^32, an overflowing product -- returns
+ * dim of 0, negative or past 2^31 - 1, an overflowing product -- returns
  * TRIC_ERROR_INVALID_ARGUMENT with its message. */
 #include "runtime/cuda_api.h"
 #include "runtime/runtime.h"
@@ -81,14 +81,14 @@ static void test_values(void)
     struct tric_kernel_s k;
     make_kernel(&k, true);
     tric_arg args[8];
-    set_args(args, 100, 4096, INT64_C(1) << 32, 0xffffffffu);
+    set_args(args, 100, 4096, INT32_MAX, 0x7fffffffu);
     RtTensorMapArgs a;
 
     /* fp16 a[M, *], rows N apart; a 128-byte swizzle takes 256-byte L2 promotion */
     CHECK(rt_tensor_map_args(&k, 0, args, &a) == TRIC_SUCCESS);
     CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 && a.rank == 2);
     CHECK(a.address == 0x10000);
-    CHECK(a.dims[0] == RT_TMAP_UNBOUNDED_DIM && a.dims[0] == UINT64_C(4294967296));
+    CHECK(a.dims[0] == RT_TMAP_UNBOUNDED_DIM && a.dims[0] == UINT64_C(2147483647));
     CHECK(a.dims[1] == 100);
     CHECK(a.strides[0] == 8192);
     CHECK(a.box[0] == 64 && a.box[1] == 128);
@@ -96,20 +96,20 @@ static void test_values(void)
     CHECK(a.swizzle == CU_TENSOR_MAP_SWIZZLE_128B);
     CHECK(a.l2_promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 
-    /* bf16 b: product dims and strides; the u32 parameter zero-extended (2^32 - 1) */
+    /* bf16 b: product dims and strides */
     CHECK(rt_tensor_map_args(&k, 1, args, &a) == TRIC_SUCCESS);
     CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 && a.rank == 3);
     CHECK(a.address == 0x20000);
-    CHECK(a.dims[0] == 4096 && a.dims[1] == 200 && a.dims[2] == UINT64_C(4294967295));
+    CHECK(a.dims[0] == 4096 && a.dims[1] == 200 && a.dims[2] == UINT64_C(2147483647));
     CHECK(a.strides[0] == 4096 * 2 && a.strides[1] == 2 * 100 * 4096 * 2);
     CHECK(a.box[0] == 32 && a.box[1] == 8 && a.box[2] == 1);
     CHECK(a.swizzle == CU_TENSOR_MAP_SWIZZLE_64B);
     CHECK(a.l2_promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 
-    /* fp8 travels as bytes; an i64 dim of exactly 2^32 is allowed */
+    /* fp8 travels as bytes; an i64 dim of exactly 2^31 - 1 is allowed */
     CHECK(rt_tensor_map_args(&k, 2, args, &a) == TRIC_SUCCESS);
     CHECK(a.data_type == CU_TENSOR_MAP_DATA_TYPE_UINT8 && a.rank == 1);
-    CHECK(a.address == 0x30000 && a.dims[0] == UINT64_C(4294967296) && a.box[0] == 16);
+    CHECK(a.address == 0x30000 && a.dims[0] == UINT64_C(2147483647) && a.box[0] == 16);
     CHECK(a.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE);
 
     /* A buffer argument's address is the buffer's plus the offset. */
@@ -158,20 +158,25 @@ static void test_errors(void)
 
     set_args(args, 0, 4096, 64, 1);
     expect_error(&k, 0, args,
-                 "kernel_t: tensor map 0 (base a): dim 1 is 0 (M), not in [1, 2^32] (TMA's rule; "
-                 "cuTensorMapEncodeTiled)");
+                 "kernel_t: tensor map 0 (base a): dim 1 is 0 (M), not in [1, 2^31 - 1] (TMA's "
+                 "coordinates are 32-bit signed; larger dims fault on the H100)");
     set_args(args, -5, 4096, 64, 1);
     expect_error(&k, 0, args,
-                 "kernel_t: tensor map 0 (base a): dim 1 is -5 (M), not in [1, 2^32] (TMA's rule; "
-                 "cuTensorMapEncodeTiled)");
+                 "kernel_t: tensor map 0 (base a): dim 1 is -5 (M), not in [1, 2^31 - 1] (TMA's "
+                 "coordinates are 32-bit signed; larger dims fault on the H100)");
     set_args(args, 100, 4096, (INT64_C(1) << 32) + 1, 1);
     expect_error(&k, 2, args,
-                 "kernel_t: tensor map 2 (base c): dim 0 is 4294967297 (S), not in [1, 2^32] "
-                 "(TMA's rule; cuTensorMapEncodeTiled)");
+                 "kernel_t: tensor map 2 (base c): dim 0 is 4294967297 (S), not in [1, 2^31 - 1] "
+                 "(TMA's coordinates are 32-bit signed; larger dims fault on the H100)");
+    /* the u32 parameter zero-extended: 2^32 - 1, not -1 */
+    set_args(args, 100, 4096, 64, 0xffffffffu);
+    expect_error(&k, 1, args,
+                 "kernel_t: tensor map 1 (base b): dim 2 is 4294967295 (U), not in [1, 2^31 - 1] "
+                 "(TMA's coordinates are 32-bit signed; larger dims fault on the H100)");
     set_args(args, 100, 4096, 64, 0);
     expect_error(&k, 1, args,
-                 "kernel_t: tensor map 1 (base b): dim 2 is 0 (U), not in [1, 2^32] (TMA's rule; "
-                 "cuTensorMapEncodeTiled)");
+                 "kernel_t: tensor map 1 (base b): dim 2 is 0 (U), not in [1, 2^31 - 1] (TMA's "
+                 "coordinates are 32-bit signed; larger dims fault on the H100)");
 
     /* 2*M*N elements of 2 bytes: 2^42 bytes */
     set_args(args, 1 << 20, 1 << 20, 64, 1);

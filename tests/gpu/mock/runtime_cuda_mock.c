@@ -144,7 +144,7 @@ static void test_tensor_maps(tric_device dev, MockState *ms)
     CHECK(ms->launches == launches + 1 && ms->tmap_encodes == encodes + 2);
     /* The last encode is map 1's: 2^32 for the unbounded dim, the stride M in bytes. */
     CHECK(ms->tmap_data_type == 6 && ms->tmap_rank == 2 && ms->tmap_address == base);
-    CHECK(ms->tmap_dims[0] == UINT64_C(1) << 32 && ms->tmap_dims[1] == 192);
+    CHECK(ms->tmap_dims[0] == RT_TMAP_UNBOUNDED_DIM && ms->tmap_dims[1] == 192);
     CHECK(ms->tmap_strides[0] == 192);
     CHECK(ms->tmap_box[0] == 16 && ms->tmap_box[1] == 8);
     CHECK(ms->tmap_element_strides[0] == 1 && ms->tmap_element_strides[1] == 1);
