@@ -323,7 +323,7 @@ static void buffer_liveness(const IrRegion *r, bool *live)
 }
 
 /* Places the local_alloc buffers of r from *next, each on a 1024-byte boundary (the swizzle
- * pattern's period): a buffer shares memory with an earlier one of r whose live range ended
+ * pattern's period; mbarriers on 8 bytes): a buffer shares memory with an earlier one of r whose live range ended
  * before its local_alloc (two pipelined loops one after the other, as a causal attention's two
  * passes), else goes after it. Codegen puts a barrier at every local_alloc, so the earlier
  * buffer's last readers, and any scratch placed over the buffers before it, are done before the
@@ -337,6 +337,8 @@ static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
             continue;
         Type t = ir_type(f, op->results[0]);
         int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true), at = base;
+        /* mbarriers (tma.c) need 8-byte alignment only (PTX ISA 9.7.13.15.1) */
+        int64_t align = t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64 ? 8 : 1024;
         for (bool moved = true; moved;) {
             moved = false;
             for (int j = 0; j < i; j++) {
@@ -345,7 +347,7 @@ static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
                     continue; /* dead before this buffer is made: its memory is free */
                 int64_t p0 = prev->smem_offset, p1 = p0 + prev->smem_bytes;
                 if (at < p1 && p0 < at + bytes) {
-                    at = (p1 + 1023) / 1024 * 1024;
+                    at = (p1 + align - 1) / align * align;
                     moved = true;
                 }
             }

@@ -503,6 +503,7 @@ typedef struct Loop {
     IrRegion *parent;
     IrOp *loop;
     int S;
+    bool invariant; /* its prologue holds a loop-invariant tile's copy (a one-slot buffer) */
 } Loop;
 
 /* The pipeline's loops (a for whose body holds an async_wait) in r; false when a copy, commit or
@@ -571,9 +572,15 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
                     ValueId s = def_of(f, op->operands[0])->operands[1];
                     if (ncopies && (s != slot || pl->pred != pred))
                         DECLINE("a commit group's copies go to different slots or predicates");
-                    if (L->S && slots_of(f, op) != L->S)
-                        DECLINE("a loop's buffers have different slot counts");
-                    L->S = slots_of(f, op);
+                    /* a one-slot buffer in the prologue: a loop-invariant tile (attention's
+                     * q, pipeline_loops.c invariant_a_to_smem), its own group and mbarrier */
+                    if (ri == 0 && slots_of(f, op) == 1) {
+                        L->invariant = true;
+                    } else {
+                        if (L->S && slots_of(f, op) != L->S)
+                            DECLINE("a loop's buffers have different slot counts");
+                        L->S = slots_of(f, op);
+                    }
                     slot = s;
                     pred = pl->pred;
                     ncopies++;
@@ -588,6 +595,8 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
             if (ncopies)
                 DECLINE("a commit group is not closed");
         }
+        if (!L->S)
+            DECLINE("a pipelined loop copies nothing into its own slots");
     }
     if (owned != t->nplans)
         DECLINE("some async copies are outside the pipelined loops' prologues and bodies");
@@ -659,8 +668,10 @@ static ValueId barrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot
 }
 
 /* The copies and commits of r[start, end): each group's first copy gets its mbarrier's view and
- * mbar_expect before it; each copy becomes a tma_load; the commit goes. */
-static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bars)
+ * mbar_expect before it (bars1's for a one-slot buffer's group, when given); each copy becomes a
+ * tma_load; the commit goes. */
+static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bars,
+                           ValueId bars1)
 {
     IrFunc *f = t->f;
     ValueId bar = 0;
@@ -682,7 +693,9 @@ static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bar
         int before = r->nops;
         ValueId pred = pl->pred ? pl->pred : ir_build_const_int(&b, op->loc, type_scalar(DT_I1), 1);
         if (!bar) {
-            bar = barrier_view(&b, op->loc, bars, def_of(f, op->operands[0])->operands[1]);
+            bool one = bars1 && slots_of(f, op) == 1;
+            bar = barrier_view(&b, op->loc, one ? bars1 : bars,
+                               def_of(f, op->operands[0])->operands[1]);
             ValueId eops[2] = {bar, pred};
             expect = ir_build(&b, OP_MBAR_EXPECT, op->loc, eops, 2, NULL, 0, 0);
         }
@@ -748,12 +761,27 @@ static bool rewrite_loop(Tma *t, Loop *L)
     ValueId bars = ir_build(&b, OP_LOCAL_ALLOC, loc, NULL, 0, &bt, 1, 0)->results[0];
     f->values[bars].name = "mbarriers";
     ir_build(&b, OP_MBAR_INIT, loc, &bars, 1, NULL, 0, 0);
-    start += 2;
-    at += 2;
+    ValueId bars1 = 0;
+    if (L->invariant) {
+        bt.shape[0] = 1;
+        bars1 = ir_build(&b, OP_LOCAL_ALLOC, loc, NULL, 0, &bt, 1, 0)->results[0];
+        f->values[bars1].name = "mbarrier_invariant";
+        ir_build(&b, OP_MBAR_INIT, loc, &bars1, 1, NULL, 0, 0);
+    }
+    int added = b.pos - start;
+    start += added;
+    at += added;
     int end = at;
-    if (!rewrite_groups(t, r, start, &end, bars))
+    if (!rewrite_groups(t, r, start, &end, bars, bars1))
         return false;
     at = end;
+    if (bars1) { /* the invariant tile is complete before the loop reads it (phase 0) */
+        IrBuilder wb = {.func = f, .region = r, .pos = at};
+        ValueId zero = const_i32(&wb, loc, 0);
+        ValueId ops[2] = {barrier_view(&wb, loc, bars1, zero), zero};
+        ir_build(&wb, OP_MBAR_WAIT, loc, ops, 2, NULL, 0, 0);
+        at = wb.pos;
+    }
     /* the loop: its wait and barrier become the mbarrier wait for this iteration's slot */
     IrRegion *body = &L->loop->regions[0];
     for (int i = 0; i < body->nops; i++) {
@@ -780,13 +808,15 @@ static bool rewrite_loop(Tma *t, Loop *L)
         break;
     }
     int bend = body->nops;
-    if (!rewrite_groups(t, body, 0, &bend, bars))
+    if (!rewrite_groups(t, body, 0, &bend, bars, 0))
         return false;
     /* after the loop: the async_wait 0 becomes mbar_inval */
     IrOp *wait = r->ops[at + 1];
     IrBuilder ab = {.func = f, .region = r, .pos = at + 1};
     ir_build(&ab, OP_MBAR_INVAL, wait->loc, &bars, 1, NULL, 0, 0);
-    ir_region_remove(r, at + 2);
+    if (bars1)
+        ir_build(&ab, OP_MBAR_INVAL, wait->loc, &bars1, 1, NULL, 0, 0);
+    ir_region_remove(r, ab.pos);
     return true;
 }
 

@@ -507,7 +507,7 @@ int main(void)
          true,
          {112},
          1,
-         4},
+         4, .tma = true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
