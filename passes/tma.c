@@ -670,8 +670,7 @@ static ValueId barrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot
 /* The copies and commits of r[start, end): each group's first copy gets its mbarrier's view and
  * mbar_expect before it (bars1's for a one-slot buffer's group, when given); each copy becomes a
  * tma_load; the commit goes. */
-static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bars,
-                           ValueId bars1)
+static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bars, ValueId bars1)
 {
     IrFunc *f = t->f;
     ValueId bar = 0;

@@ -7,7 +7,9 @@
  *     discipline message;
  *   - an async_copy into a slot that a wgmma not yet retired by wgmma_wait reads fails;
  *   - wgmma (chained through its accumulator) + wgmma_wait equals dot on the same data, bit for
- *     bit, and a host reference. */
+ *     bit, and a host reference;
+ *   - tma_load through a tensor map with a bounded dim, on mbarriers: the data, zero outside the
+ *     bound; a read before its mbar_wait, and waits for phases that cannot complete, fail. */
 #include "interp_test.h"
 
 /* tmpl with each "@KEY@" replaced (malloc'd). */
@@ -308,12 +310,105 @@ static void test_wgmma(StrBuf *err)
     parsed_free(&p);
 }
 
+/* ---- TMA copies and mbarriers (passes/tma.c) ----------------------------------------------- */
+
+/* Rows 0..7 and 8..15 of a 16-column x through a tensor map whose dim 0 is bounded by n (columns
+ * at or past n read 0), into two slots, each on its own mbarrier; read back after the waits. */
+static const char tma2[] =
+    "kernel @tma2(%0: *fp16 {name = \"x\"}, %1: *fp16 {name = \"out\"}, %2: i32 {name = \"n\"}) "
+    "num_warps(4) num_stages(2) shared_bytes(0) tensor_map(fp16, base = 0, dims = [p2, *], "
+    "strides = [1, 16], box = [16, 8], swizzle = 32) {\n"
+    "  %3 = local_alloc : !smem<2x8x16xfp16> {name = \"a_buf\"} smem(0, 2048) "
+    "loc(\"tma.tri\":3:5)\n"
+    "  %4 = local_alloc : !smem<2x1xi64> {name = \"bars\"} smem(2048, 16) loc(\"tma.tri\":3:5)\n"
+    "  mbar_init %4\n"
+    "  %5 = const 0 : i32\n"
+    "  %6 = const 1 : i32\n"
+    "  %7 = const 8 : i32\n"
+    "  %8 = const 1 : i1\n"
+    "  %9 = slot %3, %5 : !smem<8x16xfp16>\n"
+    "  %10 = slot %3, %6 : !smem<8x16xfp16>\n"
+    "  %11 = slot %4, %5 : !smem<1xi64>\n"
+    "  %12 = slot %4, %6 : !smem<1xi64>\n"
+    "  @EXPECT0@\n"
+    "  tma_load %9, %8, %11, %5, %5 {tmap = 0} loc(\"tma.tri\":10:9)\n"
+    "  mbar_expect %12, %8 {bytes = 256}\n"
+    "  tma_load %10, %8, %12, %5, %7 {tmap = 0} loc(\"tma.tri\":11:9)\n"
+    "  @WAIT0@\n"
+    "  %13 = local_load %9 : <8x16xfp16> loc(\"tma.tri\":13:13)\n"
+    "  mbar_wait %12, %5 loc(\"tma.tri\":14:9)\n"
+    "  %14 = local_load %10 : <8x16xfp16> loc(\"tma.tri\":15:13)\n"
+    "  mbar_inval %4\n"
+    "  %15 = make_range 0, 8 : <8xi32>\n"
+    "  %16 = expand_dims %15 {axis = 1} : <8x1xi32>\n"
+    "  %17 = broadcast %16 : <8x16xi32>\n"
+    "  %18 = const 16 : <8x16xi32>\n"
+    "  %19 = mul %17, %18 : <8x16xi32>\n"
+    "  %20 = make_range 0, 16 : <16xi32>\n"
+    "  %21 = expand_dims %20 {axis = 0} : <1x16xi32>\n"
+    "  %22 = broadcast %21 : <8x16xi32>\n"
+    "  %23 = add %19, %22 : <8x16xi32>\n"
+    "  %24 = splat %1 : <8x16x*fp16>\n"
+    "  %25 = addptr %24, %23 : <8x16x*fp16>\n"
+    "  %26 = const 128 : <8x16xi32>\n"
+    "  %27 = addptr %25, %26 : <8x16x*fp16>\n"
+    "  store %25, %13\n"
+    "  store %27, %14\n"
+    "}\n";
+
+static void test_tma(StrBuf *err)
+{
+    const char *good[] = {"@EXPECT0@", "mbar_expect %11, %8 {bytes = 256}", "@WAIT0@",
+                          "mbar_wait %11, %5 loc(\"tma.tri\":12:9)"};
+    Parsed p;
+    uint16_t x[256], out[256];
+    for (int i = 0; i < 256; i++) {
+        x[i] = half_exact((float)(i % 37 - 18) * 0.25f);
+        out[i] = 0xffff;
+    }
+    int n = 10;
+    InterpArg args[3] = {arg_ptr(x), arg_ptr(out), arg_int(n)};
+    InterpBuffer bufs[2] = {buf_of(x, sizeof x), buf_of(out, sizeof out)};
+    if (parse_kernel(&p, subst(tma2, good, 2))) {
+        CHECK(launch(&p, 2, args, 3, bufs, 2, err), "tma: %s", err->data);
+        int bad = 0;
+        for (int i = 0; i < 256; i++)
+            bad += ref_half_to_float(out[i]) != (i % 16 < n ? ref_half_to_float(x[i]) : 0.0f);
+        CHECK(bad == 0, "tma: %d wrong elements", bad);
+    }
+    parsed_free(&p);
+    /* a read before the wait; a wait for a phase that cannot complete (parity 1, or no arrival) */
+    static const struct {
+        const char *expect, *wait, *message;
+    } cases[] = {
+        {"mbar_expect %11, %8 {bytes = 256}", "barrier",
+         "tma.tri:13: local_load reads slot 0 of %a_buf before waiting for phase 0 of the "
+         "mbarrier its tma_load completes on (missing mbar_wait), in program (0, 0, 0)"},
+        {"mbar_expect %11, %8 {bytes = 256}", "mbar_wait %11, %6 loc(\"tma.tri\":12:9)",
+         "tma.tri:12: mbar_wait waits for a phase of parity 1 of an mbarrier that has completed 1 "
+         "phase (no arrival for the next one): it would wait forever, in program (0, 0, 0)"},
+        {"barrier", "mbar_wait %11, %5 loc(\"tma.tri\":12:9)",
+         "tma.tri:12: mbar_wait waits for a phase of parity 0 of an mbarrier that has completed 0 "
+         "phases (no arrival for the next one): it would wait forever, in program (0, 0, 0)"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *kv[] = {"@EXPECT0@", cases[c].expect, "@WAIT0@", cases[c].wait};
+        if (parse_kernel(&p, subst(tma2, kv, 2))) {
+            CHECK(!launch(&p, 1, args, 3, bufs, 2, err), "tma case %zu ran", c);
+            CHECK(contains(err, cases[c].message), "tma case %zu:\n%s\nwanted:\n%s", c, err->data,
+                  cases[c].message);
+        }
+        parsed_free(&p);
+    }
+}
+
 int main(void)
 {
     StrBuf err = {0};
     test_copy_round_trip(&err);
     test_read_before_wait(&err);
     test_wgmma(&err);
+    test_tma(&err);
     strbuf_free(&err);
     if (test_failures) {
         printf("%d failures\n", test_failures);

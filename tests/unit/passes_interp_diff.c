@@ -507,7 +507,8 @@ int main(void)
          true,
          {112},
          1,
-         4, .tma = true},
+         4,
+         .tma = true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
