@@ -513,16 +513,21 @@ static bool find_loops(Tma *t, IrRegion *r, Loop *loops, int *nloops, int max)
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         if (op->code == OP_FOR) {
+            /* pipelined: an async_wait in its own body, and no pipelined loop inside (a
+             * persistent kernel's tile loop holds the K loop's prologue and final wait) */
             IrRegion *body = &op->regions[0];
             bool pipelined = false;
             for (int j = 0; j < body->nops; j++)
                 pipelined |= body->ops[j]->code == OP_ASYNC_WAIT;
-            if (pipelined) {
+            int inner = *nloops;
+            if (!find_loops(t, body, loops, nloops, max))
+                return false;
+            if (pipelined && *nloops == inner) {
                 if (*nloops >= max)
                     DECLINE("too many pipelined loops");
                 loops[(*nloops)++] = (Loop){.parent = r, .loop = op};
-                continue;
             }
+            continue;
         }
         for (int k = 0; k < op->nregions; k++)
             if (!find_loops(t, &op->regions[k], loops, nloops, max))

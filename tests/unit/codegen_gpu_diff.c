@@ -418,6 +418,22 @@ int main(void)
          3,
          0,
          4},
+        /* a persistent matmul through descriptors (TMA on sm_90a): 5 programs walk the
+         * 2 x 3 tiles, the K loop's mbarriers set up and retired per tile */
+        {"desc_persistent.tri",
+         "desc_persistent",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32", "NUM_PROGS=5"},
+         4,
+         5,
+         {{E_F16, 100 * 112, FILL_UNIFORM, 0},
+          {E_F16, 112 * 144, FILL_UNIFORM, 0},
+          {E_F32, 100 * 144, FILL_POISON, 1e-3}},
+         3,
+         {100, 144, 112},
+         3,
+         0,
+         4},
         /* tutorial 06's attention loop through descriptors (two dots, exp2, row max and sum): K
          * and V copied ahead alone (q and p are not loaded in the loop) and read back whole */
         {"desc_attention.tri",

@@ -493,6 +493,21 @@ int main(void)
          3,
          4,
          .tma = true},
+        /* a persistent matmul through descriptors: 3 programs walk the 2 x 2 tiles, the
+         * pipelined K loop (TMA on sm_90a) inside the tile loop */
+        {"tests/lit/codegen/desc_persistent.tri",
+         "desc_persistent",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32", "NUM_PROGS=3"},
+         {3},
+         3,
+         {77 * 112, 112 * 96, 77 * 96},
+         2,
+         true,
+         {77, 96, 112},
+         3,
+         4,
+         .tma = true},
         /* tutorial 06's attention loop through descriptors (offsetk_y += BLOCK_N carried, two
          * dots, the K tail masked): q comes from before the loop and p from the softmax, so K
          * (through .T) and V are copied ahead alone and read back whole from their slots */
