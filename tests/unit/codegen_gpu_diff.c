@@ -418,8 +418,8 @@ int main(void)
          3,
          0,
          4},
-        /* a persistent matmul through descriptors (TMA on sm_90a): 5 programs walk the
-         * 2 x 3 tiles, the K loop's mbarriers set up and retired per tile */
+        /* a persistent matmul through descriptors: 5 programs walk the 2 x 3 tiles (on the
+         * device's arch, below, through TMA with the K loop's mbarriers set up per tile) */
         {"desc_persistent.tri",
          "desc_persistent",
          "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
@@ -765,6 +765,21 @@ int main(void)
          {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64"},
          3,
          6,
+         {{E_F16, 200 * 336, FILL_UNIFORM, 0},
+          {E_F16, 336 * 272, FILL_UNIFORM, 0},
+          {E_F32, 200 * 272, FILL_POISON, 1e-3}},
+         3,
+         {200, 272, 336},
+         3,
+         4,
+         4},
+        /* persistent, through TMA: 5 programs walk the 2 x 3 tiles of 128 x 128 */
+        {"desc_persistent.tri",
+         "desc_persistent",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32:16",
+         {"BLOCK_M=128", "BLOCK_N=128", "BLOCK_K=64", "NUM_PROGS=5"},
+         4,
+         5,
          {{E_F16, 200 * 336, FILL_UNIFORM, 0},
           {E_F16, 336 * 272, FILL_UNIFORM, 0},
           {E_F32, 200 * 272, FILL_POISON, 1e-3}},
