@@ -2941,9 +2941,13 @@ static LVal lower_desc_param(Lowerer *lw, const Param *p)
         ValueId v = ir_param_add(f, type_scalar(DT_I32), name, 1);
         d.elems[1 + k] = lv_value(convert(lw, v, i64, p->loc));
     }
+    /* Triton's TensorDescriptor asserts every stride but the last 16-byte aligned (TMA's rule):
+     * the launch checks that divisibility, and the tma pass relies on it */
+    int eb = dtype_bytes(p->desc_block.dtype);
+    int stride_div = eb > 0 && eb < 16 ? 16 / eb : 1;
     for (int k = 0; k < r; k++) {
         const char *name = arena_printf(lw->arena, "%s_stride%d", p->name, k);
-        ValueId v = ir_param_add(f, i64, name, 1);
+        ValueId v = ir_param_add(f, i64, name, k < r - 1 ? stride_div : 1);
         if (k < r - 1) {
             d.elems[1 + r + k] = lv_value(v);
             continue;
