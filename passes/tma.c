@@ -393,6 +393,10 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
         Piece p = ps.p[i];
         if (p.dim >= 0)
             continue;
+        /* a coordinate is 32-bit (PTX ISA 9.7.9.27): an offset the kernel computes in 64 bits
+         * may not fit */
+        if (p.x && dtype_bytes(ir_type(f, p.x).dtype) > 4)
+            DECLINE("a copy's offset is a 64-bit value (TMA coordinates are 32-bit)");
         int best = -1;
         for (int k = 0; k < m->rank; k++)
             if (same_params(&p.sigma, &m->strides[k]) && m->strides[k].constant != 0 &&
