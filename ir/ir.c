@@ -578,3 +578,43 @@ bool launch_value_parse(const char **text, LaunchValue *v)
     *text = s;
     return true;
 }
+
+static void sort_params(int *a, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && a[j] < a[j - 1]; j--) {
+            int x = a[j];
+            a[j] = a[j - 1];
+            a[j - 1] = x;
+        }
+}
+
+bool launch_value_same_params(const LaunchValue *v, const LaunchValue *w)
+{
+    if (v->nparams != w->nparams)
+        return false;
+    int a[TRIC_LAUNCH_MAX_PARAMS], b[TRIC_LAUNCH_MAX_PARAMS];
+    memcpy(a, v->params, sizeof a);
+    memcpy(b, w->params, sizeof b);
+    sort_params(a, v->nparams);
+    sort_params(b, w->nparams);
+    return memcmp(a, b, sizeof(int) * (size_t)v->nparams) == 0;
+}
+
+bool launch_value_equal(const LaunchValue *v, const LaunchValue *w)
+{
+    return v->unbounded == w->unbounded &&
+           (v->unbounded || (v->constant == w->constant && launch_value_same_params(v, w)));
+}
+
+bool tensor_map_equal(const TensorMap *a, const TensorMap *b)
+{
+    if (a->base_param != b->base_param || a->dtype != b->dtype || a->rank != b->rank ||
+        a->swizzle != b->swizzle)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (!launch_value_equal(&a->dims[d], &b->dims[d]) ||
+            !launch_value_equal(&a->strides[d], &b->strides[d]) || a->box[d] != b->box[d])
+            return false;
+    return true;
+}

@@ -421,6 +421,11 @@ typedef struct TensorMap {
  * launch_value_parse reads one at *text and moves *text past it; false when malformed. */
 void launch_value_print(StrBuf *out, const LaunchValue *v);
 bool launch_value_parse(const char **text, LaunchValue *v);
+/* Equal values (the parameters as a multiset); equal maps (every field, values by that rule);
+ * the parameters of two values the same multiset (their constants aside). */
+bool launch_value_equal(const LaunchValue *v, const LaunchValue *w);
+bool tensor_map_equal(const TensorMap *a, const TensorMap *b);
+bool launch_value_same_params(const LaunchValue *v, const LaunchValue *w);
 
 typedef struct IrFunc {
     const char *name;

@@ -87,35 +87,6 @@ static bool lv_mul(LaunchValue *a, const LaunchValue *b)
     return true;
 }
 
-/* The parameters of v as a sorted multiset equal to w's? */
-static bool same_params(const LaunchValue *v, const LaunchValue *w)
-{
-    if (v->nparams != w->nparams)
-        return false;
-    int a[TRIC_LAUNCH_MAX_PARAMS], b[TRIC_LAUNCH_MAX_PARAMS];
-    memcpy(a, v->params, sizeof a);
-    memcpy(b, w->params, sizeof b);
-    for (int i = 1; i < v->nparams; i++)
-        for (int j = i; j > 0 && a[j] < a[j - 1]; j--) {
-            int x = a[j];
-            a[j] = a[j - 1];
-            a[j - 1] = x;
-        }
-    for (int i = 1; i < w->nparams; i++)
-        for (int j = i; j > 0 && b[j] < b[j - 1]; j--) {
-            int x = b[j];
-            b[j] = b[j - 1];
-            b[j - 1] = x;
-        }
-    return memcmp(a, b, sizeof(int) * (size_t)v->nparams) == 0;
-}
-
-static bool lv_equal(const LaunchValue *v, const LaunchValue *w)
-{
-    return v->unbounded == w->unbounded &&
-           (v->unbounded || (v->constant == w->constant && same_params(v, w)));
-}
-
 /* v (a scalar, or a splat / broadcast of one) as a launch-known value: an integer constant, an
  * integer parameter, or a product of those. */
 static bool launch_known(const IrFunc *f, ValueId v, LaunchValue *out)
@@ -287,7 +258,7 @@ static bool same_sum(const Pieces *a, const Pieces *b)
         for (int j = 0; j < b->n && !found; j++)
             if (!used[j] && a->p[i].x == b->p[j].x && a->p[i].k == b->p[j].k &&
                 a->p[i].sign * a->p[i].sigma.constant == b->p[j].sign * b->p[j].sigma.constant &&
-                same_params(&a->p[i].sigma, &b->p[j].sigma))
+                launch_value_same_params(&a->p[i].sigma, &b->p[j].sigma))
                 found = used[j] = true;
         if (!found)
             return false;
@@ -399,7 +370,7 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
             DECLINE("a copy's offset is a 64-bit value (TMA coordinates are 32-bit)");
         int best = -1;
         for (int k = 0; k < m->rank; k++)
-            if (same_params(&p.sigma, &m->strides[k]) && m->strides[k].constant != 0 &&
+            if (launch_value_same_params(&p.sigma, &m->strides[k]) && m->strides[k].constant != 0 &&
                 p.sigma.constant % m->strides[k].constant == 0 &&
                 (best < 0 || m->strides[k].constant > m->strides[best].constant))
                 best = k;
@@ -443,25 +414,13 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
             if (k < 0)
                 DECLINE("a copy's mask is not a bound on the tile's own coordinates");
             if (upper) {
-                if (!m->dims[k].unbounded && !lv_equal(&m->dims[k], &bound))
+                if (!m->dims[k].unbounded && !launch_value_equal(&m->dims[k], &bound))
                     DECLINE("a copy's mask bounds one dim twice");
                 m->dims[k] = bound;
             }
         }
     }
     pl->bytes = (int64_t)vt.shape[0] * vt.shape[1] * eb;
-    return true;
-}
-
-static bool same_map(const TensorMap *a, const TensorMap *b)
-{
-    if (a->base_param != b->base_param || a->dtype != b->dtype || a->rank != b->rank ||
-        a->swizzle != b->swizzle)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (!lv_equal(&a->dims[d], &b->dims[d]) || !lv_equal(&a->strides[d], &b->strides[d]) ||
-            a->box[d] != b->box[d])
-            return false;
     return true;
 }
 
@@ -656,7 +615,7 @@ static ValueId build_coordinate(IrBuilder *b, SrcLoc loc, const Pieces *ps)
 static int map_index(IrFunc *f, const TensorMap *m)
 {
     for (int i = 0; i < f->ntmaps; i++)
-        if (same_map(&f->tmaps[i], m))
+        if (tensor_map_equal(&f->tmaps[i], m))
             return i;
     if (!f->tmaps)
         f->tmaps = arena_alloc(f->arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);

@@ -37,30 +37,6 @@ static LaunchValue lv_params(int64_t c, int n, const int *params)
     return v;
 }
 
-static bool same_value(const LaunchValue *a, const LaunchValue *b)
-{
-    if (a->unbounded || b->unbounded)
-        return a->unbounded == b->unbounded;
-    if (a->constant != b->constant || a->nparams != b->nparams)
-        return false;
-    for (int i = 0; i < a->nparams; i++)
-        if (a->params[i] != b->params[i])
-            return false;
-    return true;
-}
-
-static bool same_map(const TensorMap *a, const TensorMap *b)
-{
-    if (a->base_param != b->base_param || a->dtype != b->dtype || a->rank != b->rank ||
-        a->swizzle != b->swizzle)
-        return false;
-    for (int d = 0; d < a->rank; d++)
-        if (!same_value(&a->dims[d], &b->dims[d]) || !same_value(&a->strides[d], &b->strides[d]) ||
-            a->box[d] != b->box[d])
-            return false;
-    return true;
-}
-
 /* A meta with the head's parameters and four maps: ranks 2, 3, 1 and 5; swizzles 128, 64, 0, 32. */
 static void example_meta(KernelMeta *m)
 {
@@ -131,7 +107,7 @@ static void test_round_trip(void)
     CHECK(kernel_meta_read(out.data, &back, &err));
     CHECK(back.ntmaps == 4);
     for (int i = 0; i < 4 && i < back.ntmaps; i++)
-        CHECK(same_map(&back.tmaps[i], &m.tmaps[i]));
+        CHECK(tensor_map_equal(&back.tmaps[i], &m.tmaps[i]));
     /* Written again, the same text. */
     StrBuf again = {0};
     kernel_meta_write(&again, &back);
@@ -150,8 +126,8 @@ static void test_round_trip(void)
     CHECK(kernel_meta_read_all(two.data, &all, &err) == 2);
     if (all) {
         CHECK(all[0].ntmaps == 4 && all[1].ntmaps == 1);
-        CHECK(same_map(&all[1].tmaps[0], &m.tmaps[2]));
-        CHECK(same_map(&all[0].tmaps[3], &m.tmaps[3]));
+        CHECK(tensor_map_equal(&all[1].tmaps[0], &m.tmaps[2]));
+        CHECK(tensor_map_equal(&all[0].tmaps[3], &m.tmaps[3]));
         free(all);
     }
     /* A block without maps reads none; an unknown key is still ignored. */
