@@ -1873,6 +1873,19 @@ static bool check_slot_read(Interp *in, const IrOp *op, ValueId buf, int64_t slo
     return false;
 }
 
+/* A copy (async_copy, tma_load) may not overwrite a slot a wgmma not yet retired reads. */
+static bool check_slot_free(Interp *in, const IrOp *op, ValueId buf, int64_t slot)
+{
+    if (in->books[buf].wgmma_read[slot] < in->wgmmas_done)
+        return true;
+    fail(in, op, "%s overwrites slot %lld of ", op_name(op->code), (long long)slot);
+    print_buffer_name(in, buf);
+    strbuf_append(in->error,
+                  " while a wgmma that reads it is still running (missing wgmma_wait), ");
+    print_program(in);
+    return false;
+}
+
 /* async_copy: view a = *b where mask else other (0), at once; the copy joins the open group. */
 static bool run_async_copy(Interp *in, const IrOp *op)
 {
@@ -1882,14 +1895,8 @@ static bool run_async_copy(Interp *in, const IrOp *op)
     if (!r)
         return false;
     SmemBooks *books = &in->books[buf];
-    if (books->wgmma_read[slot] >= in->wgmmas_done) {
-        fail(in, op, "async_copy overwrites slot %lld of ", (long long)slot);
-        print_buffer_name(in, buf);
-        strbuf_append(in->error,
-                      " while a wgmma that reads it is still running (missing wgmma_wait), ");
-        print_program(in);
+    if (!check_slot_free(in, op, buf, slot))
         return false;
-    }
     Type pt = vtype(in, op->operands[1]);
     Type rt = pt; /* the tile, by the pointee */
     rt.is_ptr = false;
@@ -2000,14 +2007,8 @@ static bool run_tma_load(Interp *in, const IrOp *op)
     if (!bar)
         return false;
     SmemBooks *books = &in->books[buf];
-    if (books->wgmma_read[slot] >= in->wgmmas_done) {
-        fail(in, op, "tma_load overwrites slot %lld of ", (long long)slot);
-        print_buffer_name(in, buf);
-        strbuf_append(in->error,
-                      " while a wgmma that reads it is still running (missing wgmma_wait), ");
-        print_program(in);
+    if (!check_slot_free(in, op, buf, slot))
         return false;
-    }
     const TensorMap *m = &f->tmaps[op->attr[0]];
     Type vt = vtype(in, op->operands[0]);
     int lay = f->values[op->operands[0]].layout;

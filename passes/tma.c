@@ -770,8 +770,15 @@ static bool rewrite_loop(Tma *t, Loop *L)
         ir_build(&lb, OP_MBAR_WAIT, op->loc, ops, 2, NULL, 0, 0);
         int w = i + (body->nops - before);
         ir_region_remove(body, w); /* the async_wait */
-        if (w < body->nops && body->ops[w]->code == OP_BARRIER && body->ops[w]->attr[0] == 0)
-            ir_region_remove(body, w); /* each thread waits itself: no bar.sync needed */
+        /* each thread waits itself, so the barrier after the wait is not needed for the data;
+         * it still keeps this iteration's copy from overwriting the slot another warp reads in
+         * the previous one, unless a later barrier does (the one after wgmma_wait) */
+        bool later_barrier = false;
+        for (int j = w + 1; j < body->nops && body->ops[j]->code != OP_ASYNC_COPY; j++)
+            later_barrier |= body->ops[j]->code == OP_BARRIER;
+        if (later_barrier && w < body->nops && body->ops[w]->code == OP_BARRIER &&
+            body->ops[w]->attr[0] == 0)
+            ir_region_remove(body, w);
         break;
     }
     int bend = body->nops;
