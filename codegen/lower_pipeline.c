@@ -107,6 +107,9 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
                  "shared-memory pass gave %d at %d",
                  (long long)t.shape[0], (long long)(8 * t.shape[0]), op->smem_bytes,
                  op->smem_offset);
+        /* as for a tile buffer (below): the memory may have held scratch other threads read
+         * just before (a persistent kernel's previous epilogue); mbar_init writes it next */
+        cg_barrier(c->l);
         LLVMValueRef *el = cg_regs(c, 1);
         el[0] = k32(c, op->smem_offset);
         cg_set_value(c, r, el, 1, 0);
