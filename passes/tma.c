@@ -39,6 +39,10 @@ typedef struct Piece {
     int64_t k;
     int dim;
     int sign;
+    /* from `(x + arange) % n` (seed 1's offs_am): the rem's value id on the index piece and on
+     * the scalar pieces of its coordinate, and n on the index piece; 0 elsewhere */
+    ValueId wrap;
+    LaunchValue mod;
 } Piece;
 
 typedef struct Pieces {
@@ -54,6 +58,9 @@ typedef struct CopyPlan {
                                          multiple of the dim's stride */
     ValueId pred;                     /* the splat predicate, 0 = always */
     int64_t bytes;
+    /* a tile dim whose coordinate wraps (`% n`): TMA reads zeros past n where the copy read the
+     * wrapped rows, so every output those rows reach must be masked off (wrap_is_masked) */
+    int wrap_dim[2], wrap_map_dim[2], nwrap_dims;
 } CopyPlan;
 
 typedef struct Tma {
@@ -179,6 +186,29 @@ static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign)
             return false;
         return push(out,
                     (Piece){.sigma = {.constant = 1}, .k = d->attr[0], .dim = -1, .sign = sign});
+    case OP_REM: {
+        /* (x + arange) % n with n launch-known: the coordinate x + arange, marked as wrapping
+         * at n (plan_copy bounds the map's dim at n and checks that the rows past it only reach
+         * masked-off outputs) */
+        LaunchValue n;
+        int first = out->n, nidx = 0;
+        if (t.rank == 0)
+            break; /* a scalar remainder (pid % num_pid_n) is just a value */
+        if (sign != 1 || !launch_known(f, d->operands[1], &n) ||
+            !terms_of(f, d->operands[0], out, 1))
+            return false;
+        for (int i = first; i < out->n; i++) {
+            Piece *p = &out->p[i];
+            if (p->wrap ||
+                (p->dim >= 0 && (p->sign != 1 || p->sigma.constant != 1 || p->sigma.nparams)))
+                return false;
+            nidx += p->dim >= 0;
+            p->wrap = v;
+            if (p->dim >= 0)
+                p->mod = n;
+        }
+        return nidx == 1;
+    }
     case OP_ADD:
         return terms_of(f, d->operands[0], out, sign) && terms_of(f, d->operands[1], out, sign);
     case OP_SUB:
@@ -196,6 +226,80 @@ static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign)
     return t.rank == 0 && push(out, leaf); /* a scalar the copy only offsets by */
 }
 
+static bool const_value(const IrFunc *f, ValueId v, int64_t *out)
+{
+    const IrOp *d = def_of(f, v);
+    if (!d || d->code != OP_CONST || dtype_is_float(ir_type(f, v).dtype))
+        return false;
+    *out = d->attr[0];
+    return true;
+}
+
+/* The for op of r (or nested in it) whose body has block argument v, and v's index there. */
+static const IrOp *owner_loop(const IrRegion *r, ValueId v, int *arg)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_FOR)
+            for (int a = 1; a < op->regions[0].nargs; a++)
+                if (op->regions[0].args[a] == v) {
+                    *arg = a;
+                    return op;
+                }
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *l = owner_loop(&op->regions[k], v, arg);
+            if (l)
+                return l;
+        }
+    }
+    return NULL;
+}
+
+/* A pointer iter arg p of loop L (`a_ptrs += BLOCK_K * stride_ak`: its next value p + d, d
+ * made of constants and launch-known strides) is its init plus j * d, j = (iv - lo) / step the
+ * iteration's index: the pieces of j * d (on iv, and on lo), appended to out; *init its init. */
+static bool carried_pointer_terms(const IrFunc *f, ValueId p, ValueId *init, Pieces *out)
+{
+    int a;
+    const IrOp *L = owner_loop(&f->body, p, &a);
+    if (!L)
+        return false;
+    const IrRegion *body = &L->regions[0];
+    const IrOp *y = body->ops[body->nops - 1];
+    const IrOp *next =
+        y->code == OP_YIELD && a - 1 < y->noperands ? def_of(f, y->operands[a - 1]) : NULL;
+    int64_t step, lo = 0;
+    bool lo_const = const_value(f, L->operands[0], &lo);
+    if (!next || next->code != OP_ADDPTR || next->operands[0] != p ||
+        !const_value(f, L->operands[2], &step) || step <= 0)
+        return false;
+    Pieces d = {0};
+    if (!terms_of(f, next->operands[1], &d, 1))
+        return false;
+    for (int i = 0; i < d.n; i++) {
+        const Piece *q = &d.p[i];
+        int64_t c = q->sign * q->sigma.constant * q->k;
+        if (q->dim >= 0 || q->x || q->wrap || c % step)
+            return false; /* only constants times launch-known strides advance the pointer */
+        Piece on_iv = {.sigma = q->sigma, .x = body->args[0], .dim = -1, .sign = 1};
+        on_iv.sigma.constant = c / step;
+        if (!push(out, on_iv))
+            return false;
+        Piece on_lo = on_iv;
+        on_lo.sign = -1;
+        if (lo_const) {
+            on_lo.x = 0;
+            on_lo.k = lo;
+        } else {
+            on_lo.x = L->operands[0];
+        }
+        if ((on_lo.x || on_lo.k) && !push(out, on_lo))
+            return false;
+    }
+    *init = L->operands[3 + a - 1];
+    return true;
+}
+
 /* The pointer tile p as base parameter + terms; false when its root is not a parameter. */
 static bool pointer_terms(const IrFunc *f, ValueId p, int *base, Pieces *out)
 {
@@ -203,7 +307,13 @@ static bool pointer_terms(const IrFunc *f, ValueId p, int *base, Pieces *out)
         const IrOp *d = def_of(f, p);
         if (!d) {
             *base = param_index(f, p);
-            return *base >= 0;
+            if (*base >= 0)
+                return true;
+            ValueId init;
+            if (!carried_pointer_terms(f, p, &init, out))
+                return false;
+            p = init;
+            continue;
         }
         if (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT) {
             p = d->operands[0];
@@ -266,33 +376,90 @@ static bool same_sum(const Pieces *a, const Pieces *b)
     return true;
 }
 
-/* The map dim whose coordinate vector (its scalar pieces plus the tile index) idx is: compares
- * idx's terms with the plan's. -1 when none. */
+/* The map dim (0 or 1) along which idx (a tile index plus scalar terms) runs; appends to *diff
+ * the map's coordinate along it minus idx's scalar terms (what turns a bound on idx into one on
+ * the coordinate). -1 when idx is not such a value. */
 static int coordinate_dim(const IrFunc *f, const CopyPlan *pl, const int *tile_dim_of_map,
-                          ValueId idx)
+                          ValueId idx, Pieces *diff)
 {
     Pieces ps = {0};
     if (!terms_of(f, idx, &ps, 1))
         return -1;
     int dim = -1, nidx = 0;
-    Pieces scal = {0};
     for (int i = 0; i < ps.n; i++) {
         const Piece *p = &ps.p[i];
         if (p->dim >= 0) {
-            if (p->sign != 1 || p->sigma.constant != 1 || p->sigma.nparams)
+            if (p->sign != 1 || p->sigma.constant != 1 || p->sigma.nparams || p->wrap)
                 return -1;
             dim = p->dim;
             nidx++;
-        } else if (!push(&scal, *p)) {
-            return -1;
         }
     }
-    if (nidx != 1)
+    int k = dim == tile_dim_of_map[0] ? 0 : dim == tile_dim_of_map[1] ? 1 : -1;
+    if (nidx != 1 || k < 0)
         return -1;
-    for (int k = 0; k < 2; k++)
-        if (tile_dim_of_map[k] == dim && same_sum(&scal, &pl->coord[k]))
-            return k;
-    return -1;
+    for (int i = 0; i < ps.n; i++) {
+        Piece p = ps.p[i];
+        if (p.dim >= 0)
+            continue;
+        p.sign = -p.sign;
+        if (!push(diff, p))
+            return -1;
+    }
+    for (int i = 0; i < pl->coord[k].n; i++)
+        if (!push(diff, pl->coord[k].p[i]))
+            return -1;
+    return k;
+}
+
+/* The sum of scalar pieces as one launch-known value: terms on the same value (or constants)
+ * with the same parameters combined, parameter-valued terms folded into the product; at most one
+ * non-zero term may remain, a constant times parameters (none: 0). */
+static bool sum_to_launch_value(const IrFunc *f, const Pieces *ps, LaunchValue *out)
+{
+    LaunchValue keys[MAX_PIECES];
+    int64_t coef[MAX_PIECES];
+    ValueId xs[MAX_PIECES];
+    int nkeys = 0;
+    for (int i = 0; i < ps->n; i++) {
+        const Piece *p = &ps->p[i];
+        if (p->dim >= 0)
+            return false;
+        LaunchValue key = p->sigma;
+        key.constant = 1;
+        ValueId x = p->x;
+        int64_t c = p->sign * p->sigma.constant * (x ? 1 : p->k);
+        int pi = x ? param_index(f, x) : -1;
+        if (pi >= 0 && is_int(ir_type(f, x))) {
+            LaunchValue one = {.constant = 1, .nparams = 1, .params = {pi}};
+            if (!lv_mul(&key, &one))
+                return false;
+            x = 0;
+        }
+        int j = 0;
+        while (j < nkeys && !(xs[j] == x && launch_value_same_params(&keys[j], &key)))
+            j++;
+        if (j == nkeys) {
+            keys[nkeys] = key;
+            xs[nkeys] = x;
+            coef[nkeys++] = 0;
+        }
+        coef[j] += c;
+    }
+    int live = -1;
+    for (int j = 0; j < nkeys; j++)
+        if (coef[j] != 0) {
+            if (live >= 0 || xs[j])
+                return false;
+            live = j;
+        }
+    if (live < 0) {
+        *out = (LaunchValue){.constant = 0};
+        return true;
+    }
+    *out = keys[live];
+    out->constant = coef[live];
+    return true;
 }
 
 /* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
@@ -369,7 +536,14 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
         if (p.x && dtype_bytes(ir_type(f, p.x).dtype) > 4)
             DECLINE("a copy's offset is a 64-bit value (TMA coordinates are 32-bit)");
         int best = -1;
-        for (int k = 0; k < m->rank; k++)
+        /* a wrapped coordinate's own offset stays with its dim (the bound is on their sum) */
+        for (int j = 0; p.wrap && j < ps.n; j++)
+            if (ps.p[j].dim >= 0 && ps.p[j].wrap == p.wrap)
+                best = ps.p[j].dim == inner ? 0 : 1;
+        if (p.wrap && (best < 0 || !launch_value_same_params(&p.sigma, &m->strides[best]) ||
+                       p.sigma.constant % m->strides[best].constant))
+            DECLINE("a copy's wrapped coordinate is not along one tile dim");
+        for (int k = 0; !p.wrap && k < m->rank; k++)
             if (launch_value_same_params(&p.sigma, &m->strides[k]) && m->strides[k].constant != 0 &&
                 p.sigma.constant % m->strides[k].constant == 0 &&
                 (best < 0 || m->strides[k].constant > m->strides[best].constant))
@@ -392,6 +566,19 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
         if (!push(&pl->coord[best], p))
             DECLINE("a copy's coordinate has too many terms");
     }
+    /* a wrapped dim (`% n`) is bounded at n: TMA reads zeros past it, where the copy read the
+     * rows it wrapped to; wrap_is_masked checks that those rows reach no output */
+    for (int i = 0; i < ps.n; i++) {
+        const Piece *p = &ps.p[i];
+        if (p->dim < 0 || !p->wrap)
+            continue;
+        int k = p->dim == inner ? 0 : 1;
+        if (pl->nwrap_dims >= 2)
+            DECLINE("a copy wraps one dim twice");
+        m->dims[k] = p->mod;
+        pl->wrap_map_dim[pl->nwrap_dims] = k;
+        pl->wrap_dim[pl->nwrap_dims++] = p->dim;
+    }
     /* the mask: the predicate and bounds on the tile's coordinates */
     if (copy->noperands > 2 && copy->operands[2]) {
         ValueId cj[16];
@@ -406,13 +593,22 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
                 pl->pred = d->operands[0];
                 continue;
             }
+            /* idx < b, or idx >= 0, where idx is a tile index plus scalars and the map's
+             * coordinate c along that dim is idx + D: the bound on c is b + D, which must come
+             * out launch-known (seed 1's `offs_k < K - k * BLOCK_K` with the pointer advanced by
+             * k * BLOCK_K: c < K) */
+            bool upper = d && d->code == OP_CMP_LT, lower = d && d->code == OP_CMP_GE;
+            Pieces sum = {0};
+            int k =
+                upper || lower ? coordinate_dim(f, pl, tile_dim_of_map, d->operands[0], &sum) : -1;
             LaunchValue bound;
-            bool upper = d && d->code == OP_CMP_LT && launch_known(f, d->operands[1], &bound);
-            bool lower = d && d->code == OP_CMP_GE && launch_known(f, d->operands[1], &bound) &&
-                         bound.constant == 0 && bound.nparams == 0;
-            int k = upper || lower ? coordinate_dim(f, pl, tile_dim_of_map, d->operands[0]) : -1;
-            if (k < 0)
+            if (k < 0 || !terms_of(f, d->operands[1], &sum, 1) ||
+                !sum_to_launch_value(f, &sum, &bound))
                 DECLINE("a copy's mask is not a bound on the tile's own coordinates");
+            if (lower && (bound.constant != 0 || bound.nparams))
+                DECLINE("a copy's mask bounds a coordinate from below, not at 0");
+            if (upper && bound.constant <= 0)
+                DECLINE("a copy's mask bounds a coordinate above by a value not known positive");
             if (upper) {
                 if (!m->dims[k].unbounded && !launch_value_equal(&m->dims[k], &bound))
                     DECLINE("a copy's mask bounds one dim twice");
@@ -424,7 +620,177 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
     return true;
 }
 
+static bool wrap_is_masked(Tma *t, const CopyPlan *pl);
+
 /* ---- the function's structure ---------------------------------------------------------------- */
+
+/* ---- wrapped coordinates: what the rows past the bound reach --------------------------------- */
+
+typedef struct Reach {
+    Tma *t;
+    const CopyPlan *pl;
+    int acc_dim;         /* the accumulator dim the wrapped tile dim becomes */
+    const Pieces *coord; /* the wrapped coordinate's scalar terms */
+    LaunchValue bound;   /* n */
+    ValueId work[256];
+    int nwork;
+    bool *seen;
+} Reach;
+
+static bool reach_push(Reach *rc, ValueId v)
+{
+    if (rc->seen[v])
+        return true;
+    rc->seen[v] = true;
+    if (rc->nwork >= 256)
+        return false;
+    rc->work[rc->nwork++] = v;
+    return true;
+}
+
+/* Is this store's mask `X < n` along the accumulator dim, X the wrapped coordinate? */
+static bool store_masks_wrap(const Reach *rc, const IrOp *store)
+{
+    const IrFunc *f = rc->t->f;
+    ValueId cj[16];
+    int n = 0;
+    if (store->noperands < 3 || !store->operands[2] ||
+        !conjuncts(f, store->operands[2], cj, &n, 16))
+        return false;
+    for (int i = 0; i < n; i++) {
+        const IrOp *d = def_of(f, cj[i]);
+        Pieces x = {0}, scal = {0}, b = {0};
+        LaunchValue bound;
+        if (!d || d->code != OP_CMP_LT || !terms_of(f, d->operands[0], &x, 1) ||
+            !terms_of(f, d->operands[1], &b, 1) || !sum_to_launch_value(f, &b, &bound) ||
+            !launch_value_equal(&bound, &rc->bound))
+            continue;
+        int nidx = 0;
+        bool ok = true;
+        for (int j = 0; j < x.n && ok; j++) {
+            const Piece *p = &x.p[j];
+            if (p->dim >= 0) {
+                ok = p->dim == rc->acc_dim && p->sign == 1 && p->sigma.constant == 1 &&
+                     !p->sigma.nparams && !p->wrap;
+                nidx++;
+            } else {
+                ok = !p->wrap && push(&scal, *p);
+            }
+        }
+        if (ok && nidx == 1 && same_sum(&scal, rc->coord))
+            return true;
+    }
+    return false;
+}
+
+/* The uses of v in r (parent: r's op, for a yield): each must keep the accumulator's rows (or
+ * columns) apart, and a store of it must be masked off past the bound. */
+static bool reach_uses(Reach *rc, const IrRegion *r, const IrOp *parent, ValueId v)
+{
+    const IrFunc *f = rc->t->f;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (!reach_uses(rc, &op->regions[k], op, v))
+                return false;
+        for (int o = 0; o < op->noperands; o++) {
+            if (op->operands[o] != v)
+                continue;
+            switch (op->code) {
+            case OP_WGMMA:
+                if (o != 2 || !reach_push(rc, op->results[0]))
+                    return false; /* as A, B's K would mix the rows */
+                break;
+            case OP_WGMMA_WAIT:
+                if (!reach_push(rc, op->results[o]))
+                    return false;
+                break;
+            case OP_YIELD:
+                if (!parent || parent->code != OP_FOR || o >= parent->nresults ||
+                    !reach_push(rc, parent->results[o]) ||
+                    !reach_push(rc, parent->regions[0].args[1 + o]))
+                    return false;
+                break;
+            case OP_STORE:
+                if (o == 0 || !store_masks_wrap(rc, op))
+                    return false;
+                break;
+            default: {
+                /* elementwise: each output element from the same position's inputs */
+                int n = op_num_operands(op->code);
+                bool elementwise =
+                    op->nresults == 1 && op->nregions == 0 && n >= 1 && n <= 3 &&
+                    ((op->code >= OP_ADD && op->code <= OP_LIBDEVICE) ||
+                     (op->code >= OP_CMP_EQ && op->code <= OP_SELECT) || op->code == OP_CAST ||
+                     op->code == OP_BITCAST || op->code == OP_CONVERT_LAYOUT) &&
+                    ir_type(f, op->results[0]).rank == ir_type(f, v).rank;
+                if (!elementwise || !reach_push(rc, op->results[0]))
+                    return false;
+            }
+            }
+        }
+    }
+    return true;
+}
+
+/* A copy with a wrapped dim (`(x + arange) % n`) reads, through TMA, zeros past n where it read
+ * the rows it wrapped to: only sound when those rows reach no output. Each wgmma reading a slot
+ * of its buffer takes the tile as A (its dim 0 the accumulator's rows) or B (its dim 1, dim 0
+ * with trans_b, the accumulator's columns); from there every use of the accumulator, through
+ * the wgmma chain, waits, iter args, loop results and elementwise ops, must end in a store whose
+ * mask holds `coordinate < n` along that accumulator dim (seed 1's c_mask). */
+static bool wrap_is_masked(Tma *t, const CopyPlan *pl)
+{
+    IrFunc *f = t->f;
+    ValueId buf = def_of(f, pl->copy->operands[0])->operands[0];
+    Reach rc = {.t = t, .pl = pl};
+    rc.seen = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+    int nwg = 0;
+    for (int w = 0; w < pl->nwrap_dims; w++) {
+        int tile_dim = pl->wrap_dim[w], k = pl->wrap_map_dim[w];
+        rc.coord = &pl->coord[k];
+        rc.bound = pl->map.dims[k];
+        /* every wgmma of the function reading this buffer */
+        IrOp *stack_ops[64];
+        int nops = 0;
+        IrRegion *regions[64] = {&f->body};
+        int nreg = 1;
+        while (nreg > 0) {
+            IrRegion *r = regions[--nreg];
+            for (int i = 0; i < r->nops; i++) {
+                IrOp *op = r->ops[i];
+                for (int q = 0; q < op->nregions && nreg < 64; q++)
+                    regions[nreg++] = &op->regions[q];
+                if (op->code == OP_WGMMA && nops < 64)
+                    stack_ops[nops++] = op;
+            }
+        }
+        for (int i = 0; i < nops; i++) {
+            IrOp *wg = stack_ops[i];
+            for (int o = 0; o < 2; o++) {
+                const IrOp *sv = def_of(f, wg->operands[o]);
+                if (!sv || sv->code != OP_SLOT || sv->operands[0] != buf)
+                    continue;
+                int acc_dim = o == 0 ? (tile_dim == 0 ? 0 : -1)
+                                     : (tile_dim == (wg->attr[1] ? 0 : 1) ? 1 : -1);
+                if (acc_dim < 0)
+                    DECLINE("a copy's wrapped dim is the dot's K");
+                rc.acc_dim = acc_dim;
+                memset(rc.seen, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+                rc.nwork = 0;
+                if (!reach_push(&rc, wg->results[0]))
+                    DECLINE("a wrapped copy's dot reaches too many values");
+                while (rc.nwork > 0)
+                    if (!reach_uses(&rc, &f->body, NULL, rc.work[--rc.nwork]))
+                        DECLINE("rows a copy wraps to reach an output that is not masked off");
+                nwg++;
+            }
+        }
+    }
+    if (pl->nwrap_dims && !nwg)
+        DECLINE("a wrapped copy feeds no wgmma");
+    return true;
+}
 
 static bool collect_copies(Tma *t, IrRegion *r)
 {
@@ -438,7 +804,7 @@ static bool collect_copies(Tma *t, IrRegion *r)
         t->plans = realloc(t->plans, sizeof *t->plans * (size_t)(t->nplans + 1));
         if (!t->plans)
             DECLINE("out of memory");
-        if (!plan_copy(t, op, &t->plans[t->nplans]))
+        if (!plan_copy(t, op, &t->plans[t->nplans]) || !wrap_is_masked(t, &t->plans[t->nplans]))
             return false;
         t->nplans++;
     }

@@ -226,8 +226,8 @@ static void run_case(const Case *c)
                 if (!strcmp(passes_list[i].name, "tma"))
                     CHECK((c->tma && arch_specific && pipelines) ==
                               (count_ops(&f->body, OP_TMA_LOAD) > 0),
-                          "%s %s stages %d: %d tma loads after the tma pass", c->kernel, arches[a],
-                          stages, count_ops(&f->body, OP_TMA_LOAD));
+                          "%s (%s) %s stages %d: %d tma loads after the tma pass", c->kernel,
+                          c->signature, arches[a], stages, count_ops(&f->body, OP_TMA_LOAD));
                 if (!strcmp(passes_list[i].name, "pipeline"))
                     CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
                           "%s %s stages %d: %d async copies after the pipeline pass", c->kernel,
@@ -315,7 +315,8 @@ int main(void)
          true,
          {M, N, K, K, 1, N, 1, N, 1},
          9,
-         4},
+         4,
+         .tma = true},
         /* seed 1, A column-major and B passed transposed (K-contiguous) */
         {"examples/matmul.tri",
          "matmul_kernel",
@@ -328,7 +329,8 @@ int main(void)
          true,
          {M, N, K, 1, M, 1, K, N, 1},
          9,
-         4},
+         4,
+         .tma = true},
         /* the same two in fp32: tf32 dots on sm_90a, whose K-major slots take the M- or N-major
          * tiles element by element */
         {"examples/matmul.tri",
@@ -400,7 +402,8 @@ int main(void)
          true,
          {96, 80, 112, 112, 1, 112, 1, 80, 1},
          9,
-         4},
+         4,
+         .tma = true},
         /* sizes and strides only divisible by 4: pipelined with 8-byte copies */
         {"examples/linear.tri",
          "linear_kernel",
@@ -429,7 +432,8 @@ int main(void)
          {96, 80, 112, 112, 1, 112, 1, 80, 1},
          9,
          4,
-         true},
+         true,
+         .tma = true},
         /* the same in fp8 (e4m3): on sm_90a copied along K and read K-major by wgmma's fp8 form
          * (serially with one stage); on sm_80 widened to fp16 for mma.sync, not pipelined */
         {"examples/linear.tri",
@@ -446,7 +450,8 @@ int main(void)
          9,
          4,
          false,
-         true},
+         true,
+         .tma = true},
         /* block pointers (the loop carries each pointer's leaves; its offsets advance by BLOCK_K),
          * B column-major, M and N odd: pipelined once K and the strides are specialized */
         {"tests/lit/codegen/block_ptr.tri",
