@@ -19,10 +19,13 @@
  * (a constant or a product of integer parameters), the contiguous one (the buffer's order[0])
  * with stride 1 and the other with a stride known to be a multiple of 16 bytes; the other terms
  * scalars, each added to the coordinate of the dim whose stride divides its own (a new dim of box
- * 1 when none does). The mask, when there is one, is the pipeline's predicate (a splat scalar)
- * and bounds on the tile's own coordinates, `0 <= c` and `c < n` with n launch-known: those
- * become the map's dims (TMA reads zero outside them, as the masked load did); an unchecked dim
- * is unbounded. No `other` but zero. */
+ * 1 when none does). A loop-carried pointer advanced by launch-known steps is its init plus the
+ * iteration's index times the step. A coordinate `(x + arange) % n` counts as x + arange bounded
+ * at n, when the rows past n reach only masked-off stores (wrap_is_masked). The mask, when there
+ * is one, is the pipeline's predicate (a splat scalar) and bounds on the tile's own coordinates,
+ * `0 <= c` and `c < n` (n launch-known once the coordinate's offset from the compared value is
+ * added: seed 1's `offs_k < K - k * BLOCK_K`): those become the map's dims (TMA reads zero
+ * outside them, as the masked load did); an unchecked dim is unbounded. No `other` but zero. */
 #include "passes/passes.h"
 
 #include <stdlib.h>
