@@ -99,7 +99,7 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
 {
     ValueId r = op->results[0];
     Type t = ir_type(c->f, r);
-    if (t.is_smem && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64) {
+    if (type_is_mbarriers(t)) {
         /* mbarriers (passes/tma.c): 8 bytes each, 8-byte aligned (PTX ISA 9.7.13.15.1) */
         if (op->smem_offset < 0 || op->smem_offset % 8 || op->smem_bytes < 8 * t.shape[0])
             FAIL(c,

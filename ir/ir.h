@@ -417,6 +417,12 @@ typedef struct TensorMap {
     int swizzle;
 } TensorMap;
 
+/* A local_alloc of mbarriers (passes/tma.c): !smem<S x 1 x i64>, one 8-byte barrier a slot. */
+static inline bool type_is_mbarriers(Type t)
+{
+    return t.is_smem && !t.is_ptr && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64;
+}
+
 /* "*" (unbounded), "64", "p3", "2*p3*p4": the form the IR text and the PTX metadata share.
  * launch_value_parse reads one at *text and moves *text past it; false when malformed. */
 void launch_value_print(StrBuf *out, const LaunchValue *v);

@@ -422,7 +422,7 @@ static bool check_dot_types(Verifier *v, const IrOp *op)
 static bool is_barrier_buffer(Verifier *v, ValueId id)
 {
     Type t = v->f->values[id].type;
-    return is_buffer(v, id) && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64 && !t.is_ptr;
+    return is_buffer(v, id) && type_is_mbarriers(t);
 }
 
 static bool want_barrier_view(Verifier *v, const IrOp *op, int i)

@@ -112,7 +112,7 @@ static bool info_equal(const AxisInfo *a, const AxisInfo *b, int rank)
 
 /* The integer every element of v equals, when the IR says so (a const, possibly splatted,
  * broadcast, expanded or converted). */
-static bool const_value(const IrFunc *f, ValueId v, int64_t *out)
+bool passes_const_int(const IrFunc *f, ValueId v, int64_t *out)
 {
     for (int guard = 0; guard < 16 && v > 0; guard++) {
         const IrOp *def = f->values[v].def;
@@ -447,20 +447,20 @@ static void visit_op(AxisCtx *c, IrOp *op)
     case OP_ADDPTR: a = visit_add(in[0], in[1], rank, false, dtype_bytes(t.dtype)); break;
     case OP_MUL: {
         int64_t lv = 0, rv = 0;
-        bool l1 = const_value(f, op->operands[0], &lv) && lv == 1;
-        bool r1 = const_value(f, op->operands[1], &rv) && rv == 1;
+        bool l1 = passes_const_int(f, op->operands[0], &lv) && lv == 1;
+        bool r1 = passes_const_int(f, op->operands[1], &rv) && rv == 1;
         a = visit_mul(in[0], in[1], rank, l1, r1);
         break;
     }
     case OP_DIV: {
-        bool known = const_value(f, op->operands[1], &k1);
+        bool known = passes_const_int(f, op->operands[1], &k1);
         a = visit_div(in[0], in[1], rank, known, known ? k1 : 0);
         break;
     }
     case OP_REM: a = visit_rem(in[0], in[1], rank, t.shape, t.rank); break;
     case OP_SHL:
         a = visit_generic(in, 2, rank);
-        if (const_value(f, op->operands[1], &k1) && k1 >= 0 && k1 < 31)
+        if (passes_const_int(f, op->operands[1], &k1) && k1 >= 0 && k1 < 31)
             for (int d = 0; d < rank; d++)
                 a.divisibility[d] =
                     min64((in[0].contiguity[d] > 1 ? 1 : in[0].divisibility[d]) << k1, DIV_CAP);

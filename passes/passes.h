@@ -53,6 +53,8 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
  * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
  * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
 int axis_vector_width(const IrFunc *f, const IrOp *mem_op);
+/* The integer constant v holds (through splat, broadcast, expand_dims, convert_layout). */
+bool passes_const_int(const IrFunc *f, ValueId v, int64_t *out);
 /* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
 int64_t axis_pow2_divisor(int64_t v);
 

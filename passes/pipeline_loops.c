@@ -256,14 +256,6 @@ static int accumulator_iter(const Pipe *p, const IrOp *dot)
     return it;
 }
 
-static int64_t const_int_of(const IrFunc *f, ValueId v, bool *ok)
-{
-    const IrOp *def = f->values[v].def;
-    *ok = def && def->code == OP_CONST && !dtype_is_float(ir_type(f, v).dtype) &&
-          ir_type(f, v).rank == 0;
-    return *ok ? def->attr[0] : 0;
-}
-
 /* A dot operand whose tile is not a direct convert of a load in the loop paired with the other
  * operand's (tutorial 06's attention: `q` loaded before the loop, `p` from the softmax, K through
  * `.T`): its load, found through convert_layout and trans ops each used once, is still copied
@@ -356,8 +348,8 @@ static bool analyse(Pipe *p)
     IrRegion *body = p->body;
     if (body->nops == 0 || body->ops[body->nops - 1]->code != OP_YIELD || body->nargs < 1)
         DECLINE(p, "the loop has no yield");
-    bool ok;
-    int64_t step = const_int_of(f, p->loop->operands[2], &ok);
+    int64_t step;
+    bool ok = passes_const_int(f, p->loop->operands[2], &step);
     if (!ok || step <= 0)
         DECLINE(p, "the step is not a positive constant");
     int ndots = 0, nwg = 0;
@@ -688,8 +680,8 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     SrcLoc loc = L->loc;
     int niter = body->nargs - 1;
     DType ivt = ir_type(f, L->operands[0]).dtype;
-    bool ok;
-    int64_t step = const_int_of(f, L->operands[2], &ok);
+    int64_t step = 0;
+    (void)passes_const_int(f, L->operands[2], &step); /* analyse took only constant steps */
     IrBuilder b = {.func = f, .region = parent, .pos = at};
 
     /* the buffers */

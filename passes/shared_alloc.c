@@ -338,7 +338,7 @@ static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
         Type t = ir_type(f, op->results[0]);
         int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true), at = base;
         /* mbarriers (tma.c) need 8-byte alignment only (PTX ISA 9.7.13.15.1) */
-        int64_t align = t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64 ? 8 : 1024;
+        int64_t align = type_is_mbarriers(t) ? 8 : 1024;
         for (bool moved = true; moved;) {
             moved = false;
             for (int j = 0; j < i; j++) {

@@ -190,7 +190,7 @@ static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
         if (op->code == OP_LOCAL_ALLOC) {
             ValueId buf = op->results[0];
             Type t = ir_type(f, buf), tile = t;
-            if (t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64)
+            if (type_is_mbarriers(t))
                 continue; /* mbarriers (tma.c): no tile, no layout */
             tile.rank = (uint8_t)(t.rank - 1);
             for (int k = 0; k + 1 < t.rank; k++)

@@ -229,15 +229,6 @@ static bool terms_of(const IrFunc *f, ValueId v, Pieces *out, int sign)
     return t.rank == 0 && push(out, leaf); /* a scalar the copy only offsets by */
 }
 
-static bool const_value(const IrFunc *f, ValueId v, int64_t *out)
-{
-    const IrOp *d = def_of(f, v);
-    if (!d || d->code != OP_CONST || dtype_is_float(ir_type(f, v).dtype))
-        return false;
-    *out = d->attr[0];
-    return true;
-}
-
 /* The for op of r (or nested in it) whose body has block argument v, and v's index there. */
 static const IrOp *owner_loop(const IrRegion *r, ValueId v, int *arg)
 {
@@ -272,9 +263,9 @@ static bool carried_pointer_terms(const IrFunc *f, ValueId p, ValueId *init, Pie
     const IrOp *next =
         y->code == OP_YIELD && a - 1 < y->noperands ? def_of(f, y->operands[a - 1]) : NULL;
     int64_t step, lo = 0;
-    bool lo_const = const_value(f, L->operands[0], &lo);
+    bool lo_const = passes_const_int(f, L->operands[0], &lo);
     if (!next || next->code != OP_ADDPTR || next->operands[0] != p ||
-        !const_value(f, L->operands[2], &step) || step <= 0)
+        !passes_const_int(f, L->operands[2], &step) || step <= 0)
         return false;
     Pieces d = {0};
     if (!terms_of(f, next->operands[1], &d, 1))
@@ -631,7 +622,6 @@ static bool wrap_is_masked(Tma *t, const CopyPlan *pl);
 
 typedef struct Reach {
     Tma *t;
-    const CopyPlan *pl;
     int acc_dim;         /* the accumulator dim the wrapped tile dim becomes */
     const Pieces *coord; /* the wrapped coordinate's scalar terms */
     LaunchValue bound;   /* n */
@@ -742,55 +732,57 @@ static bool reach_uses(Reach *rc, const IrRegion *r, const IrOp *parent, ValueId
  * with trans_b, the accumulator's columns); from there every use of the accumulator, through
  * the wgmma chain, waits, iter args, loop results and elementwise ops, must end in a store whose
  * mask holds `coordinate < n` along that accumulator dim (seed 1's c_mask). */
-static bool wrap_is_masked(Tma *t, const CopyPlan *pl)
+/* Every reader of a slot of buf in r: a wgmma, whose accumulator must reach only stores masked
+ * past the wrap (rc's coordinate and bound); any other reader of the tile declines. */
+static bool wrap_readers(Tma *t, Reach *rc, const IrRegion *r, ValueId buf, int tile_dim, int *nwg)
 {
     IrFunc *f = t->f;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int q = 0; q < op->nregions; q++)
+            if (!wrap_readers(t, rc, &op->regions[q], buf, tile_dim, nwg))
+                return false;
+        for (int o = 0; o < op->noperands; o++) {
+            const IrOp *sv = def_of(f, op->operands[o]);
+            if (!sv || sv->code != OP_SLOT || sv->operands[0] != buf ||
+                ((op->code == OP_ASYNC_COPY || op->code == OP_TMA_LOAD) && o == 0))
+                continue; /* not this buffer's tile, or a copy writing it */
+            if (op->code != OP_WGMMA || o > 1)
+                DECLINE("a wrapped copy's tile is read by something else than a wgmma");
+            int acc_dim =
+                o == 0 ? (tile_dim == 0 ? 0 : -1) : (tile_dim == (op->attr[1] ? 0 : 1) ? 1 : -1);
+            if (acc_dim < 0)
+                DECLINE("a copy's wrapped dim is the dot's K");
+            rc->acc_dim = acc_dim;
+            memset(rc->seen, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+            rc->nwork = 0;
+            if (!reach_push(rc, op->results[0]))
+                DECLINE("a wrapped copy's dot reaches too many values");
+            while (rc->nwork > 0)
+                if (!reach_uses(rc, &f->body, NULL, rc->work[--rc->nwork]))
+                    DECLINE("rows a copy wraps to reach an output that is not masked off");
+            (*nwg)++;
+        }
+    }
+    return true;
+}
+
+static bool wrap_is_masked(Tma *t, const CopyPlan *pl)
+{
+    if (!pl->nwrap_dims)
+        return true;
+    IrFunc *f = t->f;
     ValueId buf = def_of(f, pl->copy->operands[0])->operands[0];
-    Reach rc = {.t = t, .pl = pl};
+    Reach rc = {.t = t};
     rc.seen = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
     int nwg = 0;
     for (int w = 0; w < pl->nwrap_dims; w++) {
-        int tile_dim = pl->wrap_dim[w], k = pl->wrap_map_dim[w];
-        rc.coord = &pl->coord[k];
-        rc.bound = pl->map.dims[k];
-        /* every wgmma of the function reading this buffer */
-        IrOp *stack_ops[64];
-        int nops = 0;
-        IrRegion *regions[64] = {&f->body};
-        int nreg = 1;
-        while (nreg > 0) {
-            IrRegion *r = regions[--nreg];
-            for (int i = 0; i < r->nops; i++) {
-                IrOp *op = r->ops[i];
-                for (int q = 0; q < op->nregions && nreg < 64; q++)
-                    regions[nreg++] = &op->regions[q];
-                if (op->code == OP_WGMMA && nops < 64)
-                    stack_ops[nops++] = op;
-            }
-        }
-        for (int i = 0; i < nops; i++) {
-            IrOp *wg = stack_ops[i];
-            for (int o = 0; o < 2; o++) {
-                const IrOp *sv = def_of(f, wg->operands[o]);
-                if (!sv || sv->code != OP_SLOT || sv->operands[0] != buf)
-                    continue;
-                int acc_dim = o == 0 ? (tile_dim == 0 ? 0 : -1)
-                                     : (tile_dim == (wg->attr[1] ? 0 : 1) ? 1 : -1);
-                if (acc_dim < 0)
-                    DECLINE("a copy's wrapped dim is the dot's K");
-                rc.acc_dim = acc_dim;
-                memset(rc.seen, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
-                rc.nwork = 0;
-                if (!reach_push(&rc, wg->results[0]))
-                    DECLINE("a wrapped copy's dot reaches too many values");
-                while (rc.nwork > 0)
-                    if (!reach_uses(&rc, &f->body, NULL, rc.work[--rc.nwork]))
-                        DECLINE("rows a copy wraps to reach an output that is not masked off");
-                nwg++;
-            }
-        }
+        rc.coord = &pl->coord[pl->wrap_map_dim[w]];
+        rc.bound = pl->map.dims[pl->wrap_map_dim[w]];
+        if (!wrap_readers(t, &rc, &f->body, buf, pl->wrap_dim[w], &nwg))
+            return false;
     }
-    if (pl->nwrap_dims && !nwg)
+    if (!nwg)
         DECLINE("a wrapped copy feeds no wgmma");
     return true;
 }
@@ -875,6 +867,19 @@ static int slots_of(const IrFunc *f, const IrOp *copy)
     return (int)ir_type(f, view->operands[0]).shape[0];
 }
 
+/* Where the prologue of the loop at r->ops[at] starts: back to the previous loop or wait. */
+static int prologue_start(const IrRegion *r, int at)
+{
+    int start = at;
+    while (start > 0) {
+        OpCode c = r->ops[start - 1]->code;
+        if (c == OP_FOR || c == OP_ASYNC_WAIT || c == OP_WGMMA_WAIT)
+            break;
+        start--;
+    }
+    return start;
+}
+
 /* Every copy and commit of the function belongs to a loop's prologue (in the loop's region,
  * after the previous loop) or body; each commit group's copies share a slot index and a
  * predicate; the loops' buffers agree on S. */
@@ -892,13 +897,9 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
         for (int ri = 0; ri < 2; ri++) {
             IrRegion *r = regions[ri];
             int start = 0, end = r->nops;
-            if (ri == 0) { /* the prologue: back to the previous loop or wait in this region */
+            if (ri == 0) { /* the prologue */
                 end = at;
-                for (start = at; start > 0; start--) {
-                    OpCode c = r->ops[start - 1]->code;
-                    if (c == OP_FOR || c == OP_ASYNC_WAIT || c == OP_WGMMA_WAIT)
-                        break;
-                }
+                start = prologue_start(r, at);
             }
             ValueId slot = 0, pred = 0;
             int ncopies = 0;
@@ -1073,13 +1074,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
     IrFunc *f = t->f;
     IrRegion *r = L->parent;
     int at = index_in(r, L->loop);
-    int start = at;
-    while (start > 0) {
-        OpCode c = r->ops[start - 1]->code;
-        if (c == OP_FOR || c == OP_ASYNC_WAIT || c == OP_WGMMA_WAIT)
-            break;
-        start--;
-    }
+    int start = prologue_start(r, at);
     /* the mbarriers, before the prologue's first op */
     IrBuilder b = {.func = f, .region = r, .pos = start};
     Type bt = type_scalar(DT_I64);
