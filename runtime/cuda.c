@@ -731,9 +731,9 @@ tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
 
 /* ---- launch ----------------------------------------------------------------------------------- */
 
-/* k's tensor map i for this launch (rt_tensor_map_args checks the values first, so a bad one is
- * named instead of the driver's CUDA_ERROR_INVALID_VALUE). */
-static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const tric_arg *args,
+/* Encodes k's tensor map i from a (rt_tensor_map_args checked it first, so a bad value is named
+ * instead of the driver's CUDA_ERROR_INVALID_VALUE); rt_tensor_maps_make calls it on a cache miss. */
+static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const RtTensorMapArgs *a,
                                      CUtensorMap *map) {
     struct tric_device_s *dev = k->module->device;
     if (!api.cuTensorMapEncodeTiled) {
@@ -744,16 +744,12 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
                        "%d.%d) has no cuTensorMapEncodeTiled",
                        dev->name, k->name, version / 1000, version % 1000 / 10);
     }
-    RtTensorMapArgs a;
-    tric_status st = rt_tensor_map_args(k, i, args, &a);
-    if (st != TRIC_SUCCESS)
-        return st;
-    /* a.strides is passed even for a rank-1 map, which has no stride to give: the driver refuses
+    /* a->strides is passed even for a rank-1 map, which has no stride to give: the driver refuses
      * a NULL globalStrides there (CUDA_ERROR_INVALID_VALUE, seen on driver 580). */
-    CUresult r = api.cuTensorMapEncodeTiled(map, a.data_type, a.rank, (void *)(uintptr_t)a.address,
-                                            a.dims, a.strides, a.box, a.element_strides,
-                                            CU_TENSOR_MAP_INTERLEAVE_NONE, a.swizzle,
-                                            a.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    CUresult r = api.cuTensorMapEncodeTiled(
+        map, a->data_type, a->rank, (void *)(uintptr_t)a->address, a->dims, a->strides, a->box,
+        a->element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, a->swizzle, a->l2_promotion,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         char what[200];
         snprintf(what, sizeof what, "cuTensorMapEncodeTiled(%s, tensor map %d)", k->name, i);
@@ -803,11 +799,12 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
      * lives in this frame like the slots (cuLaunchKernel copies it), 64-byte aligned as
      * cuTensorMapEncodeTiled requires. */
     CUtensorMap maps[TRIC_MAX_TENSOR_MAPS];
-    for (int i = 0; r == CUDA_SUCCESS && i < k->ntmaps; i++) {
-        tric_status st = encode_tensor_map(k, i, args, &maps[i]);
+    if (r == CUDA_SUCCESS && k->ntmaps) {
+        tric_status st = rt_tensor_maps_make(k, args, encode_tensor_map, maps);
         if (st != TRIC_SUCCESS)
             return st;
-        params[k->nparams + i] = &maps[i];
+        for (int i = 0; i < k->ntmaps; i++)
+            params[k->nparams + i] = &maps[i];
     }
     if (r == CUDA_SUCCESS)
         r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,

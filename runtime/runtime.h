@@ -40,6 +40,28 @@ typedef enum RtParamKind {
 
 #define RT_MAX_PARAMS 64
 
+/* What cuTensorMapEncodeTiled takes for one map at one launch (interleave and oobFill are NONE). */
+typedef struct RtTensorMapArgs {
+    int data_type; /* CUtensorMapDataType */
+    uint32_t rank;
+    uint64_t address;                             /* globalAddress, 16-byte aligned */
+    uint64_t dims[TRIC_TMAP_MAX_RANK];            /* globalDim: elements, in [1, 2^32] */
+    uint64_t strides[TRIC_TMAP_MAX_RANK - 1];     /* globalStrides: bytes, of dims 1..rank-1 */
+    uint32_t box[TRIC_TMAP_MAX_RANK];             /* boxDim: elements */
+    uint32_t element_strides[TRIC_TMAP_MAX_RANK]; /* all 1 */
+    int swizzle;                                  /* CUtensorMapSwizzle */
+    int l2_promotion;                             /* CUtensorMapL2promotion */
+} RtTensorMapArgs;
+
+/* One tensor map as the last launch made it: reused while a launch's RtTensorMapArgs are the same
+ * (rt_tensor_maps_make), since cuTensorMapEncodeTiled costs more host time than the rest of the
+ * launch (docs/performance.md, "Host launch overhead"). */
+typedef struct RtTensorMapCached {
+    bool valid;
+    RtTensorMapArgs args;
+    uint64_t map[16]; /* the CUtensorMap encoded from args */
+} RtTensorMapCached;
+
 struct tric_kernel_s {
     struct tric_module_s *module;
     char name[128];
@@ -65,6 +87,11 @@ struct tric_kernel_s {
      * reads IrFunc.tmaps itself) and in an autotuned kernel's face (each config has its own). */
     TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];
     int ntmaps;
+    /* cuda: each map as the last launch encoded it. tmap_cache_busy is held by the launch that
+     * reads or fills the cache; a launch on another thread that finds it held encodes its own maps
+     * and leaves the cache alone, so launches never wait on each other. */
+    RtTensorMapCached tmap_cache[TRIC_MAX_TENSOR_MAPS];
+    bool tmap_cache_busy;
 };
 
 struct tric_module_s {
@@ -328,24 +355,21 @@ void rt_tuner_free(RtTuner *t);
  * works (measured 2026-11-26); the coordinates are 32-bit signed anyway. */
 #define RT_TMAP_UNBOUNDED_DIM ((UINT64_C(1) << 31) - 1)
 
-/* What cuTensorMapEncodeTiled takes for one map at one launch (interleave and oobFill are NONE). */
-typedef struct RtTensorMapArgs {
-    int data_type; /* CUtensorMapDataType */
-    uint32_t rank;
-    uint64_t address;                             /* globalAddress, 16-byte aligned */
-    uint64_t dims[TRIC_TMAP_MAX_RANK];            /* globalDim: elements, in [1, 2^32] */
-    uint64_t strides[TRIC_TMAP_MAX_RANK - 1];     /* globalStrides: bytes, of dims 1..rank-1 */
-    uint32_t box[TRIC_TMAP_MAX_RANK];             /* boxDim: elements */
-    uint32_t element_strides[TRIC_TMAP_MAX_RANK]; /* all 1 */
-    int swizzle;                                  /* CUtensorMapSwizzle */
-    int l2_promotion;                             /* CUtensorMapL2promotion */
-} RtTensorMapArgs;
-
 /* Evaluates k's tensor map i against a launch's arguments (rt_check_args passed) and checks TMA's
  * rules; TRIC_ERROR_INVALID_ARGUMENT with a message naming the map, its base and the value when
  * one is broken. No driver call: it runs without a GPU. */
 tric_status rt_tensor_map_args(const struct tric_kernel_s *k, int i, const tric_arg *args,
                                RtTensorMapArgs *out);
+
+struct CUtensorMap;
+/* Encodes one map (cuda.c: cuTensorMapEncodeTiled; a test: a counter). */
+typedef tric_status (*RtTensorMapEncode)(const struct tric_kernel_s *k, int i,
+                                         const RtTensorMapArgs *a, struct CUtensorMap *map);
+/* k's tensor maps for a launch with args, maps[i] the i-th: each evaluated and checked by
+ * rt_tensor_map_args, then copied from k's cache when the last launch encoded it from the same
+ * arguments, else encoded (and cached). Thread-safe (tmap_cache_busy). */
+tric_status rt_tensor_maps_make(struct tric_kernel_s *k, const tric_arg *args,
+                                RtTensorMapEncode encode, struct CUtensorMap *maps);
 
 /* ---- cache.c ---------------------------------------------------------------------------------- */
 

@@ -269,3 +269,31 @@ tric_status rt_tensor_map_args(const struct tric_kernel_s *k, int i, const tric_
         t->swizzle == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     return TRIC_SUCCESS;
 }
+
+tric_status rt_tensor_maps_make(struct tric_kernel_s *k, const tric_arg *args,
+                                RtTensorMapEncode encode, struct CUtensorMap *maps) {
+    /* Taken without waiting: a launch that finds another thread in the cache encodes afresh. */
+    bool cache = !__atomic_test_and_set(&k->tmap_cache_busy, __ATOMIC_ACQUIRE);
+    tric_status st = TRIC_SUCCESS;
+    for (int i = 0; st == TRIC_SUCCESS && i < k->ntmaps; i++) {
+        RtTensorMapArgs a;
+        st = rt_tensor_map_args(k, i, args, &a); /* zero-filled first: memcmp sees no padding */
+        if (st != TRIC_SUCCESS)
+            break;
+        RtTensorMapCached *c = &k->tmap_cache[i];
+        _Static_assert(sizeof c->map == sizeof maps[i], "a cached map holds a CUtensorMap");
+        if (cache && c->valid && memcmp(&c->args, &a, sizeof a) == 0) {
+            memcpy(&maps[i], c->map, sizeof c->map);
+            continue;
+        }
+        st = encode(k, i, &a, &maps[i]);
+        if (cache) {
+            c->valid = st == TRIC_SUCCESS;
+            c->args = a;
+            memcpy(c->map, &maps[i], sizeof c->map);
+        }
+    }
+    if (cache)
+        __atomic_clear(&k->tmap_cache_busy, __ATOMIC_RELEASE);
+    return st;
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-# scripts/tric_ptx_do_bench.py SIZES PTX... : seed 2's kernel_matmul as tric compiled it (each
-# PTX file a config: `tric examples/matmul.tri --kernel=kernel_matmul ... -o NAME_s<STAGES>.ptx`;
-# its header gives the tile, the threads and the shared memory) beside Triton's kernel of the
-# same config, BOTH timed by triton.testing.do_bench in this one process: tric's PTX is loaded
+# scripts/tric_ptx_do_bench.py SIZES PTX... : seed 2's kernel_matmul or seed 1's matmul_kernel
+# (fp32 C) as tric compiled it (each PTX file a config: `tric examples/matmul.tri
+# --kernel=kernel_matmul ... -o NAME_s<STAGES>.ptx`; its header gives the kernel, the tile, the
+# threads and the shared memory) beside Triton's kernel of the same seed and config, BOTH timed by triton.testing.do_bench in this one process: tric's PTX is loaded
 # and launched through the CUDA driver API (ctypes, on torch's current stream), so the two sides
 # share the harness, the L2 flush, the warm-up and repetition counts and the events, and differ
 # only in the kernel. Four rounds per config and size, tric first in rounds 1 and 3, Triton first
@@ -17,7 +17,48 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 from triton_seed2_report import seed2_launcher  # noqa: E402
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                  stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                  BLOCK_SIZE_K: tl.constexpr):
+    # seed 1's kernel as examples/matmul.tri has it (comments left out)
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator += tl.dot(a, b)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(tl.float32)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+def seed1_launcher(a, b, c, size, bm, bn, bk, warps, stages):
+    grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+
+    def run():
+        matmul_kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+                            b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm,
+                            BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=warps, num_stages=stages)
+    return run
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
@@ -36,6 +77,9 @@ class TricKernel:
         if not stages:
             sys.exit("%s: name the file ..._s<num_stages>.ptx" % path)
         self.stages = int(stages.group(1))
+        self.name = os.path.basename(path)
+        self.seed1 = head["kernel"] == "matmul_kernel"
+        self.c_fp32 = head["params"].split()[2].startswith("*fp32")  # C's dtype
         self.cuda = cuda
         self.module, self.fn = ctypes.c_void_p(), ctypes.c_void_p()
         check(cuda.cuModuleLoadData(ctypes.byref(self.module), text.encode() + b"\0"), "load")
@@ -109,17 +153,23 @@ def main(argv):
                                          torch.cuda.get_device_name()))
     for size in sizes:
         a, b = (torch.rand(size, size, device="cuda", dtype=torch.float16) for _ in range(2))
-        c = torch.empty(size, size, device="cuda", dtype=torch.float16)
         ref = torch.matmul(a, b)
+        ref32 = torch.matmul(a.float(), b.float())
         for k in kernels:
             warps, stages = k.threads // 32, k.stages
-            triton_run = seed2_launcher(a, b, c, size, k.bm, k.bn, k.bk, warps, stages)
+            c = torch.empty(size, size, device="cuda",
+                            dtype=torch.float32 if k.c_fp32 else torch.float16)
+            # fp32 C is checked against an fp32 product (ref's fp16 rounding alone reaches 1
+            # at 8192)
+            want = ref32 if k.c_fp32 else ref
+            launcher = seed1_launcher if k.seed1 else seed2_launcher
+            triton_run = launcher(a, b, c, size, k.bm, k.bn, k.bk, warps, stages)
             sides = (("tric", k.launcher(a, b, c, size)), ("triton", triton_run))
             for name, run in sides:
                 c.fill_(float("nan"))
                 run()
                 torch.cuda.synchronize()
-                err = (c.float() - ref.float()).abs().max().item()
+                err = (c.float() - want.float()).abs().max().item()
                 if not err <= 1e-2 * size ** 0.5:
                     sys.exit("%s %d %dx%dx%d: max error %g" % (name, size, k.bm, k.bn, k.bk, err))
             for rnd in (1, 2, 3, 4):
@@ -127,8 +177,10 @@ def main(argv):
                 # the heat of the first
                 for name, run in (sides if rnd % 2 else sides[::-1]):
                     ms = triton.testing.do_bench(run, warmup=25, rep=100, return_mode="median")
-                    print("%d %-18s %-6s round %d %.4f ms %.1f TFLOPS" % (
-                        size, "%dx%dx%d,%d,%d" % (k.bm, k.bn, k.bk, warps, stages), name, rnd, ms,
+                    print("%d %-18s %-6s %-24s round %d %.4f ms %.1f TFLOPS" % (
+                        size, "%dx%dx%d,%d,%d" % (k.bm, k.bn, k.bk, warps, stages), name,
+                        k.name if name == "tric" else ("seed1" if k.seed1 else "seed2") +
+                        (" fp32 C" if k.c_fp32 else ""), rnd, ms,
                         2 * size ** 3 / ms * 1e-9), flush=True)
 
 

@@ -100,14 +100,16 @@ def triton_matmul(a, b, c, group_size_m):
 
 
 def seed2_launcher(a, b, c, size, bm, bn, bk, warps, stages):
-    """One config of kernel_matmul on square fp16 a @ b -> c (GROUP_SIZE_M 8, fp32 accumulator),
-    as a function of no arguments that launches it (for do_bench and timing loops)."""
+    """One config of kernel_matmul on square fp16 a @ b -> c (GROUP_SIZE_M 8, fp32 accumulator,
+    T_C c's dtype), as a function of no arguments that launches it (for do_bench and timing
+    loops)."""
+    t_c = tl.float32 if c.dtype == torch.float32 else tl.float16
     grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
 
     def run():
         kernel_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
                             b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm,
-                            BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, T_C=tl.float16,
+                            BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, T_C=t_c,
                             T_ACC=tl.float32, num_warps=warps, num_stages=stages)
     return run
 

@@ -4,7 +4,10 @@
  * base, the dims (unbounded ones at 2^31 - 1, an unsigned parameter zero-extended) and the byte
  * strides; each broken rule -- misaligned base, a stride not a multiple of 16 or out of range, a
  * dim of 0, negative or past 2^31 - 1, an overflowing product -- returns
- * TRIC_ERROR_INVALID_ARGUMENT with its message. */
+ * TRIC_ERROR_INVALID_ARGUMENT with its message. rt_tensor_maps_make, with a counting encoder in
+ * place of cuTensorMapEncodeTiled: a map is encoded again only when its arguments change, a
+ * launch that finds the cache taken encodes everything and leaves the cache alone, and a failed
+ * encode or a bad argument leaves nothing stale behind. */
 #include "runtime/cuda_api.h"
 #include "runtime/runtime.h"
 
@@ -233,10 +236,97 @@ static void test_errors(void)
     free_kernel(&k);
 }
 
+/* The encoder rt_tensor_maps_make calls on a cache miss: counts, and writes a map that says which
+ * map it is, from which base, at which call. */
+static int encodes;
+static bool encode_fails;
+
+static tric_status counting_encode(const struct tric_kernel_s *k, int i, const RtTensorMapArgs *a,
+                                   CUtensorMap *map)
+{
+    (void)k;
+    encodes++;
+    if (encode_fails)
+        return rt_fail(TRIC_ERROR_LAUNCH, "encode failed");
+    memset(map, 0, sizeof *map);
+    map->opaque[0] = (uint64_t)i;
+    map->opaque[1] = a->address;
+    map->opaque[2] = a->dims[0] + a->dims[1];
+    map->opaque[3] = (uint64_t)encodes;
+    return TRIC_SUCCESS;
+}
+
+static void test_cache(void)
+{
+    struct tric_kernel_s k;
+    make_kernel(&k, true);
+    k.ntmaps = 4; /* map 4 (a stride for a rank-1 map) is test_errors' */
+    tric_arg args[8];
+    set_args(args, 100, 4096, 3, 1);
+    CUtensorMap maps[TRIC_MAX_TENSOR_MAPS], first[TRIC_MAX_TENSOR_MAPS];
+
+    /* The first launch encodes every map; the next, with the same arguments, none, and gets the
+     * same bytes. */
+    encodes = 0;
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 4);
+    for (int i = 0; i < 4; i++)
+        CHECK(maps[i].opaque[0] == (uint64_t)i && maps[i].opaque[3] == (uint64_t)i + 1);
+    memcpy(first, maps, sizeof maps);
+    memset(maps, 0, sizeof maps);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 4);
+    CHECK(!memcmp(maps, first, 4 * sizeof *maps));
+
+    /* M (p2) is a dim of maps 0 and 1 only: those two are encoded again. */
+    set_args(args, 200, 4096, 3, 1);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 6);
+    CHECK(maps[0].opaque[2] == RT_TMAP_UNBOUNDED_DIM + 200 && maps[0].opaque[3] == 5);
+    CHECK(maps[1].opaque[3] == 6);
+    CHECK(!memcmp(&maps[2], &first[2], 2 * sizeof *maps));
+
+    /* a new base address: maps 0 and 3 (based on a) again */
+    args[0] = TRIC_ARG_ADDR(0x50000);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 8 && maps[0].opaque[1] == 0x50000 && maps[3].opaque[1] == 0x50000);
+
+    /* The cache held by another launch: every map encoded, the cache untouched. */
+    k.tmap_cache_busy = true;
+    args[0] = TRIC_ARG_ADDR(0x60000);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 12 && maps[0].opaque[1] == 0x60000);
+    CHECK(k.tmap_cache_busy);
+    k.tmap_cache_busy = false;
+    args[0] = TRIC_ARG_ADDR(0x50000);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 12 && maps[0].opaque[1] == 0x50000 && maps[3].opaque[1] == 0x50000);
+
+    /* A failed encode (map 0's) is returned and not cached: the next launch encodes it again. */
+    args[0] = TRIC_ARG_ADDR(0x70000);
+    encode_fails = true;
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_ERROR_LAUNCH);
+    CHECK(!strcmp(tric_last_error(), "encode failed"));
+    encode_fails = false;
+    CHECK(encodes == 13 && !k.tmap_cache_busy);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 15 && maps[0].opaque[1] == 0x70000 && maps[3].opaque[1] == 0x70000);
+
+    /* A bad argument fails before any encode and releases the cache. */
+    args[0] = TRIC_ARG_ADDR(0x70008);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(encodes == 15 && !k.tmap_cache_busy);
+    args[0] = TRIC_ARG_ADDR(0x70000);
+    CHECK(rt_tensor_maps_make(&k, args, counting_encode, maps) == TRIC_SUCCESS);
+    CHECK(encodes == 15 && maps[0].opaque[1] == 0x70000);
+    free_kernel(&k);
+}
+
 int main(void)
 {
     test_values();
     test_errors();
+    test_cache();
     if (failures) {
         printf("FAIL: %d check(s)\n", failures);
         return 1;
