@@ -82,7 +82,7 @@ struct tric_kernel_s {
     char *param_names;
     char *constexprs;
     char *config_text;
-    /* cuda: the TMA tensor maps the kernel reads (KernelMeta.tmaps), made at every launch and
+    /* cuda: the TMA tensor maps the kernel reads (KernelMeta.tmaps), evaluated at every launch and
      * passed after the nparams run-time parameters, map i the i-th; 0 on cpu (the interpreter
      * reads IrFunc.tmaps itself) and in an autotuned kernel's face (each config has its own). */
     TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];

@@ -115,9 +115,10 @@ static void test_packing(tric_device dev, MockState *ms)
     tric_buffer_free(b);
 }
 
-/* A kernel reading two tensor maps (docs/ptx-metadata.md "tensor_map"): each launch encodes them
- * from its arguments and passes them after the two run-time parameters, map i the i-th; a value
- * TMA cannot take is refused before any driver call. */
+/* A kernel reading two tensor maps (docs/ptx-metadata.md "tensor_map"): a launch encodes them
+ * from its arguments and passes them after the two run-time parameters, map i the i-th; the next
+ * launch with the same arguments reuses them, one with a new M encodes both again; a value TMA
+ * cannot take is refused before any driver call. */
 static void test_tensor_maps(tric_device dev, MockState *ms)
 {
     static const char ptx[] =
@@ -165,6 +166,19 @@ static void test_tensor_maps(tric_device dev, MockState *ms)
     CHECK(!memcmp(ms->maps_seen[0] + 8, "tricmap", 8) &&
           !memcmp(ms->maps_seen[1] + 8, "tricmap", 8));
     CHECK(n0 == encodes + 1 && n1 == encodes + 2);
+
+    /* The same arguments again: the kernel's cached maps, byte for byte, and no encode. */
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 2 && ms->tmap_encodes == encodes + 2);
+    memcpy(&n0, ms->maps_seen[0] + 16, sizeof n0);
+    memcpy(&n1, ms->maps_seen[1] + 16, sizeof n1);
+    CHECK(n0 == encodes + 1 && n1 == encodes + 2);
+    /* A new M changes both maps' dims: both encoded again. */
+    args[1] = TRIC_ARG_I32(64);
+    CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(ms->tmap_encodes == encodes + 4 && ms->tmap_dims[1] == 128);
+    memcpy(&n0, ms->maps_seen[0] + 16, sizeof n0);
+    CHECK(n0 == encodes + 3);
 
     /* A stride TMA cannot take: refused, nothing launched. */
     args[1] = TRIC_ARG_I32(100);
