@@ -48,8 +48,9 @@ static bool view_tile(Cg *c, ValueId v, Type *out)
 /* The byte offset inside one slot of tile element (x0, x1), i32 coordinates along tile dims 0
  * and 1, under shared layout l: passes/swizzle.c shared_swizzled_offset in LLVM IR. With the
  * contiguous dim cd = order[0] (col) and the other rd (row), R rows, S swizzle bytes, atoms of
- * A = S / eb elements: (col / A) * R * S + row * S + ((((col % A) * eb) / 16) ^ ((row /
- * per_phase) % max_phase)) * 16 + (col * eb) % 16. Every factor is a power of two, so LLVM turns
+ * A = S / eb elements, U-byte units (shared_swizzle_unit_bytes: 16, or 32 in an fp32
+ * accumulator's scratch): (col / A) * R * S + row * S + ((((col % A) * eb) / U) ^ ((row /
+ * per_phase) % max_phase)) * U + (col * eb) % U. Every factor is a power of two, so LLVM turns
  * the divisions into shifts and masks. */
 LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0, LLVMValueRef x1)
 {
@@ -62,10 +63,11 @@ LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef 
     LLVMValueRef in_atom = cg_mul(b, cg_urem(b, col, k32(c, atom), ""), k32(c, eb), "");
     LLVMValueRef phase = cg_urem(b, cg_udiv(b, row, k32(c, l->shared.per_phase), ""),
                                  k32(c, l->shared.max_phase), "");
-    LLVMValueRef chunk = LLVMBuildXor(b, cg_udiv(b, in_atom, k32(c, 16), ""), phase, "");
+    int64_t unit = shared_swizzle_unit_bytes(l, tile);
+    LLVMValueRef chunk = LLVMBuildXor(b, cg_udiv(b, in_atom, k32(c, unit), ""), phase, "");
     LLVMValueRef off = cg_add(b, at, cg_mul(b, row, k32(c, sw), ""), "");
-    off = cg_add(b, off, cg_mul(b, chunk, k32(c, 16), ""), "");
-    return cg_add(b, off, cg_urem(b, in_atom, k32(c, 16), ""), "");
+    off = cg_add(b, off, cg_mul(b, chunk, k32(c, unit), ""), "");
+    return cg_add(b, off, cg_urem(b, in_atom, k32(c, unit), ""), "");
 }
 
 /* The shared-window pointer to byte `off` (i32) of the dynamic shared memory. */

@@ -135,6 +135,9 @@ int64_t shared_slot_bytes(Type t, bool buffer);
 /* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
  * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
+/* The bytes of the unit the swizzle permutes: vec elements (16 bytes in every tile layout, the
+ * chunk wgmma and TMA read; 32 in an fp32 accumulator's scratch, shared_accumulator_swizzle). */
+int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile);
 /* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
  * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
 bool shared_layout_for(Layout *l, Type tile, int contig);
@@ -145,6 +148,10 @@ bool shared_layout_for(Layout *l, Type tile, int contig);
  * (contiguous along the scratch order's fastest dim); false: the scratch keeps padded rows
  * (shared_scratch_strides). The scratch then takes exactly the tile's bytes. */
 bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
+/* Turns shared_layout_for's layout of a scratch that an #mma accumulator of 4-byte elements is
+ * written into (columns contiguous, 128-byte swizzle) into one of 32-byte units XORed with
+ * row % 4, free of bank conflicts for the accumulator's 8-byte stores; leaves others alone. */
+void shared_accumulator_swizzle(Layout *l, Type tile);
 /* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
  * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
  * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put

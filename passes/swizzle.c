@@ -63,7 +63,31 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
         return false;
     int order[TRIC_MAX_RANK];
     shared_scratch_order(f, op, t.rank, order);
-    return shared_layout_for(l, t, order[0]);
+    if (!shared_layout_for(l, t, order[0]))
+        return false;
+    if (lo > 0 && lo < f->nlayouts && f->layouts[lo].kind == LAYOUT_MMA && order[0] == 1)
+        shared_accumulator_swizzle(l, t);
+    return true;
+}
+
+void shared_accumulator_swizzle(Layout *l, Type tile)
+{
+    /* An #mma accumulator's writer (v2 and v3 alike): a warp's 8-byte store puts lanes g = 0..7
+     * (rows r + g) x t = 0..3 (columns 8j + 2t) of one n8 piece down; the hardware serves 8-byte
+     * accesses by half-warps, rows g = 0..3. In 16-byte chunks XORed with the row, rows g and
+     * g ^ 1 trade the piece's two chunks and collide in 4 of the 8 positions: two wavefronts per
+     * half-warp (measured by ncu on seed 1's fp32 epilogue: 131072 excess store wavefronts, half
+     * of them). In 32-byte units (the n8 piece) XORed with row % 4, four rows put the piece in
+     * four distinct units of the 128-byte row: 32 distinct banks. Readers stay free of conflicts:
+     * a 16-byte access never leaves its unit, and 8 lanes reading 128 bytes of one row get the
+     * row's 4 units in some order. Only where the element is 4 bytes and the rows are whole
+     * 128-byte atoms; 16-bit accumulators go with stmatrix, whose 16-byte rows the chunks fit. */
+    int eb = dtype_bytes(tile.dtype);
+    if (eb != 4 || l->shared.swizzle != 128)
+        return;
+    l->shared.vec = 32 / eb;
+    l->shared.per_phase = 1;
+    l->shared.max_phase = 4;
 }
 
 void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
@@ -80,8 +104,15 @@ int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
     int64_t rows = tile.shape[rd], atom_elems = sw / eb;
     int64_t col = c[cd], row = c[rd];
     int64_t atom = col / atom_elems, in_atom = (col % atom_elems) * eb;
-    int64_t chunk = (in_atom / 16) ^ ((row / l->shared.per_phase) % l->shared.max_phase);
-    return atom * rows * sw + row * sw + chunk * 16 + in_atom % 16;
+    int64_t unit = shared_swizzle_unit_bytes(l, tile);
+    int64_t chunk = (in_atom / unit) ^ ((row / l->shared.per_phase) % l->shared.max_phase);
+    return atom * rows * sw + row * sw + chunk * unit + in_atom % unit;
+}
+
+int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile)
+{
+    int64_t unit = (int64_t)l->shared.vec * dtype_bytes(tile.dtype);
+    return unit >= 16 && unit <= l->shared.swizzle ? unit : 16;
 }
 
 /* The contiguous dim of the registers that feed dot operand `which`: the blocked order[0] of the
