@@ -10,8 +10,6 @@
 #       [--all] [--no-torch]
 # Rows and CSV columns as bench_norms's (provider triton or torch); scripts/norms_report.sh
 # merges the two.
-import importlib.machinery
-import importlib.util
 import math
 import os
 import sys
@@ -23,21 +21,8 @@ import torch
 import torch.nn.functional as F
 import triton
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-EXAMPLES = os.environ.get("TRIC_EXAMPLES_DIR") or os.path.join(ROOT, "examples")
-
-
-def load_tri(name):
-    """examples/NAME.tri imported as a Python module (its @triton.jit kernels run on Triton)."""
-    path = os.path.join(EXAMPLES, name + ".tri")
-    loader = importlib.machinery.SourceFileLoader("tri_" + name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    mod.__file__ = path
-    sys.modules[loader.name] = mod  # Triton's JIT resolves globals through the module
-    loader.exec_module(mod)
-    return mod
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tri_module import load_tri  # noqa: E402
 
 args = sys.argv[1:]
 QUICK = "--quick" in args
