@@ -54,8 +54,8 @@ typedef struct RtTensorMapArgs {
 } RtTensorMapArgs;
 
 /* One tensor map as the last launch made it: reused while a launch's RtTensorMapArgs are the same
- * (rt_tensor_maps_make), since cuTensorMapEncodeTiled costs more host time than the rest of the
- * launch (docs/performance.md, "Host launch overhead"). */
+ * (rt_tensor_maps_make), which saves a cuTensorMapEncodeTiled per map and launch (0.13 us on the
+ * H100's host, against tric's own 0.2-0.4 us a launch: docs/performance.md). */
 typedef struct RtTensorMapCached {
     bool valid;
     RtTensorMapArgs args;
