@@ -200,42 +200,25 @@ static bool parse_int(const char *s, size_t n, long long *out)
     return !*end && errno == 0 && (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
 }
 
-/* One value of a tensor_map list, as launch_value_print (ir.c) spells it: "*", or factors joined by '*',
- * an integer constant first if any, then pK per parameter K. */
+/* One value of a tensor_map list, the span s[0, n): launch_value_parse (ir.c) must take all of
+ * it. */
 static bool meta_launch_value_parse(const char *s, size_t n, LaunchValue *v, const char **why)
 {
-    memset(v, 0, sizeof *v);
-    v->constant = 1;
-    if (n == 1 && *s == '*') {
-        v->unbounded = true;
-        return true;
+    char buf[64];
+    if (n == 0 || n >= sizeof buf) {
+        *why = "a value is '*' or factors joined by '*': an integer first, then pK";
+        return false;
     }
-    const char *p = s, *stop = s + n;
-    for (int i = 0;; i++) {
-        const char *q = memchr(p, '*', (size_t)(stop - p));
-        if (!q)
-            q = stop;
-        long long k;
-        if (q > p && *p == 'p') {
-            if (!parse_int(p + 1, (size_t)(q - p - 1), &k) || k < 0 || k >= 64) {
-                *why = "a parameter factor is pK with K a parameter's index";
-                return false;
-            }
-            if (v->nparams == TRIC_LAUNCH_MAX_PARAMS) {
-                *why = "a value has at most 4 parameter factors";
-                return false;
-            }
-            v->params[v->nparams++] = (int)k;
-        } else if (i == 0 && parse_int(p, (size_t)(q - p), &k)) {
-            v->constant = k;
-        } else {
-            *why = "a value is '*' or factors joined by '*': an integer first, then pK";
-            return false;
-        }
-        if (q == stop)
-            return true;
-        p = q + 1;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    const char *end = buf;
+    if (!launch_value_parse(&end, v, why))
+        return false;
+    if (*end) {
+        *why = "a value is '*' or factors joined by '*': an integer first, then pK";
+        return false;
     }
+    return true;
 }
 
 /* A comma-separated list of up to TRIC_TMAP_MAX_RANK items; each item's span into items. The

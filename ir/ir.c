@@ -7,6 +7,7 @@
 #include "ir/ir.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 /* ---- the op table ------------------------------------------------------------------------- */
@@ -548,29 +549,47 @@ void launch_value_print(StrBuf *out, const LaunchValue *v)
     }
 }
 
-bool launch_value_parse(const char **text, LaunchValue *v)
+bool launch_value_parse(const char **text, LaunchValue *v, const char **why)
 {
-    const char *s = *text;
+    static const char *const form =
+        "a value is '*' or factors joined by '*': an integer first, then pK";
+    const char *s = *text, *ignored;
+    if (!why)
+        why = &ignored;
     *v = (LaunchValue){.constant = 1};
     if (*s == '*') {
         v->unbounded = true;
         *text = s + 1;
         return true;
     }
-    for (;;) {
+    for (int i = 0;; i++) {
         char *end;
+        errno = 0;
         if (*s == 'p') {
-            long k = strtol(s + 1, &end, 10);
-            if (end == s + 1 || k < 0 || v->nparams >= TRIC_LAUNCH_MAX_PARAMS)
+            long long k = strtoll(s + 1, &end, 10);
+            if (end == s + 1 || !(s[1] >= '0' && s[1] <= '9') || errno ||
+                k >= TRIC_LAUNCH_PARAM_LIMIT) {
+                *why = "a parameter factor is pK with K a parameter's index";
                 return false;
+            }
+            if (v->nparams == TRIC_LAUNCH_MAX_PARAMS) {
+                *why = "a value has at most 4 parameter factors";
+                return false;
+            }
             v->params[v->nparams++] = (int)k;
-        } else {
-            long long c = strtoll(s, &end, 10);
-            if (end == s)
+        } else if (i == 0 && (*s == '-' || (*s >= '0' && *s <= '9'))) {
+            v->constant = strtoll(s, &end, 10);
+            if (end == s || errno) {
+                *why = form;
                 return false;
-            v->constant *= c;
+            }
+        } else {
+            *why = form;
+            return false;
         }
         s = end;
+        /* a '*' continues the value only before another factor: "2*p3" is one value, and in
+         * "64,*" the '*' after the comma is the next one */
         if (*s != '*' || !(s[1] == 'p' || s[1] == '-' || (s[1] >= '0' && s[1] <= '9')))
             break;
         s++;

@@ -386,9 +386,10 @@ typedef struct IrParam {
 
 /* ---- TMA tensor maps (passes/tma.c) ------------------------------------------------------------ */
 
-#define TRIC_MAX_TENSOR_MAPS   8
-#define TRIC_TMAP_MAX_RANK     5
-#define TRIC_LAUNCH_MAX_PARAMS 4
+#define TRIC_MAX_TENSOR_MAPS    8
+#define TRIC_TMAP_MAX_RANK      5
+#define TRIC_LAUNCH_MAX_PARAMS  4
+#define TRIC_LAUNCH_PARAM_LIMIT 64 /* a parameter index in a launch value: below the runtime's 64 */
 
 /* An integer known when the kernel is launched: constant times the product of run-time parameters
  * params[0..nparams) (indices into IrFunc.params, launch order; an i32 parameter sign-extended);
@@ -423,10 +424,12 @@ static inline bool type_is_mbarriers(Type t)
     return t.is_smem && !t.is_ptr && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64;
 }
 
-/* "*" (unbounded), "64", "p3", "2*p3*p4": the form the IR text and the PTX metadata share.
- * launch_value_parse reads one at *text and moves *text past it; false when malformed. */
+/* "*" (unbounded), "64", "p3", "2*p3*p4": the form the IR text and the PTX metadata share: an
+ * integer first if any, then pK factors, K a parameter's index below TRIC_LAUNCH_PARAM_LIMIT.
+ * launch_value_parse reads one at *text and moves *text past it (a '*' not followed by another
+ * factor is left for the caller); false when malformed, *why (when why is not NULL) saying how. */
 void launch_value_print(StrBuf *out, const LaunchValue *v);
-bool launch_value_parse(const char **text, LaunchValue *v);
+bool launch_value_parse(const char **text, LaunchValue *v, const char **why);
 /* Equal values (the parameters as a multiset); equal maps (every field, values by that rule);
  * the parameters of two values the same multiset (their constants aside). */
 bool launch_value_equal(const LaunchValue *v, const LaunchValue *w);

@@ -935,9 +935,10 @@ static int parse_tmap_list(Parser *p, LaunchValue *lv, int *ints)
         }
         skip_ws(p);
         SrcLoc loc = here(p);
-        const char *at = p->text + p->pos, *end = at;
-        if (!launch_value_parse(&end, &lv[n]))
-            fail_at(p, loc, "expected a launch value ('*', 64, p3, 2*p3*p4), found %s", found(p));
+        const char *at = p->text + p->pos, *end = at, *why = NULL;
+        if (!launch_value_parse(&end, &lv[n], &why))
+            fail_at(p, loc, "expected a launch value ('*', 64, p3, 2*p3*p4), found %s: %s",
+                    found(p), why);
         for (; at < end; at++)
             advance(p);
         n++;
