@@ -1,0 +1,117 @@
+/* driver_meta_block: the PTX metadata block's lines (driver/meta.c, docs/ptx-metadata.md) on
+ * text a program may hand tric_module_load_ptx: the block's markers count only as whole lines (a
+ * value that contains "// tric.end" ends nothing, and "x// tric.begin" begins nothing); a line
+ * without a value has an empty one, never the next line's; counts must be integers (what
+ * fuzz_meta found: an empty `tric.config` once read the next line as its value); CRLF lines read
+ * as LF ones. */
+#include "driver/driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static const char head[] = "// tric.begin\n"
+                           "// tric.kernel k\n"
+                           "// tric.num_warps 4\n"
+                           "// tric.threads 128\n"
+                           "// tric.shared 0\n"
+                           "// tric.params *fp32:16 i32\n";
+
+/* kernel_meta_read of head + lines + end; its error text into err (cleared first). */
+static bool read_block(const char *lines, KernelMeta *m, StrBuf *err)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s// tric.end\n", head, lines);
+    strbuf_clear(err);
+    return kernel_meta_read(text, m, err);
+}
+
+static void test_values(void)
+{
+    KernelMeta m;
+    StrBuf err = {0};
+    /* "// tric.end" inside a value is part of the value */
+    CHECK(read_block("// tric.constexpr A=1 // tric.end B=2\n// tric.config C=3\n", &m, &err));
+    CHECK(!strcmp(m.constexprs, "A=1 // tric.end B=2") && !strcmp(m.config, "C=3"));
+    /* an empty value stays empty: the tune line's config is "", and the next line is read as its
+     * own line */
+    CHECK(read_block("// tric.tune k key=n restore= reset=\n// tric.config\n// tric.constexpr X=1\n",
+                     &m, &err));
+    CHECK(!strcmp(m.tune_name, "k") && !strcmp(m.config, "") && !strcmp(m.constexprs, "X=1"));
+    CHECK(read_block("// tric.config \n// tric.constexpr Y=2\n", &m, &err));
+    CHECK(!strcmp(m.config, "") && !strcmp(m.constexprs, "Y=2"));
+    /* written and read back: the same text */
+    StrBuf one = {0}, two = {0};
+    kernel_meta_write(&one, &m);
+    KernelMeta again;
+    CHECK(kernel_meta_read(one.data, &again, &err));
+    kernel_meta_write(&two, &again);
+    CHECK(one.len == two.len && !memcmp(one.data, two.data, one.len));
+    strbuf_free(&one);
+    strbuf_free(&two);
+    /* num_stages with the count asked for */
+    CHECK(read_block("// tric.num_stages 2 lowered_from=3\n", &m, &err));
+    CHECK(m.num_stages == 2 && m.stages_lowered_from == 3);
+    /* markers are whole lines; a CRLF marker is one */
+    CHECK(!kernel_meta_read("x// tric.begin\n// tric.kernel k\n// tric.threads 1\n// tric.end\n",
+                            &m, &err));
+    CHECK(kernel_meta_read(
+        "// tric.begin\r\n// tric.kernel k\r\n// tric.threads 32\r\n// tric.end\r\n", &m, &err));
+    CHECK(!strcmp(m.name, "k") && m.threads == 32);
+    strbuf_free(&err);
+}
+
+static void expect_error(const char *lines, const char *message)
+{
+    KernelMeta m;
+    StrBuf err = {0};
+    CHECK(!read_block(lines, &m, &err));
+    CHECK(err.data && !strcmp(err.data, message));
+    if (!err.data || strcmp(err.data, message))
+        fprintf(stderr, "for:\n%s  expected: %s\n  got:      %s\n", lines, message,
+                err.data ? err.data : "(none)");
+    strbuf_free(&err);
+}
+
+static void test_counts(void)
+{
+    expect_error("// tric.num_warps 4x\n",
+                 "bad tric.num_warps line '4x' in the tric metadata block");
+    expect_error("// tric.shared\n", "bad tric.shared line '' in the tric metadata block");
+    expect_error("// tric.threads 99999999999\n",
+                 "bad tric.threads line '99999999999' in the tric metadata block");
+    expect_error("// tric.threads -1\n", "bad tric.threads line '-1' in the tric metadata block");
+    expect_error("// tric.num_stages 2 lowered=3\n",
+                 "bad tric.num_stages line '2 lowered=3' in the tric metadata block");
+    expect_error("// tric.num_warps 4 lowered_from=8\n",
+                 "bad tric.num_warps line '4 lowered_from=8' in the tric metadata block");
+    /* the kernel line without a name */
+    char text[512];
+    snprintf(text, sizeof text, "// tric.begin\n// tric.kernel\n// tric.threads 32\n// tric.end\n");
+    KernelMeta m;
+    StrBuf err = {0};
+    CHECK(!kernel_meta_read(text, &m, &err));
+    CHECK(err.data && strstr(err.data, "lacks the kernel name"));
+    strbuf_free(&err);
+}
+
+int main(void)
+{
+    test_values();
+    test_counts();
+    if (failures) {
+        printf("FAIL: %d check(s)\n", failures);
+        return 1;
+    }
+    printf("PASS\n");
+    return 0;
+}
