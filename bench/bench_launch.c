@@ -46,33 +46,11 @@ static double median_launch_us(tric_kernel k, const tric_arg *args, int nargs, v
     return bench_median(t, BATCHES * PER_BATCH);
 }
 
-/* The TMA part (the file's comment): returns quietly where the kernel has no tensor maps. */
-static void bench_tma_launch(tric_device dev, const RtCudaApi *cu, CUstream own)
+/* The TMA measurement on k, launched (once, successfully) with args: tric_launch against raw
+ * cuLaunchKernel with maps made before, and one cuTensorMapEncodeTiled. */
+static void tma_measure(tric_kernel k, const tric_arg *args, tric_buffer a, tric_buffer b,
+                        tric_buffer c, const RtCudaApi *cu, CUstream own)
 {
-    char path[4096];
-    const char *tri = ex_tri_path("matmul.tri", path, sizeof path);
-    static const ExMatmulConfig cfg = {128, 128, 64, 4, 3};
-    enum { S = 128 };
-    int64_t v[9] = {S, S, S, S, 1, S, 1, S, 1};
-    char signature[256];
-    ex_matmul_signature(signature, sizeof signature, 1, v);
-    tric_module mod;
-    tric_kernel k;
-    tric_buffer a, b, c;
-    if (ex_compile_matmul(dev, tri, 1, 8, &cfg, signature, &mod, &k) != TRIC_SUCCESS ||
-        tric_buffer_alloc(dev, S * S * 2, &a) != TRIC_SUCCESS ||
-        tric_buffer_alloc(dev, S * S * 2, &b) != TRIC_SUCCESS ||
-        tric_buffer_alloc(dev, S * S * 2, &c) != TRIC_SUCCESS) {
-        printf("# TMA launch: not measured: %s\n", tric_last_error());
-        return;
-    }
-    tric_arg args[12] = {TRIC_ARG_BUF(a), TRIC_ARG_BUF(b), TRIC_ARG_BUF(c)};
-    for (int i = 0; i < 9; i++)
-        args[3 + i] = TRIC_ARG_I32((int32_t)v[i]);
-    if (tric_launch(k, (tric_dim3){1, 1, 1}, args, 12, NULL) != TRIC_SUCCESS) {
-        printf("# TMA launch: not measured: %s\n", tric_last_error());
-        return;
-    }
     if (k->ntmaps == 0 || !cu->cuTensorMapEncodeTiled) {
         printf("# TMA launch: not measured (the kernel reads no tensor maps on this device)\n");
         return;
@@ -125,10 +103,46 @@ static void bench_tma_launch(tric_device dev, const RtCudaApi *cu, CUstream own)
     printf("# the kernel reads %d tensor maps; tric encodes them at a launch only when their "
            "arguments changed\n",
            k->ntmaps);
-    tric_buffer_free(a);
-    tric_buffer_free(b);
-    tric_buffer_free(c);
-    tric_module_destroy(mod);
+}
+
+/* The TMA part (the file's comment): prints why not where the kernel has no tensor maps. */
+static void bench_tma_launch(tric_device dev, const RtCudaApi *cu, CUstream own)
+{
+    char path[4096];
+    const char *tri = ex_tri_path("matmul.tri", path, sizeof path);
+    static const ExMatmulConfig cfg = {128, 128, 64, 4, 3};
+    enum { S = 128 };
+    int64_t v[9] = {S, S, S, S, 1, S, 1, S, 1};
+    char signature[256];
+    ex_matmul_signature(signature, sizeof signature, 1, v);
+    tric_module mod = NULL;
+    tric_kernel k;
+    tric_buffer a = NULL, b = NULL, c = NULL;
+    tric_arg args[12];
+    bool ready = ex_compile_matmul(dev, tri, 1, 8, &cfg, signature, &mod, &k) == TRIC_SUCCESS &&
+                 tric_buffer_alloc(dev, S * S * 2, &a) == TRIC_SUCCESS &&
+                 tric_buffer_alloc(dev, S * S * 2, &b) == TRIC_SUCCESS &&
+                 tric_buffer_alloc(dev, S * S * 2, &c) == TRIC_SUCCESS;
+    if (ready) {
+        args[0] = TRIC_ARG_BUF(a);
+        args[1] = TRIC_ARG_BUF(b);
+        args[2] = TRIC_ARG_BUF(c);
+        for (int i = 0; i < 9; i++)
+            args[3 + i] = TRIC_ARG_I32((int32_t)v[i]);
+        ready = tric_launch(k, (tric_dim3){1, 1, 1}, args, 12, NULL) == TRIC_SUCCESS;
+    }
+    if (ready)
+        tma_measure(k, args, a, b, c, cu, own);
+    else
+        printf("# TMA launch: not measured: %s\n", tric_last_error());
+    if (a)
+        tric_buffer_free(a);
+    if (b)
+        tric_buffer_free(b);
+    if (c)
+        tric_buffer_free(c);
+    if (mod)
+        tric_module_destroy(mod);
 }
 
 int main(void)
