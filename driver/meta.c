@@ -364,13 +364,12 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 long long x = 0, from = 0;
                 bool ok = parse_int(val, n1, &x) && x >= 0 && x <= INT32_MAX;
                 if (ok && sp)
-                    ok = !strcmp(key, "num_stages") && vlen - n1 > ll &&
-                         !memcmp(sp, lowered, ll) &&
+                    ok = !strcmp(key, "num_stages") && vlen - n1 > ll && !memcmp(sp, lowered, ll) &&
                          parse_int(sp + ll, vlen - n1 - ll, &from) && from >= 0 &&
                          from <= INT32_MAX;
                 if (!ok) {
-                    strbuf_printf(error, "bad tric.%s line '%.*s' in the tric metadata block",
-                                  key, (int)vlen, val);
+                    strbuf_printf(error, "bad tric.%s line '%.*s' in the tric metadata block", key,
+                                  (int)vlen, val);
                     return false;
                 }
                 if (!strcmp(key, "num_warps")) {
@@ -511,4 +510,3 @@ int kernel_meta_read_all(const char *ptx, KernelMeta **out, StrBuf *error)
     }
     return n;
 }
-

@@ -44,8 +44,8 @@ static void test_values(void)
     CHECK(!strcmp(m.constexprs, "A=1 // tric.end B=2") && !strcmp(m.config, "C=3"));
     /* an empty value stays empty: the tune line's config is "", and the next line is read as its
      * own line */
-    CHECK(read_block("// tric.tune k key=n restore= reset=\n// tric.config\n// tric.constexpr X=1\n",
-                     &m, &err));
+    CHECK(read_block(
+        "// tric.tune k key=n restore= reset=\n// tric.config\n// tric.constexpr X=1\n", &m, &err));
     CHECK(!strcmp(m.tune_name, "k") && !strcmp(m.config, "") && !strcmp(m.constexprs, "X=1"));
     CHECK(read_block("// tric.config \n// tric.constexpr Y=2\n", &m, &err));
     CHECK(!strcmp(m.config, "") && !strcmp(m.constexprs, "Y=2"));
