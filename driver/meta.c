@@ -323,6 +323,10 @@ static bool tensor_maps_check(const KernelMeta *m, StrBuf *error)
     return true;
 }
 
+/* What separates the names of a param_names line: a name is never written with one in it, so
+ * none can end up at a line's end, where a '\r' would be taken for a CRLF file's. */
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 /* Parses the block that starts at begin (its "// tric.begin" line) up to end. */
 static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf *error)
 {
@@ -331,7 +335,7 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
     for (const char *line = begin; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
-        if (len > 0 && line[len - 1] == '\r') /* a CRLF file */
+        while (len > 0 && line[len - 1] == '\r') /* a CRLF file (a value never ends in '\r') */
             len--;
         /* "// tric.KEY VALUE", read within the line: the key up to a space, the value after the
          * spaces that follow it (a line without a value has an empty one) */
@@ -406,10 +410,10 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 const char *p = val, *stop = val + vlen;
                 for (int i = 0; i < (int)(sizeof m->params / sizeof m->params[0]) && p < stop;
                      i++) {
-                    while (p < stop && *p == ' ')
+                    while (p < stop && is_blank(*p))
                         p++;
                     const char *q = p;
-                    while (q < stop && *q != ' ')
+                    while (q < stop && !is_blank(*q))
                         q++;
                     copy_field(m->params[i].name, sizeof m->params[i].name, p, (size_t)(q - p));
                     p = q;
