@@ -9,7 +9,6 @@
 #include "codegen/codegen.h"
 #include "passes/passes.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 

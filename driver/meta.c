@@ -167,20 +167,17 @@ static bool parse_int(const char *s, size_t n, long long *out)
 static bool meta_launch_value_parse(const char *s, size_t n, LaunchValue *v, const char **why)
 {
     char buf[64];
-    if (n == 0 || n >= sizeof buf) {
-        *why = "a value is '*' or factors joined by '*': an integer first, then pK";
-        return false;
-    }
-    memcpy(buf, s, n);
-    buf[n] = 0;
     const char *end = buf;
-    if (!launch_value_parse(&end, v, why))
-        return false;
-    if (*end) {
-        *why = "a value is '*' or factors joined by '*': an integer first, then pK";
-        return false;
+    if (n > 0 && n < sizeof buf) {
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        if (!launch_value_parse(&end, v, why))
+            return false;
+        if (!*end)
+            return true;
     }
-    return true;
+    *why = "a value is '*' or factors joined by '*': an integer first, then pK";
+    return false;
 }
 
 /* A comma-separated list of up to TRIC_TMAP_MAX_RANK items; each item's span into items. The
@@ -327,11 +324,22 @@ static bool tensor_maps_check(const KernelMeta *m, StrBuf *error)
  * none can end up at a line's end, where a '\r' would be taken for a CRLF file's. */
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+/* The field a count line fills: num_warps, threads, shared, num_stages; NULL for other keys. */
+static int *count_field(KernelMeta *m, const char *key)
+{
+    return !strcmp(key, "num_warps")    ? &m->num_warps
+           : !strcmp(key, "threads")    ? &m->threads
+           : !strcmp(key, "shared")     ? &m->shared_bytes
+           : !strcmp(key, "num_stages") ? &m->num_stages
+                                        : NULL;
+}
+
 /* Parses the block that starts at begin (its "// tric.begin" line) up to end. */
 static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf *error)
 {
     memset(m, 0, sizeof *m);
     bool seen_kernel = false, seen_threads = false;
+    int *count;
     for (const char *line = begin; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
@@ -358,8 +366,7 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 seen_kernel = true;
             } else if (!strcmp(key, "target") && vlen < sizeof m->target) {
                 memcpy(m->target, val, vlen);
-            } else if (!strcmp(key, "num_warps") || !strcmp(key, "threads") ||
-                       !strcmp(key, "shared") || !strcmp(key, "num_stages")) {
+            } else if ((count = count_field(m, key)) != NULL) {
                 /* a count, and for num_stages the stage count asked for: "2 lowered_from=3" */
                 const char *sp = memchr(val, ' ', vlen);
                 size_t n1 = sp ? (size_t)(sp - val) : vlen;
@@ -368,7 +375,7 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 long long x = 0, from = 0;
                 bool ok = parse_int(val, n1, &x) && x >= 0 && x <= INT32_MAX;
                 if (ok && sp)
-                    ok = !strcmp(key, "num_stages") && vlen - n1 > ll && !memcmp(sp, lowered, ll) &&
+                    ok = count == &m->num_stages && vlen - n1 > ll && !memcmp(sp, lowered, ll) &&
                          parse_int(sp + ll, vlen - n1 - ll, &from) && from >= 0 &&
                          from <= INT32_MAX;
                 if (!ok) {
@@ -376,17 +383,10 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                                   (int)vlen, val);
                     return false;
                 }
-                if (!strcmp(key, "num_warps")) {
-                    m->num_warps = (int)x;
-                } else if (!strcmp(key, "threads")) {
-                    m->threads = (int)x;
-                    seen_threads = true;
-                } else if (!strcmp(key, "shared")) {
-                    m->shared_bytes = (int)x;
-                } else {
-                    m->num_stages = (int)x;
+                *count = (int)x;
+                if (count == &m->num_stages)
                     m->stages_lowered_from = (int)from;
-                }
+                seen_threads |= count == &m->threads;
             } else if (!strcmp(key, "constexpr")) {
                 copy_field(m->constexprs, sizeof m->constexprs, val, vlen);
             } else if (!strcmp(key, "config")) {

@@ -6,8 +6,8 @@
  * must not be kept across ir_value_new (the array may move). Every allocation is in f->arena. */
 #include "ir/ir.h"
 
-#include <stdlib.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the op table ------------------------------------------------------------------------- */

@@ -614,10 +614,6 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
     return true;
 }
 
-static bool wrap_is_masked(Tma *t, const CopyPlan *pl);
-
-/* ---- the function's structure ---------------------------------------------------------------- */
-
 /* ---- wrapped coordinates: what the rows past the bound reach --------------------------------- */
 
 typedef struct Reach {
@@ -786,6 +782,8 @@ static bool wrap_is_masked(Tma *t, const CopyPlan *pl)
         DECLINE("a wrapped copy feeds no wgmma");
     return true;
 }
+
+/* ---- the function's structure ---------------------------------------------------------------- */
 
 static bool collect_copies(Tma *t, IrRegion *r)
 {
