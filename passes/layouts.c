@@ -25,6 +25,8 @@ typedef struct ConvertEntry {
     ValueId from;
     int layout;
     ValueId to;
+    const IrRegion *where; /* the region the convert sits in: a later use elsewhere takes it only
+                              when it sits where `from` is defined (it dominates every use) */
 } ConvertEntry;
 
 typedef struct LayCtx {
@@ -735,6 +737,56 @@ static void set_layout(LayCtx *c, ValueId v, int layout)
 
 static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc);
 
+/* The chain of regions from r down to the one holding target: regs[k] and, in it, the index
+ * idx[k] of the op that is or holds target. Its length in *n; false when target is not in r. */
+static bool op_path(IrRegion *r, const IrOp *target, IrRegion **regs, int *idx, int depth, int max,
+                    int *n)
+{
+    if (depth >= max)
+        return false;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        regs[depth] = r;
+        idx[depth] = i;
+        if (op == target) {
+            *n = depth + 1;
+            return true;
+        }
+        for (int k = 0; k < op->nregions; k++)
+            if (op_path(&op->regions[k], target, regs, idx, depth + 1, max, n))
+                return true;
+    }
+    return false;
+}
+
+/* Where a convert of a value defined in region home goes for its use by user: right after the
+ * definition (every later use shares it), unless user sits inside an `if` below home with no
+ * loop between -- then inside that `if`'s branch, before what holds user, so that the convert
+ * (a shared-memory round trip) runs only when the branch does: a flattened persistent loop's
+ * epilogue under `if ki == k_tiles - 1` converts its accumulator once per tile, not once per K
+ * step. False: at home. */
+static bool convert_in_branch(IrFunc *f, IrRegion *home, const IrOp *user, IrRegion **where,
+                              int *pos)
+{
+    enum { MAX_DEPTH = 32 };
+    IrRegion *regs[MAX_DEPTH];
+    int idx[MAX_DEPTH], n = 0, h = -1;
+    if (!user || !op_path(&f->body, user, regs, idx, 0, MAX_DEPTH, &n))
+        return false;
+    for (int k = 0; k < n && h < 0; k++)
+        if (regs[k] == home)
+            h = k;
+    for (int k = h < 0 ? n : h; k + 1 < n; k++) {
+        const IrOp *enclosing = regs[k]->ops[idx[k]];
+        if (enclosing->code != OP_IF)
+            return false; /* a loop: hoisted out of it, at home */
+        *where = regs[k + 1];
+        *pos = idx[k + 1];
+        return true;
+    }
+    return false;
+}
+
 /* Cheap to recompute in another layout: a chain (at most depth ops deep) of make_range, const,
  * splat, broadcast, expand_dims and elementwise integer/pointer ops, with no load in it. Triton's
  * RemoveLayoutConversions rematerializes such slices instead of converting them, since a convert
@@ -796,13 +848,22 @@ static ValueId remat(LayCtx *c, ValueId v, int layout)
 /* v in the given layout: v itself, a rematerialized copy of a cheap v, or a convert_layout placed
  * right after v's definition (at the start of its region for a region argument); either way
  * shared by every consumer that needs it. */
-static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
+/* v in layout `layout` for its use by user (NULL: any use after v's definition). */
+static ValueId convert_for(LayCtx *c, ValueId v, int layout, SrcLoc loc, const IrOp *user)
 {
     IrFunc *f = c->f;
     if (v <= 0 || layout <= 0 || ir_type(f, v).rank == 0 || f->values[v].layout == layout)
         return v;
+    IrRegion *home = NULL, *where = NULL;
+    int pos = 0, wpos = 0;
+    if (!find_value_home(&f->body, v, f->values[v].def, &home, &pos)) {
+        home = &f->body;
+        pos = 0;
+    }
+    bool in_branch = convert_in_branch(f, home, user, &where, &wpos);
     for (int i = 0; i < c->nconverts; i++)
-        if (c->converts[i].from == v && c->converts[i].layout == layout)
+        if (c->converts[i].from == v && c->converts[i].layout == layout &&
+            (c->converts[i].where == home || (in_branch && c->converts[i].where == where)))
             return c->converts[i].to;
     /* Rematerialize only into distributed blocked/slice layouts: a dot operand arrives through a
      * convert, the one path codegen has for those layouts. */
@@ -815,16 +876,14 @@ static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
     if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
         ValueId copy = remat(c, v, layout);
         if (copy) {
-            ConvertEntry e = {.from = v, .layout = layout, .to = copy};
+            ConvertEntry e = {.from = v, .layout = layout, .to = copy, .where = home};
             ARENA_PUSH(f->arena, c->converts, c->nconverts, c->converts_cap, e);
             return copy;
         }
     }
-    IrRegion *home = NULL;
-    int pos = 0;
-    if (!find_value_home(&f->body, v, f->values[v].def, &home, &pos)) {
-        home = &f->body;
-        pos = 0;
+    if (in_branch) {
+        home = where;
+        pos = wpos;
     }
     if (f->values[v].def)
         loc = f->values[v].def->loc;
@@ -835,15 +894,20 @@ static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
     f->values[out].layout = layout;
     f->values[out].axis = f->values[v].axis;
     f->values[out].name = f->values[v].name;
-    ConvertEntry e = {.from = v, .layout = layout, .to = out};
+    ConvertEntry e = {.from = v, .layout = layout, .to = out, .where = home};
     ARENA_PUSH(f->arena, c->converts, c->nconverts, c->converts_cap, e);
     return out;
+}
+
+static ValueId convert_to(LayCtx *c, ValueId v, int layout, SrcLoc loc)
+{
+    return convert_for(c, v, layout, loc, NULL);
 }
 
 static void convert_operand(LayCtx *c, IrOp *op, int j, int layout)
 {
     if (j < op->noperands)
-        op->operands[j] = convert_to(c, op->operands[j], layout, op->loc);
+        op->operands[j] = convert_for(c, op->operands[j], layout, op->loc, op);
 }
 
 static int layout_of(const LayCtx *c, ValueId v) { return v > 0 ? c->f->values[v].layout : 0; }

@@ -2,45 +2,67 @@
  * assign_latencies + schedule_loops + pipeline, for the pointer-load case; docs/passes.md).
  *
  * Requires: layouts (a dot's operand converts and #mma result are known), axis info. Guarantees:
- * in every loop it pipelines, each operand load of an mma dot is an async_copy into slot
- * (i + S - 1) % S of an S-slot local_alloc buffer, issued S - 1 iterations ahead of its use
- * (S = the loop's tl.range num_stages, else the function's); a prologue of S - 1 iterations,
- * each predicated on the iteration existing, fills the first slots; iteration i waits for its
- * own group (async_wait S - 2), makes it visible to every thread (barrier), and reads slot i % S: through local_load into the dot operand's
- * layout (mma.sync), or directly with a wgmma that stays in flight until the next iteration's
- * wgmma_wait 1 (sm_90a). After the loop: async_wait 0, and wgmma_wait 0 on the accumulator.
- * The buffers have no shared layout yet (swizzle.c). Axis info is recomputed for the new values.
+ * in every loop it pipelines, each pipelined load is an async_copy into slot (i + S - 1) % S of
+ * an S-slot local_alloc buffer, issued S - 1 iterations ahead of its use (S = the loop's tl.range
+ * num_stages, else the function's); a prologue of S - 1 iterations, each predicated on the
+ * iteration existing, fills the first slots; iteration i waits for its own group (async_wait
+ * S - 2), makes it visible to every thread (barrier), and reads slot i % S: through local_load
+ * into a dot operand's layout (mma.sync), directly with a wgmma (sm_90a; one left in flight until
+ * the next iteration's wgmma_wait where the loop allows), or whole, with a local_load in the
+ * load's own layout where the load was, for every other use. After the loop: async_wait 0, and
+ * wgmma_wait 0 on the accumulators still in flight. The buffers have no shared layout yet
+ * (swizzle.c). Axis info is recomputed for the new values.
  *
  * The schedule, per iteration i of the new loop (S slots; copies for iteration j go to slot j % S):
  *     async_wait S-2; barrier           -- tile i (copied S-1 iterations ago) is complete everywhere
- *     dot i reading slot i % S          -- wgmma: wgmma_wait 1 retires wgmma i-1 of this warpgroup
+ *     the rest of the body, reading slot i % S
+ *                                       -- wgmma: wgmma_wait 1 retires wgmma i-1 of this warpgroup
  *     barrier (wgmma only)              -- ... and of every warpgroup: slot (i-1) % S is free
- *     copies for iteration i+S-1 into slot (i+S-1) % S = (i-1) % S; async_commit
+ *     stage 0 for iteration i+S-1, copies into slot (i+S-1) % S = (i-1) % S; async_commit
  * The loop is not peeled: copies for iterations past the end are masked off (they read nothing).
  *
- * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks);
- * it runs S - 1 iterations ahead, so the loop-carried values it alone uses run ahead with it:
- * advancing pointers, and the i32 offsets block pointers carry (`tl.advance`), from which the
- * front end recomputes the addresses and boundary masks each iteration (canonicalize has made the
- * leaves a loop yields unchanged, base, shapes and strides, loop-invariant). A loop is left as it is (num_stages 1, or anything below not holding):
- * stage 0 must be pure ops; a value stage 0 computes may not be used by the rest of the body;
- * an iter arg is used by stage 0 alone or by the rest alone, and the loop's results of stage-0
- * iter args are unused; the step is a positive constant; each pipelined load's tile is 2-D with
- * 16-bit elements (or fp32 for wgmma's tf32 form: its slots are K-major whatever the registers'
- * order, element by element when the tile runs along M or N; or fp8 for wgmma's fp8 form, K-major
- * too, the tile running along K in memory), copied in pieces of at least 4
- * bytes, and its only use is the convert into a dot operand, whose only use is the dot; or, for a
- * dot operand not paired that way (the other operand not loaded in the loop, or a trans between
- * the load and the convert), a 16-bit tile read back whole: local_load in the load's own layout
- * where the load was, the ops after it unchanged (operand_tile_load). A load's
- * `other` other than 0 goes with its async_copy (masked-off elements are written with it). */
+ * Which loads: every load in the body whose tile feeds an mma dot, through a convert_layout (and
+ * for a wgmma's B a `.T`) or, read back whole, through any chain, whatever else uses the tile
+ * (attention backward's qT feeds `k @ qT` and, transposed, `dsT @ qT.T`; both wgmma ops read its
+ * one slot). A dot reads its operands straight from the slots when both are pipelined loads
+ * (mma.sync: local_load into the #dot_op layout; wgmma: the slots themselves, B possibly as
+ * B^T), or, for a wgmma, when B is one and A comes from registers (#dot_op<idx=0, k_width=2>,
+ * 16-bit); any other use of a pipelined tile reads it whole. A pipelined load's tile is 2-D with
+ * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
+ * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
+ * fp8), copied in pieces of at least 4 bytes. A load's `other` other than 0 goes with its
+ * async_copy (masked-off elements are written with it).
+ *
+ * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks,
+ * pure `if`s choosing them: a flattened persistent loop's tile switch); it runs S - 1 iterations
+ * ahead, so the loop-carried values it reads run ahead with it: advancing pointers, the block
+ * offsets of `tl.advance`, a running row offset. Where the rest of the body needs a value stage 0
+ * computes (a mask from the running offset, the tile switch's indices in an epilogue), the rest
+ * computes it again for its own iteration instead of carrying it S - 1 iterations (a register
+ * tile per stage): the ops are pure, and each iter arg they read gets a lagging copy that the
+ * rest advances in step with it (Triton carries such values through the loop; recomputing keeps
+ * registers free, which is what attention backward runs out of). A loop stays as it is
+ * (num_stages 1, or any condition below not holding, said in a remark): stage 0 holds only pure
+ * ops, pure `if`s and the pipelined loads themselves, and no load's address depends on another
+ * pipelined tile; a stage-0 iter arg's next value comes from stage 0 (a pointer advanced by a
+ * loaded value cannot run ahead). The bounds and the step may be any values from outside the
+ * loop: the copies for an iteration are masked by its existing (iv < hi for a positive step,
+ * iv > hi for a negative one), so a zero-trip loop copies nothing and runs nothing. */
 #include "passes/passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PIPE_LOADS     8
+#define MAX_PIPE_READERS   16
 #define DECLINE(p, reason) return ((p)->why_not = (reason), false)
+
+/* A convert of a pipelined tile into a dot operand that reads the load's slot itself. */
+typedef struct SlotReader {
+    int load;      /* index into Pipe.loads */
+    IrOp *convert; /* the convert_layout into the #dot_op layout */
+    IrOp *trans;   /* a `.T` between the load and the convert (a wgmma B read as B^T), or NULL */
+} SlotReader;
 
 typedef struct Pipe {
     const char *why_not; /* why the loop stays as it is (TRIC_PIPELINE_REMARKS=1 prints it) */
@@ -50,13 +72,12 @@ typedef struct Pipe {
     IrRegion *body;
     int S;
     int nloads;
-    IrOp *loads[MAX_PIPE_LOADS];    /* the pipelined loads */
-    IrOp *converts[MAX_PIPE_LOADS]; /* convert_layout of each into its dot operand; NULL for a
-                                       tile read back in the load's own layout (below) */
-    IrOp *transes[MAX_PIPE_LOADS];  /* a `.T` between a wgmma B's load and its convert (the
-                                       wgmma reads the slot as B^T: trans_b), else NULL */
-    ValueId bufs[MAX_PIPE_LOADS];   /* local_alloc of each */
-    ValueId views[MAX_PIPE_LOADS];  /* this iteration's extract view of each (new loop) */
+    IrOp *loads[MAX_PIPE_LOADS]; /* the pipelined loads */
+    bool whole[MAX_PIPE_LOADS];  /* read back whole where the load was, for its other uses */
+    int nreaders;
+    SlotReader readers[MAX_PIPE_READERS];
+    ValueId bufs[MAX_PIPE_LOADS];  /* local_alloc of each */
+    ValueId views[MAX_PIPE_LOADS]; /* this iteration's extract view of each (new loop) */
     bool any_wgmma;
     IrOp *inflight_dot; /* the one wgmma left in flight across iterations, or NULL */
     int inflight_iter;  /* its iter arg */
@@ -66,9 +87,14 @@ typedef struct Pipe {
                            its iter arg) retires it; or NULL */
     int carried_iter;   /* its iter arg */
     bool *stage0;       /* per op index of body: in stage 0 */
+    bool *remat;        /* per op index of body: a stage-0 op the rest of the body computes again */
     bool *arg_stage0;   /* per iter arg (not the iv): used by stage 0 */
-    int nvalues0;       /* f->nvalues before the rewrite: the map's size */
-    ValueId *map;       /* original value -> its value in what is being built (0: itself) */
+    bool *arg_lag;      /* per stage-0 iter arg: the rest needs its own iteration's value too
+                           (a lagging copy of it is carried) */
+    ValueId ahead_valid; /* while stage 0 is cloned for an iteration ahead: whether it exists
+                            (its integer divisions divide by 1 where it does not), else 0 */
+    int nvalues0;        /* f->nvalues before the rewrite: the map's size */
+    ValueId *map;        /* original value -> its value in what is being built (0: itself) */
 } Pipe;
 
 /* ---- analysis ------------------------------------------------------------------------------ */
@@ -104,72 +130,151 @@ static bool is_const_zero(const IrFunc *f, ValueId v)
     return def && def->code == OP_CONST && def->attr[0] == 0 && def->fattr == 0.0;
 }
 
-/* Whether load feeds a dot operand in a form the pipeline takes (see the header). */
-static bool load_pipelinable(Pipe *p, const IrOp *load, const IrOp *convert, int which, bool wgmma)
+/* The body op defining v (top level of the loop body), or NULL. */
+static IrOp *body_def(const Pipe *p, ValueId v)
+{
+    IrOp *def = v > 0 ? p->f->values[v].def : NULL;
+    return def && body_index(p->body, def) >= 0 ? def : NULL;
+}
+
+static int load_index(const Pipe *p, const IrOp *op)
+{
+    for (int k = 0; k < p->nloads; k++)
+        if (p->loads[k] == op)
+            return k;
+    return -1;
+}
+
+/* Whether load can be copied into slots: a 2-D tile of numbers in a blocked layout, copies of at
+ * least 4 bytes, a shared layout for it. contig: the slot's contiguous dim (-1: the load's own
+ * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones only
+ * when `wide` (read straight from the slots by a wgmma). */
+static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
 {
     const IrFunc *f = p->f;
     Type t = ir_type(f, load->results[0]);
     int pl = f->values[load->operands[0]].layout;
     if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
         DECLINE(p, "a load's layout is not blocked");
-    /* fp32 tiles feed wgmma's tf32 form, which reads both operands K-major (A's dim 1, B's dim
-     * 0): the swizzle pass gives their slots that order, and a tile whose registers run along M
-     * or N is copied element by element (4-byte cp.async, PTX ISA 9.7.9.25) into it */
-    bool tf32 = wgmma && t.dtype == DT_F32;
-    /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only too; element by element would be
-     * 1-byte copies, under cp.async's 4, so the tile must run along K in memory */
-    bool fp8 = wgmma && !t.is_ptr && dtype_is_fp8(t.dtype);
+    bool tf32 = wide && t.dtype == DT_F32;
+    bool fp8 = wide && !t.is_ptr && dtype_is_fp8(t.dtype);
     if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) ||
         load->nresults != 1)
         DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 or fp8 for wgmma)");
-    if (fp8 && f->layouts[pl].blocked.order[0] != (which == 0 ? 1 : 0))
+    /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only; element by element would be
+     * 1-byte copies, under cp.async's 4, so the tile must run along K in memory */
+    if (fp8 && f->layouts[pl].blocked.order[0] != contig)
         DECLINE(p, "an fp8 tile for wgmma does not run along K in memory (wgmma reads fp8 K-major "
                    "only; its copies would be single bytes)");
-    if (uses_in(&f->body, load->results[0]) != 1 || uses_in(&f->body, convert->results[0]) != 1)
-        DECLINE(p, "a loaded tile has other uses than its dot");
-    if (f->values[convert->operands[0]].def != load && (tf32 || fp8))
-        DECLINE(p, "a transposed fp32 or fp8 tile for wgmma (its B^T view is for 16-bit types)");
+    /* fp32 tiles feed wgmma's tf32 form, which reads both operands K-major: the swizzle pass
+     * gives their slots that order, and a tile whose registers run along M or N is copied
+     * element by element (4-byte cp.async, PTX ISA 9.7.9.25) into it */
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t,
-                             tf32 || fp8 ? (which == 0 ? 1 : 0) : f->layouts[pl].blocked.order[0]);
+    return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]);
 }
 
-/* Adds to stage 0 the body op defining v and, transitively, what it depends on; records iter
- * args stage 0 reads. False when stage 0 would hold an op that cannot run ahead. */
-static bool mark_stage0(Pipe *p, ValueId v)
+/* load_copyable for a tile read back whole (16-bit, its own order), keeping the reason an earlier
+ * candidate gave: that one, not this fallback's, is what a remark should say. */
+static bool copyable_whole(Pipe *p, const IrOp *load)
+{
+    const char *why = p->why_not;
+    bool ok = load_copyable(p, load, -1, false);
+    p->why_not = why;
+    return ok;
+}
+
+/* A dot operand's path from a load of this loop: `operand = convert(load)` or, for a wgmma's B,
+ * `operand = convert(trans(load))`, each op used once. Fills *cv, *tr; the load or NULL. */
+static IrOp *operand_reader_load(const Pipe *p, const IrOp *dot, int which, bool v3, IrOp **cv,
+                                 IrOp **tr)
 {
     const IrFunc *f = p->f;
-    for (int a = 1; a < p->body->nargs; a++)
-        if (p->body->args[a] == v) {
-            p->arg_stage0[a - 1] = true;
+    *cv = *tr = NULL;
+    IrOp *c = body_def(p, dot->operands[which]);
+    if (!c || c->code != OP_CONVERT_LAYOUT || uses_in(p->body, c->results[0]) != 1)
+        return NULL;
+    IrOp *x = body_def(p, c->operands[0]);
+    /* wgmma's B through a `.T` (tutorial 06's `k = desc_k.load(...).T`): the slot holds the
+     * tile as loaded and the wgmma reads it as B^T (16-bit types) */
+    if (x && x->code == OP_TRANS && which == 1 && v3 && uses_in(p->body, x->results[0]) == 1 &&
+        dtype_bytes(ir_type(f, x->results[0]).dtype) == 2 && ir_type(f, x->results[0]).rank == 2) {
+        *tr = x;
+        x = body_def(p, x->operands[0]);
+    }
+    if (!x || x->code != OP_LOAD || x->nresults != 1)
+        return NULL;
+    *cv = c;
+    return x;
+}
+
+/* The load of this loop a dot operand comes from through convert_layout and trans ops each used
+ * once (tutorial 06's attention: K through `.T`), or NULL. */
+static IrOp *operand_chain_load(const Pipe *p, ValueId operand)
+{
+    const IrFunc *f = p->f;
+    IrOp *def = body_def(p, operand);
+    while (def && (def->code == OP_CONVERT_LAYOUT || def->code == OP_TRANS) &&
+           uses_in(p->body, def->results[0]) == 1)
+        def = body_def(p, def->operands[0]);
+    (void)f;
+    return def && def->code == OP_LOAD && def->nresults == 1 ? def : NULL;
+}
+
+/* Adds ld to the pipelined loads (once); its index, or -1 when there is no room. */
+static int take_load(Pipe *p, IrOp *ld)
+{
+    int k = load_index(p, ld);
+    if (k >= 0 || p->nloads >= MAX_PIPE_LOADS)
+        return k;
+    p->loads[p->nloads] = ld;
+    p->whole[p->nloads] = false;
+    return p->nloads++;
+}
+
+static bool add_reader(Pipe *p, IrOp *ld, IrOp *cv, IrOp *tr)
+{
+    if (p->nreaders >= MAX_PIPE_READERS)
+        return false;
+    int k = take_load(p, ld);
+    if (k < 0)
+        return false;
+    p->readers[p->nreaders++] = (SlotReader){k, cv, tr};
+    return true;
+}
+
+/* The reader whose convert makes v, or NULL. */
+static const SlotReader *reader_of(const Pipe *p, ValueId v)
+{
+    for (int r = 0; r < p->nreaders; r++)
+        if (p->readers[r].convert->results[0] == v)
+            return &p->readers[r];
+    return NULL;
+}
+
+static bool is_reader_op(const Pipe *p, const IrOp *op)
+{
+    for (int r = 0; r < p->nreaders; r++)
+        if (p->readers[r].convert == op || p->readers[r].trans == op)
             return true;
-        }
-    const IrOp *def = f->values[v].def;
-    int i = def ? body_index(p->body, def) : -1;
-    if (i < 0 || p->stage0[i])
-        return true; /* defined outside the loop, the iv, or already in */
-    bool is_pipelined_load = false;
-    for (int k = 0; k < p->nloads; k++)
-        is_pipelined_load |= p->loads[k] == def;
-    switch (def->code) {
+    return false;
+}
+
+/* Whether an op may run ahead in stage 0: no effects, no pipeline op, and regions only of a
+ * pure `if` (its branches pure too). */
+static bool may_run_ahead(const IrOp *op)
+{
+    switch (op->code) {
     case OP_STORE:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
     case OP_ASSERT:
     case OP_DOT:
     case OP_FOR:
-    case OP_IF:
     case OP_WHILE:
-    case OP_YIELD:
-    case OP_CONDITION: DECLINE(p, "stage 0 would hold an op with effects or regions");
+    case OP_CONDITION:
     case OP_LOAD:
-        if (!is_pipelined_load)
-            DECLINE(
-                p,
-                "stage 0 would hold a load that is not pipelined"); /* a load run ahead could fault past the end */
-        break;
     case OP_LOCAL_ALLOC:
     case OP_SLOT:
     case OP_ASYNC_COPY:
@@ -178,61 +283,88 @@ static bool mark_stage0(Pipe *p, ValueId v)
     case OP_BARRIER:
     case OP_LOCAL_LOAD:
     case OP_WGMMA:
-    case OP_WGMMA_WAIT: DECLINE(p, "stage 0 would hold a pipeline op"); /* already pipelined */
-    default:
-        if (def->nregions)
-            DECLINE(p, "stage 0 would hold an op with regions");
+    case OP_WGMMA_WAIT:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT:
+    case OP_TMA_LOAD: return false;
+    default: break;
     }
-    p->stage0[i] = true;
-    for (int k = 0; k < def->noperands; k++)
-        if (def->operands[k] > 0 && !mark_stage0(p, def->operands[k]))
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (!may_run_ahead(op->regions[k].ops[i]))
+                return false;
+    return op->nregions == 0 || op->code == OP_IF;
+}
+
+/* Calls fn(p, v) for every operand of op and of the ops nested in its regions (values from
+ * inside the regions are not the body's: fn ignores them). False as soon as fn is. */
+static bool each_operand(Pipe *p, const IrOp *op, bool (*fn)(Pipe *, ValueId))
+{
+    for (int k = 0; k < op->noperands; k++)
+        if (op->operands[k] > 0 && !fn(p, op->operands[k]))
             return false;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r].nops; i++)
+            if (!each_operand(p, op->regions[r].ops[i], fn))
+                return false;
     return true;
 }
 
-/* Whether the rest of the body (not stage 0) uses a value stage 0 defines, other than a pipelined
- * load (used by its convert) or through the yield of a stage-0 iter arg. */
-static bool stage0_leaks(Pipe *p)
+/* The iter arg (0-based) whose block argument is v, or -1 (the iv, or not an arg). */
+static int iter_arg_of(const Pipe *p, ValueId v)
 {
-    const IrRegion *body = p->body;
-    const IrOp *y = body->ops[body->nops - 1];
-    for (int i = 0; i < body->nops; i++) {
-        const IrOp *op = body->ops[i];
-        if (!p->stage0[i])
-            continue;
-        bool is_load = false;
-        for (int k = 0; k < p->nloads; k++)
-            is_load |= p->loads[k] == op;
-        for (int r = 0; r < op->nresults; r++) {
-            ValueId v = op->results[r];
-            for (int j = 0; j < body->nops; j++) {
-                const IrOp *u = body->ops[j];
-                if (p->stage0[j])
-                    continue;
-                if (u == y) {
-                    for (int k = 0; k < y->noperands; k++)
-                        if (y->operands[k] == v && !p->arg_stage0[k])
-                            return true;
-                    continue;
-                }
-                if (is_load) {
-                    bool own_convert = false;
-                    for (int k = 0; k < p->nloads; k++)
-                        own_convert |= p->loads[k] == op && (p->converts[k] == u ||
-                                                             p->transes[k] == u || !p->converts[k]);
-                    if (own_convert)
-                        continue;
-                }
-                if (ir_op_uses(u, v))
-                    return true;
-            }
-        }
-    }
-    return false;
+    for (int a = 1; a < p->body->nargs; a++)
+        if (p->body->args[a] == v)
+            return a - 1;
+    return -1;
 }
 
-/* The iter arg (0-based) whose next value is v and only that one: v appears once in the yield and
- * nowhere else in the body. -1 if none. */
+/* Adds to stage 0 the body op defining v and, transitively, what it depends on; records iter
+ * args stage 0 reads. False when stage 0 would hold an op that cannot run ahead. */
+static bool mark_stage0(Pipe *p, ValueId v)
+{
+    int a = iter_arg_of(p, v);
+    if (a >= 0) {
+        p->arg_stage0[a] = true;
+        return true;
+    }
+    const IrOp *def = body_def(p, v);
+    int i = def ? body_index(p->body, def) : -1;
+    if (i < 0 || p->stage0[i])
+        return true; /* defined outside the loop, the iv, or already in */
+    if (def->code == OP_LOAD)
+        DECLINE(p, load_index(p, def) >= 0
+                       ? "a load's address depends on another pipelined tile"
+                       : "stage 0 would hold a load that is not pipelined"); /* a load run ahead
+                                                                               could fault */
+    if (!may_run_ahead(def))
+        DECLINE(p, "stage 0 would hold an op with effects, or a loop");
+    p->stage0[i] = true;
+    return each_operand(p, def, mark_stage0);
+}
+
+/* The rest of the body reads v: a value stage 0 computes is computed there again (remat), and a
+ * stage-0 iter arg it reads gets a lagging copy whose next value the rest computes too. */
+static bool need_in_rest(Pipe *p, ValueId v)
+{
+    int a = iter_arg_of(p, v);
+    if (a >= 0) {
+        if (!p->arg_stage0[a] || p->arg_lag[a])
+            return true;
+        p->arg_lag[a] = true;
+        const IrOp *y = p->body->ops[p->body->nops - 1];
+        return need_in_rest(p, y->operands[a]);
+    }
+    const IrOp *def = body_def(p, v);
+    int i = def ? body_index(p->body, def) : -1;
+    if (i < 0 || !p->stage0[i] || p->remat[i] || def->code == OP_LOAD)
+        return true; /* the rest's own, from outside, or a pipelined tile (read from its slot) */
+    p->remat[i] = true;
+    return each_operand(p, def, need_in_rest);
+}
+
 static int yielded_alone(const Pipe *p, ValueId v)
 {
     const IrOp *y = p->body->ops[p->body->nops - 1];
@@ -254,41 +386,6 @@ static int accumulator_iter(const Pipe *p, const IrOp *dot)
     if (uses_in(body, dot->operands[2]) != 1)
         return -1;
     return it;
-}
-
-/* A dot operand whose tile is not a direct convert of a load in the loop paired with the other
- * operand's (tutorial 06's attention: `q` loaded before the loop, `p` from the softmax, K through
- * `.T`): its load, found through convert_layout and trans ops each used once, is still copied
- * ahead into slots when it qualifies, and read back whole (local_load in the load's own layout)
- * where the load was; the ops after it stay. 16-bit 2-D tiles only. */
-static IrOp *operand_chain_load(const Pipe *p, ValueId operand)
-{
-    const IrFunc *f = p->f;
-    IrOp *def = f->values[operand].def;
-    while (def && body_index(p->body, def) >= 0 &&
-           (def->code == OP_CONVERT_LAYOUT || def->code == OP_TRANS) &&
-           uses_in(p->body, def->results[0]) == 1)
-        def = f->values[def->operands[0]].def;
-    return def && def->code == OP_LOAD && body_index(p->body, def) >= 0 && def->nresults == 1
-               ? def
-               : NULL;
-}
-
-/* operand_chain_load's load when it qualifies for a copy read back whole. */
-static IrOp *operand_tile_load(Pipe *p, ValueId operand)
-{
-    IrFunc *f = p->f;
-    IrOp *def = operand_chain_load(p, operand);
-    if (!def)
-        return NULL;
-    Type t = ir_type(f, def->results[0]);
-    int pl = f->values[def->operands[0]].layout;
-    if (pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED || t.rank != 2 ||
-        t.is_ptr || dtype_bytes(t.dtype) != 2 || uses_in(&f->body, def->results[0]) != 1 ||
-        axis_vector_width(f, def) * dtype_bytes(t.dtype) < 4)
-        return NULL;
-    Layout sh;
-    return shared_layout_for(&sh, t, f->layouts[pl].blocked.order[0]) ? def : NULL;
 }
 
 /* Can this #mma v3 dot take its A from registers: a 16-bit A in a #dot_op<idx=0, k_width=2>
@@ -342,18 +439,14 @@ static void choose_carried_dot(Pipe *p, IrOp **wg, int nwg)
 }
 
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
-static bool analyse(Pipe *p)
+
+/* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
+ * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
+ * the operands read back whole. */
+static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
 {
     IrFunc *f = p->f;
     IrRegion *body = p->body;
-    if (body->nops == 0 || body->ops[body->nops - 1]->code != OP_YIELD || body->nargs < 1)
-        DECLINE(p, "the loop has no yield");
-    int64_t step;
-    bool ok = passes_const_int(f, p->loop->operands[2], &step);
-    if (!ok || step <= 0)
-        DECLINE(p, "the step is not a positive constant");
-    int ndots = 0, nwg = 0;
-    IrOp *wg[MAX_PIPE_LOADS]; /* the dots that become wgmma ops, in body order */
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         if (dot->code != OP_DOT)
@@ -362,92 +455,96 @@ static bool analyse(Pipe *p)
         if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
             continue;
         bool v3 = f->layouts[acc].mma.version == 3;
-        IrOp *cv[2] = {0}, *ld[2] = {0}, *tr[2] = {0};
-        bool take = true;
-        for (int k = 0; k < 2; k++) {
-            cv[k] = f->values[dot->operands[k]].def;
-            bool in_loop =
-                cv[k] && cv[k]->code == OP_CONVERT_LAYOUT && body_index(body, cv[k]) >= 0;
-            ld[k] = in_loop ? f->values[cv[k]->operands[0]].def : NULL;
-            /* wgmma's B through a `.T` (tutorial 06's `k = desc_k.load(...).T`): the slot holds
-             * the tile as loaded and the wgmma reads it as B^T (16-bit types) */
-            if (k == 1 && v3 && ld[k] && ld[k]->code == OP_TRANS && body_index(body, ld[k]) >= 0 &&
-                uses_in(&f->body, ld[k]->results[0]) == 1 &&
-                dtype_bytes(ir_type(f, ld[k]->results[0]).dtype) == 2 &&
-                ir_type(f, ld[k]->results[0]).rank == 2) {
-                tr[k] = ld[k];
-                ld[k] = f->values[tr[k]->operands[0]].def;
-            }
-            if (ld[k] && (ld[k]->code != OP_LOAD || body_index(body, ld[k]) < 0))
-                ld[k] = NULL;
-        }
-        take = ld[0] && ld[1] && load_pipelinable(p, ld[0], cv[0], 0, v3) &&
-               load_pipelinable(p, ld[1], cv[1], 1, v3);
-        /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose B is
-         * such a load and whose A is computed (attention's q before the loop, p from the
-         * softmax) reads B's slot and A's #dot_op registers; it waits for itself */
-        if (!take && v3 && ld[1] && a_from_registers(p, dot) &&
-            load_pipelinable(p, ld[1], cv[1], 1, true) && p->nloads + 1 <= MAX_PIPE_LOADS) {
-            p->loads[p->nloads] = ld[1];
-            p->converts[p->nloads] = cv[1];
-            p->transes[p->nloads] = tr[1];
-            p->nloads++;
-            p->any_wgmma = true;
-            p->inflight_dot = NULL; /* its registers may not change under it: each waits */
-            if (nwg < MAX_PIPE_LOADS)
-                wg[nwg++] = dot;
-            ndots++;
+        IrOp *cv[2], *tr[2], *ld[2];
+        for (int k = 0; k < 2; k++)
+            ld[k] = operand_reader_load(p, dot, k, v3, &cv[k], &tr[k]);
+        Type ta = ld[0] ? ir_type(f, ld[0]->results[0]) : (Type){0};
+        Type tb = ld[1] ? ir_type(f, ld[1]->results[0]) : (Type){0};
+        bool wide = v3 && !tr[0] && !tr[1]; /* tf32 / fp8: K-major, straight from both slots */
+        bool pair = ld[0] && ld[1] && (v3 || (!tr[0] && !tr[1])) &&
+                    (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);
+        int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1, cb = dtype_bytes(tb.dtype) == 2 ? -1 : 0;
+        pair = pair && load_copyable(p, ld[0], ca, wide) && load_copyable(p, ld[1], cb, wide);
+        if (pair && p->nreaders + 2 <= MAX_PIPE_READERS) {
+            if (!add_reader(p, ld[0], cv[0], tr[0]) || !add_reader(p, ld[1], cv[1], tr[1]))
+                DECLINE(p, "more tiles than the pipeline takes in one loop");
+        } else if (v3 && ld[1] && dtype_bytes(tb.dtype) == 2 && a_from_registers(p, dot) &&
+                   load_copyable(p, ld[1], -1, false)) {
+            /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose
+             * B is such a load and whose A is computed (attention's q before the loop, p from
+             * the softmax) reads B's slot and A's #dot_op registers; it waits for itself */
+            if (!add_reader(p, ld[1], cv[1], tr[1]))
+                DECLINE(p, "more tiles than the pipeline takes in one loop");
+        } else {
             continue;
-        }
-        if (!take || p->nloads + 2 > MAX_PIPE_LOADS)
-            continue;
-        for (int k = 0; k < 2; k++) {
-            p->loads[p->nloads] = ld[k];
-            p->converts[p->nloads] = cv[k];
-            p->transes[p->nloads] = tr[k];
-            p->nloads++;
         }
         if (v3) {
             p->any_wgmma = true;
-            if (nwg < MAX_PIPE_LOADS)
-                wg[nwg++] = dot;
-            int it = accumulator_iter(p, dot);
-            if (it >= 0 && ndots == 0) {
-                p->inflight_dot = dot;
-                p->inflight_iter = it;
-            } else {
-                p->inflight_dot = NULL; /* several wgmma dots: each waits for itself */
-            }
+            if (*nwg < MAX_PIPE_READERS)
+                wg[(*nwg)++] = dot;
         }
-        ndots++;
+        (*ntaken)++;
     }
+    /* operands read back whole: the load copied ahead, a local_load in its own layout where it
+     * was, the ops after it unchanged. A dot whose other operand is loaded in the loop but cannot
+     * be copied stays as it was (one stage for both). */
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
         if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
             continue;
-        for (int k = 0; k < 2 && p->nloads < MAX_PIPE_LOADS; k++) {
-            IrOp *ld = operand_tile_load(p, dot->operands[k]);
-            /* a dot whose other operand is loaded in the loop but cannot be copied (too narrow,
-             * fp32 or fp8 off wgmma's forms) stays as it was: one stage for both */
+        for (int k = 0; k < 2; k++) {
+            if (reader_of(p, dot->operands[k]))
+                continue;
+            IrOp *ld = operand_chain_load(p, dot->operands[k]);
+            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld)))
+                continue;
             IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
-            bool other_taken = !other;
-            for (int j = 0; j < p->nloads; j++)
-                other_taken |= p->loads[j] == other;
-            if (!other_taken && !operand_tile_load(p, dot->operands[1 - k]))
-                ld = NULL;
-            for (int j = 0; ld && j < p->nloads; j++)
-                if (p->loads[j] == ld)
-                    ld = NULL;
-            if (ld) {
-                p->loads[p->nloads] = ld;
-                p->converts[p->nloads] = NULL;
-                p->nloads++;
-            }
+            if (other && load_index(p, other) < 0 && !copyable_whole(p, other))
+                continue;
+            if (take_load(p, ld) < 0)
+                DECLINE(p, "more tiles than the pipeline takes in one loop");
         }
     }
+    /* every use of a pipelined tile that is not a slot reader reads it whole */
+    for (int k = 0; k < p->nloads; k++) {
+        int nread = 0;
+        for (int r = 0; r < p->nreaders; r++)
+            nread += p->readers[r].load == k;
+        if (uses_in(body, p->loads[k]->results[0]) == nread)
+            continue;
+        if (dtype_bytes(ir_type(f, p->loads[k]->results[0]).dtype) != 2)
+            DECLINE(p, "a loaded fp32 or fp8 tile has other uses than its wgmma (they read it "
+                       "K-major from the slot; a whole read is for 16-bit tiles)");
+        p->whole[k] = true;
+    }
+    return true;
+}
+
+/* Finds what to pipeline in loop; false when the loop stays as it is. */
+static bool analyse(Pipe *p)
+{
+    IrFunc *f = p->f;
+    IrRegion *body = p->body;
+    if (body->nops == 0 || body->ops[body->nops - 1]->code != OP_YIELD || body->nargs < 1)
+        DECLINE(p, "the loop has no yield");
+    int64_t step;
+    if (passes_const_int(f, p->loop->operands[2], &step) && step == 0)
+        DECLINE(p, "the step is 0");
+    IrOp *wg[MAX_PIPE_READERS]; /* the dots that become wgmma ops, in body order */
+    int nwg = 0, ntaken = 0;
+    if (!choose_loads(p, wg, &nwg, &ntaken))
+        return false;
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
+    p->why_not = NULL;
+    /* one wgmma, both operands from slots, its result only the accumulator's next value: it
+     * stays in flight across the back edge (wgmma_wait 1) */
+    if (ntaken == 1 && nwg == 1 && reader_of(p, wg[0]->operands[0]) &&
+        accumulator_iter(p, wg[0]) >= 0) {
+        p->inflight_dot = wg[0];
+        p->inflight_iter = accumulator_iter(p, wg[0]);
+    }
     for (int k = 0; k < p->nloads; k++) {
         const IrOp *ld = p->loads[k];
         p->stage0[body_index(body, ld)] = true;
@@ -461,7 +558,7 @@ static bool analyse(Pipe *p)
     for (bool grew = true; grew;) {
         grew = false;
         for (int a = 0; a + 1 < body->nargs; a++) {
-            const IrOp *ydef = f->values[y->operands[a]].def;
+            const IrOp *ydef = body_def(p, y->operands[a]);
             int yi = ydef ? body_index(body, ydef) : -1;
             if (!p->arg_stage0[a] || yi < 0 || p->stage0[yi])
                 continue;
@@ -470,37 +567,25 @@ static bool analyse(Pipe *p)
             grew = true;
         }
     }
-    /* iter args: stage 0's alone (their results unused after the loop, their yields from stage 0
-     * or from outside the loop), or the rest's alone (their yields not from stage 0) */
     for (int a = 0; a + 1 < body->nargs; a++) {
-        ValueId arg = body->args[1 + a];
-        ValueId yv = y->operands[a];
-        const IrOp *ydef = f->values[yv].def;
+        const IrOp *ydef = body_def(p, y->operands[a]);
         int yi = ydef ? body_index(body, ydef) : -1;
-        if (p->arg_stage0[a]) {
-            for (int i = 0; i < body->nops; i++) {
-                const IrOp *u = body->ops[i];
-                if (p->stage0[i])
-                    continue;
-                for (int k = 0; k < u->noperands; k++)
-                    if (u->operands[k] == arg && !(u == y && k == a))
-                        DECLINE(
-                            p,
-                            "an iter arg is used by stage 0 and by the rest of the body"); /* the rest of the body needs this iteration's value */
-                for (int k = 0; k < u->nregions; k++)
-                    if (uses_in(&u->regions[k], arg))
-                        DECLINE(p, "an iter arg is used by stage 0 and by the rest of the body");
-            }
-            if (yi >= 0 && !p->stage0[yi])
-                DECLINE(p, "a stage-0 iter arg's next value comes from the rest of the body");
-            if (a < p->loop->nresults && uses_in(&f->body, p->loop->results[a]) > 0)
-                DECLINE(p, "a stage-0 iter arg's result is used after the loop");
-        } else if (yi >= 0 && p->stage0[yi]) {
-            DECLINE(p, "an iter arg of the rest of the body gets its next value from stage 0");
-        }
+        if (p->arg_stage0[a] && yi >= 0 && !p->stage0[yi])
+            DECLINE(p, "a stage-0 iter arg's next value comes from the rest of the body");
     }
-    if (stage0_leaks(p))
-        DECLINE(p, "the rest of the body uses a value stage 0 computes");
+    /* what the rest of the body reads of stage 0: computed again there, for its own iteration;
+     * and a stage-0 iter arg whose result is used after the loop takes its lagging copy's */
+    for (int i = 0; i + 1 < body->nops; i++)
+        if (!p->stage0[i] && !is_reader_op(p, body->ops[i]) &&
+            !each_operand(p, body->ops[i], need_in_rest))
+            return false;
+    for (int a = 0; a + 1 < body->nargs; a++) {
+        if (!p->arg_stage0[a] && !need_in_rest(p, y->operands[a]))
+            return false;
+        if (p->arg_stage0[a] && a < p->loop->nresults &&
+            uses_in(&f->body, p->loop->results[a]) > 0 && !need_in_rest(p, body->args[1 + a]))
+            return false;
+    }
     if (nwg > 1 && !p->inflight_dot)
         choose_carried_dot(p, wg, nwg);
     return true;
@@ -533,6 +618,33 @@ static void clone_region_mapped(Pipe *p, const IrRegion *from, IrRegion *to)
         clone_mapped(p, &b, from->ops[i]);
 }
 
+/* An integer divisor d of an op cloned for an iteration ahead: d where the iteration exists, else
+ * 1. Stage 0 runs past the loop's end (its copies masked off), and there a divisor computed from
+ * the iteration's values may be 0 (tutorial 09's tile switch past the last tile: `tile_id %
+ * group_size_m` with group_size_m = 0); an integer division by 0 is undefined (LLVM IR's sdiv,
+ * and the interpreter stops on it), so it never runs with one. */
+static ValueId guard_divisor(Pipe *p, IrBuilder *b, const IrOp *o, ValueId d)
+{
+    IrFunc *f = p->f;
+    Type t = ir_type(f, d), ct = t, i1 = t;
+    int64_t known;
+    if (t.is_ptr || !dtype_is_int(t.dtype) || (passes_const_int(f, d, &known) && known != 0))
+        return d;
+    ct.rank = 0;
+    i1.dtype = DT_I1;
+    ValueId one = ir_build_const_int(b, o->loc, ct, 1), valid = p->ahead_valid;
+    if (t.rank > 0) {
+        one = ir_build_unary(b, OP_SPLAT, o->loc, t, one);
+        valid = ir_build_unary(b, OP_SPLAT, o->loc, i1, valid);
+        set_layout(f, one, f->values[d].layout);
+        set_layout(f, valid, f->values[d].layout);
+    }
+    ValueId ops[3] = {valid, d, one};
+    ValueId r = ir_build(b, OP_SELECT, o->loc, ops, 3, &t, 1, 0)->results[0];
+    set_layout(f, r, f->values[d].layout);
+    return r;
+}
+
 /* A copy of o at b with operands mapped; its results (and region args) become the map of o's. */
 static IrOp *clone_mapped(Pipe *p, IrBuilder *b, const IrOp *o)
 {
@@ -543,6 +655,8 @@ static IrOp *clone_mapped(Pipe *p, IrBuilder *b, const IrOp *o)
         return NULL;
     for (int k = 0; k < o->noperands; k++)
         ops[k] = o->operands[k] > 0 ? mapped(p, o->operands[k]) : 0;
+    if (p->ahead_valid && (o->code == OP_DIV || o->code == OP_REM) && o->noperands == 2)
+        ops[1] = guard_divisor(p, b, o, ops[1]);
     for (int k = 0; k < o->nresults; k++)
         types[k] = f->values[o->results[k]].type;
     IrOp *n = ir_build(b, o->code, o->loc, ops, o->noperands, types, o->nresults, 0);
@@ -590,26 +704,57 @@ static ValueId slot_view(Pipe *p, IrBuilder *b, int k, ValueId index)
     return ir_build(b, OP_SLOT, p->loads[k]->loc, ops, 2, &vt, 1, 0)->results[0];
 }
 
+/* Whether the iteration whose iv is `iv` exists: iv < hi for a positive step, iv > hi for a
+ * negative one (a step known only at run time chooses between the two). */
+static ValueId iteration_exists(Pipe *p, IrBuilder *b, ValueId iv)
+{
+    SrcLoc loc = p->loop->loc;
+    Type i1 = type_scalar(DT_I1);
+    ValueId hi = p->loop->operands[1], stepv = p->loop->operands[2];
+    int64_t step;
+    bool known = passes_const_int(p->f, stepv, &step);
+    if (known && step > 0)
+        return ir_build_binary(b, OP_CMP_LT, loc, i1, iv, hi);
+    if (known)
+        return ir_build_binary(b, OP_CMP_GT, loc, i1, iv, hi);
+    ValueId up = ir_build_binary(b, OP_CMP_GT, loc, i1, stepv,
+                                 const_i(b, loc, ir_type(p->f, stepv).dtype, 0));
+    ValueId ops[3] = {up, ir_build_binary(b, OP_CMP_LT, loc, i1, iv, hi),
+                      ir_build_binary(b, OP_CMP_GT, loc, i1, iv, hi)};
+    return ir_build(b, OP_SELECT, loc, ops, 3, &i1, 1, 0)->results[0];
+}
+
+/* iv + s * step, the iv s iterations after iv. */
+static ValueId iv_after(Pipe *p, IrBuilder *b, ValueId iv, int64_t s)
+{
+    SrcLoc loc = p->loop->loc;
+    Type t = ir_type(p->f, p->loop->operands[0]);
+    ValueId stepv = p->loop->operands[2];
+    int64_t step;
+    ValueId by = passes_const_int(p->f, stepv, &step)
+                     ? const_i(b, loc, t.dtype, s * step)
+                     : ir_build_binary(b, OP_MUL, loc, t, const_i(b, loc, t.dtype, s), stepv);
+    return ir_build_binary(b, OP_ADD, loc, t, iv, by);
+}
+
 /* Stage 0 for the iteration whose iv is `iv`: the stage-0 ops cloned (the map already holds the
  * iv and the stage-0 iter args), each pipelined load an async_copy into slot `slot` masked by
- * its mask and by iv < hi, then one commit. */
+ * its mask and by the iteration existing, then one commit. */
 static void emit_stage0(Pipe *p, IrBuilder *b, ValueId iv, ValueId slot)
 {
     IrFunc *f = p->f;
     IrRegion *body = p->body;
     SrcLoc loc = p->loop->loc;
-    ValueId hi = mapped(p, p->loop->operands[1]);
-    ValueId valid = ir_build_binary(b, OP_CMP_LT, loc, type_scalar(DT_I1), iv, hi);
+    ValueId valid = iteration_exists(p, b, iv);
     for (int i = 0; i < body->nops; i++) {
         const IrOp *op = body->ops[i];
         if (!p->stage0[i])
             continue;
-        int k = -1;
-        for (int j = 0; j < p->nloads; j++)
-            if (p->loads[j] == op)
-                k = j;
+        int k = load_index(p, op);
         if (k < 0) {
+            p->ahead_valid = valid;
             clone_mapped(p, b, op);
+            p->ahead_valid = 0;
             continue;
         }
         ValueId ptr = mapped(p, op->operands[0]);
@@ -679,9 +824,6 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     IrRegion *body = p->body;
     SrcLoc loc = L->loc;
     int niter = body->nargs - 1;
-    DType ivt = ir_type(f, L->operands[0]).dtype;
-    int64_t step = 0;
-    (void)passes_const_int(f, L->operands[2], &step); /* analyse took only constant steps */
     IrBuilder b = {.func = f, .region = parent, .pos = at};
 
     /* the buffers */
@@ -702,10 +844,7 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         cur[a] = L->operands[3 + a];
     const IrOp *y = body->ops[body->nops - 1];
     for (int s = 0; s + 1 < p->S; s++) {
-        ValueId iv = L->operands[0];
-        if (s > 0)
-            iv = ir_build_binary(&b, OP_ADD, loc, type_scalar(ivt), iv,
-                                 const_i(&b, loc, ivt, s * step));
+        ValueId iv = s > 0 ? iv_after(p, &b, L->operands[0], s) : L->operands[0];
         map_stage0_args(p, iv, cur);
         emit_stage0(p, &b, iv, const_i(&b, loc, DT_I32, s));
         for (int a = 0; a < niter; a++)
@@ -713,25 +852,42 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 cur[a] = mapped(p, y->operands[a]);
     }
 
-    /* the new loop: the old iter args, then the insert and extract slots */
-    int nops = 3 + niter + 2;
+    /* the new loop: the old iter args, the lagging copies of stage-0 iter args the rest reads
+     * (from the same initial values), then the insert and extract slots */
+    int *lag = arena_alloc(f->arena, sizeof(int) * (size_t)(niter + 1)), nlag = 0;
+    for (int a = 0; a < niter; a++)
+        if (p->arg_lag[a])
+            lag[nlag++] = a;
+    int nres = niter + nlag + 2, nops = 3 + nres;
     ValueId *ops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nops);
-    Type *types = arena_alloc(f->arena, sizeof(Type) * (size_t)(niter + 2));
+    Type *types = arena_alloc(f->arena, sizeof(Type) * (size_t)nres);
     ops[0] = L->operands[0], ops[1] = L->operands[1], ops[2] = L->operands[2];
     for (int a = 0; a < niter; a++) {
         ops[3 + a] = p->arg_stage0[a] ? cur[a] : L->operands[3 + a];
         types[a] = ir_type(f, body->args[1 + a]);
     }
-    ops[3 + niter] = const_i(&b, loc, DT_I32, p->S - 1);
-    ops[4 + niter] = const_i(&b, loc, DT_I32, 0);
-    types[niter] = types[niter + 1] = type_scalar(DT_I32);
-    IrOp *N = ir_build(&b, OP_FOR, loc, ops, nops, types, niter + 2, 1);
+    for (int j = 0; j < nlag; j++) {
+        ops[3 + niter + j] = L->operands[3 + lag[j]];
+        types[niter + j] = types[lag[j]];
+    }
+    ops[3 + niter + nlag] = const_i(&b, loc, DT_I32, p->S - 1);
+    ops[4 + niter + nlag] = const_i(&b, loc, DT_I32, 0);
+    types[niter + nlag] = types[niter + nlag + 1] = type_scalar(DT_I32);
+    IrOp *N = ir_build(&b, OP_FOR, loc, ops, nops, types, nres, 1);
     memcpy(N->attr, L->attr, sizeof N->attr);
     IrRegion *nb = &N->regions[0];
     for (int a = 0; a < body->nargs; a++) {
         ValueId old = body->args[a];
         ValueId nv = ir_region_add_arg(f, nb, f->values[old].type, f->values[old].name);
         set_layout(f, nv, f->values[old].layout);
+    }
+    ValueId *lag_args = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(nlag + 1));
+    for (int j = 0; j < nlag; j++) {
+        ValueId old = body->args[1 + lag[j]];
+        lag_args[j] = ir_region_add_arg(f, nb, f->values[old].type, f->values[old].name);
+        set_layout(f, lag_args[j], f->values[old].layout);
+        set_layout(f, N->results[niter + j], f->values[old].layout);
+        f->values[N->results[niter + j]].name = f->values[old].name;
     }
     ValueId ins = ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_insert");
     ValueId ext = ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_extract");
@@ -756,7 +912,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     memset(p->map, 0, sizeof *p->map * (size_t)p->nvalues0);
     for (int a = 0; a < body->nargs; a++)
         p->map[body->args[a]] = nb->args[a];
-    ValueId *yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 2));
+    for (int j = 0; j < nlag; j++)
+        p->map[body->args[1 + lag[j]]] = lag_args[j];
+    ValueId *yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nres);
     /* the carried wgmma's iter arg: waited for before its first use (or with the first wait 0) */
     ValueId carried_arg = p->carried_dot ? body->args[1 + p->carried_iter] : 0;
     bool carried_waited = false;
@@ -768,9 +926,8 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         }
         if (p->stage0[i]) {
             /* a tile read back whole: from its slot, in the load's layout, where the load was */
-            for (int j = 0; j < p->nloads; j++) {
-                if (p->loads[j] != op || p->converts[j])
-                    continue;
+            int j = load_index(p, op);
+            if (j >= 0 && p->whole[j]) {
                 Type t = ir_type(f, op->results[0]);
                 ValueId r =
                     ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
@@ -778,14 +935,17 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 f->values[r].name = f->values[op->results[0]].name;
                 p->map[op->results[0]] = r;
             }
+            /* a value of stage 0 the rest reads, for this iteration */
+            if (p->remat[i])
+                clone_mapped(p, &nbld, op);
             continue;
         }
         int k = -1;
         bool is_trans = false;
-        for (int j = 0; j < p->nloads; j++) {
-            if (p->converts[j] == op)
-                k = j;
-            is_trans |= p->transes[j] == op;
+        for (int r = 0; r < p->nreaders; r++) {
+            if (p->readers[r].convert == op)
+                k = p->readers[r].load;
+            is_trans |= p->readers[r].trans == op;
         }
         if (is_trans) /* the wgmma reads the slot as B^T */
             continue;
@@ -807,20 +967,16 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         }
         int acc = op->code == OP_DOT ? f->values[op->results[0]].layout : 0;
         if (acc > 0 && f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3) {
-            int ka = -1, kb = -1;
-            for (int j = 0; j < p->nloads; j++) {
-                if (p->converts[j] && p->converts[j]->results[0] == op->operands[0])
-                    ka = j;
-                if (p->converts[j] && p->converts[j]->results[0] == op->operands[1])
-                    kb = j;
-            }
+            const SlotReader *ra = reader_of(p, op->operands[0]);
+            const SlotReader *rb = reader_of(p, op->operands[1]);
+            int ka = ra ? ra->load : -1, kb = rb ? rb->load : -1;
             if (kb >= 0 && (ka >= 0 || a_from_registers(p, op))) {
                 ValueId wops[3] = {ka >= 0 ? p->views[ka] : mapped(p, op->operands[0]),
                                    p->views[kb], mapped(p, op->operands[2])};
                 Type t = ir_type(f, op->results[0]);
                 IrOp *w = ir_build(&nbld, OP_WGMMA, op->loc, wops, 3, &t, 1, 0);
                 memcpy(w->attr, op->attr, sizeof w->attr);
-                w->attr[1] = p->transes[kb] ? 1 : 0; /* trans_b */
+                w->attr[1] = rb->trans ? 1 : 0; /* trans_b */
                 set_layout(f, w->results[0], acc);
                 bool stays = op == p->inflight_dot || op == p->carried_dot;
                 /* a wait for all (pending 0) also retires the carried wgmma of the previous
@@ -851,14 +1007,15 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     for (int a = 0; a < niter; a++)
         if (!p->arg_stage0[a])
             yields[a] = mapped(p, y->operands[a]);
+    for (int j = 0; j < nlag; j++) /* the rest's own copy of the stage-0 chain computed it */
+        yields[niter + j] = mapped(p, y->operands[lag[j]]);
 
     /* 3. every warpgroup's previous wgmma has retired: its slot, (i-1) % S, may be refilled */
     if (p->any_wgmma)
         build0(&nbld, OP_BARRIER, loc, 0);
 
     /* 4. stage 0 for iteration i + S - 1, into slot (i + S - 1) % S */
-    ValueId ahead = ir_build_binary(&nbld, OP_ADD, loc, type_scalar(ivt), nb->args[0],
-                                    const_i(&nbld, loc, ivt, (int64_t)(p->S - 1) * step));
+    ValueId ahead = iv_after(p, &nbld, nb->args[0], p->S - 1);
     ValueId *args0 = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 1));
     for (int a = 0; a < niter; a++)
         args0[a] = nb->args[1 + a];
@@ -867,9 +1024,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
     for (int a = 0; a < niter; a++)
         if (p->arg_stage0[a])
             yields[a] = mapped(p, y->operands[a]);
-    yields[niter] = next_slot(p, &nbld, ins);
-    yields[niter + 1] = next_slot(p, &nbld, ext);
-    IrOp *ny = ir_build(&nbld, OP_YIELD, y->loc, yields, niter + 2, NULL, 0, 0);
+    yields[niter + nlag] = next_slot(p, &nbld, ins);
+    yields[niter + nlag + 1] = next_slot(p, &nbld, ext);
+    IrOp *ny = ir_build(&nbld, OP_YIELD, y->loc, yields, nres, NULL, 0, 0);
     (void)ny;
 
     /* after the loop: no copy in flight, the last wgmma retired */
@@ -885,6 +1042,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
             f->values[wait->results[0]].name = f->values[r].name;
             r = wait->results[0];
         }
+        for (int j = 0; j < nlag; j++) /* a stage-0 iter arg ran ahead: its lagging copy */
+            if (lag[j] == a)
+                r = N->results[niter + j];
         if (a < L->nresults)
             ir_replace_all_uses(f, L->results[a], r);
     }
@@ -915,7 +1075,9 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
                   .inflight_iter = -1,
                   .nvalues0 = f->nvalues};
         p.stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
+        p.remat = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
         p.arg_stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
+        p.arg_lag = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
         p.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)f->nvalues);
         if (!analyse(&p)) {
             /* a remark for whoever wonders why a loop runs slowly */

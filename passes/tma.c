@@ -936,6 +936,19 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
     }
     if (owned != t->nplans)
         DECLINE("some async copies are outside the pipelined loops' prologues and bodies");
+    /* every tensor map is a kernel parameter the launch encodes: a kernel with more distinct
+     * boxes than the metadata carries keeps its copies on cp.async (attention backward's four
+     * loops and invariant tiles read Q, K, V and dO in three box shapes each) */
+    int nmaps = 0;
+    for (int i = 0; i < t->nplans; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = tensor_map_equal(&t->plans[j].map, &t->plans[i].map);
+        nmaps += !seen;
+    }
+    _Static_assert(TRIC_MAX_TENSOR_MAPS == 8, "the message below says 8");
+    if (nmaps > TRIC_MAX_TENSOR_MAPS)
+        DECLINE("the copies need more tensor maps than a kernel carries (8)");
     return true;
 }
 
@@ -1061,7 +1074,9 @@ static ValueId phase_of(IrBuilder *b, const IrOp *loop, ValueId iv, int S)
     i = ir_build_binary(b, OP_SUB, loc, i32, i, lo);
     const IrOp *sd = def_of(f, loop->operands[2]);
     int64_t step = sd && sd->code == OP_CONST ? sd->attr[0] : 1;
-    if (step != 1)
+    if (!sd || sd->code != OP_CONST) /* a step known at run time (either sign) */
+        i = ir_build_binary(b, OP_DIV, loc, i32, i, to_i32(b, loc, loop->operands[2]));
+    else if (step != 1)
         i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, step));
     i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, S));
     return ir_build_binary(b, OP_AND, loc, i32, i, const_i32(b, loc, 1));

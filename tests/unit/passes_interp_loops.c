@@ -1,0 +1,389 @@
+/* passes_interp_loops.c: the loop shapes of the general software pipeline keep their kernels'
+ * meaning, checked on the interpreter (as passes_interp_diff.c does for the matmul loops, with any
+ * number of buffers, outputs and scalar arguments). Each kernel is lowered once and run; then
+ * taken through the passes one at a time for sm_80 and sm_90a and num_stages 1 to 4, and after
+ * every pass the interpreter runs it again on the same inputs: every output must be
+ * bit-identical to the pass before (close to the lowered kernel's after canonicalize, which may
+ * reassociate `acc + dot`). The interpreter checks the pipeline's discipline as it runs (no read of
+ * a slot before its copy was waited for, no copy into a slot an in-flight wgmma reads). With
+ * num_stages >= 2 the pipeline must have pipelined the loops the case names.
+ *
+ * The kernels: tutorial 06's attention backward as written (examples/attention_bwd.tri: loaded
+ * tiles feeding two dots each, one through `.T`; four loops), tutorial 09's flattened persistent
+ * matmul (examples/persistent_matmul.tri: the tile switch and the epilogue are `if`s in the loop,
+ * the epilogue stores), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest
+ * of the body and after the loop; run-time steps of either sign; a zero-trip loop). */
+#include "driver/driver.h"
+#include "passes/passes.h"
+#include "check.h"
+#include "test_source.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+enum { MAX_ARGS = 20 };
+
+/* One kernel parameter: a buffer (its dtype and element count), an integer or an fp32 scalar. */
+typedef enum { ARG_INT, ARG_F32, ARG_BUF_F16, ARG_BUF_F32, ARG_OUT_F16, ARG_OUT_F32 } ArgKind;
+
+typedef struct Arg {
+    ArgKind kind;
+    int64_t value; /* ARG_INT; elements for a buffer */
+    double f;      /* ARG_F32 */
+    double scale;  /* inputs: random values of magnitude 0.25..1 times this (0: 1) */
+} Arg;
+
+typedef struct Case {
+    const char *file;
+    const char *kernel;
+    const char *signature;
+    const char *defs[10];
+    int grid[3];
+    int num_warps;
+    Arg args[MAX_ARGS];
+    int nargs;
+    int loops;      /* loops the pipeline must take at num_stages >= 2 */
+    bool sm90_only; /* buffers too large for sm_80's shared memory */
+} Case;
+
+static uint32_t rng_state = 11;
+static float random_value(void)
+{
+    rng_state = rng_state * 1664525u + 1013904223u;
+    uint32_t r = rng_state >> 8;
+    float v = ldexpf((float)(1024 + (r & 1023)), -12 + (int)((r >> 10) & 1)); /* 0.25 .. 1 */
+    return (r >> 11) & 1 ? -v : v;
+}
+
+static uint16_t to_half(float x)
+{
+    /* the values here are normal fp16 numbers: round to nearest, ties away (exact for the
+     * 11-bit mantissas random_value makes) */
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    uint32_t sign = (b >> 16) & 0x8000;
+    int e = (int)((b >> 23) & 255) - 127 + 15;
+    uint32_t m = (b >> 13) & 1023;
+    if (e <= 0)
+        return (uint16_t)sign;
+    return (uint16_t)(sign | ((uint32_t)e << 10) | m);
+}
+
+static bool is_buffer(ArgKind k) { return k != ARG_INT && k != ARG_F32; }
+static bool is_output(ArgKind k) { return k == ARG_OUT_F16 || k == ARG_OUT_F32; }
+static size_t elem_bytes(ArgKind k) { return k == ARG_BUF_F16 || k == ARG_OUT_F16 ? 2 : 4; }
+
+/* Runs f on fresh copies of init; each output's bytes are appended to out. */
+static bool run(const IrFunc *f, const Case *c, void *const *init, unsigned char *out, StrBuf *err)
+{
+    void *bufs[MAX_ARGS] = {0};
+    InterpArg args[MAX_ARGS];
+    InterpBuffer ib[MAX_ARGS];
+    int nb = 0;
+    for (int i = 0; i < c->nargs; i++) {
+        const Arg *a = &c->args[i];
+        if (a->kind == ARG_INT) {
+            args[i].i = a->value;
+            continue;
+        }
+        if (a->kind == ARG_F32) {
+            args[i].f = a->f;
+            continue;
+        }
+        size_t bytes = (size_t)a->value * elem_bytes(a->kind);
+        bufs[i] = malloc(bytes);
+        memcpy(bufs[i], init[i], bytes);
+        args[i].ptr = (uint64_t)(uintptr_t)bufs[i];
+        ib[nb++] = (InterpBuffer){(uint64_t)(uintptr_t)bufs[i], bytes};
+    }
+    InterpLaunch l = {
+        .grid = {c->grid[0], c->grid[1] ? c->grid[1] : 1, c->grid[2] ? c->grid[2] : 1},
+        .args = args,
+        .nargs = c->nargs,
+        .buffers = ib,
+        .nbuffers = nb};
+    bool ok = interp_run(f, &l, err);
+    size_t at = 0;
+    for (int i = 0; i < c->nargs; i++) {
+        if (!is_buffer(c->args[i].kind))
+            continue;
+        size_t bytes = (size_t)c->args[i].value * elem_bytes(c->args[i].kind);
+        if (is_output(c->args[i].kind)) {
+            memcpy(out + at, bufs[i], bytes);
+            at += bytes;
+        }
+        free(bufs[i]);
+    }
+    return ok;
+}
+
+static size_t output_bytes(const Case *c)
+{
+    size_t n = 0;
+    for (int i = 0; i < c->nargs; i++)
+        if (is_output(c->args[i].kind))
+            n += (size_t)c->args[i].value * elem_bytes(c->args[i].kind);
+    return n;
+}
+
+static float half_value(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 1024), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Every output element within 2e-2 (relative to max(1, |want|)) of want's. */
+static bool close_enough(const unsigned char *want, const unsigned char *got, const Case *c)
+{
+    size_t at = 0;
+    for (int i = 0; i < c->nargs; i++) {
+        ArgKind k = c->args[i].kind;
+        if (!is_output(k))
+            continue;
+        for (int64_t j = 0; j < c->args[i].value; j++) {
+            float w, g;
+            if (k == ARG_OUT_F16) {
+                uint16_t hw, hg;
+                memcpy(&hw, want + at, 2);
+                memcpy(&hg, got + at, 2);
+                w = half_value(hw), g = half_value(hg);
+            } else {
+                memcpy(&w, want + at, 4);
+                memcpy(&g, got + at, 4);
+            }
+            at += elem_bytes(k);
+            if (!(fabsf(w - g) <= 2e-2f * fmaxf(1.0f, fabsf(w))))
+                return false;
+        }
+    }
+    return true;
+}
+
+static int count_ops(const IrRegion *r, OpCode code)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        n += r->ops[i]->code == code;
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            n += count_ops(&r->ops[i]->regions[k], code);
+    }
+    return n;
+}
+
+/* Loops of r (nested too) whose body holds an async_copy or tma_load: the pipelined ones. */
+static int pipelined_loops(const IrRegion *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_FOR && (count_ops(&op->regions[0], OP_ASYNC_COPY) > 0 ||
+                                   count_ops(&op->regions[0], OP_TMA_LOAD) > 0))
+            n++;
+        for (int k = 0; k < op->nregions; k++)
+            n += pipelined_loops(&op->regions[k]);
+    }
+    return n;
+}
+
+static void run_case(const Case *c)
+{
+    SrcFile file = test_load_source(c->file, c->file);
+    CHECK(file.text != NULL, "cannot read %s", c->file);
+    if (!file.text)
+        return;
+    Define defs[10];
+    int ndefs = 0;
+    for (; ndefs < 10 && c->defs[ndefs]; ndefs++) {
+        const char *eq = strchr(c->defs[ndefs], '=');
+        defs[ndefs] = (Define){.name = strndup(c->defs[ndefs], (size_t)(eq - c->defs[ndefs])),
+                               .value = eq + 1};
+    }
+    CompileOptions opt = {.spec = {.kernel_name = c->kernel,
+                                   .signature = c->signature,
+                                   .defines = defs,
+                                   .ndefines = ndefs},
+                          .emit = EMIT_IR,
+                          .num_warps = c->num_warps};
+    CompileResult res = {0};
+    Diag diag = {0};
+    bool ok = driver_compile(&file, &opt, &res, &diag);
+    CHECK(ok && res.ir, "%s: %s", c->kernel, diag.text.data ? diag.text.data : "");
+    diag_free(&diag);
+    if (!ok || !res.ir)
+        return;
+
+    void *init[MAX_ARGS] = {0};
+    for (int i = 0; i < c->nargs; i++) {
+        const Arg *a = &c->args[i];
+        if (!is_buffer(a->kind))
+            continue;
+        size_t n = (size_t)a->value;
+        init[i] = malloc(n * elem_bytes(a->kind));
+        if (is_output(a->kind)) {
+            memset(init[i], 0x7f, n * elem_bytes(a->kind)); /* poison: every element written */
+            continue;
+        }
+        double scale = a->scale > 0 ? a->scale : 1;
+        for (size_t j = 0; j < n; j++) {
+            float v = (float)(random_value() * scale);
+            if (a->kind == ARG_BUF_F16)
+                ((uint16_t *)init[i])[j] = to_half(v);
+            else
+                ((float *)init[i])[j] = v;
+        }
+    }
+    size_t out_bytes = output_bytes(c);
+    unsigned char *want = malloc(out_bytes), *got = malloc(out_bytes), *prev = malloc(out_bytes);
+    StrBuf err = {0};
+    ok = run(res.ir, c, init, want, &err);
+    CHECK(ok, "%s as lowered: %s", c->kernel, err.data ? err.data : "");
+
+    static const char *const arches[] = {"sm_80", "sm_90a"};
+    for (int a = c->sm90_only ? 1 : 0; ok && a < 2; a++) {
+        for (int stages = 1; stages <= 4; stages++) {
+            int sm = 0;
+            bool arch_specific = false;
+            driver_parse_arch(arches[a], &sm, &arch_specific);
+            PassOptions po = {.num_warps = c->num_warps ? c->num_warps : 4,
+                              .num_stages = stages,
+                              .sm = sm,
+                              .verify = true,
+                              .mma = true,
+                              .wgmma = true,
+                              .arch_specific = arch_specific};
+            Arena *arena = arena_new();
+            IrFunc *f = ir_func_clone(res.ir, arena);
+            passes_prepare(f, &po);
+            for (int i = 0; i < passes_count; i++) {
+                Diag d = {0};
+                bool pass_ok = passes_run_one(f, &po, &d, i);
+                /* a config whose stage buffers do not fit is refused with a message, not run */
+                if (!pass_ok && strstr(d.text.data ? d.text.data : "", "num_stages=")) {
+                    diag_free(&d);
+                    break;
+                }
+                CHECK(pass_ok, "%s %s stages %d: pass %s failed: %s", c->kernel, arches[a], stages,
+                      passes_list[i].name, d.text.data ? d.text.data : "");
+                diag_free(&d);
+                if (!pass_ok)
+                    break;
+                strbuf_clear(&err);
+                bool ran = run(f, c, init, got, &err);
+                CHECK(ran, "%s %s stages %d after %s: %s", c->kernel, arches[a], stages,
+                      passes_list[i].name, err.data ? err.data : "");
+                if (ran && i == 0)
+                    CHECK(close_enough(want, got, c),
+                          "%s %s stages %d: output far from the lowered kernel's after %s",
+                          c->kernel, arches[a], stages, passes_list[i].name);
+                else if (ran)
+                    CHECK(memcmp(prev, got, out_bytes) == 0,
+                          "%s %s stages %d: output differs after %s", c->kernel, arches[a], stages,
+                          passes_list[i].name);
+                memcpy(prev, got, out_bytes);
+                if (!strcmp(passes_list[i].name, "pipeline")) {
+                    int want_loops = stages >= 2 ? c->loops : 0;
+                    CHECK(pipelined_loops(&f->body) == want_loops,
+                          "%s %s stages %d: %d loops pipelined, want %d", c->kernel, arches[a],
+                          stages, pipelined_loops(&f->body), want_loops);
+                }
+            }
+            arena_free(arena);
+        }
+    }
+    strbuf_free(&err);
+    free(want);
+    free(got);
+    free(prev);
+    for (int i = 0; i < c->nargs; i++)
+        free(init[i]);
+    for (int i = 0; i < ndefs; i++)
+        free((char *)defs[i].name);
+    compile_result_free(&res);
+    free((char *)file.text);
+}
+
+#define I(v)                                                                                       \
+    {                                                                                              \
+        ARG_INT, (v)                                                                               \
+    }
+#define F16(n, s)                                                                                  \
+    {                                                                                              \
+        ARG_BUF_F16, (n), 0, (s)                                                                   \
+    }
+#define F32(n, s)                                                                                  \
+    {                                                                                              \
+        ARG_BUF_F32, (n), 0, (s)                                                                   \
+    }
+#define OUT16(n)                                                                                   \
+    {                                                                                              \
+        ARG_OUT_F16, (n)                                                                           \
+    }
+#define OUT32(n)                                                                                   \
+    {                                                                                              \
+        ARG_OUT_F32, (n)                                                                           \
+    }
+#define SCALAR(x)                                                                                  \
+    {                                                                                              \
+        ARG_F32, 0, (x)                                                                            \
+    }
+
+/* pipe_shapes.tri's running_offset over K = 112 (a masked tail) from lo to hi by step. */
+#define RUNNING_OFFSET(lo, hi, step)                                                               \
+    {                                                                                              \
+        "tests/lit/codegen/pipe_shapes.tri", "running_offset",                                     \
+            "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32,i32",                                       \
+            {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, {1}, 4,                                    \
+            {F16(64 * 112, 0), F16(112 * 64, 0), OUT32(64 * 64), I(112), I(lo), I(hi), I(step)},   \
+            7, 1                                                                                   \
+    }
+
+int main(void)
+{
+    enum { N_CTX = 128, D = 32, T = N_CTX * D };
+    const Case cases[] = {
+        /* attention backward, tutorial 06's kernel and launch shape scaled down: causal, the
+         * dK/dV loop over 16-row then 32-row query blocks, the dQ loop over 16- then 32-column
+         * key blocks. Inputs small enough that exp2(qk - m) stays near 1. */
+        {"examples/attention_bwd.tri",
+         "_attn_bwd",
+         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,"
+         "i32:16,i32:16,i32:16,i32:1,i32,i32:16",
+         {"BLOCK_M1=32", "BLOCK_N1=64", "BLOCK_M2=64", "BLOCK_N2=32", "BLK_SLICE_FACTOR=2",
+          "HEAD_DIM=32"},
+         {N_CTX / 64, 1, 1},
+         4,
+         {F16(T, 0.125), F16(T, 0.125), F16(T, 0.5), SCALAR(0.5), F16(T, 0.5), OUT16(T), OUT16(T),
+          OUT16(T), F32(N_CTX, 0.5), F32(N_CTX, 0.25), I(T), I(T), I(D), I(1), I(1), I(N_CTX)},
+         16,
+         4},
+        /* tutorial 09's persistent matmul: 3 programs walk 2 x 2 tiles of 64 x 64 over K = 112
+         * (the K tail masked; M and N off the blocks, the epilogue's stores masked) */
+        {"examples/persistent_matmul.tri",
+         "matmul_kernel_persistent",
+         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2", "NUM_SMS=3"},
+         {3},
+         4,
+         {F16(80 * 112, 0), F16(112 * 96, 0), OUT16(80 * 96), I(80), I(96), I(112), I(112), I(1),
+          I(96), I(1), I(96), I(1)},
+         12,
+         1},
+        RUNNING_OFFSET(0, 4, 1),
+        RUNNING_OFFSET(0, 4, 2),
+        RUNNING_OFFSET(3, -1, -1), /* a negative step */
+        RUNNING_OFFSET(2, 2, 1),   /* no iteration: the copies read nothing, k0 stays lo */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(&cases[i]);
+    if (test_failures)
+        printf("%d failures\n", test_failures);
+    else
+        printf("passes_interp_loops: every pass kept every kernel's results\n");
+    return test_failures ? 1 : 0;
+}
