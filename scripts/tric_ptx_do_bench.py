@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
 from tri_module import load_tri  # noqa: E402
+from tric_ptx import TricPtx  # noqa: E402
 from triton_seed2_report import seed2_launcher  # noqa: E402
 
 
@@ -34,85 +35,25 @@ def seed1_launcher(a, b, c, size, bm, bn, bk, warps, stages):
                             BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, num_warps=warps, num_stages=stages)
     return run
 
-CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
-
-
-class TricKernel:
-    """One tric PTX file, loaded into torch's context."""
+class TricKernel(TricPtx):
+    """One tric PTX file of seed 1 or seed 2, loaded into torch's context."""
 
     def __init__(self, cuda, path):
-        text = open(path).read()
-        head = dict(re.findall(r"^// tric\.(\w+) (.*)$", text, re.M))
-        consts = dict(kv.split("=") for kv in head["constexpr"].split())
-        self.bm, self.bn, self.bk = (int(consts["BLOCK_SIZE_" + x]) for x in "MNK")
-        self.threads, self.shared = int(head["threads"]), int(head["shared"])
+        super().__init__(cuda, path)
+        self.bm, self.bn, self.bk = (int(self.consts["BLOCK_SIZE_" + x]) for x in "MNK")
         # the header has no stage count: the file name ends in _s<N>.ptx (Triton's num_stages)
         stages = re.search(r"_s(\d+)\.ptx$", path)
         if not stages:
             sys.exit("%s: name the file ..._s<num_stages>.ptx" % path)
         self.stages = int(stages.group(1))
         self.name = os.path.basename(path)
-        self.seed1 = head["kernel"] == "matmul_kernel"
-        self.c_fp32 = head["params"].split()[2].startswith("*fp32")  # C's dtype
-        self.cuda = cuda
-        self.module, self.fn = ctypes.c_void_p(), ctypes.c_void_p()
-        check(cuda.cuModuleLoadData(ctypes.byref(self.module), text.encode() + b"\0"), "load")
-        check(cuda.cuModuleGetFunction(ctypes.byref(self.fn), self.module, head["kernel"].encode()),
-              "function")
-        check(cuda.cuFuncSetAttribute(self.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      self.shared), "shared memory")
-
-        # the TMA tensor maps (docs/ptx-metadata.md "tensor_map"), made per launcher as tric's
-        # runtime makes them per launch, passed after the parameters
-        self.tmaps = re.findall(r"^// tric\.tensor_map (.*)$", text, re.M)
-
-    def tensor_map(self, line, values):
-        f = dict(kv.split("=") for kv in line.split()[1:])
-        dtype = {"fp16": (6, 2), "bf16": (9, 2), "fp32": (7, 4), "fp8e4nv": (0, 1),
-                 "fp8e5": (0, 1)}[line.split()[0]]
-
-        def value(v):
-            if v == "*":
-                return (1 << 31) - 1  # runtime.h RT_TMAP_UNBOUNDED_DIM
-            x = 1
-            for fac in v.split("*"):
-                x *= values[int(fac[1:])] if fac.startswith("p") else int(fac)
-            return x
-        dims = [value(v) for v in f["dims"].split(",")]
-        strides = [value(v) * dtype[1] for v in f["strides"].split(",")][1:]
-        box = [int(v) for v in f["box"].split(",")]
-        rank = len(dims)
-        storage = ctypes.create_string_buffer(128 + 64)
-        at = (ctypes.addressof(storage) + 63) // 64 * 64
-        swz = {0: 0, 32: 1, 64: 2, 128: 3}[int(f["swizzle"])]
-        check(self.cuda.cuTensorMapEncodeTiled(
-            ctypes.c_void_p(at), dtype[0], rank, ctypes.c_void_p(values[int(f["base"])]),
-            (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(rank - 1, 1))(*strides),
-            (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), 0, swz,
-            3 if swz == 3 else 2, 0), "cuTensorMapEncodeTiled")
-        return storage, ctypes.c_void_p(at)
+        self.seed1 = self.kernel == "matmul_kernel"
+        self.c_fp32 = self.params[2].startswith("*fp32")  # C's dtype
 
     def launcher(self, a, b, c, size):
-        args = [ctypes.c_uint64(t.data_ptr()) for t in (a, b, c)]
-        args += [ctypes.c_int32(v) for v in (size, size, size, a.stride(0), a.stride(1),
-                                             b.stride(0), b.stride(1), c.stride(0), c.stride(1))]
-        maps = [self.tensor_map(m, [x.value for x in args]) for m in self.tmaps]
-        params = (ctypes.c_void_p * (len(args) + len(maps)))(
-            *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps]))
-        args = (args, maps)
-        grid = triton.cdiv(size, self.bm) * triton.cdiv(size, self.bn)
-
-        def run():
-            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-            check(self.cuda.cuLaunchKernel(self.fn, grid, 1, 1, self.threads, 1, 1, self.shared,
-                                           stream, params, None), "launch")
-        run.keep = (args, params)  # the argument storage lives as long as the launcher
-        return run
-
-
-def check(result, what):
-    if result != 0:
-        raise RuntimeError("CUDA driver error %d (%s)" % (result, what))
+        grid = (triton.cdiv(size, self.bm) * triton.cdiv(size, self.bn),)
+        return super().launcher(grid, [a, b, c, size, size, size, a.stride(0), a.stride(1),
+                                       b.stride(0), b.stride(1), c.stride(0), c.stride(1)])
 
 
 def main(argv):

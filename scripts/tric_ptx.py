@@ -1,0 +1,94 @@
+# scripts/tric_ptx.py: a tric PTX file loaded into torch's CUDA context and launched through the
+# driver API (ctypes, on torch's current stream), so that a benchmark times tric's kernel and
+# Triton's in one process with one harness (triton.testing.do_bench). The PTX's metadata block
+# (docs/ptx-metadata.md) gives the kernel, threads, shared memory, parameters and tensor maps.
+# Used by tric_ptx_do_bench.py and bench_loops.py; elsewhere `python3 -m py_compile` checks it.
+import ctypes
+import re
+
+import torch
+
+CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+
+def check(result, what):
+    if result != 0:
+        raise RuntimeError("CUDA driver error %d (%s)" % (result, what))
+
+
+class TricPtx:
+    """One tric PTX file: load it, then launcher(grid, values) with one value per parameter
+    (tensors for pointers, ints and floats for scalars)."""
+
+    def __init__(self, cuda, path):
+        text = open(path).read()
+        head = dict(re.findall(r"^// tric\.(\w+) (.*)$", text, re.M))
+        self.head = head
+        self.consts = dict(kv.split("=") for kv in head.get("constexpr", "").split())
+        self.params = head["params"].split()
+        self.threads, self.shared = int(head["threads"]), int(head["shared"])
+        self.kernel = head["kernel"]
+        self.cuda = cuda
+        self.module, self.fn = ctypes.c_void_p(), ctypes.c_void_p()
+        check(cuda.cuModuleLoadData(ctypes.byref(self.module), text.encode() + b"\0"), "load")
+        check(cuda.cuModuleGetFunction(ctypes.byref(self.fn), self.module, self.kernel.encode()),
+              "function")
+        check(cuda.cuFuncSetAttribute(self.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      self.shared), "shared memory")
+        # the TMA tensor maps (docs/ptx-metadata.md "tensor_map"), made per launcher as tric's
+        # runtime makes them per launch, passed after the parameters
+        self.tmaps = re.findall(r"^// tric\.tensor_map (.*)$", text, re.M)
+
+    def tensor_map(self, line, values):
+        f = dict(kv.split("=") for kv in line.split()[1:])
+        dtype = {"fp16": (6, 2), "bf16": (9, 2), "fp32": (7, 4), "fp8e4nv": (0, 1),
+                 "fp8e5": (0, 1)}[line.split()[0]]
+
+        def value(v):
+            if v == "*":
+                return (1 << 31) - 1  # runtime.h RT_TMAP_UNBOUNDED_DIM
+            x = 1
+            for fac in v.split("*"):
+                x *= values[int(fac[1:])] if fac.startswith("p") else int(fac)
+            return x
+        dims = [value(v) for v in f["dims"].split(",")]
+        strides = [value(v) * dtype[1] for v in f["strides"].split(",")][1:]
+        box = [int(v) for v in f["box"].split(",")]
+        rank = len(dims)
+        storage = ctypes.create_string_buffer(128 + 64)
+        at = (ctypes.addressof(storage) + 63) // 64 * 64
+        swz = {0: 0, 32: 1, 64: 2, 128: 3}[int(f["swizzle"])]
+        check(self.cuda.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(at), dtype[0], rank, ctypes.c_void_p(values[int(f["base"])]),
+            (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(rank - 1, 1))(*strides),
+            (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), 0, swz,
+            3 if swz == 3 else 2, 0), "cuTensorMapEncodeTiled")
+        return storage, ctypes.c_void_p(at)
+
+    def launcher(self, grid, values):
+        if len(values) != len(self.params):
+            raise ValueError("%s takes %d parameters, %d given" % (self.kernel, len(self.params),
+                                                                 len(values)))
+        args = []
+        for p, v in zip(self.params, values):
+            if p.startswith("*"):
+                args.append(ctypes.c_uint64(v.data_ptr()))
+            elif p.startswith("fp32"):
+                args.append(ctypes.c_float(v))
+            elif p.startswith("fp64"):
+                args.append(ctypes.c_double(v))
+            elif p.startswith("i64") or p.startswith("u64"):
+                args.append(ctypes.c_int64(v))
+            else:
+                args.append(ctypes.c_int32(v))
+        maps = [self.tensor_map(m, [getattr(x, "value", 0) for x in args]) for m in self.tmaps]
+        params = (ctypes.c_void_p * (len(args) + len(maps)))(
+            *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps]))
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+
+        def run():
+            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+            check(self.cuda.cuLaunchKernel(self.fn, grid[0], grid[1], grid[2], self.threads, 1, 1,
+                                           self.shared, stream, params, None), "launch")
+        run.keep = (args, maps, params, values)  # the storage lives as long as the launcher
+        return run
