@@ -787,6 +787,22 @@ static bool convert_in_branch(IrFunc *f, IrRegion *home, const IrOp *user, IrReg
     return false;
 }
 
+/* Whether op sits in the body of a loop (at any depth). */
+static bool in_loop(const IrFunc *f, const IrOp *op)
+{
+    enum { MAX_DEPTH = 32 };
+    IrRegion *regs[MAX_DEPTH];
+    int idx[MAX_DEPTH], n = 0;
+    if (!op_path((IrRegion *)&f->body, op, regs, idx, 0, MAX_DEPTH, &n))
+        return false;
+    for (int k = 0; k + 1 < n; k++) {
+        OpCode code = regs[k]->ops[idx[k]]->code;
+        if (code == OP_FOR || code == OP_WHILE)
+            return true;
+    }
+    return false;
+}
+
 /* Cheap to recompute in another layout: a chain (at most depth ops deep) of make_range, const,
  * splat, broadcast, expand_dims and elementwise integer/pointer ops, with no load in it. Triton's
  * RemoveLayoutConversions rematerializes such slices instead of converting them, since a convert
@@ -802,6 +818,24 @@ static bool can_remat(const IrFunc *f, ValueId v, int depth)
     case OP_SPLAT: return true;
     case OP_BROADCAST:
     case OP_EXPAND_DIMS: return can_remat(f, def->operands[0], depth - 1);
+    case OP_LOAD: {
+        /* a load in a loop of no more elements than the program has threads (attention
+         * backward's row statistics m and Delta, 32 floats per iteration): loaded again in the
+         * layout its user wants, each element by the threads that hold it there, at the same
+         * point (nothing stores in between), rather than a convert through shared memory and its
+         * two barriers every iteration. Triton's RemoveLayoutConversions counts such a load as
+         * cheap to rematerialize. Outside loops (a bias row, once per program) the convert
+         * stays. */
+        Type t = ir_type(f, v);
+        if (t.is_ptr || type_numel(t) > 32 * (int64_t)(f->num_warps > 0 ? f->num_warps : 4) ||
+            !in_loop(f, def))
+            return false;
+        for (int j = 0; j < def->noperands; j++)
+            if (def->operands[j] > 0 && ir_type(f, def->operands[j]).rank > 0 &&
+                !can_remat(f, def->operands[j], depth - 1))
+                return false;
+        return true;
+    }
     default: break;
     }
     if (!op_is_elementwise(def->code))
@@ -845,10 +879,10 @@ static ValueId remat(LayCtx *c, ValueId v, int layout)
     return out;
 }
 
-/* v in the given layout: v itself, a rematerialized copy of a cheap v, or a convert_layout placed
- * right after v's definition (at the start of its region for a region argument); either way
- * shared by every consumer that needs it. */
-/* v in layout `layout` for its use by user (NULL: any use after v's definition). */
+/* v in layout `layout` for its use by user (NULL: any use after v's definition): v itself, a
+ * rematerialized copy of a cheap v, or a convert_layout placed right after v's definition (at the
+ * start of its region for a region argument; inside an `if` for a use only there:
+ * convert_in_branch); either way shared by every consumer that needs it there. */
 static ValueId convert_for(LayCtx *c, ValueId v, int layout, SrcLoc loc, const IrOp *user)
 {
     IrFunc *f = c->f;

@@ -375,17 +375,97 @@ static int yielded_alone(const Pipe *p, ValueId v)
     return it >= 0 && uses_in(p->body, v) == 1 ? it : -1;
 }
 
+/* An `if` of the body after dot that takes dot's result r, and r's only users: the if's result
+ * *k goes to the yield alone, and each branch yields r there unchanged or uses r (then it waits
+ * for the wgmma first, where it uses it). A flattened persistent loop's epilogue, `if ki == last:
+ * store acc; acc = zeros`: the accumulator stays in flight across iterations except in the
+ * iteration that stores it. NULL if none. */
+static IrOp *accumulator_if(const Pipe *p, const IrOp *dot, int *k)
+{
+    const IrRegion *body = p->body;
+    ValueId r = dot->results[0];
+    IrOp *user = NULL;
+    for (int i = body_index(body, dot) + 1; i + 1 < body->nops; i++) {
+        IrOp *op = body->ops[i];
+        if (!ir_op_uses(op, r))
+            continue;
+        if (user || op->code != OP_IF || op->nregions != 2)
+            return NULL;
+        for (int j = 0; j < op->noperands; j++)
+            if (op->operands[j] == r)
+                return NULL; /* the condition */
+        user = op;
+    }
+    if (!user || ir_op_uses(body->ops[body->nops - 1], r))
+        return NULL;
+    for (int j = 0; j < user->nresults; j++) {
+        bool passes = false;
+        for (int b = 0; b < 2; b++) {
+            const IrRegion *br = &user->regions[b];
+            const IrOp *y = br->nops ? br->ops[br->nops - 1] : NULL;
+            passes |= y && y->code == OP_YIELD && j < y->noperands && y->operands[j] == r;
+        }
+        if (passes && yielded_alone(p, user->results[j]) >= 0) {
+            *k = j;
+            return user;
+        }
+    }
+    return NULL;
+}
+
 /* The iter arg (0-based) whose whole chain is dot's accumulator: c is that arg's block argument,
- * used by dot alone, and dot's result is used by the yield alone, at that position. -1 if none. */
+ * used by dot alone, and dot's result is used by the yield alone, at that position, or reaches it
+ * through an accumulator_if. -1 if none. */
 static int accumulator_iter(const Pipe *p, const IrOp *dot)
 {
     const IrRegion *body = p->body;
-    int it = yielded_alone(p, dot->results[0]);
+    int k = 0;
+    IrOp *user = accumulator_if(p, dot, &k);
+    int it = user ? yielded_alone(p, user->results[k]) : yielded_alone(p, dot->results[0]);
     if (it < 0 || body->args[1 + it] != dot->operands[2])
         return -1;
     if (uses_in(body, dot->operands[2]) != 1)
         return -1;
     return it;
+}
+
+/* Replaces from with to in the ops of r from index `start` on, nested regions included. */
+static void replace_uses_after(IrRegion *r, int start, ValueId from, ValueId to)
+{
+    for (int i = start; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int j = 0; j < op->noperands; j++)
+            if (op->operands[j] == from)
+                op->operands[j] = to;
+        for (int j = 0; j < op->nregions; j++)
+            replace_uses_after(&op->regions[j], 0, from, to);
+    }
+}
+
+/* In each branch of the copy of an accumulator_if, the in-flight wgmma result v: retired
+ * (wgmma_wait 0) right before the branch's first use of it other than yielding it unchanged at
+ * result k, and that use and the later ones read the wait's result. */
+static void wait_in_branches(Pipe *p, IrOp *ifop, ValueId v, int k)
+{
+    IrFunc *f = p->f;
+    for (int b = 0; b < ifop->nregions; b++) {
+        IrRegion *br = &ifop->regions[b];
+        for (int i = 0; i < br->nops; i++) {
+            IrOp *op = br->ops[i];
+            bool passthrough = op->code == OP_YIELD && i == br->nops - 1;
+            for (int j = 0; passthrough && j < op->noperands; j++)
+                passthrough = j == k || op->operands[j] != v;
+            if (!ir_op_uses(op, v) || passthrough)
+                continue;
+            IrBuilder bb = {.func = f, .region = br, .pos = i};
+            Type t = ir_type(f, v);
+            IrOp *wait = ir_build(&bb, OP_WGMMA_WAIT, op->loc, &v, 1, &t, 1, 0);
+            f->values[wait->results[0]].layout = f->values[v].layout;
+            f->values[wait->results[0]].name = f->values[v].name;
+            replace_uses_after(br, i + 1, v, wait->results[0]);
+            break;
+        }
+    }
 }
 
 /* Can this #mma v3 dot take its A from registers: a 16-bit A in a #dot_op<idx=0, k_width=2>
@@ -999,7 +1079,10 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
                 continue;
             }
         }
-        clone_mapped(p, &nbld, op);
+        IrOp *copy = clone_mapped(p, &nbld, op);
+        int acc_k = 0;
+        if (copy && p->inflight_dot && accumulator_if(p, p->inflight_dot, &acc_k) == op)
+            wait_in_branches(p, copy, mapped(p, p->inflight_dot->results[0]), acc_k);
     }
     if (carried_arg &&
         !carried_waited) /* unused in the body: retired before its slot is refilled */

@@ -14,7 +14,8 @@
 # Correct first: tric's outputs against Triton's (bit-identical or not, and the largest
 # difference), Triton's against torch (the matmul; the attention's dQ/dK/dV against torch's
 # autograd at N = 1024). --check runs one small launch of each and no timing (for
-# compute-sanitizer). Prints one line per kernel, size and side per round (four rounds, the order
+# compute-sanitizer); --profile runs one launch of each side of the attention backward at D = 64,
+# N = 4096 (for ncu). Prints one line per kernel, size and side per round (four rounds, the order
 # alternating), then a summary line per size with the median ratio.
 import ctypes
 import os
@@ -88,14 +89,16 @@ def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing):
     tric_run = tric.launcher(grid, args(*outs["tric"]))
 
     def triton_run():
-        bwd_mod._attn_bwd[grid](*args(*outs["triton"]), HEAD_DIM=head_dim, num_warps=4,
-                                num_stages=5, **BWD)
+        return bwd_mod._attn_bwd[grid](*args(*outs["triton"]), HEAD_DIM=head_dim, num_warps=4,
+                                       num_stages=5, **BWD)
 
     tric_run()
-    triton_run()
+    compiled = triton_run()
     torch.cuda.synchronize()
     label = "attn_bwd D=%d N=%d (%dx%d)" % (head_dim, n_ctx, batch, heads)
-    print(label, flush=True)
+    print("%s (triton: %s registers, %s spills)" % (label, getattr(compiled, "n_regs", "?"),
+                                                     getattr(compiled, "n_spills", "?")),
+          flush=True)
     ok = True
     for i, name in enumerate(("dq", "dk", "dv")):
         ok &= compare("tric %s vs triton" % name, outs["tric"][i], outs["triton"][i], 2e-2)
@@ -155,12 +158,15 @@ def persistent_matmul(cuda, ptxdir, size, timing):
 def main(argv):
     if len(argv) < 2:
         sys.exit("usage: bench_loops.py PTXDIR [--check]")
-    ptxdir, check_only = argv[1], "--check" in argv[2:]
+    ptxdir, check_only, profile = argv[1], "--check" in argv[2:], "--profile" in argv[2:]
     torch.cuda.init()
     torch.empty(1, device="cuda")  # the primary context is current from here on
     cuda = ctypes.CDLL("libcuda.so.1")
     print("# triton %s, torch %s, %s" % (triton.__version__, torch.__version__,
                                          torch.cuda.get_device_name()), flush=True)
+    if profile:
+        attention_bwd(cuda, ptxdir, 64, 4096, 4, 32, False)
+        return
     if check_only:
         attention_bwd(cuda, ptxdir, 64, 1024, 1, 2, False)
         persistent_matmul(cuda, ptxdir, 1024, False)
