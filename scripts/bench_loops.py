@@ -14,8 +14,9 @@
 # Correct first: tric's outputs against Triton's (bit-identical or not, and the largest
 # difference), Triton's against torch (the matmul; the attention's dQ/dK/dV against torch's
 # autograd at N = 1024). --check runs one small launch of each and no timing (for
-# compute-sanitizer); --profile runs one launch of each side of the attention backward at D = 64,
-# N = 4096 (for ncu). Prints one line per kernel, size and side per round (four rounds, the order
+# compute-sanitizer); --profile=attn64, attn128 or persistent runs one launch of each side of the
+# attention backward at D = 64 or 128, N = 4096, or of the persistent matmul at 4096 (for ncu).
+# Prints one line per kernel, size and side per round (four rounds, the order
 # alternating), then a summary line per size with the median ratio.
 import ctypes
 import os
@@ -158,14 +159,18 @@ def persistent_matmul(cuda, ptxdir, size, timing):
 def main(argv):
     if len(argv) < 2:
         sys.exit("usage: bench_loops.py PTXDIR [--check]")
-    ptxdir, check_only, profile = argv[1], "--check" in argv[2:], "--profile" in argv[2:]
+    ptxdir, check_only = argv[1], "--check" in argv[2:]
+    profile = [a.split("=", 1)[1] for a in argv[2:] if a.startswith("--profile=")]
     torch.cuda.init()
     torch.empty(1, device="cuda")  # the primary context is current from here on
     cuda = ctypes.CDLL("libcuda.so.1")
     print("# triton %s, torch %s, %s" % (triton.__version__, torch.__version__,
                                          torch.cuda.get_device_name()), flush=True)
     if profile:
-        attention_bwd(cuda, ptxdir, 64, 4096, 4, 32, False)
+        if profile[0] == "persistent":
+            persistent_matmul(cuda, ptxdir, 4096, False)
+        else:
+            attention_bwd(cuda, ptxdir, int(profile[0][4:]), 4096, 4, 32, False)
         return
     if check_only:
         attention_bwd(cuda, ptxdir, 64, 1024, 1, 2, False)
