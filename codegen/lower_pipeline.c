@@ -18,13 +18,15 @@ static LLVMValueRef reg_at(const LVal *v, int i) { return v->n == 1 ? v->el[0] :
 
 static LLVMValueRef k32(Cg *c, int64_t v) { return cg_i32(c->l, v); }
 
-/* The #shared layout of a buffer or view value (rank 2 per slot). */
+/* The #shared layout of a buffer or view value (rank 2 per slot, or 1 for a row of elements). */
 static const Layout *shared_layout(Cg *c, ValueId v)
 {
     int l = ir_value(c->f, v)->layout;
     if (l <= 0 || l >= c->f->nlayouts || c->f->layouts[l].kind != LAYOUT_SHARED ||
-        c->f->layouts[l].rank != 2) {
-        TRIC_INTERNAL(c->d, "codegen: shared tile %%%d has no rank-2 #shared layout (swizzle pass)",
+        c->f->layouts[l].rank < 1 || c->f->layouts[l].rank > 2) {
+        TRIC_INTERNAL(c->d,
+                      "codegen: shared tile %%%d has no rank-1 or rank-2 #shared layout (swizzle "
+                      "pass)",
                       (int)v);
         c->failed = true;
         return NULL;
@@ -32,12 +34,13 @@ static const Layout *shared_layout(Cg *c, ValueId v)
     return &c->f->layouts[l];
 }
 
-/* The tile type of a view (rank 2, dtype, shape) checked for what the lowerings here support. */
+/* The tile type of a view (rank 2, or 1; dtype, shape) checked for what the lowerings here
+ * support. */
 static bool view_tile(Cg *c, ValueId v, Type *out)
 {
     Type t = ir_type(c->f, v);
-    if (!t.is_smem || t.rank != 2 || t.is_ptr)
-        FAIL(c, "codegen: %%%d is not a rank-2 shared-memory tile of numbers", (int)v);
+    if (!t.is_smem || t.rank < 1 || t.rank > 2 || t.is_ptr)
+        FAIL(c, "codegen: %%%d is not a rank-1 or rank-2 shared-memory tile of numbers", (int)v);
     int eb = dtype_bytes(t.dtype);
     if (eb < 1 || eb > 8)
         FAIL(c, "codegen: shared tiles of %s are not lowered", dtype_name(t.dtype));
@@ -68,6 +71,16 @@ LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef 
     LLVMValueRef off = cg_add(b, at, cg_mul(b, row, k32(c, sw), ""), "");
     off = cg_add(b, off, cg_mul(b, chunk, k32(c, unit), ""), "");
     return cg_add(b, off, cg_urem(b, in_atom, k32(c, unit), ""), "");
+}
+
+/* The byte offset inside one slot of the tile element e of distribution ds: the swizzled offset
+ * of a rank-2 tile, or e's index times the element's bytes in a rank-1 tile (a row of elements,
+ * no swizzle: its #shared layout has swizzle 0). */
+static LLVMValueRef tile_offset(Cg *c, const Layout *l, Type tile, const Dist *ds, int e)
+{
+    if (tile.rank == 1)
+        return cg_mul(c->l->b, cg_coord(c, ds, e, 0), k32(c, dtype_bytes(tile.dtype)), "");
+    return cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
 }
 
 /* The shared-window pointer to byte `off` (i32) of the dynamic shared memory. */
@@ -117,8 +130,8 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
         cg_set_value(c, r, el, 1, 0);
         return true;
     }
-    if (!t.is_smem || t.rank != 3)
-        FAIL(c, "local_alloc: result is not a !smem buffer of rank-2 slots");
+    if (!t.is_smem || t.rank < 2 || t.rank > 3)
+        FAIL(c, "local_alloc: result is not a !smem buffer of rank-1 or rank-2 slots");
     int64_t need = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
     if (op->smem_offset < 0 || op->smem_offset % 1024 || op->smem_bytes < need)
         FAIL(c,
@@ -221,8 +234,8 @@ static void cp_async_if(Cg *c, LLVMValueRef dst, LLVMValueRef src, LLVMValueRef 
  * contiguous in the tile when the fastest dim is the tile's contiguous one; else groups are
  * single elements. Groups of 4 bytes or more are cp.async; smaller ones (2-byte elements one by
  * one) are a predicated ld.global and st.shared, which completes earlier than the async_wait
- * requires. Elements a wrapped layout gives several threads are copied by each holder (the same
- * bytes to the same place). */
+ * requires. Elements a layout gives several threads (a wrapped blocked layout, a slice) are
+ * copied by their first holder alone. */
 static bool lower_async_copy(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
@@ -237,7 +250,8 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
      * copied (cp.async's own fill is zeros), and masked-in groups are copied only when their
      * mask holds, so the two never write the same bytes */
     LVal *other = is_zero_const(c->f, ov) ? NULL : cg_value(c, ov);
-    if (!pt.is_ptr || pt.rank != 2 || pt.shape[0] != tile.shape[0] || pt.shape[1] != tile.shape[1])
+    if (!pt.is_ptr || pt.rank != tile.rank || pt.shape[0] != tile.shape[0] ||
+        (tile.rank == 2 && pt.shape[1] != tile.shape[1]))
         FAIL(c, "async_copy: pointers of type %s do not match the tile %s", type_str(c->arena, pt),
              type_str(c->arena, tile));
     LVal *view = cg_value(c, vv), *ptr = cg_value(c, pv), *mask = mv ? cg_value(c, mv) : NULL;
@@ -255,23 +269,32 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
      * offset from it is a multiple of 8 rows (the XOR pattern's period) and of whole atoms
      * along the contiguous dim sits at that offset plus a constant, so its cp.async takes an
      * immediate address offset ([r + 4096]) instead of its own swizzle arithmetic. */
-    int cd = sl->shared.order[0], rd = sl->shared.order[1];
+    int rank = tile.rank, cd = sl->shared.order[0], rd = rank == 2 ? sl->shared.order[1] : 0;
     int64_t sw = sl->shared.swizzle, atom = sw / eb, rows = tile.shape[rd];
     LLVMValueRef first = NULL;
     int e0 = -1;
+    /* a layout whose threads hold the same elements (a slice of an #mma layout: row statistics
+     * loaded in their users' layout) copies each element from its first holder alone: the others
+     * skip their copies, which would write the same bytes, or zeros where masked off, at once */
+    LLVMBasicBlockRef done = NULL;
+    if (ds->owner) {
+        LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "copy.owner");
+        done = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "copy.done");
+        LLVMBuildCondBr(b, ds->owner, copy, done);
+        LLVMPositionBuilderAtEnd(b, copy);
+    }
     for (int e = 0; e < ds->nelems; e++) {
-        if (w > 1 && ds->idx[e * 2 + ds->vec_dim] % w)
+        if (w > 1 && ds->idx[e * rank + ds->vec_dim] % w)
             continue;
         LLVMValueRef off = NULL;
-        if (e0 >= 0) {
+        if (e0 >= 0 && rank == 2) {
             int64_t drow = ds->off[e * 2 + rd] - ds->off[e0 * 2 + rd];
             int64_t dcol = ds->off[e * 2 + cd] - ds->off[e0 * 2 + cd];
             if (drow % 8 == 0 && dcol % atom == 0 && drow >= 0 && dcol >= 0)
                 off = cg_add(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
         }
         if (!off) {
-            off = cg_swizzled_offset(c, sl, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
-            off = cg_add(b, view->el[0], off, "");
+            off = cg_add(b, view->el[0], tile_offset(c, sl, tile, ds, e), "");
             if (e0 < 0) {
                 e0 = e;
                 first = off;
@@ -303,6 +326,10 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
         }
         LLVMValueRef st = LLVMBuildStore(b, got[0], smem_ptr(c, off));
         LLVMSetAlignment(st, (unsigned)eb);
+    }
+    if (done) {
+        LLVMBuildBr(b, done);
+        LLVMPositionBuilderAtEnd(b, done);
     }
     return true;
 }
@@ -453,10 +480,9 @@ static bool local_load_generic(Cg *c, const IrOp *op, const Layout *sl, Type til
     int w = dr->vec_dim == cd ? pow2_floor(dr->run[cd] < 16 / eb ? dr->run[cd] : 16 / eb) : 1;
     LLVMValueRef *el = cg_regs(c, dr->nelems);
     for (int e = 0; e < dr->nelems; e++) {
-        if (w > 1 && dr->idx[e * 2 + cd] % w)
+        if (w > 1 && dr->idx[e * tile.rank + cd] % w)
             continue;
-        LLVMValueRef off =
-            cg_swizzled_offset(c, sl, tile, cg_coord(c, dr, e, 0), cg_coord(c, dr, e, 1));
+        LLVMValueRef off = tile_offset(c, sl, tile, dr, e);
         LLVMValueRef p = smem_ptr(c, cg_add(b, view->el[0], off, ""));
         LLVMValueRef got[16];
         cg_load_run(c, mt, p, w, eb, got);
@@ -476,8 +502,8 @@ static bool lower_local_load(Cg *c, const IrOp *op)
     const Layout *sl = shared_layout(c, vv);
     if (!sl || !view_tile(c, vv, &tile))
         return false;
-    if (rt.rank != 2 || rt.shape[0] != tile.shape[0] || rt.shape[1] != tile.shape[1] ||
-        rt.dtype != tile.dtype)
+    if (rt.rank != tile.rank || rt.shape[0] != tile.shape[0] ||
+        (rt.rank == 2 && rt.shape[1] != tile.shape[1]) || rt.dtype != tile.dtype)
         FAIL(c, "local_load: result %s does not match the tile %s", type_str(c->arena, rt),
              type_str(c->arena, tile));
     LVal *view = cg_value(c, vv);

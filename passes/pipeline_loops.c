@@ -93,6 +93,7 @@ typedef struct Pipe {
                            (a lagging copy of it is carried) */
     ValueId ahead_valid; /* while stage 0 is cloned for an iteration ahead: whether it exists
                             (its integer divisions divide by 1 where it does not), else 0 */
+    bool extras;         /* also copy the loads that feed no dot (a first try; see analyse) */
     int nvalues0;        /* f->nvalues before the rewrite: the map's size */
     ValueId *map;        /* original value -> its value in what is being built (0: itself) */
 } Pipe;
@@ -520,6 +521,21 @@ static void choose_carried_dot(Pipe *p, IrOp **wg, int nwg)
 
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
 
+/* Registers a thread needs for the loop's carried values (iter args): 4-byte words of each tile
+ * spread over the program's threads, a scalar's own. A rough floor of the loop's register
+ * pressure. */
+static int64_t carried_registers(const Pipe *p)
+{
+    const IrFunc *f = p->f;
+    int64_t threads = 32 * (int64_t)(f->num_warps > 0 ? f->num_warps : 4), regs = 0;
+    for (int a = 1; a < p->body->nargs; a++) {
+        Type t = ir_type(f, p->body->args[a]);
+        int64_t bytes = type_numel(t) * (t.is_ptr ? 8 : dtype_bytes(t.dtype));
+        regs += t.rank == 0 ? (bytes + 3) / 4 : (bytes / 4 + threads - 1) / threads;
+    }
+    return regs;
+}
+
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
  * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
  * the operands read back whole. */
@@ -586,6 +602,32 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
         }
     }
+    /* loads feeding no dot, in a loop pipelined for its dots: copied ahead with the others, in
+     * the same groups, and read back whole where they were (attention backward's row
+     * statistics m and Delta, 32 floats an iteration, which would otherwise wait on global
+     * memory each iteration, as Triton copies them too). A row of elements (rank 1) of a
+     * number type in any distributed layout (a replicated one is copied by each element's first
+     * holder), copies of at least 4 bytes. */
+    /* Not when the carried values alone take more than the 255 registers a thread may have
+     * (attention backward at D = 128: dK and dV are 256): the kernel spills already, and the
+     * copies' addresses and the tiles read back would spill more (measured: 0.88x Triton with
+     * them at D = 128, 0.91-0.93x without; docs/performance.md). */
+    bool room = carried_registers(p) <= 255;
+    for (int i = 0; p->extras && room && p->nloads > 0 && i < body->nops; i++) {
+        IrOp *ld = body->ops[i];
+        if (ld->code != OP_LOAD || ld->nresults != 1 || load_index(p, ld) >= 0 ||
+            uses_in(body, ld->results[0]) == 0) /* dead (its users took a copy in another
+                                                    layout, layouts.c): dce drops it */
+            continue;
+        Type t = ir_type(f, ld->results[0]);
+        int l = f->values[ld->results[0]].layout;
+        if (t.rank != 1 || t.is_ptr || t.dtype == DT_I1 || l <= 0 || l >= f->nlayouts ||
+            (f->layouts[l].kind != LAYOUT_BLOCKED && f->layouts[l].kind != LAYOUT_SLICE) ||
+            axis_vector_width(f, ld) * dtype_bytes(t.dtype) < 4)
+            continue;
+        if (take_load(p, ld) < 0)
+            break;
+    }
     /* every use of a pipelined tile that is not a slot reader reads it whole */
     for (int k = 0; k < p->nloads; k++) {
         int nread = 0;
@@ -593,7 +635,8 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
             nread += p->readers[r].load == k;
         if (uses_in(body, p->loads[k]->results[0]) == nread)
             continue;
-        if (dtype_bytes(ir_type(f, p->loads[k]->results[0]).dtype) != 2)
+        Type t = ir_type(f, p->loads[k]->results[0]);
+        if (dtype_bytes(t.dtype) != 2 && t.rank != 1)
             DECLINE(p, "a loaded fp32 or fp8 tile has other uses than its wgmma (they read it "
                        "K-major from the slot; a whole read is for 16-bit tiles)");
         p->whole[k] = true;
@@ -817,6 +860,72 @@ static ValueId iv_after(Pipe *p, IrBuilder *b, ValueId iv, int64_t s)
     return ir_build_binary(b, OP_ADD, loc, t, iv, by);
 }
 
+/* v computed again in layout `layout` at b, for a copy: a chain (at most 32 ops) of make_range,
+ * const, splat and elementwise ops of rank-1 values, scalars taken as mapped; 0 when v has no
+ * such form. memo keeps what was built (original id -> new) for the one copy. */
+typedef struct Relayout {
+    ValueId from[32], to[32];
+    int n;
+} Relayout;
+
+static ValueId relayout(Pipe *p, IrBuilder *b, ValueId v, int layout, Relayout *memo)
+{
+    IrFunc *f = p->f;
+    Type t = ir_type(f, v);
+    if (t.rank == 0 || f->values[v].layout == layout)
+        return mapped(p, v);
+    for (int i = 0; i < memo->n; i++)
+        if (memo->from[i] == v)
+            return memo->to[i];
+    const IrOp *def = f->values[v].def;
+    if (!def || def->nresults != 1 || def->nregions || def->noperands > 3 || memo->n >= 32 ||
+        t.rank != 1 ||
+        !(def->code == OP_MAKE_RANGE || def->code == OP_CONST || def->code == OP_SPLAT ||
+          op_is_elementwise(def->code)))
+        return 0;
+    ValueId ops[3];
+    for (int k = 0; k < def->noperands; k++)
+        if (!(ops[k] = relayout(p, b, def->operands[k], layout, memo)))
+            return 0;
+    IrOp *copy = ir_build(b, def->code, def->loc, ops, def->noperands, &t, 1, 0);
+    memcpy(copy->attr, def->attr, sizeof copy->attr);
+    copy->fattr = def->fattr;
+    copy->sattr = def->sattr;
+    set_layout(f, copy->results[0], layout);
+    f->values[copy->results[0]].axis = f->values[v].axis;
+    memo->from[memo->n] = v;
+    memo->to[memo->n++] = copy->results[0];
+    return copy->results[0];
+}
+
+/* The layout load k's copy runs in: its own, or for a row of elements whose layout several
+ * threads hold alike (a slice of an #mma layout: loaded in its users' layout, layouts.c) a
+ * plain blocked one, one element per thread, with the addresses computed again in it -- each
+ * holder would copy every element it holds and keep a pointer for each. *ptr and *own (the
+ * load's mask, or 0) come back in that layout. */
+static int copy_layout(Pipe *p, IrBuilder *b, const IrOp *ld, ValueId *ptr, ValueId *own)
+{
+    IrFunc *f = p->f;
+    Type t = ir_type(f, ld->operands[0]);
+    int l = f->values[ld->operands[0]].layout;
+    *ptr = mapped(p, ld->operands[0]);
+    *own = ld->noperands > 1 && ld->operands[1] > 0 ? mapped(p, ld->operands[1]) : 0;
+    if (t.rank != 1 || !layout_replicates(f, l, t) ||
+        (ld->noperands > 2 && ld->operands[2] > 0 && !is_const_zero(f, ld->operands[2])))
+        return l;
+    Layout bl;
+    layout_blocked_build(&bl, 1, t.shape, NULL, NULL, f->num_warps > 0 ? f->num_warps : 4);
+    int cl = ir_layout_intern(f, &bl);
+    Relayout memo = {.n = 0};
+    ValueId np = relayout(p, b, ld->operands[0], cl, &memo);
+    ValueId nm = *own ? relayout(p, b, ld->operands[1], cl, &memo) : 0;
+    if (!np || (*own && !nm))
+        return l; /* the ops built stay unused: dce drops them */
+    *ptr = np;
+    *own = nm;
+    return cl;
+}
+
 /* Stage 0 for the iteration whose iv is `iv`: the stage-0 ops cloned (the map already holds the
  * iv and the stage-0 iter args), each pipelined load an async_copy into slot `slot` masked by
  * its mask and by the iteration existing, then one commit. */
@@ -837,17 +946,16 @@ static void emit_stage0(Pipe *p, IrBuilder *b, ValueId iv, ValueId slot)
             p->ahead_valid = 0;
             continue;
         }
-        ValueId ptr = mapped(p, op->operands[0]);
+        ValueId ptr, own;
+        int pl = copy_layout(p, b, op, &ptr, &own);
         Type pt = ir_type(f, ptr), mt = pt;
         mt.is_ptr = false;
         mt.dtype = DT_I1;
-        int pl = f->values[ptr].layout;
         ValueId mask = ir_build_unary(b, OP_SPLAT, op->loc, mt, valid);
         set_layout(f, mask, pl);
-        if (op->noperands > 1 && op->operands[1] > 0) {
-            ValueId own = mapped(p, op->operands[1]);
+        if (own) {
             mask = ir_build_binary(b, OP_AND, op->loc, mt, own, mask);
-            set_layout(f, mask, f->values[own].layout);
+            set_layout(f, mask, pl);
         }
         ValueId view = slot_view(p, b, k, slot);
         /* `other` travels with the copy unless it is 0 (the zero fill cp.async does anyway) */
@@ -1162,7 +1270,21 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
         p.arg_stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
         p.arg_lag = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
         p.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)f->nvalues);
-        if (!analyse(&p)) {
+        /* first with the loads that feed no dot; when one of them keeps the loop from being
+         * pipelined (an address stage 0 cannot compute ahead), again without them */
+        Pipe first = p;
+        p.extras = true;
+        bool ok = analyse(&p);
+        if (!ok) {
+            size_t nops = (size_t)p.body->nops + 1, nargs = (size_t)p.body->nargs + 1;
+            memset(first.stage0, 0, sizeof(bool) * nops);
+            memset(first.remat, 0, sizeof(bool) * nops);
+            memset(first.arg_stage0, 0, sizeof(bool) * nargs);
+            memset(first.arg_lag, 0, sizeof(bool) * nargs);
+            p = first;
+            ok = analyse(&p);
+        }
+        if (!ok) {
             /* a remark for whoever wonders why a loop runs slowly */
             if (p.why_not && getenv("TRIC_PIPELINE_REMARKS"))
                 fprintf(stderr, "%s:%d: remark: loop not pipelined (num_stages=%d): %s\n",

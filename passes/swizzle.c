@@ -229,6 +229,17 @@ static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
             tile.is_smem = true;
             Layout l;
             int cd = contig[buf] >= 0 ? contig[buf] : tile.rank - 1;
+            if (tile.rank == 1) {
+                /* a row of elements (pipeline_loops.c: a load feeding no dot, read back whole):
+                 * element i at byte i * its size; no reader walks it in 16-byte chunks by rows,
+                 * so there is nothing to swizzle (swizzle 0) */
+                l = (Layout){.kind = LAYOUT_SHARED, .rank = 1};
+                l.shared.vec = 1;
+                l.shared.per_phase = 1;
+                l.shared.max_phase = 1;
+                f->values[buf].layout = ir_layout_intern(f, &l);
+                continue;
+            }
             if (!shared_layout_for(&l, tile, cd)) {
                 TRIC_INTERNAL(d,
                               "swizzle: no swizzled layout for a %s tile contiguous along dim %d",

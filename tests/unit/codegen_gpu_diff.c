@@ -864,6 +864,22 @@ int main(void)
          {112, 2, 2, 1},
          4,
          4},
+        /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile by one
+         * thread per element and read back in the #mma layout's slice */
+        {"pipe_shapes.tri",
+         "row_scales",
+         "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         3,
+         1,
+         {{E_F16, 64 * 128, FILL_UNIFORM, 0},
+          {E_F16, 128 * 64, FILL_UNIFORM, 0},
+          {E_F32, 4 * 64, FILL_UNIFORM, 0},
+          {E_F32, 64 * 64, FILL_POISON, 1e-3}},
+         4,
+         {128},
+         1,
+         4},
     };
     gpu_arch = NULL;
     for (size_t i = 0; i < sizeof wg_cases / sizeof wg_cases[0]; i++)

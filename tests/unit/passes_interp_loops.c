@@ -9,7 +9,8 @@
  * num_stages >= 2 the pipeline must have pipelined the loops the case names.
  *
  * The kernels: tutorial 06's attention backward as written (examples/attention_bwd.tri: loaded
- * tiles feeding two dots each, one through `.T`; four loops), tutorial 09's flattened persistent
+ * tiles feeding two dots each, one through `.T`; four loops; the row statistics m and Delta of
+ * the dK/dV loops, loads feeding no dot, copied ahead as rank-1 tiles), tutorial 09's flattened persistent
  * matmul (examples/persistent_matmul.tri: the tile switch and the epilogue are `if`s in the loop,
  * the epilogue stores), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest
  * of the body and after the loop; run-time steps of either sign; a zero-trip loop). */
@@ -46,6 +47,7 @@ typedef struct Case {
     Arg args[MAX_ARGS];
     int nargs;
     int loops;      /* loops the pipeline must take at num_stages >= 2 */
+    int rows;       /* ... and buffers of rank-1 tiles it must make (loads feeding no dot) */
     bool sm90_only; /* buffers too large for sm_80's shared memory */
 } Case;
 
@@ -191,6 +193,22 @@ static int pipelined_loops(const IrRegion *r)
     return n;
 }
 
+/* Buffers of rank-1 tiles (local_alloc !smem<S x N>) in r: loads feeding no dot, copied ahead. */
+static int row_buffers(const IrFunc *f, const IrRegion *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_LOCAL_ALLOC) {
+            Type t = ir_type(f, op->results[0]);
+            n += t.rank == 2 && !type_is_mbarriers(t);
+        }
+        for (int k = 0; k < op->nregions; k++)
+            n += row_buffers(f, &op->regions[k]);
+    }
+    return n;
+}
+
 static void run_case(const Case *c)
 {
     SrcFile file = test_load_source(c->file, c->file);
@@ -291,6 +309,10 @@ static void run_case(const Case *c)
                     CHECK(pipelined_loops(&f->body) == want_loops,
                           "%s %s stages %d: %d loops pipelined, want %d", c->kernel, arches[a],
                           stages, pipelined_loops(&f->body), want_loops);
+                    int want_rows = stages >= 2 ? c->rows : 0;
+                    CHECK(row_buffers(f, &f->body) == want_rows,
+                          "%s %s stages %d: %d rank-1 tiles copied ahead, want %d", c->kernel,
+                          arches[a], stages, row_buffers(f, &f->body), want_rows);
                 }
             }
             arena_free(arena);
@@ -361,6 +383,7 @@ int main(void)
          {F16(T, 0.125), F16(T, 0.125), F16(T, 0.5), SCALAR(0.5), F16(T, 0.5), OUT16(T), OUT16(T),
           OUT16(T), F32(N_CTX, 0.5), F32(N_CTX, 0.25), I(T), I(T), I(D), I(1), I(1), I(N_CTX)},
          16,
+         4,
          4},
         /* tutorial 09's persistent matmul: 3 programs walk 2 x 2 tiles of 64 x 64 over K = 112
          * (the K tail masked; M and N off the blocks, the epilogue's stores masked) */
@@ -378,6 +401,17 @@ int main(void)
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
         RUNNING_OFFSET(2, 2, 1),   /* no iteration: the copies read nothing, k0 stays lo */
+        /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile */
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "row_scales",
+         "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {1},
+         4,
+         {F16(64 * 128, 0), F16(128 * 64, 0), F32(4 * 64, 0), OUT32(64 * 64), I(128)},
+         5,
+         1,
+         1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(&cases[i]);
