@@ -8,7 +8,6 @@
  * Masked-off lanes issue nothing and read 0, as the interpreter. bf16 add before sm_90 (which
  * has no atom.add.bf16) is LLVM's atomicrmw, a compare-and-swap loop, as Triton does. */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <string.h>
 

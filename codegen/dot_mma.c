@@ -3,7 +3,6 @@
  * (materialized by a convert_layout), or staged by the dot itself in shared memory and read back
  * with ldmatrix. docs/codegen.md "dot on the tensor cores (mma v2)". */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <stdio.h>
 

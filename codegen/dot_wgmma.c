@@ -4,7 +4,6 @@
  * descriptors. The memory pipeline's wgmma, reading swizzled tiles that cp.async filled, is
  * lower_pipeline.c's. docs/codegen.md "wgmma (sm_90a, `#mma` v3)". */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <math.h>
 
@@ -171,7 +170,7 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     if (C->n != dr->nelems && C->n != 1)
         FAIL(c, "wgmma dot: accumulator register count differs from the layout's");
-    /* the staging area: A and B in the swizzle rule's layouts (passes/swizzle.c), 1024-aligned */
+    /* the staging area: A and B in the swizzle rule's layouts (ir/layout.c), 1024-aligned */
     Layout la, lb;
     int64_t b_at, area = shared_wgmma_staging(c->f, op, &la, &lb, &b_at);
     if (!area || op->smem_bytes < area || op->smem_offset % 1024)

@@ -2,12 +2,11 @@
  * allows, up to 16 bytes) and predicated through inline PTX where a mask is given.
  * docs/codegen.md "Global loads and stores". */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 /* Bytes of one element in memory (pointers are 64-bit). */
 static int mem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
 
-/* How many consecutive elements one access covers: passes/axis_info.c's axis_vector_width (Triton's
+/* How many consecutive elements one access covers: ir/layout.c's axis_vector_width (Triton's
  * getVectorSize: min of the thread's run along its fastest dim, the pointer's contiguity and byte
  * alignment, 16 bytes, the mask's constancy), kept within the run this thread really holds. */
 int cg_access_width(Cg *c, const IrOp *op, const Dist *ds)

@@ -232,7 +232,7 @@ LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem
                                const int64_t *strides);
 /* An internal error unless the shared-memory pass gave op at least `need` bytes. */
 /* A rank-2 value to / from its tile at byte off in NVMMA-swizzled #shared layout l (vector
- * accesses along the contiguous dim; passes/swizzle.c shared_swizzled_offset). */
+ * accesses along the contiguous dim; ir/layout.c shared_swizzled_offset). */
 void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
                             int off);
 LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off);
@@ -329,7 +329,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
 
 /* ---- lower_pipeline.c: what the wgmma dots share about swizzled tiles ---------------------- */
 
-/* The byte offset inside a tile of element (x0, x1) under shared layout l (passes/swizzle.c
+/* The byte offset inside a tile of element (x0, x1) under shared layout l (ir/layout.c
  * shared_swizzled_offset, in LLVM IR). */
 LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef x0,
                                 LLVMValueRef x1);

@@ -4,7 +4,7 @@
  * so a thread holds both halves of every pair it holds, and nothing moves: Triton lowers tt.join
  * and tt.split the same way (JoinOpConversion / SplitOpConversion in its TritonGPUToLLVM). The
  * reshape of tl.interleave ([..., N, 2] -> [..., 2N]) is one too when the layout pass folded the
- * pair into dim N (layout_reshape_is_relabel). */
+ * pair into dim N (layout_reshape_is_relabel, ir/layout.c). */
 #include "codegen/internal.h"
 
 #include <stdlib.h>

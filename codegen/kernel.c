@@ -2,7 +2,6 @@
  * values), the dispatch of every op to its lowering, and codegen_emit: lowering, libdevice,
  * optimization and PTX emission in order. docs/codegen.md "The kernel". */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,13 +3,12 @@
  *
  * A shared-memory tile has no registers: a local_alloc buffer and each slot view of it are one
  * i32, the tile's byte offset in the dynamic shared window (@global_smem). Elements sit in the
- * tile at the NVMMA swizzled offsets of its #shared layout (passes/swizzle.c,
+ * tile at the NVMMA swizzled offsets of its #shared layout (ir/layout.c,
  * shared_swizzled_offset: the same formula is built here in LLVM IR). Copies into tiles are
  * cp.async (PTX ISA 9.7.9.25), reads are ldmatrix (9.7.9.24) for mma.sync operands or ld.shared,
  * and wgmma (9.7.15) reads both operands from the tiles through matrix descriptors
  * (9.7.15.5.1.2.2), which is why the swizzle is wgmma's own canonical layout. */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <string.h>
 
@@ -49,7 +48,7 @@ static bool view_tile(Cg *c, ValueId v, Type *out)
 }
 
 /* The byte offset inside one slot of tile element (x0, x1), i32 coordinates along tile dims 0
- * and 1, under shared layout l: passes/swizzle.c shared_swizzled_offset in LLVM IR. With the
+ * and 1, under shared layout l: ir/layout.c's shared_swizzled_offset in LLVM IR. With the
  * contiguous dim cd = order[0] (col) and the other rd (row), R rows, S swizzle bytes, atoms of
  * A = S / eb elements, U-byte units (shared_swizzle_unit_bytes: 16, or 32 in an fp32
  * accumulator's scratch): (col / A) * R * S + row * S + ((((col % A) * eb) / U) ^ ((row /

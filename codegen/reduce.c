@@ -2,7 +2,6 @@
  * across lanes by butterfly shuffles, across warps through shared memory. docs/codegen.md
  * "Reductions". */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <stdlib.h>
 

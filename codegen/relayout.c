@@ -3,7 +3,6 @@
  * reshape and a trans whose registers cannot be relabelled go through shared memory
  * (docs/codegen.md "convert_layout, reshape, trans through shared memory"). */
 #include "codegen/internal.h"
-#include "passes/passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,7 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
     int eb = shared_elem_bytes(rt);
     Layout swizzled;
     if (shared_scratch_swizzle(c->f, op, &swizzled)) {
-        /* The swizzle pass's layout (passes/swizzle.c): 16-byte chunks XOR-permuted per row, so
+        /* The swizzled layout (ir/layout.c): 16-byte chunks XOR-permuted per row, so
          * a warp's vector accesses down a column land in distinct banks. */
         if (!cg_smem_check(c, op, type_numel(rt) * eb, op_name(op->code)))
             return false;

@@ -137,7 +137,7 @@ LLVMValueRef *cg_smem_load_all(Cg *c, const Dist *ds, DType dt, int eb, int smem
 }
 
 /* Moves a value between registers and a tile at byte off in shared layout l (an NVMMA-swizzled
- * #shared layout, passes/swizzle.c): each element at its swizzled offset, a thread's run along
+ * #shared layout, ir/layout.c): each element at its swizzled offset, a thread's run along
  * the tile's contiguous dim as one vector access of up to 16 bytes (a run starts at a multiple of
  * its length, so it stays inside one 16-byte chunk). The XOR pattern repeats every 8 rows and
  * every atom, so the offset is computed once per class of (row % 8, column within the atom)

@@ -7,6 +7,7 @@
  *   print.c   the text form (tric --emit=ir)
  *   parse.c   the text form read back: print -> parse -> print is the identity
  *   verify.c  structural and type checks with clear messages
+ *   layout.c  the layout algebra: vector widths, register relabels, shared-memory offsets
  *   interp.c  the CPU interpreter: runs a kernel over a grid on host memory, whole blocks per op
  *
  * Nothing here knows about LLVM or CUDA. */
@@ -509,6 +510,103 @@ IrFunc *ir_parse(const SrcFile *file, Arena *arena, Diag *diag);
  * uses dominated by defs, terminators, layouts consistent with shapes). `when` names the pass
  * after which it ran, for the message. */
 bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
+
+/* ---- layout algebra (layout.c): the rules that read layouts ---------------------------------- */
+
+/* Layouts are IR attributes, so the rules computed from them belong to the IR too: the vector
+ * width of a memory access, which conversions and reshapes only relabel registers, and where each
+ * element of a tile or of an op's scratch sits in shared memory. The passes decide with these
+ * functions (passes/layouts.c, pipeline_loops.c, swizzle.c, shared_alloc.c) and codegen follows
+ * them, so both read the same answers off the IR. */
+
+/* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
+ * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
+ * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
+ * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
+int axis_vector_width(const IrFunc *f, const IrOp *mem_op);
+/* Whether blocked layout l of the given rank holds its last dim (of size 2 in a join's result or a
+ * split's operand) inside each thread: join and split are then register relabels, as in Triton
+ * (its join/split lowering needs the size-2 dim in sizePerThread). */
+bool layout_holds_pair(const IrFunc *f, int l, int rank);
+/* Whether reshape op takes [..., N, 2] to [..., 2N] (tl.interleave's reshape). */
+bool reshape_merges_pair(const IrFunc *f, const IrOp *op);
+/* The pair layout src ([..., N, 2], layout_holds_pair) with its pair folded into dim N: twice the
+ * sizePerThread there, the rest as in src. A thread then holds element 2n + k of the result
+ * where it held (n, k) of the operand, and dim N's base doubles (codegen/distribution.c's
+ * formula), so the reshape moves no data. */
+void merged_pair_layout(const Layout *src, Layout *out);
+/* Whether reshape op merges the last two dims of a [..., N, 2] operand whose pairs each thread
+ * holds into [..., 2N] (tl.interleave's reshape) with the result in the operand's layout, the pair
+ * folded into dim N's sizePerThread: a register relabel in codegen, with no scratch. */
+bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
+/* Does a convert_layout from layout `from` to `to` only relabel the registers each thread holds?
+ * True between #mma layouts with the same warps (and slices of them along the same dim): the
+ * fragment pattern does not depend on the instruction shape, so two dots of different n (an
+ * attention's BLOCK_N and HEAD_DIM) give layouts that place elements alike. True from an #mma
+ * accumulator (v2, or v3 with warps [W, 1]) to the #dot_op<idx=0, k_width=2>
+ * of an #mma parent with the same warps, both with one warp along N: the accumulator's element
+ * (m, n) and the A fragment's element (m, k = n) sit in the same register slot pattern (rows
+ * rm*16*W + wm*16 + groupID + 8h, columns tig*2 + j + 8*piece; PTX ISA 9.7.14.5.8 and
+ * 9.7.15.5.1.1), so a chained dot (attention's P @ V) takes the first dot's result as its A
+ * without shared memory. Such a convert needs no scratch (shared_alloc) and codegen relabels. */
+bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
+/* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
+int shared_elem_bytes(Type t);
+/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
+ * order, else the result's, else row-major. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
+/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
+ * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
+/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
+ * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
+ * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
+ * else at the strides of the convert_layout feeding each (padded rows). */
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
+/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
+ * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
+ * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
+/* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to
+ * 1024, so every slot starts on the swizzle pattern's period. t is the buffer's type (dim 0 =
+ * slots) when buffer, else a view's. */
+int64_t shared_slot_bytes(Type t, bool buffer);
+/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
+ * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
+bool shared_layout_for(Layout *l, Type tile, int contig);
+/* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
+ * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
+int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
+/* The bytes of the unit the swizzle permutes: vec elements (16 bytes in every tile layout, the
+ * chunk wgmma and TMA read; 32 in an fp32 accumulator's scratch, shared_accumulator_swizzle). */
+int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile);
+/* The scratch of a convert_layout in a swizzled #shared layout (the swizzle pass's choice for
+ * tiles that pass through shared memory inside one op): a rank-2 value of a numeric dtype whose
+ * scratch order's fastest dim has a multiple of 32 bytes, converted to a layout that is not a
+ * dot operand's (those are staged for ldmatrix at padded strides, shared_dot_staging). Fills l
+ * (contiguous along the scratch order's fastest dim); false: the scratch keeps padded rows
+ * (shared_scratch_strides). The scratch then takes exactly the tile's bytes. */
+bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
+/* Turns shared_layout_for's layout of a scratch that an #mma accumulator of 4-byte elements is
+ * written into (columns contiguous, 128-byte swizzle) into one of 32-byte units XORed with
+ * row % 4, free of bank conflicts for the accumulator's 8-byte stores; leaves others alone. */
+void shared_accumulator_swizzle(Layout *l, Type tile);
+/* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
+ * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
+ * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
+ * their i32 indices at the same slots of a second array right after the values). The swizzle
+ * pass's choice: warp-major, outputs contiguous, so the lanes of one warp, which hold distinct
+ * consecutive outputs, write and read consecutive words (no bank conflict; rows at stride W would
+ * give a W-way conflict). */
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                           int64_t *warp_stride);
+/* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
+ * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
+ * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's
+ * start, B at *b_offset (1024-aligned). Returns the area's bytes (its start must be
+ * 1024-aligned), 0 when a tile has no swizzled form. */
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
+                             int64_t *b_offset);
 
 /* ---- interp.c: the CPU interpreter --------------------------------------------------------- */
 

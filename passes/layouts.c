@@ -135,19 +135,6 @@ static int layout_permute(LayCtx *c, int layout, const int64_t *perm, int rank, 
     return ir_layout_intern(c->f, &l);
 }
 
-/* Whether blocked layout l of the given rank holds its last dim (of size 2 in a join's result or a
- * split's operand) inside each thread: join and split are then register relabels, as in Triton
- * (its join/split lowering needs the size-2 dim in sizePerThread). */
-static bool layout_holds_pair(const IrFunc *f, int l, int rank)
-{
-    if (l <= 0 || l >= f->nlayouts || rank < 1)
-        return false;
-    const Layout *L = &f->layouts[l];
-    int d = rank - 1;
-    return L->kind == LAYOUT_BLOCKED && L->rank == rank && L->blocked.size_per_thread[d] >= 2 &&
-           L->blocked.threads_per_warp[d] == 1 && L->blocked.warps_per_cta[d] == 1;
-}
-
 /* join's result layout from its operands' blocked layout l: a new last dim of 2 elements, held by
  * each thread and fastest in its registers; the other dims are placed as in l. */
 static int layout_join_of(LayCtx *c, int l)
@@ -180,59 +167,6 @@ static int layout_split_of(LayCtx *c, int l)
             r.blocked.order[j++] = src->blocked.order[k];
     r.blocked.order[d] = 0;
     return ir_layout_intern(c->f, &r);
-}
-
-/* Whether reshape op takes [..., N, 2] to [..., 2N] (tl.interleave's reshape). */
-static bool reshape_merges_pair(const IrFunc *f, const IrOp *op)
-{
-    if (op->code != OP_RESHAPE)
-        return false;
-    Type a = ir_type(f, op->operands[0]), r = ir_type(f, op->results[0]);
-    if (a.rank < 2 || r.rank != a.rank - 1 || a.shape[a.rank - 1] != 2)
-        return false;
-    for (int i = 0; i + 1 < r.rank; i++)
-        if (r.shape[i] != a.shape[i])
-            return false;
-    return r.shape[r.rank - 1] == 2 * a.shape[a.rank - 2];
-}
-
-/* The pair layout src ([..., N, 2], layout_holds_pair) with its pair folded into dim N: twice the
- * sizePerThread there, the rest as in src. A thread then holds element 2n + k of the result
- * where it held (n, k) of the operand, and dim N's base doubles (codegen/distribution.c's
- * formula), so the reshape moves no data. */
-static void merged_pair_layout(const Layout *src, Layout *out)
-{
-    int d = src->rank - 1;
-    *out = *src;
-    out->rank = d;
-    out->blocked.size_per_thread[d - 1] *= 2;
-    out->blocked.size_per_thread[d] = out->blocked.threads_per_warp[d] = 0;
-    out->blocked.warps_per_cta[d] = 0;
-    for (int k = 0, j = 0; k < src->rank; k++)
-        if (src->blocked.order[k] != d)
-            out->blocked.order[j++] = src->blocked.order[k];
-    out->blocked.order[d] = 0;
-}
-
-bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op)
-{
-    if (!reshape_merges_pair(f, op))
-        return false;
-    int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
-    if (!layout_holds_pair(f, la, ir_type(f, op->operands[0]).rank) || lr <= 0 || lr >= f->nlayouts)
-        return false;
-    Layout m;
-    merged_pair_layout(&f->layouts[la], &m);
-    const Layout *r = &f->layouts[lr];
-    if (r->kind != LAYOUT_BLOCKED || r->rank != m.rank)
-        return false;
-    for (int i = 0; i < m.rank; i++)
-        if (r->blocked.size_per_thread[i] != m.blocked.size_per_thread[i] ||
-            r->blocked.threads_per_warp[i] != m.blocked.threads_per_warp[i] ||
-            r->blocked.warps_per_cta[i] != m.blocked.warps_per_cta[i] ||
-            r->blocked.order[i] != m.blocked.order[i])
-            return false;
-    return true;
 }
 
 /* The pair layout whose merge (merged_pair_layout) is w, for the operand of an interleave's

@@ -2,7 +2,11 @@
  * passes_run (pipeline.c); the verifier runs after each pass when PassOptions.verify is set, and
  * dump_after prints the IR after the named pass ("all" for every one).
  *
- * Each pass states at the top of its file what it requires and what it guarantees. */
+ * Each pass states at the top of its file what it requires and what it guarantees.
+ *
+ * The rules the passes decide with and codegen must follow (vector widths, register relabels,
+ * where a tile or scratch element sits in shared memory) are the IR's layout algebra (ir/ir.h,
+ * ir/layout.c); nothing declared here is for codegen. */
 #ifndef TRIC_PASSES_H
 #define TRIC_PASSES_H
 
@@ -48,11 +52,6 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* ---- axis info helpers (axis_info.c) --------------------------------------------------------- */
 
-/* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
- * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
- * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
- * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
-int axis_vector_width(const IrFunc *f, const IrOp *mem_op);
 /* The integer constant v holds (through splat, broadcast, expand_dims, convert_layout). */
 bool passes_const_int(const IrFunc *f, ValueId v, int64_t *out);
 /* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
@@ -67,7 +66,7 @@ void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int
                           const int *order, int num_warps);
 /* How many warps hold distinct data along dim of a value of type t in layout index layout
  * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
- * mma: its wpc). Used by shared_alloc and codegen for cross-warp reductions. */
+ * mma: its wpc). Used by shared_alloc for cross-warp reductions. */
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 /* Whether layouts.c gives this dot of two fp8 operands an #mma v3 accumulator: sm_90a with wgmma,
  * whole warpgroups, M a multiple of 16 * num_warps, N of 8, K of 32 (wgmma's k32 fp8 form). */
@@ -77,30 +76,9 @@ bool layouts_fp8_dot_takes_wgmma(const IrFunc *f, const PassOptions *o, const Ir
  * (codegen's Dist.owner is then set): a scalar, a blocked layout whose threads or warps wrap
  * around a smaller shape, or a layout not blocked (conservatively). */
 bool layout_replicates(const IrFunc *f, int layout, Type t);
-/* Whether reshape op merges the last two dims of a [..., N, 2] operand whose pairs each thread
- * holds into [..., 2N] (tl.interleave's reshape) with the result in the operand's layout, the pair
- * folded into dim N's sizePerThread: a register relabel in codegen, with no scratch. */
-bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
 
 /* ---- shared-memory helpers (shared_alloc.c) ---------------------------------------------------- */
 
-/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
- * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
-void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
-/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
- * order, else the result's, else row-major. */
-void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
-/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
- * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
- * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
- * else at the strides of the convert_layout feeding each (padded rows). */
-void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
-/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
- * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
- * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
-bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
-/* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
-int shared_elem_bytes(Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,
  * 101376 for sm_86/sm_89. */
 int shared_limit_bytes(int sm);
@@ -125,60 +103,6 @@ bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
  * mbarrier and each loop's async_wait an mbar_wait. Requires pipeline and swizzle; otherwise (or
  * with TRIC_NO_TMA set) the function stays as it is. */
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d);
-
-/* ---- shared-memory tiles (swizzle.c) ------------------------------------------------------- */
-
-/* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to
- * 1024, so every slot starts on the swizzle pattern's period. t is the buffer's type (dim 0 =
- * slots) when buffer, else a view's. */
-int64_t shared_slot_bytes(Type t, bool buffer);
-/* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
- * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
-int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
-/* The bytes of the unit the swizzle permutes: vec elements (16 bytes in every tile layout, the
- * chunk wgmma and TMA read; 32 in an fp32 accumulator's scratch, shared_accumulator_swizzle). */
-int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile);
-/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
- * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
-bool shared_layout_for(Layout *l, Type tile, int contig);
-/* The scratch of a convert_layout in a swizzled #shared layout (the swizzle pass's choice for
- * tiles that pass through shared memory inside one op): a rank-2 value of a numeric dtype whose
- * scratch order's fastest dim has a multiple of 32 bytes, converted to a layout that is not a
- * dot operand's (those are staged for ldmatrix at padded strides, shared_dot_staging). Fills l
- * (contiguous along the scratch order's fastest dim); false: the scratch keeps padded rows
- * (shared_scratch_strides). The scratch then takes exactly the tile's bytes. */
-bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
-/* Turns shared_layout_for's layout of a scratch that an #mma accumulator of 4-byte elements is
- * written into (columns contiguous, 128-byte swizzle) into one of 32-byte units XORed with
- * row % 4, free of bank conflicts for the accumulator's 8-byte stores; leaves others alone. */
-void shared_accumulator_swizzle(Layout *l, Type tile);
-/* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
- * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
- * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
- * their i32 indices at the same slots of a second array right after the values). The swizzle
- * pass's choice: warp-major, outputs contiguous, so the lanes of one warp, which hold distinct
- * consecutive outputs, write and read consecutive words (no bank conflict; rows at stride W would
- * give a W-way conflict). */
-void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
-                           int64_t *warp_stride);
-/* Does a convert_layout from layout `from` to `to` only relabel the registers each thread holds?
- * True between #mma layouts with the same warps (and slices of them along the same dim): the
- * fragment pattern does not depend on the instruction shape, so two dots of different n (an
- * attention's BLOCK_N and HEAD_DIM) give layouts that place elements alike. True from an #mma
- * accumulator (v2, or v3 with warps [W, 1]) to the #dot_op<idx=0, k_width=2>
- * of an #mma parent with the same warps, both with one warp along N: the accumulator's element
- * (m, n) and the A fragment's element (m, k = n) sit in the same register slot pattern (rows
- * rm*16*W + wm*16 + groupID + 8h, columns tig*2 + j + 8*piece; PTX ISA 9.7.14.5.8 and
- * 9.7.15.5.1.1), so a chained dot (attention's P @ V) takes the first dot's result as its A
- * without shared memory. Such a convert needs no scratch (shared_alloc) and codegen relabels. */
-bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
-/* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
- * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
- * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's
- * start, B at *b_offset (1024-aligned). Returns the area's bytes (its start must be
- * 1024-aligned), 0 when a tile has no swizzled form. */
-int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
-                             int64_t *b_offset);
 
 /* The whole pipeline, in order (pipeline.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);

@@ -15,11 +15,9 @@
  * writes), so no two scratch buffers are ever live together: each starts right after the stage
  * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
  * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data inside each buffer
- * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides computes it so codegen
- * and this file cannot disagree. */
+ * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides (ir/layout.c) computes
+ * it so codegen and this file cannot disagree. */
 #include "passes/passes.h"
-
-int shared_elem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
 
 int shared_limit_bytes(int sm)
 {
@@ -32,101 +30,6 @@ int shared_limit_bytes(int sm)
     if (sm >= 86)
         return 101376;
     return 49152;
-}
-
-/* An mma dot's staging area: operand i (0 = A, 1 = B) at the strides of the convert_layout that
- * feeds it (shared_scratch_strides: padded rows), A first, B at A's bytes rounded up to 16. 0 for
- * an operand that no convert_layout feeds. */
-bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb)
-{
-    Layout *out[2] = {la, lb};
-    for (int i = 0; i < 2; i++) {
-        ValueId v = dot->operands[i];
-        const IrOp *def = f->values[v].def;
-        Type t = ir_type(f, v);
-        if (!def || def->code != OP_CONVERT_LAYOUT || t.rank != 2 || dtype_bytes(t.dtype) != 2)
-            return false;
-        int order[TRIC_MAX_RANK];
-        shared_scratch_order(f, def, 2, order);
-        /* Both tiles contiguous along dim 1 (A's k, B's n), as the staging's ldmatrix reads. */
-        if (order[0] != 1 || !shared_layout_for(out[i], t, 1))
-            return false;
-    }
-    return true;
-}
-
-void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes)
-{
-    Layout la, lb;
-    if (shared_dot_staging_swizzle(f, dot, &la, &lb)) {
-        /* swizzled tiles: exactly their bytes */
-        Type ta = ir_type(f, dot->operands[0]), tb = ir_type(f, dot->operands[1]);
-        *a_bytes = (type_numel(ta) * 2 + 15) / 16 * 16;
-        *b_bytes = (type_numel(tb) * 2 + 15) / 16 * 16;
-        return;
-    }
-    int64_t *out[2] = {a_bytes, b_bytes};
-    for (int i = 0; i < 2; i++) {
-        *out[i] = 0;
-        ValueId v = dot->operands[i];
-        const IrOp *def = f->values[v].def;
-        if (!def || def->code != OP_CONVERT_LAYOUT)
-            continue;
-        Type t = ir_type(f, v);
-        int64_t st[TRIC_MAX_RANK], span = 1;
-        shared_scratch_strides(f, def, st);
-        for (int d = 0; d < t.rank; d++)
-            span += (int64_t)(t.shape[d] - 1) * st[d];
-        *out[i] = (span * shared_elem_bytes(t) + 15) / 16 * 16;
-    }
-}
-
-/* The operand's blocked order first: its stores to shared memory are then contiguous per
- * thread. */
-void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
-{
-    for (int k = 0; k < rank; k++)
-        order[k] = rank - 1 - k;
-    int cands[2] = {f->values[op->operands[0]].layout, f->values[op->results[0]].layout};
-    for (int i = 0; i < 2; i++) {
-        int l = cands[i];
-        if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED &&
-            f->layouts[l].rank == rank) {
-            for (int k = 0; k < rank; k++)
-                order[k] = f->layouts[l].blocked.order[k];
-            return;
-        }
-    }
-}
-
-void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK])
-{
-    Type t = ir_type(f, op->operands[0]);
-    int rank = t.rank;
-    for (int d = 0; d < TRIC_MAX_RANK; d++)
-        strides[d] = 0;
-    if (rank == 0)
-        return;
-    if (op->code == OP_RESHAPE) { /* plain row-major: the reshape is a row-major relabeling */
-        int64_t s = 1;
-        for (int d = rank - 1; d >= 0; d--) {
-            strides[d] = s;
-            s *= t.shape[d];
-        }
-        return;
-    }
-    int order[TRIC_MAX_RANK];
-    shared_scratch_order(f, op, rank, order);
-    int eb = shared_elem_bytes(t);
-    strides[order[0]] = 1;
-    if (rank >= 2) {
-        /* 16 bytes of padding per row: 16-byte vectors stay aligned and row x+1 starts 4 banks
-         * after row x, so threads reading down a column hit different banks. */
-        int64_t pad = 16 / eb > 0 ? 16 / eb : 1;
-        strides[order[1]] = t.shape[order[0]] + pad;
-        for (int k = 2; k < rank; k++)
-            strides[order[k]] = strides[order[k - 1]] * t.shape[order[k - 1]];
-    }
 }
 
 /* Whether result layout lr is operand layout la with its dims permuted by perm (result dim i is
@@ -148,37 +51,6 @@ static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *per
             return false;
     }
     return true;
-}
-
-/* Two #mma layouts whose threads hold the same elements of any tile: the fragment pattern
- * (codegen/distribution.c dist_mma) depends on the warps alone, not on the instruction shape, and
- * v3 with warps [W, 1] has v2's pattern. */
-static bool mma_fragments_alike(const IrFunc *f, int a, int b)
-{
-    if (a <= 0 || b <= 0 || a >= f->nlayouts || b >= f->nlayouts)
-        return false;
-    const Layout *x = &f->layouts[a], *y = &f->layouts[b];
-    return x->kind == LAYOUT_MMA && y->kind == LAYOUT_MMA &&
-           (x->mma.version == 2 || x->mma.version == 3) &&
-           (y->mma.version == 2 || y->mma.version == 3) &&
-           x->mma.warps_per_cta[0] == y->mma.warps_per_cta[0] &&
-           x->mma.warps_per_cta[1] == y->mma.warps_per_cta[1];
-}
-
-bool layout_convert_is_relabel(const IrFunc *f, int from, int to)
-{
-    if (from <= 0 || to <= 0 || from >= f->nlayouts || to >= f->nlayouts)
-        return false;
-    const Layout *a = &f->layouts[from], *d = &f->layouts[to];
-    if (a->kind == LAYOUT_SLICE && d->kind == LAYOUT_SLICE)
-        return a->slice.dim == d->slice.dim &&
-               mma_fragments_alike(f, a->slice.parent, d->slice.parent);
-    if (a->kind == LAYOUT_MMA && d->kind == LAYOUT_MMA)
-        return mma_fragments_alike(f, from, to);
-    if (a->kind != LAYOUT_MMA || d->kind != LAYOUT_DOT_OPERAND || d->dot_operand.op_idx != 0 ||
-        d->dot_operand.k_width != 2)
-        return false;
-    return mma_fragments_alike(f, from, d->dot_operand.parent) && a->mma.warps_per_cta[1] == 1;
 }
 
 static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)

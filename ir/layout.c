@@ -1,0 +1,378 @@
+/* layout.c: the layout algebra. Layouts are attributes of the IR (IrValue.layout, Layout), and
+ * the rules that read them -- how wide a memory access may be, which layout conversions only
+ * relabel registers, where each element of a tile sits in shared memory -- belong to the IR too:
+ * the passes decide with these functions (passes/layouts.c picks layouts, passes/swizzle.c
+ * #shared layouts, passes/shared_alloc.c sizes scratch by them) and codegen follows the same
+ * functions when it emits the accesses, so the two cannot disagree. docs/layouts.md describes
+ * the rules. */
+#include "ir/ir.h"
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ---- the vector width of a memory access ----------------------------------------------------- */
+
+static int64_t pow2_floor(int64_t x)
+{
+    int64_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+int axis_vector_width(const IrFunc *f, const IrOp *op)
+{
+    /* the pointer operand: 0 of load and store, 1 of async_copy (operand 0 is the view) */
+    int ptr_index = op->code == OP_ASYNC_COPY ? 1 : 0;
+    if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ASYNC_COPY) ||
+        op->noperands <= ptr_index)
+        return 1;
+    ValueId ptr = op->operands[ptr_index];
+    Type t = ir_type(f, ptr);
+    const IrValue *pv = ir_value(f, ptr);
+    if (t.rank == 0 || !pv->axis || pv->layout <= 0 || pv->layout >= f->nlayouts)
+        return 1;
+    const Layout *l = &f->layouts[pv->layout];
+    if (l->kind != LAYOUT_BLOCKED)
+        return 1;
+    int d0 = l->blocked.order[0];
+    int64_t eb = dtype_bytes(t.dtype);
+    int64_t w = l->blocked.size_per_thread[d0];
+    w = min64(w, pv->axis->contiguity[d0]);
+    w = min64(w, max64(1, pv->axis->divisibility[d0] / eb));
+    w = min64(w, max64(1, 16 / eb));
+    int mask_index = op->code == OP_LOAD ? 1 : 2; /* store and async_copy: 2 */
+    if (op->noperands > mask_index && op->operands[mask_index] > 0) {
+        const IrValue *mv = ir_value(f, op->operands[mask_index]);
+        w = mv->axis && mv->type.rank == t.rank ? min64(w, mv->axis->constancy[d0]) : 1;
+    }
+    return (int)pow2_floor(w < 1 ? 1 : w);
+}
+
+/* ---- register relabels ----------------------------------------------------------------------- */
+
+bool layout_holds_pair(const IrFunc *f, int l, int rank)
+{
+    if (l <= 0 || l >= f->nlayouts || rank < 1)
+        return false;
+    const Layout *L = &f->layouts[l];
+    int d = rank - 1;
+    return L->kind == LAYOUT_BLOCKED && L->rank == rank && L->blocked.size_per_thread[d] >= 2 &&
+           L->blocked.threads_per_warp[d] == 1 && L->blocked.warps_per_cta[d] == 1;
+}
+
+bool reshape_merges_pair(const IrFunc *f, const IrOp *op)
+{
+    if (op->code != OP_RESHAPE)
+        return false;
+    Type a = ir_type(f, op->operands[0]), r = ir_type(f, op->results[0]);
+    if (a.rank < 2 || r.rank != a.rank - 1 || a.shape[a.rank - 1] != 2)
+        return false;
+    for (int i = 0; i + 1 < r.rank; i++)
+        if (r.shape[i] != a.shape[i])
+            return false;
+    return r.shape[r.rank - 1] == 2 * a.shape[a.rank - 2];
+}
+
+void merged_pair_layout(const Layout *src, Layout *out)
+{
+    int d = src->rank - 1;
+    *out = *src;
+    out->rank = d;
+    out->blocked.size_per_thread[d - 1] *= 2;
+    out->blocked.size_per_thread[d] = out->blocked.threads_per_warp[d] = 0;
+    out->blocked.warps_per_cta[d] = 0;
+    for (int k = 0, j = 0; k < src->rank; k++)
+        if (src->blocked.order[k] != d)
+            out->blocked.order[j++] = src->blocked.order[k];
+    out->blocked.order[d] = 0;
+}
+
+bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op)
+{
+    if (!reshape_merges_pair(f, op))
+        return false;
+    int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    if (!layout_holds_pair(f, la, ir_type(f, op->operands[0]).rank) || lr <= 0 || lr >= f->nlayouts)
+        return false;
+    Layout m;
+    merged_pair_layout(&f->layouts[la], &m);
+    const Layout *r = &f->layouts[lr];
+    if (r->kind != LAYOUT_BLOCKED || r->rank != m.rank)
+        return false;
+    for (int i = 0; i < m.rank; i++)
+        if (r->blocked.size_per_thread[i] != m.blocked.size_per_thread[i] ||
+            r->blocked.threads_per_warp[i] != m.blocked.threads_per_warp[i] ||
+            r->blocked.warps_per_cta[i] != m.blocked.warps_per_cta[i] ||
+            r->blocked.order[i] != m.blocked.order[i])
+            return false;
+    return true;
+}
+
+/* Two #mma layouts whose threads hold the same elements of any tile: the fragment pattern
+ * (codegen/distribution.c dist_mma) depends on the warps alone, not on the instruction shape, and
+ * v3 with warps [W, 1] has v2's pattern. */
+static bool mma_fragments_alike(const IrFunc *f, int a, int b)
+{
+    if (a <= 0 || b <= 0 || a >= f->nlayouts || b >= f->nlayouts)
+        return false;
+    const Layout *x = &f->layouts[a], *y = &f->layouts[b];
+    return x->kind == LAYOUT_MMA && y->kind == LAYOUT_MMA &&
+           (x->mma.version == 2 || x->mma.version == 3) &&
+           (y->mma.version == 2 || y->mma.version == 3) &&
+           x->mma.warps_per_cta[0] == y->mma.warps_per_cta[0] &&
+           x->mma.warps_per_cta[1] == y->mma.warps_per_cta[1];
+}
+
+bool layout_convert_is_relabel(const IrFunc *f, int from, int to)
+{
+    if (from <= 0 || to <= 0 || from >= f->nlayouts || to >= f->nlayouts)
+        return false;
+    const Layout *a = &f->layouts[from], *d = &f->layouts[to];
+    if (a->kind == LAYOUT_SLICE && d->kind == LAYOUT_SLICE)
+        return a->slice.dim == d->slice.dim &&
+               mma_fragments_alike(f, a->slice.parent, d->slice.parent);
+    if (a->kind == LAYOUT_MMA && d->kind == LAYOUT_MMA)
+        return mma_fragments_alike(f, from, to);
+    if (a->kind != LAYOUT_MMA || d->kind != LAYOUT_DOT_OPERAND || d->dot_operand.op_idx != 0 ||
+        d->dot_operand.k_width != 2)
+        return false;
+    return mma_fragments_alike(f, from, d->dot_operand.parent) && a->mma.warps_per_cta[1] == 1;
+}
+
+/* ---- shared-memory scratch ------------------------------------------------------------------- */
+
+int shared_elem_bytes(Type t) { return t.is_ptr ? 8 : dtype_bytes(t.dtype); }
+
+/* An mma dot's staging area: operand i (0 = A, 1 = B) at the strides of the convert_layout that
+ * feeds it (shared_scratch_strides: padded rows), A first, B at A's bytes rounded up to 16. 0 for
+ * an operand that no convert_layout feeds. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb)
+{
+    Layout *out[2] = {la, lb};
+    for (int i = 0; i < 2; i++) {
+        ValueId v = dot->operands[i];
+        const IrOp *def = f->values[v].def;
+        Type t = ir_type(f, v);
+        if (!def || def->code != OP_CONVERT_LAYOUT || t.rank != 2 || dtype_bytes(t.dtype) != 2)
+            return false;
+        int order[TRIC_MAX_RANK];
+        shared_scratch_order(f, def, 2, order);
+        /* Both tiles contiguous along dim 1 (A's k, B's n), as the staging's ldmatrix reads. */
+        if (order[0] != 1 || !shared_layout_for(out[i], t, 1))
+            return false;
+    }
+    return true;
+}
+
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes)
+{
+    Layout la, lb;
+    if (shared_dot_staging_swizzle(f, dot, &la, &lb)) {
+        /* swizzled tiles: exactly their bytes */
+        Type ta = ir_type(f, dot->operands[0]), tb = ir_type(f, dot->operands[1]);
+        *a_bytes = (type_numel(ta) * 2 + 15) / 16 * 16;
+        *b_bytes = (type_numel(tb) * 2 + 15) / 16 * 16;
+        return;
+    }
+    int64_t *out[2] = {a_bytes, b_bytes};
+    for (int i = 0; i < 2; i++) {
+        *out[i] = 0;
+        ValueId v = dot->operands[i];
+        const IrOp *def = f->values[v].def;
+        if (!def || def->code != OP_CONVERT_LAYOUT)
+            continue;
+        Type t = ir_type(f, v);
+        int64_t st[TRIC_MAX_RANK], span = 1;
+        shared_scratch_strides(f, def, st);
+        for (int d = 0; d < t.rank; d++)
+            span += (int64_t)(t.shape[d] - 1) * st[d];
+        *out[i] = (span * shared_elem_bytes(t) + 15) / 16 * 16;
+    }
+}
+
+/* The operand's blocked order first: its stores to shared memory are then contiguous per
+ * thread. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK])
+{
+    for (int k = 0; k < rank; k++)
+        order[k] = rank - 1 - k;
+    int cands[2] = {f->values[op->operands[0]].layout, f->values[op->results[0]].layout};
+    for (int i = 0; i < 2; i++) {
+        int l = cands[i];
+        if (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED &&
+            f->layouts[l].rank == rank) {
+            for (int k = 0; k < rank; k++)
+                order[k] = f->layouts[l].blocked.order[k];
+            return;
+        }
+    }
+}
+
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK])
+{
+    Type t = ir_type(f, op->operands[0]);
+    int rank = t.rank;
+    for (int d = 0; d < TRIC_MAX_RANK; d++)
+        strides[d] = 0;
+    if (rank == 0)
+        return;
+    if (op->code == OP_RESHAPE) { /* plain row-major: the reshape is a row-major relabeling */
+        int64_t s = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            strides[d] = s;
+            s *= t.shape[d];
+        }
+        return;
+    }
+    int order[TRIC_MAX_RANK];
+    shared_scratch_order(f, op, rank, order);
+    int eb = shared_elem_bytes(t);
+    strides[order[0]] = 1;
+    if (rank >= 2) {
+        /* 16 bytes of padding per row: 16-byte vectors stay aligned and row x+1 starts 4 banks
+         * after row x, so threads reading down a column hit different banks. */
+        int64_t pad = 16 / eb > 0 ? 16 / eb : 1;
+        strides[order[1]] = t.shape[order[0]] + pad;
+        for (int k = 2; k < rank; k++)
+            strides[order[k]] = strides[order[k - 1]] * t.shape[order[k - 1]];
+    }
+}
+
+/* ---- swizzled tiles -------------------------------------------------------------------------- */
+
+/* NVMMA's swizzled #shared layout (shared_layout_for; passes/swizzle.c says why it is the one every
+ * tile kept in shared memory across ops gets) and the rules of the scratch that lives inside one
+ * op in that layout: a convert_layout's tile (shared_scratch_swizzle), a non-pipelined wgmma's
+ * staging (shared_wgmma_staging) and a reduction's cross-warp partials (shared_reduce_scratch). */
+
+int64_t shared_slot_bytes(Type t, bool buffer)
+{
+    int64_t n = 1;
+    for (int d = buffer ? 1 : 0; d < t.rank; d++)
+        n *= t.shape[d];
+    if (n == 1 && t.dtype == DT_I64)
+        return 8; /* an mbarrier (passes/tma.c): 8-byte aligned, no swizzle period */
+    return (n * dtype_bytes(t.dtype) + 1023) / 1024 * 1024;
+}
+
+bool shared_layout_for(Layout *l, Type tile, int contig)
+{
+    if (tile.rank != 2 || contig < 0 || contig > 1)
+        return false;
+    int eb = dtype_bytes(tile.dtype);
+    int64_t bytes = (int64_t)tile.shape[contig] * eb;
+    int sw = bytes % 128 == 0 ? 128 : bytes % 64 == 0 ? 64 : bytes % 32 == 0 ? 32 : 0;
+    if (!sw || eb > 16)
+        return false;
+    *l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
+    l->shared.swizzle = sw;
+    l->shared.vec = 16 / eb;
+    l->shared.per_phase = 128 / sw;
+    l->shared.max_phase = sw / 16;
+    l->shared.order[0] = contig;
+    l->shared.order[1] = 1 - contig;
+    return true;
+}
+
+bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
+{
+    if (op->code != OP_CONVERT_LAYOUT)
+        return false;
+    Type t = ir_type(f, op->operands[0]);
+    int lo = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    if (t.rank != 2 || t.is_ptr || t.dtype == DT_I1 || lo == lr)
+        return false;
+    if (lr > 0 && lr < f->nlayouts && f->layouts[lr].kind == LAYOUT_DOT_OPERAND)
+        return false;
+    int order[TRIC_MAX_RANK];
+    shared_scratch_order(f, op, t.rank, order);
+    if (!shared_layout_for(l, t, order[0]))
+        return false;
+    if (lo > 0 && lo < f->nlayouts && f->layouts[lo].kind == LAYOUT_MMA && order[0] == 1)
+        shared_accumulator_swizzle(l, t);
+    return true;
+}
+
+void shared_accumulator_swizzle(Layout *l, Type tile)
+{
+    /* An #mma accumulator's writer (v2 and v3 alike): a warp's 8-byte store puts lanes g = 0..7
+     * (rows r + g) x t = 0..3 (columns 8j + 2t) of one n8 piece down; the hardware serves 8-byte
+     * accesses by half-warps, rows g = 0..3. In 16-byte chunks XORed with the row, rows g and
+     * g ^ 1 trade the piece's two chunks and collide in 4 of the 8 positions: two wavefronts per
+     * half-warp (measured by ncu on seed 1's fp32 epilogue: 131072 excess store wavefronts, half
+     * of them). In 32-byte units (the n8 piece) XORed with row % 4, four rows put the piece in
+     * four distinct units of the 128-byte row: 32 distinct banks. Readers stay free of conflicts:
+     * a 16-byte access never leaves its unit, and 8 lanes reading 128 bytes of one row get the
+     * row's 4 units in some order. Only where the element is 4 bytes and the rows are whole
+     * 128-byte atoms; 16-bit accumulators go with stmatrix, whose 16-byte rows the chunks fit. */
+    int eb = dtype_bytes(tile.dtype);
+    if (eb != 4 || l->shared.swizzle != 128)
+        return;
+    l->shared.vec = 32 / eb;
+    l->shared.per_phase = 1;
+    l->shared.max_phase = 4;
+}
+
+void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                           int64_t *warp_stride)
+{
+    *row_stride = 1;
+    *warp_stride = type_numel(ir_type(f, op->results[0]));
+}
+
+int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
+{
+    int cd = l->shared.order[0], rd = l->shared.order[1];
+    int eb = dtype_bytes(tile.dtype), sw = l->shared.swizzle;
+    int64_t rows = tile.shape[rd], atom_elems = sw / eb;
+    int64_t col = c[cd], row = c[rd];
+    int64_t atom = col / atom_elems, in_atom = (col % atom_elems) * eb;
+    int64_t unit = shared_swizzle_unit_bytes(l, tile);
+    int64_t chunk = (in_atom / unit) ^ ((row / l->shared.per_phase) % l->shared.max_phase);
+    return atom * rows * sw + row * sw + chunk * unit + in_atom % unit;
+}
+
+int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile)
+{
+    int64_t unit = (int64_t)l->shared.vec * dtype_bytes(tile.dtype);
+    return unit >= 16 && unit <= l->shared.swizzle ? unit : 16;
+}
+
+/* The contiguous dim of the registers that feed dot operand `which`: the blocked order[0] of the
+ * value its convert_layout converts; -1 when unknown. */
+static int operand_register_contig(const IrFunc *f, const IrOp *dot, int which)
+{
+    const IrOp *cv = f->values[dot->operands[which]].def;
+    if (!cv || cv->code != OP_CONVERT_LAYOUT)
+        return -1;
+    int l = f->values[cv->operands[0]].layout;
+    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_BLOCKED
+               ? f->layouts[l].blocked.order[0]
+               : -1;
+}
+
+int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
+                             int64_t *b_offset)
+{
+    Type a = ir_type(f, dot->operands[0]), b = ir_type(f, dot->operands[1]);
+    if (a.rank != 2 || b.rank != 2)
+        return 0;
+    /* Each tile contiguous along the dim its registers run along, so a thread's runs go out as
+     * 16-byte stores: A along K or M, B along K or N. MN-major is wgmma's transposed form, for
+     * 16-bit types only (tf32 must be K-major), and an instruction's n piece must start a B atom. */
+    bool sixteen = dtype_bytes(a.dtype) == 2;
+    int a_contig = sixteen && operand_register_contig(f, dot, 0) == 0 ? 0 : 1;
+    int b_contig = sixteen && operand_register_contig(f, dot, 1) == 1 ? 1 : 0;
+    if (!shared_layout_for(la, a, a_contig) || !shared_layout_for(lb, b, b_contig))
+        return 0;
+    if (b_contig == 1) {
+        int acc = f->values[dot->results[0]].layout;
+        int ni = acc > 0 && acc < f->nlayouts ? f->layouts[acc].mma.instr_shape[1] : b.shape[1];
+        int atom = lb->shared.swizzle / dtype_bytes(b.dtype);
+        if (ni % atom && b.shape[1] > ni && !shared_layout_for(lb, b, 0))
+            return 0;
+    }
+    *b_offset = shared_slot_bytes(a, false);
+    return *b_offset + shared_slot_bytes(b, false);
+}
