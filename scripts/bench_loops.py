@@ -15,7 +15,8 @@
 # difference), Triton's against torch (the matmul; the attention's dQ/dK/dV against torch's
 # autograd at N = 1024). --check runs one small launch of each and no timing (for
 # compute-sanitizer); --profile=attn64, attn128 or persistent runs one launch of each side of the
-# attention backward at D = 64 or 128, N = 4096, or of the persistent matmul at 4096 (for ncu).
+# attention backward at D = 64 or 128, N = 4096, or of the persistent matmul at 4096 (for ncu);
+# --dump=DIR writes Triton's PTX, cubin and TTGIR of the persistent matmul there.
 # Prints one line per kernel, size and side per round (four rounds, the order
 # alternating), then a summary line per size with the median ratio.
 import ctypes
@@ -122,7 +123,7 @@ def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing):
         time_sides(label, flops, (("tric", tric_run), ("triton", triton_run)))
 
 
-def persistent_matmul(cuda, ptxdir, size, timing):
+def persistent_matmul(cuda, ptxdir, size, timing, dump=None):
     kern = load_tri("persistent_matmul").matmul_kernel_persistent
     tric = TricPtx(cuda, os.path.join(ptxdir, "persistent_matmul.ptx"))
     num_sms = int(tric.consts["NUM_SMS"])
@@ -140,9 +141,17 @@ def persistent_matmul(cuda, ptxdir, size, timing):
     tric_run = tric.launcher(grid, args(c_tric))
 
     def triton_run():
-        kern[grid](*args(c_triton), NUM_SMS=num_sms, num_warps=8, num_stages=3, **PERSISTENT)
+        return kern[grid](*args(c_triton), NUM_SMS=num_sms, num_warps=8, num_stages=3,
+                          **PERSISTENT)
     tric_run()
-    triton_run()
+    compiled = triton_run()
+    if dump:  # Triton's PTX and cubin of the same kernel, to read beside tric's
+        for key in ("ptx", "cubin", "ttgir"):
+            data = compiled.asm.get(key)
+            if data is not None:
+                mode = "wb" if isinstance(data, bytes) else "w"
+                with open(os.path.join(dump, "triton_persistent." + key), mode) as f:
+                    f.write(data)
     torch.cuda.synchronize()
     label = "persistent_matmul %d" % size
     print(label, flush=True)
@@ -166,6 +175,10 @@ def main(argv):
     cuda = ctypes.CDLL("libcuda.so.1")
     print("# triton %s, torch %s, %s" % (triton.__version__, torch.__version__,
                                          torch.cuda.get_device_name()), flush=True)
+    dump = [a.split("=", 1)[1] for a in argv[2:] if a.startswith("--dump=")]
+    if dump:
+        persistent_matmul(cuda, ptxdir, 4096, False, dump[0])
+        return
     if profile:
         if profile[0] == "persistent":
             persistent_matmul(cuda, ptxdir, 4096, False)
