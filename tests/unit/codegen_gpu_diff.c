@@ -16,6 +16,17 @@
 /* The case tables list only the fields a case needs; the rest (stages, grid y) are 0. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* pipe_shapes.tri's running_offset over K = 112 (a masked tail) from lo to hi by step. */
+#define RUNNING_OFFSET(lo, hi, step)                                                               \
+    {                                                                                              \
+        "pipe_shapes.tri", "running_offset", "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32,i32",      \
+            {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"}, 3, 1,                                      \
+            {{E_F16, 64 * 112, FILL_UNIFORM, 0},                                                   \
+             {E_F16, 112 * 64, FILL_UNIFORM, 0},                                                   \
+             {E_F32, 64 * 64, FILL_POISON, 1e-3}},                                                 \
+            3, {112, lo, hi, step}, 4, 4                                                           \
+    }
+
 static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
@@ -825,45 +836,9 @@ int main(void)
          3},
         /* the general pipeline's loop shapes (pipe_shapes.tri): a running offset the rest of
          * the body and the store after the loop read, run-time steps of either sign, no trip */
-        {"pipe_shapes.tri",
-         "running_offset",
-         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32,i32",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
-         3,
-         1,
-         {{E_F16, 64 * 112, FILL_UNIFORM, 0},
-          {E_F16, 112 * 64, FILL_UNIFORM, 0},
-          {E_F32, 64 * 64, FILL_POISON, 1e-3}},
-         3,
-         {112, 0, 4, 1},
-         4,
-         4},
-        {"pipe_shapes.tri",
-         "running_offset",
-         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32,i32",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
-         3,
-         1,
-         {{E_F16, 64 * 112, FILL_UNIFORM, 0},
-          {E_F16, 112 * 64, FILL_UNIFORM, 0},
-          {E_F32, 64 * 64, FILL_POISON, 1e-3}},
-         3,
-         {112, 3, -1, -1},
-         4,
-         4},
-        {"pipe_shapes.tri",
-         "running_offset",
-         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32,i32,i32",
-         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
-         3,
-         1,
-         {{E_F16, 64 * 112, FILL_UNIFORM, 0},
-          {E_F16, 112 * 64, FILL_UNIFORM, 0},
-          {E_F32, 64 * 64, FILL_POISON, 1e-3}},
-         3,
-         {112, 2, 2, 1},
-         4,
-         4},
+        RUNNING_OFFSET(0, 4, 1),
+        RUNNING_OFFSET(3, -1, -1),
+        RUNNING_OFFSET(2, 2, 1),
         /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile by one
          * thread per element and read back in the #mma layout's slice */
         {"pipe_shapes.tri",

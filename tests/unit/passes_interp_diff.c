@@ -8,10 +8,8 @@
  * so a wrong schedule fails here, on the CPU. With num_stages >= 2 the pipeline pass must really
  * have pipelined (async copies in the IR), and on sm_90a the cases marked tma go through TMA
  * (passes/tma.c: tma_load ops, the masks become the tensor maps' bounds). */
-#include "driver/driver.h"
-#include "passes/passes.h"
-#include "check.h"
-#include "test_source.h"
+#include "exec_test.h"
+#include "interp_passes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,7 +50,7 @@ static uint16_t random_half(void)
 }
 
 /* Runs f on fresh copies of init; the output buffer's bytes land in out. */
-static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, StrBuf *err)
+static bool run_kernel(const IrFunc *f, const Case *c, void *const *init, void *out, StrBuf *err)
 {
     void *bufs[MAX_BUFS];
     InterpArg args[MAX_ARGS];
@@ -81,15 +79,6 @@ static bool run(const IrFunc *f, const Case *c, void *const *init, void *out, St
     return ok;
 }
 
-static float half_value(uint16_t h)
-{
-    int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0    ? ldexpf((float)m, -24)
-              : e == 31 ? (m ? NAN : INFINITY)
-                        : ldexpf((float)(m | 1024), e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
 /* Every output element within 1e-2 (relative to max(1, |want|)) of want's. */
 static bool close_enough(const void *want, const void *got, const Case *c)
 {
@@ -103,43 +92,48 @@ static bool close_enough(const void *want, const void *got, const Case *c)
     return true;
 }
 
-static int count_ops(const IrRegion *r, OpCode code)
+/* The callbacks of interp_passes_check (interp_passes.h): the case and its inputs. */
+typedef struct RunCtx {
+    const Case *c;
+    void *const *init;
+} RunCtx;
+
+static bool run_ctx(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
 {
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        n += r->ops[i]->code == code;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            n += count_ops(&r->ops[i]->regions[k], code);
-    }
-    return n;
+    const RunCtx *r = ctx;
+    return run_kernel(f, r->c, r->init, out, err);
+}
+
+static bool close_ctx(const void *want, const void *got, const void *ctx)
+{
+    return close_enough(want, got, ((const RunCtx *)ctx)->c);
+}
+
+/* With num_stages >= 2 the pipeline pass must really have pipelined (async copies in the IR),
+ * and on sm_90a the cases marked tma go through TMA. */
+static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
+                           int stages, const void *ctx)
+{
+    const Case *c = ((const RunCtx *)ctx)->c;
+    bool pipelines = stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
+    if (!strcmp(pass, "tma"))
+        CHECK((c->tma && arch_specific && pipelines) == (count_ops(&f->body, OP_TMA_LOAD) > 0),
+              "%s (%s) %s stages %d: %d tma loads after the tma pass", c->kernel, c->signature,
+              arch, stages, count_ops(&f->body, OP_TMA_LOAD));
+    if (!strcmp(pass, "pipeline"))
+        CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
+              "%s %s stages %d: %d async copies after the pipeline pass", c->kernel, arch, stages,
+              count_ops(&f->body, OP_ASYNC_COPY));
 }
 
 static void run_case(const Case *c)
 {
-    SrcFile file = test_load_source(c->file, c->file);
-    CHECK(file.text != NULL, "cannot read %s", c->file);
-    if (!file.text)
+    Lowered low;
+    bool ok = interp_passes_lower(&low, c->file, c->kernel, c->signature, c->defs, c->num_warps);
+    if (!ok) {
+        interp_passes_lowered_free(&low);
         return;
-    Define defs[8];
-    int ndefs = 0;
-    for (; ndefs < 8 && c->defs[ndefs]; ndefs++) {
-        const char *eq = strchr(c->defs[ndefs], '=');
-        defs[ndefs] = (Define){.name = strndup(c->defs[ndefs], (size_t)(eq - c->defs[ndefs])),
-                               .value = eq + 1};
     }
-    CompileOptions opt = {.spec = {.kernel_name = c->kernel,
-                                   .signature = c->signature,
-                                   .defines = defs,
-                                   .ndefines = ndefs},
-                          .emit = EMIT_IR,
-                          .num_warps = c->num_warps};
-    CompileResult res = {0};
-    Diag diag = {0};
-    bool ok = driver_compile(&file, &opt, &res, &diag);
-    CHECK(ok && res.ir, "%s: %s", c->kernel, diag.text.data ? diag.text.data : "");
-    diag_free(&diag);
-    if (!ok || !res.ir)
-        return;
 
     void *init[MAX_BUFS];
     for (int i = 0; i < c->nbufs; i++) {
@@ -170,82 +164,28 @@ static void run_case(const Case *c)
         init[i] = h;
     }
     size_t out_bytes = c->buf_elems[c->out] * (c->out_f32 ? 4 : 2);
-    void *want = malloc(out_bytes), *got = malloc(out_bytes), *prev = malloc(out_bytes);
+    void *want = malloc(out_bytes);
     StrBuf err = {0};
-    ok = run(res.ir, c, init, want, &err);
+    ok = run_kernel(low.res.ir, c, init, want, &err);
     CHECK(ok, "%s as lowered: %s", c->kernel, err.data ? err.data : "");
 
-    static const char *const arches[] = {"sm_80", "sm_90a"};
-    for (int a = 0; ok && a < 2; a++) {
-        for (int stages = 1; stages <= 5; stages++) {
-            int sm = 0;
-            bool arch_specific = false;
-            driver_parse_arch(arches[a], &sm, &arch_specific);
-            PassOptions po = {.num_warps = c->num_warps ? c->num_warps : 4,
-                              .num_stages = stages,
-                              .sm = sm,
-                              .verify = true,
-                              .mma = true,
-                              .wgmma = true,
-                              .arch_specific = arch_specific};
-            Arena *arena = arena_new();
-            IrFunc *f = ir_func_clone(res.ir, arena);
-            passes_prepare(f, &po);
-            for (int i = 0; i < passes_count; i++) {
-                Diag d = {0};
-                bool pass_ok = passes_run_one(f, &po, &d, i);
-                /* a config whose stage buffers do not fit is refused with a message, not run */
-                if (!pass_ok && strstr(d.text.data ? d.text.data : "", "num_stages=")) {
-                    diag_free(&d);
-                    break;
-                }
-                CHECK(pass_ok, "%s %s stages %d: pass %s failed: %s", c->kernel, arches[a], stages,
-                      passes_list[i].name, d.text.data ? d.text.data : "");
-                diag_free(&d);
-                if (!pass_ok)
-                    break;
-                strbuf_clear(&err);
-                bool ran = run(f, c, init, got, &err);
-                CHECK(ran, "%s %s stages %d after %s: %s", c->kernel, arches[a], stages,
-                      passes_list[i].name, err.data ? err.data : "");
-                /* canonicalize may fold `acc + dot(a, b)` into dot(a, b, acc), a different
-                 * summation order: close to the lowered kernel's results; every later pass must
-                 * give exactly the results of the pass before it */
-                if (ran && i == 0)
-                    CHECK(close_enough(want, got, c),
-                          "%s %s stages %d: output far from the lowered kernel's "
-                          "after %s",
-                          c->kernel, arches[a], stages, passes_list[i].name);
-                else if (ran)
-                    CHECK(memcmp(prev, got, out_bytes) == 0,
-                          "%s %s stages %d: output differs after %s", c->kernel, arches[a], stages,
-                          passes_list[i].name);
-                memcpy(prev, got, out_bytes);
-                bool pipelines =
-                    stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
-                if (!strcmp(passes_list[i].name, "tma"))
-                    CHECK((c->tma && arch_specific && pipelines) ==
-                              (count_ops(&f->body, OP_TMA_LOAD) > 0),
-                          "%s (%s) %s stages %d: %d tma loads after the tma pass", c->kernel,
-                          c->signature, arches[a], stages, count_ops(&f->body, OP_TMA_LOAD));
-                if (!strcmp(passes_list[i].name, "pipeline"))
-                    CHECK(pipelines == (count_ops(&f->body, OP_ASYNC_COPY) > 0),
-                          "%s %s stages %d: %d async copies after the pipeline pass", c->kernel,
-                          arches[a], stages, count_ops(&f->body, OP_ASYNC_COPY));
-            }
-            arena_free(arena);
-        }
-    }
+    RunCtx ctx = {c, init};
+    PassCheck pc = {.kernel = c->kernel,
+                    .num_warps = c->num_warps,
+                    .max_stages = 5,
+                    .out_bytes = out_bytes,
+                    .want = want,
+                    .ctx = &ctx,
+                    .run = run_ctx,
+                    .close = close_ctx,
+                    .after_pass = check_pipeline};
+    if (ok)
+        interp_passes_check(low.res.ir, &pc);
     strbuf_free(&err);
     free(want);
-    free(got);
-    free(prev);
     for (int i = 0; i < c->nbufs; i++)
         free(init[i]);
-    for (int i = 0; i < ndefs; i++)
-        free((char *)defs[i].name);
-    compile_result_free(&res);
-    free((char *)file.text);
+    interp_passes_lowered_free(&low);
 }
 
 int main(void)

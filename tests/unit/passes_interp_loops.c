@@ -14,10 +14,8 @@
  * matmul (examples/persistent_matmul.tri: the tile switch and the epilogue are `if`s in the loop,
  * the epilogue stores), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest
  * of the body and after the loop; run-time steps of either sign; a zero-trip loop). */
-#include "driver/driver.h"
-#include "passes/passes.h"
-#include "check.h"
-#include "test_source.h"
+#include "exec_test.h"
+#include "interp_passes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,7 +77,8 @@ static bool is_output(ArgKind k) { return k == ARG_OUT_F16 || k == ARG_OUT_F32; 
 static size_t elem_bytes(ArgKind k) { return k == ARG_BUF_F16 || k == ARG_OUT_F16 ? 2 : 4; }
 
 /* Runs f on fresh copies of init; each output's bytes are appended to out. */
-static bool run(const IrFunc *f, const Case *c, void *const *init, unsigned char *out, StrBuf *err)
+static bool run_kernel(const IrFunc *f, const Case *c, void *const *init, unsigned char *out,
+                       StrBuf *err)
 {
     void *bufs[MAX_ARGS] = {0};
     InterpArg args[MAX_ARGS];
@@ -131,15 +130,6 @@ static size_t output_bytes(const Case *c)
     return n;
 }
 
-static float half_value(uint16_t h)
-{
-    int e = (h >> 10) & 31, m = h & 1023;
-    float v = e == 0    ? ldexpf((float)m, -24)
-              : e == 31 ? (m ? NAN : INFINITY)
-                        : ldexpf((float)(m | 1024), e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
 /* Every output element within 2e-2 (relative to max(1, |want|)) of want's. */
 static bool close_enough(const unsigned char *want, const unsigned char *got, const Case *c)
 {
@@ -165,17 +155,6 @@ static bool close_enough(const unsigned char *want, const unsigned char *got, co
         }
     }
     return true;
-}
-
-static int count_ops(const IrRegion *r, OpCode code)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        n += r->ops[i]->code == code;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            n += count_ops(&r->ops[i]->regions[k], code);
-    }
-    return n;
 }
 
 /* Loops of r (nested too) whose body holds an async_copy or tma_load: the pipelined ones. */
@@ -209,32 +188,48 @@ static int row_buffers(const IrFunc *f, const IrRegion *r)
     return n;
 }
 
+/* The callbacks of interp_passes_check (interp_passes.h): the case and its inputs. */
+typedef struct RunCtx {
+    const Case *c;
+    void *const *init;
+} RunCtx;
+
+static bool run_ctx(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
+{
+    const RunCtx *r = ctx;
+    return run_kernel(f, r->c, r->init, out, err);
+}
+
+static bool close_ctx(const void *want, const void *got, const void *ctx)
+{
+    return close_enough(want, got, ((const RunCtx *)ctx)->c);
+}
+
+/* With num_stages >= 2 the pipeline must have taken the loops and copied the rows the case
+ * names. */
+static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
+                           int stages, const void *ctx)
+{
+    const Case *c = ((const RunCtx *)ctx)->c;
+    (void)arch_specific;
+    if (strcmp(pass, "pipeline"))
+        return;
+    int want_loops = stages >= 2 ? c->loops : 0, want_rows = stages >= 2 ? c->rows : 0;
+    CHECK(pipelined_loops(&f->body) == want_loops, "%s %s stages %d: %d loops pipelined, want %d",
+          c->kernel, arch, stages, pipelined_loops(&f->body), want_loops);
+    CHECK(row_buffers(f, &f->body) == want_rows,
+          "%s %s stages %d: %d rank-1 tiles copied ahead, want %d", c->kernel, arch, stages,
+          row_buffers(f, &f->body), want_rows);
+}
+
 static void run_case(const Case *c)
 {
-    SrcFile file = test_load_source(c->file, c->file);
-    CHECK(file.text != NULL, "cannot read %s", c->file);
-    if (!file.text)
+    Lowered low;
+    bool ok = interp_passes_lower(&low, c->file, c->kernel, c->signature, c->defs, c->num_warps);
+    if (!ok) {
+        interp_passes_lowered_free(&low);
         return;
-    Define defs[10];
-    int ndefs = 0;
-    for (; ndefs < 10 && c->defs[ndefs]; ndefs++) {
-        const char *eq = strchr(c->defs[ndefs], '=');
-        defs[ndefs] = (Define){.name = strndup(c->defs[ndefs], (size_t)(eq - c->defs[ndefs])),
-                               .value = eq + 1};
     }
-    CompileOptions opt = {.spec = {.kernel_name = c->kernel,
-                                   .signature = c->signature,
-                                   .defines = defs,
-                                   .ndefines = ndefs},
-                          .emit = EMIT_IR,
-                          .num_warps = c->num_warps};
-    CompileResult res = {0};
-    Diag diag = {0};
-    bool ok = driver_compile(&file, &opt, &res, &diag);
-    CHECK(ok && res.ir, "%s: %s", c->kernel, diag.text.data ? diag.text.data : "");
-    diag_free(&diag);
-    if (!ok || !res.ir)
-        return;
 
     void *init[MAX_ARGS] = {0};
     for (int i = 0; i < c->nargs; i++) {
@@ -257,77 +252,29 @@ static void run_case(const Case *c)
         }
     }
     size_t out_bytes = output_bytes(c);
-    unsigned char *want = malloc(out_bytes), *got = malloc(out_bytes), *prev = malloc(out_bytes);
+    unsigned char *want = malloc(out_bytes);
     StrBuf err = {0};
-    ok = run(res.ir, c, init, want, &err);
+    ok = run_kernel(low.res.ir, c, init, want, &err);
     CHECK(ok, "%s as lowered: %s", c->kernel, err.data ? err.data : "");
 
-    static const char *const arches[] = {"sm_80", "sm_90a"};
-    for (int a = c->sm90_only ? 1 : 0; ok && a < 2; a++) {
-        for (int stages = 1; stages <= 4; stages++) {
-            int sm = 0;
-            bool arch_specific = false;
-            driver_parse_arch(arches[a], &sm, &arch_specific);
-            PassOptions po = {.num_warps = c->num_warps ? c->num_warps : 4,
-                              .num_stages = stages,
-                              .sm = sm,
-                              .verify = true,
-                              .mma = true,
-                              .wgmma = true,
-                              .arch_specific = arch_specific};
-            Arena *arena = arena_new();
-            IrFunc *f = ir_func_clone(res.ir, arena);
-            passes_prepare(f, &po);
-            for (int i = 0; i < passes_count; i++) {
-                Diag d = {0};
-                bool pass_ok = passes_run_one(f, &po, &d, i);
-                /* a config whose stage buffers do not fit is refused with a message, not run */
-                if (!pass_ok && strstr(d.text.data ? d.text.data : "", "num_stages=")) {
-                    diag_free(&d);
-                    break;
-                }
-                CHECK(pass_ok, "%s %s stages %d: pass %s failed: %s", c->kernel, arches[a], stages,
-                      passes_list[i].name, d.text.data ? d.text.data : "");
-                diag_free(&d);
-                if (!pass_ok)
-                    break;
-                strbuf_clear(&err);
-                bool ran = run(f, c, init, got, &err);
-                CHECK(ran, "%s %s stages %d after %s: %s", c->kernel, arches[a], stages,
-                      passes_list[i].name, err.data ? err.data : "");
-                if (ran && i == 0)
-                    CHECK(close_enough(want, got, c),
-                          "%s %s stages %d: output far from the lowered kernel's after %s",
-                          c->kernel, arches[a], stages, passes_list[i].name);
-                else if (ran)
-                    CHECK(memcmp(prev, got, out_bytes) == 0,
-                          "%s %s stages %d: output differs after %s", c->kernel, arches[a], stages,
-                          passes_list[i].name);
-                memcpy(prev, got, out_bytes);
-                if (!strcmp(passes_list[i].name, "pipeline")) {
-                    int want_loops = stages >= 2 ? c->loops : 0;
-                    CHECK(pipelined_loops(&f->body) == want_loops,
-                          "%s %s stages %d: %d loops pipelined, want %d", c->kernel, arches[a],
-                          stages, pipelined_loops(&f->body), want_loops);
-                    int want_rows = stages >= 2 ? c->rows : 0;
-                    CHECK(row_buffers(f, &f->body) == want_rows,
-                          "%s %s stages %d: %d rank-1 tiles copied ahead, want %d", c->kernel,
-                          arches[a], stages, row_buffers(f, &f->body), want_rows);
-                }
-            }
-            arena_free(arena);
-        }
-    }
+    RunCtx ctx = {c, init};
+    PassCheck pc = {.kernel = c->kernel,
+                    .num_warps = c->num_warps,
+                    .max_stages = 4,
+                    .first_arch = c->sm90_only ? 1 : 0,
+                    .out_bytes = out_bytes,
+                    .want = want,
+                    .ctx = &ctx,
+                    .run = run_ctx,
+                    .close = close_ctx,
+                    .after_pass = check_pipeline};
+    if (ok)
+        interp_passes_check(low.res.ir, &pc);
     strbuf_free(&err);
     free(want);
-    free(got);
-    free(prev);
     for (int i = 0; i < c->nargs; i++)
         free(init[i]);
-    for (int i = 0; i < ndefs; i++)
-        free((char *)defs[i].name);
-    compile_result_free(&res);
-    free((char *)file.text);
+    interp_passes_lowered_free(&low);
 }
 
 #define I(v)                                                                                       \
