@@ -30,10 +30,19 @@ typedef struct CodegenOptions {
     int sm;                     /* 80, 86, 89, 90 */
     bool arch_specific;         /* sm_90a: wgmma and other arch-specific instructions allowed */
     int opt_level;              /* 0..3 */
-    const char *libdevice_path; /* NULL: look in $CUDA_HOME / /usr/local/cuda */
+    const char *libdevice_path; /* the libdevice file (the driver finds $CUDA_HOME's); NULL: the
+                                   configured toolkit's, then /usr/local/cuda's */
     bool no_fp_fusion;          /* keep every float add, sub and mul rounded on its own; by default
                                    a mul feeding an add or sub may become one fma, as Triton's
                                    enable_fp_fusion=True (docs/codegen.md "Floating point") */
+    const char *llvm_passes;    /* an `opt -passes=` pipeline run instead of -On's (emit.c);
+                                   NULL or "": -On's */
+    const char *llvm_args;      /* LLVM options, space-separated ("-time-passes"): globals of
+                                   LLVM's, parsed once, so the first compile of a process fixes
+                                   them and a later one asking for others is refused (llvm.c);
+                                   NULL and "" are the same */
+    bool codegen_times;         /* print where the time went to stderr (kernel.c, emit.c); changes
+                                   no code, so no cache key holds it */
 } CodegenOptions;
 
 /* Writes the kernel's LLVM IR (when llvm_ir is not NULL) and PTX (when ptx is not NULL).
@@ -44,8 +53,9 @@ bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions
                        StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
 
 /* What the generated code depends on besides the IR, for cache keys: the libdevice file a compile
- * with this override (NULL: the search of CodegenOptions.libdevice_path) links, NULL when none is
- * found; and "LLVM 19.1.7" plus the fixed code generation settings. */
+ * with this override (NULL: the search of CodegenOptions.libdevice_path, which reads no
+ * environment) links, NULL when none is found; and "LLVM 19.1.7" plus the fixed code generation
+ * settings. */
 const char *codegen_libdevice_path(const char *override, char *buf, size_t size);
 void codegen_identity(StrBuf *out);
 

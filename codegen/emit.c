@@ -127,11 +127,9 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
      * with libdevice linked and internalized, it drops the hundreds of unused math functions
      * before the pipeline's early per-function passes would visit each one. */
     StrBuf pipeline = {0};
-    const char *pipeline_name = NULL; /* for TRIC_CODEGEN_TIMES; NULL: the pipeline itself */
-    const char *env_pipeline = getenv("TRIC_LLVM_PIPELINE"); /* experiments: a -passes= string */
-    if (env_pipeline && *env_pipeline) {
-        strbuf_append(&pipeline, env_pipeline);
-        pipeline_name = "TRIC_LLVM_PIPELINE";
+    const char *pipeline_name = NULL; /* for codegen_times; NULL: the pipeline itself */
+    if (o->llvm_passes && *o->llvm_passes) {
+        strbuf_append(&pipeline, o->llvm_passes); /* experiments: --llvm-passes */
     } else if (level == 3) {
         /* SLP only where it can pack something: on a kernel of 32-bit work (seed 2's wgmma loop,
          * its addresses and accumulators) it found nothing and took a quarter of the compile
@@ -151,7 +149,10 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
     LLVMDisposePassBuilderOptions(pbo);
     if (err) {
         char *em = LLVMGetErrorMessage(err);
-        TRIC_INTERNAL(d, "LLVM pass pipeline %s failed: %s", pipeline.data, em);
+        if (o->llvm_passes && *o->llvm_passes) /* the user's pipeline: the user's error */
+            diag_plain_error(d, "--llvm-passes '%s': %s", pipeline.data, em);
+        else
+            TRIC_INTERNAL(d, "LLVM pass pipeline %s failed: %s", pipeline.data, em);
         LLVMDisposeErrorMessage(em);
         strbuf_free(&pipeline);
         return false;
@@ -174,7 +175,7 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
         return false;
     }
     clock_gettime(CLOCK_MONOTONIC, &t2);
-    if (getenv("TRIC_CODEGEN_TIMES"))
+    if (o->codegen_times)
         fprintf(stderr, "codegen: %s %.1f ms, NVPTX emission %.1f ms\n",
                 pipeline_name ? pipeline_name : pipeline.data,
                 (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,

@@ -283,8 +283,8 @@ static double now_ms(void)
 bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions *o,
                        StrBuf *llvm_ir, StrBuf *ptx, Diag *d)
 {
-    /* TRIC_CODEGEN_TIMES=1 prints where the time goes (lowering, libdevice, O3 + emission). */
-    bool times = getenv("TRIC_CODEGEN_TIMES") != NULL;
+    /* codegen_times prints where the time goes (lowering, libdevice, O3 + emission). */
+    bool times = o->codegen_times;
     double t0 = now_ms();
     CgLlvm l;
     if (nfuncs < 1 || !cg_llvm_init(&l, fs[0]->name, o, d)) {

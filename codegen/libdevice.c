@@ -10,15 +10,15 @@
 #define TRIC_CUDA_HOME "/usr/local/cuda"
 #endif
 
-/* The first readable of: the option, $CUDA_HOME/nvvm/libdevice, the configured toolkit,
- * /usr/local/cuda. */
+/* The option (the driver puts $CUDA_HOME's file there: the environment is read at the edge), or
+ * the first readable of the configured toolkit's and /usr/local/cuda's. */
 static const char *libdevice_find(const CodegenOptions *o, char *buf, size_t size)
 {
     if (o->libdevice_path)
         return access(o->libdevice_path, R_OK) == 0 ? o->libdevice_path : NULL;
-    const char *homes[3] = {getenv("CUDA_HOME"), TRIC_CUDA_HOME, "/usr/local/cuda"};
-    for (int i = 0; i < 3; i++) {
-        if (!homes[i] || !*homes[i])
+    const char *homes[2] = {TRIC_CUDA_HOME, "/usr/local/cuda"};
+    for (int i = 0; i < 2; i++) {
+        if (!*homes[i])
             continue;
         snprintf(buf, size, "%s/nvvm/libdevice/libdevice.10.bc", homes[i]);
         if (access(buf, R_OK) == 0)

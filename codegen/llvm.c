@@ -8,36 +8,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT;
+/* LLVM's command-line options (CodegenOptions.llvm_args) are process-wide globals: parsing a
+ * second set would not reset what the first set (an option it leaves out keeps its value) and
+ * would race with compiles on other threads. So the first compile of a process initializes the
+ * target and parses its llvm_args once, under this lock, and they hold for the whole process; a
+ * later compile asking for other args (another text; NULL and "" are the same) is refused with an
+ * error instead of being compiled, silently, with the first's. The runtime's compiles all carry
+ * TRIC_LLVM_ARGS, read once, so only a caller switching tric_compile_options.llvm_args within one
+ * process meets the refusal. */
+static pthread_mutex_t nvptx_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool nvptx_ready;
+static char nvptx_args[1024];   /* the llvm_args the process parsed */
+static char nvptx_tokens[1024]; /* their words, which LLVM's parser may keep pointers into */
 
-/* Once per process (pthread_once: the runtime may JIT from several threads). */
-static void nvptx_init_once(void)
+static bool nvptx_init(const CodegenOptions *o, Diag *d)
 {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    /* 32-bit pointers for shared memory (as Triton and nvcc use): shared addresses fit in 32
-     * bits, and 64-bit ones cost a cvt per access. The data layout then says p3:32:32. */
-    /* TRIC_LLVM_ARGS adds LLVM options for debugging ("-time-passes", "-print-after-all"). */
-    const char *args[32] = {"tric", "-nvptx-short-ptr"};
-    int nargs = 2;
-    static char extra[1024];
-    const char *env = getenv("TRIC_LLVM_ARGS");
-    if (env) {
-        snprintf(extra, sizeof extra, "%s", env);
-        for (char *tok = strtok(extra, " "); tok && nargs < 32; tok = strtok(NULL, " "))
-            args[nargs++] = tok;
+    const char *want = o->llvm_args ? o->llvm_args : "";
+    if (strlen(want) >= sizeof nvptx_args) {
+        diag_plain_error(d, "--llvm-args: %zu characters; at most %zu are taken", strlen(want),
+                         sizeof nvptx_args - 1);
+        return false;
     }
-    LLVMParseCommandLineOptions(nargs, args, NULL);
+    char parsed[sizeof nvptx_args];
+    pthread_mutex_lock(&nvptx_lock);
+    if (!nvptx_ready) {
+        LLVMInitializeNVPTXTargetInfo();
+        LLVMInitializeNVPTXTarget();
+        LLVMInitializeNVPTXTargetMC();
+        LLVMInitializeNVPTXAsmPrinter();
+        /* 32-bit pointers for shared memory (as Triton and nvcc use): shared addresses fit in 32
+         * bits, and 64-bit ones cost a cvt per access. The data layout then says p3:32:32. */
+        const char *args[2 + sizeof nvptx_tokens / 2] = {"tric", "-nvptx-short-ptr"};
+        int nargs = 2;
+        snprintf(nvptx_tokens, sizeof nvptx_tokens, "%s", want);
+        char *save = NULL;
+        for (char *tok = strtok_r(nvptx_tokens, " \t", &save);
+             tok && nargs < (int)(sizeof args / sizeof args[0]); tok = strtok_r(NULL, " \t", &save))
+            args[nargs++] = tok;
+        /* LLVMParseCommandLineOptions ignores an option LLVM does not know, without a word: a
+         * misspelt one does nothing. */
+        LLVMParseCommandLineOptions(nargs, args, NULL);
+        snprintf(nvptx_args, sizeof nvptx_args, "%s", want);
+        nvptx_ready = true;
+    }
+    snprintf(parsed, sizeof parsed, "%s", nvptx_args);
+    pthread_mutex_unlock(&nvptx_lock);
+    if (strcmp(parsed, want) != 0) {
+        diag_plain_error(d,
+                         "--llvm-args '%s': LLVM's options are set once per process, and this "
+                         "process's first compile set them to '%s'; compile with other LLVM "
+                         "options in another process",
+                         want, parsed);
+        return false;
+    }
+    return true;
 }
-
-static void nvptx_init(void) { pthread_once(&nvptx_once, nvptx_init_once); }
 
 bool cg_llvm_init(CgLlvm *l, const char *module_name, const CodegenOptions *o, Diag *d)
 {
     memset(l, 0, sizeof *l);
-    nvptx_init();
+    if (!nvptx_init(o, d))
+        return false;
     const char *triple = "nvptx64-nvidia-cuda";
     LLVMTargetRef target;
     char *err = NULL;

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef TRIC_SOURCE_REVISION
 #define TRIC_SOURCE_REVISION "unknown" /* not configured by CMake from a git checkout */
@@ -22,7 +23,34 @@ void driver_codegen_identity(StrBuf *out) { codegen_identity(out); }
 
 const char *driver_libdevice_path(const char *override, char *buf, size_t size)
 {
+    const char *home = getenv("CUDA_HOME");
+    if (!override && home && *home) {
+        snprintf(buf, size, "%s/nvvm/libdevice/libdevice.10.bc", home);
+        if (access(buf, R_OK) == 0)
+            return buf;
+    }
     return codegen_libdevice_path(override, buf, size);
+}
+
+static bool env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static const char *env_text(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void driver_env_switches(CompileOptions *out)
+{
+    out->no_tma = env_on("TRIC_NO_TMA");
+    out->remarks = env_on("TRIC_PIPELINE_REMARKS");
+    out->codegen_times = env_on("TRIC_CODEGEN_TIMES");
+    out->llvm_passes = env_text("TRIC_LLVM_PIPELINE");
+    out->llvm_args = env_text("TRIC_LLVM_ARGS");
 }
 
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific)
@@ -360,15 +388,26 @@ static KernelMeta *set_push(KernelSet *set, IrFunc *gpu)
     return &set->metas[set->n++];
 }
 
-/* What code generation takes from the compile options. */
-static CodegenOptions codegen_options(const CompileOptions *opt, int sm, bool arch_specific)
+/* What code generation takes from the compile options. The libdevice file is found here, where
+ * the environment may be read ($CUDA_HOME), and handed down; arena holds its path. */
+static CodegenOptions codegen_options(const CompileOptions *opt, int sm, bool arch_specific,
+                                      Arena *arena)
 {
+    char buf[4096];
+    const char *libdevice = opt->libdevice_path;
+    if (!libdevice) {
+        libdevice = driver_libdevice_path(NULL, buf, sizeof buf);
+        libdevice = libdevice ? arena_strdup(arena, libdevice) : NULL;
+    }
     CodegenOptions co = {
         .sm = sm,
         .arch_specific = arch_specific,
         .opt_level = opt->opt_level >= 0 && opt->opt_level <= 3 ? opt->opt_level : 3,
-        .libdevice_path = opt->libdevice_path,
+        .libdevice_path = libdevice,
         .no_fp_fusion = opt->no_fp_fusion,
+        .llvm_passes = opt->llvm_passes,
+        .llvm_args = opt->llvm_args,
+        .codegen_times = opt->codegen_times,
     };
     return co;
 }
@@ -383,7 +422,7 @@ static void set_free(KernelSet *set)
 static bool set_emit(const KernelSet *set, const CompileOptions *opt, int sm, bool arch_specific,
                      CompileResult *out, Diag *diag)
 {
-    CodegenOptions co = codegen_options(opt, sm, arch_specific);
+    CodegenOptions co = codegen_options(opt, sm, arch_specific, out->arena);
     StrBuf ptx = {0};
     bool ok = codegen_emit_many((const IrFunc *const *)set->gpus, set->n, &co,
                                 opt->emit == EMIT_LLVM ? &out->output : NULL,
@@ -421,7 +460,9 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
                       .dump_after = opt->dump_after,
                       .mma = true,
                       .wgmma = true,
-                      .arch_specific = arch_specific};
+                      .arch_specific = arch_specific,
+                      .no_tma = opt->no_tma,
+                      .remarks = opt->remarks};
     return gpu_passes(ir, &po, fit_stages, lowered_from, arena, d);
 }
 
@@ -476,6 +517,8 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
             diag_free(&cd);
             continue;
         }
+        if (opt->remarks) /* asked for: each config's remarks (the pipeline's, the tma pass's) */
+            diag_merge(diag, &cd);
         diag_free(&cd);
         snprintf(meta.config, sizeof meta.config, "%s", ctext);
         if (lowered_from) {
@@ -723,6 +766,8 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
         .mma = true,
         .wgmma = true,
         .arch_specific = arch_specific,
+        .no_tma = opt->no_tma,
+        .remarks = opt->remarks,
     };
     if (opt->emit == EMIT_IR) {
         /* Every constexpr's value (heuristics' included) for the cpu device's
@@ -749,7 +794,7 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
         return false;
 
     /* 5. LLVM and PTX */
-    CodegenOptions co = codegen_options(opt, sm, arch_specific);
+    CodegenOptions co = codegen_options(opt, sm, arch_specific, arena);
     StrBuf ptx = {0};
     bool ok = codegen_emit(gpu, &co, opt->emit == EMIT_LLVM ? &out->output : NULL,
                            opt->emit == EMIT_PTX ? &ptx : NULL, diag);

@@ -37,6 +37,16 @@ typedef struct CompileOptions {
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
     int ninclude_dirs;
+    /* Switches that change the code, so every cache key holds them (the runtime's: rt_options_key).
+     * tools/tric.c and runtime/ turn TRIC_NO_TMA, TRIC_LLVM_PIPELINE and TRIC_LLVM_ARGS into them;
+     * nothing below the driver reads the environment. */
+    bool no_tma;             /* --no-tma: every copy stays cp.async (PassOptions.no_tma) */
+    const char *llvm_passes; /* --llvm-passes: an `opt -passes=` pipeline instead of -On's */
+    const char *llvm_args;   /* --llvm-args: LLVM options, fixed per process (CodegenOptions) */
+    /* Diagnostics only: they change no code, so no cache key holds them. */
+    bool remarks;       /* --remarks (TRIC_PIPELINE_REMARKS): why a loop is not pipelined, why a
+                           kernel's copies stay cp.async, as remarks in the Diag */
+    bool codegen_times; /* --codegen-times (TRIC_CODEGEN_TIMES): codegen's times on stderr */
 } CompileOptions;
 
 /* What a launch needs, as written in the PTX's metadata block (docs/ptx-metadata.md):
@@ -113,13 +123,22 @@ bool driver_tune_configs(const Module *m, const SpecOptions *spec, Autotune *out
 /* spec with config c's values added; a -D of the same name gives way to the config. */
 SpecOptions driver_config_spec(const SpecOptions *spec, const TuneConfig *c, Arena *a);
 
+/* The compile switches the environment sets, for the edges (tools/tric.c, runtime/) to turn into
+ * options: no_tma (TRIC_NO_TMA), remarks (TRIC_PIPELINE_REMARKS) and codegen_times
+ * (TRIC_CODEGEN_TIMES) are set when their variable is set to anything but "" or "0";
+ * llvm_passes (TRIC_LLVM_PIPELINE) and llvm_args (TRIC_LLVM_ARGS) are the variable's text when it
+ * is not empty (pointing into the environment), else NULL. Only those five fields of out are
+ * written: the environment's values are defaults, which the edge's own flags then override. */
+void driver_env_switches(CompileOptions *out);
+
 /* "sm_90a" -> sm 90, arch_specific; false when unknown. */
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
 
 /* What compiled code depends on besides the source and the options, for cache keys (the runtime's
  * JIT cache): this build of tric ("0.1.0 (git 1a2b3c4-dirty)"), the code generator's identity
  * (LLVM's version), and the libdevice file a compile with this override would link (NULL when
- * none is found). */
+ * none is found): the override, else $CUDA_HOME's (read here, at the edge), else the toolkit's
+ * codegen finds. */
 const char *driver_build_id(void);
 void driver_codegen_identity(StrBuf *out);
 const char *driver_libdevice_path(const char *override, char *buf, size_t size);

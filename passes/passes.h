@@ -24,6 +24,10 @@ typedef struct PassOptions {
     bool wgmma;             /* layouts.c: with mma, on sm_90a (sm 90 and arch_specific), such dots
                                whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
     bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
+    bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
+    bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
+                               or a kernel's copies were left as they were (--remarks); changes no
+                               code, so no cache key holds it */
 } PassOptions;
 
 /* canonicalize.c: constant folding, algebraic simplification (x+0, x*1), splat/broadcast of
@@ -101,7 +105,7 @@ bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
  * addresses in a pipelined loop (docs/passes.md "tma"), the copies become tma_load ops of tensor
  * maps the runtime makes at launch (IrFunc.tmaps), each commit group an mbar_expect on its slot's
  * mbarrier and each loop's async_wait an mbar_wait. Requires pipeline and swizzle; otherwise (or
- * with TRIC_NO_TMA set) the function stays as it is. */
+ * with PassOptions.no_tma) the function stays as it is. */
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* The whole pipeline, in order (pipeline.c). */

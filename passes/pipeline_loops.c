@@ -1249,12 +1249,12 @@ static int loop_stages(const IrFunc *f, const IrOp *loop)
     return loop->attr[0] > 0 ? (int)loop->attr[0] : f->num_stages;
 }
 
-static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *changed)
+static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *changed, Diag *d)
 {
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         for (int k = 0; k < op->nregions; k++)
-            if (!pipeline_region(f, o, &op->regions[k], changed))
+            if (!pipeline_region(f, o, &op->regions[k], changed, d))
                 return false;
         if (op->code != OP_FOR || op->nregions < 1 || loop_stages(f, op) < 2)
             continue;
@@ -1285,11 +1285,9 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
             ok = analyse(&p);
         }
         if (!ok) {
-            /* a remark for whoever wonders why a loop runs slowly */
-            if (p.why_not && getenv("TRIC_PIPELINE_REMARKS"))
-                fprintf(stderr, "%s:%d: remark: loop not pipelined (num_stages=%d): %s\n",
-                        op->loc.file && op->loc.file->name ? op->loc.file->name : "?", op->loc.line,
-                        p.S, p.why_not);
+            /* a remark, at the loop, for whoever wonders why it runs slowly */
+            if (p.why_not && o->remarks)
+                diag_remark(d, op->loc, "loop not pipelined (num_stages=%d): %s", p.S, p.why_not);
             continue;
         }
         rewrite(&p, r, i);
@@ -1388,7 +1386,7 @@ static bool invariant_a_to_smem(IrFunc *f)
 bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d)
 {
     bool changed = false;
-    if (!pipeline_region(f, o, &f->body, &changed))
+    if (!pipeline_region(f, o, &f->body, &changed, d))
         return false;
     if (changed && invariant_a_to_smem(f))
         changed = true;

@@ -69,6 +69,7 @@ typedef struct CopyPlan {
 typedef struct Tma {
     IrFunc *f;
     const char *why_not;
+    SrcLoc where; /* the copy or loop looked at when why_not was set: the remark's location */
     CopyPlan *plans;
     int nplans;
 } Tma;
@@ -794,6 +795,7 @@ static bool collect_copies(Tma *t, IrRegion *r)
                 return false;
         if (op->code != OP_ASYNC_COPY)
             continue;
+        t->where = op->loc;
         t->plans = realloc(t->plans, sizeof *t->plans * (size_t)(t->nplans + 1));
         if (!t->plans)
             DECLINE("out of memory");
@@ -845,6 +847,7 @@ static bool find_loops(Tma *t, IrRegion *r, Loop *loops, int *nloops, int max)
             if (!find_loops(t, body, loops, nloops, max))
                 return false;
             if (pipelined && *nloops == inner) {
+                t->where = op->loc;
                 if (*nloops >= max)
                     DECLINE("too many pipelined loops");
                 loops[(*nloops)++] = (Loop){.parent = r, .loop = op};
@@ -887,6 +890,7 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
     int owned = 0;
     for (int l = 0; l < nloops; l++) {
         Loop *L = &loops[l];
+        t->where = L->loop->loc;
         int at = index_in(L->parent, L->loop);
         if (at + 1 >= L->parent->nops || L->parent->ops[at + 1]->code != OP_ASYNC_WAIT ||
             L->parent->ops[at + 1]->attr[0] != 0)
@@ -934,6 +938,9 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
         if (!L->S)
             DECLINE("a pipelined loop copies nothing into its own slots");
     }
+    /* what follows is about the kernel's copies as a whole: said at its first pipelined loop */
+    if (nloops > 0)
+        t->where = loops[0].loop->loc;
     if (owned != t->nplans)
         DECLINE("some async copies are outside the pipelined loops' prologues and bodies");
     /* every tensor map is a kernel parameter the launch encodes: a kernel with more distinct
@@ -1173,7 +1180,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
 
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d)
 {
-    if (!o->wgmma || !o->arch_specific || getenv("TRIC_NO_TMA"))
+    if (!o->wgmma || !o->arch_specific || o->no_tma)
         return true;
     enum { MAX_LOOPS = 16 };
     Tma t = {.f = f};
@@ -1183,8 +1190,8 @@ bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d)
               find_loops(&t, &f->body, loops, &nloops, MAX_LOOPS) &&
               check_structure(&t, loops, nloops);
     if (!ok) {
-        if (t.why_not && getenv("TRIC_PIPELINE_REMARKS"))
-            fprintf(stderr, "%s: remark: copies stay cp.async (no TMA): %s\n", f->name, t.why_not);
+        if (t.why_not && o->remarks)
+            diag_remark(d, t.where, "copies stay cp.async (no TMA) in %s: %s", f->name, t.why_not);
         free(t.plans);
         return true;
     }

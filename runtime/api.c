@@ -258,10 +258,34 @@ tric_compile_options tric_compile_options_default(void) {
     return o;
 }
 
+/* The environment's compile switches (TRIC_NO_TMA, TRIC_LLVM_PIPELINE, TRIC_LLVM_ARGS,
+ * TRIC_PIPELINE_REMARKS, TRIC_CODEGEN_TIMES: driver_env_switches), read once per process, at the
+ * first compile, and kept (the texts copied): every compile of the process, and its cache key, sees
+ * the same ones. */
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static CompileOptions env_switches;
+
+static void read_env_switches(void) {
+    driver_env_switches(&env_switches);
+    env_switches.llvm_passes = env_switches.llvm_passes ? strdup(env_switches.llvm_passes) : NULL;
+    env_switches.llvm_args = env_switches.llvm_args ? strdup(env_switches.llvm_args) : NULL;
+}
+
+/* The switches a compile with opt runs with: opt's, else the environment's. */
+static void switches(const tric_compile_options *opt, CompileOptions *out) {
+    pthread_once(&env_once, read_env_switches);
+    out->no_tma = (opt && opt->no_tma) || env_switches.no_tma;
+    out->llvm_passes = opt && opt->llvm_passes ? opt->llvm_passes : env_switches.llvm_passes;
+    out->llvm_args = opt && opt->llvm_args ? opt->llvm_args : env_switches.llvm_args;
+    out->remarks = env_switches.remarks;
+    out->codegen_times = env_switches.codegen_times;
+}
+
 tric_status rt_compile_options(const tric_compile_options *opt, const struct tric_module_s *mod,
                                Arena *arena, CompileOptions *out) {
     memset(out, 0, sizeof *out);
     out->opt_level = 3;
+    switches(opt, out);
     /* The runtime compiles one kernel per call: configs one by one (runtime/tune.c). */
     out->no_tune = true;
     out->fit_stages = mod && mod->is_config;
@@ -313,6 +337,17 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
     if (opt->no_fp_fusion)
         strbuf_printf(sb, "no_fp_fusion\n");
+    /* The code switches as the compile will see them (the environment's included): a process
+     * with TRIC_NO_TMA=1 must not leave its cp.async kernel where one without finds it. remarks and
+     * codegen_times are left out: they change what is printed, not the code. */
+    CompileOptions sw = {0};
+    switches(opt, &sw);
+    if (sw.no_tma)
+        strbuf_printf(sb, "no_tma\n");
+    if (sw.llvm_passes && *sw.llvm_passes)
+        KEY_STR("llvm_passes", sw.llvm_passes);
+    if (sw.llvm_args && *sw.llvm_args)
+        KEY_STR("llvm_args", sw.llvm_args);
     if (mod && mod->is_config)
         strbuf_printf(sb, "fit_stages\n");
     strbuf_printf(sb, "include_dirs %d\n", opt->ninclude_dirs > 0 ? opt->ninclude_dirs : 0);

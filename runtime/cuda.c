@@ -429,6 +429,11 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
         mod->code = strbuf_take(&res.output);
         if (!mod->code)
             st = rt_fail(TRIC_ERROR_COMPILE, "%s: the compiler produced no PTX", file->name);
+        /* The library prints nothing, except what the environment asked for
+         * (TRIC_PIPELINE_REMARKS): a successful compile's remarks go to stderr; a failed one's
+         * are in its error message. */
+        if (copt.remarks && diag.text.len)
+            fputs(diag.text.data, stderr);
     }
     diag_free(&diag);
     compile_result_free(&res);

@@ -125,6 +125,17 @@ void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...)
     va_end(ap);
 }
 
+void diag_remark(Diag *d, SrcLoc loc, const char *fmt, ...)
+{
+    int max = d->max_errors > 0 ? d->max_errors : DEFAULT_MAX_ERRORS;
+    if (d->errors > max)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    render(d, loc, "remark", fmt, ap);
+    va_end(ap);
+}
+
 void diag_plain_error(Diag *d, const char *fmt, ...)
 {
     if (over_limit(d))

@@ -122,6 +122,9 @@ void diag_verror(Diag *d, SrcLoc loc, const char *fmt, va_list ap);
 void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
 /* Rendered like a note, with "warning:"; never counted as an error. */
 void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
+/* Rendered like a note, with "remark:": what an optimization decided and why ("loop not
+ * pipelined ..."), emitted only when asked for (PassOptions.remarks); never an error. */
+void diag_remark(Diag *d, SrcLoc loc, const char *fmt, ...) TRIC_PRINTF(3, 4);
 /* An error with no source location ("tric: error: ..."), e.g. for a bad command-line option. */
 void diag_plain_error(Diag *d, const char *fmt, ...) TRIC_PRINTF(2, 3);
 /* A bug in tric itself: names the compiler's own file and line, never the user's. */

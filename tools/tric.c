@@ -41,6 +41,14 @@ static const char usage[] =
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
+    "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
+    "  --llvm-passes=PASSES  run this `opt -passes=` pipeline instead of -On's\n"
+    "                        (TRIC_LLVM_PIPELINE)\n"
+    "  --llvm-args=ARGS      LLVM options, space-separated, e.g. '-nvptx-no-f16-math'\n"
+    "                        (TRIC_LLVM_ARGS)\n"
+    "  --remarks             say why a loop is not pipelined or its copies stay cp.async\n"
+    "                        (TRIC_PIPELINE_REMARKS=1)\n"
+    "  --codegen-times       print where code generation spends its time (TRIC_CODEGEN_TIMES=1)\n"
     "  --help, --version\n";
 
 /* Reads a whole file, NUL bytes included. */
@@ -121,6 +129,9 @@ int main(int argc, char **argv)
     int ninclude_dirs = 0;
     int status = 2;
     char *header_path = NULL; /* --emit=c: FILE.h beside FILE.c */
+    /* The environment's switches (TRIC_NO_TMA, ...) are read here, at the edge, as defaults that
+     * the flags below override; nothing below the driver reads the environment. */
+    driver_env_switches(&opt);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -209,6 +220,16 @@ int main(int argc, char **argv)
             opt.dump_after = v;
         } else if (option_value(a, "--libdevice", &v)) {
             opt.libdevice_path = v;
+        } else if (!strcmp(a, "--no-tma")) {
+            opt.no_tma = true;
+        } else if (option_value(a, "--llvm-passes", &v)) {
+            opt.llvm_passes = v;
+        } else if (option_value(a, "--llvm-args", &v)) {
+            opt.llvm_args = v;
+        } else if (!strcmp(a, "--remarks")) {
+            opt.remarks = true;
+        } else if (!strcmp(a, "--codegen-times")) {
+            opt.codegen_times = true;
         } else if (a[0] == '-' && a[1]) {
             status = usage_error("unknown option '%s'", a);
             goto done;

@@ -131,6 +131,14 @@ typedef struct tric_compile_options {
      * directory (for tric_module_compile, the directory of filename). NULL: none. */
     const char *const *include_dirs;
     int ninclude_dirs;
+    /* Code switches, for comparing and debugging; each is part of the JIT cache key. Left at
+     * 0/NULL, a compile takes the environment's, read once per process: TRIC_NO_TMA (set, not
+     * "0"), TRIC_LLVM_PIPELINE, TRIC_LLVM_ARGS. */
+    int no_tma;              /* nonzero: on sm_90a, copies stay cp.async (no TMA) */
+    const char *llvm_passes; /* an `opt -passes=` pipeline run instead of -O3's ("": -O3's) */
+    const char *llvm_args;   /* LLVM options, space-separated ("-nvptx-no-f16-math"). LLVM keeps
+                                them per process: the first compile that generates code fixes
+                                them, and a later one with others fails (TRIC_ERROR_COMPILE) */
 } tric_compile_options;
 /* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
  * the default, so a program that fills tric_compile_options_default() and sets the fields it

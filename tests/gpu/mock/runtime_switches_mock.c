@@ -1,0 +1,231 @@
+/* runtime_switches_mock: the compile switches that change code are part of the JIT cache key.
+ * Against the stand-in libcuda.so.1 (sm_90a; bench/CMakeLists.txt registers the test), every
+ * compile goes through one fresh cache directory, with and without each switch, and the second
+ * compile must not get the first's code:
+ *   - no TMA: a process with TRIC_NO_TMA=1 compiles seed 2 (cp.async copies) first; this one,
+ *     without it, still gets its TMA copies (the stale entry seen on the GPU), and with
+ *     opt.no_tma finds the other process's entry;
+ *   - the LLVM pipeline: vector_add with opt.llvm_passes is another entry, other PTX; a process
+ *     with TRIC_LLVM_PIPELINE set to the same finds it;
+ *   - LLVM args: another process compiles slp.tri's fp16 multiply with -nvptx-no-f16-math (fp32
+ *     multiplies); this one, whose first compile fixed LLVM's options to none, is refused when it
+ *     would compile with them, and finds the other's entry through the cache;
+ *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
+ * The environment is read once per process, so each variable is tried in a child process: this
+ * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
+#include "runtime/runtime.h"
+#include "tests/runtime_check.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *seed2_path = TRIC_SOURCE_DIR "/examples/matmul.tri";
+static const char *va_path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
+static const char *f16_path = TRIC_SOURCE_DIR "/tests/lit/codegen/slp.tri";
+
+/* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, slp.tri's fp16 mul. */
+static tric_compile_options kernel_options(const char *which, const char **path)
+{
+    static const char *seed2_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
+                                       "GROUP_SIZE_M=8",   "T_C=tl.float16",   "T_ACC=tl.float32"};
+    static const char *va_defs[] = {"BLOCK_SIZE=1024"};
+    static const char *f16_defs[] = {"BLOCK=1024"};
+    tric_compile_options opt = tric_compile_options_default();
+    if (!strcmp(which, "seed2")) {
+        *path = seed2_path;
+        opt.kernel = "kernel_matmul";
+        opt.signature = "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,"
+                        "i32:1,i32:16,i32:1";
+        opt.constexprs = seed2_defs;
+        opt.nconstexprs = 6;
+    } else if (!strcmp(which, "va")) {
+        *path = va_path;
+        opt.kernel = "vector_add_kernel";
+        opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
+        opt.constexprs = va_defs;
+        opt.nconstexprs = 1;
+    } else {
+        *path = f16_path;
+        opt.kernel = "mul";
+        opt.signature = "*fp16:16,*fp16:16,*fp16:16";
+        opt.constexprs = f16_defs;
+        opt.nconstexprs = 1;
+    }
+    return opt;
+}
+
+/* Compiles a kernel on dev; the module (NULL on failure) and its status. */
+static tric_status compile(tric_device dev, const char *which, const tric_compile_options *extra,
+                           tric_module *mod)
+{
+    const char *path = NULL;
+    tric_compile_options opt = kernel_options(which, &path);
+    if (extra) {
+        opt.no_tma = extra->no_tma;
+        opt.llvm_passes = extra->llvm_passes;
+        opt.llvm_args = extra->llvm_args;
+        opt.no_cache = extra->no_cache;
+    }
+    *mod = NULL;
+    return tric_module_compile_file(dev, path, &opt, mod);
+}
+
+static bool has(tric_module mod, const char *text)
+{
+    return mod && strstr(tric_module_code(mod), text) != NULL;
+}
+
+/* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
+
+enum { CHILD_COMPILED = 0, CHILD_FAILED = 1, CHILD_FROM_CACHE = 3 };
+
+static int child(const char *which, const char *llvm_args)
+{
+    tric_device dev;
+    tric_module mod;
+    tric_compile_options extra = tric_compile_options_default();
+    extra.llvm_args = llvm_args;
+    if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS ||
+        compile(dev, which, &extra, &mod) != TRIC_SUCCESS) {
+        fprintf(stderr, "child %s: %s\n", which, tric_last_error());
+        return CHILD_FAILED;
+    }
+    int status = mod->from_cache ? CHILD_FROM_CACHE : CHILD_COMPILED;
+    tric_module_destroy(mod);
+    tric_device_close(dev);
+    return status;
+}
+
+/* Runs this program as a child with one more environment variable ("NAME=VALUE", or NULL); its
+ * exit status. */
+static int run_child(const char *env, const char *which, const char *llvm_args)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (env)
+            putenv((char *)env);
+        execl("/proc/self/exe", "runtime_switches_mock", which, llvm_args, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+/* ---- the checks ------------------------------------------------------------------------------- */
+
+static void test_no_tma(tric_device dev)
+{
+    /* Another process, with TRIC_NO_TMA=1, compiles first: its entry holds cp.async copies. */
+    CHECK(run_child("TRIC_NO_TMA=1", "seed2", NULL) == CHILD_COMPILED);
+    tric_module plain, again, no_tma;
+    CHECK(compile(dev, "seed2", NULL, &plain) == TRIC_SUCCESS);
+    CHECK(plain && !plain->from_cache);
+    CHECK(has(plain, "cp.async.bulk.tensor") && !has(plain, "cp.async.cg"));
+    CHECK(compile(dev, "seed2", NULL, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache && !strcmp(tric_module_code(plain), tric_module_code(again)));
+    /* The option is the same switch as the variable: the other process's entry. */
+    tric_compile_options extra = tric_compile_options_default();
+    extra.no_tma = 1;
+    CHECK(compile(dev, "seed2", &extra, &no_tma) == TRIC_SUCCESS);
+    CHECK(no_tma && no_tma->from_cache);
+    CHECK(has(no_tma, "cp.async.cg") && !has(no_tma, "cp.async.bulk.tensor"));
+    /* Remarks print; they change no code, and no key. */
+    CHECK(run_child("TRIC_PIPELINE_REMARKS=1", "seed2", NULL) == CHILD_FROM_CACHE);
+    tric_module_destroy(plain);
+    tric_module_destroy(again);
+    tric_module_destroy(no_tma);
+}
+
+static void test_llvm_passes(tric_device dev)
+{
+    tric_module o3, mine, again;
+    CHECK(compile(dev, "va", NULL, &o3) == TRIC_SUCCESS);
+    CHECK(o3 && !o3->from_cache);
+    tric_compile_options extra = tric_compile_options_default();
+    extra.llvm_passes = "globaldce,function(instcombine)";
+    CHECK(compile(dev, "va", &extra, &mine) == TRIC_SUCCESS);
+    CHECK(mine && !mine->from_cache);
+    CHECK(o3 && mine && strcmp(tric_module_code(o3), tric_module_code(mine)) != 0);
+    CHECK(compile(dev, "va", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache && mine &&
+          !strcmp(tric_module_code(mine), tric_module_code(again)));
+    /* The variable is the same switch as the option. */
+    CHECK(run_child("TRIC_LLVM_PIPELINE=globaldce,function(instcombine)", "va", NULL) ==
+          CHILD_FROM_CACHE);
+    tric_module_destroy(o3);
+    tric_module_destroy(mine);
+    tric_module_destroy(again);
+}
+
+static void test_llvm_args(tric_device dev)
+{
+    static const char no_f16[] = "-nvptx-no-f16-math";
+    /* This process generated code with no LLVM args: others are refused, not silently ignored. */
+    tric_compile_options extra = tric_compile_options_default();
+    extra.llvm_args = no_f16;
+    extra.no_cache = 1;
+    tric_module refused;
+    CHECK(compile(dev, "f16", &extra, &refused) == TRIC_ERROR_COMPILE && !refused);
+    CHECK(strstr(tric_last_error(),
+                 "tric: error: --llvm-args '-nvptx-no-f16-math': LLVM's options are set once per "
+                 "process, and this process's first compile set them to ''") != NULL);
+    /* Another process compiles with them, a third finds its entry through the variable. */
+    CHECK(run_child(NULL, "f16", no_f16) == CHILD_COMPILED);
+    CHECK(run_child("TRIC_LLVM_ARGS=-nvptx-no-f16-math", "f16", NULL) == CHILD_FROM_CACHE);
+    tric_module plain, theirs;
+    CHECK(compile(dev, "f16", NULL, &plain) == TRIC_SUCCESS);
+    CHECK(plain && !plain->from_cache && has(plain, "mul.rn.f16x2"));
+    extra.no_cache = 0;
+    CHECK(compile(dev, "f16", &extra, &theirs) == TRIC_SUCCESS);
+    CHECK(theirs && theirs->from_cache);
+    CHECK(!has(theirs, "mul.rn.f16x2") && has(theirs, "mul.rn.f32"));
+    tric_module_destroy(plain);
+    tric_module_destroy(theirs);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        return child(argv[1], argc > 2 ? argv[2] : NULL);
+    /* None of the switches may come from the environment of the test itself. */
+    static const char *const vars[] = {
+        "TRIC_NO_TMA",   "TRIC_LLVM_PIPELINE",    "TRIC_LLVM_ARGS",    "TRIC_ARCH",
+        "TRIC_NO_CACHE", "TRIC_PIPELINE_REMARKS", "TRIC_CODEGEN_TIMES"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    tric_device dev;
+    if (tric_device_open("cuda:0", &dev) != TRIC_SUCCESS) {
+        printf("SKIP: %s\n", tric_last_error());
+        return 77;
+    }
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib || !dlsym(lib, "mock_state")) {
+        printf("SKIP: the libcuda.so.1 loaded is not the mock (%s)\n", tric_device_name(dev));
+        return 77;
+    }
+    CHECK(strcmp(tric_device_arch(dev), "sm_90a") == 0);
+    char dir[] = "/tmp/tric-switches-XXXXXX";
+    if (!mkdtemp(dir)) {
+        printf("FAIL: mkdtemp\n");
+        return 1;
+    }
+    setenv("TRIC_CACHE_DIR", dir, 1);
+    test_no_tma(dev);
+    test_llvm_passes(dev);
+    test_llvm_args(dev);
+    tric_device_close(dev);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+    if (failures) {
+        printf("FAIL: %d check(s)\n", failures);
+        return 1;
+    }
+    printf("PASS\n");
+    return 0;
+}
