@@ -1,5 +1,6 @@
 /* api.c: the public entry points of include/tric/tric.h. They check their arguments, then hand the
- * work to the device's file (cpu.c or cuda.c). Errors: rt_fail sets a thread-local message. */
+ * work to the device's file (cpu.c or cuda.c). Errors: rt_fail sets a thread-local message;
+ * warnings (rt_warn) go to the caller's handler, once per process each, and never to stderr. */
 #include "runtime/runtime.h"
 
 #include <errno.h>
@@ -7,15 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- errors ----------------------------------------------------------------------------------- */
+/* ---- errors and warnings ---------------------------------------------------------------------- */
 
-static _Thread_local char *last_error;
-/* The same pointer under a pthread key, whose destructor frees it when the thread exits (a
- * _Thread_local pointer alone would leak each exited thread's last message). */
-static pthread_key_t last_error_key;
-static pthread_once_t last_error_once = PTHREAD_ONCE_INIT;
+/* This thread's last error and last warning. Each pointer is also kept under a pthread key, whose
+ * destructor frees it when the thread exits (a _Thread_local pointer alone would leak each exited
+ * thread's last message). */
+static _Thread_local char *last_error, *last_warning;
+static pthread_key_t last_error_key, last_warning_key;
+static pthread_once_t message_keys_once = PTHREAD_ONCE_INIT;
 
-static void make_last_error_key(void) { pthread_key_create(&last_error_key, free); }
+static void make_message_keys(void) {
+    pthread_key_create(&last_error_key, free);
+    pthread_key_create(&last_warning_key, free);
+}
+
+/* Makes text (malloc'd) this thread's message in *slot, freeing the one it replaces. */
+static void set_thread_message(char **slot, pthread_key_t *key, char *text) {
+    free(*slot);
+    *slot = text;
+    pthread_once(&message_keys_once, make_message_keys);
+    pthread_setspecific(*key, text);
+}
 
 const char *tric_last_error(void) { return last_error ? last_error : ""; }
 
@@ -25,11 +38,71 @@ tric_status rt_fail(tric_status status, const char *fmt, ...) {
     va_start(ap, fmt);
     strbuf_vprintf(&sb, fmt, ap);
     va_end(ap);
-    free(last_error);
-    last_error = strbuf_take(&sb);
-    pthread_once(&last_error_once, make_last_error_key);
-    pthread_setspecific(last_error_key, last_error);
+    set_thread_message(&last_error, &last_error_key, strbuf_take(&sb));
     return status;
+}
+
+/* Process-wide: the caller's handler, and the hashes of the warnings given so far (each is given
+ * once: a refused cache directory would otherwise warn at every compile). */
+static pthread_mutex_t warning_lock = PTHREAD_MUTEX_INITIALIZER;
+static tric_warning_fn warning_handler;
+static void *warning_user;
+static uint64_t *warned;
+static size_t nwarned, warned_cap;
+
+const char *tric_last_warning(void) { return last_warning ? last_warning : ""; }
+
+void tric_set_warning_handler(tric_warning_fn fn, void *user) {
+    pthread_mutex_lock(&warning_lock);
+    warning_handler = fn;
+    warning_user = user;
+    pthread_mutex_unlock(&warning_lock);
+}
+
+/* Whether a warning with this hash was given before; remembers it when not (a table that cannot
+ * grow forgets, so that warning may come again: better than losing it). warning_lock held. */
+static bool warned_before(uint64_t hash) {
+    for (size_t i = 0; i < nwarned; i++)
+        if (warned[i] == hash)
+            return true;
+    if (nwarned == warned_cap) {
+        size_t cap = warned_cap ? 2 * warned_cap : 16;
+        uint64_t *grown = realloc(warned, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        warned = grown;
+        warned_cap = cap;
+    }
+    warned[nwarned++] = hash;
+    return false;
+}
+
+void rt_warn(const char *fmt, ...) {
+    StrBuf sb = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    if (!sb.data)
+        return;
+    pthread_mutex_lock(&warning_lock);
+    bool again = warned_before(rt_fnv1a(RT_FNV_OFFSET, sb.data, sb.len));
+    tric_warning_fn fn = warning_handler;
+    void *user = warning_user;
+    pthread_mutex_unlock(&warning_lock);
+    if (again) {
+        strbuf_free(&sb);
+        return;
+    }
+    char *text = strbuf_take(&sb);
+    set_thread_message(&last_warning, &last_warning_key, text);
+    if (!fn)
+        return;
+    /* Outside the lock, and on a copy: a handler may call tric again, even something that warns
+     * on this thread and so frees the thread's message. */
+    char *copy = strdup(text);
+    fn(copy ? copy : text, user);
+    free(copy);
 }
 
 tric_status rt_capture_error(const char *what) {

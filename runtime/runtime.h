@@ -4,7 +4,8 @@
  *   api.c    errors, devices, modules, kernels, buffers, argument checking, launch dispatch
  *   cpu.c    the cpu device: host buffers, driver_compile to IR, interp_run
  *   cuda.c   the cuda device: libcuda through runtime/cuda_api.h
- *   cache.c  the on-disk JIT cache: key material -> PTX, written atomically, checked on read
+ *   cache.c  the on-disk JIT cache: key material -> PTX, written atomically, checked on read, read
+ *            only from a directory and files that no one but the user could have written
  *   tensor_map.c  a kernel's TMA tensor maps evaluated against a launch's arguments
  *
  * Knows the driver (driver/driver.h) and the IR (for the interpreter), never LLVM. */
@@ -20,6 +21,9 @@
 
 /* Sets this thread's last error and returns status (so `return rt_fail(...)` reads well). */
 tric_status rt_fail(tric_status status, const char *fmt, ...) TRIC_PRINTF(2, 3);
+/* Gives a warning (tric_set_warning_handler, tric_last_warning) unless the same text was given
+ * before in this process: for what tric works around, such as a cache it will not trust. */
+void rt_warn(const char *fmt, ...) TRIC_PRINTF(1, 2);
 
 /* A node of a device's list of live objects (circular, the device holds the head): what
  * tric_device_close frees when the caller has not. */
@@ -388,11 +392,16 @@ uint64_t rt_fnv1a(uint64_t h, const void *data, size_t n);
 /* The entry's path for this key material: DIR/<16 hex digits of the hash>.ptx. malloc'd. */
 char *rt_cache_path(const char *dir, const char *material, size_t mlen);
 /* Reads the entry for material into payload. false when absent, or when the entry is corrupt or
- * belongs to other material (then why says which; the caller recompiles and overwrites). */
+ * belongs to other material (then why says which; the caller recompiles and overwrites). Only a
+ * directory and an entry that no one but the user (and root; with TRIC_CACHE_SHARED, the
+ * directory's group) could have written are read: anything else is a miss, warned about once
+ * (rt_warn), as a symlink or a non-regular file in an entry's place is. */
 bool rt_cache_lookup(const char *dir, const char *material, size_t mlen, StrBuf *payload,
                      StrBuf *why);
-/* Writes the entry atomically (temp file in dir, fsync, rename); creates dir. false with why on
- * any failure (not an error for the caller: it just compiled without caching). */
+/* Writes the entry atomically (a temp file made O_EXCL in dir, fsync, rename); creates dir (0700,
+ * or 0770 less the umask when shared; entries 0600, or 0640). false with why on any failure, and
+ * in a directory rt_cache_lookup would not trust (not an error for the caller: it just compiled
+ * without caching). */
 bool rt_cache_store(const char *dir, const char *material, size_t mlen, const char *payload,
                     size_t plen, StrBuf *why);
 

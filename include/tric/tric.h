@@ -16,7 +16,8 @@
  *
  * Errors are values: every call returns a tric_status, and on failure tric_last_error() holds the
  * whole message for this thread (compile diagnostics verbatim, with their caret lines). The library
- * never exits or aborts on a user error. docs/runtime.md is the reference. */
+ * never exits or aborts on a user error, and never prints (warnings: tric_set_warning_handler).
+ * docs/runtime.md is the reference. */
 #ifndef TRIC_TRIC_H
 #define TRIC_TRIC_H
 
@@ -49,6 +50,18 @@ const char *tric_status_name(tric_status status);
 /* The message of the most recent failing call on the calling thread ("" when none failed yet). The
  * pointer stays valid until the next failing call on this thread. */
 const char *tric_last_error(void);
+
+/* Warnings: what the library worked around but the caller should still hear of -- today a disk
+ * cache directory or entry it refused to trust (docs/runtime.md "The JIT cache"); tric then does
+ * without it (compiles, tunes) and the call succeeds. Each distinct warning is given once per
+ * process. The library never prints one: it calls the handler, if one is set, on the thread that
+ * met the problem (message valid during the call), and keeps it as that thread's last warning. */
+typedef void (*tric_warning_fn)(const char *message, void *user);
+/* Sets the process's warning handler (NULL: none, the default); user is passed back to it. */
+void tric_set_warning_handler(tric_warning_fn fn, void *user);
+/* The most recent warning given on the calling thread ("" when none yet). The pointer stays valid
+ * until the next warning on this thread. */
+const char *tric_last_warning(void);
 
 /* ---- devices ---------------------------------------------------------------------------------- */
 
