@@ -30,7 +30,9 @@
  * 16-bit); any other use of a pipelined tile reads it whole. A pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
  * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
- * fp8), copied in pieces of at least 4 bytes. A load's `other` other than 0 goes with its
+ * fp8), copied in pieces of at least 4 bytes. Beside them, the rows of elements (rank 1) the
+ * loop loads for other uses are copied ahead too, and a loop with no dot has its rows copied when
+ * its own tl.range asks for stages (choose_loads). A load's `other` other than 0 goes with its
  * async_copy (masked-off elements are written with it).
  *
  * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks,
