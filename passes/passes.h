@@ -86,15 +86,17 @@ bool layout_replicates(const IrFunc *f, int layout, Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,
  * 101376 for sm_86/sm_89. */
 int shared_limit_bytes(int sm);
-/* pipeline_loops.c: software pipelining (docs/passes.md "pipeline"). For a for loop whose dots
- * read tiles loaded in the same iteration, with S = the loop's num_stages (tl.range), else the
- * function's, S >= 2: the loads become async_copy ops into S-slot local_alloc buffers, issued
- * S - 1 iterations ahead (a prologue of S - 1 predicated iterations before the loop), each
- * iteration waits (async_wait) for its own tile, reads it through a slot view (local_load into
- * the dot operand's layout, or a wgmma reading shared memory directly with one wgmma left in
- * flight), and the loop carries the insert and extract slot indices. Requires layouts; leaves
- * local_alloc buffers without a shared layout (swizzle.c gives them one). A loop it cannot
- * pipeline is left as it is. */
+/* pipeline_loops.c: software pipelining (docs/passes.md "pipeline"). For a for loop with S = the
+ * loop's num_stages (tl.range), else the function's, S >= 2: the loads whose tiles feed its mma
+ * dots (whatever else reads them), and the rows of elements beside them (or, in a loop with no
+ * dot, when its own tl.range asks), become async_copy ops into S-slot local_alloc buffers, issued
+ * S - 1 iterations ahead (a prologue of S - 1 predicated iterations before the loop); each
+ * iteration waits (async_wait) for its own tiles and reads them through slot views (local_load
+ * into a dot operand's layout or the load's own, or a wgmma reading shared memory directly,
+ * left in flight where the loop allows); what the rest of the body needs of the ops that run
+ * ahead is computed again there. The loop carries the insert and extract slot indices. Requires
+ * layouts; leaves local_alloc buffers without a shared layout (swizzle.c gives them one). A loop
+ * it cannot pipeline is left as it is, with a remark saying why. */
 bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d);
 /* swizzle.c: a #shared layout for every local_alloc (and its slot views): the contiguous dim is
  * the one the copies into it run along, the swizzle the widest of 128, 64, 32 bytes that divides

@@ -1,5 +1,6 @@
-/* pipeline_loops.c: software pipelining of the loops whose loads feed tensor-core dots (Triton's
- * assign_latencies + schedule_loops + pipeline, for the pointer-load case; docs/passes.md).
+/* pipeline_loops.c: software pipelining of loops: the loads that feed tensor-core dots, and the
+ * rows of elements beside them, copied S - 1 iterations ahead (Triton's assign_latencies +
+ * schedule_loops + pipeline, for the pointer-load case; docs/passes.md "pipeline").
  *
  * Requires: layouts (a dot's operand converts and #mma result are known), axis info. Guarantees:
  * in every loop it pipelines, each pipelined load is an async_copy into slot (i + S - 1) % S of
