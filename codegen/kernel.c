@@ -25,23 +25,9 @@ static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
 static bool lower_op(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
-    switch (op->code) { /* shared-memory tiles have no registers: no distribution */
-    case OP_LOCAL_ALLOC:
-    case OP_SLOT:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT:
-    case OP_BARRIER:
-    case OP_LOCAL_LOAD:
-    case OP_WGMMA:
-    case OP_WGMMA_WAIT:
-    case OP_TMA_LOAD:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT: return cg_lower_pipeline_op(c, op);
-    default: break;
-    }
+    /* shared-memory tiles have no registers: no distribution */
+    if (op_has(op->code, OPT_PIPELINE))
+        return cg_lower_pipeline_op(c, op);
     ValueId r = op->nresults ? op->results[0] : 0;
     Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
     int rlayout = r ? ir_value(c->f, r)->layout : 0;

@@ -2497,13 +2497,7 @@ static bool validate_region(Interp *in, const IrRegion *r)
                 return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j,
                             op_name(op->code));
         }
-        bool makes_value =
-            !(op->code == OP_STORE || op->code == OP_ASSERT || op->code == OP_FOR ||
-              op->code == OP_IF || op->code == OP_WHILE || op->code == OP_YIELD ||
-              op->code == OP_CONDITION || op->code == OP_ASYNC_COPY ||
-              op->code == OP_ASYNC_COMMIT || op->code == OP_ASYNC_WAIT || op->code == OP_BARRIER ||
-              op->code == OP_WGMMA_WAIT || op->code == OP_MBAR_INIT || op->code == OP_MBAR_INVAL ||
-              op->code == OP_MBAR_EXPECT || op->code == OP_MBAR_WAIT || op->code == OP_TMA_LOAD);
+        bool makes_value = op_num_results(op->code) > 0; /* not 0, not variable */
         if (makes_value && op->nresults < 1)
             return fail(in, op, "internal error: %s without a result", op_name(op->code));
         for (int j = 0; j < op->nresults; j++)

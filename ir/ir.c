@@ -13,13 +13,25 @@
 /* ---- the op table ------------------------------------------------------------------------- */
 
 static const char *const op_names[OP_COUNT] = {
-#define X(e, name, nops, doc) [e] = name,
+#define X(e, name, nops, nres, traits, doc) [e] = name,
     TRIC_OPS(X)
 #undef X
 };
 
 static const int op_operand_counts[OP_COUNT] = {
-#define X(e, name, nops, doc) [e] = nops,
+#define X(e, name, nops, nres, traits, doc) [e] = nops,
+    TRIC_OPS(X)
+#undef X
+};
+
+static const int op_result_counts[OP_COUNT] = {
+#define X(e, name, nops, nres, traits, doc) [e] = nres,
+    TRIC_OPS(X)
+#undef X
+};
+
+static const unsigned op_traits[OP_COUNT] = {
+#define X(e, name, nops, nres, traits, doc) [e] = (traits),
     TRIC_OPS(X)
 #undef X
 };
@@ -38,52 +50,18 @@ int op_num_operands(OpCode code)
     return op_operand_counts[code];
 }
 
-/* Elementwise: every operand and the result have one shape and the result element i depends only
- * on operand elements i (Triton's Elementwise trait). That covers arithmetic, compares, select,
- * casts and addptr; layouts propagate through them unchanged. */
-bool op_is_elementwise(OpCode code)
+int op_num_results(OpCode code)
 {
-    switch (code) {
-    case OP_ADD:
-    case OP_SUB:
-    case OP_MUL:
-    case OP_DIV:
-    case OP_REM:
-    case OP_MIN:
-    case OP_MAX:
-    case OP_AND:
-    case OP_OR:
-    case OP_XOR:
-    case OP_SHL:
-    case OP_SHR:
-    case OP_UMULHI:
-    case OP_FMA:
-    case OP_NEG:
-    case OP_NOT:
-    case OP_EXP:
-    case OP_EXP2:
-    case OP_LOG:
-    case OP_LOG2:
-    case OP_SQRT:
-    case OP_RSQRT:
-    case OP_ABS:
-    case OP_SIN:
-    case OP_COS:
-    case OP_FLOOR:
-    case OP_CEIL:
-    case OP_CMP_EQ:
-    case OP_CMP_NE:
-    case OP_CMP_LT:
-    case OP_CMP_LE:
-    case OP_CMP_GT:
-    case OP_CMP_GE:
-    case OP_SELECT:
-    case OP_CAST:
-    case OP_BITCAST:
-    case OP_ADDPTR:
-    case OP_LIBDEVICE: return true;
-    default: return false;
-    }
+    if ((int)code < 0 || code >= OP_COUNT)
+        return -1;
+    return op_result_counts[code];
+}
+
+bool op_has(OpCode code, unsigned traits)
+{
+    if ((int)code < 0 || code >= OP_COUNT)
+        return false;
+    return (op_traits[code] & traits) != 0;
 }
 
 /* ---- the libdevice table ------------------------------------------------------------------ */

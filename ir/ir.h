@@ -19,104 +19,128 @@
 /* A value is an index into IrFunc.values; 0 means "none" (an absent mask, say). */
 typedef int32_t ValueId;
 
-/* Ops. Columns: enum, text name, number of operands (-1: variable), meaning. Elementwise ops take
- * operands of one shape (lowering inserts splat/broadcast) and, for arithmetic, one dtype (lowering
- * inserts casts); integer semantics (signed or unsigned) come from the dtype. `attr` names the
- * op's integer attributes (IrOp.attr[]). */
+/* Op traits: the facts passes ask about an op, one bit each, given in the traits column of
+ * TRIC_OPS (MLIR's op traits: set in the op's one definition, queried by the passes) and asked
+ * with op_has. Who asks: dce keeps an unused op that has EFFECT or TERMINATOR (or holds one);
+ * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
+ * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
+ * lowers PIPELINE ops in lower_pipeline.c; layouts and verify ask ELEMENTWISE. */
+typedef enum OpTrait {
+    /* operands and result share one shape; result element i depends only on operand elements i */
+    OPT_ELEMENTWISE = 1 << 0,
+    /* writes memory, syncs or waits, asserts, or decides whether a loop ends (while, condition) */
+    OPT_EFFECT = 1 << 1,
+    /* reads memory other ops write: an unused one goes (dce), two never merge (it may change) */
+    OPT_READS_MEMORY = 1 << 2,
+    /* makes a new shared-memory buffer: an unused one goes (dce), two are never one buffer (cse) */
+    OPT_ALLOC = 1 << 3,
+    /* holds regions (for, if, while): dce and pipeline_loops look inside, cse never merges it */
+    OPT_REGIONS = 1 << 4,
+    /* ends a region, handing values out (yield, condition): dce keeps it; a yield has no effect */
+    OPT_TERMINATOR = 1 << 5,
+    /* a memory-pipeline op (made by pipeline_loops/tma): shared memory, async copies, wgmma */
+    OPT_PIPELINE = 1 << 6,
+} OpTrait;
+
+/* Ops. Columns: enum, text name, number of operands (-1: variable), number of results (-1:
+ * variable), traits (OpTrait bits), meaning. Elementwise ops take operands of one shape (lowering
+ * inserts splat/broadcast) and, for arithmetic, one dtype (lowering inserts casts); integer
+ * semantics (signed or unsigned) come from the dtype. `attr` names the op's integer attributes
+ * (IrOp.attr[]). */
 /* clang-format off */
 #define TRIC_OPS(X)                                                                                \
     /* --- values from nowhere --- */                                                              \
-    X(OP_CONST, "const", 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
-    X(OP_PROGRAM_ID, "program_id", 0, "r:i32 = this program's index along attr[0]")              \
-    X(OP_NUM_PROGRAMS, "num_programs", 0, "r:i32 = grid size along attr[0]")                      \
-    X(OP_MAKE_RANGE, "make_range", 0, "r:<N x i32> = [attr[0], attr[1])")                         \
+    X(OP_CONST, "const", 0, 1, 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
+    X(OP_PROGRAM_ID, "program_id", 0, 1, 0, "r:i32 = this program's index along attr[0]")          \
+    X(OP_NUM_PROGRAMS, "num_programs", 0, 1, 0, "r:i32 = grid size along attr[0]")                 \
+    X(OP_MAKE_RANGE, "make_range", 0, 1, 0, "r:<N x i32> = [attr[0], attr[1])")                    \
     /* --- shape --- */                                                                           \
-    X(OP_SPLAT, "splat", 1, "r = scalar a copied to every element of r's shape")                  \
-    X(OP_BROADCAST, "broadcast", 1, "r = a with its size-1 dims stretched to r's shape")          \
-    X(OP_EXPAND_DIMS, "expand_dims", 1, "r = a with a dim of size 1 inserted at attr[0]")         \
-    X(OP_RESHAPE, "reshape", 1, "r = a's elements, row-major, in r's shape")                      \
-    X(OP_TRANS, "trans", 1, "r = a permuted: r dim i is a dim attr[i]")                           \
-    X(OP_JOIN, "join", 2, "r = a and b (one type) stacked along a new last dim of size 2: r[..., 0] = a, r[..., 1] = b") \
-    X(OP_SPLIT, "split", 1, "r = a[..., attr[0]]: a's last dim (size 2) dropped, keeping half attr[0] (0 or 1)") \
-    X(OP_CONVERT_LAYOUT, "convert_layout", 1, "r = a, moved to r's layout (through shared memory)") \
+    X(OP_SPLAT, "splat", 1, 1, 0, "r = scalar a copied to every element of r's shape")             \
+    X(OP_BROADCAST, "broadcast", 1, 1, 0, "r = a with its size-1 dims stretched to r's shape")     \
+    X(OP_EXPAND_DIMS, "expand_dims", 1, 1, 0, "r = a with a dim of size 1 inserted at attr[0]")    \
+    X(OP_RESHAPE, "reshape", 1, 1, 0, "r = a's elements, row-major, in r's shape")                 \
+    X(OP_TRANS, "trans", 1, 1, 0, "r = a permuted: r dim i is a dim attr[i]")                      \
+    X(OP_JOIN, "join", 2, 1, 0, "r = a and b (one type) stacked along a new last dim of size 2: r[..., 0] = a, r[..., 1] = b") \
+    X(OP_SPLIT, "split", 1, 1, 0, "r = a[..., attr[0]]: a's last dim (size 2) dropped, keeping half attr[0] (0 or 1)") \
+    X(OP_CONVERT_LAYOUT, "convert_layout", 1, 1, 0, "r = a, moved to r's layout (through shared memory)") \
     /* --- elementwise arithmetic: int or float by dtype --- */                                   \
-    X(OP_ADD, "add", 2, "r = a + b (ints wrap)")                                                   \
-    X(OP_SUB, "sub", 2, "r = a - b")                                                               \
-    X(OP_MUL, "mul", 2, "r = a * b")                                                               \
-    X(OP_DIV, "div", 2, "r = a / b: floats IEEE; ints truncate toward zero (C)")                  \
-    X(OP_REM, "rem", 2, "r = a % b: ints sign of a (C); floats fmod")                             \
-    X(OP_MIN, "min", 2, "r = min(a, b)")                                                           \
-    X(OP_MAX, "max", 2, "r = max(a, b)")                                                           \
-    X(OP_AND, "and", 2, "r = a & b (ints, i1)")                                                    \
-    X(OP_OR, "or", 2, "r = a | b (ints, i1)")                                                      \
-    X(OP_XOR, "xor", 2, "r = a ^ b (ints, i1)")                                                    \
-    X(OP_SHL, "shl", 2, "r = a << b")                                                              \
-    X(OP_SHR, "shr", 2, "r = a >> b: arithmetic for signed dtypes, logical for unsigned")         \
-    X(OP_UMULHI, "umulhi", 2, "r = high half of the unsigned product")                            \
-    X(OP_FMA, "fma", 3, "r = a * b + c, one rounding")                                             \
-    X(OP_NEG, "neg", 1, "r = -a")                                                                  \
-    X(OP_NOT, "not", 1, "r = ~a (ints, i1)")                                                       \
-    X(OP_EXP, "exp", 1, "r = e^a (floats)")                                                        \
-    X(OP_EXP2, "exp2", 1, "r = 2^a")                                                               \
-    X(OP_LOG, "log", 1, "r = ln a")                                                                \
-    X(OP_LOG2, "log2", 1, "r = log2 a")                                                            \
-    X(OP_SQRT, "sqrt", 1, "r = sqrt a")                                                            \
-    X(OP_RSQRT, "rsqrt", 1, "r = 1 / sqrt a")                                                      \
-    X(OP_ABS, "abs", 1, "r = |a| (ints and floats)")                                               \
-    X(OP_SIN, "sin", 1, "r = sin a")                                                               \
-    X(OP_COS, "cos", 1, "r = cos a")                                                               \
-    X(OP_FLOOR, "floor", 1, "r = floor a")                                                         \
-    X(OP_CEIL, "ceil", 1, "r = ceil a")                                                            \
-    X(OP_LIBDEVICE, "libdevice", -1, "r = function attr[0] of TRIC_LIBDEVICE_FNS of the 1 or 2 float operands (one type); r has their type, or i1 for a predicate") \
+    X(OP_ADD, "add", 2, 1, OPT_ELEMENTWISE, "r = a + b (ints wrap)")                               \
+    X(OP_SUB, "sub", 2, 1, OPT_ELEMENTWISE, "r = a - b")                                           \
+    X(OP_MUL, "mul", 2, 1, OPT_ELEMENTWISE, "r = a * b")                                           \
+    X(OP_DIV, "div", 2, 1, OPT_ELEMENTWISE, "r = a / b: floats IEEE; ints truncate toward zero (C)") \
+    X(OP_REM, "rem", 2, 1, OPT_ELEMENTWISE, "r = a % b: ints sign of a (C); floats fmod")          \
+    X(OP_MIN, "min", 2, 1, OPT_ELEMENTWISE, "r = min(a, b)")                                       \
+    X(OP_MAX, "max", 2, 1, OPT_ELEMENTWISE, "r = max(a, b)")                                       \
+    X(OP_AND, "and", 2, 1, OPT_ELEMENTWISE, "r = a & b (ints, i1)")                                \
+    X(OP_OR, "or", 2, 1, OPT_ELEMENTWISE, "r = a | b (ints, i1)")                                  \
+    X(OP_XOR, "xor", 2, 1, OPT_ELEMENTWISE, "r = a ^ b (ints, i1)")                                \
+    X(OP_SHL, "shl", 2, 1, OPT_ELEMENTWISE, "r = a << b")                                          \
+    X(OP_SHR, "shr", 2, 1, OPT_ELEMENTWISE, "r = a >> b: arithmetic for signed dtypes, logical for unsigned") \
+    X(OP_UMULHI, "umulhi", 2, 1, OPT_ELEMENTWISE, "r = high half of the unsigned product")         \
+    X(OP_FMA, "fma", 3, 1, OPT_ELEMENTWISE, "r = a * b + c, one rounding")                         \
+    X(OP_NEG, "neg", 1, 1, OPT_ELEMENTWISE, "r = -a")                                              \
+    X(OP_NOT, "not", 1, 1, OPT_ELEMENTWISE, "r = ~a (ints, i1)")                                   \
+    X(OP_EXP, "exp", 1, 1, OPT_ELEMENTWISE, "r = e^a (floats)")                                    \
+    X(OP_EXP2, "exp2", 1, 1, OPT_ELEMENTWISE, "r = 2^a")                                           \
+    X(OP_LOG, "log", 1, 1, OPT_ELEMENTWISE, "r = ln a")                                            \
+    X(OP_LOG2, "log2", 1, 1, OPT_ELEMENTWISE, "r = log2 a")                                        \
+    X(OP_SQRT, "sqrt", 1, 1, OPT_ELEMENTWISE, "r = sqrt a")                                        \
+    X(OP_RSQRT, "rsqrt", 1, 1, OPT_ELEMENTWISE, "r = 1 / sqrt a")                                  \
+    X(OP_ABS, "abs", 1, 1, OPT_ELEMENTWISE, "r = |a| (ints and floats)")                           \
+    X(OP_SIN, "sin", 1, 1, OPT_ELEMENTWISE, "r = sin a")                                           \
+    X(OP_COS, "cos", 1, 1, OPT_ELEMENTWISE, "r = cos a")                                           \
+    X(OP_FLOOR, "floor", 1, 1, OPT_ELEMENTWISE, "r = floor a")                                     \
+    X(OP_CEIL, "ceil", 1, 1, OPT_ELEMENTWISE, "r = ceil a")                                        \
+    X(OP_LIBDEVICE, "libdevice", -1, 1, OPT_ELEMENTWISE, "r = function attr[0] of TRIC_LIBDEVICE_FNS of the 1 or 2 float operands (one type); r has their type, or i1 for a predicate") \
     /* --- compare and select: result i1 --- */                                                   \
-    X(OP_CMP_EQ, "cmp_eq", 2, "r:i1 = a == b")                                                     \
-    X(OP_CMP_NE, "cmp_ne", 2, "r:i1 = a != b (true for NaN)")                                      \
-    X(OP_CMP_LT, "cmp_lt", 2, "r:i1 = a < b (signedness by dtype)")                                \
-    X(OP_CMP_LE, "cmp_le", 2, "r:i1 = a <= b")                                                     \
-    X(OP_CMP_GT, "cmp_gt", 2, "r:i1 = a > b")                                                      \
-    X(OP_CMP_GE, "cmp_ge", 2, "r:i1 = a >= b")                                                     \
-    X(OP_SELECT, "select", 3, "r = a ? b : c, elementwise (a is i1)")                             \
+    X(OP_CMP_EQ, "cmp_eq", 2, 1, OPT_ELEMENTWISE, "r:i1 = a == b")                                 \
+    X(OP_CMP_NE, "cmp_ne", 2, 1, OPT_ELEMENTWISE, "r:i1 = a != b (true for NaN)")                  \
+    X(OP_CMP_LT, "cmp_lt", 2, 1, OPT_ELEMENTWISE, "r:i1 = a < b (signedness by dtype)")            \
+    X(OP_CMP_LE, "cmp_le", 2, 1, OPT_ELEMENTWISE, "r:i1 = a <= b")                                 \
+    X(OP_CMP_GT, "cmp_gt", 2, 1, OPT_ELEMENTWISE, "r:i1 = a > b")                                  \
+    X(OP_CMP_GE, "cmp_ge", 2, 1, OPT_ELEMENTWISE, "r:i1 = a >= b")                                 \
+    X(OP_SELECT, "select", 3, 1, OPT_ELEMENTWISE, "r = a ? b : c, elementwise (a is i1)")          \
     /* --- conversion --- */                                                                      \
-    X(OP_CAST, "cast", 1, "r = a converted to r's dtype: float->float round to nearest even, float->int truncate, int->int wrap/extend by signedness of a") \
-    X(OP_BITCAST, "bitcast", 1, "r = a's bits as r's dtype (same width; a pointer <-> int64 is ptrtoint/inttoptr)")                         \
+    X(OP_CAST, "cast", 1, 1, OPT_ELEMENTWISE, "r = a converted to r's dtype: float->float round to nearest even, float->int truncate, int->int wrap/extend by signedness of a") \
+    X(OP_BITCAST, "bitcast", 1, 1, OPT_ELEMENTWISE, "r = a's bits as r's dtype (same width; a pointer <-> int64 is ptrtoint/inttoptr)") \
     /* --- memory --- */                                                                          \
-    X(OP_ADDPTR, "addptr", 2, "r = pointer a advanced by b elements of its pointee (b any int dtype)") \
-    X(OP_LOAD, "load", -1, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
-    X(OP_STORE, "store", -1, "*a = b where mask (operand 2, optional); no result")               \
-    X(OP_ATOMIC_RMW, "atomic_rmw", -1, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
-    X(OP_ATOMIC_CAS, "atomic_cas", 3, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
+    X(OP_ADDPTR, "addptr", 2, 1, OPT_ELEMENTWISE, "r = pointer a advanced by b elements of its pointee (b any int dtype)") \
+    X(OP_LOAD, "load", -1, 1, OPT_READS_MEMORY, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
+    X(OP_STORE, "store", -1, 0, OPT_EFFECT, "*a = b where mask (operand 2, optional); no result")  \
+    X(OP_ATOMIC_RMW, "atomic_rmw", -1, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
+    X(OP_ATOMIC_CAS, "atomic_cas", 3, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
-    X(OP_DOT, "dot", 3, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \
-    X(OP_REDUCE_SUM, "reduce_sum", 1, "r = sum of a along attr[0] (that dim removed)")            \
-    X(OP_REDUCE_MAX, "reduce_max", 1, "r = max of a along attr[0]")                               \
-    X(OP_REDUCE_MIN, "reduce_min", 1, "r = min of a along attr[0]")                               \
-    X(OP_ARGMAX, "argmax", 1, "r:i32 = index of the first max of a along attr[0]")                \
-    X(OP_ARGMIN, "argmin", 1, "r:i32 = index of the first min of a along attr[0]")                \
-    X(OP_SCAN, "scan", 1, "r = inclusive scan of a along attr[0] with the binary op attr[1] (add mul max min and or xor); attr[2]=1 from the end") \
-    X(OP_MULTIPLE_OF, "multiple_of", 1, "r = a; hint: along dim i every element is divisible by attr[i]") \
-    X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, "r = a; hint: along dim i runs of attr[i] consecutive values") \
-    X(OP_ASSERT, "assert", 1, "stop with sattr when any element of a is false")                   \
+    X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \
+    X(OP_REDUCE_SUM, "reduce_sum", 1, 1, 0, "r = sum of a along attr[0] (that dim removed)")       \
+    X(OP_REDUCE_MAX, "reduce_max", 1, 1, 0, "r = max of a along attr[0]")                          \
+    X(OP_REDUCE_MIN, "reduce_min", 1, 1, 0, "r = min of a along attr[0]")                          \
+    X(OP_ARGMAX, "argmax", 1, 1, 0, "r:i32 = index of the first max of a along attr[0]")           \
+    X(OP_ARGMIN, "argmin", 1, 1, 0, "r:i32 = index of the first min of a along attr[0]")           \
+    X(OP_SCAN, "scan", 1, 1, 0, "r = inclusive scan of a along attr[0] with the binary op attr[1] (add mul max min and or xor); attr[2]=1 from the end") \
+    X(OP_MULTIPLE_OF, "multiple_of", 1, 1, 0, "r = a; hint: along dim i every element is divisible by attr[i]") \
+    X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, 1, 0, "r = a; hint: along dim i runs of attr[i] consecutive values") \
+    X(OP_ASSERT, "assert", 1, 0, OPT_EFFECT, "stop with sattr when any element of a is false")     \
     /* --- the memory pipeline (made by passes/pipeline_loops.c; docs/ir.md "Shared memory") --- */ \
-    X(OP_LOCAL_ALLOC, "local_alloc", 0, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
-    X(OP_SLOT, "slot", 2, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \
-    X(OP_ASYNC_COPY, "async_copy", -1, "view a = *b where mask (operand 2, optional) else 0, asynchronously: complete once the group the next async_commit closes is waited for; no result") \
-    X(OP_ASYNC_COMMIT, "async_commit", 0, "close the open group of async_copy ops")                \
-    X(OP_ASYNC_WAIT, "async_wait", 0, "wait until at most attr[0] committed groups are incomplete") \
-    X(OP_BARRIER, "barrier", 0, "every thread of the program arrives before any goes on; attr[0] = 1: shared writes are first made visible to wgmma (async proxy)") \
-    X(OP_LOCAL_LOAD, "local_load", 1, "r = the contents of view a, in r's distributed layout")    \
-    X(OP_WGMMA, "wgmma", 3, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
-    X(OP_WGMMA_WAIT, "wgmma_wait", -1, "results = operands, once at most attr[0] wgmma ops are still running") \
-    X(OP_MBAR_INIT, "mbar_init", 1, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
-    X(OP_MBAR_INVAL, "mbar_inval", 1, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
-    X(OP_MBAR_EXPECT, "mbar_expect", 2, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
-    X(OP_MBAR_WAIT, "mbar_wait", 2, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
-    X(OP_TMA_LOAD, "tma_load", -1, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
+    X(OP_LOCAL_ALLOC, "local_alloc", 0, 1, OPT_ALLOC | OPT_PIPELINE, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
+    X(OP_SLOT, "slot", 2, 1, OPT_PIPELINE, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \
+    X(OP_ASYNC_COPY, "async_copy", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "view a = *b where mask (operand 2, optional) else 0, asynchronously: complete once the group the next async_commit closes is waited for; no result") \
+    X(OP_ASYNC_COMMIT, "async_commit", 0, 0, OPT_EFFECT | OPT_PIPELINE, "close the open group of async_copy ops") \
+    X(OP_ASYNC_WAIT, "async_wait", 0, 0, OPT_EFFECT | OPT_PIPELINE, "wait until at most attr[0] committed groups are incomplete") \
+    X(OP_BARRIER, "barrier", 0, 0, OPT_EFFECT | OPT_PIPELINE, "every thread of the program arrives before any goes on; attr[0] = 1: shared writes are first made visible to wgmma (async proxy)") \
+    X(OP_LOCAL_LOAD, "local_load", 1, 1, OPT_READS_MEMORY | OPT_PIPELINE, "r = the contents of view a, in r's distributed layout") \
+    X(OP_WGMMA, "wgmma", 3, 1, OPT_READS_MEMORY | OPT_PIPELINE, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
+    X(OP_WGMMA_WAIT, "wgmma_wait", -1, -1, OPT_EFFECT | OPT_PIPELINE, "results = operands, once at most attr[0] wgmma ops are still running") \
+    X(OP_MBAR_INIT, "mbar_init", 1, 0, OPT_EFFECT | OPT_PIPELINE, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
+    X(OP_MBAR_INVAL, "mbar_inval", 1, 0, OPT_EFFECT | OPT_PIPELINE, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
+    X(OP_MBAR_EXPECT, "mbar_expect", 2, 0, OPT_EFFECT | OPT_PIPELINE, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
+    X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
+    X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
-    X(OP_IF, "if", 1, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
-    X(OP_WHILE, "while", -1, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
-    X(OP_YIELD, "yield", -1, "ends a for body, if branch or while body with its values")          \
-    X(OP_CONDITION, "condition", -1, "ends a while's region 0: continue when operand 0, passing the rest")
+    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
+    X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
+    X(OP_WHILE, "while", -1, -1, OPT_EFFECT | OPT_REGIONS, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
+    X(OP_YIELD, "yield", -1, 0, OPT_TERMINATOR, "ends a for body, if branch or while body with its values") \
+    X(OP_CONDITION, "condition", -1, 0, OPT_EFFECT | OPT_TERMINATOR, "ends a while's region 0: continue when operand 0, passing the rest")
 /* clang-format on */
 
 /* The libdevice functions OP_LIBDEVICE computes (Triton's tl.extra.cuda.libdevice), attr[0]
@@ -265,7 +289,7 @@ const LibdeviceInfo *libdevice_info(int64_t fn);
 bool libdevice_from_name(const char *name, LibdeviceFn *out);
 
 typedef enum OpCode {
-#define X(e, name, nops, doc) e,
+#define X(e, name, nops, nres, traits, doc) e,
     TRIC_OPS(X)
 #undef X
         OP_COUNT
@@ -273,9 +297,9 @@ typedef enum OpCode {
 
 const char *op_name(OpCode code);
 int op_num_operands(OpCode code); /* -1 when variable */
-/* Arithmetic, compares, select, cast, bitcast, addptr: operands and result share one shape and
- * result element i depends only on operand elements i. */
-bool op_is_elementwise(OpCode code);
+int op_num_results(OpCode code);  /* -1 when variable (for, if, while, wgmma_wait) */
+/* Whether the op has any of the traits (OpTrait bits, or'ed); false for an invalid code. */
+bool op_has(OpCode code, unsigned traits);
 bool op_from_name(const char *name, OpCode *out);
 
 /* ---- layouts (filled by passes/layouts.c; printed and parsed with the IR) ------------------- */

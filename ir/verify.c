@@ -878,7 +878,7 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ABS: check_arith(v, op, ANY_NUM); break;
     case OP_LIBDEVICE: check_libdevice(v, op); break;
     default:
-        if (op_is_elementwise(c) && c != OP_CAST && c != OP_BITCAST)
+        if (op_has(c, OPT_ELEMENTWISE) && c != OP_CAST && c != OP_BITCAST)
             check_arith(v, op, (Kinds)kind_of(c));
         break;
     }
@@ -932,24 +932,9 @@ static void check_atomic(Verifier *v, const IrOp *op)
 static int expected_results(const IrOp *op)
 {
     switch (op->code) {
-    case OP_STORE:
-    case OP_ASSERT:
-    case OP_YIELD:
-    case OP_CONDITION:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT:
-    case OP_BARRIER:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: return 0;
     case OP_FOR: return op->noperands - 3;
     case OP_WGMMA_WAIT: return op->noperands;
-    case OP_IF:
-    case OP_WHILE: return -1; /* checked against their regions */
-    default: return 1;
+    default: return op_num_results(op->code); /* -1 for if and while: checked against regions */
     }
 }
 

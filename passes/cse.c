@@ -28,33 +28,11 @@ static bool mergeable(const IrOp *op)
 {
     if (op->nregions || op->nresults == 0)
         return false;
-    switch (op->code) {
-    case OP_LOAD:
-    case OP_STORE:
-    case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS:
-    case OP_ASSERT:
-    case OP_YIELD:
-    case OP_CONDITION:
-    case OP_FOR:
-    case OP_IF:
-    case OP_WHILE:
-    /* each buffer is its own memory; what a slot holds changes between reads; waits order */
-    case OP_LOCAL_ALLOC:
-    case OP_LOCAL_LOAD:
-    case OP_WGMMA:
-    case OP_WGMMA_WAIT:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT:
-    case OP_BARRIER:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: return false;
-    default: return true;
-    }
+    /* Effects, terminators and regions never merge; nor reads of memory (loads, local_load,
+     * wgmma: what they read may change between them) or buffers (each is its own memory), though
+     * dce deletes an unused one of these. */
+    return !op_has(op->code,
+                   OPT_EFFECT | OPT_TERMINATOR | OPT_REGIONS | OPT_READS_MEMORY | OPT_ALLOC);
 }
 
 static uint32_t mix(uint32_t h, uint64_t x)

@@ -28,28 +28,14 @@ static void count_uses(const IrRegion *r, int32_t *uses, int nvalues, int delta)
     }
 }
 
+/* Kept though unused: an op with an effect (OPT_EFFECT: stores, atomics, asserts, async copies,
+ * commits and waits, barriers, wgmma_wait, mbarrier ops, tma_load; a while, which may not end, and
+ * its condition) or a terminator; or one whose regions hold such an op. Loads, local_load, wgmma
+ * (OPT_READS_MEMORY) and local_alloc go when unused, as the other ops do. */
 static bool has_effect(const IrOp *op)
 {
-    switch (op->code) {
-    case OP_STORE:
-    case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS:
-    case OP_ASSERT:
-    case OP_YIELD:
-    case OP_CONDITION:
-    case OP_WHILE:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT:
-    case OP_BARRIER:
-    case OP_WGMMA_WAIT:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: return true;
-    default: break;
-    }
+    if (op_has(op->code, OPT_EFFECT | OPT_TERMINATOR))
+        return true;
     for (int i = 0; i < op->nregions; i++)
         for (int j = 0; j < op->regions[i].nops; j++) {
             const IrOp *inner = op->regions[i].ops[j];

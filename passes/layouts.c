@@ -552,7 +552,7 @@ static void want_forward(LayCtx *c, IrOp *op, ValueId res)
     } else if (op->code == OP_SPLIT) {
         if (layout_holds_pair(c->f, ow, ir_type(c->f, op->operands[0]).rank))
             want_set(c, res, layout_split_of(c, ow));
-    } else if (op_is_elementwise(op->code) || op->code == OP_BROADCAST ||
+    } else if (op_has(op->code, OPT_ELEMENTWISE) || op->code == OP_BROADCAST ||
                op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
         for (int j = 0; j < op->noperands; j++)
             if (ir_type(c->f, op->operands[j]).rank > 0 && want_of(c, op->operands[j])) {
@@ -607,7 +607,7 @@ static void want_region(LayCtx *c, IrRegion *r, bool exits)
                 want_loop_value(c, group, 3);
             }
         } else if (w) {
-            if (op_is_elementwise(op->code) || op->code == OP_BROADCAST ||
+            if (op_has(op->code, OPT_ELEMENTWISE) || op->code == OP_BROADCAST ||
                 op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
                 for (int j = 0; j < op->noperands; j++)
                     want_set(c, op->operands[j], w);
@@ -772,7 +772,7 @@ static bool can_remat(const IrFunc *f, ValueId v, int depth)
     }
     default: break;
     }
-    if (!op_is_elementwise(def->code))
+    if (!op_has(def->code, OPT_ELEMENTWISE))
         return false;
     for (int j = 0; j < def->noperands; j++)
         if (ir_type(f, def->operands[j]).rank > 0 && !can_remat(f, def->operands[j], depth - 1))
@@ -1149,8 +1149,8 @@ static void assign_op(LayCtx *c, IrOp *op)
     }
     if (!block_res)
         return;
-    if (op_is_elementwise(op->code) || op->code == OP_BROADCAST || op->code == OP_MULTIPLE_OF ||
-        op->code == OP_MAX_CONTIGUOUS) {
+    if (op_has(op->code, OPT_ELEMENTWISE) || op->code == OP_BROADCAST ||
+        op->code == OP_MULTIPLE_OF || op->code == OP_MAX_CONTIGUOUS) {
         int first = 0;
         for (int j = 0; j < op->noperands && !first; j++)
             if (ir_type(f, op->operands[j]).rank > 0)
@@ -1246,7 +1246,7 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             int from = f->values[x].layout, to = f->values[y].layout;
             IrOp *u = NULL;
             if (from <= 0 || count_uses(&f->body, y, &u) != 1 || index_in(r, u) < 0 ||
-                u->nresults != 1 || u->nregions || !op_is_elementwise(u->code) ||
+                u->nresults != 1 || u->nregions || !op_has(u->code, OPT_ELEMENTWISE) ||
                 u->code == OP_ADDPTR)
                 break;
             Type ty = ir_type(f, y), tu = ir_type(f, u->results[0]);

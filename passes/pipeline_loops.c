@@ -265,36 +265,16 @@ static bool is_reader_op(const Pipe *p, const IrOp *op)
     return false;
 }
 
-/* Whether an op may run ahead in stage 0: no effects, no pipeline op, and regions only of a
- * pure `if` (its branches pure too). */
+/* Whether an op may run ahead in stage 0: no effects (OPT_EFFECT), no read of memory (a load is
+ * run ahead only as the copy made for it; mark_stage0 says why not otherwise), no pipeline op, not
+ * a loop, not a dot (pure, but stage 0's values are computed again in the rest and a dot is too
+ * costly to compute twice), and regions only of a pure `if` (its branches pure too; their yields
+ * are no effect, while a while's condition is). */
 static bool may_run_ahead(const IrOp *op)
 {
-    switch (op->code) {
-    case OP_STORE:
-    case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS:
-    case OP_ASSERT:
-    case OP_DOT:
-    case OP_FOR:
-    case OP_WHILE:
-    case OP_CONDITION:
-    case OP_LOAD:
-    case OP_LOCAL_ALLOC:
-    case OP_SLOT:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_COMMIT:
-    case OP_ASYNC_WAIT:
-    case OP_BARRIER:
-    case OP_LOCAL_LOAD:
-    case OP_WGMMA:
-    case OP_WGMMA_WAIT:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: return false;
-    default: break;
-    }
+    if (op_has(op->code, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE) || op->code == OP_DOT ||
+        (op_has(op->code, OPT_REGIONS) && op->code != OP_IF))
+        return false;
     for (int k = 0; k < op->nregions; k++)
         for (int i = 0; i < op->regions[k].nops; i++)
             if (!may_run_ahead(op->regions[k].ops[i]))
@@ -896,7 +876,7 @@ static ValueId relayout(Pipe *p, IrBuilder *b, ValueId v, int layout, Relayout *
     if (!def || def->nresults != 1 || def->nregions || def->noperands > 3 || memo->n >= 32 ||
         t.rank != 1 ||
         !(def->code == OP_MAKE_RANGE || def->code == OP_CONST || def->code == OP_SPLAT ||
-          op_is_elementwise(def->code)))
+          op_has(def->code, OPT_ELEMENTWISE)))
         return 0;
     ValueId ops[3];
     for (int k = 0; k < def->noperands; k++)

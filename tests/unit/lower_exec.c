@@ -29,7 +29,7 @@ static void check_region(const IrFunc *f, const IrRegion *r, const char *name)
         const IrOp *op = r->ops[i];
         CHECK(op->loc.file && op->loc.line > 0, "%s: op %s has no location", name,
               op_name(op->code));
-        if (op_is_elementwise(op->code) && op->nresults == 1) {
+        if (op_has(op->code, OPT_ELEMENTWISE) && op->nresults == 1) {
             Type rt = ir_type(f, op->results[0]);
             for (int k = 0; k < op->noperands; k++) {
                 Type ot = ir_type(f, op->operands[k]);
