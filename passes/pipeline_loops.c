@@ -84,15 +84,18 @@ typedef struct Pipe {
     bool any_wgmma;
     IrOp *inflight_dot; /* the one wgmma left in flight across iterations, or NULL */
     int inflight_iter;  /* its iter arg */
-    IrOp *carried_dot;  /* the last wgmma, whose result only the yield takes (attention's
+    IrOp *inflight_if;  /* the `if` its result reaches the yield through (accumulator_if), or
+                           NULL; its result inflight_if_result carries it */
+    int inflight_if_result;
+    IrOp *carried_dot; /* the last wgmma, whose result only the yield takes (attention's
                            acc = tl.dot(p, v, acc * alpha)): left in flight into the next
                            iteration, whose first wgmma_wait 0 (or one before the first use of
                            its iter arg) retires it; or NULL */
-    int carried_iter;   /* its iter arg */
-    bool *stage0;       /* per op index of body: in stage 0 */
-    bool *remat;        /* per op index of body: a stage-0 op the rest of the body computes again */
-    bool *arg_stage0;   /* per iter arg (not the iv): used by stage 0 */
-    bool *arg_lag;      /* per stage-0 iter arg: the rest needs its own iteration's value too
+    int carried_iter;  /* its iter arg */
+    bool *stage0;      /* per op index of body: in stage 0 */
+    bool *remat;       /* per op index of body: a stage-0 op the rest of the body computes again */
+    bool *arg_stage0;  /* per iter arg (not the iv): used by stage 0 */
+    bool *arg_lag;     /* per stage-0 iter arg: the rest needs its own iteration's value too
                            (a lagging copy of it is carried) */
     ValueId ahead_valid; /* while stage 0 is cloned for an iteration ahead: whether it exists
                             (its integer divisions divide by 1 where it does not), else 0 */
@@ -662,6 +665,7 @@ static bool analyse(Pipe *p)
         accumulator_iter(p, wg[0]) >= 0) {
         p->inflight_dot = wg[0];
         p->inflight_iter = accumulator_iter(p, wg[0]);
+        p->inflight_if = accumulator_if(p, wg[0], &p->inflight_if_result);
     }
     for (int k = 0; k < p->nloads; k++) {
         const IrOp *ld = p->loads[k];
@@ -1183,9 +1187,9 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
             }
         }
         IrOp *copy = clone_mapped(p, &nbld, op);
-        int acc_k = 0;
-        if (copy && p->inflight_dot && accumulator_if(p, p->inflight_dot, &acc_k) == op)
-            wait_in_branches(p, copy, mapped(p, p->inflight_dot->results[0]), acc_k);
+        if (copy && op == p->inflight_if)
+            wait_in_branches(p, copy, mapped(p, p->inflight_dot->results[0]),
+                             p->inflight_if_result);
     }
     if (carried_arg &&
         !carried_waited) /* unused in the body: retired before its slot is refilled */

@@ -103,36 +103,36 @@ void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
+/* A diagnostic that is not an error (note, warning, remark): rendered unless the error limit was
+ * passed already. */
+static void render_unless_over(Diag *d, SrcLoc loc, const char *level, const char *fmt, va_list ap)
 {
     int max = d->max_errors > 0 ? d->max_errors : DEFAULT_MAX_ERRORS;
-    if (d->errors > max)
-        return;
+    if (d->errors <= max)
+        render(d, loc, level, fmt, ap);
+}
+
+void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    render(d, loc, "note", fmt, ap);
+    render_unless_over(d, loc, "note", fmt, ap);
     va_end(ap);
 }
 
 void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...)
 {
-    int max = d->max_errors > 0 ? d->max_errors : DEFAULT_MAX_ERRORS;
-    if (d->errors > max)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    render(d, loc, "warning", fmt, ap);
+    render_unless_over(d, loc, "warning", fmt, ap);
     va_end(ap);
 }
 
 void diag_remark(Diag *d, SrcLoc loc, const char *fmt, ...)
 {
-    int max = d->max_errors > 0 ? d->max_errors : DEFAULT_MAX_ERRORS;
-    if (d->errors > max)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    render(d, loc, "remark", fmt, ap);
+    render_unless_over(d, loc, "remark", fmt, ap);
     va_end(ap);
 }
 

@@ -9,6 +9,7 @@
  * owner only when its group is one of the user's. The cases that need another owner chown to
  * nobody, which takes root (as CI runs); elsewhere they print why they are skipped. */
 #include "runtime/runtime.h"
+#include "tests/other_user.h"
 #include "tests/runtime_check.h"
 
 #include <grp.h>
@@ -47,26 +48,6 @@ static bool warned_once(int before, const char *path, const char *reason)
         return false;
     }
     return true;
-}
-
-static uid_t nobody_uid(void)
-{
-    struct passwd *pw = getpwnam("nobody");
-    return pw ? pw->pw_uid : 65534;
-}
-
-static gid_t nobody_gid(void)
-{
-    struct group *gr = getgrnam("nogroup");
-    return gr ? gr->gr_gid : 65534;
-}
-
-static bool can_chown(const char *test)
-{
-    if (geteuid() == 0)
-        return true;
-    printf("skipped %s: it needs root to give a file to another user\n", test);
-    return false;
 }
 
 /* A fresh directory tmp/name holding the valid entry for key (payload text), mode applied last. */

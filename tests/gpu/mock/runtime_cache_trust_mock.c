@@ -12,11 +12,11 @@
  * the library found is not the mock. */
 #include "examples/example_kernels.h"
 #include "runtime/runtime.h"
+#include "tests/other_user.h"
 #include "tests/runtime_check.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,35 +32,6 @@ static void on_warning(const char *message, void *user)
     (void)user;
     snprintf(last_warning, sizeof last_warning, "%s", message);
     nwarnings++;
-}
-
-static uid_t nobody(void)
-{
-    struct passwd *pw = getpwnam("nobody");
-    return pw ? pw->pw_uid : 65534;
-}
-
-static bool can_chown(const char *test)
-{
-    if (geteuid() == 0)
-        return true;
-    printf("skipped %s: it needs root to give a file to another user\n", test);
-    return false;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    *len = fread(data, 1, (size_t)n, f);
-    data[*len] = 0;
-    fclose(f);
-    return data;
 }
 
 /* A fresh cache directory tmp/name (into dir[512]) holding vector_add's entry, whose path goes into
@@ -92,18 +63,19 @@ static void make_cache(tric_device dev, const char *tmp, const char *name, char 
  * every other way: what anyone who can write into a cache directory can do. */
 static void plant(const char *dir, const char *path, const char *payload)
 {
-    size_t len = 0, mlen = 0;
-    char *text = slurp(path, &len);
+    size_t mlen = 0;
+    StrBuf file = {0};
+    const char *text = strbuf_read_file(&file, path) ? file.data : NULL; /* NULL: empty too */
     const char *blank = text ? strstr(text, "\n\n") : NULL;
     if (!blank || sscanf(text, "tric-cache 1\nkey %*16s\nmaterial %zu", &mlen) != 1) {
         CHECK(!"the entry has a header");
-        free(text);
+        strbuf_free(&file);
         return;
     }
     StrBuf why = {0};
     CHECK(rt_cache_store(dir, blank + 2, mlen, payload, strlen(payload), &why));
     strbuf_free(&why);
-    free(text);
+    strbuf_free(&file);
 }
 
 /* Compiles vector_add through the cache at dir: compiled afresh, the reference PTX, and exactly
@@ -157,8 +129,8 @@ static void test_directories(tric_device dev, const char *tmp)
     expect_fresh(dev, dir, dir, "it is writable by others (mode 0777)");
     if (can_chown("the cache directory owned by another user")) {
         make_cache(dev, tmp, "foreign", dir, NULL);
-        CHECK(chown(dir, nobody(), 0) == 0);
-        snprintf(reason, sizeof reason, "it is owned by uid %u", (unsigned)nobody());
+        CHECK(chown(dir, nobody_uid(), 0) == 0);
+        snprintf(reason, sizeof reason, "it is owned by uid %u", (unsigned)nobody_uid());
         expect_fresh(dev, dir, dir, reason);
     }
 }
@@ -182,9 +154,9 @@ static void test_entries(tric_device dev, const char *tmp)
     strbuf_free(&planted);
     if (can_chown("the entry owned by another user")) {
         make_cache(dev, tmp, "foreign-entry", dir, entry);
-        CHECK(chown(entry, nobody(), 0) == 0);
+        CHECK(chown(entry, nobody_uid(), 0) == 0);
         char reason[128];
-        snprintf(reason, sizeof reason, "it is owned by uid %u", (unsigned)nobody());
+        snprintf(reason, sizeof reason, "it is owned by uid %u", (unsigned)nobody_uid());
         expect_fresh(dev, dir, entry, reason);
         expect_hit(dev, dir, reference); /* rewritten by the fresh compile: the user's own now */
     }
@@ -252,10 +224,10 @@ static bool find_tuning(const char *dir, char *path)
     DIR *d = opendir(dir);
     for (struct dirent *e; d && !found && (e = readdir(d));) {
         snprintf(path, 1024, "%s/%s", dir, e->d_name);
-        size_t len = 0;
-        char *text = e->d_name[0] != '.' ? slurp(path, &len) : NULL;
-        found = text && strstr(text, "\n\ntric-autotune ") != NULL;
-        free(text);
+        StrBuf file = {0};
+        found = e->d_name[0] != '.' && strbuf_read_file(&file, path) && file.data &&
+                strstr(file.data, "\n\ntric-autotune ") != NULL;
+        strbuf_free(&file);
     }
     if (d)
         closedir(d);
