@@ -19,6 +19,7 @@
  *   lower_pipeline.c the memory-pipeline ops (shared tiles, cp.async, ldmatrix, wgmma from shared)
  *   libdevice.c      linking libdevice for math
  *   emit.c           O3 through the new pass manager, NVPTX emission
+ *   ptx_peephole.c   mul.wide + add.s64 fused into mad.wide in the PTX text (LLVM 19 does not)
  *
  * No LLVM type appears outside codegen/; the rest of tric sees this header only. */
 #ifndef TRIC_CODEGEN_H
@@ -48,6 +49,12 @@ typedef struct CodegenOptions {
 /* Writes the kernel's LLVM IR (when llvm_ir is not NULL) and PTX (when ptx is not NULL).
  * Requires passes_run to have assigned layouts and shared memory. */
 bool codegen_emit(const IrFunc *f, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, Diag *d);
+
+/* ptx_peephole.c: fuses mul.wide.{s,u}32 + add.s64 (adjacent, the product read nowhere else in its
+ * function) into mad.wide in the PTX text from byte `from` on, as newer LLVMs select it; ptxas
+ * makes LEA pairs of mad.wide rather than IMAD.WIDE. codegen_emit applies it to what NVPTX
+ * writes. */
+void codegen_ptx_fuse_mad_wide(StrBuf *ptx, size_t from);
 /* The same for several kernels in one module (distinct names): one PTX holding every .entry. */
 bool codegen_emit_many(const IrFunc *const *fs, int nfuncs, const CodegenOptions *o,
                        StrBuf *llvm_ir, StrBuf *ptx, Diag *d);

@@ -189,8 +189,10 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
         TRIC_INTERNAL(d, "the PTX calls an undefined function (.extern .func)");
         ok = false;
     }
+    size_t from = ptx->len;
     strbuf_append_n(ptx, start, size);
     LLVMDisposeMemoryBuffer(buf);
+    codegen_ptx_fuse_mad_wide(ptx, from);
     strbuf_free(&pipeline);
     return ok;
 }

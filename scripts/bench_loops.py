@@ -16,7 +16,9 @@
 # autograd at N = 1024). --check runs one small launch of each and no timing (for
 # compute-sanitizer); --profile=attn64, attn128 or persistent runs one launch of each side of the
 # attention backward at D = 64 or 128, N = 4096, or of the persistent matmul at 4096 (for ncu);
-# --dump=DIR writes Triton's PTX, cubin and TTGIR of the persistent matmul there.
+# --only=attn64, attn128 or persistent times that kernel alone;
+# --dump=DIR writes Triton's PTX, cubin and TTGIR of the persistent matmul and of the attention
+# backward at D = 64 and 128 there.
 # Prints one line per kernel, size and side per round (four rounds, the order
 # alternating), then a summary line per size with the median ratio.
 import ctypes
@@ -58,7 +60,17 @@ def time_sides(label, flops, sides):
         flush=True)
 
 
-def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing):
+def write_asm(compiled, dump, name):
+    """Triton's PTX, cubin and TTGIR of a compiled kernel, to read beside tric's."""
+    for key in ("ptx", "cubin", "ttgir"):
+        data = compiled.asm.get(key)
+        if data is not None:
+            mode = "wb" if isinstance(data, bytes) else "w"
+            with open(os.path.join(dump, name + "." + key), mode) as f:
+                f.write(data)
+
+
+def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing, dump=None):
     fwd = load_tri("attention").attn_fwd
     bwd_mod = load_tri("attention_bwd")
     path = os.path.join(ptxdir, "attn_bwd_d%d.ptx" % head_dim)
@@ -96,6 +108,8 @@ def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing):
 
     tric_run()
     compiled = triton_run()
+    if dump:
+        write_asm(compiled, dump, "triton_attn_bwd_d%d" % head_dim)
     torch.cuda.synchronize()
     label = "attn_bwd D=%d N=%d (%dx%d)" % (head_dim, n_ctx, batch, heads)
     print("%s (triton: %s registers, %s spills)" % (label, getattr(compiled, "n_regs", "?"),
@@ -145,13 +159,8 @@ def persistent_matmul(cuda, ptxdir, size, timing, dump=None):
                           **PERSISTENT)
     tric_run()
     compiled = triton_run()
-    if dump:  # Triton's PTX and cubin of the same kernel, to read beside tric's
-        for key in ("ptx", "cubin", "ttgir"):
-            data = compiled.asm.get(key)
-            if data is not None:
-                mode = "wb" if isinstance(data, bytes) else "w"
-                with open(os.path.join(dump, "triton_persistent." + key), mode) as f:
-                    f.write(data)
+    if dump:
+        write_asm(compiled, dump, "triton_persistent")
     torch.cuda.synchronize()
     label = "persistent_matmul %d" % size
     print(label, flush=True)
@@ -178,6 +187,8 @@ def main(argv):
     dump = [a.split("=", 1)[1] for a in argv[2:] if a.startswith("--dump=")]
     if dump:
         persistent_matmul(cuda, ptxdir, 4096, False, dump[0])
+        for d in (64, 128):
+            attention_bwd(cuda, ptxdir, d, 1024, 1, 2, False, dump[0])
         return
     if profile:
         if profile[0] == "persistent":
@@ -189,11 +200,14 @@ def main(argv):
         attention_bwd(cuda, ptxdir, 64, 1024, 1, 2, False)
         persistent_matmul(cuda, ptxdir, 1024, False)
         return
+    only = [a.split("=", 1)[1] for a in argv[2:] if a.startswith("--only=")]
     for d in (64, 128):
-        for n in (1024, 4096, 8192):
-            attention_bwd(cuda, ptxdir, d, n, 4, 32, True)
-    for size in (2048, 4096, 8192):
-        persistent_matmul(cuda, ptxdir, size, True)
+        if not only or only[0] == "attn%d" % d:
+            for n in (1024, 4096, 8192):
+                attention_bwd(cuda, ptxdir, d, n, 4, 32, True)
+    if not only or only[0] == "persistent":
+        for size in (2048, 4096, 8192):
+            persistent_matmul(cuda, ptxdir, size, True)
 
 
 if __name__ == "__main__":
