@@ -2,6 +2,10 @@
  *
  *   source --parse_module--> AST --sema_specialize--> typed AST --lower_kernel--> tile IR
  *          --passes_run--> layout-annotated IR --codegen_emit--> LLVM IR, PTX (+ metadata)
+ *
+ * The runtime's one way into the compiler: driver_compile, the metadata block (meta.c), and
+ * entry.c's answers about a source (its kernels, autotune configs, heuristics at launch) in plain
+ * values; it calls nothing of frontend/ itself (tests/layering.sh).
  */
 #ifndef TRIC_DRIVER_H
 #define TRIC_DRIVER_H
