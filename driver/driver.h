@@ -2,6 +2,10 @@
  *
  *   source --parse_module--> AST --sema_specialize--> typed AST --lower_kernel--> tile IR
  *          --passes_run--> layout-annotated IR --codegen_emit--> LLVM IR, PTX (+ metadata)
+ *
+ * The runtime's one way into the compiler: driver_compile, the metadata block (meta.c), and
+ * entry.c's answers about a source (its kernels, autotune configs, heuristics at launch) in plain
+ * values; it calls nothing of frontend/ itself (tests/layering.sh).
  */
 #ifndef TRIC_DRIVER_H
 #define TRIC_DRIVER_H
@@ -162,5 +166,67 @@ void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs
  * autotuned kernel without values for its configs' names is an error. driver_compile calls it
  * for EMIT_C. */
 bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag);
+
+/* ---- entry.c: what the runtime asks of a source besides its compile -------------------------- */
+
+/* The runtime (runtime/) includes no header of frontend/ and calls none of its functions
+ * (tests/layering.sh): these are its questions about a source file, answered in plain values. */
+
+/* A kernel of a file: its name and its parameters' names (constexprs included), in order. */
+typedef struct DriverKernelInfo {
+    const char *name;
+    const char **params;
+    int nparams;
+} DriverKernelInfo;
+
+/* The file's kernels (its @jit functions that no other @jit function calls, in source order) into
+ * a's memory; 0 when it has none or does not parse (the compile reports its errors). */
+int driver_file_kernels(const SrcFile *file, DriverKernelInfo **out, Arena *a);
+/* driver_tune_configs for the kernel spec names in file, *parsed true; when file does not parse,
+ * true with *parsed false, out->nconfigs 0 and d cleared: the syntax errors are the compile's to
+ * report. */
+bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Autotune *out,
+                              bool *parsed, Arena *a, Diag *d);
+/* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */
+void driver_config_text(StrBuf *sb, const TuneConfig *c);
+
+/* A kernel's @triton.heuristics that read run-time arguments, with the parsed source they need;
+ * made when the module compiles, evaluated at every launch (docs/runtime.md "Heuristics"). */
+typedef struct DriverHeuristics DriverHeuristics;
+
+/* A number a heuristic reads: a run-time argument's value, in Python's terms. */
+typedef enum DriverValueKind {
+    DRIVER_VALUE_INT,
+    DRIVER_VALUE_FLOAT,
+    DRIVER_VALUE_BOOL
+} DriverValueKind;
+typedef struct DriverValue {
+    DriverValueKind kind;
+    int64_t i; /* INT */
+    double f;  /* FLOAT */
+    bool b;    /* BOOL */
+} DriverValue;
+/* What run-time argument `index` (counted among the run-time parameters) is at this evaluation:
+ * true with its value, or false with a reason that the error at the subscript quotes. */
+typedef bool (*DriverArgFn)(void *ctx, int index, DriverValue *out, const char **why);
+
+/* Reads file's kernel (NULL: its only one) and its @triton.heuristics; when one whose target the
+ * constexprs ("NAME=VALUE") give no value reads a run-time parameter, returns them (free with
+ * driver_heuristics_free). NULL otherwise: no such heuristic, a kernel of more than max_params
+ * parameters, or a file that does not read (the compile reports it). */
+DriverHeuristics *driver_heuristics_read(const SrcFile *file, const char *kernel,
+                                         const char *const *constexprs, int nconstexprs,
+                                         int max_params);
+/* The kernel's name. */
+const char *driver_heuristics_kernel(const DriverHeuristics *h);
+/* Evaluates, in order, the heuristics whose target the constexprs of read give no value: what
+ * args["P"] reads is an earlier heuristic's result, the last of these constexprs naming P, P's
+ * literal default (a constexpr), or arg's value (a run-time parameter). true with the values
+ * appended to key as "A=1 B=True"; false with the error appended to error. Thread-safe: h is
+ * only read. */
+bool driver_heuristics_eval(const DriverHeuristics *h, const char *const *constexprs,
+                            int nconstexprs, DriverArgFn arg, void *arg_ctx, StrBuf *key,
+                            StrBuf *error);
+void driver_heuristics_free(DriverHeuristics *h);
 
 #endif

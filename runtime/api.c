@@ -228,16 +228,14 @@ void tric_device_close(tric_device dev) {
     /* What the caller left: work in flight finishes first (a fault it reports is dropped, there
      * is no one left to tell), then modules, streams and buffers go, each as its destroy call
      * would do it. */
-    if (dev->kind == TRIC_DEVICE_CUDA)
-        rt_cuda_synchronize(dev);
+    dev->ops->synchronize(dev);
     for (RtLink *l; (l = list_first(dev, &dev->modules));)
         tric_module_destroy(RT_CONTAINER(l, struct tric_module_s, link));
     for (RtLink *l; (l = list_first(dev, &dev->streams));)
         tric_stream_destroy(RT_CONTAINER(l, struct tric_stream_s, link));
     for (RtLink *l; (l = list_first(dev, &dev->buffers));)
         tric_buffer_free(RT_CONTAINER(l, struct tric_buffer_s, link));
-    if (dev->kind == TRIC_DEVICE_CUDA)
-        rt_cuda_close(dev);
+    dev->ops->close(dev);
     pthread_mutex_destroy(&dev->objects_lock);
     free(dev->live);
     free(dev->live_owner);
@@ -252,16 +250,12 @@ const char *tric_device_arch(tric_device dev) { return dev ? dev->arch : ""; }
 tric_status tric_device_synchronize(tric_device dev) {
     if (!dev)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_device_synchronize: device is NULL");
-    return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_synchronize(dev) : TRIC_SUCCESS;
+    return dev->ops->synchronize(dev);
 }
 
-void *tric_device_native_context(tric_device dev) {
-    return dev && dev->kind == TRIC_DEVICE_CUDA ? dev->cu_context : NULL;
-}
-
-void *tric_device_native_stream(tric_device dev) {
-    return dev && dev->kind == TRIC_DEVICE_CUDA ? dev->cu_stream : NULL;
-}
+/* NULL on a device without CUDA (never set there). */
+void *tric_device_native_context(tric_device dev) { return dev ? dev->cu_context : NULL; }
+void *tric_device_native_stream(tric_device dev) { return dev ? dev->cu_stream : NULL; }
 
 /* ---- streams ---------------------------------------------------------------------------------- */
 
@@ -272,12 +266,10 @@ tric_status tric_stream_create(tric_device dev, tric_stream *out) {
     if (!s)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     s->device = dev;
-    if (dev->kind == TRIC_DEVICE_CUDA) {
-        tric_status st = rt_cuda_stream_create(dev, s);
-        if (st != TRIC_SUCCESS) {
-            free(s);
-            return st;
-        }
+    tric_status st = dev->ops->stream_create(dev, s);
+    if (st != TRIC_SUCCESS) {
+        free(s);
+        return st;
     }
     rt_link_add(dev, &dev->streams, &s->link);
     *out = s;
@@ -288,14 +280,11 @@ tric_status tric_stream_wrap(tric_device dev, void *cu_stream, tric_stream *out)
     if (!dev || !out)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_stream_wrap: NULL device or out");
     *out = NULL;
-    if (dev->kind != TRIC_DEVICE_CUDA)
-        return rt_fail(TRIC_ERROR_UNSUPPORTED, "tric_stream_wrap: %s has no CUDA streams",
-                       dev->name);
     struct tric_stream_s *s = calloc(1, sizeof *s);
     if (!s)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     s->device = dev;
-    tric_status st = rt_cuda_stream_wrap(dev, cu_stream, s);
+    tric_status st = dev->ops->stream_wrap(dev, cu_stream, s);
     if (st != TRIC_SUCCESS) {
         free(s);
         return st;
@@ -311,8 +300,7 @@ void tric_stream_destroy(tric_stream s) {
     if (!s)
         return;
     rt_link_remove(s->device, &s->link);
-    if (s->device->kind == TRIC_DEVICE_CUDA)
-        rt_cuda_stream_destroy(s);
+    s->device->ops->stream_destroy(s);
     free(s);
 }
 
@@ -320,7 +308,7 @@ tric_status tric_stream_synchronize(tric_stream s) {
     if (!s)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "tric_stream_synchronize: stream is NULL (use tric_device_synchronize)");
-    return s->device->kind == TRIC_DEVICE_CUDA ? rt_cuda_stream_synchronize(s) : TRIC_SUCCESS;
+    return s->device->ops->stream_synchronize(s);
 }
 
 /* ---- modules ---------------------------------------------------------------------------------- */
@@ -471,8 +459,7 @@ void rt_module_free(struct tric_module_s *mod) {
         arena_free(mod->options_arena);
     pthread_mutex_destroy(&mod->variants_lock);
     pthread_mutex_destroy(&mod->load_lock);
-    if (mod->cu_module)
-        rt_cuda_unload(mod);
+    mod->device->ops->unload(mod);
     if (mod->has_result)
         compile_result_free(&mod->result);
     free(mod->code);
@@ -582,9 +569,7 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
     vm->nlaunch_hints = mod->kernel.nparams;
     /* The thread's last error is the caller's: a variant that fails leaves it as it was. */
     char *saved = strdup(tric_last_error());
-    tric_status st = mod->device->kind == TRIC_DEVICE_CUDA
-                         ? rt_cuda_compile(mod->device, &vm->source, &mod->options, vm)
-                         : rt_cpu_compile(mod->device, &vm->source, &mod->options, vm);
+    tric_status st = mod->device->ops->compile(mod->device, &vm->source, &mod->options, vm);
     if (st != TRIC_SUCCESS) {
         *error = strdup(tric_last_error());
         rt_module_free(vm);
@@ -636,7 +621,7 @@ static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_a
         return k;
     const RtVariant *v =
         find_variant(mod, __atomic_load_n(&mod->nvariants, __ATOMIC_ACQUIRE), hints);
-    if (!v && mod->device->kind == TRIC_DEVICE_CUDA && rt_cuda_capturing(mod->device, stream)) {
+    if (!v && mod->device->ops->capturing(mod->device, stream)) {
         *st = rt_capture_error("compiling a new specialization of the kernel at its launch");
         return NULL;
     }
@@ -661,12 +646,8 @@ static tric_status compile_one(struct tric_module_s *mod, const tric_compile_opt
     if (st != TRIC_SUCCESS)
         return st;
     if (mod->heuristics) /* launches run the heuristics' variants, specialized there */
-        return mod->device->kind == TRIC_DEVICE_CUDA
-                   ? rt_cuda_compile(mod->device, &mod->source, &probe, mod)
-                   : rt_cpu_compile(mod->device, &mod->source, &probe, mod);
-    st = mod->device->kind == TRIC_DEVICE_CUDA
-             ? rt_cuda_compile(mod->device, &mod->source, opt, mod)
-             : rt_cpu_compile(mod->device, &mod->source, opt, mod);
+        return mod->device->ops->compile(mod->device, &mod->source, &probe, mod);
+    st = mod->device->ops->compile(mod->device, &mod->source, opt, mod);
     return st == TRIC_SUCCESS ? rt_prepare_specialization(mod, opt) : st;
 }
 
@@ -679,11 +660,8 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
     if ((opt && opt->kernel) || (nlen > 4 && !strcmp(mod->source.name + nlen - 4, ".tir")))
         return TRIC_SUCCESS;
     Arena *a = arena_new();
-    Diag diag = {0};
-    Module *m = parse_module(&mod->source, a, &diag);
-    diag_free(&diag); /* syntax errors: the compile reports them */
-    const FuncDef **entries = NULL;
-    int n = m ? sema_entry_kernels(m, &entries, a) : 0;
+    DriverKernelInfo *entries = NULL;
+    int n = driver_file_kernels(&mod->source, &entries, a);
     if (n < 2) {
         arena_free(a);
         return TRIC_SUCCESS;
@@ -699,9 +677,9 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
         size_t len = strcspn(opt->constexprs[i], "=");
         bool used = false;
         for (int k = 0; k < n && !used; k++)
-            for (int p = 0; p < entries[k]->nparams && !used; p++)
-                used = strlen(entries[k]->params[p].name) == len &&
-                       !strncmp(entries[k]->params[p].name, opt->constexprs[i], len);
+            for (int p = 0; p < entries[k].nparams && !used; p++)
+                used = strlen(entries[k].params[p]) == len &&
+                       !strncmp(entries[k].params[p], opt->constexprs[i], len);
         if (!used)
             st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                          "constexpr %s: no kernel of %s has a "
@@ -713,14 +691,14 @@ static tric_status compile_file_kernels(struct tric_module_s *mod, const tric_co
         st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (int i = 0; st == TRIC_SUCCESS && i < n; i++) {
         tric_compile_options mopt = opt ? *opt : tric_compile_options_default();
-        mopt.kernel = entries[i]->name;
+        mopt.kernel = entries[i].name;
         const char **defs = arena_alloc(a, sizeof(char *) * (size_t)(mopt.nconstexprs + 1));
         mopt.nconstexprs = 0;
         for (int d = 0; opt && d < opt->nconstexprs; d++) {
             size_t len = strcspn(opt->constexprs[d], "=");
-            for (int p = 0; p < entries[i]->nparams; p++)
-                if (strlen(entries[i]->params[p].name) == len &&
-                    !strncmp(entries[i]->params[p].name, opt->constexprs[d], len)) {
+            for (int p = 0; p < entries[i].nparams; p++)
+                if (strlen(entries[i].params[p]) == len &&
+                    !strncmp(entries[i].params[p], opt->constexprs[d], len)) {
                     defs[mopt.nconstexprs++] = opt->constexprs[d];
                     break;
                 }
@@ -758,12 +736,12 @@ tric_status tric_module_compile(tric_device dev, const char *source, const char 
         const char *name = filename ? filename : "<source>";
         size_t len = strlen(name);
         bool tir = len > 4 && !strcmp(name + len - 4, ".tir");
-        if (!tir || dev->kind != TRIC_DEVICE_CPU)
+        if (!tir || !dev->ops->interprets_ir)
             return rt_fail(TRIC_ERROR_UNSUPPORTED,
                            "%s: this runtime was built without the compiler; link tric::tric "
                            "(libtric) to compile %s, or load the %s that `tric` writes",
                            name, tir ? "tile IR for cuda" : ".tri source",
-                           dev->kind == TRIC_DEVICE_CPU ? ".tir (--emit=ir)" : "PTX");
+                           dev->ops->ahead_of_time_form);
     }
     struct tric_module_s *mod = rt_module_new(dev);
     if (!mod)
@@ -831,55 +809,17 @@ tric_status tric_module_compile_file(tric_device dev, const char *path,
     return st;
 }
 
-/* A PTX from `tric`: one kernel (the module's own), or several -- an autotuned kernel's configs
- * -- each a member module sharing mod's CUmodule, with a tuned member per tuning group. */
-static tric_status load_ptx_kernels(struct tric_device_s *dev, struct tric_module_s *mod) {
-    KernelMeta *metas = NULL;
-    StrBuf err = {0};
-    int n = kernel_meta_read_all(mod->code, &metas, &err);
-    if (n < 0)
-        return rt_not_tric_ptx(&err);
-    strbuf_free(&err);
-    tric_status st = rt_cuda_load_code(dev, mod, &metas[0]);
-    if (st == TRIC_SUCCESS && n == 1 && !metas[0].tune_name[0]) {
-        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[0], &mod->kernel);
-        free(metas);
-        return st;
-    }
-    mod->members = st == TRIC_SUCCESS ? calloc((size_t)n + 8, sizeof *mod->members) : NULL;
-    if (st == TRIC_SUCCESS && !mod->members)
-        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
-    for (int i = 0; st == TRIC_SUCCESS && i < n; i++) {
-        struct tric_module_s *m = rt_module_new(dev);
-        if (!m) {
-            st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
-            break;
-        }
-        m->shares_cu_module = true;
-        mod->members[mod->nmembers++] = m;
-        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[i], &m->kernel);
-    }
-    if (st == TRIC_SUCCESS)
-        st = rt_tune_groups(mod, metas, n);
-    free(metas);
-    return st;
-}
-
 tric_status tric_module_load_ptx(tric_device dev, const char *ptx, tric_module *out) {
     if (!dev || !ptx || !out)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "tric_module_load_ptx: NULL device, ptx or out");
     *out = NULL;
-    if (dev->kind != TRIC_DEVICE_CUDA)
-        return rt_fail(TRIC_ERROR_UNSUPPORTED,
-                       "%s: a .ptx module needs a cuda device; compile the .tri source for cpu",
-                       dev->name);
     struct tric_module_s *mod = rt_module_new(dev);
     if (!mod || !(mod->code = strdup(ptx))) {
         free(mod);
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    tric_status st = load_ptx_kernels(dev, mod);
+    tric_status st = dev->ops->load_ptx(dev, mod);
     if (st != TRIC_SUCCESS) {
         rt_module_free(mod);
         return st;
@@ -973,12 +913,7 @@ tric_status tric_kernel_attributes(tric_kernel k, tric_kernel_attrs *out) {
                        "%s is autotuned: its configs are different "
                        "code; query one config's kernel (tric_kernel_config)",
                        k->name);
-    if (k->module->device->kind != TRIC_DEVICE_CUDA)
-        return rt_fail(TRIC_ERROR_UNSUPPORTED,
-                       "tric_kernel_attributes: %s runs kernels in the "
-                       "interpreter, which has no registers, local memory or occupancy",
-                       k->module->device->name);
-    return rt_cuda_kernel_attributes(k, out);
+    return k->module->device->ops->kernel_attributes(k, out);
 }
 
 int tric_kernel_num_variants(tric_kernel k) {
@@ -1260,8 +1195,7 @@ tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tri
         if (!k)
             return st;
     }
-    return dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_launch(k, grid, args, stream)
-                                         : rt_cpu_launch(k, grid, args);
+    return dev->ops->launch(k, grid, args, stream);
 }
 
 /* ---- buffers ---------------------------------------------------------------------------------- */
@@ -1275,8 +1209,7 @@ tric_status tric_buffer_alloc(tric_device dev, size_t bytes, tric_buffer *out) {
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     buf->device = dev;
     buf->bytes = bytes;
-    tric_status st = dev->kind == TRIC_DEVICE_CUDA ? rt_cuda_alloc(dev, buf, bytes)
-                                                   : rt_cpu_alloc(dev, buf, bytes);
+    tric_status st = dev->ops->alloc(dev, buf, bytes);
     if (st != TRIC_SUCCESS) {
         free(buf);
         return st;
@@ -1290,10 +1223,7 @@ void tric_buffer_free(tric_buffer buf) {
     if (!buf)
         return;
     rt_link_remove(buf->device, &buf->link);
-    if (buf->device->kind == TRIC_DEVICE_CUDA)
-        rt_cuda_free(buf);
-    else
-        rt_cpu_free(buf);
+    buf->device->ops->free(buf);
     free(buf);
 }
 
@@ -1327,10 +1257,7 @@ tric_status tric_copy_to_device(tric_buffer dst, size_t off, const void *src, si
         return st;
     if (!src)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_device: src is NULL");
-    if (dst->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_copy_h2d(dst, off, src, n, s);
-    memcpy((char *)(uintptr_t)dst->addr + off, src, n);
-    return TRIC_SUCCESS;
+    return dst->device->ops->copy_to_device(dst, off, src, n, s);
 }
 
 tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t off, size_t n, tric_stream s) {
@@ -1341,10 +1268,7 @@ tric_status tric_copy_to_host(void *dst, tric_buffer src, size_t off, size_t n, 
         return st;
     if (!dst)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_host: dst is NULL");
-    if (src->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_copy_d2h(dst, src, off, n, s);
-    memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
-    return TRIC_SUCCESS;
+    return src->device->ops->copy_to_host(dst, src, off, n, s);
 }
 
 tric_status tric_copy_to_device_async(tric_buffer dst, size_t off, const void *src, size_t n,
@@ -1356,10 +1280,7 @@ tric_status tric_copy_to_device_async(tric_buffer dst, size_t off, const void *s
         return st;
     if (!src)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_device_async: src is NULL");
-    if (dst->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_copy_h2d_async(dst, off, src, n, s);
-    memcpy((char *)(uintptr_t)dst->addr + off, src, n);
-    return TRIC_SUCCESS;
+    return dst->device->ops->copy_to_device_async(dst, off, src, n, s);
 }
 
 tric_status tric_copy_to_host_async(void *dst, tric_buffer src, size_t off, size_t n,
@@ -1371,10 +1292,7 @@ tric_status tric_copy_to_host_async(void *dst, tric_buffer src, size_t off, size
         return st;
     if (!dst)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_copy_to_host_async: dst is NULL");
-    if (src->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_copy_d2h_async(dst, src, off, n, s);
-    memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
-    return TRIC_SUCCESS;
+    return src->device->ops->copy_to_host_async(dst, src, off, n, s);
 }
 
 tric_status tric_copy_device(tric_buffer dst, size_t doff, tric_buffer src, size_t soff, size_t n,
@@ -1390,10 +1308,7 @@ tric_status tric_copy_device(tric_buffer dst, size_t doff, tric_buffer src, size
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "tric_copy_device: the buffers belong to different devices (%s, %s)",
                        dst->device->name, src->device->name);
-    if (dst->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_copy_d2d(dst, doff, src, soff, n, s);
-    memmove((char *)(uintptr_t)dst->addr + doff, (const char *)(uintptr_t)src->addr + soff, n);
-    return TRIC_SUCCESS;
+    return dst->device->ops->copy_device(dst, doff, src, soff, n, s);
 }
 
 tric_status tric_memset(tric_buffer dst, size_t off, int value, size_t n, tric_stream s) {
@@ -1402,8 +1317,5 @@ tric_status tric_memset(tric_buffer dst, size_t off, int value, size_t n, tric_s
         st = check_stream("tric_memset", dst, s);
     if (st != TRIC_SUCCESS || n == 0)
         return st;
-    if (dst->device->kind == TRIC_DEVICE_CUDA)
-        return rt_cuda_memset(dst, off, value, n, s);
-    memset((char *)(uintptr_t)dst->addr + off, value, n);
-    return TRIC_SUCCESS;
+    return dst->device->ops->memset(dst, off, value, n, s);
 }

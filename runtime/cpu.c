@@ -2,7 +2,7 @@
  * the "device pointer"; a launch runs the lowered tile IR with interp_run, which checks every
  * access against the device's live buffers and undoes the launch's stores when one is out of
  * bounds. Everything is synchronous; streams are accepted and ignored. No disk cache: lowering to
- * IR takes milliseconds. */
+ * IR takes milliseconds. api.c reaches it through rt_cpu_ops, the table at the end. */
 #include "runtime/runtime.h"
 
 #include <stdlib.h>
@@ -10,12 +10,13 @@
 
 tric_status rt_cpu_open(struct tric_device_s *dev) {
     dev->kind = TRIC_DEVICE_CPU;
+    dev->ops = &rt_cpu_ops;
     snprintf(dev->name, sizeof dev->name, "cpu (tric interpreter)");
     snprintf(dev->arch, sizeof dev->arch, "cpu");
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
+static tric_status cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
     /* 128-byte alignment, like cuMemAlloc's (at least 256 there), so that a kernel's :16 pointer
      * hints hold on cpu too. An empty buffer still gets a distinct address. */
     void *p = aligned_alloc(128, bytes ? (bytes + 127) / 128 * 128 : 128);
@@ -46,7 +47,7 @@ tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, s
     return TRIC_SUCCESS;
 }
 
-void rt_cpu_free(struct tric_buffer_s *buf) {
+static void cpu_free(struct tric_buffer_s *buf) {
     struct tric_device_s *dev = buf->device;
     pthread_mutex_lock(&dev->lock);
     /* Swap-remove: the last live buffer takes the freed slot. */
@@ -59,21 +60,21 @@ void rt_cpu_free(struct tric_buffer_s *buf) {
     free((void *)(uintptr_t)buf->addr);
 }
 
-static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
-                               const tric_compile_options *opt, struct tric_module_s *mod);
+static tric_status compile_to_ir(struct tric_device_s *dev, const SrcFile *file,
+                                 const tric_compile_options *opt, struct tric_module_s *mod);
 
-tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
-                           const tric_compile_options *opt, struct tric_module_s *mod) {
+static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+                               const tric_compile_options *opt, struct tric_module_s *mod) {
     unsigned long failures = support_alloc_failures();
-    tric_status st = cpu_compile(dev, file, opt, mod);
+    tric_status st = compile_to_ir(dev, file, opt, mod);
     if (support_alloc_failures() != failures)
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory while compiling",
                        file->name);
     return st;
 }
 
-static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
-                               const tric_compile_options *opt, struct tric_module_s *mod) {
+static tric_status compile_to_ir(struct tric_device_s *dev, const SrcFile *file,
+                                 const tric_compile_options *opt, struct tric_module_s *mod) {
     Arena *arena = arena_new();
     CompileOptions copt;
     tric_status st = rt_compile_options(opt, mod, arena, &copt);
@@ -126,7 +127,10 @@ static tric_status cpu_compile(struct tric_device_s *dev, const SrcFile *file,
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args) {
+/* Streams are accepted and ignored: everything on cpu is done when the call returns. */
+static tric_status cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                              struct tric_stream_s *stream) {
+    (void)stream;
     struct tric_module_s *mod = k->module;
     struct tric_device_s *dev = mod->device;
     InterpArg iargs[RT_MAX_PARAMS];
@@ -169,3 +173,117 @@ tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_ar
     strbuf_free(&err);
     return st;
 }
+
+/* ---- the rest of the device operations: host memory, no streams, nothing to load ------------- */
+
+static tric_status cpu_synchronize(struct tric_device_s *dev) {
+    (void)dev;
+    return TRIC_SUCCESS;
+}
+
+static void cpu_close(struct tric_device_s *dev) { (void)dev; }
+
+static tric_status cpu_copy_to_device(struct tric_buffer_s *dst, size_t off, const void *src,
+                                      size_t n, struct tric_stream_s *s) {
+    (void)s;
+    memcpy((char *)(uintptr_t)dst->addr + off, src, n);
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_copy_to_host(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                    struct tric_stream_s *s) {
+    (void)s;
+    memcpy(dst, (const char *)(uintptr_t)src->addr + off, n);
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_copy_device(struct tric_buffer_s *dst, size_t doff,
+                                   struct tric_buffer_s *src, size_t soff, size_t n,
+                                   struct tric_stream_s *s) {
+    (void)s;
+    memmove((char *)(uintptr_t)dst->addr + doff, (const char *)(uintptr_t)src->addr + soff, n);
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
+                              struct tric_stream_s *s) {
+    (void)s;
+    memset((char *)(uintptr_t)dst->addr + off, value, n);
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_stream_create(struct tric_device_s *dev, struct tric_stream_s *s) {
+    (void)dev;
+    (void)s;
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_stream_wrap(struct tric_device_s *dev, void *cu_stream,
+                                   struct tric_stream_s *s) {
+    (void)cu_stream;
+    (void)s;
+    return rt_fail(TRIC_ERROR_UNSUPPORTED, "tric_stream_wrap: %s has no CUDA streams", dev->name);
+}
+
+static void cpu_stream_destroy(struct tric_stream_s *s) { (void)s; }
+
+static tric_status cpu_stream_synchronize(struct tric_stream_s *s) {
+    (void)s;
+    return TRIC_SUCCESS;
+}
+
+static bool cpu_capturing(struct tric_device_s *dev, struct tric_stream_s *s) {
+    (void)dev;
+    (void)s;
+    return false;
+}
+
+static tric_status cpu_load_ptx(struct tric_device_s *dev, struct tric_module_s *mod) {
+    (void)mod;
+    return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                   "%s: a .ptx module needs a cuda device; compile the .tri source for cpu",
+                   dev->name);
+}
+
+/* The IR lives in mod->result, which rt_module_free frees. */
+static void cpu_unload(struct tric_module_s *mod) { (void)mod; }
+
+static tric_status cpu_ensure_loaded(struct tric_kernel_s *k) {
+    (void)k;
+    return TRIC_SUCCESS;
+}
+
+static tric_status cpu_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out) {
+    (void)out;
+    return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                   "tric_kernel_attributes: %s runs kernels in the "
+                   "interpreter, which has no registers, local memory or occupancy",
+                   k->module->device->name);
+}
+
+const RtDeviceOps rt_cpu_ops = {
+    .interprets_ir = true,
+    .ahead_of_time_form = ".tir (--emit=ir)",
+    .synchronize = cpu_synchronize,
+    .close = cpu_close,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_to_device = cpu_copy_to_device,
+    .copy_to_host = cpu_copy_to_host,
+    .copy_to_device_async = cpu_copy_to_device, /* done when it returns, as every call on cpu */
+    .copy_to_host_async = cpu_copy_to_host,
+    .copy_device = cpu_copy_device,
+    .memset = cpu_memset,
+    .stream_create = cpu_stream_create,
+    .stream_wrap = cpu_stream_wrap,
+    .stream_destroy = cpu_stream_destroy,
+    .stream_synchronize = cpu_stream_synchronize,
+    .capturing = cpu_capturing,
+    .compile = cpu_compile,
+    .load_ptx = cpu_load_ptx,
+    .unload = cpu_unload,
+    .ensure_loaded = cpu_ensure_loaded,
+    .kernel_attributes = cpu_kernel_attributes,
+    .launch = cpu_launch,
+    .time = NULL, /* the interpreter's speed says nothing about the GPU's */
+};

@@ -1,6 +1,7 @@
 /* cuda.c: the cuda device through the CUDA Driver API (CUDA Driver API reference, "Initialization",
  * "Primary Context Management", "Module Management", "Execution Control"). libcuda.so.1 is loaded
- * at run time, so libtric builds and runs (on cpu) where no driver or toolkit is installed. */
+ * at run time, so libtric builds and runs (on cpu) where no driver or toolkit is installed. api.c
+ * reaches it through rt_cuda_ops, the table at the end. */
 #include "runtime/cuda_api.h"
 #include "runtime/runtime.h"
 
@@ -148,6 +149,7 @@ bool rt_cuda_available(void) {
 
 tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     dev->kind = TRIC_DEVICE_CUDA;
+    dev->ops = &rt_cuda_ops;
     dev->ordinal = ordinal;
     snprintf(dev->name, sizeof dev->name, "cuda:%d", ordinal);
     if (!rt_cuda_api())
@@ -212,7 +214,7 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     return TRIC_SUCCESS;
 }
 
-void rt_cuda_close(struct tric_device_s *dev) {
+static void cuda_close(struct tric_device_s *dev) {
     if (!dev->cu_context)
         return;
     if (dev->cu_stream && make_current(dev) == CUDA_SUCCESS)
@@ -224,7 +226,7 @@ void rt_cuda_close(struct tric_device_s *dev) {
     dev->cu_context = NULL;
 }
 
-tric_status rt_cuda_synchronize(struct tric_device_s *dev) {
+static tric_status cuda_synchronize(struct tric_device_s *dev) {
     /* Set the context unconditionally: this is also the documented way to resync the cache. */
     current_context = NULL;
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
@@ -234,7 +236,7 @@ tric_status rt_cuda_synchronize(struct tric_device_s *dev) {
 
 /* ---- memory ----------------------------------------------------------------------------------- */
 
-tric_status rt_cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
+static tric_status cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     CUdeviceptr p = 0;
     CUresult r = api.cuMemAlloc(&p, bytes ? bytes : 256); /* a 0-byte request is an error there */
@@ -247,7 +249,7 @@ tric_status rt_cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, 
     return TRIC_SUCCESS;
 }
 
-void rt_cuda_free(struct tric_buffer_s *buf) {
+static void cuda_free(struct tric_buffer_s *buf) {
     if (make_current(buf->device) == CUDA_SUCCESS)
         api.cuMemFree(buf->addr);
 }
@@ -261,7 +263,7 @@ void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s) {
     return stream_of(dev, s);
 }
 
-bool rt_cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s) {
+static bool cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s) {
     int status = CU_STREAM_CAPTURE_STATUS_NONE;
     /* An error here (a sticky fault) shows at the operation itself. */
     if (make_current(dev) != CUDA_SUCCESS ||
@@ -282,56 +284,56 @@ static tric_status finish_on(struct tric_device_s *dev, CUresult r, struct tric_
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
-                             struct tric_stream_s *s) {
+static tric_status cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                                 struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    if (rt_cuda_capturing(dst->device, s))
+    if (cuda_capturing(dst->device, s))
         return rt_capture_error("tric_copy_to_device (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, cs), s,
                      "cuMemcpyHtoDAsync");
 }
 
-tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
-                             struct tric_stream_s *s) {
+static tric_status cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                 struct tric_stream_s *s) {
     CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
-    if (rt_cuda_capturing(src->device, s))
+    if (cuda_capturing(src->device, s))
         return rt_capture_error("tric_copy_to_host (it waits for the copy)");
     CUstream cs = stream_of(src->device, s);
     return finish_on(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, cs), s,
                      "cuMemcpyDtoHAsync");
 }
 
-tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
-                                   struct tric_stream_s *s) {
+static tric_status cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src,
+                                       size_t n, struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
     CU_CHECK(dst->device, api.cuMemcpyHtoDAsync(dst->addr + off, src, n, stream_of(dst->device, s)),
              "cuMemcpyHtoDAsync");
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
-                                   struct tric_stream_s *s) {
+static tric_status cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                       struct tric_stream_s *s) {
     CU_CHECK(src->device, make_current(src->device), "cuCtxSetCurrent");
     CU_CHECK(src->device, api.cuMemcpyDtoHAsync(dst, src->addr + off, n, stream_of(src->device, s)),
              "cuMemcpyDtoHAsync");
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
-                             size_t soff, size_t n, struct tric_stream_s *s) {
+static tric_status cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
+                                 size_t soff, size_t n, struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    if (rt_cuda_capturing(dst->device, s))
+    if (cuda_capturing(dst->device, s))
         return rt_capture_error("tric_copy_device (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemcpyDtoDAsync(dst->addr + doff, src->addr + soff, n, cs),
                      s, "cuMemcpyDtoDAsync");
 }
 
-tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
-                           struct tric_stream_s *s) {
+static tric_status cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
+                               struct tric_stream_s *s) {
     CU_CHECK(dst->device, make_current(dst->device), "cuCtxSetCurrent");
-    if (rt_cuda_capturing(dst->device, s))
+    if (cuda_capturing(dst->device, s))
         return rt_capture_error("tric_memset (it waits for the copy)");
     CUstream cs = stream_of(dst->device, s);
     return finish_on(dst->device, api.cuMemsetD8Async(dst->addr + off, (unsigned char)value, n, cs),
@@ -340,7 +342,7 @@ tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, siz
 
 /* ---- streams ---------------------------------------------------------------------------------- */
 
-tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s) {
+static tric_status cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     CUstream cs = NULL;
     CU_CHECK(dev, api.cuStreamCreate(&cs, CU_STREAM_DEFAULT), "cuStreamCreate");
@@ -352,8 +354,8 @@ tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_
  * handles that stand for "the current context's", not objects of one context. */
 static bool is_special_stream(void *cu_stream) { return (uintptr_t)cu_stream <= 2; }
 
-tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
-                                struct tric_stream_s *s) {
+static tric_status cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
+                                    struct tric_stream_s *s) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     if (!is_special_stream(cu_stream)) {
         CUcontext ctx = NULL;
@@ -370,20 +372,24 @@ tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
     return TRIC_SUCCESS;
 }
 
-void rt_cuda_stream_destroy(struct tric_stream_s *s) {
+static void cuda_stream_destroy(struct tric_stream_s *s) {
     if (s->wrapped)
         return; /* the caller's CUstream */
     if (s->cu_stream && make_current(s->device) == CUDA_SUCCESS)
         api.cuStreamDestroy((CUstream)s->cu_stream);
 }
 
-tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s) {
+static tric_status cuda_stream_synchronize(struct tric_stream_s *s) {
     CU_CHECK(s->device, make_current(s->device), "cuCtxSetCurrent");
     CU_CHECK(s->device, api.cuStreamSynchronize((CUstream)s->cu_stream), "cuStreamSynchronize");
     return TRIC_SUCCESS;
 }
 
 /* ---- modules ---------------------------------------------------------------------------------- */
+
+static tric_status cuda_load(struct tric_device_s *dev, struct tric_module_s *mod);
+static void cuda_unload(struct tric_module_s *mod);
+static tric_status cuda_ensure_loaded(struct tric_kernel_s *k);
 
 /* The cache key material: everything the PTX depends on. */
 static void key_material(StrBuf *sb, const struct tric_device_s *dev, const SrcFile *file,
@@ -440,8 +446,8 @@ static tric_status compile_ptx(struct tric_device_s *dev, const SrcFile *file,
     return st;
 }
 
-tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
-                            const tric_compile_options *opt, struct tric_module_s *mod) {
+static tric_status cuda_compile(struct tric_device_s *dev, const SrcFile *file,
+                                const tric_compile_options *opt, struct tric_module_s *mod) {
     /* TRIC_ARCH overrides the device's own target (e.g. sm_90 instead of sm_90a), for A/B runs. */
     const char *env_arch = getenv("TRIC_ARCH");
     const char *arch = opt && opt->arch ? opt->arch : env_arch && *env_arch ? env_arch : dev->arch;
@@ -455,13 +461,13 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
             mod->from_cache = true;
             /* A stale-but-intact entry that the driver rejects is recompiled below, never
              * trusted. */
-            if (rt_cuda_load(dev, mod) == TRIC_SUCCESS) {
+            if (cuda_load(dev, mod) == TRIC_SUCCESS) {
                 strbuf_free(&why);
                 strbuf_free(&key);
                 free(dir);
                 return TRIC_SUCCESS;
             }
-            rt_cuda_unload(mod);
+            cuda_unload(mod);
             free(mod->code);
             mod->code = NULL;
             mod->from_cache = false;
@@ -479,7 +485,7 @@ tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
     free(dir);
     if (st != TRIC_SUCCESS)
         return st;
-    return rt_cuda_load(dev, mod);
+    return cuda_load(dev, mod);
 }
 
 static tric_status find_function(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
@@ -544,8 +550,8 @@ static tric_status find_function(struct tric_device_s *dev, void *cu_module, con
 }
 
 /* Loads mod->code into a CUmodule (mod->cu_module); what names the module in messages. */
-tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
-                              const KernelMeta *meta) {
+static tric_status cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
+                                  const KernelMeta *meta) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     /* The JIT's own messages (ptxas errors) come back in the error log (CUDA Driver API,
      * CUjit_option: CU_JIT_ERROR_LOG_BUFFER, size in/out). */
@@ -571,7 +577,8 @@ tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *m
     return TRIC_SUCCESS;
 }
 
-tric_status rt_not_tric_ptx(StrBuf *why) {
+/* The error for a PTX without a valid metadata block (why says what is wrong; freed). */
+static tric_status not_tric_ptx(StrBuf *why) {
     tric_status st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                              "not a tric PTX module (no valid tric metadata block): %s",
                              why->len ? why->data : "");
@@ -579,19 +586,53 @@ tric_status rt_not_tric_ptx(StrBuf *why) {
     return st;
 }
 
-tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
+static tric_status cuda_load(struct tric_device_s *dev, struct tric_module_s *mod) {
     KernelMeta meta;
     StrBuf err = {0};
     memset(&meta, 0, sizeof meta);
     if (!kernel_meta_read(mod->code, &meta, &err))
-        return rt_not_tric_ptx(&err);
+        return not_tric_ptx(&err);
     strbuf_free(&err);
     if (mod->lazy_load)
         return rt_cuda_bind_kernel(dev, NULL, &meta, &mod->kernel);
-    tric_status st = rt_cuda_load_code(dev, mod, &meta);
+    tric_status st = cuda_load_code(dev, mod, &meta);
     if (st != TRIC_SUCCESS)
         return st;
     return rt_cuda_bind_kernel(dev, mod->cu_module, &meta, &mod->kernel);
+}
+
+/* A PTX from `tric`: one kernel (the module's own), or several -- an autotuned kernel's configs
+ * -- each a member module sharing mod's CUmodule, with a tuned member per tuning group. */
+static tric_status cuda_load_ptx(struct tric_device_s *dev, struct tric_module_s *mod) {
+    KernelMeta *metas = NULL;
+    StrBuf err = {0};
+    int n = kernel_meta_read_all(mod->code, &metas, &err);
+    if (n < 0)
+        return not_tric_ptx(&err);
+    strbuf_free(&err);
+    tric_status st = cuda_load_code(dev, mod, &metas[0]);
+    if (st == TRIC_SUCCESS && n == 1 && !metas[0].tune_name[0]) {
+        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[0], &mod->kernel);
+        free(metas);
+        return st;
+    }
+    mod->members = st == TRIC_SUCCESS ? calloc((size_t)n + 8, sizeof *mod->members) : NULL;
+    if (st == TRIC_SUCCESS && !mod->members)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int i = 0; st == TRIC_SUCCESS && i < n; i++) {
+        struct tric_module_s *m = rt_module_new(dev);
+        if (!m) {
+            st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+            break;
+        }
+        m->shares_cu_module = true;
+        mod->members[mod->nmembers++] = m;
+        st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[i], &m->kernel);
+    }
+    if (st == TRIC_SUCCESS)
+        st = rt_tune_groups(mod, metas, n);
+    free(metas);
+    return st;
 }
 
 /* A lazy module's first launch: the driver's JIT loads the PTX now, once. */
@@ -607,7 +648,7 @@ static tric_status load_lazily(struct tric_kernel_s *k) {
             st = rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: %s", k->name, err.data ? err.data : "");
         strbuf_free(&err);
         if (st == TRIC_SUCCESS)
-            st = rt_cuda_load_code(dev, mod, &meta);
+            st = cuda_load_code(dev, mod, &meta);
         if (st == TRIC_SUCCESS)
             st = find_function(dev, mod->cu_module, &meta, k);
     }
@@ -615,7 +656,7 @@ static tric_status load_lazily(struct tric_kernel_s *k) {
     return st;
 }
 
-void rt_cuda_unload(struct tric_module_s *mod) {
+static void cuda_unload(struct tric_module_s *mod) {
     if (mod->cu_module && make_current(mod->device) == CUDA_SUCCESS)
         api.cuModuleUnload((CUmodule)mod->cu_module);
     mod->cu_module = NULL;
@@ -623,13 +664,9 @@ void rt_cuda_unload(struct tric_module_s *mod) {
 
 /* ---- timing (autotuning) ------------------------------------------------------------------ */
 
-bool rt_cuda_is_loaded(const struct tric_kernel_s *k) {
-    return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) != NULL;
-}
-
-tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out) {
+static tric_status cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out) {
     struct tric_device_s *dev = k->module->device;
-    tric_status st = rt_cuda_ensure_loaded(k);
+    tric_status st = cuda_ensure_loaded(k);
     if (st != TRIC_SUCCESS)
         return st;
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
@@ -663,13 +700,13 @@ tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k) {
+static tric_status cuda_ensure_loaded(struct tric_kernel_s *k) {
     return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) ? TRIC_SUCCESS : load_lazily(k);
 }
 
-tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
-                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
-                         double give_up_ms, double *median_ms) {
+static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
+                             tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
+                             double rep_ms, double give_up_ms, double *median_ms) {
     enum { MAX_REPS = 100 };
     CUstream stream = stream_of(dev, s);
     CUevent ev[MAX_REPS + 1];
@@ -763,8 +800,8 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
     return TRIC_SUCCESS;
 }
 
-tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                           struct tric_stream_s *s) {
+static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                               struct tric_stream_s *s) {
     /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
      * cuLaunchKernel: kernelParams), so the slots live on this stack frame. Each parameter is read
      * with its declared PTX size from the start of its slot: little-endian, so an int slot works
@@ -792,7 +829,7 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
     void *fn = __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE);
     if (!fn) {
         /* Loading a module while the stream is captured would break the capture. */
-        if (rt_cuda_capturing(dev, s))
+        if (cuda_capturing(dev, s))
             return rt_capture_error("loading the kernel's code at its first launch");
         tric_status st = load_lazily(k);
         if (st != TRIC_SUCCESS)
@@ -823,3 +860,30 @@ tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_a
     }
     return TRIC_SUCCESS;
 }
+
+const RtDeviceOps rt_cuda_ops = {
+    .interprets_ir = false,
+    .ahead_of_time_form = "PTX",
+    .synchronize = cuda_synchronize,
+    .close = cuda_close,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy_to_device = cuda_copy_h2d,
+    .copy_to_host = cuda_copy_d2h,
+    .copy_to_device_async = cuda_copy_h2d_async,
+    .copy_to_host_async = cuda_copy_d2h_async,
+    .copy_device = cuda_copy_d2d,
+    .memset = cuda_memset,
+    .stream_create = cuda_stream_create,
+    .stream_wrap = cuda_stream_wrap,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_synchronize = cuda_stream_synchronize,
+    .capturing = cuda_capturing,
+    .compile = cuda_compile,
+    .load_ptx = cuda_load_ptx,
+    .unload = cuda_unload,
+    .ensure_loaded = cuda_ensure_loaded,
+    .kernel_attributes = cuda_kernel_attributes,
+    .launch = cuda_launch,
+    .time = cuda_time,
+};

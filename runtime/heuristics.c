@@ -1,15 +1,22 @@
 /* heuristics.c: @triton.heuristics whose lambdas read run-time arguments, evaluated at launch.
  *
- * Triton runs the lambdas at every launch on the launch's arguments. A kernel compiled from source
- * whose heuristics read a run-time parameter (args["K"] with K an i32) cannot be specialized when
- * it is compiled, so the runtime keeps the parsed decorator and, at each launch, evaluates the
- * lambdas (frontend/heuristics.c) on the argument values, the compile options' constexprs and the
- * parameters' literal defaults; the results, as "NAME=VALUE" constexprs, select a variant
- * compiled from the source with them (a value given for a heuristic's parameter wins over its
- * lambda, so the variant's own compile does not evaluate it again). Variants are cached by those
- * values. The module's own kernel -- its parameters, what tric_module_get_kernel returns -- is
- * compiled with run-time arguments read as 1 (16, 1024 where the lambdas fail on 1); launches
- * never run it. docs/runtime.md
+ * When it runs: twice in a module's life.
+ *   - At compile (tric_module_compile, through api.c's compile_one, before the kernel compiles):
+ *     rt_heuristics_prepare asks the driver (driver_heuristics_read, driver/entry.c) whether the
+ *     kernel has heuristics that read a run-time parameter (args["K"] with K an i32) and that the
+ *     options give no value; if not, nothing here runs again for the module. If so, the kernel
+ *     cannot be specialized at compile: the driver keeps the parsed decorator, and the module's
+ *     own kernel -- its parameters, what tric_module_get_kernel returns -- is compiled with
+ *     run-time arguments read as 1 (16, 1024 where the lambdas fail on 1); launches never run it.
+ *   - At every launch (rt_launch_checked, once the arguments are checked, before launch
+ *     specialization): rt_heuristics_kernel has the driver evaluate the lambdas
+ *     (driver_heuristics_eval) on the argument values handed over here as plain numbers, the
+ *     compile options' constexprs and the parameters' literal defaults, as Triton runs them at
+ *     every launch. The results, as "NAME=VALUE" constexprs, select a variant compiled from the
+ *     source with them on first use (a value given for a heuristic's parameter wins over its
+ *     lambda, so the variant's own compile does not evaluate it again); variants are cached by
+ *     those values.
+ * No AST here: the runtime calls no front-end function (tests/layering.sh). docs/runtime.md
  * "Heuristics". */
 #include "runtime/runtime.h"
 
@@ -25,115 +32,26 @@ typedef struct RtHeurVariant {
 } RtHeurVariant;
 
 struct RtHeuristics {
-    Arena *arena;
-    Module *m;
-    const FuncDef *f;
-    Heuristics hs;
-    int runtime_index[RT_MAX_PARAMS]; /* per FuncDef parameter: its launch argument, or -1 */
-    bool given[RT_MAX_PARAMS];        /* a heuristic target the options give a value */
-    tric_compile_options options;     /* as given at compile, deep-copied into arena */
+    Arena *arena;                 /* the options' copy, and the probe's */
+    DriverHeuristics *parsed;     /* the decorator, kept by the driver */
+    tric_compile_options options; /* as given at compile, deep-copied into arena */
     pthread_mutex_t lock;
     RtHeurVariant variants[RT_MAX_HEUR_VARIANTS];
     int nvariants;
 };
 
-static bool is_constexpr_annotation(const Expr *a) {
-    if (!a)
-        return false;
-    if (a->kind == EX_NAME)
-        return !strcmp(a->str, "constexpr");
-    return a->kind == EX_ATTR && !strcmp(a->attr.name, "constexpr");
-}
-
-/* Does e read args["P"] for a run-time parameter P? */
-static bool reads_runtime(const Expr *e, const FuncDef *f, int depth) {
-    if (!e || depth > 200)
-        return false;
-    switch (e->kind) {
-    case EX_SUBSCRIPT:
-        if (e->sub.nidx == 1 && e->sub.idx[0]->kind == EX_STR)
-            for (int i = 0; i < f->nparams; i++)
-                if (!strcmp(f->params[i].name, e->sub.idx[0]->str) &&
-                    !is_constexpr_annotation(f->params[i].annotation))
-                    return true;
-        return reads_runtime(e->sub.obj, f, depth + 1);
-    case EX_BINARY:
-        return reads_runtime(e->bin.lhs, f, depth + 1) || reads_runtime(e->bin.rhs, f, depth + 1);
-    case EX_UNARY: return reads_runtime(e->un.operand, f, depth + 1);
-    case EX_TERNARY:
-        return reads_runtime(e->ternary.cond, f, depth + 1) ||
-               reads_runtime(e->ternary.then, f, depth + 1) ||
-               reads_runtime(e->ternary.els, f, depth + 1);
-    case EX_CALL:
-        for (int i = 0; i < e->call.nargs; i++)
-            if (reads_runtime(e->call.args[i], f, depth + 1))
-                return true;
-        return false;
-    case EX_ATTR: return reads_runtime(e->attr.obj, f, depth + 1);
-    default: return false;
-    }
-}
-
-/* What args["name"] is at one launch. */
-typedef struct LaunchLookup {
-    const struct RtHeuristics *h;
+/* The run-time arguments of one evaluation, for the driver's lookups. */
+typedef struct LaunchArgs {
     const struct tric_kernel_s *k; /* NULL: the probe, run-time arguments read as probe_value */
     int64_t probe_value;
     const tric_arg *args;
-    const tric_compile_options *opt;
-    ConstVal *results; /* per parameter: a heuristic's result so far */
-    bool *have;
-    Arena *a;
-} LaunchLookup;
+} LaunchArgs;
 
-static bool literal_default(const Expr *e, ConstVal *out) {
-    if (!e)
-        return false;
-    switch (e->kind) {
-    case EX_INT: *out = (ConstVal){.kind = CV_INT, .i = e->ival}; return true;
-    case EX_FLOAT: *out = (ConstVal){.kind = CV_FLOAT, .f = e->fval}; return true;
-    case EX_BOOL: *out = (ConstVal){.kind = CV_BOOL, .b = e->bval}; return true;
-    case EX_NONE: *out = (ConstVal){.kind = CV_NONE}; return true;
-    case EX_UNARY:
-        if (e->un.op == UN_NEG && e->un.operand->kind == EX_INT) {
-            *out = (ConstVal){.kind = CV_INT, .i = -e->un.operand->ival};
-            return true;
-        }
-        return false;
-    default: return false;
-    }
-}
-
-static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **why) {
-    LaunchLookup *l = ctx;
-    const FuncDef *f = l->h->f;
-    int p = -1;
-    for (int i = 0; i < f->nparams; i++)
-        if (!strcmp(f->params[i].name, name))
-            p = i;
-    if (p < 0) {
-        *why = arena_printf(l->a, "but '%s' is not a parameter of %s", name, f->name);
-        return false;
-    }
-    if (l->have[p]) {
-        *out = l->results[p];
-        return true;
-    }
-    size_t n = strlen(name);
-    for (int i = l->opt ? l->opt->nconstexprs - 1 : -1; i >= 0; i--) {
-        const char *d = l->opt->constexprs[i];
-        if (d && !strncmp(d, name, n) && d[n] == '=' && const_from_string(d + n + 1, out, l->a))
-            return true;
-    }
-    int ri = l->h->runtime_index[p];
-    if (ri < 0) {
-        if (literal_default(f->params[p].default_value, out))
-            return true;
-        *why = arena_printf(l->a, "which has no value: pass it in constexprs (\"%s=...\")", name);
-        return false;
-    }
+/* Run-time argument ri as a heuristic reads it. */
+static bool launch_arg(void *ctx, int ri, DriverValue *out, const char **why) {
+    const LaunchArgs *l = ctx;
     if (!l->k) { /* the probe */
-        *out = (ConstVal){.kind = CV_INT, .i = l->probe_value};
+        *out = (DriverValue){.kind = DRIVER_VALUE_INT, .i = l->probe_value};
         return true;
     }
     if (ri >= l->k->nparams) {
@@ -148,21 +66,26 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
     }
     /* rt_check_args has matched the argument's kind to the parameter's type. */
     switch (a->kind) {
-    case TRIC_ARG_F32: *out = (ConstVal){.kind = CV_FLOAT, .f = a->v.f32}; return true;
-    case TRIC_ARG_F64: *out = (ConstVal){.kind = CV_FLOAT, .f = a->v.f64}; return true;
+    case TRIC_ARG_F32: *out = (DriverValue){.kind = DRIVER_VALUE_FLOAT, .f = a->v.f32}; return true;
+    case TRIC_ARG_F64: *out = (DriverValue){.kind = DRIVER_VALUE_FLOAT, .f = a->v.f64}; return true;
     case TRIC_ARG_I32:
     case TRIC_ARG_I64: {
         uint64_t bits = rt_arg_bits(a);
+        int64_t i;
         switch (t.dtype) {
-        case DT_I1: *out = (ConstVal){.kind = CV_BOOL, .b = (bits & 1) != 0}; return true;
-        case DT_I8: *out = (ConstVal){.kind = CV_INT, .i = (int8_t)bits}; return true;
-        case DT_I16: *out = (ConstVal){.kind = CV_INT, .i = (int16_t)bits}; return true;
-        case DT_I32: *out = (ConstVal){.kind = CV_INT, .i = (int32_t)bits}; return true;
-        case DT_U8: *out = (ConstVal){.kind = CV_INT, .i = (uint8_t)bits}; return true;
-        case DT_U16: *out = (ConstVal){.kind = CV_INT, .i = (uint16_t)bits}; return true;
-        case DT_U32: *out = (ConstVal){.kind = CV_INT, .i = (uint32_t)bits}; return true;
-        default: *out = (ConstVal){.kind = CV_INT, .i = (int64_t)bits}; return true;
+        case DT_I1:
+            *out = (DriverValue){.kind = DRIVER_VALUE_BOOL, .b = (bits & 1) != 0};
+            return true;
+        case DT_I8: i = (int8_t)bits; break;
+        case DT_I16: i = (int16_t)bits; break;
+        case DT_I32: i = (int32_t)bits; break;
+        case DT_U8: i = (uint8_t)bits; break;
+        case DT_U16: i = (uint16_t)bits; break;
+        case DT_U32: i = (uint32_t)bits; break;
+        default: i = (int64_t)bits; break;
         }
+        *out = (DriverValue){.kind = DRIVER_VALUE_INT, .i = i};
+        return true;
     }
     default: *why = "an argument of a kind tric's heuristics do not read"; return false;
     }
@@ -173,39 +96,16 @@ static bool launch_arg(void *ctx, const char *name, ConstVal *out, const char **
 static char *evaluate(const struct RtHeuristics *h, const struct tric_kernel_s *k,
                       const tric_arg *args, const tric_compile_options *opt, int64_t probe_value,
                       char **error) {
-    Arena *a = arena_new();
-    ConstVal results[RT_MAX_PARAMS];
-    bool have[RT_MAX_PARAMS] = {0};
-    LaunchLookup l = {.h = h,
-                      .k = k,
-                      .probe_value = probe_value,
-                      .args = args,
-                      .opt = opt,
-                      .results = results,
-                      .have = have,
-                      .a = a};
-    Diag diag = {0};
-    StrBuf key = {0};
-    bool ok = true;
-    for (int i = 0; ok && i < h->hs.n; i++) {
-        const Heuristic *hh = &h->hs.items[i];
-        if (h->given[hh->param])
-            continue;
-        ok = heuristic_eval(hh, launch_arg, &l, &results[hh->param], &diag);
-        if (!ok)
-            break;
-        have[hh->param] = true;
-        strbuf_printf(&key, "%s%s=", key.len ? " " : "", hh->name);
-        const_print(&key, &results[hh->param]);
-    }
+    LaunchArgs l = {.k = k, .probe_value = probe_value, .args = args};
+    StrBuf key = {0}, why = {0};
     char *r = NULL;
-    if (ok)
+    if (driver_heuristics_eval(h->parsed, opt ? opt->constexprs : NULL, opt ? opt->nconstexprs : 0,
+                               launch_arg, &l, &key, &why))
         r = strdup(key.data ? key.data : "");
     else
-        *error = strdup(diag.text.data ? diag.text.data : "heuristics: evaluation failed");
+        *error = strdup(why.data ? why.data : "heuristics: evaluation failed");
     strbuf_free(&key);
-    diag_free(&diag);
-    arena_free(a);
+    strbuf_free(&why);
     return r;
 }
 
@@ -241,6 +141,7 @@ void rt_heuristics_free(struct RtHeuristics *h) {
         free(h->variants[i].error);
     }
     pthread_mutex_destroy(&h->lock);
+    driver_heuristics_free(h->parsed);
     arena_free(h->arena);
     free(h);
 }
@@ -250,36 +151,18 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
     size_t nlen = strlen(mod->source.name);
     if (nlen > 4 && !strcmp(mod->source.name + nlen - 4, ".tir"))
         return TRIC_SUCCESS;
-    struct RtHeuristics *h = calloc(1, sizeof *h);
-    if (!h)
-        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
-    h->arena = arena_new();
-    Diag quiet = {0};
-    h->m = parse_module(&mod->source, h->arena, &quiet);
-    h->f = h->m ? sema_find_kernel(h->m, opt ? opt->kernel : NULL, h->arena, &quiet) : NULL;
-    bool runtime = false;
-    if (h->f && h->f->nparams <= RT_MAX_PARAMS &&
-        heuristics_read(h->m, h->f, &h->hs, h->arena, &quiet)) {
-        for (int i = 0, ri = 0; i < h->f->nparams; i++)
-            h->runtime_index[i] = is_constexpr_annotation(h->f->params[i].annotation) ? -1 : ri++;
-        for (int i = 0; i < h->hs.n; i++) {
-            const char *name = h->hs.items[i].name;
-            size_t n = strlen(name);
-            for (int d = 0; opt && d < opt->nconstexprs; d++)
-                if (opt->constexprs[d] && !strncmp(opt->constexprs[d], name, n) &&
-                    opt->constexprs[d][n] == '=')
-                    h->given[h->hs.items[i].param] = true;
-            if (!h->given[h->hs.items[i].param] &&
-                reads_runtime(h->hs.items[i].fn->lambda.body, h->f, 0))
-                runtime = true;
-        }
-    }
-    diag_free(&quiet);
-    if (!runtime) { /* compiled as usual (errors, if any, come from the compile) */
-        arena_free(h->arena);
-        free(h);
+    DriverHeuristics *parsed =
+        driver_heuristics_read(&mod->source, opt ? opt->kernel : NULL, opt ? opt->constexprs : NULL,
+                               opt ? opt->nconstexprs : 0, RT_MAX_PARAMS);
+    if (!parsed) /* compiled as usual (errors, if any, come from the compile) */
         return TRIC_SUCCESS;
+    struct RtHeuristics *h = calloc(1, sizeof *h);
+    if (!h) {
+        driver_heuristics_free(parsed);
+        return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
+    h->arena = arena_new();
+    h->parsed = parsed;
     /* Run-time arguments read as 1, else 16, else 1024: the first that the lambdas evaluate on
      * (64 // (n - 1) divides by zero at 1). */
     char *error = NULL, *key = NULL;
@@ -294,8 +177,9 @@ tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_
         tric_status st = rt_fail(TRIC_ERROR_COMPILE,
                                  "%s (the module's own kernel is compiled "
                                  "with run-time arguments read as 1, 16 or 1024)\n%s",
-                                 h->f->name, error);
+                                 driver_heuristics_kernel(h->parsed), error);
         free(error);
+        driver_heuristics_free(h->parsed);
         arena_free(h->arena);
         free(h);
         return st;
@@ -352,9 +236,7 @@ static RtHeurVariant *variant_for(struct tric_module_s *mod, const char *key) {
     vm->source = mod->source;
     tric_compile_options vopt = with_values(&h->options, key, h->arena);
     char *saved = strdup(tric_last_error());
-    tric_status st = mod->device->kind == TRIC_DEVICE_CUDA
-                         ? rt_cuda_compile(mod->device, &vm->source, &vopt, vm)
-                         : rt_cpu_compile(mod->device, &vm->source, &vopt, vm);
+    tric_status st = mod->device->ops->compile(mod->device, &vm->source, &vopt, vm);
     if (st == TRIC_SUCCESS)
         st = rt_prepare_specialization(vm, &vopt);
     if (st != TRIC_SUCCESS) {

@@ -1,14 +1,27 @@
 /* runtime.h: the runtime's insides, shared by the runtime/ files (the public API is include/tric/tric.h).
  *
  * Sections (one per file in runtime/):
- *   api.c    errors, devices, modules, kernels, buffers, argument checking, launch dispatch
- *   cpu.c    the cpu device: host buffers, driver_compile to IR, interp_run
- *   cuda.c   the cuda device: libcuda through runtime/cuda_api.h
- *   cache.c  the on-disk JIT cache: key material -> PTX, written atomically, checked on read, read
- *            only from a directory and files that no one but the user could have written
+ *   api.c         errors and warnings, devices, streams, modules, kernels, buffers, argument
+ *                 checking, launch specialization (variants compiled at first use), launch
+ *                 dispatch; every device operation goes through dev->ops
+ *   cpu.c         the cpu device (rt_cpu_ops): host buffers, driver_compile to IR, interp_run
+ *   cuda.c        the cuda device (rt_cuda_ops): libcuda through cuda_api.h (the part of the
+ *                 Driver API tric uses, loaded at run time), PTX compiled through the cache and
+ *                 loaded, launches, CUDA-event timing
+ *   tune.c        autotuning: a module per config, timed at the first launch per key, the choice
+ *                 kept in memory and on disk
+ *   heuristics.c  @triton.heuristics that read run-time arguments: read when the module compiles,
+ *                 evaluated by the driver (driver/entry.c) at every launch
  *   tensor_map.c  a kernel's TMA tensor maps evaluated against a launch's arguments
+ *   cache.c       the on-disk JIT cache: key material -> PTX, written atomically, checked on read,
+ *                 read only from a directory and files that no one but the user could have written
+ *   half.c        fp16, bf16 and fp8 <-> fp32 on the host (public: tric.h)
+ *   compiler.c / no_compiler.c  whether this library holds the code generator (libtric) or not
+ *                 (libtric_runtime, whose no_compiler.c stands in for codegen/)
  *
- * Knows the driver (driver/driver.h) and the IR (for the interpreter), never LLVM. */
+ * Knows the driver (driver/driver.h: driver_compile, the PTX metadata, and entry.c's questions
+ * about a source: its kernels, autotune configs, heuristics) and the IR (for the interpreter);
+ * never LLVM, and calls no front-end function (tests/layering.sh, layering/runtime_no_frontend). */
 #ifndef TRIC_RUNTIME_H
 #define TRIC_RUNTIME_H
 
@@ -24,6 +37,8 @@ tric_status rt_fail(tric_status status, const char *fmt, ...) TRIC_PRINTF(2, 3);
 /* Gives a warning (tric_set_warning_handler, tric_last_warning) unless the same text was given
  * before in this process: for what tric works around, such as a cache it will not trust. */
 void rt_warn(const char *fmt, ...) TRIC_PRINTF(1, 2);
+/* The error for work that cannot be done on a capturing stream (RtDeviceOps.capturing). */
+tric_status rt_capture_error(const char *what);
 
 /* A node of a device's list of live objects (circular, the device holds the head): what
  * tric_device_close frees when the caller has not. */
@@ -172,6 +187,8 @@ struct tric_stream_s {
 
 struct tric_device_s {
     tric_device_kind kind;
+    const struct RtDeviceOps
+        *ops; /* rt_cpu_ops or rt_cuda_ops, set by rt_cpu_open / rt_cuda_open */
     char name[256];
     char arch[16];
     /* cpu: every live buffer, the interpreter's bounds (InterpLaunch.buffers); guarded by lock. */
@@ -208,98 +225,95 @@ void rt_link_remove(struct tric_device_s *dev, RtLink *node);
  * loads only what `tric` wrote (PTX on cuda, .tir on cpu). */
 extern const bool rt_has_compiler;
 
-/* ---- cpu.c ------------------------------------------------------------------------------------ */
+/* ---- cpu.c, cuda.c: the device operations ------------------------------------------------------
+ * What differs between the two kinds of device, as a table each fills (rt_cpu_ops, rt_cuda_ops)
+ * and tric_device_open picks once: api.c, tune.c and heuristics.c call through dev->ops and never
+ * ask which kind a device is. Arguments are checked before a call (ranges, streams of the same
+ * device, the kernel's arguments); the operation's own errors are set with rt_fail. */
 
-tric_status rt_cpu_open(struct tric_device_s *dev);
-tric_status rt_cpu_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes);
-void rt_cpu_free(struct tric_buffer_s *buf);
-tric_status rt_cpu_compile(struct tric_device_s *dev, const SrcFile *file,
+typedef struct RtDeviceOps {
+    /* libtric_runtime (no compiler) runs on this device what `tric` wrote ahead of time:
+     * ".tir (--emit=ir)" run by the interpreter (interprets_ir), or "PTX". */
+    bool interprets_ir;
+    const char *ahead_of_time_form;
+    /* Waits for all work on the device (tric_device_synchronize). */
+    tric_status (*synchronize)(struct tric_device_s *dev);
+    /* Releases what open took (tric_device_close, after every object is freed). */
+    void (*close)(struct tric_device_s *dev);
+    /* Sets buf->addr to bytes of device memory (0 bytes: still a distinct address). */
+    tric_status (*alloc)(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes);
+    void (*free)(struct tric_buffer_s *buf);
+    /* The copies and memset of tric.h, done when they return (the _async ones: enqueued on s). */
+    tric_status (*copy_to_device)(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
+                                  struct tric_stream_s *s);
+    tric_status (*copy_to_host)(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                struct tric_stream_s *s);
+    tric_status (*copy_to_device_async)(struct tric_buffer_s *dst, size_t off, const void *src,
+                                        size_t n, struct tric_stream_s *s);
+    tric_status (*copy_to_host_async)(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
+                                      struct tric_stream_s *s);
+    tric_status (*copy_device)(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
+                               size_t soff, size_t n, struct tric_stream_s *s);
+    tric_status (*memset)(struct tric_buffer_s *dst, size_t off, int value, size_t n,
+                          struct tric_stream_s *s);
+    /* Streams: s->device set by the caller. wrap makes s the wrapper of the caller's cu_stream
+     * after checking it belongs to dev's context (an error where the device has none). */
+    tric_status (*stream_create)(struct tric_device_s *dev, struct tric_stream_s *s);
+    tric_status (*stream_wrap)(struct tric_device_s *dev, void *cu_stream, struct tric_stream_s *s);
+    void (*stream_destroy)(struct tric_stream_s *s);
+    tric_status (*stream_synchronize)(struct tric_stream_s *s);
+    /* Whether s (NULL: the device's) is being captured into a CUDA graph: then tric must not
+     * synchronize, copy synchronously, or load code on it (any of those would invalidate the
+     * capture). */
+    bool (*capturing)(struct tric_device_s *dev, struct tric_stream_s *s);
+    /* Compiles file with opt into mod (its code and kernel): the tile IR for the interpreter, or
+     * PTX (through the disk cache) loaded into the driver. */
+    tric_status (*compile)(struct tric_device_s *dev, const SrcFile *file,
                            const tric_compile_options *opt, struct tric_module_s *mod);
-tric_status rt_cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args);
+    /* Loads mod->code, a PTX from `tric`: one kernel (the module's own), or several -- an
+     * autotuned kernel's configs -- each a member module sharing mod's CUmodule, with a tuned
+     * member per tuning group (an error where the device runs no PTX). */
+    tric_status (*load_ptx)(struct tric_device_s *dev, struct tric_module_s *mod);
+    /* Frees what compile or load_ptx loaded into the device (rt_module_free). */
+    void (*unload)(struct tric_module_s *mod);
+    /* Loads a lazily loaded module's kernel (tric_module_s.lazy_load) now. */
+    tric_status (*ensure_loaded)(struct tric_kernel_s *k);
+    /* tric_kernel_attributes: registers, local memory, occupancy (its function loaded now if
+     * lazy; an error where the device has none of those). */
+    tric_status (*kernel_attributes)(struct tric_kernel_s *k, tric_kernel_attrs *out);
+    /* Runs k (arguments checked, the variant chosen) on grid, on s (NULL: the device's). */
+    tric_status (*launch)(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
+                          struct tric_stream_s *s);
+    /* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
+     * timed to estimate (when it takes over give_up_ms > 0, that is the answer), warm-up runs for
+     * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
+     * events; the median in ms. What run launches must be compiled and loaded already. NULL on a
+     * device whose speed says nothing of a GPU's (the interpreter): autotuning there runs the
+     * first config that compiled, untimed. */
+    tric_status (*time)(struct tric_device_s *dev, struct tric_stream_s *s,
+                        tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
+                        double give_up_ms, double *median_ms);
+} RtDeviceOps;
 
-/* ---- cuda.c ----------------------------------------------------------------------------------- */
+/* cpu.c: host buffers, driver_compile to IR, interp_run. */
+extern const RtDeviceOps rt_cpu_ops;
+tric_status rt_cpu_open(struct tric_device_s *dev);
 
+/* cuda.c: libcuda through runtime/cuda_api.h. */
+extern const RtDeviceOps rt_cuda_ops;
 /* Whether libcuda can be loaded and has at least one device (for "auto"); never fails loudly. */
 bool rt_cuda_available(void);
 tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal);
-void rt_cuda_close(struct tric_device_s *dev);
-tric_status rt_cuda_synchronize(struct tric_device_s *dev);
-tric_status rt_cuda_alloc(struct tric_device_s *dev, struct tric_buffer_s *buf, size_t bytes);
-void rt_cuda_free(struct tric_buffer_s *buf);
-tric_status rt_cuda_copy_h2d(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
-                             struct tric_stream_s *s);
-tric_status rt_cuda_copy_d2h(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
-                             struct tric_stream_s *s);
-tric_status rt_cuda_copy_d2d(struct tric_buffer_s *dst, size_t doff, struct tric_buffer_s *src,
-                             size_t soff, size_t n, struct tric_stream_s *s);
-tric_status rt_cuda_memset(struct tric_buffer_s *dst, size_t off, int value, size_t n,
-                           struct tric_stream_s *s);
-tric_status rt_cuda_stream_create(struct tric_device_s *dev, struct tric_stream_s *s);
-void rt_cuda_stream_destroy(struct tric_stream_s *s);
-tric_status rt_cuda_stream_synchronize(struct tric_stream_s *s);
-/* Checks that cu_stream belongs to dev's context and makes s its wrapper. */
-tric_status rt_cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
-                                struct tric_stream_s *s);
-/* The CUstream a launch or copy on s (NULL: the device's) goes to. */
+/* The CUstream a launch or copy on s (NULL: the device's) goes to (bench/ times on it). */
 void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s);
-/* Whether the stream is being captured into a CUDA graph (then tric must not synchronize, copy
- * synchronously, or load code on it: any of those would invalidate the capture). */
-bool rt_cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s);
-/* The error for work that cannot be done on a capturing stream. */
-tric_status rt_capture_error(const char *what);
-/* Enqueues a copy without waiting for it. */
-tric_status rt_cuda_copy_h2d_async(struct tric_buffer_s *dst, size_t off, const void *src, size_t n,
-                                   struct tric_stream_s *s);
-tric_status rt_cuda_copy_d2h_async(void *dst, struct tric_buffer_s *src, size_t off, size_t n,
-                                   struct tric_stream_s *s);
-/* cuFuncGetAttribute and the occupancy calculator for k (its function loaded now if lazy). */
-tric_status rt_cuda_kernel_attributes(struct tric_kernel_s *k, tric_kernel_attrs *out);
-/* Compiles (through the cache) to PTX for the device's arch and loads it. */
-tric_status rt_cuda_compile(struct tric_device_s *dev, const SrcFile *file,
-                            const tric_compile_options *opt, struct tric_module_s *mod);
-/* The error for a PTX without a valid metadata block (why says what is wrong; freed). */
-tric_status rt_not_tric_ptx(StrBuf *why);
-/* Loads mod->code (PTX with a metadata block): fills mod->kernel and the CUmodule. */
-tric_status rt_cuda_load(struct tric_device_s *dev, struct tric_module_s *mod);
-/* The two halves of rt_cuda_load, for a PTX holding several kernels: loads mod->code into
- * mod->cu_module (meta names it in messages), and fills k from meta with its function there. */
-tric_status rt_cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
-                              const KernelMeta *meta);
+/* Fills k from its metadata block and finds its function in the loaded CUmodule (cu_module NULL:
+ * the parameters only, the function found at the first launch). */
 tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
                                 struct tric_kernel_s *k);
-/* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
- * timed to estimate (when it takes over give_up_ms > 0, that is the answer), warm-up runs for
- * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
- * events; the median in ms. What run launches must be compiled and loaded already. */
-tric_status rt_cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
-                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
-                         double give_up_ms, double *median_ms);
-/* A lazily loaded module's kernel (tric_module_s.lazy_load) handed to the driver now. */
-tric_status rt_cuda_ensure_loaded(struct tric_kernel_s *k);
-/* Whether k's function is loaded (a launch then makes no driver call but cuLaunchKernel). */
-bool rt_cuda_is_loaded(const struct tric_kernel_s *k);
-void rt_cuda_unload(struct tric_module_s *mod);
-tric_status rt_cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                           struct tric_stream_s *s);
 
 /* ---- api.c: shared helpers -------------------------------------------------------------------- */
 
 struct tric_module_s *rt_module_new(struct tric_device_s *dev);
-
-/* ---- heuristics.c: heuristics evaluated at launch ------------------------------------------- */
-
-/* Before a source module's kernel compiles: when its @triton.heuristics read run-time arguments
- * (and opt gives no value for them), sets mod->heuristics and fills *probe with opt plus the
- * heuristics' values with run-time arguments read as 1 (16, 1024 where that fails), to compile
- * the module's own kernel with; otherwise leaves mod as it is. */
-tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_options *opt,
-                                  tric_compile_options *probe);
-/* The kernel a launch with these (checked) arguments runs: k, or the variant for the heuristics'
- * values at this launch, compiled on first use. An error when a lambda fails on these values or
- * the variant does not compile. */
-tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
-                                 struct tric_kernel_s **out);
-void rt_heuristics_free(struct RtHeuristics *h);
 void rt_module_free(struct tric_module_s *mod);
 /* Which parameters launches specialize on, and a deep copy of the options to compile variants. */
 tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_compile_options *opt);
@@ -333,6 +347,21 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
                                Arena *arena, CompileOptions *out);
 /* Appends a canonical text of the options and mod's launch hints to key material for the cache. */
 void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tric_module_s *mod);
+
+/* ---- heuristics.c: heuristics evaluated at launch ------------------------------------------- */
+
+/* Before a source module's kernel compiles: when its @triton.heuristics read run-time arguments
+ * (and opt gives no value for them), sets mod->heuristics and fills *probe with opt plus the
+ * heuristics' values with run-time arguments read as 1 (16, 1024 where that fails), to compile
+ * the module's own kernel with; otherwise leaves mod as it is. */
+tric_status rt_heuristics_prepare(struct tric_module_s *mod, const tric_compile_options *opt,
+                                  tric_compile_options *probe);
+/* The kernel a launch with these (checked) arguments runs: k, or the variant for the heuristics'
+ * values at this launch, compiled on first use. An error when a lambda fails on these values or
+ * the variant does not compile. */
+tric_status rt_heuristics_kernel(struct tric_kernel_s *k, const tric_arg *args,
+                                 struct tric_kernel_s **out);
+void rt_heuristics_free(struct RtHeuristics *h);
 
 /* ---- tune.c: autotuning --------------------------------------------------------------------- */
 

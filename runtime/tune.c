@@ -3,7 +3,7 @@
  * A tuned kernel stands for several configs, each a module of its own: compiled from the source
  * with the config's constexprs, warps and stages (tric_module_compile), or one kernel of a PTX that
  * `tric` wrote with a kernel per config (tric_module_load_ptx). A launch reads the key parameters'
- * values; the first launch with new values times every config on the GPU (rt_cuda_time: warm-up,
+ * values; the first launch with new values times every config on the GPU (the device's time: warm-up,
  * then the median of CUDA-event timings), keeps the fastest in a table that later launches read
  * without a lock, and in the disk cache, so a later process skips the timing. Trial launches run
  * on the caller's buffers: the parameters named in restore_value are saved before and restored
@@ -193,19 +193,15 @@ static tric_status read_configs(struct tric_module_s *mod, const tric_compile_op
     if (st != TRIC_SUCCESS)
         return st;
     Diag diag = {0};
-    Module *m = parse_module(&mod->source, a, &diag);
-    bool ok = !m || driver_tune_configs(m, &copt.spec, at, a, &diag);
-    if (!m) {
-        /* The syntax errors are the compile's to report. */
-        diag_free(&diag);
-        return TRIC_SUCCESS;
-    }
-    if (!ok) {
+    bool parsed;
+    if (!driver_file_tune_configs(&mod->source, &copt.spec, at, &parsed, a, &diag)) {
         st = rt_fail(TRIC_ERROR_COMPILE, "%s", diag.text.data ? diag.text.data : "autotune failed");
         diag_free(&diag);
         return st;
     }
     diag_free(&diag);
+    if (!parsed) /* the syntax errors are the compile's to report */
+        return TRIC_SUCCESS;
     if (!opt || opt->ntune_configs <= 0)
         return TRIC_SUCCESS;
     /* The caller's configs replace the decorator's; its key and lists too, where given. */
@@ -247,9 +243,7 @@ static struct tric_module_s *compile_config(struct tric_module_s *mod,
     cm->is_config = true;
     cm->lazy_load = true;
     char *saved = strdup(tric_last_error());
-    tric_status st = mod->device->kind == TRIC_DEVICE_CUDA
-                         ? rt_cuda_compile(mod->device, &cm->source, copt, cm)
-                         : rt_cpu_compile(mod->device, &cm->source, copt, cm);
+    tric_status st = mod->device->ops->compile(mod->device, &cm->source, copt, cm);
     if (st == TRIC_SUCCESS)
         st = rt_prepare_specialization(cm, copt);
     if (st != TRIC_SUCCESS) {
@@ -344,7 +338,7 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
     for (int i = 0; i < at.nconfigs; i++) {
         const TuneConfig *c = &at.configs[i];
         StrBuf text = {0};
-        autotune_config_text(&text, c);
+        driver_config_text(&text, c);
         t->texts[i] = strbuf_take(&text);
         if (!t->texts[i])
             t->texts[i] = strdup("");
@@ -473,7 +467,7 @@ tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, i
         t->cache_material =
             cache_material(mod->device, mod->code, strlen(mod->code), NULL, t, tm->kernel.name);
     }
-    /* mod->members has room for 8 more (load_ptx_kernels). */
+    /* mod->members has room for 8 more (cuda.c's cuda_load_ptx). */
     memmove(mod->members + ntuned, mod->members, sizeof *mod->members * (size_t)mod->nmembers);
     memcpy(mod->members, tuned, sizeof *tuned * (size_t)ntuned);
     mod->nmembers += ntuned;
@@ -596,7 +590,8 @@ typedef struct VariantJob {
 static void variant_job(void *item) {
     VariantJob *j = item;
     /* A failure here shows again, with its message, at the config's trial launch. */
-    rt_cuda_ensure_loaded(rt_launch_variant(j->k, j->args));
+    struct tric_kernel_s *k = rt_launch_variant(j->k, j->args);
+    k->module->device->ops->ensure_loaded(k);
 }
 
 #define RT_MAX_CONFIGS_PARALLEL 64
@@ -636,8 +631,8 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
         /* A config over twice the best time so far is timed once. */
-        tric_status ts =
-            rt_cuda_time(dev, stream, run_trial, &tr, warmup, rep, best < 0 ? 0 : 2 * best_ms, &ms);
+        tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,
+                                        best < 0 ? 0 : 2 * best_ms, &ms);
         if (ts == TRIC_SUCCESS && (best < 0 || ms < best_ms)) {
             best = i;
             best_ms = ms;
@@ -680,7 +675,7 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
     if (chosen < 0)
         chosen = disk_lookup(t, key);
     bool from_disk = chosen >= 0;
-    if (chosen < 0 && k->module->device->kind == TRIC_DEVICE_CPU) {
+    if (chosen < 0 && !k->module->device->ops->time) {
         /* The interpreter's speed says nothing about the GPU's: the first config that compiled. */
         for (int i = 0; i < t->nconfigs && chosen < 0; i++)
             if (t->configs[i])
@@ -698,8 +693,7 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
                 return -1;
             }
         }
-        if (k->module->device->kind == TRIC_DEVICE_CUDA &&
-            rt_cuda_capturing(k->module->device, stream)) {
+        if (k->module->device->ops->capturing(k->module->device, stream)) {
             pthread_mutex_unlock(&t->lock);
             rt_capture_error("autotuning (timing every config) at the first launch with these "
                              "key values (tune first: tric_kernel_tune)");

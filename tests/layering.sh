@@ -1,13 +1,18 @@
 #!/bin/sh
-# layering.sh SRC: codegen/ includes no header of passes/ and calls no function that
-# passes/passes.h declares (docs/architecture.md, "Principles"): what the passes decide is in the
-# IR, and the rules both read off layouts are ir/layout.c's. Prints every violation as
-# FILE:LINE: what, and fails when there is one (the ctest test layering/codegen_no_passes).
+# layering.sh SRC [CHECK]: the layering rules of docs/architecture.md ("Principles"), one per ctest:
+#   codegen_no_passes (the default; ctest layering/codegen_no_passes): codegen/ includes no header
+#     of passes/ and calls no function that passes/passes.h declares: what the passes decide is in
+#     the IR, and the rules both read off layouts are ir/layout.c's.
+#   runtime_no_frontend (ctest layering/runtime_no_frontend): runtime/ includes no header of
+#     frontend/ and calls no function that frontend/frontend.h declares: what the runtime asks of a
+#     source (its kernels, autotune configs, heuristics at launch) goes through driver/entry.c.
+# Prints every violation as FILE:LINE: what, and fails when there is one.
 #
-# The names come from passes.h itself, so a function added there is covered. Comments are
-# stripped first (line numbers kept): codegen's comments may name the passes and their functions.
+# The names come from the header itself, so a function added there is covered. Comments are
+# stripped first (line numbers kept): comments may name the other layer and its functions.
 set -eu
 cd "$1"
+check=${2:-codegen_no_passes}
 
 # Prints FILE with every /* ... */ comment blanked, one output line per input line.
 strip_comments() {
@@ -28,39 +33,55 @@ strip_comments() {
     }' "$1"
 }
 
-# Every identifier that passes.h follows with "(" outside comments: its functions (a function
-# pointer's type, "(*PassFn)(", and "bool (" do not match).
-names=$(strip_comments passes/passes.h | grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | sed 's/($//' |
-        sort -u)
-if [ -z "$names" ]; then
-    echo "layering.sh: found no function in passes/passes.h" >&2
-    exit 1
-fi
-calls=$(echo "$names" | tr '\n' '|' | sed 's/|$//')
-
-bad=0
-for f in codegen/*.c codegen/*.h; do
-    out=$(strip_comments "$f" | awk -v file="$f" -v calls="$calls" '
-        /^[ \t]*#[ \t]*include[ \t]*["<]([^">]*\/)?passes\// {
-            printf "%s:%d: includes a header of passes/: %s\n", file, NR, $0
-        }
-        {
-            line = $0
-            while (match(line, "(^|[^A-Za-z0-9_])(" calls ")[ \t]*\\(")) {
-                hit = substr(line, RSTART, RLENGTH)
-                sub(/^[^A-Za-z_]/, "", hit)
-                sub(/[ \t]*\($/, "", hit)
-                printf "%s:%d: calls %s, declared in passes/passes.h\n", file, NR, hit
-                line = substr(line, RSTART + RLENGTH)
-            }
-        }')
-    if [ -n "$out" ]; then
-        echo "$out"
-        bad=1
+# layer_check LAYER OTHER HEADER ADVICE: LAYER/*.c and *.h include no header of OTHER/ and call no
+# function that HEADER declares.
+layer_check() {
+    layer=$1 other=$2 header=$3 advice=$4
+    # Every identifier that the header follows with "(" outside comments: its functions (a function
+    # pointer's type, "(*PassFn)(", and "bool (" do not match), less the X-macro tables' X.
+    names=$(strip_comments "$header" | grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | sed 's/($//' |
+            grep -vx 'X' | sort -u)
+    if [ -z "$names" ]; then
+        echo "layering.sh: found no function in $header" >&2
+        exit 1
     fi
-done
-if [ "$bad" -ne 0 ]; then
-    echo "codegen/ must not depend on passes/: a rule both need belongs in ir/ (ir/layout.c)" >&2
-    exit 1
-fi
-echo "codegen/ includes no header of passes/ and calls none of its $(echo "$names" | wc -l) functions"
+    calls=$(echo "$names" | tr '\n' '|' | sed 's/|$//')
+    bad=0
+    for f in "$layer"/*.c "$layer"/*.h; do
+        out=$(strip_comments "$f" | awk -v file="$f" -v calls="$calls" -v other="$other" -v header="$header" '
+            $0 ~ "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*/)?" other "/" {
+                printf "%s:%d: includes a header of %s/: %s\n", file, NR, other, $0
+            }
+            {
+                line = $0
+                while (match(line, "(^|[^A-Za-z0-9_])(" calls ")[ \t]*\\(")) {
+                    hit = substr(line, RSTART, RLENGTH)
+                    sub(/^[^A-Za-z_]/, "", hit)
+                    sub(/[ \t]*\($/, "", hit)
+                    printf "%s:%d: calls %s, declared in %s\n", file, NR, hit, header
+                    line = substr(line, RSTART + RLENGTH)
+                }
+            }')
+        if [ -n "$out" ]; then
+            echo "$out"
+            bad=1
+        fi
+    done
+    if [ "$bad" -ne 0 ]; then
+        echo "$layer/ must not depend on $other/: $advice" >&2
+        exit 1
+    fi
+    echo "$layer/ includes no header of $other/ and calls none of its $(echo "$names" | wc -l) functions"
+}
+
+case $check in
+codegen_no_passes)
+    layer_check codegen passes passes/passes.h \
+        "a rule both need belongs in ir/ (ir/layout.c)" ;;
+runtime_no_frontend)
+    layer_check runtime frontend frontend/frontend.h \
+        "ask the driver (driver/entry.c, declared in driver/driver.h)" ;;
+*)
+    echo "layering.sh: unknown check '$check' (codegen_no_passes, runtime_no_frontend)" >&2
+    exit 2 ;;
+esac
