@@ -73,7 +73,7 @@ bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific)
     return false;
 }
 
-/* ---- the pipeline ------------------------------------------------------------------------------ */
+/* ---- the pass list ----------------------------------------------------------------------------- */
 
 /* Debug builds (the sanitizer CI build among them) verify the IR after every pass; release builds
  * only with --verify. */

@@ -25,7 +25,7 @@ typedef struct CompileOptions {
     const char *libdevice_path;
     bool parse_only;         /* EMIT_AST without sema: the untyped syntax tree */
     const char *passes;      /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
-                               EMIT_LLVM / EMIT_PTX always run the whole pipeline */
+                               EMIT_LLVM / EMIT_PTX always run the whole pass list */
     bool no_tune;            /* one kernel exactly: an autotuned kernel's configs are not expanded
                                (the runtime compiles config by config) */
     bool fit_stages;         /* when the pipeline's stage buffers overflow shared memory, lower
