@@ -16,7 +16,8 @@
  *   dot_mma.c        the mma.sync dot (#mma v2)
  *   dot_wgmma.c      the register-staged wgmma dot (#mma v3, sm_90a)
  *   control.c        for, if, while, assert
- *   lower_pipeline.c the memory-pipeline ops (shared tiles, cp.async, ldmatrix, wgmma from shared)
+ *   async_copy.c     the asynchronous-copy ops of the memory pipeline (shared tiles, cp.async and
+ *                    TMA copies, their waits and mbarriers, ldmatrix, wgmma from shared)
  *   libdevice.c      linking libdevice for math
  *   emit.c           O3 through the new pass manager, NVPTX emission
  *
