@@ -41,7 +41,7 @@ typedef struct CompileOptions {
      * tools/tric.c and runtime/ turn TRIC_NO_TMA, TRIC_LLVM_PIPELINE and TRIC_LLVM_ARGS into them;
      * nothing below the driver reads the environment. */
     bool no_tma;             /* --no-tma: every copy stays cp.async (PassOptions.no_tma) */
-    const char *llvm_passes; /* --llvm-passes: an `opt -passes=` pipeline instead of -On's */
+    const char *llvm_passes; /* --llvm-passes: an LLVM pass pipeline run instead of -On's */
     const char *llvm_args;   /* --llvm-args: LLVM options, fixed per process (CodegenOptions) */
     /* Diagnostics only: they change no code, so no cache key holds them. */
     bool remarks;       /* --remarks (TRIC_PIPELINE_REMARKS): why a loop is not pipelined, why a
