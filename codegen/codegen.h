@@ -10,15 +10,18 @@
  *   atomic.c         atomic_rmw and atomic_cas: inline PTX atom / red
  *   shared_memory.c  an op's shared-memory scratch
  *   relayout.c       broadcast, expand_dims, trans, reshape, convert_layout
+ *   join_split.c     join and split
  *   reduce.c         reductions and argmax/argmin
+ *   scan.c           inclusive scans (cumsum, cumprod, associative_scan)
  *   dot.c            what the dots share; the choice of FMA, mma.sync or wgmma
  *   dot_fma.c        the FMA dot
  *   dot_mma.c        the mma.sync dot (#mma v2)
  *   dot_wgmma.c      the register-staged wgmma dot (#mma v3, sm_90a)
  *   control.c        for, if, while, assert
- *   lower_pipeline.c the memory-pipeline ops (shared tiles, cp.async, ldmatrix, wgmma from shared)
+ *   async_copy.c     the asynchronous-copy ops of the memory pipeline (shared tiles, cp.async and
+ *                    TMA copies, their waits and mbarriers, ldmatrix, wgmma from shared)
  *   libdevice.c      linking libdevice for math
- *   emit.c           O3 through the new pass manager, NVPTX emission
+ *   emit.c           tric's -O3 LLVM pass pipeline (new pass manager), NVPTX emission
  *   ptx_peephole.c   mul.wide + add.s64 fused into mad.wide in the PTX text (LLVM 19 does not)
  *
  * No LLVM type appears outside codegen/; the rest of tric sees this header only. */
@@ -36,8 +39,8 @@ typedef struct CodegenOptions {
     bool no_fp_fusion;          /* keep every float add, sub and mul rounded on its own; by default
                                    a mul feeding an add or sub may become one fma, as Triton's
                                    enable_fp_fusion=True (docs/codegen.md "Floating point") */
-    const char *llvm_passes;    /* an `opt -passes=` pipeline run instead of -On's (emit.c);
-                                   NULL or "": -On's */
+    const char *llvm_passes;    /* an LLVM pass pipeline (`opt -passes=` text) run instead of
+                                   -On's (emit.c); NULL or "": -On's */
     const char *llvm_args;      /* LLVM options, space-separated ("-time-passes"): globals of
                                    LLVM's, parsed once, so the first compile of a process fixes
                                    them and a later one asking for others is refused (llvm.c);

@@ -2,13 +2,13 @@
  * PTX ISA 9.7.15): each thread stores the operand registers it holds into the dot's staging area
  * in a wgmma canonical layout, then warpgroup-wide wgmma reads both operands through matrix
  * descriptors. The memory pipeline's wgmma, reading swizzled tiles that cp.async filled, is
- * lower_pipeline.c's. docs/codegen.md "wgmma (sm_90a, `#mma` v3)". */
+ * async_copy.c's. docs/codegen.md "wgmma (sm_90a, `#mma` v3)". */
 #include "codegen/internal.h"
 
 #include <math.h>
 
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
- * the pipeline's wgmma op (lower_pipeline.c): `wgmma.fence` (the accumulators were last written
+ * the pipeline's wgmma op (async_copy.c): `wgmma.fence` (the accumulators were last written
  * by ordinary instructions), then per m64 tile rm of this warpgroup and n piece nc one asm
  * statement issuing its k steps rk (16 k for fp16/bf16, 8 for tf32, 32 for fp8: 32 bytes, two
  * core matrices) in order, each
@@ -150,7 +150,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
  * with both operands through descriptors, `wgmma.commit_group`, `wgmma.wait_group 0` (the
  * accumulators pass through the wait's asm so no use can move above it). The serial schedule,
  * for dots the software pipeline did not take (passes/pipeline_loops.c); pipelined dots are
- * wgmma ops reading shared memory (lower_pipeline.c). */
+ * wgmma ops reading shared memory (async_copy.c). */
 bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *dr)
 {
     LLVMBuilderRef b = c->l->b;

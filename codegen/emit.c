@@ -1,4 +1,4 @@
-/* emit.c: verification, the optimization pipeline (new pass manager: tric's -O3, or LLVM's
+/* emit.c: verification, the LLVM pass pipeline (new pass manager: tric's -O3, or LLVM's
  * default<On> below that) and NVPTX emission to PTX text. */
 #include "codegen/internal.h"
 

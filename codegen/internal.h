@@ -327,7 +327,7 @@ typedef struct WgmmaIssue {
 } WgmmaIssue;
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr);
 
-/* ---- lower_pipeline.c: what the wgmma dots share about swizzled tiles ---------------------- */
+/* ---- async_copy.c: what the wgmma dots share about swizzled tiles -------------------------- */
 
 /* The byte offset inside a tile of element (x0, x1) under shared layout l (ir/layout.c
  * shared_swizzled_offset, in LLVM IR). */
@@ -355,11 +355,12 @@ bool cg_lower_if(Cg *c, const IrOp *op);
 bool cg_lower_while(Cg *c, const IrOp *op);
 bool cg_lower_assert(Cg *c, const IrOp *op);
 
-/* ---- lower_pipeline.c: the memory-pipeline ops (ir.h "the memory pipeline") ----------------- */
+/* ---- async_copy.c: the asynchronous-copy ops (ir.h "the memory pipeline") ------------------- */
 
-/* local_alloc, slot, async_copy, async_commit, async_wait, barrier, local_load, wgmma,
- * wgmma_wait (docs/codegen.md "The memory pipeline"). */
-bool cg_lower_pipeline_op(Cg *c, const IrOp *op);
+/* The ops with the PIPELINE trait: local_alloc, slot, async_copy, async_commit, async_wait,
+ * barrier, local_load, wgmma, wgmma_wait, tma_load and the mbarrier ops (docs/codegen.md "The
+ * memory pipeline"). */
+bool cg_lower_async_copy_op(Cg *c, const IrOp *op);
 /* The iter arg (0-based) of for_op whose block argument is the accumulator (c) of a wgmma op
  * directly in its body; -1 if none. cg_lower_for pins its initial registers (C7515). */
 int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op);

@@ -20,14 +20,14 @@ static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
 
 /* ---- the ops ------------------------------------------------------------------------------- */
 
-/* One op: the memory-pipeline ops to lower_pipeline.c, the others here or to the file of their
+/* One op: the memory-pipeline ops to async_copy.c, the others here or to the file of their
  * kind (the result's distribution is built first, except for convert_layout). */
 static bool lower_op(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
     /* shared-memory tiles have no registers: no distribution */
     if (op_has(op->code, OPT_PIPELINE))
-        return cg_lower_pipeline_op(c, op);
+        return cg_lower_async_copy_op(c, op);
     ValueId r = op->nresults ? op->results[0] : 0;
     Type rt = r ? ir_type(c->f, r) : type_scalar(DT_I32);
     int rlayout = r ? ir_value(c->f, r)->layout : 0;

@@ -37,8 +37,8 @@ void codegen_identity(StrBuf *out)
 {
     unsigned major = 0, minor = 0, patch = 0;
     LLVMGetVersion(&major, &minor, &patch);
-    /* The target (NVPTX, nvptx64-nvidia-cuda) and the pipeline (default<O3>) are fixed here;
-     * opt_level and the arch come with each compile's own options. */
+    /* The target (NVPTX, nvptx64-nvidia-cuda) and the LLVM pass pipeline (default<O3>) are fixed
+     * here; opt_level and the arch come with each compile's own options. */
     strbuf_printf(out, "LLVM %u.%u.%u NVPTX", major, minor, patch);
 }
 

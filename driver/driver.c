@@ -73,7 +73,7 @@ bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific)
     return false;
 }
 
-/* ---- the pipeline ------------------------------------------------------------------------------ */
+/* ---- the pass list ----------------------------------------------------------------------------- */
 
 /* Debug builds (the sanitizer CI build among them) verify the IR after every pass; release builds
  * only with --verify. */
@@ -668,133 +668,145 @@ bool driver_compile(const SrcFile *file, const CompileOptions *opt, CompileResul
     return ok;
 }
 
-static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
-                         Diag *diag)
+/* --arch and --num-warps, checked: the target's sm, whether it is the arch-specific one
+ * (sm_90a), and the warps per program (4 unless given). */
+static bool check_target(const CompileOptions *opt, const char **arch, int *sm, bool *arch_specific,
+                         int *num_warps, Diag *diag)
 {
-    if (opt->emit == EMIT_C)
-        return emit_c_compile(file, opt, out, diag);
-    memset(out, 0, sizeof *out);
-    out->arena = arena_new();
-    Arena *arena = out->arena;
-
-    int sm = 90;
-    bool arch_specific = false;
-    const char *arch = opt->arch ? opt->arch : "sm_90";
-    if (!driver_parse_arch(arch, &sm, &arch_specific)) {
-        diag_plain_error(diag, "unknown --arch '%s' (sm_80, sm_86, sm_89, sm_90, sm_90a)", arch);
+    *sm = 90;
+    *arch_specific = false;
+    *arch = opt->arch ? opt->arch : "sm_90";
+    if (!driver_parse_arch(*arch, sm, arch_specific)) {
+        diag_plain_error(diag, "unknown --arch '%s' (sm_80, sm_86, sm_89, sm_90, sm_90a)", *arch);
         return false;
     }
-    int num_warps = opt->num_warps ? opt->num_warps : 4;
-    if (num_warps < 1 || num_warps > 32 || (num_warps & (num_warps - 1))) {
+    *num_warps = opt->num_warps ? opt->num_warps : 4;
+    if (*num_warps < 1 || *num_warps > 32 || (*num_warps & (*num_warps - 1))) {
         diag_plain_error(diag, "--num-warps must be a power of two from 1 to 32, got %d",
-                         num_warps);
+                         *num_warps);
         return false;
     }
+    return true;
+}
 
-    IrFunc *ir = NULL;
-    const Kernel *kernel = NULL;
+/* How far the front end took the input: it failed; it finished the output (--parse-only,
+ * --emit=ast, an autotuned kernel or every kernel of a file to PTX); or it made tile IR for the
+ * rest of the list. */
+typedef enum { FRONT_FAILED, FRONT_DONE, FRONT_IR } FrontEnd;
+
+/* A .tri file's kernels compiled whole when it has several and no --kernel, or when its kernel
+ * is autotuned (every config); FRONT_IR when neither, for the one kernel to go on. */
+static FrontEnd compile_tuned_or_many(const Module *m, const CompileOptions *opt, const char *arch,
+                                      int sm, bool arch_specific, CompileResult *out, Diag *diag)
+{
+    Arena *arena = out->arena;
+    bool whole = opt->emit == EMIT_PTX || opt->emit == EMIT_LLVM;
+    if (!opt->no_tune && whole && !opt->spec.kernel_name) {
+        const FuncDef **entries;
+        int n = sema_entry_kernels(m, &entries, arena);
+        if (n > 1)
+            return compile_file_kernels(m, entries, n, opt, arch, sm, arch_specific, out, diag)
+                       ? FRONT_DONE
+                       : FRONT_FAILED;
+    }
+    if (!opt->no_tune) {
+        Autotune at;
+        if (!driver_tune_configs(m, &opt->spec, &at, arena, diag))
+            return FRONT_FAILED;
+        if (at.nconfigs > 0 && whole) {
+            KernelSet set = {0};
+            bool ok = compile_tuned(m, opt, &opt->spec, &at, arch, sm, arch_specific, &set, arena,
+                                    diag) &&
+                      set_emit(&set, opt, sm, arch_specific, out, diag);
+            set_free(&set);
+            return ok ? FRONT_DONE : FRONT_FAILED;
+        }
+        if (at.nconfigs > 0)
+            tuned_note(m, &opt->spec, &at, diag);
+    }
+    return FRONT_IR;
+}
+
+/* Steps 1 to 3 of the list for a .tri file (a .tir file is parsed as tile IR and verified):
+ * syntax, sema, lowering to tile IR (*ir, verified; *kernel the specialized kernel). */
+static FrontEnd front_end(const SrcFile *file, const CompileOptions *opt, const char *arch, int sm,
+                          bool arch_specific, CompileResult *out, Diag *diag, IrFunc **ir,
+                          const Kernel **kernel)
+{
+    Arena *arena = out->arena;
     if (ends_with(file->name, ".tir")) {
-        ir = ir_parse(file, arena, diag);
-        if (!ir || !ir_verify(ir, "parse", diag))
-            return false;
+        *ir = ir_parse(file, arena, diag);
+        if (!*ir || !ir_verify(*ir, "parse", diag))
+            return FRONT_FAILED;
         if (opt->emit == EMIT_AST) {
             diag_plain_error(diag, "--emit=ast needs a .tri source file, not tile IR");
-            return false;
+            return FRONT_FAILED;
         }
-    } else {
-        /* 1. syntax */
-        Module *m = driver_parse(file, opt, arena, diag);
-        if (!m)
-            return false;
-        if (opt->parse_only) {
-            ast_print_module(&out->output, m);
-            return true;
-        }
-        bool whole = opt->emit == EMIT_PTX || opt->emit == EMIT_LLVM;
-        if (!opt->no_tune && whole && !opt->spec.kernel_name) {
-            const FuncDef **entries;
-            int n = sema_entry_kernels(m, &entries, arena);
-            if (n > 1)
-                return compile_file_kernels(m, entries, n, opt, arch, sm, arch_specific, out, diag);
-        }
-        if (!opt->no_tune) {
-            Autotune at;
-            if (!driver_tune_configs(m, &opt->spec, &at, arena, diag))
-                return false;
-            if (at.nconfigs > 0 && whole) {
-                KernelSet set = {0};
-                bool ok = compile_tuned(m, opt, &opt->spec, &at, arch, sm, arch_specific, &set,
-                                        arena, diag) &&
-                          set_emit(&set, opt, sm, arch_specific, out, diag);
-                set_free(&set);
-                return ok;
-            }
-            if (at.nconfigs > 0)
-                tuned_note(m, &opt->spec, &at, diag);
-        }
-        /* 2. types, constexprs, inlining */
-        Kernel *k = sema_specialize(m, &opt->spec, arena, diag);
-        if (!k)
-            return false;
-        kernel = k;
-        if (opt->emit == EMIT_AST) {
-            ast_print_func(&out->output, k->func);
-            return true;
-        }
-        /* 3. tile IR */
-        ir = lower_kernel(k, arena, diag);
-        if (!ir)
-            return false;
-        if (!ir_verify(ir, "lowering", diag))
+        return FRONT_IR;
+    }
+    /* 1. syntax */
+    Module *m = driver_parse(file, opt, arena, diag);
+    if (!m)
+        return FRONT_FAILED;
+    if (opt->parse_only) {
+        ast_print_module(&out->output, m);
+        return FRONT_DONE;
+    }
+    FrontEnd tuned = compile_tuned_or_many(m, opt, arch, sm, arch_specific, out, diag);
+    if (tuned != FRONT_IR)
+        return tuned;
+    /* 2. types, constexprs, inlining */
+    Kernel *k = sema_specialize(m, &opt->spec, arena, diag);
+    if (!k)
+        return FRONT_FAILED;
+    *kernel = k;
+    if (opt->emit == EMIT_AST) {
+        ast_print_func(&out->output, k->func);
+        return FRONT_DONE;
+    }
+    /* 3. tile IR */
+    *ir = lower_kernel(k, arena, diag);
+    if (!*ir)
+        return FRONT_FAILED;
+    if (!ir_verify(*ir, "lowering", diag))
+        return FRONT_FAILED;
+    return FRONT_IR;
+}
+
+/* --emit=ir: the lowered IR, or with --passes the IR after those passes (on a copy). */
+static bool emit_ir(IrFunc *ir, const Kernel *kernel, const CompileOptions *opt,
+                    const PassOptions *po, CompileResult *out, Diag *diag)
+{
+    /* Every constexpr's value (heuristics' included) for the cpu device's
+     * tric_kernel_constexpr, as the PTX metadata carries them. */
+    if (kernel) {
+        char *cx = constexpr_summary(kernel);
+        snprintf(out->meta.constexprs, sizeof out->meta.constexprs, "%s", cx ? cx : "");
+        free(cx);
+    }
+    IrFunc *shown = ir;
+    if (opt->passes) {
+        shown = ir_func_clone(ir, out->arena);
+        if (!run_passes(shown, opt->passes, po, diag))
             return false;
     }
-    ir->num_warps = opt->num_warps ? num_warps : (ir->num_warps ? ir->num_warps : 4);
-    if (opt->num_stages)
-        ir->num_stages = opt->num_stages;
-    /* The interpreter runs the IR as lowered; the GPU path continues from the same IR. */
-    out->ir = ir;
+    ir_print(&out->output, shown);
+    return true;
+}
 
-    PassOptions po = {
-        .num_warps = ir->num_warps,
-        .num_stages = ir->num_stages,
-        .sm = sm,
-        .verify = opt->verify || VERIFY_EVERY_PASS,
-        .dump_after = opt->dump_after,
-        /* fp16/bf16 dots on sm >= 80 use the tensor cores: mma.sync, or wgmma when the target is
-         * sm_90a (compile for sm_90 to get mma.sync on Hopper). Everything that changes the code
-         * is in the options, so the runtime's cache key covers it. */
-        .mma = true,
-        .wgmma = true,
-        .arch_specific = arch_specific,
-        .no_tma = opt->no_tma,
-        .remarks = opt->remarks,
-    };
-    if (opt->emit == EMIT_IR) {
-        /* Every constexpr's value (heuristics' included) for the cpu device's
-         * tric_kernel_constexpr, as the PTX metadata carries them. */
-        if (kernel) {
-            char *cx = constexpr_summary(kernel);
-            snprintf(out->meta.constexprs, sizeof out->meta.constexprs, "%s", cx ? cx : "");
-            free(cx);
-        }
-        IrFunc *shown = ir;
-        if (opt->passes) {
-            shown = ir_func_clone(ir, arena);
-            if (!run_passes(shown, opt->passes, &po, diag))
-                return false;
-        }
-        ir_print(&out->output, shown);
-        return true;
-    }
-
+/* Steps 4 and 5 of the list: the passes on a copy (so out->ir stays the lowered IR), then LLVM
+ * IR or PTX with its metadata block. */
+static bool emit_gpu(IrFunc *ir, const Kernel *kernel, const CompileOptions *opt,
+                     const PassOptions *po, const char *arch, CompileResult *out, Diag *diag)
+{
     /* 4. passes on a copy, so out->ir stays the lowered IR */
     int lowered_from = 0;
-    IrFunc *gpu = gpu_passes(ir, &po, opt->fit_stages, &lowered_from, arena, diag);
+    IrFunc *gpu = gpu_passes(ir, po, opt->fit_stages, &lowered_from, out->arena, diag);
     if (!gpu)
         return false;
 
     /* 5. LLVM and PTX */
-    CodegenOptions co = codegen_options(opt, sm, arch_specific, arena);
+    CodegenOptions co = codegen_options(opt, po->sm, po->arch_specific, out->arena);
     StrBuf ptx = {0};
     bool ok = codegen_emit(gpu, &co, opt->emit == EMIT_LLVM ? &out->output : NULL,
                            opt->emit == EMIT_PTX ? &ptx : NULL, diag);
@@ -817,6 +829,53 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
     }
     strbuf_free(&ptx);
     return true;
+}
+
+static bool compile_body(const SrcFile *file, const CompileOptions *opt, CompileResult *out,
+                         Diag *diag)
+{
+    if (opt->emit == EMIT_C)
+        return emit_c_compile(file, opt, out, diag);
+    memset(out, 0, sizeof *out);
+    out->arena = arena_new();
+
+    const char *arch;
+    int sm, num_warps;
+    bool arch_specific;
+    if (!check_target(opt, &arch, &sm, &arch_specific, &num_warps, diag))
+        return false;
+
+    /* 1 to 3: syntax, sema, tile IR */
+    IrFunc *ir = NULL;
+    const Kernel *kernel = NULL;
+    FrontEnd fe = front_end(file, opt, arch, sm, arch_specific, out, diag, &ir, &kernel);
+    if (fe != FRONT_IR)
+        return fe == FRONT_DONE;
+    ir->num_warps = opt->num_warps ? num_warps : (ir->num_warps ? ir->num_warps : 4);
+    if (opt->num_stages)
+        ir->num_stages = opt->num_stages;
+    /* The interpreter runs the IR as lowered; the GPU path continues from the same IR. */
+    out->ir = ir;
+
+    PassOptions po = {
+        .num_warps = ir->num_warps,
+        .num_stages = ir->num_stages,
+        .sm = sm,
+        .verify = opt->verify || VERIFY_EVERY_PASS,
+        .dump_after = opt->dump_after,
+        /* fp16/bf16 dots on sm >= 80 use the tensor cores: mma.sync, or wgmma when the target is
+         * sm_90a (compile for sm_90 to get mma.sync on Hopper). Everything that changes the code
+         * is in the options, so the runtime's cache key covers it. */
+        .mma = true,
+        .wgmma = true,
+        .arch_specific = arch_specific,
+        .no_tma = opt->no_tma,
+        .remarks = opt->remarks,
+    };
+    if (opt->emit == EMIT_IR)
+        return emit_ir(ir, kernel, opt, &po, out, diag);
+    /* 4 and 5: passes, LLVM and PTX */
+    return emit_gpu(ir, kernel, opt, &po, arch, out, diag);
 }
 
 void compile_result_free(CompileResult *r)

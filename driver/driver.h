@@ -29,7 +29,7 @@ typedef struct CompileOptions {
     const char *libdevice_path;
     bool parse_only;         /* EMIT_AST without sema: the untyped syntax tree */
     const char *passes;      /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
-                               EMIT_LLVM / EMIT_PTX always run the whole pipeline */
+                               EMIT_LLVM / EMIT_PTX always run the whole pass list */
     bool no_tune;            /* one kernel exactly: an autotuned kernel's configs are not expanded
                                (the runtime compiles config by config) */
     bool fit_stages;         /* when the pipeline's stage buffers overflow shared memory, lower
@@ -45,7 +45,7 @@ typedef struct CompileOptions {
      * tools/tric.c and runtime/ turn TRIC_NO_TMA, TRIC_LLVM_PIPELINE and TRIC_LLVM_ARGS into them;
      * nothing below the driver reads the environment. */
     bool no_tma;             /* --no-tma: every copy stays cp.async (PassOptions.no_tma) */
-    const char *llvm_passes; /* --llvm-passes: an `opt -passes=` pipeline instead of -On's */
+    const char *llvm_passes; /* --llvm-passes: an LLVM pass pipeline run instead of -On's */
     const char *llvm_args;   /* --llvm-args: LLVM options, fixed per process (CodegenOptions) */
     /* Diagnostics only: they change no code, so no cache key holds them. */
     bool remarks;       /* --remarks (TRIC_PIPELINE_REMARKS): why a loop is not pipelined, why a

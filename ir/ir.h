@@ -24,7 +24,7 @@ typedef int32_t ValueId;
  * with op_has. Who asks: dce keeps an unused op that has EFFECT or TERMINATOR (or holds one);
  * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
  * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
- * lowers PIPELINE ops in lower_pipeline.c; layouts and verify ask ELEMENTWISE. */
+ * lowers PIPELINE ops in async_copy.c; layouts and verify ask ELEMENTWISE. */
 typedef enum OpTrait {
     /* operands and result share one shape; result element i depends only on operand elements i */
     OPT_ELEMENTWISE = 1 << 0,

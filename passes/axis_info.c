@@ -331,6 +331,186 @@ static void visit_while(AxisCtx *c, IrOp *op)
         info_set(c, op->results[i], info_worst(ir_type(c->f, op->results[i])));
 }
 
+/* The axis info of an op that makes a block, moves its elements or states a hint about them
+ * (const, make_range, splat, broadcast, expand_dims, trans, reshape, convert_layout,
+ * multiple_of, max_contiguous) into *a, which holds the worst case; false for any other op. */
+static bool shape_op_info(AxisCtx *c, const IrOp *op, Type t, const AxisInfo *in, AxisInfo *a)
+{
+    IrFunc *f = c->f;
+    int rank = info_rank(t);
+    switch (op->code) {
+    case OP_CONST:
+        for (int d = 0; d < rank; d++) {
+            a->divisibility[d] = axis_pow2_divisor(op->attr[0]);
+            a->constancy[d] = dim_size(t, d);
+        }
+        break;
+    case OP_MAKE_RANGE:
+        a->contiguity[0] = op->attr[1] - op->attr[0];
+        a->divisibility[0] = axis_pow2_divisor(op->attr[0]);
+        break;
+    case OP_SPLAT:
+        for (int d = 0; d < rank; d++) {
+            a->divisibility[d] = in[0].divisibility[0];
+            a->constancy[d] = dim_size(t, d);
+        }
+        break;
+    case OP_BROADCAST: {
+        Type ot = ir_type(f, op->operands[0]);
+        for (int d = 0; d < rank; d++) {
+            if (ot.rank == t.rank && ot.shape[d] == 1 && t.shape[d] > 1) {
+                a->contiguity[d] = 1;
+                a->divisibility[d] = every_element_div(in[0], ot);
+                a->constancy[d] = t.shape[d];
+            } else if (ot.rank == t.rank) {
+                a->contiguity[d] = in[0].contiguity[d];
+                a->divisibility[d] = in[0].divisibility[d];
+                a->constancy[d] = in[0].constancy[d];
+            }
+        }
+        break;
+    }
+    case OP_EXPAND_DIMS: {
+        Type ot = ir_type(f, op->operands[0]);
+        int axis = (int)op->attr[0];
+        int src = 0;
+        for (int d = 0; d < rank; d++) {
+            if (d == axis) {
+                a->divisibility[d] = every_element_div(in[0], ot);
+                continue;
+            }
+            a->contiguity[d] = in[0].contiguity[src];
+            a->divisibility[d] = in[0].divisibility[src];
+            a->constancy[d] = in[0].constancy[src];
+            src++;
+        }
+        break;
+    }
+    case OP_TRANS:
+        for (int d = 0; d < rank; d++) {
+            int s = (int)op->attr[d];
+            a->contiguity[d] = in[0].contiguity[s];
+            a->divisibility[d] = in[0].divisibility[s];
+            a->constancy[d] = in[0].constancy[s];
+        }
+        break;
+    case OP_RESHAPE: {
+        Type ot = ir_type(f, op->operands[0]);
+        bool all_const = true;
+        for (int d = 0; d < info_rank(ot); d++)
+            all_const = all_const && in[0].constancy[d] >= dim_size(ot, d);
+        for (int d = 0; d < rank; d++) {
+            a->divisibility[d] = every_element_div(in[0], ot);
+            if (all_const)
+                a->constancy[d] = dim_size(t, d);
+        }
+        break;
+    }
+    case OP_CONVERT_LAYOUT: *a = in[0]; break;
+    case OP_MULTIPLE_OF:
+        *a = in[0];
+        for (int d = 0; d < rank; d++)
+            if (op->attr[d] > 0)
+                a->divisibility[d] = max64(a->divisibility[d], axis_pow2_divisor(op->attr[d]));
+        break;
+    case OP_MAX_CONTIGUOUS:
+        *a = in[0];
+        for (int d = 0; d < rank; d++)
+            if (op->attr[d] > 0)
+                a->contiguity[d] = max64(a->contiguity[d], op->attr[d]);
+        break;
+    default: return false;
+    }
+    return true;
+}
+
+/* The axis info of an arithmetic, comparison or select op into *a, which holds the worst case
+ * (and keeps it for the ops nothing is known of: program_id, num_programs, load, reductions,
+ * argmax, dot). */
+static void arith_op_info(AxisCtx *c, const IrOp *op, Type t, const AxisInfo *in, AxisInfo *a)
+{
+    IrFunc *f = c->f;
+    int rank = info_rank(t);
+    int64_t k1;
+    switch (op->code) {
+    case OP_ADD: *a = visit_add(in[0], in[1], rank, false, 0); break;
+    case OP_SUB: *a = visit_add(in[0], in[1], rank, true, 0); break;
+    case OP_ADDPTR: *a = visit_add(in[0], in[1], rank, false, dtype_bytes(t.dtype)); break;
+    case OP_MUL: {
+        int64_t lv = 0, rv = 0;
+        bool l1 = passes_const_int(f, op->operands[0], &lv) && lv == 1;
+        bool r1 = passes_const_int(f, op->operands[1], &rv) && rv == 1;
+        *a = visit_mul(in[0], in[1], rank, l1, r1);
+        break;
+    }
+    case OP_DIV: {
+        bool known = passes_const_int(f, op->operands[1], &k1);
+        *a = visit_div(in[0], in[1], rank, known, known ? k1 : 0);
+        break;
+    }
+    case OP_REM: *a = visit_rem(in[0], in[1], rank, t.shape, t.rank); break;
+    case OP_SHL:
+        *a = visit_generic(in, 2, rank);
+        if (passes_const_int(f, op->operands[1], &k1) && k1 >= 0 && k1 < 31)
+            for (int d = 0; d < rank; d++)
+                a->divisibility[d] =
+                    min64((in[0].contiguity[d] > 1 ? 1 : in[0].divisibility[d]) << k1, DIV_CAP);
+        break;
+    case OP_MIN:
+    case OP_MAX:
+        *a = visit_generic(in, 2, rank);
+        for (int d = 0; d < rank; d++)
+            a->divisibility[d] = gcd64(every_element_div(in[0], t), every_element_div(in[1], t));
+        break;
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
+    case OP_CMP_GE: {
+        Type ot = ir_type(f, op->operands[0]);
+        *a = visit_cmp(in[0], in[1], rank, ot.shape, ot.rank);
+        break;
+    }
+    case OP_SELECT:
+        for (int d = 0; d < rank; d++) {
+            a->contiguity[d] =
+                gcd64(in[0].constancy[d], gcd64(in[1].contiguity[d], in[2].contiguity[d]));
+            a->divisibility[d] = gcd64(in[1].divisibility[d], in[2].divisibility[d]);
+            a->constancy[d] =
+                gcd64(in[0].constancy[d], gcd64(in[1].constancy[d], in[2].constancy[d]));
+        }
+        break;
+    case OP_NEG:
+    case OP_ABS:
+        *a = visit_generic(in, 1, rank);
+        for (int d = 0; d < rank; d++)
+            a->divisibility[d] = every_element_div(in[0], t);
+        break;
+    case OP_CAST:
+    case OP_BITCAST: {
+        Type ot = ir_type(f, op->operands[0]);
+        /* int -> int (and pointer -> pointer of the same pointee size) keep their facts. */
+        if (is_tracked(ot) && ot.is_ptr == t.is_ptr && info_rank(ot) == rank)
+            *a = in[0];
+        break;
+    }
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_SHR:
+    case OP_UMULHI:
+    case OP_NOT:
+    case OP_FMA: *a = visit_generic(in, op->noperands < 3 ? op->noperands : 3, rank); break;
+    default:
+        /* program_id, num_programs, load, reductions, argmax, dot: nothing known (Triton gives
+         * program_id divisibility 1 too). */
+        break;
+    }
+}
+
+/* One op: its regions first, then its first result's facts from its operands' (the others get
+ * the worst case). */
 static void visit_op(AxisCtx *c, IrOp *op)
 {
     IrFunc *f = c->f;
@@ -352,7 +532,6 @@ static void visit_op(AxisCtx *c, IrOp *op)
                 info_set(c, op->results[i], info_worst(ir_type(f, op->results[i])));
         return;
     }
-    int rank = info_rank(t);
     AxisInfo in[3];
     for (int i = 0; i < op->noperands && i < 3; i++) {
         ValueId v = op->operands[i];
@@ -360,162 +539,8 @@ static void visit_op(AxisCtx *c, IrOp *op)
         in[i] = info_of(c, v, ot);
     }
     AxisInfo a = info_worst(t);
-    int64_t k1;
-    switch (op->code) {
-    case OP_CONST:
-        for (int d = 0; d < rank; d++) {
-            a.divisibility[d] = axis_pow2_divisor(op->attr[0]);
-            a.constancy[d] = dim_size(t, d);
-        }
-        break;
-    case OP_MAKE_RANGE:
-        a.contiguity[0] = op->attr[1] - op->attr[0];
-        a.divisibility[0] = axis_pow2_divisor(op->attr[0]);
-        break;
-    case OP_SPLAT:
-        for (int d = 0; d < rank; d++) {
-            a.divisibility[d] = in[0].divisibility[0];
-            a.constancy[d] = dim_size(t, d);
-        }
-        break;
-    case OP_BROADCAST: {
-        Type ot = ir_type(f, op->operands[0]);
-        for (int d = 0; d < rank; d++) {
-            if (ot.rank == t.rank && ot.shape[d] == 1 && t.shape[d] > 1) {
-                a.contiguity[d] = 1;
-                a.divisibility[d] = every_element_div(in[0], ot);
-                a.constancy[d] = t.shape[d];
-            } else if (ot.rank == t.rank) {
-                a.contiguity[d] = in[0].contiguity[d];
-                a.divisibility[d] = in[0].divisibility[d];
-                a.constancy[d] = in[0].constancy[d];
-            }
-        }
-        break;
-    }
-    case OP_EXPAND_DIMS: {
-        Type ot = ir_type(f, op->operands[0]);
-        int axis = (int)op->attr[0];
-        int src = 0;
-        for (int d = 0; d < rank; d++) {
-            if (d == axis) {
-                a.divisibility[d] = every_element_div(in[0], ot);
-                continue;
-            }
-            a.contiguity[d] = in[0].contiguity[src];
-            a.divisibility[d] = in[0].divisibility[src];
-            a.constancy[d] = in[0].constancy[src];
-            src++;
-        }
-        break;
-    }
-    case OP_TRANS:
-        for (int d = 0; d < rank; d++) {
-            int s = (int)op->attr[d];
-            a.contiguity[d] = in[0].contiguity[s];
-            a.divisibility[d] = in[0].divisibility[s];
-            a.constancy[d] = in[0].constancy[s];
-        }
-        break;
-    case OP_RESHAPE: {
-        Type ot = ir_type(f, op->operands[0]);
-        bool all_const = true;
-        for (int d = 0; d < info_rank(ot); d++)
-            all_const = all_const && in[0].constancy[d] >= dim_size(ot, d);
-        for (int d = 0; d < rank; d++) {
-            a.divisibility[d] = every_element_div(in[0], ot);
-            if (all_const)
-                a.constancy[d] = dim_size(t, d);
-        }
-        break;
-    }
-    case OP_CONVERT_LAYOUT: a = in[0]; break;
-    case OP_MULTIPLE_OF:
-        a = in[0];
-        for (int d = 0; d < rank; d++)
-            if (op->attr[d] > 0)
-                a.divisibility[d] = max64(a.divisibility[d], axis_pow2_divisor(op->attr[d]));
-        break;
-    case OP_MAX_CONTIGUOUS:
-        a = in[0];
-        for (int d = 0; d < rank; d++)
-            if (op->attr[d] > 0)
-                a.contiguity[d] = max64(a.contiguity[d], op->attr[d]);
-        break;
-    case OP_ADD: a = visit_add(in[0], in[1], rank, false, 0); break;
-    case OP_SUB: a = visit_add(in[0], in[1], rank, true, 0); break;
-    case OP_ADDPTR: a = visit_add(in[0], in[1], rank, false, dtype_bytes(t.dtype)); break;
-    case OP_MUL: {
-        int64_t lv = 0, rv = 0;
-        bool l1 = passes_const_int(f, op->operands[0], &lv) && lv == 1;
-        bool r1 = passes_const_int(f, op->operands[1], &rv) && rv == 1;
-        a = visit_mul(in[0], in[1], rank, l1, r1);
-        break;
-    }
-    case OP_DIV: {
-        bool known = passes_const_int(f, op->operands[1], &k1);
-        a = visit_div(in[0], in[1], rank, known, known ? k1 : 0);
-        break;
-    }
-    case OP_REM: a = visit_rem(in[0], in[1], rank, t.shape, t.rank); break;
-    case OP_SHL:
-        a = visit_generic(in, 2, rank);
-        if (passes_const_int(f, op->operands[1], &k1) && k1 >= 0 && k1 < 31)
-            for (int d = 0; d < rank; d++)
-                a.divisibility[d] =
-                    min64((in[0].contiguity[d] > 1 ? 1 : in[0].divisibility[d]) << k1, DIV_CAP);
-        break;
-    case OP_MIN:
-    case OP_MAX:
-        a = visit_generic(in, 2, rank);
-        for (int d = 0; d < rank; d++)
-            a.divisibility[d] = gcd64(every_element_div(in[0], t), every_element_div(in[1], t));
-        break;
-    case OP_CMP_EQ:
-    case OP_CMP_NE:
-    case OP_CMP_LT:
-    case OP_CMP_LE:
-    case OP_CMP_GT:
-    case OP_CMP_GE: {
-        Type ot = ir_type(f, op->operands[0]);
-        a = visit_cmp(in[0], in[1], rank, ot.shape, ot.rank);
-        break;
-    }
-    case OP_SELECT:
-        for (int d = 0; d < rank; d++) {
-            a.contiguity[d] =
-                gcd64(in[0].constancy[d], gcd64(in[1].contiguity[d], in[2].contiguity[d]));
-            a.divisibility[d] = gcd64(in[1].divisibility[d], in[2].divisibility[d]);
-            a.constancy[d] =
-                gcd64(in[0].constancy[d], gcd64(in[1].constancy[d], in[2].constancy[d]));
-        }
-        break;
-    case OP_NEG:
-    case OP_ABS:
-        a = visit_generic(in, 1, rank);
-        for (int d = 0; d < rank; d++)
-            a.divisibility[d] = every_element_div(in[0], t);
-        break;
-    case OP_CAST:
-    case OP_BITCAST: {
-        Type ot = ir_type(f, op->operands[0]);
-        /* int -> int (and pointer -> pointer of the same pointee size) keep their facts. */
-        if (is_tracked(ot) && ot.is_ptr == t.is_ptr && info_rank(ot) == rank)
-            a = in[0];
-        break;
-    }
-    case OP_AND:
-    case OP_OR:
-    case OP_XOR:
-    case OP_SHR:
-    case OP_UMULHI:
-    case OP_NOT:
-    case OP_FMA: a = visit_generic(in, op->noperands < 3 ? op->noperands : 3, rank); break;
-    default:
-        /* program_id, num_programs, load, reductions, argmax, dot: nothing known (Triton gives
-         * program_id divisibility 1 too). */
-        break;
-    }
+    if (!shape_op_info(c, op, t, in, &a))
+        arith_op_info(c, op, t, in, &a);
     info_set(c, res, a);
     for (int i = 1; i < op->nresults; i++)
         if (is_tracked(ir_type(f, op->results[i])))

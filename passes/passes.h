@@ -1,5 +1,5 @@
-/* passes.h: transformations of the tile IR, one file each. The pipeline is the straight list in
- * passes_run (pipeline.c); the verifier runs after each pass when PassOptions.verify is set, and
+/* passes.h: transformations of the tile IR, one file each. The pass list is the straight list in
+ * passes_run (pass_list.c); the verifier runs after each pass when PassOptions.verify is set, and
  * dump_after prints the IR after the named pass ("all" for every one).
  *
  * Each pass states at the top of its file what it requires and what it guarantees.
@@ -110,7 +110,7 @@ bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
  * with PassOptions.no_tma) the function stays as it is. */
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d);
 
-/* The whole pipeline, in order (pipeline.c). */
+/* Every pass, in order: the pass list (pass_list.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);
 /* The same as a table, for tools and tests that run the passes one by one (the interpreter
  * before and after each, say): passes_prepare (num_warps, num_stages from the options), then

@@ -457,12 +457,18 @@ static bool sum_to_launch_value(const IrFunc *f, const Pieces *ps, LaunchValue *
     return true;
 }
 
-/* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
-static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
+/* The tile a copy writes, as a tensor map's box sees it: the slot view's type, its element
+ * size, the #shared layout's swizzle and its inner (contiguous) and outer dims. */
+typedef struct CopyTile {
+    Type vt;
+    int eb, inner, outer, sw;
+} CopyTile;
+
+/* The copy's destination: a 2-d slot view in a #shared layout that a box can fill, whole swizzle
+ * atoms of an element type a tensor map has. */
+static bool copy_tile(Tma *t, const IrOp *copy, CopyTile *ct)
 {
     IrFunc *f = t->f;
-    memset(pl, 0, sizeof *pl);
-    pl->copy = copy;
     if (copy->noperands > 3 && copy->operands[3])
         DECLINE("a copy's `other` is not zero (TMA fills with zeros)");
     const IrOp *view = def_of(f, copy->operands[0]);
@@ -481,17 +487,18 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
         DECLINE("a copy's tile is not whole swizzle atoms of at most 256 rows");
     if (vt.dtype == DT_I1 || (eb != 1 && eb != 2 && eb != 4))
         DECLINE("a copy's element type has no tensor-map form");
-    int base;
-    Pieces ps = {0};
-    if (!pointer_terms(f, copy->operands[1], &base, &ps))
-        DECLINE("a copy's addresses are not a parameter plus affine offsets");
-    if (f->params[base].divisibility < 16)
-        DECLINE("a copy's base pointer is not known to be 16-byte aligned");
-    /* the tile dims: each index once, with sign +1 */
-    LaunchValue stride[2];
+    *ct = (CopyTile){.vt = vt, .eb = eb, .inner = inner, .outer = outer, .sw = sw};
+    return true;
+}
+
+/* The strides of the tile dims in the address pieces ps: each index once, with sign +1, the
+ * inner one 1 and the outer one a multiple of 16 bytes. */
+static bool tile_strides(Tma *t, const Pieces *ps, const CopyTile *ct, LaunchValue stride[2])
+{
+    IrFunc *f = t->f;
     int seen[2] = {0, 0};
-    for (int i = 0; i < ps.n; i++) {
-        const Piece *p = &ps.p[i];
+    for (int i = 0; i < ps->n; i++) {
+        const Piece *p = &ps->p[i];
         if (p->dim < 0)
             continue;
         if (p->dim > 1 || p->sign != 1 || seen[p->dim]++)
@@ -500,30 +507,26 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
     }
     if (!seen[0] || !seen[1])
         DECLINE("a copy's addresses do not move along both tile dims");
-    if (stride[inner].constant != 1 || stride[inner].nparams)
+    if (stride[ct->inner].constant != 1 || stride[ct->inner].nparams)
         DECLINE("a copy's contiguous dim does not have stride 1");
     /* the outer stride must be a multiple of 16 bytes: its constant times the divisibility the
      * signature promises for each parameter */
-    int64_t div = stride[outer].constant * eb;
-    for (int i = 0; i < stride[outer].nparams; i++)
-        div *= f->params[stride[outer].params[i]].divisibility;
-    if (div % 16 || stride[outer].constant <= 0)
+    int64_t div = stride[ct->outer].constant * ct->eb;
+    for (int i = 0; i < stride[ct->outer].nparams; i++)
+        div *= f->params[stride[ct->outer].params[i]].divisibility;
+    if (div % 16 || stride[ct->outer].constant <= 0)
         DECLINE("a copy's row stride is not known to be a multiple of 16 bytes");
+    return true;
+}
+
+/* The scalar pieces of the address go to the map dim whose stride divides theirs, the largest
+ * such; else to a dim of their own (box 1). */
+static bool place_scalar_pieces(Tma *t, const Pieces *ps, const CopyTile *ct, CopyPlan *pl)
+{
+    IrFunc *f = t->f;
     TensorMap *m = &pl->map;
-    m->base_param = base;
-    m->dtype = vt.dtype;
-    m->rank = 2;
-    m->strides[0] = stride[inner];
-    m->strides[1] = stride[outer];
-    m->box[0] = sw / eb;
-    m->box[1] = (int)vt.shape[outer];
-    m->swizzle = sw;
-    m->dims[0].unbounded = m->dims[1].unbounded = true;
-    int tile_dim_of_map[2] = {inner, outer};
-    /* the scalar pieces: to the dim whose stride divides theirs, the largest such; else a dim of
-     * their own (box 1) */
-    for (int i = 0; i < ps.n; i++) {
-        Piece p = ps.p[i];
+    for (int i = 0; i < ps->n; i++) {
+        Piece p = ps->p[i];
         if (p.dim >= 0)
             continue;
         /* a coordinate is 32-bit (PTX ISA 9.7.9.27): an offset the kernel computes in 64 bits
@@ -532,9 +535,9 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
             DECLINE("a copy's offset is a 64-bit value (TMA coordinates are 32-bit)");
         int best = -1;
         /* a wrapped coordinate's own offset stays with its dim (the bound is on their sum) */
-        for (int j = 0; p.wrap && j < ps.n; j++)
-            if (ps.p[j].dim >= 0 && ps.p[j].wrap == p.wrap)
-                best = ps.p[j].dim == inner ? 0 : 1;
+        for (int j = 0; p.wrap && j < ps->n; j++)
+            if (ps->p[j].dim >= 0 && ps->p[j].wrap == p.wrap)
+                best = ps->p[j].dim == ct->inner ? 0 : 1;
         if (p.wrap && (best < 0 || !launch_value_same_params(&p.sigma, &m->strides[best]) ||
                        p.sigma.constant % m->strides[best].constant))
             DECLINE("a copy's wrapped coordinate is not along one tile dim");
@@ -550,7 +553,7 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
             m->strides[best] = p.sigma;
             m->box[best] = 1;
             m->dims[best].unbounded = true;
-            int64_t d2 = p.sigma.constant * eb;
+            int64_t d2 = p.sigma.constant * ct->eb;
             for (int j = 0; j < p.sigma.nparams; j++)
                 d2 *= f->params[p.sigma.params[j]].divisibility;
             if (d2 % 16 || p.sigma.constant <= 0)
@@ -561,57 +564,102 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
         if (!push(&pl->coord[best], p))
             DECLINE("a copy's coordinate has too many terms");
     }
-    /* a wrapped dim (`% n`) is bounded at n: TMA reads zeros past it, where the copy read the
-     * rows it wrapped to; wrap_is_masked checks that those rows reach no output */
-    for (int i = 0; i < ps.n; i++) {
-        const Piece *p = &ps.p[i];
+    return true;
+}
+
+/* A wrapped dim (`% n`) is bounded at n: TMA reads zeros past it, where the copy read the rows
+ * it wrapped to; wrap_is_masked checks that those rows reach no output. */
+static bool bound_wrapped_dims(Tma *t, const Pieces *ps, const CopyTile *ct, CopyPlan *pl)
+{
+    for (int i = 0; i < ps->n; i++) {
+        const Piece *p = &ps->p[i];
         if (p->dim < 0 || !p->wrap)
             continue;
-        int k = p->dim == inner ? 0 : 1;
+        int k = p->dim == ct->inner ? 0 : 1;
         if (pl->nwrap_dims >= 2)
             DECLINE("a copy wraps one dim twice");
-        m->dims[k] = p->mod;
+        pl->map.dims[k] = p->mod;
         pl->wrap_map_dim[pl->nwrap_dims] = k;
         pl->wrap_dim[pl->nwrap_dims++] = p->dim;
     }
-    /* the mask: the predicate and bounds on the tile's coordinates */
-    if (copy->noperands > 2 && copy->operands[2]) {
-        ValueId cj[16];
-        int n = 0;
-        if (!conjuncts(f, copy->operands[2], cj, &n, 16))
-            DECLINE("a copy's mask has too many terms");
-        for (int i = 0; i < n; i++) {
-            const IrOp *d = def_of(f, cj[i]);
-            if (d && d->code == OP_SPLAT && ir_type(f, d->operands[0]).rank == 0) {
-                if (pl->pred && pl->pred != d->operands[0])
-                    DECLINE("a copy's mask has two predicates");
-                pl->pred = d->operands[0];
-                continue;
-            }
-            /* idx < b, or idx >= 0, where idx is a tile index plus scalars and the map's
-             * coordinate c along that dim is idx + D: the bound on c is b + D, which must come
-             * out launch-known (seed 1's `offs_k < K - k * BLOCK_K` with the pointer advanced by
-             * k * BLOCK_K: c < K) */
-            bool upper = d && d->code == OP_CMP_LT, lower = d && d->code == OP_CMP_GE;
-            Pieces sum = {0};
-            int k =
-                upper || lower ? coordinate_dim(f, pl, tile_dim_of_map, d->operands[0], &sum) : -1;
-            LaunchValue bound;
-            if (k < 0 || !terms_of(f, d->operands[1], &sum, 1) ||
-                !sum_to_launch_value(f, &sum, &bound))
-                DECLINE("a copy's mask is not a bound on the tile's own coordinates");
-            if (lower && (bound.constant != 0 || bound.nparams))
-                DECLINE("a copy's mask bounds a coordinate from below, not at 0");
-            if (upper && bound.constant <= 0)
-                DECLINE("a copy's mask bounds a coordinate above by a value not known positive");
-            if (upper) {
-                if (!m->dims[k].unbounded && !launch_value_equal(&m->dims[k], &bound))
-                    DECLINE("a copy's mask bounds one dim twice");
-                m->dims[k] = bound;
-            }
+    return true;
+}
+
+/* The copy's mask: a splat predicate (pl->pred) and bounds on the tile's coordinates, which
+ * become the map's dims. */
+static bool plan_mask(Tma *t, const IrOp *copy, const int *tile_dim_of_map, CopyPlan *pl)
+{
+    IrFunc *f = t->f;
+    TensorMap *m = &pl->map;
+    ValueId cj[16];
+    int n = 0;
+    if (!conjuncts(f, copy->operands[2], cj, &n, 16))
+        DECLINE("a copy's mask has too many terms");
+    for (int i = 0; i < n; i++) {
+        const IrOp *d = def_of(f, cj[i]);
+        if (d && d->code == OP_SPLAT && ir_type(f, d->operands[0]).rank == 0) {
+            if (pl->pred && pl->pred != d->operands[0])
+                DECLINE("a copy's mask has two predicates");
+            pl->pred = d->operands[0];
+            continue;
+        }
+        /* idx < b, or idx >= 0, where idx is a tile index plus scalars and the map's coordinate
+         * c along that dim is idx + D: the bound on c is b + D, which must come out
+         * launch-known (seed 1's `offs_k < K - k * BLOCK_K` with the pointer advanced by
+         * k * BLOCK_K: c < K) */
+        bool upper = d && d->code == OP_CMP_LT, lower = d && d->code == OP_CMP_GE;
+        Pieces sum = {0};
+        int k = upper || lower ? coordinate_dim(f, pl, tile_dim_of_map, d->operands[0], &sum) : -1;
+        LaunchValue bound;
+        if (k < 0 || !terms_of(f, d->operands[1], &sum, 1) || !sum_to_launch_value(f, &sum, &bound))
+            DECLINE("a copy's mask is not a bound on the tile's own coordinates");
+        if (lower && (bound.constant != 0 || bound.nparams))
+            DECLINE("a copy's mask bounds a coordinate from below, not at 0");
+        if (upper && bound.constant <= 0)
+            DECLINE("a copy's mask bounds a coordinate above by a value not known positive");
+        if (upper) {
+            if (!m->dims[k].unbounded && !launch_value_equal(&m->dims[k], &bound))
+                DECLINE("a copy's mask bounds one dim twice");
+            m->dims[k] = bound;
         }
     }
-    pl->bytes = (int64_t)vt.shape[0] * vt.shape[1] * eb;
+    return true;
+}
+
+/* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
+static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
+{
+    IrFunc *f = t->f;
+    memset(pl, 0, sizeof *pl);
+    pl->copy = copy;
+    CopyTile ct;
+    if (!copy_tile(t, copy, &ct))
+        return false;
+    int base;
+    Pieces ps = {0};
+    if (!pointer_terms(f, copy->operands[1], &base, &ps))
+        DECLINE("a copy's addresses are not a parameter plus affine offsets");
+    if (f->params[base].divisibility < 16)
+        DECLINE("a copy's base pointer is not known to be 16-byte aligned");
+    LaunchValue stride[2];
+    if (!tile_strides(t, &ps, &ct, stride))
+        return false;
+    TensorMap *m = &pl->map;
+    m->base_param = base;
+    m->dtype = ct.vt.dtype;
+    m->rank = 2;
+    m->strides[0] = stride[ct.inner];
+    m->strides[1] = stride[ct.outer];
+    m->box[0] = ct.sw / ct.eb;
+    m->box[1] = (int)ct.vt.shape[ct.outer];
+    m->swizzle = ct.sw;
+    m->dims[0].unbounded = m->dims[1].unbounded = true;
+    int tile_dim_of_map[2] = {ct.inner, ct.outer};
+    if (!place_scalar_pieces(t, &ps, &ct, pl) || !bound_wrapped_dims(t, &ps, &ct, pl))
+        return false;
+    if (copy->noperands > 2 && copy->operands[2] && !plan_mask(t, copy, tile_dim_of_map, pl))
+        return false;
+    pl->bytes = (int64_t)ct.vt.shape[0] * ct.vt.shape[1] * ct.eb;
     return true;
 }
 

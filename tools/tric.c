@@ -42,8 +42,8 @@ static const char usage[] =
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
-    "  --llvm-passes=PASSES  run this `opt -passes=` pipeline instead of -On's\n"
-    "                        (TRIC_LLVM_PIPELINE)\n"
+    "  --llvm-passes=PASSES  run this LLVM pass pipeline (`opt -passes=` text) instead of\n"
+    "                        -On's (TRIC_LLVM_PIPELINE)\n"
     "  --llvm-args=ARGS      LLVM options, space-separated, e.g. '-nvptx-no-f16-math'\n"
     "                        (TRIC_LLVM_ARGS)\n"
     "  --remarks             say why a loop is not pipelined or its copies stay cp.async\n"
@@ -119,182 +119,232 @@ static int usage_error(const char *fmt, const char *what)
     return 2;
 }
 
-int main(int argc, char **argv)
-{
-    CompileOptions opt = {.emit = EMIT_PTX, .opt_level = 3};
-    const char *input = NULL, *output = "-";
-    Define *defines = calloc((size_t)argc, sizeof *defines);
-    int ndefines = 0;
-    const char **include_dirs = calloc((size_t)argc, sizeof *include_dirs);
-    int ninclude_dirs = 0;
-    int status = 2;
-    char *header_path = NULL; /* --emit=c: FILE.h beside FILE.c */
-    /* The environment's switches (TRIC_NO_TMA, ...) are read here, at the edge, as defaults that
-     * the flags below override; nothing below the driver reads the environment. */
-    driver_env_switches(&opt);
+/* The command line, read: the options for driver_compile and where its output goes. */
+typedef struct {
+    CompileOptions opt;
+    const char *input, *output;
+    Define *defines; /* -D, as many as argc at most */
+    int ndefines;
+    const char **include_dirs; /* -I, as many as argc at most */
+    int ninclude_dirs;
+    char *header_path; /* --emit=c: FILE.h beside FILE.c */
+} Args;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            status = 0;
-            goto done;
-        } else if (!strcmp(a, "--version")) {
-            printf("tric %s (LLVM 19 NVPTX backend)\n", TRIC_VERSION);
-            status = 0;
-            goto done;
-        } else if (!strcmp(a, "-o")) {
-            if (++i == argc) {
-                status = usage_error("%s needs a file name", "-o");
-                goto done;
-            }
-            output = argv[i];
-        } else if (option_value(a, "--emit", &v)) {
-            if (!strcmp(v, "ast"))
-                opt.emit = EMIT_AST;
-            else if (!strcmp(v, "ir"))
-                opt.emit = EMIT_IR;
-            else if (!strcmp(v, "llvm"))
-                opt.emit = EMIT_LLVM;
-            else if (!strcmp(v, "ptx"))
-                opt.emit = EMIT_PTX;
-            else if (!strcmp(v, "c"))
-                opt.emit = EMIT_C;
-            else {
-                status = usage_error("unknown --emit '%s' (ast, ir, llvm, ptx, c)", v);
-                goto done;
-            }
-        } else if (!strcmp(a, "--prefix-launchers")) {
-            opt.c_prefix_launchers = true;
-        } else if (!strcmp(a, "--parse-only")) {
-            opt.parse_only = true;
-            opt.emit = EMIT_AST;
-        } else if (option_value(a, "--kernel", &v)) {
-            opt.spec.kernel_name = v;
-        } else if (option_value(a, "--signature", &v)) {
-            opt.spec.signature = v;
-        } else if (!strncmp(a, "-D", 2)) {
-            const char *def = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            const char *eq = def ? strchr(def, '=') : NULL;
-            if (!def || !eq || eq == def) {
-                status = usage_error("-D needs NAME=VALUE, got '%s'", def ? def : "");
-                goto done;
-            }
-            defines[ndefines].name = strndup(def, (size_t)(eq - def));
-            defines[ndefines].value = eq + 1;
-            ndefines++;
-        } else if (!strncmp(a, "-I", 2)) {
-            const char *dir = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!dir || !*dir) {
-                status = usage_error("-I needs a directory%s", "");
-                goto done;
-            }
-            include_dirs[ninclude_dirs++] = dir;
-        } else if (option_value(a, "--num-warps", &v)) {
-            if (!parse_int(v, &opt.num_warps) || opt.num_warps == 0) {
-                status = usage_error("--num-warps needs a positive number, got '%s'", v);
-                goto done;
-            }
-        } else if (option_value(a, "--num-stages", &v)) {
-            if (!parse_int(v, &opt.num_stages) || opt.num_stages == 0) {
-                status = usage_error("--num-stages needs a positive number, got '%s'", v);
-                goto done;
-            }
-        } else if (option_value(a, "--arch", &v)) {
-            int sm;
-            bool specific;
-            if (!driver_parse_arch(v, &sm, &specific)) {
-                status = usage_error("unknown --arch '%s' (sm_80, sm_86, sm_89, sm_90, sm_90a)", v);
-                goto done;
-            }
-            opt.arch = v;
-        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-            opt.opt_level = a[2] - '0';
-        } else if (option_value(a, "--passes", &v)) {
-            opt.passes = v;
-        } else if (!strcmp(a, "--verify")) {
-            opt.verify = true;
-        } else if (!strcmp(a, "--no-fp-fusion")) {
-            opt.no_fp_fusion = true;
-        } else if (option_value(a, "--dump-ir-after", &v)) {
-            opt.dump_after = v;
-        } else if (option_value(a, "--libdevice", &v)) {
-            opt.libdevice_path = v;
-        } else if (!strcmp(a, "--no-tma")) {
-            opt.no_tma = true;
-        } else if (option_value(a, "--llvm-passes", &v)) {
-            opt.llvm_passes = v;
-        } else if (option_value(a, "--llvm-args", &v)) {
-            opt.llvm_args = v;
-        } else if (!strcmp(a, "--remarks")) {
-            opt.remarks = true;
-        } else if (!strcmp(a, "--codegen-times")) {
-            opt.codegen_times = true;
-        } else if (a[0] == '-' && a[1]) {
-            status = usage_error("unknown option '%s'", a);
-            goto done;
-        } else if (input) {
-            status = usage_error("more than one input file ('%s')", a);
-            goto done;
-        } else {
-            input = a;
-        }
+/* What parse_arg says: go on with the next argument, or exit with a status (0 after --help or
+ * --version, 2 after a usage error). */
+enum { ARG_NEXT = -1 };
+
+/* -D NAME=VALUE or -DNAME=VALUE (argv[*i]; *i moves past a separate value). */
+static int parse_define(Args *args, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *def = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
+    const char *eq = def ? strchr(def, '=') : NULL;
+    if (!def || !eq || eq == def)
+        return usage_error("-D needs NAME=VALUE, got '%s'", def ? def : "");
+    args->defines[args->ndefines].name = strndup(def, (size_t)(eq - def));
+    args->defines[args->ndefines].value = eq + 1;
+    args->ndefines++;
+    return ARG_NEXT;
+}
+
+/* -I DIR or -IDIR. */
+static int parse_include_dir(Args *args, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *dir = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (!dir || !*dir)
+        return usage_error("-I needs a directory%s", "");
+    args->include_dirs[args->ninclude_dirs++] = dir;
+    return ARG_NEXT;
+}
+
+static int parse_emit(CompileOptions *opt, const char *v)
+{
+    if (!strcmp(v, "ast"))
+        opt->emit = EMIT_AST;
+    else if (!strcmp(v, "ir"))
+        opt->emit = EMIT_IR;
+    else if (!strcmp(v, "llvm"))
+        opt->emit = EMIT_LLVM;
+    else if (!strcmp(v, "ptx"))
+        opt->emit = EMIT_PTX;
+    else if (!strcmp(v, "c"))
+        opt->emit = EMIT_C;
+    else
+        return usage_error("unknown --emit '%s' (ast, ir, llvm, ptx, c)", v);
+    return ARG_NEXT;
+}
+
+/* --num-warps=N, --num-stages=N: a positive count; error_fmt names the flag. */
+static int parse_count(const char *v, int *out, const char *error_fmt)
+{
+    if (!parse_int(v, out) || *out == 0)
+        return usage_error(error_fmt, v);
+    return ARG_NEXT;
+}
+
+static int parse_arch(CompileOptions *opt, const char *v)
+{
+    int sm;
+    bool specific;
+    if (!driver_parse_arch(v, &sm, &specific))
+        return usage_error("unknown --arch '%s' (sm_80, sm_86, sm_89, sm_90, sm_90a)", v);
+    opt->arch = v;
+    return ARG_NEXT;
+}
+
+/* The options that only set a field of CompileOptions: a switch, or a value taken as it is.
+ * False when a is none of them. */
+static bool parse_plain_option(CompileOptions *opt, const char *a)
+{
+    const char *v;
+    if (!strcmp(a, "--prefix-launchers")) {
+        opt->c_prefix_launchers = true;
+    } else if (!strcmp(a, "--parse-only")) {
+        opt->parse_only = true;
+        opt->emit = EMIT_AST;
+    } else if (option_value(a, "--kernel", &v)) {
+        opt->spec.kernel_name = v;
+    } else if (option_value(a, "--signature", &v)) {
+        opt->spec.signature = v;
+    } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+        opt->opt_level = a[2] - '0';
+    } else if (option_value(a, "--passes", &v)) {
+        opt->passes = v;
+    } else if (!strcmp(a, "--verify")) {
+        opt->verify = true;
+    } else if (!strcmp(a, "--no-fp-fusion")) {
+        opt->no_fp_fusion = true;
+    } else if (option_value(a, "--dump-ir-after", &v)) {
+        opt->dump_after = v;
+    } else if (option_value(a, "--libdevice", &v)) {
+        opt->libdevice_path = v;
+    } else if (!strcmp(a, "--no-tma")) {
+        opt->no_tma = true;
+    } else if (option_value(a, "--llvm-passes", &v)) {
+        opt->llvm_passes = v;
+    } else if (option_value(a, "--llvm-args", &v)) {
+        opt->llvm_args = v;
+    } else if (!strcmp(a, "--remarks")) {
+        opt->remarks = true;
+    } else if (!strcmp(a, "--codegen-times")) {
+        opt->codegen_times = true;
+    } else {
+        return false;
     }
-    if (!input) {
-        status = usage_error("%s", "no input file");
-        goto done;
+    return true;
+}
+
+/* Reads argv[*i] (and the value after it, for -o, -D and -I, moving *i past it). */
+static int parse_arg(Args *args, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        fputs(usage, stdout);
+        return 0;
     }
+    if (!strcmp(a, "--version")) {
+        printf("tric %s (LLVM 19 NVPTX backend)\n", TRIC_VERSION);
+        return 0;
+    }
+    if (!strcmp(a, "-o")) {
+        if (++*i == argc)
+            return usage_error("%s needs a file name", "-o");
+        args->output = argv[*i];
+        return ARG_NEXT;
+    }
+    if (option_value(a, "--emit", &v))
+        return parse_emit(&args->opt, v);
+    if (!strncmp(a, "-D", 2))
+        return parse_define(args, argc, argv, i);
+    if (!strncmp(a, "-I", 2))
+        return parse_include_dir(args, argc, argv, i);
+    if (option_value(a, "--num-warps", &v))
+        return parse_count(v, &args->opt.num_warps,
+                           "--num-warps needs a positive number, got '%s'");
+    if (option_value(a, "--num-stages", &v))
+        return parse_count(v, &args->opt.num_stages,
+                           "--num-stages needs a positive number, got '%s'");
+    if (option_value(a, "--arch", &v))
+        return parse_arch(&args->opt, v);
+    if (parse_plain_option(&args->opt, a))
+        return ARG_NEXT;
+    if (a[0] == '-' && a[1])
+        return usage_error("unknown option '%s'", a);
+    if (args->input)
+        return usage_error("more than one input file ('%s')", a);
+    args->input = a;
+    return ARG_NEXT;
+}
+
+/* What no single argument shows: an input was given, the flags go together, and --emit=c's
+ * header path. Hands the -D and -I lists to the options. */
+static int check_args(Args *args)
+{
+    CompileOptions *opt = &args->opt;
+    if (!args->input)
+        return usage_error("%s", "no input file");
     /* --parse-only stands for --emit=ast before sema; with another --emit (given after it) it
      * would print the syntax tree where PTX or IR was asked for. */
-    if (opt.parse_only && opt.emit != EMIT_AST) {
-        status =
-            usage_error("%s goes with --emit=ast (the syntax tree before sema)", "--parse-only");
-        goto done;
-    }
-    if (opt.c_prefix_launchers && opt.emit != EMIT_C) {
-        status = usage_error("%s goes with --emit=c", "--prefix-launchers");
-        goto done;
-    }
+    if (opt->parse_only && opt->emit != EMIT_AST)
+        return usage_error("%s goes with --emit=ast (the syntax tree before sema)", "--parse-only");
+    if (opt->c_prefix_launchers && opt->emit != EMIT_C)
+        return usage_error("%s goes with --emit=c", "--prefix-launchers");
     /* --emit=c writes two files: FILE.c and, beside it, FILE.h (which FILE.c includes). */
-    if (opt.emit == EMIT_C) {
+    if (opt->emit == EMIT_C) {
+        const char *output = args->output;
         size_t n = strlen(output);
-        if (!strcmp(output, "-") || n < 3 || strcmp(output + n - 2, ".c") || output[n - 3] == '/') {
-            status =
-                usage_error("--emit=c writes FILE.c and FILE.h: give -o FILE.c, not '%s'", output);
-            goto done;
-        }
-        header_path = strdup(output);
-        header_path[n - 1] = 'h';
-        opt.c_output = output;
+        if (!strcmp(output, "-") || n < 3 || strcmp(output + n - 2, ".c") || output[n - 3] == '/')
+            return usage_error("--emit=c writes FILE.c and FILE.h: give -o FILE.c, not '%s'",
+                               output);
+        args->header_path = strdup(output);
+        args->header_path[n - 1] = 'h';
+        opt->c_output = output;
     }
-    opt.spec.defines = defines;
-    opt.spec.ndefines = ndefines;
-    opt.include_dirs = include_dirs;
-    opt.ninclude_dirs = ninclude_dirs;
+    opt->spec.defines = args->defines;
+    opt->spec.ndefines = args->ndefines;
+    opt->include_dirs = args->include_dirs;
+    opt->ninclude_dirs = args->ninclude_dirs;
+    return ARG_NEXT;
+}
 
-    size_t len = 0;
-    char *text = read_file(input, &len);
-    if (!text) {
-        fprintf(stderr, "tric: error: cannot read '%s': %s\n", input, strerror(errno));
-        goto done;
+/* Writes the compiled output to -o (stdout for '-') and --emit=c's header; 0, or 2 with a
+ * message when a file cannot be written. */
+static int write_result(const Args *args, const CompileResult *result)
+{
+    const char *output = args->output;
+    int status;
+    FILE *out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
+    if (!out) {
+        fprintf(stderr, "tric: error: cannot write '%s': %s\n", output, strerror(errno));
+        return 2;
     }
-    SrcFile file = {.name = strcmp(input, "-") ? input : "<stdin>", .text = text, .len = len};
+    fwrite(result->output.data ? result->output.data : "", 1, result->output.len, out);
+    status = (out != stdout ? fclose(out) : fflush(out)) ? 2 : 0;
+    if (status)
+        fprintf(stderr, "tric: error: cannot write '%s': %s\n", output, strerror(errno));
+    if (status == 0 && args->header_path && !write_file(args->header_path, &result->header))
+        status = 2;
+    return status;
+}
+
+/* Reads the input, compiles it and writes the result: the exit status. */
+static int compile_input(const Args *args)
+{
+    size_t len = 0;
+    char *text = read_file(args->input, &len);
+    if (!text) {
+        fprintf(stderr, "tric: error: cannot read '%s': %s\n", args->input, strerror(errno));
+        return 2;
+    }
+    const char *name = strcmp(args->input, "-") ? args->input : "<stdin>";
+    SrcFile file = {.name = name, .text = text, .len = len};
     Diag diag = {.echo = true};
     CompileResult result;
-    bool ok = driver_compile(&file, &opt, &result, &diag);
-    if (ok) {
-        FILE *out = strcmp(output, "-") ? fopen(output, "wb") : stdout;
-        if (!out) {
-            fprintf(stderr, "tric: error: cannot write '%s': %s\n", output, strerror(errno));
-            status = 2;
-        } else {
-            fwrite(result.output.data ? result.output.data : "", 1, result.output.len, out);
-            status = (out != stdout ? fclose(out) : fflush(out)) ? 2 : 0;
-            if (status)
-                fprintf(stderr, "tric: error: cannot write '%s': %s\n", output, strerror(errno));
-        }
-        if (status == 0 && header_path && !write_file(header_path, &result.header))
-            status = 2;
+    int status;
+    if (driver_compile(&file, &args->opt, &result, &diag)) {
+        status = write_result(args, &result);
     } else {
         if (diag.errors == 0) /* a failure must never be silent */
             fprintf(stderr, "tric: error: compilation failed\n");
@@ -303,11 +353,33 @@ int main(int argc, char **argv)
     compile_result_free(&result);
     diag_free(&diag);
     free(text);
-done:
-    free(header_path);
-    for (int i = 0; i < ndefines; i++)
-        free((char *)defines[i].name);
-    free(defines);
-    free(include_dirs);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    Args args = {
+        .opt = {.emit = EMIT_PTX, .opt_level = 3},
+        .output = "-",
+        .defines = calloc((size_t)argc, sizeof *args.defines),
+        .include_dirs = calloc((size_t)argc, sizeof *args.include_dirs),
+    };
+    /* The environment's switches (TRIC_NO_TMA, ...) are read here, at the edge, as defaults that
+     * the flags override; nothing below the driver reads the environment. */
+    driver_env_switches(&args.opt);
+
+    int status = ARG_NEXT;
+    for (int i = 1; i < argc && status == ARG_NEXT; i++)
+        status = parse_arg(&args, argc, argv, &i);
+    if (status == ARG_NEXT)
+        status = check_args(&args);
+    if (status == ARG_NEXT)
+        status = compile_input(&args);
+
+    free(args.header_path);
+    for (int i = 0; i < args.ndefines; i++)
+        free((char *)args.defines[i].name);
+    free(args.defines);
+    free(args.include_dirs);
     return status;
 }

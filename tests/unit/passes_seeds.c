@@ -1,4 +1,4 @@
-/* passes_seeds.c: the whole pipeline (passes_run) on the seed kernels as the front end lowers them
+/* passes_seeds.c: the whole pass list (passes_run) on the seed kernels as the front end lowers them
  * from examples/vector_add.tri and examples/matmul.tri: the vector widths codegen will use
  * (axis_vector_width), loop-carried accumulators, where the converts land, shared memory. */
 #include "driver/driver.h"

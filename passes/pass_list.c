@@ -1,6 +1,6 @@
-/* pipeline.c: passes_run, the straight list of passes (QBE's main.c style). After each pass the
- * verifier runs when PassOptions.verify is set, and the IR is dumped when dump_after names the pass
- * or is "all". The first failing pass stops the pipeline. */
+/* pass_list.c: the pass list, passes_run: the passes as one straight list (QBE's main.c style).
+ * After each pass the verifier runs when PassOptions.verify is set, and the IR is dumped when
+ * dump_after names the pass or is "all". The first failing pass stops the list. */
 #include "passes/passes.h"
 
 #include <string.h>

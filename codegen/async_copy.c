@@ -1,5 +1,6 @@
-/* lower_pipeline.c: the memory-pipeline ops that passes/pipeline_loops.c makes (ir.h, "the
- * memory pipeline") -> LLVM IR. docs/codegen.md "The memory pipeline".
+/* async_copy.c: the asynchronous-copy ops (ir.h, "the memory pipeline": shared tiles, the copies
+ * into them and their waits, the reads from them) -> LLVM IR. passes/pipeline_loops.c and
+ * passes/tma.c make them. docs/codegen.md "The memory pipeline".
  *
  * A shared-memory tile has no registers: a local_alloc buffer and each slot view of it are one
  * i32, the tile's byte offset in the dynamic shared window (@global_smem). Elements sit in the
@@ -875,7 +876,7 @@ static bool lower_mbar_op(Cg *c, const IrOp *op)
 
 /* ---- the ops ---------------------------------------------------------------------------------- */
 
-bool cg_lower_pipeline_op(Cg *c, const IrOp *op)
+bool cg_lower_async_copy_op(Cg *c, const IrOp *op)
 {
     char text[64];
     switch (op->code) {
