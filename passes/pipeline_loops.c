@@ -642,6 +642,19 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     return true;
 }
 
+/* Whether a dot runs in the region (its nested regions included). */
+static bool loop_has_dot(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i]->code == OP_DOT)
+            return true;
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            if (loop_has_dot(&r->ops[i]->regions[k]))
+                return true;
+    }
+    return false;
+}
+
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
 static bool analyse(Pipe *p)
 {
@@ -656,6 +669,9 @@ static bool analyse(Pipe *p)
     int nwg = 0, ntaken = 0;
     if (!choose_loads(p, wg, &nwg, &ntaken))
         return false;
+    if (p->nloads == 0 && !p->why_not && p->loop->attr[0] <= 1 && !loop_has_dot(body))
+        DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
+                   "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
