@@ -547,6 +547,15 @@ static uint64_t desc_fields(int64_t lbo, int64_t sbo, int swizzle)
 LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, Type tile, int kd)
 {
     LLVMBuilderRef b = c->l->b;
+    /* The address read back from lane 0 here, where the wgmma is (shfl.sync.idx, PTX ISA
+     * 9.7.8.6; every lane of a warp holds the same address): LLVM does not hoist a shuffle out of
+     * a loop, and ptxas can prove its result warp-uniform, so the descriptors are computed at each
+     * wgmma in uniform registers. Computed once before the loop instead, a loop-invariant tile's
+     * descriptors sat in ordinary registers across it, spilled under pressure (attention backward
+     * at D = 128) and moved to uniform registers (R2UR) before every wgmma. Triton's descriptors
+     * are made the same way. */
+    LLVMValueRef shfl_args[4] = {k32(c, -1), addr, k32(c, 0), k32(c, 0x1f)};
+    addr = cg_call(c->l, "llvm.nvvm.shfl.sync.idx.i32", c->l->i32, shfl_args, 4);
     int sw = sl->shared.swizzle;
     bool k_major = sl->shared.order[0] == kd;
     int64_t lbo = k_major ? 16 : (int64_t)tile.shape[kd] * sw, sbo = 8 * (int64_t)sw;
