@@ -255,6 +255,28 @@ int ir_layout_intern(IrFunc *f, const Layout *l)
     return f->nlayouts - 1;
 }
 
+/* ---- scratch records ----------------------------------------------------------------------- */
+
+bool ir_scratch_present(const IrScratch *s)
+{
+    return s->ntiles > 0 || s->from[0] != DOT_FROM_REGISTERS || s->from[1] != DOT_FROM_REGISTERS;
+}
+
+bool ir_scratch_equal(const IrScratch *a, const IrScratch *b)
+{
+    if (a->ntiles != b->ntiles || a->from[0] != b->from[0] || a->from[1] != b->from[1])
+        return false;
+    for (int i = 0; i < a->ntiles && i < 2; i++) {
+        const IrScratchTile *x = &a->tile[i], *y = &b->tile[i];
+        if (x->offset != y->offset || x->layout != y->layout || x->nstrides != y->nstrides)
+            return false;
+        for (int d = 0; d < x->nstrides && d < TRIC_MAX_RANK; d++)
+            if (x->strides[d] != y->strides[d])
+                return false;
+    }
+    return true;
+}
+
 /* ---- ops and regions ---------------------------------------------------------------------- */
 
 void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op)

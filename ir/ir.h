@@ -369,6 +369,44 @@ typedef struct AxisInfo {
 
 typedef struct IrOp IrOp;
 
+/* ---- scratch records: how an op uses the shared memory it was given ------------------------- */
+
+/* One tile of an op's scratch: where it starts and where each element sits in it. Either a
+ * rank-2 #shared layout (swizzled; ir/layout.c shared_swizzled_offset) or, when layout is 0,
+ * element strides: element c at byte offset + element bytes * sum(c[d] * strides[d]). */
+typedef struct IrScratchTile {
+    int32_t offset; /* bytes from the start of shared memory; a one-tile record's is smem_offset */
+    int32_t layout; /* a #shared layout (IrFunc.layouts), or 0: at strides */
+    int32_t nstrides;
+    int64_t strides[TRIC_MAX_RANK];
+} IrScratchTile;
+
+/* Where a dot's A or B comes from (IrScratch.from). */
+typedef enum DotOperandFrom {
+    DOT_FROM_REGISTERS, /* its own registers: the op that makes it is lowered as any other */
+    DOT_FROM_SOURCE,    /* the registers its convert_layout converts: the convert is not
+                           materialized, the dot stores those registers into its tile */
+    DOT_FROM_SLOT,      /* (mma.sync) its local_load is not materialized: each k16 step's
+                           ldmatrix reads the slot right before its mma instructions */
+} DotOperandFrom;
+
+/* An op's scratch record (IrOp.scratch), written by passes/shared_alloc.c with the rules of
+ * layout.c, printed after smem(...) (docs/ir.md "Scratch records"), checked by the verifier and
+ * read by codegen, which decides nothing about scratch itself. ntiles: 0 no record; 1 a
+ * convert_layout's or reshape's copy (layout or strides per dim of the operand), or a cross-warp
+ * reduction's partials (strides [per output element, per warp], row-major output index); 2 a
+ * dot's A and B staging tiles (strides or layouts per dim of the operand). from[]: dots only. */
+typedef struct IrScratch {
+    int32_t ntiles;
+    DotOperandFrom from[2];
+    IrScratchTile tile[2];
+} IrScratch;
+
+/* Whether op has a record to print (a tile, or a dot operand not from its registers); two equal
+ * records (every field that means something). */
+bool ir_scratch_present(const IrScratch *s);
+bool ir_scratch_equal(const IrScratch *a, const IrScratch *b);
+
 typedef struct IrValue {
     Type type;
     int32_t layout;   /* index into IrFunc.layouts; 0 = none yet */
@@ -400,6 +438,7 @@ struct IrOp {
     int32_t smem_offset;         /* passes/shared_alloc.c: scratch for convert_layout, reductions;
                                     the whole buffer of a local_alloc */
     int32_t smem_bytes;
+    IrScratch scratch; /* passes/shared_alloc.c: how the op lays its scratch out */
 };
 
 typedef struct IrParam {
