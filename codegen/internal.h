@@ -134,7 +134,7 @@ typedef struct Cg {
     int nbases, bases_cap;
     struct MmaBases *mma_bases;
     int nmma_bases, mma_bases_cap;
-    const IrOp *term;      /* the yield/condition that ended the last region lowered */
+    const IrOp *term;   /* the yield/condition that ended the last region lowered */
     bool *lazy_operand; /* per value: a dot operand left unmaterialized (its dot's record) */
     bool needs_libdevice;
     const char *math_name;

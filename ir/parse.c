@@ -759,8 +759,7 @@ static bool parse_dot_operand(Parser *p, IrOp *op, int i)
     else if (from && !strcmp(from, "slot"))
         op->scratch.from[i] = DOT_FROM_SLOT;
     else
-        fail_at(p, loc, "expected registers, source or slot, found %s",
-                from ? from : found(p));
+        fail_at(p, loc, "expected registers, source or slot, found %s", from ? from : found(p));
     if (!accept_word(p, "at"))
         return false;
     op->scratch.tile[i].offset = int_value(p);

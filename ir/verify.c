@@ -669,8 +669,8 @@ static void check_tile(Verifier *v, const IrOp *op, const char *what, const IrSc
     }
     int64_t end = t->offset + tile_extent(t, tile, eb);
     if (t->offset % align)
-        report(v, op, "scratch record: %s at byte %d is not %d-byte aligned", what,
-               (int)t->offset, align);
+        report(v, op, "scratch record: %s at byte %d is not %d-byte aligned", what, (int)t->offset,
+               align);
     else if (t->offset < lo || end > hi)
         report(v, op, "scratch record: %s takes bytes [%d, %lld), outside [%lld, %lld)", what,
                (int)t->offset, (long long)end, (long long)lo, (long long)hi);
@@ -701,16 +701,18 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
             report(v, op, "scratch record: %s = source, but no convert_layout makes %s", name,
                    vname(v, op->operands[i]));
         if (s->from[i] == DOT_FROM_SLOT && (!mma || !def || def->code != OP_LOCAL_LOAD))
-            report(v, op, "scratch record: %s = slot needs an mma.sync dot whose %s is a local_load",
-                   name, name);
+            report(v, op,
+                   "scratch record: %s = slot needs an mma.sync dot whose %s is a local_load", name,
+                   name);
         any_source |= s->from[i] == DOT_FROM_SOURCE;
     }
-    if ((mma && s->from[0] != s->from[1]))
+    if (mma && s->from[0] != s->from[1])
         report(v, op, "scratch record: an mma.sync dot takes A and B from the same place");
     bool need = (wgmma && op->smem_bytes > 0) || (!wgmma && any_source);
     if (need && s->ntiles != 2) {
-        report(v, op, "has no scratch record placing its A and B tiles (smem(offset, bytes, a = "
-                      "FROM at OFFSET TILE, b = ...))");
+        report(v, op,
+               "has no scratch record placing its A and B tiles (smem(offset, bytes, a = "
+               "FROM at OFFSET TILE, b = ...))");
         return;
     }
     if (s->ntiles != 2)
@@ -725,8 +727,7 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
         const IrScratchTile *a = &s->tile[0], *b = &s->tile[1];
         if (a->layout || b->layout || a->nstrides != 2 || b->nstrides != 2 || a->strides[0] != 1 ||
             a->strides[1] != ta.shape[0] || b->strides[0] != tb.shape[1] || b->strides[1] != 1)
-            report(v, op, "scratch record: the FMA dot stages A^T and B at strides [1, M] and "
-                          "[N, 1]");
+            report(v, op, "scratch record: the FMA dot stages A^T and B at strides [1, M], [N, 1]");
     }
 }
 
@@ -739,8 +740,8 @@ static void check_scratch(Verifier *v, const IrOp *op)
     bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || is_reduction(op->code);
     if (s->ntiles < 0 || s->ntiles > 2 || (s->ntiles == 2 && op->code != OP_DOT) ||
         (s->ntiles == 1 && !one) ||
-        (op->code != OP_DOT && (s->from[0] != DOT_FROM_REGISTERS ||
-                                s->from[1] != DOT_FROM_REGISTERS))) {
+        (op->code != OP_DOT &&
+         (s->from[0] != DOT_FROM_REGISTERS || s->from[1] != DOT_FROM_REGISTERS))) {
         report(v, op, "has a scratch record of a form %s does not take", op_name(op->code));
         return;
     }
@@ -751,8 +752,9 @@ static void check_scratch(Verifier *v, const IrOp *op)
     if (!one)
         return;
     if (op->smem_bytes > 0 && s->ntiles != 1) {
-        report(v, op, "has smem(%d, %d) but no scratch record (its copy's #shared layout or "
-                      "strides: smem(offset, bytes, TILE))",
+        report(v, op,
+               "has smem(%d, %d) but no scratch record saying where its elements go "
+               "(smem(offset, bytes, #shared<...>) or smem(offset, bytes, strides [...]))",
                (int)op->smem_offset, (int)op->smem_bytes);
         return;
     }
@@ -775,8 +777,7 @@ static void check_scratch(Verifier *v, const IrOp *op)
         if (t->layout > 0)
             report(v, op, "scratch record: a reduction's partials are at strides, not a layout");
         else
-            check_tile(v, op, "the partials", t, partials, shared_elem_bytes(partials), lo, hi,
-                       1);
+            check_tile(v, op, "the partials", t, partials, shared_elem_bytes(partials), lo, hi, 1);
         return;
     }
     check_tile(v, op, "the copy", t, a, shared_elem_bytes(a), lo, hi, 1);

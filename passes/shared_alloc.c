@@ -488,14 +488,15 @@ static void record_dot_operands(IrFunc *f, IrRegion *r, const DotPlan *p)
             continue;
         for (int k = 0; k < 2; k++) {
             ValueId v = op->operands[k];
-            op->scratch.from[k] = !p->unmaterialized[v]                    ? DOT_FROM_REGISTERS
+            op->scratch.from[k] = !p->unmaterialized[v]                     ? DOT_FROM_REGISTERS
                                   : f->values[v].def->code == OP_LOCAL_LOAD ? DOT_FROM_SLOT
                                                                             : DOT_FROM_SOURCE;
         }
         int acc = f->values[op->results[0]].layout;
         bool v2 = acc > 0 && acc < f->nlayouts && f->layouts[acc].kind == LAYOUT_MMA &&
                   f->layouts[acc].mma.version == 2;
-        if (v2 && (op->scratch.from[0] != DOT_FROM_SOURCE || op->scratch.from[1] != DOT_FROM_SOURCE))
+        if (v2 &&
+            (op->scratch.from[0] != DOT_FROM_SOURCE || op->scratch.from[1] != DOT_FROM_SOURCE))
             op->scratch.ntiles = 0; /* not staged: the tiles stay unused */
     }
 }

@@ -187,8 +187,8 @@ static IrFunc *build_every_op(Arena *a)
     cvop->smem_offset = 1024;
     cvop->smem_bytes = 32768;
     /* scratch records (docs/ir.md "Scratch records"): the convert's copy at padded strides */
-    cvop->scratch = (IrScratch){.ntiles = 1,
-                                .tile[0] = {.offset = 1024, .nstrides = 2, .strides = {64, 1}}};
+    cvop->scratch =
+        (IrScratch){.ntiles = 1, .tile[0] = {.offset = 1024, .nstrides = 2, .strides = {64, 1}}};
     static const OpCode reds[] = {OP_REDUCE_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN};
     for (size_t i = 0; i < 3; i++) {
         IrOp *r = ir_build(&b, reds[i], nl, (ValueId[]){bc}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
