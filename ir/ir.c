@@ -64,6 +64,22 @@ bool op_has(OpCode code, unsigned traits)
     return (op_traits[code] & traits) != 0;
 }
 
+bool op_takes_smem(OpCode c, int i)
+{
+    switch (c) {
+    case OP_SLOT:
+    case OP_ASYNC_COPY:
+    case OP_LOCAL_LOAD:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT: return i == 0;
+    case OP_WGMMA: return i < 2;
+    case OP_TMA_LOAD: return i == 0 || i == 2;
+    default: return false;
+    }
+}
+
 /* ---- the libdevice table ------------------------------------------------------------------ */
 
 static const LibdeviceInfo libdevice_table[LD_COUNT] = {

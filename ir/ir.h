@@ -24,7 +24,8 @@ typedef int32_t ValueId;
  * with op_has. Who asks: dce keeps an unused op that has EFFECT or TERMINATOR (or holds one);
  * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
  * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
- * lowers PIPELINE ops in async_copy.c; layouts and verify ask ELEMENTWISE. */
+ * lowers PIPELINE ops in async_copy.c and verify checks them in check_pipeline; layouts and
+ * verify ask ELEMENTWISE. Which operands may be shared-memory values is op_takes_smem's. */
 typedef enum OpTrait {
     /* operands and result share one shape; result element i depends only on operand elements i */
     OPT_ELEMENTWISE = 1 << 0,
@@ -300,6 +301,10 @@ int op_num_operands(OpCode code); /* -1 when variable */
 int op_num_results(OpCode code);  /* -1 when variable (for, if, while, wgmma_wait) */
 /* Whether the op has any of the traits (OpTrait bits, or'ed); false for an invalid code. */
 bool op_has(OpCode code, unsigned traits);
+/* Whether operand i of a `code` op may be a shared-memory value (a local_alloc buffer or a slot
+ * view): the buffer of slot and the mbarrier ops, the view async_copy writes, local_load reads,
+ * wgmma's A and B, tma_load's tile and mbarrier. The verifier and the interpreter both ask. */
+bool op_takes_smem(OpCode code, int i);
 bool op_from_name(const char *name, OpCode *out);
 
 /* ---- layouts (filled by passes/layouts.c; printed and parsed with the IR) ------------------- */

@@ -617,16 +617,6 @@ static void check_pipeline(Verifier *v, const IrOp *op)
     }
 }
 
-/* May operand i of op be a shared-memory value? Only where a buffer or view is expected. */
-static bool smem_operand_ok(OpCode c, int i)
-{
-    return (c == OP_SLOT && i == 0) || (c == OP_ASYNC_COPY && i == 0) ||
-           (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2) ||
-           ((c == OP_MBAR_INIT || c == OP_MBAR_INVAL || c == OP_MBAR_EXPECT || c == OP_MBAR_WAIT) &&
-            i == 0) ||
-           (c == OP_TMA_LOAD && (i == 0 || i == 2));
-}
-
 /* ---- scratch records (docs/ir.md "Scratch records") ----------------------------------------- */
 
 /* Bytes from a tile's start to past its last element: the tile's bytes under a #shared layout,
@@ -1016,18 +1006,6 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ARGMAX:
     case OP_ARGMIN: check_reduce(v, op); break;
     case OP_SCAN: check_scan(v, op); break;
-    case OP_LOCAL_ALLOC:
-    case OP_SLOT:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_WAIT:
-    case OP_LOCAL_LOAD:
-    case OP_WGMMA:
-    case OP_WGMMA_WAIT:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: check_pipeline(v, op); break;
     case OP_ASSERT: {
         Type a = otype(v, op, 0);
         if (a.is_ptr || a.dtype != DT_I1)
@@ -1040,6 +1018,8 @@ static void check_types(Verifier *v, const IrOp *op)
     default:
         if (op_has(c, OPT_ELEMENTWISE) && c != OP_CAST && c != OP_BITCAST)
             check_arith(v, op, (Kinds)kind_of(c));
+        if (op_has(c, OPT_PIPELINE)) /* the memory pipeline's ops (the op table's trait) */
+            check_pipeline(v, op);
         break;
     }
 }
@@ -1335,7 +1315,7 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos, c
             report(v, op, "operand %d (%s) is not defined before this use%s", i, vname(v, id),
                    v->ever[id] ? " (its definition does not dominate it)" : "");
             uses_ok = false;
-        } else if (v->f->values[id].type.is_smem && !smem_operand_ok(op->code, i)) {
+        } else if (v->f->values[id].type.is_smem && !op_takes_smem(op->code, i)) {
             report(v, op,
                    "operand %d (%s) is a shared-memory tile (%s); only slot, async_copy, "
                    "local_load and wgmma take one",
