@@ -1,7 +1,9 @@
 /* dot_mma.c: the dot on the tensor cores through mma.sync.aligned.m16n8k16 (PTX ISA 9.7.14.5.14),
  * for an #mma v2 accumulator and fp16/bf16 operands: either in their #dot_op registers
  * (materialized by a convert_layout), or staged by the dot itself in shared memory and read back
- * with ldmatrix. docs/codegen.md "dot on the tensor cores (mma v2)". */
+ * with ldmatrix, or read from the pipeline's slots step by step: which one, and where the tiles
+ * sit, is the dot's scratch record (docs/ir.md "Scratch records"). docs/codegen.md "dot on the
+ * tensor cores (mma v2)". */
 #include "codegen/internal.h"
 
 #include <stdio.h>

@@ -584,8 +584,11 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
 /* Layouts are IR attributes, so the rules computed from them belong to the IR too: the vector
  * width of a memory access, which conversions and reshapes only relabel registers, and where each
  * element of a tile or of an op's scratch sits in shared memory. The passes decide with these
- * functions (passes/layouts.c, pipeline_loops.c, swizzle.c, shared_alloc.c) and codegen follows
- * them, so both read the same answers off the IR. */
+ * functions (passes/layouts.c, pipeline_loops.c, swizzle.c, shared_alloc.c) and write what they
+ * chose on the ops (layouts; scratch records, IrOp.scratch); codegen reads those and uses only
+ * the address arithmetic here (shared_swizzled_offset and the like), never the deciding rules
+ * (shared_scratch_swizzle, shared_scratch_strides, shared_dot_staging*, shared_reduce_scratch,
+ * shared_wgmma_staging). */
 
 /* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
  * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,

@@ -1,12 +1,16 @@
 /* shared_alloc.c: shared memory for the ops that need it (Triton's Allocation analysis): the
- * software pipeline's stage buffers and every op's scratch.
+ * software pipeline's stage buffers and every op's scratch, and how each op uses its scratch.
  *
  * Requires: layouts (pass_layouts), swizzle (the buffers' layouts). Guarantees:
  * IrOp.smem_offset/smem_bytes for every local_alloc (its whole buffer, 1024-aligned), and for
- * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions, FMA dots, mma dots that were not pipelined
- * (operand staging) and trans ops that are not a relabelling of registers; 0/0 for every other
- * op; IrFunc.shared_bytes = what a launch must ask for, within the target's per-block limit (else
- * an error naming the bytes and the limit, and num_stages when the stage buffers are the cause).
+ * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions,
+ * FMA dots, mma dots that were not pipelined (operand staging) and trans ops that are not a
+ * relabelling of registers; 0/0 for every other op; IrOp.scratch, the scratch record (docs/ir.md
+ * "Scratch records"), for every convert_layout, reshape and cross-warp reduction given scratch
+ * (its #shared layout or strides) and every dot (its staging tiles, placed, and where A and B
+ * come from); IrFunc.shared_bytes = what a launch must ask for, within the target's per-block
+ * limit (else an error naming the bytes and the limit, and num_stages when the stage buffers are
+ * the cause). Codegen reads the records and decides none of it again.
  *
  * The stage buffers sit one after the other from offset 0 (a buffer made after another's last
  * use shares its memory) and are live from their local_alloc to the end of the loop that reads
@@ -14,9 +18,10 @@
  * while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync before the next op's
  * writes), so no two scratch buffers are ever live together: each starts right after the stage
  * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
- * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data inside each buffer
- * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides (ir/layout.c) computes
- * it so codegen and this file cannot disagree. */
+ * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data
+ * inside each scratch is in docs/layouts.md ("Shared-memory scratch"): the rules of ir/layout.c
+ * choose it, this file writes it in the op's record and sizes the scratch by it, and codegen
+ * addresses the record, so the two cannot disagree. */
 #include "passes/passes.h"
 
 int shared_limit_bytes(int sm)
