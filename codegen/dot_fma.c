@@ -50,7 +50,7 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     }
     /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]) where the scratch record puts them */
     const IrScratch *s = &op->scratch;
-    if (s->ntiles != 2)
+    if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
         FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
              (long long)M * K * eba + (long long)K * N * ebb);
     int off_a = s->tile[0].offset, off_b = s->tile[1].offset;

@@ -153,14 +153,14 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         int64_t vbytes = rnumel * W * eb;
         if (!cg_smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
             return false;
-        LLVMTypeRef mt = cg_mem_type(c, vt);
-        LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
-        cg_barrier(c->l);
         /* The slots are the op's scratch record's: strides [per output element, per warp] */
-        if (op->scratch.ntiles != 1)
+        if (op->scratch.ntiles != 1 || op->scratch.tile[0].nstrides != 2)
             FAIL(c, "%s across warps without a scratch record (shared_alloc)", op_name(op->code));
         int64_t row_stride = op->scratch.tile[0].strides[0];
         int64_t warp_stride = op->scratch.tile[0].strides[1];
+        LLVMTypeRef mt = cg_mem_type(c, vt);
+        LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
+        cg_barrier(c->l);
         LLVMValueRef *rows = cg_regs(c, nr);
         int64_t rm[TRIC_MAX_RANK];
         cg_row_major_strides(rt, rm);

@@ -623,34 +623,30 @@ bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
 bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
 /* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
 int shared_elem_bytes(Type t);
-/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
- * order, else the result's, else row-major. */
-void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
-/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
- * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
-void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
-/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
- * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
- * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
- * else at the strides of the convert_layout feeding each (padded rows). */
-void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
-/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
- * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
- * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
-bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
 /* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to
  * 1024, so every slot starts on the swizzle pattern's period. t is the buffer's type (dim 0 =
  * slots) when buffer, else a view's. */
 int64_t shared_slot_bytes(Type t, bool buffer);
-/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
- * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
-bool shared_layout_for(Layout *l, Type tile, int contig);
 /* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
  * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
 /* The bytes of the unit the swizzle permutes: vec elements (16 bytes in every tile layout, the
  * chunk wgmma and TMA read; 32 in an fp32 accumulator's scratch, shared_accumulator_swizzle). */
 int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile);
+/* -- the rules that choose scratch and staging (begin) --
+ * The passes choose with these and write the choice on the op (its scratch record, IrOp.scratch;
+ * the #shared layouts of local_alloc buffers); codegen reads what was written and calls none of
+ * them (tests/layering.sh, ctest layering/codegen_no_passes, reads this list between the begin
+ * and end lines). */
+/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
+ * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
+bool shared_layout_for(Layout *l, Type tile, int contig);
+/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
+ * order, else the result's, else row-major. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
+/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
+ * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
 /* The scratch of a convert_layout in a swizzled #shared layout (the swizzle pass's choice for
  * tiles that pass through shared memory inside one op): a rank-2 value of a numeric dtype whose
  * scratch order's fastest dim has a multiple of 32 bytes, converted to a layout that is not a
@@ -662,6 +658,15 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
  * written into (columns contiguous, 128-byte swizzle) into one of 32-byte units XORed with
  * row % 4, free of bank conflicts for the accumulator's 8-byte stores; leaves others alone. */
 void shared_accumulator_swizzle(Layout *l, Type tile);
+/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
+ * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
+ * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
+ * else at the strides of the convert_layout feeding each (padded rows). */
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
+/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
+ * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
+ * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
 /* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
  * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
  * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
@@ -678,6 +683,7 @@ void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
  * 1024-aligned), 0 when a tile has no swizzled form. */
 int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
                              int64_t *b_offset);
+/* -- the rules that choose scratch and staging (end) -- */
 
 /* ---- interp.c: the CPU interpreter --------------------------------------------------------- */
 
