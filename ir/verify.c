@@ -651,9 +651,11 @@ static void check_tile(Verifier *v, const IrOp *op, const char *what, const IrSc
                    what, t->nstrides, tile.rank, tstr(v, tile));
             return;
         }
+        /* below 2^24 elements, beyond any shared memory, so the extent below cannot overflow */
         for (int d = 0; d < t->nstrides; d++)
-            if (t->strides[d] < 0) {
-                report(v, op, "scratch record: %s has a negative stride", what);
+            if (t->strides[d] < 0 || t->strides[d] >= (int64_t)1 << 24) {
+                report(v, op, "scratch record: %s has a stride of %lld elements", what,
+                       (long long)t->strides[d]);
                 return;
             }
     }
