@@ -53,6 +53,9 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
         FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
              (long long)M * K * eba + (long long)K * N * ebb);
+    if (s->tile[0].strides[0] != 1 || s->tile[0].strides[1] != M || s->tile[1].strides[0] != N ||
+        s->tile[1].strides[1] != 1)
+        FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
     int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
     cg_barrier(c->l);
     cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, s->tile[0].strides);
