@@ -639,10 +639,18 @@ static void check_tile(Verifier *v, const IrOp *op, const char *what, const IrSc
 {
     const IrFunc *f = v->f;
     if (t->layout > 0) {
-        if (t->layout >= f->nlayouts || f->layouts[t->layout].kind != LAYOUT_SHARED ||
-            f->layouts[t->layout].rank != 2 || tile.rank != 2) {
+        const Layout *l = t->layout < f->nlayouts ? &f->layouts[t->layout] : NULL;
+        if (!l || l->kind != LAYOUT_SHARED || l->rank != 2 || tile.rank != 2) {
             report(v, op, "scratch record: %s's layout must be a rank-2 #shared layout for %s",
                    what, tstr(v, tile));
+            return;
+        }
+        /* whole swizzle atoms along the contiguous dim: the tile then takes exactly its bytes */
+        int cd = l->shared.order[0], sw = l->shared.swizzle;
+        if ((cd != 0 && cd != 1) || l->shared.order[1] != 1 - cd ||
+            (sw != 32 && sw != 64 && sw != 128) || ((int64_t)tile.shape[cd] * eb) % sw) {
+            report(v, op, "scratch record: %s's #shared layout does not fit %s", what,
+                   tstr(v, tile));
             return;
         }
     } else {
