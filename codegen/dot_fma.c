@@ -48,14 +48,18 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
         return true;
     }
-    int off_a, off_b;
-    if (!cg_dot_scratch(c, op, &off_a, &off_b))
+    /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]) where the scratch record puts them */
+    const IrScratch *s = &op->scratch;
+    if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
         FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
              (long long)M * K * eba + (long long)K * N * ebb);
-    int64_t st_a[2] = {1, M}, st_b[2] = {N, 1}; /* A^T [K][M], B [K][N] */
+    if (s->tile[0].strides[0] != 1 || s->tile[0].strides[1] != M || s->tile[1].strides[0] != N ||
+        s->tile[1].strides[1] != 1)
+        FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
+    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
     cg_barrier(c->l);
-    cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, st_a);
-    cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, st_b);
+    cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, s->tile[0].strides);
+    cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, s->tile[1].strides);
     cg_barrier(c->l);
 
     LLVMValueRef *init = cg_regs(c, n);

@@ -1,7 +1,9 @@
 /* dot_mma.c: the dot on the tensor cores through mma.sync.aligned.m16n8k16 (PTX ISA 9.7.14.5.14),
  * for an #mma v2 accumulator and fp16/bf16 operands: either in their #dot_op registers
  * (materialized by a convert_layout), or staged by the dot itself in shared memory and read back
- * with ldmatrix. docs/codegen.md "dot on the tensor cores (mma v2)". */
+ * with ldmatrix, or read from the pipeline's slots step by step: which one, and where the tiles
+ * sit, is the dot's scratch record (docs/ir.md "Scratch records"). docs/codegen.md "dot on the
+ * tensor cores (mma v2)". */
 #include "codegen/internal.h"
 
 #include <stdio.h>
@@ -30,37 +32,6 @@ LLVMValueRef cg_pack_pair(Cg *c, LLVMValueRef lo, LLVMValueRef hi)
     return LLVMBuildBitCast(b, v, c->l->i32, "");
 }
 
-/* Can this mma dot stage its operands itself and read them back with ldmatrix? Both operands
- * come from convert_layouts whose scratch strides put A's k and B's n at stride 1 (the loads'
- * blocked order [1, 0], as for row-major A and B), 16-bit elements, and the shared-memory pass
- * gave the dot its staging area (shared_dot_staging). */
-bool cg_mma_can_stage(Cg *c, const IrOp *op)
-{
-    int64_t a_bytes, b_bytes;
-    const IrOp *ca = cg_dot_operand_convert(c, op->operands[0]);
-    if (ca && layout_convert_is_relabel(c->f, ir_value(c->f, ca->operands[0])->layout,
-                                        ir_value(c->f, ca->results[0])->layout))
-        return false; /* A is the previous dot's registers, relabelled: nothing to stage */
-    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
-    if (!a_bytes || !b_bytes || op->smem_bytes < a_bytes + b_bytes || op->smem_offset < 0)
-        return false;
-    Layout la, lb;
-    if (shared_dot_staging_swizzle(c->f, op, &la, &lb))
-        return true;
-    for (int i = 0; i < 2; i++) {
-        const IrOp *cv = cg_dot_operand_convert(c, op->operands[i]);
-        Type t = ir_type(c->f, op->operands[i]);
-        int64_t st[TRIC_MAX_RANK];
-        if (!cv || t.rank != 2 || dtype_bytes(t.dtype) != 2)
-            return false;
-        shared_scratch_strides(c->f, cv, st);
-        /* ldmatrix rows are 16 bytes at 16-byte-aligned addresses (PTX ISA 9.7.9.24) */
-        if (st[1] != 1 || (st[0] * 2) % 16)
-            return false;
-    }
-    return true;
-}
-
 /* ldmatrix.sync.aligned.m8n8.{x4,x2}[.trans].shared.b16 (PTX ISA 9.7.9.24) through the NVVM
  * intrinsic (it reads memory, so LLVM keeps it after the barrier): lanes 8i..8i+7 give the row
  * addresses of matrix i; each thread gets, per matrix, one .b32 with the elements (row lane/4,
@@ -77,12 +48,12 @@ void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out)
         out[i] = LLVMBuildExtractValue(c->l->b, call, (unsigned)i, "");
 }
 
-/* The staged operands: barrier, every thread stores the A and B registers it loaded (their
- * blocked layouts) into the dot's area at the converts' padded strides, barrier; then per k16
- * step ldmatrix.x4 gives one 16x16 A fragment (matrices: rows 0-7 / 8-15 x k 0-7 / 8-15, i.e.
- * a0a1, a2a3, a4a5, a6a7) and ldmatrix.x4.trans two n8 B fragments (k 0-7 / 8-15 of columns
- * rn and rn+1: b0b1, b2b3 each). The tiles are in the swizzle pass's layouts when
- * shared_dot_staging_swizzle gives them (the XOR pattern puts the eight 16-byte rows of each 8x8
+/* The staged operands (the dot's scratch record: a = source, b = source, each tile at its
+ * offset): barrier, every thread stores the A and B registers it loaded (their blocked layouts)
+ * into the tiles, barrier; then per k16 step ldmatrix.x4 gives one 16x16 A fragment (matrices:
+ * rows 0-7 / 8-15 x k 0-7 / 8-15, i.e. a0a1, a2a3, a4a5, a6a7) and ldmatrix.x4.trans two n8 B
+ * fragments (k 0-7 / 8-15 of columns rn and rn+1: b0b1, b2b3 each). The tiles are in #shared
+ * layouts when the record gives them (the XOR pattern puts the eight 16-byte rows of each 8x8
  * matrix in eight bank groups; the reads are the pipeline's cg_ldmatrix_step), else at padded
  * strides (16 bytes per row, which does the same when the unpadded row is a multiple of 64 or
  * 128 bytes). Fills apk/bpk as cg_lower_dot_mma wants. */
@@ -90,10 +61,10 @@ typedef struct MmaStage {
     LLVMValueRef abase, bbase; /* this lane's ldmatrix row address for A and for B, k step 0 */
     int64_t sa0, sb0;          /* A's and B's row strides in elements */
     int Wm, Wn, Rm, Rn, Kt;
-    /* The swizzled staging (shared_dot_staging_swizzle): the tiles' layouts and byte offsets;
-     * each k step's ldmatrix is then cg_ldmatrix_step's, as for the pipeline's slots. */
+    /* The swizzled staging: the tiles' layouts and byte offsets; each k step's ldmatrix is then
+     * cg_ldmatrix_step's, as for the pipeline's slots. */
     bool swizzled;
-    Layout la, lb;
+    const Layout *la, *lb;
     Type ta, tb;
     int off_a, off_b;
     const Layout *da_op, *db_op; /* the operands' #dot_op layouts */
@@ -105,18 +76,20 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
     LLVMBuilderRef pb = c->pro;
     ValueId av = op->operands[0], bv = op->operands[1];
     Type ta = ir_type(c->f, av), tb = ir_type(c->f, bv);
-    int64_t a_bytes, b_bytes, sa[TRIC_MAX_RANK], sb[TRIC_MAX_RANK];
-    shared_dot_staging(c->f, op, &a_bytes, &b_bytes);
-    shared_scratch_strides(c->f, cg_dot_operand_convert(c, av), sa);
-    shared_scratch_strides(c->f, cg_dot_operand_convert(c, bv), sb);
+    const IrScratch *s = &op->scratch;
+    if (s->ntiles != 2 || (s->tile[0].layout > 0) != (s->tile[1].layout > 0))
+        FAIL(c, "mma dot: its scratch record stages A and B but places no tiles of one kind");
+    const int64_t *sa = s->tile[0].strides, *sb = s->tile[1].strides;
     Dist *da = cg_dist(c, A->layout, ta), *db = cg_dist(c, B->layout, tb);
     if (!da || !db)
         return false;
-    int off_a = op->smem_offset, off_b = op->smem_offset + (int)a_bytes;
-    if (shared_dot_staging_swizzle(c->f, op, &st->la, &st->lb)) {
+    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
+    if (s->tile[0].layout > 0) {
+        st->la = &c->f->layouts[s->tile[0].layout];
+        st->lb = &c->f->layouts[s->tile[1].layout];
         cg_barrier(c->l);
-        cg_smem_store_swizzled(c, A, da, ta, &st->la, off_a);
-        cg_smem_store_swizzled(c, B, db, tb, &st->lb, off_b);
+        cg_smem_store_swizzled(c, A, da, ta, st->la, off_a);
+        cg_smem_store_swizzled(c, B, db, tb, st->lb, off_b);
         cg_barrier(c->l);
         st->swizzled = true;
         st->ta = ta;
@@ -169,8 +142,8 @@ static void mma_load_step(Cg *c, const MmaStage *st, int rk, LLVMValueRef *apk, 
 {
     LLVMBuilderRef b = c->l->b;
     if (st->swizzled) {
-        cg_ldmatrix_step(c, &st->la, st->ta, st->da_op, cg_i32(c->l, st->off_a), rk, apk);
-        cg_ldmatrix_step(c, &st->lb, st->tb, st->db_op, cg_i32(c->l, st->off_b), rk, bpk);
+        cg_ldmatrix_step(c, st->la, st->ta, st->da_op, cg_i32(c->l, st->off_a), rk, apk);
+        cg_ldmatrix_step(c, st->lb, st->tb, st->db_op, cg_i32(c->l, st->off_b), rk, bpk);
         return;
     }
     for (int rm = 0; rm < st->Rm; rm++) {
@@ -255,10 +228,10 @@ bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     int *cmap = cg_local_index_map(c, dr);
     LLVMValueRef *apk = cg_regs(c, Rm * Kt * 4), *bpk = cg_regs(c, Kt * Rn * 2);
     MmaStage st = {.Rm = Rm, .Rn = Rn, .Kt = Kt};
-    const IrOp *adef = ir_value(c->f, op->operands[0])->def;
-    bool lazy = c->lazy_operand[op->operands[0]] && c->lazy_operand[op->operands[1]];
-    bool from_slots = lazy && adef && adef->code == OP_LOCAL_LOAD; /* cg_local_load_step */
-    bool staged = lazy && !from_slots;
+    /* Where A and B come from is the dot's scratch record's (passes/shared_alloc.c) */
+    const DotOperandFrom *from = op->scratch.from;
+    bool from_slots = from[0] == DOT_FROM_SLOT && from[1] == DOT_FROM_SLOT; /* cg_local_load_step */
+    bool staged = from[0] == DOT_FROM_SOURCE && from[1] == DOT_FROM_SOURCE;
     if (!from_slots && (staged ? !mma_stage_operands(c, op, A, B, L, &st)
                                : !mma_pack_registers(c, A, B, da, db, Rm, Rn, Kt, apk, bpk)))
         return false;

@@ -159,7 +159,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     int M = ir_type(c->f, op->results[0]).shape[0], N = ir_type(c->f, op->results[0]).shape[1];
     int K = ta.shape[1], W = L->mma.warps_per_cta[0], NI = L->mma.instr_shape[1];
     /* tf32 (fp32 operands, PTX ISA 9.7.15.5: m64nNk8) and fp8 (.e4m3/.e5m2: m64nNk32) take both
-     * operands K-major, with no transpose immediates (shared_wgmma_staging lays them out so):
+     * operands K-major, with no transpose immediates (shared_wgmma_staging lays them out so, and
+     * the record says so):
      * 8 and 32 k per instruction; fp16/bf16: 16. Always 32 bytes of K, two core matrices, per
      * instruction. */
     bool tf32 = ta.dtype == DT_F32, fp8 = dtype_is_fp8(ta.dtype) && dtype_is_fp8(tb.dtype);
@@ -170,13 +171,15 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
     int Rm = M / (16 * W), Kt = K / KI, Nc = N / NI;
     if (C->n != dr->nelems && C->n != 1)
         FAIL(c, "wgmma dot: accumulator register count differs from the layout's");
-    /* the staging area: A and B in the swizzle rule's layouts (ir/layout.c), 1024-aligned */
-    Layout la, lb;
-    int64_t b_at, area = shared_wgmma_staging(c->f, op, &la, &lb, &b_at);
-    if (!area || op->smem_bytes < area || op->smem_offset % 1024)
-        FAIL(c, "wgmma dot: no 1024-byte-aligned staging area of %lld bytes (shared_alloc)",
-             (long long)area);
-    int off_a = op->smem_offset, off_b = op->smem_offset + (int)b_at;
+    /* the staging area: A and B in the #shared layouts of the dot's scratch record
+     * (passes/shared_alloc.c), each tile 1024-aligned */
+    const IrScratch *s = &op->scratch;
+    if (s->ntiles != 2 || s->tile[0].layout <= 0 || s->tile[1].layout <= 0 ||
+        s->tile[0].offset % 1024 || s->tile[1].offset % 1024)
+        FAIL(c, "wgmma dot: its scratch record places no 1024-byte-aligned swizzled tiles "
+                "(shared_alloc)");
+    Layout la = c->f->layouts[s->tile[0].layout], lb = c->f->layouts[s->tile[1].layout];
+    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
     Dist *sa = cg_dist(c, A->layout, ta), *sb = cg_dist(c, B->layout, tb);
     if (!sa || !sb)
         return false;

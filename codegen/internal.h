@@ -134,9 +134,8 @@ typedef struct Cg {
     int nbases, bases_cap;
     struct MmaBases *mma_bases;
     int nmma_bases, mma_bases_cap;
-    const IrOp *term;      /* the yield/condition that ended the last region lowered */
-    bool *lazy_operand;    /* per value: a dot operand left in its source registers (dot.c) */
-    int64_t scratch_floor; /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
+    const IrOp *term;   /* the yield/condition that ended the last region lowered */
+    bool *lazy_operand; /* per value: a dot operand left unmaterialized (its dot's record) */
     bool needs_libdevice;
     const char *math_name;
     bool failed;
@@ -279,13 +278,9 @@ bool cg_lower_scan(Cg *c, const IrOp *op);
 
 /* ---- dot.c: the dot's operands and the choice of the FMA, mma.sync or wgmma dot ------------- */
 
-/* Before lowering: the scratch floor, and which dot operands stay in their source registers
- * (c->lazy_operand). */
+/* Before lowering: which dot operands stay unmaterialized (c->lazy_operand), read off the dots'
+ * scratch records. */
 void cg_plan_dot_operands(Cg *c);
-/* The convert_layout that defines dot operand v, or NULL. */
-const IrOp *cg_dot_operand_convert(Cg *c, ValueId v);
-/* Where a dot may stage both operands in shared memory; false if nowhere. */
-bool cg_dot_scratch(Cg *c, const IrOp *op, int *off_a, int *off_b);
 bool cg_lower_dot(Cg *c, const IrOp *op);
 
 /* ---- dot_fma.c: the dot on the FMA units (blocked accumulator) ------------------------------ */
@@ -295,8 +290,6 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
 
 /* ---- dot_mma.c: the dot through mma.sync (#mma v2 accumulator) ------------------------------ */
 
-/* Can this mma dot stage its operands itself and read them back with ldmatrix? */
-bool cg_mma_can_stage(Cg *c, const IrOp *op);
 /* ldmatrix.sync.aligned.m8n8.x{n}[.trans].shared.b16 at ptr: n .b32 registers into out. */
 void cg_ldmatrix(Cg *c, LLVMValueRef ptr, int n, bool trans, LLVMValueRef *out);
 bool cg_lower_dot_mma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da, Dist *db,

@@ -87,7 +87,7 @@ LLVMValueRef cg_shuffle(Cg *c, LLVMValueRef v, CgShuffle mode, int arg)
 
 /* reduce/argmax along an axis: within each thread, then across the lanes that hold distinct
  * elements along the axis (butterfly shuffles), then across warps through shared memory (one slot
- * per warp per output element, at the swizzle pass's strides: shared_reduce_scratch). */
+ * per warp per output element, at the strides of the op's scratch record). */
 bool cg_lower_reduce(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
@@ -153,12 +153,14 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
         int64_t vbytes = rnumel * W * eb;
         if (!cg_smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
             return false;
+        /* The slots are the op's scratch record's: strides [per output element, per warp] */
+        if (op->scratch.ntiles != 1 || op->scratch.tile[0].nstrides != 2)
+            FAIL(c, "%s across warps without a scratch record (shared_alloc)", op_name(op->code));
+        int64_t row_stride = op->scratch.tile[0].strides[0];
+        int64_t warp_stride = op->scratch.tile[0].strides[1];
         LLVMTypeRef mt = cg_mem_type(c, vt);
         LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
         cg_barrier(c->l);
-        /* The slots follow the swizzle pass's rule (shared_reduce_scratch). */
-        int64_t row_stride, warp_stride;
-        shared_reduce_scratch(c->f, op, &row_stride, &warp_stride);
         LLVMValueRef *rows = cg_regs(c, nr);
         int64_t rm[TRIC_MAX_RANK];
         cg_row_major_strides(rt, rm);

@@ -9,11 +9,12 @@
 
 /* Moves a value between layouts through shared memory (convert_layout, reshape, and trans where
  * registers cannot be relabelled): barrier (earlier readers of the scratch are done), every thread
- * stores what it holds, barrier, every thread loads what the result layout gives it. Strides are
- * docs/layouts.md's: a rank-2 convert_layout in the swizzled layout of shared_scratch_swizzle,
- * other convert_layouts at shared_scratch_strides (padded rows); reshape writes
- * row-major in the operand's shape and reads row-major in the result's; trans (perm: result dim i
- * is operand dim perm[i]) writes the operand's dim perm[i] with the result's row-major stride i. */
+ * stores what it holds, barrier, every thread loads what the result layout gives it. Where each
+ * element goes is the op's scratch record (passes/shared_alloc.c, docs/layouts.md): a
+ * convert_layout's tile in a swizzled #shared layout or at strides (padded rows), written and
+ * read alike; a reshape's at row-major strides in the operand's shape, read row-major in the
+ * result's; trans (no record; perm: result dim i is operand dim perm[i]) writes the operand's dim
+ * perm[i] with the result's row-major stride i. */
 static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds,
                                  ValueId result, const int *perm)
 {
@@ -23,22 +24,26 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         FAIL(c, "%s of a scalar through shared memory", op_name(op->code));
     DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
     int eb = shared_elem_bytes(rt);
-    Layout swizzled;
-    if (shared_scratch_swizzle(c->f, op, &swizzled)) {
-        /* The swizzled layout (ir/layout.c): 16-byte chunks XOR-permuted per row, so
+    const IrScratch *s = &op->scratch;
+    if (op->code != OP_TRANS && s->ntiles != 1)
+        FAIL(c, "%s through shared memory without a scratch record (shared_alloc)",
+             op_name(op->code));
+    if (op->code != OP_TRANS && s->tile[0].layout > 0) {
+        /* A swizzled #shared layout (ir/layout.c): 16-byte chunks XOR-permuted per row, so
          * a warp's vector accesses down a column land in distinct banks. */
+        const Layout *swizzled = &c->f->layouts[s->tile[0].layout];
         if (!cg_smem_check(c, op, type_numel(rt) * eb, op_name(op->code)))
             return false;
         cg_barrier(c->l);
-        cg_smem_store_swizzled(c, src, ds, rt, &swizzled, op->smem_offset);
+        cg_smem_store_swizzled(c, src, ds, rt, swizzled, op->smem_offset);
         cg_barrier(c->l);
-        LLVMValueRef *el = cg_smem_load_swizzled(c, dd, rt, &swizzled, op->smem_offset);
+        LLVMValueRef *el = cg_smem_load_swizzled(c, dd, rt, swizzled, op->smem_offset);
         cg_set_value(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
         return true;
     }
     int64_t st_in[TRIC_MAX_RANK], st_out[TRIC_MAX_RANK];
     if (op->code == OP_RESHAPE) {
-        cg_row_major_strides(ds->type, st_in);
+        memcpy(st_in, s->tile[0].strides, sizeof st_in);
         cg_row_major_strides(rt, st_out);
     } else if (op->code == OP_TRANS) {
         int64_t rm[TRIC_MAX_RANK];
@@ -48,7 +53,7 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
             st_out[i] = rm[i];
         }
     } else {
-        shared_scratch_strides(c->f, op, st_in);
+        memcpy(st_in, s->tile[0].strides, sizeof st_in);
         memcpy(st_out, st_in, sizeof st_in);
     }
     int64_t span = 1;

@@ -1,7 +1,9 @@
 /* shared_memory.c: an op's scratch in shared memory. The shared-memory pass (passes/shared_alloc.c)
  * gives each op that needs scratch [smem_offset, smem_offset + smem_bytes) of the launch's dynamic
- * shared memory; the helpers here address it and move whole distributed values in and out with
- * vector accesses (docs/codegen.md "convert_layout, reshape, trans through shared memory"). */
+ * shared memory, and its scratch record says where each element goes (a #shared layout or
+ * strides); the helpers here address it by those and move whole distributed values in and out
+ * with vector accesses (docs/codegen.md "convert_layout, reshape, trans through shared
+ * memory"). */
 #include "codegen/internal.h"
 
 /* @global_smem: `extern .shared .align 16 .b8 global_smem[]`, the launch's dynamic shared memory;

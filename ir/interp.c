@@ -2487,13 +2487,7 @@ static bool validate_region(Interp *in, const IrRegion *r)
                 return fail(in, op, "internal error: operand %d of %s is not a valid value", j,
                             op_name(op->code));
             /* Shared tiles have no elements of their own: only these ops can take one. */
-            bool smem_ok = (j == 0 && (op->code == OP_SLOT || op->code == OP_ASYNC_COPY ||
-                                       op->code == OP_LOCAL_LOAD || op->code == OP_WGMMA ||
-                                       op->code == OP_MBAR_INIT || op->code == OP_MBAR_INVAL ||
-                                       op->code == OP_MBAR_EXPECT || op->code == OP_MBAR_WAIT ||
-                                       op->code == OP_TMA_LOAD)) ||
-                           (j == 1 && op->code == OP_WGMMA) || (j == 2 && op->code == OP_TMA_LOAD);
-            if (v > 0 && vtype(in, v).is_smem && !smem_ok)
+            if (v > 0 && vtype(in, v).is_smem && !op_takes_smem(op->code, j))
                 return fail(in, op, "internal error: operand %d of %s is a shared-memory tile", j,
                             op_name(op->code));
         }

@@ -64,6 +64,22 @@ bool op_has(OpCode code, unsigned traits)
     return (op_traits[code] & traits) != 0;
 }
 
+bool op_takes_smem(OpCode c, int i)
+{
+    switch (c) {
+    case OP_SLOT:
+    case OP_ASYNC_COPY:
+    case OP_LOCAL_LOAD:
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_WAIT: return i == 0;
+    case OP_WGMMA: return i < 2;
+    case OP_TMA_LOAD: return i == 0 || i == 2;
+    default: return false;
+    }
+}
+
 /* ---- the libdevice table ------------------------------------------------------------------ */
 
 static const LibdeviceInfo libdevice_table[LD_COUNT] = {
@@ -253,6 +269,28 @@ int ir_layout_intern(IrFunc *f, const Layout *l)
             return i;
     ARENA_PUSH(f->arena, f->layouts, f->nlayouts, f->layouts_cap, *l);
     return f->nlayouts - 1;
+}
+
+/* ---- scratch records ----------------------------------------------------------------------- */
+
+bool ir_scratch_present(const IrScratch *s)
+{
+    return s->ntiles > 0 || s->from[0] != DOT_FROM_REGISTERS || s->from[1] != DOT_FROM_REGISTERS;
+}
+
+bool ir_scratch_equal(const IrScratch *a, const IrScratch *b)
+{
+    if (a->ntiles != b->ntiles || a->from[0] != b->from[0] || a->from[1] != b->from[1])
+        return false;
+    for (int i = 0; i < a->ntiles && i < 2; i++) {
+        const IrScratchTile *x = &a->tile[i], *y = &b->tile[i];
+        if (x->offset != y->offset || x->layout != y->layout || x->nstrides != y->nstrides)
+            return false;
+        for (int d = 0; d < x->nstrides && d < TRIC_MAX_RANK; d++)
+            if (x->strides[d] != y->strides[d])
+                return false;
+    }
+    return true;
 }
 
 /* ---- ops and regions ---------------------------------------------------------------------- */

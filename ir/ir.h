@@ -24,7 +24,8 @@ typedef int32_t ValueId;
  * with op_has. Who asks: dce keeps an unused op that has EFFECT or TERMINATOR (or holds one);
  * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
  * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
- * lowers PIPELINE ops in async_copy.c; layouts and verify ask ELEMENTWISE. */
+ * lowers PIPELINE ops in async_copy.c and verify checks them in check_pipeline; layouts and
+ * verify ask ELEMENTWISE. Which operands may be shared-memory values is op_takes_smem's. */
 typedef enum OpTrait {
     /* operands and result share one shape; result element i depends only on operand elements i */
     OPT_ELEMENTWISE = 1 << 0,
@@ -300,6 +301,10 @@ int op_num_operands(OpCode code); /* -1 when variable */
 int op_num_results(OpCode code);  /* -1 when variable (for, if, while, wgmma_wait) */
 /* Whether the op has any of the traits (OpTrait bits, or'ed); false for an invalid code. */
 bool op_has(OpCode code, unsigned traits);
+/* Whether operand i of a `code` op may be a shared-memory value (a local_alloc buffer or a slot
+ * view): the buffer of slot and the mbarrier ops, the view async_copy writes, local_load reads,
+ * wgmma's A and B, tma_load's tile and mbarrier. The verifier and the interpreter both ask. */
+bool op_takes_smem(OpCode code, int i);
 bool op_from_name(const char *name, OpCode *out);
 
 /* ---- layouts (filled by passes/layouts.c; printed and parsed with the IR) ------------------- */
@@ -369,6 +374,44 @@ typedef struct AxisInfo {
 
 typedef struct IrOp IrOp;
 
+/* ---- scratch records: how an op uses the shared memory it was given ------------------------- */
+
+/* One tile of an op's scratch: where it starts and where each element sits in it. Either a
+ * rank-2 #shared layout (swizzled; ir/layout.c shared_swizzled_offset) or, when layout is 0,
+ * element strides: element c at byte offset + element bytes * sum(c[d] * strides[d]). */
+typedef struct IrScratchTile {
+    int32_t offset; /* bytes from the start of shared memory; a one-tile record's is smem_offset */
+    int32_t layout; /* a #shared layout (IrFunc.layouts), or 0: at strides */
+    int32_t nstrides;
+    int64_t strides[TRIC_MAX_RANK];
+} IrScratchTile;
+
+/* Where a dot's A or B comes from (IrScratch.from). */
+typedef enum DotOperandFrom {
+    DOT_FROM_REGISTERS, /* its own registers: the op that makes it is lowered as any other */
+    DOT_FROM_SOURCE,    /* the registers its convert_layout converts: the convert is not
+                           materialized, the dot stores those registers into its tile */
+    DOT_FROM_SLOT,      /* (mma.sync) its local_load is not materialized: each k16 step's
+                           ldmatrix reads the slot right before its mma instructions */
+} DotOperandFrom;
+
+/* An op's scratch record (IrOp.scratch), written by passes/shared_alloc.c with the rules of
+ * layout.c, printed after smem(...) (docs/ir.md "Scratch records"), checked by the verifier and
+ * read by codegen, which decides nothing about scratch itself. ntiles: 0 no record; 1 a
+ * convert_layout's or reshape's copy (layout or strides per dim of the operand), or a cross-warp
+ * reduction's partials (strides [per output element, per warp], row-major output index); 2 a
+ * dot's A and B staging tiles (strides or layouts per dim of the operand). from[]: dots only. */
+typedef struct IrScratch {
+    int32_t ntiles;
+    DotOperandFrom from[2];
+    IrScratchTile tile[2];
+} IrScratch;
+
+/* Whether op has a record to print (a tile, or a dot operand not from its registers); two equal
+ * records (every field that means something). */
+bool ir_scratch_present(const IrScratch *s);
+bool ir_scratch_equal(const IrScratch *a, const IrScratch *b);
+
 typedef struct IrValue {
     Type type;
     int32_t layout;   /* index into IrFunc.layouts; 0 = none yet */
@@ -400,6 +443,7 @@ struct IrOp {
     int32_t smem_offset;         /* passes/shared_alloc.c: scratch for convert_layout, reductions;
                                     the whole buffer of a local_alloc */
     int32_t smem_bytes;
+    IrScratch scratch; /* passes/shared_alloc.c: how the op lays its scratch out */
 };
 
 typedef struct IrParam {
@@ -540,8 +584,11 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
 /* Layouts are IR attributes, so the rules computed from them belong to the IR too: the vector
  * width of a memory access, which conversions and reshapes only relabel registers, and where each
  * element of a tile or of an op's scratch sits in shared memory. The passes decide with these
- * functions (passes/layouts.c, pipeline_loops.c, swizzle.c, shared_alloc.c) and codegen follows
- * them, so both read the same answers off the IR. */
+ * functions (passes/layouts.c, pipeline_loops.c, swizzle.c, shared_alloc.c) and write what they
+ * chose on the ops (layouts; scratch records, IrOp.scratch); codegen reads those and uses only
+ * the address arithmetic here (shared_swizzled_offset and the like), never the deciding rules
+ * (shared_scratch_swizzle, shared_scratch_strides, shared_dot_staging*, shared_reduce_scratch,
+ * shared_wgmma_staging). */
 
 /* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
  * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
@@ -576,34 +623,30 @@ bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
 bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
 /* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
 int shared_elem_bytes(Type t);
-/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
- * order, else the result's, else row-major. */
-void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
-/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
- * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
-void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
-/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
- * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
- * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
- * else at the strides of the convert_layout feeding each (padded rows). */
-void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
-/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
- * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
- * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
-bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
 /* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to
  * 1024, so every slot starts on the swizzle pattern's period. t is the buffer's type (dim 0 =
  * slots) when buffer, else a view's. */
 int64_t shared_slot_bytes(Type t, bool buffer);
-/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
- * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
-bool shared_layout_for(Layout *l, Type tile, int contig);
 /* The byte offset, inside one slot, of tile element (c[0], c[1]) under shared layout l (rank 2;
  * docs/layouts.md "Shared layouts"). The reference formula codegen builds in LLVM IR. */
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c);
 /* The bytes of the unit the swizzle permutes: vec elements (16 bytes in every tile layout, the
  * chunk wgmma and TMA read; 32 in an fp32 accumulator's scratch, shared_accumulator_swizzle). */
 int64_t shared_swizzle_unit_bytes(const Layout *l, Type tile);
+/* -- the rules that choose scratch and staging (begin) --
+ * The passes choose with these and write the choice on the op (its scratch record, IrOp.scratch;
+ * the #shared layouts of local_alloc buffers); codegen reads what was written and calls none of
+ * them (tests/layering.sh, ctest layering/codegen_no_passes, reads this list between the begin
+ * and end lines). */
+/* Fills l with the swizzled layout for a rank-2 tile of dtype dt whose contiguous dim is
+ * contig: false when that dim's bytes are not a multiple of 32 (no wgmma swizzle applies). */
+bool shared_layout_for(Layout *l, Type tile, int contig);
+/* The dims of a convert_layout's or reshape's scratch copy, fastest first: the operand's blocked
+ * order, else the result's, else row-major. */
+void shared_scratch_order(const IrFunc *f, const IrOp *op, int rank, int order[TRIC_MAX_RANK]);
+/* The element strides (in elements) of a convert_layout's or reshape's scratch copy of its operand:
+ * element c is at byte smem_offset + elem_bytes * sum(c[d] * strides[d]). docs/layouts.md. */
+void shared_scratch_strides(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK]);
 /* The scratch of a convert_layout in a swizzled #shared layout (the swizzle pass's choice for
  * tiles that pass through shared memory inside one op): a rank-2 value of a numeric dtype whose
  * scratch order's fastest dim has a multiple of 32 bytes, converted to a layout that is not a
@@ -615,6 +658,15 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l);
  * written into (columns contiguous, 128-byte swizzle) into one of 32-byte units XORed with
  * row % 4, free of bank conflicts for the accumulator's 8-byte stores; leaves others alone. */
 void shared_accumulator_swizzle(Layout *l, Type tile);
+/* An mma dot's operand staging (docs/layouts.md): bytes of A's and of B's tiles (0 when no
+ * convert_layout feeds one); A at the dot's smem_offset, B right after A. The dot's smem_bytes is
+ * their sum (0 when either is 0). The tiles are swizzled when shared_dot_staging_swizzle says so,
+ * else at the strides of the convert_layout feeding each (padded rows). */
+void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int64_t *b_bytes);
+/* The swizzle pass's layouts for an mma dot's staged A and B (16-bit, fed by convert_layouts whose
+ * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
+ * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
+bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
 /* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
  * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
  * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
@@ -631,6 +683,7 @@ void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
  * 1024-aligned), 0 when a tile has no swizzled form. */
 int64_t shared_wgmma_staging(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb,
                              int64_t *b_offset);
+/* -- the rules that choose scratch and staging (end) -- */
 
 /* ---- interp.c: the CPU interpreter --------------------------------------------------------- */
 

@@ -1,10 +1,11 @@
 /* layout.c: the layout algebra. Layouts are attributes of the IR (IrValue.layout, Layout), and
  * the rules that read them -- how wide a memory access may be, which layout conversions only
- * relabel registers, where each element of a tile sits in shared memory -- belong to the IR too:
- * the passes decide with these functions (passes/layouts.c picks layouts, passes/swizzle.c
- * #shared layouts, passes/shared_alloc.c sizes scratch by them) and codegen follows the same
- * functions when it emits the accesses, so the two cannot disagree. docs/layouts.md describes
- * the rules. */
+ * relabel registers, where each element of a tile sits in shared memory -- belong to the IR too.
+ * The passes decide with these functions (passes/layouts.c picks layouts, passes/swizzle.c
+ * #shared layouts, passes/shared_alloc.c each op's scratch, written in its scratch record);
+ * codegen reads the decisions off the IR and uses only the arithmetic here that turns a layout
+ * into addresses (shared_swizzled_offset, shared_slot_bytes, axis_vector_width, the relabel
+ * tests), so the two cannot disagree. docs/layouts.md describes the rules. */
 #include "ir/ir.h"
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }

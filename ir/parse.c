@@ -725,6 +725,66 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
 
 static void parse_region_body(Parser *p, IrRegion *r, bool allow_args);
 
+/* tile = layout | "strides" "[" INT ("," INT)* "]" */
+static void parse_scratch_tile(Parser *p, IrScratchTile *t)
+{
+    skip_ws(p);
+    if (peek(p) == '#') {
+        t->layout = parse_layout(p);
+        return;
+    }
+    expect_word(p, "strides", "or a #shared layout in a scratch record");
+    expect(p, '[', "after 'strides'");
+    do {
+        SrcLoc loc = here(p);
+        int64_t v = int64_value(p);
+        if (t->nstrides == TRIC_MAX_RANK)
+            fail_at(p, loc, "a scratch tile has at most %d strides", TRIC_MAX_RANK);
+        t->strides[t->nstrides++] = v;
+    } while (accept(p, ','));
+    expect(p, ']', "after a tile's strides");
+}
+
+/* A dot's operand: ("a" | "b") "=" ("registers" | "source" | "slot") ["at" INT tile] */
+static bool parse_dot_operand(Parser *p, IrOp *op, int i)
+{
+    expect_word(p, i ? "b" : "a", "in a dot's scratch record");
+    expect(p, '=', "after a dot operand's name");
+    SrcLoc loc = here(p);
+    const char *from = ident(p);
+    if (from && !strcmp(from, "registers"))
+        op->scratch.from[i] = DOT_FROM_REGISTERS;
+    else if (from && !strcmp(from, "source"))
+        op->scratch.from[i] = DOT_FROM_SOURCE;
+    else if (from && !strcmp(from, "slot"))
+        op->scratch.from[i] = DOT_FROM_SLOT;
+    else
+        fail_at(p, loc, "expected registers, source or slot, found %s", from ? from : found(p));
+    if (!accept_word(p, "at"))
+        return false;
+    op->scratch.tile[i].offset = int_value(p);
+    parse_scratch_tile(p, &op->scratch.tile[i]);
+    return true;
+}
+
+/* After "smem(offset, bytes,": a dot's two operands (both with a tile or neither), else one
+ * tile at the op's offset. */
+static void parse_scratch(Parser *p, IrOp *op)
+{
+    if (op->code != OP_DOT) {
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0].offset = op->smem_offset;
+        parse_scratch_tile(p, &op->scratch.tile[0]);
+        return;
+    }
+    bool a_tile = parse_dot_operand(p, op, 0);
+    SrcLoc loc = here(p);
+    expect(p, ',', "between a dot's operands");
+    if (parse_dot_operand(p, op, 1) != a_tile)
+        fail_at(p, loc, "a dot's scratch record places both operands (at OFFSET) or neither");
+    op->scratch.ntiles = a_tile ? 2 : 0;
+}
+
 /* op = [results "="] OPNAME [positional | operands] [dict] [":" types] regions [smem] [loc] */
 static void parse_op(Parser *p, IrRegion *into)
 {
@@ -839,6 +899,8 @@ static void parse_op(Parser *p, IrRegion *into)
         op->smem_offset = int_value(p);
         expect(p, ',', "between the shared-memory offset and size");
         op->smem_bytes = int_value(p);
+        if (accept(p, ','))
+            parse_scratch(p, op);
         expect(p, ')', "after smem(offset, bytes");
     }
     op->loc = (SrcLoc){0};

@@ -381,6 +381,51 @@ static void print_attr_dict(Printer *p, const IrOp *op)
 
 static void print_region(Printer *p, const IrRegion *r, int indent);
 
+/* A scratch tile: "#shared<...>" or "strides [s0, s1]". */
+static void print_scratch_tile(Printer *p, const IrScratchTile *t)
+{
+    if (t->layout > 0) {
+        ir_print_layout(p->out, p->f, t->layout);
+        return;
+    }
+    strbuf_append(p->out, "strides ");
+    print_i64_list(p->out, t->strides, t->nstrides);
+}
+
+static const char *dot_from_name(DotOperandFrom from)
+{
+    switch (from) {
+    case DOT_FROM_REGISTERS: return "registers";
+    case DOT_FROM_SOURCE: return "source";
+    case DOT_FROM_SLOT: return "slot";
+    }
+    return "?";
+}
+
+/* " smem(offset, bytes[, record])" (docs/ir.md "Scratch records"): a one-tile record as its tile;
+ * a dot's as "a = FROM [at OFFSET TILE], b = ...". */
+static void print_smem(Printer *p, const IrOp *op)
+{
+    const IrScratch *s = &op->scratch;
+    bool record = ir_scratch_present(s);
+    if (op->smem_offset == 0 && op->smem_bytes == 0 && !record)
+        return;
+    strbuf_printf(p->out, " smem(%d, %d", (int)op->smem_offset, (int)op->smem_bytes);
+    if (record && op->code == OP_DOT) {
+        for (int i = 0; i < 2; i++) {
+            strbuf_printf(p->out, ", %s = %s", i ? "b" : "a", dot_from_name(s->from[i]));
+            if (s->ntiles == 2) {
+                strbuf_printf(p->out, " at %d ", (int)s->tile[i].offset);
+                print_scratch_tile(p, &s->tile[i]);
+            }
+        }
+    } else if (record && s->ntiles >= 1) {
+        strbuf_append(p->out, ", ");
+        print_scratch_tile(p, &s->tile[0]);
+    }
+    strbuf_putc(p->out, ')');
+}
+
 static void print_indent(StrBuf *out, int indent)
 {
     for (int i = 0; i < indent; i++)
@@ -443,8 +488,7 @@ static void print_op_main(Printer *p, const IrOp *op, int indent, bool full)
         print_indent(out, indent);
         strbuf_putc(out, '}');
     }
-    if (op->smem_offset != 0 || op->smem_bytes != 0)
-        strbuf_printf(out, " smem(%d, %d)", (int)op->smem_offset, (int)op->smem_bytes);
+    print_smem(p, op);
     if (op->loc.file && op->loc.line > 0) {
         strbuf_append(out, " loc(");
         print_string(out, op->loc.file->name ? op->loc.file->name : "");

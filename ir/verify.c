@@ -17,7 +17,11 @@
  *   - shared memory (docs/ir.md "Shared memory and the memory pipeline"): !smem values come
  *     only from local_alloc (a buffer, dim 0 = slots) and slot (a view of one slot); they are
  *     operands only where a buffer or view is expected (slot, async_copy, local_load, wgmma);
- *     their layouts are #shared, of the tile's rank, and #shared is for them alone.
+ *     their layouts are #shared, of the tile's rank, and #shared is for them alone;
+ *   - scratch records (docs/ir.md "Scratch records"): present where codegen reads one (a
+ *     convert_layout, reshape or reduction given scratch; a dot that stages its operands), of
+ *     the op's form (a tile per operand rank, #shared layouts of rank 2), aligned and inside the
+ *     op's scratch (a dot's tiles: inside the function's shared_bytes).
  * Every problem is reported (no stop at the first), as
  *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
  * at the op's location when it has one; values are named as ir_print numbers them. */
@@ -613,14 +617,170 @@ static void check_pipeline(Verifier *v, const IrOp *op)
     }
 }
 
-/* May operand i of op be a shared-memory value? Only where a buffer or view is expected. */
-static bool smem_operand_ok(OpCode c, int i)
+/* ---- scratch records (docs/ir.md "Scratch records") ----------------------------------------- */
+
+/* Bytes from a tile's start to past its last element: the tile's bytes under a #shared layout,
+ * else 1 + the offset of its last element, in elements of eb bytes. */
+static int64_t tile_extent(const IrScratchTile *t, Type tile, int eb)
 {
-    return (c == OP_SLOT && i == 0) || (c == OP_ASYNC_COPY && i == 0) ||
-           (c == OP_LOCAL_LOAD && i == 0) || (c == OP_WGMMA && i < 2) ||
-           ((c == OP_MBAR_INIT || c == OP_MBAR_INVAL || c == OP_MBAR_EXPECT || c == OP_MBAR_WAIT) &&
-            i == 0) ||
-           (c == OP_TMA_LOAD && (i == 0 || i == 2));
+    if (t->layout > 0)
+        return type_numel(tile) * eb;
+    int64_t last = 0;
+    for (int d = 0; d < t->nstrides && d < tile.rank; d++)
+        last += (int64_t)(tile.shape[d] - 1) * t->strides[d];
+    return (last + 1) * eb;
+}
+
+/* A tile of `what` for a `tile`-typed value: its layout #shared of the tile's rank, or one
+ * non-negative stride per dim; aligned (16 bytes, `align` for a wgmma's) and, with its extent,
+ * inside [lo, hi). */
+static void check_tile(Verifier *v, const IrOp *op, const char *what, const IrScratchTile *t,
+                       Type tile, int eb, int64_t lo, int64_t hi, int align)
+{
+    const IrFunc *f = v->f;
+    if (t->layout > 0) {
+        const Layout *l = t->layout < f->nlayouts ? &f->layouts[t->layout] : NULL;
+        if (!l || l->kind != LAYOUT_SHARED || l->rank != 2 || tile.rank != 2) {
+            report(v, op, "scratch record: %s's layout must be a rank-2 #shared layout for %s",
+                   what, tstr(v, tile));
+            return;
+        }
+        /* whole swizzle atoms along the contiguous dim: the tile then takes exactly its bytes */
+        int cd = l->shared.order[0], sw = l->shared.swizzle;
+        if ((cd != 0 && cd != 1) || l->shared.order[1] != 1 - cd ||
+            (sw != 32 && sw != 64 && sw != 128) || ((int64_t)tile.shape[cd] * eb) % sw) {
+            report(v, op, "scratch record: %s's #shared layout does not fit %s", what,
+                   tstr(v, tile));
+            return;
+        }
+    } else {
+        if (t->nstrides != tile.rank) {
+            report(v, op, "scratch record: %s has %d strides, expected %d (one per dim of %s)",
+                   what, t->nstrides, tile.rank, tstr(v, tile));
+            return;
+        }
+        /* below 2^24 elements, beyond any shared memory, so the extent below cannot overflow */
+        for (int d = 0; d < t->nstrides; d++)
+            if (t->strides[d] < 0 || t->strides[d] >= (int64_t)1 << 24) {
+                report(v, op, "scratch record: %s has a stride of %lld elements", what,
+                       (long long)t->strides[d]);
+                return;
+            }
+    }
+    int64_t end = t->offset + tile_extent(t, tile, eb);
+    if (t->offset % align)
+        report(v, op, "scratch record: %s at byte %d is not %d-byte aligned", what, (int)t->offset,
+               align);
+    else if (t->offset < lo || end > hi)
+        report(v, op, "scratch record: %s takes bytes [%d, %lld), outside [%lld, %lld)", what,
+               (int)t->offset, (long long)end, (long long)lo, (long long)hi);
+}
+
+static bool is_reduction(OpCode c)
+{
+    return c == OP_REDUCE_SUM || c == OP_REDUCE_MAX || c == OP_REDUCE_MIN || c == OP_ARGMAX ||
+           c == OP_ARGMIN;
+}
+
+/* A dot's record: each operand's source is what makes it, and the tiles codegen stores into are
+ * there (mma.sync staging both, wgmma always, the FMA dot unless both operands are #dot_op
+ * registers), inside the function's shared memory. */
+static void check_dot_scratch(Verifier *v, const IrOp *op)
+{
+    const IrFunc *f = v->f;
+    const IrScratch *s = &op->scratch;
+    int acc = f->values[op->results[0]].layout;
+    const Layout *L = acc > 0 && acc < f->nlayouts ? &f->layouts[acc] : NULL;
+    bool wgmma = L && L->kind == LAYOUT_MMA && L->mma.version == 3;
+    bool mma = L && L->kind == LAYOUT_MMA && !wgmma;
+    bool any_source = false;
+    for (int i = 0; i < 2; i++) {
+        const IrOp *def = f->values[op->operands[i]].def;
+        const char *name = i ? "B" : "A";
+        if (s->from[i] == DOT_FROM_SOURCE && (!def || def->code != OP_CONVERT_LAYOUT))
+            report(v, op, "scratch record: %s = source, but no convert_layout makes %s", name,
+                   vname(v, op->operands[i]));
+        if (s->from[i] == DOT_FROM_SLOT && (!mma || !def || def->code != OP_LOCAL_LOAD))
+            report(v, op,
+                   "scratch record: %s = slot needs an mma.sync dot whose %s is a local_load", name,
+                   name);
+        any_source |= s->from[i] == DOT_FROM_SOURCE;
+    }
+    if (mma && s->from[0] != s->from[1])
+        report(v, op, "scratch record: an mma.sync dot takes A and B from the same place");
+    bool need = (wgmma && op->smem_bytes > 0) || (!wgmma && any_source);
+    if (need && s->ntiles != 2) {
+        report(v, op,
+               "has no scratch record placing its A and B tiles (smem(offset, bytes, a = "
+               "FROM at OFFSET TILE, b = ...))");
+        return;
+    }
+    if (s->ntiles != 2)
+        return;
+    Type ta = otype(v, op, 0), tb = otype(v, op, 1);
+    int align = wgmma ? 1024 : 16;
+    check_tile(v, op, "A's tile", &s->tile[0], ta, shared_elem_bytes(ta), 0, f->shared_bytes,
+               align);
+    check_tile(v, op, "B's tile", &s->tile[1], tb, shared_elem_bytes(tb), 0, f->shared_bytes,
+               align);
+    if (L && L->kind == LAYOUT_BLOCKED) { /* the FMA dot's k loop reads A^T [K][M] and B [K][N] */
+        const IrScratchTile *a = &s->tile[0], *b = &s->tile[1];
+        if (a->layout || b->layout || a->nstrides != 2 || b->nstrides != 2 || a->strides[0] != 1 ||
+            a->strides[1] != ta.shape[0] || b->strides[0] != tb.shape[1] || b->strides[1] != 1)
+            report(v, op, "scratch record: the FMA dot stages A^T and B at strides [1, M], [N, 1]");
+    }
+}
+
+/* The record matches the op: one tile for convert_layout, reshape and cross-warp reductions that
+ * were given scratch, two for dots; inside the op's own [smem_offset, smem_offset + smem_bytes)
+ * (a dot's: the function's shared memory, its tiles may sit in its operands' scratch). */
+static void check_scratch(Verifier *v, const IrOp *op)
+{
+    const IrScratch *s = &op->scratch;
+    bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || is_reduction(op->code);
+    if (s->ntiles < 0 || s->ntiles > 2 || (s->ntiles == 2 && op->code != OP_DOT) ||
+        (s->ntiles == 1 && !one) ||
+        (op->code != OP_DOT &&
+         (s->from[0] != DOT_FROM_REGISTERS || s->from[1] != DOT_FROM_REGISTERS))) {
+        report(v, op, "has a scratch record of a form %s does not take", op_name(op->code));
+        return;
+    }
+    if (op->code == OP_DOT) {
+        check_dot_scratch(v, op);
+        return;
+    }
+    if (!one)
+        return;
+    if (op->smem_bytes > 0 && s->ntiles != 1) {
+        report(v, op,
+               "has smem(%d, %d) but no scratch record saying where its elements go "
+               "(smem(offset, bytes, #shared<...>) or smem(offset, bytes, strides [...]))",
+               (int)op->smem_offset, (int)op->smem_bytes);
+        return;
+    }
+    if (s->ntiles != 1)
+        return;
+    const IrScratchTile *t = &s->tile[0];
+    if (t->offset != op->smem_offset) {
+        report(v, op, "scratch record at %d, not at the op's smem offset %d", (int)t->offset,
+               (int)op->smem_offset);
+        return;
+    }
+    int64_t lo = op->smem_offset, hi = (int64_t)op->smem_offset + op->smem_bytes;
+    Type a = otype(v, op, 0);
+    if (is_reduction(op->code)) {
+        /* [per output element, per warp] over num_warps warps at most */
+        bool arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+        Type partials = {.dtype = arg ? a.dtype : rtype(v, op, 0).dtype, .rank = 2};
+        partials.shape[0] = (int32_t)type_numel(rtype(v, op, 0));
+        partials.shape[1] = v->f->num_warps > 0 ? v->f->num_warps : 1;
+        if (t->layout > 0)
+            report(v, op, "scratch record: a reduction's partials are at strides, not a layout");
+        else
+            check_tile(v, op, "the partials", t, partials, shared_elem_bytes(partials), lo, hi, 1);
+        return;
+    }
+    check_tile(v, op, "the copy", t, a, shared_elem_bytes(a), lo, hi, 1);
 }
 
 static void check_atomic(Verifier *v, const IrOp *op);
@@ -856,18 +1016,6 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ARGMAX:
     case OP_ARGMIN: check_reduce(v, op); break;
     case OP_SCAN: check_scan(v, op); break;
-    case OP_LOCAL_ALLOC:
-    case OP_SLOT:
-    case OP_ASYNC_COPY:
-    case OP_ASYNC_WAIT:
-    case OP_LOCAL_LOAD:
-    case OP_WGMMA:
-    case OP_WGMMA_WAIT:
-    case OP_MBAR_INIT:
-    case OP_MBAR_INVAL:
-    case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-    case OP_TMA_LOAD: check_pipeline(v, op); break;
     case OP_ASSERT: {
         Type a = otype(v, op, 0);
         if (a.is_ptr || a.dtype != DT_I1)
@@ -880,6 +1028,8 @@ static void check_types(Verifier *v, const IrOp *op)
     default:
         if (op_has(c, OPT_ELEMENTWISE) && c != OP_CAST && c != OP_BITCAST)
             check_arith(v, op, (Kinds)kind_of(c));
+        if (op_has(c, OPT_PIPELINE)) /* the memory pipeline's ops (the op table's trait) */
+            check_pipeline(v, op);
         break;
     }
 }
@@ -1175,7 +1325,7 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos, c
             report(v, op, "operand %d (%s) is not defined before this use%s", i, vname(v, id),
                    v->ever[id] ? " (its definition does not dominate it)" : "");
             uses_ok = false;
-        } else if (v->f->values[id].type.is_smem && !smem_operand_ok(op->code, i)) {
+        } else if (v->f->values[id].type.is_smem && !op_takes_smem(op->code, i)) {
             report(v, op,
                    "operand %d (%s) is a shared-memory tile (%s); only slot, async_copy, "
                    "local_load and wgmma take one",
@@ -1212,8 +1362,10 @@ static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos, c
             (v->f->values[id].def != op || v->f->values[id].index != i))
             report(v, op, "result %d (%s) does not point back at its op", i, vname(v, id));
     }
-    if (counts && uses_ok)
+    if (counts && uses_ok) {
         check_types(v, op);
+        check_scratch(v, op);
+    }
     for (int i = 0; i < op->nregions; i++)
         verify_region(v, &op->regions[i], op, i);
     if (counts && uses_ok)

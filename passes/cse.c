@@ -85,7 +85,8 @@ static bool same_op(const IrFunc *f, const IrOp *a, const IrOp *b)
     if (a->code != b->code || a->noperands != b->noperands || a->nresults != b->nresults ||
         memcmp(a->attr, b->attr, sizeof a->attr) != 0 ||
         memcmp(&a->fattr, &b->fattr, sizeof a->fattr) != 0 || /* -0.0 is not 0.0 */
-        a->smem_offset != b->smem_offset || a->smem_bytes != b->smem_bytes)
+        a->smem_offset != b->smem_offset || a->smem_bytes != b->smem_bytes ||
+        !ir_scratch_equal(&a->scratch, &b->scratch))
         return false;
     if ((a->sattr == NULL) != (b->sattr == NULL) || (a->sattr && strcmp(a->sattr, b->sattr)))
         return false;

@@ -1,12 +1,16 @@
 /* shared_alloc.c: shared memory for the ops that need it (Triton's Allocation analysis): the
- * software pipeline's stage buffers and every op's scratch.
+ * software pipeline's stage buffers and every op's scratch, and how each op uses its scratch.
  *
  * Requires: layouts (pass_layouts), swizzle (the buffers' layouts). Guarantees:
  * IrOp.smem_offset/smem_bytes for every local_alloc (its whole buffer, 1024-aligned), and for
- * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions, FMA dots, mma dots that were not pipelined
- * (operand staging) and trans ops that are not a relabelling of registers; 0/0 for every other
- * op; IrFunc.shared_bytes = what a launch must ask for, within the target's per-block limit (else
- * an error naming the bytes and the limit, and num_stages when the stage buffers are the cause).
+ * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions,
+ * FMA dots, mma dots that were not pipelined (operand staging) and trans ops that are not a
+ * relabelling of registers; 0/0 for every other op; IrOp.scratch, the scratch record (docs/ir.md
+ * "Scratch records"), for every convert_layout, reshape and cross-warp reduction given scratch
+ * (its #shared layout or strides) and every dot (its staging tiles, placed, and where A and B
+ * come from); IrFunc.shared_bytes = what a launch must ask for, within the target's per-block
+ * limit (else an error naming the bytes and the limit, and num_stages when the stage buffers are
+ * the cause). Codegen reads the records and decides none of it again.
  *
  * The stage buffers sit one after the other from offset 0 (a buffer made after another's last
  * use shares its memory) and are live from their local_alloc to the end of the loop that reads
@@ -14,9 +18,10 @@
  * while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync before the next op's
  * writes), so no two scratch buffers are ever live together: each starts right after the stage
  * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
- * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data inside each buffer
- * is in docs/layouts.md ("Shared-memory scratch"); shared_scratch_strides (ir/layout.c) computes
- * it so codegen and this file cannot disagree. */
+ * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data
+ * inside each scratch is in docs/layouts.md ("Shared-memory scratch"): the rules of ir/layout.c
+ * choose it, this file writes it in the op's record and sizes the scratch by it, and codegen
+ * addresses the record, so the two cannot disagree. */
 #include "passes/passes.h"
 
 int shared_limit_bytes(int sm)
@@ -53,8 +58,91 @@ static bool trans_is_relabel(const IrFunc *f, int la, int lr, const int64_t *per
     return true;
 }
 
-static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
+/* ---- scratch records: how each op lays out its scratch (docs/ir.md "Scratch records") ------- */
+
+/* A tile at the given element strides, rank dims. */
+static IrScratchTile strided_tile(int32_t offset, const int64_t *strides, int rank)
 {
+    IrScratchTile t = {.offset = offset, .nstrides = rank};
+    for (int d = 0; d < rank; d++)
+        t.strides[d] = strides[d];
+    return t;
+}
+
+/* Bytes of tile t (at offset 0) holding a value of type v. */
+static int64_t tile_bytes(const IrScratchTile *t, Type v)
+{
+    if (t->layout > 0)
+        return type_numel(v) * shared_elem_bytes(v);
+    int64_t last = 0;
+    for (int d = 0; d < v.rank; d++)
+        last += (v.shape[d] - 1) * t->strides[d];
+    return (last + 1) * shared_elem_bytes(v);
+}
+
+/* The copy of a convert_layout or reshape: the swizzled #shared layout of
+ * shared_scratch_swizzle, else shared_scratch_strides (padded rows; reshape row-major). */
+static void record_copy(IrFunc *f, IrOp *op)
+{
+    Layout l;
+    op->scratch.ntiles = 1;
+    if (shared_scratch_swizzle(f, op, &l)) {
+        op->scratch.tile[0].layout = ir_layout_intern(f, &l);
+        return;
+    }
+    int64_t strides[TRIC_MAX_RANK];
+    shared_scratch_strides(f, op, strides);
+    op->scratch.tile[0] = strided_tile(0, strides, ir_type(f, op->operands[0]).rank);
+}
+
+/* An mma dot's staging tiles (shared_dot_staging), offsets from the dot's: A at 0 and B after it,
+ * swizzled when shared_dot_staging_swizzle says so, else at the strides of the convert_layout
+ * feeding each. Returns their bytes, 0 (no record) when an operand has no convert. Whether the
+ * dot uses them is plan_dot_operands's choice. */
+static int64_t record_mma_staging(IrFunc *f, IrOp *op)
+{
+    int64_t a_bytes, b_bytes;
+    shared_dot_staging(f, op, &a_bytes, &b_bytes);
+    if (!a_bytes || !b_bytes)
+        return 0;
+    IrScratch *s = &op->scratch;
+    s->ntiles = 2;
+    s->tile[1].offset = (int32_t)a_bytes;
+    Layout la, lb;
+    if (shared_dot_staging_swizzle(f, op, &la, &lb)) {
+        s->tile[0].layout = ir_layout_intern(f, &la);
+        s->tile[1].layout = ir_layout_intern(f, &lb);
+    } else {
+        for (int i = 0; i < 2; i++) {
+            int64_t st[TRIC_MAX_RANK];
+            shared_scratch_strides(f, f->values[op->operands[i]].def, st);
+            s->tile[i] = strided_tile(s->tile[i].offset, st, 2);
+        }
+    }
+    return a_bytes + b_bytes;
+}
+
+/* A wgmma dot's staging area (shared_wgmma_staging): A and B in swizzled layouts, B at a
+ * 1024-aligned offset from A. Its bytes; 0 (no record) when a tile has no swizzled form. */
+static int64_t record_wgmma_staging(IrFunc *f, IrOp *op)
+{
+    Layout la, lb;
+    int64_t b_off, area = shared_wgmma_staging(f, op, &la, &lb, &b_off);
+    if (!area)
+        return 0;
+    IrScratch *s = &op->scratch;
+    s->ntiles = 2;
+    s->tile[0].layout = ir_layout_intern(f, &la);
+    s->tile[1].layout = ir_layout_intern(f, &lb);
+    s->tile[1].offset = (int32_t)b_off;
+    return area;
+}
+
+/* The scratch op needs, its record written (tile offsets relative to the op's scratch until
+ * alloc_region places it). */
+static int64_t scratch_bytes(IrFunc *f, IrOp *op)
+{
+    op->scratch = (IrScratch){0};
     switch (op->code) {
     case OP_CONVERT_LAYOUT:
     case OP_RESHAPE: {
@@ -70,15 +158,8 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
             return 0; /* registers relabelled (a chained dot's A) */
         if (layout_reshape_is_relabel(f, op))
             return 0; /* interleave's pairs folded in place (codegen/join_split.c) */
-        Layout swizzled;
-        if (shared_scratch_swizzle(f, op, &swizzled))
-            return type_numel(t) * shared_elem_bytes(t);
-        int64_t strides[TRIC_MAX_RANK];
-        shared_scratch_strides(f, op, strides);
-        int64_t last = 0;
-        for (int d = 0; d < t.rank; d++)
-            last += (t.shape[d] - 1) * strides[d];
-        return (last + 1) * shared_elem_bytes(t);
+        record_copy(f, op);
+        return tile_bytes(&op->scratch.tile[0], t);
     }
     case OP_SCAN: /* the whole block, row-major (codegen/scan.c) */
         return type_numel(ir_type(f, op->results[0])) *
@@ -101,6 +182,10 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         if (!arg && shared_elem_bytes(out) > eb) /* a sum kept in a wider dtype */
             eb = shared_elem_bytes(out);
         int64_t slot = eb + (arg ? 4 : 0);
+        int64_t strides[2];
+        shared_reduce_scratch(f, op, &strides[0], &strides[1]);
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0] = strided_tile(0, strides, 2);
         return n_out * nw * slot;
     }
     case OP_ATOMIC_RMW:
@@ -127,23 +212,15 @@ static int64_t scratch_bytes(const IrFunc *f, const IrOp *op)
         int acc = f->values[op->results[0]].layout;
         if (acc <= 0 || acc >= f->nlayouts)
             return 0;
-        if (f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3) {
-            /* wgmma dot: A and B K-major in their swizzled layouts (shared_wgmma_staging) */
-            Layout la, lb;
-            int64_t b_off;
-            return shared_wgmma_staging(f, op, &la, &lb, &b_off);
-        }
-        if (f->layouts[acc].kind == LAYOUT_MMA) {
-            /* mma dot: A's and B's tiles side by side (shared_dot_staging: swizzled, else
-             * padded rows), read back with ldmatrix (docs/layouts.md). */
-            int64_t a_bytes, b_bytes;
-            shared_dot_staging(f, op, &a_bytes, &b_bytes);
-            return a_bytes && b_bytes ? a_bytes + b_bytes : 0;
-        }
+        if (f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3)
+            return record_wgmma_staging(f, op);
+        if (f->layouts[acc].kind == LAYOUT_MMA)
+            return record_mma_staging(f, op);
         if (f->layouts[acc].kind != LAYOUT_BLOCKED)
             return 0;
-        /* FMA dot (blocked accumulator): codegen stages A, then B, unpadded, right after each
-         * other, and reads per k the rows and columns each thread needs (docs/layouts.md). */
+        /* FMA dot (blocked accumulator): A^T, then B, unpadded (plan_dot_operands places them:
+         * here, or elsewhere when they do not fit), read per k by the rows and columns each
+         * thread needs (docs/layouts.md). */
         Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
         return type_numel(a) * dtype_bytes(a.dtype) + type_numel(b) * dtype_bytes(b.dtype);
     }
@@ -264,12 +341,183 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_
         int64_t base = op_live && bytes > 0 ? (buffers_end + align - 1) / align * align : 0;
         op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
+        for (int t = 0; t < op->scratch.ntiles; t++) /* the record's tiles, placed with the op */
+            op->scratch.tile[t].offset += op->smem_offset;
         if (base + bytes > most) {
             most = base + bytes;
             *biggest = op;
         }
     }
     return most;
+}
+
+/* ---- where each dot takes its operands from ------------------------------------------------ */
+
+/* What plan_dot_operands needs about the whole function. */
+typedef struct DotPlan {
+    int32_t *uses, *dot_uses; /* per value: its uses, and its uses as a dot's a or b */
+    bool *unmaterialized;     /* per value: a dot operand its dot reads from elsewhere */
+    int64_t scratch_floor;    /* the lowest nonzero smem_offset of any op (shared_bytes if none) */
+} DotPlan;
+
+static void count_uses(const IrRegion *r, DotPlan *p)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] > 0) {
+                p->uses[op->operands[k]]++;
+                if (op->code == OP_DOT && k < 2)
+                    p->dot_uses[op->operands[k]]++;
+            }
+        if (op->smem_bytes > 0 && op->smem_offset > 0 && op->smem_offset < p->scratch_floor)
+            p->scratch_floor = op->smem_offset;
+        for (int k = 0; k < op->nregions; k++)
+            count_uses(&op->regions[k], p);
+    }
+}
+
+static const IrOp *operand_convert(const IrFunc *f, ValueId v)
+{
+    const IrOp *def = f->values[v].def;
+    return def && def->code == OP_CONVERT_LAYOUT ? def : NULL;
+}
+
+/* Where an FMA dot stages A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]): its own scratch
+ * when it holds both with B 16-byte aligned; else its operands' converts' scratch when disjoint;
+ * else offset 0 when the kernel's shared memory is large enough (every scratch region is live
+ * only during its op, docs/layouts.md) and nothing is allocated at a nonzero offset below the
+ * end of the staging area (a buffer that outlives its op would live there). No record: nowhere. */
+static void place_fma_staging(const IrFunc *f, IrOp *op, const DotPlan *p)
+{
+    Type ta = ir_type(f, op->operands[0]), tb = ir_type(f, op->operands[1]);
+    int64_t need_a = type_numel(ta) * dtype_bytes(ta.dtype);
+    int64_t need_b = type_numel(tb) * dtype_bytes(tb.dtype);
+    const IrOp *ca = operand_convert(f, op->operands[0]), *cb = operand_convert(f, op->operands[1]);
+    int64_t at_b = (need_a + 15) / 16 * 16; /* B 16-byte aligned for its vector accesses */
+    int64_t off_a, off_b;
+    if (op->smem_bytes >= at_b + need_b && op->smem_offset >= 0) {
+        off_a = op->smem_offset;
+        off_b = op->smem_offset + at_b;
+    } else if (ca && cb && ca->smem_bytes >= need_a && cb->smem_bytes >= need_b &&
+               (ca->smem_offset + need_a <= cb->smem_offset ||
+                cb->smem_offset + need_b <= ca->smem_offset)) {
+        off_a = ca->smem_offset;
+        off_b = cb->smem_offset;
+    } else if (f->shared_bytes >= at_b + need_b && p->scratch_floor >= at_b + need_b) {
+        off_a = 0;
+        off_b = at_b;
+    } else {
+        return;
+    }
+    int64_t st_a[2] = {1, ta.shape[0]}, st_b[2] = {tb.shape[1], 1};
+    op->scratch.ntiles = 2;
+    op->scratch.tile[0] = strided_tile((int32_t)off_a, st_a, 2);
+    op->scratch.tile[1] = strided_tile((int32_t)off_b, st_b, 2);
+}
+
+/* Can this mma dot stage its operands itself and read them back with ldmatrix? Its staging tiles
+ * are recorded (both operands come from convert_layouts), A is not the previous dot's registers
+ * relabelled, and the tiles are swizzled or their strides put A's k and B's n at stride 1 with
+ * 16-byte rows of 16-bit elements (ldmatrix rows are 16 bytes at 16-byte-aligned addresses, PTX
+ * ISA 9.7.9.24). */
+static bool mma_can_stage(const IrFunc *f, const IrOp *op)
+{
+    const IrOp *ca = operand_convert(f, op->operands[0]);
+    if (ca && layout_convert_is_relabel(f, f->values[ca->operands[0]].layout,
+                                        f->values[ca->results[0]].layout))
+        return false; /* A is the previous dot's registers, relabelled: nothing to stage */
+    if (op->scratch.ntiles != 2)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const IrScratchTile *t = &op->scratch.tile[i];
+        Type ty = ir_type(f, op->operands[i]);
+        if (t->layout > 0)
+            continue;
+        if (ty.rank != 2 || dtype_bytes(ty.dtype) != 2 || t->strides[1] != 1 ||
+            (t->strides[0] * 2) % 16)
+            return false;
+    }
+    return true;
+}
+
+static bool is_local_load(const IrFunc *f, ValueId v)
+{
+    const IrOp *def = f->values[v].def;
+    return def && def->code == OP_LOCAL_LOAD && dtype_bytes(ir_type(f, v).dtype) == 2;
+}
+
+/* Marks the dot operands left unmaterialized: a convert (or the pipeline's local_load) whose
+ * every use is such a dot, and that dot reads the operand from elsewhere: a wgmma stages from
+ * whatever registers each operand is in; an mma.sync dot reads the pipeline's slots step by
+ * step, or stages both operands itself (mma_can_stage); an FMA dot stages what it was given a
+ * place for. A thread would otherwise hold whole rows of A times K in registers. */
+static void mark_unmaterialized(IrFunc *f, IrRegion *r, DotPlan *p)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            mark_unmaterialized(f, &op->regions[k], p);
+        if (op->code != OP_DOT)
+            continue;
+        int acc = f->values[op->results[0]].layout;
+        if (acc <= 0 || acc >= f->nlayouts)
+            continue;
+        bool mma = f->layouts[acc].kind == LAYOUT_MMA;
+        bool v3 = mma && f->layouts[acc].mma.version == 3;
+        ValueId a = op->operands[0], b = op->operands[1];
+        bool only_dots = p->uses[a] == p->dot_uses[a] && p->uses[b] == p->dot_uses[b];
+        if (!mma)
+            place_fma_staging(f, op, p);
+        bool each = v3 || (!mma && op->scratch.ntiles == 2);
+        for (int k = 0; each && k < 2; k++) {
+            ValueId v = op->operands[k];
+            if (operand_convert(f, v) && p->uses[v] == p->dot_uses[v])
+                p->unmaterialized[v] = true;
+        }
+        bool slots = mma && !v3 && is_local_load(f, a) && is_local_load(f, b);
+        if (mma && !v3 && only_dots && (slots || mma_can_stage(f, op)))
+            p->unmaterialized[a] = p->unmaterialized[b] = true;
+    }
+}
+
+/* Writes each dot's from[]: the unmaterialized operands come from their convert's source
+ * registers or their slot; an mma.sync dot keeps its tiles only when it stages both. */
+static void record_dot_operands(IrFunc *f, IrRegion *r, const DotPlan *p)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            record_dot_operands(f, &op->regions[k], p);
+        if (op->code != OP_DOT)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            ValueId v = op->operands[k];
+            op->scratch.from[k] = !p->unmaterialized[v]                     ? DOT_FROM_REGISTERS
+                                  : f->values[v].def->code == OP_LOCAL_LOAD ? DOT_FROM_SLOT
+                                                                            : DOT_FROM_SOURCE;
+        }
+        int acc = f->values[op->results[0]].layout;
+        bool v2 = acc > 0 && acc < f->nlayouts && f->layouts[acc].kind == LAYOUT_MMA &&
+                  f->layouts[acc].mma.version == 2;
+        if (v2 &&
+            (op->scratch.from[0] != DOT_FROM_SOURCE || op->scratch.from[1] != DOT_FROM_SOURCE))
+            op->scratch.ntiles = 0; /* not staged: the tiles stay unused */
+    }
+}
+
+/* After every op is placed (the FMA dot's fallbacks read the kernel's shared_bytes): each dot's
+ * staging and the sources of its operands, in its scratch record. */
+static void plan_dot_operands(IrFunc *f)
+{
+    size_t n = (size_t)(f->nvalues + 1);
+    DotPlan p = {.uses = arena_alloc(f->arena, sizeof(int32_t) * n),
+                 .dot_uses = arena_alloc(f->arena, sizeof(int32_t) * n),
+                 .unmaterialized = arena_alloc(f->arena, sizeof(bool) * n),
+                 .scratch_floor = f->shared_bytes};
+    count_uses(&f->body, &p);
+    mark_unmaterialized(f, &f->body, &p);
+    record_dot_operands(f, &f->body, &p);
 }
 
 static const IrOp *find_local_alloc(const IrRegion *r)
@@ -323,5 +571,6 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
         return false;
     }
     f->shared_bytes = (int)most;
+    plan_dot_operands(f);
     return true;
 }

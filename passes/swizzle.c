@@ -15,10 +15,11 @@
  * NVMMASharedEncoding rule); shared_layout_for (ir/layout.c) builds it.
  *
  * Scratch that lives inside one op follows rules of the same layout algebra (ir/layout.c):
- * convert_layout's tiles (shared_scratch_swizzle), a non-pipelined wgmma's staging
- * (shared_wgmma_staging, codegen stores the operands there in exactly these layouts) and a
- * reduction's cross-warp partials (shared_reduce_scratch); shared_alloc sizes them and codegen
- * addresses them by these rules. */
+ * convert_layout's tiles (shared_scratch_swizzle), a non-pipelined mma or wgmma dot's staging
+ * (shared_dot_staging_swizzle, shared_wgmma_staging) and a reduction's cross-warp partials
+ * (shared_reduce_scratch); shared_alloc.c applies them, writes the choice in each op's scratch
+ * record (docs/ir.md "Scratch records") and sizes the scratch by it, and codegen addresses
+ * what the record says. */
 #include "passes/passes.h"
 
 /* The contiguous dim of the tile an async_copy writes: its pointers' blocked order[0]. */

@@ -1,14 +1,17 @@
 #!/bin/sh
 # layering.sh SRC [CHECK]: the layering rules of docs/architecture.md ("Principles"), one per ctest:
 #   codegen_no_passes (the default; ctest layering/codegen_no_passes): codegen/ includes no header
-#     of passes/ and calls no function that passes/passes.h declares: what the passes decide is in
-#     the IR, and the rules both read off layouts are ir/layout.c's.
+#     of passes/ and calls no function that passes/passes.h declares, nor one of ir/layout.c's
+#     rules that choose scratch and staging (ir.h lists them between the lines "the rules that
+#     choose scratch and staging (begin)" and "(end)"): what the passes decide is in the IR
+#     (layouts, scratch records), and codegen uses only the address arithmetic of ir/layout.c.
 #   runtime_no_frontend (ctest layering/runtime_no_frontend): runtime/ includes no header of
 #     frontend/ and calls no function that frontend/frontend.h declares: what the runtime asks of a
 #     source (its kernels, autotune configs, heuristics at launch) goes through driver/entry.c.
 # Prints every violation as FILE:LINE: what, and fails when there is one.
 #
-# The names come from the header itself, so a function added there is covered. Comments are
+# The names come from the header itself (ir.h: between the markers), so a function added there is
+# covered. Comments are
 # stripped first (line numbers kept): comments may name the other layer and its functions.
 set -eu
 cd "$1"
@@ -33,14 +36,19 @@ strip_comments() {
     }' "$1"
 }
 
-# layer_check LAYER OTHER HEADER ADVICE: LAYER/*.c and *.h include no header of OTHER/ and call no
-# function that HEADER declares.
+# Every identifier that FILE follows with "(" outside comments: its functions (a function
+# pointer's type, "(*PassFn)(", and "bool (" do not match), less the X-macro tables' X.
+functions_in() {
+    strip_comments "$1" | grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | sed 's/($//' | grep -vx 'X' |
+        sort -u
+}
+
+# layer_check LAYER OTHER HEADER ADVICE [NAMES]: LAYER/*.c and *.h include no header of OTHER/
+# (none named: no such rule) and call no function that HEADER declares (or of NAMES, when given:
+# the functions of a part of HEADER).
 layer_check() {
     layer=$1 other=$2 header=$3 advice=$4
-    # Every identifier that the header follows with "(" outside comments: its functions (a function
-    # pointer's type, "(*PassFn)(", and "bool (" do not match), less the X-macro tables' X.
-    names=$(strip_comments "$header" | grep -oE '[A-Za-z_][A-Za-z0-9_]*\(' | sed 's/($//' |
-            grep -vx 'X' | sort -u)
+    names=${5:-$(functions_in "$header")}
     if [ -z "$names" ]; then
         echo "layering.sh: found no function in $header" >&2
         exit 1
@@ -49,7 +57,7 @@ layer_check() {
     bad=0
     for f in "$layer"/*.c "$layer"/*.h; do
         out=$(strip_comments "$f" | awk -v file="$f" -v calls="$calls" -v other="$other" -v header="$header" '
-            $0 ~ "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*/)?" other "/" {
+            other != "" && $0 ~ "^[ \t]*#[ \t]*include[ \t]*[\"<]([^\">]*/)?" other "/" {
                 printf "%s:%d: includes a header of %s/: %s\n", file, NR, other, $0
             }
             {
@@ -68,16 +76,31 @@ layer_check() {
         fi
     done
     if [ "$bad" -ne 0 ]; then
-        echo "$layer/ must not depend on $other/: $advice" >&2
+        echo "$layer/ must not depend on ${other:-$header}: $advice" >&2
         exit 1
     fi
-    echo "$layer/ includes no header of $other/ and calls none of its $(echo "$names" | wc -l) functions"
+    if [ -n "$other" ]; then
+        echo "$layer/ includes no header of $other/ and calls none of its $(echo "$names" | wc -l) functions"
+    else
+        echo "$layer/ calls none of the $(echo "$names" | wc -l) functions of $header"
+    fi
 }
 
 case $check in
 codegen_no_passes)
     layer_check codegen passes passes/passes.h \
-        "a rule both need belongs in ir/ (ir/layout.c)" ;;
+        "a rule both need belongs in ir/ (ir/layout.c)"
+    sed -n '/the rules that choose scratch and staging (begin)/,/the rules that choose scratch and staging (end)/p' \
+        ir/ir.h > "${TMPDIR:-/tmp}/layering.$$"
+    choosers=$(functions_in "${TMPDIR:-/tmp}/layering.$$")
+    rm -f "${TMPDIR:-/tmp}/layering.$$"
+    if [ -z "$choosers" ]; then
+        echo "layering.sh: found no rule between the scratch markers of ir/ir.h" >&2
+        exit 1
+    fi
+    layer_check codegen "" "ir/ir.h's rules that choose scratch and staging" \
+        "the passes choose, and codegen reads the choice off the op (docs/ir.md \"Scratch records\")" \
+        "$choosers" ;;
 runtime_no_frontend)
     layer_check runtime frontend frontend/frontend.h \
         "ask the driver (driver/entry.c, declared in driver/driver.h)" ;;

@@ -33,8 +33,10 @@ static int64_t max_scratch(IrRegion *r)
     int64_t m = 0;
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
-        if (op->code == OP_DOT)
+        if (op->code == OP_DOT) {
             op->smem_bytes = 0;
+            op->scratch = (IrScratch){0}; /* and its record: operands from their registers */
+        }
         if (op->smem_offset + op->smem_bytes > m)
             m = op->smem_offset + op->smem_bytes;
         for (int k = 0; k < op->nregions; k++) {

@@ -183,13 +183,21 @@ static IrFunc *build_every_op(Arena *a)
     (void)rs;
     ValueId cv = ir_build_unary(&b, OP_CONVERT_LAYOUT, nl, blk2(DT_F32, 128, 64), bc);
     f->values[cv].layout = dl;
-    ir_value(f, cv)->def->smem_offset = 1024;
-    ir_value(f, cv)->def->smem_bytes = 32768;
+    IrOp *cvop = ir_value(f, cv)->def;
+    cvop->smem_offset = 1024;
+    cvop->smem_bytes = 32768;
+    /* scratch records (docs/ir.md "Scratch records"): the convert's copy at padded strides */
+    cvop->scratch =
+        (IrScratch){.ntiles = 1, .tile[0] = {.offset = 1024, .nstrides = 2, .strides = {64, 1}}};
     static const OpCode reds[] = {OP_REDUCE_SUM, OP_REDUCE_MAX, OP_REDUCE_MIN};
     for (size_t i = 0; i < 3; i++) {
         IrOp *r = ir_build(&b, reds[i], nl, (ValueId[]){bc}, 1, (Type[]){blk1(DT_F32, 128)}, 1, 0);
         r->attr[0] = 1;
         f->values[r->results[0]].layout = sl;
+        if (i == 0) { /* cross-warp partials: [per output element, per warp] */
+            r->smem_bytes = 4096;
+            r->scratch = (IrScratch){.ntiles = 1, .tile[0] = {.nstrides = 2, .strides = {1, 128}}};
+        }
     }
     IrOp *am = ir_build(&b, OP_ARGMAX, nl, (ValueId[]){bc}, 1, (Type[]){blk1(DT_I32, 64)}, 1, 0);
     am->attr[0] = 0;
@@ -223,6 +231,13 @@ static IrFunc *build_every_op(Arena *a)
                        (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
     d->attr[0] = 1;
     f->values[d->results[0]].layout = mm;
+    /* a dot's staging tiles: A swizzled, B at padded strides, both from their own registers */
+    Layout sw;
+    CHECK(shared_layout_for(&sw, blk2(DT_F16, 64, 32), 1), "no swizzled layout for A");
+    d->smem_bytes = 8704;
+    d->scratch = (IrScratch){.ntiles = 2,
+                             .tile[0] = {.layout = ir_layout_intern(f, &sw)},
+                             .tile[1] = {.offset = 4096, .nstrides = 2, .strides = {72, 1}}};
     ValueId rp2 = ir_build_binary(&bb, OP_ADD, nl, type_scalar(DT_I32), rp, iv);
     ir_build(&bb, OP_YIELD, nl, (ValueId[]){d->results[0], rp2}, 2, NULL, 0, 0);
 
