@@ -341,15 +341,18 @@ static ValueId lval_value(Lowerer *lw, LVal v, const Type *want, SrcLoc loc)
     return 0;
 }
 
+/* e's position, or none for a missing expression (lowering then stops at an internal error). */
+static SrcLoc loc_of(const Expr *e) { return e ? e->loc : (SrcLoc){0}; }
+
 static ValueId lower_value(Lowerer *lw, const Expr *e)
 {
-    return lval_value(lw, lower_expr(lw, e), NULL, e->loc);
+    return lval_value(lw, lower_expr(lw, e), NULL, loc_of(e));
 }
 
 /* e as a value of type want; a constant is made directly in that type. */
 static ValueId lower_as(Lowerer *lw, const Expr *e, Type want)
 {
-    return lval_value(lw, lower_expr(lw, e), &want, e->loc);
+    return lval_value(lw, lower_expr(lw, e), &want, loc_of(e));
 }
 
 /* ---- operands of binary ops ------------------------------------------------------------------ */
@@ -381,7 +384,7 @@ static Operand operand_from_lval(Lowerer *lw, LVal lv, const Sem *sem, SrcLoc lo
 
 static Operand operand_from_expr(Lowerer *lw, const Expr *e)
 {
-    return operand_from_lval(lw, lower_expr(lw, e), &e->sem, e->loc);
+    return operand_from_lval(lw, lower_expr(lw, e), e ? &e->sem : NULL, loc_of(e));
 }
 
 static ValueId operand_as(Lowerer *lw, const Operand *o, Type want)
@@ -662,16 +665,13 @@ typedef struct Args {
     int n;
 } Args;
 
-/* True when the call's callee is a method of a value (x.to(...)): the receiver is argument 0. */
-static bool call_is_method(const Expr *call)
-{
-    const Expr *fn = call->call.fn;
-    if (fn->kind != EX_ATTR)
-        return false;
-    SemKind k = fn->attr.obj->sem.kind;
-    return k == SEM_VALUE || (k == SEM_TUPLE && fn->attr.obj->sem.tensor_desc) ||
-           (k == SEM_UNSET && fn->attr.obj->kind != EX_NAME);
-}
+/* A builtin's lowering, named by its row of TRIC_BUILTINS: e is the call, a its arguments as sema
+ * bound them. */
+typedef LVal BuiltinLowering(Lowerer *lw, const Expr *e, Builtin bi, const Args *a);
+#define X(e, name, params, sema_rule, lowering, doc) static BuiltinLowering lowering;
+TRIC_BUILTINS(X)
+#undef X
+static LVal untyped(Lowerer *lw, const Expr *e, Builtin bi);
 
 /* sema's call.bound: the arguments in the builtin's parameter order (method receivers first). */
 static bool bind_args(Lowerer *lw, const Expr *call, Builtin bi, Args *out)
@@ -707,41 +707,6 @@ static const char *arg_const_str(const Args *a, int i)
     if (e && e->sem.kind == SEM_CONST && e->sem.cv.kind == CV_STR)
         return e->sem.cv.s;
     return NULL;
-}
-
-/* An int or a tuple of ints (shapes, axes, hint values). Returns the count, -1 if not one. */
-static int const_int_list(const ConstVal *cv, int64_t *out, int max)
-{
-    if (cv->kind == CV_INT) {
-        out[0] = cv->i;
-        return 1;
-    }
-    if (cv->kind != CV_TUPLE)
-        return -1;
-    int n = 0;
-    for (int i = 0; i < cv->tuple.n; i++) {
-        if (cv->tuple.elems[i].kind != CV_INT || n >= max)
-            return -1;
-        out[n++] = cv->tuple.elems[i].i;
-    }
-    return n;
-}
-
-static int arg_const_ints(const Args *a, int i, int64_t *out, int max)
-{
-    const Expr *e = arg(a, i);
-    if (!e)
-        return -1;
-    if (e->sem.kind == SEM_CONST)
-        return const_int_list(&e->sem.cv, out, max);
-    if (e->kind == EX_TUPLE || e->kind == EX_LIST) {
-        int n = 0;
-        for (int k = 0; k < e->list.n && n < max; k++)
-            if (!expr_const_int(e->list.elts[k], &out[n++]))
-                return -1;
-        return n;
-    }
-    return -1;
 }
 
 /* The type sema gave the call, when it gave a run-time one. */
@@ -784,66 +749,43 @@ static ValueId on_axis(Lowerer *lw, ValueId v, int d, int rank, SrcLoc loc)
 }
 
 /* reduce / argmax over axis (NULL: all elements, as semantic.reduction: flatten first). */
-/* cumsum, cumprod, associative_scan: one scan op in the result dtype sema chose. */
-static LVal lower_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type r, SrcLoc loc)
+/* The scan op of each combine function sema recognised (ResolvedCall.combine). */
+static const OpCode scan_opcode[] = {
+    [SCAN_ADD] = OP_ADD, [SCAN_MUL] = OP_MUL, [SCAN_MAX] = OP_MAX, [SCAN_MIN] = OP_MIN,
+    [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR,   [SCAN_XOR] = OP_XOR};
+
+/* cumsum, cumprod, associative_scan: one scan op along sema's axis, with its combine op, in the
+ * result dtype sema chose. */
+static LVal lower_scan(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
-    if (!arg(a, 0))
-        return lv_none();
+    SrcLoc loc = e->loc;
+    const ResolvedCall *rc = e->call.resolved;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
     ValueId x = lower_value(lw, arg(a, 0));
     if (!x)
         return lv_none();
-    Type t = vtype(lw, x);
-    if (!have_r || t.rank == 0) {
-        lower_internal(lw, loc, "%s: sema gave no result type", builtin_name(bi));
-        return lv_none();
-    }
-    int64_t axis = 0;
-    if (arg(a, 1) && !expr_const_int(arg(a, 1), &axis)) {
-        lower_internal(lw, arg(a, 1)->loc, "a scan axis must be a constexpr int");
-        return lv_none();
-    }
-    if (axis < 0)
-        axis += t.rank;
-    OpCode comb = bi == BI_CUMPROD ? OP_MUL : OP_ADD;
-    if (bi == BI_ASSOCIATIVE_SCAN) {
-        ScanCombine sc = SCAN_ADD;
-        SrcLoc where;
-        const char *why;
-        const Expr *fn = arg(a, 2);
-        if (!fn || fn->sem.kind != SEM_FUNC || !scan_combine_of(fn->sem.func, &sc, &where, &why)) {
-            lower_internal(lw, loc, "associative_scan: the combine function is not a scan op");
-            return lv_none();
-        }
-        static const OpCode ops[] = {
-            [SCAN_ADD] = OP_ADD, [SCAN_MUL] = OP_MUL, [SCAN_MAX] = OP_MAX, [SCAN_MIN] = OP_MIN,
-            [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR,   [SCAN_XOR] = OP_XOR};
-        comb = ops[sc];
-    }
-    bool rev = arg_const_bool(a, bi == BI_ASSOCIATIVE_SCAN ? 3 : 2, false);
-    x = convert(lw, x, with_dtype(t, r.dtype), loc);
-    Type rt = with_dtype(t, r.dtype);
+    Type rt = with_dtype(vtype(lw, x), r.dtype);
+    x = convert(lw, x, rt, loc);
     IrOp *op = emit(lw, OP_SCAN, loc, &x, 1, &rt, 1, 0);
-    op->attr[0] = axis;
-    op->attr[1] = comb;
-    op->attr[2] = rev;
+    op->attr[0] = rc->axis;
+    op->attr[1] = scan_opcode[rc->combine];
+    op->attr[2] = rc->reverse;
     return lv_value(op->results[0]);
 }
 
-static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis_e, bool keep_dims,
-                           DType rdt, SrcLoc loc)
+/* A reduction of the block x along axis (AXIS_ALL: every element, as semantic.reduction:
+ * flattened first) in dtype rdt; keep_dims keeps the reduced dims as 1s. */
+static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, int axis, bool keep_dims, DType rdt,
+                           SrcLoc loc)
 {
     Type t = vtype(lw, x);
     int in_rank = t.rank;
-    int64_t axis = 0;
-    bool all = axis_e == NULL;
-    if (!all && !expr_const_int(axis_e, &axis)) {
-        lower_internal(lw, axis_e->loc, "a reduction axis must be a constexpr int");
-        return 0;
-    }
+    bool all = axis == AXIS_ALL;
     if (t.rank == 0) {
-        x = emit1(lw, OP_SPLAT, loc, shape_type(t, (int64_t[]){1}, 1), x);
-        t = vtype(lw, x);
-        all = true;
+        lower_internal(lw, loc, "a reduction of a scalar reached lowering");
+        return 0;
     }
     if (all) {
         if (t.rank > 1) {
@@ -852,19 +794,11 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
             t = vtype(lw, x);
         }
         axis = 0;
-    } else {
-        if (axis < 0)
-            axis += t.rank;
-        if (axis < 0 || axis >= t.rank) {
-            lower_internal(lw, axis_e->loc, "reduction axis %lld is out of range for a %d-D block",
-                           (long long)axis, t.rank);
-            return 0;
-        }
     }
     Type r = t;
     r.dtype = rdt;
     r.is_ptr = false;
-    for (int i = (int)axis; i + 1 < r.rank; i++)
+    for (int i = axis; i + 1 < r.rank; i++)
         r.shape[i] = r.shape[i + 1];
     r.rank--;
     IrOp *op = emit(lw, code, loc, &x, 1, &r, 1, 0);
@@ -872,60 +806,46 @@ static ValueId emit_reduce(Lowerer *lw, OpCode code, ValueId x, const Expr *axis
     ValueId v = op->results[0];
     if (keep_dims) {
         if (!all) {
-            v = expand_dims(lw, v, (int)axis, loc);
+            v = expand_dims(lw, v, axis, loc);
         } else {
             int64_t ones[TRIC_MAX_RANK] = {1, 1, 1, 1};
-            v = emit1(lw, OP_SPLAT, loc, shape_type(r, ones, in_rank > 0 ? in_rank : 1), v);
+            v = emit1(lw, OP_SPLAT, loc, shape_type(r, ones, in_rank), v);
         }
     }
     return v;
 }
 
-/* tl.reduce with a combine function tric has no reduce op for (a * b, &, |, ^; sema rewrote
- * +, maximum and minimum into tl.sum / tl.max / tl.min), and tl.xor_sum: the inclusive scan along the axis (a
- * flattened block for axis=None) holds the reduction in its last element; every other element
- * is replaced by the sum's identity (0, or -0.0 for floats: x + -0.0 is x for every x, zeros and
- * NaNs included) and the line summed, which gives that element exactly. */
-static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, Builtin bi, bool have_r, Type r,
-                                 SrcLoc loc)
+/* tl.reduce with a combine function tric has no reduce op for (a * b, &, |, ^; sema rewrote +,
+ * maximum and minimum into tl.sum / tl.max / tl.min), and tl.xor_sum: the inclusive scan along
+ * the axis (a flattened block for axis=None) holds the reduction in its last element; every
+ * other element is replaced by the sum's identity (0, or -0.0 for floats: x + -0.0 is x for
+ * every x, zeros and NaNs included) and the line summed, which gives that element exactly. */
+static LVal lower_reduce_by_scan(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
-    ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
+    SrcLoc loc = e->loc;
+    const ResolvedCall *rc = e->call.resolved;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    ValueId x = lower_value(lw, arg(a, 0));
     if (!x)
         return lv_none();
     Type t = vtype(lw, x);
-    ScanCombine sc = SCAN_XOR; /* tl.xor_sum */
-    SrcLoc where;
-    const char *why;
-    const Expr *fn = arg(a, 2);
-    if (!have_r || t.rank == 0 ||
-        (bi == BI_REDUCE &&
-         (!fn || fn->sem.kind != SEM_FUNC || !scan_combine_of(fn->sem.func, &sc, &where, &why) ||
-          sc == SCAN_ADD || sc == SCAN_MAX || sc == SCAN_MIN))) {
-        lower_internal(lw, loc, "%s: sema left no scan-only combine here", builtin_name(bi));
-        return lv_none();
-    }
-    const Expr *axis_e = arg(a, 1);
-    int64_t axis = 0;
-    if (!axis_e) { /* axis=None: every element, in row-major order */
+    bool all = rc->axis == AXIS_ALL;
+    int axis = all ? 0 : rc->axis;
+    if (all) { /* every element, in row-major order */
         int64_t n = type_numel(t);
         if (t.rank > 1)
             x = emit1(lw, OP_RESHAPE, loc, shape_type(t, &n, 1), x);
         t = vtype(lw, x);
-    } else if (!expr_const_int(axis_e, &axis)) {
-        lower_internal(lw, axis_e->loc, "a reduction axis must be a constexpr int");
-        return lv_none();
-    } else if (axis < 0) {
-        axis += t.rank;
     }
-    static const OpCode ops[] = {
-        [SCAN_MUL] = OP_MUL, [SCAN_AND] = OP_AND, [SCAN_OR] = OP_OR, [SCAN_XOR] = OP_XOR};
     IrOp *scan = emit(lw, OP_SCAN, loc, &x, 1, &t, 1, 0);
     scan->attr[0] = axis;
-    scan->attr[1] = ops[sc];
+    scan->attr[1] = scan_opcode[rc->combine];
     scan->attr[2] = 0;
     /* the index along the axis, broadcast to the block */
     int64_t n = t.shape[axis];
-    ValueId idx = on_axis(lw, emit_range(lw, 0, n, loc), (int)axis, t.rank, loc);
+    ValueId idx = on_axis(lw, emit_range(lw, 0, n, loc), axis, t.rank, loc);
     Type idx_t = with_dtype(t, DT_I32);
     idx_t.is_ptr = false;
     idx = broadcast_value(lw, idx, idx_t, loc);
@@ -934,9 +854,7 @@ static LVal lower_reduce_by_scan(Lowerer *lw, const Args *a, Builtin bi, bool ha
     ValueId identity = dtype_is_float(t.dtype) ? ir_build_const_float(&lw->b, loc, t, -0.0)
                                                : ir_build_const_int(&lw->b, loc, t, 0);
     ValueId kept = emit3(lw, OP_SELECT, loc, t, last, scan->results[0], identity);
-    bool keep = arg_const_bool(a, bi == BI_REDUCE ? 3 : 2, false);
-    ValueId v =
-        emit_reduce(lw, OP_REDUCE_SUM, kept, axis_e ? axis_e : NULL, keep && axis_e, t.dtype, loc);
+    ValueId v = emit_reduce(lw, OP_REDUCE_SUM, kept, rc->axis, rc->keep_dims && !all, t.dtype, loc);
     if (v && !type_equal(vtype(lw, v), r)) /* axis=None, keep_dims=True: sema's all-ones shape */
         v = emit1(lw, vtype(lw, v).rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, v);
     return v ? lv_value(v) : lv_none();
@@ -959,27 +877,18 @@ static OpCode math_opcode(Builtin bi)
     }
 }
 
-/* exp, log, sqrt, ... in the float type of x (ints first converted to r). Triton computes the
- * transcendental ones of fp16/bf16 inputs in fp32 and rounds back; abs/floor/ceil are exact in
- * any format. */
-static ValueId emit_math(Lowerer *lw, OpCode code, ValueId x, Type r, SrcLoc loc)
+/* exp, log, sqrt, ... of x in the dtype sema chose to compute in, op_dtype (fp16 and bf16 widened
+ * to fp32 where Triton does), converted to the result type r. */
+static ValueId emit_math(Lowerer *lw, OpCode code, ValueId x, DType op_dtype, Type r, SrcLoc loc)
 {
-    Type t = vtype(lw, x);
-    if (!same_elem(t, r) && !(code == OP_ABS && dtype_is_int(t.dtype)))
-        x = convert(lw, x, with_shape(r, t), loc);
-    t = vtype(lw, x);
-    bool exact = code == OP_ABS || code == OP_FLOOR || code == OP_CEIL;
-    if (!exact && (t.dtype == DT_F16 || t.dtype == DT_BF16)) {
-        Type wide = with_dtype(t, DT_F32);
-        ValueId w = emit1(lw, code, loc, wide, convert(lw, x, wide, loc));
-        return convert(lw, w, t, loc);
-    }
-    return emit1(lw, code, loc, t, x);
+    Type wide = with_dtype(vtype(lw, x), op_dtype);
+    ValueId w = emit1(lw, code, loc, wide, convert(lw, x, wide, loc));
+    return convert(lw, w, with_shape(r, wide), loc);
 }
 
 /* tl.swizzle2d(i, j, size_i, size_j, size_g), Triton's standard.py formula: programs are
  * grouped size_g rows at a time so that neighbours share tiles in L2. */
-static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, const Args *a)
+static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     /* sema typed the formula step by step (swizzle2d_builtin); both results have the type of
      * the last step, new_j = in_group // rows, which every operand converts to. */
@@ -1016,13 +925,6 @@ static LVal lower_swizzle2d(Lowerer *lw, const Expr *e, const Args *a)
     return r;
 }
 
-/* propagate_nan=tl.PropagateNan.ALL (sema folds it to Triton's 0xFFFF; True also counts). */
-static bool propagates_nan(const Args *a, int i)
-{
-    int64_t v;
-    return expr_const_int(arg(a, i), &v) && v != 0;
-}
-
 /* PropagateNan.ALL for a float min/max (Triton's llvm.minimum/maximum): where an input is a
  * NaN the result is that NaN; r is the minnum/maxnum result, which skips NaNs. */
 static ValueId propagate_nans(Lowerer *lw, SrcLoc loc, ValueId r, const ValueId *inputs, int n)
@@ -1039,29 +941,29 @@ static ValueId propagate_nans(Lowerer *lw, SrcLoc loc, ValueId r, const ValueId 
 
 /* tl.clamp(x, min, max, propagate_nan=): min(max(x, min), max) in the type sema computed
  * (Triton's ClampFOp lowering: maxnum then minnum; maximum then minimum for ALL). */
-static LVal lower_clamp(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_clamp(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     SrcLoc loc = e->loc;
-    if (!have_r || !arg(a, 0) || !arg(a, 1) || !arg(a, 2)) {
-        lower_internal(lw, loc, "clamp() reached lowering untyped");
-        return lv_none();
-    }
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
     ValueId in[3] = {lower_as(lw, arg(a, 0), r), lower_as(lw, arg(a, 1), r),
                      lower_as(lw, arg(a, 2), r)};
     if (!in[0] || !in[1] || !in[2])
         return lv_none();
     ValueId v = emit2(lw, OP_MIN, loc, r, emit2(lw, OP_MAX, loc, r, in[0], in[1]), in[2]);
-    if (propagates_nan(a, 3))
+    if (e->call.resolved->propagate_nan)
         v = propagate_nans(lw, loc, v, in, 3);
     return lv_value(v);
 }
 
-/* libdevice function fn on in (of type t, a float type), as a value of type r: fp16 and bf16 are
- * computed in fp32 and the result converted, as Triton's math ops. */
-static ValueId emit_libdevice(Lowerer *lw, LibdeviceFn fn, ValueId *in, Type t, Type r, SrcLoc loc)
+/* libdevice function fn on in (of type t, a float type) computed in op_dtype (sema's: fp16 and
+ * bf16 in fp32, as Triton's math ops), as a value of type r. */
+static ValueId emit_libdevice(Lowerer *lw, LibdeviceFn fn, ValueId *in, Type t, DType op_dtype,
+                              Type r, SrcLoc loc)
 {
     const LibdeviceInfo *info = libdevice_info(fn);
-    Type wide = with_dtype(t, t.dtype == DT_F16 || t.dtype == DT_BF16 ? DT_F32 : t.dtype);
+    Type wide = with_dtype(t, op_dtype);
     ValueId w[2] = {0, 0};
     for (int i = 0; i < info->nargs; i++)
         if (!(w[i] = convert(lw, in[i], wide, loc)))
@@ -1072,43 +974,27 @@ static ValueId emit_libdevice(Lowerer *lw, LibdeviceFn fn, ValueId *in, Type t, 
     return convert(lw, op->results[0], r, loc);
 }
 
-/* libdevice.NAME(x[, y]): one OP_LIBDEVICE in the arguments' float type (sema's compute_dtype);
- * fp16 and bf16 are computed in fp32 and the result rounded back, as Triton's math ops. */
-static LVal lower_libdevice(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+/* libdevice.NAME(x[, y]): one OP_LIBDEVICE, the arguments converted to their float type (sema's
+ * compute_dtype) and computed in sema's op_dtype. */
+static LVal lower_libdevice(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     SrcLoc loc = e->loc;
     LibdeviceFn fn = (LibdeviceFn)e->call.fn->sem.libdevice_fn;
     const LibdeviceInfo *info = libdevice_info(fn);
     DType cd = e->sem.compute_dtype;
-    if (!info || !have_r || !dtype_is_float(cd)) {
+    Type r;
+    if (!info || !sem_value_type(e, &r) || !dtype_is_float(cd)) {
         lower_internal(lw, loc, "a libdevice call reached lowering untyped");
         return lv_none();
     }
     ValueId in[2] = {0, 0};
     for (int i = 0; i < info->nargs; i++) {
-        if (!arg(a, i))
-            return lv_none();
         in[i] = lower_as(lw, arg(a, i), with_dtype(r, cd));
         if (!in[i])
             return lv_none();
     }
-    ValueId v = emit_libdevice(lw, fn, in, with_dtype(r, cd), r, loc);
+    ValueId v = emit_libdevice(lw, fn, in, with_dtype(r, cd), e->call.resolved->op_dtype, r, loc);
     return v ? lv_value(v) : lv_none();
-}
-
-/* The dims of trans/permute: a tuple argument, or the positional ints after the input. */
-static int permutation_args(const Expr *e, const Args *a, int64_t *perm)
-{
-    int n = arg_const_ints(a, 1, perm, TRIC_MAX_RANK);
-    if (n > 1 || (n == 1 && arg(a, 1)->sem.cv.kind == CV_TUPLE))
-        return n;
-    /* tl.trans(x, 1, 0) / x.permute(1, 0): varargs. */
-    int first = call_is_method(e) ? 0 : 1;
-    int k = 0;
-    for (int i = first; i < e->call.nargs && k < TRIC_MAX_RANK; i++)
-        if (!expr_const_int(e->call.args[i], &perm[k++]))
-            return -1;
-    return k;
 }
 
 /* ---- block pointers (tl.make_block_ptr, tl.advance, and loads and stores through them) --------- */
@@ -1139,7 +1025,7 @@ static bool tile_leaves_typed(Lowerer *lw, const Expr *e, int n)
     return false;
 }
 
-static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, const Args *a)
+static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal bp = {.kind = LV_TUPLE, .n = 1 + 3 * r};
@@ -1157,7 +1043,7 @@ static LVal lower_make_block_ptr(Lowerer *lw, const Expr *e, const Args *a)
     return bp;
 }
 
-static LVal lower_advance(Lowerer *lw, const Expr *e, const Args *a)
+static LVal lower_advance(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal from = lower_expr(lw, arg(a, 0)), by = lower_expr(lw, arg(a, 1));
@@ -1265,7 +1151,7 @@ static LVal load_tile(Lowerer *lw, ValueId ptrs, ValueId mask, Type rt, bool pad
     return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
 }
 
-static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, const Args *a)
+static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     int r = e->sem.type.rank;
     LVal d = {.kind = LV_TUPLE, .n = 1 + 2 * r};
@@ -1284,7 +1170,7 @@ static LVal lower_make_tensor_desc(Lowerer *lw, const Expr *e, const Args *a)
 }
 
 /* desc.load(offsets) / desc.store(offsets, value): every dim checked, as TMA does. */
-static LVal lower_desc_access(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
+static LVal lower_desc_access(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     const Expr *de = arg(a, 0);
     Type bt = de->sem.type, i32 = type_scalar(DT_I32);
@@ -1334,15 +1220,15 @@ static LVal lower_block_ptr_store(Lowerer *lw, const Expr *e, const Args *a)
     return lv_none();
 }
 
-static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_load(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     if (arg(a, 0) && arg(a, 0)->sem.kind == SEM_TUPLE && arg(a, 0)->sem.block_ptr)
         return lower_block_ptr_load(lw, e, a);
+    Type r = {0};
+    bool have_r = sem_value_type(e, &r);
     SrcLoc loc = e->loc;
     /* semantic._load_legacy: pointer, mask and other broadcast together; other cast to the
      * pointee. Operands: (ptr, mask or 0, other or 0). */
-    if (!arg(a, 0))
-        return lv_none();
     ValueId p = lower_value(lw, arg(a, 0));
     ValueId m = arg(a, 1) ? lower_value(lw, arg(a, 1)) : 0;
     if (!p)
@@ -1368,15 +1254,13 @@ static LVal lower_load(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     return lv_value(emit(lw, OP_LOAD, loc, ops, 3, &rt, 1, 0)->results[0]);
 }
 
-static LVal lower_store(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_store(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     if (arg(a, 0) && arg(a, 0)->sem.kind == SEM_TUPLE && arg(a, 0)->sem.block_ptr)
         return lower_block_ptr_store(lw, e, a);
     SrcLoc loc = e->loc;
     /* semantic._store_legacy: value and mask broadcast to the pointer's shape; the value is
      * cast to the pointee. Operands: (ptr, value, mask or 0). */
-    if (!arg(a, 0) || !arg(a, 1))
-        return lv_none();
     ValueId p = lower_value(lw, arg(a, 0));
     Operand v = operand_from_expr(lw, arg(a, 1));
     ValueId m = arg(a, 2) ? lower_value(lw, arg(a, 2)) : 0;
@@ -1445,12 +1329,10 @@ static ValueId emit_float_minmax(Lowerer *lw, SrcLoc loc, bool is_max, MemSem se
 
 /* tl.atomic_*: semantic.atom_red_typechecking_impl (val and mask broadcast to the pointer's
  * shape, val cast to the pointee), then one atomic_rmw (float max/min: two), or an atomic_cas. */
-static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
+static LVal lower_atomic(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
     SrcLoc loc = e->loc;
     bool cas = bi == BI_ATOMIC_CAS;
-    if (!arg(a, 0) || !arg(a, 1) || (cas && !arg(a, 2)))
-        return lv_none();
     ValueId p = lower_value(lw, arg(a, 0));
     if (!p)
         return lv_none();
@@ -1495,11 +1377,11 @@ static LVal lower_atomic(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
 }
 
 /* tl.dot: semantic.dot. */
-static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_dot(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
+    Type r = {0};
+    bool have_r = sem_value_type(e, &r);
     SrcLoc loc = e->loc;
-    if (!arg(a, 0) || !arg(a, 1))
-        return lv_none();
     ValueId x = lower_value(lw, arg(a, 0)), y = lower_value(lw, arg(a, 1));
     if (!x || !y)
         return lv_none();
@@ -1510,28 +1392,20 @@ static LVal lower_dot(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Ty
         return lv_none();
     }
     ValueId acc = arg(a, 2) ? lower_as(lw, arg(a, 2), r) : emit_zero(lw, loc, r);
-    /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
-     * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also 0. */
-    bool tf32 = true;
-    const char *prec = arg_const_str(a, 3);
-    if (prec)
-        tf32 = strcmp(prec, "tf32") == 0;
-    else if (arg(a, 4))
-        tf32 = arg_const_bool(a, 4, true);
     /* fp8 operands stay fp8 here (e4m3 and e5m2 may meet); passes/widen_fp8.c widens them to
      * fp16 wherever wgmma's fp8 form does not run the dot. */
     ValueId ops[3] = {x, y, acc};
     IrOp *op = emit(lw, OP_DOT, loc, ops, 3, &r, 1, 0);
-    op->attr[0] = tf32 && xt.dtype == DT_F32;
+    op->attr[0] = e->call.resolved->tf32; /* sema's: fp32 operands, input_precision "tf32" */
     return lv_value(op->results[0]);
 }
 
 /* tl.cast / x.to(dtype): semantic.cast and semantic.bitcast. */
-static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_cast(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
+    Type r = {0};
+    bool have_r = sem_value_type(e, &r);
     SrcLoc loc = e->loc;
-    if (!arg(a, 0))
-        return lv_none();
     if (!have_r) {
         lower_internal(lw, loc, "a cast reached lowering without a run-time type");
         return lv_none();
@@ -1546,20 +1420,11 @@ static LVal lower_cast(Lowerer *lw, const Expr *e, const Args *a, bool have_r, T
     r = with_shape(r, t);
     if (same_elem(t, r))
         return lv_value(x);
-    if (arg_const_bool(a, 3, false)) {
-        /* semantic.bitcast: same width only; pointers go through cast. */
-        if (!t.is_ptr && !r.is_ptr && dtype_bits(t.dtype) != dtype_bits(r.dtype)) {
-            lower_internal(lw, loc, "cannot bitcast a %d-bit type to a %d-bit type",
-                           dtype_bits(t.dtype), dtype_bits(r.dtype));
-            return lv_none();
-        }
-        if (!t.is_ptr && !r.is_ptr)
-            return lv_value(emit1(lw, OP_BITCAST, loc, r, x));
-    }
+    /* semantic.bitcast: one width (sema checked); pointers go through cast. */
+    if (e->call.resolved->bitcast && !t.is_ptr && !r.is_ptr)
+        return lv_value(emit1(lw, OP_BITCAST, loc, r, x));
     return lv_value(cast_elems(lw, x, r, loc));
 }
-
-static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin bi);
 
 /* A builtin whose value sema did not type: a bug in tric. */
 static LVal untyped(Lowerer *lw, const Expr *e, Builtin bi)
@@ -1567,380 +1432,315 @@ static LVal untyped(Lowerer *lw, const Expr *e, Builtin bi)
     lower_internal(lw, e->loc, "tl.%s reached lowering without a run-time type", builtin_name(bi));
     return lv_none();
 }
-static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, const Args *a, bool have_r,
-                             Type r); /* at the end */
+
+/* ---- the builtins' lowerings, one per row of TRIC_BUILTINS (or shared by rows) ---------------- */
+
+static LVal lower_program_id(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Type t = type_scalar(DT_I32);
+    IrOp *op =
+        emit(lw, bi == BI_PROGRAM_ID ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, e->loc, NULL, 0, &t, 1, 0);
+    op->attr[0] = e->call.resolved->axis;
+    return lv_value(op->results[0]);
+}
+
+static LVal lower_arange(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    const ResolvedCall *rc = e->call.resolved;
+    return lv_value(emit_range(lw, rc->start, rc->end, e->loc));
+}
+
+/* tl.zeros, tl.zeros_like, tl.full. */
+static LVal lower_full(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    if (bi != BI_FULL)
+        return lv_value(emit_zero(lw, e->loc, r));
+    const Expr *v = arg(a, 1);
+    if (!v) {
+        lower_internal(lw, e->loc, "full needs a value");
+        return lv_none();
+    }
+    return lv_value(lower_as(lw, v, r));
+}
+
+/* Triton's cdiv is the jit function (x + div - 1) // div. */
+static LVal lower_cdiv(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    SrcLoc loc = e->loc;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    Operand x = operand_from_expr(lw, arg(a, 0)), d = operand_from_expr(lw, arg(a, 1));
+    ValueId xv = operand_as(lw, &x, r), dv = operand_as(lw, &d, r);
+    ValueId dm1;
+    if (d.lv.kind == LV_CONST && d.lv.csem->cv.kind == CV_INT)
+        dm1 = emit_int(lw, loc, r, d.lv.csem->cv.i - 1);
+    else
+        dm1 = emit2(lw, OP_SUB, loc, r, dv, emit_int(lw, loc, r, 1));
+    ValueId sum = emit2(lw, OP_ADD, loc, r, xv, dm1);
+    return lv_value(emit2(lw, OP_DIV, loc, r, sum, dv));
+}
+
+/* `/` (div.full.f32 on the GPU, as Triton's DivFOp), or with ieee_rounding libdevice's div_rn
+ * (PreciseDivFOp) in sema's op_dtype (fp16/bf16 in fp32, as the other libdevice calls). */
+static LVal lower_fdiv(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    SrcLoc loc = e->loc;
+    const ResolvedCall *rc = e->call.resolved;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    Operand x = operand_from_expr(lw, arg(a, 0)), y = operand_from_expr(lw, arg(a, 1));
+    ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
+    LibdeviceFn div_rn;
+    if (!rc->ieee_rounding)
+        return lv_value(emit2(lw, OP_DIV, loc, r, in[0], in[1]));
+    if (!libdevice_from_name("div_rn", &div_rn)) {
+        lower_internal(lw, loc, "libdevice has no div_rn");
+        return lv_none();
+    }
+    ValueId q = emit_libdevice(lw, div_rn, in, r, rc->op_dtype, r, loc);
+    return q ? lv_value(q) : lv_none();
+}
+
+/* tl.minimum, tl.maximum (and Python's min / max on run-time values, which sema made them),
+ * tl.umulhi: one op on the two operands in the type sema computed. */
+static LVal lower_minmax(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    Operand x = operand_from_expr(lw, arg(a, 0)), y = operand_from_expr(lw, arg(a, 1));
+    OpCode code = (bi == BI_MINIMUM || bi == BI_MIN_PY) ? OP_MIN
+                  : bi == BI_UMULHI                     ? OP_UMULHI
+                                                        : OP_MAX;
+    ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
+    ValueId v = emit2(lw, code, e->loc, r, in[0], in[1]);
+    if (e->call.resolved->propagate_nan)
+        v = propagate_nans(lw, e->loc, v, in, 2);
+    return lv_value(v);
+}
+
+static LVal lower_where(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    ValueId c = lower_value(lw, arg(a, 0));
+    Operand x = operand_from_expr(lw, arg(a, 1)), y = operand_from_expr(lw, arg(a, 2));
+    if (!c)
+        return lv_none();
+    c = convert(lw, c, with_dtype(r, DT_I1), e->loc);
+    return lv_value(
+        emit3(lw, OP_SELECT, e->loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
+}
+
+/* Builtins that build nothing: constexpr-only ones sema folded (static_assert, tl.constexpr,
+ * len(), ...), types (tl.tensor_descriptor, isinstance), prints tric does not make, and
+ * tl.assume, whose promise is dropped (sema checked the condition). */
+static LVal lower_folded(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    return lv_none();
+}
+
+static LVal lower_to_tensor(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    return lv_value(lower_as(lw, arg(a, 0), r));
+}
+
+/* tl.sum, tl.max, tl.min, tl.argmax, tl.argmin along sema's axis. The input is converted to the
+ * reduction's dtype, the result's, which sema chose (standard.sum's _pick_sum_dtype,
+ * standard.max/min's widening, which the values of return_indices=True skip); an arg reduction
+ * keeps the input's. (return_indices=True never gets here: sema rewrote the call into
+ * (tl.max(...), tl.argmax(...)).) */
+static LVal lower_reduce(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    const ResolvedCall *rc = e->call.resolved;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    static const OpCode codes[] = {[BI_SUM] = OP_REDUCE_SUM,
+                                   [BI_MAX] = OP_REDUCE_MAX,
+                                   [BI_MIN] = OP_REDUCE_MIN,
+                                   [BI_ARGMAX] = OP_ARGMAX,
+                                   [BI_ARGMIN] = OP_ARGMIN};
+    if (bi != BI_ARGMAX && bi != BI_ARGMIN)
+        x = convert(lw, x, with_dtype(vtype(lw, x), r.dtype), e->loc);
+    return lv_value(emit_reduce(lw, codes[bi], x, rc->axis, rc->keep_dims, r.dtype, e->loc));
+}
+
+/* exp, exp2, log, log2, sqrt, rsqrt, abs, sin, cos, floor, ceil. */
+static LVal lower_math(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    return lv_value(emit_math(lw, math_opcode(bi), x, e->call.resolved->op_dtype, r, e->loc));
+}
+
+/* standard.sigmoid is the jit function 1 / (1 + exp(-x)), computed in sema's op_dtype (Triton
+ * only takes fp32/fp64 there, math.exp's dtype check; fp16/bf16 inputs, which sema accepts, are
+ * computed in fp32 and rounded once at the end, as the other transcendental functions). */
+static LVal lower_sigmoid(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    SrcLoc loc = e->loc;
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    Type w = with_dtype(vtype(lw, x), e->call.resolved->op_dtype);
+    x = convert(lw, x, w, loc);
+    ValueId ex = emit1(lw, OP_EXP, loc, w, emit1(lw, OP_NEG, loc, w, x));
+    ValueId den = emit2(lw, OP_ADD, loc, w, emit_int(lw, loc, w, 1), ex);
+    ValueId sig = emit2(lw, OP_DIV, loc, w, emit_int(lw, loc, w, 1), den);
+    return lv_value(convert(lw, sig, r, loc));
+}
+
+static LVal lower_fma(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    Operand x = operand_from_expr(lw, arg(a, 0)), y = operand_from_expr(lw, arg(a, 1));
+    Operand z = operand_from_expr(lw, arg(a, 2));
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    return lv_value(emit3(lw, OP_FMA, e->loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r),
+                          operand_as(lw, &z, r)));
+}
+
+static LVal lower_broadcast_to(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    return lv_value(broadcast_value(lw, x, r, e->loc));
+}
+
+static LVal lower_expand_dims(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    ValueId x = lower_value(lw, arg(a, 0));
+    return x ? lv_value(expand_dims(lw, x, e->call.resolved->axis, e->loc)) : lv_none();
+}
+
+/* tl.reshape, tl.ravel, tl.view. */
+static LVal lower_reshape(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    SrcLoc loc = e->loc;
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type t = vtype(lw, x);
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
+    r = with_shape(t, r);
+    if (type_equal(t, r))
+        return lv_value(x);
+    if (type_numel(t) != type_numel(r)) {
+        lower_internal(lw, loc, "reshape cannot change the number of elements (%lld to %lld)",
+                       (long long)type_numel(t), (long long)type_numel(r));
+        return lv_none();
+    }
+    return lv_value(emit1(lw, t.rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, x));
+}
+
+/* tl.trans, tl.permute: sema's permutation (core.trans with no dims: (1, 0)). */
+static LVal lower_permute(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    return lv_value(emit_trans(lw, x, e->call.resolved->perm, vtype(lw, x).rank, e->loc));
+}
+
+/* tl.multiple_of, tl.max_contiguous: the input with the hint op axis analysis reads, one value
+ * per dim (sema checked the count). */
+static LVal lower_hint(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    const ResolvedCall *rc = e->call.resolved;
+    ValueId x = lower_value(lw, arg(a, 0));
+    if (!x)
+        return lv_none();
+    Type t = vtype(lw, x);
+    IrOp *op = emit(lw, bi == BI_MULTIPLE_OF ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, e->loc, &x, 1,
+                    &t, 1, 0);
+    for (int i = 0; i < rc->nhints; i++)
+        op->attr[i] = rc->hints[i];
+    return lv_value(op->results[0]);
+}
+
+/* tl.max_constancy: a hint tric's axis analysis does not take: the input itself. */
+static LVal lower_max_constancy(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    return arg(a, 0) ? lv_value(lower_value(lw, arg(a, 0))) : lv_none();
+}
+
+static LVal lower_device_assert(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    const Expr *c = arg(a, 0);
+    if (!c || c->sem.kind == SEM_CONST)
+        return lv_none(); /* a constant condition was checked by sema */
+    ValueId cv = lower_value(lw, c);
+    if (!cv)
+        return lv_none();
+    cv = convert(lw, cv, with_dtype(vtype(lw, cv), DT_I1), e->loc);
+    IrOp *op = emit(lw, OP_ASSERT, e->loc, &cv, 1, NULL, 0, 0);
+    const char *msg = arg_const_str(a, 1);
+    op->sattr = msg ? msg : "";
+    return lv_none();
+}
+
+/* tl.debug_barrier: gpu.barrier in Triton, bar.sync 0 in PTX (codegen's OP_BARRIER). */
+static LVal lower_debug_barrier(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    emit(lw, OP_BARRIER, e->loc, NULL, 0, NULL, 0, 0);
+    return lv_none();
+}
+
+/* range / tl.static_range outside a for loop's iterable: sema rejects them. */
+static LVal lower_range(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
+{
+    lower_internal(lw, e->loc, "%s can only be iterated over by a for loop", builtin_name(bi));
+    return lv_none();
+}
+
+/* The lowering of each builtin, from its row of TRIC_BUILTINS. */
+static BuiltinLowering *const builtin_lowerings[BI_COUNT] = {
+#define X(e, name, params, sema_rule, lowering, doc) [e] = lowering,
+    TRIC_BUILTINS(X)
+#undef X
+};
 
 static LVal lower_builtin(Lowerer *lw, const Expr *e, Builtin bi)
 {
     Args a;
+    if ((int)bi < 0 || bi >= BI_COUNT) {
+        lower_internal(lw, e->loc, "no builtin %d", (int)bi);
+        return lv_none();
+    }
     if (!bind_args(lw, e, bi, &a))
         return lv_none();
-    SrcLoc loc = e->loc;
-    Type r;
-    bool have_r = sem_value_type(e, &r);
-
-    switch (bi) {
-    case BI_PROGRAM_ID:
-    case BI_NUM_PROGRAMS: {
-        int64_t axis = 0;
-        if (arg(&a, 0) && !expr_const_int(arg(&a, 0), &axis)) {
-            lower_internal(lw, arg(&a, 0)->loc, "the axis must be a constexpr int");
-            return lv_none();
-        }
-        Type t = type_scalar(DT_I32);
-        IrOp *op =
-            emit(lw, bi == BI_PROGRAM_ID ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, loc, NULL, 0, &t, 1, 0);
-        op->attr[0] = axis;
-        return lv_value(op->results[0]);
-    }
-    case BI_ARANGE: {
-        int64_t start, end;
-        if (!expr_const_int(arg(&a, 0), &start) || !expr_const_int(arg(&a, 1), &end)) {
-            lower_internal(lw, loc, "arange's arguments must be constexpr ints");
-            return lv_none();
-        }
-        return lv_value(emit_range(lw, start, end, loc));
-    }
-    case BI_ZEROS:
-    case BI_ZEROS_LIKE:
-    case BI_FULL: {
-        if (!have_r)
-            return untyped(lw, e, bi);
-        if (bi != BI_FULL)
-            return lv_value(emit_zero(lw, loc, r));
-        const Expr *v = arg(&a, 1);
-        if (!v) {
-            lower_internal(lw, loc, "full needs a value");
-            return lv_none();
-        }
-        return lv_value(lower_as(lw, v, r));
-    }
-    case BI_CDIV: {
-        /* Triton's cdiv is the jit function (x + div - 1) // div. */
-        if (!arg(&a, 0) || !arg(&a, 1))
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        Operand x = operand_from_expr(lw, arg(&a, 0)), d = operand_from_expr(lw, arg(&a, 1));
-        ValueId xv = operand_as(lw, &x, r), dv = operand_as(lw, &d, r);
-        ValueId dm1;
-        if (d.lv.kind == LV_CONST && d.lv.csem->cv.kind == CV_INT)
-            dm1 = emit_int(lw, loc, r, d.lv.csem->cv.i - 1);
-        else
-            dm1 = emit2(lw, OP_SUB, loc, r, dv, emit_int(lw, loc, r, 1));
-        ValueId sum = emit2(lw, OP_ADD, loc, r, xv, dm1);
-        return lv_value(emit2(lw, OP_DIV, loc, r, sum, dv));
-    }
-    case BI_FDIV: {
-        /* `/` (div.full.f32 on the GPU, as Triton's DivFOp), or with ieee_rounding libdevice's
-         * div_rn (PreciseDivFOp), fp16/bf16 computed in fp32 as the other libdevice calls. */
-        if (!arg(&a, 0) || !arg(&a, 1))
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
-        ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
-        const Expr *ieee = arg(&a, 2);
-        LibdeviceFn div_rn;
-        if (!ieee || !ieee->sem.cv.b)
-            return lv_value(emit2(lw, OP_DIV, loc, r, in[0], in[1]));
-        if (!libdevice_from_name("div_rn", &div_rn)) {
-            lower_internal(lw, loc, "libdevice has no div_rn");
-            return lv_none();
-        }
-        ValueId q = emit_libdevice(lw, div_rn, in, r, r, loc);
-        return q ? lv_value(q) : lv_none();
-    }
-    case BI_MINIMUM:
-    case BI_MAXIMUM:
-    case BI_MIN_PY:
-    case BI_MAX_PY:
-    case BI_UMULHI: {
-        if (!arg(&a, 0) || !arg(&a, 1))
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
-        OpCode code = (bi == BI_MINIMUM || bi == BI_MIN_PY) ? OP_MIN
-                      : bi == BI_UMULHI                     ? OP_UMULHI
-                                                            : OP_MAX;
-        ValueId in[2] = {operand_as(lw, &x, r), operand_as(lw, &y, r)};
-        ValueId v = emit2(lw, code, loc, r, in[0], in[1]);
-        if ((bi == BI_MINIMUM || bi == BI_MAXIMUM) && propagates_nan(&a, 2))
-            v = propagate_nans(lw, loc, v, in, 2);
-        return lv_value(v);
-    }
-    case BI_WHERE: {
-        if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        ValueId c = lower_value(lw, arg(&a, 0));
-        Operand x = operand_from_expr(lw, arg(&a, 1)), y = operand_from_expr(lw, arg(&a, 2));
-        if (!c)
-            return lv_none();
-        c = convert(lw, c, with_dtype(r, DT_I1), loc);
-        return lv_value(
-            emit3(lw, OP_SELECT, loc, r, c, operand_as(lw, &x, r), operand_as(lw, &y, r)));
-    }
-    case BI_MAKE_BLOCK_PTR: return lower_make_block_ptr(lw, e, &a);
-    case BI_ADVANCE: return lower_advance(lw, e, &a);
-    case BI_MAKE_TENSOR_DESC: return lower_make_tensor_desc(lw, e, &a);
-    case BI_DESC_LOAD:
-    case BI_DESC_STORE: return lower_desc_access(lw, e, &a, bi);
-    case BI_TENSOR_DESC_TYPE:
-    case BI_ISINSTANCE: return lv_none(); /* a type, and a constexpr sema folded */
-    case BI_LOAD: return lower_load(lw, e, &a, have_r, r);
-    case BI_STORE: return lower_store(lw, e, &a, have_r, r);
-    case BI_ATOMIC_ADD:
-    case BI_ATOMIC_MAX:
-    case BI_ATOMIC_MIN:
-    case BI_ATOMIC_AND:
-    case BI_ATOMIC_OR:
-    case BI_ATOMIC_XOR:
-    case BI_ATOMIC_XCHG:
-    case BI_ATOMIC_CAS: return lower_atomic(lw, e, &a, bi);
-    case BI_TO_TENSOR:
-        if (!arg(&a, 0) || !have_r)
-            return lv_none();
-        return lv_value(lower_as(lw, arg(&a, 0), r));
-    case BI_DOT: return lower_dot(lw, e, &a, have_r, r);
-    case BI_DOT_SCALED: return lower_dot_scaled(lw, e, &a, have_r, r);
-    case BI_SUM:
-    case BI_MAX:
-    case BI_MIN: {
-        if (!arg(&a, 0))
-            return lv_none();
-        /* The input is converted to the reduction's dtype, the result's, which sema chose
-         * (standard.sum's _pick_sum_dtype, standard.max/min's widening, which the values of
-         * return_indices=True skip). return_indices=True itself never gets here: sema rewrote
-         * the call into (tl.max(...), tl.argmax(...)). */
-        bool with_indices = bi != BI_SUM && arg_const_bool(&a, 2, false);
-        if (!have_r || with_indices)
-            return untyped(lw, e, bi);
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        bool keep = arg_const_bool(&a, bi == BI_SUM ? 2 : 4, false);
-        x = convert(lw, x, with_dtype(vtype(lw, x), r.dtype), loc);
-        static const OpCode codes[] = {
-            [BI_SUM] = OP_REDUCE_SUM, [BI_MAX] = OP_REDUCE_MAX, [BI_MIN] = OP_REDUCE_MIN};
-        return lv_value(emit_reduce(lw, codes[bi], x, arg(&a, 1), keep, r.dtype, loc));
-    }
-    case BI_CUMSUM:
-    case BI_CUMPROD:
-    case BI_ASSOCIATIVE_SCAN: return lower_scan(lw, &a, bi, have_r, r, loc);
-    case BI_REDUCE:
-    case BI_XOR_SUM: return lower_reduce_by_scan(lw, &a, bi, have_r, r, loc);
-    case BI_ARGMAX:
-    case BI_ARGMIN: {
-        if (!arg(&a, 0))
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        bool keep = arg_const_bool(&a, 3, false);
-        return lv_value(emit_reduce(lw, bi == BI_ARGMAX ? OP_ARGMAX : OP_ARGMIN, x, arg(&a, 1),
-                                    keep, r.dtype, loc));
-    }
-    case BI_EXP:
-    case BI_EXP2:
-    case BI_LOG:
-    case BI_LOG2:
-    case BI_SQRT:
-    case BI_RSQRT:
-    case BI_ABS:
-    case BI_SIN:
-    case BI_COS:
-    case BI_FLOOR:
-    case BI_CEIL: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        return lv_value(emit_math(lw, math_opcode(bi), x, r, loc));
-    }
-    case BI_SIGMOID: {
-        /* standard.sigmoid is the jit function 1 / (1 + exp(-x)). Triton only takes fp32/fp64
-         * there (math.exp's dtype check); fp16/bf16 inputs, which sema accepts, are computed in
-         * fp32 and rounded once at the end, as the other transcendental functions. */
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        Type t = vtype(lw, x);
-        if (!have_r)
-            return untyped(lw, e, bi);
-        Type w = t;
-        if (!dtype_is_float(t.dtype) || t.dtype == DT_F16 || t.dtype == DT_BF16)
-            w = with_dtype(t, DT_F32);
-        x = convert(lw, x, w, loc);
-        ValueId ex = emit1(lw, OP_EXP, loc, w, emit1(lw, OP_NEG, loc, w, x));
-        ValueId den = emit2(lw, OP_ADD, loc, w, emit_int(lw, loc, w, 1), ex);
-        ValueId sig = emit2(lw, OP_DIV, loc, w, emit_int(lw, loc, w, 1), den);
-        return lv_value(convert(lw, sig, r, loc));
-    }
-    case BI_FMA: {
-        if (!arg(&a, 0) || !arg(&a, 1) || !arg(&a, 2))
-            return lv_none();
-        Operand x = operand_from_expr(lw, arg(&a, 0)), y = operand_from_expr(lw, arg(&a, 1));
-        Operand z = operand_from_expr(lw, arg(&a, 2));
-        if (!have_r)
-            return untyped(lw, e, bi);
-        return lv_value(emit3(lw, OP_FMA, loc, r, operand_as(lw, &x, r), operand_as(lw, &y, r),
-                              operand_as(lw, &z, r)));
-    }
-    case BI_CAST: return lower_cast(lw, e, &a, have_r, r);
-    case BI_BROADCAST_TO: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        if (!have_r)
-            return untyped(lw, e, bi);
-        return lv_value(broadcast_value(lw, x, r, loc));
-    }
-    case BI_EXPAND_DIMS: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        int64_t axes[TRIC_MAX_RANK];
-        int n = arg_const_ints(&a, 1, axes, TRIC_MAX_RANK);
-        if (!x || n <= 0) {
-            if (x)
-                lower_internal(lw, loc, "expand_dims needs constexpr axes");
-            return lv_none();
-        }
-        /* core.expand_dims: axes wrap against the new rank and are applied in sorted order. */
-        int new_rank = vtype(lw, x).rank + n;
-        for (int i = 0; i < n; i++)
-            if (axes[i] < 0)
-                axes[i] += new_rank;
-        for (int i = 1; i < n; i++)
-            for (int k = i; k > 0 && axes[k - 1] > axes[k]; k--) {
-                int64_t tmp = axes[k];
-                axes[k] = axes[k - 1];
-                axes[k - 1] = tmp;
-            }
-        for (int i = 0; i < n; i++)
-            x = expand_dims(lw, x, (int)axes[i], loc);
-        return lv_value(x);
-    }
-    case BI_RESHAPE:
-    case BI_RAVEL:
-    case BI_VIEW: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        Type t = vtype(lw, x);
-        if (!have_r)
-            return untyped(lw, e, bi);
-        r = with_shape(t, r);
-        if (type_equal(t, r))
-            return lv_value(x);
-        if (type_numel(t) != type_numel(r)) {
-            lower_internal(lw, loc, "reshape cannot change the number of elements (%lld to %lld)",
-                           (long long)type_numel(t), (long long)type_numel(r));
-            return lv_none();
-        }
-        return lv_value(emit1(lw, t.rank == 0 ? OP_SPLAT : OP_RESHAPE, loc, r, x));
-    }
-    case BI_TRANS:
-    case BI_PERMUTE: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        int64_t perm[TRIC_MAX_RANK];
-        int n = permutation_args(e, &a, perm);
-        if (n <= 0) {
-            /* core.trans with no dims: (1, 0). */
-            if (bi == BI_PERMUTE || vtype(lw, x).rank != 2) {
-                lower_internal(lw, loc, "%s needs constexpr dims", builtin_name(bi));
-                return lv_none();
-            }
-            perm[0] = 1;
-            perm[1] = 0;
-            n = 2;
-        }
-        return lv_value(emit_trans(lw, x, perm, n, loc));
-    }
-    case BI_MULTIPLE_OF:
-    case BI_MAX_CONTIGUOUS: {
-        if (!arg(&a, 0))
-            return lv_none();
-        ValueId x = lower_value(lw, arg(&a, 0));
-        if (!x)
-            return lv_none();
-        Type t = vtype(lw, x);
-        int64_t vals[TRIC_MAX_RANK];
-        int n = arg_const_ints(&a, 1, vals, TRIC_MAX_RANK);
-        int want = t.rank > 0 ? t.rank : 1;
-        if (n != want) {
-            lower_internal(lw, loc, "%s needs %d constexpr value%s, one per dim of the input",
-                           builtin_name(bi), want, want == 1 ? "" : "s");
-            return lv_none();
-        }
-        IrOp *op = emit(lw, bi == BI_MULTIPLE_OF ? OP_MULTIPLE_OF : OP_MAX_CONTIGUOUS, loc, &x, 1,
-                        &t, 1, 0);
-        for (int i = 0; i < n; i++)
-            op->attr[i] = vals[i];
-        return lv_value(op->results[0]);
-    }
-    case BI_MAX_CONSTANCY: /* a hint tric's axis analysis does not take: the input itself */
-        return arg(&a, 0) ? lv_value(lower_value(lw, arg(&a, 0))) : lv_none();
-    case BI_ASSUME: return lv_none(); /* the promise is dropped (sema checked the condition) */
-    case BI_DEVICE_ASSERT: {
-        const Expr *c = arg(&a, 0);
-        if (!c || c->sem.kind == SEM_CONST)
-            return lv_none(); /* a constant condition was checked by sema */
-        ValueId cv = lower_value(lw, c);
-        if (!cv)
-            return lv_none();
-        cv = convert(lw, cv, with_dtype(vtype(lw, cv), DT_I1), loc);
-        IrOp *op = emit(lw, OP_ASSERT, loc, &cv, 1, NULL, 0, 0);
-        const char *msg = arg_const_str(&a, 1);
-        op->sattr = msg ? msg : "";
+    if (!e->call.resolved) {
+        lower_internal(lw, e->loc, "a call of %s reached lowering unresolved", builtin_name(bi));
         return lv_none();
     }
-    case BI_SWIZZLE2D: return lower_swizzle2d(lw, e, &a);
-    case BI_JOIN:
-    case BI_SPLIT:
-    case BI_INTERLEAVE: return lower_join_split(lw, e, &a, bi);
-    case BI_CLAMP: return lower_clamp(lw, e, &a, have_r, r);
-    case BI_LIBDEVICE1:
-    case BI_LIBDEVICE2: return lower_libdevice(lw, e, &a, have_r, r);
-    case BI_DEBUG_BARRIER:
-        /* tl.debug_barrier: gpu.barrier in Triton, bar.sync 0 in PTX (codegen's OP_BARRIER). */
-        emit(lw, OP_BARRIER, loc, NULL, 0, NULL, 0, 0);
-        return lv_none();
-    case BI_STATIC_ASSERT:
-    case BI_STATIC_PRINT:
-    case BI_DEVICE_PRINT:
-    case BI_CONSTEXPR:
-    case BI_NEXT_POWER_OF_2:
-    case BI_POINTER_TYPE:
-    case BI_LEN:
-    case BI_INT_PY:
-    case BI_FLOAT_PY: return lv_none(); /* constexpr-only: sema folded them */
-    case BI_RANGE:
-    case BI_STATIC_RANGE:
-        lower_internal(lw, loc, "%s can only be iterated over by a for loop", builtin_name(bi));
-        return lv_none();
-    case BI_COUNT: break;
-    }
-    lower_internal(lw, loc, "builtin '%s' cannot be lowered", builtin_name(bi));
-    return lv_none();
+    return builtin_lowerings[bi](lw, e, bi, &a);
 }
 
 /* ---- helper calls (inlined) -------------------------------------------------------------------- */
@@ -3014,8 +2814,9 @@ IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag)
 
 /* tl.split(a): one split op per half. A [2] block is split as Triton's core.split does: expanded to
  * [1, 2], split, and each [1] half reduced to its one element. */
-static LVal lower_split(Lowerer *lw, const Args *a, SrcLoc loc)
+static LVal lower_split(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
+    SrcLoc loc = e->loc;
     ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
     if (!x)
         return lv_none();
@@ -3031,7 +2832,7 @@ static LVal lower_split(Lowerer *lw, const Args *a, SrcLoc loc)
         op->attr[0] = k;
         ValueId v = op->results[0];
         if (to_scalars)
-            v = emit_reduce(lw, OP_REDUCE_MAX, v, NULL, false, half.dtype, loc);
+            v = emit_reduce(lw, OP_REDUCE_MAX, v, AXIS_ALL, false, half.dtype, loc);
         pair.elems[k] = lv_value(v);
     }
     return pair;
@@ -3041,8 +2842,12 @@ static LVal lower_split(Lowerer *lw, const Args *a, SrcLoc loc)
  * broadcast to one shape, joined along a new last dim of 2; two scalars go through [1] blocks and
  * give a [2] block; interleave then merges the last two dims (a row-major reshape). r is the type
  * sema gave the call. */
-static LVal lower_join(Lowerer *lw, const Args *a, Builtin bi, Type r, SrcLoc loc)
+static LVal lower_join(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
+    SrcLoc loc = e->loc;
+    Type r;
+    if (!sem_value_type(e, &r))
+        return untyped(lw, e, bi);
     ValueId x = arg(a, 0) ? lower_value(lw, arg(a, 0)) : 0;
     ValueId y = x && arg(a, 1) ? lower_value(lw, arg(a, 1)) : 0;
     if (!y)
@@ -3078,16 +2883,6 @@ static LVal lower_join(Lowerer *lw, const Args *a, Builtin bi, Type r, SrcLoc lo
         v = emit1(lw, OP_RESHAPE, loc, flat, v);
     }
     return lv_value(v);
-}
-
-static LVal lower_join_split(Lowerer *lw, const Expr *e, const Args *a, Builtin bi)
-{
-    Type r;
-    if (bi == BI_SPLIT)
-        return lower_split(lw, a, e->loc);
-    if (!sem_value_type(e, &r))
-        return untyped(lw, e, bi);
-    return lower_join(lw, a, bi, r, e->loc);
 }
 
 /* ---- tl.dot_scaled: decomposed as Triton does where no scaled MMA exists ----------------------
@@ -3225,8 +3020,10 @@ static ValueId apply_scale(Lowerer *lw, ValueId v, const Expr *scale, bool is_rh
 
 /* tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, fast_math,
  * lhs_k_pack, rhs_k_pack, out_dtype): sema checked the arguments; r is the fp32 product. */
-static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, const Args *a, bool have_r, Type r)
+static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, Builtin bi, const Args *a)
 {
+    Type r = {0};
+    bool have_r = sem_value_type(e, &r);
     SrcLoc loc = e->loc;
     const char *lf = arg_const_str(a, 2), *rf = arg_const_str(a, 5);
     if (!arg(a, 0) || !arg(a, 3) || !lf || !rf || !have_r) {
@@ -3234,7 +3031,7 @@ static LVal lower_dot_scaled(Lowerer *lw, const Expr *e, const Args *a, bool hav
                        "dot_scaled reached lowering without its operands and constexpr formats");
         return lv_none();
     }
-    DType ct = !strcmp(lf, "fp16") || !strcmp(rf, "fp16") ? DT_F16 : DT_BF16;
+    DType ct = e->call.resolved->op_dtype;
     bool fast_math = arg_const_bool(a, 7, false);
     ValueId x = scaled_operand_value(lw, arg(a, 0), lf, arg_const_bool(a, 8, true), false, ct, loc);
     ValueId y = scaled_operand_value(lw, arg(a, 3), rf, arg_const_bool(a, 9, true), true, ct, loc);
