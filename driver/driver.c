@@ -212,24 +212,16 @@ static const Define *find_define(const SpecOptions *spec, const char *name)
     return NULL;
 }
 
-static bool annotated_constexpr(const Expr *ann)
+/* The constexpr parameters of f (a function of m; constexprs as sema decides them, with no
+ * default) that have no -D value, as "A, B" in *missing; true when there are none. */
+static bool every_constexpr_given(const Module *m, const FuncDef *f, const SpecOptions *spec,
+                                  StrBuf *missing, Arena *a)
 {
-    if (!ann)
-        return false;
-    if (ann->kind == EX_STR)
-        return ann->str && (!strcmp(ann->str, "constexpr") || !strcmp(ann->str, "tl.constexpr"));
-    if (ann->kind == EX_NAME)
-        return !strcmp(ann->str, "constexpr");
-    return ann->kind == EX_ATTR && !strcmp(ann->attr.name, "constexpr");
-}
-
-/* The constexpr parameters of f (annotated tl.constexpr, no default) that have no -D value, as
- * "A, B" in *missing; true when there are none. */
-static bool every_constexpr_given(const FuncDef *f, const SpecOptions *spec, StrBuf *missing)
-{
+    bool *is_constexpr = arena_alloc(a, (size_t)(f->nparams ? f->nparams : 1) * sizeof(bool));
+    sema_constexpr_params(m, f, is_constexpr, a);
     for (int i = 0; i < f->nparams; i++) {
         const Param *p = &f->params[i];
-        if (annotated_constexpr(p->annotation) && !p->default_value && !find_define(spec, p->name))
+        if (is_constexpr[i] && !p->default_value && !find_define(spec, p->name))
             strbuf_printf(missing, "%s%s", missing->len ? ", " : "", p->name);
     }
     return missing->len == 0;
@@ -265,7 +257,7 @@ static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptio
         return false;
     }
     StrBuf missing = {0};
-    bool given = every_constexpr_given(f, spec, &missing);
+    bool given = every_constexpr_given(m, f, spec, &missing, a);
     if (given) {
         diag_warning(d, at->loc,
                      "autotune: configs not read (%s); every constexpr of %s has a -D "

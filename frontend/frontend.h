@@ -600,6 +600,11 @@ typedef struct Kernel {
  * when there was any. */
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag);
 
+/* Which parameters of f (a function of m) are constexprs, as sema_specialize decides it: out[i]
+ * for f->params[i] (annotated tl.constexpr or "constexpr", or with any name m binds to it, such as
+ * `from triton.language import constexpr as C`). For the driver, which must not decide by text. */
+void sema_constexpr_params(const Module *m, const FuncDef *f, bool *out, Arena *arena);
+
 /* The @jit kernel a SpecOptions.kernel_name picks (NULL: the file's only one, the one no other
  * @jit function calls); NULL with a diagnostic (listing the kernels) otherwise. */
 const FuncDef *sema_find_kernel(const Module *m, const char *name, Arena *arena, Diag *diag);

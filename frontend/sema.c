@@ -840,6 +840,19 @@ static void classify_params(Sema *s, ParamPlan *pp)
     }
 }
 
+void sema_constexpr_params(const Module *m, const FuncDef *f, bool *out, Arena *arena)
+{
+    Diag quiet = {0};
+    Sema sema = {.module = m, .a = arena, .diag = &quiet};
+    bind_globals(&sema, m);
+    for (int i = 0; i < f->nparams; i++) {
+        Param p = f->params[i]; /* annotation() records a signature string's hints on it */
+        Type t;
+        out[i] = annotation(&sema, &p, &t) == ANN_CONSTEXPR;
+    }
+    diag_free(&quiet);
+}
+
 /* -D values: each must name a constexpr parameter. */
 static void apply_defines(Sema *s, ParamPlan *pp)
 {
