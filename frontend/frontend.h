@@ -7,7 +7,8 @@
  *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed;
  *              split by concern into sema_const.c, sema_types.c, sema_expr.c, sema_builtins.c,
  *              sema_memory.c, sema_stmt.c and sema_inline.c, which share sema_internal.h
- *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
+ *   builtins.c the tl.* builtins table (TRIC_BUILTINS below: a row per builtin, naming its sema
+ *              rule and its lowering) and what sema resolves a call to (ResolvedCall)
  *   signature.c --signature strings and -D values
  *   random.c   tl.rand and friends: a built-in library of @jit functions, inlined by sema
  *   lower.c    typed AST -> tile IR (declared in ir.h's terms, below)

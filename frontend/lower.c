@@ -9,7 +9,10 @@
  * Every type comes from sema: Triton's typing rules (computation_type_impl, integer_promote_impl,
  * broadcasting, the dtypes of reductions and dot) live in sema only (sema_types.c,
  * sema_builtins.c), and lowering converts operands to the types sema recorded (Expr.sem: the
- * result type, Sem.compute_dtype). It decides only how to build them
+ * result type, Sem.compute_dtype). What a builtin call does comes from sema too: its
+ * ResolvedCall (Expr.call.resolved) holds the normalised axes and permutation, the combine op,
+ * the dtype the operation runs in and the constexpr arguments, and each builtin's lowering (its
+ * row of TRIC_BUILTINS) reads them. Lowering decides only how to build them
  * (python/triton/language/semantic.py and code_generator.py): implicit conversions cast then
  * broadcast (leading dims added with expand_dims, size-1 dims stretched), `//` and `%` on ints
  * truncate as in C, a run-time if yields the live-in variables either branch reassigns plus those

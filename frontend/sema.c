@@ -21,7 +21,8 @@
  *   sema_const.c    constexpr folding (Python arithmetic) and @triton.constexpr_function calls
  *   sema_types.c    Triton's typing rules: computation types, promotion, broadcasting, operators
  *   sema_expr.c     names, attributes, tuples, subscripts, ternaries, calls, the expression walk
- *   sema_builtins.c tl.* builtins: argument binding, the dispatch (builtin_call), their rules
+ *   sema_builtins.c tl.* builtins: argument binding, builtin_call (the TRIC_BUILTINS table's
+ *                   sema rule), their rules, which fill each call's ResolvedCall
  *   sema_memory.c   pointers and memory builtins: block pointers, tensor descriptors, load,
  *                   store, atomics
  *   sema_stmt.c     statements: assignments, if, for (static_range unrolled), while, return

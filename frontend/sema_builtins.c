@@ -1,7 +1,8 @@
 /* sema_builtins.c: the tl.* builtins (frontend.h's TRIC_BUILTINS table). Binding a call's
  * arguments to the builtin's parameters (call.bound), the argument checks they share, each
- * builtin's typing rule, and builtin_call, the dispatch over Builtin. The memory builtins (load,
- * store, atomics, block pointers, tensor descriptors) are in sema_memory.c. */
+ * builtin's rule (it types the call and fills its ResolvedCall), and builtin_call, which calls
+ * the rule the table names. The memory builtins (load, store, atomics, block pointers, tensor
+ * descriptors) are in sema_memory.c. */
 #include "frontend/sema_internal.h"
 #include "ir/ir.h" /* the libdevice functions (TRIC_LIBDEVICE_FNS), memory orders */
 
@@ -987,6 +988,7 @@ Sem ravel_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(r);
 }
 
+/* tl.broadcast_to(x, shape). */
 Sem broadcast_to_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -1026,6 +1028,7 @@ Sem reshape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(with_shape(t.dtype, t.is_ptr, shape));
 }
 
+/* tl.expand_dims(x, axis): the axis counts in the result (rank + 1), negative from its end. */
 Sem expand_dims_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -1326,6 +1329,7 @@ Sem libdevice_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return v;
 }
 
+/* tl.program_id(axis), tl.num_programs(axis): an int32 for axis 0, 1 or 2. */
 Sem program_id_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     int64_t axis;
@@ -1340,6 +1344,7 @@ Sem program_id_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(type_scalar(DT_I32));
 }
 
+/* tl.arange(start, end): constexpr int bounds, a power-of-two range; an int32 block. */
 Sem arange_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     int64_t lo = 0, hi = 0;
@@ -1407,6 +1412,7 @@ Sem full_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(with_shape(dt, false, shape));
 }
 
+/* tl.zeros_like(x): zeros of x's type. */
 Sem zeros_like_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
@@ -1419,6 +1425,7 @@ Sem zeros_like_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(t);
 }
 
+/* tl.cdiv(x, div): folded on constexprs, else typed as (x + div - 1) // div. */
 Sem cdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Expr *x = arg(call, 0), *d = arg(call, 1);
@@ -1442,6 +1449,7 @@ Sem cdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return q;
 }
 
+/* tl.fdiv(x, y, ieee_rounding=False): floats; the quotient in their computation type. */
 Sem fdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     /* Triton's math.fdiv: both operands floats; ieee_rounding (a constexpr bool) picks the
@@ -1468,6 +1476,7 @@ Sem fdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return v;
 }
 
+/* tl.minimum(x, y), tl.maximum(x, y), with propagate_nan=. */
 Sem minmax_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     if (!propagate_nan_arg(s, call, 2, fname))
@@ -1475,6 +1484,7 @@ Sem minmax_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return elementwise2(s, call, fname, 0, 1, false, false);
 }
 
+/* tl.where(condition, x, y): x and y promoted together, all three broadcast. */
 Sem where_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type c;
@@ -1511,6 +1521,7 @@ Sem where_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return v;
 }
 
+/* tl.tensor_descriptor called: it is a type, for isinstance only. */
 Sem tensor_desc_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     diag_error(s->diag, callee_loc(call),
@@ -1519,6 +1530,7 @@ Sem tensor_desc_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_error();
 }
 
+/* tl.to_tensor(x). */
 Sem to_tensor_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
@@ -1551,6 +1563,7 @@ Sem xor_sum_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return scan_reduction(s, call, fname, 2, SCAN_XOR, "xor needs integers");
 }
 
+/* tl.fma(x, y, z): floats, promoted and broadcast together. */
 Sem fma_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Sem xy = elementwise2(s, call, fname, 0, 1, true, false);
@@ -1575,6 +1588,7 @@ Sem fma_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return v;
 }
 
+/* tl.umulhi(x, y): integers. */
 Sem umulhi_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     return elementwise2(s, call, fname, 0, 1, false, true);
@@ -1622,6 +1636,7 @@ Sem hint_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(t);
 }
 
+/* tl.static_assert(cond, msg=): checked here, at compile time. */
 Sem static_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Expr *c = arg(call, 0);
@@ -1648,6 +1663,7 @@ Sem static_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 /* static_print, debug_barrier: no value. */
 Sem no_value_builtin(Sema *s, Expr *call, Builtin b, const char *fname) { return sem_void(); }
 
+/* tl.device_print(prefix, values...). */
 Sem device_print_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     /* Triton prints through the device printf; tric has none, so the call prints nothing,
@@ -1683,12 +1699,14 @@ Sem device_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_void();
 }
 
+/* range / tl.range / tl.static_range anywhere but a for loop's iterable. */
 Sem range_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     diag_error(s->diag, callee_loc(call), "%s may only be used as a for loop's iterable", fname);
     return sem_error();
 }
 
+/* tl.constexpr(v): v, which must be a compile-time value. */
 Sem constexpr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Expr *v = arg(call, 0);
@@ -1702,6 +1720,7 @@ Sem constexpr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return v->sem;
 }
 
+/* triton.next_power_of_2(n), folded. */
 Sem next_power_of_2_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     /* triton.next_power_of_2: n - 1 with every lower bit set, plus one (0 for n <= 0). */
@@ -1718,6 +1737,7 @@ Sem next_power_of_2_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_int(n <= 0 ? 0 : p);
 }
 
+/* tl.pointer_type(dtype): the type. */
 Sem pointer_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     DType dt;
