@@ -1,6 +1,6 @@
 /* driver.c: the compiler as one straight list of calls (QBE's main.c style):
  *
- *   parse_module -> sema_specialize -> lower_kernel -> passes_run -> codegen_emit
+ *   parse_module -> sema_specialize -> build_ir -> passes_run -> codegen_emit
  *
  * A `.tir` input is tile IR text and enters the list at the passes. The PTX metadata block that
  * lets a runtime launch a .ptx with nothing else is written and read in meta.c. */
@@ -439,7 +439,7 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
 {
     *lowered_from = 0;
     Kernel *k = *kernel = sema_specialize(m, spec, arena, d);
-    IrFunc *ir = k ? lower_kernel(k, arena, d) : NULL;
+    IrFunc *ir = k ? build_ir(k, arena, d) : NULL;
     if (!ir || !ir_verify(ir, "lowering", d))
         return NULL;
     ir->num_warps = num_warps ? num_warps : ir->num_warps ? ir->num_warps : 4;
@@ -757,7 +757,7 @@ static FrontEnd front_end(const SrcFile *file, const CompileOptions *opt, const 
         return FRONT_DONE;
     }
     /* 3. tile IR */
-    *ir = lower_kernel(k, arena, diag);
+    *ir = build_ir(k, arena, diag);
     if (!*ir)
         return FRONT_FAILED;
     if (!ir_verify(*ir, "lowering", diag))

@@ -17,7 +17,7 @@ typedef struct ParamSpec {
 } ParamSpec;
 
 static const char *const builtin_param_strings[BI_COUNT] = {
-#define X(e, name, params, sema_rule, lowering, doc) [e] = params,
+#define X(e, name, params, sema_rule, build, doc) [e] = params,
     TRIC_BUILTINS(X)
 #undef X
 };
@@ -473,7 +473,7 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
     return sem_value(r);
 }
 
-/* A reduction lowering takes from the scan (tl.reduce with a * b or a bitwise combine,
+/* A reduction build_ir.c takes from the scan (tl.reduce with a * b or a bitwise combine,
  * tl.xor_sum): input 0 in its own dtype, integers only when ints_why says why, keep_dims at
  * argument keep_idx, the axis at 1. */
 static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx, ScanCombine combine,
@@ -502,8 +502,8 @@ static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx, 
  * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
  * into tl.sum / tl.max / tl.min reducing in x's dtype (the combine function's: no widening of 8-
  * and 16-bit ints, fp16 or bf16, unlike tl.sum / tl.max themselves). `a * b`, `a & b`, `a | b`
- * and `a ^ b` have no reduce op: the call stays, typed here, and lowering takes the last element
- * of the inclusive scan (lower_reduce_by_scan). Other combine functions and tuple inputs are an
+ * and `a ^ b` have no reduce op: the call stays, typed here, and build_ir.c takes the last element
+ * of the inclusive scan (build_reduce_by_scan). Other combine functions and tuple inputs are an
  * error at the function. */
 Sem reduce_with_combine_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
@@ -1162,7 +1162,7 @@ Sem minmax_py_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         return sem_error();
     }
     Builtin real = is_min ? BI_MINIMUM : BI_MAXIMUM;
-    call->call.fn->sem.builtin = real; /* lower sees tl.minimum / tl.maximum */
+    call->call.fn->sem.builtin = real; /* build_ir.c sees tl.minimum / tl.maximum */
     if (!bind_builtin_args(s, call, real, NULL))
         return sem_error();
     return elementwise2(s, call, fname, 0, 1, false, false);
@@ -1287,7 +1287,7 @@ Sem swizzle2d_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 
 /* libdevice.NAME(x) / libdevice.NAME(x, y): float arguments (Triton's extern_elementwise
  * promotes and broadcasts them together); the result has their type, int1 for isnan, isinf and
- * signbit. fp16 and bf16 are accepted and computed in fp32 (lowering), as tric's math ops. */
+ * signbit. fp16 and bf16 are accepted and computed in fp32 (op_dtype), as tric's math ops. */
 Sem libdevice_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     LibdeviceFn fn = (LibdeviceFn)call->call.fn->sem.libdevice_fn;
@@ -1679,7 +1679,7 @@ Sem device_print_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 }
 
 /* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined behaviour
- * when false. tric checks the condition as device_assert's and drops the promise in lowering
+ * when false. tric checks the condition as device_assert's and drops the promise when it builds the IR
  * (always valid): its address arithmetic takes what it needs from the signature's hints. */
 Sem device_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
@@ -1798,7 +1798,7 @@ Sem python_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 
 /* The sema rule of each builtin, from its row of TRIC_BUILTINS. */
 static BuiltinRule *const builtin_rules[BI_COUNT] = {
-#define X(e, name, params, sema_rule, lowering, doc) [e] = sema_rule,
+#define X(e, name, params, sema_rule, build, doc) [e] = sema_rule,
     TRIC_BUILTINS(X)
 #undef X
 };
@@ -2024,8 +2024,8 @@ Sem dot_scaled_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
         !scaled_operand(s, call, 3, 5, 9, fname, &r))
         return sem_error();
     SrcLoc loc = callee_loc(call);
-    /* Triton also takes two 3-D (batched) blocks; tric's dot op is 2-D so far, and the lowering
-     * below is written for any rank, ready for it. */
+    /* Triton also takes two 3-D (batched) blocks; tric's dot op is 2-D so far, and the IR
+     * builder (build_ir.c) is written for any rank, ready for it. */
     if (l.type.rank != 2 || r.type.rank != 2) {
         diag_error(s->diag, loc,
                    "%s needs two 2-D blocks (batched 3-D ones are not supported yet), got %s "

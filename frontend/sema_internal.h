@@ -161,10 +161,10 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver);
 
 /* A builtin's sema rule, named by its row of TRIC_BUILTINS: called by builtin_call with the
  * call's arguments bound (call.bound) and analysed and call.resolved allocated; checks them,
- * fills call.resolved with what lowering needs, and returns the call's Sem. fname is how messages
+ * fills call.resolved with what build_ir.c needs, and returns the call's Sem. fname is how messages
  * name the call ("load()", "x.to()", "libdevice.asin()"). */
 typedef Sem BuiltinRule(Sema *s, Expr *call, Builtin b, const char *fname);
-#define X(e, name, params, sema_rule, lowering, doc) BuiltinRule sema_rule;
+#define X(e, name, params, sema_rule, build, doc) BuiltinRule sema_rule;
 TRIC_BUILTINS(X)
 #undef X
 
