@@ -699,13 +699,6 @@ static const Expr *arg(const Args *a, int i)
     return (e && expr_is_none(e)) ? NULL : e;
 }
 
-static bool arg_const_bool(const Args *a, int i, bool dflt)
-{
-    const Expr *e = arg(a, i);
-    int64_t v;
-    return expr_const_int(e, &v) ? v != 0 : dflt;
-}
-
 static const char *arg_const_str(const Args *a, int i)
 {
     const Expr *e = arg(a, i);
@@ -1071,22 +1064,6 @@ static LVal build_advance(AstToIr *bld, const Expr *e, Builtin bi, const Args *a
     return bp;
 }
 
-/* The dims named by a constexpr boundary_check (an int or a tuple of ints), a bit each. */
-static unsigned boundary_dims(const Expr *check)
-{
-    if (!check || check->sem.kind != SEM_CONST)
-        return 0;
-    const ConstVal *cv = &check->sem.cv;
-    if (cv->kind == CV_INT)
-        return cv->i >= 0 && cv->i < TRIC_MAX_RANK ? 1u << cv->i : 0;
-    unsigned dims = 0;
-    for (int k = 0; cv->kind == CV_TUPLE && k < cv->tuple.n; k++)
-        if (cv->tuple.elems[k].kind == CV_INT && cv->tuple.elems[k].i >= 0 &&
-            cv->tuple.elems[k].i < TRIC_MAX_RANK)
-            dims |= 1u << cv->tuple.elems[k].i;
-    return dims;
-}
-
 /* The addresses of the tile of block pointer or tensor descriptor bp (whose Sem type is the
  * block bt; leaves base, shapes, strides) at offsets off[] (i32 scalars): element
  * (i_0, ..., i_{r-1}) at base + sum_d (off_d + i_d) * stride_d, in int64 as Triton computes
@@ -1202,23 +1179,22 @@ static LVal build_block_ptr_load(AstToIr *bld, const Expr *e, const Args *a)
 {
     const Expr *p = arg(a, 0);
     ValueId mask;
-    ValueId ptrs = block_ptr_addresses(bld, &p->sem, build_expr(bld, p), boundary_dims(arg(a, 3)),
-                                       &mask, e->loc);
+    const ResolvedCall *rc = e->call.resolved;
+    ValueId ptrs =
+        block_ptr_addresses(bld, &p->sem, build_expr(bld, p), rc->boundary_dims, &mask, e->loc);
     if (!ptrs)
         return lv_none();
     /* Elements outside the tensor read as zero, or NaN with padding_option="nan". */
-    const Expr *pad = arg(a, 4);
-    bool nan = pad && pad->sem.kind == SEM_CONST && pad->sem.cv.kind == CV_STR &&
-               !strcmp(pad->sem.cv.s, "nan");
-    return load_tile(bld, ptrs, mask, with_dtype(p->sem.type, p->sem.type.dtype), nan, e->loc);
+    return load_tile(bld, ptrs, mask, with_dtype(p->sem.type, p->sem.type.dtype), rc->pad_nan,
+                     e->loc);
 }
 
 static LVal build_block_ptr_store(AstToIr *bld, const Expr *e, const Args *a)
 {
     const Expr *p = arg(a, 0);
     ValueId mask;
-    ValueId ptrs = block_ptr_addresses(bld, &p->sem, build_expr(bld, p), boundary_dims(arg(a, 3)),
-                                       &mask, e->loc);
+    ValueId ptrs = block_ptr_addresses(bld, &p->sem, build_expr(bld, p),
+                                       e->call.resolved->boundary_dims, &mask, e->loc);
     if (!ptrs)
         return lv_none();
     Operand v = operand_from_expr(bld, arg(a, 1));
@@ -1350,13 +1326,8 @@ static LVal build_atomic(AstToIr *bld, const Expr *e, Builtin bi, const Args *a)
         return lv_none();
     }
     Type vt = with_dtype(pt, pt.dtype);
-    MemSem sem = MEM_SEM_ACQ_REL;
-    MemScope scope = MEM_SCOPE_GPU;
-    const char *ss = arg_const_str(a, 3), *sc = arg_const_str(a, 4);
-    if ((ss && !mem_sem_from_name(ss, &sem)) || (sc && !mem_scope_from_name(sc, &scope))) {
-        build_internal(bld, loc, "tl.%s: bad sem or scope", builtin_name(bi));
-        return lv_none();
-    }
+    MemSem sem = (MemSem)e->call.resolved->mem_sem;
+    MemScope scope = (MemScope)e->call.resolved->mem_scope;
     Operand v = operand_from_expr(bld, arg(a, cas ? 2 : 1));
     ValueId val = operand_as(bld, &v, vt);
     if (cas) {
@@ -3039,10 +3010,10 @@ static LVal build_dot_scaled(AstToIr *bld, const Expr *e, Builtin bi, const Args
         return lv_none();
     }
     DType ct = e->call.resolved->op_dtype;
-    bool fast_math = arg_const_bool(a, 7, false);
-    ValueId x =
-        scaled_operand_value(bld, arg(a, 0), lf, arg_const_bool(a, 8, true), false, ct, loc);
-    ValueId y = scaled_operand_value(bld, arg(a, 3), rf, arg_const_bool(a, 9, true), true, ct, loc);
+    const ResolvedCall *rc = e->call.resolved;
+    bool fast_math = rc->fast_math;
+    ValueId x = scaled_operand_value(bld, arg(a, 0), lf, rc->k_pack[0], false, ct, loc);
+    ValueId y = scaled_operand_value(bld, arg(a, 3), rf, rc->k_pack[1], true, ct, loc);
     if (arg(a, 1))
         x = apply_scale(bld, x, arg(a, 1), false, fast_math, ct, loc);
     if (arg(a, 4))

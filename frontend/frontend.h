@@ -535,10 +535,15 @@ typedef struct ResolvedCall {
      * dot_scaled: the type both operands are upcast to (fp16 when either format is fp16, else
      * bf16). */
     DType op_dtype;
-    bool propagate_nan; /* minimum / maximum / clamp: PropagateNan.ALL (a NaN input wins) */
-    bool ieee_rounding; /* fdiv: the correctly rounded quotient */
-    bool tf32;          /* dot: fp32 operands may round to tf32 on tensor cores */
-    bool bitcast;       /* cast: keep the bits */
+    bool propagate_nan;     /* minimum / maximum / clamp: PropagateNan.ALL (a NaN input wins) */
+    bool ieee_rounding;     /* fdiv: the correctly rounded quotient */
+    bool tf32;              /* dot: fp32 operands may round to tf32 on tensor cores */
+    bool bitcast;           /* cast: keep the bits */
+    unsigned boundary_dims; /* load / store through a block pointer: a bit per boundary_check dim */
+    bool pad_nan;           /* load through a block pointer: padding_option="nan" */
+    int mem_sem, mem_scope; /* atomics: ir.h's MemSem and MemScope (acq_rel and gpu by default) */
+    bool fast_math;         /* dot_scaled: no NaN for a scale of 0xFF */
+    bool k_pack[2];         /* dot_scaled: lhs_k_pack, rhs_k_pack (e2m1 packed along K) */
 } ResolvedCall;
 
 /* ---- signature.c ------------------------------------------------------------------------- */

@@ -2061,7 +2061,7 @@ Sem dot_scaled_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
                    lgroup, rgroup);
         return sem_error();
     }
-    bool fast_math;
+    bool fast_math = false;
     if (!arg_is_none(call, 7) && !const_bool_arg(s, call, 7, fname, "fast_math", &fast_math))
         return sem_error();
     if (!arg_is_none(call, 10)) {
@@ -2083,5 +2083,8 @@ Sem dot_scaled_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     /* DecomposeScaledBlocked's compute type: fp16 when either format is fp16, else bf16 */
     bool fp16 = !strcmp(l.format, "fp16") || !strcmp(r.format, "fp16");
     call->call.resolved->op_dtype = fp16 ? DT_F16 : DT_BF16;
+    call->call.resolved->fast_math = fast_math;
+    call->call.resolved->k_pack[0] = l.k_pack;
+    call->call.resolved->k_pack[1] = r.k_pack;
     return sem_value(rt);
 }

@@ -191,6 +191,7 @@ static bool boundary_check_arg(Sema *s, Expr *call, int i, const char *fname, in
             break;
         }
         seen[d->i] = true;
+        call->call.resolved->boundary_dims |= 1u << d->i;
     }
     if (n < 0) {
         diag_error(s->diag, arg_loc(call, i),
@@ -226,6 +227,7 @@ static Sem block_ptr_load(Sema *s, Expr *call, const char *fname)
     const char *pad;
     if (!padding_arg(s, call, 4, fname, bt.dtype, &pad))
         return sem_error();
+    call->call.resolved->pad_nan = !strcmp(pad, "nan");
     return sem_value(with_shape(bt.dtype, false, bt));
 }
 
@@ -500,6 +502,10 @@ static bool atomic_string_arg(Sema *s, Expr *call, int i, const char *fname, con
                    choices, x->sem.cv.s);
         return false;
     }
+    if (is_sem)
+        call->call.resolved->mem_sem = ms;
+    else
+        call->call.resolved->mem_scope = sc;
     return true;
 }
 
@@ -566,6 +572,8 @@ Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     if (!cas && !mask_arg(s, call, 2, fname, p))
         ok = false;
     /* sem and scope are parameters 3 and 4 of both signatures */
+    call->call.resolved->mem_sem = MEM_SEM_ACQ_REL;
+    call->call.resolved->mem_scope = MEM_SCOPE_GPU;
     if (!atomic_string_arg(s, call, 3, fname, "sem", true))
         ok = false;
     if (!atomic_string_arg(s, call, 4, fname, "scope", false))
