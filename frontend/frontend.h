@@ -524,10 +524,10 @@ typedef struct ResolvedCall {
     ScanCombine combine; /* scans (cumsum SCAN_ADD, cumprod SCAN_MUL, associative_scan its combine
                             function's op), and the reductions built from a scan: tl.reduce
                             with a * b or a bitwise combine, xor_sum (SCAN_XOR) */
-    int64_t perm[TRIC_MAX_RANK];  /* trans / permute: result dim i is the input's dim perm[i] (one
-                                    entry per dim) */
-    int64_t hints[TRIC_MAX_RANK]; /* multiple_of / max_contiguous: one value per dim of the input
-                                     (one for a scalar), nhints of them */
+    /* trans / permute: result dim i is the input's dim perm[i] (one entry per dim) */
+    int64_t perm[TRIC_MAX_RANK];
+    /* multiple_of / max_contiguous: one value per dim of the input (one for a scalar), nhints */
+    int64_t hints[TRIC_MAX_RANK];
     int nhints;
     int64_t start, end; /* arange */
     /* The dtype the operation itself runs in: math functions, sigmoid, libdevice calls and
