@@ -1,6 +1,6 @@
 /* driver.c: the compiler as one straight list of calls (QBE's main.c style):
  *
- *   parse_module -> sema_specialize -> lower_kernel -> passes_run -> codegen_emit
+ *   parse_module -> sema_specialize -> build_ir -> passes_run -> codegen_emit
  *
  * A `.tir` input is tile IR text and enters the list at the passes. The PTX metadata block that
  * lets a runtime launch a .ptx with nothing else is written and read in meta.c. */
@@ -212,24 +212,16 @@ static const Define *find_define(const SpecOptions *spec, const char *name)
     return NULL;
 }
 
-static bool annotated_constexpr(const Expr *ann)
+/* The constexpr parameters of f (a function of m; constexprs as sema decides them, with no
+ * default) that have no -D value, as "A, B" in *missing; true when there are none. */
+static bool every_constexpr_given(const Module *m, const FuncDef *f, const SpecOptions *spec,
+                                  StrBuf *missing, Arena *a)
 {
-    if (!ann)
-        return false;
-    if (ann->kind == EX_STR)
-        return ann->str && (!strcmp(ann->str, "constexpr") || !strcmp(ann->str, "tl.constexpr"));
-    if (ann->kind == EX_NAME)
-        return !strcmp(ann->str, "constexpr");
-    return ann->kind == EX_ATTR && !strcmp(ann->attr.name, "constexpr");
-}
-
-/* The constexpr parameters of f (annotated tl.constexpr, no default) that have no -D value, as
- * "A, B" in *missing; true when there are none. */
-static bool every_constexpr_given(const FuncDef *f, const SpecOptions *spec, StrBuf *missing)
-{
+    bool *is_constexpr = arena_alloc(a, (size_t)(f->nparams ? f->nparams : 1) * sizeof(bool));
+    sema_constexpr_params(m, f, is_constexpr, a);
     for (int i = 0; i < f->nparams; i++) {
         const Param *p = &f->params[i];
-        if (annotated_constexpr(p->annotation) && !p->default_value && !find_define(spec, p->name))
+        if (is_constexpr[i] && !p->default_value && !find_define(spec, p->name))
             strbuf_printf(missing, "%s%s", missing->len ? ", " : "", p->name);
     }
     return missing->len == 0;
@@ -265,7 +257,7 @@ static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptio
         return false;
     }
     StrBuf missing = {0};
-    bool given = every_constexpr_given(f, spec, &missing);
+    bool given = every_constexpr_given(m, f, spec, &missing, a);
     if (given) {
         diag_warning(d, at->loc,
                      "autotune: configs not read (%s); every constexpr of %s has a -D "
@@ -447,7 +439,7 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
 {
     *lowered_from = 0;
     Kernel *k = *kernel = sema_specialize(m, spec, arena, d);
-    IrFunc *ir = k ? lower_kernel(k, arena, d) : NULL;
+    IrFunc *ir = k ? build_ir(k, arena, d) : NULL;
     if (!ir || !ir_verify(ir, "lowering", d))
         return NULL;
     ir->num_warps = num_warps ? num_warps : ir->num_warps ? ir->num_warps : 4;
@@ -765,7 +757,7 @@ static FrontEnd front_end(const SrcFile *file, const CompileOptions *opt, const 
         return FRONT_DONE;
     }
     /* 3. tile IR */
-    *ir = lower_kernel(k, arena, diag);
+    *ir = build_ir(k, arena, diag);
     if (!*ir)
         return FRONT_FAILED;
     if (!ir_verify(*ir, "lowering", diag))

@@ -1,6 +1,6 @@
 /* driver.h: the compiler as one call, shared by the CLI (tools/tric.c) and the runtime's JIT.
  *
- *   source --parse_module--> AST --sema_specialize--> typed AST --lower_kernel--> tile IR
+ *   source --parse_module--> AST --sema_specialize--> typed AST --build_ir--> tile IR
  *          --passes_run--> layout-annotated IR --codegen_emit--> LLVM IR, PTX (+ metadata)
  *
  * The runtime's one way into the compiler: driver_compile, the metadata block (meta.c), and

@@ -71,7 +71,7 @@ static Expr **clone_exprs(Arena *a, Expr *const *items, int n)
     return out;
 }
 
-/* A deep copy with every field sema fills cleared (sem, call.inlined, call.bound), so that the
+/* A deep copy with every field sema fills cleared (sem, call.inlined, call.bound, call.resolved), so that the
  * copy can be specialized again. Strings are shared: nothing modifies them. */
 Expr *ast_clone_expr(Arena *a, const Expr *e)
 {

@@ -2,7 +2,7 @@
 #include "frontend/frontend.h"
 
 static const char *const builtin_names[BI_COUNT] = {
-#define X(e, name, params, doc) [e] = name,
+#define X(e, name, params, sema_rule, build, doc) [e] = name,
     TRIC_BUILTINS(X)
 #undef X
 };

@@ -7,10 +7,12 @@
  *   sema.c     specialization: constexpr values bound, helpers inlined, every expression typed;
  *              split by concern into sema_const.c, sema_types.c, sema_expr.c, sema_builtins.c,
  *              sema_memory.c, sema_stmt.c and sema_inline.c, which share sema_internal.h
- *   builtins.c the tl.* builtins table (BUILTINS X-macro below) and their type rules
+ *   builtins.c the tl.* builtins table (TRIC_BUILTINS below: a row per builtin, naming its sema
+ *              rule and its IR builder) and what sema resolves a call to (ResolvedCall)
  *   signature.c --signature strings and -D values
  *   random.c   tl.rand and friends: a built-in library of @jit functions, inlined by sema
- *   lower.c    typed AST -> tile IR (declared in ir.h's terms, below)
+ *   build_ir.c typed AST -> tile IR (declared in ir.h's terms, below); "lowering" is codegen's
+ *              word, for tile IR -> LLVM IR
  *
  * The front end never sees LLVM or CUDA. */
 #ifndef TRIC_FRONTEND_H
@@ -185,6 +187,9 @@ struct Expr {
              * put the receiver first. */
             Expr **bound;
             int nbound;
+            /* sema: for a builtin call, what it resolved the call to (axes, combine op, the
+             * dtype it computes in, constexpr arguments): what build_ir.c builds from. */
+            struct ResolvedCall *resolved;
         } call;
         struct {
             Expr *obj;
@@ -384,109 +389,162 @@ bool frontend_is_jit_alias(const char *name, size_t len);
 
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 
-/* Every builtin: enum, name (after `tl.`; also a method name where marked), parameters as
- * "name" or "name=" for optional ones (the keyword names Triton uses), one-line meaning. */
+/* Every builtin, one row each: enum, name (after `tl.`; also a method name where marked),
+ * parameters as "name" or "name=" for optional ones (the keyword names Triton uses), its sema
+ * rule, its IR builder, and a one-line meaning. Adding a builtin is adding a row and its two
+ * functions: the sema rule (in sema_builtins.c or sema_memory.c, declared from this table in
+ * sema_internal.h) checks the bound arguments, types the call and fills its ResolvedCall; the
+ * IR builder (build_ir.c, declared there from this table) builds IR from what sema recorded.
+ * Rows may share a function, which then takes the Builtin. */
 /* clang-format off */
 #define TRIC_BUILTINS(X)                                                                           \
-    X(BI_PROGRAM_ID, "program_id", "axis", "index of this program along axis (0, 1, 2)")          \
-    X(BI_NUM_PROGRAMS, "num_programs", "axis", "programs in the grid along axis")                 \
-    X(BI_ARANGE, "arange", "start end", "[start, end) as an int32 block; end-start a power of 2") \
-    X(BI_ZEROS, "zeros", "shape dtype", "a block of zeros")                                       \
-    X(BI_FULL, "full", "shape value dtype", "a block filled with value")                          \
-    X(BI_ZEROS_LIKE, "zeros_like", "input", "zeros of input's shape and type (standard.zeros_like)") \
-    X(BI_CDIV, "cdiv", "x div", "ceil(x / div)")                                                   \
-    X(BI_MINIMUM, "minimum", "x y propagate_nan=", "elementwise min")                             \
-    X(BI_MAXIMUM, "maximum", "x y propagate_nan=", "elementwise max")                             \
-    X(BI_WHERE, "where", "condition x y", "select elementwise")                                   \
-    X(BI_LOAD, "load", "pointer mask= other= boundary_check= padding_option= cache_modifier= eviction_policy= volatile=", "gather through a pointer block") \
-    X(BI_STORE, "store", "pointer value mask= boundary_check= cache_modifier= eviction_policy=", "scatter through a pointer block") \
-    X(BI_MAKE_BLOCK_PTR, "make_block_ptr", "base shape strides offsets block_shape order", "a block pointer: a block_shape tile of a strided tensor at offsets") \
-    X(BI_ADVANCE, "advance", "base offsets", "a block pointer moved by offsets") \
-    X(BI_MAKE_TENSOR_DESC, "make_tensor_descriptor", "base shape strides block_shape padding_option=", "a tensor descriptor: block_shape tiles of a strided tensor") \
-    X(BI_DESC_LOAD, "load_tensor_descriptor", "desc offsets", "desc.load(offsets): the tile at offsets, zero (or NaN) outside the tensor") \
-    X(BI_DESC_STORE, "store_tensor_descriptor", "desc offsets value", "desc.store(offsets, value): the tile at offsets, nothing written outside the tensor") \
-    X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", "the tensor descriptor type, for isinstance") \
-    X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
-    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", "matrix product (+ acc)") \
-    X(BI_DOT_SCALED, "dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc= fast_math= lhs_k_pack= rhs_k_pack= out_dtype=", "microscaled (MX) matrix product: operands upcast to bf16 (fp16), times 2^(scale-127) per group of 32 along K") \
-    X(BI_SUM, "sum", "input axis= keep_dims= dtype=", "reduce with +")                            \
-    X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with max") \
-    X(BI_MIN, "min", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", "reduce with min") \
-    X(BI_ARGMAX, "argmax", "input axis tie_break_left= keep_dims=", "index of the max along axis") \
-    X(BI_ARGMIN, "argmin", "input axis tie_break_left= keep_dims=", "index of the min along axis") \
-    X(BI_CUMSUM, "cumsum", "input axis= reverse= dtype=", "inclusive prefix sum along axis")      \
-    X(BI_CUMPROD, "cumprod", "input axis= reverse=", "inclusive prefix product along axis")      \
-    X(BI_ASSOCIATIVE_SCAN, "associative_scan", "input axis combine_fn reverse=", "inclusive scan with a @jit combine function") \
-    X(BI_REDUCE, "reduce", "input axis combine_fn keep_dims=", "reduce with a @jit combine function (associative_scan's)") \
-    X(BI_XOR_SUM, "xor_sum", "input axis= keep_dims=", "reduce with ^ (integers)")                \
-    X(BI_EXP, "exp", "x", "e^x")                                                                   \
-    X(BI_EXP2, "exp2", "x", "2^x")                                                                 \
-    X(BI_LOG, "log", "x", "natural log")                                                           \
-    X(BI_LOG2, "log2", "x", "log base 2")                                                          \
-    X(BI_SQRT, "sqrt", "x", "square root")                                                         \
-    X(BI_RSQRT, "rsqrt", "x", "1 / sqrt(x)")                                                       \
-    X(BI_ABS, "abs", "x", "absolute value")                                                        \
-    X(BI_SIN, "sin", "x", "sine")                                                                  \
-    X(BI_COS, "cos", "x", "cosine")                                                                \
-    X(BI_FLOOR, "floor", "x", "round down")                                                        \
-    X(BI_CEIL, "ceil", "x", "round up")                                                            \
-    X(BI_SIGMOID, "sigmoid", "x", "1 / (1 + e^-x)")                                                \
-    X(BI_FMA, "fma", "x y z", "x * y + z")                                                         \
-    X(BI_CAST, "cast", "input dtype fp_downcast_rounding= bitcast=", "convert elements; also x.to(dtype)") \
-    X(BI_BROADCAST_TO, "broadcast_to", "input shape", "broadcast to a shape")                     \
-    X(BI_EXPAND_DIMS, "expand_dims", "input axis", "insert a dim of size 1")                      \
-    X(BI_RESHAPE, "reshape", "input shape can_reorder=", "same elements, new shape")              \
-    X(BI_RAVEL, "ravel", "x can_reorder=", "the elements as a 1-D block (reshape to [numel])")        \
-    X(BI_VIEW, "view", "input shape", "reshape (deprecated name)")                                \
-    X(BI_TRANS, "trans", "input dims=", "transpose (2-D: swap the dims)")                         \
-    X(BI_PERMUTE, "permute", "input dims", "permute dims")                                        \
-    X(BI_JOIN, "join", "a b", "a and b (one type, broadcast) stacked along a new last dim of 2")   \
-    X(BI_SPLIT, "split", "a", "the two halves of a along its last dim (of 2), a tuple; also a.split()") \
-    X(BI_INTERLEAVE, "interleave", "a b", "a and b interleaved along their last dim: join, then the last two dims merged") \
-    X(BI_MULTIPLE_OF, "multiple_of", "input values", "hint: every element divisible by values")   \
-    X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", "hint: runs of values contiguous elements") \
-    X(BI_MAX_CONSTANCY, "max_constancy", "input values", "hint: runs of values equal elements (not used)") \
-    X(BI_ASSUME, "assume", "cond", "hint: cond holds (not used)")                                   \
-    X(BI_STATIC_ASSERT, "static_assert", "cond msg=", "compile-time assertion")                   \
-    X(BI_STATIC_PRINT, "static_print", "values", "print at compile time (ignored)")               \
-    X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", "print at run time (tric prints nothing)") \
-    X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", "run-time assertion (checked by the interpreter)") \
-    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", "Python range / tl.range in for loops") \
-    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", "for loop unrolled at compile time")   \
-    X(BI_MIN_PY, "min_builtin", "a b", "Python's min on constexprs")                              \
-    X(BI_MAX_PY, "max_builtin", "a b", "Python's max on constexprs")                              \
-    X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", "grouped program-id swizzle")        \
-    X(BI_UMULHI, "umulhi", "x y", "high 32 bits of the product")                                   \
-    X(BI_FDIV, "fdiv", "x y ieee_rounding=", "x / y of floats (ieee_rounding: correctly rounded)") \
-    X(BI_CLAMP, "clamp", "x min max propagate_nan=", "min(max(x, min), max), floats")              \
-    X(BI_DEBUG_BARRIER, "debug_barrier", "", "every thread of the program waits for the others (bar.sync 0)") \
-    X(BI_CONSTEXPR, "constexpr", "value", "tl.constexpr(v): mark a constant")                     \
-    X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
-    X(BI_POINTER_TYPE, "pointer_type", "element_ty", "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
-    X(BI_LEN, "len_builtin", "obj", "Python's len on a constexpr tuple")                          \
-    X(BI_INT_PY, "int_builtin", "x", "Python's int() on a constexpr")                             \
-    X(BI_FLOAT_PY, "float_builtin", "x", "Python's float() on a constexpr")                       \
-    X(BI_ATOMIC_ADD, "atomic_add", "pointer val mask= sem= scope=", "atomic *p += val; the old values (also p.atomic_add)") \
-    X(BI_ATOMIC_MAX, "atomic_max", "pointer val mask= sem= scope=", "atomic *p = max(*p, val); ints, fp32, fp64") \
-    X(BI_ATOMIC_MIN, "atomic_min", "pointer val mask= sem= scope=", "atomic *p = min(*p, val)")   \
-    X(BI_ATOMIC_AND, "atomic_and", "pointer val mask= sem= scope=", "atomic *p &= val (ints)")    \
-    X(BI_ATOMIC_OR, "atomic_or", "pointer val mask= sem= scope=", "atomic *p |= val (ints)")      \
-    X(BI_ATOMIC_XOR, "atomic_xor", "pointer val mask= sem= scope=", "atomic *p ^= val (ints)")    \
-    X(BI_ATOMIC_XCHG, "atomic_xchg", "pointer val mask= sem= scope=", "atomic *p = val")          \
-    X(BI_ATOMIC_CAS, "atomic_cas", "pointer cmp val sem= scope=", "atomic *p = val where *p == cmp") \
-    X(BI_TO_TENSOR, "to_tensor", "x", "a run-time value of x (a constexpr number gets Triton's type: int32, uint32, int64, fp32, int1)") \
-    X(BI_LIBDEVICE1, "libdevice_unary", "arg0", "libdevice.NAME(x): Sem.libdevice_fn names it")   \
-    X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", "libdevice.NAME(x, y): Sem.libdevice_fn names it")
+    X(BI_PROGRAM_ID, "program_id", "axis", program_id_builtin, build_program_id, "index of this program along axis (0, 1, 2)")          \
+    X(BI_NUM_PROGRAMS, "num_programs", "axis", program_id_builtin, build_program_id, "programs in the grid along axis")                 \
+    X(BI_ARANGE, "arange", "start end", arange_builtin, build_arange, "[start, end) as an int32 block; end-start a power of 2") \
+    X(BI_ZEROS, "zeros", "shape dtype", full_builtin, build_full, "a block of zeros")                                       \
+    X(BI_FULL, "full", "shape value dtype", full_builtin, build_full, "a block filled with value")                          \
+    X(BI_ZEROS_LIKE, "zeros_like", "input", zeros_like_builtin, build_full, "zeros of input's shape and type (standard.zeros_like)") \
+    X(BI_CDIV, "cdiv", "x div", cdiv_builtin, build_cdiv, "ceil(x / div)")                                                   \
+    X(BI_MINIMUM, "minimum", "x y propagate_nan=", minmax_builtin, build_minmax, "elementwise min")                             \
+    X(BI_MAXIMUM, "maximum", "x y propagate_nan=", minmax_builtin, build_minmax, "elementwise max")                             \
+    X(BI_WHERE, "where", "condition x y", where_builtin, build_where, "select elementwise")                                   \
+    X(BI_LOAD, "load", "pointer mask= other= boundary_check= padding_option= cache_modifier= eviction_policy= volatile=", load_builtin, build_load, "gather through a pointer block") \
+    X(BI_STORE, "store", "pointer value mask= boundary_check= cache_modifier= eviction_policy=", store_builtin, build_store, "scatter through a pointer block") \
+    X(BI_MAKE_BLOCK_PTR, "make_block_ptr", "base shape strides offsets block_shape order", make_block_ptr_builtin, build_make_block_ptr, "a block pointer: a block_shape tile of a strided tensor at offsets") \
+    X(BI_ADVANCE, "advance", "base offsets", advance_builtin, build_advance, "a block pointer moved by offsets") \
+    X(BI_MAKE_TENSOR_DESC, "make_tensor_descriptor", "base shape strides block_shape padding_option=", make_tensor_desc_builtin, build_make_tensor_desc, "a tensor descriptor: block_shape tiles of a strided tensor") \
+    X(BI_DESC_LOAD, "load_tensor_descriptor", "desc offsets", desc_access_builtin, build_desc_access, "desc.load(offsets): the tile at offsets, zero (or NaN) outside the tensor") \
+    X(BI_DESC_STORE, "store_tensor_descriptor", "desc offsets value", desc_access_builtin, build_desc_access, "desc.store(offsets, value): the tile at offsets, nothing written outside the tensor") \
+    X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", tensor_desc_type_builtin, build_folded, "the tensor descriptor type, for isinstance") \
+    X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", isinstance_builtin, build_folded, "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
+    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", dot_builtin, build_dot, "matrix product (+ acc)") \
+    X(BI_DOT_SCALED, "dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc= fast_math= lhs_k_pack= rhs_k_pack= out_dtype=", dot_scaled_builtin, build_dot_scaled, "microscaled (MX) matrix product: operands upcast to bf16 (fp16), times 2^(scale-127) per group of 32 along K") \
+    X(BI_SUM, "sum", "input axis= keep_dims= dtype=", reduce_builtin, build_reduce, "reduce with +")                            \
+    X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", reduce_builtin, build_reduce, "reduce with max") \
+    X(BI_MIN, "min", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", reduce_builtin, build_reduce, "reduce with min") \
+    X(BI_ARGMAX, "argmax", "input axis tie_break_left= keep_dims=", reduce_builtin, build_reduce, "index of the max along axis") \
+    X(BI_ARGMIN, "argmin", "input axis tie_break_left= keep_dims=", reduce_builtin, build_reduce, "index of the min along axis") \
+    X(BI_CUMSUM, "cumsum", "input axis= reverse= dtype=", scan_builtin, build_scan, "inclusive prefix sum along axis")      \
+    X(BI_CUMPROD, "cumprod", "input axis= reverse=", scan_builtin, build_scan, "inclusive prefix product along axis")      \
+    X(BI_ASSOCIATIVE_SCAN, "associative_scan", "input axis combine_fn reverse=", scan_builtin, build_scan, "inclusive scan with a @jit combine function") \
+    X(BI_REDUCE, "reduce", "input axis combine_fn keep_dims=", reduce_with_combine_builtin, build_reduce_by_scan, "reduce with a @jit combine function (associative_scan's)") \
+    X(BI_XOR_SUM, "xor_sum", "input axis= keep_dims=", xor_sum_builtin, build_reduce_by_scan, "reduce with ^ (integers)")                \
+    X(BI_EXP, "exp", "x", math_builtin, build_math, "e^x")                                                                   \
+    X(BI_EXP2, "exp2", "x", math_builtin, build_math, "2^x")                                                                 \
+    X(BI_LOG, "log", "x", math_builtin, build_math, "natural log")                                                           \
+    X(BI_LOG2, "log2", "x", math_builtin, build_math, "log base 2")                                                          \
+    X(BI_SQRT, "sqrt", "x", math_builtin, build_math, "square root")                                                         \
+    X(BI_RSQRT, "rsqrt", "x", math_builtin, build_math, "1 / sqrt(x)")                                                       \
+    X(BI_ABS, "abs", "x", math_builtin, build_math, "absolute value")                                                        \
+    X(BI_SIN, "sin", "x", math_builtin, build_math, "sine")                                                                  \
+    X(BI_COS, "cos", "x", math_builtin, build_math, "cosine")                                                                \
+    X(BI_FLOOR, "floor", "x", math_builtin, build_math, "round down")                                                        \
+    X(BI_CEIL, "ceil", "x", math_builtin, build_math, "round up")                                                            \
+    X(BI_SIGMOID, "sigmoid", "x", math_builtin, build_sigmoid, "1 / (1 + e^-x)")                                                \
+    X(BI_FMA, "fma", "x y z", fma_builtin, build_fma, "x * y + z")                                                         \
+    X(BI_CAST, "cast", "input dtype fp_downcast_rounding= bitcast=", cast_builtin, build_cast, "convert elements; also x.to(dtype)") \
+    X(BI_BROADCAST_TO, "broadcast_to", "input shape", broadcast_to_builtin, build_broadcast_to, "broadcast to a shape")                     \
+    X(BI_EXPAND_DIMS, "expand_dims", "input axis", expand_dims_builtin, build_expand_dims, "insert a dim of size 1")                      \
+    X(BI_RESHAPE, "reshape", "input shape can_reorder=", reshape_builtin, build_reshape, "same elements, new shape")              \
+    X(BI_RAVEL, "ravel", "x can_reorder=", ravel_builtin, build_reshape, "the elements as a 1-D block (reshape to [numel])")        \
+    X(BI_VIEW, "view", "input shape", reshape_builtin, build_reshape, "reshape (deprecated name)")                                \
+    X(BI_TRANS, "trans", "input dims=", permute_builtin, build_permute, "transpose (2-D: swap the dims)")                         \
+    X(BI_PERMUTE, "permute", "input dims", permute_builtin, build_permute, "permute dims")                                        \
+    X(BI_JOIN, "join", "a b", join_builtin, build_join, "a and b (one type, broadcast) stacked along a new last dim of 2")   \
+    X(BI_SPLIT, "split", "a", split_builtin, build_split, "the two halves of a along its last dim (of 2), a tuple; also a.split()") \
+    X(BI_INTERLEAVE, "interleave", "a b", join_builtin, build_join, "a and b interleaved along their last dim: join, then the last two dims merged") \
+    X(BI_MULTIPLE_OF, "multiple_of", "input values", hint_builtin, build_hint, "hint: every element divisible by values")   \
+    X(BI_MAX_CONTIGUOUS, "max_contiguous", "input values", hint_builtin, build_hint, "hint: runs of values contiguous elements") \
+    X(BI_MAX_CONSTANCY, "max_constancy", "input values", hint_builtin, build_max_constancy, "hint: runs of values equal elements (not used)") \
+    X(BI_ASSUME, "assume", "cond", device_assert_builtin, build_folded, "hint: cond holds (not used)")                                   \
+    X(BI_STATIC_ASSERT, "static_assert", "cond msg=", static_assert_builtin, build_folded, "compile-time assertion")                   \
+    X(BI_STATIC_PRINT, "static_print", "values", no_value_builtin, build_folded, "print at compile time (ignored)")               \
+    X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", device_print_builtin, build_folded, "print at run time (tric prints nothing)") \
+    X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", device_assert_builtin, build_device_assert, "run-time assertion (checked by the interpreter)") \
+    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", range_builtin, build_range, "Python range / tl.range in for loops") \
+    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", range_builtin, build_range, "for loop unrolled at compile time")   \
+    X(BI_MIN_PY, "min_builtin", "a b", minmax_py_builtin, build_minmax, "Python's min on constexprs")                              \
+    X(BI_MAX_PY, "max_builtin", "a b", minmax_py_builtin, build_minmax, "Python's max on constexprs")                              \
+    X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", swizzle2d_builtin, build_swizzle2d, "grouped program-id swizzle")        \
+    X(BI_UMULHI, "umulhi", "x y", umulhi_builtin, build_minmax, "high 32 bits of the product")                                   \
+    X(BI_FDIV, "fdiv", "x y ieee_rounding=", fdiv_builtin, build_fdiv, "x / y of floats (ieee_rounding: correctly rounded)") \
+    X(BI_CLAMP, "clamp", "x min max propagate_nan=", clamp_builtin, build_clamp, "min(max(x, min), max), floats")              \
+    X(BI_DEBUG_BARRIER, "debug_barrier", "", no_value_builtin, build_debug_barrier, "every thread of the program waits for the others (bar.sync 0)") \
+    X(BI_CONSTEXPR, "constexpr", "value", constexpr_builtin, build_folded, "tl.constexpr(v): mark a constant")                     \
+    X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", next_power_of_2_builtin, build_folded, "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
+    X(BI_POINTER_TYPE, "pointer_type", "element_ty", pointer_type_builtin, build_folded, "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
+    X(BI_LEN, "len_builtin", "obj", python_builtin, build_folded, "Python's len on a constexpr tuple")                          \
+    X(BI_INT_PY, "int_builtin", "x", python_builtin, build_folded, "Python's int() on a constexpr")                             \
+    X(BI_FLOAT_PY, "float_builtin", "x", python_builtin, build_folded, "Python's float() on a constexpr")                       \
+    X(BI_ATOMIC_ADD, "atomic_add", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p += val; the old values (also p.atomic_add)") \
+    X(BI_ATOMIC_MAX, "atomic_max", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p = max(*p, val); ints, fp32, fp64") \
+    X(BI_ATOMIC_MIN, "atomic_min", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p = min(*p, val)")   \
+    X(BI_ATOMIC_AND, "atomic_and", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p &= val (ints)")    \
+    X(BI_ATOMIC_OR, "atomic_or", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p |= val (ints)")      \
+    X(BI_ATOMIC_XOR, "atomic_xor", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p ^= val (ints)")    \
+    X(BI_ATOMIC_XCHG, "atomic_xchg", "pointer val mask= sem= scope=", atomic_builtin, build_atomic, "atomic *p = val")          \
+    X(BI_ATOMIC_CAS, "atomic_cas", "pointer cmp val sem= scope=", atomic_builtin, build_atomic, "atomic *p = val where *p == cmp") \
+    X(BI_TO_TENSOR, "to_tensor", "x", to_tensor_builtin, build_to_tensor, "a run-time value of x (a constexpr number gets Triton's type: int32, uint32, int64, fp32, int1)") \
+    X(BI_LIBDEVICE1, "libdevice_unary", "arg0", libdevice_builtin, build_libdevice, "libdevice.NAME(x): Sem.libdevice_fn names it")   \
+    X(BI_LIBDEVICE2, "libdevice_binary", "arg0 arg1", libdevice_builtin, build_libdevice, "libdevice.NAME(x, y): Sem.libdevice_fn names it")
 /* clang-format on */
 
 typedef enum Builtin {
-#define X(e, name, params, doc) e,
+#define X(e, name, params, sema_rule, build, doc) e,
     TRIC_BUILTINS(X)
 #undef X
         BI_COUNT
 } Builtin;
 
 const char *builtin_name(Builtin b);
+
+/* The combine functions tric scans with: the binary op their body returns. */
+typedef enum ScanCombine {
+    SCAN_ADD, /* return a + b */
+    SCAN_MUL, /* return a * b */
+    SCAN_MAX, /* return tl.maximum(a, b) */
+    SCAN_MIN, /* return tl.minimum(a, b) */
+    SCAN_AND, /* return a & b */
+    SCAN_OR,  /* return a | b */
+    SCAN_XOR, /* return a ^ b */
+} ScanCombine;
+
+enum { AXIS_ALL = -1 }; /* ResolvedCall.axis of a reduction over every element (axis=None) */
+
+/* What sema resolved a builtin call to (Expr.call.resolved, filled by the builtin's sema rule):
+ * every decision its IR builder needs, so that build_ir.c builds IR and derives nothing. A field is
+ * set for the builtins its comment names and zero for the others. */
+typedef struct ResolvedCall {
+    /* program_id / num_programs: 0, 1 or 2; reductions and scans: the input's dim, normalised
+     * (0 .. rank-1), or AXIS_ALL for a reduction's axis=None; expand_dims: the new dim's index in
+     * the result, normalised */
+    int axis;
+    bool keep_dims;      /* reductions */
+    bool reverse;        /* scans */
+    ScanCombine combine; /* scans (cumsum SCAN_ADD, cumprod SCAN_MUL, associative_scan its combine
+                            function's op), and the reductions built from a scan: tl.reduce
+                            with a * b or a bitwise combine, xor_sum (SCAN_XOR) */
+    /* trans / permute: result dim i is the input's dim perm[i] (one entry per dim) */
+    int64_t perm[TRIC_MAX_RANK];
+    /* multiple_of / max_contiguous: one value per dim of the input (one for a scalar), nhints */
+    int64_t hints[TRIC_MAX_RANK];
+    int nhints;
+    int64_t start, end; /* arange */
+    /* The dtype the operation itself runs in: math functions, sigmoid, libdevice calls and
+     * fdiv's div_rn run fp16 and bf16 in fp32 and round the result back (Triton's math ops);
+     * dot_scaled: the type both operands are upcast to (fp16 when either format is fp16, else
+     * bf16). */
+    DType op_dtype;
+    bool propagate_nan;     /* minimum / maximum / clamp: PropagateNan.ALL (a NaN input wins) */
+    bool ieee_rounding;     /* fdiv: the correctly rounded quotient */
+    bool tf32;              /* dot: fp32 operands may round to tf32 on tensor cores */
+    bool bitcast;           /* cast: keep the bits */
+    unsigned boundary_dims; /* load / store through a block pointer: a bit per boundary_check dim */
+    bool pad_nan;           /* load through a block pointer: padding_option="nan" */
+    int mem_sem, mem_scope; /* atomics: ir.h's MemSem and MemScope (acq_rel and gpu by default) */
+    bool fast_math;         /* dot_scaled: no NaN for a scale of 0xFF */
+    bool k_pack[2];         /* dot_scaled: lhs_k_pack, rhs_k_pack (e2m1 packed along K) */
+} ResolvedCall;
 
 /* ---- signature.c ------------------------------------------------------------------------- */
 
@@ -548,6 +606,11 @@ typedef struct Kernel {
 /* Runs sema on one @jit kernel. Errors (all of them, up to diag's limit) go to diag; returns NULL
  * when there was any. */
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag);
+
+/* Which parameters of f (a function of m) are constexprs, as sema_specialize decides it: out[i]
+ * for f->params[i] (annotated tl.constexpr or "constexpr", or with any name m binds to it, such as
+ * `from triton.language import constexpr as C`). For the driver, which must not decide by text. */
+void sema_constexpr_params(const Module *m, const FuncDef *f, bool *out, Arena *arena);
 
 /* The @jit kernel a SpecOptions.kernel_name picks (NULL: the file's only one, the one no other
  * @jit function calls); NULL with a diagnostic (listing the kernels) otherwise. */
@@ -634,26 +697,16 @@ bool heuristic_eval(const Heuristic *h, HeurLookup lookup, void *ctx, ConstVal *
 
 /* ---- scan.c: what tl.associative_scan's combine function computes ----------------------------- */
 
-/* The combine functions tric scans with: the binary op their body returns. */
-typedef enum ScanCombine {
-    SCAN_ADD, /* return a + b */
-    SCAN_MUL, /* return a * b */
-    SCAN_MAX, /* return tl.maximum(a, b) */
-    SCAN_MIN, /* return tl.minimum(a, b) */
-    SCAN_AND, /* return a & b */
-    SCAN_OR,  /* return a | b */
-    SCAN_XOR, /* return a ^ b */
-} ScanCombine;
-
+/* (ScanCombine is in the builtins section above.) */
 /* Reads a @jit combine function of two parameters whose body (after a docstring) is one
  * `return` of one of the ScanCombine forms, on its two parameters in either order. false with
  * *where and *why set otherwise. */
 bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const char **why);
 
-/* ---- lower.c ---------------------------------------------------------------------------------- */
+/* ---- build_ir.c ------------------------------------------------------------------------------- */
 
 /* Typed AST -> tile IR, in the types sema recorded. Sema reports every error in a kernel, so this
  * returns NULL only on a bug in tric, with an internal error that names the .tri position. */
-struct IrFunc *lower_kernel(const Kernel *k, Arena *arena, Diag *diag);
+struct IrFunc *build_ir(const Kernel *k, Arena *arena, Diag *diag);
 
 #endif

@@ -75,7 +75,7 @@ const char *lexer_token_text(const Lexer *lx, int *len);
 #include <string.h>
 
 /* Deeper expressions are rejected so that every recursive walk of the AST (printer, clone, sema,
- * lowering) stays far from the C stack's limit. Kernels nest a handful of levels. */
+ * IR building) stays far from the C stack's limit. Kernels nest a handful of levels. */
 #define MAX_EXPR_DEPTH 1000
 /* An if with more elifs than this is rejected for the same reason (elif nests an ST_IF). */
 #define MAX_ELIFS 1000

@@ -21,7 +21,8 @@
  *   sema_const.c    constexpr folding (Python arithmetic) and @triton.constexpr_function calls
  *   sema_types.c    Triton's typing rules: computation types, promotion, broadcasting, operators
  *   sema_expr.c     names, attributes, tuples, subscripts, ternaries, calls, the expression walk
- *   sema_builtins.c tl.* builtins: argument binding, the dispatch (builtin_call), their rules
+ *   sema_builtins.c tl.* builtins: argument binding, builtin_call (the TRIC_BUILTINS table's
+ *                   sema rule), their rules, which fill each call's ResolvedCall
  *   sema_memory.c   pointers and memory builtins: block pointers, tensor descriptors, load,
  *                   store, atomics
  *   sema_stmt.c     statements: assignments, if, for (static_range unrolled), while, return
@@ -798,6 +799,277 @@ static void apply_heuristics(Sema *s, const FuncDef *src, const FuncDef *f, cons
     }
 }
 
+/* What sema_specialize knows of the kernel's parameters while it binds them, one entry per
+ * parameter (index i of f->params): what its annotation says, the value a constexpr gets (-D,
+ * the signature, a heuristic or its default) and the type a run-time one gets. */
+typedef struct ParamPlan {
+    const FuncDef *src; /* the kernel as parsed */
+    FuncDef *f;         /* its clone, which sema types */
+    const SpecOptions *opt;
+    const char *kname;
+    int np, nruntime;
+    AnnKind *ann;
+    Type *ann_type; /* ann[i] == ANN_TYPE: the annotation's type */
+    bool *is_cx;
+    ConstVal *cx_val; /* cx_set[i]: constexpr i's value */
+    bool *cx_set;
+    Type *sig_type; /* sig_set[i]: the signature's type for run-time parameter i */
+    bool *sig_set;
+    bool *heur_failed; /* a heuristic for it failed (said once, at the lambda) */
+} ParamPlan;
+
+/* Which parameters are constexprs, and the annotation types of the others. */
+static void classify_params(Sema *s, ParamPlan *pp)
+{
+    size_t n = (size_t)(pp->np ? pp->np : 1);
+    pp->is_cx = arena_alloc(s->a, n * sizeof *pp->is_cx);
+    pp->ann_type = arena_alloc(s->a, n * sizeof *pp->ann_type);
+    pp->ann = arena_alloc(s->a, n * sizeof *pp->ann);
+    pp->cx_val = arena_alloc(s->a, n * sizeof *pp->cx_val);
+    pp->cx_set = arena_alloc(s->a, n * sizeof *pp->cx_set);
+    pp->sig_type = arena_alloc(s->a, n * sizeof *pp->sig_type);
+    pp->sig_set = arena_alloc(s->a, n * sizeof *pp->sig_set);
+    pp->heur_failed = arena_alloc(s->a, n * sizeof *pp->heur_failed);
+    for (int i = 0; i < pp->np; i++) {
+        Param *p = &pp->f->params[i];
+        p->divisibility = 1;
+        p->equal_to_1 = false;
+        pp->ann[i] = annotation(s, p, &pp->ann_type[i]);
+        pp->is_cx[i] = pp->ann[i] == ANN_CONSTEXPR;
+        p->is_constexpr = pp->is_cx[i];
+        pp->nruntime += !pp->is_cx[i];
+    }
+}
+
+void sema_constexpr_params(const Module *m, const FuncDef *f, bool *out, Arena *arena)
+{
+    Diag quiet = {0};
+    Sema sema = {.module = m, .a = arena, .diag = &quiet};
+    bind_globals(&sema, m);
+    for (int i = 0; i < f->nparams; i++) {
+        Param p = f->params[i]; /* annotation() records a signature string's hints on it */
+        Type t;
+        out[i] = annotation(&sema, &p, &t) == ANN_CONSTEXPR;
+    }
+    diag_free(&quiet);
+}
+
+/* -D values: each must name a constexpr parameter. */
+static void apply_defines(Sema *s, ParamPlan *pp)
+{
+    const FuncDef *f = pp->f;
+    for (int d = 0; d < pp->opt->ndefines; d++) {
+        const Define *def = &pp->opt->defines[d];
+        const char *dn = def->name ? def->name : "";
+        int idx = -1;
+        for (int i = 0; i < pp->np; i++)
+            if (f->params[i].name && !strcmp(f->params[i].name, dn))
+                idx = i;
+        if (idx < 0) {
+            StrBuf cx = {0};
+            for (int i = 0; i < pp->np; i++)
+                if (pp->is_cx[i])
+                    strbuf_printf(&cx, "%s%s", cx.len ? ", " : "", f->params[i].name);
+            diag_error(s->diag, f->loc,
+                       "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
+                       "constexprs: %s)",
+                       dn, pp->kname, dn, cx.data ? cx.data : "none");
+            strbuf_free(&cx);
+            continue;
+        }
+        if (!pp->is_cx[idx]) {
+            diag_error(s->diag, f->params[idx].loc,
+                       "-D %s: parameter '%s' of kernel '%s' is not a "
+                       "constexpr (annotate it ': tl.constexpr')",
+                       dn, dn, pp->kname);
+            continue;
+        }
+        ConstVal cv;
+        if (!const_from_string(def->value, &cv, s->a)) {
+            diag_error(s->diag, f->params[idx].loc,
+                       "-D %s=%s: not a constexpr value (expected an "
+                       "int, a float, True/False, None or a dtype such as tl.float16)",
+                       dn, def->value ? def->value : "");
+            continue;
+        }
+        pp->cx_val[idx] = cv;
+        pp->cx_set[idx] = true;
+    }
+}
+
+/* Signature entry e (1-based, for messages), text, at constexpr parameter i's position (the
+ * form with one entry per parameter): its value, unless -D gave one. */
+static void signature_constexpr(Sema *s, ParamPlan *pp, int i, int e, const char *text)
+{
+    const Param *p = &pp->f->params[i];
+    if (!*text)
+        return;
+    ConstVal cv;
+    if (!const_from_string(text, &cv, s->a)) {
+        diag_error(s->diag, p->loc,
+                   "signature entry %d ('%s') for constexpr '%s' is "
+                   "not a value",
+                   e, text, p->name);
+        return;
+    }
+    if (!pp->cx_set[i]) { /* -D wins */
+        pp->cx_val[i] = cv;
+        pp->cx_set[i] = true;
+    }
+}
+
+/* Signature entry e (1-based), text, for run-time parameter i: a host tensor descriptor or a
+ * type with its hints. */
+static void signature_runtime(Sema *s, ParamPlan *pp, int i, int e, const char *text)
+{
+    Param *p = &pp->f->params[i];
+    if (signature_is_tensordesc(text)) {
+        Type block;
+        const char *why = signature_parse_tensordesc(text, &block, s->a);
+        if (!why && (int64_t)block.shape[block.rank - 1] * dtype_bytes(block.dtype) < 16)
+            why = "the last block dimension must hold at least 16 bytes";
+        if (why) {
+            diag_error(s->diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text, p->name,
+                       why);
+            return;
+        }
+        p->desc_block = block;
+        p->divisibility = 16; /* a descriptor's base is 16-byte aligned */
+        pp->sig_type[i] = type_ptr(block.dtype);
+        pp->sig_set[i] = true;
+        return;
+    }
+    int div;
+    bool eq1;
+    ConstVal cv;
+    const char *why = signature_parse_type(text, &pp->sig_type[i], &div, &eq1, s->a);
+    if (why) {
+        if (*text != '*' && const_from_string(text, &cv, s->a) && cv.kind != CV_DTYPE)
+            diag_error(s->diag, p->loc,
+                       "signature entry %d is a value (%s), but "
+                       "parameter '%s' is not a constexpr",
+                       e, text, p->name);
+        else
+            diag_error(s->diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text, p->name,
+                       why);
+        return;
+    }
+    pp->sig_set[i] = true;
+    p->divisibility = div;
+    p->equal_to_1 = eq1;
+}
+
+/* The signature: one entry per run-time parameter, or one per parameter. */
+static void apply_signature(Sema *s, ParamPlan *pp)
+{
+    if (!pp->opt->signature)
+        return;
+    SigEntry *ents;
+    int n = signature_split(pp->opt->signature, &ents, s->a);
+    bool all_form = n == pp->np && n != pp->nruntime;
+    if (n != pp->nruntime && !all_form) {
+        diag_error(s->diag, pp->f->loc,
+                   "signature has %d %s but kernel '%s' has %d run-time "
+                   "%s (%s)",
+                   n, plural(n, "entry", "entries"), pp->kname, pp->nruntime,
+                   plural(pp->nruntime, "parameter", "parameters"),
+                   runtime_param_list(s, pp->f, pp->is_cx));
+        return;
+    }
+    for (int i = 0, e = 0; i < pp->np; i++) {
+        if (!pp->is_cx[i]) {
+            const char *text = ents[e++].text;
+            signature_runtime(s, pp, i, e, text);
+        } else if (all_form) {
+            const char *text = ents[e++].text;
+            signature_constexpr(s, pp, i, e, text);
+        }
+    }
+}
+
+/* Constexpr parameter i: bound to its value (given, or its default), or an error. */
+static void bind_constexpr_param(Sema *s, ParamPlan *pp, FuncCtx *ctx, int i)
+{
+    Param *p = &pp->f->params[i];
+    bool host_default = false;
+    if (!pp->cx_set[i] && p->default_value) {
+        /* Python evaluates a default where the def runs, so it may be host code (vLLM's
+         * `FP8_MIN: tl.constexpr = float8_info.min`, float8_info a torch.finfo). One that does
+         * not evaluate here is an error only where the kernel reads the parameter (name_expr):
+         * a branch that never does needs no value. */
+        Diag quiet = {0};
+        Diag *loud = s->diag;
+        s->diag = &quiet;
+        Sem d = global_expr(s, ast_clone_expr(s->a, p->default_value));
+        s->diag = loud;
+        diag_free(&quiet);
+        s->fn = ctx;
+        host_default = is_error(d);
+        if (!host_default)
+            d = global_expr(s, p->default_value);
+        if (host_default) {
+        } else if (!is_error(d) && d.kind != SEM_CONST) {
+            diag_error(s->diag, p->default_value->loc,
+                       "the default of constexpr '%s' must be "
+                       "a compile-time value",
+                       p->name);
+        } else if (!is_error(d)) {
+            pp->cx_val[i] = d.cv;
+            pp->cx_set[i] = true;
+        }
+        s->fn = ctx;
+    }
+    if (!pp->cx_set[i]) {
+        if (!p->default_value && !pp->heur_failed[i])
+            diag_error(s->diag, p->loc, "constexpr parameter '%s' has no value: pass -D %s=...",
+                       p->name, p->name);
+        p->sem = sem_error();
+    } else {
+        p->sem = sem_const(pp->cx_val[i]);
+    }
+    env_set(s, &ctx->env, p->name, p->sem, p->loc);
+    if (host_default && !pp->cx_set[i]) {
+        Binding *b = env_find(&ctx->env, p->name);
+        b->partial = HOST_DEFAULT;
+        b->where = p->default_value->loc;
+        b->failed_alias = p->default_value;
+    }
+}
+
+/* Run-time parameter i: one of the kernel's arguments, typed by the signature or its
+ * annotation, with the launch's hint where they leave it open. */
+static void bind_runtime_param(Sema *s, ParamPlan *pp, FuncCtx *ctx, Kernel *k, int i)
+{
+    Param *p = &pp->f->params[i];
+    const SpecOptions *opt = pp->opt;
+    k->args[k->nargs++] = p;
+    Type t;
+    if (pp->sig_set[i]) {
+        t = pp->sig_type[i];
+    } else if (pp->ann[i] == ANN_TYPE && !opt->signature) {
+        t = pp->ann_type[i];
+    } else {
+        if (pp->ann[i] != ANN_BAD && !opt->signature)
+            /* The example type follows Triton's naming habit: x_ptr is a pointer, M an int. */
+            diag_error(s->diag, p->loc,
+                       "parameter '%s' has no type: annotate it (%s: \"%s\") "
+                       "or pass --signature",
+                       p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32");
+        p->sem = sem_error();
+        env_set(s, &ctx->env, p->name, p->sem, p->loc);
+        return;
+    }
+    if (k->nargs - 1 < opt->nlaunch_hints && p->divisibility == 1 && !p->equal_to_1)
+        apply_launch_hint(p, t, opt->launch_hints[k->nargs - 1]);
+    /* ":1": Triton specializes an int equal to 1 into the constant 1. */
+    p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
+    if (pp->sig_set[i] && p->desc_block.rank > 0)
+        p->sem = tensor_desc_sem(s, with_shape(p->desc_block.dtype, true, p->desc_block), "zero");
+    if (p->equal_to_1)
+        p->sem.type = t;
+    env_set(s, &ctx->env, p->name, p->sem, p->loc);
+}
+
 Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, Diag *diag)
 {
     if (!m || !arena || !diag)
@@ -815,229 +1087,26 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
     FuncDef *f = ast_clone_func(arena, src);
     if (!f)
         return NULL;
-    int np = f->nparams;
-    const char *kname = f->name ? f->name : "?";
-
-    /* Which parameters are constexprs, and the annotation types of the others. */
-    bool *is_cx = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *is_cx);
-    Type *ann_type = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *ann_type);
-    AnnKind *ann = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *ann);
-    int nruntime = 0;
-    for (int i = 0; i < np; i++) {
-        Param *p = &f->params[i];
-        p->divisibility = 1;
-        p->equal_to_1 = false;
-        ann[i] = annotation(s, p, &ann_type[i]);
-        is_cx[i] = ann[i] == ANN_CONSTEXPR;
-        p->is_constexpr = is_cx[i];
-        nruntime += !is_cx[i];
-    }
-
-    /* -D values: each must name a constexpr parameter. */
-    ConstVal *cx_val = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *cx_val);
-    bool *cx_set = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *cx_set);
-    for (int d = 0; d < opt->ndefines; d++) {
-        const Define *def = &opt->defines[d];
-        const char *dn = def->name ? def->name : "";
-        int idx = -1;
-        for (int i = 0; i < np; i++)
-            if (f->params[i].name && !strcmp(f->params[i].name, dn))
-                idx = i;
-        if (idx < 0) {
-            StrBuf cx = {0};
-            for (int i = 0; i < np; i++)
-                if (is_cx[i])
-                    strbuf_printf(&cx, "%s%s", cx.len ? ", " : "", f->params[i].name);
-            diag_error(diag, f->loc,
-                       "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
-                       "constexprs: %s)",
-                       dn, kname, dn, cx.data ? cx.data : "none");
-            strbuf_free(&cx);
-            continue;
-        }
-        if (!is_cx[idx]) {
-            diag_error(diag, f->params[idx].loc,
-                       "-D %s: parameter '%s' of kernel '%s' is not a "
-                       "constexpr (annotate it ': tl.constexpr')",
-                       dn, dn, kname);
-            continue;
-        }
-        ConstVal cv;
-        if (!const_from_string(def->value, &cv, arena)) {
-            diag_error(diag, f->params[idx].loc,
-                       "-D %s=%s: not a constexpr value (expected an "
-                       "int, a float, True/False, None or a dtype such as tl.float16)",
-                       dn, def->value ? def->value : "");
-            continue;
-        }
-        cx_val[idx] = cv;
-        cx_set[idx] = true;
-    }
-
-    /* The signature: one entry per run-time parameter, or one per parameter. */
-    Type *sig_type = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *sig_type);
-    bool *sig_set = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *sig_set);
-    if (opt->signature) {
-        SigEntry *ents;
-        int n = signature_split(opt->signature, &ents, arena);
-        bool all_form = n == np && n != nruntime;
-        if (n != nruntime && !all_form) {
-            diag_error(diag, f->loc,
-                       "signature has %d %s but kernel '%s' has %d run-time "
-                       "%s (%s)",
-                       n, plural(n, "entry", "entries"), kname, nruntime,
-                       plural(nruntime, "parameter", "parameters"),
-                       runtime_param_list(s, f, is_cx));
-        } else {
-            for (int i = 0, e = 0; i < np; i++) {
-                Param *p = &f->params[i];
-                if (is_cx[i]) {
-                    if (!all_form)
-                        continue;
-                    const char *text = ents[e++].text;
-                    if (!*text)
-                        continue;
-                    ConstVal cv;
-                    if (!const_from_string(text, &cv, arena)) {
-                        diag_error(diag, p->loc,
-                                   "signature entry %d ('%s') for constexpr '%s' is "
-                                   "not a value",
-                                   e, text, p->name);
-                        continue;
-                    }
-                    if (!cx_set[i]) { /* -D wins */
-                        cx_val[i] = cv;
-                        cx_set[i] = true;
-                    }
-                    continue;
-                }
-                const char *text = ents[e++].text;
-                if (signature_is_tensordesc(text)) {
-                    Type block;
-                    const char *why = signature_parse_tensordesc(text, &block, arena);
-                    if (!why &&
-                        (int64_t)block.shape[block.rank - 1] * dtype_bytes(block.dtype) < 16)
-                        why = "the last block dimension must hold at least 16 bytes";
-                    if (why) {
-                        diag_error(diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text,
-                                   p->name, why);
-                        continue;
-                    }
-                    p->desc_block = block;
-                    p->divisibility = 16; /* a descriptor's base is 16-byte aligned */
-                    sig_type[i] = type_ptr(block.dtype);
-                    sig_set[i] = true;
-                    continue;
-                }
-                int div;
-                bool eq1;
-                ConstVal cv;
-                const char *why = signature_parse_type(text, &sig_type[i], &div, &eq1, arena);
-                if (why) {
-                    if (*text != '*' && const_from_string(text, &cv, arena) && cv.kind != CV_DTYPE)
-                        diag_error(diag, p->loc,
-                                   "signature entry %d is a value (%s), but "
-                                   "parameter '%s' is not a constexpr",
-                                   e, text, p->name);
-                    else
-                        diag_error(diag, p->loc, "signature entry %d ('%s') for '%s': %s", e, text,
-                                   p->name, why);
-                    continue;
-                }
-                sig_set[i] = true;
-                p->divisibility = div;
-                p->equal_to_1 = eq1;
-            }
-        }
-    }
-
+    ParamPlan pp = {.src = src, .f = f, .opt = opt, .np = f->nparams};
+    pp.kname = f->name ? f->name : "?";
+    classify_params(s, &pp);
+    apply_defines(s, &pp);
+    apply_signature(s, &pp);
     /* @triton.heuristics: constexprs computed from the others (a value given wins). */
-    bool *heur_failed = arena_alloc(arena, (size_t)(np ? np : 1) * sizeof *heur_failed);
-    apply_heuristics(s, src, f, opt, is_cx, cx_val, cx_set, heur_failed);
+    apply_heuristics(s, src, f, opt, pp.is_cx, pp.cx_val, pp.cx_set, pp.heur_failed);
 
     /* Bind every parameter. */
     Kernel *k = arena_alloc(arena, sizeof *k);
     k->module = m;
     k->func = f;
-    k->args = arena_alloc(arena, (size_t)(nruntime ? nruntime : 1) * sizeof *k->args);
+    k->args = arena_alloc(arena, (size_t)(pp.nruntime ? pp.nruntime : 1) * sizeof *k->args);
     FuncCtx ctx = {.func = f, .is_kernel = true};
     s->fn = &ctx;
-    for (int i = 0; i < np; i++) {
-        Param *p = &f->params[i];
-        if (is_cx[i]) {
-            bool host_default = false;
-            if (!cx_set[i] && p->default_value) {
-                /* Python evaluates a default where the def runs, so it may be host code
-                 * (vLLM's `FP8_MIN: tl.constexpr = float8_info.min`, float8_info a torch.finfo).
-                 * One that does not evaluate here is an error only where the kernel reads the
-                 * parameter (name_expr): a branch that never does needs no value. */
-                Diag quiet = {0};
-                Diag *loud = s->diag;
-                s->diag = &quiet;
-                Sem d = global_expr(s, ast_clone_expr(arena, p->default_value));
-                s->diag = loud;
-                diag_free(&quiet);
-                s->fn = &ctx;
-                host_default = is_error(d);
-                if (!host_default)
-                    d = global_expr(s, p->default_value);
-                if (host_default) {
-                } else if (!is_error(d) && d.kind != SEM_CONST) {
-                    diag_error(diag, p->default_value->loc,
-                               "the default of constexpr '%s' must be "
-                               "a compile-time value",
-                               p->name);
-                } else if (!is_error(d)) {
-                    cx_val[i] = d.cv;
-                    cx_set[i] = true;
-                }
-                s->fn = &ctx;
-            }
-            if (!cx_set[i]) {
-                if (!p->default_value && !heur_failed[i])
-                    diag_error(diag, p->loc,
-                               "constexpr parameter '%s' has no value: pass -D %s=...", p->name,
-                               p->name);
-                p->sem = sem_error();
-            } else {
-                p->sem = sem_const(cx_val[i]);
-            }
-            env_set(s, &ctx.env, p->name, p->sem, p->loc);
-            if (host_default && !cx_set[i]) {
-                Binding *b = env_find(&ctx.env, p->name);
-                b->partial = HOST_DEFAULT;
-                b->where = p->default_value->loc;
-                b->failed_alias = p->default_value;
-            }
-            continue;
-        }
-        k->args[k->nargs++] = p;
-        Type t;
-        if (sig_set[i]) {
-            t = sig_type[i];
-        } else if (ann[i] == ANN_TYPE && !opt->signature) {
-            t = ann_type[i];
-        } else {
-            if (ann[i] != ANN_BAD && !opt->signature)
-                /* The example type follows Triton's naming habit: x_ptr is a pointer, M an int. */
-                diag_error(diag, p->loc,
-                           "parameter '%s' has no type: annotate it (%s: \"%s\") "
-                           "or pass --signature",
-                           p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32");
-            p->sem = sem_error();
-            env_set(s, &ctx.env, p->name, p->sem, p->loc);
-            continue;
-        }
-        if (k->nargs - 1 < opt->nlaunch_hints && p->divisibility == 1 && !p->equal_to_1)
-            apply_launch_hint(p, t, opt->launch_hints[k->nargs - 1]);
-        /* ":1": Triton specializes an int equal to 1 into the constant 1. */
-        p->sem = p->equal_to_1 ? sem_int(1) : sem_value(t);
-        if (sig_set[i] && p->desc_block.rank > 0)
-            p->sem =
-                tensor_desc_sem(s, with_shape(p->desc_block.dtype, true, p->desc_block), "zero");
-        if (p->equal_to_1)
-            p->sem.type = t;
-        env_set(s, &ctx.env, p->name, p->sem, p->loc);
+    for (int i = 0; i < pp.np; i++) {
+        if (pp.is_cx[i])
+            bind_constexpr_param(s, &pp, &ctx, i);
+        else
+            bind_runtime_param(s, &pp, &ctx, k, i);
     }
     /* The kernel is the bottom of the inlining stack: a helper calling it back is recursion. */
     s->inline_stack[s->inline_depth++] = src;

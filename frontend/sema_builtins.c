@@ -1,7 +1,8 @@
 /* sema_builtins.c: the tl.* builtins (frontend.h's TRIC_BUILTINS table). Binding a call's
  * arguments to the builtin's parameters (call.bound), the argument checks they share, each
- * builtin's typing rule, and builtin_call, the dispatch over Builtin. The memory builtins (load,
- * store, atomics, block pointers, tensor descriptors) are in sema_memory.c. */
+ * builtin's rule (it types the call and fills its ResolvedCall), and builtin_call, which calls
+ * the rule the table names. The memory builtins (load, store, atomics, block pointers, tensor
+ * descriptors) are in sema_memory.c. */
 #include "frontend/sema_internal.h"
 #include "ir/ir.h" /* the libdevice functions (TRIC_LIBDEVICE_FNS), memory orders */
 
@@ -16,7 +17,7 @@ typedef struct ParamSpec {
 } ParamSpec;
 
 static const char *const builtin_param_strings[BI_COUNT] = {
-#define X(e, name, params, doc) [e] = params,
+#define X(e, name, params, sema_rule, build, doc) [e] = params,
     TRIC_BUILTINS(X)
 #undef X
 };
@@ -443,8 +444,11 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
         return sem_error();
     }
     Type r = type_scalar(rdt);
+    ResolvedCall *rc = call->call.resolved;
+    rc->keep_dims = keep;
     if (arg_is_none(call, 1)) {
         /* axis=None reduces every dim. */
+        rc->axis = AXIS_ALL;
         if (keep) {
             r = with_shape(rdt, false, t);
             for (int i = 0; i < t.rank; i++)
@@ -455,6 +459,7 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
     int64_t ax;
     if (!axis_arg(s, call, 1, fname, t, &ax))
         return sem_error();
+    rc->axis = (int)ax;
     r = with_shape(rdt, false, t);
     if (keep) {
         r.shape[ax] = 1;
@@ -468,12 +473,13 @@ static Sem reduced_value(Sema *s, Expr *call, const char *fname, Type t, DType r
     return sem_value(r);
 }
 
-/* A reduction lowering takes from the scan (tl.reduce with a * b or a bitwise combine,
+/* A reduction build_ir.c takes from the scan (tl.reduce with a * b or a bitwise combine,
  * tl.xor_sum): input 0 in its own dtype, integers only when ints_why says why, keep_dims at
  * argument keep_idx, the axis at 1. */
-static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx,
+static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx, ScanCombine combine,
                           const char *ints_why)
 {
+    call->call.resolved->combine = combine;
     Type t;
     if (!value_arg(s, call, 0, fname, "input", &t))
         return sem_error();
@@ -496,10 +502,10 @@ static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx,
  * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
  * into tl.sum / tl.max / tl.min reducing in x's dtype (the combine function's: no widening of 8-
  * and 16-bit ints, fp16 or bf16, unlike tl.sum / tl.max themselves). `a * b`, `a & b`, `a | b`
- * and `a ^ b` have no reduce op: the call stays, typed here, and lowering takes the last element
- * of the inclusive scan (lower_reduce_by_scan). Other combine functions and tuple inputs are an
+ * and `a ^ b` have no reduce op: the call stays, typed here, and build_ir.c takes the last element
+ * of the inclusive scan (build_reduce_by_scan). Other combine functions and tuple inputs are an
  * error at the function. */
-static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
+Sem reduce_with_combine_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Expr *fn = arg(call, 2);
     if (!fn || is_error(fn->sem))
@@ -520,7 +526,7 @@ static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
                          : comb == SCAN_MIN ? "min"
                                             : NULL;
     if (known && !reduce) /* a * b, &, |, ^: the scan's last element, in x's dtype */
-        return scan_reduction(s, call, fname, 3,
+        return scan_reduction(s, call, fname, 3, comb,
                               comb == SCAN_MUL ? NULL : "a bitwise combine needs integers");
     if (!known) {
         diag_error(s->diag, where, "%s", why);
@@ -539,7 +545,7 @@ static Sem reduce_with_combine(Sema *s, Expr *call, const char *fname)
     return expr(s, call);
 }
 
-static Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+Sem reduce_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
     if (!value_arg(s, call, 0, fname, "input", &t))
@@ -607,7 +613,7 @@ static bool acc_arg(Sema *s, Expr *call, int i, const char *fname, Type rt)
  * tl.associative_scan(x, axis, combine_fn, reverse=False): x's shape; the dtype follows
  * standard.py: bf16 scans in fp32 (cumsum, cumprod), cumsum widens ints narrower than 32 bits to
  * (u)int32 (_pick_sum_dtype) unless dtype= says otherwise. */
-static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
     if (!value_arg(s, call, 0, fname, "input", &t))
@@ -625,6 +631,10 @@ static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     if (!arg_is_none(call, rev_idx) && !const_bool_arg(s, call, rev_idx, fname, "reverse", &rev))
         return sem_error();
     DType rdt = t.dtype;
+    ResolvedCall *rc = call->call.resolved;
+    rc->axis = (int)ax;
+    rc->reverse = rev;
+    rc->combine = b == BI_CUMPROD ? SCAN_MUL : SCAN_ADD;
     if (b == BI_ASSOCIATIVE_SCAN) {
         Expr *fn = arg(call, 2);
         if (!fn || is_error(fn->sem))
@@ -644,6 +654,7 @@ static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
             return sem_error();
         }
+        rc->combine = comb;
         bool bitwise = comb == SCAN_AND || comb == SCAN_OR || comb == SCAN_XOR;
         if (bitwise && dtype_is_float(t.dtype)) {
             diag_error(s->diag, arg_loc(call, 0), "%s: a bitwise combine needs integers, got %s",
@@ -665,7 +676,7 @@ static Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(with_shape(rdt, false, t));
 }
 
-static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
+Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
 {
     Type a, b;
     if (!value_arg(s, call, 0, fname, "first input", &a) ||
@@ -749,9 +760,14 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
             return sem_error();
         }
     }
-    bool tf32;
+    /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
+     * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also not. */
+    bool tf32 = true;
     if (!arg_is_none(call, 4) && !const_bool_arg(s, call, 4, fname, "allow_tf32", &tf32))
         return sem_error();
+    if (!arg_is_none(call, 3))
+        tf32 = !strcmp(arg(call, 3)->sem.cv.s, "tf32");
+    call->call.resolved->tf32 = tf32 && a.dtype == DT_F32;
     int64_t imprecise;
     if (!arg_is_none(call, 5) &&
         !const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
@@ -766,7 +782,11 @@ static Sem dot_builtin(Sema *s, Expr *call, const char *fname)
     return v;
 }
 
-static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+/* The dtype math on d runs in: Triton computes the transcendental functions of fp16 and bf16 in
+ * fp32 and rounds the result back. */
+static DType math_dtype(DType d) { return d == DT_F16 || d == DT_BF16 ? DT_F32 : d; }
+
+Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
     if (!value_arg(s, call, 0, fname, "input", &t))
@@ -777,6 +797,7 @@ static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     }
     if (!reject_fp8(s, arg_loc(call, 0), fname, t))
         return sem_error();
+    call->call.resolved->op_dtype = t.dtype;
     switch (b) {
     case BI_ABS: return sem_value(t);
     case BI_SIGMOID:
@@ -785,6 +806,7 @@ static Sem math_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
                        tstr(s, t));
             return sem_error();
         }
+        call->call.resolved->op_dtype = math_dtype(t.dtype);
         return sem_value(t);
     default:
         /* Triton's math functions are @_check_dtype(dtypes=["fp32", "fp64"]). */
@@ -884,7 +906,7 @@ static bool pointer_cast_ok(Sema *s, Expr *call, const char *fname, Type from, T
     return true;
 }
 
-static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
+Sem cast_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t, target;
     if (!value_arg(s, call, 0, fname, "input", &t) || !cast_target_arg(s, call, 1, fname, &target))
@@ -893,6 +915,7 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
     bool bitcast = false;
     if (!arg_is_none(call, 3) && !const_bool_arg(s, call, 3, fname, "bitcast", &bitcast))
         return sem_error();
+    call->call.resolved->bitcast = bitcast;
     if (!arg_is_none(call, 2)) {
         Expr *r = arg(call, 2);
         if (!(r->sem.kind == SEM_CONST && r->sem.cv.kind == CV_STR &&
@@ -945,127 +968,149 @@ static Sem cast_builtin(Sema *s, Expr *call, const char *fname)
     return sem_value(with_shape(to, false, t));
 }
 
-static Sem shape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+/* standard.ravel: reshape(x, [x.numel], can_reorder) */
+Sem ravel_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
     if (!value_arg(s, call, 0, fname, "input", &t))
         return sem_error();
-    switch (b) {
-    case BI_RAVEL: { /* standard.ravel: reshape(x, [x.numel], can_reorder) */
-        bool reorder;
-        if (!arg_is_none(call, 1) && !const_bool_arg(s, call, 1, fname, "can_reorder", &reorder))
-            return sem_error();
-        if (t.rank == 0) {
-            diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
-                       tstr(s, t));
-            return sem_error();
-        }
-        Type r = with_shape(t.dtype, t.is_ptr, t);
-        r.rank = 1;
-        r.shape[0] = type_numel(t);
-        return sem_value(r);
+    bool reorder;
+    if (!arg_is_none(call, 1) && !const_bool_arg(s, call, 1, fname, "can_reorder", &reorder))
+        return sem_error();
+    if (t.rank == 0) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a block, got the scalar %s", fname,
+                   tstr(s, t));
+        return sem_error();
     }
-    case BI_BROADCAST_TO: {
-        Type shape;
-        if (!shape_arg(s, call, 1, fname, &shape))
-            return sem_error();
-        if ((t.rank != 0 && t.rank != shape.rank) || !broadcasts_to(t, shape)) {
-            diag_error(s->diag, callee_loc(call), "%s cannot broadcast %s to %s", fname,
-                       shape_str(s, t), shape_str(s, shape));
-            return sem_error();
-        }
-        return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+    Type r = with_shape(t.dtype, t.is_ptr, t);
+    r.rank = 1;
+    r.shape[0] = type_numel(t);
+    return sem_value(r);
+}
+
+/* tl.broadcast_to(x, shape). */
+Sem broadcast_to_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    Type shape;
+    if (!shape_arg(s, call, 1, fname, &shape))
+        return sem_error();
+    if ((t.rank != 0 && t.rank != shape.rank) || !broadcasts_to(t, shape)) {
+        diag_error(s->diag, callee_loc(call), "%s cannot broadcast %s to %s", fname,
+                   shape_str(s, t), shape_str(s, shape));
+        return sem_error();
     }
-    case BI_RESHAPE:
-    case BI_VIEW: {
-        Type shape;
-        if (!shape_arg(s, call, 1, fname, &shape))
-            return sem_error();
-        bool reorder;
-        if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "can_reorder", &reorder))
-            return sem_error();
-        if (type_numel(shape) != type_numel(t)) {
-            diag_error(s->diag, callee_loc(call),
-                       "%s cannot reshape %s (%lld elements) to %s "
-                       "(%lld elements)",
-                       fname, shape_str(s, t), (long long)type_numel(t), shape_str(s, shape),
-                       (long long)type_numel(shape));
-            return sem_error();
-        }
-        return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+    return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+}
+
+/* tl.reshape, tl.view */
+Sem reshape_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    Type shape;
+    if (!shape_arg(s, call, 1, fname, &shape))
+        return sem_error();
+    bool reorder;
+    if (!arg_is_none(call, 2) && !const_bool_arg(s, call, 2, fname, "can_reorder", &reorder))
+        return sem_error();
+    if (type_numel(shape) != type_numel(t)) {
+        diag_error(s->diag, callee_loc(call),
+                   "%s cannot reshape %s (%lld elements) to %s "
+                   "(%lld elements)",
+                   fname, shape_str(s, t), (long long)type_numel(t), shape_str(s, shape),
+                   (long long)type_numel(shape));
+        return sem_error();
     }
-    case BI_EXPAND_DIMS: {
-        int64_t axis;
-        if (!const_int_arg(s, call, 1, fname, "axis", &axis))
-            return sem_error();
-        int64_t ax = normalize_axis(axis, t.rank + 1);
-        if (t.rank + 1 > TRIC_MAX_RANK) {
-            diag_error(s->diag, callee_loc(call), "%s: blocks have at most %d dimensions", fname,
-                       TRIC_MAX_RANK);
-            return sem_error();
-        }
-        if (ax < 0 || ax > t.rank) {
-            diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
-                       (long long)axis, tstr(s, t));
-            return sem_error();
-        }
-        Type r = type_elem(t);
-        r.rank = (uint8_t)(t.rank + 1);
-        for (int i = 0, src = 0; i < r.rank; i++)
-            r.shape[i] = i == ax ? 1 : t.shape[src++];
-        return sem_value(r);
+    return sem_value(with_shape(t.dtype, t.is_ptr, shape));
+}
+
+/* tl.expand_dims(x, axis): the axis counts in the result (rank + 1), negative from its end. */
+Sem expand_dims_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    int64_t axis;
+    if (!const_int_arg(s, call, 1, fname, "axis", &axis))
+        return sem_error();
+    int64_t ax = normalize_axis(axis, t.rank + 1);
+    if (t.rank + 1 > TRIC_MAX_RANK) {
+        diag_error(s->diag, callee_loc(call), "%s: blocks have at most %d dimensions", fname,
+                   TRIC_MAX_RANK);
+        return sem_error();
     }
-    case BI_TRANS:
-    case BI_PERMUTE: {
-        int perm[TRIC_MAX_RANK];
-        if (t.rank < 2) {
-            diag_error(s->diag, callee_loc(call), "%s needs a block of rank 2 or more, got %s",
-                       fname, tstr(s, t));
+    if (ax < 0 || ax > t.rank) {
+        diag_error(s->diag, arg_loc(call, 1), "%s: axis %lld is out of range for %s", fname,
+                   (long long)axis, tstr(s, t));
+        return sem_error();
+    }
+    call->call.resolved->axis = (int)ax;
+    Type r = type_elem(t);
+    r.rank = (uint8_t)(t.rank + 1);
+    for (int i = 0, src = 0; i < r.rank; i++)
+        r.shape[i] = i == ax ? 1 : t.shape[src++];
+    return sem_value(r);
+}
+
+/* tl.trans, tl.permute: the dims as a constexpr tuple (varargs are bound into one) */
+Sem permute_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    int perm[TRIC_MAX_RANK];
+    if (t.rank < 2) {
+        diag_error(s->diag, callee_loc(call), "%s needs a block of rank 2 or more, got %s", fname,
+                   tstr(s, t));
+        return sem_error();
+    }
+    if (arg_is_none(call, 1)) {
+        if (b == BI_PERMUTE || t.rank != 2) {
+            diag_error(s->diag, callee_loc(call), "%s needs dims for a block of rank %d", fname,
+                       t.rank);
             return sem_error();
         }
-        if (arg_is_none(call, 1)) {
-            if (b == BI_PERMUTE || t.rank != 2) {
-                diag_error(s->diag, callee_loc(call), "%s needs dims for a block of rank %d", fname,
+        perm[0] = 1, perm[1] = 0;
+    } else {
+        Expr *d = arg(call, 1);
+        Sem v = d->sem;
+        if (!(v.kind == SEM_CONST && v.cv.kind == CV_TUPLE && v.cv.tuple.n == t.rank)) {
+            if (!is_error(v))
+                diag_error(s->diag, d->loc, "%s's dims must be a constexpr tuple of %d ints", fname,
                            t.rank);
-                return sem_error();
-            }
-            perm[0] = 1, perm[1] = 0;
-        } else {
-            Expr *d = arg(call, 1);
-            Sem v = d->sem;
-            if (!(v.kind == SEM_CONST && v.cv.kind == CV_TUPLE && v.cv.tuple.n == t.rank)) {
-                if (!is_error(v))
-                    diag_error(s->diag, d->loc, "%s's dims must be a constexpr tuple of %d ints",
-                               fname, t.rank);
-                return sem_error();
-            }
-            bool seen[TRIC_MAX_RANK] = {0};
-            for (int i = 0; i < t.rank; i++) {
-                ConstVal c = v.cv.tuple.elems[i];
-                if (c.kind != CV_INT || c.i < 0 || c.i >= t.rank || seen[c.i]) {
-                    diag_error(s->diag, d->loc, "%s's dims must be a permutation of 0..%d", fname,
-                               t.rank - 1);
-                    return sem_error();
-                }
-                seen[c.i] = true;
-                perm[i] = (int)c.i;
-            }
+            return sem_error();
         }
-        Type r = t;
-        for (int i = 0; i < t.rank; i++)
-            r.shape[i] = t.shape[perm[i]];
-        return sem_value(r);
+        bool seen[TRIC_MAX_RANK] = {0};
+        for (int i = 0; i < t.rank; i++) {
+            ConstVal c = v.cv.tuple.elems[i];
+            if (c.kind != CV_INT || c.i < 0 || c.i >= t.rank || seen[c.i]) {
+                diag_error(s->diag, d->loc, "%s's dims must be a permutation of 0..%d", fname,
+                           t.rank - 1);
+                return sem_error();
+            }
+            seen[c.i] = true;
+            perm[i] = (int)c.i;
+        }
     }
-    default: return sem_error();
+    Type r = t;
+    for (int i = 0; i < t.rank; i++) {
+        r.shape[i] = t.shape[perm[i]];
+        call->call.resolved->perm[i] = perm[i];
     }
+    return sem_value(r);
 }
 
 /* Python's min / max: folded on constexprs; on run-time values they are tl.minimum/maximum
  * (Triton's code generator maps the builtins the same way). */
-static Sem minmax_py(Sema *s, Expr *call, Builtin b)
+Sem minmax_py_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     bool is_min = b == BI_MIN_PY;
-    const char *fname = is_min ? "min()" : "max()";
+    fname =
+        is_min ? "min()" : "max()"; /* its arguments are not bound yet: builtin_call's is NULL */
     if (call->call.nkwargs) {
         diag_error(s->diag, kwname_loc(expr_start(call->call.kwargs[0]), call->call.kwnames[0]),
                    "%s got an unexpected keyword argument '%s'", fname, call->call.kwnames[0]);
@@ -1117,7 +1162,7 @@ static Sem minmax_py(Sema *s, Expr *call, Builtin b)
         return sem_error();
     }
     Builtin real = is_min ? BI_MINIMUM : BI_MAXIMUM;
-    call->call.fn->sem.builtin = real; /* lower sees tl.minimum / tl.maximum */
+    call->call.fn->sem.builtin = real; /* build_ir.c sees tl.minimum / tl.maximum */
     if (!bind_builtin_args(s, call, real, NULL))
         return sem_error();
     return elementwise2(s, call, fname, 0, 1, false, false);
@@ -1134,8 +1179,10 @@ static bool propagate_nan_arg(Sema *s, Expr *call, int i, const char *fname)
     ConstVal cv = p->sem.cv;
     if (p->sem.kind == SEM_CONST &&
         (cv.kind == CV_BOOL ||
-         (cv.kind == CV_INT && (cv.i == PROPAGATE_NAN_ALL || cv.i == PROPAGATE_NAN_NONE))))
+         (cv.kind == CV_INT && (cv.i == PROPAGATE_NAN_ALL || cv.i == PROPAGATE_NAN_NONE)))) {
+        call->call.resolved->propagate_nan = cv.kind == CV_BOOL ? cv.b : cv.i != PROPAGATE_NAN_NONE;
         return true;
+    }
     diag_error(s->diag, arg_loc(call, i),
                "%s's propagate_nan must be tl.PropagateNan.ALL or "
                "tl.PropagateNan.NONE, got %s",
@@ -1145,7 +1192,7 @@ static bool propagate_nan_arg(Sema *s, Expr *call, int i, const char *fname)
 
 /* tl.clamp(x, min, max, propagate_nan=): Triton's semantic.clamp: x, min and max promoted to one
  * type and broadcast together (binary_op_type_checking_impl, pairwise), which must be a float. */
-static Sem clamp_builtin(Sema *s, Expr *call, const char *fname)
+Sem clamp_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     if (!propagate_nan_arg(s, call, 3, fname))
         return sem_error();
@@ -1183,7 +1230,7 @@ static Sem clamp_builtin(Sema *s, Expr *call, const char *fname)
 
 /* tl.swizzle2d(i, j, size_i, size_j, size_g): Triton's jit function of that name, typed as its
  * body is (standard.py): the pair (new_i, new_j), folded when every argument is a constexpr. */
-static Sem swizzle2d_builtin(Sema *s, Expr *call, const char *fname)
+Sem swizzle2d_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Sem a[5];
     for (int i = 0; i < 5; i++) {
@@ -1240,9 +1287,10 @@ static Sem swizzle2d_builtin(Sema *s, Expr *call, const char *fname)
 
 /* libdevice.NAME(x) / libdevice.NAME(x, y): float arguments (Triton's extern_elementwise
  * promotes and broadcasts them together); the result has their type, int1 for isnan, isinf and
- * signbit. fp16 and bf16 are accepted and computed in fp32 (lowering), as tric's math ops. */
-static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fname)
+ * signbit. fp16 and bf16 are accepted and computed in fp32 (op_dtype), as tric's math ops. */
+Sem libdevice_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
+    LibdeviceFn fn = (LibdeviceFn)call->call.fn->sem.libdevice_fn;
     const LibdeviceInfo *info = libdevice_info(fn);
     Type t;
     for (int i = 0; i < info->nargs; i++) {
@@ -1272,6 +1320,7 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
         v = sem_value(t);
         v.compute_dtype = t.dtype;
     }
+    call->call.resolved->op_dtype = math_dtype(v.compute_dtype);
     if (info->result == LDR_PRED) {
         DType cd = v.compute_dtype;
         v = sem_value(with_shape(DT_I1, false, v.type));
@@ -1280,13 +1329,490 @@ static Sem libdevice_builtin(Sema *s, Expr *call, LibdeviceFn fn, const char *fn
     return v;
 }
 
-static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname);
-static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname);
+/* tl.program_id(axis), tl.num_programs(axis): an int32 for axis 0, 1 or 2. */
+Sem program_id_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    int64_t axis;
+    if (!const_int_arg(s, call, 0, fname, "axis", &axis))
+        return sem_error();
+    if (axis < 0 || axis > 2) {
+        diag_error(s->diag, arg_loc(call, 0), "%s's axis must be 0, 1 or 2, got %lld", fname,
+                   (long long)axis);
+        return sem_error();
+    }
+    call->call.resolved->axis = (int)axis;
+    return sem_value(type_scalar(DT_I32));
+}
+
+/* tl.arange(start, end): constexpr int bounds, a power-of-two range; an int32 block. */
+Sem arange_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < 2; i++) {
+        Expr *x = arg(call, i);
+        Sem v = x->sem;
+        if (is_error(v))
+            return sem_error();
+        if (!(v.kind == SEM_CONST && v.cv.kind == CV_INT)) {
+            diag_error(s->diag, x->loc, "arange's %s must be a constexpr int, got %s",
+                       i ? "end" : "start", sem_describe(s, v));
+            return sem_error();
+        }
+        *(i ? &hi : &lo) = v.cv.i;
+    }
+    if (hi <= lo) {
+        diag_error(s->diag, callee_loc(call),
+                   "arange's end (%lld) must be greater than its "
+                   "start (%lld)",
+                   (long long)hi, (long long)lo);
+        return sem_error();
+    }
+    if (lo < INT32_MIN || hi > (int64_t)INT32_MAX + 1) {
+        diag_error(s->diag, callee_loc(call), "arange's bounds must fit in int32");
+        return sem_error();
+    }
+    if (!is_pow2(hi - lo)) {
+        diag_error(s->diag, callee_loc(call), "arange's range must be a power of two, got %lld",
+                   (long long)(hi - lo));
+        return sem_error();
+    }
+    if (hi - lo > MAX_BLOCK_NUMEL) {
+        diag_error(s->diag, callee_loc(call),
+                   "arange's range %lld exceeds the %d elements a "
+                   "block may hold",
+                   (long long)(hi - lo), MAX_BLOCK_NUMEL);
+        return sem_error();
+    }
+    call->call.resolved->start = lo;
+    call->call.resolved->end = hi;
+    int32_t n = (int32_t)(hi - lo);
+    return sem_value(type_block(type_scalar(DT_I32), 1, &n));
+}
+
+/* tl.zeros(shape, dtype), tl.full(shape, value, dtype). */
+Sem full_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type shape;
+    DType dt;
+    int di = b == BI_ZEROS ? 1 : 2;
+    bool ok = shape_arg(s, call, 0, fname, &shape);
+    ok = dtype_arg(s, call, di, fname, &dt) && ok;
+    if (b == BI_FULL) {
+        Type v;
+        if (!value_arg(s, call, 1, fname, "value", &v))
+            ok = false;
+        else if (v.rank != 0 || v.is_ptr) {
+            diag_error(s->diag, arg_loc(call, 1), "%s's value must be a scalar, got %s", fname,
+                       tstr(s, v));
+            ok = false;
+        }
+    }
+    if (!ok)
+        return sem_error();
+    return sem_value(with_shape(dt, false, shape));
+}
+
+/* tl.zeros_like(x): zeros of x's type. */
+Sem zeros_like_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    if (t.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s needs numbers, got %s", fname, tstr(s, t));
+        return sem_error();
+    }
+    return sem_value(t);
+}
+
+/* tl.cdiv(x, div): folded on constexprs, else typed as (x + div - 1) // div. */
+Sem cdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *x = arg(call, 0), *d = arg(call, 1);
+    if (is_error(x->sem) || is_error(d->sem))
+        return sem_error();
+    if (x->sem.kind == SEM_CONST && d->sem.kind == SEM_CONST) {
+        if (x->sem.cv.kind != CV_INT || d->sem.cv.kind != CV_INT) {
+            diag_error(s->diag, callee_loc(call), "%s needs ints", fname);
+            return sem_error();
+        }
+        if (d->sem.cv.i == 0) {
+            diag_error(s->diag, d->loc, "%s: division by zero", fname);
+            return sem_error();
+        }
+        return sem_int(py_floordiv(x->sem.cv.i + d->sem.cv.i - 1, d->sem.cv.i));
+    }
+    /* (x + div - 1) // div, typed as those operators are. */
+    Sem sum = binary_sems(s, callee_loc(call), BIN_ADD, x->sem, d->sem);
+    Sem m1 = binary_sems(s, callee_loc(call), BIN_SUB, sum, sem_int(1));
+    Sem q = binary_sems(s, callee_loc(call), BIN_FLOORDIV, m1, d->sem);
+    return q;
+}
+
+/* tl.fdiv(x, y, ieee_rounding=False): floats; the quotient in their computation type. */
+Sem fdiv_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    /* Triton's math.fdiv: both operands floats; ieee_rounding (a constexpr bool) picks the
+     * correctly rounded quotient (div_rn) over the `/` operator's. */
+    Expr *ieee = arg(call, 2);
+    if (ieee && !is_error(ieee->sem) &&
+        !(ieee->sem.kind == SEM_CONST && ieee->sem.cv.kind == CV_BOOL)) {
+        diag_error(s->diag, arg_loc(call, 2), "%s's ieee_rounding must be a constexpr bool, got %s",
+                   fname, sem_describe(s, ieee->sem));
+        return sem_error();
+    }
+    for (int i = 0; i < 2; i++) {
+        Expr *x = arg(call, i);
+        if (x && x->sem.kind == SEM_VALUE && !x->sem.type.is_ptr &&
+            !dtype_is_float(x->sem.type.dtype)) {
+            diag_error(s->diag, arg_loc(call, i), "%s needs float operands, got %s", fname,
+                       tstr(s, x->sem.type));
+            return sem_error();
+        }
+    }
+    Sem v = elementwise2(s, call, fname, 0, 1, true, false);
+    call->call.resolved->ieee_rounding = ieee && ieee->sem.cv.b;
+    call->call.resolved->op_dtype = math_dtype(v.compute_dtype);
+    return v;
+}
+
+/* tl.minimum(x, y), tl.maximum(x, y), with propagate_nan=. */
+Sem minmax_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    if (!propagate_nan_arg(s, call, 2, fname))
+        return sem_error();
+    return elementwise2(s, call, fname, 0, 1, false, false);
+}
+
+/* tl.where(condition, x, y): x and y promoted together, all three broadcast. */
+Sem where_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type c;
+    if (!value_arg(s, call, 0, fname, "condition", &c))
+        return sem_error();
+    if (c.is_ptr) {
+        diag_error(s->diag, arg_loc(call, 0), "%s's condition must be int1, got %s", fname,
+                   tstr(s, c));
+        return sem_error();
+    }
+    /* Two fp8 values of one format select without a conversion (a Python scalar would need
+     * fp8 arithmetic's rounding: an error, as elsewhere). */
+    Expr *xe = arg(call, 1), *ye = arg(call, 2);
+    Sem v;
+    if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE &&
+        !xe->sem.type.is_ptr && dtype_is_fp8(xe->sem.type.dtype) &&
+        xe->sem.type.dtype == ye->sem.type.dtype) {
+        Type xy;
+        if (!broadcast(s, callee_loc(call), xe->sem.type, ye->sem.type, &xy))
+            return sem_error();
+        v = sem_value(with_shape(xe->sem.type.dtype, false, xy));
+        v.compute_dtype = xe->sem.type.dtype;
+    } else {
+        v = elementwise2(s, call, fname, 1, 2, false, false);
+    }
+    if (is_error(v))
+        return v;
+    Type shape;
+    if (!broadcast(s, callee_loc(call), c, v.type, &shape))
+        return sem_error();
+    DType cd = v.compute_dtype;
+    v = sem_value(with_shape(v.type.dtype, v.type.is_ptr, shape));
+    v.compute_dtype = cd;
+    return v;
+}
+
+/* tl.tensor_descriptor called: it is a type, for isinstance only. */
+Sem tensor_desc_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    diag_error(s->diag, callee_loc(call),
+               "tl.tensor_descriptor is a type for isinstance; make "
+               "a descriptor with tl.make_tensor_descriptor");
+    return sem_error();
+}
+
+/* tl.to_tensor(x). */
+Sem to_tensor_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
+     * float fp32; a bool int1. A run-time value stays as it is. */
+    Sem v = arg(call, 0)->sem;
+    if (v.kind == SEM_VALUE && !v.type.is_ptr)
+        return sem_value(v.type);
+    if (v.kind == SEM_VALUE)
+        return v;
+    if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
+        int64_t x = v.cv.i;
+        DType d = x >= INT32_MIN && x <= INT32_MAX     ? DT_I32
+                  : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32
+                                                       : DT_I64;
+        return sem_value(type_scalar(d));
+    }
+    if (v.kind == SEM_CONST && v.cv.kind == CV_FLOAT)
+        return sem_value(type_scalar(DT_F32));
+    if (v.kind == SEM_CONST && v.cv.kind == CV_BOOL)
+        return sem_value(type_scalar(DT_I1));
+    if (!is_error(v))
+        diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname,
+                   sem_describe(s, v));
+    return sem_error();
+}
+
+/* standard.xor_sum: integers, in their dtype */
+Sem xor_sum_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    return scan_reduction(s, call, fname, 2, SCAN_XOR, "xor needs integers");
+}
+
+/* tl.fma(x, y, z): floats, promoted and broadcast together. */
+Sem fma_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Sem xy = elementwise2(s, call, fname, 0, 1, true, false);
+    if (is_error(xy))
+        return xy;
+    Type z;
+    if (!value_arg(s, call, 2, fname, "z", &z))
+        return sem_error();
+    Type shape;
+    if (!broadcast(s, callee_loc(call), xy.type, z, &shape))
+        return sem_error();
+    DType ct;
+    const char *why = "";
+    if (!computation_type(xy.compute_dtype, false, z.dtype, arg(call, 2)->sem.kind == SEM_CONST,
+                          false, &ct, &why) ||
+        !dtype_is_float(ct)) {
+        diag_error(s->diag, callee_loc(call), "%s needs float operands", fname);
+        return sem_error();
+    }
+    Sem v = sem_value(with_shape(ct, false, shape));
+    v.compute_dtype = ct;
+    return v;
+}
+
+/* tl.umulhi(x, y): integers. */
+Sem umulhi_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    return elementwise2(s, call, fname, 0, 1, false, true);
+}
+
+/* multiple_of, max_contiguous, max_constancy: the input, with constexpr hint values. */
+Sem hint_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Type t;
+    if (!value_arg(s, call, 0, fname, "input", &t))
+        return sem_error();
+    Expr *v = arg(call, 1);
+    Sem vs = v->sem;
+    bool ok = vs.kind == SEM_CONST && (vs.cv.kind == CV_INT || vs.cv.kind == CV_TUPLE);
+    if (ok && vs.cv.kind == CV_TUPLE) {
+        ok = vs.cv.tuple.n == (t.rank ? t.rank : 1);
+        for (int i = 0; ok && i < vs.cv.tuple.n; i++)
+            ok = vs.cv.tuple.elems[i].kind == CV_INT && vs.cv.tuple.elems[i].i > 0;
+    } else if (ok) {
+        ok = vs.cv.i > 0;
+    }
+    if (!ok) {
+        if (!is_error(vs))
+            diag_error(s->diag, v->loc,
+                       "%s's values must be a positive constexpr int (or one "
+                       "per dimension)",
+                       fname);
+        return sem_error();
+    }
+    ResolvedCall *rc = call->call.resolved;
+    if (vs.cv.kind == CV_INT) {
+        rc->hints[rc->nhints++] = vs.cv.i;
+    } else {
+        for (int i = 0; i < vs.cv.tuple.n; i++)
+            rc->hints[rc->nhints++] = vs.cv.tuple.elems[i].i;
+    }
+    /* semantic.multiple_of / max_contiguous: one value per dim (max_constancy's values are not
+     * used: tric's axis analysis does not take that hint) */
+    int dims = t.rank ? t.rank : 1;
+    if (b != BI_MAX_CONSTANCY && rc->nhints != dims) {
+        diag_error(s->diag, v->loc, "%s needs %d values, one per dimension of %s", fname, dims,
+                   tstr(s, t));
+        return sem_error();
+    }
+    return sem_value(t);
+}
+
+/* tl.static_assert(cond, msg=): checked here, at compile time. */
+Sem static_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *c = arg(call, 0);
+    if (is_error(c->sem))
+        return sem_error();
+    if (c->sem.kind != SEM_CONST) {
+        diag_error(s->diag, c->loc,
+                   "static_assert's condition must be a constexpr, got %s "
+                   "(use tl.device_assert for run-time checks)",
+                   sem_describe(s, c->sem));
+        return sem_error();
+    }
+    if (!const_truthy(&c->sem.cv)) {
+        Expr *m = arg(call, 1);
+        if (m && m->sem.kind == SEM_CONST && m->sem.cv.kind == CV_STR)
+            diag_error(s->diag, call->loc, "static_assert failed: %s", m->sem.cv.s);
+        else
+            diag_error(s->diag, call->loc, "static_assert failed");
+        return sem_error();
+    }
+    return sem_void();
+}
+
+/* static_print, debug_barrier: no value. */
+Sem no_value_builtin(Sema *s, Expr *call, Builtin b, const char *fname) { return sem_void(); }
+
+/* tl.device_print(prefix, values...). */
+Sem device_print_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    /* Triton prints through the device printf; tric has none, so the call prints nothing,
+     * as Python's print does in a tric kernel. Its prefix must still be a string. */
+    Expr *prefix = arg(call, 0);
+    if (prefix && !is_error(prefix->sem) &&
+        !(prefix->sem.kind == SEM_CONST && prefix->sem.cv.kind == CV_STR)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s's prefix must be a string, got %s", fname,
+                   sem_describe(s, prefix->sem));
+        return sem_error();
+    }
+    return sem_void();
+}
+
+/* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined behaviour
+ * when false. tric checks the condition as device_assert's and drops the promise when it builds the IR
+ * (always valid): its address arithmetic takes what it needs from the signature's hints. */
+Sem device_assert_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *c = arg(call, 0);
+    Type t;
+    if (!value_arg(s, call, 0, fname, "condition", &t))
+        return sem_error();
+    if (t.is_ptr) {
+        diag_error(s->diag, c->loc, "%s's condition cannot be a pointer", fname);
+        return sem_error();
+    }
+    if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
+        diag_error(s->diag, call->loc, "%s's condition is always false",
+                   b == BI_ASSUME ? fname : "device_assert");
+        return sem_error();
+    }
+    return sem_void();
+}
+
+/* range / tl.range / tl.static_range anywhere but a for loop's iterable. */
+Sem range_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    diag_error(s->diag, callee_loc(call), "%s may only be used as a for loop's iterable", fname);
+    return sem_error();
+}
+
+/* tl.constexpr(v): v, which must be a compile-time value. */
+Sem constexpr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *v = arg(call, 0);
+    if (is_error(v->sem))
+        return sem_error();
+    if (v->sem.kind != SEM_CONST) {
+        diag_error(s->diag, v->loc, "tl.constexpr() needs a compile-time value, got %s",
+                   sem_describe(s, v->sem));
+        return sem_error();
+    }
+    return v->sem;
+}
+
+/* triton.next_power_of_2(n), folded. */
+Sem next_power_of_2_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    /* triton.next_power_of_2: n - 1 with every lower bit set, plus one (0 for n <= 0). */
+    int64_t n, p = 1;
+    if (!const_int_arg(s, call, 0, fname, "n", &n))
+        return sem_error();
+    if (n > (INT64_C(1) << 62)) {
+        diag_error(s->diag, arg_loc(call, 0), "%s: %lld has no power of two in int64", fname,
+                   (long long)n);
+        return sem_error();
+    }
+    while (p < n)
+        p <<= 1;
+    return sem_int(n <= 0 ? 0 : p);
+}
+
+/* tl.pointer_type(dtype): the type. */
+Sem pointer_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    DType dt;
+    if (!dtype_arg(s, call, 0, fname, &dt))
+        return sem_error();
+    return sem_type(type_ptr(dt));
+}
+
+/* Python's len(), int() and float() on constexprs. */
+Sem python_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    Expr *x = arg(call, 0);
+    if (is_error(x->sem))
+        return sem_error();
+    if (x->sem.kind != SEM_CONST) {
+        diag_error(s->diag, x->loc, "%s works on constexprs only, got %s", fname,
+                   sem_describe(s, x->sem));
+        return sem_error();
+    }
+    ConstVal cv = x->sem.cv;
+    if (b == BI_LEN) {
+        if (cv.kind == CV_TUPLE)
+            return sem_int(cv.tuple.n);
+        if (cv.kind == CV_STR)
+            return sem_int((int64_t)strlen(cv.s));
+    } else if (b == BI_FLOAT_PY && cv.kind == CV_STR) {
+        /* float("inf"), float("-inf"), float("nan"): common in attention kernels. */
+        ConstVal f;
+        if (const_from_string(cv.s, &f, s->a) && (f.kind == CV_FLOAT || f.kind == CV_INT))
+            return sem_float(const_as_float(&f));
+        const char *p = cv.s;
+        bool neg = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        if (!strcmp(p, "inf") || !strcmp(p, "infinity") || !strcmp(p, "Infinity"))
+            return sem_float(neg ? -INFINITY : INFINITY);
+        if (!strcmp(p, "nan"))
+            return sem_float(NAN);
+        diag_error(s->diag, arg_loc(call, 0), "float(): could not convert string to float: '%s'",
+                   cv.s);
+        return sem_error();
+    } else if (const_is_number(&cv)) {
+        if (b == BI_INT_PY) {
+            if (cv.kind == CV_FLOAT) {
+                if (!(fabs(cv.f) < 9.2e18)) {
+                    diag_error(s->diag, x->loc, "int(): %g does not fit in an int", cv.f);
+                    return sem_error();
+                }
+                return sem_int((int64_t)cv.f); /* truncation toward zero, as Python */
+            }
+            return sem_int(const_as_int(&cv));
+        }
+        return sem_float(const_as_float(&cv));
+    }
+    diag_error(s->diag, x->loc, "%s cannot take %s", fname, sem_describe(s, x->sem));
+    return sem_error();
+}
+
+/* The sema rule of each builtin, from its row of TRIC_BUILTINS. */
+static BuiltinRule *const builtin_rules[BI_COUNT] = {
+#define X(e, name, params, sema_rule, build, doc) [e] = sema_rule,
+    TRIC_BUILTINS(X)
+#undef X
+};
 
 Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
 {
+    if ((int)b < 0 || b >= BI_COUNT) {
+        TRIC_INTERNAL(s->diag, "builtin_call: no builtin %d", (int)b);
+        return sem_error();
+    }
+    call->call.resolved = arena_alloc(s->a, sizeof(ResolvedCall));
+    /* Python's min / max take any number of arguments: their rule binds them itself. */
     if (b == BI_MIN_PY || b == BI_MAX_PY)
-        return minmax_py(s, call, b);
+        return minmax_py_builtin(s, call, b, NULL);
     if (!bind_builtin_args(s, call, b, receiver))
         return sem_error();
     settle_synthetic(s, call);
@@ -1294,453 +1820,7 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
         receiver ? callee_display(s, call, b) : arena_printf(s->a, "%s()", builtin_name(b));
     if (call->call.fn->kind == EX_NAME || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2)
         fname = callee_display(s, call, b);
-    switch (b) {
-    case BI_PROGRAM_ID:
-    case BI_NUM_PROGRAMS: {
-        int64_t axis;
-        if (!const_int_arg(s, call, 0, fname, "axis", &axis))
-            return sem_error();
-        if (axis < 0 || axis > 2) {
-            diag_error(s->diag, arg_loc(call, 0), "%s's axis must be 0, 1 or 2, got %lld", fname,
-                       (long long)axis);
-            return sem_error();
-        }
-        return sem_value(type_scalar(DT_I32));
-    }
-    case BI_ARANGE: {
-        int64_t lo = 0, hi = 0;
-        for (int i = 0; i < 2; i++) {
-            Expr *x = arg(call, i);
-            Sem v = x->sem;
-            if (is_error(v))
-                return sem_error();
-            if (!(v.kind == SEM_CONST && v.cv.kind == CV_INT)) {
-                diag_error(s->diag, x->loc, "arange's %s must be a constexpr int, got %s",
-                           i ? "end" : "start", sem_describe(s, v));
-                return sem_error();
-            }
-            *(i ? &hi : &lo) = v.cv.i;
-        }
-        if (hi <= lo) {
-            diag_error(s->diag, callee_loc(call),
-                       "arange's end (%lld) must be greater than its "
-                       "start (%lld)",
-                       (long long)hi, (long long)lo);
-            return sem_error();
-        }
-        if (lo < INT32_MIN || hi > (int64_t)INT32_MAX + 1) {
-            diag_error(s->diag, callee_loc(call), "arange's bounds must fit in int32");
-            return sem_error();
-        }
-        if (!is_pow2(hi - lo)) {
-            diag_error(s->diag, callee_loc(call), "arange's range must be a power of two, got %lld",
-                       (long long)(hi - lo));
-            return sem_error();
-        }
-        if (hi - lo > MAX_BLOCK_NUMEL) {
-            diag_error(s->diag, callee_loc(call),
-                       "arange's range %lld exceeds the %d elements a "
-                       "block may hold",
-                       (long long)(hi - lo), MAX_BLOCK_NUMEL);
-            return sem_error();
-        }
-        int32_t n = (int32_t)(hi - lo);
-        return sem_value(type_block(type_scalar(DT_I32), 1, &n));
-    }
-    case BI_ZEROS:
-    case BI_FULL: {
-        Type shape;
-        DType dt;
-        int di = b == BI_ZEROS ? 1 : 2;
-        bool ok = shape_arg(s, call, 0, fname, &shape);
-        ok = dtype_arg(s, call, di, fname, &dt) && ok;
-        if (b == BI_FULL) {
-            Type v;
-            if (!value_arg(s, call, 1, fname, "value", &v))
-                ok = false;
-            else if (v.rank != 0 || v.is_ptr) {
-                diag_error(s->diag, arg_loc(call, 1), "%s's value must be a scalar, got %s", fname,
-                           tstr(s, v));
-                ok = false;
-            }
-        }
-        if (!ok)
-            return sem_error();
-        return sem_value(with_shape(dt, false, shape));
-    }
-    case BI_ZEROS_LIKE: {
-        Type t;
-        if (!value_arg(s, call, 0, fname, "input", &t))
-            return sem_error();
-        if (t.is_ptr) {
-            diag_error(s->diag, arg_loc(call, 0), "%s needs numbers, got %s", fname, tstr(s, t));
-            return sem_error();
-        }
-        return sem_value(t);
-    }
-    case BI_CDIV: {
-        Expr *x = arg(call, 0), *d = arg(call, 1);
-        if (is_error(x->sem) || is_error(d->sem))
-            return sem_error();
-        if (x->sem.kind == SEM_CONST && d->sem.kind == SEM_CONST) {
-            if (x->sem.cv.kind != CV_INT || d->sem.cv.kind != CV_INT) {
-                diag_error(s->diag, callee_loc(call), "%s needs ints", fname);
-                return sem_error();
-            }
-            if (d->sem.cv.i == 0) {
-                diag_error(s->diag, d->loc, "%s: division by zero", fname);
-                return sem_error();
-            }
-            return sem_int(py_floordiv(x->sem.cv.i + d->sem.cv.i - 1, d->sem.cv.i));
-        }
-        /* (x + div - 1) // div, typed as those operators are. */
-        Sem sum = binary_sems(s, callee_loc(call), BIN_ADD, x->sem, d->sem);
-        Sem m1 = binary_sems(s, callee_loc(call), BIN_SUB, sum, sem_int(1));
-        Sem q = binary_sems(s, callee_loc(call), BIN_FLOORDIV, m1, d->sem);
-        return q;
-    }
-    case BI_FDIV: {
-        /* Triton's math.fdiv: both operands floats; ieee_rounding (a constexpr bool) picks the
-         * correctly rounded quotient (div_rn) over the `/` operator's. */
-        Expr *ieee = arg(call, 2);
-        if (ieee && !is_error(ieee->sem) &&
-            !(ieee->sem.kind == SEM_CONST && ieee->sem.cv.kind == CV_BOOL)) {
-            diag_error(s->diag, arg_loc(call, 2),
-                       "%s's ieee_rounding must be a constexpr bool, got %s", fname,
-                       sem_describe(s, ieee->sem));
-            return sem_error();
-        }
-        for (int i = 0; i < 2; i++) {
-            Expr *x = arg(call, i);
-            if (x && x->sem.kind == SEM_VALUE && !x->sem.type.is_ptr &&
-                !dtype_is_float(x->sem.type.dtype)) {
-                diag_error(s->diag, arg_loc(call, i), "%s needs float operands, got %s", fname,
-                           tstr(s, x->sem.type));
-                return sem_error();
-            }
-        }
-        return elementwise2(s, call, fname, 0, 1, true, false);
-    }
-    case BI_MINIMUM:
-    case BI_MAXIMUM:
-        if (!propagate_nan_arg(s, call, 2, fname))
-            return sem_error();
-        return elementwise2(s, call, fname, 0, 1, false, false);
-    case BI_WHERE: {
-        Type c;
-        if (!value_arg(s, call, 0, fname, "condition", &c))
-            return sem_error();
-        if (c.is_ptr) {
-            diag_error(s->diag, arg_loc(call, 0), "%s's condition must be int1, got %s", fname,
-                       tstr(s, c));
-            return sem_error();
-        }
-        /* Two fp8 values of one format select without a conversion (a Python scalar would need
-         * fp8 arithmetic's rounding: an error, as elsewhere). */
-        Expr *xe = arg(call, 1), *ye = arg(call, 2);
-        Sem v;
-        if (xe && ye && xe->sem.kind == SEM_VALUE && ye->sem.kind == SEM_VALUE &&
-            !xe->sem.type.is_ptr && dtype_is_fp8(xe->sem.type.dtype) &&
-            xe->sem.type.dtype == ye->sem.type.dtype) {
-            Type xy;
-            if (!broadcast(s, callee_loc(call), xe->sem.type, ye->sem.type, &xy))
-                return sem_error();
-            v = sem_value(with_shape(xe->sem.type.dtype, false, xy));
-            v.compute_dtype = xe->sem.type.dtype;
-        } else {
-            v = elementwise2(s, call, fname, 1, 2, false, false);
-        }
-        if (is_error(v))
-            return v;
-        Type shape;
-        if (!broadcast(s, callee_loc(call), c, v.type, &shape))
-            return sem_error();
-        DType cd = v.compute_dtype;
-        v = sem_value(with_shape(v.type.dtype, v.type.is_ptr, shape));
-        v.compute_dtype = cd;
-        return v;
-    }
-    case BI_MAKE_BLOCK_PTR: return make_block_ptr_builtin(s, call, fname);
-    case BI_ADVANCE: return advance_builtin(s, call, fname);
-    case BI_MAKE_TENSOR_DESC: return make_tensor_desc_builtin(s, call, fname);
-    case BI_DESC_LOAD:
-    case BI_DESC_STORE: return desc_access_builtin(s, call, b, fname);
-    case BI_ISINSTANCE: return isinstance_builtin(s, call, fname);
-    case BI_TENSOR_DESC_TYPE:
-        diag_error(s->diag, callee_loc(call),
-                   "tl.tensor_descriptor is a type for isinstance; make "
-                   "a descriptor with tl.make_tensor_descriptor");
-        return sem_error();
-    case BI_LOAD: return load_builtin(s, call, fname);
-    case BI_STORE: return store_builtin(s, call, fname);
-    case BI_ATOMIC_ADD:
-    case BI_ATOMIC_MAX:
-    case BI_ATOMIC_MIN:
-    case BI_ATOMIC_AND:
-    case BI_ATOMIC_OR:
-    case BI_ATOMIC_XOR:
-    case BI_ATOMIC_XCHG:
-    case BI_ATOMIC_CAS: return atomic_builtin(s, call, b, fname);
-    case BI_TO_TENSOR: {
-        /* semantic.to_tensor: a Python int is int32 when it fits, else uint32, else int64; a
-         * float fp32; a bool int1. A run-time value stays as it is. */
-        Sem v = arg(call, 0)->sem;
-        if (v.kind == SEM_VALUE && !v.type.is_ptr)
-            return sem_value(v.type);
-        if (v.kind == SEM_VALUE)
-            return v;
-        if (v.kind == SEM_CONST && v.cv.kind == CV_INT) {
-            int64_t x = v.cv.i;
-            DType d = x >= INT32_MIN && x <= INT32_MAX     ? DT_I32
-                      : x >= 0 && x <= (int64_t)UINT32_MAX ? DT_U32
-                                                           : DT_I64;
-            return sem_value(type_scalar(d));
-        }
-        if (v.kind == SEM_CONST && v.cv.kind == CV_FLOAT)
-            return sem_value(type_scalar(DT_F32));
-        if (v.kind == SEM_CONST && v.cv.kind == CV_BOOL)
-            return sem_value(type_scalar(DT_I1));
-        if (!is_error(v))
-            diag_error(s->diag, arg_loc(call, 0), "%s needs a number, got %s", fname,
-                       sem_describe(s, v));
-        return sem_error();
-    }
-    case BI_DOT: return dot_builtin(s, call, fname);
-    case BI_DOT_SCALED: return dot_scaled_builtin(s, call, fname);
-    case BI_SUM:
-    case BI_MAX:
-    case BI_MIN:
-    case BI_ARGMAX:
-    case BI_ARGMIN: return reduce_builtin(s, call, b, fname);
-    case BI_REDUCE: return reduce_with_combine(s, call, fname);
-    case BI_XOR_SUM: /* standard.xor_sum: integers, in their dtype */
-        return scan_reduction(s, call, fname, 2, "xor needs integers");
-    case BI_CUMSUM:
-    case BI_CUMPROD:
-    case BI_ASSOCIATIVE_SCAN: return scan_builtin(s, call, b, fname);
-    case BI_EXP:
-    case BI_EXP2:
-    case BI_LOG:
-    case BI_LOG2:
-    case BI_SQRT:
-    case BI_RSQRT:
-    case BI_ABS:
-    case BI_SIN:
-    case BI_COS:
-    case BI_FLOOR:
-    case BI_CEIL:
-    case BI_SIGMOID: return math_builtin(s, call, b, fname);
-    case BI_FMA: {
-        Sem xy = elementwise2(s, call, fname, 0, 1, true, false);
-        if (is_error(xy))
-            return xy;
-        Type z;
-        if (!value_arg(s, call, 2, fname, "z", &z))
-            return sem_error();
-        Type shape;
-        if (!broadcast(s, callee_loc(call), xy.type, z, &shape))
-            return sem_error();
-        DType ct;
-        const char *why = "";
-        if (!computation_type(xy.compute_dtype, false, z.dtype, arg(call, 2)->sem.kind == SEM_CONST,
-                              false, &ct, &why) ||
-            !dtype_is_float(ct)) {
-            diag_error(s->diag, callee_loc(call), "%s needs float operands", fname);
-            return sem_error();
-        }
-        Sem v = sem_value(with_shape(ct, false, shape));
-        v.compute_dtype = ct;
-        return v;
-    }
-    case BI_UMULHI: return elementwise2(s, call, fname, 0, 1, false, true);
-    case BI_CAST: return cast_builtin(s, call, fname);
-    case BI_BROADCAST_TO:
-    case BI_RESHAPE:
-    case BI_RAVEL:
-    case BI_VIEW:
-    case BI_EXPAND_DIMS:
-    case BI_TRANS:
-    case BI_PERMUTE: return shape_builtin(s, call, b, fname);
-    case BI_JOIN:
-    case BI_SPLIT:
-    case BI_INTERLEAVE: return join_split_builtin(s, call, b, fname);
-    case BI_MULTIPLE_OF:
-    case BI_MAX_CONTIGUOUS:
-    case BI_MAX_CONSTANCY: {
-        Type t;
-        if (!value_arg(s, call, 0, fname, "input", &t))
-            return sem_error();
-        Expr *v = arg(call, 1);
-        Sem vs = v->sem;
-        bool ok = vs.kind == SEM_CONST && (vs.cv.kind == CV_INT || vs.cv.kind == CV_TUPLE);
-        if (ok && vs.cv.kind == CV_TUPLE) {
-            ok = vs.cv.tuple.n == (t.rank ? t.rank : 1);
-            for (int i = 0; ok && i < vs.cv.tuple.n; i++)
-                ok = vs.cv.tuple.elems[i].kind == CV_INT && vs.cv.tuple.elems[i].i > 0;
-        } else if (ok) {
-            ok = vs.cv.i > 0;
-        }
-        if (!ok) {
-            if (!is_error(vs))
-                diag_error(s->diag, v->loc,
-                           "%s's values must be a positive constexpr int (or one "
-                           "per dimension)",
-                           fname);
-            return sem_error();
-        }
-        return sem_value(t);
-    }
-    case BI_STATIC_ASSERT: {
-        Expr *c = arg(call, 0);
-        if (is_error(c->sem))
-            return sem_error();
-        if (c->sem.kind != SEM_CONST) {
-            diag_error(s->diag, c->loc,
-                       "static_assert's condition must be a constexpr, got %s "
-                       "(use tl.device_assert for run-time checks)",
-                       sem_describe(s, c->sem));
-            return sem_error();
-        }
-        if (!const_truthy(&c->sem.cv)) {
-            Expr *m = arg(call, 1);
-            if (m && m->sem.kind == SEM_CONST && m->sem.cv.kind == CV_STR)
-                diag_error(s->diag, call->loc, "static_assert failed: %s", m->sem.cv.s);
-            else
-                diag_error(s->diag, call->loc, "static_assert failed");
-            return sem_error();
-        }
-        return sem_void();
-    }
-    case BI_STATIC_PRINT: return sem_void();
-    case BI_DEVICE_PRINT: {
-        /* Triton prints through the device printf; tric has none, so the call prints nothing,
-         * as Python's print does in a tric kernel. Its prefix must still be a string. */
-        Expr *prefix = arg(call, 0);
-        if (prefix && !is_error(prefix->sem) &&
-            !(prefix->sem.kind == SEM_CONST && prefix->sem.cv.kind == CV_STR)) {
-            diag_error(s->diag, arg_loc(call, 0), "%s's prefix must be a string, got %s", fname,
-                       sem_describe(s, prefix->sem));
-            return sem_error();
-        }
-        return sem_void();
-    }
-    /* Triton 3.3's tl.assume(cond): a promise to the optimizer (llvm.assume), undefined behaviour
-     * when false. tric checks the condition as device_assert's and drops the promise in lowering
-     * (always valid): its address arithmetic takes what it needs from the signature's hints. */
-    case BI_ASSUME:
-    case BI_DEVICE_ASSERT: {
-        Expr *c = arg(call, 0);
-        Type t;
-        if (!value_arg(s, call, 0, fname, "condition", &t))
-            return sem_error();
-        if (t.is_ptr) {
-            diag_error(s->diag, c->loc, "%s's condition cannot be a pointer", fname);
-            return sem_error();
-        }
-        if (c->sem.kind == SEM_CONST && !const_truthy(&c->sem.cv)) {
-            diag_error(s->diag, call->loc, "%s's condition is always false",
-                       b == BI_ASSUME ? fname : "device_assert");
-            return sem_error();
-        }
-        return sem_void();
-    }
-    case BI_RANGE:
-    case BI_STATIC_RANGE:
-        diag_error(s->diag, callee_loc(call), "%s may only be used as a for loop's iterable",
-                   fname);
-        return sem_error();
-    case BI_CONSTEXPR: {
-        Expr *v = arg(call, 0);
-        if (is_error(v->sem))
-            return sem_error();
-        if (v->sem.kind != SEM_CONST) {
-            diag_error(s->diag, v->loc, "tl.constexpr() needs a compile-time value, got %s",
-                       sem_describe(s, v->sem));
-            return sem_error();
-        }
-        return v->sem;
-    }
-    case BI_NEXT_POWER_OF_2: {
-        /* triton.next_power_of_2: n - 1 with every lower bit set, plus one (0 for n <= 0). */
-        int64_t n, p = 1;
-        if (!const_int_arg(s, call, 0, fname, "n", &n))
-            return sem_error();
-        if (n > (INT64_C(1) << 62)) {
-            diag_error(s->diag, arg_loc(call, 0), "%s: %lld has no power of two in int64", fname,
-                       (long long)n);
-            return sem_error();
-        }
-        while (p < n)
-            p <<= 1;
-        return sem_int(n <= 0 ? 0 : p);
-    }
-    case BI_POINTER_TYPE: {
-        DType dt;
-        if (!dtype_arg(s, call, 0, fname, &dt))
-            return sem_error();
-        return sem_type(type_ptr(dt));
-    }
-    case BI_SWIZZLE2D: return swizzle2d_builtin(s, call, fname);
-    case BI_CLAMP: return clamp_builtin(s, call, fname);
-    case BI_DEBUG_BARRIER: return sem_void();
-    case BI_LIBDEVICE1:
-    case BI_LIBDEVICE2:
-        return libdevice_builtin(s, call, (LibdeviceFn)call->call.fn->sem.libdevice_fn, fname);
-    case BI_LEN:
-    case BI_INT_PY:
-    case BI_FLOAT_PY: {
-        Expr *x = arg(call, 0);
-        if (is_error(x->sem))
-            return sem_error();
-        if (x->sem.kind != SEM_CONST) {
-            diag_error(s->diag, x->loc, "%s works on constexprs only, got %s", fname,
-                       sem_describe(s, x->sem));
-            return sem_error();
-        }
-        ConstVal cv = x->sem.cv;
-        if (b == BI_LEN) {
-            if (cv.kind == CV_TUPLE)
-                return sem_int(cv.tuple.n);
-            if (cv.kind == CV_STR)
-                return sem_int((int64_t)strlen(cv.s));
-        } else if (b == BI_FLOAT_PY && cv.kind == CV_STR) {
-            /* float("inf"), float("-inf"), float("nan"): common in attention kernels. */
-            ConstVal f;
-            if (const_from_string(cv.s, &f, s->a) && (f.kind == CV_FLOAT || f.kind == CV_INT))
-                return sem_float(const_as_float(&f));
-            const char *p = cv.s;
-            bool neg = *p == '-';
-            if (*p == '-' || *p == '+')
-                p++;
-            if (!strcmp(p, "inf") || !strcmp(p, "infinity") || !strcmp(p, "Infinity"))
-                return sem_float(neg ? -INFINITY : INFINITY);
-            if (!strcmp(p, "nan"))
-                return sem_float(NAN);
-            diag_error(s->diag, arg_loc(call, 0),
-                       "float(): could not convert string to float: '%s'", cv.s);
-            return sem_error();
-        } else if (const_is_number(&cv)) {
-            if (b == BI_INT_PY) {
-                if (cv.kind == CV_FLOAT) {
-                    if (!(fabs(cv.f) < 9.2e18)) {
-                        diag_error(s->diag, x->loc, "int(): %g does not fit in an int", cv.f);
-                        return sem_error();
-                    }
-                    return sem_int((int64_t)cv.f); /* truncation toward zero, as Python */
-                }
-                return sem_int(const_as_int(&cv));
-            }
-            return sem_float(const_as_float(&cv));
-        }
-        diag_error(s->diag, x->loc, "%s cannot take %s", fname, sem_describe(s, x->sem));
-        return sem_error();
-    }
-    case BI_MIN_PY:
-    case BI_MAX_PY:
-    case BI_COUNT: break;
-    }
-    TRIC_INTERNAL(s->diag, "builtin_call: unhandled builtin %s", builtin_name(b));
-    return sem_error();
+    return builtin_rules[b](s, call, b, fname);
 }
 
 /* ---- tl.join, tl.split, tl.interleave --------------------------------------------------------- */
@@ -1748,7 +1828,7 @@ Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver)
 /* tl.join(a, b) (Triton's semantic.join): a and b broadcast to one shape, of one type; the result
  * has a new last dim of 2 (two scalars give a [2] block). tl.interleave(a, b) (standard.interleave)
  * is the join with its last two dims merged: [..., N] twice gives [..., 2N]. */
-static Sem join_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+Sem join_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type ta, tb, shape;
     if (!value_arg(s, call, 0, fname, "a", &ta) || !value_arg(s, call, 1, fname, "b", &tb))
@@ -1777,7 +1857,7 @@ static Sem join_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 
 /* tl.split(a) / a.split() (Triton's core.split): a's last dim must be 2; the two halves along it,
  * as a tuple (a [2] block gives two scalars). */
-static Sem split_builtin(Sema *s, Expr *call, const char *fname)
+Sem split_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type t;
     if (!value_arg(s, call, 0, fname, "a", &t))
@@ -1798,11 +1878,6 @@ static Sem split_builtin(Sema *s, Expr *call, const char *fname)
     pair.elems = arena_alloc(s->a, 2 * sizeof(Sem));
     pair.elems[0] = pair.elems[1] = sem_value(half);
     return pair;
-}
-
-static Sem join_split_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
-{
-    return b == BI_SPLIT ? split_builtin(s, call, fname) : join_builtin(s, call, b, fname);
 }
 
 /* ---- tl.dot_scaled (Triton 3.x semantic.dot_scaled, DotScaledOp's verifier) ------------------ */
@@ -1942,15 +2017,15 @@ static bool scaled_scale_arg(Sema *s, Expr *call, int i, const char *fname, cons
 /* tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
  * fast_math=False, lhs_k_pack=True, rhs_k_pack=True, out_dtype=tl.float32): the checks of
  * core.dot_scaled and semantic.dot_scaled; the result is fp32 [B,] M x N. */
-static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname)
+Sem dot_scaled_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     ScaledOperand l = {0}, r = {0};
     if (!scaled_operand(s, call, 0, 2, 8, fname, &l) ||
         !scaled_operand(s, call, 3, 5, 9, fname, &r))
         return sem_error();
     SrcLoc loc = callee_loc(call);
-    /* Triton also takes two 3-D (batched) blocks; tric's dot op is 2-D so far, and the lowering
-     * below is written for any rank, ready for it. */
+    /* Triton also takes two 3-D (batched) blocks; tric's dot op is 2-D so far, and the IR
+     * builder (build_ir.c) is written for any rank, ready for it. */
     if (l.type.rank != 2 || r.type.rank != 2) {
         diag_error(s->diag, loc,
                    "%s needs two 2-D blocks (batched 3-D ones are not supported yet), got %s "
@@ -1986,7 +2061,7 @@ static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname)
                    lgroup, rgroup);
         return sem_error();
     }
-    bool fast_math;
+    bool fast_math = false;
     if (!arg_is_none(call, 7) && !const_bool_arg(s, call, 7, fname, "fast_math", &fast_math))
         return sem_error();
     if (!arg_is_none(call, 10)) {
@@ -2005,5 +2080,11 @@ static Sem dot_scaled_builtin(Sema *s, Expr *call, const char *fname)
     rt.shape[rank - 1] = r.mn;
     if (!acc_arg(s, call, 6, fname, rt))
         return sem_error();
+    /* DecomposeScaledBlocked's compute type: fp16 when either format is fp16, else bf16 */
+    bool fp16 = !strcmp(l.format, "fp16") || !strcmp(r.format, "fp16");
+    call->call.resolved->op_dtype = fp16 ? DT_F16 : DT_BF16;
+    call->call.resolved->fast_math = fast_math;
+    call->call.resolved->k_pack[0] = l.k_pack;
+    call->call.resolved->k_pack[1] = r.k_pack;
     return sem_value(rt);
 }

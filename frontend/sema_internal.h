@@ -157,16 +157,16 @@ bool shape_arg(Sema *s, Expr *call, int i, const char *fname, Type *out);
 bool value_arg(Sema *s, Expr *call, int i, const char *fname, const char *what, Type *out);
 Sem builtin_call(Sema *s, Expr *call, Builtin b, Expr *receiver);
 
-/* ---- sema_memory.c: memory builtins --------------------------------------------------------- */
+/* ---- the builtins' rules (sema_builtins.c, sema_memory.c) ------------------------------------ */
 
-Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname);
-Sem advance_builtin(Sema *s, Expr *call, const char *fname);
-Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname);
-Sem desc_access_builtin(Sema *s, Expr *call, Builtin b, const char *fname);
-Sem isinstance_builtin(Sema *s, Expr *call, const char *fname);
-Sem load_builtin(Sema *s, Expr *call, const char *fname);
-Sem store_builtin(Sema *s, Expr *call, const char *fname);
-Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname);
+/* A builtin's sema rule, named by its row of TRIC_BUILTINS: called by builtin_call with the
+ * call's arguments bound (call.bound) and analysed and call.resolved allocated; checks them,
+ * fills call.resolved with what build_ir.c needs, and returns the call's Sem. fname is how messages
+ * name the call ("load()", "x.to()", "libdevice.asin()"). */
+typedef Sem BuiltinRule(Sema *s, Expr *call, Builtin b, const char *fname);
+#define X(e, name, params, sema_rule, build, doc) BuiltinRule sema_rule;
+TRIC_BUILTINS(X)
+#undef X
 
 /* ---- sema_stmt.c: statements ---------------------------------------------------------------- */
 

@@ -122,7 +122,7 @@ static bool padding_arg(Sema *s, Expr *call, int i, const char *fname, DType dt,
 }
 
 /* tl.make_block_ptr(base, shape, strides, offsets, block_shape, order). */
-Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
+Sem make_block_ptr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type block;
     if (!tile_base_block(s, call, 4, fname, &block))
@@ -155,7 +155,7 @@ Sem make_block_ptr_builtin(Sema *s, Expr *call, const char *fname)
 }
 
 /* tl.advance(base, offsets): the block pointer moved by offsets (one int per dimension). */
-Sem advance_builtin(Sema *s, Expr *call, const char *fname)
+Sem advance_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
 {
     Expr *b = arg(call, 0);
     if (!b || is_error(b->sem))
@@ -191,6 +191,7 @@ static bool boundary_check_arg(Sema *s, Expr *call, int i, const char *fname, in
             break;
         }
         seen[d->i] = true;
+        call->call.resolved->boundary_dims |= 1u << d->i;
     }
     if (n < 0) {
         diag_error(s->diag, arg_loc(call, i),
@@ -226,6 +227,7 @@ static Sem block_ptr_load(Sema *s, Expr *call, const char *fname)
     const char *pad;
     if (!padding_arg(s, call, 4, fname, bt.dtype, &pad))
         return sem_error();
+    call->call.resolved->pad_nan = !strcmp(pad, "nan");
     return sem_value(with_shape(bt.dtype, false, bt));
 }
 
@@ -290,7 +292,7 @@ static bool is_tensor_desc(Sem x) { return x.kind == SEM_TUPLE && x.tensor_desc;
 /* tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"): Triton's
  * rules for what TMA can take: the last dim contiguous (a constexpr last stride must be 1) and
  * the last block dim at least 16 bytes. */
-Sem make_tensor_desc_builtin(Sema *s, Expr *call, const char *fname)
+Sem make_tensor_desc_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Type block;
     if (!tile_base_block(s, call, 3, fname, &block))
@@ -373,7 +375,7 @@ Sem desc_access_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 
 /* isinstance(obj, classinfo), a constexpr: tl.tensor_descriptor (a descriptor made in the
  * kernel; kernel parameters are never descriptors in tric) and tl.constexpr. */
-Sem isinstance_builtin(Sema *s, Expr *call, const char *fname)
+Sem isinstance_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     Expr *obj = arg(call, 0), *cls = arg(call, 1);
     if (!obj || !cls || is_error(obj->sem) || is_error(cls->sem))
@@ -389,7 +391,7 @@ Sem isinstance_builtin(Sema *s, Expr *call, const char *fname)
     return sem_error();
 }
 
-Sem load_builtin(Sema *s, Expr *call, const char *fname)
+Sem load_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     if (arg(call, 0) && is_block_ptr(arg(call, 0)->sem))
         return block_ptr_load(s, call, fname);
@@ -451,7 +453,7 @@ Sem load_builtin(Sema *s, Expr *call, const char *fname)
     return sem_value(with_shape(p.dtype, false, p));
 }
 
-Sem store_builtin(Sema *s, Expr *call, const char *fname)
+Sem store_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {
     if (arg(call, 0) && is_block_ptr(arg(call, 0)->sem))
         return block_ptr_store(s, call, fname);
@@ -500,6 +502,10 @@ static bool atomic_string_arg(Sema *s, Expr *call, int i, const char *fname, con
                    choices, x->sem.cv.s);
         return false;
     }
+    if (is_sem)
+        call->call.resolved->mem_sem = ms;
+    else
+        call->call.resolved->mem_scope = sc;
     return true;
 }
 
@@ -566,6 +572,8 @@ Sem atomic_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     if (!cas && !mask_arg(s, call, 2, fname, p))
         ok = false;
     /* sem and scope are parameters 3 and 4 of both signatures */
+    call->call.resolved->mem_sem = MEM_SEM_ACQ_REL;
+    call->call.resolved->mem_scope = MEM_SCOPE_GPU;
     if (!atomic_string_arg(s, call, 3, fname, "sem", true))
         ok = false;
     if (!atomic_string_arg(s, call, 4, fname, "scope", false))

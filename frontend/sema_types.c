@@ -1,7 +1,7 @@
 /* sema_types.c: Triton's typing rules (python/triton/language/semantic.py): the computation type
  * of a binary operation (computation_type_impl, with weakly typed Python scalars),
  * integer_promote_impl, numpy-like broadcasting, and the binary and unary operators built on
- * them. These rules live here only: frontend/lower.c builds ops in the types recorded here. */
+ * them. These rules live here only: frontend/build_ir.c builds ops in the types recorded here. */
 #include "frontend/sema_internal.h"
 
 #include <math.h>

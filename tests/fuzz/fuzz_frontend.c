@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             Kernel *k = sema_specialize(m, &opt, arena, &sema_diag);
             if (k) {
                 Diag lower_diag = {0};
-                if (!lower_kernel(k, arena, &lower_diag)) {
+                if (!build_ir(k, arena, &lower_diag)) {
                     fputs(lower_diag.text.data ? lower_diag.text.data : "lowering failed\n",
                           stderr);
                     abort();

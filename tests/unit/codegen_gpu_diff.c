@@ -311,7 +311,7 @@ int main(void)
     /* tl.dot_scaled in mx_matmul.tri (tutorial 10's form): A M x K and B N x K in formats fa / fb
      * (buffers ba / bb: fp8 values, or bytes of packed e2m1 pairs), uint8 e8m0 scales per 32 K,
      * a grid of BM x BN tiles with masked edges, a K loop: the upcast, scale and NaN mask of
-     * frontend/lower.c and then the dot path of the arch. */
+     * frontend/build_ir.c and then the dot path of the arch. */
 #define MX_CASE(fa, sa, ba, fb, sb, bb, m, n, k, bm, bn, bk, w)                                    \
     {                                                                                              \
         "mx_matmul.tri", "mx_matmul",                                                              \

@@ -1,4 +1,4 @@
-/* lower_dot_scaled_exec.c: tl.dot_scaled, lowered by frontend/lower.c into upcasts, scale
+/* lower_dot_scaled_exec.c: tl.dot_scaled, lowered by frontend/build_ir.c into upcasts, scale
  * multiplies and a dot, run on the interpreter against a C reference that decodes the formats
  * itself: e2m1 (two per byte, low nibble first), e4m3 (e4m3fn), e5m2, bf16 and fp16 elements,
  * e8m0 scales 2^(s - 127) per 32 elements of K, 0xFF as NaN (unless fast_math), None scales, e2m1

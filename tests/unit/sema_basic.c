@@ -285,7 +285,7 @@ static void test_errors(void)
     }
 }
 
-/* What sema did not type is a bug in tric by the time lowering sees it: lower_kernel reports an
+/* What sema did not type is a bug in tric by the time build_ir sees it: build_ir reports an
  * internal error naming the .tri position, never a user-facing message of its own. */
 static void test_lower_untyped(void)
 {
@@ -297,16 +297,16 @@ static void test_lower_untyped(void)
         const Stmt *st = find_assign(&r.k->func->body, "x");
         CHECK(st && st->assign.value->kind == EX_BINARY, "x = n + 1 found");
         Diag d = {0};
-        CHECK(lower_kernel(r.k, r.arena, &d) && d.errors == 0, "typed: lowers");
+        CHECK(build_ir(r.k, r.arena, &d) && d.errors == 0, "typed: builds");
         diag_free(&d);
         if (st) {
             st->assign.value->sem = (Sem){.kind = SEM_UNSET};
             d = (Diag){0};
-            CHECK(!lower_kernel(r.k, r.arena, &d), "untyped: no IR");
+            CHECK(!build_ir(r.k, r.arena, &d), "untyped: no IR");
             const char *text = d.text.data ? d.text.data : "";
             CHECK(strstr(text, "tric: internal error at ") &&
-                      strstr(text, "operator '+' reached lowering without a run-time type "
-                                   "(lowering t.tri:3:") &&
+                      strstr(text, "operator '+' reached IR building without a run-time type "
+                                   "(building the IR of t.tri:3:") &&
                       strstr(text, "(this is a bug in tric, not in your kernel)"),
                   "untyped: internal error, got:\n%s", text);
             diag_free(&d);
