@@ -1020,16 +1020,23 @@ static void wait_carried(Pipe *p, IrBuilder *b, ValueId arg, SrcLoc loc)
     p->map[arg] = wait->results[0];
 }
 
-static void rewrite(Pipe *p, IrRegion *parent, int at)
+/* What rewrite's steps share: the new loop, its body and builder, the lagging copies. */
+typedef struct {
+    IrOp *loop;           /* the new for */
+    IrRegion *nb;         /* its body */
+    IrBuilder nbld;       /* appending to it */
+    int niter, nlag, nres;
+    int *lag;             /* the old iter args with a lagging copy, in order */
+    ValueId *lag_args;    /* their lagging copies' block args */
+    ValueId *yields;      /* the new yield's operands */
+    ValueId carried_arg;  /* the carried wgmma's iter arg (old body), 0 if none */
+    bool carried_waited;  /* its wait is emitted */
+} Rewrite;
+
+/* The stage buffers: one local_alloc of S slots per pipelined load. */
+static void alloc_buffers(Pipe *p, IrBuilder *b)
 {
     IrFunc *f = p->f;
-    IrOp *L = p->loop;
-    IrRegion *body = p->body;
-    SrcLoc loc = L->loc;
-    int niter = body->nargs - 1;
-    IrBuilder b = {.func = f, .region = parent, .pos = at};
-
-    /* the buffers */
     for (int k = 0; k < p->nloads; k++) {
         Type t = ir_type(f, p->loads[k]->results[0]), bt = t;
         bt.is_smem = true;
@@ -1037,31 +1044,49 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         bt.shape[0] = p->S;
         for (int d = 0; d < t.rank; d++)
             bt.shape[d + 1] = t.shape[d];
-        p->bufs[k] = ir_build(&b, OP_LOCAL_ALLOC, p->loads[k]->loc, NULL, 0, &bt, 1, 0)->results[0];
+        p->bufs[k] = ir_build(b, OP_LOCAL_ALLOC, p->loads[k]->loc, NULL, 0, &bt, 1, 0)->results[0];
         f->values[p->bufs[k]].name = f->values[p->loads[k]->results[0]].name;
     }
+}
 
-    /* prologue: stage 0 of iterations 0 .. S-2 */
+/* The prologue: stage 0 of iterations 0 .. S-2. Returns the iter args' values after it (stage-0
+ * iter args advanced, the others their initial values). */
+static ValueId *emit_prologue(Pipe *p, IrBuilder *b, int niter)
+{
+    IrFunc *f = p->f;
+    IrOp *L = p->loop;
+    SrcLoc loc = L->loc;
     ValueId *cur = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 1));
     for (int a = 0; a < niter; a++)
         cur[a] = L->operands[3 + a];
-    const IrOp *y = body->ops[body->nops - 1];
+    const IrOp *y = p->body->ops[p->body->nops - 1];
     for (int s = 0; s + 1 < p->S; s++) {
-        ValueId iv = s > 0 ? iv_after(p, &b, L->operands[0], s) : L->operands[0];
+        ValueId iv = s > 0 ? iv_after(p, b, L->operands[0], s) : L->operands[0];
         map_stage0_args(p, iv, cur);
-        emit_stage0(p, &b, iv, const_i(&b, loc, DT_I32, s));
+        emit_stage0(p, b, iv, const_i(b, loc, DT_I32, s));
         for (int a = 0; a < niter; a++)
             if (p->arg_stage0[a])
                 cur[a] = mapped(p, y->operands[a]);
     }
+    return cur;
+}
 
-    /* the new loop: the old iter args, the lagging copies of stage-0 iter args the rest reads
-     * (from the same initial values), then the insert and extract slots */
-    int *lag = arena_alloc(f->arena, sizeof(int) * (size_t)(niter + 1)), nlag = 0;
+/* The new loop: the old iter args, the lagging copies of stage-0 iter args the rest reads (from
+ * the same initial values), then the insert and extract slots; its body's arguments. */
+static void build_loop(Pipe *p, IrBuilder *b, const ValueId *cur, Rewrite *rw)
+{
+    IrFunc *f = p->f;
+    IrOp *L = p->loop;
+    IrRegion *body = p->body;
+    SrcLoc loc = L->loc;
+    int niter = rw->niter;
+    rw->lag = arena_alloc(f->arena, sizeof(int) * (size_t)(niter + 1));
+    rw->nlag = 0;
     for (int a = 0; a < niter; a++)
         if (p->arg_lag[a])
-            lag[nlag++] = a;
-    int nres = niter + nlag + 2, nops = 3 + nres;
+            rw->lag[rw->nlag++] = a;
+    int nlag = rw->nlag, nres = niter + nlag + 2, nops = 3 + nres;
+    rw->nres = nres;
     ValueId *ops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nops);
     Type *types = arena_alloc(f->arena, sizeof(Type) * (size_t)nres);
     ops[0] = L->operands[0], ops[1] = L->operands[1], ops[2] = L->operands[2];
@@ -1070,13 +1095,13 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         types[a] = ir_type(f, body->args[1 + a]);
     }
     for (int j = 0; j < nlag; j++) {
-        ops[3 + niter + j] = L->operands[3 + lag[j]];
-        types[niter + j] = types[lag[j]];
+        ops[3 + niter + j] = L->operands[3 + rw->lag[j]];
+        types[niter + j] = types[rw->lag[j]];
     }
-    ops[3 + niter + nlag] = const_i(&b, loc, DT_I32, p->S - 1);
-    ops[4 + niter + nlag] = const_i(&b, loc, DT_I32, 0);
+    ops[3 + niter + nlag] = const_i(b, loc, DT_I32, p->S - 1);
+    ops[4 + niter + nlag] = const_i(b, loc, DT_I32, 0);
     types[niter + nlag] = types[niter + nlag + 1] = type_scalar(DT_I32);
-    IrOp *N = ir_build(&b, OP_FOR, loc, ops, nops, types, nres, 1);
+    IrOp *N = ir_build(b, OP_FOR, loc, ops, nops, types, nres, 1);
     memcpy(N->attr, L->attr, sizeof N->attr);
     IrRegion *nb = &N->regions[0];
     for (int a = 0; a < body->nargs; a++) {
@@ -1084,161 +1109,211 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
         ValueId nv = ir_region_add_arg(f, nb, f->values[old].type, f->values[old].name);
         set_layout(f, nv, f->values[old].layout);
     }
-    ValueId *lag_args = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(nlag + 1));
+    rw->lag_args = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(nlag + 1));
     for (int j = 0; j < nlag; j++) {
-        ValueId old = body->args[1 + lag[j]];
-        lag_args[j] = ir_region_add_arg(f, nb, f->values[old].type, f->values[old].name);
-        set_layout(f, lag_args[j], f->values[old].layout);
+        ValueId old = body->args[1 + rw->lag[j]];
+        rw->lag_args[j] = ir_region_add_arg(f, nb, f->values[old].type, f->values[old].name);
+        set_layout(f, rw->lag_args[j], f->values[old].layout);
         set_layout(f, N->results[niter + j], f->values[old].layout);
         f->values[N->results[niter + j]].name = f->values[old].name;
     }
-    ValueId ins = ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_insert");
-    ValueId ext = ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_extract");
+    ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_insert");
+    ir_region_add_arg(f, nb, type_scalar(DT_I32), "slot_extract");
     for (int a = 0; a < niter; a++) {
         set_layout(f, N->results[a], f->values[L->results[a]].layout);
         f->values[N->results[a]].name = f->values[L->results[a]].name;
     }
-    IrBuilder nbld = {.func = f, .region = nb, .pos = -1};
+    rw->loop = N;
+    rw->nb = nb;
+    rw->nbld = (IrBuilder){.func = f, .region = nb, .pos = -1};
+    rw->yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nres);
+}
 
-    /* 1. this iteration's tiles: complete, and seen by every thread. No async-proxy fence for
-     * wgmma: the slots' only writers are cp.async copies, completed by async_wait and published
-     * by bar.sync, as Triton (FenceInsertion fences register-to-shared copies only) and CUTLASS
-     * (MainloopSm90CpAsyncGmma) order them; the fence cost 3% on seed 2's 128x128x64 loop on the
-     * H100 (docs/performance.md). A wgmma operand stored from registers is fenced where codegen
-     * stores it (dot_wgmma.c). */
-    build0(&nbld, OP_ASYNC_WAIT, loc, p->S - 2);
-    build0(&nbld, OP_BARRIER, loc, 0);
+/* A stage-0 op in the rest: a tile read back whole from its slot, in the load's layout, where the
+ * load was; a value of stage 0 the rest reads, computed again for this iteration. */
+static void rest_stage0_op(Pipe *p, IrBuilder *nbld, IrOp *op, int i)
+{
+    IrFunc *f = p->f;
+    int j = load_index(p, op);
+    if (j >= 0 && p->whole[j]) {
+        Type t = ir_type(f, op->results[0]);
+        ValueId r = ir_build(nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
+        set_layout(f, r, f->values[op->operands[0]].layout);
+        f->values[r].name = f->values[op->results[0]].name;
+        p->map[op->results[0]] = r;
+    }
+    if (p->remat[i])
+        clone_mapped(p, nbld, op);
+}
+
+/* A dot operand's convert that reads a slot: from the slot into the operand's registers, unless a
+ * wgmma reads the slot itself. Returns false when op is not such a convert (nor the B^T view a
+ * wgmma reads). */
+static bool rest_slot_reader(Pipe *p, IrBuilder *nbld, IrOp *op)
+{
+    IrFunc *f = p->f;
+    int k = -1;
+    bool is_trans = false;
+    for (int r = 0; r < p->nreaders; r++) {
+        if (p->readers[r].convert == op)
+            k = p->readers[r].load;
+        is_trans |= p->readers[r].trans == op;
+    }
+    if (is_trans) /* the wgmma reads the slot as B^T */
+        return true;
+    if (k < 0)
+        return false;
+    const Layout *ol = &f->layouts[f->values[op->results[0]].layout];
+    const Layout *parent =
+        ol->kind == LAYOUT_DOT_OPERAND ? &f->layouts[ol->dot_operand.parent] : NULL;
+    if (parent && parent->kind == LAYOUT_MMA && parent->mma.version == 3)
+        return true;
+    Type t = ir_type(f, op->results[0]);
+    ValueId r = ir_build(nbld, OP_LOCAL_LOAD, op->loc, &p->views[k], 1, &t, 1, 0)->results[0];
+    set_layout(f, r, f->values[op->results[0]].layout);
+    f->values[r].name = f->values[op->results[0]].name;
+    p->map[op->results[0]] = r;
+    return true;
+}
+
+/* An #mma v3 dot whose B (and A, unless it comes from registers) is read from slots: a wgmma on
+ * the slot views and its wait (pending 1 for the dot that stays in flight). A wait for all
+ * (pending 0) also retires the carried wgmma of the previous iteration: its iter arg goes through
+ * the same wait. Returns false when op is not such a dot. */
+static bool rest_wgmma(Pipe *p, Rewrite *rw, IrOp *op)
+{
+    IrFunc *f = p->f;
+    int acc = op->code == OP_DOT ? f->values[op->results[0]].layout : 0;
+    if (acc <= 0 || f->layouts[acc].kind != LAYOUT_MMA || f->layouts[acc].mma.version != 3)
+        return false;
+    const SlotReader *ra = reader_of(p, op->operands[0]);
+    const SlotReader *rb = reader_of(p, op->operands[1]);
+    int ka = ra ? ra->load : -1, kb = rb ? rb->load : -1;
+    if (kb < 0 || (ka < 0 && !a_from_registers(p, op)))
+        return false;
+    IrBuilder *nbld = &rw->nbld;
+    ValueId wops[3] = {ka >= 0 ? p->views[ka] : mapped(p, op->operands[0]), p->views[kb],
+                       mapped(p, op->operands[2])};
+    Type t = ir_type(f, op->results[0]);
+    IrOp *w = ir_build(nbld, OP_WGMMA, op->loc, wops, 3, &t, 1, 0);
+    memcpy(w->attr, op->attr, sizeof w->attr);
+    w->attr[1] = rb->trans ? 1 : 0; /* trans_b */
+    set_layout(f, w->results[0], acc);
+    bool stays = op == p->inflight_dot || op == p->carried_dot;
+    ValueId carried = rw->carried_arg;
+    bool merge = !stays && carried && !rw->carried_waited;
+    ValueId wv[2] = {w->results[0], merge ? mapped(p, carried) : 0};
+    Type wt[2] = {t, merge ? ir_type(f, carried) : t};
+    IrOp *wait =
+        ir_build(nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt, merge ? 2 : 1, 0);
+    wait->attr[0] = stays ? 1 : 0;
+    set_layout(f, wait->results[0], acc);
+    f->values[wait->results[0]].name = f->values[op->results[0]].name;
+    p->map[op->results[0]] = wait->results[0];
+    if (merge) {
+        set_layout(f, wait->results[1], f->values[carried].layout);
+        f->values[wait->results[1]].name = f->values[carried].name;
+        p->map[carried] = wait->results[1];
+        rw->carried_waited = true;
+    }
+    return true;
+}
+
+/* Steps 1 and 2 of the new body: this iteration's tiles complete and seen by every thread, then
+ * the rest of the old body for iteration i. */
+static void emit_rest(Pipe *p, Rewrite *rw)
+{
+    IrRegion *body = p->body, *nb = rw->nb;
+    IrBuilder *nbld = &rw->nbld;
+    SrcLoc loc = p->loop->loc;
+    ValueId ext = nb->args[body->nargs + rw->nlag + 1];
+    /* 1. No async-proxy fence for wgmma: the slots' only writers are cp.async copies, completed
+     * by async_wait and published by bar.sync, as Triton (FenceInsertion fences
+     * register-to-shared copies only) and CUTLASS (MainloopSm90CpAsyncGmma) order them; the
+     * fence cost 3% on seed 2's 128x128x64 loop on the H100 (docs/performance.md). A wgmma
+     * operand stored from registers is fenced where codegen stores it (dot_wgmma.c). */
+    build0(nbld, OP_ASYNC_WAIT, loc, p->S - 2);
+    build0(nbld, OP_BARRIER, loc, 0);
     for (int k = 0; k < p->nloads; k++)
-        p->views[k] = slot_view(p, &nbld, k, ext);
+        p->views[k] = slot_view(p, nbld, k, ext);
 
     /* 2. the rest of the body, for iteration i */
     memset(p->map, 0, sizeof *p->map * (size_t)p->nvalues0);
     for (int a = 0; a < body->nargs; a++)
         p->map[body->args[a]] = nb->args[a];
-    for (int j = 0; j < nlag; j++)
-        p->map[body->args[1 + lag[j]]] = lag_args[j];
-    ValueId *yields = arena_alloc(f->arena, sizeof(ValueId) * (size_t)nres);
+    for (int j = 0; j < rw->nlag; j++)
+        p->map[body->args[1 + rw->lag[j]]] = rw->lag_args[j];
     /* the carried wgmma's iter arg: waited for before its first use (or with the first wait 0) */
-    ValueId carried_arg = p->carried_dot ? body->args[1 + p->carried_iter] : 0;
-    bool carried_waited = false;
+    rw->carried_arg = p->carried_dot ? body->args[1 + p->carried_iter] : 0;
+    rw->carried_waited = false;
     for (int i = 0; i + 1 < body->nops; i++) {
         IrOp *op = body->ops[i];
-        if (carried_arg && !carried_waited && !p->stage0[i] && ir_op_uses(op, carried_arg)) {
-            wait_carried(p, &nbld, carried_arg, loc);
-            carried_waited = true;
+        if (rw->carried_arg && !rw->carried_waited && !p->stage0[i] &&
+            ir_op_uses(op, rw->carried_arg)) {
+            wait_carried(p, nbld, rw->carried_arg, loc);
+            rw->carried_waited = true;
         }
         if (p->stage0[i]) {
-            /* a tile read back whole: from its slot, in the load's layout, where the load was */
-            int j = load_index(p, op);
-            if (j >= 0 && p->whole[j]) {
-                Type t = ir_type(f, op->results[0]);
-                ValueId r =
-                    ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[j], 1, &t, 1, 0)->results[0];
-                set_layout(f, r, f->values[op->operands[0]].layout);
-                f->values[r].name = f->values[op->results[0]].name;
-                p->map[op->results[0]] = r;
-            }
-            /* a value of stage 0 the rest reads, for this iteration */
-            if (p->remat[i])
-                clone_mapped(p, &nbld, op);
+            rest_stage0_op(p, nbld, op, i);
             continue;
         }
-        int k = -1;
-        bool is_trans = false;
-        for (int r = 0; r < p->nreaders; r++) {
-            if (p->readers[r].convert == op)
-                k = p->readers[r].load;
-            is_trans |= p->readers[r].trans == op;
-        }
-        if (is_trans) /* the wgmma reads the slot as B^T */
+        if (rest_slot_reader(p, nbld, op) || rest_wgmma(p, rw, op))
             continue;
-        if (k >= 0) {
-            /* a dot operand: from its slot into the operand's registers, unless a wgmma reads
-             * the slot itself */
-            const Layout *ol = &f->layouts[f->values[op->results[0]].layout];
-            const Layout *parent =
-                ol->kind == LAYOUT_DOT_OPERAND ? &f->layouts[ol->dot_operand.parent] : NULL;
-            if (parent && parent->kind == LAYOUT_MMA && parent->mma.version == 3)
-                continue;
-            Type t = ir_type(f, op->results[0]);
-            ValueId r =
-                ir_build(&nbld, OP_LOCAL_LOAD, op->loc, &p->views[k], 1, &t, 1, 0)->results[0];
-            set_layout(f, r, f->values[op->results[0]].layout);
-            f->values[r].name = f->values[op->results[0]].name;
-            p->map[op->results[0]] = r;
-            continue;
-        }
-        int acc = op->code == OP_DOT ? f->values[op->results[0]].layout : 0;
-        if (acc > 0 && f->layouts[acc].kind == LAYOUT_MMA && f->layouts[acc].mma.version == 3) {
-            const SlotReader *ra = reader_of(p, op->operands[0]);
-            const SlotReader *rb = reader_of(p, op->operands[1]);
-            int ka = ra ? ra->load : -1, kb = rb ? rb->load : -1;
-            if (kb >= 0 && (ka >= 0 || a_from_registers(p, op))) {
-                ValueId wops[3] = {ka >= 0 ? p->views[ka] : mapped(p, op->operands[0]),
-                                   p->views[kb], mapped(p, op->operands[2])};
-                Type t = ir_type(f, op->results[0]);
-                IrOp *w = ir_build(&nbld, OP_WGMMA, op->loc, wops, 3, &t, 1, 0);
-                memcpy(w->attr, op->attr, sizeof w->attr);
-                w->attr[1] = rb->trans ? 1 : 0; /* trans_b */
-                set_layout(f, w->results[0], acc);
-                bool stays = op == p->inflight_dot || op == p->carried_dot;
-                /* a wait for all (pending 0) also retires the carried wgmma of the previous
-                 * iteration: its iter arg goes through the same wait */
-                bool merge = !stays && carried_arg && !carried_waited;
-                ValueId wv[2] = {w->results[0], merge ? mapped(p, carried_arg) : 0};
-                Type wt[2] = {t, merge ? ir_type(f, carried_arg) : t};
-                IrOp *wait = ir_build(&nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt,
-                                      merge ? 2 : 1, 0);
-                wait->attr[0] = stays ? 1 : 0;
-                set_layout(f, wait->results[0], acc);
-                f->values[wait->results[0]].name = f->values[op->results[0]].name;
-                p->map[op->results[0]] = wait->results[0];
-                if (merge) {
-                    set_layout(f, wait->results[1], f->values[carried_arg].layout);
-                    f->values[wait->results[1]].name = f->values[carried_arg].name;
-                    p->map[carried_arg] = wait->results[1];
-                    carried_waited = true;
-                }
-                continue;
-            }
-        }
-        IrOp *copy = clone_mapped(p, &nbld, op);
+        IrOp *copy = clone_mapped(p, nbld, op);
         if (copy && op == p->inflight_if)
             wait_in_branches(p, copy, mapped(p, p->inflight_dot->results[0]),
                              p->inflight_if_result);
     }
-    if (carried_arg &&
-        !carried_waited) /* unused in the body: retired before its slot is refilled */
-        wait_carried(p, &nbld, carried_arg, loc);
-    for (int a = 0; a < niter; a++)
+    if (rw->carried_arg && !rw->carried_waited) /* unused in the body: retired before its slot
+                                                  is refilled */
+        wait_carried(p, nbld, rw->carried_arg, loc);
+    const IrOp *y = body->ops[body->nops - 1];
+    for (int a = 0; a < rw->niter; a++)
         if (!p->arg_stage0[a])
-            yields[a] = mapped(p, y->operands[a]);
-    for (int j = 0; j < nlag; j++) /* the rest's own copy of the stage-0 chain computed it */
-        yields[niter + j] = mapped(p, y->operands[lag[j]]);
+            rw->yields[a] = mapped(p, y->operands[a]);
+    for (int j = 0; j < rw->nlag; j++) /* the rest's own copy of the stage-0 chain computed it */
+        rw->yields[rw->niter + j] = mapped(p, y->operands[rw->lag[j]]);
+}
 
+/* Steps 3 and 4: the barrier before a wgmma's slot is refilled, stage 0 for iteration i + S - 1
+ * into slot (i + S - 1) % S, and the yield. */
+static void emit_ahead(Pipe *p, Rewrite *rw)
+{
+    IrFunc *f = p->f;
+    IrRegion *nb = rw->nb;
+    IrBuilder *nbld = &rw->nbld;
+    SrcLoc loc = p->loop->loc;
+    int niter = rw->niter, nlag = rw->nlag;
+    ValueId ins = nb->args[p->body->nargs + nlag], ext = nb->args[p->body->nargs + nlag + 1];
     /* 3. every warpgroup's previous wgmma has retired: its slot, (i-1) % S, may be refilled */
     if (p->any_wgmma)
-        build0(&nbld, OP_BARRIER, loc, 0);
-
-    /* 4. stage 0 for iteration i + S - 1, into slot (i + S - 1) % S */
-    ValueId ahead = iv_after(p, &nbld, nb->args[0], p->S - 1);
+        build0(nbld, OP_BARRIER, loc, 0);
+    /* 4. stage 0 for iteration i + S - 1 */
+    ValueId ahead = iv_after(p, nbld, nb->args[0], p->S - 1);
     ValueId *args0 = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(niter + 1));
     for (int a = 0; a < niter; a++)
         args0[a] = nb->args[1 + a];
     map_stage0_args(p, ahead, args0);
-    emit_stage0(p, &nbld, ahead, ins);
+    emit_stage0(p, nbld, ahead, ins);
+    const IrOp *y = p->body->ops[p->body->nops - 1];
     for (int a = 0; a < niter; a++)
         if (p->arg_stage0[a])
-            yields[a] = mapped(p, y->operands[a]);
-    yields[niter + nlag] = next_slot(p, &nbld, ins);
-    yields[niter + nlag + 1] = next_slot(p, &nbld, ext);
-    IrOp *ny = ir_build(&nbld, OP_YIELD, y->loc, yields, nres, NULL, 0, 0);
-    (void)ny;
+            rw->yields[a] = mapped(p, y->operands[a]);
+    rw->yields[niter + nlag] = next_slot(p, nbld, ins);
+    rw->yields[niter + nlag + 1] = next_slot(p, nbld, ext);
+    ir_build(nbld, OP_YIELD, y->loc, rw->yields, rw->nres, NULL, 0, 0);
+}
 
-    /* after the loop: no copy in flight, the last wgmma retired */
-    b.pos = body_index(parent, N) + 1;
+/* After the loop: no copy in flight, the last wgmma retired; the old loop's results replaced
+ * (a stage-0 iter arg ran ahead: by its lagging copy) and the old loop removed. */
+static void finish_loop(Pipe *p, IrRegion *parent, Rewrite *rw)
+{
+    IrFunc *f = p->f;
+    IrOp *L = p->loop, *N = rw->loop;
+    SrcLoc loc = L->loc;
+    IrBuilder b = {.func = f, .region = parent, .pos = body_index(parent, N) + 1};
     build0(&b, OP_ASYNC_WAIT, loc, 0);
-    for (int a = 0; a < niter; a++) {
+    for (int a = 0; a < rw->niter; a++) {
         ValueId r = N->results[a];
         if ((p->inflight_dot && a == p->inflight_iter) ||
             (p->carried_dot && a == p->carried_iter)) {
@@ -1248,13 +1323,27 @@ static void rewrite(Pipe *p, IrRegion *parent, int at)
             f->values[wait->results[0]].name = f->values[r].name;
             r = wait->results[0];
         }
-        for (int j = 0; j < nlag; j++) /* a stage-0 iter arg ran ahead: its lagging copy */
-            if (lag[j] == a)
-                r = N->results[niter + j];
+        for (int j = 0; j < rw->nlag; j++)
+            if (rw->lag[j] == a)
+                r = N->results[rw->niter + j];
         if (a < L->nresults)
             ir_replace_all_uses(f, L->results[a], r);
     }
     ir_region_remove(parent, body_index(parent, L));
+}
+
+/* The loop rewritten into its pipelined form: buffers, prologue, the new loop (wait, the rest of
+ * the body for iteration i, stage 0 for iteration i + S - 1), the waits after it. */
+static void rewrite(Pipe *p, IrRegion *parent, int at)
+{
+    IrBuilder b = {.func = p->f, .region = parent, .pos = at};
+    Rewrite rw = {.niter = p->body->nargs - 1};
+    alloc_buffers(p, &b);
+    ValueId *cur = emit_prologue(p, &b, rw.niter);
+    build_loop(p, &b, cur, &rw);
+    emit_rest(p, &rw);
+    emit_ahead(p, &rw);
+    finish_loop(p, parent, &rw);
 }
 
 /* ---- driver -------------------------------------------------------------------------------- */
