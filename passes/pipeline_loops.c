@@ -620,8 +620,14 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
             continue;
         if (dotless) {
             used += (int64_t)p->S * shared_slot_bytes(t, false);
-            if (used > budget)
+            if (used > budget) {
+                p->why_not = arena_printf(
+                    f->arena,
+                    "its rows' copies would take %lld bytes of shared memory for %d stages; a "
+                    "loop without a dot may take %lld, a quarter of the target's",
+                    (long long)used, p->S, (long long)budget);
                 break;
+            }
         }
         if (take_load(p, ld) < 0)
             break;
@@ -655,6 +661,18 @@ static bool loop_has_dot(const IrRegion *r)
     return false;
 }
 
+/* Whether a dot of the loop's body (not of nested regions) has an #mma result. */
+static bool loop_has_mma_dot(const Pipe *p)
+{
+    for (int i = 0; i < p->body->nops; i++) {
+        const IrOp *op = p->body->ops[i];
+        int acc = op->code == OP_DOT ? p->f->values[op->results[0]].layout : 0;
+        if (acc > 0 && acc < p->f->nlayouts && p->f->layouts[acc].kind == LAYOUT_MMA)
+            return true;
+    }
+    return false;
+}
+
 /* Finds what to pipeline in loop; false when the loop stays as it is. */
 static bool analyse(Pipe *p)
 {
@@ -672,6 +690,9 @@ static bool analyse(Pipe *p)
     if (p->nloads == 0 && !p->why_not && p->loop->attr[0] <= 1 && !loop_has_dot(body))
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
+    if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
+        DECLINE(p, "its dots run on FMA units (no mma layout); only an mma or wgmma dot's "
+                   "operands are copied ahead");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
@@ -1379,6 +1400,7 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
         Pipe first = p;
         p.extras = true;
         bool ok = analyse(&p);
+        const char *first_why = p.why_not;
         if (!ok) {
             size_t nops = (size_t)p.body->nops + 1, nargs = (size_t)p.body->nargs + 1;
             memset(first.stage0, 0, sizeof(bool) * nops);
@@ -1387,6 +1409,9 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
             memset(first.arg_lag, 0, sizeof(bool) * nargs);
             p = first;
             ok = analyse(&p);
+            /* a loop with no dot has only the first try's loads: its reason is the one */
+            if (!ok && first_why && !loop_has_dot(p.body))
+                p.why_not = first_why;
         }
         if (!ok) {
             /* a remark, at the loop, for whoever wonders why it runs slowly */
