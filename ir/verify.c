@@ -785,38 +785,24 @@ static void check_scratch(Verifier *v, const IrOp *op)
 
 static void check_atomic(Verifier *v, const IrOp *op);
 
-static void check_types(Verifier *v, const IrOp *op)
+/* const, program_id, num_programs, make_range: values made from attributes alone. */
+static void check_source_op(Verifier *v, const IrOp *op)
 {
-    OpCode c = op->code;
-    bool mixed_types =
-        (c >= OP_CMP_EQ && c <= OP_SELECT) || c == OP_CAST || c == OP_BITCAST || c == OP_ADDPTR;
-    if (mixed_types) {
-        /* One shape for all; the per-op rules below check dtypes (arithmetic compares whole
-         * types in check_arith). */
-        for (int i = 0; i < op->noperands; i++)
-            if (!type_same_shape(otype(v, op, i), rtype(v, op, 0))) {
-                report(v, op, "operand %d has type %s, but the result %s has another shape", i,
-                       tstr(v, otype(v, op, i)), tstr(v, rtype(v, op, 0)));
-                return;
-            }
-    }
-    switch (c) {
-    case OP_CONST: {
-        Type r = rtype(v, op, 0);
+    Type r = rtype(v, op, 0);
+    switch (op->code) {
+    case OP_CONST:
         if (r.is_ptr)
             report(v, op, "a constant cannot be a pointer (%s)", tstr(v, r));
         else if (r.dtype == DT_I1 && op->attr[0] != 0 && op->attr[0] != 1)
             report(v, op, "an i1 constant is 0 or 1, not %lld", (long long)op->attr[0]);
         break;
-    }
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
         want_result(v, op, 0, type_scalar(DT_I32));
         if (op->attr[0] < 0 || op->attr[0] > 2)
             report(v, op, "axis %lld (0, 1 or 2)", (long long)op->attr[0]);
         break;
-    case OP_MAKE_RANGE: {
-        Type r = rtype(v, op, 0);
+    case OP_MAKE_RANGE:
         if (r.rank != 1 || r.is_ptr || r.dtype != DT_I32)
             report(v, op, "result has type %s, expected <Nxi32>", tstr(v, r));
         else if (op->attr[1] - op->attr[0] != r.shape[0])
@@ -824,17 +810,23 @@ static void check_types(Verifier *v, const IrOp *op)
                    (long long)op->attr[0], (long long)op->attr[1],
                    (long long)(op->attr[1] - op->attr[0]), (int)r.shape[0]);
         break;
+    default: break;
     }
-    case OP_SPLAT: {
-        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+}
+
+/* splat, broadcast, expand_dims, reshape, and the ops whose result is their operand's type
+ * (convert_layout, the hints): the elements stay, the shape changes by the op's rule. */
+static void check_reshaping_op(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0), r = rtype(v, op, 0);
+    switch (op->code) {
+    case OP_SPLAT:
         if (a.rank != 0)
             report(v, op, "operand 0 has type %s, expected a scalar", tstr(v, a));
         else
             want_result(v, op, 0, shape_of(r, a.dtype, a.is_ptr));
         break;
-    }
-    case OP_BROADCAST: {
-        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+    case OP_BROADCAST:
         if (!type_equal(type_elem(a), type_elem(r)) || a.rank != r.rank) {
             report(v, op, "cannot broadcast %s to %s (same element and rank needed)", tstr(v, a),
                    tstr(v, r));
@@ -847,9 +839,7 @@ static void check_types(Verifier *v, const IrOp *op)
                 break;
             }
         break;
-    }
     case OP_EXPAND_DIMS: {
-        Type a = otype(v, op, 0);
         int64_t axis = op->attr[0];
         if (axis < 0 || axis > a.rank || a.rank + 1 > TRIC_MAX_RANK) {
             report(v, op, "axis %lld is outside 0..%d for %s", (long long)axis, a.rank, tstr(v, a));
@@ -863,17 +853,26 @@ static void check_types(Verifier *v, const IrOp *op)
         want_result(v, op, 0, want);
         break;
     }
-    case OP_RESHAPE: {
-        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+    case OP_RESHAPE:
         if (!type_equal(type_elem(a), type_elem(r)) || type_numel(a) != type_numel(r))
             report(v, op, "cannot reshape %s to %s (same element type and count needed)",
                    tstr(v, a), tstr(v, r));
         break;
+    case OP_CONVERT_LAYOUT:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: want_result(v, op, 0, a); break;
+    default: break;
     }
+}
+
+/* trans, join, split: the dims move, or a minor dim of 2 comes or goes. */
+static void check_permuting_op(Verifier *v, const IrOp *op)
+{
+    Type a = otype(v, op, 0);
+    Type want = a;
+    switch (op->code) {
     case OP_TRANS: {
-        Type a = otype(v, op, 0);
         bool seen[TRIC_MAX_RANK] = {0};
-        Type want = a;
         for (int i = 0; i < a.rank; i++) {
             int64_t p = op->attr[i];
             if (p < 0 || p >= a.rank || seen[p]) {
@@ -889,21 +888,19 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_JOIN: {
         /* Triton's tt.join: two blocks of one type, a new minor dim of 2 (scalars are joined by
          * lowering through a [1] block, as Triton's semantic.join does). */
-        Type a = otype(v, op, 0), b = otype(v, op, 1);
+        Type b = otype(v, op, 1);
         if (!type_equal(a, b) || a.rank == 0 || a.rank + 1 > TRIC_MAX_RANK) {
             report(v, op, "joins %s and %s; expected two blocks of one type and rank below %d",
                    tstr(v, a), tstr(v, b), TRIC_MAX_RANK);
             break;
         }
-        Type want = a;
         want.rank = (uint8_t)(a.rank + 1);
         want.shape[a.rank] = 2;
         want_result(v, op, 0, want);
         break;
     }
-    case OP_SPLIT: {
+    case OP_SPLIT:
         /* Triton's tt.split, one half per op: attr[0] picks r = a[..., 0] or a[..., 1]. */
-        Type a = otype(v, op, 0);
         if (a.rank < 2 || a.shape[a.rank - 1] != 2) {
             report(v, op, "splits %s; expected a block of rank 2 or more whose last dim is 2",
                    tstr(v, a));
@@ -911,44 +908,37 @@ static void check_types(Verifier *v, const IrOp *op)
         }
         if (op->attr[0] != 0 && op->attr[0] != 1)
             report(v, op, "half %lld (0 or 1)", (long long)op->attr[0]);
-        Type want = a;
         want.rank = (uint8_t)(a.rank - 1);
         want.shape[a.rank - 1] = 0;
         want_result(v, op, 0, want);
         break;
+    default: break;
     }
-    case OP_CONVERT_LAYOUT:
-    case OP_MULTIPLE_OF:
-    case OP_MAX_CONTIGUOUS: want_result(v, op, 0, otype(v, op, 0)); break;
-    case OP_CMP_EQ:
-    case OP_CMP_NE:
-    case OP_CMP_LT:
-    case OP_CMP_LE:
-    case OP_CMP_GT:
-    case OP_CMP_GE: {
-        Type r = rtype(v, op, 0);
-        if (r.is_ptr || r.dtype != DT_I1)
-            report(v, op, "result has type %s, expected %s", tstr(v, r),
-                   tstr(v, shape_of(r, DT_I1, false)));
-        else
-            want_operand(v, op, 1, otype(v, op, 0));
-        break;
-    }
-    case OP_SELECT: {
-        Type r = rtype(v, op, 0);
+}
+
+/* The compares, select, cast, bitcast and addptr: elementwise, but their operands' element types
+ * differ from the result's (check_arith's one type does not hold), so each has its rule. */
+static void check_mixed_type_op(Verifier *v, const IrOp *op)
+{
+    /* One shape for all; the rules below check dtypes. */
+    for (int i = 0; i < op->noperands; i++)
+        if (!type_same_shape(otype(v, op, i), rtype(v, op, 0))) {
+            report(v, op, "operand %d has type %s, but the result %s has another shape", i,
+                   tstr(v, otype(v, op, i)), tstr(v, rtype(v, op, 0)));
+            return;
+        }
+    Type a = otype(v, op, 0), r = rtype(v, op, 0);
+    switch (op->code) {
+    case OP_SELECT:
         if (want_operand(v, op, 0, shape_of(r, DT_I1, false)) && want_operand(v, op, 1, r))
             want_operand(v, op, 2, r);
         break;
-    }
-    case OP_CAST: {
-        Type a = otype(v, op, 0), r = rtype(v, op, 0);
+    case OP_CAST:
         if (a.is_ptr || r.is_ptr)
             report(v, op, "cast converts numbers (%s to %s); use bitcast for pointers", tstr(v, a),
                    tstr(v, r));
         break;
-    }
     case OP_BITCAST: {
-        Type a = otype(v, op, 0), r = rtype(v, op, 0);
         /* A pointer is 64 bits: it converts to and from int64 (Triton's ptr_to_int and
          * int_to_ptr), and to another pointer. */
         int abits = a.is_ptr ? 64 : dtype_bits(a.dtype),
@@ -963,7 +953,7 @@ static void check_types(Verifier *v, const IrOp *op)
         break;
     }
     case OP_ADDPTR: {
-        Type a = otype(v, op, 0), b = otype(v, op, 1);
+        Type b = otype(v, op, 1);
         if (!a.is_ptr)
             report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, a));
         else if (b.is_ptr || !dtype_is_int(b.dtype) || b.dtype == DT_I1)
@@ -972,42 +962,80 @@ static void check_types(Verifier *v, const IrOp *op)
             want_result(v, op, 0, a);
         break;
     }
-    case OP_LOAD: {
-        Type p = otype(v, op, 0);
-        if (!p.is_ptr) {
-            report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
-            break;
-        }
-        Type r = shape_of(p, p.dtype, false);
-        if (!want_result(v, op, 0, r))
-            break;
-        if (op->noperands > 1 && op->operands[1])
-            want_operand(v, op, 1, shape_of(p, DT_I1, false));
-        if (op->noperands > 2 && op->operands[2])
-            want_operand(v, op, 2, r);
+    default: /* the compares */
+        if (r.is_ptr || r.dtype != DT_I1)
+            report(v, op, "result has type %s, expected %s", tstr(v, r),
+                   tstr(v, shape_of(r, DT_I1, false)));
+        else
+            want_operand(v, op, 1, a);
         break;
     }
-    case OP_STORE: {
-        Type p = otype(v, op, 0);
-        if (!p.is_ptr) {
-            report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
-            break;
-        }
+}
+
+/* load (ptr, mask?, other?) and store (ptr, val, mask?): values and masks in the pointer's shape. */
+static void check_load_store(Verifier *v, const IrOp *op)
+{
+    Type p = otype(v, op, 0);
+    if (!p.is_ptr) {
+        report(v, op, "operand 0 has type %s, expected a pointer", tstr(v, p));
+        return;
+    }
+    if (op->code == OP_STORE) {
         if (want_operand(v, op, 1, shape_of(p, p.dtype, false)) && op->noperands > 2 &&
             op->operands[2])
             want_operand(v, op, 2, shape_of(p, DT_I1, false));
-        break;
+        return;
     }
+    Type r = shape_of(p, p.dtype, false);
+    if (!want_result(v, op, 0, r))
+        return;
+    if (op->noperands > 1 && op->operands[1])
+        want_operand(v, op, 1, shape_of(p, DT_I1, false));
+    if (op->noperands > 2 && op->operands[2])
+        want_operand(v, op, 2, r);
+}
+
+/* Each op's type rules, by family; the rules of the elementwise arithmetic (check_arith) and of
+ * the memory pipeline (check_pipeline) are found through the op table's traits. */
+static void check_types(Verifier *v, const IrOp *op)
+{
+    OpCode c = op->code;
+    switch (c) {
+    case OP_CONST:
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+    case OP_MAKE_RANGE: check_source_op(v, op); break;
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_RESHAPE:
+    case OP_CONVERT_LAYOUT:
+    case OP_MULTIPLE_OF:
+    case OP_MAX_CONTIGUOUS: check_reshaping_op(v, op); break;
+    case OP_TRANS:
+    case OP_JOIN:
+    case OP_SPLIT: check_permuting_op(v, op); break;
+    case OP_CMP_EQ:
+    case OP_CMP_NE:
+    case OP_CMP_LT:
+    case OP_CMP_LE:
+    case OP_CMP_GT:
+    case OP_CMP_GE:
+    case OP_SELECT:
+    case OP_CAST:
+    case OP_BITCAST:
+    case OP_ADDPTR: check_mixed_type_op(v, op); break;
+    case OP_LOAD:
+    case OP_STORE: check_load_store(v, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: check_atomic(v, op); break;
     case OP_DOT: {
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
-        if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr) {
+        if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr)
             report(v, op, "takes 2-d number blocks (%s x %s -> %s)", tstr(v, a), tstr(v, b),
                    tstr(v, r));
-            break;
-        }
-        check_dot_types(v, op);
+        else
+            check_dot_types(v, op);
         break;
     }
     case OP_REDUCE_SUM:
@@ -1026,7 +1054,7 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ABS: check_arith(v, op, ANY_NUM); break;
     case OP_LIBDEVICE: check_libdevice(v, op); break;
     default:
-        if (op_has(c, OPT_ELEMENTWISE) && c != OP_CAST && c != OP_BITCAST)
+        if (op_has(c, OPT_ELEMENTWISE))
             check_arith(v, op, (Kinds)kind_of(c));
         if (op_has(c, OPT_PIPELINE)) /* the memory pipeline's ops (the op table's trait) */
             check_pipeline(v, op);
