@@ -24,8 +24,10 @@ typedef int32_t ValueId;
  * with op_has. Who asks: dce keeps an unused op that has EFFECT or TERMINATOR (or holds one);
  * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
  * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
- * lowers PIPELINE ops in async_copy.c and verify checks them in check_pipeline; layouts and
- * verify ask ELEMENTWISE. Which operands may be shared-memory values is op_takes_smem's. */
+ * lowers PIPELINE ops in async_copy.c and verify checks them in check_pipeline; layouts keeps
+ * the layouts of IR that holds a SCHEDULED op; tma gives each group a GROUP_END closes one
+ * mbarrier; layouts and verify ask ELEMENTWISE. Which operands may be shared-memory values is
+ * op_takes_smem's. */
 typedef enum OpTrait {
     /* operands and result share one shape; result element i depends only on operand elements i */
     OPT_ELEMENTWISE = 1 << 0,
@@ -39,8 +41,14 @@ typedef enum OpTrait {
     OPT_REGIONS = 1 << 4,
     /* ends a region, handing values out (yield, condition): dce keeps it; a yield has no effect */
     OPT_TERMINATOR = 1 << 5,
-    /* a memory-pipeline op (made by pipeline_loops/tma): shared memory, async copies, wgmma */
+    /* a memory-pipeline op: shared memory, async copies, their waits, barriers, wgmma */
     OPT_PIPELINE = 1 << 6,
+    /* made only by the passes that schedule the memory pipeline (pipeline_loops, tma), never by
+     * build_ir: IR holding one was scheduled on its layouts. Not barrier (tl.debug_barrier) */
+    OPT_SCHEDULED = 1 << 7,
+    /* closes the open group of asynchronous copies: the copies since the last one complete
+     * together (cp.async.commit_group) */
+    OPT_GROUP_END = 1 << 8,
 } OpTrait;
 
 /* Ops. Columns: enum, text name, number of operands (-1: variable), number of results (-1:
@@ -122,20 +130,20 @@ typedef enum OpTrait {
     X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, 1, 0, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, 0, OPT_EFFECT, "stop with sattr when any element of a is false")     \
     /* --- the memory pipeline (made by passes/pipeline_loops.c; docs/ir.md "Shared memory") --- */ \
-    X(OP_LOCAL_ALLOC, "local_alloc", 0, 1, OPT_ALLOC | OPT_PIPELINE, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
-    X(OP_SLOT, "slot", 2, 1, OPT_PIPELINE, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \
-    X(OP_ASYNC_COPY, "async_copy", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "view a = *b where mask (operand 2, optional) else 0, asynchronously: complete once the group the next async_commit closes is waited for; no result") \
-    X(OP_ASYNC_COMMIT, "async_commit", 0, 0, OPT_EFFECT | OPT_PIPELINE, "close the open group of async_copy ops") \
-    X(OP_ASYNC_WAIT, "async_wait", 0, 0, OPT_EFFECT | OPT_PIPELINE, "wait until at most attr[0] committed groups are incomplete") \
+    X(OP_LOCAL_ALLOC, "local_alloc", 0, 1, OPT_ALLOC | OPT_PIPELINE | OPT_SCHEDULED, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
+    X(OP_SLOT, "slot", 2, 1, OPT_PIPELINE | OPT_SCHEDULED, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \
+    X(OP_ASYNC_COPY, "async_copy", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "view a = *b where mask (operand 2, optional) else 0, asynchronously: complete once the group the next async_commit closes is waited for; no result") \
+    X(OP_ASYNC_COMMIT, "async_commit", 0, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED | OPT_GROUP_END, "close the open group of async_copy ops") \
+    X(OP_ASYNC_WAIT, "async_wait", 0, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "wait until at most attr[0] committed groups are incomplete") \
     X(OP_BARRIER, "barrier", 0, 0, OPT_EFFECT | OPT_PIPELINE, "every thread of the program arrives before any goes on; attr[0] = 1: shared writes are first made visible to wgmma (async proxy)") \
-    X(OP_LOCAL_LOAD, "local_load", 1, 1, OPT_READS_MEMORY | OPT_PIPELINE, "r = the contents of view a, in r's distributed layout") \
-    X(OP_WGMMA, "wgmma", 3, 1, OPT_READS_MEMORY | OPT_PIPELINE, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
-    X(OP_WGMMA_WAIT, "wgmma_wait", -1, -1, OPT_EFFECT | OPT_PIPELINE, "results = operands, once at most attr[0] wgmma ops are still running") \
-    X(OP_MBAR_INIT, "mbar_init", 1, 0, OPT_EFFECT | OPT_PIPELINE, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
-    X(OP_MBAR_INVAL, "mbar_inval", 1, 0, OPT_EFFECT | OPT_PIPELINE, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
-    X(OP_MBAR_EXPECT, "mbar_expect", 2, 0, OPT_EFFECT | OPT_PIPELINE, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
-    X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
-    X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
+    X(OP_LOCAL_LOAD, "local_load", 1, 1, OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "r = the contents of view a, in r's distributed layout") \
+    X(OP_WGMMA, "wgmma", 3, 1, OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
+    X(OP_WGMMA_WAIT, "wgmma_wait", -1, -1, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "results = operands, once at most attr[0] wgmma ops are still running") \
+    X(OP_MBAR_INIT, "mbar_init", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
+    X(OP_MBAR_INVAL, "mbar_inval", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
+    X(OP_MBAR_EXPECT, "mbar_expect", 2, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
+    X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
+    X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
     X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
     X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \

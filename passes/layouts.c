@@ -1289,12 +1289,13 @@ static void clear_layouts(IrFunc *f)
         f->values[v].layout = 0;
 }
 
-/* Whether r holds an op of the memory pipeline (IR read back from text after the pipeline ran). */
+/* Whether r holds an op only the passes that schedule the memory pipeline make (IR read back
+ * from text after the pipeline ran); a barrier does not count, tl.debug_barrier makes one. */
 static bool has_pipeline_ops(const IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
-        if (op->code == OP_LOCAL_ALLOC || op->code == OP_WGMMA || op->code == OP_LOCAL_LOAD)
+        if (op_has(op->code, OPT_SCHEDULED))
             return true;
         for (int k = 0; k < op->nregions; k++)
             if (has_pipeline_ops(&op->regions[k]))

@@ -973,7 +973,7 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
                     pred = pl->pred;
                     ncopies++;
                     owned++;
-                } else if (op->code == OP_ASYNC_COMMIT) {
+                } else if (op_has(op->code, OPT_GROUP_END)) {
                     ncopies = 0;
                 } else if (op->code == OP_ASYNC_WAIT && ri == 1) {
                     if (i + 1 >= r->nops || r->ops[i + 1]->code != OP_BARRIER)
@@ -1081,7 +1081,7 @@ static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bar
     IrOp *expect = NULL;
     for (int i = start; i < *end; i++) {
         IrOp *op = r->ops[i];
-        if (op->code == OP_ASYNC_COMMIT) {
+        if (op_has(op->code, OPT_GROUP_END)) { /* async_commit: the mbarrier does its job now */
             ir_region_remove(r, i);
             (*end)--;
             i--;
