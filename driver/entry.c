@@ -63,41 +63,32 @@ struct DriverHeuristics {
     bool *given;        /* per parameter of f: a heuristic's target the constexprs give */
 };
 
-static bool is_constexpr_annotation(const Expr *a)
-{
-    if (!a)
-        return false;
-    if (a->kind == EX_NAME)
-        return !strcmp(a->str, "constexpr");
-    return a->kind == EX_ATTR && !strcmp(a->attr.name, "constexpr");
-}
-
-/* Does e read args["P"] for a run-time parameter P? */
-static bool reads_runtime(const Expr *e, const FuncDef *f, int depth)
+/* Does e read args["P"] for a run-time parameter P (h->runtime_index filled)? */
+static bool reads_runtime(const Expr *e, const DriverHeuristics *h, int depth)
 {
     if (!e || depth > 200)
         return false;
+    const FuncDef *f = h->f;
     switch (e->kind) {
     case EX_SUBSCRIPT:
         if (e->sub.nidx == 1 && e->sub.idx[0]->kind == EX_STR)
             for (int i = 0; i < f->nparams; i++)
-                if (!strcmp(f->params[i].name, e->sub.idx[0]->str) &&
-                    !is_constexpr_annotation(f->params[i].annotation))
+                if (!strcmp(f->params[i].name, e->sub.idx[0]->str) && h->runtime_index[i] >= 0)
                     return true;
-        return reads_runtime(e->sub.obj, f, depth + 1);
+        return reads_runtime(e->sub.obj, h, depth + 1);
     case EX_BINARY:
-        return reads_runtime(e->bin.lhs, f, depth + 1) || reads_runtime(e->bin.rhs, f, depth + 1);
-    case EX_UNARY: return reads_runtime(e->un.operand, f, depth + 1);
+        return reads_runtime(e->bin.lhs, h, depth + 1) || reads_runtime(e->bin.rhs, h, depth + 1);
+    case EX_UNARY: return reads_runtime(e->un.operand, h, depth + 1);
     case EX_TERNARY:
-        return reads_runtime(e->ternary.cond, f, depth + 1) ||
-               reads_runtime(e->ternary.then, f, depth + 1) ||
-               reads_runtime(e->ternary.els, f, depth + 1);
+        return reads_runtime(e->ternary.cond, h, depth + 1) ||
+               reads_runtime(e->ternary.then, h, depth + 1) ||
+               reads_runtime(e->ternary.els, h, depth + 1);
     case EX_CALL:
         for (int i = 0; i < e->call.nargs; i++)
-            if (reads_runtime(e->call.args[i], f, depth + 1))
+            if (reads_runtime(e->call.args[i], h, depth + 1))
                 return true;
         return false;
-    case EX_ATTR: return reads_runtime(e->attr.obj, f, depth + 1);
+    case EX_ATTR: return reads_runtime(e->attr.obj, h, depth + 1);
     default: return false;
     }
 }
@@ -136,13 +127,18 @@ DriverHeuristics *driver_heuristics_read(const SrcFile *file, const char *kernel
         int n = h->f->nparams;
         h->runtime_index = arena_alloc(h->arena, sizeof *h->runtime_index * (size_t)(n + 1));
         h->given = arena_alloc(h->arena, sizeof *h->given * (size_t)(n + 1));
+        /* the run-time parameters are those sema does not make constexprs (whatever name the
+         * annotation uses: `C` of `from triton.language import constexpr as C` too), in the
+         * order the launch passes them */
+        bool *is_constexpr = arena_alloc(h->arena, sizeof *is_constexpr * (size_t)(n + 1));
+        sema_constexpr_params(m, h->f, is_constexpr, h->arena);
         for (int i = 0, ri = 0; i < n; i++)
-            h->runtime_index[i] = is_constexpr_annotation(h->f->params[i].annotation) ? -1 : ri++;
+            h->runtime_index[i] = is_constexpr[i] ? -1 : ri++;
         for (int i = 0; i < h->hs.n; i++) {
             const Heuristic *hh = &h->hs.items[i];
             if (gives(constexprs, nconstexprs, hh->name))
                 h->given[hh->param] = true;
-            if (!h->given[hh->param] && reads_runtime(hh->fn->lambda.body, h->f, 0))
+            if (!h->given[hh->param] && reads_runtime(hh->fn->lambda.body, h, 0))
                 runtime = true;
         }
     }

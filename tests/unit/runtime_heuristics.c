@@ -6,7 +6,8 @@
  * back with tric_kernel_constexpr; a value given for the heuristic's parameter wins. Heuristics
  * that read run-time arguments (n, alpha) are evaluated at every launch, each set of values
  * running its own variant (the grid function reads the variant's constexprs); a lambda that fails
- * on a launch's values is that launch's error. */
+ * on a launch's values is that launch's error. A constexpr annotated with an alias
+ * (`constexpr as C`) is no run-time argument: sema says so, not the annotation's text. */
 #include "tests/runtime_check.h"
 
 #include <pthread.h>
@@ -263,6 +264,72 @@ static void test_runtime_heuristics(tric_device dev)
     tric_module_destroy(mod);
 }
 
+/* A constexpr spelled C (`from triton.language import constexpr as C`) before a run-time
+ * parameter: the driver asks sema which parameters are constexprs, so n is the launch's third
+ * argument (read as a run-time value by NBLK's lambda) and BLOCK, read by both lambdas, comes from
+ * the options' constexprs. */
+static const char *const alias_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "from triton.language import constexpr as C\n"
+    "\n"
+    "@triton.heuristics({\"NBLK\": lambda args: triton.cdiv(args[\"n\"], args[\"BLOCK\"]),\n"
+    "                    \"HALF\": lambda args: args[\"BLOCK\"] // 2})\n"
+    "@triton.jit\n"
+    "def alias_k(x_ptr, y_ptr, BLOCK: C, n, NBLK: C, HALF: C):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+    "    tl.store(y_ptr + offs, x * HALF + NBLK, mask=offs < n)\n";
+
+static void launch_alias(tric_device dev, tric_kernel k, int n)
+{
+    enum { CAP = 256 };
+    float hx[CAP], hy[CAP];
+    for (int i = 0; i < n; i++)
+        hx[i] = (float)(i % 11) - 5.0f;
+    tric_buffer bx, by;
+    CHECK(tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &bx) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof(float) * (size_t)n, &by) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(bx, 0, hx, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
+    CHECK(tric_memset(by, 0, 0xFF, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
+    tric_arg args[3] = {TRIC_ARG_BUF(bx), TRIC_ARG_BUF(by), TRIC_ARG_I32(n)};
+    if (tric_launch_grid(k, nblk_grid, NULL, args, 3, NULL) != TRIC_SUCCESS) {
+        fprintf(stderr, "constexpr as C, n=%d: %s\n", n, tric_last_error());
+        failures++;
+    } else {
+        CHECK(tric_copy_to_host(hy, by, 0, sizeof(float) * (size_t)n, NULL) == TRIC_SUCCESS);
+        int nblk = (n + 63) / 64, bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += hy[i] != hx[i] * 32.0f + (float)nblk;
+        if (bad)
+            fprintf(stderr, "constexpr as C, n=%d: %d elements wrong (y[0] = %g)\n", n, bad, hy[0]);
+        failures += bad;
+    }
+    tric_buffer_free(bx);
+    tric_buffer_free(by);
+}
+
+static void test_constexpr_alias(tric_device dev)
+{
+    tric_compile_options opt = tric_compile_options_default();
+    const char *defs[] = {"BLOCK=64"};
+    opt.signature = "*fp32,*fp32,i32";
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    tric_module mod;
+    tric_kernel k;
+    if (tric_module_compile(dev, alias_src, "alias.tri", &opt, &mod) != TRIC_SUCCESS) {
+        fprintf(stderr, "constexpr as C: %s\n", tric_last_error());
+        CHECK(!"a kernel with constexprs annotated C compiles");
+        return;
+    }
+    CHECK(tric_module_get_kernel(mod, "alias_k", &k) == TRIC_SUCCESS);
+    launch_alias(dev, k, 100); /* NBLK 2 */
+    launch_alias(dev, k, 200); /* NBLK 4 */
+    launch_alias(dev, k, 64);  /* NBLK 1 */
+    tric_module_destroy(mod);
+}
+
 int main(void)
 {
     tric_device cpu;
@@ -277,6 +344,7 @@ int main(void)
     run_rowsum(cpu, true, 12, 48, 0, -2, 16, NULL);
 
     test_runtime_heuristics(cpu);
+    test_constexpr_alias(cpu);
     tric_device_close(cpu);
     if (failures) {
         printf("FAIL: %d\n", failures);
