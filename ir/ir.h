@@ -25,9 +25,9 @@ typedef int32_t ValueId;
  * cse never merges EFFECT, TERMINATOR, READS_MEMORY, ALLOC or REGIONS ops; pipeline_loops never
  * runs EFFECT, READS_MEMORY or PIPELINE ops, loops or dots ahead in stage 0; codegen/kernel.c
  * lowers PIPELINE ops in async_copy.c and verify checks them in check_pipeline; layouts keeps
- * the layouts of IR that holds a SCHEDULED op; tma gives each group a GROUP_END closes one
- * mbarrier; layouts and verify ask ELEMENTWISE. Which operands may be shared-memory values is
- * op_takes_smem's. */
+ * the layouts of IR that holds a SCHEDULED op; tma gives the copies up to each GROUP_END op one
+ * mbarrier and drops that op; layouts and verify ask ELEMENTWISE. Which operands may be
+ * shared-memory values is op_takes_smem's. */
 typedef enum OpTrait {
     /* operands and result share one shape; result element i depends only on operand elements i */
     OPT_ELEMENTWISE = 1 << 0,
