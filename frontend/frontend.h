@@ -627,6 +627,8 @@ const Module *random_library(Arena *arena, Diag *diag);
 /* Whether tl.NAME is one of the library's public functions; its seed is argument 0 and its
  * counters (offsets) arguments first..last (-1 when it takes none). */
 bool random_lookup(const char *name, int *first_counter, int *last_counter);
+/* The i-th of those public names, NULL past the last (for "did you mean"). */
+const char *random_public_name(int i);
 
 /* ---- autotune.c: @triton.autotune ------------------------------------------------------------ */
 
