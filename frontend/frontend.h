@@ -567,6 +567,10 @@ typedef struct SpecOptions {
      * integers; never i1). NULL/0: none. */
     const unsigned char *launch_hints;
     int nlaunch_hints;
+    /* Which front door the signature and defines came through, so that messages name what the
+     * user wrote: false, tric's flags (-D NAME=VALUE, --signature); true, the C API's fields
+     * (opt.constexprs, opt.signature of tric_compile_options). Changes no code. */
+    bool from_c_api;
 } SpecOptions;
 
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */
@@ -589,6 +593,14 @@ bool signature_is_tensordesc(const char *text);
 /* "tensordesc<fp16[128, 64]>" -> *block = <128x64xfp16>. Returns NULL on success, else a
  * one-line reason. */
 const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a);
+/* The inputs, in the words of the front door they came through (SpecOptions.from_c_api), for
+ * messages. How to give constexpr name a value: "-D BLOCK=..." or "\"BLOCK=...\" in
+ * opt.constexprs". */
+const char *spec_define_wanted(const SpecOptions *opt, const char *name, Arena *a);
+/* A value given: "-D BLOCK" (with_value: "-D BLOCK=64") or "opt.constexprs entry \"BLOCK=64\"". */
+const char *spec_define_given(const SpecOptions *opt, const Define *d, bool with_value, Arena *a);
+/* "--signature" or "opt.signature". */
+const char *spec_signature_name(const SpecOptions *opt);
 
 /* ---- sema.c (and sema_*.c) ------------------------------------------------------------------- */
 

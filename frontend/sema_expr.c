@@ -157,8 +157,8 @@ Sem name_expr(Sema *s, Expr *e)
             }
             diag_error(s->diag, e->loc,
                        "constexpr parameter '%s' has no value: its default (line %d) is host "
-                       "Python that does not evaluate at compile time; pass -D %s=...",
-                       name, b->where.line, name);
+                       "Python that does not evaluate at compile time; pass %s",
+                       name, b->where.line, spec_define_wanted(s->opt, name, s->a));
             return sem_error();
         }
         }

@@ -350,6 +350,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     /* The runtime compiles one kernel per call: configs one by one (runtime/tune.c). */
     out->no_tune = true;
     out->fit_stages = mod && mod->is_config;
+    out->spec.from_c_api = true; /* messages speak of opt.constexprs, not -D */
     if (mod && mod->nlaunch_hints > 0) {
         out->spec.launch_hints = mod->launch_hints;
         out->spec.nlaunch_hints = mod->nlaunch_hints;

@@ -197,6 +197,29 @@ static void test_compile_errors(tric_device dev)
     CHECK(strstr(msg, "    tl.store(x_ptr, undefined_name)\n") != NULL); /* the source line */
     CHECK(strchr(msg, '^') != NULL);                                     /* and the caret */
 
+    /* Messages of a compile through the C API name its fields, not tric's -D and --signature. */
+    const char *untyped = "import triton\n"
+                          "import triton.language as tl\n"
+                          "\n"
+                          "@triton.jit\n"
+                          "def k(x_ptr, BLOCK: tl.constexpr):\n"
+                          "    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n";
+    opt = tric_compile_options_default();
+    CHECK(tric_module_compile(dev, untyped, "untyped.tri", &opt, &mod) == TRIC_ERROR_COMPILE);
+    msg = tric_last_error();
+    CHECK(strstr(msg, "parameter 'x_ptr' has no type: annotate it (x_ptr: \"*fp32\") or pass "
+                      "opt.signature") != NULL);
+    CHECK(strstr(msg, "constexpr parameter 'BLOCK' has no value: pass \"BLOCK=...\" in "
+                      "opt.constexprs") != NULL);
+    CHECK(strstr(msg, "-D") == NULL && strstr(msg, "--signature") == NULL);
+    const char *unknown_define[] = {"BLOK=64"};
+    opt.signature = "*fp32";
+    opt.constexprs = unknown_define;
+    opt.nconstexprs = 1;
+    CHECK(tric_module_compile(dev, untyped, "untyped.tri", &opt, &mod) == TRIC_ERROR_COMPILE);
+    CHECK(strstr(tric_last_error(), "opt.constexprs entry \"BLOK=64\": kernel 'k' has no "
+                                    "constexpr parameter 'BLOK' (its constexprs: BLOCK)") != NULL);
+
     const char *bad_define[] = {"BLOCK_SIZE"};
     opt = tric_compile_options_default();
     opt.constexprs = bad_define;
