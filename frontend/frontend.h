@@ -417,7 +417,7 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_DESC_STORE, "store_tensor_descriptor", "desc offsets value", desc_access_builtin, build_desc_access, "desc.store(offsets, value): the tile at offsets, nothing written outside the tensor") \
     X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", tensor_desc_type_builtin, build_folded, "the tensor descriptor type, for isinstance") \
     X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", isinstance_builtin, build_folded, "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
-    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", dot_builtin, build_dot, "matrix product (+ acc)") \
+    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype= trans_a= trans_b=", dot_builtin, build_dot, "matrix product (+ acc)") \
     X(BI_DOT_SCALED, "dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc= fast_math= lhs_k_pack= rhs_k_pack= out_dtype=", dot_scaled_builtin, build_dot_scaled, "microscaled (MX) matrix product: operands upcast to bf16 (fp16), times 2^(scale-127) per group of 32 along K") \
     X(BI_SUM, "sum", "input axis= keep_dims= dtype=", reduce_builtin, build_reduce, "reduce with +")                            \
     X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", reduce_builtin, build_reduce, "reduce with max") \
@@ -538,6 +538,8 @@ typedef struct ResolvedCall {
     bool propagate_nan;     /* minimum / maximum / clamp: PropagateNan.ALL (a NaN input wins) */
     bool ieee_rounding;     /* fdiv: the correctly rounded quotient */
     bool tf32;              /* dot: fp32 operands may round to tf32 on tensor cores */
+    bool trans[2];          /* dot: trans_a, trans_b (Triton 2.0's keywords): that operand's last
+                               two dims swapped before the product */
     bool bitcast;           /* cast: keep the bits */
     unsigned boundary_dims; /* load / store through a block pointer: a bit per boundary_check dim */
     bool pad_nan;           /* load through a block pointer: padding_option="nan" */
