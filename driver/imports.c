@@ -221,7 +221,7 @@ static bool is_triton_top_level_name(const char *name)
 static const char *triton_module_of_relative(Linker *lk, const Stmt *st)
 {
     const char *from = st->import_.module;
-    if (!from || from[0] != '.')
+    if (!from || from[0] != '.' || st->import_.n == 0)
         return NULL;
     const char *dotted = from + strspn(from, ".");
     if (*dotted) {
