@@ -312,16 +312,17 @@ static void nearest_libdevice(Nearest *n)
         nearest_consider(n, libdevice_info(fn)->name);
 }
 
-/* Every name tl.NAME resolves to: the table's builtins, the random library, the dtypes. */
-static void nearest_tl(Nearest *n)
+/* Every name tl.NAME resolves to: the table's builtins, the random library, the dtypes (only
+ * the random library's under tl.random). */
+static void nearest_tl(Nearest *n, bool random_only)
 {
     Builtin bi;
-    for (int b = 0; b < BI_COUNT; b++)
+    for (int b = 0; b < BI_COUNT && !random_only; b++)
         if (lookup_tl_builtin(builtin_name((Builtin)b), &bi) && bi == (Builtin)b)
             nearest_consider(n, builtin_name((Builtin)b));
     for (int i = 0; random_public_name(i); i++)
         nearest_consider(n, random_public_name(i));
-    for (int t = 0; t < DT_COUNT; t++)
+    for (int t = 0; t < DT_COUNT && !random_only; t++)
         nearest_consider(n, dtype_name((DType)t));
 }
 
@@ -362,7 +363,7 @@ static const char *did_you_mean(Sema *s, const char *leaf, const char *name, con
     if (!strcmp(leaf, "libdevice") || !strcmp(leaf, "math"))
         nearest_libdevice(&n);
     if (strcmp(leaf, "libdevice"))
-        nearest_tl(&n);
+        nearest_tl(&n, !strcmp(leaf, "random"));
     return n.best ? arena_printf(s->a, "; did you mean '%.*s%s'?", prefix, shown, n.best) : "";
 }
 
