@@ -102,10 +102,13 @@ static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag 
             }
         }
         if (!found) {
-            diag_plain_error(diag,
-                             "unknown pass '%.*s' (passes: all, canonicalize, cse, dce, "
-                             "widen_fp8, axis_info, layouts, pipeline, swizzle, shared_alloc)",
-                             (int)n, p);
+            /* The names from the pass list itself, so that a new pass is never left out. */
+            StrBuf names = {0};
+            strbuf_append(&names, "all");
+            for (int i = 0; i < passes_count; i++)
+                strbuf_printf(&names, ", %s", passes_list[i].name);
+            diag_plain_error(diag, "unknown pass '%.*s' (passes: %s)", (int)n, p, names.data);
+            strbuf_free(&names);
             return false;
         }
         p += n;
@@ -600,9 +603,10 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
     bool ok = true;
     if (opt->spec.signature) {
         diag_plain_error(diag,
-                         "%s has several @triton.jit kernels (%s): --signature describes "
-                         "one; pick it with --kernel=NAME, or annotate the parameters",
-                         m->file->name, list.data);
+                         "%s has several @triton.jit kernels (%s): %s describes "
+                         "one; pick it with %s, or annotate the parameters",
+                         m->file->name, list.data, spec_signature_name(&opt->spec),
+                         opt->spec.from_c_api ? "opt.kernel" : "--kernel=NAME");
         ok = false;
     }
     for (int i = 0; ok && i < opt->spec.ndefines; i++) {
@@ -611,9 +615,9 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
             for (int p = 0; p < entries[k]->nparams && !used; p++)
                 used = !strcmp(entries[k]->params[p].name, opt->spec.defines[i].name);
         if (!used) {
-            diag_plain_error(diag, "-D %s: no kernel of %s (%s) has a parameter '%s'",
-                             opt->spec.defines[i].name, m->file->name, list.data,
-                             opt->spec.defines[i].name);
+            diag_plain_error(diag, "%s: no kernel of %s (%s) has a parameter '%s'",
+                             spec_define_given(&opt->spec, &opt->spec.defines[i], false, arena),
+                             m->file->name, list.data, opt->spec.defines[i].name);
             ok = false;
         }
     }

@@ -14,7 +14,9 @@
  *   absolute: the importing file's directory, then each include directory in order (-I DIR,
  *     tric_compile_options.include_dirs);
  *   in a directory D, module a.b.c is D/a/b/c.py, then D/a/b/c.tri, then D/a/b/c/__init__.py.
- * Triton's own modules (triton, triton.language...) are sema's and never looked for. A module that
+ * Triton's own modules (triton, triton.language...) are sema's and never looked for, nor are the
+ * relative imports a file of Triton's package makes of them (`from .. import language as tl`)
+ * where no file answers: triton_relative_imports makes those absolute. A module that
  * is not found is an error only where a kernel uses a name imported from it; the message lists the
  * files tried. Definitions are linked on first use, so import cycles work. */
 #include <stdio.h>
@@ -134,11 +136,11 @@ static bool reexports_triton(const char *name)
     return !strcmp(name, "tl") || !strcmp(name, "triton");
 }
 
-/* The module `text` (leading dots: relative) imported from module `from`: its index in mods, or
- * -1 with the files tried in tried. */
-static int resolve(Linker *lk, int from, const char *text, StrBuf *tried)
+/* The file of module `text` (leading dots: relative) imported from the file at from_path, or
+ * NULL with the files tried appended to tried. */
+static const char *find_module(Linker *lk, const char *from_path, const char *text, StrBuf *tried)
 {
-    const char *base = dir_of(lk->a, lk->mods[from].path);
+    const char *base = dir_of(lk->a, from_path);
     int dots = 0;
     while (text[dots] == '.')
         dots++;
@@ -155,10 +157,112 @@ static int resolve(Linker *lk, int from, const char *text, StrBuf *tried)
             if (lk->dirs[i])
                 path = find_in_dir(lk, lk->dirs[i], dotted, tried);
     }
+    return path;
+}
+
+/* The module `text` imported from module `from`: its index in mods, or -1 with the files tried
+ * in tried. */
+static int resolve(Linker *lk, int from, const char *text, StrBuf *tried)
+{
+    const char *path = find_module(lk, lk->mods[from].path, text, tried);
     if (!path)
         return -1;
+    const char *dotted = text + strspn(text, ".");
     const char *qual = *dotted ? dotted : arena_printf(lk->a, "%s", dir_of(lk->a, path));
     return load(lk, path, qual);
+}
+
+/* ---- Triton's own relative imports --------------------------------------------------------------- */
+
+static bool name_in(const char *name, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(name, names[i]))
+            return true;
+    return false;
+}
+
+/* Triton's subpackages (python/triton/language, runtime, ...). */
+static bool is_triton_subpackage(const char *name)
+{
+    static const char *const names[] = {"language", "runtime", "compiler", "testing",
+                                        "ops",      "tools",   "backends"};
+    return name_in(name, names, sizeof names / sizeof names[0]);
+}
+
+/* What Triton's package exports at its top level (python/triton/__init__.py): the names its own
+ * files import from `..`. */
+static bool is_triton_top_level_name(const char *name)
+{
+    static const char *const names[] = {
+        "Config",
+        "autotune",
+        "cdiv",
+        "heuristics",
+        "jit",
+        "next_power_of_2",
+        "JITFunction",
+        "KernelInterface",
+        "OutOfResources",
+        "MockTensor",
+        "TensorWrapper",
+        "reinterpret",
+        "compile",
+        "CompilationError",
+        "must_use_result",
+        "knobs",
+    };
+    return is_triton_subpackage(name) || name_in(name, names, sizeof names / sizeof names[0]);
+}
+
+/* The Triton module a relative import inside Triton's package names, "triton" for `from .. import
+ * language as tl` (triton/ops/matmul.py) and "triton.language.extra" for `from ..language.extra
+ * import libdevice`; NULL when `from` is not relative or the names are not Triton's. */
+static const char *triton_module_of_relative(Linker *lk, const Stmt *st)
+{
+    const char *from = st->import_.module;
+    if (!from || from[0] != '.' || st->import_.n == 0)
+        return NULL;
+    const char *dotted = from + strspn(from, ".");
+    if (*dotted) {
+        size_t first = strcspn(dotted, ".");
+        char *head = arena_strndup(lk->a, dotted, first);
+        return is_triton_subpackage(head) ? arena_printf(lk->a, "triton.%s", dotted) : NULL;
+    }
+    for (int k = 0; k < st->import_.n; k++)
+        if (!st->import_.names[k] || !is_triton_top_level_name(st->import_.names[k]))
+            return NULL;
+    return "triton";
+}
+
+/* A file lifted out of Triton's package keeps its relative imports of Triton (`from .. import
+ * language as tl`, `from .. import Config, autotune, cdiv, heuristics, jit`): where the module
+ * they name is no file (neither the package nor, for each name, a submodule of it), the statement
+ * is made the absolute import it stands for (`from triton import language as tl`), which sema and
+ * the rest of this file then read as any import of Triton. A relative import that is neither a
+ * file nor Triton's stays, and is an error where a kernel uses its names. */
+static void triton_relative_imports(Linker *lk, const char *path, Module *m)
+{
+    for (int i = 0; m && i < m->nglobals; i++) {
+        Stmt *st = m->globals[i];
+        if (!st || st->kind != ST_IMPORT)
+            continue;
+        const char *triton = triton_module_of_relative(lk, st);
+        if (!triton)
+            continue;
+        StrBuf tried = {0};
+        const char *from = st->import_.module;
+        bool is_file = find_module(lk, path, from, &tried) != NULL;
+        for (int k = 0; k < st->import_.n && !is_file; k++) {
+            const char *sub = from[strlen(from) - 1] == '.'
+                                  ? arena_printf(lk->a, "%s%s", from, st->import_.names[k])
+                                  : arena_printf(lk->a, "%s.%s", from, st->import_.names[k]);
+            is_file = find_module(lk, path, sub, &tried) != NULL;
+        }
+        strbuf_free(&tried);
+        if (!is_file)
+            st->import_.module = triton;
+    }
 }
 
 /* Reads and parses a module once (by its real path; a cycle finds it loaded). */
@@ -196,6 +300,7 @@ static int load(Linker *lk, const char *path, const char *qual)
     }
     LoadedModule lm = {.path = path, .real = real, .qual = unique, .file = file};
     lm.m = file->text ? parse_imported_module(file, lk->a, lk->diag) : NULL;
+    triton_relative_imports(lk, path, lm.m);
     if (!file->text)
         diag_error(lk->diag, (SrcLoc){file, 0, 0}, "cannot read %s", path);
     ARENA_PUSH(lk->a, lk->mods, lk->nmods, lk->modcap, lm);
@@ -398,8 +503,13 @@ static const char *rename_name(Linker *lk, int mod, const char *name, SrcLoc use
         case BIND_MISSING:
             diag_error(lk->diag, use,
                        "'%s' is imported from module '%s' (line %d of %s), which was not found "
-                       "(tried %s)",
-                       name, b.module_text, b.loc.line, lk->mods[mod].path, b.tried);
+                       "(tried %s)%s",
+                       name, b.module_text, b.loc.line, lk->mods[mod].path, b.tried,
+                       b.module_text[0] == '.'
+                           ? "; nor is it Triton's (a relative import stands for Triton's "
+                             "package only with Triton's names: language, jit, autotune, "
+                             "heuristics, Config, cdiv, ...)"
+                           : "");
             return NULL;
         case BIND_TRITON:
             /* bound again under the module's prefix (link_triton_imports), unless sema knows
@@ -632,6 +742,7 @@ static bool link_root(Linker *lk, const SrcFile *file, Module *root)
                         .file = file};
     free(resolved);
     ARENA_PUSH(lk->a, lk->mods, lk->nmods, lk->modcap, top);
+    triton_relative_imports(lk, path, root);
     lk->fcap = root->nfuncs;
     int before = lk->diag->errors;
     int nroot = root->nfuncs;

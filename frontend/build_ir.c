@@ -1363,6 +1363,19 @@ static LVal build_dot(AstToIr *bld, const Expr *e, Builtin bi, const Args *a)
     ValueId x = build_value(bld, arg(a, 0)), y = build_value(bld, arg(a, 1));
     if (!x || !y)
         return lv_none();
+    /* trans_a= / trans_b=: the operand transposed (its last two dims), as tl.trans would. */
+    for (int i = 0; i < 2; i++) {
+        ValueId *v = i ? &y : &x;
+        int rank = vtype(bld, *v).rank;
+        if (!e->call.resolved->trans[i] || rank < 2)
+            continue;
+        int64_t perm[TRIC_MAX_RANK];
+        for (int d = 0; d < rank; d++)
+            perm[d] = d;
+        perm[rank - 2] = rank - 1;
+        perm[rank - 1] = rank - 2;
+        *v = emit_trans(bld, *v, perm, rank, arg(a, i)->loc);
+    }
     Type xt = vtype(bld, x), yt = vtype(bld, y);
     /* sema's dot_builtin typed the result (semantic.dot's accumulator dtype and shape). */
     if (xt.rank < 2 || xt.rank != yt.rank || !have_r || r.rank != xt.rank) {

@@ -417,7 +417,7 @@ bool frontend_is_jit_alias(const char *name, size_t len);
     X(BI_DESC_STORE, "store_tensor_descriptor", "desc offsets value", desc_access_builtin, build_desc_access, "desc.store(offsets, value): the tile at offsets, nothing written outside the tensor") \
     X(BI_TENSOR_DESC_TYPE, "tensor_descriptor", "", tensor_desc_type_builtin, build_folded, "the tensor descriptor type, for isinstance") \
     X(BI_ISINSTANCE, "isinstance_builtin", "obj classinfo", isinstance_builtin, build_folded, "Python's isinstance: tl.tensor_descriptor, tl.constexpr") \
-    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype=", dot_builtin, build_dot, "matrix product (+ acc)") \
+    X(BI_DOT, "dot", "input other acc= input_precision= allow_tf32= max_num_imprecise_acc= out_dtype= trans_a= trans_b=", dot_builtin, build_dot, "matrix product (+ acc)") \
     X(BI_DOT_SCALED, "dot_scaled", "lhs lhs_scale lhs_format rhs rhs_scale rhs_format acc= fast_math= lhs_k_pack= rhs_k_pack= out_dtype=", dot_scaled_builtin, build_dot_scaled, "microscaled (MX) matrix product: operands upcast to bf16 (fp16), times 2^(scale-127) per group of 32 along K") \
     X(BI_SUM, "sum", "input axis= keep_dims= dtype=", reduce_builtin, build_reduce, "reduce with +")                            \
     X(BI_MAX, "max", "input axis= return_indices= return_indices_tie_break_left= keep_dims=", reduce_builtin, build_reduce, "reduce with max") \
@@ -538,6 +538,8 @@ typedef struct ResolvedCall {
     bool propagate_nan;     /* minimum / maximum / clamp: PropagateNan.ALL (a NaN input wins) */
     bool ieee_rounding;     /* fdiv: the correctly rounded quotient */
     bool tf32;              /* dot: fp32 operands may round to tf32 on tensor cores */
+    bool trans[2];          /* dot: trans_a, trans_b (Triton 2.0's keywords): that operand's last
+                               two dims swapped before the product */
     bool bitcast;           /* cast: keep the bits */
     unsigned boundary_dims; /* load / store through a block pointer: a bit per boundary_check dim */
     bool pad_nan;           /* load through a block pointer: padding_option="nan" */
@@ -567,6 +569,10 @@ typedef struct SpecOptions {
      * integers; never i1). NULL/0: none. */
     const unsigned char *launch_hints;
     int nlaunch_hints;
+    /* Which front door the signature and defines came through, so that messages name what the
+     * user wrote: false, tric's flags (-D NAME=VALUE, --signature); true, the C API's fields
+     * (opt.constexprs, opt.signature of tric_compile_options). Changes no code. */
+    bool from_c_api;
 } SpecOptions;
 
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */
@@ -589,6 +595,14 @@ bool signature_is_tensordesc(const char *text);
 /* "tensordesc<fp16[128, 64]>" -> *block = <128x64xfp16>. Returns NULL on success, else a
  * one-line reason. */
 const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a);
+/* The inputs, in the words of the front door they came through (SpecOptions.from_c_api), for
+ * messages. How to give constexpr name a value: "-D BLOCK=..." or "\"BLOCK=...\" in
+ * opt.constexprs". */
+const char *spec_define_wanted(const SpecOptions *opt, const char *name, Arena *a);
+/* A value given: "-D BLOCK" (with_value: "-D BLOCK=64") or "opt.constexprs entry \"BLOCK=64\"". */
+const char *spec_define_given(const SpecOptions *opt, const Define *d, bool with_value, Arena *a);
+/* "--signature" or "opt.signature". */
+const char *spec_signature_name(const SpecOptions *opt);
 
 /* ---- sema.c (and sema_*.c) ------------------------------------------------------------------- */
 
@@ -627,6 +641,8 @@ const Module *random_library(Arena *arena, Diag *diag);
 /* Whether tl.NAME is one of the library's public functions; its seed is argument 0 and its
  * counters (offsets) arguments first..last (-1 when it takes none). */
 bool random_lookup(const char *name, int *first_counter, int *last_counter);
+/* The i-th of those public names, NULL past the last (for "did you mean"). */
+const char *random_public_name(int i);
 
 /* ---- autotune.c: @triton.autotune ------------------------------------------------------------ */
 

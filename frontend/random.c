@@ -174,6 +174,11 @@ bool random_lookup(const char *name, int *first_counter, int *last_counter)
     return false;
 }
 
+const char *random_public_name(int i)
+{
+    return i >= 0 && i < (int)(sizeof public_fns / sizeof *public_fns) ? public_fns[i].name : NULL;
+}
+
 const Module *random_library(Arena *arena, Diag *diag)
 {
     SrcFile *file = arena_alloc(arena, sizeof *file);

@@ -719,7 +719,8 @@ static bool heuristic_arg(void *ctx, const char *name, ConstVal *out, const char
             *out = h->cx_val[idx];
             return true;
         }
-        *why = arena_printf(h->s->a, "which has no value yet: pass -D %s=...", name);
+        *why = arena_printf(h->s->a, "which has no value yet: pass %s",
+                            spec_define_wanted(h->opt, name, h->s->a));
         return false;
     }
     /* A run-time integer known to be 1 (signature ':1' or a launch's value) is that value. */
@@ -731,8 +732,8 @@ static bool heuristic_arg(void *ctx, const char *name, ConstVal *out, const char
     }
     *why = arena_printf(h->s->a,
                         "a run-time argument; tric evaluates heuristics when it compiles, "
-                        "so give '%s' a value yourself (-D %s=...) or make '%s' a tl.constexpr",
-                        h->target, h->target, name);
+                        "so give '%s' a value yourself (%s) or make '%s' a tl.constexpr",
+                        h->target, spec_define_wanted(h->opt, h->target, h->s->a), name);
     return false;
 }
 
@@ -871,25 +872,26 @@ static void apply_defines(Sema *s, ParamPlan *pp)
                 if (pp->is_cx[i])
                     strbuf_printf(&cx, "%s%s", cx.len ? ", " : "", f->params[i].name);
             diag_error(s->diag, f->loc,
-                       "-D %s: kernel '%s' has no constexpr parameter '%s' (its "
+                       "%s: kernel '%s' has no constexpr parameter '%s' (its "
                        "constexprs: %s)",
-                       dn, pp->kname, dn, cx.data ? cx.data : "none");
+                       spec_define_given(pp->opt, def, false, s->a), pp->kname, dn,
+                       cx.data ? cx.data : "none");
             strbuf_free(&cx);
             continue;
         }
         if (!pp->is_cx[idx]) {
             diag_error(s->diag, f->params[idx].loc,
-                       "-D %s: parameter '%s' of kernel '%s' is not a "
+                       "%s: parameter '%s' of kernel '%s' is not a "
                        "constexpr (annotate it ': tl.constexpr')",
-                       dn, dn, pp->kname);
+                       spec_define_given(pp->opt, def, false, s->a), dn, pp->kname);
             continue;
         }
         ConstVal cv;
         if (!const_from_string(def->value, &cv, s->a)) {
             diag_error(s->diag, f->params[idx].loc,
-                       "-D %s=%s: not a constexpr value (expected an "
+                       "%s: not a constexpr value (expected an "
                        "int, a float, True/False, None or a dtype such as tl.float16)",
-                       dn, def->value ? def->value : "");
+                       spec_define_given(pp->opt, def, true, s->a));
             continue;
         }
         pp->cx_val[idx] = cv;
@@ -1021,8 +1023,8 @@ static void bind_constexpr_param(Sema *s, ParamPlan *pp, FuncCtx *ctx, int i)
     }
     if (!pp->cx_set[i]) {
         if (!p->default_value && !pp->heur_failed[i])
-            diag_error(s->diag, p->loc, "constexpr parameter '%s' has no value: pass -D %s=...",
-                       p->name, p->name);
+            diag_error(s->diag, p->loc, "constexpr parameter '%s' has no value: pass %s", p->name,
+                       spec_define_wanted(pp->opt, p->name, s->a));
         p->sem = sem_error();
     } else {
         p->sem = sem_const(pp->cx_val[i]);
@@ -1053,8 +1055,9 @@ static void bind_runtime_param(Sema *s, ParamPlan *pp, FuncCtx *ctx, Kernel *k, 
             /* The example type follows Triton's naming habit: x_ptr is a pointer, M an int. */
             diag_error(s->diag, p->loc,
                        "parameter '%s' has no type: annotate it (%s: \"%s\") "
-                       "or pass --signature",
-                       p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32");
+                       "or pass %s",
+                       p->name, p->name, strstr(p->name, "ptr") ? "*fp32" : "i32",
+                       spec_signature_name(opt));
         p->sem = sem_error();
         env_set(s, &ctx->env, p->name, p->sem, p->loc);
         return;
@@ -1077,7 +1080,7 @@ Kernel *sema_specialize(const Module *m, const SpecOptions *opt, Arena *arena, D
     SpecOptions none = {0};
     if (!opt)
         opt = &none;
-    Sema sema = {.module = m, .a = arena, .diag = diag};
+    Sema sema = {.module = m, .opt = opt, .a = arena, .diag = diag};
     Sema *s = &sema;
     int errors_before = diag->errors;
     const FuncDef *src = find_kernel(s, m, opt->kernel_name);

@@ -676,6 +676,25 @@ Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_value(with_shape(rdt, false, t));
 }
 
+/* dot's trans_a= / trans_b= (arguments 7 and 8, Triton 2.0's keywords, as flash-attention's
+ * Triton kernel writes tl.dot(q, k, trans_b=True)): *t with its last two dims swapped when the
+ * argument is True; false with a diagnostic. */
+static bool dot_transpose_arg(Sema *s, Expr *call, int i, const char *fname, const char *what,
+                              Type *t, bool *trans)
+{
+    *trans = false;
+    if (arg_is_none(call, i))
+        return true;
+    if (!const_bool_arg(s, call, i, fname, what, trans))
+        return false;
+    if (*trans && t->rank >= 2) {
+        int32_t last = t->shape[t->rank - 1];
+        t->shape[t->rank - 1] = t->shape[t->rank - 2];
+        t->shape[t->rank - 2] = last;
+    }
+    return true;
+}
+
 Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
 {
     Type a, b;
@@ -688,6 +707,10 @@ Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
                    tstr(s, a), tstr(s, b));
         return sem_error();
     }
+    bool *trans = call->call.resolved->trans;
+    if (!dot_transpose_arg(s, call, 7, fname, "trans_a", &a, &trans[0]) ||
+        !dot_transpose_arg(s, call, 8, fname, "trans_b", &b, &trans[1]))
+        return sem_error();
     if (a.is_ptr || b.is_ptr) {
         diag_error(s->diag, loc, "%s cannot multiply pointers", fname);
         return sem_error();
@@ -763,6 +786,13 @@ Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
     /* Triton's default input_precision is "tf32": fp32 inputs may round to tf32 on tensor
      * cores. "ieee" (or allow_tf32=False) keeps fp32; "tf32x3" is near-fp32, so also not. */
     bool tf32 = true;
+    if (!arg_is_none(call, 3) && !arg_is_none(call, 4)) { /* as Triton's semantic.dot */
+        diag_error(s->diag, arg_loc(call, 4),
+                   "%s: give input_precision or allow_tf32, not both (allow_tf32=True is "
+                   "input_precision=\"tf32\", False is \"ieee\")",
+                   fname);
+        return sem_error();
+    }
     if (!arg_is_none(call, 4) && !const_bool_arg(s, call, 4, fname, "allow_tf32", &tf32))
         return sem_error();
     if (!arg_is_none(call, 3))

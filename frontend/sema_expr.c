@@ -157,8 +157,8 @@ Sem name_expr(Sema *s, Expr *e)
             }
             diag_error(s->diag, e->loc,
                        "constexpr parameter '%s' has no value: its default (line %d) is host "
-                       "Python that does not evaluate at compile time; pass -D %s=...",
-                       name, b->where.line, name);
+                       "Python that does not evaluate at compile time; pass %s",
+                       name, b->where.line, spec_define_wanted(s->opt, name, s->a));
             return sem_error();
         }
         }
@@ -257,6 +257,116 @@ static bool lookup_method(const char *name, Builtin *out)
     return find_named_builtin(table, sizeof table / sizeof table[0], name, out);
 }
 
+/* ---- "did you mean": the nearest name a module offers, for an unknown member -------------- */
+
+/* The optimal string alignment distance between a and b: insertions, deletions, substitutions
+ * and swaps of two neighbours ("laod" is one step from "load"); more than 2 is reported as 3,
+ * since nothing that far is suggested. */
+static int name_distance(const char *a, const char *b)
+{
+    enum { FAR = 3, MAXLEN = 48 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n >= MAXLEN || m >= MAXLEN || (n > m ? n - m : m - n) >= FAR)
+        return FAR;
+    int d[MAXLEN + 1][MAXLEN + 1];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m] < FAR ? d[n][m] : FAR;
+}
+
+typedef struct Nearest {
+    const char *name; /* the unknown name */
+    const char *best; /* the nearest candidate so far, NULL when none is within 2 */
+    int distance;
+} Nearest;
+
+/* Keeps cand when it is nearer than the best so far: within 2 edits and one per three letters
+ * of the name (so that "foo" does not become "fma"); the first of equals wins. */
+static void nearest_consider(Nearest *n, const char *cand)
+{
+    int dist = name_distance(n->name, cand);
+    int allowed = ((int)strlen(n->name) + 1) / 3;
+    if (dist <= 2 && dist <= allowed && (!n->best || dist < n->distance)) {
+        n->best = cand;
+        n->distance = dist;
+    }
+}
+
+static void nearest_libdevice(Nearest *n)
+{
+    for (int fn = 0; fn < LD_COUNT; fn++)
+        nearest_consider(n, libdevice_info(fn)->name);
+}
+
+/* Every name tl.NAME resolves to: the table's builtins, the random library, the dtypes (only
+ * the random library's under tl.random). */
+static void nearest_tl(Nearest *n, bool random_only)
+{
+    Builtin bi;
+    for (int b = 0; b < BI_COUNT && !random_only; b++)
+        if (lookup_tl_builtin(builtin_name((Builtin)b), &bi) && bi == (Builtin)b)
+            nearest_consider(n, builtin_name((Builtin)b));
+    for (int i = 0; random_public_name(i); i++)
+        nearest_consider(n, random_public_name(i));
+    for (int t = 0; t < DT_COUNT && !random_only; t++)
+        nearest_consider(n, dtype_name((DType)t));
+}
+
+/* Names from elsewhere (PyTorch, C) that users reach for, and Triton's name for each. */
+static const char *tl_alias(const char *name)
+{
+    static const struct {
+        const char *name, *tl;
+    } aliases[] = {
+        {"matmul", "dot"},   {"transpose", "trans"}, {"float", "float32"},
+        {"half", "float16"}, {"double", "float64"},  {"int", "int32"},
+        {"long", "int64"},   {"bool", "int1"},       {"bfloat", "bfloat16"},
+    };
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (!strcmp(aliases[i].name, name))
+            return aliases[i].tl;
+    return NULL;
+}
+
+/* "; did you mean 'tl.load'?" for the unknown member `name` of the module whose last component
+ * is leaf, spelled `shown` in the source ("tl.laod"); "" when nothing is near. A libdevice
+ * function asked of tl (tl.tanh) is pointed to where it lives. */
+static const char *did_you_mean(Sema *s, const char *leaf, const char *name, const char *shown)
+{
+    size_t shown_len = strlen(shown), name_len = strlen(name);
+    bool ends_in_name = shown_len > name_len && !strcmp(shown + shown_len - name_len, name);
+    int prefix = ends_in_name ? (int)(shown_len - name_len) : 0; /* "tl." */
+    LibdeviceFn fn;
+    if (strcmp(leaf, "libdevice") && strcmp(leaf, "math") && libdevice_from_name(name, &fn))
+        return arena_printf(s->a,
+                            "; did you mean 'libdevice.%s' (from triton.language.extra import "
+                            "libdevice) or '%.*smath.%s'?",
+                            name, prefix, shown, name);
+    const char *alias = strcmp(leaf, "libdevice") ? tl_alias(name) : NULL;
+    if (alias)
+        return arena_printf(s->a, "; did you mean '%.*s%s'?", prefix, shown, alias);
+    Nearest n = {.name = name};
+    if (!strcmp(leaf, "libdevice") || !strcmp(leaf, "math"))
+        nearest_libdevice(&n);
+    if (strcmp(leaf, "libdevice"))
+        nearest_tl(&n, !strcmp(leaf, "random"));
+    return n.best ? arena_printf(s->a, "; did you mean '%.*s%s'?", prefix, shown, n.best) : "";
+}
+
 /* The dotted name an expression spells ("libdevice.asin", "tl.extra.cuda.libdevice.erf"), or
  * NULL when it is not a chain of names. */
 const char *dotted_text(Sema *s, const Expr *e)
@@ -294,7 +404,8 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
     if (!strcmp(leaf, "libdevice")) {
         if (libdevice_from_name(name, &fn))
             return sem_libdevice(fn);
-        diag_error(s->diag, loc, "unknown libdevice function '%s'", shown);
+        diag_error(s->diag, loc, "unknown libdevice function '%s'%s", shown,
+                   did_you_mean(s, leaf, name, shown));
         return sem_error();
     }
     if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
@@ -331,7 +442,7 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
                    shown);
         return sem_error();
     }
-    diag_error(s->diag, loc, "unknown builtin '%s'", shown);
+    diag_error(s->diag, loc, "unknown builtin '%s'%s", shown, did_you_mean(s, leaf, name, shown));
     return sem_error();
 }
 

@@ -60,6 +60,7 @@ typedef struct FuncCtx {
 
 typedef struct Sema {
     const Module *module;
+    const SpecOptions *opt; /* what the kernel is specialized for; its messages' words */
     Arena *a;
     Diag *diag;
     Env globals;

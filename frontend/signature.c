@@ -338,3 +338,24 @@ const char *signature_parse_tensordesc(const char *text, Type *block, Arena *a)
     *block = type_block(type_scalar(dt), rank, shape);
     return NULL;
 }
+
+/* ---- the inputs in the words of their front door ----------------------------------------- */
+
+const char *spec_define_wanted(const SpecOptions *opt, const char *name, Arena *a)
+{
+    return opt && opt->from_c_api ? arena_printf(a, "\"%s=...\" in opt.constexprs", name)
+                                  : arena_printf(a, "-D %s=...", name);
+}
+
+const char *spec_define_given(const SpecOptions *opt, const Define *d, bool with_value, Arena *a)
+{
+    const char *name = d->name ? d->name : "", *value = d->value ? d->value : "";
+    if (opt && opt->from_c_api)
+        return arena_printf(a, "opt.constexprs entry \"%s=%s\"", name, value);
+    return with_value ? arena_printf(a, "-D %s=%s", name, value) : arena_printf(a, "-D %s", name);
+}
+
+const char *spec_signature_name(const SpecOptions *opt)
+{
+    return opt && opt->from_c_api ? "opt.signature" : "--signature";
+}

@@ -475,6 +475,30 @@ static int find_buffer(Interp *in, uint64_t addr, size_t size)
     return -1;
 }
 
+/* "the buffer passed as y_ptr": the pointer parameter whose argument points into [base, end] (the
+ * last one at or below addr when several do: the access most likely started from it), so that
+ * the report speaks of the kernel's names rather than of the order the buffers were allocated in.
+ */
+static void print_buffer_owner(Interp *in, uint64_t addr, uint64_t base, uint64_t end)
+{
+    const IrFunc *f = in->f;
+    const InterpArg *args = in->launch->args;
+    int owner = -1;
+    for (int i = 0; i < f->nparams && i < in->launch->nargs; i++) {
+        uint64_t p = args[i].ptr;
+        if (!vtype(in, f->params[i].value).is_ptr || p < base || p > end)
+            continue;
+        if (owner < 0 || (p <= addr && (args[owner].ptr > addr || p > args[owner].ptr)))
+            owner = i;
+    }
+    if (owner >= 0 && f->params[owner].name && f->params[owner].name[0])
+        strbuf_printf(in->error, "the buffer passed as %s", f->params[owner].name);
+    else if (owner >= 0)
+        strbuf_printf(in->error, "the buffer passed as argument %d", owner + 1);
+    else
+        strbuf_append(in->error, "a buffer no argument of the launch points into");
+}
+
 static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, uint64_t addr,
                           size_t size, bool is_store)
 {
@@ -503,20 +527,18 @@ static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, 
     }
     if (best >= 0) {
         uint64_t base = b[best].addr, end = base + b[best].bytes;
-        if (addr == end)
-            strbuf_printf(in->error, " (just past the end of buffer %d [0x%llx, 0x%llx))", best,
-                          (unsigned long long)base, (unsigned long long)end);
-        else if (addr > end)
-            strbuf_printf(in->error, " (%llu bytes past the end of buffer %d [0x%llx, 0x%llx))",
-                          (unsigned long long)(addr - end), best, (unsigned long long)base,
-                          (unsigned long long)end);
-        else if (addr < base)
-            strbuf_printf(in->error, " (%llu bytes before buffer %d [0x%llx, 0x%llx))",
-                          (unsigned long long)(base - addr), best, (unsigned long long)base,
-                          (unsigned long long)end);
-        else
-            strbuf_printf(in->error, " (it runs past the end of buffer %d [0x%llx, 0x%llx))", best,
-                          (unsigned long long)base, (unsigned long long)end);
+        const char *where = addr == end  ? "just past the end of"
+                            : addr > end ? "bytes past the end of"
+                            : addr < base ? "bytes before"
+                                          : "it runs past the end of";
+        strbuf_append(in->error, " (");
+        if (addr > end || addr < base)
+            strbuf_printf(in->error, "%llu ",
+                          (unsigned long long)(addr > end ? addr - end : base - addr));
+        strbuf_printf(in->error, "%s ", where);
+        print_buffer_owner(in, addr, base, end);
+        strbuf_printf(in->error, " [0x%llx, 0x%llx))", (unsigned long long)base,
+                      (unsigned long long)end);
     }
     return false;
 }

@@ -350,6 +350,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     /* The runtime compiles one kernel per call: configs one by one (runtime/tune.c). */
     out->no_tune = true;
     out->fit_stages = mod && mod->is_config;
+    out->spec.from_c_api = true; /* messages speak of opt.constexprs, not -D */
     if (mod && mod->nlaunch_hints > 0) {
         out->spec.launch_hints = mod->launch_hints;
         out->spec.nlaunch_hints = mod->nlaunch_hints;
@@ -1076,8 +1077,26 @@ static bool arg_fits(RtParamKind param, tric_arg_kind arg) {
     return false;
 }
 
+/* "argument 2 (b_ptr)": the position a C caller counts and the name the kernel gives it (from
+ * the IR on cpu, the PTX metadata's names on cuda); the position alone where no name is known. */
+static const char *arg_label(const struct tric_kernel_s *k, int index, char *buf, size_t size) {
+    const char *p = k->param_names;
+    for (int i = 0; p && *p && i <= index; i++) {
+        size_t len = strcspn(p, " ");
+        if (i == index && len > 0 && !(len == 1 && *p == '_')) {
+            snprintf(buf, size, "argument %d (%.*s)", index + 1, (int)len, p);
+            return buf;
+        }
+        p += len;
+        p += *p == ' ';
+    }
+    snprintf(buf, size, "argument %d", index + 1);
+    return buf;
+}
+
 /* The slow path: find the first problem and say it the way a C compiler would. */
 static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
+    char label[96];
     if (nargs != k->nparams) {
         StrBuf types = {0};
         for (int i = 0; i < k->nparams; i++)
@@ -1090,42 +1109,42 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
     }
     for (int i = 0; i < nargs; i++) {
         RtParamKind pk = (RtParamKind)k->param_kind[i];
+        const char *arg = arg_label(k, i, label, sizeof label);
         if (!arg_fits(pk, args[i].kind))
-            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                           "argument %d of %s: expected %s (%s), got %s", i + 1, k->name,
-                           param_kind_text(pk), k->param_type_str[i], arg_kind_text(args[i].kind));
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s of %s: expected %s (%s), got %s", arg,
+                           k->name, param_kind_text(pk), k->param_type_str[i],
+                           arg_kind_text(args[i].kind));
         if (args[i].kind == TRIC_ARG_BUFFER) {
             const struct tric_buffer_s *b = args[i].v.buf.buffer;
             if (!b)
-                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "argument %d of %s: NULL buffer", i + 1,
-                               k->name);
+                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s of %s: NULL buffer", arg, k->name);
             if (b->device != k->module->device)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                               "argument %d of %s: the buffer belongs to %s, the kernel to %s",
-                               i + 1, k->name, b->device->name, k->module->device->name);
+                               "%s of %s: the buffer belongs to %s, the kernel to %s", arg, k->name,
+                               b->device->name, k->module->device->name);
             if (args[i].v.buf.offset > b->bytes)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                               "argument %d of %s: offset %zu is past the buffer's end (%zu bytes)",
-                               i + 1, k->name, args[i].v.buf.offset, b->bytes);
+                               "%s of %s: offset %zu is past the buffer's end (%zu bytes)", arg,
+                               k->name, args[i].v.buf.offset, b->bytes);
         }
         if (!arg_meets_hints(k, i, &args[i])) {
             long long got = (long long)rt_arg_bits(&args[i]);
             if (k->param_equal_to_1[i])
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                               "argument %d of %s: the kernel was compiled for the value 1 (%s:1), "
+                               "%s of %s: the kernel was compiled for the value 1 (%s:1), "
                                "got %lld",
-                               i + 1, k->name, k->param_type_str[i], got);
+                               arg, k->name, k->param_type_str[i], got);
             if (pk == RT_PARAM_PTR)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                               "argument %d of %s: the kernel was compiled for addresses divisible "
+                               "%s of %s: the kernel was compiled for addresses divisible "
                                "by %u (%s:%u), got 0x%llx",
-                               i + 1, k->name, (unsigned)k->param_divisibility[i],
+                               arg, k->name, (unsigned)k->param_divisibility[i],
                                k->param_type_str[i], (unsigned)k->param_divisibility[i],
                                (unsigned long long)got);
             return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                           "argument %d of %s: the kernel was compiled for values divisible by %u "
+                           "%s of %s: the kernel was compiled for values divisible by %u "
                            "(%s:%u), got %lld",
-                           i + 1, k->name, (unsigned)k->param_divisibility[i], k->param_type_str[i],
+                           arg, k->name, (unsigned)k->param_divisibility[i], k->param_type_str[i],
                            (unsigned)k->param_divisibility[i], got);
         }
     }

@@ -48,8 +48,10 @@ int main(void)
     CHECK(tric_buffer_alloc(dev, 4096, &b) == TRIC_SUCCESS);
     tric_arg args[4] = {TRIC_ARG_BUF(b), TRIC_ARG_I32(1), TRIC_ARG_BUF(b), TRIC_ARG_I32(1024)};
     CHECK(tric_launch(k, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
-    CHECK(strcmp(tric_last_error(),
-                 "argument 2 of vector_add_kernel: expected a pointer (*fp32), got an int") == 0);
+    CHECK(
+        strcmp(tric_last_error(),
+               "argument 2 (y_ptr) of vector_add_kernel: expected a pointer (*fp32), got an int") ==
+        0);
 
     /* 4. An illegal address: launch is asynchronous, so the fault comes back from the sync. */
     args[1] = TRIC_ARG_ADDR(0x10);

@@ -61,6 +61,9 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 for pc in tric tric-runtime; do
     flags=$(pkg-config --cflags --libs $pc) || fail "pkg-config $pc failed"
     [ "$(pkg-config --modversion $pc)" = "$VERSION" ] || fail "pkg-config $pc: version is not $VERSION"
+    pc_libdir=$(pkg-config --variable=libdir $pc)
+    [[ $pc_libdir != *//* && -d $pc_libdir && $pc_libdir -ef $libdir ]] ||
+        fail "pkg-config $pc: libdir '$pc_libdir' is not $libdir written plainly"
     # shellcheck disable=SC2086
     "$CC" "$S/tests/install/pkgconfig_check.c" $flags -Wl,-rpath,"$libdir" -o "$T/pc_$pc" ||
         fail "building with pkg-config $pc ($flags) failed"

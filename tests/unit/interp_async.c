@@ -161,7 +161,7 @@ static void test_copy_round_trip(StrBuf *err)
         want, sizeof want,
         "async.tri:11: out-of-bounds async_copy in program (0, 0, 0): element 72 "
         "(index [4, 8]) reads address 0x%llx (2 bytes), outside every buffer passed to the launch "
-        "(just past the end of buffer 0",
+        "(just past the end of the buffer passed as x",
         (unsigned long long)(uintptr_t)(x + 200));
     CHECK(contains(err, want), "out-of-bounds async_copy message:\n%s\nwanted:\n%s", err->data,
           want);

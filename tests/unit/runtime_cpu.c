@@ -40,18 +40,18 @@ static void test_argument_checks(tric_device dev, tric_kernel k)
 
     args[1] = TRIC_ARG_I32(7);
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 2 of vector_add_kernel: expected a pointer (*fp32), got an int");
+              "argument 2 (y_ptr) of vector_add_kernel: expected a pointer (*fp32), got an int");
     args[1] = TRIC_ARG_BUF(b);
     args[3] = TRIC_ARG_F32(16.0f);
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 4 of vector_add_kernel: expected an int (i32), got a float");
+              "argument 4 (n_elements) of vector_add_kernel: expected an int (i32), got a float");
     args[3] = TRIC_ARG_I64(16);
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 4 of vector_add_kernel: expected an int (i32), got an int64");
+              "argument 4 (n_elements) of vector_add_kernel: expected an int (i32), got an int64");
     args[3] = TRIC_ARG_I32(16);
     args[0] = TRIC_ARG_BUF_AT(b, 65);
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 1 of vector_add_kernel: offset 65 is past the buffer's end (64 bytes)");
+              "argument 1 (x_ptr) of vector_add_kernel: offset 65 is past the buffer's end (64 bytes)");
     args[0] = TRIC_ARG_BUF(b);
     /* All fixed: 16 floats fit the 64-byte buffer. */
     CHECK(tric_launch(k, grid, args, 4, NULL) == TRIC_SUCCESS);
@@ -84,13 +84,13 @@ static void test_hint_checks(tric_device dev)
     tric_dim3 grid = {1, 1, 1};
     tric_arg args[4] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(1000)};
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 4 of vector_add_kernel: the kernel was compiled for values divisible by 16 "
+              "argument 4 (n_elements) of vector_add_kernel: the kernel was compiled for values divisible by 16 "
               "(i32:16), got 1000");
     args[3] = TRIC_ARG_I32(1008);
     args[1] = TRIC_ARG_BUF_AT(b, 4);
     tric_status st = tric_launch(k, grid, args, 4, NULL);
     CHECK(st == TRIC_ERROR_INVALID_ARGUMENT &&
-          strstr(tric_last_error(), "argument 2 of vector_add_kernel: the kernel was compiled for "
+          strstr(tric_last_error(), "argument 2 (y_ptr) of vector_add_kernel: the kernel was compiled for "
                                     "addresses divisible by 16 (*fp32:16), got 0x") != NULL);
     args[1] = TRIC_ARG_BUF_AT(b, 16);
     args[3] = TRIC_ARG_I32(1008 - 16);
@@ -158,6 +158,8 @@ static void test_out_of_bounds(tric_device dev, tric_kernel k)
     CHECK(strstr(msg, "vector_add.tri:31") != NULL);
     CHECK(strstr(msg, "out-of-bounds store") != NULL);
     CHECK(strstr(msg, "program (1, 0, 0)") != NULL);
+    /* The buffer is named by the parameter it was passed as, not by its allocation order. */
+    CHECK(strstr(msg, "(just past the end of the buffer passed as output_ptr [0x") != NULL);
     unsigned char *host = malloc(out_n * 4);
     CHECK(tric_copy_to_host(host, out, 0, out_n * 4, NULL) == TRIC_SUCCESS);
     int changed = 0;
@@ -194,6 +196,29 @@ static void test_compile_errors(tric_device dev)
     CHECK(strstr(msg, "error:") != NULL);
     CHECK(strstr(msg, "    tl.store(x_ptr, undefined_name)\n") != NULL); /* the source line */
     CHECK(strchr(msg, '^') != NULL);                                     /* and the caret */
+
+    /* Messages of a compile through the C API name its fields, not tric's -D and --signature. */
+    const char *untyped = "import triton\n"
+                          "import triton.language as tl\n"
+                          "\n"
+                          "@triton.jit\n"
+                          "def k(x_ptr, BLOCK: tl.constexpr):\n"
+                          "    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)\n";
+    opt = tric_compile_options_default();
+    CHECK(tric_module_compile(dev, untyped, "untyped.tri", &opt, &mod) == TRIC_ERROR_COMPILE);
+    msg = tric_last_error();
+    CHECK(strstr(msg, "parameter 'x_ptr' has no type: annotate it (x_ptr: \"*fp32\") or pass "
+                      "opt.signature") != NULL);
+    CHECK(strstr(msg, "constexpr parameter 'BLOCK' has no value: pass \"BLOCK=...\" in "
+                      "opt.constexprs") != NULL);
+    CHECK(strstr(msg, "-D") == NULL && strstr(msg, "--signature") == NULL);
+    const char *unknown_define[] = {"BLOK=64"};
+    opt.signature = "*fp32";
+    opt.constexprs = unknown_define;
+    opt.nconstexprs = 1;
+    CHECK(tric_module_compile(dev, untyped, "untyped.tri", &opt, &mod) == TRIC_ERROR_COMPILE);
+    CHECK(strstr(tric_last_error(), "opt.constexprs entry \"BLOK=64\": kernel 'k' has no "
+                                    "constexpr parameter 'BLOK' (its constexprs: BLOCK)") != NULL);
 
     const char *bad_define[] = {"BLOCK_SIZE"};
     opt = tric_compile_options_default();
