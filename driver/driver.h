@@ -37,6 +37,8 @@ typedef struct CompileOptions {
     const char *c_output;    /* EMIT_C: the .c file's path; its base name names the header and
                                prefixes the generated functions */
     bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
+    const char *c_tuned;     /* EMIT_C: --tuned=FILE, configs chosen ahead of time per key value
+                                (P_write_tuned's table), baked into the tuned launchers */
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
@@ -162,9 +164,9 @@ void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs
 /* ---- emit_c.c: --emit=c ----------------------------------------------------------------------- */
 
 /* Compiles the file to PTX as EMIT_PTX does, then writes C source embedding it (out->output) and
- * its header (out->header) with a typed launcher per kernel (docs/cli.md "--emit=c"). An
- * autotuned kernel without values for its configs' names is an error. driver_compile calls it
- * for EMIT_C. */
+ * its header (out->header) with a typed launcher per kernel (docs/cli.md "--emit=c"); an
+ * autotuned kernel's configs get one launcher, dispatching on opt->c_tuned's table where given.
+ * driver_compile calls it for EMIT_C. */
 bool emit_c_compile(const SrcFile *file, const CompileOptions *opt, CompileResult *out, Diag *diag);
 
 /* ---- entry.c: what the runtime asks of a source besides its compile -------------------------- */

@@ -23,6 +23,8 @@ static const char usage[] =
     "  --parse-only          with --emit=ast: the syntax tree before sema\n"
     "  --prefix-launchers    with --emit=c: name launchers FILE_KERNEL_launch (two builds of one\n"
     "                        kernel in one program)\n"
+    "  --tuned=FILE          with --emit=c: the configs an autotuned kernel's launcher takes per\n"
+    "                        key value without tuning (the table FILE_write_tuned writes)\n"
     "  --kernel=NAME         the kernel to compile when the file has several\n"
     "  --signature=SIG       run-time parameter types, Triton AOT form: \"*fp16:16,i32,i32:16\"\n"
     "                        (* pointer, :16 divisible by 16, :1 equal to 1; a bare value at a\n"
@@ -204,6 +206,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
     } else if (!strcmp(a, "--parse-only")) {
         opt->parse_only = true;
         opt->emit = EMIT_AST;
+    } else if (option_value(a, "--tuned", &v)) {
+        opt->c_tuned = v;
     } else if (option_value(a, "--kernel", &v)) {
         opt->spec.kernel_name = v;
     } else if (option_value(a, "--signature", &v)) {
@@ -291,6 +295,8 @@ static int check_args(Args *args)
         return usage_error("%s goes with --emit=ast (the syntax tree before sema)", "--parse-only");
     if (opt->c_prefix_launchers && opt->emit != EMIT_C)
         return usage_error("%s goes with --emit=c", "--prefix-launchers");
+    if (opt->c_tuned && opt->emit != EMIT_C)
+        return usage_error("%s goes with --emit=c", "--tuned");
     /* --emit=c writes two files: FILE.c and, beside it, FILE.h (which FILE.c includes). */
     if (opt->emit == EMIT_C) {
         const char *output = args->output;
