@@ -904,18 +904,18 @@ static const char tuned_template[] =
     "    if (status != TRIC_SUCCESS)\n"
     "        return status;\n"
     "    int config = $P_find_choice($K_baked, $B, $D, key);\n"
+    "    int nseen = atomic_load_explicit(&$K_nseen, memory_order_acquire);\n"
     "    if (config < 0)\n"
-    "        config = $P_find_choice(\n"
-    "            $K_seen, atomic_load_explicit(&$K_nseen, memory_order_acquire), $D, key);\n"
+    "        config = $P_find_choice($K_seen, nseen, $D, key);\n"
     "    if (config < 0) {\n"
     "        $K_grid_call call = {grid, grid_ctx, tuned};\n"
-    "        status =\n"
-    "            tric_kernel_tune(tuned, $K_grid_of, &call, launch_args, $A, stream, &config);\n"
+    "        status = tric_kernel_tune(tuned, $K_grid_of, &call, launch_args, $A, stream,\n"
+    "                                  &config);\n"
     "        if (status != TRIC_SUCCESS)\n"
     "            return status;\n"
     "        if (config < 0 || config >= $N)\n"
     "            return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
-    "                                  \"$K: the runtime chose config %d of %d\", config, $N);\n"
+    "                                  \"$K: the runtime chose config %d of $N\", config);\n"
     "        $P_remember(key, $D, config, $K_seen, &$K_nseen);\n"
     "    }\n"
     "    *chosen = config;\n"
@@ -935,8 +935,10 @@ static const char tuned_template[] =
     "    for (int i = 0; i < $N; i++)\n"
     "        texts[i] = $K_configs[i].text;\n"
     "    int nseen = atomic_load_explicit(&$K_nseen, memory_order_acquire);\n"
-    "    $P_write_choices(file, \"$M\", $K_key_names, $D, $K_baked, $B, texts);\n"
-    "    $P_write_choices(file, \"$M\", $K_key_names, $D, $K_seen, nseen, texts);\n"
+    "    $P_write_choices(file, \"$M\", $K_key_names, $D,\n"
+    "                     $K_baked, $B, texts);\n"
+    "    $P_write_choices(file, \"$M\", $K_key_names, $D,\n"
+    "                     $K_seen, nseen, texts);\n"
     "}\n";
 
 static const char write_tuned_template[] =
@@ -1029,8 +1031,8 @@ static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, 
     if (!launch)
         strbuf_printf(c,
                       "    if (!chosen)\n"
-                      "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT, \"%s: chosen is "
-                      "NULL\");\n",
+                      "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
+                      "                              \"%s: chosen is NULL\");\n",
                       fn.data);
     write_checks(c, fn.data, m, l->names);
     const char *first_buffer = "NULL";
@@ -1055,16 +1057,11 @@ static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, 
     }
     strbuf_append(c, l->nkey ? "};\n" : "0};\n");
     if (launch)
-        strbuf_printf(c,
-                      "    int chosen;\n"
-                      "    return %s_dispatch(stream, grid, grid_ctx, %s, launch_args, key, true, "
-                      "&chosen);\n}\n",
-                      l->c_name, first_buffer);
-    else
-        strbuf_printf(c,
-                      "    return %s_dispatch(stream, grid, grid_ctx, %s, launch_args, key, false, "
-                      "chosen);\n}\n",
-                      l->c_name, first_buffer);
+        strbuf_append(c, "    int chosen;\n");
+    strbuf_printf(c,
+                  "    return %s_dispatch(stream, grid, grid_ctx, %s, launch_args, key,\n"
+                  "        %s);\n}\n",
+                  l->c_name, first_buffer, launch ? "true, &chosen" : "false, chosen");
     strbuf_free(&fn);
     strbuf_free(&lead);
 }
@@ -1396,8 +1393,9 @@ static bool read_tuned(const char *path, Launcher *ls, int n, Arena *arena, Diag
         if (len && line[len - 1] == '\r')
             line[len - 1] = 0;
         lineno++;
-        if (line[0] && line[0] != '#')
-            ok = read_tuned_line(path, lineno, line, ls, n, arena, diag);
+        const char *text = line + strspn(line, " \t");
+        if (text[0] && text[0] != '#')
+            ok = read_tuned_line(path, lineno, text, ls, n, arena, diag);
         line += len + more;
     }
     strbuf_free(&file);

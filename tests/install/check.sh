@@ -7,8 +7,8 @@
 #      tric::tric (compiles vector_add on cpu), one against tric::runtime (loads the .tir that
 #      tric_add_kernels wrote at build time) -- both run and check their results;
 #   3. pkg-config --cflags --libs tric / tric-runtime: a program built with them runs;
-#   4. tric --emit=c's vector_add launcher builds as strict C11 against the installed headers and
-#      links against tric-runtime alone;
+#   4. tric --emit=c's vector_add launcher, and an autotuned one's, build as strict C11 against the installed headers and
+#      link against tric-runtime alone;
 #   5. the libraries' dynamic symbols are exactly the functions tric.h declares; libtric_runtime holds no LLVM, needs no
 #      libstdc++, and is under 3 MB stripped.
 set -euo pipefail
@@ -99,6 +99,16 @@ C
 needed=$(readelf -d "$T/va")
 [[ $needed == *libtric_runtime* && $needed != *"libtric.so"* ]] || fail "the launcher does not link libtric_runtime alone"
 echo "   ok: --emit=c vector_add builds with -std=c11 -Wall -Werror against the prefix, links tric-runtime"
+# The same for an autotuned kernel's launcher (one over its three configs, with a table baked in).
+"$P/bin/tric" "$S/tests/emitc/vector_add_tuned.tri" --emit=c \
+    --tuned="$S/tests/emitc/vector_add_tuned.table" -o "$T/vat.c" || fail "tric --emit=c (tuned) failed"
+sed 's/va\.h/vat.h/; s/va_load/vat_load/g; s/va_unload/vat_unload/' "$T/va_main.c" >"$T/vat_main.c"
+# shellcheck disable=SC2046
+"$CC" -std=c11 -Wall -Wextra -pedantic -Werror -I"$T" $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags tric-runtime) \
+    "$T/vat_main.c" "$T/vat.c" $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --libs tric-runtime) \
+    -Wl,-rpath,"$libdir" -o "$T/vat" || fail "the tuned --emit=c launcher did not build against the installed tric-runtime"
+"$T/vat" || fail "the tuned --emit=c launcher's load failed with an unexpected status"
+echo "   ok: --emit=c of an autotuned kernel (--tuned) builds with -std=c11 -pedantic -Werror against the prefix"
 
 echo "== exported symbols"
 # Exactly the functions the installed tric.h declares (names followed by '(').
