@@ -22,6 +22,7 @@
 #include "driver/driver.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,7 @@ static const char *const reserved_names[] = {
     "inline",   "int",         "long",   "register", "restrict", "return",   "short",    "signed",
     "sizeof",   "static",      "struct", "switch",   "typedef",  "union",    "unsigned", "void",
     "volatile", "while",       "bool",   "true",     "false",    "NULL",     "stream",   "grid",
-    "kernel",   "launch_args", "status", "grid_ctx", "chosen", "key",
+    "kernel",   "launch_args", "status", "grid_ctx", "chosen",   "key",
 };
 
 static bool is_reserved(const char *name)
@@ -225,7 +226,7 @@ static void put_wrapped(StrBuf *out, const char *lead, const char *text)
     strbuf_putc(out, '\n');
 }
 
-/* ---- the launchers ----------------------------------------------------------------------------- */
+/* ---- the launchers --------------------------------------------------------------------------- */
 
 #define EMIT_C_MAX_KEY 16 /* the runtime's limit on an autotune key (runtime/tune.c) */
 
@@ -246,11 +247,11 @@ typedef struct Launcher {
     /* tuned kernels only (nconfigs 0 otherwise): */
     const KernelMeta **configs;
     int nconfigs;
-    int key[EMIT_C_MAX_KEY], nkey;    /* parameter indices of the autotune key */
-    char (*members)[C_NAME_MAX];      /* the integer constexprs every config has, as C names */
-    const char **member_names;        /* ... as the kernel names them */
+    int key[EMIT_C_MAX_KEY], nkey; /* parameter indices of the autotune key */
+    char (*members)[C_NAME_MAX];   /* the integer constexprs every config has, as C names */
+    const char **member_names;     /* ... as the kernel names them */
     int nmembers;
-    TunedChoice *choices;             /* --tuned's entries for this kernel */
+    TunedChoice *choices; /* --tuned's entries for this kernel */
     int nchoices;
 } Launcher;
 
@@ -292,8 +293,7 @@ static void constexprs_doc(StrBuf *text, const Launcher *l)
     bool first = true;
     for (const char *p = l->meta->constexprs; *p;) {
         size_t len = strcspn(p, " ");
-        if (!launcher_is_tuned(l) ||
-            !list_value(l->configs[0]->config, ',', p, strcspn(p, "="))) {
+        if (!launcher_is_tuned(l) || !list_value(l->configs[0]->config, ',', p, strcspn(p, "="))) {
             strbuf_append(text, first ? " " : ", ");
             strbuf_append_n(text, p, len);
             first = false;
@@ -364,7 +364,7 @@ static void launcher_prototype(StrBuf *out, const char *fn, const char *lead, co
 static void kernel_doc(StrBuf *out, const Launcher *l)
 {
     const KernelMeta *m = l->meta;
-    char (*names)[C_NAME_MAX] = l->names;
+    char(*names)[C_NAME_MAX] = l->names;
     signature_doc(out, l);
     StrBuf text = {0};
     if (launcher_is_tuned(l)) {
@@ -410,7 +410,8 @@ static void kernel_doc(StrBuf *out, const Launcher *l)
                           "its first launch",
                           l->nchoices, l->nchoices == 1 ? "" : "s");
         else
-            strbuf_append(&text, "each key value tunes at its first launch (--tuned: ahead of time)");
+            strbuf_append(&text,
+                          "each key value tunes at its first launch (--tuned: ahead of time)");
         put_wrapped(out, " *   ", text.data);
     }
     strbuf_append(out, " */\n");
@@ -474,26 +475,29 @@ static const char tuned_header_template[] =
 static void tuned_declarations(StrBuf *h, const Launcher *l)
 {
     const char *k = l->c_name;
-    strbuf_printf(h,
-                  "typedef struct %s_config {\n"
-                  "    /* the config as the PTX's tric.config writes it: \"BLOCK_SIZE=128, num_warps=4\" */\n"
-                  "    const char *text;\n",
-                  k);
+    strbuf_printf(
+        h,
+        "typedef struct %s_config {\n"
+        "    /* the config as the PTX's tric.config writes it: \"BLOCK_SIZE=128, num_warps=4\" */\n"
+        "    const char *text;\n",
+        k);
     for (int i = 0; i < l->nmembers; i++)
         strbuf_printf(h, "    int64_t %s;\n", l->members[i]);
-    strbuf_printf(h,
-                  "    int num_warps, num_stages;\n"
-                  "} %s_config;\n"
-                  "/* Every config, in the order the runtime numbers them (tric_kernel_config). */\n"
-                  "extern const %s_config %s_configs[%d];\n"
-                  "/* The grid for config meta; grid_ctx is the launcher's. */\n"
-                  "typedef tric_dim3 (*%s_grid_fn)(const %s_config *meta, void *grid_ctx);\n",
-                  k, k, k, l->nconfigs, k, k);
+    strbuf_printf(
+        h,
+        "    int num_warps, num_stages;\n"
+        "} %s_config;\n"
+        "/* Every config, in the order the runtime numbers them (tric_kernel_config). */\n"
+        "extern const %s_config %s_configs[%d];\n"
+        "/* The grid for config meta; grid_ctx is the launcher's. */\n"
+        "typedef tric_dim3 (*%s_grid_fn)(const %s_config *meta, void *grid_ctx);\n",
+        k, k, k, l->nconfigs, k, k);
     StrBuf fn = {0}, lead = {0};
     strbuf_printf(&fn, "%s_launch", k);
     strbuf_printf(&lead, "tric_stream stream, %s_grid_fn grid, void *grid_ctx", k);
     launcher_prototype(h, fn.data, lead.data, l->meta, l->names, NULL);
-    strbuf_append(h, ";\n/* Chooses the config for these arguments (tuning when their key values have none yet)\n"
+    strbuf_append(h, ";\n/* Chooses the config for these arguments (tuning when their key values "
+                     "have none yet)\n"
                      " * without launching: its index into the configs. */\n");
     strbuf_clear(&fn);
     strbuf_printf(&fn, "%s_tune", k);
@@ -535,12 +539,13 @@ static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
     put_vars(h, tmpl.data, vars);
     strbuf_free(&tmpl);
     if (any_tuned)
-        put_vars(h,
-                 "/* Writes the configs the tuned launchers chose so far (tuned in this process or\n"
-                 " * from the table they were generated with), one line per kernel and key value,\n"
-                 " * as tric --tuned=FILE reads them. TRIC_ERROR_IO when path cannot be written. */\n"
-                 "tric_status $P_write_tuned(const char *path);\n",
-                 vars);
+        put_vars(
+            h,
+            "/* Writes the configs the tuned launchers chose so far (tuned in this process or\n"
+            " * from the table they were generated with), one line per kernel and key value,\n"
+            " * as tric --tuned=FILE reads them. TRIC_ERROR_IO when path cannot be written. */\n"
+            "tric_status $P_write_tuned(const char *path);\n",
+            vars);
     for (int k = 0; k < n; k++) {
         const Launcher *l = &launchers[k];
         strbuf_putc(h, '\n');
@@ -712,8 +717,7 @@ static void write_loader(StrBuf *c, const char *prefix, const Launcher *launcher
 
 /* One check per hinted argument, with a message naming it (the runtime would refuse the launch
  * too, by position; this says it by name, before anything is loaded); fn names the function. */
-static void write_checks(StrBuf *c, const char *fn, const KernelMeta *m,
-                         char (*names)[C_NAME_MAX])
+static void write_checks(StrBuf *c, const char *fn, const KernelMeta *m, char (*names)[C_NAME_MAX])
 {
     for (int i = 0; i < m->nparams; i++) {
         const KernelParamMeta *p = &m->params[i];
@@ -748,9 +752,8 @@ static void write_checks(StrBuf *c, const char *fn, const KernelMeta *m,
                 "                              \"%s: %s = %%%s is not divisible by %d \"\n"
                 "                              \"(the kernel was compiled for %s: %s)\",\n"
                 "                              (%s)%s);\n",
-                names[i], p->divisibility, fn, names[i], is_signed ? "lld" : "llu",
-                p->divisibility, names[i], sig.data, is_signed ? "long long" : "unsigned long long",
-                names[i]);
+                names[i], p->divisibility, fn, names[i], is_signed ? "lld" : "llu", p->divisibility,
+                names[i], sig.data, is_signed ? "long long" : "unsigned long long", names[i]);
         }
         strbuf_free(&sig);
     }
@@ -759,7 +762,7 @@ static void write_checks(StrBuf *c, const char *fn, const KernelMeta *m,
 static void write_launcher(StrBuf *c, const char *prefix, int index, const Launcher *l)
 {
     const KernelMeta *m = l->meta;
-    char (*names)[C_NAME_MAX] = l->names;
+    char(*names)[C_NAME_MAX] = l->names;
     StrBuf fn = {0};
     strbuf_printf(&fn, "%s_launch", l->c_name);
     strbuf_putc(c, '\n');
@@ -797,7 +800,8 @@ static void write_launcher(StrBuf *c, const char *prefix, int index, const Launc
 /* ---- the tuned launchers' code --------------------------------------------------------------- */
 
 /* Shared by the tuned launchers of a module: the type of a choice (a key value and the config
- * chosen for it), its lookup, and the record of choices made at run time. */
+ * chosen for it), its lookup, and the record of choices made at run time. $P the prefix, $E the
+ * longest key's length (at least 1: C11 has no empty array). */
 static const char choice_template[] =
     "\n"
     "/* A config chosen for a key's values: ahead of time (--tuned) or by a tuning here. */\n"
@@ -806,7 +810,8 @@ static const char choice_template[] =
     "    int config;\n"
     "} $P_choice;\n"
     "\n"
-    "/* Choices made at run time, per tuned kernel; past this many a key value is looked up in the\n"
+    "/* Choices made at run time, per tuned kernel; past this many a key value is looked up in "
+    "the\n"
     " * runtime (tric_kernel_tune, from its memory or disk cache) at every launch. */\n"
     "enum { $P_MAX_SEEN = 256 };\n"
     "\n"
@@ -824,7 +829,8 @@ static const char choice_template[] =
     "    return -1;\n"
     "}\n"
     "\n"
-    "/* Adds a choice to seen (under the lock; launches read seen without it: the entry is written\n"
+    "/* Adds a choice to seen (under the lock; launches read seen without it: the entry is "
+    "written\n"
     " * before the count that shows it is published). */\n"
     "static void $P_remember(const int64_t *key, int nkey, int config, $P_choice *seen,\n"
     "                        atomic_int *nseen)\n"
@@ -848,13 +854,18 @@ static const char choice_template[] =
     "    for (int i = 0; i < n; i++) {\n"
     "        fprintf(file, \"%s \", kernel);\n"
     "        for (int j = 0; j < nkey; j++)\n"
-    "            fprintf(file, \"%s%s=%lld\", j ? \",\" : \"\", key_names[j], (long long)table[i].key[j]);\n"
+    "            fprintf(file, \"%s%s=%lld\", j ? \",\" : \"\", key_names[j], (long "
+    "long)table[i].key[j]);\n"
     "        fprintf(file, \"%sconfig %d: %s\\n\", nkey ? \" \" : \"\", table[i].config,\n"
     "                config_texts[table[i].config]);\n"
     "    }\n"
     "}\n";
 
-/* Per tuned kernel $K: the configs, the choices, the grid function's adapter, the dispatch. */
+/* Per tuned kernel: the choices, the grid function's adapter, the dispatch, the table writer.
+ * $P the module's prefix, $K the kernel's C name, $M its name, $I its index among the module's
+ * kernels; $N configs; $A parameters; $D key parameters ($F: the key array's size, at least 1;
+ * $Y their names as C strings); $B choices baked in ($C: their array's size, at least 1; $T
+ * its initializer). */
 static const char tuned_template[] =
     "\n"
     "/* The choices baked in (--tuned), then those made here (at most $P_MAX_SEEN). */\n"
@@ -886,7 +897,8 @@ static const char tuned_template[] =
     "}\n"
     "\n"
     "/* The config for key: baked in, chosen here before, or tuned now (by the runtime, on the\n"
-    " * arguments; it keeps the choice in memory and in its disk cache). Launches it when launch. */\n"
+    " * arguments; it keeps the choice in memory and in its disk cache). Launches it when launch. "
+    "*/\n"
     "static tric_status $K_dispatch(\n"
     "    tric_stream stream, $K_grid_fn grid, void *grid_ctx, tric_buffer buffer,\n"
     "    const tric_arg *launch_args, const int64_t *key, bool launch, int *chosen)\n"
@@ -948,7 +960,8 @@ static const char write_tuned_template[] =
     "    FILE *file = fopen(path, \"w\");\n"
     "    if (!file)\n"
     "        return tric_set_error(TRIC_ERROR_IO, \"$P_write_tuned: cannot write %s\", path);\n"
-    "    fputs(\"# The configs the tuned launchers of $P chose, per kernel and key value; bake them in:\\n\"\n"
+    "    fputs(\"# The configs the tuned launchers of $P chose, per kernel and key value; bake "
+    "them in:\\n\"\n"
     "          \"#   tric FILE.tri ... --emit=c --tuned=THIS_FILE -o $P.c\\n\", file);\n"
     "    tric_device dev = $P_device();\n"
     "    if (dev)\n"
@@ -1009,10 +1022,10 @@ static void write_config_table(StrBuf *c, const Launcher *l)
         }
         const char *stages = list_value(m->config, ',', "num_stages", 10);
         /* as the config asks (the metadata's num_stages may be lowered to fit) */
-        int num_stages = stages ? atoi(stages)
-                                : m->stages_lowered_from ? m->stages_lowered_from
-                                : m->num_stages          ? m->num_stages
-                                                         : 3;
+        int num_stages = stages                   ? atoi(stages)
+                         : m->stages_lowered_from ? m->stages_lowered_from
+                         : m->num_stages          ? m->num_stages
+                                                  : 3;
         strbuf_printf(c, "%d, %d},\n", m->num_warps, num_stages);
     }
     strbuf_append(c, "};\n");
@@ -1067,24 +1080,29 @@ static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, 
 }
 
 /* Everything of tuned kernel l (launcher index), after the module's shared code. */
-static void write_tuned(StrBuf *c, const char *prefix, const Launcher *l, int index, int max_key)
+static void write_tuned(StrBuf *c, const char *prefix, const Launcher *l, int index)
 {
     write_config_table(c, l);
-    char num[6][16];
-    snprintf(num[0], sizeof num[0], "%d", l->nconfigs);
-    snprintf(num[1], sizeof num[1], "%d", l->nchoices ? l->nchoices : 1);
-    snprintf(num[2], sizeof num[2], "%d", l->nchoices);
-    snprintf(num[3], sizeof num[3], "%d", l->nkey);
-    snprintf(num[4], sizeof num[4], "%d", l->meta->nparams);
-    snprintf(num[5], sizeof num[5], "%d", index);
-    char max_key_text[16], key_size[16];
-    snprintf(max_key_text, sizeof max_key_text, "%d", max_key);
+    char nconfigs[16], baked_size[16], nbaked[16], nkey[16], nparams[16], kernel_index[16];
+    char key_size[16];
+    snprintf(nconfigs, sizeof nconfigs, "%d", l->nconfigs);
+    snprintf(baked_size, sizeof baked_size, "%d", l->nchoices ? l->nchoices : 1);
+    snprintf(nbaked, sizeof nbaked, "%d", l->nchoices);
+    snprintf(nkey, sizeof nkey, "%d", l->nkey);
+    snprintf(nparams, sizeof nparams, "%d", l->meta->nparams);
+    snprintf(kernel_index, sizeof kernel_index, "%d", index);
     snprintf(key_size, sizeof key_size, "%d", l->nkey ? l->nkey : 1);
     StrBuf baked = {0}, key_names = {0};
     for (int i = 0; i < l->nchoices; i++) {
         strbuf_append(&baked, i ? ",\n    {{" : "\n    {{");
-        for (int j = 0; j < l->nkey; j++)
-            strbuf_printf(&baked, "%s%lld", j ? ", " : "", (long long)l->choices[i].key[j]);
+        for (int j = 0; j < l->nkey; j++) {
+            int64_t v = l->choices[i].key[j];
+            /* -9223372036854775808 would be the negation of a constant too large for int64_t */
+            if (v == INT64_MIN)
+                strbuf_printf(&baked, "%sINT64_MIN", j ? ", " : "");
+            else
+                strbuf_printf(&baked, "%s%lld", j ? ", " : "", (long long)v);
+        }
         strbuf_printf(&baked, "%s}, %d}", l->nkey ? "" : "0", l->choices[i].config);
     }
     strbuf_append(&baked, l->nchoices ? ",\n" : "{{0}, -1}");
@@ -1099,13 +1117,12 @@ static void write_tuned(StrBuf *c, const char *prefix, const Launcher *l, int in
     vars['P' - 'A'] = prefix;
     vars['K' - 'A'] = l->c_name;
     vars['M' - 'A'] = l->name;
-    vars['N' - 'A'] = num[0];
-    vars['C' - 'A'] = num[1];
-    vars['B' - 'A'] = num[2];
-    vars['D' - 'A'] = num[3];
-    vars['A' - 'A'] = num[4];
-    vars['I' - 'A'] = num[5];
-    vars['E' - 'A'] = max_key_text;
+    vars['N' - 'A'] = nconfigs;
+    vars['C' - 'A'] = baked_size;
+    vars['B' - 'A'] = nbaked;
+    vars['D' - 'A'] = nkey;
+    vars['A' - 'A'] = nparams;
+    vars['I' - 'A'] = kernel_index;
     vars['F' - 'A'] = key_size;
     vars['T' - 'A'] = baked.data;
     vars['Y' - 'A'] = key_names.data;
@@ -1185,7 +1202,7 @@ static void write_source(StrBuf *c, const char *prefix, const char *header_name,
         write_tuned_shared(c, prefix, launchers, n, max_key ? max_key : 1);
     for (int k = 0; k < n; k++) {
         if (launcher_is_tuned(&launchers[k]))
-            write_tuned(c, prefix, &launchers[k], k, max_key ? max_key : 1);
+            write_tuned(c, prefix, &launchers[k], k);
         else
             write_launcher(c, prefix, k, &launchers[k]);
     }
@@ -1232,7 +1249,8 @@ static bool integer_in_every_config(const Launcher *l, const char *name, size_t 
         char *end;
         (void)strtoll(v, &end, 0);
         bool is_int = end == v + vlen && vlen > 0;
-        bool is_bool = (vlen == 4 && !strncmp(v, "True", 4)) || (vlen == 5 && !strncmp(v, "False", 5));
+        bool is_bool =
+            (vlen == 4 && !strncmp(v, "True", 4)) || (vlen == 5 && !strncmp(v, "False", 5));
         if (!is_int && !is_bool)
             return false;
     }
@@ -1333,11 +1351,12 @@ static bool read_tuned_line(const char *path, int lineno, const char *line, Laun
         const char *want = l->meta->params[l->key[i]].name;
         size_t wlen = strlen(want);
         char *end = NULL;
+        errno = 0;
         if (strncmp(p, want, wlen) || p[wlen] != '=' ||
             (choice.key[i] = strtoll(p + wlen + 1, &end, 10), end == p + wlen + 1) ||
-            *end != (i + 1 < l->nkey ? ',' : ' ')) {
-            diag_plain_error(diag, "%s:%d: %s's key is %s: expected '%s=VALUE' at '%s'", path,
-                             lineno, l->name, l->meta->tune_key, want, p);
+            errno == ERANGE || *end != (i + 1 < l->nkey ? ',' : ' ')) {
+            diag_plain_error(diag, "%s:%d: %s's key is %s: expected '%s=INTEGER' (64 bits) at '%s'",
+                             path, lineno, l->name, l->meta->tune_key, want, p);
             return false;
         }
         p = end + 1;
@@ -1349,14 +1368,14 @@ static bool read_tuned_line(const char *path, int lineno, const char *line, Laun
     }
     const char *text = p + off;
     if (index < 0 || index >= l->nconfigs || strcmp(text, l->configs[index]->config)) {
-        diag_plain_error(diag,
-                         "%s:%d: %s has no config %d '%s' (%s): the table was tuned for other "
-                         "configs; tune again",
-                         path, lineno, l->name, index, text,
-                         index >= 0 && index < l->nconfigs
-                             ? arena_printf(arena, "its config %d is '%s'", index,
-                                            l->configs[index]->config)
-                             : arena_printf(arena, "it has %d", l->nconfigs));
+        diag_plain_error(
+            diag,
+            "%s:%d: %s has no config %d '%s' (%s): the table was tuned for other "
+            "configs; tune again",
+            path, lineno, l->name, index, text,
+            index >= 0 && index < l->nconfigs
+                ? arena_printf(arena, "its config %d is '%s'", index, l->configs[index]->config)
+                : arena_printf(arena, "it has %d", l->nconfigs));
         return false;
     }
     choice.config = index;
@@ -1364,8 +1383,8 @@ static bool read_tuned_line(const char *path, int lineno, const char *line, Laun
         if (!memcmp(l->choices[i].key, choice.key, sizeof choice.key)) {
             if (l->choices[i].config == index)
                 return true;
-            diag_plain_error(diag, "%s:%d: %s's key value is given config %d before, here %d",
-                             path, lineno, l->name, l->choices[i].config, index);
+            diag_plain_error(diag, "%s:%d: %s's key value is given config %d before, here %d", path,
+                             lineno, l->name, l->choices[i].config, index);
             return false;
         }
     }

@@ -269,8 +269,8 @@ static void run_matmul(tric_device dev, int M, int N, int K, uint64_t seed)
     GPU_CHECK(tric_memset(dc, 0, 0xff, Mp * Np * 2, NULL));
     MmShape shape = {M, N};
     /* stride_ak, stride_bn, stride_cn were compiled as 1 (':1'): no arguments. */
-    GPU_CHECK(mm_tuned_kernel_matmul_launch(NULL, mm_grid, &shape, da, db, dc, M, N, K,
-                                            (int32_t)Kp, (int32_t)Np, (int32_t)Np));
+    GPU_CHECK(mm_tuned_kernel_matmul_launch(NULL, mm_grid, &shape, da, db, dc, M, N, K, (int32_t)Kp,
+                                            (int32_t)Np, (int32_t)Np));
     int chosen = -1;
     GPU_CHECK(mm_tuned_kernel_matmul_tune(NULL, mm_grid, &shape, da, db, dc, M, N, K, (int32_t)Kp,
                                           (int32_t)Np, (int32_t)Np, &chosen));
@@ -298,8 +298,8 @@ static void run_matmul(tric_device dev, int M, int N, int K, uint64_t seed)
             if (bad_i < 0 && !(err <= tol))
                 bad_i = i, bad_j = j;
         }
-    printf("mm_tuned_kernel_matmul    M=%d N=%d K=%d  config %d (%s)  max abs error %g %s\n", M,
-           N, K, chosen, chosen >= 0 ? mm_tuned_kernel_matmul_configs[chosen].text : "?", max_err,
+    printf("mm_tuned_kernel_matmul    M=%d N=%d K=%d  config %d (%s)  max abs error %g %s\n", M, N,
+           K, chosen, chosen >= 0 ? mm_tuned_kernel_matmul_configs[chosen].text : "?", max_err,
            bad_i < 0 ? "OK" : "MISMATCH");
     if (bad_i >= 0) {
         printf("  first mismatch at [%d, %d]: got %g\n", bad_i, bad_j,
@@ -334,16 +334,15 @@ int main(int argc, char **argv)
     run_baked(dev, 777, -1, 13);
     int chosen = -1, n = 777;
     VaBuffers b;
-    if (va_alloc(dev, n, 14, &b) &&
-        vab_vector_add_kernel_tune(NULL, baked_grid, &n, b.x, b.y, b.out, n, &chosen) ==
-            TRIC_SUCCESS)
+    if (va_alloc(dev, n, 14, &b) && vab_vector_add_kernel_tune(NULL, baked_grid, &n, b.x, b.y,
+                                                               b.out, n, &chosen) == TRIC_SUCCESS)
         check_written_table(777, chosen);
     else
         CHECK(!"vab_vector_add_kernel_tune n=777");
     va_free(&b);
     if (!on_mock) {
-        static const int shapes[][3] = {{200, 136, 100}, {512, 512, 512}, {1000, 520, 264},
-                                        {64, 1024, 4096}};
+        static const int shapes[][3] = {
+            {200, 136, 100}, {512, 512, 512}, {1000, 520, 264}, {64, 1024, 4096}};
         for (int i = 0; i < 4; i++)
             run_matmul(dev, shapes[i][0], shapes[i][1], shapes[i][2], (uint64_t)i + 20);
         run_matmul(dev, 512, 512, 512, 30); /* the same key again */
