@@ -2,7 +2,8 @@
  * generates them at build time), run on cuda:0 from the embedded PTX alone:
  *   - vector_add_tuned.c (tests/emitc/vector_add_tuned.tri, three configs of different block
  *     sizes, key n_elements): each size tunes at its first launch, the grid function gets the
- *     chosen config's BLOCK_SIZE, every element is checked;
+ *     chosen config's BLOCK_SIZE, every element is checked; then 8 threads choose at once with
+ *     nothing loaded (one loads, each key is tuned once);
  *   - vab.c, the same with tests/emitc/vector_add_tuned.table baked in (--tuned,
  *     --prefix-launchers): the table's key values take the table's configs without tuning, any
  *     other tunes, and vab_write_tuned writes the table back with the tuned one added;
@@ -19,8 +20,10 @@
 #include "example_host.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
-static int failures;
+static atomic_int failures;
 static bool on_mock;
 
 #define CHECK(cond)                                                                                \
@@ -47,7 +50,7 @@ static bool on_mock;
 
 /* The grid functions: Triton's `grid = lambda META: (triton.cdiv(n, META['BLOCK_SIZE']),)`, the
  * size in grid_ctx. The meta pointers seen are kept to check they are the configs' entries. */
-static const void *last_meta;
+static _Thread_local const void *last_meta;
 
 static tric_dim3 tuned_grid(const vector_add_kernel_config *meta, void *grid_ctx)
 {
@@ -139,7 +142,45 @@ static void run_tuned(tric_device dev, int n, uint64_t seed)
     va_free(&b);
 }
 
-/* vector_add_baked: the table's choice for its key values (no tuning: on the mock a tuning would
+enum { NTHREADS = 8 };
+
+static tric_device thread_device;
+
+/* Four sizes, two threads each: the same new key chosen from two threads at once. Only
+ * vector_add_kernel_tune runs in the threads (the mock's timing reads its last launch, so a
+ * launch from another thread during a tuning would change what the tuning measures). */
+static void *tuned_thread(void *arg)
+{
+    int n = 2000 + 1000 * ((int)(intptr_t)arg % 4), chosen = -1;
+    VaBuffers b;
+    if (va_alloc(thread_device, n, 40, &b)) {
+        tric_status st = vector_add_kernel_tune(NULL, tuned_grid, &n, b.x, b.y, b.out, n, &chosen);
+        CHECK(st == TRIC_SUCCESS && chosen >= 0 && chosen < 3);
+        if (on_mock)
+            CHECK(chosen == 1);
+    } else {
+        CHECK(!"vector_add buffers");
+    }
+    va_free(&b);
+    return NULL;
+}
+
+/* NTHREADS threads choose configs at once, nothing loaded, most keys new: one loads, the runtime
+ * tunes each key once; then each size launches on the choice made and is checked. */
+static void run_tuned_threads(tric_device dev)
+{
+    vector_add_tuned_unload();
+    thread_device = dev;
+    pthread_t threads[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_create(&threads[i], NULL, tuned_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < 4; i++)
+        run_tuned(dev, 2000 + 1000 * i, 50 + (uint64_t)i);
+}
+
+/* vab: the table's choice for its key values (no tuning: on the mock a tuning would
  * pick config 1), a tuning for any other. */
 static void run_baked(tric_device dev, int n, int want, uint64_t seed)
 {
@@ -329,6 +370,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         run_tuned(dev, sizes[i], (uint64_t)i + 1);
     run_tuned(dev, 5000, 9); /* the same key again: the choice made before */
+    run_tuned_threads(dev);
     run_baked(dev, 5000, 2, 11);
     run_baked(dev, 100000, 0, 12);
     run_baked(dev, 777, -1, 13);
@@ -352,7 +394,7 @@ int main(int argc, char **argv)
     mm_tuned_unload();
     tric_device_close(dev);
     if (failures) {
-        printf("emitc_tuned: %d failure(s)\n", failures);
+        printf("emitc_tuned: %d failure(s)\n", (int)failures);
         return 1;
     }
     printf("emitc_tuned: OK\n");
