@@ -1137,7 +1137,9 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
             if (!b)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s of %s: NULL buffer", arg, k->name);
             const struct tric_device_s *on = buffers_device(k, args, nargs);
-            if (b->device != on && on == k->module->device)
+            bool elsewhere = on != k->module->device || (b->device->ops == on->ops &&
+                                                         on->ops->launches_on_other_devices);
+            if (b->device != on && !elsewhere)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "%s of %s: the buffer belongs to %s, the kernel to %s", arg, k->name,
                                b->device->name, k->module->device->name);
