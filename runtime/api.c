@@ -1137,17 +1137,18 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
             if (!b)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s of %s: NULL buffer", arg, k->name);
             const struct tric_device_s *on = buffers_device(k, args, nargs);
-            bool elsewhere = on != k->module->device || (b->device->ops == on->ops &&
-                                                         on->ops->launches_on_other_devices);
+            bool elsewhere = on != k->module->device ||
+                             (b->device->ops == on->ops && on->ops->launches_on_other_devices);
             if (b->device != on && !elsewhere)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "%s of %s: the buffer belongs to %s, the kernel to %s", arg, k->name,
                                b->device->name, k->module->device->name);
             if (b->device != on)
-                return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                               "%s of %s: the buffer belongs to %s, the launch's first buffer to %s "
-                               "(a launch runs on one device)",
-                               arg, k->name, b->device->name, on->name);
+                return rt_fail(
+                    TRIC_ERROR_INVALID_ARGUMENT,
+                    "%s of %s: the buffer belongs to %s, the launch's first buffer to %s "
+                    "(a launch runs on one device)",
+                    arg, k->name, b->device->name, on->name);
             if (args[i].v.buf.offset > b->bytes)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "%s of %s: offset %zu is past the buffer's end (%zu bytes)", arg,
@@ -1187,9 +1188,8 @@ tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, i
     for (int i = 0; i < nargs; i++) {
         tric_arg_kind a = args[i].kind;
         if (!arg_fits((RtParamKind)k->param_kind[i], a) ||
-            (a == TRIC_ARG_BUFFER &&
-             (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != on ||
-              args[i].v.buf.offset > args[i].v.buf.buffer->bytes)) ||
+            (a == TRIC_ARG_BUFFER && (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != on ||
+                                      args[i].v.buf.offset > args[i].v.buf.buffer->bytes)) ||
             !arg_meets_hints(k, i, &args[i]))
             return args_error(k, args, nargs);
     }
@@ -1233,8 +1233,8 @@ tric_status rt_launch_target(const struct tric_kernel_s *k, const tric_arg *args
         return TRIC_SUCCESS; /* one device: the common case */
     if (s->device != home && (!home->ops->launches_on_other_devices || s->device->ops != home->ops))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "%s: the stream belongs to %s, the kernel to %s", k->name,
-                       s->device->name, home->name);
+                       "%s: the stream belongs to %s, the kernel to %s", k->name, s->device->name,
+                       home->name);
     for (int i = 0; i < nargs; i++)
         if (args[i].kind == TRIC_ARG_BUFFER && args[i].v.buf.buffer->device != s->device)
             return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,

@@ -3,13 +3,15 @@
  * Sections (one per file in runtime/):
  *   api.c         errors and warnings, devices, streams, modules, kernels, buffers, argument
  *                 checking, launch specialization (variants compiled at first use), launch
- *                 dispatch; every device operation goes through dev->ops
+ *                 dispatch (on the launch's device: rt_launch_target); every device operation
+ *                 goes through dev->ops
  *   cpu.c         the cpu device (rt_cpu_ops): host buffers, driver_compile to IR, interp_run
  *   cuda.c        the cuda device (rt_cuda_ops): libcuda through cuda_api.h (the part of the
  *                 Driver API tric uses, loaded at run time), PTX compiled through the cache and
- *                 loaded, launches, CUDA-event timing
- *   tune.c        autotuning: a module per config, timed at the first launch per key, the choice
- *                 kept in memory and on disk
+ *                 loaded, loaded again on another GPU at its first launch there (several
+ *                 GPUs), launches, CUDA-event timing
+ *   tune.c        autotuning: a module per config, timed at the first launch per key and
+ *                 device model, the choice kept in memory and on disk
  *   heuristics.c  @triton.heuristics that read run-time arguments: read when the module compiles,
  *                 evaluated by the driver (driver/entry.c) at every launch
  *   tensor_map.c  a kernel's TMA tensor maps evaluated against a launch's arguments
@@ -167,7 +169,7 @@ struct tric_module_s {
      * tuned group, all in this module's CUmodule; tric_module_get_kernel looks among them. */
     struct tric_module_s **members;
     int nmembers;
-    bool shares_cu_module; /* a member: its function lives in the container's CUmodule */
+    bool shares_cu_module;           /* a member: its function lives in the container's CUmodule */
     struct tric_module_s *container; /* a member of a loaded PTX: the module holding its code */
     /* cuda: the code loaded on other GPUs, by ordinal, at the first launch there; filled under
      * load_lock of the module holding the code (a member's container). */

@@ -674,7 +674,8 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
     struct tric_device_s *dev = rt_launch_device(k, stream);
     int64_t key[RT_MAX_TUNE_KEY];
     key_of(t, k, args, key);
-    int chosen = find_tuning(t, __atomic_load_n(&t->ntunings, __ATOMIC_ACQUIRE), dev->model_id, key);
+    int chosen =
+        find_tuning(t, __atomic_load_n(&t->ntunings, __ATOMIC_ACQUIRE), dev->model_id, key);
     if (chosen >= 0)
         return chosen;
     pthread_mutex_lock(&t->lock);

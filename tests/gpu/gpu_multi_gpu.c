@@ -23,7 +23,8 @@ typedef struct OnDevice {
 
 static float host_x[N], host_y[N], host_out[N];
 
-static tric_status prepare(OnDevice *d) {
+static tric_status prepare(OnDevice *d)
+{
     for (int i = 0; i < N; i++)
         host_x[i] = (float)(i % 4096), host_y[i] = d->fill;
     tric_status st = tric_buffer_alloc(d->dev, sizeof host_x, &d->x);
@@ -41,7 +42,8 @@ static tric_status prepare(OnDevice *d) {
 }
 
 /* rounds launches on d's device (its buffers say where), then a synchronize. */
-static void *run(void *arg) {
+static void *run(void *arg)
+{
     OnDevice *d = arg;
     tric_arg args[] = {TRIC_ARG_BUF(d->x), TRIC_ARG_BUF(d->y), TRIC_ARG_BUF(d->out),
                        TRIC_ARG_I32(N)};
@@ -56,7 +58,8 @@ static void *run(void *arg) {
 }
 
 /* Whether every element of d's output is x + fill (printing the first wrong one). */
-static bool check_output(const OnDevice *d) {
+static bool check_output(const OnDevice *d)
+{
     if (tric_copy_to_host(host_out, d->out, 0, sizeof host_out, NULL) != TRIC_SUCCESS)
         return false;
     for (int i = 0; i < N; i++)
@@ -68,7 +71,8 @@ static bool check_output(const OnDevice *d) {
     return true;
 }
 
-int main(void) {
+int main(void)
+{
     static OnDevice on[MAX_DEVICES];
     int n = 0;
     for (; n < MAX_DEVICES; n++) {

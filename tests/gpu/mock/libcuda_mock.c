@@ -61,7 +61,7 @@ typedef struct MockState {
     int launches_on[MOCK_MAX_DEVICES];     /* launches run, per device */
     int module_loads_on[MOCK_MAX_DEVICES]; /* successful cuModuleLoadDataEx, per device */
     int live_retains[MOCK_MAX_DEVICES];    /* primary-context retains not yet released */
-    int wrong_context_launches;            /* launches refused: the function's context not current */
+    int wrong_context_launches; /* launches refused: the function's context not current */
 } MockState;
 
 MockState mock_state;
@@ -513,7 +513,7 @@ static CUresult cuStreamGetCtx(void *s, void **ctx)
 {
     int *st = s;
     *ctx = st >= a_stream && st < a_stream + MOCK_MAX_DEVICES ? (void *)&contexts[st - a_stream]
-                                                               : (void *)&other_context;
+                                                              : (void *)&other_context;
     return OK;
 }
 static CUresult cuStreamIsCapturing(void *s, int *status)

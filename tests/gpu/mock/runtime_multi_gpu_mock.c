@@ -181,7 +181,8 @@ static void test_close_other_device_first(tric_device d0, MockState *ms)
     CHECK(tric_launch(k, grid, b.args, 4, NULL) == TRIC_SUCCESS);
     CHECK(sums_right(&b, 3.0f));
     int live = ms->live_modules;
-    tric_device_close(d1); /* frees b's buffers */
+    /* Frees b's buffers. */
+    tric_device_close(d1);
     CHECK(ms->live_retains[1] > retains1); /* the module's */
     tric_module_destroy(mod);
     CHECK(ms->live_retains[1] == retains1);
