@@ -6,7 +6,8 @@
  * the other context retained while the module keeps code there (closing cuda:1 first is safe);
  * four threads launching on two devices at once into a fresh module (one load per device); and an
  * autotuning choice made on cuda:0 reused on cuda:1 of the same model, in memory and from the disk
- * cache, and made again on a cuda:1 of another model (another SM count). Skips (77) when the
+ * cache, and made again on a cuda:1 of another model (another SM count); a loaded PTX's members
+ * (one CUmodule) loaded once on cuda:1 for all of them. Skips (77) when the
  * library found is not the mock. */
 #include "tests/runtime_check.h"
 #include "runtime/runtime.h"
@@ -311,6 +312,54 @@ static void test_autotune(tric_device d0, tric_device *d1, MockState *ms)
         fprintf(stderr, "note: could not remove %s\n", tmp);
 }
 
+/* A PTX from the compiler with a kernel per config (members sharing one CUmodule): on cuda:1 the
+ * whole PTX is loaded once, for every member launched there. */
+static void test_loaded_ptx_members(tric_device d0, tric_device d1, MockState *ms)
+{
+    static const char src[] =
+        "import triton\nimport triton.language as tl\n"
+        "@triton.autotune(configs=[triton.Config({'BLOCK_SIZE': 1024}, num_warps=8),\n"
+        "                          triton.Config({'BLOCK_SIZE': 1024}, num_warps=2)],\n"
+        "                 key=['n_elements'])\n"
+        "@triton.jit\n"
+        "def vector_add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+        "    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+        "    mask = offsets < n_elements\n"
+        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "    tl.store(output_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)\n";
+    SrcFile file = {"tuned.tri", src, sizeof src - 1};
+    CompileOptions copt = {.emit = EMIT_PTX,
+                           .arch = "sm_90a",
+                           .opt_level = 3,
+                           .spec = {.signature = "*fp32:16,*fp32:16,*fp32:16,i32"}};
+    CompileResult res;
+    Diag d = {0};
+    bool ok = driver_compile(&file, &copt, &res, &d);
+    diag_free(&d);
+    CHECK(ok);
+    tric_module pm = NULL;
+    tric_kernel tk, c0, c1;
+    CHECK(ok && tric_module_load_ptx(d0, res.output.data, &pm) == TRIC_SUCCESS);
+    if (ok)
+        compile_result_free(&res);
+    if (!pm)
+        return;
+    CHECK(tric_module_get_kernel(pm, NULL, &tk) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(pm, "vector_add_kernel_c0", &c0) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(pm, "vector_add_kernel_c1", &c1) == TRIC_SUCCESS);
+    Operands b;
+    operands(d1, 5.0f, &b);
+    int loads1 = ms->module_loads_on[1], on1 = ms->launches_on[1];
+    CHECK(tric_launch(c0, grid, b.args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(c1, grid, b.args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch_grid(tk, va_grid, NULL, b.args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->module_loads_on[1] - loads1 == 1 && ms->launches_on[1] - on1 >= 3);
+    CHECK(sums_right(&b, 5.0f));
+    CHECK(ms->wrong_context_launches == 0);
+    operands_free(&b);
+    tric_module_destroy(pm);
+}
+
 int main(void)
 {
     /* The mock, loaded before tric loads it (the same library): two devices. */
@@ -333,6 +382,7 @@ int main(void)
     test_one_module_two_devices(d0, d1, ms);
     test_close_other_device_first(d0, ms);
     test_threads(d0, d1, ms);
+    test_loaded_ptx_members(d0, d1, ms);
     test_autotune(d0, &d1, ms);
     tric_device_close(d1);
     tric_device_close(d0);
