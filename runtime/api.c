@@ -1097,7 +1097,6 @@ static const char *arg_label(const struct tric_kernel_s *k, int index, char *buf
     return buf;
 }
 
-/* The slow path: find the first problem and say it the way a C compiler would. */
 /* The device the buffer arguments must be on: the first buffer's when the kernel's device kind
  * launches on other devices and it is of that kind (several GPUs: the launch runs there), else
  * the kernel's own. */
@@ -1113,6 +1112,7 @@ static struct tric_device_s *buffers_device(const struct tric_kernel_s *k, const
     return home;
 }
 
+/* The slow path: find the first problem and say it the way a C compiler would. */
 static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
     char label[96];
     if (nargs != k->nparams) {
