@@ -218,6 +218,9 @@ tric_status tric_device_open(const char *spec, tric_device *out) {
         free(dev);
         return st;
     }
+    dev->model_id = rt_fnv1a(RT_FNV_OFFSET, dev->model, strlen(dev->model));
+    dev->own_stream = (struct tric_stream_s){.device = dev, .cu_stream = dev->cu_stream};
+    dev->own_stream.wrapped = true; /* the device's: closed with it, never by a stream destroy */
     *out = dev;
     return TRIC_SUCCESS;
 }
@@ -1094,6 +1097,21 @@ static const char *arg_label(const struct tric_kernel_s *k, int index, char *buf
     return buf;
 }
 
+/* The device the buffer arguments must be on: the first buffer's when the kernel's device kind
+ * launches on other devices and it is of that kind (several GPUs: the launch runs there), else
+ * the kernel's own. */
+static struct tric_device_s *buffers_device(const struct tric_kernel_s *k, const tric_arg *args,
+                                            int nargs) {
+    struct tric_device_s *home = k->module->device;
+    if (!home->ops->launches_on_other_devices)
+        return home;
+    for (int i = 0; i < nargs; i++)
+        if (args[i].kind == TRIC_ARG_BUFFER && args[i].v.buf.buffer)
+            return args[i].v.buf.buffer->device->ops == home->ops ? args[i].v.buf.buffer->device
+                                                                  : home;
+    return home;
+}
+
 /* The slow path: find the first problem and say it the way a C compiler would. */
 static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *args, int nargs) {
     char label[96];
@@ -1118,10 +1136,19 @@ static tric_status args_error(const struct tric_kernel_s *k, const tric_arg *arg
             const struct tric_buffer_s *b = args[i].v.buf.buffer;
             if (!b)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s of %s: NULL buffer", arg, k->name);
-            if (b->device != k->module->device)
+            const struct tric_device_s *on = buffers_device(k, args, nargs);
+            bool elsewhere = on != k->module->device ||
+                             (b->device->ops == on->ops && on->ops->launches_on_other_devices);
+            if (b->device != on && !elsewhere)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "%s of %s: the buffer belongs to %s, the kernel to %s", arg, k->name,
                                b->device->name, k->module->device->name);
+            if (b->device != on)
+                return rt_fail(
+                    TRIC_ERROR_INVALID_ARGUMENT,
+                    "%s of %s: the buffer belongs to %s, the launch's first buffer to %s "
+                    "(a launch runs on one device)",
+                    arg, k->name, b->device->name, on->name);
             if (args[i].v.buf.offset > b->bytes)
                 return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                                "%s of %s: offset %zu is past the buffer's end (%zu bytes)", arg,
@@ -1157,12 +1184,12 @@ tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, i
                    ? rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->name)
                    : args_error(k, args, nargs);
     /* The fast path: one comparison per argument. */
+    const struct tric_device_s *on = buffers_device(k, args, nargs);
     for (int i = 0; i < nargs; i++) {
         tric_arg_kind a = args[i].kind;
         if (!arg_fits((RtParamKind)k->param_kind[i], a) ||
-            (a == TRIC_ARG_BUFFER &&
-             (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != k->module->device ||
-              args[i].v.buf.offset > args[i].v.buf.buffer->bytes)) ||
+            (a == TRIC_ARG_BUFFER && (!args[i].v.buf.buffer || args[i].v.buf.buffer->device != on ||
+                                      args[i].v.buf.offset > args[i].v.buf.buffer->bytes)) ||
             !arg_meets_hints(k, i, &args[i]))
             return args_error(k, args, nargs);
     }
@@ -1193,13 +1220,36 @@ struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg 
     return k->module->nopen > 0 ? launch_kernel(k, args, NULL, &st) : k;
 }
 
+tric_status rt_launch_target(const struct tric_kernel_s *k, const tric_arg *args, int nargs,
+                             struct tric_stream_s **stream) {
+    struct tric_device_s *home = k->module->device, *on = buffers_device(k, args, nargs);
+    struct tric_stream_s *s = *stream;
+    if (!s) {
+        if (on != home)
+            *stream = &on->own_stream;
+        return TRIC_SUCCESS;
+    }
+    if (s->device == home && on == home)
+        return TRIC_SUCCESS; /* one device: the common case */
+    if (s->device != home && (!home->ops->launches_on_other_devices || s->device->ops != home->ops))
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: the stream belongs to %s, the kernel to %s", k->name, s->device->name,
+                       home->name);
+    for (int i = 0; i < nargs; i++)
+        if (args[i].kind == TRIC_ARG_BUFFER && args[i].v.buf.buffer->device != s->device)
+            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                           "%s: the stream belongs to %s, the buffers to %s (a launch runs on one "
+                           "device)",
+                           k->name, s->device->name, args[i].v.buf.buffer->device->name);
+    return TRIC_SUCCESS;
+}
+
 tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                               struct tric_stream_s *stream) {
-    struct tric_device_s *dev = k->module->device;
-    if (stream && stream->device != dev)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "%s: the stream belongs to %s, the kernel to %s", k->name,
-                       stream->device->name, dev->name);
+    tric_status target = rt_launch_target(k, args, k->nparams, &stream);
+    if (target != TRIC_SUCCESS)
+        return target;
+    struct tric_device_s *dev = rt_launch_device(k, stream);
     /* An empty grid has no programs to run (and cuLaunchKernel would refuse it). */
     if (grid.x == 0 || grid.y == 0 || grid.z == 0)
         return TRIC_SUCCESS;

@@ -13,6 +13,7 @@ tric_status rt_cpu_open(struct tric_device_s *dev) {
     dev->ops = &rt_cpu_ops;
     snprintf(dev->name, sizeof dev->name, "cpu (tric interpreter)");
     snprintf(dev->arch, sizeof dev->arch, "cpu");
+    snprintf(dev->model, sizeof dev->model, "cpu");
     return TRIC_SUCCESS;
 }
 

@@ -124,13 +124,19 @@ static tric_status cuda_fail(const struct tric_device_s *dev, CUresult r, const 
  * must call tric_device_synchronize first, which resets it). */
 static _Thread_local CUcontext current_context;
 
-static CUresult make_current(const struct tric_device_s *dev) {
-    if (current_context == dev->cu_context)
+/* The current context is the calling thread's own (CUDA Driver API, "Context Management"), so
+ * threads driving different GPUs at once never race on it: each sets its launch's device's. */
+static CUresult make_context_current(CUcontext ctx) {
+    if (current_context == ctx)
         return CUDA_SUCCESS;
-    CUresult r = api.cuCtxSetCurrent(dev->cu_context);
+    CUresult r = api.cuCtxSetCurrent(ctx);
     if (r == CUDA_SUCCESS)
-        current_context = dev->cu_context;
+        current_context = ctx;
     return r;
+}
+
+static CUresult make_current(const struct tric_device_s *dev) {
+    return make_context_current(dev->cu_context);
 }
 
 #define CU_CHECK(dev, call, what)                                                                  \
@@ -211,6 +217,7 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     }
     dev->cu_stream = stream;
     snprintf(dev->name, sizeof dev->name, "cuda:%d (%s, sm_%d)", ordinal, name, dev->sm);
+    snprintf(dev->model, sizeof dev->model, "%s, sm_%d, %d SMs", name, dev->sm, sms);
     return TRIC_SUCCESS;
 }
 
@@ -265,6 +272,8 @@ void *rt_cuda_stream_of(struct tric_device_s *dev, struct tric_stream_s *s) {
 
 static bool cuda_capturing(struct tric_device_s *dev, struct tric_stream_s *s) {
     int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (s)
+        dev = s->device; /* a launch on another GPU than its module's (rt_launch_target) */
     /* An error here (a sticky fault) shows at the operation itself. */
     if (make_current(dev) != CUDA_SUCCESS ||
         api.cuStreamIsCapturing(stream_of(dev, s), &status) != CUDA_SUCCESS)
@@ -521,15 +530,15 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
     return find_function(dev, cu_module, meta, k);
 }
 
-/* k's CUfunction in the loaded module, published with release (a lazy module's launches read it
- * without a lock). */
-static tric_status find_function(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
-                                 struct tric_kernel_s *k) {
+/* k's CUfunction in cu_module, loaded in dev's context (current), with the shared memory it needs
+ * opted into. */
+static tric_status function_in(struct tric_device_s *dev, void *cu_module,
+                               const struct tric_kernel_s *k, CUfunction *out) {
     CUfunction fn = NULL;
-    CUresult r = api.cuModuleGetFunction(&fn, (CUmodule)cu_module, meta->name);
+    CUresult r = api.cuModuleGetFunction(&fn, (CUmodule)cu_module, k->name);
     if (r != CUDA_SUCCESS) {
         char what[200];
-        snprintf(what, sizeof what, "cuModuleGetFunction(%s)", meta->name);
+        snprintf(what, sizeof what, "cuModuleGetFunction(%s)", k->name);
         return cuda_fail(dev, r, what);
     }
     /* More dynamic shared memory than the device gives any block (48 KB so far) must be opted
@@ -539,19 +548,31 @@ static tric_status find_function(struct tric_device_s *dev, void *cu_module, con
         return rt_fail(TRIC_ERROR_LAUNCH,
                        "%s: kernel %s needs %d bytes of shared memory per program; the device "
                        "allows at most %d (lower num_stages or the block sizes)",
-                       dev->name, meta->name, k->shared_bytes, dev->max_shared_optin);
+                       dev->name, k->name, k->shared_bytes, dev->max_shared_optin);
     if (k->shared_bytes > dev->max_shared_default)
         CU_CHECK(dev,
                  api.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                         k->shared_bytes),
                  "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    __atomic_store_n(&k->cu_function, (void *)fn, __ATOMIC_RELEASE);
+    *out = fn;
     return TRIC_SUCCESS;
 }
 
-/* Loads mod->code into a CUmodule (mod->cu_module); what names the module in messages. */
-static tric_status cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
-                                  const KernelMeta *meta) {
+/* k's CUfunction in the loaded module, published with release (a lazy module's launches read it
+ * without a lock). rt_cuda_bind_kernel has named k after meta. */
+static tric_status find_function(struct tric_device_s *dev, void *cu_module, const KernelMeta *meta,
+                                 struct tric_kernel_s *k) {
+    (void)meta;
+    CUfunction fn = NULL;
+    tric_status st = function_in(dev, cu_module, k, &fn);
+    if (st == TRIC_SUCCESS)
+        __atomic_store_n(&k->cu_function, (void *)fn, __ATOMIC_RELEASE);
+    return st;
+}
+
+/* Loads code into a CUmodule in dev's context; the kernel and target name it in messages. */
+static tric_status load_module(struct tric_device_s *dev, const char *code, const char *kernel,
+                               const char *target, CUmodule *out) {
     CU_CHECK(dev, make_current(dev), "cuCtxSetCurrent");
     /* The JIT's own messages (ptxas errors) come back in the error log (CUDA Driver API,
      * CUjit_option: CU_JIT_ERROR_LOG_BUFFER, size in/out). */
@@ -562,19 +583,29 @@ static tric_status cuda_load_code(struct tric_device_s *dev, struct tric_module_
     int opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[2] = {log, (void *)(uintptr_t)log_size};
     CUmodule cm = NULL;
-    CUresult r = api.cuModuleLoadDataEx(&cm, mod->code, 2, opts, vals);
+    CUresult r = api.cuModuleLoadDataEx(&cm, code, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
         char text[256];
         tric_status st = rt_fail(r == 2 ? TRIC_ERROR_OUT_OF_MEMORY : TRIC_ERROR_DRIVER,
                                  "%s: cuModuleLoadDataEx failed for kernel %s (target %s): %s%s%s",
-                                 dev->name, meta->name, meta->target,
+                                 dev->name, kernel, target,
                                  rt_cuda_error_text(r, text, sizeof text), log[0] ? "\n" : "", log);
         free(log);
         return st;
     }
     free(log);
-    mod->cu_module = cm;
+    *out = cm;
     return TRIC_SUCCESS;
+}
+
+/* Loads mod->code into mod->cu_module, in dev's context. */
+static tric_status cuda_load_code(struct tric_device_s *dev, struct tric_module_s *mod,
+                                  const KernelMeta *meta) {
+    CUmodule cm = NULL;
+    tric_status st = load_module(dev, mod->code, meta->name, meta->target, &cm);
+    if (st == TRIC_SUCCESS)
+        mod->cu_module = cm;
+    return st;
 }
 
 /* The error for a PTX without a valid metadata block (why says what is wrong; freed). */
@@ -626,6 +657,7 @@ static tric_status cuda_load_ptx(struct tric_device_s *dev, struct tric_module_s
             break;
         }
         m->shares_cu_module = true;
+        m->container = mod;
         mod->members[mod->nmembers++] = m;
         st = rt_cuda_bind_kernel(dev, mod->cu_module, &metas[i], &m->kernel);
     }
@@ -660,6 +692,92 @@ static void cuda_unload(struct tric_module_s *mod) {
     if (mod->cu_module && make_current(mod->device) == CUDA_SUCCESS)
         api.cuModuleUnload((CUmodule)mod->cu_module);
     mod->cu_module = NULL;
+    for (int i = 0; i < RT_MAX_DEVICES; i++) {
+        RtDeviceLoad *l = &mod->loaded_on[i];
+        if (!l->cu_context)
+            continue;
+        if (l->cu_module && make_context_current((CUcontext)l->cu_context) == CUDA_SUCCESS)
+            api.cuModuleUnload((CUmodule)l->cu_module);
+        /* The release may destroy the context (no tric_device holds it any more): never trust
+         * this thread's cache of it afterwards. */
+        if (current_context == (CUcontext)l->cu_context)
+            current_context = NULL;
+        api.cuDevicePrimaryCtxRelease(l->cu_device);
+        *l = (RtDeviceLoad){0};
+    }
+}
+
+/* ---- several GPUs ----------------------------------------------------------------------------
+ * A module is compiled (to PTX) once, for its own device, and loaded there. Its first launch on
+ * another GPU loads the same PTX into that GPU's primary context (the module holding the code --
+ * a member's container -- keeps that CUmodule by ordinal, and retains the context while it does)
+ * and finds the kernel's function there (kept by ordinal in the kernel). Both are filled under the
+ * holder's load_lock and the function published with release, so later launches on that GPU, from
+ * any thread, read it without a lock. docs/runtime.md "Several GPUs". */
+
+/* holder's code in dev's context: loaded now if it is not yet (holder->load_lock held). */
+static tric_status module_on(struct tric_device_s *dev, struct tric_module_s *holder,
+                             const struct tric_kernel_s *k, CUmodule *out) {
+    RtDeviceLoad *l = &holder->loaded_on[dev->ordinal];
+    if (l->cu_module) {
+        *out = (CUmodule)l->cu_module;
+        return TRIC_SUCCESS;
+    }
+    if (!holder->code)
+        return rt_fail(TRIC_ERROR_LAUNCH, "%s: kernel %s has no code to load on this device",
+                       dev->name, k->name);
+    KernelMeta meta;
+    memset(&meta, 0, sizeof meta);
+    StrBuf err = {0};
+    bool ok = kernel_meta_read(holder->code, &meta, &err);
+    strbuf_free(&err);
+    CUcontext ctx = NULL;
+    CU_CHECK(dev, api.cuDevicePrimaryCtxRetain(&ctx, dev->cu_device), "cuDevicePrimaryCtxRetain");
+    CUmodule cm = NULL;
+    tric_status st = load_module(dev, holder->code, k->name, ok ? meta.target : "?", &cm);
+    if (st != TRIC_SUCCESS) {
+        api.cuDevicePrimaryCtxRelease(dev->cu_device);
+        return st;
+    }
+    *l = (RtDeviceLoad){.cu_device = dev->cu_device, .cu_context = ctx, .cu_module = cm};
+    *out = cm;
+    return TRIC_SUCCESS;
+}
+
+/* k's function on dev, another GPU than its module's: loaded there at the first launch. */
+static tric_status function_on(struct tric_device_s *dev, struct tric_kernel_s *k,
+                               struct tric_stream_s *s, CUfunction *out) {
+    if (dev->ordinal < 0 || dev->ordinal >= RT_MAX_DEVICES)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "%s: tric launches a module made on another device only on cuda:0 to "
+                       "cuda:%d (compile %s on this device instead)",
+                       dev->name, RT_MAX_DEVICES - 1, k->name);
+    void **slot = &k->cu_function_on[dev->ordinal];
+    *out = (CUfunction)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (*out)
+        return TRIC_SUCCESS;
+    /* Loading a module while the stream is captured would break the capture. */
+    if (cuda_capturing(dev, s))
+        return rt_capture_error("loading the kernel's code at its first launch on this device");
+    struct tric_module_s *holder =
+        k->module->shares_cu_module && k->module->container ? k->module->container : k->module;
+    pthread_mutex_lock(&holder->load_lock);
+    tric_status st = TRIC_SUCCESS;
+    if (!*slot) {
+        CUmodule cm = NULL;
+        CUfunction fn = NULL;
+        st = module_on(dev, holder, k, &cm);
+        CUresult r = st == TRIC_SUCCESS ? make_current(dev) : CUDA_SUCCESS;
+        if (r != CUDA_SUCCESS)
+            st = cuda_fail(dev, r, "cuCtxSetCurrent");
+        if (st == TRIC_SUCCESS)
+            st = function_in(dev, cm, k, &fn);
+        if (st == TRIC_SUCCESS)
+            __atomic_store_n(slot, (void *)fn, __ATOMIC_RELEASE);
+    }
+    *out = (CUfunction)*slot;
+    pthread_mutex_unlock(&holder->load_lock);
+    return st;
 }
 
 /* ---- timing (autotuning) ------------------------------------------------------------------ */
@@ -708,6 +826,8 @@ static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                              tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
                              double rep_ms, double give_up_ms, double *median_ms) {
     enum { MAX_REPS = 100 };
+    if (s)
+        dev = s->device; /* tuning a module made on another GPU (rt_launch_target) */
     CUstream stream = stream_of(dev, s);
     CUevent ev[MAX_REPS + 1];
     int nev = 0;
@@ -825,9 +945,16 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         slots[i] = v;
         params[i] = &slots[i];
     }
-    struct tric_device_s *dev = k->module->device;
-    void *fn = __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE);
-    if (!fn) {
+    struct tric_device_s *dev = s ? s->device : k->module->device;
+    void *fn = NULL;
+    if (dev->cu_context != k->module->device->cu_context) {
+        /* Another GPU than the module's (rt_launch_target). */
+        CUfunction f = NULL;
+        tric_status st = function_on(dev, k, s, &f);
+        if (st != TRIC_SUCCESS)
+            return st;
+        fn = f;
+    } else if (!(fn = __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE))) {
         /* Loading a module while the stream is captured would break the capture. */
         if (cuda_capturing(dev, s))
             return rt_capture_error("loading the kernel's code at its first launch");
@@ -864,6 +991,7 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
 const RtDeviceOps rt_cuda_ops = {
     .interprets_ir = false,
     .ahead_of_time_form = "PTX",
+    .launches_on_other_devices = true,
     .synchronize = cuda_synchronize,
     .close = cuda_close,
     .alloc = cuda_alloc,

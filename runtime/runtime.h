@@ -3,13 +3,15 @@
  * Sections (one per file in runtime/):
  *   api.c         errors and warnings, devices, streams, modules, kernels, buffers, argument
  *                 checking, launch specialization (variants compiled at first use), launch
- *                 dispatch; every device operation goes through dev->ops
+ *                 dispatch (on the launch's device: rt_launch_target); every device operation
+ *                 goes through dev->ops
  *   cpu.c         the cpu device (rt_cpu_ops): host buffers, driver_compile to IR, interp_run
  *   cuda.c        the cuda device (rt_cuda_ops): libcuda through cuda_api.h (the part of the
  *                 Driver API tric uses, loaded at run time), PTX compiled through the cache and
- *                 loaded, launches, CUDA-event timing
- *   tune.c        autotuning: a module per config, timed at the first launch per key, the choice
- *                 kept in memory and on disk
+ *                 loaded, loaded again on another GPU at its first launch there (several
+ *                 GPUs), launches, CUDA-event timing
+ *   tune.c        autotuning: a module per config, timed at the first launch per key and
+ *                 device model, the choice kept in memory and on disk
  *   heuristics.c  @triton.heuristics that read run-time arguments: read when the module compiles,
  *                 evaluated by the driver (driver/entry.c) at every launch
  *   tensor_map.c  a kernel's TMA tensor maps evaluated against a launch's arguments
@@ -59,6 +61,18 @@ typedef enum RtParamKind {
 
 #define RT_MAX_PARAMS 64
 
+/* The device ordinals (cuda:0 .. cuda:15) a module can launch on besides its own. */
+#define RT_MAX_DEVICES 16
+
+/* A module's code loaded into another GPU's primary context (docs/runtime.md "Several GPUs"). The
+ * module retains that context (cu_context) for as long as it keeps cu_module, so closing the other
+ * tric_device never leaves the handle dangling. */
+typedef struct RtDeviceLoad {
+    int cu_device;    /* CUdevice */
+    void *cu_context; /* CUcontext: its primary context, retained; NULL: not loaded there */
+    void *cu_module;  /* CUmodule */
+} RtDeviceLoad;
+
 /* What cuTensorMapEncodeTiled takes for one map at one launch (interleave and oobFill are NONE). */
 typedef struct RtTensorMapArgs {
     int data_type; /* CUtensorMapDataType */
@@ -94,7 +108,10 @@ struct tric_kernel_s {
     bool param_equal_to_1[RT_MAX_PARAMS];
     int threads;
     int shared_bytes;
-    void *cu_function; /* CUfunction (cuda) */
+    void *cu_function; /* CUfunction (cuda), in the module's own device's context */
+    /* cuda, several GPUs: the CUfunction in the context of device ordinal i, for a launch on a GPU
+     * other than the module's (cuda.c, "several GPUs"); published with release, read with acquire. */
+    void *cu_function_on[RT_MAX_DEVICES];
     /* Set where known (malloc'd, freed with the module): the run-time parameters' names, one
      * space-separated string ("a_ptr b_ptr M"); the constexpr values ("BLOCK_SIZE_M=128
      * T_C=tl.float16"); an autotuning config's text ("BLOCK_SIZE_M=128, ..., num_warps=8"). */
@@ -152,7 +169,11 @@ struct tric_module_s {
      * tuned group, all in this module's CUmodule; tric_module_get_kernel looks among them. */
     struct tric_module_s **members;
     int nmembers;
-    bool shares_cu_module; /* a member: its function lives in the container's CUmodule */
+    bool shares_cu_module;           /* a member: its function lives in the container's CUmodule */
+    struct tric_module_s *container; /* a member of a loaded PTX: the module holding its code */
+    /* cuda: the code loaded on other GPUs, by ordinal, at the first launch there; filled under
+     * load_lock of the module holding the code (a member's container). */
+    RtDeviceLoad loaded_on[RT_MAX_DEVICES];
     /* @triton.heuristics reading run-time arguments (runtime/heuristics.c): evaluated at every
      * launch, which runs the variant compiled for the values; NULL when there are none. */
     struct RtHeuristics *heuristics;
@@ -191,6 +212,14 @@ struct tric_device_s {
         *ops; /* rt_cpu_ops or rt_cuda_ops, set by rt_cpu_open / rt_cuda_open */
     char name[256];
     char arch[16];
+    /* What makes two devices the same for autotuning: "NVIDIA H100 80GB HBM3, sm_90, 132 SMs" (the
+     * name, compute capability and SM count; "cpu" for the interpreter) and its FNV-1a hash. A
+     * choice tuned on one device is reused on every device of the same model (tune.c). */
+    char model[256];
+    uint64_t model_id;
+    /* The device's own stream as a stream object (cu_stream; never destroyed): what a launch of a
+     * module made on another device runs on when the API is given NULL (rt_launch_target). */
+    struct tric_stream_s own_stream;
     /* cpu: every live buffer, the interpreter's bounds (InterpLaunch.buffers); guarded by lock. */
     pthread_mutex_t lock;
     InterpBuffer *live;
@@ -236,6 +265,9 @@ typedef struct RtDeviceOps {
      * ".tir (--emit=ir)" run by the interpreter (interprets_ir), or "PTX". */
     bool interprets_ir;
     const char *ahead_of_time_form;
+    /* A module made on one device of this kind launches on another (several GPUs: its code loaded
+     * there at the first launch); false: a launch runs on the module's own device only. */
+    bool launches_on_other_devices;
     /* Waits for all work on the device (tric_device_synchronize). */
     tric_status (*synchronize)(struct tric_device_s *dev);
     /* Releases what open took (tric_device_close, after every object is freed). */
@@ -281,7 +313,9 @@ typedef struct RtDeviceOps {
     /* tric_kernel_attributes: registers, local memory, occupancy (its function loaded now if
      * lazy; an error where the device has none of those). */
     tric_status (*kernel_attributes)(struct tric_kernel_s *k, tric_kernel_attrs *out);
-    /* Runs k (arguments checked, the variant chosen) on grid, on s (NULL: the device's). */
+    /* Runs k (arguments checked, the variant chosen) on grid, on s (NULL: the module's device's
+     * own stream). s may belong to another device than k's module (rt_launch_target): k runs
+     * there, its code loaded there first if this is its first launch on that device. */
     tric_status (*launch)(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                           struct tric_stream_s *s);
     /* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
@@ -317,6 +351,18 @@ struct tric_module_s *rt_module_new(struct tric_device_s *dev);
 void rt_module_free(struct tric_module_s *mod);
 /* Which parameters launches specialize on, and a deep copy of the options to compile variants. */
 tric_status rt_prepare_specialization(struct tric_module_s *mod, const tric_compile_options *opt);
+/* Where a launch of k runs (docs/runtime.md "Several GPUs"): on the stream's device; with a NULL
+ * stream, on the device of the buffer arguments (rt_check_args has checked they share one), else
+ * on the module's. Checks the stream against the kernel and the buffers, and replaces a NULL
+ * *stream by the launch device's own_stream when that is not the module's device, so the device
+ * operations below see the launch device as (*stream)->device. */
+tric_status rt_launch_target(const struct tric_kernel_s *k, const tric_arg *args, int nargs,
+                             struct tric_stream_s **stream);
+/* The device a launch on stream (rt_launch_target's) runs on. */
+static inline struct tric_device_s *rt_launch_device(const struct tric_kernel_s *k,
+                                                     const struct tric_stream_s *stream) {
+    return stream ? stream->device : k->module->device;
+}
 /* tric_launch of a kernel that is not autotuned: arguments checked, specialized, launched. */
 tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
                       struct tric_stream_s *stream);
@@ -339,7 +385,9 @@ int rt_kernel_param_index(const struct tric_kernel_s *k, const char *name);
 tric_status rt_kernel_set_params(struct tric_kernel_s *k, const Type *types, int n);
 /* Records parameter index's hints; rt_kernel_set_params resets them to none. */
 void rt_kernel_set_hint(struct tric_kernel_s *k, int index, int divisibility, bool equal_to_1);
-/* Checks nargs/kinds against k; TRIC_SUCCESS or TRIC_ERROR_INVALID_ARGUMENT with the message. */
+/* Checks nargs/kinds against k; TRIC_SUCCESS or TRIC_ERROR_INVALID_ARGUMENT with the message.
+ * Buffers must all be on one device: the kernel's, or (launches_on_other_devices) another device of
+ * its kind, where the launch then runs (rt_launch_target). */
 tric_status rt_check_args(const struct tric_kernel_s *k, const tric_arg *args, int nargs);
 /* Turns the public options and mod's launch hints into the driver's (defines are allocated in
  * arena). */

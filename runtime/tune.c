@@ -21,6 +21,7 @@
 
 typedef struct RtTuning {
     int64_t key[RT_MAX_TUNE_KEY];
+    uint64_t model; /* the device model tuned on (tric_device_s.model_id): shared by its GPUs */
     int chosen;
 } RtTuning;
 
@@ -132,8 +133,9 @@ static void tuned_kernel_from(struct tric_kernel_s *k, const struct tric_kernel_
 static char *cache_material(const struct tric_device_s *dev, const char *code, size_t len,
                             const char *options, const RtTuner *t, const char *name) {
     StrBuf sb = {0};
-    strbuf_printf(&sb, "tric-autotune %s\ndevice %s\narch %s\nkernel %s\n", TRIC_VERSION, dev->name,
-                  dev->arch, name);
+    /* The device tuned on is named by its model in key_text, not here: a choice holds on every
+     * GPU of the model (several GPUs), and a tuner launches on any of them. */
+    strbuf_printf(&sb, "tric-autotune %s\narch %s\nkernel %s\n", TRIC_VERSION, dev->arch, name);
     strbuf_printf(&sb, "code %016llx %zu\n", (unsigned long long)rt_fnv1a(RT_FNV_OFFSET, code, len),
                   len);
     if (options)
@@ -488,8 +490,10 @@ static void key_of(const RtTuner *t, const struct tric_kernel_s *k, const tric_a
 
 /* The launch path's lookup: a linear scan comparing nkey values per entry (a kernel sees few
  * distinct keys). */
-static int find_tuning(const RtTuner *t, int n, const int64_t *key) {
+static int find_tuning(const RtTuner *t, int n, uint64_t model, const int64_t *key) {
     for (int i = 0; i < n; i++) {
+        if (t->tunings[i].model != model)
+            continue;
         int j = 0;
         while (j < t->nkey && t->tunings[i].key[j] == key[j])
             j++;
@@ -499,21 +503,22 @@ static int find_tuning(const RtTuner *t, int n, const int64_t *key) {
     return -1;
 }
 
-static void key_text(StrBuf *sb, const RtTuner *t, const int64_t *key) {
-    strbuf_append(sb, "key");
+static void key_text(StrBuf *sb, const RtTuner *t, const struct tric_device_s *dev,
+                     const int64_t *key) {
+    strbuf_printf(sb, "device %s\nkey", dev->model);
     for (int i = 0; i < t->nkey; i++)
         strbuf_printf(sb, " %lld", (long long)key[i]);
     strbuf_putc(sb, '\n');
 }
 
 /* The tuning stored on disk for this key, or -1. */
-static int disk_lookup(const RtTuner *t, const int64_t *key) {
+static int disk_lookup(const RtTuner *t, const struct tric_device_s *dev, const int64_t *key) {
     char *dir = t->cache_material ? rt_cache_dir() : NULL;
     if (!dir)
         return -1;
     StrBuf material = {0}, payload = {0}, why = {0};
     strbuf_append(&material, t->cache_material);
-    key_text(&material, t, key);
+    key_text(&material, t, dev, key);
     int chosen = -1;
     if (rt_cache_lookup(dir, material.data, material.len, &payload, &why) && payload.data) {
         int index = -1, off = 0;
@@ -529,13 +534,14 @@ static int disk_lookup(const RtTuner *t, const int64_t *key) {
     return chosen;
 }
 
-static void disk_store(const RtTuner *t, const int64_t *key, int chosen) {
+static void disk_store(const RtTuner *t, const struct tric_device_s *dev, const int64_t *key,
+                       int chosen) {
     char *dir = t->cache_material ? rt_cache_dir() : NULL;
     if (!dir)
         return;
     StrBuf material = {0}, payload = {0}, why = {0};
     strbuf_append(&material, t->cache_material);
-    key_text(&material, t, key);
+    key_text(&material, t, dev, key);
     strbuf_printf(&payload, "config %d %s\n", chosen, t->texts[chosen]);
     rt_cache_store(dir, material.data, material.len, payload.data, payload.len, &why);
     strbuf_free(&material);
@@ -600,7 +606,7 @@ static void variant_job(void *item) {
 static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, void *user,
                         tric_dim3 grid, const tric_arg *args, int nargs,
                         struct tric_stream_s *stream) {
-    struct tric_device_s *dev = k->module->device;
+    struct tric_device_s *dev = rt_launch_device(k, stream);
     /* restore_value: a copy of each buffer (from the argument's offset to its end). */
     tric_buffer saved[RT_MAX_PARAMS] = {0};
     tric_status st = TRIC_SUCCESS;
@@ -665,17 +671,19 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
 static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim3 grid,
                   const tric_arg *args, int nargs, struct tric_stream_s *stream) {
     RtTuner *t = k->module->tuner;
+    struct tric_device_s *dev = rt_launch_device(k, stream);
     int64_t key[RT_MAX_TUNE_KEY];
     key_of(t, k, args, key);
-    int chosen = find_tuning(t, __atomic_load_n(&t->ntunings, __ATOMIC_ACQUIRE), key);
+    int chosen =
+        find_tuning(t, __atomic_load_n(&t->ntunings, __ATOMIC_ACQUIRE), dev->model_id, key);
     if (chosen >= 0)
         return chosen;
     pthread_mutex_lock(&t->lock);
-    chosen = find_tuning(t, t->ntunings, key);
+    chosen = find_tuning(t, t->ntunings, dev->model_id, key);
     if (chosen < 0)
-        chosen = disk_lookup(t, key);
+        chosen = disk_lookup(t, dev, key);
     bool from_disk = chosen >= 0;
-    if (chosen < 0 && !k->module->device->ops->time) {
+    if (chosen < 0 && !dev->ops->time) {
         /* The interpreter's speed says nothing about the GPU's: the first config that compiled. */
         for (int i = 0; i < t->nconfigs && chosen < 0; i++)
             if (t->configs[i])
@@ -693,7 +701,7 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
                 return -1;
             }
         }
-        if (k->module->device->ops->capturing(k->module->device, stream)) {
+        if (dev->ops->capturing(dev, stream)) {
             pthread_mutex_unlock(&t->lock);
             rt_capture_error("autotuning (timing every config) at the first launch with these "
                              "key values (tune first: tric_kernel_tune)");
@@ -704,13 +712,14 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
     if (chosen >= 0 && t->ntunings < RT_MAX_TUNINGS) {
         RtTuning *e = &t->tunings[t->ntunings];
         memcpy(e->key, key, sizeof(int64_t) * (size_t)t->nkey);
+        e->model = dev->model_id;
         e->chosen = chosen;
         /* Release: a launch that sees the new count sees the whole entry. */
         __atomic_store_n(&t->ntunings, t->ntunings + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&t->lock);
     if (chosen >= 0 && !from_disk)
-        disk_store(t, key, chosen);
+        disk_store(t, dev, key, chosen);
     return chosen;
 }
 
@@ -721,10 +730,8 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
-    if (stream && stream->device != k->module->device)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "%s: the stream belongs to %s, the kernel to %s", k->name,
-                       stream->device->name, k->module->device->name);
+    if ((st = rt_launch_target(k, args, nargs, &stream)) != TRIC_SUCCESS)
+        return st;
     /* An empty grid: nothing to run, nothing to tune for (timing empty launches would pick a
      * config at random). With a grid function, the first config's grid decides: a grid is empty
      * when the problem is (M = 0), whatever the block sizes. */
@@ -769,6 +776,8 @@ tric_status tric_kernel_tune(tric_kernel k, tric_grid_fn grid, void *user, const
     if (!k->module->tuner)
         return TRIC_SUCCESS;
     tric_status st = rt_check_args(k, args, nargs);
+    if (st == TRIC_SUCCESS)
+        st = rt_launch_target(k, args, nargs, &stream);
     if (st != TRIC_SUCCESS)
         return st;
     int c = choose(k, grid, user, (tric_dim3){1, 1, 1}, args, nargs, stream);

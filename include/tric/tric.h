@@ -313,7 +313,12 @@ typedef struct tric_dim3 {
  * cache on cuda) and kept with the kernel, so a caller who gives no hints gets the code of the
  * ideal signature. Hints the signature does give are checked instead (an argument breaking one
  * is an error). tric_compile_options.no_specialize turns this off; kernels loaded from PTX or
- * tile IR run as they are. */
+ * tile IR run as they are.
+ *
+ * Several GPUs: a kernel runs on any cuda device, not only its module's -- on the stream's device,
+ * else (stream NULL) on its buffer arguments' device, else on its module's; its code is loaded on
+ * a device at its first launch there. All buffers must be on the launch's device. See "Several
+ * GPUs" in docs/runtime.md. */
 tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
                         tric_stream stream);
 

@@ -4,7 +4,13 @@
  * (seed 1) is computed in C from the packed parameters, so a wrong packing shows as wrong sums.
  * Every launch's raw parameter bytes are recorded for the tests (mock_state, found with dlsym).
  * Faults: a vector_add whose pointer is below 4096 makes CUDA_ERROR_ILLEGAL_ADDRESS, sticky like
- * the real one; PTX containing "this is not ptx" is rejected with a JIT log. */
+ * the real one; PTX containing "this is not ptx" is rejected with a JIT log.
+ * Several GPUs: mock_state.devices (or TRIC_MOCK_DEVICES in the environment; default 1) devices,
+ * each with its own primary context; a module belongs to the context current when it was loaded,
+ * and launching its function with another context current fails as on a real driver
+ * (CUDA_ERROR_INVALID_HANDLE). Launches are counted per device. Thread-safe where tric calls it
+ * from several threads at once (launches, loads, retains). */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,15 +20,19 @@
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
+enum { MOCK_MAX_DEVICES = 4 };
+
 typedef struct MockFunction {
     char name[128];
     int max_dynamic_shared;
+    int device; /* its module's */
 } MockFunction;
 
 typedef struct MockModule {
     char *image;
     MockFunction functions[8];
     int nfunctions;
+    int device; /* the device whose context was current at the load */
 } MockModule;
 
 /* What the tests read back. */
@@ -44,15 +54,41 @@ typedef struct MockState {
     uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
     uint32_t tmap_box[5], tmap_element_strides[5];
     unsigned char maps_seen[2][128]; /* a tma_probe launch's two maps, after its 2 parameters */
+    /* Several GPUs (set before the first tric_device_open): the device count (0: 1) and each
+     * device's SM count (0: 132), which makes two devices different models for autotuning. */
+    int devices;
+    int device_sms[MOCK_MAX_DEVICES];
+    int launches_on[MOCK_MAX_DEVICES];     /* launches run, per device */
+    int module_loads_on[MOCK_MAX_DEVICES]; /* successful cuModuleLoadDataEx, per device */
+    int live_retains[MOCK_MAX_DEVICES];    /* primary-context retains not yet released */
+    int wrong_context_launches; /* launches refused: the function's context not current */
 } MockState;
 
 MockState mock_state;
+
+/* Serializes what tric may call from several threads at once. */
+static pthread_mutex_t mock_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The device whose primary context is current on this thread (-1: none), as a real driver keeps
+ * the current context per thread. */
+static _Thread_local int current_device = -1;
+
+static int device_count(void)
+{
+    if (mock_state.devices <= 0) {
+        const char *env = getenv("TRIC_MOCK_DEVICES");
+        mock_state.devices = env && atoi(env) > 0 ? atoi(env) : 1;
+        if (mock_state.devices > MOCK_MAX_DEVICES)
+            mock_state.devices = MOCK_MAX_DEVICES;
+    }
+    return mock_state.devices;
+}
 
 enum {
     OK = 0,
     INVALID_VALUE = 1,
     OUT_OF_MEMORY = 2,
     INVALID_PTX = 218,
+    INVALID_HANDLE = 400,
     NOT_FOUND = 500,
     ILLEGAL_ADDRESS = 700
 };
@@ -74,6 +110,7 @@ static CUresult cuGetErrorName(CUresult e, const char **s)
     case OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return OK;
     case INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; return OK;
     case NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; return OK;
+    case INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; return OK;
     case ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return OK;
     }
     *s = NULL;
@@ -88,6 +125,7 @@ static CUresult cuGetErrorString(CUresult e, const char **s)
     case OUT_OF_MEMORY: *s = "out of memory"; return OK;
     case INVALID_PTX: *s = "a PTX JIT compilation failed"; return OK;
     case NOT_FOUND: *s = "named symbol not found"; return OK;
+    case INVALID_HANDLE: *s = "invalid resource handle"; return OK;
     case ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; return OK;
     }
     *s = NULL;
@@ -96,13 +134,13 @@ static CUresult cuGetErrorString(CUresult e, const char **s)
 
 static CUresult cuDeviceGetCount(int *n)
 {
-    *n = 1;
+    *n = device_count();
     return OK;
 }
 static CUresult cuDeviceGet(int *d, int ordinal)
 {
     *d = ordinal;
-    return ordinal == 0 ? OK : 101;
+    return ordinal >= 0 && ordinal < device_count() ? OK : 101;
 }
 static CUresult cuDeviceGetName(char *name, int len, int dev)
 {
@@ -112,24 +150,38 @@ static CUresult cuDeviceGetName(char *name, int len, int dev)
 static CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
 {
     /* An H100's: sm_90, 132 SMs, 48 KB of shared memory per block, 227 KB when opted into. */
+    int sms = dev >= 0 && dev < MOCK_MAX_DEVICES && mock_state.device_sms[dev]
+                  ? mock_state.device_sms[dev]
+                  : 132;
     *v = attr == 75   ? 9
          : attr == 76 ? 0
-         : attr == 16 ? 132
+         : attr == 16 ? sms
          : attr == 8  ? 49152
          : attr == 97 ? 232448
                       : 0;
     return OK;
 }
-static int the_context;
+static int contexts[MOCK_MAX_DEVICES]; /* each device's primary context: &contexts[device] */
 static CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
-    *ctx = &the_context;
+    if (dev < 0 || dev >= device_count())
+        return 101; /* CUDA_ERROR_INVALID_DEVICE */
+    *ctx = &contexts[dev];
+    __atomic_add_fetch(&mock_state.live_retains[dev], 1, __ATOMIC_RELAXED);
     return OK;
 }
-static CUresult cuDevicePrimaryCtxRelease(int dev) { return OK; }
+static CUresult cuDevicePrimaryCtxRelease(int dev)
+{
+    if (dev < 0 || dev >= device_count())
+        return 101;
+    __atomic_sub_fetch(&mock_state.live_retains[dev], 1, __ATOMIC_RELAXED);
+    return OK;
+}
 static CUresult cuCtxSetCurrent(void *ctx)
 {
-    mock_state.ctx_set_current_calls++;
+    __atomic_add_fetch(&mock_state.ctx_set_current_calls, 1, __ATOMIC_RELAXED);
+    int *c = ctx;
+    current_device = c >= contexts && c < contexts + MOCK_MAX_DEVICES ? (int)(c - contexts) : -1;
     return OK;
 }
 static CUresult cuCtxSynchronize(void) { return sticky_or(OK); }
@@ -149,16 +201,22 @@ static CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n, in
     }
     MockModule *m = calloc(1, sizeof *m);
     m->image = strdup(text);
+    m->device = current_device < 0 ? 0 : current_device;
     *mod = m;
+    pthread_mutex_lock(&mock_lock);
     mock_state.module_loads++;
+    mock_state.module_loads_on[m->device]++;
     mock_state.live_modules++;
+    pthread_mutex_unlock(&mock_lock);
     return OK;
 }
 
 static CUresult cuModuleUnload(void *mod)
 {
     MockModule *m = mod;
+    pthread_mutex_lock(&mock_lock);
     mock_state.live_modules--;
+    pthread_mutex_unlock(&mock_lock);
     free(m->image);
     free(m);
     return OK;
@@ -173,6 +231,7 @@ static CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
         return NOT_FOUND;
     MockFunction *f = &m->functions[m->nfunctions++];
     snprintf(f->name, sizeof f->name, "%s", name);
+    f->device = m->device;
     *fn = f;
     return OK;
 }
@@ -230,8 +289,18 @@ static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, 
                                unsigned by, unsigned bz, unsigned shared, void *stream,
                                void **params, void **extra)
 {
-    if (!capture)
-        return run_launch(fn, gx, gy, gz, bx, by, bz, shared, params);
+    int current = current_device < 0 ? 0 : current_device;
+    if (((MockFunction *)fn)->device != current) {
+        __atomic_add_fetch(&mock_state.wrong_context_launches, 1, __ATOMIC_RELAXED);
+        return INVALID_HANDLE; /* a function of another context than the current one */
+    }
+    if (!capture) {
+        pthread_mutex_lock(&mock_lock);
+        mock_state.launches_on[current]++;
+        CUresult r = run_launch(fn, gx, gy, gz, bx, by, bz, shared, params);
+        pthread_mutex_unlock(&mock_lock);
+        return r;
+    }
     if (capture->n == 256) {
         capture->broken = true;
         return INVALID_VALUE;
@@ -426,23 +495,25 @@ static CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *
 {
     return cuMemsetD8(d, v, n);
 }
-static int a_stream, an_event;
+static int a_stream[MOCK_MAX_DEVICES], an_event; /* the streams made in each device's context */
 static CUresult cuStreamCreate(void **s, unsigned flags)
 {
-    *s = &a_stream;
-    mock_state.live_streams++;
+    *s = &a_stream[current_device < 0 ? 0 : current_device];
+    __atomic_add_fetch(&mock_state.live_streams, 1, __ATOMIC_RELAXED);
     return OK;
 }
 static CUresult cuStreamDestroy(void *s)
 {
-    mock_state.live_streams--;
+    __atomic_sub_fetch(&mock_state.live_streams, 1, __ATOMIC_RELAXED);
     return OK;
 }
 /* A stream "of another context": any handle but the mock's own (a test passes a made-up one). */
 static int other_context;
 static CUresult cuStreamGetCtx(void *s, void **ctx)
 {
-    *ctx = s == &a_stream ? (void *)&the_context : (void *)&other_context;
+    int *st = s;
+    *ctx = st >= a_stream && st < a_stream + MOCK_MAX_DEVICES ? (void *)&contexts[st - a_stream]
+                                                              : (void *)&other_context;
     return OK;
 }
 static CUresult cuStreamIsCapturing(void *s, int *status)
