@@ -19,9 +19,13 @@ static bool narrow_scalar(LLVMTypeRef t)
 
 /* Whether the SLP vectorizer can find work in the module. On NVPTX it forms only vectors that fit
  * one 32-bit register (NVPTXTTIImpl::getRegisterBitWidth is 32 in LLVM 19): pairs of 16-bit and
- * quads of 8-bit scalars (mul.rn.f16x2 from two f16 multiplies, say). With no computation, load or
- * store on such a scalar it has nothing to pack. Element extracts and inserts (the f16x2 packing
- * round trips that InstCombine folds) do not count: they are not what SLP vectorizes. */
+ * quads of 8-bit scalars (mul.rn.f16x2 from two f16 multiplies, say). With no computation on such
+ * a scalar it has nothing to pack. Element extracts and inserts (the f16x2 packing round trips
+ * that InstCombine folds) do not count: they are not what SLP vectorizes. Nor do loads and stores:
+ * a 16-bit element the code generator left scalar is one whose neighbour is not provably next to
+ * it in memory (an unannotated stride), so SLP's search for consecutive stores finds no pair, and
+ * on an unannotated seed-2 tile (256 scalar f16 loads and 256 stores a thread) that search, SCEV
+ * differences of every pair of addresses, was an eighth of the compile. */
 static bool slp_has_work(LLVMModuleRef mod)
 {
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
@@ -29,7 +33,8 @@ static bool slp_has_work(LLVMModuleRef mod)
             for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
                  in = LLVMGetNextInstruction(in)) {
                 LLVMOpcode op = LLVMGetInstructionOpcode(in);
-                if (op == LLVMExtractElement || op == LLVMInsertElement)
+                if (op == LLVMExtractElement || op == LLVMInsertElement || op == LLVMLoad ||
+                    op == LLVMStore)
                     continue;
                 if (narrow_scalar(LLVMTypeOf(in)))
                     return true;
