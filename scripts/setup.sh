@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev flex bison
-          clang-19 libclang-rt-19-dev python3 pkg-config)
+          clang-19 libclang-rt-19-dev python3 pkg-config valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
