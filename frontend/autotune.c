@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A value met while evaluating: a config, a list (or tuple) of values, a string, None, or a
@@ -45,9 +46,11 @@ typedef struct TuneEval {
     const Module *m;
     Arena *a;
     Diag *d;
-    int depth;        /* helper calls and module names being evaluated: recursion stops here */
-    long steps;       /* statements and list elements made: a runaway helper stops at a bound */
-    bool warned_hook; /* pre_hook's warning is given once */
+    int depth;         /* helper calls and module names being evaluated: recursion stops here */
+    long steps;        /* statements and list elements made: a runaway helper stops at a bound */
+    bool warned_hook;  /* pre_hook's warning is given once */
+    bool in_condition; /* evaluating an if's condition: a helper's return is one too */
+    SrcLoc decorator;  /* module names are read as bound when the decorator runs, above it */
 } TuneEval;
 
 /* Enough for the largest config spaces real files enumerate (FlagGems' reach a few hundred). */
@@ -199,13 +202,16 @@ static bool assign_target(TuneEval *t, const Expr *target, const TuneVal *val, T
     return false;
 }
 
-/* The value assigned to name at module level by its last assignment (Python has run the whole
- * module when the decorator's configs are read... almost: what counts is the last binding). */
+/* The value assigned to name at module level by its last assignment above the decorator:
+ * Python runs the decorator when it reaches the def, so a later `configs = []` (tutorial 06
+ * rebinds configs for its benchmark) is not yet made. An imported module's are all made. */
 static const Expr *module_value(const TuneEval *t, const char *name)
 {
     for (int i = t->m->nglobals - 1; i >= 0; i--) {
         const Stmt *st = t->m->globals[i];
         if (!st || st->kind != ST_ASSIGN)
+            continue;
+        if (st->loc.file == t->decorator.file && st->loc.line > t->decorator.line)
             continue;
         for (int k = 0; k < st->assign.ntargets; k++)
             if (is_name(st->assign.targets[k], name))
@@ -778,6 +784,11 @@ static void condition_words(const Expr *e, HostCondition *c, int depth)
         for (int i = 0; i < e->call.nargs; i++)
             condition_words(e->call.args[i], c, depth + 1);
         break;
+    case EX_SUBSCRIPT:
+        condition_words(e->sub.obj, c, depth + 1);
+        for (int i = 0; i < e->sub.nidx; i++)
+            condition_words(e->sub.idx[i], c, depth + 1);
+        break;
     case EX_UNARY:
         c->negated |= e->un.op == UN_NOT;
         condition_words(e->un.operand, c, depth + 1);
@@ -797,6 +808,20 @@ static void condition_words(const Expr *e, HostCondition *c, int depth)
  * for an NVIDIA GPU under the newest Triton, without running it; any other is evaluated. */
 static bool condition(TuneEval *t, const Expr *cond, TuneVar **env, bool *holds)
 {
+    /* `HAS_DESC and is_cuda() and BLOCK_M * BLOCK_N < 128 * 128`: each operand on its own */
+    if (cond->kind == EX_BINARY && (cond->bin.op == BIN_AND || cond->bin.op == BIN_OR)) {
+        if (!condition(t, cond->bin.lhs, env, holds))
+            return false;
+        if (*holds == (cond->bin.op == BIN_OR))
+            return true;
+        return condition(t, cond->bin.rhs, env, holds);
+    }
+    if (cond->kind == EX_UNARY && cond->un.op == UN_NOT) {
+        if (!condition(t, cond->un.operand, env, holds))
+            return false;
+        *holds = !*holds;
+        return true;
+    }
     HostCondition c = {0};
     condition_words(cond, &c, 0);
     int decided = host_condition_holds(&c);
@@ -805,10 +830,12 @@ static bool condition(TuneEval *t, const Expr *cond, TuneVar **env, bool *holds)
         return true;
     }
     TuneVal v;
-    if (!eval(t, cond, env, &v))
-        return false;
-    *holds = truth(&v);
-    return true;
+    bool was = t->in_condition;
+    t->in_condition = true; /* supports_tma() returns `... and is_cuda() and ...` */
+    bool ok = eval(t, cond, env, &v);
+    t->in_condition = was;
+    *holds = ok && truth(&v);
+    return ok;
 }
 
 typedef enum Flow { FLOW_NEXT, FLOW_RETURN, FLOW_BREAK, FLOW_CONTINUE, FLOW_ERROR } Flow;
@@ -891,6 +918,13 @@ static Flow exec_stmt(TuneEval *t, const FuncDef *f, const Stmt *st, TuneVar **e
             *ret = (TuneVal){.kind = TV_NONE, .loc = st->loc};
             return FLOW_RETURN;
         }
+        if (t->in_condition) {
+            bool holds;
+            if (!condition(t, st->ret.value, env, &holds))
+                return FLOW_ERROR;
+            *ret = tv_bool(st->loc, holds);
+            return FLOW_RETURN;
+        }
         return eval(t, st->ret.value, env, ret) ? FLOW_RETURN : FLOW_ERROR;
     case ST_ASSIGN:
         if (!eval(t, st->assign.value, env, &v))
@@ -943,28 +977,36 @@ static Flow exec_block(TuneEval *t, const FuncDef *f, const Block *b, TuneVar **
     return FLOW_NEXT;
 }
 
-/* The parameters of f bound to a call's arguments (positional, keyword, defaults). */
-static bool bind_params(TuneEval *t, const Expr *e, const FuncDef *f, TuneVar **caller,
-                        TuneVar **frame)
+/* The parameters of f bound to a call's arguments (positional, keyword, defaults); nvals
+ * values already evaluated (filter's element) come first. */
+static bool bind_params(TuneEval *t, const Expr *e, const FuncDef *f, const TuneVal *vals,
+                        int nvals, TuneVar **caller, TuneVar **frame)
 {
-    if (e->call.nargs > f->npositional) {
+    int nargs = nvals + (e->kind == EX_CALL && !vals ? e->call.nargs : 0);
+    if (nargs > f->npositional) {
         diag_error(t->d, e->loc, "autotune: '%s' takes %d positional arguments", f->name,
                    f->npositional);
         return false;
     }
     for (int p = 0; p < f->nparams; p++) {
-        const Expr *arg = p < e->call.nargs ? e->call.args[p] : NULL;
-        for (int k = 0; !arg && k < e->call.nkwargs; k++)
+        const Expr *arg = !vals && p < nargs ? e->call.args[p] : NULL;
+        for (int k = 0; !vals && !arg && k < e->call.nkwargs; k++)
             if (!strcmp(e->call.kwnames[k], f->params[p].name))
                 arg = e->call.kwargs[k];
         TuneVal v;
         TuneVar *module_env = NULL;
-        bool ok = arg ? eval(t, arg, caller, &v)
-                      : f->params[p].default_value &&
-                            eval(t, f->params[p].default_value, &module_env, &v);
-        if (!arg && !f->params[p].default_value)
+        bool ok = true;
+        if (vals && p < nvals)
+            v = vals[p];
+        else if (arg)
+            ok = eval(t, arg, caller, &v);
+        else if (f->params[p].default_value)
+            ok = eval(t, f->params[p].default_value, &module_env, &v);
+        else {
             diag_error(t->d, e->loc, "autotune: '%s' needs a value for its parameter '%s'", f->name,
                        f->params[p].name);
+            ok = false;
+        }
         if (!ok)
             return false;
         bind(t, frame, f->params[p].name, &v, true);
@@ -972,8 +1014,26 @@ static bool bind_params(TuneEval *t, const Expr *e, const FuncDef *f, TuneVar **
     return true;
 }
 
-/* A call of a module-level function: its body run on the arguments' values (assignments, for,
- * if, append/extend, return), the value of its return. */
+/* f's body run on its arguments (assignments, for, if, append/extend, return): the value of its
+ * return, None without one. */
+static bool run_function(TuneEval *t, const Expr *e, const FuncDef *f, const TuneVal *vals,
+                         int nvals, TuneVar **env, TuneVal *out)
+{
+    if (t->depth >= 32) {
+        diag_error(t->d, e->loc, "autotune: helpers nest too deeply (recursion?)");
+        return false;
+    }
+    TuneVar *frame = NULL;
+    if (!bind_params(t, e, f, vals, nvals, env, &frame))
+        return false;
+    t->depth++;
+    *out = (TuneVal){.kind = TV_NONE, .loc = e->loc};
+    Flow fl = exec_block(t, f, &f->body, &frame, out);
+    t->depth--;
+    return fl != FLOW_ERROR;
+}
+
+/* A call of a module-level function of this file. */
 static bool helper_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
 {
     const FuncDef *f = e->call.fn->kind == EX_NAME ? module_func(t, e->call.fn->str) : NULL;
@@ -992,18 +1052,142 @@ static bool helper_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
                    "of this file that returns a list of them");
         return false;
     }
-    if (t->depth >= 32) {
-        diag_error(t->d, e->loc, "autotune: helpers nest too deeply (recursion?)");
+    return run_function(t, e, f, NULL, 0, env, out);
+}
+
+/* filter(keep, configs) (tutorial 06): the elements for which keep, a function of this file or
+ * a lambda, returns a true value. */
+static bool filter_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+{
+    const Expr *fn = e->call.nargs == 2 && !e->call.nkwargs ? e->call.args[0] : NULL;
+    const FuncDef *f = fn && fn->kind == EX_NAME ? module_func(t, fn->str) : NULL;
+    bool lambda = fn && fn->kind == EX_LAMBDA && fn->lambda.nparams == 1;
+    if (!f && !lambda) {
+        diag_error(t->d, e->loc,
+                   "autotune: filter takes a function of this file or a one-parameter lambda, "
+                   "then a list");
         return false;
     }
-    TuneVar *frame = NULL;
-    if (!bind_params(t, e, f, env, &frame))
+    TuneVal list;
+    if (!eval(t, e->call.args[1], env, &list))
         return false;
-    t->depth++;
-    *out = (TuneVal){.kind = TV_NONE, .loc = e->loc};
-    Flow fl = exec_block(t, f, &f->body, &frame, out);
-    t->depth--;
-    return fl != FLOW_ERROR;
+    if (list.kind != TV_LIST) {
+        diag_error(t->d, e->call.args[1]->loc, "autotune: expected a list or a tuple here");
+        return false;
+    }
+    *out = tv_list(e->loc);
+    for (int i = 0; i < list.n; i++) {
+        TuneVal keep;
+        TuneVar *scope = *env;
+        if (lambda)
+            bind(t, &scope, fn->lambda.params[0]->str, &list.elems[i], true);
+        bool ok = lambda ? eval(t, fn->lambda.body, &scope, &keep)
+                         : run_function(t, fn, f, &list.elems[i], 1, env, &keep);
+        if (!ok)
+            return false;
+        if (truth(&keep) && !list_push(t, out, &list.elems[i]))
+            return false;
+    }
+    return true;
+}
+
+/* ---- a config's fields ---------------------------------------------------------------------- */
+
+/* The value a config's define holds, from its text: "128", "0.5", "True", "tl.float16". */
+static TuneVal define_value(TuneEval *t, SrcLoc loc, const char *text)
+{
+    char *end;
+    long long i = strtoll(text, &end, 10);
+    if (*text && !*end)
+        return tv_int(t->a, loc, i);
+    double f = strtod(text, &end);
+    if (*text && !*end)
+        return tv_float(t->a, loc, f);
+    if (!strcmp(text, "True") || !strcmp(text, "False"))
+        return tv_bool(loc, text[0] == 'T');
+    return (TuneVal){.kind = TV_SCALAR, .loc = loc, .text = text};
+}
+
+/* conf.num_warps, conf.num_stages, conf.num_ctas (Triton's defaults where not given: 4, 3, 1) */
+static bool config_field(TuneEval *t, const Expr *e, const TuneConfig *c, TuneVal *out)
+{
+    const char *name = e->attr.name;
+    if (!strcmp(name, "num_warps"))
+        *out = tv_int(t->a, e->loc, c->num_warps ? c->num_warps : 4);
+    else if (!strcmp(name, "num_stages"))
+        *out = tv_int(t->a, e->loc, c->num_stages ? c->num_stages : 3);
+    else if (!strcmp(name, "num_ctas"))
+        *out = tv_int(t->a, e->loc, 1);
+    else {
+        diag_error(t->d, e->loc,
+                   "autotune: a config's '%s' is not read here (kwargs[\"NAME\"], num_warps, "
+                   "num_stages, num_ctas are)",
+                   name);
+        return false;
+    }
+    return true;
+}
+
+/* The name an attribute chain starts from (`conf` of conf.kwargs), NULL when it starts from
+ * something else. */
+static const char *chain_root(const Expr *e)
+{
+    while (e->kind == EX_ATTR)
+        e = e->attr.obj;
+    return e->kind == EX_NAME ? e->str : NULL;
+}
+
+/* obj.name: a config's field when obj is a name the helper bound; else a dtype (tl.float16). */
+static bool attr_value(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+{
+    const char *root = chain_root(e);
+    if (!root || !var_find(*env, root) || !strcmp(e->attr.name, "kwargs"))
+        return dtype_value(t, e, out);
+    TuneVal obj;
+    if (!eval(t, e->attr.obj, env, &obj))
+        return false;
+    if (obj.kind != TV_CONFIG) {
+        diag_error(t->d, e->loc, "autotune: only a config's fields are read here");
+        return false;
+    }
+    return config_field(t, e, &obj.config, out);
+}
+
+/* conf.kwargs["BLOCK_M"] (a config's value), xs[i] (a list's element, i < 0 from the end) */
+static bool subscript_value(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+{
+    const Expr *obj = e->sub.obj;
+    bool kwargs = obj->kind == EX_ATTR && !strcmp(obj->attr.name, "kwargs");
+    TuneVal base, idx;
+    if (e->sub.nidx != 1) {
+        diag_error(t->d, e->loc, "autotune: one index is read here");
+        return false;
+    }
+    if (!eval(t, kwargs ? obj->attr.obj : obj, env, &base) || !eval(t, e->sub.idx[0], env, &idx))
+        return false;
+    if (kwargs && base.kind == TV_CONFIG && idx.kind == TV_STRING) {
+        for (int i = 0; i < base.config.ndefines; i++)
+            if (!strcmp(base.config.defines[i].name, idx.text)) {
+                *out = define_value(t, e->loc, base.config.defines[i].value);
+                return true;
+            }
+        diag_error(t->d, e->loc, "autotune: this config sets no '%s'", idx.text);
+        return false;
+    }
+    if (!kwargs && base.kind == TV_LIST && idx.kind == TV_SCALAR && idx.num == TN_INT) {
+        int64_t i = idx.ival < 0 ? idx.ival + base.n : idx.ival;
+        if (i >= 0 && i < base.n) {
+            *out = base.elems[i];
+            return true;
+        }
+        diag_error(t->d, e->loc, "autotune: index %lld is out of range (%d elements)",
+                   (long long)idx.ival, base.n);
+        return false;
+    }
+    diag_error(t->d, e->loc,
+               "autotune: this subscript is not evaluated here (a config's kwargs[\"NAME\"] and "
+               "a list's [i] are)");
+    return false;
 }
 
 static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
@@ -1028,7 +1212,8 @@ static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
     case EX_FLOAT: *out = tv_float(t->a, e->loc, e->fval); return true;
     case EX_BOOL: *out = tv_bool(e->loc, e->bval); return true;
     case EX_NONE: out->kind = TV_NONE; return true;
-    case EX_ATTR: return dtype_value(t, e, out);
+    case EX_ATTR: return attr_value(t, e, env, out);
+    case EX_SUBSCRIPT: return subscript_value(t, e, env, out);
     case EX_NAME: return name_value(t, e, env, out);
     case EX_COMP: return comprehension(t, e, env, out);
     case EX_BINARY: return binary(t, e, env, out);
@@ -1041,6 +1226,8 @@ static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
     case EX_CALL:
         if (is_config_callee(e->call.fn))
             return config_call(t, e, env, out);
+        if (is_name(e->call.fn, "filter") && !module_func(t, "filter"))
+            return filter_call(t, e, env, out);
         if (py_fn(e->call.fn) != PY_NONE &&
             !(e->call.fn->kind == EX_NAME && module_func(t, e->call.fn->str)))
             return py_call(t, e, py_fn(e->call.fn), env, out);
@@ -1112,7 +1299,7 @@ bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, D
     if (!dec)
         return true;
     out->loc = dec->loc;
-    TuneEval t = {.m = m, .a = a, .d = d};
+    TuneEval t = {.m = m, .a = a, .d = d, .decorator = dec->loc};
     const Expr *configs = NULL;
     bool has_key = false;
     /* Triton's signature is autotune(configs, key, prune_configs_by=None, ...): the first two
