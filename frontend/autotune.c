@@ -301,6 +301,20 @@ static bool list_concat(TuneEval *t, const TuneVal *l, const TuneVal *r, TuneVal
 static bool compare(TuneEval *t, const Expr *e, const TuneVal *l, const TuneVal *r, TuneVal *out)
 {
     BinOp op = e->bin.op;
+    if (op == BIN_IN || op == BIN_NOT_IN) { /* x in (a, b); "0" in "01" */
+        bool in = false;
+        if (r->kind == TV_LIST)
+            for (int i = 0; i < r->n && !in; i++)
+                in = values_equal(l, &r->elems[i]);
+        else if (r->kind == TV_STRING && l->kind == TV_STRING)
+            in = strstr(r->text, l->text) != NULL;
+        else {
+            diag_error(t->d, e->loc, "autotune: 'in' tests a list, a tuple or a string here");
+            return false;
+        }
+        *out = tv_bool(e->loc, (op == BIN_IN) == in);
+        return true;
+    }
     if (op == BIN_EQ || op == BIN_NE || op == BIN_IS || op == BIN_IS_NOT) {
         bool eq = values_equal(l, r);
         *out = tv_bool(e->loc, (op == BIN_EQ || op == BIN_IS) ? eq : !eq);
@@ -406,7 +420,8 @@ static bool binary(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
     }
     if (!eval(t, e->bin.rhs, env, &r))
         return false;
-    if (e->bin.op >= BIN_EQ && e->bin.op <= BIN_IS_NOT)
+    if ((e->bin.op >= BIN_EQ && e->bin.op <= BIN_IS_NOT) || e->bin.op == BIN_IN ||
+        e->bin.op == BIN_NOT_IN)
         return compare(t, e, &l, &r, out);
     if (e->bin.op == BIN_ADD && l.kind == TV_LIST && r.kind == TV_LIST)
         return list_concat(t, &l, &r, out);
@@ -703,7 +718,18 @@ static bool min_max_call(TuneEval *t, const Expr *e, const TuneVal *args, int n,
     return true;
 }
 
-typedef enum PyFn { PY_NONE, PY_RANGE, PY_PRODUCT, PY_ZIP, PY_LIST, PY_LEN, PY_MIN, PY_MAX } PyFn;
+typedef enum PyFn {
+    PY_NONE,
+    PY_RANGE,
+    PY_PRODUCT,
+    PY_ZIP,
+    PY_LIST,
+    PY_LEN,
+    PY_MIN,
+    PY_MAX,
+    PY_STR,
+    PY_INT
+} PyFn;
 
 /* The builtin a call names: range, list, tuple, len, min, max, zip, and itertools.product (or
  * product imported from itertools). */
@@ -718,7 +744,8 @@ static PyFn py_fn(const Expr *fn)
         const char *name;
         PyFn fn;
     } fns[] = {{"range", PY_RANGE}, {"product", PY_PRODUCT}, {"zip", PY_ZIP}, {"list", PY_LIST},
-               {"tuple", PY_LIST},  {"len", PY_LEN},         {"min", PY_MIN}, {"max", PY_MAX}};
+               {"tuple", PY_LIST},  {"len", PY_LEN},         {"min", PY_MIN}, {"max", PY_MAX},
+               {"str", PY_STR},     {"int", PY_INT}};
     for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
         if (!strcmp(fn->str, fns[i].name))
             return fns[i].fn;
@@ -753,12 +780,24 @@ static bool py_call(TuneEval *t, const Expr *e, PyFn fn, TuneVar **env, TuneVal 
         diag_error(t->d, e->loc, "autotune: %s takes one list", fn == PY_LEN ? "len" : "list");
         return false;
     }
+    if ((fn == PY_STR || fn == PY_INT) &&
+        (n != 1 || args[0].kind != TV_SCALAR || (fn == PY_INT && args[0].num == TN_NONE))) {
+        diag_error(t->d, e->loc, "autotune: %s takes one number here",
+                   fn == PY_STR ? "str" : "int");
+        return false;
+    }
     switch (fn) {
     case PY_RANGE: return range_call(t, e, args, n, out);
     case PY_PRODUCT: return product_call(t, e, args, n, repeat, out);
     case PY_ZIP: return zip_call(t, e, args, n, out);
     case PY_LIST: *out = args[0]; return true;
     case PY_LEN: *out = tv_int(t->a, e->loc, args[0].n); return true;
+    case PY_STR:
+        *out = (TuneVal){.kind = TV_STRING, .loc = e->loc, .text = args[0].text};
+        return true;
+    case PY_INT:
+        *out = tv_int(t->a, e->loc, args[0].num == TN_FLOAT ? (int64_t)args[0].fval : args[0].ival);
+        return true;
     case PY_MIN:
     case PY_MAX: return min_max_call(t, e, args, n, fn == PY_MAX, out);
     default: return false;
@@ -1091,6 +1130,67 @@ static bool filter_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
     return true;
 }
 
+/* ---- the environment and strings ------------------------------------------------------------ */
+
+/* os.environ.get(K, default) / os.getenv(K, default): tric reads no environment when it compiles
+ * (its output must not depend on a hidden input), so the variable is taken as unset: the value
+ * is the default (None without one), what Python gives where nobody set it. Liger pins its MoE
+ * configs with `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
+static bool is_environment_read(const Expr *fn)
+{
+    if (fn->kind != EX_ATTR)
+        return false;
+    const Expr *obj = fn->attr.obj;
+    if (!strcmp(fn->attr.name, "getenv"))
+        return is_name(obj, "os");
+    return !strcmp(fn->attr.name, "get") && obj->kind == EX_ATTR &&
+           !strcmp(obj->attr.name, "environ") && is_name(obj->attr.obj, "os");
+}
+
+static bool environment_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+{
+    if (e->call.nargs < 1 || e->call.nargs > 2 || e->call.nkwargs) {
+        diag_error(t->d, e->loc, "autotune: expected os.environ.get(NAME, default)");
+        return false;
+    }
+    if (e->call.nargs == 1) {
+        *out = (TuneVal){.kind = TV_NONE, .loc = e->loc};
+        return true;
+    }
+    return eval(t, e->call.args[1], env, out);
+}
+
+/* "1".lower(), s.upper(), s.strip(): a string's methods that config switches use */
+static bool string_method(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+{
+    const char *m = e->call.fn->attr.name;
+    bool lower = !strcmp(m, "lower"), upper = !strcmp(m, "upper"), strip = !strcmp(m, "strip");
+    TuneVal v;
+    if (!eval(t, e->call.fn->attr.obj, env, &v))
+        return false;
+    if (v.kind != TV_STRING || e->call.nargs || e->call.nkwargs || !(lower || upper || strip)) {
+        diag_error(t->d, e->loc,
+                   "autotune: this method call is not evaluated here (a string's lower, upper "
+                   "and strip are)");
+        return false;
+    }
+    size_t n = strlen(v.text), from = 0;
+    if (strip) {
+        while (from < n && (v.text[from] == ' ' || v.text[from] == '\t' || v.text[from] == '\n'))
+            from++;
+        while (n > from && (v.text[n - 1] == ' ' || v.text[n - 1] == '\t' || v.text[n - 1] == '\n'))
+            n--;
+    }
+    char *r = arena_strndup(t->a, v.text + from, n - from);
+    for (char *c = r; *c && !strip; c++)
+        if (lower && *c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+        else if (upper && *c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
+    *out = (TuneVal){.kind = TV_STRING, .loc = e->loc, .text = r};
+    return true;
+}
+
 /* ---- a config's fields ---------------------------------------------------------------------- */
 
 /* The value a config's define holds, from its text: "128", "0.5", "True", "tl.float16". */
@@ -1228,6 +1328,12 @@ static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
             return config_call(t, e, env, out);
         if (is_name(e->call.fn, "filter") && !module_func(t, "filter"))
             return filter_call(t, e, env, out);
+        if (is_environment_read(e->call.fn))
+            return environment_read(t, e, env, out);
+        if (e->call.fn->kind == EX_ATTR &&
+            (e->call.fn->attr.obj->kind == EX_CALL || e->call.fn->attr.obj->kind == EX_STR ||
+             (chain_root(e->call.fn) && var_find(*env, chain_root(e->call.fn)))))
+            return string_method(t, e, env, out);
         if (py_fn(e->call.fn) != PY_NONE &&
             !(e->call.fn->kind == EX_NAME && module_func(t, e->call.fn->str)))
             return py_call(t, e, py_fn(e->call.fn), env, out);

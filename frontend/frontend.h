@@ -39,7 +39,8 @@ struct IrFunc; /* ir.h */
     X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
     X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
     X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */                      \
-    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */
+    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */      \
+    X(BIN_IN, "in")        X(BIN_NOT_IN, "not in") /* autotune configs only; sema rejects them */
 /* clang-format on */
 
 typedef enum BinOp {
