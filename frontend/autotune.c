@@ -359,9 +359,13 @@ static bool int_arith(TuneEval *t, const Expr *e, int64_t a, int64_t b, TuneVal 
             diag_error(t->d, e->loc, "autotune: a negative exponent is not evaluated here");
             return false;
         }
-        v = 1;
-        for (int64_t i = 0; i < b && !overflow; i++)
-            overflow = __builtin_mul_overflow(v, a, &v);
+        v = 1; /* by squaring: 1 ** (10 ** 18) takes 60 steps */
+        for (int64_t base = a, k = b; k > 0 && !overflow; k >>= 1) {
+            if (k & 1)
+                overflow = __builtin_mul_overflow(v, base, &v);
+            if (k > 1 && !overflow)
+                overflow = __builtin_mul_overflow(base, base, &base);
+        }
         break;
     case BIN_BITAND: v = a & b; break;
     case BIN_BITOR: v = a | b; break;
@@ -758,7 +762,7 @@ static bool py_call(TuneEval *t, const Expr *e, PyFn fn, TuneVar **env, TuneVal 
     for (int i = 0; i < e->call.nkwargs; i++) {
         TuneVal r;
         if (fn != PY_PRODUCT || strcmp(e->call.kwnames[i], "repeat") ||
-            !eval(t, e->call.kwargs[i], env, &r) || r.num != TN_INT || r.ival < 1) {
+            !eval(t, e->call.kwargs[i], env, &r) || r.num != TN_INT || r.ival < 1 || r.ival > 16) {
             diag_error(t->d, e->call.kwargs[i]->loc,
                        "autotune: this keyword is not evaluated here (itertools.product's "
                        "repeat=N is)");
