@@ -28,7 +28,9 @@
  * Kept code that is not tric's subset still gets the parser's error at its line. A file without
  * any Triton-decorated def (or `k = triton.jit(f)`) has no kernel to serve: it is read whole, every
  * statement checked as tric code -- unless it is imported (driver/imports.c), when it serves the
- * importing file's kernels with its constants and helpers. */
+ * importing file's kernels with its constants and helpers: there an undecorated def that parses
+ * alone is kept too (the importer's @triton.autotune may call it, `from .tuning import
+ * get_configs`). */
 #include <string.h>
 
 #include "frontend/frontend.h"
@@ -887,6 +889,8 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
             continue;
         if (st->verdict == IF_USED && !word_is(&s, st->first, "def") && parses_alone(&s, st))
             continue; /* an unused assignment tric reads: kept, as a constant may be */
+        if (st->verdict == IF_USED && imported && parses_alone(&s, st))
+            continue; /* a def of an imported module: the importer's autotune may call it */
         if (!out) {
             out = arena_alloc(a, file->len + 1);
             memcpy(out, file->text, file->len);
