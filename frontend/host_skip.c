@@ -21,7 +21,7 @@
  *             is read by kept code (a kernel's constexpr, an autotune configs function, the
  *             impl of `k = triton.jit(impl)`); else a def is blanked without being parsed, and
  *             an assignment is kept when it parses alone (a list comprehension does; a dict
- *             comprehension or an f-string does not);
+ *             comprehension does not);
  *   blanked   class, with, for, while, async, del, global, nonlocal, raise, assert, expression
  *             statements, augmented assignments, `if __name__ ...`, and a def whose decorators
  *             are not Triton's.
