@@ -600,6 +600,17 @@ static void rename_expr(Linker *lk, int mod, const Locals *l, Expr *e, int depth
         rename_expr(lk, mod, l, e->ternary.then, depth + 1);
         rename_expr(lk, mod, l, e->ternary.els, depth + 1);
         return;
+    case EX_COMP: { /* an autotune helper's: its variables shadow the module's names */
+        Locals inner = {0};
+        for (int i = 0; l && i < l->n; i++)
+            ARENA_PUSH(lk->a, inner.names, inner.n, inner.cap, l->names[i]);
+        for (int i = 0; i < e->comp.n; i++) {
+            rename_expr(lk, mod, &inner, e->comp.iters[i], depth + 1);
+            add_target(lk, &inner, e->comp.targets[i]);
+        }
+        rename_expr(lk, mod, &inner, e->comp.elt, depth + 1);
+        return;
+    }
     default: return; /* literals; a lambda's body reads its own parameters */
     }
 }
@@ -760,6 +771,12 @@ static bool link_root(Linker *lk, const SrcFile *file, Module *root)
         if (st && st->kind == ST_ASSIGN)
             rename_expr(lk, 0, NULL, st->assign.value, 0);
     }
+    /* A kernel's decorators read imported names too (`from .tuning import get_configs`, then
+     * @triton.autotune(configs=get_configs(), ...)): the helper is linked, for autotune.c. */
+    for (int i = 0; i < nroot; i++)
+        for (int d = 0; root->funcs[i] && root->funcs[i]->is_jit && d < root->funcs[i]->ndecorators;
+             d++)
+            rename_expr(lk, 0, NULL, root->funcs[i]->decorators[d], 0);
     lk->diag = loud;
     diag_free(&quiet);
     if (lk->nmods > 1)

@@ -141,6 +141,13 @@ Expr *ast_clone_expr(Arena *a, const Expr *e)
         c->lambda.nparams = e->lambda.nparams;
         c->lambda.body = ast_clone_expr(a, e->lambda.body);
         break;
+    case EX_COMP:
+        c->comp.elt = ast_clone_expr(a, e->comp.elt);
+        c->comp.targets = clone_exprs(a, e->comp.targets, e->comp.n);
+        c->comp.iters = clone_exprs(a, e->comp.iters, e->comp.n);
+        c->comp.n = e->comp.n;
+        c->comp.list = e->comp.list;
+        break;
     }
     return c;
 }
@@ -405,6 +412,19 @@ static void print_source(StrBuf *out, const Expr *e)
         strbuf_append(out, ": ");
         print_source(out, e->lambda.body);
         break;
+    case EX_COMP:
+        strbuf_putc(out, e->comp.list ? '[' : '(');
+        print_source(out, e->comp.elt);
+        for (int i = 0; i < e->comp.n; i++) {
+            strbuf_append(out, e->comp.targets[i] ? " for " : " if ");
+            if (e->comp.targets[i]) {
+                print_source(out, e->comp.targets[i]);
+                strbuf_append(out, " in ");
+            }
+            print_operand(out, e->comp.iters[i]);
+        }
+        strbuf_putc(out, e->comp.list ? ']' : ')');
+        break;
     }
 }
 
@@ -577,6 +597,19 @@ static void print_expr(StrBuf *out, const Expr *e, int indent)
         print_sem(out, e);
         strbuf_putc(out, '\n');
         print_expr(out, e->lambda.body, child);
+        return;
+    case EX_COMP:
+        strbuf_append(out, e->comp.list ? "comprehension list" : "comprehension generator");
+        print_sem(out, e);
+        strbuf_putc(out, '\n');
+        print_expr(out, e->comp.elt, child);
+        for (int i = 0; i < e->comp.n; i++) {
+            line_start(out, child);
+            strbuf_append(out, e->comp.targets[i] ? "for\n" : "if\n");
+            if (e->comp.targets[i])
+                print_expr(out, e->comp.targets[i], child + 1);
+            print_expr(out, e->comp.iters[i], child + 1);
+        }
         return;
     }
     print_sem(out, e);

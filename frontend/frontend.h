@@ -39,7 +39,8 @@ struct IrFunc; /* ir.h */
     X(BIN_FLOORDIV, "//")  /* Triton: integer division truncating toward zero, as in C */         \
     X(BIN_MOD, "%")        /* Triton: remainder with the sign of the dividend, as in C */          \
     X(BIN_MATMUL, "@")     /* rejected by sema with a hint to use tl.dot */                      \
-    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */
+    X(BIN_POW, "**")       /* constexprs only, folded by sema (Triton's constexpr.__pow__) */      \
+    X(BIN_IN, "in")        X(BIN_NOT_IN, "not in") /* autotune configs only; sema rejects them */
 /* clang-format on */
 
 typedef enum BinOp {
@@ -75,7 +76,8 @@ typedef enum UnOp {
     X(EX_BINARY, "binary")      /* bin */                                                          \
     X(EX_UNARY, "unary")        /* un */                                                           \
     X(EX_TERNARY, "ternary")    /* ternary: then if cond else els */                               \
-    X(EX_LAMBDA, "lambda")      /* lambda: lambda params: body (@triton.heuristics values only) */
+    X(EX_LAMBDA, "lambda")      /* lambda: lambda params: body (@triton.heuristics values only) */\
+    X(EX_COMP, "comprehension") /* comp: [elt for t in it if c], (elt for ...): autotune configs */
 /* clang-format on */
 
 typedef enum ExprKind {
@@ -223,6 +225,13 @@ struct Expr {
             int nparams;
             Expr *body;
         } lambda;
+        struct {
+            Expr *elt;
+            /* clause i: `for targets[i] in iters[i]`, or `if iters[i]` when targets[i] is NULL */
+            Expr **targets, **iters;
+            int n;
+            bool list; /* [elt for ...]; else a generator expression (elt for ...) */
+        } comp;
     };
     /* parser: height of the tree under this node (1 for a leaf). The parser rejects expressions
      * deeper than its limit, so recursive walks over a parsed tree stay shallow. */
@@ -386,6 +395,23 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
  * cannot see through: a bare decorator name whose `_`-separated parts include `triton` and `jit`
  * is taken as triton.jit (host_skip.c and parser.y's is_jit_decorator agree through it). */
 bool frontend_is_jit_alias(const char *name, size_t len);
+
+/* What a host condition tests (`is_hip()`, `DEVICE_TYPE == "xpu"`, `triton.__version__ <
+ * "3.0"`), read from its words: tric does not run host Python, it takes the branch that holds
+ * where its kernels run, an NVIDIA GPU under the newest Triton (docs/language.md "Host Python").
+ * host_skip.c reads module-level ifs so; autotune.c the ifs of a configs helper. */
+typedef struct HostCondition {
+    bool other_backend; /* names AMD, Intel, Apple, a CPU... */
+    bool nvidia;        /* names CUDA or NVIDIA */
+    bool version;       /* reads a version */
+    bool negated;       /* `not`, `!=` */
+    bool less;          /* `<`, `<=`, operator.lt / operator.le */
+} HostCondition;
+/* Notes one word of the condition: an identifier, a string's text, `not`. */
+void host_condition_word(HostCondition *c, const char *word, size_t len);
+/* 1: the condition holds on an NVIDIA GPU (a test for CUDA); 0: it does not (another backend,
+ * negated CUDA, a version compared with `<`); -1: it tests none of these. */
+int host_condition_holds(const HostCondition *c);
 
 /* ---- builtins.c: tl.* ------------------------------------------------------------------------ */
 
@@ -674,9 +700,10 @@ typedef struct Autotune {
 } Autotune;
 
 /* Reads kernel f's @triton.autotune(configs=..., key=[...], restore_value=[...],
- * reset_to_zero=[...]): configs is a list of triton.Config calls, or a call of a module-level
- * function whose body returns one (seed 2's get_cuda_autotune_config), lists joined with +
- * allowed. Every name in key, restore_value and reset_to_zero must be a parameter of f (an error
+ * reset_to_zero=[...]): configs is evaluated as the small Python subset config lists are built
+ * in (docs/language.md): triton.Config calls in lists, comprehensions, itertools.product, range,
+ * module-level names, and calls of this file's functions whose bodies (assignments, for, if,
+ * append, return) run on their arguments (seed 2's get_cuda_autotune_config). Every name in key, restore_value and reset_to_zero must be a parameter of f (an error
  * with the caret on the string otherwise). true with out->nconfigs 0 when f has no such decorator;
  * false with diagnostics when it is malformed. */
 bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, Diag *d);

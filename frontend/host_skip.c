@@ -13,19 +13,24 @@
  * `if`/`try` statements (which the parser reads, parser.y module_append):
  *   kept      import/from, pass, return/break/continue (their errors stay), `try`, an `if` whose
  *             condition does not read `__name__`, a def decorated with @triton.jit / @jit /
- *             @constexpr_function / @tl.constexpr (under any other decorators), an assignment
+ *             @constexpr_function / @tl.constexpr or a name the file makes for triton.jit
+ *             (`from triton import jit as J`, `J = triton.jit`: note_jit_aliases), under any
+ *             other decorators, an assignment
  *             whose value names jit, autotune or heuristics (it makes a kernel);
  *   if used   an undecorated def and any other assignment: kept when one of the names it binds
  *             is read by kept code (a kernel's constexpr, an autotune configs function, the
  *             impl of `k = triton.jit(impl)`); else a def is blanked without being parsed, and
- *             an assignment is kept when it parses alone (a comprehension does not);
+ *             an assignment is kept when it parses alone (a list comprehension does; a dict
+ *             comprehension does not);
  *   blanked   class, with, for, while, async, del, global, nonlocal, raise, assert, expression
  *             statements, augmented assignments, `if __name__ ...`, and a def whose decorators
  *             are not Triton's.
  * Kept code that is not tric's subset still gets the parser's error at its line. A file without
  * any Triton-decorated def (or `k = triton.jit(f)`) has no kernel to serve: it is read whole, every
  * statement checked as tric code -- unless it is imported (driver/imports.c), when it serves the
- * importing file's kernels with its constants and helpers. */
+ * importing file's kernels with its constants and helpers: there an undecorated def that parses
+ * alone is kept too (the importer's @triton.autotune may call it, `from .tuning import
+ * get_configs`). */
 #include <string.h>
 
 #include "frontend/frontend.h"
@@ -74,6 +79,8 @@ typedef struct Skip {
     bool has_kernel; /* a Triton-decorated def, or an assignment that makes a kernel */
     Rewrite *rewrites;
     int nrewrites, rcap;
+    const char **jit_aliases; /* `from triton import jit as J`, `J = triton.jit`: J */
+    int naliases, acap;
 } Skip;
 
 static bool is_ident_start(char c)
@@ -268,8 +275,12 @@ static bool triton_decorator(const Skip *s, int line)
 #define PART_IS(k, w) (lens[k] == strlen(w) && !memcmp(parts[k], w, lens[k]))
     if (PART_IS(n - 1, "constexpr_function"))
         return true;
-    if (n == 1)
+    if (n == 1) {
+        for (int k = 0; k < s->naliases; k++)
+            if (PART_IS(0, s->jit_aliases[k]))
+                return true;
         return PART_IS(0, "jit") || frontend_is_jit_alias(parts[0], lens[0]);
+    }
     return n == 2 && ((PART_IS(0, "triton") && PART_IS(1, "jit")) ||
                       ((PART_IS(0, "tl") || PART_IS(0, "triton")) && PART_IS(1, "constexpr")));
 #undef PART_IS
@@ -382,6 +393,67 @@ static void def_binds(Skip *s, Stmt1 *st, int def_line)
 
 static void classify_block(Skip *s, int first, int last, int depth);
 
+/* ---- aliases of triton.jit ------------------------------------------------------------------ */
+
+typedef struct Idents {
+    Skip *s;
+    const char *w[16];
+    size_t len[16];
+    int n;
+} Idents;
+
+static bool collect_ident(void *ctx, const char *name, size_t len, size_t at)
+{
+    (void)at;
+    Idents *ids = ctx;
+    if (ids->n == 16)
+        return true;
+    ids->w[ids->n] = name;
+    ids->len[ids->n++] = len;
+    return false;
+}
+
+static bool ident_eq(const Idents *ids, int i, const char *w)
+{
+    return i < ids->n && ids->len[i] == strlen(w) && !memcmp(ids->w[i], w, ids->len[i]);
+}
+
+/* `from triton import jit as J` anywhere, and module-level `J = triton.jit` (or `= jit`, `=` an
+ * alias already seen) make J a name of triton.jit, so that `@J` marks a kernel (parser.y's
+ * build_module reads the same statements). */
+static void note_jit_aliases(Skip *s)
+{
+    for (int i = 0; i < s->nlines; i++) {
+        const LogLine *l = &s->lines[i];
+        Idents ids = {.s = s};
+        if (word_is(s, i, "from")) {
+            each_ident(s, l->start, l->end, collect_ident, &ids);
+            if (!ident_eq(&ids, 1, "triton") || !ident_eq(&ids, 2, "import"))
+                continue;
+            for (int k = 3; k + 2 < ids.n; k++)
+                if (ident_eq(&ids, k, "jit") && ident_eq(&ids, k + 1, "as"))
+                    ARENA_PUSH(s->a, s->jit_aliases, s->naliases, s->acap,
+                               arena_strndup(s->a, ids.w[k + 2], ids.len[k + 2]));
+            continue;
+        }
+        bool augmented;
+        size_t eq = l->indent == 0 ? assignment_at(s, i, &augmented) : 0;
+        if (!eq || augmented)
+            continue;
+        each_ident(s, eq, l->end, collect_ident, &ids);
+        bool jit = (ids.n == 2 && ident_eq(&ids, 0, "triton") && ident_eq(&ids, 1, "jit")) ||
+                   (ids.n == 1 && ident_eq(&ids, 0, "jit"));
+        for (int k = 0; !jit && ids.n == 1 && k < s->naliases; k++)
+            jit = ident_eq(&ids, 0, s->jit_aliases[k]);
+        if (!jit || memchr(s->text + eq, '(', l->end - eq)) /* triton.jit(f) makes a kernel */
+            continue;
+        Stmt1 st = {.first = i, .last = i + 1};
+        assignment_binds(s, &st, eq);
+        for (int k = 0; k < st.nbinds; k++)
+            ARENA_PUSH(s->a, s->jit_aliases, s->naliases, s->acap, st.binds[k]);
+    }
+}
+
 /* ---- module-level if: the clause taken ------------------------------------------------------ */
 
 /* Whether `word` (an identifier or a string's text) is, or has as one of its `_`-separated parts,
@@ -418,15 +490,7 @@ bool frontend_is_jit_alias(const char *name, size_t len)
     return word_has_part(name, len, triton) && word_has_part(name, len, jit);
 }
 
-typedef struct CondFacts {
-    bool other_backend; /* names AMD, Intel, Apple, a CPU... */
-    bool nvidia;        /* names CUDA or NVIDIA */
-    bool version;       /* reads a version */
-    bool negated;       /* `not`, `!=` */
-    bool less;          /* `<`, `<=`, operator.lt / operator.le */
-} CondFacts;
-
-static void note_word(CondFacts *f, const char *w, size_t n)
+void host_condition_word(HostCondition *f, const char *w, size_t n)
 {
     static const char *const other[] = {"xpu",  "hip",  "rocm", "mlx",   "mps",    "npu", "musa",
                                         "cdna", "rdna", "amd",  "intel", "ascend", "cpu", NULL};
@@ -439,6 +503,17 @@ static void note_word(CondFacts *f, const char *w, size_t n)
     f->less |= n == 2 && (!memcmp(w, "lt", 2) || !memcmp(w, "le", 2));
 }
 
+int host_condition_holds(const HostCondition *f)
+{
+    if (f->version && f->less)
+        return 0;
+    if (f->other_backend && !f->nvidia)
+        return f->negated;
+    if (f->nvidia && !f->other_backend)
+        return !f->negated;
+    return -1;
+}
+
 /* Whether the host condition in [from, to) holds where tric's kernels run: an NVIDIA GPU under
  * the newest Triton. tric does not run host Python; it reads what the condition tests. A test
  * for another backend (`DEVICE_TYPE == "xpu"`, `is_hip()`, `in ("hip", ...)` without CUDA) is
@@ -449,21 +524,21 @@ static void note_word(CondFacts *f, const char *w, size_t n)
 static bool note_ident(void *ctx, const char *name, size_t len, size_t at)
 {
     (void)at;
-    note_word(ctx, name, len);
+    host_condition_word(ctx, name, len);
     return false;
 }
 
 static bool condition_holds(const Skip *s, size_t from, size_t to)
 {
     const char *t = s->text;
-    CondFacts f = {0};
+    HostCondition f = {0};
     each_ident(s, from, to, note_ident, &f);
     int depth = 0;
     for (size_t i = from; i < to;) {
         bool plain;
         size_t next = step_code(t, i, to, &depth, &plain);
         if (t[i] == '"' || t[i] == '\'') /* a string's text: "xpu", "cuda" */
-            note_word(&f, t + i + 1, next > i + 1 ? next - i - 1 : 0);
+            host_condition_word(&f, t + i + 1, next > i + 1 ? next - i - 1 : 0);
         else if (plain && t[i] == '!' && i + 1 < to && t[i + 1] == '=')
             f.negated = true;
         else if (plain && t[i] == '<' && !(i + 1 < to && t[i + 1] == '<'))
@@ -472,13 +547,7 @@ static bool condition_holds(const Skip *s, size_t from, size_t to)
             next = i + 2; /* a shift */
         i = next;
     }
-    if (f.version && f.less)
-        return false;
-    if (f.other_backend && !f.nvidia)
-        return f.negated;
-    if (f.nvidia && !f.other_backend)
-        return !f.negated;
-    return true;
+    return host_condition_holds(&f) != 0; /* one that tests neither: the common case, first */
 }
 
 /* The condition of the if/elif header on line `line`: [*from, *to) up to the colon at bracket
@@ -803,6 +872,7 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
     split_lines(&s);
     if (s.nlines == 0)
         return NULL;
+    note_jit_aliases(&s);
     classify_block(&s, 0, s.nlines, 0);
     if (!s.has_kernel && !imported)
         return NULL; /* no kernel to serve: the whole file is tric code, checked as such */
@@ -819,6 +889,8 @@ char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
             continue;
         if (st->verdict == IF_USED && !word_is(&s, st->first, "def") && parses_alone(&s, st))
             continue; /* an unused assignment tric reads: kept, as a constant may be */
+        if (st->verdict == IF_USED && imported && parses_alone(&s, st))
+            continue; /* a def of an imported module: the importer's autotune may call it */
         if (!out) {
             out = arena_alloc(a, file->len + 1);
             memcpy(out, file->text, file->len);

@@ -34,6 +34,7 @@ typedef struct ParamList { Param *items; int n, cap, star; bool has_star; } Para
 typedef struct NameList { const char **items; int n, cap; } NameList;
 typedef struct ImportList { NameList names, asnames; } ImportList;
 typedef struct DictItems { ExprList keys, vals; } DictItems;
+typedef struct CompClauses { ExprList targets, iters; } CompClauses;
 typedef struct Arg { const char *keyword; Expr *value; SrcLoc loc; } Arg;
 typedef struct CallArgs { ExprList args, kwargs; NameList kwnames; SrcLoc *kwlocs; int nkwlocs, kwloccap; } CallArgs;
 typedef struct ElifItem { SrcLoc loc; Expr *cond; Block body; } ElifItem;
@@ -110,6 +111,8 @@ static Expr *e_unary(ParseState *ps, SrcLoc loc, UnOp op, Expr *x);
 static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els);
 static Expr *e_power(ParseState *ps, SrcLoc loc, Expr *base, Expr *exponent);
 static Expr *e_lambda(ParseState *ps, SrcLoc loc, ExprList *params, Expr *body);
+static Expr *e_comp(ParseState *ps, SrcLoc loc, bool list, Expr *elt, CompClauses *clauses);
+static Expr *e_genexp_call(ParseState *ps, Expr *fn, Expr *genexp);
 
 static void args_add(ParseState *ps, CallArgs *args, Arg arg);
 static void dict_add(ParseState *ps, DictItems *d, Expr *k, Expr *v);
@@ -158,6 +161,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
     ParamList params;
     ImportList imports;
     DictItems dict;
+    CompClauses comp;
     Arg arg;
     CallArgs args;
     ElifList elifs;
@@ -193,6 +197,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %type <args> call_args arg_list
 %type <arg> arg
 %type <dict> dict_elems
+%type <comp> comp_for
 %type <text> dotted_name dotted_from dots strings
 %type <imports> dotted_as_names import_targets import_as_names
 
@@ -491,6 +496,7 @@ power: primary
 primary: atom
        | primary '.' NAME                  { $$ = e_attr(ps, $1, $3, L(@3)); }
        | primary '(' call_args ')'         { $$ = e_call(ps, $1, &$3); }
+       | primary '(' test comp_for ')'     { $$ = e_genexp_call(ps, $1, e_comp(ps, L(@3), false, $3, &$4)); }
        | primary '[' subscripts ']'        { $$ = e_subscript(ps, $1, &$3); }
        | primary '[' subscripts ',' ']'    { $$ = e_subscript(ps, $1, &$3); }
        ;
@@ -504,6 +510,8 @@ atom: NAME                                 { $$ = e_name(ps, L(@1), $1); }
     | NONE                                 { $$ = e_leaf(ps, EX_NONE, L(@1)); }
     | '(' ')'                              { $$ = e_list(ps, EX_TUPLE, L(@1), NULL); }
     | '(' testlist ')'                     { $$ = $2; }
+    | '(' test comp_for ')'                { $$ = e_comp(ps, L(@1), false, $2, &$3); }
+    | '[' test comp_for ']'                { $$ = e_comp(ps, L(@1), true, $2, &$3); }
     | '[' ']'                              { $$ = e_list(ps, EX_LIST, L(@1), NULL); }
     | '[' list_elems ']'                   { $$ = e_list(ps, EX_LIST, L(@1), &$2); }
     | '[' list_elems ',' ']'               { $$ = e_list(ps, EX_LIST, L(@1), &$2); }
@@ -516,6 +524,14 @@ atom: NAME                                 { $$ = e_name(ps, L(@1), $1); }
 strings: STRING                            { $$ = text_of(ps, $1); }
        | strings STRING                    { $$ = *text_add(ps, &$1, $2); }
        ;
+
+/* comp_for = "for" targets "in" or_test ("for" targets "in" or_test | "if" or_test)* (6.2.4):
+ * parsed everywhere, read only in @triton.autotune configs (autotune.c); sema rejects it in
+ * kernel code */
+comp_for: FOR targets IN or_test           { $$ = (CompClauses){0}; exprs_push(ps, &$$.targets, $2); exprs_push(ps, &$$.iters, $4); }
+        | comp_for FOR targets IN or_test  { $$ = $1; exprs_push(ps, &$$.targets, $3); exprs_push(ps, &$$.iters, $5); }
+        | comp_for IF or_test              { $$ = $1; exprs_push(ps, &$$.targets, NULL); exprs_push(ps, &$$.iters, $3); }
+        ;
 
 list_elems: test                           { $$ = exprs_one(ps, $1); }
           | list_elems ',' test            { $$ = $1; exprs_push(ps, &$$, $3); }
@@ -879,6 +895,10 @@ static Expr *finish(ParseState *ps, Expr *e)
                     max_int(depth_of(e->ternary.then), depth_of(e->ternary.els)));
         break;
     case EX_LAMBDA: d = depth_of(e->lambda.body); break;
+    case EX_COMP:
+        d = max_int(depth_of(e->comp.elt), max_int(depth_of_list(e->comp.targets, e->comp.n),
+                                                   depth_of_list(e->comp.iters, e->comp.n)));
+        break;
     default: break;
     }
     e->depth = d + 1;
@@ -1060,8 +1080,9 @@ static Expr *e_binary(ParseState *ps, SrcLoc loc, BinOp op, Expr *lhs, Expr *rhs
 static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs, bool chained)
 {
     if (op < 0) {
-        report(ps, loc, "membership tests ('%s') are not supported", op == -1 ? "in" : "not in");
-        op = BIN_EQ;
+        /* parsed for the autotune configs (`os.environ.get(...) in ("0", "false")`); sema
+         * rejects a membership test in kernel code */
+        op = op == -1 ? BIN_IN : BIN_NOT_IN;
     } else if (chained) {
         /* Python reads a < b < c as (a < b) and (b < c); Triton does too, but only for scalars.
          * tric asks for the explicit form rather than guess. */
@@ -1086,6 +1107,27 @@ static Expr *e_ternary(ParseState *ps, Expr *then, Expr *cond, Expr *els)
     e->ternary.then = then;
     e->ternary.els = els;
     return finish(ps, e);
+}
+
+/* [elt for t in it ...] or (elt for ...): kept for @triton.autotune configs, which autotune.c
+ * evaluates; sema rejects a comprehension in kernel code. */
+static Expr *e_comp(ParseState *ps, SrcLoc loc, bool list, Expr *elt, CompClauses *clauses)
+{
+    Expr *e = ast_expr(ps->arena, EX_COMP, loc);
+    e->comp.elt = elt;
+    e->comp.targets = clauses->targets.items;
+    e->comp.iters = clauses->iters.items;
+    e->comp.n = clauses->targets.n;
+    e->comp.list = list;
+    return finish(ps, e);
+}
+
+/* f(x for x in y): a call whose one argument is the generator expression. */
+static Expr *e_genexp_call(ParseState *ps, Expr *fn, Expr *genexp)
+{
+    CallArgs args = {0};
+    args_add(ps, &args, (Arg){NULL, genexp, genexp->loc});
+    return e_call(ps, fn, &args);
 }
 
 /* lambda args: body -- kept for @triton.heuristics, which evaluates it at compile time;
@@ -1576,11 +1618,49 @@ static void push_decorated_by_call(ParseState *ps, Module *m, int *fcap, const S
     }
 }
 
+/* The names a module-level statement makes aliases of triton.jit: `from triton import jit as J`
+ * (J), `jit = triton.jit` or `J = jit` (the targets). Pushed onto *aliases (arena). */
+static void note_jit_aliases(ParseState *ps, const Stmt *s, ExprList *aliases)
+{
+    if (s->kind == ST_IMPORT && s->import_.module && !strcmp(s->import_.module, "triton")) {
+        for (int k = 0; k < s->import_.n; k++)
+            if (!strcmp(s->import_.names[k], "jit") && s->import_.asnames[k])
+                exprs_push(ps, aliases, e_name(ps, s->loc, s->import_.asnames[k]));
+        return;
+    }
+    if (s->kind != ST_ASSIGN || !s->assign.value)
+        return;
+    const Expr *v = s->assign.value;
+    bool is_jit = is_jit_decorator(v) && v->kind != EX_CALL;
+    for (int k = 0; !is_jit && v->kind == EX_NAME && k < aliases->n; k++)
+        is_jit = !strcmp(aliases->items[k]->str, v->str);
+    for (int k = 0; is_jit && k < s->assign.ntargets; k++)
+        if (s->assign.targets[k]->kind == EX_NAME)
+            exprs_push(ps, aliases, (Expr *)s->assign.targets[k]);
+}
+
+/* A def decorated by an alias of triton.jit (`@J`, `@J(...)`) is a @jit function like any. */
+static void mark_jit_by_alias(FuncDef *f, const ExprList *aliases)
+{
+    for (int i = 0; i < f->ndecorators && !f->is_jit; i++) {
+        const Expr *d = f->decorators[i];
+        if (d->kind == EX_CALL)
+            d = d->call.fn;
+        for (int k = 0; d->kind == EX_NAME && k < aliases->n; k++)
+            if (!strcmp(aliases->items[k]->str, d->str))
+                f->is_jit = true;
+    }
+}
+
 static void build_module(ParseState *ps, Module *m)
 {
     int fcap = 0, gcap = 0;
+    ExprList aliases = {0};
     for (int i = 0; i < ps->top.n; i++) {
         Stmt *s = ps->top.items[i];
+        note_jit_aliases(ps, s, &aliases);
+        if (s->kind == ST_DEF)
+            mark_jit_by_alias(s->def.func, &aliases);
         const FuncDef *impl = jit_call_target(ps, s, i);
         FuncDef *decorated = NULL;
         const Expr *dec = decorator_by_call(m, s, &decorated);

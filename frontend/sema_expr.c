@@ -954,6 +954,12 @@ Sem expr(Sema *s, Expr *e)
                    "define a @triton.jit helper function instead");
         r = sem_error();
         break;
+    case EX_COMP:
+        diag_error(s->diag, e->loc,
+                   "comprehensions and generator expressions are not supported in kernels "
+                   "(tric reads them only in @triton.autotune configs)");
+        r = sem_error();
+        break;
     case EX_BINARY: r = binary_expr(s, e); break;
     case EX_UNARY: r = unary_expr(s, e); break;
     case EX_TERNARY: r = ternary_expr(s, e); break;

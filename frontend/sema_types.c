@@ -297,6 +297,11 @@ Sem binary_sems(Sema *s, SrcLoc loc, BinOp op, Sem l, Sem r)
         diag_error(s->diag, loc, "the '@' operator is not supported; use tl.dot(a, b)");
         return sem_error();
     }
+    if (op == BIN_IN || op == BIN_NOT_IN) {
+        diag_error(s->diag, loc, "membership tests ('%s') are not supported in kernels",
+                   binop_str(op));
+        return sem_error();
+    }
     if (l.kind == SEM_CONST && r.kind == SEM_CONST)
         return fold_binary(s, loc, op, l.cv, r.cv);
     if (op == BIN_POW) {

@@ -1,5 +1,6 @@
 /* fuzz_frontend: libFuzzer target for the front end. The bytes are a .tri file: parse it and, when
- * it parses, run sema once per @jit function (no signature, so most runs end in diagnostics), and
+ * it parses, evaluate each @jit function's @triton.autotune configs and run sema once per @jit
+ * function (no signature, so most runs end in diagnostics), and
  * lower what sema accepts to the tile IR. Sema reports every error in a kernel, so lowering what
  * it accepted fails only on a bug in tric (an internal error): that aborts, as a crash would.
  * Then it parses them again as an imported module (host code set aside, host_skip.c).
@@ -30,6 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < m->nfuncs; i++) {
             if (!m->funcs[i]->is_jit)
                 continue;
+            /* @triton.autotune's configs, evaluated as the driver does before sema */
+            Autotune tuning;
+            Diag tune_diag = {0};
+            (void)autotune_read(m, m->funcs[i], &tuning, arena, &tune_diag);
+            diag_free(&tune_diag);
             SpecOptions opt = {.kernel_name = m->funcs[i]->name};
             Diag sema_diag = {0};
             Kernel *k = sema_specialize(m, &opt, arena, &sema_diag);
