@@ -2570,10 +2570,16 @@ static void build_for(AstToIr *bld, const Stmt *s)
         ops[3 + i] = inits[i];
     IrOp *op = emit(bld, OP_FOR, s->loc, ops, n + 3, cs.types, n, 1);
     op->regions[0] = *body;
-    /* tl.range(..., num_stages=S): this loop's pipelining depth (attr[0]; 0 = the function's). */
-    int64_t stages;
+    /* tl.range(..., num_stages=S): this loop's pipelining depth (attr[0]; 0 = the function's).
+     * warp_specialize=True and flatten=True (attr[1], attr[2]) are recorded so that the pipeline
+     * pass can say, in a remark, that it does not apply them. */
+    int64_t stages, asked;
     if (expr_const_int(arg(&a, 3), &stages) && stages > 0)
         op->attr[0] = stages;
+    if (expr_const_int(arg(&a, 5), &asked) && asked)
+        op->attr[1] = 1;
+    if (expr_const_int(arg(&a, 6), &asked) && asked)
+        op->attr[2] = 1;
     carry_bind(bld, &cs, outer, op->results);
 }
 

@@ -145,7 +145,7 @@ typedef enum OpTrait {
     X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
     X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's)") \
+    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (not applied: a remark says so)") \
     X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
     X(OP_WHILE, "while", -1, -1, OPT_EFFECT | OPT_REGIONS, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, 0, OPT_TERMINATOR, "ends a for body, if branch or while body with its values") \
