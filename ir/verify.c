@@ -19,10 +19,9 @@
  *     operands only where a buffer or view is expected (slot, async_copy, local_load, wgmma);
  *     their layouts are #shared, of the tile's rank, and #shared is for them alone;
  *   - scratch records (docs/ir.md "Scratch records"): present where codegen reads one (a
- *     convert_layout, reshape, trans, atomic or reduction given scratch; a dot that stages its
- *     operands), of
- *     the op's form (a tile per operand rank, #shared layouts of rank 2), aligned and inside the
- *     op's scratch (a dot's tiles: inside the function's shared_bytes).
+ *     convert_layout, reshape, trans, scan, atomic or reduction given scratch; a dot that stages
+ *     its operands), of the op's form (a tile per operand rank, #shared layouts of rank 2),
+ *     aligned and inside the op's scratch (a dot's tiles: inside the function's shared_bytes).
  * Every problem is reported (no stop at the first), as
  *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
  * at the op's location when it has one; values are named as ir_print numbers them. */
@@ -734,9 +733,10 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
     }
 }
 
-/* The record matches the op: one tile for convert_layout, reshape, trans, atomics and cross-warp
- * reductions that were given scratch, two for dots; inside the op's own [smem_offset, smem_offset + smem_bytes)
- * (a dot's: the function's shared memory, its tiles may sit in its operands' scratch). */
+/* The record matches the op: one tile for convert_layout, reshape, trans, scan, atomics and
+ * cross-warp reductions that were given scratch, two for dots; inside the op's own
+ * [smem_offset, smem_offset + smem_bytes) (a dot's: the function's shared memory, its tiles may
+ * sit in its operands' scratch). */
 static void check_scratch(Verifier *v, const IrOp *op)
 {
     const IrScratch *s = &op->scratch;
@@ -785,7 +785,7 @@ static void check_scratch(Verifier *v, const IrOp *op)
         return;
     }
     if (op->code == OP_SCAN) {
-        /* the form codegen addresses: [row][warp] totals or the whole block (shared_scan_scratch) */
+        /* the form codegen addresses (shared_scan_scratch): [row][warp] totals or the block */
         int64_t strides[TRIC_MAX_RANK];
         Type tile;
         shared_scan_scratch(v->f, op, strides, &tile);
