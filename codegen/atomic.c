@@ -111,8 +111,8 @@ static LLVMValueRef to_bits(Cg *c, LLVMValueRef v, int bits)
     return LLVMTypeOf(v) == it ? v : LLVMBuildBitCast(c->l->b, v, it, "");
 }
 
-/* The old values into every holder: owners store them at their row-major index in the op's
- * scratch, a barrier, every thread reads its elements back (a barrier first, as every scratch
+/* The old values into every holder: owners store them at the strides of the op's scratch record
+ * (passes/shared_alloc.c: row-major), a barrier, every thread reads its elements back (a barrier first, as every scratch
  * user: the previous op's reads of the same bytes must be done). */
 static LLVMValueRef *broadcast_old(Cg *c, const IrOp *op, Dist *ds, LLVMValueRef owner,
                                    LLVMValueRef *old, int n, LLVMTypeRef et, int eb)
@@ -121,8 +121,14 @@ static LLVMValueRef *broadcast_old(Cg *c, const IrOp *op, Dist *ds, LLVMValueRef
     Type rt = ir_type(c->f, op->results[0]);
     if (!cg_smem_check(c, op, type_numel(rt) * eb, "atomic result"))
         return NULL;
-    int64_t strides[TRIC_MAX_RANK];
-    cg_row_major_strides(rt, strides);
+    const IrScratch *s = &op->scratch;
+    if (s->ntiles != 1 || s->tile[0].layout > 0 || s->tile[0].nstrides != rt.rank) {
+        TRIC_INTERNAL(c->d, "atomic: its result is shared through scratch without a scratch "
+                            "record at strides (shared_alloc)");
+        c->failed = true;
+        return NULL;
+    }
+    const int64_t *strides = s->tile[0].strides;
     LLVMValueRef *addr = cg_regs(c, n);
     for (int e = 0; e < n; e++) {
         LLVMValueRef idx = ds ? cg_strided_index(c, ds, e, strides) : cg_i32(c->l, 0);

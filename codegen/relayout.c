@@ -13,8 +13,8 @@
  * element goes is the op's scratch record (passes/shared_alloc.c, docs/layouts.md): a
  * convert_layout's tile in a swizzled #shared layout or at strides (padded rows), written and
  * read alike; a reshape's at row-major strides in the operand's shape, read row-major in the
- * result's; trans (no record; perm: result dim i is operand dim perm[i]) writes the operand's dim
- * perm[i] with the result's row-major stride i. */
+ * result's; a trans's at the record's strides per operand dim, read with result dim i at operand
+ * dim perm[i]'s stride (perm: result dim i is operand dim perm[i]). */
 static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const Dist *ds,
                                  ValueId result, const int *perm)
 {
@@ -25,10 +25,14 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
     DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
     int eb = shared_elem_bytes(rt);
     const IrScratch *s = &op->scratch;
-    if (op->code != OP_TRANS && s->ntiles != 1)
+    /* a strided record has one stride per operand dim (a reshape's operand has its own rank) */
+    int operand_rank = ir_type(c->f, op->operands[0]).rank;
+    if (s->ntiles != 1 || (s->tile[0].layout <= 0 && s->tile[0].nstrides != operand_rank))
         FAIL(c, "%s through shared memory without a scratch record (shared_alloc)",
              op_name(op->code));
-    if (op->code != OP_TRANS && s->tile[0].layout > 0) {
+    if (op->code == OP_TRANS && s->tile[0].layout > 0)
+        FAIL(c, "trans: a scratch record with a #shared layout (shared_alloc records strides)");
+    if (s->tile[0].layout > 0) {
         /* A swizzled #shared layout (ir/layout.c): 16-byte chunks XOR-permuted per row, so
          * a warp's vector accesses down a column land in distinct banks. */
         const Layout *swizzled = &c->f->layouts[s->tile[0].layout];
@@ -46,12 +50,9 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         memcpy(st_in, s->tile[0].strides, sizeof st_in);
         cg_row_major_strides(rt, st_out);
     } else if (op->code == OP_TRANS) {
-        int64_t rm[TRIC_MAX_RANK];
-        cg_row_major_strides(rt, rm);
-        for (int i = 0; i < rt.rank; i++) {
-            st_in[perm[i]] = rm[i];
-            st_out[i] = rm[i];
-        }
+        memcpy(st_in, s->tile[0].strides, sizeof st_in);
+        for (int i = 0; i < rt.rank; i++)
+            st_out[i] = st_in[perm[i]];
     } else {
         memcpy(st_in, s->tile[0].strides, sizeof st_in);
         memcpy(st_out, st_in, sizeof st_in);
@@ -173,13 +174,18 @@ bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n)
             perm[i] = (int)op->attr[i];
             from[perm[i]] = i;
         }
+    /* A trans with a scratch record goes through it (shared_alloc found no relabelling); one
+     * without relabels. */
+    if (op->code == OP_RESHAPE || (op->code == OP_TRANS && op->scratch.ntiles > 0))
+        return convert_through_smem(c, op, a, da, r, perm);
     el = cg_regs(c, n);
     if (can && bases_agree(da, dr, from) && relabel(c, a, da, dr, from, el)) {
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
-    if (op->code == OP_RESHAPE || op->code == OP_TRANS)
-        return convert_through_smem(c, op, a, da, r, perm);
+    if (op->code == OP_TRANS)
+        FAIL(c, "trans: the registers cannot be relabelled and shared_alloc gave it no scratch "
+                "record");
     FAIL(c,
          "%s: the result layout is not the operand's with the dim %s; the layout pass must "
          "give them matching layouts",

@@ -11,7 +11,8 @@
  * overwrites the scratch: independent of the layout (blocked, sliced, #mma) and of element
  * replication, since a thread reads whatever element it needs by its coordinates. Neither order
  * is the interpreter's left-to-right one, so float sums may differ in rounding (integers and
- * max/min are exact). */
+ * max/min are exact). Where each value sits in the scratch is the op's scratch record
+ * (passes/shared_alloc.c, shared_scan_scratch: the block row-major, or [row][warp] totals). */
 #include "codegen/internal.h"
 
 /* Any layout: Hillis-Steele steps through the scratch. */
@@ -31,8 +32,13 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         int eb = dtype_bytes(t.dtype);
         if (!cg_smem_check(c, op, type_numel(t) * eb, "scan"))
             return false;
-        int64_t rm[TRIC_MAX_RANK];
-        cg_row_major_strides(t, rm);
+        const IrScratch *s = &op->scratch;
+        if (s->ntiles != 1 || s->tile[0].layout > 0 || s->tile[0].nstrides != t.rank)
+            FAIL(c,
+                 "scan through shared memory without a scratch record of the block's %d "
+                 "strides (shared_alloc)",
+                 t.rank);
+        const int64_t *rm = s->tile[0].strides; /* row-major (shared_alloc) */
         LLVMTypeRef mt = cg_mem_type(c, t.dtype);
         LLVMValueRef *index = cg_regs(c, n), *coord = cg_regs(c, n);
         for (int e = 0; e < n; e++) {
@@ -221,12 +227,15 @@ static LLVMValueRef *group_rows(ShflScan *S)
     return row;
 }
 
-/* The byte offset in shared memory of the scratch slot [row][warp] of step 3. */
+/* The byte offset in shared memory of the scratch slot [row][warp] of step 3, at the strides of
+ * the op's scratch record. */
 static LLVMValueRef warp_slot_offset(ShflScan *S, LLVMValueRef row, LLVMValueRef warp)
 {
     Cg *c = S->c;
     LLVMBuilderRef b = c->l->b;
-    LLVMValueRef slot = cg_add(b, cg_mul(b, row, cg_i32(c->l, S->W), ""), warp, "");
+    const int64_t *st = S->op->scratch.tile[0].strides;
+    LLVMValueRef at_warp = st[1] == 1 ? warp : cg_mul(b, warp, cg_i32(c->l, st[1]), "");
+    LLVMValueRef slot = cg_add(b, cg_mul(b, row, cg_i32(c->l, st[0]), ""), at_warp, "");
     return cg_add(b, cg_mul(b, slot, cg_i32(c->l, dtype_bytes(S->t.dtype)), ""),
                   cg_i32(c->l, S->op->smem_offset), "");
 }
@@ -297,6 +306,10 @@ static bool scan_warps(ShflScan *S)
     int64_t rows = type_numel(S->t) / S->t.shape[S->axis];
     if (!cg_smem_check(c, S->op, rows * S->W * dtype_bytes(S->t.dtype), "scan"))
         return false;
+    const IrScratch *s = &S->op->scratch;
+    if (s->ntiles != 1 || s->tile[0].layout > 0 || s->tile[0].nstrides != 2)
+        FAIL(c, "scan across warps without a scratch record of [row][warp] strides "
+                "(shared_alloc)");
     LLVMValueRef warp = cg_urem(c->l->b, S->da->warp_id[S->axis], cg_i32(c->l, S->W), "");
     LLVMValueRef *row = group_rows(S);
     store_warp_totals(S, row, warp);

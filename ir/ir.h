@@ -406,8 +406,9 @@ typedef enum DotOperandFrom {
 /* An op's scratch record (IrOp.scratch), written by passes/shared_alloc.c with the rules of
  * layout.c, printed after smem(...) (docs/ir.md "Scratch records"), checked by the verifier and
  * read by codegen, which decides nothing about scratch itself. ntiles: 0 no record; 1 a
- * convert_layout's or reshape's copy (layout or strides per dim of the operand), or a cross-warp
- * reduction's partials (strides [per output element, per warp], row-major output index); 2 a
+ * convert_layout's, reshape's or trans's copy (layout or strides per dim of the operand), a
+ * cross-warp reduction's partials (strides [per output element, per warp], row-major output
+ * index), a scan's (shared_scan_scratch) or an atomic's old values (strides per result dim); 2 a
  * dot's A and B staging tiles (strides or layouts per dim of the operand). from[]: dots only. */
 typedef struct IrScratch {
     int32_t ntiles;
@@ -596,7 +597,7 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
  * chose on the ops (layouts; scratch records, IrOp.scratch); codegen reads those and uses only
  * the address arithmetic here (shared_swizzled_offset and the like), never the deciding rules
  * (shared_scratch_swizzle, shared_scratch_strides, shared_dot_staging*, shared_reduce_scratch,
- * shared_wgmma_staging). */
+ * shared_scan_scratch, shared_wgmma_staging). */
 
 /* The widest vector, in elements (a power of two >= 1), that the load, store or async_copy mem_op may use for
  * one thread's run along its layout's fastest dim: min(size_per_thread, pointer contiguity,
@@ -684,6 +685,14 @@ bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, La
  * give a W-way conflict). */
 void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
                            int64_t *warp_stride);
+/* The scratch of a scan (codegen/scan.c): when the operand's blocked layout covers the axis
+ * exactly once (each thread one run along it, every lane and warp distinct runs), codegen scans
+ * by shuffles and the scratch holds the W warps' totals per row (the result's row-major index
+ * with the axis removed): *tile = [rows, W], strides [W, 1], returns 2. Else codegen runs
+ * Hillis-Steele steps over the whole block: *tile = the result's type, row-major strides,
+ * returns its rank. */
+int shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK],
+                        Type *tile);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's

@@ -322,6 +322,48 @@ void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
     *warp_stride = type_numel(ir_type(f, op->results[0]));
 }
 
+/* Whether blocked layout l covers dim `axis` of t exactly once (codegen/distribution.c's counts:
+ * each thread one run of spt elements along it, all tpw lanes and wpc warps holding distinct
+ * runs); *warps: the warps along it. */
+static bool covers_axis_once(const IrFunc *f, int l, Type t, int axis, int *warps)
+{
+    if (l <= 0 || l >= f->nlayouts || f->layouts[l].kind != LAYOUT_BLOCKED ||
+        f->layouts[l].rank != t.rank || axis < 0 || axis >= t.rank)
+        return false;
+    const Layout *L = &f->layouts[l];
+    int64_t n = t.shape[axis];
+    int64_t spt = L->blocked.size_per_thread[axis] < n ? L->blocked.size_per_thread[axis] : n;
+    int64_t tpw = L->blocked.threads_per_warp[axis], wpc = L->blocked.warps_per_cta[axis];
+    if (spt < 1)
+        return false;
+    int64_t lanes = n / spt < 1 ? 1 : n / spt, w = n / (spt * tpw) < 1 ? 1 : n / (spt * tpw);
+    int64_t reps = n / (spt * tpw * wpc) < 1 ? 1 : n / (spt * tpw * wpc);
+    *warps = (int)wpc;
+    return (lanes < tpw ? lanes : tpw) == tpw && (w < wpc ? w : wpc) == wpc && reps == 1;
+}
+
+int shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK], Type *tile)
+{
+    Type t = ir_type(f, op->results[0]);
+    int axis = (int)op->attr[0], warps = 1;
+    *tile = t;
+    if (covers_axis_once(f, f->values[op->operands[0]].layout, t, axis, &warps)) {
+        /* [row][warp]: the warps' totals of one row side by side */
+        tile->rank = 2;
+        tile->shape[0] = (int32_t)(type_numel(t) / (t.shape[axis] > 0 ? t.shape[axis] : 1));
+        tile->shape[1] = warps;
+        strides[0] = warps;
+        strides[1] = 1;
+        return 2;
+    }
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= t.shape[d];
+    }
+    return t.rank;
+}
+
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)
 {
     int cd = l->shared.order[0], rd = l->shared.order[1];

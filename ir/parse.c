@@ -735,6 +735,8 @@ static void parse_scratch_tile(Parser *p, IrScratchTile *t)
     }
     expect_word(p, "strides", "or a #shared layout in a scratch record");
     expect(p, '[', "after 'strides'");
+    if (accept(p, ']'))
+        return; /* a scalar's slot: "strides []" */
     do {
         SrcLoc loc = here(p);
         int64_t v = int64_value(p);

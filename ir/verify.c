@@ -19,9 +19,9 @@
  *     operands only where a buffer or view is expected (slot, async_copy, local_load, wgmma);
  *     their layouts are #shared, of the tile's rank, and #shared is for them alone;
  *   - scratch records (docs/ir.md "Scratch records"): present where codegen reads one (a
- *     convert_layout, reshape or reduction given scratch; a dot that stages its operands), of
- *     the op's form (a tile per operand rank, #shared layouts of rank 2), aligned and inside the
- *     op's scratch (a dot's tiles: inside the function's shared_bytes).
+ *     convert_layout, reshape, trans, scan, atomic or reduction given scratch; a dot that stages
+ *     its operands), of the op's form (a tile per operand rank, #shared layouts of rank 2),
+ *     aligned and inside the op's scratch (a dot's tiles: inside the function's shared_bytes).
  * Every problem is reported (no stop at the first), as
  *   "IR verifier (after <when>): %12 = add: operand 1 has type <64xi32>, expected <128xi32>"
  * at the op's location when it has one; values are named as ir_print numbers them. */
@@ -676,6 +676,8 @@ static void check_tile(Verifier *v, const IrOp *op, const char *what, const IrSc
                (int)t->offset, (long long)end, (long long)lo, (long long)hi);
 }
 
+static bool is_atomic_with_result(OpCode c) { return c == OP_ATOMIC_RMW || c == OP_ATOMIC_CAS; }
+
 static bool is_reduction(OpCode c)
 {
     return c == OP_REDUCE_SUM || c == OP_REDUCE_MAX || c == OP_REDUCE_MIN || c == OP_ARGMAX ||
@@ -731,13 +733,15 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
     }
 }
 
-/* The record matches the op: one tile for convert_layout, reshape and cross-warp reductions that
- * were given scratch, two for dots; inside the op's own [smem_offset, smem_offset + smem_bytes)
- * (a dot's: the function's shared memory, its tiles may sit in its operands' scratch). */
+/* The record matches the op: one tile for convert_layout, reshape, trans, scan, atomics and
+ * cross-warp reductions that were given scratch, two for dots; inside the op's own
+ * [smem_offset, smem_offset + smem_bytes) (a dot's: the function's shared memory, its tiles may
+ * sit in its operands' scratch). */
 static void check_scratch(Verifier *v, const IrOp *op)
 {
     const IrScratch *s = &op->scratch;
-    bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || is_reduction(op->code);
+    bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || op->code == OP_TRANS ||
+               op->code == OP_SCAN || is_atomic_with_result(op->code) || is_reduction(op->code);
     if (s->ntiles < 0 || s->ntiles > 2 || (s->ntiles == 2 && op->code != OP_DOT) ||
         (s->ntiles == 1 && !one) ||
         (op->code != OP_DOT &&
@@ -778,6 +782,29 @@ static void check_scratch(Verifier *v, const IrOp *op)
             report(v, op, "scratch record: a reduction's partials are at strides, not a layout");
         else
             check_tile(v, op, "the partials", t, partials, shared_elem_bytes(partials), lo, hi, 1);
+        return;
+    }
+    if (op->code == OP_SCAN) {
+        /* the form codegen addresses (shared_scan_scratch): [row][warp] totals or the block */
+        int64_t strides[TRIC_MAX_RANK];
+        Type tile;
+        shared_scan_scratch(v->f, op, strides, &tile);
+        if (t->layout > 0)
+            report(v, op, "scratch record: a scan's scratch is at strides, not a layout");
+        else
+            check_tile(v, op, "the scan's tile", t, tile, shared_elem_bytes(tile), lo, hi, 1);
+        return;
+    }
+    if (op->code == OP_TRANS || is_atomic_with_result(op->code)) {
+        /* trans: the operand's copy, one stride per operand dim; an atomic: its old values, one
+         * stride per result dim (none for a scalar); codegen addresses both at strides only */
+        Type tile = op->code == OP_TRANS ? a : rtype(v, op, 0);
+        const char *what = op->code == OP_TRANS ? "the copy" : "the old values' tile";
+        if (t->layout > 0)
+            report(v, op, "scratch record: %s of %s is at strides, not a layout", what,
+                   op_name(op->code));
+        else
+            check_tile(v, op, what, t, tile, shared_elem_bytes(tile), lo, hi, 1);
         return;
     }
     check_tile(v, op, "the copy", t, a, shared_elem_bytes(a), lo, hi, 1);

@@ -6,8 +6,8 @@
  * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions,
  * FMA dots, mma dots that were not pipelined (operand staging) and trans ops that are not a
  * relabelling of registers; 0/0 for every other op; IrOp.scratch, the scratch record (docs/ir.md
- * "Scratch records"), for every convert_layout, reshape and cross-warp reduction given scratch
- * (its #shared layout or strides) and every dot (its staging tiles, placed, and where A and B
+ * "Scratch records"), for every convert_layout, reshape, trans, scan, atomic and cross-warp
+ * reduction given scratch (its #shared layout or strides) and every dot (its staging tiles, placed, and where A and B
  * come from); IrFunc.shared_bytes = what a launch must ask for, within the target's per-block
  * limit (else an error naming the bytes and the limit, and num_stages when the stage buffers are
  * the cause). Codegen reads the records and decides none of it again.
@@ -67,6 +67,16 @@ static IrScratchTile strided_tile(int32_t offset, const int64_t *strides, int ra
     for (int d = 0; d < rank; d++)
         t.strides[d] = strides[d];
     return t;
+}
+
+/* The row-major element strides of a value of type t (the last dim at stride 1). */
+static void row_major_strides(Type t, int64_t strides[TRIC_MAX_RANK])
+{
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= t.shape[d];
+    }
 }
 
 /* Bytes of tile t (at offset 0) holding a value of type v. */
@@ -161,9 +171,16 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
         record_copy(f, op);
         return tile_bytes(&op->scratch.tile[0], t);
     }
-    case OP_SCAN: /* the whole block, row-major (codegen/scan.c) */
-        return type_numel(ir_type(f, op->results[0])) *
-               shared_elem_bytes(ir_type(f, op->results[0]));
+    case OP_SCAN: {
+        /* the whole block (Hillis-Steele steps), or the warps' totals when codegen scans by
+         * shuffles (which need fewer bytes; the block's are kept either way) */
+        Type t = ir_type(f, op->results[0]), tile;
+        int64_t strides[TRIC_MAX_RANK];
+        int n = shared_scan_scratch(f, op, strides, &tile);
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0] = strided_tile(0, strides, n);
+        return type_numel(t) * shared_elem_bytes(t);
+    }
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:
     case OP_REDUCE_MIN:
@@ -190,22 +207,33 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
     }
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: {
-        /* codegen/atomic.c: a result read by someone, of a layout whose elements several threads
-         * hold (or a scalar), goes from the one thread that did each atomic to the others through
-         * scratch, row-major. */
+        /* A result read by someone, of a layout whose elements several threads hold (or a
+         * scalar), goes from the one thread that did each atomic to the others through scratch
+         * (codegen/atomic.c), at the record's strides: row-major in the result. */
         ValueId r = op->results[0];
         Type t = ir_type(f, r);
         if (!ir_region_uses(&f->body, r) || !layout_replicates(f, f->values[r].layout, t))
             return 0;
+        int64_t strides[TRIC_MAX_RANK];
+        row_major_strides(t, strides);
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0] = strided_tile(0, strides, t.rank);
         return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_TRANS: {
         /* A blocked layout permuted with the dims is a relabelling of registers (what the layout
-         * pass produces); anything else codegen moves through scratch, row-major in the result. */
+         * pass produces): no scratch, no record. Anything else moves through scratch, row-major
+         * in the result: operand dim perm[i] at the result's row-major stride i. */
         Type t = ir_type(f, op->results[0]);
         int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
         if (t.rank == 0 || trans_is_relabel(f, la, lr, op->attr, t.rank))
             return 0;
+        int64_t rm[TRIC_MAX_RANK], strides[TRIC_MAX_RANK];
+        row_major_strides(t, rm);
+        for (int i = 0; i < t.rank; i++)
+            strides[(int)op->attr[i]] = rm[i];
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0] = strided_tile(0, strides, t.rank);
         return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_DOT: {
