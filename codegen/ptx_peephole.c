@@ -110,8 +110,7 @@ static const char *line_end(const char *s, const char *e)
 }
 
 /* Rewrites one function's text [s, e) into out. */
-static void fuse_in_function(const char *s, const char *e, StrBuf *out, int **counts,
-                             long *ncounts)
+static void fuse_in_function(const char *s, const char *e, StrBuf *out, int **counts, long *ncounts)
 {
     if (*ncounts)
         memset(*counts, 0, (size_t)*ncounts * sizeof **counts);
@@ -132,9 +131,9 @@ static void fuse_in_function(const char *s, const char *e, StrBuf *out, int **co
                                                                             : 0;
                 if (other && rd_number(add.arg[other], add.arg_len[other]) >= 0) {
                     strbuf_printf(out, "\tmad.wide.%.3s \t%.*s, %.*s, %.*s, %.*s;\n", mul.op + 9,
-                                  (int)add.arg_len[0], add.arg[0], (int)mul.arg_len[1],
-                                  mul.arg[1], (int)mul.arg_len[2], mul.arg[2],
-                                  (int)add.arg_len[other], add.arg[other]);
+                                  (int)add.arg_len[0], add.arg[0], (int)mul.arg_len[1], mul.arg[1],
+                                  (int)mul.arg_len[2], mul.arg[2], (int)add.arg_len[other],
+                                  add.arg[other]);
                     line = le2 < e ? le2 + 1 : e;
                     continue;
                 }

@@ -433,6 +433,25 @@ static bool set_emit(const KernelSet *set, const CompileOptions *opt, int sm, bo
     return ok;
 }
 
+/* The passes' options for ir (its warps and stages already settled) on target sm. fp16/bf16 dots
+ * on sm >= 80 use the tensor cores: mma.sync, or wgmma when the target is sm_90a (compile for
+ * sm_90 to get mma.sync on Hopper). Everything that changes the code is in the options, so the
+ * runtime's cache key covers it. */
+static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int sm,
+                                bool arch_specific)
+{
+    return (PassOptions){.num_warps = ir->num_warps,
+                         .num_stages = ir->num_stages,
+                         .sm = sm,
+                         .verify = opt->verify || VERIFY_EVERY_PASS,
+                         .dump_after = opt->dump_after,
+                         .mma = true,
+                         .wgmma = true,
+                         .arch_specific = arch_specific,
+                         .no_tma = opt->no_tma,
+                         .remarks = opt->remarks};
+}
+
 /* Sema, lowering and the passes for one kernel as spec says: the IR after the passes, or NULL
  * with diagnostics in d. fit_stages: see gpu_passes. */
 static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const SpecOptions *spec,
@@ -448,16 +467,7 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
     ir->num_warps = num_warps ? num_warps : ir->num_warps ? ir->num_warps : 4;
     if (num_stages)
         ir->num_stages = num_stages;
-    PassOptions po = {.num_warps = ir->num_warps,
-                      .num_stages = ir->num_stages,
-                      .sm = sm,
-                      .verify = opt->verify || VERIFY_EVERY_PASS,
-                      .dump_after = opt->dump_after,
-                      .mma = true,
-                      .wgmma = true,
-                      .arch_specific = arch_specific,
-                      .no_tma = opt->no_tma,
-                      .remarks = opt->remarks};
+    PassOptions po = pass_options(opt, ir, sm, arch_specific);
     return gpu_passes(ir, &po, fit_stages, lowered_from, arena, d);
 }
 
@@ -853,21 +863,7 @@ static bool compile_body(const SrcFile *file, const CompileOptions *opt, Compile
     /* The interpreter runs the IR as lowered; the GPU path continues from the same IR. */
     out->ir = ir;
 
-    PassOptions po = {
-        .num_warps = ir->num_warps,
-        .num_stages = ir->num_stages,
-        .sm = sm,
-        .verify = opt->verify || VERIFY_EVERY_PASS,
-        .dump_after = opt->dump_after,
-        /* fp16/bf16 dots on sm >= 80 use the tensor cores: mma.sync, or wgmma when the target is
-         * sm_90a (compile for sm_90 to get mma.sync on Hopper). Everything that changes the code
-         * is in the options, so the runtime's cache key covers it. */
-        .mma = true,
-        .wgmma = true,
-        .arch_specific = arch_specific,
-        .no_tma = opt->no_tma,
-        .remarks = opt->remarks,
-    };
+    PassOptions po = pass_options(opt, ir, sm, arch_specific);
     if (opt->emit == EMIT_IR)
         return emit_ir(ir, kernel, opt, &po, out, diag);
     /* 4 and 5: passes, LLVM and PTX */

@@ -527,8 +527,8 @@ static bool out_of_bounds(Interp *in, const IrOp *op, Type shape, int64_t flat, 
     }
     if (best >= 0) {
         uint64_t base = b[best].addr, end = base + b[best].bytes;
-        const char *where = addr == end  ? "just past the end of"
-                            : addr > end ? "bytes past the end of"
+        const char *where = addr == end   ? "just past the end of"
+                            : addr > end  ? "bytes past the end of"
                             : addr < base ? "bytes before"
                                           : "it runs past the end of";
         strbuf_append(in->error, " (");

@@ -1043,15 +1043,15 @@ static void wait_carried(Pipe *p, IrBuilder *b, ValueId arg, SrcLoc loc)
 
 /* What rewrite's steps share: the new loop, its body and builder, the lagging copies. */
 typedef struct {
-    IrOp *loop;           /* the new for */
-    IrRegion *nb;         /* its body */
-    IrBuilder nbld;       /* appending to it */
+    IrOp *loop;     /* the new for */
+    IrRegion *nb;   /* its body */
+    IrBuilder nbld; /* appending to it */
     int niter, nlag, nres;
-    int *lag;             /* the old iter args with a lagging copy, in order */
-    ValueId *lag_args;    /* their lagging copies' block args */
-    ValueId *yields;      /* the new yield's operands */
-    ValueId carried_arg;  /* the carried wgmma's iter arg (old body), 0 if none */
-    bool carried_waited;  /* its wait is emitted */
+    int *lag;            /* the old iter args with a lagging copy, in order */
+    ValueId *lag_args;   /* their lagging copies' block args */
+    ValueId *yields;     /* the new yield's operands */
+    ValueId carried_arg; /* the carried wgmma's iter arg (old body), 0 if none */
+    bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
 /* The stage buffers: one local_alloc of S slots per pipelined load. */
@@ -1225,8 +1225,7 @@ static bool rest_wgmma(Pipe *p, Rewrite *rw, IrOp *op)
     bool merge = !stays && carried && !rw->carried_waited;
     ValueId wv[2] = {w->results[0], merge ? mapped(p, carried) : 0};
     Type wt[2] = {t, merge ? ir_type(f, carried) : t};
-    IrOp *wait =
-        ir_build(nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt, merge ? 2 : 1, 0);
+    IrOp *wait = ir_build(nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt, merge ? 2 : 1, 0);
     wait->attr[0] = stays ? 1 : 0;
     set_layout(f, wait->results[0], acc);
     f->values[wait->results[0]].name = f->values[op->results[0]].name;

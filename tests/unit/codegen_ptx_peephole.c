@@ -49,8 +49,7 @@ int main(void)
                                  "\t{\n.reg .pred p;\nsetp.ne.b32 p, %r9, 0;\n}\n"
                                  "\tadd.s64 \t%rd5, %rd2, %rd3;\n"
                                  "\tret;\n}\n";
-    expect("a product read again after an inline asm block stays", read_after_asm,
-           read_after_asm);
+    expect("a product read again after an inline asm block stays", read_after_asm, read_after_asm);
 
     const char *separated = ".visible .entry k(\n)\n{\n"
                             "\tmul.wide.s32 \t%rd3, %r1, 2;\n"

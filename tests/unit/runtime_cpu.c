@@ -50,8 +50,9 @@ static void test_argument_checks(tric_device dev, tric_kernel k)
               "argument 4 (n_elements) of vector_add_kernel: expected an int (i32), got an int64");
     args[3] = TRIC_ARG_I32(16);
     args[0] = TRIC_ARG_BUF_AT(b, 65);
-    CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 1 (x_ptr) of vector_add_kernel: offset 65 is past the buffer's end (64 bytes)");
+    CHECK_MSG(
+        tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
+        "argument 1 (x_ptr) of vector_add_kernel: offset 65 is past the buffer's end (64 bytes)");
     args[0] = TRIC_ARG_BUF(b);
     /* All fixed: 16 floats fit the 64-byte buffer. */
     CHECK(tric_launch(k, grid, args, 4, NULL) == TRIC_SUCCESS);
@@ -84,14 +85,16 @@ static void test_hint_checks(tric_device dev)
     tric_dim3 grid = {1, 1, 1};
     tric_arg args[4] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(1000)};
     CHECK_MSG(tric_launch(k, grid, args, 4, NULL), TRIC_ERROR_INVALID_ARGUMENT,
-              "argument 4 (n_elements) of vector_add_kernel: the kernel was compiled for values divisible by 16 "
+              "argument 4 (n_elements) of vector_add_kernel: the kernel was compiled for values "
+              "divisible by 16 "
               "(i32:16), got 1000");
     args[3] = TRIC_ARG_I32(1008);
     args[1] = TRIC_ARG_BUF_AT(b, 4);
     tric_status st = tric_launch(k, grid, args, 4, NULL);
     CHECK(st == TRIC_ERROR_INVALID_ARGUMENT &&
-          strstr(tric_last_error(), "argument 2 (y_ptr) of vector_add_kernel: the kernel was compiled for "
-                                    "addresses divisible by 16 (*fp32:16), got 0x") != NULL);
+          strstr(tric_last_error(),
+                 "argument 2 (y_ptr) of vector_add_kernel: the kernel was compiled for "
+                 "addresses divisible by 16 (*fp32:16), got 0x") != NULL);
     args[1] = TRIC_ARG_BUF_AT(b, 16);
     args[3] = TRIC_ARG_I32(1008 - 16);
     CHECK(tric_launch(k, grid, args, 4, NULL) == TRIC_SUCCESS);

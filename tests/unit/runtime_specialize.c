@@ -158,8 +158,9 @@ static void test_partial_signature(tric_device dev)
                        TRIC_ARG_I32(512)};
     tric_status st = tric_launch(k, (tric_dim3){2, 1, 1}, args, 4, NULL);
     CHECK(st == TRIC_ERROR_INVALID_ARGUMENT &&
-          strstr(tric_last_error(), "argument 1 (x_ptr) of vector_add_kernel: the kernel was compiled for "
-                                    "addresses divisible by 16 (*fp32:16)") != NULL);
+          strstr(tric_last_error(),
+                 "argument 1 (x_ptr) of vector_add_kernel: the kernel was compiled for "
+                 "addresses divisible by 16 (*fp32:16)") != NULL);
     CHECK(tric_kernel_num_variants(k) == 1);
     tric_module_destroy(mod);
 }
