@@ -249,7 +249,7 @@ static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptio
                               Autotune *at, Arena *a, Diag *d)
 {
     Diag attempt = {.max_errors = d->max_errors};
-    if (autotune_read(m, f, at, a, &attempt)) {
+    if (autotune_read(m, f, spec, at, a, &attempt)) {
         diag_merge(d, &attempt);
         diag_free(&attempt);
         return true;

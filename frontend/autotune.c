@@ -51,6 +51,8 @@ typedef struct TuneEval {
     bool warned_hook;  /* pre_hook's warning is given once */
     bool in_condition; /* evaluating an if's condition: a helper's return is one too */
     SrcLoc decorator;  /* module names are read as bound when the decorator runs, above it */
+    const Define *host_env; /* what os.environ.get reads (SpecOptions.host_env) */
+    int nhost_env;
 } TuneEval;
 
 /* Enough for the largest config spaces real files enumerate (FlagGems' reach a few hundred). */
@@ -1136,10 +1138,12 @@ static bool filter_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
 
 /* ---- the environment and strings ------------------------------------------------------------ */
 
-/* os.environ.get(K, default) / os.getenv(K, default): tric reads no environment when it compiles
- * (its output must not depend on a hidden input), so the variable is taken as unset: the value
- * is the default (None without one), what Python gives where nobody set it. Liger pins its MoE
- * configs with `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
+/* os.environ.get(K, default) / os.getenv(K, default): the compiler reads no environment (its
+ * output must not depend on a hidden input); it reads the host environment its caller gave
+ * (SpecOptions.host_env: tric --host-env, tric_compile_options.host_env), part of every cache
+ * key. A variable not given is unset: the value is the default (None without one), what Python
+ * gives where nobody set it. Liger pins its MoE configs with
+ * `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
 static bool is_environment_read(const Expr *fn)
 {
     if (fn->kind != EX_ATTR)
@@ -1157,6 +1161,19 @@ static bool environment_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal 
         diag_error(t->d, e->loc, "autotune: expected os.environ.get(NAME, default)");
         return false;
     }
+    TuneVal name;
+    if (!eval(t, e->call.args[0], env, &name))
+        return false;
+    if (name.kind != TV_STRING) {
+        diag_error(t->d, e->call.args[0]->loc,
+                   "autotune: an environment variable's name must be a string");
+        return false;
+    }
+    for (int i = 0; i < t->nhost_env; i++)
+        if (!strcmp(t->host_env[i].name, name.text)) {
+            *out = (TuneVal){.kind = TV_STRING, .text = t->host_env[i].value, .loc = e->loc};
+            return true;
+        }
     if (e->call.nargs == 1) {
         *out = (TuneVal){.kind = TV_NONE, .loc = e->loc};
         return true;
@@ -1402,14 +1419,20 @@ static const Expr *autotune_decorator(const FuncDef *f)
     return NULL;
 }
 
-bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, Diag *d)
+bool autotune_read(const Module *m, const FuncDef *f, const SpecOptions *spec, Autotune *out,
+                   Arena *a, Diag *d)
 {
     memset(out, 0, sizeof *out);
     const Expr *dec = autotune_decorator(f);
     if (!dec)
         return true;
     out->loc = dec->loc;
-    TuneEval t = {.m = m, .a = a, .d = d, .decorator = dec->loc};
+    TuneEval t = {.m = m,
+                  .a = a,
+                  .d = d,
+                  .decorator = dec->loc,
+                  .host_env = spec ? spec->host_env : NULL,
+                  .nhost_env = spec ? spec->nhost_env : 0};
     const Expr *configs = NULL;
     bool has_key = false;
     /* Triton's signature is autotune(configs, key, prune_configs_by=None, ...): the first two

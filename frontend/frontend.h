@@ -599,6 +599,12 @@ typedef struct SpecOptions {
      * user wrote: false, tric's flags (-D NAME=VALUE, --signature); true, the C API's fields
      * (opt.constexprs, opt.signature of tric_compile_options). Changes no code. */
     bool from_c_api;
+    /* The environment the file's host Python sees where its autotune configs are evaluated
+     * (os.environ.get(NAME, default), os.getenv(NAME, default)): NAME=VALUE pairs given by the
+     * caller (tric --host-env, tric_compile_options.host_env). The compiler reads no environment
+     * itself, so a name not here is unset, and these values are part of every cache key. */
+    const Define *host_env;
+    int nhost_env;
 } SpecOptions;
 
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */
@@ -705,8 +711,10 @@ typedef struct Autotune {
  * module-level names, and calls of this file's functions whose bodies (assignments, for, if,
  * append, return) run on their arguments (seed 2's get_cuda_autotune_config). Every name in key, restore_value and reset_to_zero must be a parameter of f (an error
  * with the caret on the string otherwise). true with out->nconfigs 0 when f has no such decorator;
- * false with diagnostics when it is malformed. */
-bool autotune_read(const Module *m, const FuncDef *f, Autotune *out, Arena *a, Diag *d);
+ * false with diagnostics when it is malformed. spec (NULL: none) gives the host environment the
+ * configs may read (SpecOptions.host_env). */
+bool autotune_read(const Module *m, const FuncDef *f, const SpecOptions *spec, Autotune *out,
+                   Arena *a, Diag *d);
 /* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */
 void autotune_config_text(StrBuf *sb, const TuneConfig *c);
 

@@ -345,6 +345,30 @@ static void switches(const tric_compile_options *opt, CompileOptions *out) {
     out->codegen_times = env_switches.codegen_times;
 }
 
+/* "NAME=VALUE" entries (constexprs, host_env) split into Defines in arena; false with the error
+ * set when one is not of that form. */
+static bool split_pairs(const char *const *texts, int n, const char *what, Arena *arena,
+                        const Define **out) {
+    if (n < 0 || (n > 0 && !texts)) {
+        rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad %s list", what);
+        return false;
+    }
+    Define *defs = arena_alloc(arena, sizeof(Define) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const char *text = texts[i];
+        const char *eq = text ? strchr(text, '=') : NULL;
+        if (!eq || eq == text) {
+            rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "%s '%s' is not of the form NAME=VALUE", what,
+                    text ? text : "(null)");
+            return false;
+        }
+        defs[i].name = arena_strndup(arena, text, (size_t)(eq - text));
+        defs[i].value = arena_strdup(arena, eq + 1);
+    }
+    *out = defs;
+    return true;
+}
+
 tric_status rt_compile_options(const tric_compile_options *opt, const struct tric_module_s *mod,
                                Arena *arena, CompileOptions *out) {
     memset(out, 0, sizeof *out);
@@ -368,18 +392,12 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->no_fp_fusion = opt->no_fp_fusion != 0;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
-    Define *defs = arena_alloc(arena, sizeof(Define) * (size_t)(opt->nconstexprs + 1));
-    for (int i = 0; i < opt->nconstexprs; i++) {
-        const char *text = opt->constexprs[i];
-        const char *eq = text ? strchr(text, '=') : NULL;
-        if (!eq || eq == text)
-            return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                           "constexpr '%s' is not of the form NAME=VALUE", text ? text : "(null)");
-        defs[i].name = arena_strndup(arena, text, (size_t)(eq - text));
-        defs[i].value = arena_strdup(arena, eq + 1);
-    }
-    out->spec.defines = defs;
+    if (!split_pairs(opt->constexprs, opt->nconstexprs, "constexpr", arena, &out->spec.defines))
+        return TRIC_ERROR_INVALID_ARGUMENT;
     out->spec.ndefines = opt->nconstexprs;
+    if (!split_pairs(opt->host_env, opt->nhost_env, "host_env", arena, &out->spec.host_env))
+        return TRIC_ERROR_INVALID_ARGUMENT;
+    out->spec.nhost_env = opt->nhost_env;
     if (opt->ninclude_dirs < 0 || (opt->ninclude_dirs > 0 && !opt->include_dirs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad include_dirs list");
     out->include_dirs = opt->include_dirs;
@@ -400,6 +418,10 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     for (int i = 0; i < opt->nconstexprs; i++)
         KEY_STR("constexpr", opt->constexprs[i]);
     strbuf_printf(sb, "num_warps %d\nnum_stages %d\n", opt->num_warps, opt->num_stages);
+    /* what the source's host Python reads from os.environ: it can change the configs */
+    strbuf_printf(sb, "host_env %d\n", opt->nhost_env > 0 ? opt->nhost_env : 0);
+    for (int i = 0; opt->host_env && i < opt->nhost_env; i++)
+        KEY_STR("host_env", opt->host_env[i]);
     if (opt->no_fp_fusion)
         strbuf_printf(sb, "no_fp_fusion\n");
     /* The code switches as the compile will see them (the environment's included): a process

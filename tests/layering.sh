@@ -8,6 +8,10 @@
 #   runtime_no_frontend (ctest layering/runtime_no_frontend): runtime/ includes no header of
 #     frontend/ and calls no function that frontend/frontend.h declares: what the runtime asks of a
 #     source (its kernels, autotune configs, heuristics at launch) goes through driver/entry.c.
+#   compiler_no_environment (ctest layering/compiler_no_environment): frontend/, ir/, passes/ and
+#     codegen/ call neither getenv nor secure_getenv: a switch that changes code is an option,
+#     read from the environment only at the edges (tools/, runtime/, driver/) and part of every
+#     cache key; a kernel file's os.environ.get reads SpecOptions.host_env.
 # Prints every violation as FILE:LINE: what, and fails when there is one.
 #
 # The names come from the header itself (ir.h: between the markers), so a function added there is
@@ -104,7 +108,14 @@ codegen_no_passes)
 runtime_no_frontend)
     layer_check runtime frontend frontend/frontend.h \
         "ask the driver (driver/entry.c, declared in driver/driver.h)" ;;
+compiler_no_environment)
+    for layer in frontend ir passes codegen; do
+        layer_check "$layer" "" "the C library's environment" \
+            "make it an option, read at the edges (tools/, runtime/, driver/) and in the cache key" \
+            "$(printf 'getenv\nsecure_getenv')"
+    done ;;
 *)
-    echo "layering.sh: unknown check '$check' (codegen_no_passes, runtime_no_frontend)" >&2
+    echo "layering.sh: unknown check '$check' (codegen_no_passes, runtime_no_frontend," \
+        "compiler_no_environment)" >&2
     exit 2 ;;
 esac

@@ -32,6 +32,9 @@ static const char usage[] =
     "  -D NAME=VALUE         a constexpr value: 128, 1.5, True, tl.float16\n"
     "  -I DIR                look for absolute imports (import pkg.mod) in DIR too, after the\n"
     "                        importing file's directory (repeatable, searched in order)\n"
+    "  --host-env=NAME=VALUE what os.environ.get(NAME) / os.getenv(NAME) give where autotune\n"
+    "                        configs are built; --host-env=NAME takes tric's own value (tric\n"
+    "                        reads no other variable of the file's: unset, the default decides)\n"
     "  --num-warps=N         warps per program (default 4)\n"
     "  --num-stages=N        software-pipelining depth (default 3)\n"
     "  --arch=ARCH           sm_80 | sm_86 | sm_89 | sm_90 | sm_90a (default sm_90)\n"
@@ -129,6 +132,8 @@ typedef struct {
     int ndefines;
     const char **include_dirs; /* -I, as many as argc at most */
     int ninclude_dirs;
+    Define *host_env; /* --host-env, as many as argc at most */
+    int nhost_env;
     char *header_path; /* --emit=c: FILE.h beside FILE.c */
 } Args;
 
@@ -147,6 +152,28 @@ static int parse_define(Args *args, int argc, char **argv, int *i)
     args->defines[args->ndefines].name = strndup(def, (size_t)(eq - def));
     args->defines[args->ndefines].value = eq + 1;
     args->ndefines++;
+    return ARG_NEXT;
+}
+
+/* --host-env=NAME=VALUE, or --host-env=NAME for NAME's value in tric's own environment (left unset
+ * when it has none): what the kernel file's host Python reads through os.environ.get and
+ * os.getenv where its autotune configs are built. Read here, at the edge: the compiler reads no
+ * environment. */
+static int parse_host_env(Args *args, const char *v)
+{
+    const char *eq = strchr(v, '=');
+    size_t n = eq ? (size_t)(eq - v) : strlen(v);
+    if (n == 0)
+        return usage_error("--host-env needs NAME=VALUE or NAME, got '%s'", v);
+    const char *value = eq ? eq + 1 : NULL;
+    if (!eq) {
+        value = getenv(v);
+        if (!value)
+            return ARG_NEXT;
+    }
+    args->host_env[args->nhost_env].name = strndup(v, n);
+    args->host_env[args->nhost_env].value = value;
+    args->nhost_env++;
     return ARG_NEXT;
 }
 
@@ -264,6 +291,8 @@ static int parse_arg(Args *args, int argc, char **argv, int *i)
         return parse_define(args, argc, argv, i);
     if (!strncmp(a, "-I", 2))
         return parse_include_dir(args, argc, argv, i);
+    if (option_value(a, "--host-env", &v))
+        return parse_host_env(args, v);
     if (option_value(a, "--num-warps", &v))
         return parse_count(v, &args->opt.num_warps,
                            "--num-warps needs a positive number, got '%s'");
@@ -312,6 +341,8 @@ static int check_args(Args *args)
     opt->spec.ndefines = args->ndefines;
     opt->include_dirs = args->include_dirs;
     opt->ninclude_dirs = args->ninclude_dirs;
+    opt->spec.host_env = args->host_env;
+    opt->spec.nhost_env = args->nhost_env;
     return ARG_NEXT;
 }
 
@@ -369,6 +400,7 @@ int main(int argc, char **argv)
         .output = "-",
         .defines = calloc((size_t)argc, sizeof *args.defines),
         .include_dirs = calloc((size_t)argc, sizeof *args.include_dirs),
+        .host_env = calloc((size_t)argc, sizeof *args.host_env),
     };
     /* The environment's switches (TRIC_NO_TMA, ...) are read here, at the edge, as defaults that
      * the flags override; nothing below the driver reads the environment. */
@@ -387,5 +419,8 @@ int main(int argc, char **argv)
         free((char *)args.defines[i].name);
     free(args.defines);
     free(args.include_dirs);
+    for (int i = 0; i < args.nhost_env; i++)
+        free((char *)args.host_env[i].name);
+    free(args.host_env);
     return status;
 }

@@ -152,6 +152,12 @@ typedef struct tric_compile_options {
     const char *llvm_args;   /* LLVM options, space-separated ("-nvptx-no-f16-math"). LLVM keeps
                                 them per process: the first compile that generates code fixes
                                 them, and a later one with others fails (TRIC_ERROR_COMPILE) */
+    /* The environment the source's host Python sees where its autotune configs are built
+     * (os.environ.get(NAME, default), os.getenv(NAME, default)): "NAME=VALUE" entries, part of
+     * the JIT cache key. The library passes no variable of its own process: a name not here is
+     * unset, so the default decides. */
+    const char *const *host_env;
+    int nhost_env;
 } tric_compile_options;
 /* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
  * the default, so a program that fills tric_compile_options_default() and sets the fields it

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* @triton.autotune's configs, evaluated as the driver does before sema */
             Autotune tuning;
             Diag tune_diag = {0};
-            (void)autotune_read(m, m->funcs[i], &tuning, arena, &tune_diag);
+            (void)autotune_read(m, m->funcs[i], NULL, &tuning, arena, &tune_diag);
             diag_free(&tune_diag);
             SpecOptions opt = {.kernel_name = m->funcs[i]->name};
             Diag sema_diag = {0};

@@ -7,6 +7,7 @@
  * from C. A source with several kernels is one module. Bad input: a key naming no parameter,
  * configs that all fail, a malformed decorator, constexprs or a signature that fit no kernel. */
 #include "examples/example_kernels.h"
+#include "runtime/runtime.h"
 #include "tests/runtime_check.h"
 
 #include <stdlib.h>
@@ -196,6 +197,49 @@ static void test_c_configs(tric_device dev)
                                     "a parameter of k\n"));
 }
 
+/* host_env: what the source's host Python reads through os.environ.get where its configs are
+ * built. The library passes nothing of its own environment (the variable set in this process
+ * changes nothing); given in the options, it changes the configs, and it is part of the cache
+ * key. An entry not of the form NAME=VALUE is refused. */
+static void test_host_env(tric_device dev)
+{
+    static const char src[] = "import os\nimport triton\nimport triton.language as tl\n"
+                              "ONE = os.environ.get('ONE_CONFIG', '0') == '1'\n"
+                              "CONFIGS = [triton.Config({'B': b}) for b in ((64,) if ONE else "
+                              "(32, 64, 128))]\n"
+                              "@triton.autotune(configs=CONFIGS, key=['n'])\n"
+                              "@triton.jit\n"
+                              "def k(x: '*fp32', n: 'i32', B: tl.constexpr):\n"
+                              "    tl.store(x + tl.arange(0, B), 1.0)\n";
+    setenv("ONE_CONFIG", "1", 1);
+    tric_compile_options opt = tric_compile_options_default();
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_compile(dev, src, "env.tri", &opt, &mod) == TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, "k", &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 3);
+    tric_module_destroy(mod);
+    unsetenv("ONE_CONFIG");
+    static const char *const one[] = {"ONE_CONFIG=1"};
+    opt.host_env = one;
+    opt.nhost_env = 1;
+    CHECK(tric_module_compile(dev, src, "env.tri", &opt, &mod) == TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, "k", &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 1);
+    tric_module_destroy(mod);
+
+    StrBuf with = {0}, without = {0};
+    tric_compile_options plain = tric_compile_options_default();
+    rt_options_key(&with, &opt, NULL);
+    rt_options_key(&without, &plain, NULL);
+    CHECK(strcmp(with.data, without.data) != 0 && strstr(with.data, "ONE_CONFIG=1"));
+    strbuf_free(&with);
+    strbuf_free(&without);
+
+    static const char *const bad[] = {"ONE_CONFIG"};
+    opt.host_env = bad;
+    CHECK_MSG(tric_module_compile(dev, src, "env.tri", &opt, &mod), TRIC_ERROR_INVALID_ARGUMENT,
+              "host_env 'ONE_CONFIG' is not of the form NAME=VALUE");
+}
+
 /* A source with several kernels, compiled with no kernel named: one module holding each (the
  * autotuned one as its tuned kernel), the constexprs going to the kernels that have them. */
 static void test_file_kernels(tric_device dev)
@@ -276,6 +320,7 @@ int main(void)
     test_seed2(dev);
     test_c_configs(dev);
     test_file_kernels(dev);
+    test_host_env(dev);
     tric_device_close(dev);
     if (failures) {
         printf("FAIL: %d check(s)\n", failures);
