@@ -77,4 +77,44 @@ static inline float ex_rng_float(ExRng *r)
 
 static inline size_t ex_round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
+/* A matmul's C against the product in double of the same fp16 inputs: A row-major [M][K] and B
+ * transposed [N][K] as floats, C with row stride ldc, fp16 (c16) or fp32 (c32; the other NULL).
+ * fp16 products are exact in fp32, so the only differences are the fp32 summation (in any order:
+ * at most about K * 2^-24 * sum|a*b|) and, for an fp16 C, the final rounding (half an ulp, 2^-11
+ * relative; one ulp allowed). A wrong index or a missed tile gives errors of order 1. */
+typedef struct ExMatmulError {
+    double max_err;   /* the largest |C - reference| */
+    int bad_i, bad_j; /* the first element outside the bound; -1 when none */
+    double bad_got, bad_want;
+} ExMatmulError;
+
+static inline ExMatmulError ex_matmul_error(const float *af, const float *bt, const uint16_t *c16,
+                                            const float *c32, int M, int N, int K, size_t ldc)
+{
+    ExMatmulError r = {0, -1, -1, 0, 0};
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double want = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+                double p = (double)af[(size_t)i * K + k] * bt[(size_t)j * K + k];
+                want += p;
+                mag += fabs(p);
+            }
+            double got = c16 ? tric_f16_to_f32(c16[(size_t)i * ldc + j]) : c32[(size_t)i * ldc + j];
+            double err = fabs(got - want);
+            double tol = 1e-6 + (K + 2) * mag / 16777216.0;
+            if (c16)
+                tol += fabs(want) / 1024 + 6e-8;
+            if (isnan(err))
+                err = INFINITY;
+            if (err > r.max_err)
+                r.max_err = err;
+            if (r.bad_i < 0 && !(err <= tol)) {
+                r.bad_i = i, r.bad_j = j;
+                r.bad_got = got, r.bad_want = want;
+            }
+        }
+    return r;
+}
+
 #endif

@@ -226,10 +226,7 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     EX_CHECK(tric_device_synchronize(dev));
     EX_CHECK(tric_copy_to_host(c, dc, 0, Mp * Np * c_elem, NULL));
 
-    /* Reference in double from the same fp16 inputs. fp16 products are exact in fp32, so the only
-     * differences are the fp32 summation (in any order: at most about K * 2^-24 * sum|a*b|, the
-     * standard bound) and, for kernel_matmul, the final rounding to fp16 (half an ulp, 2^-11
-     * relative; one ulp allowed). A wrong index or a missed tile gives errors of order 1. */
+    /* Reference in double from the same fp16 inputs (ex_matmul_error says what differs). */
     float *bt = malloc(sizeof(float) * (size_t)K * N); /* B transposed: the loop reads rows */
     if (!bt) {
         fprintf(stderr, "out of host memory\n");
@@ -238,40 +235,17 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     for (int k = 0; k < K; k++)
         for (int j = 0; j < N; j++)
             bt[(size_t)j * K + k] = bf[(size_t)k * N + j];
-    double max_err = 0;
-    int bad_i = -1, bad_j = -1;
-    double bad_got = 0, bad_want = 0;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-            double want = 0, mag = 0;
-            for (int k = 0; k < K; k++) {
-                double p = (double)af[(size_t)i * K + k] * bt[(size_t)j * K + k];
-                want += p;
-                mag += fabs(p);
-            }
-            double got = seed2 ? tric_f16_to_f32(((uint16_t *)c)[(size_t)i * Np + j])
-                               : ((float *)c)[(size_t)i * Np + j];
-            double err = fabs(got - want);
-            double tol = 1e-6 + (K + 2) * mag / 16777216.0;
-            if (seed2)
-                tol += fabs(want) / 1024 + 6e-8;
-            if (isnan(err))
-                err = INFINITY;
-            if (err > max_err)
-                max_err = err;
-            if (bad_i < 0 && !(err <= tol)) {
-                bad_i = i, bad_j = j;
-                bad_got = got, bad_want = want;
-            }
-        }
+    ExMatmulError e = ex_matmul_error(af, bt, seed2 ? (const uint16_t *)c : NULL,
+                                      seed2 ? NULL : (const float *)c, M, N, K, Np);
     char group[32] = "";
     if (seed2)
         snprintf(group, sizeof group, " GROUP_SIZE_M=%d", group_m);
     printf("%-15s M=%d N=%d K=%d%s  max abs error %-10g %s\n",
-           seed2 ? "kernel_matmul" : "matmul_kernel", M, N, K, group, max_err,
-           bad_i < 0 ? "OK" : "MISMATCH");
-    if (bad_i >= 0)
-        printf("  first mismatch at [%d, %d]: got %g, want %g\n", bad_i, bad_j, bad_got, bad_want);
+           seed2 ? "kernel_matmul" : "matmul_kernel", M, N, K, group, e.max_err,
+           e.bad_i < 0 ? "OK" : "MISMATCH");
+    if (e.bad_i >= 0)
+        printf("  first mismatch at [%d, %d]: got %g, want %g\n", e.bad_i, e.bad_j, e.bad_got,
+               e.bad_want);
     tric_buffer_free(da);
     tric_buffer_free(db);
     tric_buffer_free(dc);
@@ -282,7 +256,7 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     free(af);
     free(bf);
     free(bt);
-    return bad_i >= 0;
+    return e.bad_i >= 0;
 }
 
 #endif
