@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mock_state.h"
+
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
-
-enum { MOCK_MAX_DEVICES = 4 };
 
 typedef struct MockFunction {
     char name[128];
@@ -34,35 +34,6 @@ typedef struct MockModule {
     int nfunctions;
     int device; /* the device whose context was current at the load */
 } MockModule;
-
-/* What the tests read back. */
-typedef struct MockState {
-    int ctx_set_current_calls;
-    int launches;
-    unsigned grid[3], block[3], shared;
-    unsigned char params[16][8]; /* the first 8 bytes behind each kernelParams[i] */
-    int nparams_seen;            /* how many the mock read (from the PTX .param list) */
-    int max_dynamic_shared_set;
-    int sticky;
-    int proc_version_asked; /* the cudaVersion of the last cuGetProcAddress */
-    int capturing;          /* what cuStreamIsCapturing answers (a test sets it) */
-    int module_loads;       /* cuModuleLoadDataEx calls that succeeded */
-    int live_modules, live_allocs, live_streams; /* loaded / allocated and not yet freed */
-    /* cuTensorMapEncodeTiled: the calls, the last call's arguments */
-    int tmap_encodes;
-    int tmap_data_type, tmap_rank, tmap_interleave, tmap_swizzle, tmap_l2, tmap_oob;
-    uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
-    uint32_t tmap_box[5], tmap_element_strides[5];
-    unsigned char maps_seen[2][128]; /* a tma_probe launch's two maps, after its 2 parameters */
-    /* Several GPUs (set before the first tric_device_open): the device count (0: 1) and each
-     * device's SM count (0: 132), which makes two devices different models for autotuning. */
-    int devices;
-    int device_sms[MOCK_MAX_DEVICES];
-    int launches_on[MOCK_MAX_DEVICES];     /* launches run, per device */
-    int module_loads_on[MOCK_MAX_DEVICES]; /* successful cuModuleLoadDataEx, per device */
-    int live_retains[MOCK_MAX_DEVICES];    /* primary-context retains not yet released */
-    int wrong_context_launches; /* launches refused: the function's context not current */
-} MockState;
 
 MockState mock_state;
 

@@ -15,24 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct MockState {
-    int ctx_set_current_calls;
-    int launches;
-    unsigned grid[3], block[3], shared;
-    unsigned char params[16][8];
-    int nparams_seen;
-    int max_dynamic_shared_set;
-    int sticky;
-    int proc_version_asked;
-    int capturing;
-    int module_loads;
-    int live_modules, live_allocs, live_streams;
-    int tmap_encodes;
-    int tmap_data_type, tmap_rank, tmap_interleave, tmap_swizzle, tmap_l2, tmap_oob;
-    uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
-    uint32_t tmap_box[5], tmap_element_strides[5];
-    unsigned char maps_seen[2][128];
-} MockState;
+#include "mock_state.h"
 
 static const char *probe_ptx(const char *name, int shared)
 {

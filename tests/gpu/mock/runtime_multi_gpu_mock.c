@@ -17,33 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { MOCK_MAX_DEVICES = 4 };
-
-/* The head of libcuda_mock.c's MockState, then its several-GPUs fields. */
-typedef struct MockState {
-    int ctx_set_current_calls;
-    int launches;
-    unsigned grid[3], block[3], shared;
-    unsigned char params[16][8];
-    int nparams_seen;
-    int max_dynamic_shared_set;
-    int sticky;
-    int proc_version_asked;
-    int capturing;
-    int module_loads;
-    int live_modules, live_allocs, live_streams;
-    int tmap_encodes;
-    int tmap_data_type, tmap_rank, tmap_interleave, tmap_swizzle, tmap_l2, tmap_oob;
-    uint64_t tmap_address, tmap_dims[5], tmap_strides[4];
-    uint32_t tmap_box[5], tmap_element_strides[5];
-    unsigned char maps_seen[2][128];
-    int devices;
-    int device_sms[MOCK_MAX_DEVICES];
-    int launches_on[MOCK_MAX_DEVICES];
-    int module_loads_on[MOCK_MAX_DEVICES];
-    int live_retains[MOCK_MAX_DEVICES];
-    int wrong_context_launches;
-} MockState;
+#include "mock_state.h"
 
 static const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
 
