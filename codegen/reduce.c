@@ -1,6 +1,7 @@
 /* reduce.c: reduce_sum, reduce_max, reduce_min, argmax and argmin along an axis: in each thread,
- * across lanes by butterfly shuffles, across warps through shared memory. docs/codegen.md
- * "Reductions". */
+ * across lanes by butterfly shuffles, across warps through shared memory (each thread reading
+ * every partial, or the lanes sharing the reads and shuffling, as the op's scratch record says).
+ * docs/codegen.md "Reductions". */
 #include "codegen/internal.h"
 
 #include <stdlib.h>
@@ -85,12 +86,107 @@ LLVMValueRef cg_shuffle(Cg *c, LLVMValueRef v, CgShuffle mode, int arg)
     return kind == LLVMIntegerTypeKind ? r : LLVMBuildBitCast(b, r, ty, "");
 }
 
+/* Byte address in shared memory of slot `s` (an i32 element index) of a reduction's partials:
+ * the values at the op's offset, argmax/argmin's indices in a second array after them. */
+static LLVMValueRef partial_addr(Cg *c, const IrOp *op, LLVMValueRef s, int eb, int64_t base)
+{
+    LLVMBuilderRef b = c->l->b;
+    return cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
+                                  cg_i32(c->l, op->smem_offset + (int)base), ""));
+}
+
+/* Reads partial slot s (value, and index for argmax/argmin). */
+static RedVal load_partial(Cg *c, const IrOp *op, LLVMValueRef s, DType vt, int64_t vbytes)
+{
+    LLVMBuilderRef b = c->l->b;
+    int eb = dtype_bytes(vt);
+    LLVMValueRef ld = LLVMBuildLoad2(b, cg_mem_type(c, vt), partial_addr(c, op, s, eb, 0), "");
+    LLVMSetAlignment(ld, (unsigned)eb);
+    RedVal x = {cg_from_mem(c, vt, ld), NULL};
+    if (op->code == OP_ARGMAX || op->code == OP_ARGMIN) {
+        x.i = LLVMBuildLoad2(b, c->l->i32, partial_addr(c, op, s, 4, vbytes), "");
+        LLVMSetAlignment(x.i, 4);
+    }
+    return x;
+}
+
+/* Across the W warps along the axis, through the op's scratch (its record: strides [per output
+ * element, per warp]): each warp stores its partial of every output element it holds, then the
+ * partials are combined as the record says. serial: every thread reads all W partials of each of
+ * its outputs. shuffle: the L lanes along the axis, which hold the same outputs, share the reads,
+ * G = min(L, W) of them in a group: lane j reads partials j % G, j % G + G, ... (W / G each),
+ * then G - 1 butterfly shuffles combine the group, which leaves every lane of it the same value
+ * (each level combines the same two halves, in either order: exact for commutative ops). Per
+ * output, W / G loads and log2(G) shuffles in place of W loads: Triton's way, and what a block
+ * of 32 warps reducing one row needs (Liger's cross-entropy: 1 load and 5 shuffles instead of
+ * 32 loads and 31 combines in every thread, twice per loop iteration). */
+static bool reduce_across_warps(Cg *c, const IrOp *op, Dist *da, Dist *dr, RedVal *acc, int nr,
+                                DType vt)
+{
+    LLVMBuilderRef b = c->l->b;
+    int axis = (int)op->attr[0], W = da->warps[axis];
+    bool arg = op->code == OP_ARGMAX || op->code == OP_ARGMIN;
+    Type rt = ir_type(c->f, op->results[0]);
+    int eb = dtype_bytes(vt);
+    int64_t rnumel = type_numel(rt), vbytes = rnumel * W * eb;
+    if (!cg_smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
+        return false;
+    const IrScratch *rec = &op->scratch;
+    if (rec->ntiles != 1 || rec->tile[0].nstrides != 2 ||
+        (rec->combine != SCRATCH_COMBINE_SERIAL && rec->combine != SCRATCH_COMBINE_SHUFFLE))
+        FAIL(c, "%s across warps without a scratch record (shared_alloc)", op_name(op->code));
+    int64_t row_stride = rec->tile[0].strides[0], warp_stride = rec->tile[0].strides[1];
+    int L = da->lanes[axis], ls = da->lane_stride[axis];
+    int G = rec->combine == SCRATCH_COMBINE_SERIAL ? 1 : L < W ? L : W;
+    LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
+    cg_barrier(c->l);
+    LLVMValueRef *rows = cg_regs(c, nr);
+    int64_t rm[TRIC_MAX_RANK];
+    cg_row_major_strides(rt, rm);
+    for (int d = 0; d < rt.rank; d++)
+        rm[d] *= row_stride;
+    LLVMValueRef warp_base = cg_mul(b, warp, cg_i32(c->l, (int)warp_stride), "");
+    for (int re = 0; re < nr; re++) {
+        rows[re] = dr ? cg_strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
+        LLVMValueRef s = cg_add(b, rows[re], warp_base, "");
+        LLVMValueRef st =
+            LLVMBuildStore(b, cg_to_mem(c, vt, acc[re].v), partial_addr(c, op, s, eb, 0));
+        LLVMSetAlignment(st, (unsigned)eb);
+        if (arg) {
+            st = LLVMBuildStore(b, acc[re].i, partial_addr(c, op, s, 4, vbytes));
+            LLVMSetAlignment(st, 4);
+        }
+    }
+    cg_barrier(c->l);
+    /* this lane's first partial in its group: (lane / ls) % G, at warp stride */
+    LLVMValueRef first = cg_i32(c->l, 0);
+    if (G > 1)
+        first = cg_mul(
+            b, LLVMBuildAnd(b, cg_udiv(b, c->lane, cg_i32(c->l, ls), ""), cg_i32(c->l, G - 1), ""),
+            cg_i32(c->l, (int)warp_stride), "");
+    for (int re = 0; re < nr; re++) {
+        LLVMValueRef own = cg_add(b, rows[re], first, "");
+        for (int w = 0; w < W; w += G) {
+            LLVMValueRef s = cg_add(b, own, cg_i32(c->l, (int)(w * warp_stride)), "");
+            RedVal x = load_partial(c, op, s, vt, vbytes);
+            acc[re] = w == 0 ? x : combine(c, op->code, vt, acc[re], x);
+        }
+    }
+    for (int m = 1; m < G; m *= 2)
+        for (int re = 0; re < nr; re++) {
+            RedVal x = {cg_shuffle(c, acc[re].v, CG_SHFL_BFLY, m * ls), NULL};
+            if (arg)
+                x.i = cg_shuffle(c, acc[re].i, CG_SHFL_BFLY, m * ls);
+            acc[re] = combine(c, op->code, vt, acc[re], x);
+        }
+    return true;
+}
+
 /* reduce/argmax along an axis: within each thread, then across the lanes that hold distinct
  * elements along the axis (butterfly shuffles), then across warps through shared memory (one slot
  * per warp per output element, at the strides of the op's scratch record). */
 bool cg_lower_reduce(Cg *c, const IrOp *op)
 {
-    LLVMBuilderRef b = c->l->b;
     ValueId av = op->operands[0], r = op->results[0];
     int axis = (int)op->attr[0];
     Type at_ = ir_type(c->f, av), rt = ir_type(c->f, r);
@@ -147,65 +243,8 @@ bool cg_lower_reduce(Cg *c, const IrOp *op)
                 x.i = cg_shuffle(c, acc[re].i, CG_SHFL_BFLY, m * da->lane_stride[axis]);
             acc[re] = combine(c, op->code, vt, acc[re], x);
         }
-    int W = da->warps[axis];
-    if (W > 1) {
-        int eb = dtype_bytes(vt);
-        int64_t vbytes = rnumel * W * eb;
-        if (!cg_smem_check(c, op, vbytes + (arg ? rnumel * W * 4 : 0), op_name(op->code)))
-            return false;
-        /* The slots are the op's scratch record's: strides [per output element, per warp] */
-        if (op->scratch.ntiles != 1 || op->scratch.tile[0].nstrides != 2)
-            FAIL(c, "%s across warps without a scratch record (shared_alloc)", op_name(op->code));
-        int64_t row_stride = op->scratch.tile[0].strides[0];
-        int64_t warp_stride = op->scratch.tile[0].strides[1];
-        LLVMTypeRef mt = cg_mem_type(c, vt);
-        LLVMValueRef warp = cg_urem(b, da->warp_id[axis], cg_i32(c->l, W), "");
-        cg_barrier(c->l);
-        LLVMValueRef *rows = cg_regs(c, nr);
-        int64_t rm[TRIC_MAX_RANK];
-        cg_row_major_strides(rt, rm);
-        for (int d = 0; d < rt.rank; d++)
-            rm[d] *= row_stride;
-        LLVMValueRef warp_base = cg_mul(b, warp, cg_i32(c->l, (int)warp_stride), "");
-        for (int re = 0; re < nr; re++) {
-            rows[re] = dr ? cg_strided_index(c, dr, re, rm) : cg_i32(c->l, 0);
-            LLVMValueRef s = cg_add(b, rows[re], warp_base, "");
-            LLVMValueRef st =
-                LLVMBuildStore(b, cg_to_mem(c, vt, acc[re].v),
-                               cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
-                                                      cg_i32(c->l, op->smem_offset), "")));
-            LLVMSetAlignment(st, (unsigned)eb);
-            if (arg) {
-                st = LLVMBuildStore(
-                    b, acc[re].i,
-                    cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, 4), ""),
-                                           cg_i32(c->l, op->smem_offset + (int)vbytes), "")));
-                LLVMSetAlignment(st, 4);
-            }
-        }
-        cg_barrier(c->l);
-        for (int re = 0; re < nr; re++) {
-            for (int w = 0; w < W; w++) {
-                LLVMValueRef s = cg_add(b, rows[re], cg_i32(c->l, (int)(w * warp_stride)), "");
-                LLVMValueRef ld =
-                    LLVMBuildLoad2(b, mt,
-                                   cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
-                                                          cg_i32(c->l, op->smem_offset), "")),
-                                   "");
-                LLVMSetAlignment(ld, (unsigned)eb);
-                RedVal x = {cg_from_mem(c, vt, ld), NULL};
-                if (arg) {
-                    x.i = LLVMBuildLoad2(
-                        b, c->l->i32,
-                        cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, 4), ""),
-                                               cg_i32(c->l, op->smem_offset + (int)vbytes), "")),
-                        "");
-                    LLVMSetAlignment(x.i, 4);
-                }
-                acc[re] = w == 0 ? x : combine(c, op->code, vt, acc[re], x);
-            }
-        }
-    }
+    if (da->warps[axis] > 1 && !reduce_across_warps(c, op, da, dr, acc, nr, vt))
+        return false;
     LLVMValueRef *el = cg_regs(c, nr);
     for (int re = 0; re < nr; re++)
         el[re] = arg ? acc[re].i : acc[re].v;

@@ -1,9 +1,11 @@
 /* scan.c: the inclusive scan (tl.cumsum, tl.cumprod, tl.associative_scan) along an axis.
  * docs/codegen.md "Scans".
  *
- * A blocked layout that covers the axis exactly once is scanned Triton's way (scan_by_shuffles):
+ * The op's scratch record says which of two ways (shared_scan_scratch chose; docs/ir.md "Scratch
+ * records"). `shuffle`, for a blocked layout that covers the axis exactly once (checked here), is
+ * Triton's way (scan_by_shuffles):
  * in each thread along its run, across lanes with shfl.sync.up/down, across warps through shared
- * memory. Any other layout goes through shared memory with Hillis and Steele's data-parallel scan
+ * memory. `steps`, for any other layout, goes through shared memory with Hillis and Steele's scan
  * ("Data Parallel Algorithms", CACM 29(12), 1986; scan_through_smem): after step k every element
  * holds the combination of the 2^k elements ending at it, so log2(len) steps finish. Each step
  * stores every value a thread holds, bar.sync (PTX ISA §9.7.13.1), loads the value d places
@@ -400,7 +402,13 @@ bool cg_lower_scan(Cg *c, const IrOp *op)
     /* The layout pass gives the result its operand's layout: the registers carry over. */
     if (ir_value(c->f, r)->layout != a->layout)
         FAIL(c, "scan: the result's layout differs from its operand's");
-    if (axis_is_plain(c, a, da, axis))
+    /* The record says which (shared_scan_scratch chose); the layout is checked, not consulted */
+    switch (op->scratch.combine) {
+    case SCRATCH_COMBINE_SHUFFLE:
+        if (!axis_is_plain(c, a, da, axis))
+            FAIL(c, "scan by shuffles of a layout that does not cover its axis once");
         return scan_by_shuffles(c, op, a, da);
-    return scan_through_smem(c, op, a, da);
+    case SCRATCH_COMBINE_STEPS: return scan_through_smem(c, op, a, da);
+    default: FAIL(c, "scan without a scratch record saying how it combines (shared_alloc)");
+    }
 }

@@ -278,9 +278,21 @@ bool ir_scratch_present(const IrScratch *s)
     return s->ntiles > 0 || s->from[0] != DOT_FROM_REGISTERS || s->from[1] != DOT_FROM_REGISTERS;
 }
 
+const char *ir_scratch_combine_name(ScratchCombine c)
+{
+    switch (c) {
+    case SCRATCH_COMBINE_NONE: return "none";
+    case SCRATCH_COMBINE_SERIAL: return "serial";
+    case SCRATCH_COMBINE_SHUFFLE: return "shuffle";
+    case SCRATCH_COMBINE_STEPS: return "steps";
+    }
+    return "?";
+}
+
 bool ir_scratch_equal(const IrScratch *a, const IrScratch *b)
 {
-    if (a->ntiles != b->ntiles || a->from[0] != b->from[0] || a->from[1] != b->from[1])
+    if (a->ntiles != b->ntiles || a->combine != b->combine || a->from[0] != b->from[0] ||
+        a->from[1] != b->from[1])
         return false;
     for (int i = 0; i < a->ntiles && i < 2; i++) {
         const IrScratchTile *x = &a->tile[i], *y = &b->tile[i];

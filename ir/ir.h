@@ -403,6 +403,18 @@ typedef enum DotOperandFrom {
                            ldmatrix reads the slot right before its mma instructions */
 } DotOperandFrom;
 
+/* How a reduction or a scan combines through its scratch (IrScratch.combine; docs/ir.md "Scratch
+ * records"). The rules of layout.c choose (shared_reduce_scratch, shared_scan_scratch); codegen
+ * runs what the record says. */
+typedef enum ScratchCombine {
+    SCRATCH_COMBINE_NONE,    /* not a reduction or a scan */
+    SCRATCH_COMBINE_SERIAL,  /* reduction: every thread reads every warp's partial of its outputs */
+    SCRATCH_COMBINE_SHUFFLE, /* reduction: the lanes along the axis share those reads, then
+                                butterfly shuffles; scan: shuffles within warps, the warps' totals
+                                through the scratch (Triton's) */
+    SCRATCH_COMBINE_STEPS,   /* scan: Hillis-Steele steps through the whole block */
+} ScratchCombine;
+
 /* An op's scratch record (IrOp.scratch), written by passes/shared_alloc.c with the rules of
  * layout.c, printed after smem(...) (docs/ir.md "Scratch records"), checked by the verifier and
  * read by codegen, which decides nothing about scratch itself. ntiles: 0 no record; 1 a
@@ -412,6 +424,7 @@ typedef enum DotOperandFrom {
  * dot's A and B staging tiles (strides or layouts per dim of the operand). from[]: dots only. */
 typedef struct IrScratch {
     int32_t ntiles;
+    ScratchCombine combine; /* reductions and scans only */
     DotOperandFrom from[2];
     IrScratchTile tile[2];
 } IrScratch;
@@ -420,6 +433,8 @@ typedef struct IrScratch {
  * records (every field that means something). */
 bool ir_scratch_present(const IrScratch *s);
 bool ir_scratch_equal(const IrScratch *a, const IrScratch *b);
+/* "serial", "shuffle", "steps": how the text form spells a record's combine ("none" otherwise). */
+const char *ir_scratch_combine_name(ScratchCombine c);
 
 typedef struct IrValue {
     Type type;
@@ -676,23 +691,29 @@ void shared_dot_staging(const IrFunc *f, const IrOp *dot, int64_t *a_bytes, int6
  * scratch order runs along dim 1, i.e. A's k and B's n): NVMMA-swizzled, contiguous along dim 1,
  * so ldmatrix's eight row addresses hit eight bank groups. false: both keep padded rows. */
 bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, Layout *lb);
+/* How many warps hold distinct data along dim of a value of type t in layout index layout
+ * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
+ * mma: its wpc). Used by shared_alloc and shared_reduce_scratch for cross-warp reductions. */
+int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 /* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
  * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
  * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put
  * their i32 indices at the same slots of a second array right after the values). The swizzle
  * pass's choice: warp-major, outputs contiguous, so the lanes of one warp, which hold distinct
  * consecutive outputs, write and read consecutive words (no bank conflict; rows at stride W would
- * give a W-way conflict). */
-void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
-                           int64_t *warp_stride);
-/* The scratch of a scan (codegen/scan.c): when the operand's blocked layout covers the axis
- * exactly once (each thread one run along it, every lane and warp distinct runs), codegen scans
- * by shuffles and the scratch holds the W warps' totals per row (the result's row-major index
- * with the axis removed): *tile = [rows, W], strides [W, 1], returns 2. Else codegen runs
- * Hillis-Steele steps over the whole block: *tile = the result's type, row-major strides,
- * returns its rank. */
-int shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK],
-                        Type *tile);
+ * give a W-way conflict). Returns how the partials are combined: SCRATCH_COMBINE_SHUFFLE where
+ * several lanes hold the axis, which then share the reads and shuffle (codegen/reduce.c), else
+ * SCRATCH_COMBINE_SERIAL (every thread reads all W). */
+ScratchCombine shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                                     int64_t *warp_stride);
+/* The scratch of a scan (codegen/scan.c), strides for tile->rank dims: when the operand's blocked
+ * layout covers the axis exactly once (each thread one run along it, every lane and warp distinct
+ * runs), codegen scans by shuffles and the scratch holds the W warps' totals per row (the
+ * result's row-major index with the axis removed): *tile = [rows, W], strides [W, 1], returns
+ * SCRATCH_COMBINE_SHUFFLE. Else codegen runs Hillis-Steele steps over the whole block: *tile = the
+ * result's type, row-major strides, returns SCRATCH_COMBINE_STEPS. */
+ScratchCombine shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK],
+                                   Type *tile);
 /* The staging area of a wgmma (#mma v3) dot the pipeline did not take: A [M, K] and B [K, N] in
  * the swizzled layouts *la and *lb, each contiguous along the dim the registers feeding it run
  * along (M or K for A, K or N for B; K for tf32, which wgmma takes K-major only), A at the area's

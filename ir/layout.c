@@ -315,11 +315,81 @@ void shared_accumulator_swizzle(Layout *l, Type tile)
     l->shared.max_phase = 4;
 }
 
-void shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
-                           int64_t *warp_stride)
+int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
+{
+    if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
+        return 1;
+    const Layout *l = &f->layouts[layout];
+    switch (l->kind) {
+    case LAYOUT_BLOCKED: {
+        int64_t per_warp =
+            (int64_t)l->blocked.size_per_thread[dim] * l->blocked.threads_per_warp[dim];
+        int64_t distinct = (t.shape[dim] + per_warp - 1) / per_warp;
+        return (int)(distinct < l->blocked.warps_per_cta[dim] ? distinct
+                                                              : l->blocked.warps_per_cta[dim]);
+    }
+    case LAYOUT_SLICE: {
+        Type pt = t;
+        pt.rank = (uint8_t)(t.rank + 1);
+        for (int d = 0, s = 0; d < pt.rank; d++)
+            pt.shape[d] = d == l->slice.dim ? 1 : t.shape[s++];
+        return layout_warps_along(f, l->slice.parent, pt, dim < l->slice.dim ? dim : dim + 1);
+    }
+    case LAYOUT_MMA: return l->mma.warps_per_cta[dim];
+    case LAYOUT_DOT_OPERAND:
+    case LAYOUT_SHARED:
+    case LAYOUT_NONE: return 1;
+    }
+    return 1;
+}
+
+/* How many lanes of a warp hold distinct elements along dim of a value of type t in layout l
+ * (codegen/distribution.c's Dist.lanes): blocked, min(tpw, shape / spt); a slice, its parent's
+ * along the mapped dim; #mma, 8 along the rows (groupID) and 4 along the columns. */
+static int lanes_along(const IrFunc *f, int l, Type t, int dim)
+{
+    if (l <= 0 || l >= f->nlayouts || dim < 0 || dim >= t.rank)
+        return 1;
+    const Layout *L = &f->layouts[l];
+    switch (L->kind) {
+    case LAYOUT_BLOCKED: {
+        int64_t n = t.shape[dim], spt = L->blocked.size_per_thread[dim];
+        int64_t runs = spt < 1 ? 1 : n / (spt < n ? spt : n);
+        int64_t tpw = L->blocked.threads_per_warp[dim];
+        return (int)(runs < 1 ? 1 : runs < tpw ? runs : tpw);
+    }
+    case LAYOUT_SLICE: {
+        Type pt = t;
+        pt.rank = (uint8_t)(t.rank + 1);
+        for (int d = 0, s = 0; d < pt.rank; d++)
+            pt.shape[d] = d == L->slice.dim ? 1 : t.shape[s++];
+        return lanes_along(f, L->slice.parent, pt, dim < L->slice.dim ? dim : dim + 1);
+    }
+    case LAYOUT_MMA: return dim == 0 ? 8 : 4;
+    default: return 1;
+    }
+}
+
+ScratchCombine shared_reduce_scratch(const IrFunc *f, const IrOp *op, int64_t *row_stride,
+                                     int64_t *warp_stride)
 {
     *row_stride = 1;
     *warp_stride = type_numel(ir_type(f, op->results[0]));
+    /* Instructions per output element. serial: W loads (16-byte vectors when one output's W
+     * partials are contiguous, a single output) and W - 1 combines. shuffle, in groups of
+     * G = min(lanes, W): W / G loads, log2(G) shuffles and combines, and about 2 to find the
+     * lane's first partial. Shuffle where it is cheaper: 32 warps reducing one row, 1 + 10 + 2
+     * against 8 + 31; 4 warps keep their one 16-byte load and 3 combines. */
+    const IrValue *in = &f->values[op->operands[0]];
+    int axis = (int)op->attr[0];
+    int64_t W = layout_warps_along(f, in->layout, in->type, axis);
+    int64_t L = lanes_along(f, in->layout, in->type, axis), G = L < W ? L : W;
+    int64_t eb = shared_elem_bytes(ir_type(f, op->results[0]));
+    int64_t serial = (*warp_stride == 1 ? (W * eb + 15) / 16 : W) + W - 1;
+    int64_t shuffle = W / G + 2;
+    for (int64_t g = G; g > 1; g /= 2)
+        shuffle += 2;
+    return G > 1 && shuffle < serial ? SCRATCH_COMBINE_SHUFFLE : SCRATCH_COMBINE_SERIAL;
 }
 
 /* Whether blocked layout l covers dim `axis` of t exactly once (codegen/distribution.c's counts:
@@ -342,7 +412,8 @@ static bool covers_axis_once(const IrFunc *f, int l, Type t, int axis, int *warp
     return (lanes < tpw ? lanes : tpw) == tpw && (w < wpc ? w : wpc) == wpc && reps == 1;
 }
 
-int shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK], Type *tile)
+ScratchCombine shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MAX_RANK],
+                                   Type *tile)
 {
     Type t = ir_type(f, op->results[0]);
     int axis = (int)op->attr[0], warps = 1;
@@ -354,14 +425,14 @@ int shared_scan_scratch(const IrFunc *f, const IrOp *op, int64_t strides[TRIC_MA
         tile->shape[1] = warps;
         strides[0] = warps;
         strides[1] = 1;
-        return 2;
+        return SCRATCH_COMBINE_SHUFFLE;
     }
     int64_t s = 1;
     for (int d = t.rank - 1; d >= 0; d--) {
         strides[d] = s;
         s *= t.shape[d];
     }
-    return t.rank;
+    return SCRATCH_COMBINE_STEPS;
 }
 
 int64_t shared_swizzled_offset(const Layout *l, Type tile, const int64_t *c)

@@ -777,6 +777,17 @@ static void parse_scratch(Parser *p, IrOp *op)
         op->scratch.ntiles = 1;
         op->scratch.tile[0].offset = op->smem_offset;
         parse_scratch_tile(p, &op->scratch.tile[0]);
+        if (!accept(p, ','))
+            return;
+        /* a reduction's or a scan's combine; the verifier checks it fits the op */
+        SrcLoc loc = here(p);
+        const char *word = ident(p);
+        for (ScratchCombine c = SCRATCH_COMBINE_SERIAL; c <= SCRATCH_COMBINE_STEPS; c++)
+            if (word && !strcmp(word, ir_scratch_combine_name(c)))
+                op->scratch.combine = c;
+        if (op->scratch.combine == SCRATCH_COMBINE_NONE)
+            fail_at(p, loc, "expected serial, shuffle or steps after a scratch tile, found %s",
+                    word ? word : found(p));
         return;
     }
     bool a_tile = parse_dot_operand(p, op, 0);

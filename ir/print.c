@@ -422,6 +422,8 @@ static void print_smem(Printer *p, const IrOp *op)
     } else if (record && s->ntiles >= 1) {
         strbuf_append(p->out, ", ");
         print_scratch_tile(p, &s->tile[0]);
+        if (s->combine != SCRATCH_COMBINE_NONE)
+            strbuf_printf(p->out, ", %s", ir_scratch_combine_name(s->combine));
     }
     strbuf_putc(p->out, ')');
 }

@@ -749,6 +749,12 @@ static void check_scratch(Verifier *v, const IrOp *op)
         report(v, op, "has a scratch record of a form %s does not take", op_name(op->code));
         return;
     }
+    bool combines = op->code == OP_SCAN || is_reduction(op->code);
+    if (!combines && s->combine != SCRATCH_COMBINE_NONE) {
+        report(v, op, "scratch record: only a reduction or a scan combines (%s on %s)",
+               ir_scratch_combine_name(s->combine), op_name(op->code));
+        return;
+    }
     if (op->code == OP_DOT) {
         check_dot_scratch(v, op);
         return;
@@ -780,6 +786,10 @@ static void check_scratch(Verifier *v, const IrOp *op)
         partials.shape[1] = v->f->num_warps > 0 ? v->f->num_warps : 1;
         if (t->layout > 0)
             report(v, op, "scratch record: a reduction's partials are at strides, not a layout");
+        else if (s->combine != SCRATCH_COMBINE_SERIAL && s->combine != SCRATCH_COMBINE_SHUFFLE)
+            report(v, op,
+                   "scratch record: a reduction combines its partials serial or shuffle, not %s",
+                   ir_scratch_combine_name(s->combine));
         else
             check_tile(v, op, "the partials", t, partials, shared_elem_bytes(partials), lo, hi, 1);
         return;
@@ -788,9 +798,12 @@ static void check_scratch(Verifier *v, const IrOp *op)
         /* the form codegen addresses (shared_scan_scratch): [row][warp] totals or the block */
         int64_t strides[TRIC_MAX_RANK];
         Type tile;
-        shared_scan_scratch(v->f, op, strides, &tile);
+        ScratchCombine combine = shared_scan_scratch(v->f, op, strides, &tile);
         if (t->layout > 0)
             report(v, op, "scratch record: a scan's scratch is at strides, not a layout");
+        else if (s->combine != combine)
+            report(v, op, "scratch record: this scan's layout is scanned by %s, not %s",
+                   ir_scratch_combine_name(combine), ir_scratch_combine_name(s->combine));
         else
             check_tile(v, op, "the scan's tile", t, tile, shared_elem_bytes(tile), lo, hi, 1);
         return;

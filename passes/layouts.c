@@ -190,34 +190,6 @@ static int layout_unmerge_pair(LayCtx *c, int w)
     return ir_layout_intern(c->f, &r);
 }
 
-int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
-{
-    if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
-        return 1;
-    const Layout *l = &f->layouts[layout];
-    switch (l->kind) {
-    case LAYOUT_BLOCKED: {
-        int64_t per_warp =
-            (int64_t)l->blocked.size_per_thread[dim] * l->blocked.threads_per_warp[dim];
-        int64_t distinct = (t.shape[dim] + per_warp - 1) / per_warp;
-        return (int)(distinct < l->blocked.warps_per_cta[dim] ? distinct
-                                                              : l->blocked.warps_per_cta[dim]);
-    }
-    case LAYOUT_SLICE: {
-        Type pt = t;
-        pt.rank = (uint8_t)(t.rank + 1);
-        for (int d = 0, s = 0; d < pt.rank; d++)
-            pt.shape[d] = d == l->slice.dim ? 1 : t.shape[s++];
-        return layout_warps_along(f, l->slice.parent, pt, dim < l->slice.dim ? dim : dim + 1);
-    }
-    case LAYOUT_MMA: return l->mma.warps_per_cta[dim];
-    case LAYOUT_DOT_OPERAND:
-    case LAYOUT_SHARED:
-    case LAYOUT_NONE: return 1;
-    }
-    return 1;
-}
-
 bool layout_replicates(const IrFunc *f, int layout, Type t)
 {
     if (t.rank == 0 || layout <= 0 || layout >= f->nlayouts ||

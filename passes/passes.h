@@ -68,10 +68,6 @@ int64_t axis_pow2_divisor(int64_t v);
  * means row-major (rank-1 .. 0). */
 void layout_blocked_build(Layout *out, int rank, const int32_t *shape, const int *size_per_thread,
                           const int *order, int num_warps);
-/* How many warps hold distinct data along dim of a value of type t in layout index layout
- * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
- * mma: its wpc). Used by shared_alloc for cross-warp reductions. */
-int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
 /* Whether layouts.c gives this dot of two fp8 operands an #mma v3 accumulator: sm_90a with wgmma,
  * whole warpgroups, M a multiple of 16 * num_warps, N of 8, K of 32 (wgmma's k32 fp8 form). */
 bool layouts_fp8_dot_takes_wgmma(const IrFunc *f, const PassOptions *o, const IrOp *dot);

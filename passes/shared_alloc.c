@@ -176,9 +176,9 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
          * shuffles (which need fewer bytes; the block's are kept either way) */
         Type t = ir_type(f, op->results[0]), tile;
         int64_t strides[TRIC_MAX_RANK];
-        int n = shared_scan_scratch(f, op, strides, &tile);
+        op->scratch.combine = shared_scan_scratch(f, op, strides, &tile);
         op->scratch.ntiles = 1;
-        op->scratch.tile[0] = strided_tile(0, strides, n);
+        op->scratch.tile[0] = strided_tile(0, strides, tile.rank);
         return type_numel(t) * shared_elem_bytes(t);
     }
     case OP_REDUCE_SUM:
@@ -200,7 +200,7 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
             eb = shared_elem_bytes(out);
         int64_t slot = eb + (arg ? 4 : 0);
         int64_t strides[2];
-        shared_reduce_scratch(f, op, &strides[0], &strides[1]);
+        op->scratch.combine = shared_reduce_scratch(f, op, &strides[0], &strides[1]);
         op->scratch.ntiles = 1;
         op->scratch.tile[0] = strided_tile(0, strides, 2);
         return n_out * nw * slot;

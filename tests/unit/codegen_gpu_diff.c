@@ -374,6 +374,27 @@ int main(void)
          {0},
          0,
          0},
+#define WARP_REDUCE(r, c, warps)                                                                   \
+    {"reduce_warps.tri",                                                                           \
+     "warp_reduce",                                                                                \
+     "*fp32:16,*fp32:16,*i32:16",                                                                  \
+     {"R=" #r, "C=" #c},                                                                           \
+     2,                                                                                            \
+     1,                                                                                            \
+     {{E_F32, (r) * (c), FILL_UNIFORM, 0},                                                         \
+      {E_F32, 2 + (r) + (c), FILL_POISON, 1e-4},                                                   \
+      {E_I32, 2 + (c), FILL_POISON, 0}},                                                           \
+     3,                                                                                            \
+     {0},                                                                                          \
+     0,                                                                                            \
+     warps}
+        /* the warps' partials combined by shuffles (shared_reduce_scratch's `shuffle`): one per
+         * lane (32 and 16 warps along a row), and two per lane where 8 lanes and 16 warps hold
+         * the axis; argmax/argmin shuffle their indices too */
+        WARP_REDUCE(8, 4096, 32),
+        WARP_REDUCE(4, 1024, 16),
+        WARP_REDUCE(256, 16, 16),
+#undef WARP_REDUCE
         {"math.tri",
          "math_kernel",
          "*fp32:16,*fp32:16,*fp16:16,i32",

@@ -196,7 +196,9 @@ static IrFunc *build_every_op(Arena *a)
         f->values[r->results[0]].layout = sl;
         if (i == 0) { /* cross-warp partials: [per output element, per warp] */
             r->smem_bytes = 4096;
-            r->scratch = (IrScratch){.ntiles = 1, .tile[0] = {.nstrides = 2, .strides = {1, 128}}};
+            r->scratch = (IrScratch){.ntiles = 1,
+                                     .combine = SCRATCH_COMBINE_SHUFFLE,
+                                     .tile[0] = {.nstrides = 2, .strides = {1, 128}}};
         }
     }
     IrOp *am = ir_build(&b, OP_ARGMAX, nl, (ValueId[]){bc}, 1, (Type[]){blk1(DT_I32, 64)}, 1, 0);
