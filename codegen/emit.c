@@ -46,6 +46,85 @@ static bool slp_has_work(LLVMModuleRef mod)
     return false;
 }
 
+/* Whether a call may become loads or stores before NVPTX's load-store vectorizer runs: a call of an
+ * intrinsic that touches memory (no `memory(none)`), other than llvm.nvvm.*, which instruction
+ * selection lowers. llvm.memcpy/memmove/memset become loops of loads and stores
+ * (NVPTXLowerAggrCopies), llvm.masked.* scalar ones (ScalarizeMaskedMemIntrin), aligned as the
+ * call was. The code generator inlines no function, and inline asm is opaque to it. */
+static bool call_may_become_access(LLVMValueRef call, unsigned memory_kind)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee))
+        return false;
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(callee, &len);
+    if (len > 10 && strncmp(name, "llvm.nvvm.", 10) == 0)
+        return false;
+    LLVMAttributeRef memory =
+        LLVMGetEnumAttributeAtIndex(callee, LLVMAttributeFunctionIndex, memory_kind);
+    return !memory || LLVMGetEnumAttributeValue(memory) != 0; /* 0: memory(none) */
+}
+
+/* Whether NVPTX's load-store vectorizer (run by NVPTXPassConfig::addIRPasses among the code
+ * generator's IR passes) could change `fn`. LLVM 19's LoadStoreVectorizer.cpp changes IR in two
+ * places only. (1) vectorizeChain, for a chain of two or more contiguous loads (or stores) that
+ * splitChainByAlignment let through: the alignment of the chain's lowest access must be a multiple
+ * of the vector's size, or the target must allow the misaligned access, which NVPTX never does
+ * (it keeps TargetLowering's allowsMisalignedMemoryAccesses, false). The vector is larger than its
+ * lowest element, so where no load or store is aligned beyond its own size, no chain passes. (2)
+ * Raising an alloca's alignment, which needs an alloca. What the IR passes before it add to `fn`
+ * counts too: the loads of a byval parameter (NVPTXLowerArgs; tric's tensor maps), the expansion
+ * of atomics (AtomicExpand) and of the calls call_may_become_access names; GVN's load PRE copies
+ * a load with its own alignment. Per-element accesses tric leaves scalar where a run-time stride
+ * hides the neighbour have just their natural alignment, and there the vectorizer's search (SCEV
+ * differences of every pair of addresses with one base: 64 A and 64 B loads a k step on unannotated
+ * seed 2) finds nothing: 359 M of that compile's 1285 M instructions. */
+static bool lsv_may_act(LLVMValueRef fn, LLVMTargetDataRef dl)
+{
+    unsigned byval_kind = LLVMGetEnumAttributeKindForName("byval", 5);
+    unsigned memory_kind = LLVMGetEnumAttributeKindForName("memory", 6);
+    unsigned nparams = LLVMCountParams(fn);
+    for (unsigned i = 0; i < nparams; i++)
+        if (LLVMGetEnumAttributeAtIndex(fn, i + 1, byval_kind))
+            return true;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            LLVMTypeRef accessed;
+            switch (LLVMGetInstructionOpcode(in)) {
+            case LLVMAlloca:
+            case LLVMAtomicRMW:
+            case LLVMAtomicCmpXchg: return true;
+            case LLVMCall:
+                if (call_may_become_access(in, memory_kind))
+                    return true;
+                continue;
+            case LLVMLoad: accessed = LLVMTypeOf(in); break;
+            case LLVMStore: accessed = LLVMTypeOf(LLVMGetOperand(in, 0)); break;
+            default: continue;
+            }
+            if (LLVMGetAlignment(in) > LLVMStoreSizeOfType(dl, accessed))
+                return true;
+        }
+    return false;
+}
+
+/* Marks noimplicitfloat each function the load-store vectorizer cannot change: the vectorizer's
+ * first test skips such a function, while the option that turns it off
+ * (-disable-nvptx-load-store-vectorizer) holds for the whole process. NVPTX's code generator reads
+ * the attribute in one other place, the DAG combiner's merging of consecutive stores into a vector
+ * type, which needs the same alignment; on scripts/ptx_corpus.sh the attribute on every kernel
+ * gives PTX byte-identical to the vectorizer turned off. Added after the pass pipeline, so the
+ * LLVM IR tric prints, and SLP, which reads it too, are unchanged. */
+static void skip_idle_load_store_vectorizer(CgLlvm *l)
+{
+    LLVMTargetDataRef dl = LLVMGetModuleDataLayout(l->mod);
+    LLVMAttributeRef noimplicitfloat =
+        LLVMCreateEnumAttribute(l->ctx, LLVMGetEnumAttributeKindForName("noimplicitfloat", 15), 0);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(l->mod); fn; fn = LLVMGetNextFunction(fn))
+        if (LLVMGetFirstBasicBlock(fn) && !lsv_may_act(fn, dl))
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noimplicitfloat);
+}
+
 /* simplifycfg's option sets as LLVM 19's default<O3> passes them (PassBuilderPipelines.cpp) */
 #define SCFG_COMMON "bonus-inst-threshold=1;speculate-blocks;simplify-cond-branch"
 #define SCFG_EARLY                                                                                 \
@@ -172,6 +251,7 @@ bool cg_emit(CgLlvm *l, const CodegenOptions *o, StrBuf *llvm_ir, StrBuf *ptx, D
         strbuf_free(&pipeline);
         return true;
     }
+    skip_idle_load_store_vectorizer(l);
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(l->tm, l->mod, LLVMAssemblyFile, &msg, &buf)) {
         TRIC_INTERNAL(d, "NVPTX emission failed: %s", msg ? msg : "?");
