@@ -315,6 +315,18 @@ void shared_accumulator_swizzle(Layout *l, Type tile)
     l->shared.max_phase = 4;
 }
 
+/* The parent's type of a value of type t in slice layout `slice` (size 1 at the sliced dim), and
+ * in *parent_dim the parent's dim that t's dim maps to. */
+static Type slice_parent_type(const Layout *slice, Type t, int dim, int *parent_dim)
+{
+    Type pt = t;
+    pt.rank = (uint8_t)(t.rank + 1);
+    for (int d = 0, s = 0; d < pt.rank; d++)
+        pt.shape[d] = d == slice->slice.dim ? 1 : t.shape[s++];
+    *parent_dim = dim < slice->slice.dim ? dim : dim + 1;
+    return pt;
+}
+
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
 {
     if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
@@ -329,11 +341,9 @@ int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)
                                                               : l->blocked.warps_per_cta[dim]);
     }
     case LAYOUT_SLICE: {
-        Type pt = t;
-        pt.rank = (uint8_t)(t.rank + 1);
-        for (int d = 0, s = 0; d < pt.rank; d++)
-            pt.shape[d] = d == l->slice.dim ? 1 : t.shape[s++];
-        return layout_warps_along(f, l->slice.parent, pt, dim < l->slice.dim ? dim : dim + 1);
+        int pd;
+        Type pt = slice_parent_type(l, t, dim, &pd);
+        return layout_warps_along(f, l->slice.parent, pt, pd);
     }
     case LAYOUT_MMA: return l->mma.warps_per_cta[dim];
     case LAYOUT_DOT_OPERAND:
@@ -359,11 +369,9 @@ static int lanes_along(const IrFunc *f, int l, Type t, int dim)
         return (int)(runs < 1 ? 1 : runs < tpw ? runs : tpw);
     }
     case LAYOUT_SLICE: {
-        Type pt = t;
-        pt.rank = (uint8_t)(t.rank + 1);
-        for (int d = 0, s = 0; d < pt.rank; d++)
-            pt.shape[d] = d == L->slice.dim ? 1 : t.shape[s++];
-        return lanes_along(f, L->slice.parent, pt, dim < L->slice.dim ? dim : dim + 1);
+        int pd;
+        Type pt = slice_parent_type(L, t, dim, &pd);
+        return lanes_along(f, L->slice.parent, pt, pd);
     }
     case LAYOUT_MMA: return dim == 0 ? 8 : 4;
     default: return 1;
