@@ -77,6 +77,26 @@ static inline float ex_rng_float(ExRng *r)
 
 static inline size_t ex_round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
+/* Random fp16 inputs of an M x K by K x N matmul (uniform in [-1, 1), from seed): a and b row-major
+ * with row strides kp and np (the padding left as it was: calloc'd zeros), and the same values as
+ * floats for ex_matmul_error: af row-major [M][K], bt B transposed [N][K] (fp16 values are exact
+ * in float). */
+static inline void ex_matmul_inputs(uint64_t seed, int M, int N, int K, size_t kp, size_t np,
+                                    uint16_t *a, uint16_t *b, float *af, float *bt)
+{
+    ExRng rng = {seed * 0x9e3779b97f4a7c15ULL + 7};
+    for (int i = 0; i < M; i++)
+        for (int k = 0; k < K; k++) {
+            a[(size_t)i * kp + k] = tric_f32_to_f16(ex_rng_float(&rng));
+            af[(size_t)i * K + k] = tric_f16_to_f32(a[(size_t)i * kp + k]);
+        }
+    for (int k = 0; k < K; k++)
+        for (int j = 0; j < N; j++) {
+            b[(size_t)k * np + j] = tric_f32_to_f16(ex_rng_float(&rng));
+            bt[(size_t)j * K + k] = tric_f16_to_f32(b[(size_t)k * np + j]);
+        }
+}
+
 /* A matmul's C against the product in double of the same fp16 inputs: A row-major [M][K] and B
  * transposed [N][K] as floats, C with row stride ldc, fp16 (c16) or fp32 (c32; the other NULL).
  * fp16 products are exact in fp32, so the only differences are the fp32 summation (in any order:

@@ -193,22 +193,12 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
 
     uint16_t *a = calloc(Mp * Kp, 2), *b = calloc(Kp * Np, 2);
     void *c = malloc(Mp * Np * c_elem);
-    float *af = malloc(sizeof(float) * (size_t)M * K), *bf = malloc(sizeof(float) * (size_t)K * N);
-    if (!a || !b || !c || !af || !bf) {
+    float *af = malloc(sizeof(float) * (size_t)M * K), *bt = malloc(sizeof(float) * (size_t)K * N);
+    if (!a || !b || !c || !af || !bt) {
         fprintf(stderr, "out of host memory\n");
         return 1;
     }
-    ExRng rng = {seed * 0x9e3779b97f4a7c15ULL + 7};
-    for (int i = 0; i < M; i++)
-        for (int k = 0; k < K; k++) {
-            a[(size_t)i * Kp + k] = tric_f32_to_f16(ex_rng_float(&rng));
-            af[(size_t)i * K + k] = tric_f16_to_f32(a[(size_t)i * Kp + k]);
-        }
-    for (int k = 0; k < K; k++)
-        for (int j = 0; j < N; j++) {
-            b[(size_t)k * Np + j] = tric_f32_to_f16(ex_rng_float(&rng));
-            bf[(size_t)k * N + j] = tric_f16_to_f32(b[(size_t)k * Np + j]);
-        }
+    ex_matmul_inputs(seed, M, N, K, Kp, Np, a, b, af, bt);
     tric_buffer da, db, dc;
     EX_CHECK(tric_buffer_alloc(dev, Mp * Kp * 2, &da));
     EX_CHECK(tric_buffer_alloc(dev, Kp * Np * 2, &db));
@@ -227,14 +217,6 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     EX_CHECK(tric_copy_to_host(c, dc, 0, Mp * Np * c_elem, NULL));
 
     /* Reference in double from the same fp16 inputs (ex_matmul_error says what differs). */
-    float *bt = malloc(sizeof(float) * (size_t)K * N); /* B transposed: the loop reads rows */
-    if (!bt) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
-    }
-    for (int k = 0; k < K; k++)
-        for (int j = 0; j < N; j++)
-            bt[(size_t)j * K + k] = bf[(size_t)k * N + j];
     ExMatmulError e = ex_matmul_error(af, bt, seed2 ? (const uint16_t *)c : NULL,
                                       seed2 ? NULL : (const float *)c, M, N, K, Np);
     char group[32] = "";
@@ -254,7 +236,6 @@ static inline int ex_matmul(tric_device dev, const char *tri, int seed2, int gro
     free(b);
     free(c);
     free(af);
-    free(bf);
     free(bt);
     return e.bad_i >= 0;
 }

@@ -290,17 +290,7 @@ static void run_matmul(tric_device dev, int M, int N, int K, uint64_t seed)
         CHECK(!"out of host memory");
         return;
     }
-    ExRng rng = {seed * 0x9e3779b97f4a7c15ULL + 7};
-    for (int i = 0; i < M; i++)
-        for (int k = 0; k < K; k++) {
-            a[(size_t)i * Kp + k] = tric_f32_to_f16(ex_rng_float(&rng));
-            af[(size_t)i * K + k] = tric_f16_to_f32(a[(size_t)i * Kp + k]);
-        }
-    for (int k = 0; k < K; k++)
-        for (int j = 0; j < N; j++) {
-            b[(size_t)k * Np + j] = tric_f32_to_f16(ex_rng_float(&rng));
-            bt[(size_t)j * K + k] = tric_f16_to_f32(b[(size_t)k * Np + j]);
-        }
+    ex_matmul_inputs(seed, M, N, K, Kp, Np, a, b, af, bt);
     tric_buffer da, db, dc;
     GPU_CHECK(tric_buffer_alloc(dev, Mp * Kp * 2, &da));
     GPU_CHECK(tric_buffer_alloc(dev, Kp * Np * 2, &db));
