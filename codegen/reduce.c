@@ -115,11 +115,11 @@ static RedVal load_partial(Cg *c, const IrOp *op, LLVMValueRef s, DType vt, int6
  * partials are combined as the record says. serial: every thread reads all W partials of each of
  * its outputs. shuffle: the L lanes along the axis, which hold the same outputs, share the reads,
  * G = min(L, W) of them in a group: lane j reads partials j % G, j % G + G, ... (W / G each),
- * then G - 1 butterfly shuffles combine the group, which leaves every lane of it the same value
+ * then log2(G) butterfly shuffles combine the group, which leaves every lane of it the same value
  * (each level combines the same two halves, in either order: exact for commutative ops). Per
  * output, W / G loads and log2(G) shuffles in place of W loads: Triton's way, and what a block
  * of 32 warps reducing one row needs (Liger's cross-entropy: 1 load and 5 shuffles instead of
- * 32 loads and 31 combines in every thread, twice per loop iteration). */
+ * 8 16-byte loads and 31 combines in every thread, twice per loop iteration). */
 static bool reduce_across_warps(Cg *c, const IrOp *op, Dist *da, Dist *dr, RedVal *acc, int nr,
                                 DType vt)
 {
