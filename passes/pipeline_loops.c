@@ -154,9 +154,11 @@ static int load_index(const Pipe *p, const IrOp *op)
 
 /* Whether load can be copied into slots: a 2-D tile of numbers in a blocked layout, copies of at
  * least 4 bytes, a shared layout for it. contig: the slot's contiguous dim (-1: the load's own
- * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones only
- * when `wide` (read straight from the slots by a wgmma). */
-static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
+ * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones when
+ * `wide` (read straight from the slots by a wgmma); any 4-byte number tile when `whole4` (read
+ * back whole in the load's own layout: an FMA dot's operand, a tile feeding no dot), which may
+ * also take an unswizzled slot where no swizzled layout fits (plain_slot_layout). */
+static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide, bool whole4)
 {
     const IrFunc *f = p->f;
     Type t = ir_type(f, load->results[0]);
@@ -165,7 +167,8 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
         DECLINE(p, "a load's layout is not blocked");
     bool tf32 = wide && t.dtype == DT_F32;
     bool fp8 = wide && !t.is_ptr && dtype_is_fp8(t.dtype);
-    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) ||
+    bool four = whole4 && !t.is_ptr && dtype_bytes(t.dtype) == 4;
+    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8 && !four) ||
         load->nresults != 1)
         DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 or fp8 for wgmma)");
     /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only; element by element would be
@@ -179,15 +182,17 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]);
+    return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]) ||
+           (whole4 && contig < 0);
 }
 
-/* load_copyable for a tile read back whole (16-bit, its own order), keeping the reason an earlier
- * candidate gave: that one, not this fallback's, is what a remark should say. */
-static bool copyable_whole(Pipe *p, const IrOp *load)
+/* load_copyable for a tile read back whole (its own order; 16-bit, or 4-byte when whole4),
+ * keeping the reason an earlier candidate gave: that one, not this fallback's, is what a remark
+ * should say. */
+static bool copyable_whole(Pipe *p, const IrOp *load, bool whole4)
 {
     const char *why = p->why_not;
-    bool ok = load_copyable(p, load, -1, false);
+    bool ok = load_copyable(p, load, -1, false, whole4);
     p->why_not = why;
     return ok;
 }
@@ -522,6 +527,18 @@ static int64_t carried_registers(const Pipe *p)
     return regs;
 }
 
+/* Whether ld's tile reaches a dot of the body as an operand (through converts and `.T`s). */
+static bool feeds_dot(const Pipe *p, const IrOp *ld)
+{
+    for (int i = 0; i < p->body->nops; i++) {
+        const IrOp *dot = p->body->ops[i];
+        for (int k = 0; dot->code == OP_DOT && k < 2; k++)
+            if (operand_chain_load(p, dot->operands[k]) == ld)
+                return true;
+    }
+    return false;
+}
+
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
  * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
  * the operands read back whole. */
@@ -546,12 +563,13 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         bool pair = ld[0] && ld[1] && (v3 || (!tr[0] && !tr[1])) &&
                     (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);
         int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1, cb = dtype_bytes(tb.dtype) == 2 ? -1 : 0;
-        pair = pair && load_copyable(p, ld[0], ca, wide) && load_copyable(p, ld[1], cb, wide);
+        pair = pair && load_copyable(p, ld[0], ca, wide, false) &&
+               load_copyable(p, ld[1], cb, wide, false);
         if (pair && p->nreaders + 2 <= MAX_PIPE_READERS) {
             if (!add_reader(p, ld[0], cv[0], tr[0]) || !add_reader(p, ld[1], cv[1], tr[1]))
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
         } else if (v3 && ld[1] && dtype_bytes(tb.dtype) == 2 && a_from_registers(p, dot) &&
-                   load_copyable(p, ld[1], -1, false)) {
+                   load_copyable(p, ld[1], -1, false, false)) {
             /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose
              * B is such a load and whose A is computed (attention's q before the loop, p from
              * the softmax) reads B's slot and A's #dot_op registers; it waits for itself */
@@ -573,16 +591,20 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
-        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
+        if (acc <= 0 || acc >= f->nlayouts ||
+            (f->layouts[acc].kind != LAYOUT_MMA && f->layouts[acc].kind != LAYOUT_BLOCKED))
             continue;
+        /* an FMA dot (blocked accumulator) stages its operands through its own scratch from
+         * registers: its fp32 tiles are read back whole as well as 16-bit ones */
+        bool fma = f->layouts[acc].kind == LAYOUT_BLOCKED;
         for (int k = 0; k < 2; k++) {
             if (reader_of(p, dot->operands[k]))
                 continue;
             IrOp *ld = operand_chain_load(p, dot->operands[k]);
-            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld)))
+            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, fma)))
                 continue;
             IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
-            if (other && load_index(p, other) < 0 && !copyable_whole(p, other))
+            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, fma))
                 continue;
             if (take_load(p, ld) < 0)
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
@@ -614,18 +636,23 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
             continue;
         Type t = ir_type(f, ld->results[0]);
         int l = f->values[ld->results[0]].layout;
-        if (t.rank != 1 || t.is_ptr || t.dtype == DT_I1 || l <= 0 || l >= f->nlayouts ||
-            (f->layouts[l].kind != LAYOUT_BLOCKED && f->layouts[l].kind != LAYOUT_SLICE) ||
-            axis_vector_width(f, ld) * dtype_bytes(t.dtype) < 4)
+        bool row = t.rank == 1 && !t.is_ptr && t.dtype != DT_I1 && l > 0 && l < f->nlayouts &&
+                   (f->layouts[l].kind == LAYOUT_BLOCKED || f->layouts[l].kind == LAYOUT_SLICE) &&
+                   axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 4;
+        /* a 2-D tile of 2- or 4-byte numbers (elementwise math, a reduction, a store): read back
+         * whole in its own blocked layout, like a dot's operand that is not read from its slot */
+        bool tile =
+            t.rank == 2 && t.dtype != DT_I1 && !feeds_dot(p, ld) && copyable_whole(p, ld, true);
+        if (!row && !tile)
             continue;
         if (dotless) {
             used += (int64_t)p->S * shared_slot_bytes(t, false);
             if (used > budget) {
                 p->why_not = arena_printf(
                     f->arena,
-                    "its rows' copies would take %lld bytes of shared memory for %d stages; a "
+                    "its %s' copies would take %lld bytes of shared memory for %d stages; a "
                     "loop without a dot may take %lld, a quarter of the target's",
-                    (long long)used, p->S, (long long)budget);
+                    row ? "rows" : "tiles", (long long)used, p->S, (long long)budget);
                 break;
             }
         }
@@ -640,7 +667,7 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         if (uses_in(body, p->loads[k]->results[0]) == nread)
             continue;
         Type t = ir_type(f, p->loads[k]->results[0]);
-        if (dtype_bytes(t.dtype) != 2 && t.rank != 1)
+        if (dtype_bytes(t.dtype) != 2 && t.rank != 1 && nread > 0)
             DECLINE(p, "a loaded fp32 or fp8 tile has other uses than its wgmma (they read it "
                        "K-major from the slot; a whole read is for 16-bit tiles)");
         p->whole[k] = true;
@@ -691,8 +718,9 @@ static bool analyse(Pipe *p)
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
     if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
-        DECLINE(p, "its dots run on FMA units (no mma layout); only an mma or wgmma dot's "
-                   "operands are copied ahead");
+        DECLINE(p, "its dots run on FMA units and no operand of theirs is a tile loaded in the "
+                   "loop that can be copied ahead (2-D, 16- or 32-bit numbers, copies of 4 bytes "
+                   "or more)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
@@ -860,7 +888,9 @@ static ValueId slot_view(Pipe *p, IrBuilder *b, int k, ValueId index)
     for (int d = vt.rank; d < TRIC_MAX_RANK; d++)
         vt.shape[d] = 0;
     ValueId ops[2] = {p->bufs[k], index};
-    return ir_build(b, OP_SLOT, p->loads[k]->loc, ops, 2, &vt, 1, 0)->results[0];
+    ValueId v = ir_build(b, OP_SLOT, p->loads[k]->loc, ops, 2, &vt, 1, 0)->results[0];
+    set_layout(f, v, f->values[p->bufs[k]].layout); /* a plain_slot_layout, else none yet */
+    return v;
 }
 
 /* Whether the iteration whose iv is `iv` exists: iv < hi for a positive step, iv > hi for a
@@ -1054,6 +1084,38 @@ typedef struct {
     bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
+/* The slot layout of load k when it is a 2-D tile that only whole local_loads read and its
+ * copies are under 16 bytes, or no swizzled layout fits it: unswizzled, in the load's own order
+ * (element (r, c) at (r * C + c) * its size); else 0, and the swizzle pass chooses. A swizzled
+ * slot gives every element of such narrow copies its own XOR-ed offset, loop-invariant, one
+ * register each across the loop (seed 1's fp32 64x64x32 FMA matmul, 4-byte copies: 217 registers
+ * at sm_90 with its 32 per thread, 168 unswizzled, 167 not pipelined); 16-byte copies share one
+ * offset per eight rows, and ldmatrix and wgmma need the swizzle. */
+static int plain_slot_layout(Pipe *p, int k)
+{
+    IrFunc *f = p->f;
+    const IrOp *ld = p->loads[k];
+    Type t = ir_type(f, ld->results[0]);
+    int pl = f->values[ld->operands[0]].layout;
+    for (int r = 0; r < p->nreaders; r++)
+        if (p->readers[r].load == k)
+            return 0;
+    if (t.rank != 2 || pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
+        return 0;
+    int cd = f->layouts[pl].blocked.order[0];
+    Layout l;
+    if (shared_layout_for(&l, t, cd) &&
+        (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16))
+        return 0;
+    l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
+    l.shared.vec = 1;
+    l.shared.per_phase = 1;
+    l.shared.max_phase = 1;
+    l.shared.order[0] = cd;
+    l.shared.order[1] = 1 - cd;
+    return ir_layout_intern(f, &l);
+}
+
 /* The stage buffers: one local_alloc of S slots per pipelined load. */
 static void alloc_buffers(Pipe *p, IrBuilder *b)
 {
@@ -1067,6 +1129,9 @@ static void alloc_buffers(Pipe *p, IrBuilder *b)
             bt.shape[d + 1] = t.shape[d];
         p->bufs[k] = ir_build(b, OP_LOCAL_ALLOC, p->loads[k]->loc, NULL, 0, &bt, 1, 0)->results[0];
         f->values[p->bufs[k]].name = f->values[p->loads[k]->results[0]].name;
+        int plain = plain_slot_layout(p, k);
+        if (plain)
+            set_layout(f, p->bufs[k], plain);
     }
 }
 
