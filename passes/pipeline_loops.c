@@ -1,5 +1,5 @@
-/* pipeline_loops.c: software pipelining of loops: the loads that feed tensor-core dots, and the
- * rows of elements beside them, copied S - 1 iterations ahead (Triton's assign_latencies +
+/* pipeline_loops.c: software pipelining of loops: the loads that feed dots (tensor-core or FMA),
+ * and the rows and tiles beside them, copied S - 1 iterations ahead (Triton's assign_latencies +
  * schedule_loops + pipeline, for the pointer-load case; docs/passes.md "pipeline").
  *
  * Requires: layouts (a dot's operand converts and #mma result are known), axis info. Guarantees:
@@ -12,7 +12,9 @@
  * the next iteration's wgmma_wait where the loop allows), or whole, with a local_load in the
  * load's own layout where the load was, for every other use. After the loop: async_wait 0, and
  * wgmma_wait 0 on the accumulators still in flight. The buffers have no shared layout yet
- * (swizzle.c). Axis info is recomputed for the new values.
+ * (swizzle.c), except a 2-D tile of 4-byte elements that only whole local_loads read and whose
+ * copies are under 16 bytes, or that no swizzled layout fits: an unswizzled one
+ * (plain_slot_layout). Axis info is recomputed for the new values.
  *
  * The schedule, per iteration i of the new loop (S slots; copies for iteration j go to slot j % S):
  *     async_wait S-2; barrier           -- tile i (copied S-1 iterations ago) is complete everywhere
@@ -31,10 +33,14 @@
  * 16-bit); any other use of a pipelined tile reads it whole. A pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
  * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
- * fp8), copied in pieces of at least 4 bytes. Beside them, the rows of elements (rank 1) the
- * loop loads for other uses are copied ahead too, and a loop with no dot has its rows copied when
- * its own tl.range asks for stages (choose_loads). A load's `other` other than 0 goes with its
- * async_copy (masked-off elements are written with it).
+ * fp8), copied in pieces of at least 4 bytes. An FMA dot's (blocked accumulator) operands are
+ * read back whole, 16-bit and 4-byte tiles alike: the FMA dot stages its operands in its own
+ * scratch from registers, so the local_load's registers are what it stores there. Beside them,
+ * the loads the loop makes for other uses -- rows of elements (rank 1) and 2-D tiles of 2- or
+ * 4-byte numbers in blocked layouts that reach no dot -- are copied ahead too and read back
+ * whole, and a loop with no dot has them copied when its own tl.range asks for stages, its slots
+ * taking at most a quarter of the shared memory (choose_loads). A load's `other` other than 0
+ * goes with its async_copy (masked-off elements are written with it).
  *
  * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks,
  * pure `if`s choosing them: a flattened persistent loop's tile switch); it runs S - 1 iterations
@@ -615,7 +621,9 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
      * statistics m and Delta, 32 floats an iteration, which would otherwise wait on global
      * memory each iteration, as Triton copies them too). A row of elements (rank 1) of a
      * number type in any distributed layout (a replicated one is copied by each element's first
-     * holder), copies of at least 4 bytes. */
+     * holder), copies of at least 4 bytes; or a 2-D tile of 2- or 4-byte numbers in a blocked
+     * layout (copyable_whole) that reaches no dot (a dot's operand that was not taken above
+     * stays with its dot: one stage for both). */
     /* Not when the carried values alone take more than the 255 registers a thread may have
      * (attention backward at D = 128: dK and dV are 256): the kernel spills already, and the
      * copies' addresses and the tiles read back would spill more (measured: 0.88x Triton with
