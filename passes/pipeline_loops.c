@@ -158,6 +158,14 @@ static int load_index(const Pipe *p, const IrOp *op)
     return -1;
 }
 
+/* Whether the tma pass may turn the copies into TMA loads (sm_90a): it does so only when every
+ * copy of the function fills whole swizzle atoms, so an unswizzled slot would keep every copy on
+ * cp.async. */
+static bool tma_may_run(const Pipe *p)
+{
+    return p->o->sm >= 90 && p->o->arch_specific && !p->o->no_tma;
+}
+
 /* Whether load can be copied into slots: a 2-D tile of numbers in a blocked layout, copies of at
  * least 4 bytes, a shared layout for it. contig: the slot's contiguous dim (-1: the load's own
  * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones when
@@ -189,7 +197,7 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide, bool
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
     return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]) ||
-           (whole4 && contig < 0);
+           (whole4 && contig < 0 && !tma_may_run(p));
 }
 
 /* load_copyable for a tile read back whole (its own order; 16-bit, or 4-byte when whole4),
@@ -1098,7 +1106,8 @@ typedef struct {
  * slot gives every element of such narrow copies its own XOR-ed offset, loop-invariant, one
  * register each across the loop (seed 1's fp32 64x64x32 FMA matmul, 4-byte copies: 217 registers
  * at sm_90 with its 32 per thread, 168 unswizzled, 167 not pipelined); 16-byte copies share one
- * offset per eight rows, and ldmatrix and wgmma need the swizzle. */
+ * offset per eight rows, and ldmatrix and wgmma need the swizzle. Not where TMA may take the
+ * copies (sm_90a): it fills swizzled slots only, and all of a function's copies or none. */
 static int plain_slot_layout(Pipe *p, int k)
 {
     IrFunc *f = p->f;
@@ -1113,7 +1122,8 @@ static int plain_slot_layout(Pipe *p, int k)
     int cd = f->layouts[pl].blocked.order[0];
     Layout l;
     if (shared_layout_for(&l, t, cd) &&
-        (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16))
+        (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 ||
+         tma_may_run(p)))
         return 0;
     l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
     l.shared.vec = 1;
