@@ -196,8 +196,15 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide, bool
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]) ||
-           (whole4 && contig < 0 && !tma_may_run(p));
+    if (shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]) ||
+        (whole4 && contig < 0 && !tma_may_run(p)))
+        return true;
+    DECLINE(p, whole4 && contig < 0
+                   ? "no swizzled shared layout fits a loaded tile (its contiguous dim is under "
+                     "32 bytes), and on sm_90a, whose TMA fills swizzled slots only, a tile read "
+                     "back whole gets no unswizzled one"
+                   : "no swizzled shared layout fits a loaded tile (its contiguous dim is under "
+                     "32 bytes)");
 }
 
 /* load_copyable for a tile read back whole (its own order; 16-bit, or 4-byte when whole4),
@@ -657,8 +664,9 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
                    axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 4;
         /* a 2-D tile of 2- or 4-byte numbers (elementwise math, a reduction, a store): read back
          * whole in its own blocked layout, like a dot's operand that is not read from its slot */
-        bool tile =
-            t.rank == 2 && t.dtype != DT_I1 && !feeds_dot(p, ld) && copyable_whole(p, ld, true);
+        /* (in a loop with no dot its reason is the remark's) */
+        bool tile = t.rank == 2 && t.dtype != DT_I1 && !feeds_dot(p, ld) &&
+                    (dotless ? load_copyable(p, ld, -1, false, true) : copyable_whole(p, ld, true));
         if (!row && !tile)
             continue;
         if (dotless) {
@@ -1100,9 +1108,10 @@ typedef struct {
     bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
-/* The slot layout of load k when it is a 2-D tile that only whole local_loads read and its
- * copies are under 16 bytes, or no swizzled layout fits it: unswizzled, in the load's own order
- * (element (r, c) at (r * C + c) * its size); else 0, and the swizzle pass chooses. A swizzled
+/* The slot layout of load k when it is a 2-D tile that only whole local_loads read, of 4-byte
+ * elements copied in pieces under 16 bytes or of any size that no swizzled layout fits:
+ * unswizzled, in the load's own order (element (r, c) at (r * C + c) * its size, c along the
+ * contiguous dim); else 0, and the swizzle pass chooses. A swizzled
  * slot gives every element of such narrow copies its own XOR-ed offset, loop-invariant, one
  * register each across the loop (seed 1's fp32 64x64x32 FMA matmul, 4-byte copies: 217 registers
  * at sm_90 with its 32 per thread, 168 unswizzled, 167 not pipelined); 16-byte copies share one

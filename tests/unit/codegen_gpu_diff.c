@@ -1215,6 +1215,20 @@ int main(void)
          3,
          {80, 2, 2},
          3},
+        /* rows of 16 bytes (BLOCK_N = 4 fp32): no swizzled layout fits, an unswizzled slot off
+         * sm_90a (there the loop stays as it is); 200 rows in blocks of 128 */
+        {"pipe_shapes.tri",
+         "tile_rows",
+         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
+         {"BLOCK_M=128", "BLOCK_N=4"},
+         2,
+         1,
+         {{E_F32, 200 * 4, FILL_UNIFORM, 0},
+          {E_F32, 200 * 4, FILL_POISON, 1e-6},
+          {E_F32, 4, FILL_POISON, 1e-4}},
+         3,
+         {200, 0, 2},
+         3},
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead
          * with the dot's A and B and read back whole */
         {"pipe_shapes.tri",
