@@ -525,8 +525,11 @@ static bool lower_local_load(Cg *c, const IrOp *op)
     bool mma_operand = L->kind == LAYOUT_DOT_OPERAND &&
                        c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
                        dtype_bytes(tile.dtype) == 2;
-    if (mma_operand && c->lazy_operand[r]) {
-        /* its dot loads it step by step (cg_local_load_step); a placeholder stands for it */
+    bool fma_operand = L->kind == LAYOUT_DOT_OPERAND &&
+                       c->f->layouts[L->dot_operand.parent].kind == LAYOUT_BLOCKED;
+    if ((mma_operand || fma_operand) && c->lazy_operand[r]) {
+        /* its dot loads it step by step (cg_local_load_step; an FMA dot reads the slot in its k
+         * loop, dot_fma.c); a placeholder stands for it */
         LLVMValueRef *none = cg_regs(c, 1);
         none[0] = LLVMGetUndef(c->l->i32);
         cg_set_value(c, r, none, 1, dr->layout);

@@ -12,9 +12,9 @@
  * the next iteration's wgmma_wait where the loop allows), or whole, with a local_load in the
  * load's own layout where the load was, for every other use. After the loop: async_wait 0, and
  * wgmma_wait 0 on the accumulators still in flight. The buffers have no shared layout yet
- * (swizzle.c), except a 2-D tile of 4-byte elements that only whole local_loads read and whose
- * copies are under 16 bytes, or that no swizzled layout fits: an unswizzled one
- * (plain_slot_layout). Axis info is recomputed for the new values.
+ * (swizzle.c), except an FMA dot's slots and a 2-D tile of 4-byte elements that only whole
+ * local_loads read and whose copies are under 16 bytes, or that no swizzled layout fits: an
+ * unswizzled one (plain_slot_layout). Axis info is recomputed for the new values.
  *
  * The schedule, per iteration i of the new loop (S slots; copies for iteration j go to slot j % S):
  *     async_wait S-2; barrier           -- tile i (copied S-1 iterations ago) is complete everywhere
@@ -33,9 +33,11 @@
  * 16-bit); any other use of a pipelined tile reads it whole. A pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
  * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
- * fp8), copied in pieces of at least 4 bytes. An FMA dot's (blocked accumulator) operands are
- * read back whole, 16-bit and 4-byte tiles alike: the FMA dot stages its operands in its own
- * scratch from registers, so the local_load's registers are what it stores there. Beside them,
+ * fp8), copied in pieces of at least 4 bytes. An FMA dot (blocked accumulator) reads both its
+ * operands' slots itself when they are 4-byte tiles whose copies its order costs nothing
+ * (choose_fma_readers: unswizzled A^T [K][M] and B [K][N] slots, local_loads into its #dot_op
+ * layouts that codegen leaves to its k loop); else its operands are read back whole, 16-bit and
+ * 4-byte tiles alike, and it stages those registers in its own scratch as before. Beside them,
  * the loads the loop makes for other uses -- rows of elements (rank 1) and 2-D tiles of 2- or
  * 4-byte numbers in blocked layouts that reach no dot -- are copied ahead too and read back
  * whole, and a loop with no dot has them copied when its own tl.range asks for stages, its slots
@@ -560,6 +562,50 @@ static bool feeds_dot(const Pipe *p, const IrOp *ld)
     return false;
 }
 
+/* Whether reader r is an FMA dot's: its convert makes a #dot_op of a blocked parent. */
+static bool fma_reader(const Pipe *p, const SlotReader *r)
+{
+    const IrFunc *f = p->f;
+    int l = f->values[r->convert->results[0]].layout;
+    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_DOT_OPERAND &&
+           f->layouts[f->layouts[l].dot_operand.parent].kind == LAYOUT_BLOCKED;
+}
+
+/* An FMA dot (blocked accumulator) whose A and B are both `convert(load)` of 4-byte numbers,
+ * each load used by its convert alone: the dot reads both slots itself, its k loop taking A^T
+ * [K][M] and B [K][N] straight from them (codegen/dot_fma.c), so the slots are unswizzled in
+ * those orders (plain_slot_layout), instead of read back whole into registers and staged again
+ * in the dot's own scratch (as Triton's local_load into the FMA dot-operand layout). Only when
+ * that order costs the copies nothing: each load's registers run along M (A) or N (B), or its
+ * copies are single elements anyway (seed 1's masked K: 151 registers at sm_90 and sm_80, 168
+ * and 254 read back whole); a 16-byte copy along K would become four 4-byte ones, each with its
+ * own address (seed 2's kernel in fp32, unmasked: 123 registers, 107 read back whole). Not where
+ * TMA may take the copies (it fills swizzled slots only): there the operands are read back whole. */
+static bool choose_fma_readers(Pipe *p)
+{
+    const IrFunc *f = p->f;
+    for (int i = 0; i < p->body->nops && !tma_may_run(p); i++) {
+        IrOp *dot = p->body->ops[i];
+        int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
+        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
+            continue;
+        IrOp *cv[2], *tr[2], *ld[2];
+        bool ok = p->nreaders + 2 <= MAX_PIPE_READERS;
+        for (int k = 0; k < 2; k++) {
+            ld[k] = operand_reader_load(p, dot, k, false, &cv[k], &tr[k]);
+            Type t = ld[k] ? ir_type(f, ld[k]->results[0]) : (Type){0};
+            int pl = ld[k] ? f->values[ld[k]->operands[0]].layout : 0;
+            ok = ok && ld[k] && !tr[k] && load_index(p, ld[k]) < 0 && !t.is_ptr &&
+                 dtype_bytes(t.dtype) == 4 && uses_in(p->body, ld[k]->results[0]) == 1 &&
+                 copyable_whole(p, ld[k], true) &&
+                 (f->layouts[pl].blocked.order[0] == k || axis_vector_width(f, ld[k]) == 1);
+        }
+        if (ok && (!add_reader(p, ld[0], cv[0], NULL) || !add_reader(p, ld[1], cv[1], NULL)))
+            DECLINE(p, "more tiles than the pipeline takes in one loop");
+    }
+    return true;
+}
+
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
  * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
  * the operands read back whole. */
@@ -567,6 +613,8 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
 {
     IrFunc *f = p->f;
     IrRegion *body = p->body;
+    if (!choose_fma_readers(p))
+        return false;
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         if (dot->code != OP_DOT)
@@ -1108,7 +1156,8 @@ typedef struct {
     bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
-/* The slot layout of load k when it is a 2-D tile that only whole local_loads read, of 4-byte
+/* The slot layout of load k when an FMA dot reads it (choose_fma_readers: unswizzled, A^T
+ * [K][M] or B [K][N]), or when it is a 2-D tile that only whole local_loads read, of 4-byte
  * elements copied in pieces under 16 bytes or of any size that no swizzled layout fits:
  * unswizzled, in the load's own order (element (r, c) at (r * C + c) * its size, c along the
  * contiguous dim); else 0, and the swizzle pass chooses. A swizzled
@@ -1123,16 +1172,23 @@ static int plain_slot_layout(Pipe *p, int k)
     const IrOp *ld = p->loads[k];
     Type t = ir_type(f, ld->results[0]);
     int pl = f->values[ld->operands[0]].layout;
-    for (int r = 0; r < p->nreaders; r++)
-        if (p->readers[r].load == k)
-            return 0;
     if (t.rank != 2 || pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
         return 0;
-    int cd = f->layouts[pl].blocked.order[0];
+    int cd = f->layouts[pl].blocked.order[0], fma = -1; /* fma: the FMA dot's operand index */
+    for (int r = 0; r < p->nreaders; r++) {
+        if (p->readers[r].load != k)
+            continue;
+        if (!fma_reader(p, &p->readers[r]))
+            return 0;
+        int l = f->values[p->readers[r].convert->results[0]].layout;
+        fma = f->layouts[l].dot_operand.op_idx;
+    }
     Layout l;
-    if (shared_layout_for(&l, t, cd) &&
-        (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 ||
-         tma_may_run(p)))
+    if (fma >= 0)
+        cd = fma == 0 ? 0 : 1; /* A^T [K][M]: M contiguous; B [K][N]: N contiguous */
+    else if (shared_layout_for(&l, t, cd) &&
+             (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 ||
+              tma_may_run(p)))
         return 0;
     l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
     l.shared.vec = 1;

@@ -3,8 +3,8 @@
  *
  * Requires: pipeline (pass_pipeline), layouts. Guarantees: every local_alloc result and every
  * slot view has a #shared layout; a view's layout is its buffer's. A buffer the pipeline gave a
- * layout already keeps it (an unswizzled tile that only whole local_loads read, copied in pieces
- * under 16 bytes: pipeline_loops.c, plain_slot_layout).
+ * layout already keeps it (unswizzled: an FMA dot's A^T or B slot, or a tile that only whole
+ * local_loads read, copied in pieces under 16 bytes: pipeline_loops.c, plain_slot_layout).
  *
  * The layout is NVMMA's (PTX ISA 9.7.15.5.1.2 "Shared memory matrix layout", the 128/64/32-byte
  * swizzle modes; CUTLASS's Swizzle<3,4,3>, <2,4,3>, <1,4,3>): the contiguous dim is cut into

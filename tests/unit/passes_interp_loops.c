@@ -12,8 +12,8 @@
  * tiles feeding two dots each, one through `.T`; four loops; the row statistics m and Delta of
  * the dK/dV loops, loads feeding no dot, copied ahead as rank-1 tiles), tutorial 09's flattened persistent
  * matmul (examples/persistent_matmul.tri: the tile switch and the epilogue are `if`s in the loop,
- * the epilogue stores), seed 1's fp32 matmul (examples/matmul.tri: an FMA dot, its fp32 tiles
- * read back whole), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest of
+ * the epilogue stores), seed 1's fp32 matmul (examples/matmul.tri: an FMA dot reading its fp32
+ * tiles from their slots, or read back whole), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest of
  * the body and after the loop; run-time steps of either sign; a zero-trip loop; a row of scales
  * and a 2-D tile beside a dot; 2-D tiles in a dotless tl.range with a masked last block and no
  * iteration). */
@@ -414,8 +414,9 @@ int main(void)
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
         RUNNING_OFFSET(2, 2, 1),   /* no iteration: the copies read nothing, k0 stays lo */
-        /* seed 1's fp32 matmul: its dot runs on FMA units, its fp32 tiles copied ahead and read
-         * back whole; M, N off the blocks (modulo-wrapped rows) and K = 40, a masked tail */
+        /* seed 1's fp32 matmul: its dot runs on FMA units, its fp32 tiles copied ahead; on sm_80
+         * the dot reads both slots itself, on sm_90a (where TMA may run, swizzled slots) they are
+         * read back whole; M, N off the blocks (modulo-wrapped rows) and K = 40, a masked tail */
         {"examples/matmul.tri",
          "matmul_kernel",
          "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
@@ -426,7 +427,7 @@ int main(void)
           I(1), I(48), I(1)},
          12,
          1,
-         .tiles = {2, 2}},
+         .tiles = {0, 2}},
         /* 2-D tiles feeding no dot (elementwise math, a store, column sums) in a dotless
          * tl.range(..., num_stages=3): 80 rows in blocks of 32, the last one masked; fp32 and
          * fp16 */
