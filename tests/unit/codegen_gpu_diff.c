@@ -1146,8 +1146,8 @@ int main(void)
          3,
          2},
         /* seed 1 in fp32 at 64 x 64 x 32, K = 112 a plain i32 (its masks not provably constant:
-         * 4-byte copies into unswizzled slots): on sm_90 and sm_80 an FMA dot whose tiles are
-         * copied ahead and read back whole; on sm_90a tf32 wgmma */
+         * 4-byte copies): on sm_90 and sm_80 an FMA dot whose k loop reads its tiles straight from
+         * unswizzled A^T and B slots; on sm_90a tf32 wgmma */
         {"../../../examples/matmul.tri",
          "matmul_kernel",
          "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",

@@ -111,8 +111,8 @@ static bool close_ctx(const void *want, const void *got, const void *ctx)
 
 /* With num_stages >= 2 the pipeline pass must really have pipelined (async copies in the IR),
  * and on sm_90a the cases marked tma go through TMA. fp32 tiles are copied ahead on every
- * target (read straight from the slots by a tf32 wgmma on sm_90a, read back whole for an FMA dot
- * elsewhere); fp8 ones only for wgmma. */
+ * target (read straight from the slots by a tf32 wgmma on sm_90a, by an FMA dot's k loop or read
+ * back whole for it elsewhere); fp8 ones only for wgmma. */
 static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
                            int stages, const void *ctx)
 {
