@@ -74,12 +74,21 @@ LLVMValueRef cg_swizzled_offset(Cg *c, const Layout *l, Type tile, LLVMValueRef 
 }
 
 /* The byte offset inside one slot of the tile element e of distribution ds: the swizzled offset
- * of a rank-2 tile, or e's index times the element's bytes in a rank-1 tile (a row of elements,
- * no swizzle: its #shared layout has swizzle 0). */
+ * of a rank-2 tile; its plain offset along order[0] in an unswizzled one (swizzle 0: a tile only
+ * whole local_loads read, passes/pipeline_loops.c plain_slot_layout); or e's index times the
+ * element's bytes in a rank-1 tile (a row of elements, no swizzle: its #shared layout has
+ * swizzle 0). */
 static LLVMValueRef tile_offset(Cg *c, const Layout *l, Type tile, const Dist *ds, int e)
 {
     if (tile.rank == 1)
         return cg_mul(c->l->b, cg_coord(c, ds, e, 0), k32(c, dtype_bytes(tile.dtype)), "");
+    if (l->shared.swizzle == 0) {
+        int cd = l->shared.order[0], rd = 1 - cd;
+        LLVMValueRef idx =
+            cg_add(c->l->b, cg_mul(c->l->b, cg_coord(c, ds, e, rd), k32(c, tile.shape[cd]), ""),
+                   cg_coord(c, ds, e, cd), "");
+        return cg_mul(c->l->b, idx, k32(c, dtype_bytes(tile.dtype)), "");
+    }
     return cg_swizzled_offset(c, l, tile, cg_coord(c, ds, e, 0), cg_coord(c, ds, e, 1));
 }
 
@@ -290,7 +299,9 @@ static bool lower_async_copy(Cg *c, const IrOp *op)
         if (e0 >= 0 && rank == 2) {
             int64_t drow = ds->off[e * 2 + rd] - ds->off[e0 * 2 + rd];
             int64_t dcol = ds->off[e * 2 + cd] - ds->off[e0 * 2 + cd];
-            if (drow % 8 == 0 && dcol % atom == 0 && drow >= 0 && dcol >= 0)
+            if (sw == 0) /* unswizzled: every element at a constant offset from the first */
+                off = cg_add(b, first, k32(c, (drow * tile.shape[cd] + dcol) * eb), "");
+            else if (drow % 8 == 0 && dcol % atom == 0 && drow >= 0 && dcol >= 0)
                 off = cg_add(b, first, k32(c, drow * sw + dcol / atom * rows * sw), "");
         }
         if (!off) {
@@ -514,8 +525,11 @@ static bool lower_local_load(Cg *c, const IrOp *op)
     bool mma_operand = L->kind == LAYOUT_DOT_OPERAND &&
                        c->f->layouts[L->dot_operand.parent].kind == LAYOUT_MMA &&
                        dtype_bytes(tile.dtype) == 2;
-    if (mma_operand && c->lazy_operand[r]) {
-        /* its dot loads it step by step (cg_local_load_step); a placeholder stands for it */
+    bool fma_operand = L->kind == LAYOUT_DOT_OPERAND &&
+                       c->f->layouts[L->dot_operand.parent].kind == LAYOUT_BLOCKED;
+    if ((mma_operand || fma_operand) && c->lazy_operand[r]) {
+        /* its dot loads it step by step (cg_local_load_step; an FMA dot reads the slot in its k
+         * loop, dot_fma.c); a placeholder stands for it */
         LLVMValueRef *none = cg_regs(c, 1);
         none[0] = LLVMGetUndef(c->l->i32);
         cg_set_value(c, r, none, 1, dr->layout);

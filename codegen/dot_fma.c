@@ -4,6 +4,27 @@
 
 #include <stdio.h>
 
+/* The byte offset (i32) of the slot an FMA dot reads operand `which` from: the view its
+ * local_load reads, which must be unswizzled with A's M or B's N contiguous (the pipeline's
+ * plain_slot_layout), so element (k, m) of A^T and (k, n) of B sit where the staged copies would,
+ * from the view's start. */
+static bool fma_slot_base(Cg *c, ValueId operand, int which, LLVMValueRef *base)
+{
+    const IrOp *ld = ir_value(c->f, operand)->def;
+    ValueId view = ld && ld->code == OP_LOCAL_LOAD ? ld->operands[0] : 0;
+    int l = view ? ir_value(c->f, view)->layout : 0;
+    const Layout *sl = l > 0 && l < c->f->nlayouts ? &c->f->layouts[l] : NULL;
+    if (!sl || sl->kind != LAYOUT_SHARED || sl->rank != 2 || sl->shared.swizzle != 0 ||
+        sl->shared.order[0] != (which == 0 ? 0 : 1))
+        FAIL(c, "dot (FMA): %s's slot is not unswizzled %s", which ? "B" : "A",
+             which ? "[K][N]" : "A^T [K][M]");
+    LVal *v = cg_value(c, view);
+    if (c->failed)
+        return false;
+    *base = v->el[0];
+    return true;
+}
+
 /* r = a @ b + c with FMAs: each thread computes its own elements of C (a blocked layout). The
  * operands go to shared memory K-major (A^T [K][M], B [K][N]) from whatever registers they are in;
  * a loop over k then reads, per k, the A rows and B columns this thread needs, so no thread holds
@@ -26,7 +47,8 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     snprintf(fma_name, sizeof fma_name, "llvm.fma.%s", acc_dt == DT_F64 ? "f64" : "f32");
     int n = dr->nelems;
     const Layout *la = &c->f->layouts[A->layout], *lb = &c->f->layouts[B->layout];
-    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND) {
+    bool slots = op->scratch.from[0] == DOT_FROM_SLOT && op->scratch.from[1] == DOT_FROM_SLOT;
+    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND && !slots) {
         /* Operands materialized in dot-operand registers: A[i][k] and B[k][j] are this thread's. */
         int cols = dr->count[1];
         LLVMValueRef *el = cg_regs(c, n);
@@ -48,19 +70,30 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
         return true;
     }
-    /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]) where the scratch record puts them */
+    /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]): the pipeline's unswizzled slots in
+     * those orders, which the loop's async_wait and barrier have published (both operands
+     * local_loads left unmaterialized), or where the scratch record stages them */
     const IrScratch *s = &op->scratch;
-    if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
-        FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
-             (long long)M * K * eba + (long long)K * N * ebb);
-    if (s->tile[0].strides[0] != 1 || s->tile[0].strides[1] != M || s->tile[1].strides[0] != N ||
-        s->tile[1].strides[1] != 1)
-        FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
-    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
-    cg_barrier(c->l);
-    cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, s->tile[0].strides);
-    cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, s->tile[1].strides);
-    cg_barrier(c->l);
+    LLVMValueRef base_a, base_b;
+    if (slots) {
+        if (!fma_slot_base(c, op->operands[0], 0, &base_a) ||
+            !fma_slot_base(c, op->operands[1], 1, &base_b))
+            return false;
+    } else {
+        if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
+            FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
+                 (long long)M * K * eba + (long long)K * N * ebb);
+        if (s->tile[0].strides[0] != 1 || s->tile[0].strides[1] != M ||
+            s->tile[1].strides[0] != N || s->tile[1].strides[1] != 1)
+            FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
+        int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
+        cg_barrier(c->l);
+        cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, s->tile[0].strides);
+        cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, s->tile[1].strides);
+        cg_barrier(c->l);
+        base_a = cg_i32(c->l, off_a);
+        base_b = cg_i32(c->l, off_b);
+    }
 
     LLVMValueRef *init = cg_regs(c, n);
     for (int e = 0; e < n; e++)
@@ -80,7 +113,8 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     LLVMTypeRef mta = cg_mem_type(c, ta.dtype), mtb = cg_mem_type(c, tb.dtype);
     for (int pass = 0; pass < 2; pass++) {
         int cnt = pass ? cols : rows, run = pass ? dr->run[1] : dr->run[0];
-        int eb = pass ? ebb : eba, ext = pass ? N : M, base_off = pass ? off_b : off_a;
+        int eb = pass ? ebb : eba, ext = pass ? N : M;
+        LLVMValueRef base_off = pass ? base_b : base_a;
         LLVMTypeRef mt = pass ? mtb : mta;
         DType dt = pass ? tb.dtype : ta.dtype;
         LLVMValueRef *out = pass ? bv_k : av_k;
@@ -91,8 +125,8 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         for (int i = 0; i < cnt; i += w) {
             LLVMValueRef idx = cg_add(
                 b, row, cg_add(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
-            LLVMValueRef p = cg_smem_addr(
-                c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), cg_i32(c->l, base_off), ""));
+            LLVMValueRef p =
+                cg_smem_addr(c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), base_off, ""));
             LLVMValueRef got[16];
             cg_load_run(c, mt, p, w, eb, got);
             for (int j = 0; j < w; j++)

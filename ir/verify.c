@@ -702,12 +702,15 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
         if (s->from[i] == DOT_FROM_SOURCE && (!def || def->code != OP_CONVERT_LAYOUT))
             report(v, op, "scratch record: %s = source, but no convert_layout makes %s", name,
                    vname(v, op->operands[i]));
-        if (s->from[i] == DOT_FROM_SLOT && (!mma || !def || def->code != OP_LOCAL_LOAD))
+        if (s->from[i] == DOT_FROM_SLOT && (wgmma || !L || !def || def->code != OP_LOCAL_LOAD))
             report(v, op,
-                   "scratch record: %s = slot needs an mma.sync dot whose %s is a local_load", name,
-                   name);
+                   "scratch record: %s = slot needs an mma.sync or FMA dot whose %s is a "
+                   "local_load",
+                   name, name);
         any_source |= s->from[i] == DOT_FROM_SOURCE;
     }
+    if (!wgmma && (s->from[0] == DOT_FROM_SLOT) != (s->from[1] == DOT_FROM_SLOT))
+        report(v, op, "scratch record: an mma.sync or FMA dot reads both slots or neither");
     if (mma && s->from[0] != s->from[1])
         report(v, op, "scratch record: an mma.sync dot takes A and B from the same place");
     bool need = (wgmma && op->smem_bytes > 0) || (!wgmma && any_source);

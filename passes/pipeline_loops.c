@@ -1,5 +1,5 @@
-/* pipeline_loops.c: software pipelining of loops: the loads that feed tensor-core dots, and the
- * rows of elements beside them, copied S - 1 iterations ahead (Triton's assign_latencies +
+/* pipeline_loops.c: software pipelining of loops: the loads that feed dots (tensor-core or FMA),
+ * and the rows and tiles beside them, copied S - 1 iterations ahead (Triton's assign_latencies +
  * schedule_loops + pipeline, for the pointer-load case; docs/passes.md "pipeline").
  *
  * Requires: layouts (a dot's operand converts and #mma result are known), axis info. Guarantees:
@@ -12,7 +12,9 @@
  * the next iteration's wgmma_wait where the loop allows), or whole, with a local_load in the
  * load's own layout where the load was, for every other use. After the loop: async_wait 0, and
  * wgmma_wait 0 on the accumulators still in flight. The buffers have no shared layout yet
- * (swizzle.c). Axis info is recomputed for the new values.
+ * (swizzle.c), except an FMA dot's slots and a 2-D tile of 4-byte elements that only whole
+ * local_loads read and whose copies are under 16 bytes, or that no swizzled layout fits: an
+ * unswizzled one (plain_slot_layout). Axis info is recomputed for the new values.
  *
  * The schedule, per iteration i of the new loop (S slots; copies for iteration j go to slot j % S):
  *     async_wait S-2; barrier           -- tile i (copied S-1 iterations ago) is complete everywhere
@@ -31,10 +33,16 @@
  * 16-bit); any other use of a pipelined tile reads it whole. A pipelined load's tile is 2-D with
  * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
  * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
- * fp8), copied in pieces of at least 4 bytes. Beside them, the rows of elements (rank 1) the
- * loop loads for other uses are copied ahead too, and a loop with no dot has its rows copied when
- * its own tl.range asks for stages (choose_loads). A load's `other` other than 0 goes with its
- * async_copy (masked-off elements are written with it).
+ * fp8), copied in pieces of at least 4 bytes. An FMA dot (blocked accumulator) reads both its
+ * operands' slots itself when they are 4-byte tiles whose copies its order costs nothing
+ * (choose_fma_readers: unswizzled A^T [K][M] and B [K][N] slots, local_loads into its #dot_op
+ * layouts that codegen leaves to its k loop); else its operands are read back whole, 16-bit and
+ * 4-byte tiles alike, and it stages those registers in its own scratch as before. Beside them,
+ * the loads the loop makes for other uses -- rows of elements (rank 1) and 2-D tiles of 2- or
+ * 4-byte numbers in blocked layouts that reach no dot -- are copied ahead too and read back
+ * whole, and a loop with no dot has them copied when its own tl.range asks for stages, its slots
+ * taking at most a quarter of the shared memory (choose_loads). A load's `other` other than 0
+ * goes with its async_copy (masked-off elements are written with it).
  *
  * Stage 0 is the set of ops the pipelined loads depend on inside the body (addresses, masks,
  * pure `if`s choosing them: a flattened persistent loop's tile switch); it runs S - 1 iterations
@@ -152,11 +160,21 @@ static int load_index(const Pipe *p, const IrOp *op)
     return -1;
 }
 
+/* Whether the tma pass may turn the copies into TMA loads (sm_90a): it does so only when every
+ * copy of the function fills whole swizzle atoms, so an unswizzled slot would keep every copy on
+ * cp.async. */
+static bool tma_may_run(const Pipe *p)
+{
+    return p->o->sm >= 90 && p->o->arch_specific && !p->o->no_tma;
+}
+
 /* Whether load can be copied into slots: a 2-D tile of numbers in a blocked layout, copies of at
  * least 4 bytes, a shared layout for it. contig: the slot's contiguous dim (-1: the load's own
- * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones only
- * when `wide` (read straight from the slots by a wgmma). */
-static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
+ * order; wgmma's tf32 and fp8 forms ask for K-major). 16-bit tiles always; fp32 and fp8 ones when
+ * `wide` (read straight from the slots by a wgmma); any 4-byte number tile when `whole4` (read
+ * back whole in the load's own layout: an FMA dot's operand, a tile feeding no dot), which may
+ * also take an unswizzled slot where no swizzled layout fits (plain_slot_layout). */
+static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide, bool whole4)
 {
     const IrFunc *f = p->f;
     Type t = ir_type(f, load->results[0]);
@@ -165,7 +183,8 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
         DECLINE(p, "a load's layout is not blocked");
     bool tf32 = wide && t.dtype == DT_F32;
     bool fp8 = wide && !t.is_ptr && dtype_is_fp8(t.dtype);
-    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8) ||
+    bool four = whole4 && !t.is_ptr && dtype_bytes(t.dtype) == 4;
+    if (t.rank != 2 || t.is_ptr || (dtype_bytes(t.dtype) != 2 && !tf32 && !fp8 && !four) ||
         load->nresults != 1)
         DECLINE(p, "a load's tile is not 2-D with 16-bit elements (or fp32 or fp8 for wgmma)");
     /* fp8 tiles feed wgmma's .e4m3/.e5m2 form, K-major only; element by element would be
@@ -179,15 +198,24 @@ static bool load_copyable(Pipe *p, const IrOp *load, int contig, bool wide)
     if (axis_vector_width(f, load) * dtype_bytes(t.dtype) < 4)
         DECLINE(p, "a load's copies would be under 4 bytes (no contiguity or divisibility proven)");
     Layout sh;
-    return shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]);
+    if (shared_layout_for(&sh, t, contig >= 0 ? contig : f->layouts[pl].blocked.order[0]) ||
+        (whole4 && contig < 0 && !tma_may_run(p)))
+        return true;
+    DECLINE(p, whole4 && contig < 0
+                   ? "no swizzled shared layout fits a loaded tile (its contiguous dim is under "
+                     "32 bytes), and on sm_90a, whose TMA fills swizzled slots only, a tile read "
+                     "back whole gets no unswizzled one"
+                   : "no swizzled shared layout fits a loaded tile (its contiguous dim is under "
+                     "32 bytes)");
 }
 
-/* load_copyable for a tile read back whole (16-bit, its own order), keeping the reason an earlier
- * candidate gave: that one, not this fallback's, is what a remark should say. */
-static bool copyable_whole(Pipe *p, const IrOp *load)
+/* load_copyable for a tile read back whole (its own order; 16-bit, or 4-byte when whole4),
+ * keeping the reason an earlier candidate gave: that one, not this fallback's, is what a remark
+ * should say. */
+static bool copyable_whole(Pipe *p, const IrOp *load, bool whole4)
 {
     const char *why = p->why_not;
-    bool ok = load_copyable(p, load, -1, false);
+    bool ok = load_copyable(p, load, -1, false, whole4);
     p->why_not = why;
     return ok;
 }
@@ -522,6 +550,62 @@ static int64_t carried_registers(const Pipe *p)
     return regs;
 }
 
+/* Whether ld's tile reaches a dot of the body as an operand (through converts and `.T`s). */
+static bool feeds_dot(const Pipe *p, const IrOp *ld)
+{
+    for (int i = 0; i < p->body->nops; i++) {
+        const IrOp *dot = p->body->ops[i];
+        for (int k = 0; dot->code == OP_DOT && k < 2; k++)
+            if (operand_chain_load(p, dot->operands[k]) == ld)
+                return true;
+    }
+    return false;
+}
+
+/* Whether reader r is an FMA dot's: its convert makes a #dot_op of a blocked parent. */
+static bool fma_reader(const Pipe *p, const SlotReader *r)
+{
+    const IrFunc *f = p->f;
+    int l = f->values[r->convert->results[0]].layout;
+    return l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_DOT_OPERAND &&
+           f->layouts[f->layouts[l].dot_operand.parent].kind == LAYOUT_BLOCKED;
+}
+
+/* An FMA dot (blocked accumulator) whose A and B are both `convert(load)` of 4-byte numbers,
+ * each load used by its convert alone: the dot reads both slots itself, its k loop taking A^T
+ * [K][M] and B [K][N] straight from them (codegen/dot_fma.c), so the slots are unswizzled in
+ * those orders (plain_slot_layout), instead of read back whole into registers and staged again
+ * in the dot's own scratch (as Triton's local_load into the FMA dot-operand layout). Only when
+ * that order costs the copies nothing: each load's registers run along M (A) or N (B), or its
+ * copies are single elements anyway (seed 1's masked K: 151 registers at sm_90 and sm_80, 168
+ * and 254 read back whole); a 16-byte copy along K would become four 4-byte ones, each with its
+ * own address (seed 2's kernel in fp32, unmasked: 123 registers, 107 read back whole). Not where
+ * TMA may take the copies (it fills swizzled slots only): there the operands are read back whole. */
+static bool choose_fma_readers(Pipe *p)
+{
+    const IrFunc *f = p->f;
+    for (int i = 0; i < p->body->nops && !tma_may_run(p); i++) {
+        IrOp *dot = p->body->ops[i];
+        int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
+        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
+            continue;
+        IrOp *cv[2], *tr[2], *ld[2];
+        bool ok = p->nreaders + 2 <= MAX_PIPE_READERS;
+        for (int k = 0; k < 2; k++) {
+            ld[k] = operand_reader_load(p, dot, k, false, &cv[k], &tr[k]);
+            Type t = ld[k] ? ir_type(f, ld[k]->results[0]) : (Type){0};
+            int pl = ld[k] ? f->values[ld[k]->operands[0]].layout : 0;
+            ok = ok && ld[k] && !tr[k] && load_index(p, ld[k]) < 0 && !t.is_ptr &&
+                 dtype_bytes(t.dtype) == 4 && uses_in(p->body, ld[k]->results[0]) == 1 &&
+                 copyable_whole(p, ld[k], true) &&
+                 (f->layouts[pl].blocked.order[0] == k || axis_vector_width(f, ld[k]) == 1);
+        }
+        if (ok && (!add_reader(p, ld[0], cv[0], NULL) || !add_reader(p, ld[1], cv[1], NULL)))
+            DECLINE(p, "more tiles than the pipeline takes in one loop");
+    }
+    return true;
+}
+
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
  * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
  * the operands read back whole. */
@@ -529,6 +613,8 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
 {
     IrFunc *f = p->f;
     IrRegion *body = p->body;
+    if (!choose_fma_readers(p))
+        return false;
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         if (dot->code != OP_DOT)
@@ -546,12 +632,13 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         bool pair = ld[0] && ld[1] && (v3 || (!tr[0] && !tr[1])) &&
                     (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);
         int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1, cb = dtype_bytes(tb.dtype) == 2 ? -1 : 0;
-        pair = pair && load_copyable(p, ld[0], ca, wide) && load_copyable(p, ld[1], cb, wide);
+        pair = pair && load_copyable(p, ld[0], ca, wide, false) &&
+               load_copyable(p, ld[1], cb, wide, false);
         if (pair && p->nreaders + 2 <= MAX_PIPE_READERS) {
             if (!add_reader(p, ld[0], cv[0], tr[0]) || !add_reader(p, ld[1], cv[1], tr[1]))
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
         } else if (v3 && ld[1] && dtype_bytes(tb.dtype) == 2 && a_from_registers(p, dot) &&
-                   load_copyable(p, ld[1], -1, false)) {
+                   load_copyable(p, ld[1], -1, false, false)) {
             /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose
              * B is such a load and whose A is computed (attention's q before the loop, p from
              * the softmax) reads B's slot and A's #dot_op registers; it waits for itself */
@@ -573,16 +660,20 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
-        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
+        if (acc <= 0 || acc >= f->nlayouts ||
+            (f->layouts[acc].kind != LAYOUT_MMA && f->layouts[acc].kind != LAYOUT_BLOCKED))
             continue;
+        /* an FMA dot (blocked accumulator) stages its operands through its own scratch from
+         * registers: its fp32 tiles are read back whole as well as 16-bit ones */
+        bool fma = f->layouts[acc].kind == LAYOUT_BLOCKED;
         for (int k = 0; k < 2; k++) {
             if (reader_of(p, dot->operands[k]))
                 continue;
             IrOp *ld = operand_chain_load(p, dot->operands[k]);
-            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld)))
+            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, fma)))
                 continue;
             IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
-            if (other && load_index(p, other) < 0 && !copyable_whole(p, other))
+            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, fma))
                 continue;
             if (take_load(p, ld) < 0)
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
@@ -593,7 +684,9 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
      * statistics m and Delta, 32 floats an iteration, which would otherwise wait on global
      * memory each iteration, as Triton copies them too). A row of elements (rank 1) of a
      * number type in any distributed layout (a replicated one is copied by each element's first
-     * holder), copies of at least 4 bytes. */
+     * holder), copies of at least 4 bytes; or a 2-D tile of 2- or 4-byte numbers in a blocked
+     * layout (copyable_whole) that reaches no dot (a dot's operand that was not taken above
+     * stays with its dot: one stage for both). */
     /* Not when the carried values alone take more than the 255 registers a thread may have
      * (attention backward at D = 128: dK and dV are 256): the kernel spills already, and the
      * copies' addresses and the tiles read back would spill more (measured: 0.88x Triton with
@@ -614,18 +707,24 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
             continue;
         Type t = ir_type(f, ld->results[0]);
         int l = f->values[ld->results[0]].layout;
-        if (t.rank != 1 || t.is_ptr || t.dtype == DT_I1 || l <= 0 || l >= f->nlayouts ||
-            (f->layouts[l].kind != LAYOUT_BLOCKED && f->layouts[l].kind != LAYOUT_SLICE) ||
-            axis_vector_width(f, ld) * dtype_bytes(t.dtype) < 4)
+        bool row = t.rank == 1 && !t.is_ptr && t.dtype != DT_I1 && l > 0 && l < f->nlayouts &&
+                   (f->layouts[l].kind == LAYOUT_BLOCKED || f->layouts[l].kind == LAYOUT_SLICE) &&
+                   axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 4;
+        /* a 2-D tile of 2- or 4-byte numbers (elementwise math, a reduction, a store): read back
+         * whole in its own blocked layout, like a dot's operand that is not read from its slot */
+        /* (in a loop with no dot its reason is the remark's) */
+        bool tile = t.rank == 2 && t.dtype != DT_I1 && !feeds_dot(p, ld) &&
+                    (dotless ? load_copyable(p, ld, -1, false, true) : copyable_whole(p, ld, true));
+        if (!row && !tile)
             continue;
         if (dotless) {
             used += (int64_t)p->S * shared_slot_bytes(t, false);
             if (used > budget) {
                 p->why_not = arena_printf(
                     f->arena,
-                    "its rows' copies would take %lld bytes of shared memory for %d stages; a "
+                    "its %s' copies would take %lld bytes of shared memory for %d stages; a "
                     "loop without a dot may take %lld, a quarter of the target's",
-                    (long long)used, p->S, (long long)budget);
+                    row ? "rows" : "tiles", (long long)used, p->S, (long long)budget);
                 break;
             }
         }
@@ -640,7 +739,7 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         if (uses_in(body, p->loads[k]->results[0]) == nread)
             continue;
         Type t = ir_type(f, p->loads[k]->results[0]);
-        if (dtype_bytes(t.dtype) != 2 && t.rank != 1)
+        if (dtype_bytes(t.dtype) != 2 && t.rank != 1 && nread > 0)
             DECLINE(p, "a loaded fp32 or fp8 tile has other uses than its wgmma (they read it "
                        "K-major from the slot; a whole read is for 16-bit tiles)");
         p->whole[k] = true;
@@ -691,8 +790,9 @@ static bool analyse(Pipe *p)
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
     if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
-        DECLINE(p, "its dots run on FMA units (no mma layout); only an mma or wgmma dot's "
-                   "operands are copied ahead");
+        DECLINE(p, "its dots run on FMA units and no operand of theirs is a tile loaded in the "
+                   "loop that can be copied ahead (2-D, 16- or 32-bit numbers, copies of 4 bytes "
+                   "or more)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
@@ -860,7 +960,9 @@ static ValueId slot_view(Pipe *p, IrBuilder *b, int k, ValueId index)
     for (int d = vt.rank; d < TRIC_MAX_RANK; d++)
         vt.shape[d] = 0;
     ValueId ops[2] = {p->bufs[k], index};
-    return ir_build(b, OP_SLOT, p->loads[k]->loc, ops, 2, &vt, 1, 0)->results[0];
+    ValueId v = ir_build(b, OP_SLOT, p->loads[k]->loc, ops, 2, &vt, 1, 0)->results[0];
+    set_layout(f, v, f->values[p->bufs[k]].layout); /* a plain_slot_layout, else none yet */
+    return v;
 }
 
 /* Whether the iteration whose iv is `iv` exists: iv < hi for a positive step, iv > hi for a
@@ -1054,6 +1156,49 @@ typedef struct {
     bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
+/* The slot layout of load k when an FMA dot reads it (choose_fma_readers: unswizzled, A^T
+ * [K][M] or B [K][N]), or when it is a 2-D tile that only whole local_loads read, of 4-byte
+ * elements copied in pieces under 16 bytes or of any size that no swizzled layout fits:
+ * unswizzled, in the load's own order (element (r, c) at (r * C + c) * its size, c along the
+ * contiguous dim); else 0, and the swizzle pass chooses. A swizzled
+ * slot gives every element of such narrow copies its own XOR-ed offset, loop-invariant, one
+ * register each across the loop (seed 1's fp32 64x64x32 FMA matmul, 4-byte copies: 217 registers
+ * at sm_90 with its 32 per thread, 168 unswizzled, 167 not pipelined); 16-byte copies share one
+ * offset per eight rows, and ldmatrix and wgmma need the swizzle. Not where TMA may take the
+ * copies (sm_90a): it fills swizzled slots only, and all of a function's copies or none. */
+static int plain_slot_layout(Pipe *p, int k)
+{
+    IrFunc *f = p->f;
+    const IrOp *ld = p->loads[k];
+    Type t = ir_type(f, ld->results[0]);
+    int pl = f->values[ld->operands[0]].layout;
+    if (t.rank != 2 || pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
+        return 0;
+    int cd = f->layouts[pl].blocked.order[0], fma = -1; /* fma: the FMA dot's operand index */
+    for (int r = 0; r < p->nreaders; r++) {
+        if (p->readers[r].load != k)
+            continue;
+        if (!fma_reader(p, &p->readers[r]))
+            return 0;
+        int l = f->values[p->readers[r].convert->results[0]].layout;
+        fma = f->layouts[l].dot_operand.op_idx;
+    }
+    Layout l;
+    if (fma >= 0)
+        cd = fma == 0 ? 0 : 1; /* A^T [K][M]: M contiguous; B [K][N]: N contiguous */
+    else if (shared_layout_for(&l, t, cd) &&
+             (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 ||
+              tma_may_run(p)))
+        return 0;
+    l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
+    l.shared.vec = 1;
+    l.shared.per_phase = 1;
+    l.shared.max_phase = 1;
+    l.shared.order[0] = cd;
+    l.shared.order[1] = 1 - cd;
+    return ir_layout_intern(f, &l);
+}
+
 /* The stage buffers: one local_alloc of S slots per pipelined load. */
 static void alloc_buffers(Pipe *p, IrBuilder *b)
 {
@@ -1067,6 +1212,9 @@ static void alloc_buffers(Pipe *p, IrBuilder *b)
             bt.shape[d + 1] = t.shape[d];
         p->bufs[k] = ir_build(b, OP_LOCAL_ALLOC, p->loads[k]->loc, NULL, 0, &bt, 1, 0)->results[0];
         f->values[p->bufs[k]].name = f->values[p->loads[k]->results[0]].name;
+        int plain = plain_slot_layout(p, k);
+        if (plain)
+            set_layout(f, p->bufs[k], plain);
     }
 }
 

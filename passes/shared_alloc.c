@@ -4,7 +4,8 @@
  * Requires: layouts (pass_layouts), swizzle (the buffers' layouts). Guarantees:
  * IrOp.smem_offset/smem_bytes for every local_alloc (its whole buffer, 1024-aligned), and for
  * convert_layout, reshape, atomics whose result is read and replicated, cross-warp reductions,
- * FMA dots, mma dots that were not pipelined (operand staging) and trans ops that are not a
+ * FMA dots that do not read the pipeline's slots, mma dots that were not pipelined (operand
+ * staging) and trans ops that are not a
  * relabelling of registers; 0/0 for every other op; IrOp.scratch, the scratch record (docs/ir.md
  * "Scratch records"), for every convert_layout, reshape, trans, scan, atomic and cross-warp
  * reduction given scratch (its #shared layout or strides) and every dot (its staging tiles, placed, and where A and B
@@ -150,6 +151,20 @@ static int64_t record_wgmma_staging(IrFunc *f, IrOp *op)
 
 /* The scratch op needs, its record written (tile offsets relative to the op's scratch until
  * alloc_region places it). */
+
+/* An FMA dot whose A and B are the pipeline's local_loads in its #dot_op layouts: it reads both
+ * slots itself (passes/pipeline_loops.c, choose_fma_readers), nothing to stage. */
+static bool fma_reads_slots(const IrFunc *f, const IrOp *op)
+{
+    for (int k = 0; k < 2; k++) {
+        const IrOp *def = f->values[op->operands[k]].def;
+        int l = f->values[op->operands[k]].layout;
+        if (!def || def->code != OP_LOCAL_LOAD || l <= 0 || l >= f->nlayouts ||
+            f->layouts[l].kind != LAYOUT_DOT_OPERAND)
+            return false;
+    }
+    return true;
+}
 static int64_t scratch_bytes(IrFunc *f, IrOp *op)
 {
     op->scratch = (IrScratch){0};
@@ -248,7 +263,9 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
             return 0;
         /* FMA dot (blocked accumulator): A^T, then B, unpadded (plan_dot_operands places them:
          * here, or elsewhere when they do not fit), read per k by the rows and columns each
-         * thread needs (docs/layouts.md). */
+         * thread needs (docs/layouts.md); none when both come from the pipeline's slots */
+        if (fma_reads_slots(f, op))
+            return 0;
         Type a = ir_type(f, op->operands[0]), b = ir_type(f, op->operands[1]);
         return type_numel(a) * dtype_bytes(a.dtype) + type_numel(b) * dtype_bytes(b.dtype);
     }
@@ -478,8 +495,8 @@ static bool is_local_load(const IrFunc *f, ValueId v)
 /* Marks the dot operands left unmaterialized: a convert (or the pipeline's local_load) whose
  * every use is such a dot, and that dot reads the operand from elsewhere: a wgmma stages from
  * whatever registers each operand is in; an mma.sync dot reads the pipeline's slots step by
- * step, or stages both operands itself (mma_can_stage); an FMA dot stages what it was given a
- * place for. A thread would otherwise hold whole rows of A times K in registers. */
+ * step, or stages both operands itself (mma_can_stage); an FMA dot reads the pipeline's slots
+ * in its k loop (fma_reads_slots), or stages what it was given a place for. A thread would otherwise hold whole rows of A times K in registers. */
 static void mark_unmaterialized(IrFunc *f, IrRegion *r, DotPlan *p)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -495,6 +512,10 @@ static void mark_unmaterialized(IrFunc *f, IrRegion *r, DotPlan *p)
         bool v3 = mma && f->layouts[acc].mma.version == 3;
         ValueId a = op->operands[0], b = op->operands[1];
         bool only_dots = p->uses[a] == p->dot_uses[a] && p->uses[b] == p->dot_uses[b];
+        if (!mma && only_dots && fma_reads_slots(f, op)) {
+            p->unmaterialized[a] = p->unmaterialized[b] = true;
+            continue;
+        }
         if (!mma)
             place_fma_staging(f, op, p);
         bool each = v3 || (!mma && op->scratch.ntiles == 2);

@@ -2,7 +2,9 @@
  * local_alloc buffers of the pipelining pass and their slot views).
  *
  * Requires: pipeline (pass_pipeline), layouts. Guarantees: every local_alloc result and every
- * slot view has a #shared layout; a view's layout is its buffer's.
+ * slot view has a #shared layout; a view's layout is its buffer's. A buffer the pipeline gave a
+ * layout already keeps it (unswizzled: an FMA dot's A^T or B slot, or a tile that only whole
+ * local_loads read, copied in pieces under 16 bytes: pipeline_loops.c, plain_slot_layout).
  *
  * The layout is NVMMA's (PTX ISA 9.7.15.5.1.2 "Shared memory matrix layout", the 128/64/32-byte
  * swizzle modes; CUTLASS's Swizzle<3,4,3>, <2,4,3>, <1,4,3>): the contiguous dim is cut into
@@ -92,6 +94,9 @@ static bool assign(IrFunc *f, IrRegion *r, const int *contig, Diag *d)
             Type t = ir_type(f, buf), tile = t;
             if (type_is_mbarriers(t))
                 continue; /* mbarriers (tma.c): no tile, no layout */
+            int have = f->values[buf].layout;
+            if (have > 0 && have < f->nlayouts && f->layouts[have].kind == LAYOUT_SHARED)
+                continue; /* chosen by the pipeline: an unswizzled tile read back whole only */
             tile.rank = (uint8_t)(t.rank - 1);
             for (int k = 0; k + 1 < t.rank; k++)
                 tile.shape[k] = t.shape[k + 1];

@@ -12,8 +12,11 @@
  * tiles feeding two dots each, one through `.T`; four loops; the row statistics m and Delta of
  * the dK/dV loops, loads feeding no dot, copied ahead as rank-1 tiles), tutorial 09's flattened persistent
  * matmul (examples/persistent_matmul.tri: the tile switch and the epilogue are `if`s in the loop,
- * the epilogue stores), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest
- * of the body and after the loop; run-time steps of either sign; a zero-trip loop). */
+ * the epilogue stores), seed 1's fp32 matmul (examples/matmul.tri: an FMA dot reading its fp32
+ * tiles from their slots, or read back whole), and tests/lit/codegen/pipe_shapes.tri (a running offset read by the rest of
+ * the body and after the loop; run-time steps of either sign; a zero-trip loop; a row of scales
+ * and a 2-D tile beside a dot; 2-D tiles in a dotless tl.range with a masked last block and no
+ * iteration). */
 #include "exec_test.h"
 #include "interp_passes.h"
 
@@ -47,6 +50,10 @@ typedef struct Case {
     int loops;      /* loops the pipeline must take at num_stages >= 2 */
     int rows;       /* ... and buffers of rank-1 tiles it must make (loads feeding no dot) */
     bool sm90_only; /* buffers too large for sm_80's shared memory */
+    int tiles[2];   /* ... and buffers of 2-D tiles only whole local_loads read (an FMA dot's
+                       operands, tiles feeding no dot, a dot operand through another chain), for
+                       sm_80 and sm_90a */
+    bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -188,6 +195,57 @@ static int row_buffers(const IrFunc *f, const IrRegion *r)
     return n;
 }
 
+/* Whether every use of v (a slot view) in r is an async_copy into it, a tma_load into it or a
+ * local_load in a blocked layout: the tile is read back whole only. *reads counts the loads. */
+static bool whole_reads_only(const IrFunc *f, const IrRegion *r, ValueId v, int *reads)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++) {
+            if (op->operands[k] != v)
+                continue;
+            int l = op->code == OP_LOCAL_LOAD ? f->values[op->results[0]].layout : 0;
+            if (l > 0 && f->layouts[l].kind == LAYOUT_BLOCKED)
+                (*reads)++;
+            else if (!((op->code == OP_ASYNC_COPY || op->code == OP_TMA_LOAD) && k == 0))
+                return false;
+        }
+        for (int k = 0; k < op->nregions; k++)
+            if (!whole_reads_only(f, &op->regions[k], v, reads))
+                return false;
+    }
+    return true;
+}
+
+/* The slot views of buffer buf in r, each checked with whole_reads_only against all of f. */
+static bool buffer_whole_only(const IrFunc *f, const IrRegion *r, ValueId buf, int *reads)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_SLOT && op->operands[0] == buf &&
+            !whole_reads_only(f, &f->body, op->results[0], reads))
+            return false;
+        for (int k = 0; k < op->nregions; k++)
+            if (!buffer_whole_only(f, &op->regions[k], buf, reads))
+                return false;
+    }
+    return true;
+}
+
+/* Buffers of 2-D tiles (local_alloc !smem<S x M x N>) in f that only whole local_loads read. */
+static int whole_tile_buffers(const IrFunc *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->body.nops; i++) {
+        const IrOp *op = f->body.ops[i];
+        if (op->code != OP_LOCAL_ALLOC || ir_type(f, op->results[0]).rank != 3)
+            continue;
+        int reads = 0;
+        n += buffer_whole_only(f, &f->body, op->results[0], &reads) && reads > 0;
+    }
+    return n;
+}
+
 /* The callbacks of interp_passes_check (interp_passes.h): the case and its inputs. */
 typedef struct RunCtx {
     const Case *c;
@@ -205,21 +263,25 @@ static bool close_ctx(const void *want, const void *got, const void *ctx)
     return close_enough(want, got, ((const RunCtx *)ctx)->c);
 }
 
-/* With num_stages >= 2 the pipeline must have taken the loops and copied the rows the case
- * names. */
+/* With num_stages >= 2 the pipeline must have taken the loops and copied the rows and the
+ * whole-read tiles the case names. */
 static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
                            int stages, const void *ctx)
 {
     const Case *c = ((const RunCtx *)ctx)->c;
-    (void)arch_specific;
     if (strcmp(pass, "pipeline"))
         return;
-    int want_loops = stages >= 2 ? c->loops : 0, want_rows = stages >= 2 ? c->rows : 0;
+    bool on = stages >= 2 || c->asks;
+    int want_loops = on ? c->loops : 0, want_rows = on ? c->rows : 0;
     CHECK(pipelined_loops(&f->body) == want_loops, "%s %s stages %d: %d loops pipelined, want %d",
           c->kernel, arch, stages, pipelined_loops(&f->body), want_loops);
     CHECK(row_buffers(f, &f->body) == want_rows,
           "%s %s stages %d: %d rank-1 tiles copied ahead, want %d", c->kernel, arch, stages,
           row_buffers(f, &f->body), want_rows);
+    int want_tiles = on ? c->tiles[arch_specific] : 0;
+    CHECK(whole_tile_buffers(f) == want_tiles,
+          "%s %s stages %d: %d 2-D tiles copied ahead and read back whole, want %d", c->kernel,
+          arch, stages, whole_tile_buffers(f), want_tiles);
 }
 
 static void run_case(const Case *c)
@@ -331,7 +393,11 @@ int main(void)
           OUT16(T), F32(N_CTX, 0.5), F32(N_CTX, 0.25), I(T), I(T), I(D), I(1), I(1), I(N_CTX)},
          16,
          4,
-         4},
+         4,
+         /* on sm_80 each loop's two tiles are read back whole (the dots' other operands are
+          * in registers, and mma.sync reads slots only in pairs); on sm_90a the wgmma ops read
+          * the slots */
+         .tiles = {8, 0}},
         /* tutorial 09's persistent matmul: 3 programs walk 2 x 2 tiles of 64 x 64 over K = 112
          * (the K tail masked; M and N off the blocks, the epilogue's stores masked) */
         {"examples/persistent_matmul.tri",
@@ -348,6 +414,68 @@ int main(void)
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
         RUNNING_OFFSET(2, 2, 1),   /* no iteration: the copies read nothing, k0 stays lo */
+        /* seed 1's fp32 matmul: its dot runs on FMA units, its fp32 tiles copied ahead; on sm_80
+         * the dot reads both slots itself, on sm_90a (where TMA may run, swizzled slots) they are
+         * read back whole; M, N off the blocks (modulo-wrapped rows) and K = 40, a masked tail */
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=32", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16"},
+         {4, 1, 1},
+         4,
+         {F32(48 * 40, 0), F32(40 * 48, 0), OUT32(48 * 48), I(48), I(48), I(40), I(40), I(1), I(48),
+          I(1), I(48), I(1)},
+         12,
+         1,
+         .tiles = {0, 2}},
+        /* 2-D tiles feeding no dot (elementwise math, a store, column sums) in a dotless
+         * tl.range(..., num_stages=3): 80 rows in blocks of 32, the last one masked; fp32 and
+         * fp16 */
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "tile_rows",
+         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
+         {"BLOCK_M=32", "BLOCK_N=64"},
+         {1},
+         4,
+         {F32(80 * 64, 0), OUT32(80 * 64), OUT32(64), I(80), I(0), I(3)},
+         6,
+         1,
+         .tiles = {1, 1},
+         .asks = true},
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "tile_rows",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32",
+         {"BLOCK_M=32", "BLOCK_N=64"},
+         {1},
+         4,
+         {F16(80 * 64, 0), OUT16(80 * 64), OUT32(64), I(80), I(0), I(3)},
+         6,
+         1,
+         .tiles = {1, 1},
+         .asks = true},
+        /* ... and no iteration (lo = hi): the copies read nothing, Y keeps its poison, Z is 0 */
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "tile_rows",
+         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
+         {"BLOCK_M=32", "BLOCK_N=64"},
+         {1},
+         4,
+         {F32(80 * 64, 0), OUT32(80 * 64), OUT32(64), I(80), I(2), I(2)},
+         6,
+         1,
+         .tiles = {1, 1},
+         .asks = true},
+        /* a 2-D fp32 tile added to a dot's accumulator each K block, copied ahead with A, B */
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "tile_beside_dot",
+         "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {1},
+         4,
+         {F16(64 * 128, 0), F16(128 * 64, 0), F32(4 * 64 * 64, 0), OUT32(64 * 64), I(128)},
+         5,
+         1,
+         .tiles = {1, 1}},
         /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile */
         {"tests/lit/codegen/pipe_shapes.tri",
          "row_scales",
