@@ -36,8 +36,8 @@
  * fp8), copied in pieces of at least 4 bytes. An FMA dot (blocked accumulator) reads both its
  * operands' slots itself when they are 4-byte tiles whose copies its order costs nothing
  * (choose_fma_readers: unswizzled A^T [K][M] and B [K][N] slots, local_loads into its #dot_op
- * layouts that codegen leaves to its k loop); else its operands are read back whole, 16-bit and
- * 4-byte tiles alike, and it stages those registers in its own scratch as before. Beside them,
+ * layouts that codegen leaves to its k loop); else its loop stays as it is (read back whole and
+ * staged again, measured slower than no pipeline). Beside them,
  * the loads the loop makes for other uses -- rows of elements (rank 1) and 2-D tiles of 2- or
  * 4-byte numbers in blocked layouts that reach no dot -- are copied ahead too and read back
  * whole, and a loop with no dot has them copied when its own tl.range asks for stages, its slots
@@ -660,20 +660,21 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
-        if (acc <= 0 || acc >= f->nlayouts ||
-            (f->layouts[acc].kind != LAYOUT_MMA && f->layouts[acc].kind != LAYOUT_BLOCKED))
+        /* Not an FMA dot's (blocked accumulator) operands: read back whole, each tile would go
+         * slot -> registers -> the dot's own staging scratch -> registers, and that was measured
+         * slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200, 2048-4096: 1.05x the
+         * time); an FMA dot is pipelined only where it reads its slots itself (choose_fma_readers:
+         * seed 1's fp32 matmul 0.84-0.88x the time). */
+        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
             continue;
-        /* an FMA dot (blocked accumulator) stages its operands through its own scratch from
-         * registers: its fp32 tiles are read back whole as well as 16-bit ones */
-        bool fma = f->layouts[acc].kind == LAYOUT_BLOCKED;
         for (int k = 0; k < 2; k++) {
             if (reader_of(p, dot->operands[k]))
                 continue;
             IrOp *ld = operand_chain_load(p, dot->operands[k]);
-            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, fma)))
+            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, false)))
                 continue;
             IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
-            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, fma))
+            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, false))
                 continue;
             if (take_load(p, ld) < 0)
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
@@ -790,9 +791,10 @@ static bool analyse(Pipe *p)
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
     if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
-        DECLINE(p, "its dots run on FMA units and no operand of theirs is a tile loaded in the "
-                   "loop that can be copied ahead (2-D, 16- or 32-bit numbers, copies of 4 bytes "
-                   "or more)");
+        DECLINE(p, "its dots run on FMA units, and none reads both its operands from slots "
+                   "(that needs A and B loaded in the loop as 4-byte numbers, each copied along M "
+                   "or N or element by element, and no TMA; read back whole they were measured "
+                   "slower than no pipeline)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
