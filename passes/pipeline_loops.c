@@ -752,10 +752,25 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
 static bool loop_has_dot(const IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
-        if (r->ops[i]->code == OP_DOT)
+        if (r->ops[i]->code == OP_DOT || r->ops[i]->code == OP_WGMMA)
             return true;
         for (int k = 0; k < r->ops[i]->nregions; k++)
             if (loop_has_dot(&r->ops[i]->regions[k]))
+                return true;
+    }
+    return false;
+}
+
+/* Whether the loop's body itself (not its nested loops) loads from global memory: a nested loop
+ * was taken (or refused) on its own, inner loops first. */
+static bool body_loads(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_LOAD)
+            return true;
+        for (int k = 0; op->code != OP_FOR && op->code != OP_WHILE && k < op->nregions; k++)
+            if (body_loads(&op->regions[k]))
                 return true;
     }
     return false;
@@ -787,6 +802,10 @@ static bool analyse(Pipe *p)
     int nwg = 0, ntaken = 0;
     if (!choose_loads(p, wg, &nwg, &ntaken))
         return false;
+    if (p->nloads == 0 && !p->why_not && !body_loads(body))
+        DECLINE(p, "it loads nothing itself (a nested loop's loads are that loop's: pipelined "
+                   "there, or refused "
+                   "with a remark of their own)");
     if (p->nloads == 0 && !p->why_not && p->loop->attr[0] <= 1 && !loop_has_dot(body))
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");

@@ -1229,6 +1229,20 @@ int main(void)
          3,
          {200, 0, 2},
          3},
+        /* nested loops (nested_tiles): 2 programs walk C's 4 row tiles by 2, each running a
+         * pipelined K loop with a masked tail */
+        {"pipe_shapes.tri",
+         "nested_tiles",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32",
+         {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32"},
+         3,
+         2,
+         {{E_F16, 100 * 80, FILL_UNIFORM, 0},
+          {E_F16, 80 * 32, FILL_UNIFORM, 0},
+          {E_F32, 100 * 32, FILL_POISON, 1e-3}},
+         3,
+         {100, 80, 2},
+         3},
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead
          * with the dot's A and B and read back whole */
         {"pipe_shapes.tri",

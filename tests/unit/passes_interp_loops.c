@@ -165,17 +165,21 @@ static bool close_enough(const unsigned char *want, const unsigned char *got, co
     return true;
 }
 
-/* Loops of r (nested too) whose body holds an async_copy or tma_load: the pipelined ones. */
+/* Loops of r (nested too) whose body holds an async_copy or tma_load: the pipelined ones. A loop
+ * whose copies are a pipelined nested loop's (its prologue runs in the outer body) is not one. */
 static int pipelined_loops(const IrRegion *r)
 {
     int n = 0;
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
-        if (op->code == OP_FOR && (count_ops(&op->regions[0], OP_ASYNC_COPY) > 0 ||
-                                   count_ops(&op->regions[0], OP_TMA_LOAD) > 0))
-            n++;
+        int inner = 0;
         for (int k = 0; k < op->nregions; k++)
-            n += pipelined_loops(&op->regions[k]);
+            inner += pipelined_loops(&op->regions[k]);
+        n += inner;
+        if (op->code == OP_FOR && inner == 0 &&
+            (count_ops(&op->regions[0], OP_ASYNC_COPY) > 0 ||
+             count_ops(&op->regions[0], OP_TMA_LOAD) > 0))
+            n++;
     }
     return n;
 }
@@ -375,6 +379,14 @@ static void run_case(const Case *c)
             7, 1                                                                                   \
     }
 
+#define NESTED_TILES(programs, step)                                                               \
+    {                                                                                              \
+        "tests/lit/codegen/pipe_shapes.tri", "nested_tiles",                                       \
+            "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32",                                           \
+            {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32"}, {programs}, 4,                             \
+            {F16(100 * 80, 0), F16(80 * 32, 0), OUT32(100 * 32), I(100), I(80), I(step)}, 6, 1     \
+    }
+
 int main(void)
 {
     enum { N_CTX = 128, D = 32, T = N_CTX * D };
@@ -478,6 +490,11 @@ int main(void)
          5,
          1,
          .tiles = {1, 1}},
+        /* nested loops: programs walk C's row tiles by a run-time step, each running a K loop
+         * (K = 80: a masked tail; M = 100: the last tile masked); the inner loop is pipelined
+         * inside the outer one. With 5 programs and step 5, program 4 has no tile at all. */
+        NESTED_TILES(2, 2),
+        NESTED_TILES(5, 5),
         /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile */
         {"tests/lit/codegen/pipe_shapes.tri",
          "row_scales",
