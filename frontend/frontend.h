@@ -256,6 +256,7 @@ typedef struct Block {
     X(ST_BREAK, "break")      /* parsed; sema rejects it as Triton does */                         \
     X(ST_CONTINUE, "continue") /* parsed; sema rejects it as Triton does */                        \
     X(ST_ASSERT, "assert")    /* assert_: assert cond, msg (a device assert; sema may drop it) */  \
+    X(ST_RAISE, "raise")      /* ret.value: the exception, may be NULL; sema rejects one it reaches */\
     X(ST_DEF, "def")          /* def: a nested def (rejected by sema) */                           \
     X(ST_IMPORT, "import")    /* import_: import / from-import lines */
 /* clang-format on */
@@ -487,8 +488,8 @@ int host_condition_holds(const HostCondition *c);
     X(BI_STATIC_PRINT, "static_print", "values", no_value_builtin, build_folded, "print at compile time (ignored)")               \
     X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", device_print_builtin, build_folded, "print at run time (tric prints nothing)") \
     X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", device_assert_builtin, build_device_assert, "run-time assertion (checked by the interpreter)") \
-    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", range_builtin, build_range, "Python range / tl.range in for loops") \
-    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", range_builtin, build_range, "for loop unrolled at compile time")   \
+    X(BI_RANGE, "range", "arg1 arg2= step= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer= disable_licm=", range_builtin, build_range, "Python range / tl.range in for loops") \
+    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= step=", range_builtin, build_range, "for loop unrolled at compile time")   \
     X(BI_MIN_PY, "min_builtin", "a b", minmax_py_builtin, build_minmax, "Python's min on constexprs")                              \
     X(BI_MAX_PY, "max_builtin", "a b", minmax_py_builtin, build_minmax, "Python's max on constexprs")                              \
     X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", swizzle2d_builtin, build_swizzle2d, "grouped program-id swizzle")        \

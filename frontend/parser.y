@@ -124,6 +124,7 @@ static Stmt *s_annotated(ParseState *ps, Expr *target, Expr *annotation, Expr *v
 static Stmt *s_aug(ParseState *ps, SrcLoc op_loc, BinOp op, Expr *target, Expr *value);
 static Stmt *s_return(ParseState *ps, SrcLoc loc, Expr *value);
 static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg);
+static Stmt *s_raise(ParseState *ps, SrcLoc loc, Expr *exc);
 static Stmt *s_if(ParseState *ps, SrcLoc loc, Expr *cond, Block then, ElifList *elifs, Block els);
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body);
 static Stmt *s_for(ParseState *ps, SrcLoc loc, Expr *target, Expr *iter, Block body);
@@ -176,6 +177,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %token AND "and" OR "or" NOT "not" NOT_IN "not in" IS "is" IN "in" IF "if" ELIF "elif"
 %token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
 %token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
+%token RAISE "raise"
 %token TRUE "True" FALSE "False" NONE "None" LAMBDA "lambda"
 %token TRY "try" EXCEPT "except" FINALLY "finally"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
@@ -245,6 +247,9 @@ small_stmt: testlist                       { $$ = s_expr(ps, $1); }
           | CONTINUE                       { $$ = s_simple(ps, ST_CONTINUE, L(@1)); }
           | ASSERT test                    { $$ = s_assert(ps, L(@1), $2, NULL); }
           | ASSERT test ',' test           { $$ = s_assert(ps, L(@1), $2, $4); }
+          | RAISE                          { $$ = s_raise(ps, L(@1), NULL); }
+          | RAISE test                     { $$ = s_raise(ps, L(@1), $2); }
+          | RAISE test FROM test           { $$ = s_raise(ps, L(@1), $2); }
           | import_stmt
           ;
 
@@ -655,7 +660,6 @@ static const struct {
     {"try", "exceptions ('try') are not supported in tric kernels"},
     {"except", "exceptions ('except') are not supported in tric kernels"},
     {"finally", "exceptions ('finally') are not supported in tric kernels"},
-    {"raise", "exceptions ('raise') are not supported in tric kernels"},
     {"global", "'global' and 'nonlocal' declarations are not supported"},
     {"nonlocal", "'global' and 'nonlocal' declarations are not supported"},
     {"yield", "generators ('yield') are not supported"},
@@ -1260,6 +1264,15 @@ static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg)
     return s;
 }
 
+/* raise X [from Y]: parsed so that a branch compile-time constants leave untaken may hold one (as
+ * FlagGems' dtype helpers end: `else: raise ValueError(...)`); sema rejects one it reaches. */
+static Stmt *s_raise(ParseState *ps, SrcLoc loc, Expr *exc)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_RAISE, loc);
+    s->ret.value = exc;
+    return s;
+}
+
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body)
 {
     if (l->n >= MAX_ELIFS) {
@@ -1499,6 +1512,7 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
             const char *what = s->kind == ST_FOR   ? "'for' loops"
                                : s->kind == ST_WHILE ? "'while' loops"
                                : s->kind == ST_ASSERT ? "'assert' statements"
+                               : s->kind == ST_RAISE  ? "'raise' statements"
                                                       : "augmented assignments";
             report(ps, s->loc,
                    "%s are not supported at module level (only imports, defs and assignments)",

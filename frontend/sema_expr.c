@@ -511,6 +511,9 @@ static Sem attr_expr(Sema *s, Expr *e)
             shown = arena_printf(s->a, "%s.%s", obj.module ? obj.module : "tl", name);
         return module_member(s, obj, name, shown, e->attr.name_loc);
     }
+    /* Triton's advance is a member of the block pointer too: bp.advance([BLOCK_M, 0]). */
+    if (obj.kind == SEM_TUPLE && obj.block_ptr && !strcmp(name, "advance"))
+        return (Sem){.kind = SEM_BUILTIN, .builtin = BI_ADVANCE};
     if (obj.kind == SEM_TUPLE && obj.tensor_desc) {
         /* tensor_descriptor's members: load, store, block_shape, dtype. */
         if (!strcmp(name, "load"))
@@ -812,6 +815,18 @@ static Sem bit_length_call(Sema *s, Expr *e)
     return sem_int(bits);
 }
 
+/* Triton's sized integer predicates, is_int8() .. is_int64() and is_uint8() .. is_uint64(): the
+ * width they test (0: not one); the caller tells is_uintN by its name. */
+static int sized_int_predicate_bits(const char *name)
+{
+    static const char *const names[] = {"is_int8",  "is_int16",  "is_int32",  "is_int64",
+                                        "is_uint8", "is_uint16", "is_uint32", "is_uint64"};
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(name, names[i]))
+            return 8 << (i % 4);
+    return 0;
+}
+
 /* Triton's dtype predicates (dtype.is_floating(), .is_int_signed(), ...): constexpr bools, which
  * FlagGems' get_dtype_min/get_dtype_max branch on. */
 static bool is_dtype_predicate(const char *name)
@@ -832,7 +847,7 @@ static bool is_dtype_predicate(const char *name)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i]))
             return true;
-    return false;
+    return sized_int_predicate_bits(name) > 0;
 }
 
 static Sem dtype_predicate_call(Sema *s, Expr *e)
@@ -877,6 +892,10 @@ static Sem dtype_predicate_call(Sema *s, Expr *e)
         r = num && d == DT_F32;
     else if (!strcmp(name, "is_fp64"))
         r = num && d == DT_F64;
+    else if (sized_int_predicate_bits(name)) /* is_int32: signed; is_uint32: unsigned */
+        r = num && dtype_is_int(d) && d != DT_I1 &&
+            dtype_bits(d) == sized_int_predicate_bits(name) &&
+            (dtype_kind(d) == DK_UINT) == (name[3] == 'u');
     return sem_bool(r);
 }
 
@@ -906,7 +925,8 @@ static Sem call_expr(Sema *s, Expr *e)
         Expr *receiver = NULL;
         if (fn->kind == EX_ATTR &&
             (fn->attr.obj->sem.kind == SEM_VALUE ||
-             (fn->attr.obj->sem.kind == SEM_TUPLE && fn->attr.obj->sem.tensor_desc)))
+             (fn->attr.obj->sem.kind == SEM_TUPLE &&
+              (fn->attr.obj->sem.tensor_desc || fn->attr.obj->sem.block_ptr))))
             receiver = fn->attr.obj;
         return builtin_call(s, e, (Builtin)f.builtin, receiver);
     }
