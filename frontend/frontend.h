@@ -727,6 +727,9 @@ typedef struct Heuristic {
     const Expr *fn; /* an EX_LAMBDA of one parameter */
     int param;      /* index of the parameter in the kernel's FuncDef */
     SrcLoc loc;     /* the dict key */
+    /* the kernel's module: the plain defs a heuristic names or calls (`"BLOCK_K": heur_block_k`,
+     * `lambda args: is_even(args["M"], 64)`) are run from it */
+    const struct Module *module;
 } Heuristic;
 
 typedef struct Heuristics {
@@ -739,7 +742,8 @@ typedef struct Heuristics {
 
 /* Reads kernel f's @triton.heuristics({...}) / (values={...}) decorators; each key must name a
  * parameter of f and each value be a lambda of one argument (or a module-level name bound to
- * one). true with out->n 0 when there is none. */
+ * one, or a plain def of one parameter, read as `lambda args: def(args)`). true with out->n 0
+ * when there is none. */
 bool heuristics_read(const Module *m, const FuncDef *f, Heuristics *out, Arena *a, Diag *d);
 /* What args["name"] is when a heuristic runs: true with its value, or false with a reason
  * ("a run-time argument ...") that the error at the subscript quotes. */

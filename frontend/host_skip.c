@@ -831,11 +831,20 @@ static void blank(Skip *s, char *out, const Stmt1 *st)
 {
     size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
     if (to - from < 4)
-        return; /* `x`, `1`: harmless, and too short to hold `pass` */
+        return;            /* `x`, `1`: harmless, and too short to hold `pass` */
+    size_t first_line = 0; /* the statement's first line, which the placeholder must fit in */
+    while (from + first_line < to && out[from + first_line] != '\n' &&
+           out[from + first_line] != '\r')
+        first_line++;
     for (size_t i = from; i < to; i++)
         if (out[i] != '\n' && out[i] != '\r')
             out[i] = ' ';
-    memcpy(out + from, "pass", 4);
+    /* `pass` over a first line shorter than it (a docstring's `"""`) would eat that line's break
+     * and shift every later line: the one-character statement `0` fits any line. */
+    if (first_line >= 4)
+        memcpy(out + from, "pass", 4);
+    else
+        out[from] = '0';
 }
 
 /* The condition becomes `1` or `0`, the rest of it blanks; one spread over several lines is
