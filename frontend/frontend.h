@@ -758,6 +758,8 @@ bool heuristic_eval(const Heuristic *h, HeurLookup lookup, void *ctx, ConstVal *
  * `return` of one of the ScanCombine forms, on its two parameters in either order. false with
  * *where and *why set otherwise. */
 bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const char **why);
+/* Whether f's combine is `a and b` / `a or b` (SCAN_AND / SCAN_OR on an int1 input only). */
+bool scan_combine_is_logical(const FuncDef *f);
 
 /* ---- build_ir.c ------------------------------------------------------------------------------- */
 

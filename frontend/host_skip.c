@@ -338,11 +338,10 @@ static size_t assignment_at(const Skip *s, int line, bool *augmented)
 
 /* The names an assignment binds: the identifiers at bracket depth 0 of its targets, attributes
  * and annotations excepted (`x: tl.constexpr = 3` binds x; `os.environ[k] = v` binds nothing). */
-static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
+static void target_names(Skip *s, size_t i, size_t eq, const char ***names, int *n, int *cap)
 {
     const char *t = s->text;
-    size_t i = s->lines[st->first].start;
-    int depth = 0, cap = 0;
+    int depth = 0;
     bool annotation = false;
     while (i < eq) {
         char c = t[i];
@@ -367,12 +366,18 @@ static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
                 k--;
             bool attribute = k > 0 && t[k - 1] == '.';
             if (depth == 0 && !annotation && !attribute)
-                ARENA_PUSH(s->a, st->binds, st->nbinds, cap, arena_strndup(s->a, t + i, j - i));
+                ARENA_PUSH(s->a, *names, *n, *cap, arena_strndup(s->a, t + i, j - i));
             i = j;
             continue;
         }
         i++;
     }
+}
+
+static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
+{
+    int cap = 0;
+    target_names(s, s->lines[st->first].start, eq, &st->binds, &st->nbinds, &cap);
 }
 
 static void def_binds(Skip *s, Stmt1 *st, int def_line)
@@ -710,6 +715,10 @@ typedef struct Used {
     int *work; /* statements kept and not yet scanned */
     int nwork, wcap;
     bool code; /* the reads being scanned are kernel code's (else a decorator's arguments) */
+    /* the names the def being scanned binds itself (its parameters, its assignments' and for
+     * loops' targets): Python makes them local to it, so they read no module-level binding */
+    const char **locals;
+    int nlocals, lcap;
 } Used;
 
 static size_t name_hash(const char *name, size_t len)
@@ -730,6 +739,10 @@ static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
         k--;
     if (k > 0 && u->s->text[k - 1] == '.')
         return false;
+    for (int i = 0; i < u->nlocals;
+         i++) /* FlagGems' kernel `all = tl.reduce(...)`, not its host `def all` */
+        if (strlen(u->locals[i]) == len && !memcmp(u->locals[i], name, len))
+            return false;
     for (Binder *b = u->slots[name_hash(name, len) & u->mask]; b; b = b->next) {
         Stmt1 *st = &u->s->stmts[b->stmt];
         if (strlen(b->name) != len || memcmp(b->name, name, len))
@@ -743,6 +756,63 @@ static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
     return false;
 }
 
+/* The parameters of the def whose header is logical line `line`: the names right after its
+ * opening parenthesis or after a comma at bracket depth 1 (annotations follow a colon, defaults
+ * an `=`). */
+static void def_params(Skip *s, int line, Used *u)
+{
+    const char *t = s->text;
+    size_t i = s->lines[line].start, end = s->lines[line].end;
+    int depth = 0;
+    bool at_param = false;
+    while (i < end) {
+        bool plain;
+        char c = t[i];
+        if (depth == 1 && at_param && is_ident_start(c)) {
+            size_t j = i;
+            while (j < end && is_ident_char(t[j]))
+                j++;
+            ARENA_PUSH(s->a, u->locals, u->nlocals, u->lcap, arena_strndup(s->a, t + i, j - i));
+            at_param = false;
+            i = j;
+            continue;
+        }
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (c == '(' && depth == 1)
+            at_param = true;
+        else if (plain && c == ',' && depth == 1)
+            at_param = true;
+        else if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '*' && c != '\\')
+            at_param = false;
+        i = next;
+    }
+}
+
+/* Sets u->locals to what the def on lines [def_line, last) binds in its body. */
+static void def_locals(Skip *s, int def_line, int last, Used *u)
+{
+    u->nlocals = 0;
+    def_params(s, def_line, u);
+    for (int i = def_line + 1; i < last; i++) {
+        const char *w;
+        size_t len = first_word(s, i, &w);
+        if (len == 3 && !memcmp(w, "for", 3)) { /* for NAME[, NAME] in ...: up to the `in` */
+            size_t from = s->lines[i].start + 3, in = from;
+            const char *t = s->text;
+            while (in + 4 < s->lines[i].end &&
+                   !(t[in] == ' ' && t[in + 1] == 'i' && t[in + 2] == 'n' && t[in + 3] == ' '))
+                in++;
+            target_names(s, from, in, &u->locals, &u->nlocals, &u->lcap);
+            continue;
+        }
+        bool augmented;
+        size_t eq = assignment_at(s, i, &augmented);
+        if (eq && !augmented &&
+            !word_in(s, i, (const char *const[]){"if", "elif", "while", "return", "def", NULL}))
+            target_names(s, s->lines[i].start, eq, &u->locals, &u->nlocals, &u->lcap);
+    }
+}
+
 /* The names read by one kept statement (a recursed if/try: its header lines only). What a
  * decorator's arguments read (@triton.autotune's configs, @triton.heuristics' lambdas), and what
  * that reads in turn, is configuration tric reads when it can (frontend/autotune.c): the rest is
@@ -754,6 +824,8 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
         size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
         if (st->verdict == IF_USED) {
             u->code = st->read_by_code;
+            if (word_is(s, st->first, "def"))
+                def_locals(s, st->first, st->last, u);
         } else if (s->text[from] == '@') {
             int d = st->first;
             while (d < st->last && s->text[s->lines[d].start] == '@')
@@ -762,6 +834,8 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
             each_ident(s, from, s->lines[d - 1].end, mark_binder, u);
             from = d < st->last ? s->lines[d].start : to;
             u->code = true;
+            if (d < st->last && word_is(s, d, "def"))
+                def_locals(s, d, st->last, u);
         } else {
             size_t eq = 0;
             bool augmented = false;
@@ -771,6 +845,7 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
             u->code = !(eq && mentions(s, eq, to, configures));
         }
         each_ident(s, from, to, mark_binder, u);
+        u->nlocals = 0;
         return;
     }
     u->code = true;

@@ -497,6 +497,19 @@ static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx, 
     return reduced_value(s, call, fname, t, t.dtype, keep);
 }
 
+/* A combine of `a and b` / `a or b` is read as a & b / a | b, which it is on int1 only. */
+static bool logical_combine_input_ok(Sema *s, Expr *call, const FuncDef *fn, const char *fname)
+{
+    Type t;
+    if (!scan_combine_is_logical(fn) || !operand_type(arg(call, 0)->sem, &t) || t.dtype == DT_I1)
+        return true;
+    diag_error(s->diag, arg_loc(call, 0),
+               "%s: a combine function of 'and' / 'or' needs an int1 input (tric reads it as & / "
+               "|), got %s",
+               fname, tstr(s, t));
+    return false;
+}
+
 /* tl.reduce(x, axis, combine_fn, keep_dims=False) (and x.reduce(...)): Triton inlines the @jit
  * combine function into a reduction tree. tric recognizes the combine functions of its scan op
  * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
@@ -525,6 +538,8 @@ Sem reduce_with_combine_builtin(Sema *s, Expr *call, Builtin b, const char *fnam
                          : comb == SCAN_MAX ? "max"
                          : comb == SCAN_MIN ? "min"
                                             : NULL;
+    if (known && !reduce && !logical_combine_input_ok(s, call, fn->sem.func, fname))
+        return sem_error();
     if (known && !reduce) /* a * b, &, |, ^: the scan's last element, in x's dtype */
         return scan_reduction(s, call, fname, 3, comb,
                               comb == SCAN_MUL ? NULL : "a bitwise combine needs integers");
@@ -654,6 +669,8 @@ Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
             return sem_error();
         }
+        if (!logical_combine_input_ok(s, call, fn->sem.func, fname))
+            return sem_error();
         rc->combine = comb;
         bool bitwise = comb == SCAN_AND || comb == SCAN_OR || comb == SCAN_XOR;
         if (bitwise && dtype_is_float(t.dtype)) {
