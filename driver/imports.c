@@ -71,7 +71,8 @@ typedef struct Linker {
     Stmt **globals; /* the imported constants and imports, put before the root's */
     int nglobals, gcap;
     int fcap;
-    StrBuf *key; /* driver_import_key: every file read, appended */
+    StrBuf *key;   /* driver_import_key: every file read, appended */
+    int reexports; /* re-exports followed now (import_bind), bounding a cycle of them */
 } Linker;
 
 /* ---- finding files ---------------------------------------------------------------------------- */
@@ -333,6 +334,19 @@ static const FuncDef *module_def(const Module *m, const char *name)
     return NULL;
 }
 
+static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out);
+
+/* Whether module mod imports `name` (binds it by an import, not a def or assignment), and how. */
+static bool reexport(Linker *lk, int mod, const char *name, ImportBind *out)
+{
+    if (lk->reexports >= 16) /* a cycle of re-exports: left as "not defined" */
+        return false;
+    lk->reexports++;
+    bool found = import_bind(lk, mod, name, out) && out->kind != BIND_MISSING;
+    lk->reexports--;
+    return found;
+}
+
 /* The binding of dotted name `name` made by module mod's imports (the last one), resolving the
  * module it names; false when no import binds it. */
 static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
@@ -363,10 +377,17 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
             } else {
                 int pm = resolve(lk, mod, from, &tried);
                 const Module *pmod = pm >= 0 ? lk->mods[pm].m : NULL;
+                ImportBind again;
                 if (pm >= 0 && (module_def(pmod, imported) || module_assign(pmod, imported))) {
                     b.kind = BIND_MEMBER;
                     b.mod = pm;
                     b.member = imported;
+                } else if (pm >= 0 && reexport(lk, pm, imported, &again)) {
+                    /* a package's __init__.py re-exporting what it imports (FlagGems'
+                     * `from flag_gems.utils import tl_extra_shim`, which utils/__init__.py
+                     * imports from .triton_lang_helper): bound as that module binds it */
+                    again.name = name;
+                    b = again;
                 } else {
                     /* a submodule: `from . import utils`, `from pkg import kernels` */
                     const char *sub = from[strlen(from) - 1] == '.'

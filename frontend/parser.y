@@ -125,6 +125,8 @@ static Stmt *s_aug(ParseState *ps, SrcLoc op_loc, BinOp op, Expr *target, Expr *
 static Stmt *s_return(ParseState *ps, SrcLoc loc, Expr *value);
 static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg);
 static Stmt *s_raise(ParseState *ps, SrcLoc loc, Expr *exc);
+static Block block_concat(ParseState *ps, Block a, Block b);
+static StmtList try_body(ParseState *ps, Block body, const Block *handlers);
 static Stmt *s_if(ParseState *ps, SrcLoc loc, Expr *cond, Block then, ElifList *elifs, Block els);
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body);
 static Stmt *s_for(ParseState *ps, SrcLoc loc, Expr *target, Expr *iter, Block body);
@@ -192,7 +194,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom
 %type <expr> subscript opt_test
 %type <op> comp_op
-%type <block> suite else_opt
+%type <block> suite else_opt except_list except_clause
 %type <elifs> elif_list
 %type <params> params param_list
 %type <param> param
@@ -315,17 +317,17 @@ decorator: '@' test NEWLINE                { $$ = $2; }
  * import tanh` / `except ModuleNotFoundError: from ...cuda.libdevice import tanh`) stands for its
  * `try` body; the handlers, `else` and `finally` are dropped. The lexer makes TRY/EXCEPT/FINALLY
  * only outside function bodies; inside one, `try` stays the unsupported-keyword error. */
-try_stmt: TRY ':' suite except_list try_tail { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+try_stmt: TRY ':' suite except_list try_tail { $$ = try_body(ps, $3, &$4); }
         | TRY ':' suite FINALLY ':' suite   { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
         ;
 
-except_list: except_clause
-           | except_list except_clause
+except_list: except_clause                 { $$ = $1; }
+           | except_list except_clause     { $$ = block_concat(ps, $1, $2); }
            ;
 
-except_clause: EXCEPT ':' suite
-             | EXCEPT test ':' suite
-             | EXCEPT test AS NAME ':' suite
+except_clause: EXCEPT ':' suite            { $$ = $3; }
+             | EXCEPT test ':' suite       { $$ = $4; }
+             | EXCEPT test AS NAME ':' suite { $$ = $6; }
              ;
 
 try_tail: %empty
@@ -1262,6 +1264,51 @@ static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg)
     s->assert_.cond = cond;
     s->assert_.msg = msg;
     return s;
+}
+
+/* The statements of two blocks, in order. */
+static Block block_concat(ParseState *ps, Block a, Block b)
+{
+    Block r = {arena_alloc(ps->arena, sizeof(Stmt *) * (size_t)(a.n + b.n + 1)), a.n + b.n};
+    for (int i = 0; i < a.n; i++)
+        r.stmts[i] = a.stmts[i];
+    for (int i = 0; i < b.n; i++)
+        r.stmts[a.n + i] = b.stmts[i];
+    return r;
+}
+
+static bool is_dotted_name(const Expr *e)
+{
+    while (e && e->kind == EX_ATTR)
+        e = e->attr.obj;
+    return e && e->kind == EX_NAME;
+}
+
+/* A module-level try stands for its body, with one exception: a name the body binds to a call
+ * (host code choosing a module: FlagGems' `tl_extra_shim = backend.get_tl_extra_backend_module()`)
+ * that an except clause binds to a dotted name (`tl_extra_shim = triton.language.math`) takes the
+ * except clause's value (the last such), which tric can read where the call is host Python. */
+static StmtList try_body(ParseState *ps, Block body, const Block *handlers)
+{
+    for (int i = 0; i < body.n; i++) {
+        Stmt *st = body.stmts[i];
+        if (st->kind != ST_ASSIGN || st->assign.ntargets != 1 ||
+            st->assign.targets[0]->kind != EX_NAME || st->assign.value->kind != EX_CALL)
+            continue;
+        for (int k = 0; k < handlers->n; k++) {
+            const Stmt *h = handlers->stmts[k];
+            if (h->kind == ST_ASSIGN && h->assign.ntargets == 1 &&
+                h->assign.targets[0]->kind == EX_NAME &&
+                !strcmp(h->assign.targets[0]->str, st->assign.targets[0]->str) &&
+                is_dotted_name(h->assign.value)) {
+                Stmt *copy = ast_stmt(ps->arena, ST_ASSIGN, st->loc);
+                copy->assign = st->assign;
+                copy->assign.value = h->assign.value;
+                body.stmts[i] = copy;
+            }
+        }
+    }
+    return (StmtList){body.stmts, body.n, body.n};
 }
 
 /* raise X [from Y]: parsed so that a branch compile-time constants leave untaken may hold one (as
