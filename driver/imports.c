@@ -125,7 +125,9 @@ static const char *find_in_dir(Linker *lk, const char *dir, const char *dotted, 
 static bool is_triton_module(const char *dotted)
 {
     size_t n = strcspn(dotted, ".");
-    return n == 6 && !strncmp(dotted, "triton", 6);
+    /* torch too: sema reads its dtypes and finfo/iinfo constants (FlagGems' topk.py
+     * `tl.constexpr(torch.finfo(torch.float16).min)`); any other use is sema's error */
+    return (n == 6 && !strncmp(dotted, "triton", 6)) || (n == 5 && !strncmp(dotted, "torch", 5));
 }
 
 static int load(Linker *lk, const char *path, const char *qual);
@@ -426,7 +428,7 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
 /* The module names sema knows without an import (sema.c is_module_name). */
 static bool sema_knows_module_name(const char *name)
 {
-    static const char *const known[] = {"tl", "triton", "language", "math", "libdevice"};
+    static const char *const known[] = {"tl", "triton", "language", "math", "libdevice", "torch"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(name, known[i]))
             return true;

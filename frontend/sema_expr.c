@@ -13,7 +13,7 @@
 bool is_module_name(const char *name)
 {
     return !strcmp(name, "tl") || !strcmp(name, "triton") || !strcmp(name, "language") ||
-           !strcmp(name, "math") || !strcmp(name, "libdevice");
+           !strcmp(name, "math") || !strcmp(name, "libdevice") || !strcmp(name, "torch");
 }
 
 Sem sem_module(const char *path) { return (Sem){.kind = SEM_MODULE, .module = path}; }
@@ -390,6 +390,8 @@ static const FuncDef *random_func(Sema *s, const char *name)
 /* The member `name` of module mod (whose canonical path is mod.module: "tl",
  * "triton.language.extra.cuda.libdevice"). `shown` is the member as the source spells it, for
  * messages ("libdevice.asin", not "tl.asin"); errors go at loc. */
+static bool torch_dtype(const char *name, DType *out);
+
 Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc loc)
 {
     const char *leaf = module_leaf(mod);
@@ -399,6 +401,16 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
         if (!strcmp(name, "ALL") || !strcmp(name, "NONE"))
             return sem_int(name[0] == 'A' ? PROPAGATE_NAN_ALL : PROPAGATE_NAN_NONE);
         diag_error(s->diag, loc, "'%s' is not a member of PropagateNan (ALL, NONE)", shown);
+        return sem_error();
+    }
+    if (!strcmp(leaf, "torch")) { /* host code's torch: its dtypes (torch.float16) */
+        DType td;
+        if (torch_dtype(name, &td))
+            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = td});
+        diag_error(s->diag, loc,
+                   "'%s' is torch (host Python); tric reads only its dtypes and "
+                   "torch.finfo/iinfo(...).min/max",
+                   shown);
         return sem_error();
     }
     if (!strcmp(leaf, "libdevice")) {
@@ -490,10 +502,103 @@ static bool type_attr(Sema *s, const ConstVal *cv, const char *name, Sem *out)
     return false;
 }
 
+/* torch.float16 (torch.bool, torch.float8_e4m3fn, ...): its dtype, or false. */
+static bool torch_dtype(const char *name, DType *out)
+{
+    if (!strcmp(name, "bool") || !strcmp(name, "half") || !strcmp(name, "float") ||
+        !strcmp(name, "double") || !strcmp(name, "int") || !strcmp(name, "long")) {
+        *out = name[0] == 'b'   ? DT_I1
+               : name[0] == 'h' ? DT_F16
+               : name[0] == 'f' ? DT_F32
+               : name[0] == 'd' ? DT_F64
+               : name[0] == 'i' ? DT_I32
+                                : DT_I64;
+        return true;
+    }
+    if (!strcmp(name, "float8_e4m3fn") || !strcmp(name, "float8_e5m2")) {
+        *out = name[8] == '4' ? DT_F8E4NV : DT_F8E5;
+        return true;
+    }
+    return lookup_dtype_name(name, out);
+}
+
+/* torch.finfo(torch.float16).max, torch.iinfo(torch.int8).min, ...: host constants module-level
+ * code computes (FlagGems' `_MIN_FLOAT16_VAL = tl.constexpr(torch.finfo(torch.float16).min)`).
+ * false when e is not such an attribute; else *out, an error already reported. */
+static bool torch_info_attr(Sema *s, Expr *e, Sem *out)
+{
+    Expr *call = e->attr.obj;
+    if (call->kind != EX_CALL || call->call.fn->kind != EX_ATTR || call->call.nargs != 1 ||
+        call->call.fn->attr.obj->kind != EX_NAME || strcmp(call->call.fn->attr.obj->str, "torch"))
+        return false;
+    const char *info = call->call.fn->attr.name, *name = e->attr.name;
+    bool finfo = !strcmp(info, "finfo");
+    if (!finfo && strcmp(info, "iinfo"))
+        return false;
+    Expr *a = call->call.args[0];
+    DType d;
+    if (a->kind != EX_ATTR || a->attr.obj->kind != EX_NAME || strcmp(a->attr.obj->str, "torch") ||
+        !torch_dtype(a->attr.name, &d) || dtype_is_float(d) != finfo || d == DT_I1) {
+        diag_error(s->diag, a->loc, "torch.%s() takes a torch %s dtype (torch.%s)", info,
+                   finfo ? "float" : "integer", finfo ? "float16" : "int32");
+        *out = sem_error();
+        return true;
+    }
+    int bits = dtype_bits(d);
+    if (!strcmp(name, "bits")) {
+        *out = sem_int(bits);
+        return true;
+    }
+    if (!finfo && (!strcmp(name, "min") || !strcmp(name, "max"))) {
+        bool sign = dtype_kind(d) == DK_INT, max = name[1] == 'a';
+        uint64_t top = sign ? (UINT64_C(1) << (bits - 1)) - 1
+                            : (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+        if (!sign && max && bits == 64) {
+            diag_error(s->diag, e->attr.name_loc,
+                       "torch.iinfo(torch.uint64).max does not fit int64");
+            *out = sem_error();
+        } else {
+            *out = sem_int(max ? (int64_t)top : sign ? -(int64_t)top - 1 : 0);
+        }
+        return true;
+    }
+    /* (largest finite, eps, smallest normal) per float dtype, as torch.finfo gives them */
+    static const struct {
+        DType d;
+        double max, eps, tiny;
+    } floats[] = {
+        {DT_F16, 65504.0, 0.0009765625, 6.103515625e-05},
+        {DT_BF16, 3.3895313892515355e+38, 0.0078125, 1.1754943508222875e-38},
+        {DT_F32, 3.4028234663852886e+38, 1.1920928955078125e-07, 1.1754943508222875e-38},
+        {DT_F64, 1.7976931348623157e+308, 2.220446049250313e-16, 2.2250738585072014e-308},
+        {DT_F8E4NV, 448.0, 0.125, 0.015625},
+        {DT_F8E5, 57344.0, 0.25, 6.103515625e-05},
+    };
+    for (size_t i = 0; finfo && i < sizeof floats / sizeof floats[0]; i++) {
+        if (floats[i].d != d)
+            continue;
+        if (!strcmp(name, "max") || !strcmp(name, "min")) {
+            *out = sem_float(name[1] == 'a' ? floats[i].max : -floats[i].max);
+            return true;
+        }
+        if (!strcmp(name, "eps") || !strcmp(name, "tiny") || !strcmp(name, "smallest_normal")) {
+            *out = sem_float(name[0] == 'e' ? floats[i].eps : floats[i].tiny);
+            return true;
+        }
+    }
+    diag_error(s->diag, e->attr.name_loc, "torch.%s has no attribute '%s' tric knows (%s)", info,
+               name, finfo ? "min, max, eps, tiny, bits" : "min, max, bits");
+    *out = sem_error();
+    return true;
+}
+
 static Sem attr_expr(Sema *s, Expr *e)
 {
     const char *name = e->attr.name ? e->attr.name : "";
     Expr *inner = e->attr.obj;
+    Sem info;
+    if (torch_info_attr(s, e, &info))
+        return info;
     Sem obj = expr(s, inner);
     if (is_error(obj))
         return obj;
