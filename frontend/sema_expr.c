@@ -1042,6 +1042,26 @@ static Sem call_expr(Sema *s, Expr *e)
             return constexpr_call(s, e, f.func, callee_loc(e));
         return inline_call(s, e, f.func, callee_loc(e));
     }
+    /* a dtype called on a value (Liger's softmax: `m = tl.float32(-float("inf"))`) converts it,
+     * as tl.cast(x, dtype): the call becomes that one */
+    if (f.kind == SEM_CONST && f.cv.kind == CV_DTYPE && e->call.nargs == 1 &&
+        e->call.nkwargs == 0) {
+        if (!args_ok)
+            return sem_error();
+        Expr *tl = ast_expr(s->a, EX_NAME, fn->loc);
+        tl->str = "tl";
+        Expr *cast_fn = ast_expr(s->a, EX_ATTR, fn->loc);
+        cast_fn->attr.obj = tl;
+        cast_fn->attr.name = "cast";
+        cast_fn->attr.name_loc = fn->loc;
+        Expr **args = arena_alloc(s->a, 2 * sizeof *args);
+        args[0] = e->call.args[0];
+        args[1] = fn;
+        e->call.fn = cast_fn;
+        e->call.args = args;
+        e->call.nargs = 2;
+        return expr(s, e);
+    }
     diag_error(s->diag, callee_loc(e), "%s is not callable", sem_describe(s, f));
     return sem_error();
 }
