@@ -558,8 +558,11 @@ arg_list: arg                              { $$ = (CallArgs){0}; args_add(ps, &$
         | arg_list ',' arg                 { $$ = $1; args_add(ps, &$$, $3); }
         ;
 
+/* `**kw` is kept as a keyword named "**" (FLA's `@triton.autotune(..., **autotune_cache_kwargs)`:
+ * autotune.c sets it aside; sema rejects one in kernel code) */
 arg: test                                  { $$ = (Arg){NULL, $1, L(@1)}; }
    | NAME '=' test                         { $$ = (Arg){$1, $3, L(@1)}; }
+   | POW test                              { $$ = (Arg){"**", $2, L(@1)}; }
    ;
 
 /* subscripts = subscript ("," subscript)*, subscript = test | [test] ":" [test] [":" [test]] */
@@ -1002,7 +1005,7 @@ static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *a)
 {
     bool *dup = find_duplicates(ps, a->kwnames.items, (int)sizeof(char *), a->kwnames.n);
     for (int i = 0; dup && i < a->kwnames.n; i++)
-        if (dup[i])
+        if (dup[i] && strcmp(a->kwnames.items[i], "**"))
             report(ps, a->kwlocs[i], "keyword argument repeated: %s", a->kwnames.items[i]);
     Expr *e = ast_expr(ps->arena, EX_CALL, fn->loc);
     e->call.fn = fn;

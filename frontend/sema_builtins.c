@@ -178,6 +178,12 @@ bool bind_builtin_args(Sema *s, Expr *call, Builtin b, Expr *receiver)
 bool analyse_args(Sema *s, Expr *call)
 {
     bool ok = true;
+    for (int i = 0; i < call->call.nkwargs; i++)
+        if (!strcmp(call->call.kwnames[i], "**")) { /* parsed for decorators' sake only */
+            diag_error(s->diag, call->call.kwargs[i]->loc,
+                       "unpacking with '**' is not supported in a kernel");
+            ok = false;
+        }
     for (int i = 0; i < call->call.nargs; i++)
         if (is_error(expr(s, call->call.args[i])))
             ok = false;
