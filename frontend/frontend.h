@@ -499,6 +499,7 @@ int host_condition_holds(const HostCondition *c);
     X(BI_DEBUG_BARRIER, "debug_barrier", "", no_value_builtin, build_debug_barrier, "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", constexpr_builtin, build_folded, "tl.constexpr(v): mark a constant")                     \
     X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", next_power_of_2_builtin, build_folded, "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
+    X(BI_LOG2_CONSTEXPR, "_log2", "i", log2_constexpr_builtin, build_folded, "Triton's standard._log2(i): floor(log2(i)) of a constexpr, 0 below 2") \
     X(BI_POINTER_TYPE, "pointer_type", "element_ty", pointer_type_builtin, build_folded, "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
     X(BI_LEN, "len_builtin", "obj", python_builtin, build_folded, "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", python_builtin, build_folded, "Python's int() on a constexpr")                             \

@@ -1790,6 +1790,18 @@ Sem next_power_of_2_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     return sem_int(n <= 0 ? 0 : p);
 }
 
+/* triton.language.standard._log2(i), a private helper FlagGems' topk and sort import: the number
+ * of halvings that bring a constexpr i down to 1 (floor(log2(i)); 0 for i <= 1). */
+Sem log2_constexpr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    int64_t n, log2 = 0;
+    if (!const_int_arg(s, call, 0, fname, "i", &n))
+        return sem_error();
+    for (; n > 1; n >>= 1)
+        log2++;
+    return sem_int(log2);
+}
+
 /* tl.pointer_type(dtype): the type. */
 Sem pointer_type_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
 {

@@ -420,8 +420,11 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
                    did_you_mean(s, leaf, name, shown));
         return sem_error();
     }
+    /* triton.language's submodules core and standard (FlagGems' `import triton.language.core as
+     * core`, `from triton.language.standard import _log2`) hold its builtins, as tl does */
     if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
-        !strcmp(name, "PropagateNan") || !strcmp(name, "random"))
+        !strcmp(name, "PropagateNan") || !strcmp(name, "random") || !strcmp(name, "core") ||
+        !strcmp(name, "standard"))
         return sem_module(path);
     Builtin bi;
     if (strcmp(leaf, "random") && lookup_tl_builtin(name, &bi))
