@@ -700,10 +700,22 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (had_errors && (tok == YYSYMBOL_DEDENT || tok == YYSYMBOL_INDENT || tok == YYSYMBOL_YYEOF))
         return 0;
 
-    /* A bracket left open on an earlier line swallowed the newlines since (CPython 3.10 does the
-     * same): name the bracket, and forget it so that the rest of the file parses on its own. */
+    /* `**x` / `*x` where an expression starts, inside a bracket opened on an earlier line (a
+     * multi-line dict's `**base`): the unpacking is the error, not the bracket */
     char open_ch;
     SrcLoc open_loc;
+    bool star_first = tok == YYSYMBOL_POW || strcmp(yysymbol_name(tok), "'*'") == 0;
+    if (star_first && lexer_innermost_bracket(ps->lexer, &open_ch, &open_loc) &&
+        open_loc.line < loc.line) {
+        yysymbol_kind_t expected[YYNTOKENS];
+        int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+        if (n > 0 && expects(expected, n, YYSYMBOL_NAME) && expects(expected, n, YYSYMBOL_INT)) {
+            report(ps, loc, "unpacking with '*' or '**' is not supported");
+            return 0;
+        }
+    }
+    /* A bracket left open on an earlier line swallowed the newlines since (CPython 3.10 does the
+     * same): name the bracket, and forget it so that the rest of the file parses on its own. */
     if (lexer_innermost_bracket(ps->lexer, &open_ch, &open_loc) && open_loc.line < loc.line) {
         lexer_forget_brackets(ps->lexer);
         report(ps, open_loc, "'%c' was never closed", open_ch);
