@@ -588,6 +588,43 @@ static int env_default_condition(const char *t, size_t from, size_t to)
     return same == equal;
 }
 
+/* Whether the condition is `not X` with X one name, attribute or call (no and/or/comparison). */
+static bool leading_not(const char *t, size_t from, size_t to)
+{
+    while (from < to && (t[from] == ' ' || t[from] == '\t'))
+        from++;
+    if (to - from < 4 || strncmp(t + from, "not", 3) || (t[from + 3] != ' ' && t[from + 3] != '('))
+        return false;
+    size_t x = from + 3, end = to; /* `not False`, `not None`, `not 0` hold */
+    while (x < end && (t[x] == ' ' || t[x] == '\t'))
+        x++;
+    while (end > x && (t[end - 1] == ' ' || t[end - 1] == '\t'))
+        end--;
+    for (size_t k = 0; k < 3; k++) {
+        static const char *const falsy[] = {"False", "None", "0"};
+        if (end - x == strlen(falsy[k]) && !strncmp(t + x, falsy[k], end - x))
+            return false;
+    }
+    int depth = 0;
+    for (size_t i = from + 3; i < to;) {
+        bool plain;
+        size_t next = step_code(t, i, to, &depth, &plain);
+        if (plain && depth == 0 && strchr("=<>!", t[i]))
+            return false;
+        if (plain && depth == 0 && is_ident_start(t[i]) && !is_ident_char(t[i - 1])) {
+            size_t j = i;
+            while (j < to && is_ident_char(t[j]))
+                j++;
+            if ((j - i == 3 && !strncmp(t + i, "and", 3)) ||
+                (j - i == 2 && !strncmp(t + i, "or", 2)))
+                return false;
+            next = j;
+        }
+        i = next;
+    }
+    return true;
+}
+
 static bool condition_holds(const Skip *s, size_t from, size_t to)
 {
     int env = env_default_condition(s->text, from, to);
@@ -610,7 +647,12 @@ static bool condition_holds(const Skip *s, size_t from, size_t to)
             next = i + 2; /* a shift */
         i = next;
     }
-    return host_condition_holds(&f) != 0; /* one that tests neither: the common case, first */
+    int holds = host_condition_holds(&f);
+    if (holds >= 0)
+        return holds;
+    /* one that tests neither holds (the common case, first), so `not FLAG` of such a flag does
+     * not: FLA's `if not IS_GATHER_SUPPORTED:` fallback returning None is not taken */
+    return !leading_not(t, from, to);
 }
 
 /* The condition of the if/elif header on line `line`: [*from, *to) up to the colon at bracket
