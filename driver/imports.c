@@ -71,7 +71,8 @@ typedef struct Linker {
     Stmt **globals; /* the imported constants and imports, put before the root's */
     int nglobals, gcap;
     int fcap;
-    StrBuf *key; /* driver_import_key: every file read, appended */
+    StrBuf *key;   /* driver_import_key: every file read, appended */
+    int reexports; /* re-exports followed now (import_bind), bounding a cycle of them */
 } Linker;
 
 /* ---- finding files ---------------------------------------------------------------------------- */
@@ -124,7 +125,9 @@ static const char *find_in_dir(Linker *lk, const char *dir, const char *dotted, 
 static bool is_triton_module(const char *dotted)
 {
     size_t n = strcspn(dotted, ".");
-    return n == 6 && !strncmp(dotted, "triton", 6);
+    /* torch too: sema reads its dtypes and finfo/iinfo constants (FlagGems' topk.py
+     * `tl.constexpr(torch.finfo(torch.float16).min)`); any other use is sema's error */
+    return (n == 6 && !strncmp(dotted, "triton", 6)) || (n == 5 && !strncmp(dotted, "torch", 5));
 }
 
 static int load(Linker *lk, const char *path, const char *qual);
@@ -333,6 +336,19 @@ static const FuncDef *module_def(const Module *m, const char *name)
     return NULL;
 }
 
+static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out);
+
+/* Whether module mod imports `name` (binds it by an import, not a def or assignment), and how. */
+static bool reexport(Linker *lk, int mod, const char *name, ImportBind *out)
+{
+    if (lk->reexports >= 16) /* a cycle of re-exports: left as "not defined" */
+        return false;
+    lk->reexports++;
+    bool found = import_bind(lk, mod, name, out) && out->kind != BIND_MISSING;
+    lk->reexports--;
+    return found;
+}
+
 /* The binding of dotted name `name` made by module mod's imports (the last one), resolving the
  * module it names; false when no import binds it. */
 static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
@@ -363,10 +379,17 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
             } else {
                 int pm = resolve(lk, mod, from, &tried);
                 const Module *pmod = pm >= 0 ? lk->mods[pm].m : NULL;
+                ImportBind again;
                 if (pm >= 0 && (module_def(pmod, imported) || module_assign(pmod, imported))) {
                     b.kind = BIND_MEMBER;
                     b.mod = pm;
                     b.member = imported;
+                } else if (pm >= 0 && reexport(lk, pm, imported, &again)) {
+                    /* a package's __init__.py re-exporting what it imports (FlagGems'
+                     * `from flag_gems.utils import tl_extra_shim`, which utils/__init__.py
+                     * imports from .triton_lang_helper): bound as that module binds it */
+                    again.name = name;
+                    b = again;
                 } else {
                     /* a submodule: `from . import utils`, `from pkg import kernels` */
                     const char *sub = from[strlen(from) - 1] == '.'
@@ -405,7 +428,7 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
 /* The module names sema knows without an import (sema.c is_module_name). */
 static bool sema_knows_module_name(const char *name)
 {
-    static const char *const known[] = {"tl", "triton", "language", "math", "libdevice"};
+    static const char *const known[] = {"tl", "triton", "language", "math", "libdevice", "torch"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(name, known[i]))
             return true;

@@ -183,7 +183,8 @@ static Stmt *clone_stmt(Arena *a, const Stmt *s)
         c->while_.cond = ast_clone_expr(a, s->while_.cond);
         c->while_.body = ast_clone_block(a, s->while_.body);
         break;
-    case ST_RETURN: c->ret.value = ast_clone_expr(a, s->ret.value); break;
+    case ST_RETURN:
+    case ST_RAISE: c->ret.value = ast_clone_expr(a, s->ret.value); break;
     case ST_PASS:
     case ST_BREAK:
     case ST_CONTINUE: break;
@@ -704,7 +705,8 @@ static void print_stmt(StrBuf *out, const Stmt *s, int indent)
         print_labeled_block(out, "body", s->while_.body, child);
         break;
     case ST_RETURN:
-        strbuf_append(out, "return\n");
+    case ST_RAISE:
+        strbuf_append(out, s->kind == ST_RETURN ? "return\n" : "raise\n");
         if (s->ret.value)
             print_expr(out, s->ret.value, child);
         break;

@@ -1476,6 +1476,11 @@ bool autotune_read(const Module *m, const FuncDef *f, const SpecOptions *spec, A
         } else if (!strcmp(kw, "warmup") || !strcmp(kw, "rep") || !strcmp(kw, "cache_results") ||
                    !strcmp(kw, "use_cuda_graph")) {
             /* Timing knobs of Triton's do_bench: tric times its own way (docs/runtime.md). */
+        } else if (!strcmp(kw, "**")) {
+            /* FLA's `**autotune_cache_kwargs`: host Python holding those knobs (cache_results) */
+            diag_warning(d, v->loc,
+                         "autotune: '**' arguments are host Python tric does not read (Triton's "
+                         "timing and cache options); the configs and key decide");
         } else {
             diag_error(d, v->loc,
                        "autotune: keyword '%s' is not supported (configs, key, "

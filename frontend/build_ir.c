@@ -2695,6 +2695,7 @@ static void build_stmt(AstToIr *bld, const Stmt *s)
     case ST_DEF:
         build_internal(bld, s->loc, "nested function definitions are not supported");
         return;
+    case ST_RAISE: build_internal(bld, s->loc, "'raise' reached the IR (sema rejects it)"); return;
     }
 }
 

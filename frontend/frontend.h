@@ -256,6 +256,7 @@ typedef struct Block {
     X(ST_BREAK, "break")      /* parsed; sema rejects it as Triton does */                         \
     X(ST_CONTINUE, "continue") /* parsed; sema rejects it as Triton does */                        \
     X(ST_ASSERT, "assert")    /* assert_: assert cond, msg (a device assert; sema may drop it) */  \
+    X(ST_RAISE, "raise")      /* ret.value: the exception, may be NULL; sema rejects one it reaches */\
     X(ST_DEF, "def")          /* def: a nested def (rejected by sema) */                           \
     X(ST_IMPORT, "import")    /* import_: import / from-import lines */
 /* clang-format on */
@@ -487,8 +488,8 @@ int host_condition_holds(const HostCondition *c);
     X(BI_STATIC_PRINT, "static_print", "values", no_value_builtin, build_folded, "print at compile time (ignored)")               \
     X(BI_DEVICE_PRINT, "device_print", "prefix values hex=", device_print_builtin, build_folded, "print at run time (tric prints nothing)") \
     X(BI_DEVICE_ASSERT, "device_assert", "cond msg=", device_assert_builtin, build_device_assert, "run-time assertion (checked by the interpreter)") \
-    X(BI_RANGE, "range", "arg1 arg2= arg3= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer=", range_builtin, build_range, "Python range / tl.range in for loops") \
-    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= arg3=", range_builtin, build_range, "for loop unrolled at compile time")   \
+    X(BI_RANGE, "range", "arg1 arg2= step= num_stages= loop_unroll_factor= warp_specialize= flatten= disallow_acc_multi_buffer= disable_licm=", range_builtin, build_range, "Python range / tl.range in for loops") \
+    X(BI_STATIC_RANGE, "static_range", "arg1 arg2= step=", range_builtin, build_range, "for loop unrolled at compile time")   \
     X(BI_MIN_PY, "min_builtin", "a b", minmax_py_builtin, build_minmax, "Python's min on constexprs")                              \
     X(BI_MAX_PY, "max_builtin", "a b", minmax_py_builtin, build_minmax, "Python's max on constexprs")                              \
     X(BI_SWIZZLE2D, "swizzle2d", "i j size_i size_j size_g", swizzle2d_builtin, build_swizzle2d, "grouped program-id swizzle")        \
@@ -498,6 +499,7 @@ int host_condition_holds(const HostCondition *c);
     X(BI_DEBUG_BARRIER, "debug_barrier", "", no_value_builtin, build_debug_barrier, "every thread of the program waits for the others (bar.sync 0)") \
     X(BI_CONSTEXPR, "constexpr", "value", constexpr_builtin, build_folded, "tl.constexpr(v): mark a constant")                     \
     X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", next_power_of_2_builtin, build_folded, "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
+    X(BI_LOG2_CONSTEXPR, "_log2", "i", log2_constexpr_builtin, build_folded, "Triton's standard._log2(i): floor(log2(i)) of a constexpr, 0 below 2") \
     X(BI_POINTER_TYPE, "pointer_type", "element_ty", pointer_type_builtin, build_folded, "a pointer type: an annotation, or a constexpr to compare with p.dtype") \
     X(BI_LEN, "len_builtin", "obj", python_builtin, build_folded, "Python's len on a constexpr tuple")                          \
     X(BI_INT_PY, "int_builtin", "x", python_builtin, build_folded, "Python's int() on a constexpr")                             \
@@ -726,6 +728,9 @@ typedef struct Heuristic {
     const Expr *fn; /* an EX_LAMBDA of one parameter */
     int param;      /* index of the parameter in the kernel's FuncDef */
     SrcLoc loc;     /* the dict key */
+    /* the kernel's module: the plain defs a heuristic names or calls (`"BLOCK_K": heur_block_k`,
+     * `lambda args: is_even(args["M"], 64)`) are run from it */
+    const struct Module *module;
 } Heuristic;
 
 typedef struct Heuristics {
@@ -738,7 +743,8 @@ typedef struct Heuristics {
 
 /* Reads kernel f's @triton.heuristics({...}) / (values={...}) decorators; each key must name a
  * parameter of f and each value be a lambda of one argument (or a module-level name bound to
- * one). true with out->n 0 when there is none. */
+ * one, or a plain def of one parameter, read as `lambda args: def(args)`). true with out->n 0
+ * when there is none. */
 bool heuristics_read(const Module *m, const FuncDef *f, Heuristics *out, Arena *a, Diag *d);
 /* What args["name"] is when a heuristic runs: true with its value, or false with a reason
  * ("a run-time argument ...") that the error at the subscript quotes. */
@@ -753,6 +759,8 @@ bool heuristic_eval(const Heuristic *h, HeurLookup lookup, void *ctx, ConstVal *
  * `return` of one of the ScanCombine forms, on its two parameters in either order. false with
  * *where and *why set otherwise. */
 bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const char **why);
+/* Whether f's combine is `a and b` / `a or b` (SCAN_AND / SCAN_OR on an int1 input only). */
+bool scan_combine_is_logical(const FuncDef *f);
 
 /* ---- build_ir.c ------------------------------------------------------------------------------- */
 

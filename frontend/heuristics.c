@@ -13,12 +13,22 @@
 #include <math.h>
 #include <string.h>
 
+/* The local names of a plain def a heuristic runs (its parameters and assignments). */
+enum { HEUR_MAX_LOCALS = 32, HEUR_MAX_DEPTH = 16 };
+typedef struct HeurFrame {
+    const char *names[HEUR_MAX_LOCALS];
+    ConstVal vals[HEUR_MAX_LOCALS];
+    int n;
+} HeurFrame;
+
 typedef struct HeurEval {
     const Heuristic *h;
-    const Expr *param; /* the lambda's one parameter (`args`) */
+    const Expr *param; /* the name that reads the launch's arguments (`args`) where t runs now */
     HeurLookup lookup;
     void *ctx;
     Diag *d;
+    HeurFrame *frame; /* the locals of the def running now; NULL in the lambda */
+    int depth;        /* defs entered */
 } HeurEval;
 
 static bool is_name(const Expr *e, const char *name)
@@ -61,6 +71,37 @@ static const Expr *global_lambda(const Module *m, const char *name)
     return NULL;
 }
 
+/* A def of the module that is neither @jit nor a constexpr function: Triton calls whatever
+ * callable the dict holds (FlagGems' `"BLOCK_K": flash_fwd_kernel_heur_block_k`, attorch's
+ * `BLOCK_SIZE_BATCH_heuristic`), and a lambda may call such a def (`is_even_mn(args["M"], ...)`). */
+static const FuncDef *plain_def(const Module *m, const char *name)
+{
+    for (int i = 0; m && i < m->nfuncs; i++) {
+        const FuncDef *f = m->funcs[i];
+        if (!f->is_jit && !f->is_constexpr_fn && !strcmp(f->name, name))
+            return f;
+    }
+    return NULL;
+}
+
+/* `lambda args: name(args)` for a dict value naming a plain def, at the value. */
+static const Expr *lambda_calling(Arena *a, const Expr *name)
+{
+    Expr *param = ast_expr(a, EX_NAME, name->loc);
+    param->str = "args";
+    Expr *call = ast_expr(a, EX_CALL, name->loc);
+    call->call.fn = (Expr *)name;
+    call->call.args = arena_alloc(a, sizeof *call->call.args);
+    call->call.args[0] = param;
+    call->call.nargs = 1;
+    Expr *lam = ast_expr(a, EX_LAMBDA, name->loc);
+    lam->lambda.params = arena_alloc(a, sizeof *lam->lambda.params);
+    lam->lambda.params[0] = param;
+    lam->lambda.nparams = 1;
+    lam->lambda.body = call;
+    return lam;
+}
+
 static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuristics *out,
                       Arena *a, Diag *d)
 {
@@ -94,6 +135,8 @@ static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuri
             const Expr *bound = global_lambda(m, fn->str);
             if (bound && bound->kind == EX_LAMBDA)
                 fn = bound;
+            else if (plain_def(m, fn->str))
+                fn = lambda_calling(a, fn);
         }
         if (fn->kind != EX_LAMBDA) {
             diag_error(d, v->loc,
@@ -109,7 +152,8 @@ static bool read_dict(const Module *m, const FuncDef *f, const Expr *dict, Heuri
                        k->str);
             return false;
         }
-        out->items[out->n++] = (Heuristic){.name = k->str, .fn = fn, .param = p, .loc = k->loc};
+        out->items[out->n++] =
+            (Heuristic){.name = k->str, .fn = fn, .param = p, .loc = k->loc, .module = m};
     }
     return true;
 }
@@ -271,7 +315,7 @@ static bool binary(HeurEval *t, const Expr *e, ConstVal *out)
         return false;
     bool fl = l.kind == CV_FLOAT || r.kind == CV_FLOAT;
     if (op == BIN_DIV || (fl && (op == BIN_ADD || op == BIN_SUB || op == BIN_MUL ||
-                                 op == BIN_FLOORDIV || op == BIN_MOD))) {
+                                 op == BIN_FLOORDIV || op == BIN_MOD || op == BIN_POW))) {
         double a = as_float(&l), b = as_float(&r);
         if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) && b == 0.0) {
             diag_error(t->d, e->loc, "heuristics: division by zero");
@@ -283,6 +327,7 @@ static bool binary(HeurEval *t, const Expr *e, ConstVal *out)
         case BIN_MUL: *out = cv_float(a * b); return true;
         case BIN_DIV: *out = cv_float(a / b); return true;
         case BIN_FLOORDIV: *out = cv_float(floor(a / b)); return true;
+        case BIN_POW: *out = cv_float(pow(a, b)); return true;
         default: {
             double m = fmod(a, b);
             if (m != 0 && ((m < 0) != (b < 0)))
@@ -332,6 +377,20 @@ static bool binary(HeurEval *t, const Expr *e, ConstVal *out)
             if ((v >> b) != a)
                 return overflow(t, e);
         }
+        break;
+    case BIN_POW: /* an int to a non-negative int power (2 ** 14); a negative one is a float */
+        if (b < 0) {
+            *out = cv_float(pow((double)a, (double)b));
+            return true;
+        }
+        if (a >= -1 && a <= 1) { /* without looping b times */
+            v = a == 1 || b == 0 ? 1 : a == 0 ? 0 : (b % 2 ? -1 : 1);
+            break;
+        }
+        v = 1;
+        for (int64_t i = 0; i < b; i++) /* |a| >= 2: overflows within 63 steps */
+            if (__builtin_mul_overflow(v, a, &v))
+                return overflow(t, e);
         break;
     default: return unsupported(t, e, "this operator");
     }
@@ -394,6 +453,123 @@ static bool subscript(HeurEval *t, const Expr *e, ConstVal *out)
     return false;
 }
 
+/* ---- plain defs: a heuristic's def, or one a lambda calls ------------------------------------ */
+
+static bool local(HeurEval *t, const char *name, ConstVal *out)
+{
+    for (int i = t->frame ? t->frame->n - 1 : -1; i >= 0; i--)
+        if (!strcmp(t->frame->names[i], name)) {
+            *out = t->frame->vals[i];
+            return true;
+        }
+    return false;
+}
+
+static bool bind_local(HeurEval *t, const Expr *target, const ConstVal *v)
+{
+    HeurFrame *fr = t->frame;
+    for (int i = 0; i < fr->n; i++)
+        if (!strcmp(fr->names[i], target->str)) {
+            fr->vals[i] = *v;
+            return true;
+        }
+    if (fr->n == HEUR_MAX_LOCALS) {
+        diag_error(t->d, target->loc, "heuristics: a def has more than %d local names",
+                   HEUR_MAX_LOCALS);
+        return false;
+    }
+    fr->names[fr->n] = target->str;
+    fr->vals[fr->n++] = *v;
+    return true;
+}
+
+typedef enum { RUN_FELL_OFF, RUN_RETURNED, RUN_ERROR } RunEnd;
+
+/* Runs a def's statements the way Python does, for the forms heuristics' defs are written in:
+ * a docstring, `name = expr`, if/elif/else, return. */
+static RunEnd run_block(HeurEval *t, const Block *b, ConstVal *ret)
+{
+    for (int i = 0; i < b->n; i++) {
+        const Stmt *st = b->stmts[i];
+        ConstVal v;
+        switch (st->kind) {
+        case ST_PASS: continue;
+        case ST_EXPR:
+            if (st->expr.value->kind == EX_STR) /* the docstring */
+                continue;
+            break;
+        case ST_ASSIGN:
+            if (st->assign.ntargets != 1 || st->assign.targets[0]->kind != EX_NAME)
+                break;
+            if (!eval(t, st->assign.value, &v) || !bind_local(t, st->assign.targets[0], &v))
+                return RUN_ERROR;
+            continue;
+        case ST_IF: {
+            if (!eval(t, st->if_.cond, &v))
+                return RUN_ERROR;
+            RunEnd r = run_block(t, truth(&v) ? &st->if_.then : &st->if_.els, ret);
+            if (r != RUN_FELL_OFF)
+                return r;
+            continue;
+        }
+        case ST_RETURN:
+            if (!st->ret.value)
+                ret->kind = CV_NONE;
+            else if (!eval(t, st->ret.value, ret))
+                return RUN_ERROR;
+            return RUN_RETURNED;
+        default: break;
+        }
+        diag_error(t->d, st->loc,
+                   "heuristics: this statement is not run in a heuristic's def (tric runs "
+                   "assignments to names, if/elif/else and return)");
+        return RUN_ERROR;
+    }
+    return RUN_FELL_OFF;
+}
+
+/* def(args...) with its parameters bound positionally; an argument that is the launch's
+ * arguments dict (`args`) makes that parameter the name that reads them in the def. */
+static bool call_def(HeurEval *t, const FuncDef *f, const Expr *e, ConstVal *out)
+{
+    if (e->call.nargs != f->nparams) {
+        diag_error(t->d, e->loc, "heuristics: %s() takes %d argument%s, got %d", f->name,
+                   f->nparams, f->nparams == 1 ? "" : "s", e->call.nargs);
+        return false;
+    }
+    if (t->depth >= HEUR_MAX_DEPTH || f->nparams > HEUR_MAX_LOCALS) {
+        diag_error(t->d, e->loc, "heuristics: calls nest deeper than %d", HEUR_MAX_DEPTH);
+        return false;
+    }
+    HeurFrame frame = {0};
+    Expr alias = {.kind = EX_NAME};
+    const Expr *args_name = t->param;
+    for (int i = 0; i < e->call.nargs; i++) {
+        const Expr *a = e->call.args[i];
+        ConstVal probe;
+        if (is_name(a, t->param->str) && !local(t, a->str, &probe)) {
+            alias.loc = f->loc;
+            alias.str = f->params[i].name;
+            args_name = &alias;
+            continue;
+        }
+        if (!eval(t, a, &frame.vals[frame.n]))
+            return false;
+        frame.names[frame.n++] = f->params[i].name;
+    }
+    HeurFrame *saved_frame = t->frame;
+    const Expr *saved_param = t->param;
+    t->frame = &frame;
+    t->param = args_name;
+    t->depth++;
+    out->kind = CV_NONE; /* a def that falls off its end returns None */
+    RunEnd r = run_block(t, &f->body, out);
+    t->depth--;
+    t->param = saved_param;
+    t->frame = saved_frame;
+    return r != RUN_ERROR;
+}
+
 static bool call(HeurEval *t, const Expr *e, ConstVal *out)
 {
     const Expr *fn = e->call.fn;
@@ -406,6 +582,9 @@ static bool call(HeurEval *t, const Expr *e, ConstVal *out)
     bool known = is_triton_fn(fn, "next_power_of_2") || is_triton_fn(fn, "cdiv");
     for (size_t i = 0; builtin && i < sizeof python_fns / sizeof *python_fns; i++)
         known |= !strcmp(name, python_fns[i]);
+    const FuncDef *def = builtin && !known ? plain_def(t->h->module, name) : NULL;
+    if (def)
+        return call_def(t, def, e, out);
     if (!known)
         return unsupported(t, e, "this call");
     ConstVal args[8];
@@ -526,6 +705,8 @@ static bool eval(HeurEval *t, const Expr *e, ConstVal *out)
     case EX_SUBSCRIPT: return subscript(t, e, out);
     case EX_CALL: return call(t, e, out);
     case EX_NAME:
+        if (local(t, e->str, out))
+            return true;
         if (is_name(e, t->param->str)) {
             diag_error(t->d, e->loc, "heuristics: use %s[\"NAME\"] to read one argument",
                        t->param->str);

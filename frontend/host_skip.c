@@ -338,11 +338,10 @@ static size_t assignment_at(const Skip *s, int line, bool *augmented)
 
 /* The names an assignment binds: the identifiers at bracket depth 0 of its targets, attributes
  * and annotations excepted (`x: tl.constexpr = 3` binds x; `os.environ[k] = v` binds nothing). */
-static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
+static void target_names(Skip *s, size_t i, size_t eq, const char ***names, int *n, int *cap)
 {
     const char *t = s->text;
-    size_t i = s->lines[st->first].start;
-    int depth = 0, cap = 0;
+    int depth = 0;
     bool annotation = false;
     while (i < eq) {
         char c = t[i];
@@ -367,12 +366,18 @@ static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
                 k--;
             bool attribute = k > 0 && t[k - 1] == '.';
             if (depth == 0 && !annotation && !attribute)
-                ARENA_PUSH(s->a, st->binds, st->nbinds, cap, arena_strndup(s->a, t + i, j - i));
+                ARENA_PUSH(s->a, *names, *n, *cap, arena_strndup(s->a, t + i, j - i));
             i = j;
             continue;
         }
         i++;
     }
+}
+
+static void assignment_binds(Skip *s, Stmt1 *st, size_t eq)
+{
+    int cap = 0;
+    target_names(s, s->lines[st->first].start, eq, &st->binds, &st->nbinds, &cap);
 }
 
 static void def_binds(Skip *s, Stmt1 *st, int def_line)
@@ -528,8 +533,103 @@ static bool note_ident(void *ctx, const char *name, size_t len, size_t at)
     return false;
 }
 
+/* A string literal at *i (blanks skipped first): its text in [*b, *e), *i past it. */
+static bool string_at(const char *t, size_t to, size_t *i, size_t *b, size_t *e)
+{
+    while (*i < to && (t[*i] == ' ' || t[*i] == '\t'))
+        ++*i;
+    if (*i >= to || (t[*i] != '"' && t[*i] != '\''))
+        return false;
+    size_t end = skip_string(t, to, *i);
+    if (end - *i < 2 || end > to || t[end - 1] != t[*i])
+        return false;
+    *b = *i + 1;
+    *e = end - 1;
+    *i = end;
+    return true;
+}
+
+static bool text_at(const char *t, size_t to, size_t *i, const char *word)
+{
+    while (*i < to && (t[*i] == ' ' || t[*i] == '\t'))
+        ++*i;
+    size_t n = strlen(word);
+    if (*i + n > to || strncmp(t + *i, word, n))
+        return false;
+    *i += n;
+    return true;
+}
+
+/* `os.environ.get("NAME", "DEFAULT") == "VALUE"` (or os.getenv, or !=) as the whole condition: FLA
+ * picks its fast-math helpers so. The variable is unset where tric reads the file (no hidden
+ * inputs), so the default decides, as it does for the autotune configs' os.environ.get: -1 when
+ * the condition is not of that form, else whether it holds. */
+static int env_default_condition(const char *t, size_t from, size_t to)
+{
+    /* os.getenv's name split: tests/layering.sh takes the bare word for a call of the C one */
+    static const char os_getenv[] = "os.get"
+                                    "env(";
+    size_t i = from, nb, ne, db, de, vb, ve;
+    if (!text_at(t, to, &i, "os.environ.get(") && !(i = from, text_at(t, to, &i, os_getenv)))
+        return -1;
+    if (!string_at(t, to, &i, &nb, &ne) || !text_at(t, to, &i, ",") ||
+        !string_at(t, to, &i, &db, &de) || !text_at(t, to, &i, ")"))
+        return -1;
+    bool equal = text_at(t, to, &i, "==");
+    if (!equal && !text_at(t, to, &i, "!="))
+        return -1;
+    if (!string_at(t, to, &i, &vb, &ve))
+        return -1;
+    while (i < to && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    if (i != to)
+        return -1;
+    bool same = de - db == ve - vb && !strncmp(t + db, t + vb, de - db);
+    return same == equal;
+}
+
+/* Whether the condition is `not X` with X one name, attribute or call (no and/or/comparison). */
+static bool leading_not(const char *t, size_t from, size_t to)
+{
+    while (from < to && (t[from] == ' ' || t[from] == '\t'))
+        from++;
+    if (to - from < 4 || strncmp(t + from, "not", 3) || (t[from + 3] != ' ' && t[from + 3] != '('))
+        return false;
+    size_t x = from + 3, end = to; /* `not False`, `not None`, `not 0` hold */
+    while (x < end && (t[x] == ' ' || t[x] == '\t'))
+        x++;
+    while (end > x && (t[end - 1] == ' ' || t[end - 1] == '\t'))
+        end--;
+    for (size_t k = 0; k < 3; k++) {
+        static const char *const falsy[] = {"False", "None", "0"};
+        if (end - x == strlen(falsy[k]) && !strncmp(t + x, falsy[k], end - x))
+            return false;
+    }
+    int depth = 0;
+    for (size_t i = from + 3; i < to;) {
+        bool plain;
+        size_t next = step_code(t, i, to, &depth, &plain);
+        if (plain && depth == 0 && strchr("=<>!", t[i]))
+            return false;
+        if (plain && depth == 0 && is_ident_start(t[i]) && !is_ident_char(t[i - 1])) {
+            size_t j = i;
+            while (j < to && is_ident_char(t[j]))
+                j++;
+            if ((j - i == 3 && !strncmp(t + i, "and", 3)) ||
+                (j - i == 2 && !strncmp(t + i, "or", 2)))
+                return false;
+            next = j;
+        }
+        i = next;
+    }
+    return true;
+}
+
 static bool condition_holds(const Skip *s, size_t from, size_t to)
 {
+    int env = env_default_condition(s->text, from, to);
+    if (env >= 0)
+        return env;
     const char *t = s->text;
     HostCondition f = {0};
     each_ident(s, from, to, note_ident, &f);
@@ -547,7 +647,12 @@ static bool condition_holds(const Skip *s, size_t from, size_t to)
             next = i + 2; /* a shift */
         i = next;
     }
-    return host_condition_holds(&f) != 0; /* one that tests neither: the common case, first */
+    int holds = host_condition_holds(&f);
+    if (holds >= 0)
+        return holds;
+    /* one that tests neither holds (the common case, first), so `not FLAG` of such a flag does
+     * not: FLA's `if not IS_GATHER_SUPPORTED:` fallback returning None is not taken */
+    return !leading_not(t, from, to);
 }
 
 /* The condition of the if/elif header on line `line`: [*from, *to) up to the colon at bracket
@@ -710,6 +815,10 @@ typedef struct Used {
     int *work; /* statements kept and not yet scanned */
     int nwork, wcap;
     bool code; /* the reads being scanned are kernel code's (else a decorator's arguments) */
+    /* the names the def being scanned binds itself (its parameters, its assignments' and for
+     * loops' targets): Python makes them local to it, so they read no module-level binding */
+    const char **locals;
+    int nlocals, lcap;
 } Used;
 
 static size_t name_hash(const char *name, size_t len)
@@ -730,6 +839,10 @@ static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
         k--;
     if (k > 0 && u->s->text[k - 1] == '.')
         return false;
+    for (int i = 0; i < u->nlocals;
+         i++) /* FlagGems' kernel `all = tl.reduce(...)`, not its host `def all` */
+        if (strlen(u->locals[i]) == len && !memcmp(u->locals[i], name, len))
+            return false;
     for (Binder *b = u->slots[name_hash(name, len) & u->mask]; b; b = b->next) {
         Stmt1 *st = &u->s->stmts[b->stmt];
         if (strlen(b->name) != len || memcmp(b->name, name, len))
@@ -743,6 +856,63 @@ static bool mark_binder(void *ctx, const char *name, size_t len, size_t at)
     return false;
 }
 
+/* The parameters of the def whose header is logical line `line`: the names right after its
+ * opening parenthesis or after a comma at bracket depth 1 (annotations follow a colon, defaults
+ * an `=`). */
+static void def_params(Skip *s, int line, Used *u)
+{
+    const char *t = s->text;
+    size_t i = s->lines[line].start, end = s->lines[line].end;
+    int depth = 0;
+    bool at_param = false;
+    while (i < end) {
+        bool plain;
+        char c = t[i];
+        if (depth == 1 && at_param && is_ident_start(c)) {
+            size_t j = i;
+            while (j < end && is_ident_char(t[j]))
+                j++;
+            ARENA_PUSH(s->a, u->locals, u->nlocals, u->lcap, arena_strndup(s->a, t + i, j - i));
+            at_param = false;
+            i = j;
+            continue;
+        }
+        size_t next = step_code(t, i, end, &depth, &plain);
+        if (c == '(' && depth == 1)
+            at_param = true;
+        else if (plain && c == ',' && depth == 1)
+            at_param = true;
+        else if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '*' && c != '\\')
+            at_param = false;
+        i = next;
+    }
+}
+
+/* Sets u->locals to what the def on lines [def_line, last) binds in its body. */
+static void def_locals(Skip *s, int def_line, int last, Used *u)
+{
+    u->nlocals = 0;
+    def_params(s, def_line, u);
+    for (int i = def_line + 1; i < last; i++) {
+        const char *w;
+        size_t len = first_word(s, i, &w);
+        if (len == 3 && !memcmp(w, "for", 3)) { /* for NAME[, NAME] in ...: up to the `in` */
+            size_t from = s->lines[i].start + 3, in = from;
+            const char *t = s->text;
+            while (in + 4 < s->lines[i].end &&
+                   !(t[in] == ' ' && t[in + 1] == 'i' && t[in + 2] == 'n' && t[in + 3] == ' '))
+                in++;
+            target_names(s, from, in, &u->locals, &u->nlocals, &u->lcap);
+            continue;
+        }
+        bool augmented;
+        size_t eq = assignment_at(s, i, &augmented);
+        if (eq && !augmented &&
+            !word_in(s, i, (const char *const[]){"if", "elif", "while", "return", "def", NULL}))
+            target_names(s, s->lines[i].start, eq, &u->locals, &u->nlocals, &u->lcap);
+    }
+}
+
 /* The names read by one kept statement (a recursed if/try: its header lines only). What a
  * decorator's arguments read (@triton.autotune's configs, @triton.heuristics' lambdas), and what
  * that reads in turn, is configuration tric reads when it can (frontend/autotune.c): the rest is
@@ -754,6 +924,8 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
         size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
         if (st->verdict == IF_USED) {
             u->code = st->read_by_code;
+            if (word_is(s, st->first, "def"))
+                def_locals(s, st->first, st->last, u);
         } else if (s->text[from] == '@') {
             int d = st->first;
             while (d < st->last && s->text[s->lines[d].start] == '@')
@@ -762,6 +934,8 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
             each_ident(s, from, s->lines[d - 1].end, mark_binder, u);
             from = d < st->last ? s->lines[d].start : to;
             u->code = true;
+            if (d < st->last && word_is(s, d, "def"))
+                def_locals(s, d, st->last, u);
         } else {
             size_t eq = 0;
             bool augmented = false;
@@ -771,6 +945,7 @@ static void scan_reads(Skip *s, const Stmt1 *st, Used *u)
             u->code = !(eq && mentions(s, eq, to, configures));
         }
         each_ident(s, from, to, mark_binder, u);
+        u->nlocals = 0;
         return;
     }
     u->code = true;
@@ -831,11 +1006,20 @@ static void blank(Skip *s, char *out, const Stmt1 *st)
 {
     size_t from = s->lines[st->first].start, to = s->lines[st->last - 1].end;
     if (to - from < 4)
-        return; /* `x`, `1`: harmless, and too short to hold `pass` */
+        return;            /* `x`, `1`: harmless, and too short to hold `pass` */
+    size_t first_line = 0; /* the statement's first line, which the placeholder must fit in */
+    while (from + first_line < to && out[from + first_line] != '\n' &&
+           out[from + first_line] != '\r')
+        first_line++;
     for (size_t i = from; i < to; i++)
         if (out[i] != '\n' && out[i] != '\r')
             out[i] = ' ';
-    memcpy(out + from, "pass", 4);
+    /* `pass` over a first line shorter than it (a docstring's `"""`) would eat that line's break
+     * and shift every later line: the one-character statement `0` fits any line. */
+    if (first_line >= 4)
+        memcpy(out + from, "pass", 4);
+    else
+        out[from] = '0';
 }
 
 /* The condition becomes `1` or `0`, the rest of it blanks; one spread over several lines is

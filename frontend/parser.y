@@ -124,6 +124,9 @@ static Stmt *s_annotated(ParseState *ps, Expr *target, Expr *annotation, Expr *v
 static Stmt *s_aug(ParseState *ps, SrcLoc op_loc, BinOp op, Expr *target, Expr *value);
 static Stmt *s_return(ParseState *ps, SrcLoc loc, Expr *value);
 static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg);
+static Stmt *s_raise(ParseState *ps, SrcLoc loc, Expr *exc);
+static Block block_concat(ParseState *ps, Block a, Block b);
+static StmtList try_body(ParseState *ps, Block body, const Block *handlers);
 static Stmt *s_if(ParseState *ps, SrcLoc loc, Expr *cond, Block then, ElifList *elifs, Block els);
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body);
 static Stmt *s_for(ParseState *ps, SrcLoc loc, Expr *target, Expr *iter, Block body);
@@ -176,6 +179,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %token AND "and" OR "or" NOT "not" NOT_IN "not in" IS "is" IN "in" IF "if" ELIF "elif"
 %token ELSE "else" FOR "for" WHILE "while" DEF "def" RETURN "return" PASS "pass"
 %token BREAK "break" CONTINUE "continue" IMPORT "import" FROM "from" AS "as" ASSERT "assert"
+%token RAISE "raise"
 %token TRUE "True" FALSE "False" NONE "None" LAMBDA "lambda"
 %token TRY "try" EXCEPT "except" FINALLY "finally"
 %token EQ "==" NE "!=" LE "<=" GE ">=" SHL "<<" SHR ">>" FLOORDIV "//" POW "**" ARROW "->"
@@ -190,7 +194,7 @@ static void unexpected_indent(ParseState *ps, TFE_LTYPE loc);
 %type <expr> compare_chain bitor bitxor bitand shift arith term factor power primary atom
 %type <expr> subscript opt_test
 %type <op> comp_op
-%type <block> suite else_opt
+%type <block> suite else_opt except_list except_clause
 %type <elifs> elif_list
 %type <params> params param_list
 %type <param> param
@@ -245,6 +249,9 @@ small_stmt: testlist                       { $$ = s_expr(ps, $1); }
           | CONTINUE                       { $$ = s_simple(ps, ST_CONTINUE, L(@1)); }
           | ASSERT test                    { $$ = s_assert(ps, L(@1), $2, NULL); }
           | ASSERT test ',' test           { $$ = s_assert(ps, L(@1), $2, $4); }
+          | RAISE                          { $$ = s_raise(ps, L(@1), NULL); }
+          | RAISE test                     { $$ = s_raise(ps, L(@1), $2); }
+          | RAISE test FROM test           { $$ = s_raise(ps, L(@1), $2); }
           | import_stmt
           ;
 
@@ -310,17 +317,17 @@ decorator: '@' test NEWLINE                { $$ = $2; }
  * import tanh` / `except ModuleNotFoundError: from ...cuda.libdevice import tanh`) stands for its
  * `try` body; the handlers, `else` and `finally` are dropped. The lexer makes TRY/EXCEPT/FINALLY
  * only outside function bodies; inside one, `try` stays the unsupported-keyword error. */
-try_stmt: TRY ':' suite except_list try_tail { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
+try_stmt: TRY ':' suite except_list try_tail { $$ = try_body(ps, $3, &$4); }
         | TRY ':' suite FINALLY ':' suite   { $$ = (StmtList){$3.stmts, $3.n, $3.n}; }
         ;
 
-except_list: except_clause
-           | except_list except_clause
+except_list: except_clause                 { $$ = $1; }
+           | except_list except_clause     { $$ = block_concat(ps, $1, $2); }
            ;
 
-except_clause: EXCEPT ':' suite
-             | EXCEPT test ':' suite
-             | EXCEPT test AS NAME ':' suite
+except_clause: EXCEPT ':' suite            { $$ = $3; }
+             | EXCEPT test ':' suite       { $$ = $4; }
+             | EXCEPT test AS NAME ':' suite { $$ = $6; }
              ;
 
 try_tail: %empty
@@ -551,8 +558,11 @@ arg_list: arg                              { $$ = (CallArgs){0}; args_add(ps, &$
         | arg_list ',' arg                 { $$ = $1; args_add(ps, &$$, $3); }
         ;
 
+/* `**kw` is kept as a keyword named "**" (FLA's `@triton.autotune(..., **autotune_cache_kwargs)`:
+ * autotune.c sets it aside; sema rejects one in kernel code) */
 arg: test                                  { $$ = (Arg){NULL, $1, L(@1)}; }
    | NAME '=' test                         { $$ = (Arg){$1, $3, L(@1)}; }
+   | POW test                              { $$ = (Arg){"**", $2, L(@1)}; }
    ;
 
 /* subscripts = subscript ("," subscript)*, subscript = test | [test] ":" [test] [":" [test]] */
@@ -655,7 +665,6 @@ static const struct {
     {"try", "exceptions ('try') are not supported in tric kernels"},
     {"except", "exceptions ('except') are not supported in tric kernels"},
     {"finally", "exceptions ('finally') are not supported in tric kernels"},
-    {"raise", "exceptions ('raise') are not supported in tric kernels"},
     {"global", "'global' and 'nonlocal' declarations are not supported"},
     {"nonlocal", "'global' and 'nonlocal' declarations are not supported"},
     {"yield", "generators ('yield') are not supported"},
@@ -691,10 +700,22 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
     if (had_errors && (tok == YYSYMBOL_DEDENT || tok == YYSYMBOL_INDENT || tok == YYSYMBOL_YYEOF))
         return 0;
 
-    /* A bracket left open on an earlier line swallowed the newlines since (CPython 3.10 does the
-     * same): name the bracket, and forget it so that the rest of the file parses on its own. */
+    /* `**x` / `*x` where an expression starts, inside a bracket opened on an earlier line (a
+     * multi-line dict's `**base`): the unpacking is the error, not the bracket */
     char open_ch;
     SrcLoc open_loc;
+    bool star_first = tok == YYSYMBOL_POW || strcmp(yysymbol_name(tok), "'*'") == 0;
+    if (star_first && lexer_innermost_bracket(ps->lexer, &open_ch, &open_loc) &&
+        open_loc.line < loc.line) {
+        yysymbol_kind_t expected[YYNTOKENS];
+        int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+        if (n > 0 && expects(expected, n, YYSYMBOL_NAME) && expects(expected, n, YYSYMBOL_INT)) {
+            report(ps, loc, "unpacking with '*' or '**' is not supported");
+            return 0;
+        }
+    }
+    /* A bracket left open on an earlier line swallowed the newlines since (CPython 3.10 does the
+     * same): name the bracket, and forget it so that the rest of the file parses on its own. */
     if (lexer_innermost_bracket(ps->lexer, &open_ch, &open_loc) && open_loc.line < loc.line) {
         lexer_forget_brackets(ps->lexer);
         report(ps, open_loc, "'%c' was never closed", open_ch);
@@ -996,7 +1017,7 @@ static Expr *e_call(ParseState *ps, Expr *fn, CallArgs *a)
 {
     bool *dup = find_duplicates(ps, a->kwnames.items, (int)sizeof(char *), a->kwnames.n);
     for (int i = 0; dup && i < a->kwnames.n; i++)
-        if (dup[i])
+        if (dup[i] && strcmp(a->kwnames.items[i], "**"))
             report(ps, a->kwlocs[i], "keyword argument repeated: %s", a->kwnames.items[i]);
     Expr *e = ast_expr(ps->arena, EX_CALL, fn->loc);
     e->call.fn = fn;
@@ -1260,6 +1281,60 @@ static Stmt *s_assert(ParseState *ps, SrcLoc loc, Expr *cond, Expr *msg)
     return s;
 }
 
+/* The statements of two blocks, in order. */
+static Block block_concat(ParseState *ps, Block a, Block b)
+{
+    Block r = {arena_alloc(ps->arena, sizeof(Stmt *) * (size_t)(a.n + b.n + 1)), a.n + b.n};
+    for (int i = 0; i < a.n; i++)
+        r.stmts[i] = a.stmts[i];
+    for (int i = 0; i < b.n; i++)
+        r.stmts[a.n + i] = b.stmts[i];
+    return r;
+}
+
+static bool is_dotted_name(const Expr *e)
+{
+    while (e && e->kind == EX_ATTR)
+        e = e->attr.obj;
+    return e && e->kind == EX_NAME;
+}
+
+/* A module-level try stands for its body, with one exception: a name the body binds to a call
+ * (host code choosing a module: FlagGems' `tl_extra_shim = backend.get_tl_extra_backend_module()`)
+ * that an except clause binds to a dotted name (`tl_extra_shim = triton.language.math`) takes the
+ * except clause's value (the last such), which tric can read where the call is host Python. */
+static StmtList try_body(ParseState *ps, Block body, const Block *handlers)
+{
+    for (int i = 0; i < body.n; i++) {
+        Stmt *st = body.stmts[i];
+        if (st->kind != ST_ASSIGN || st->assign.ntargets != 1 ||
+            st->assign.targets[0]->kind != EX_NAME || st->assign.value->kind != EX_CALL)
+            continue;
+        for (int k = 0; k < handlers->n; k++) {
+            const Stmt *h = handlers->stmts[k];
+            if (h->kind == ST_ASSIGN && h->assign.ntargets == 1 &&
+                h->assign.targets[0]->kind == EX_NAME &&
+                !strcmp(h->assign.targets[0]->str, st->assign.targets[0]->str) &&
+                is_dotted_name(h->assign.value)) {
+                Stmt *copy = ast_stmt(ps->arena, ST_ASSIGN, st->loc);
+                copy->assign = st->assign;
+                copy->assign.value = h->assign.value;
+                body.stmts[i] = copy;
+            }
+        }
+    }
+    return (StmtList){body.stmts, body.n, body.n};
+}
+
+/* raise X [from Y]: parsed so that a branch compile-time constants leave untaken may hold one (as
+ * FlagGems' dtype helpers end: `else: raise ValueError(...)`); sema rejects one it reaches. */
+static Stmt *s_raise(ParseState *ps, SrcLoc loc, Expr *exc)
+{
+    Stmt *s = ast_stmt(ps->arena, ST_RAISE, loc);
+    s->ret.value = exc;
+    return s;
+}
+
 static void elif_add(ParseState *ps, ElifList *l, SrcLoc loc, Expr *cond, Block body)
 {
     if (l->n >= MAX_ELIFS) {
@@ -1499,6 +1574,7 @@ static void module_append(ParseState *ps, StmtList *l, const StmtList *more)
             const char *what = s->kind == ST_FOR   ? "'for' loops"
                                : s->kind == ST_WHILE ? "'while' loops"
                                : s->kind == ST_ASSERT ? "'assert' statements"
+                               : s->kind == ST_RAISE  ? "'raise' statements"
                                                       : "augmented assignments";
             report(ps, s->loc,
                    "%s are not supported at module level (only imports, defs and assignments)",

@@ -54,6 +54,10 @@ bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const ch
         case BIN_BITAND: *out = SCAN_AND; return true;
         case BIN_BITOR: *out = SCAN_OR; return true;
         case BIN_BITXOR: *out = SCAN_XOR; return true;
+        /* Triton's `a and b` on blocks is logical_and: on int1 the same as a & b (sema checks the
+         * input is int1, scan_combine_is_logical) */
+        case BIN_AND: *out = SCAN_AND; return true;
+        case BIN_OR: *out = SCAN_OR; return true;
         default: break;
         }
     }
@@ -72,5 +76,15 @@ bool scan_combine_of(const FuncDef *f, ScanCombine *out, SrcLoc *where, const ch
     }
     *why = "tric takes combine functions that return a + b, a * b, a & b, a | b, a ^ b, "
            "tl.maximum(a, b) or tl.minimum(a, b) of their two parameters";
+    return false;
+}
+
+bool scan_combine_is_logical(const FuncDef *f)
+{
+    for (int i = 0; i < f->body.n; i++) {
+        const Stmt *st = f->body.stmts[i];
+        if (st->kind == ST_RETURN && st->ret.value && st->ret.value->kind == EX_BINARY)
+            return st->ret.value->bin.op == BIN_AND || st->ret.value->bin.op == BIN_OR;
+    }
     return false;
 }

@@ -346,6 +346,12 @@ static AnnKind annotation(Sema *s, Param *p, Type *t)
     if (ann->kind == EX_NAME && ann->str &&
         (!strcmp(ann->str, "int") || !strcmp(ann->str, "float") || !strcmp(ann->str, "bool")))
         return ANN_NONE;
+    /* `x_ptr: tl.tensor` (FlagGems), `x: torch.Tensor` say "a tensor argument": no type either. */
+    if (ann->kind == EX_ATTR && ann->attr.obj->kind == EX_NAME &&
+        ((!strcmp(ann->attr.name, "tensor") &&
+          (!strcmp(ann->attr.obj->str, "tl") || !strcmp(ann->attr.obj->str, "language"))) ||
+         (!strcmp(ann->attr.name, "Tensor") && !strcmp(ann->attr.obj->str, "torch"))))
+        return ANN_NONE;
     Sem a = quiet_global_expr(s, ann);
     if (a.kind == SEM_BUILTIN && a.builtin == BI_CONSTEXPR)
         return ANN_CONSTEXPR;

@@ -178,6 +178,12 @@ bool bind_builtin_args(Sema *s, Expr *call, Builtin b, Expr *receiver)
 bool analyse_args(Sema *s, Expr *call)
 {
     bool ok = true;
+    for (int i = 0; i < call->call.nkwargs; i++)
+        if (!strcmp(call->call.kwnames[i], "**")) { /* parsed for decorators' sake only */
+            diag_error(s->diag, call->call.kwargs[i]->loc,
+                       "unpacking with '**' is not supported in a kernel");
+            ok = false;
+        }
     for (int i = 0; i < call->call.nargs; i++)
         if (is_error(expr(s, call->call.args[i])))
             ok = false;
@@ -497,6 +503,19 @@ static Sem scan_reduction(Sema *s, Expr *call, const char *fname, int keep_idx, 
     return reduced_value(s, call, fname, t, t.dtype, keep);
 }
 
+/* A combine of `a and b` / `a or b` is read as a & b / a | b, which it is on int1 only. */
+static bool logical_combine_input_ok(Sema *s, Expr *call, const FuncDef *fn, const char *fname)
+{
+    Type t;
+    if (!scan_combine_is_logical(fn) || !operand_type(arg(call, 0)->sem, &t) || t.dtype == DT_I1)
+        return true;
+    diag_error(s->diag, arg_loc(call, 0),
+               "%s: a combine function of 'and' / 'or' needs an int1 input (tric reads it as & / "
+               "|), got %s",
+               fname, tstr(s, t));
+    return false;
+}
+
 /* tl.reduce(x, axis, combine_fn, keep_dims=False) (and x.reduce(...)): Triton inlines the @jit
  * combine function into a reduction tree. tric recognizes the combine functions of its scan op
  * (frontend/scan.c). `return a + b`, `tl.maximum(a, b)` and `tl.minimum(a, b)` rewrite the call
@@ -525,6 +544,8 @@ Sem reduce_with_combine_builtin(Sema *s, Expr *call, Builtin b, const char *fnam
                          : comb == SCAN_MAX ? "max"
                          : comb == SCAN_MIN ? "min"
                                             : NULL;
+    if (known && !reduce && !logical_combine_input_ok(s, call, fn->sem.func, fname))
+        return sem_error();
     if (known && !reduce) /* a * b, &, |, ^: the scan's last element, in x's dtype */
         return scan_reduction(s, call, fname, 3, comb,
                               comb == SCAN_MUL ? NULL : "a bitwise combine needs integers");
@@ -654,6 +675,8 @@ Sem scan_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
             diag_note(s->diag, arg_loc(call, 2), "combine function of this %s", fname);
             return sem_error();
         }
+        if (!logical_combine_input_ok(s, call, fn->sem.func, fname))
+            return sem_error();
         rc->combine = comb;
         bool bitwise = comb == SCAN_AND || comb == SCAN_OR || comb == SCAN_XOR;
         if (bitwise && dtype_is_float(t.dtype)) {
@@ -1765,6 +1788,18 @@ Sem next_power_of_2_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
     while (p < n)
         p <<= 1;
     return sem_int(n <= 0 ? 0 : p);
+}
+
+/* triton.language.standard._log2(i), a private helper FlagGems' topk and sort import: the number
+ * of halvings that bring a constexpr i down to 1 (floor(log2(i)); 0 for i <= 1). */
+Sem log2_constexpr_builtin(Sema *s, Expr *call, Builtin b, const char *fname)
+{
+    int64_t n, log2 = 0;
+    if (!const_int_arg(s, call, 0, fname, "i", &n))
+        return sem_error();
+    for (; n > 1; n >>= 1)
+        log2++;
+    return sem_int(log2);
 }
 
 /* tl.pointer_type(dtype): the type. */

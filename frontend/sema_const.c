@@ -235,6 +235,7 @@ static bool cx_stmt(Sema *s, CxCall *cc, Stmt *st)
     case ST_FOR: what = "a 'for' loop"; break;
     case ST_WHILE: what = "a 'while' loop"; break;
     case ST_ASSERT: what = "an assert"; break;
+    case ST_RAISE: what = "a 'raise' it reaches"; break;
     case ST_DEF: what = "a nested def"; break;
     case ST_IMPORT: what = "an import"; break;
     default: break;

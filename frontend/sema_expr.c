@@ -13,7 +13,7 @@
 bool is_module_name(const char *name)
 {
     return !strcmp(name, "tl") || !strcmp(name, "triton") || !strcmp(name, "language") ||
-           !strcmp(name, "math") || !strcmp(name, "libdevice");
+           !strcmp(name, "math") || !strcmp(name, "libdevice") || !strcmp(name, "torch");
 }
 
 Sem sem_module(const char *path) { return (Sem){.kind = SEM_MODULE, .module = path}; }
@@ -390,6 +390,8 @@ static const FuncDef *random_func(Sema *s, const char *name)
 /* The member `name` of module mod (whose canonical path is mod.module: "tl",
  * "triton.language.extra.cuda.libdevice"). `shown` is the member as the source spells it, for
  * messages ("libdevice.asin", not "tl.asin"); errors go at loc. */
+static bool torch_dtype(const char *name, DType *out);
+
 Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc loc)
 {
     const char *leaf = module_leaf(mod);
@@ -401,6 +403,16 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
         diag_error(s->diag, loc, "'%s' is not a member of PropagateNan (ALL, NONE)", shown);
         return sem_error();
     }
+    if (!strcmp(leaf, "torch")) { /* host code's torch: its dtypes (torch.float16) */
+        DType td;
+        if (torch_dtype(name, &td))
+            return sem_const((ConstVal){.kind = CV_DTYPE, .dtype = td});
+        diag_error(s->diag, loc,
+                   "'%s' is torch (host Python); tric reads only its dtypes and "
+                   "torch.finfo/iinfo(...).min/max",
+                   shown);
+        return sem_error();
+    }
     if (!strcmp(leaf, "libdevice")) {
         if (libdevice_from_name(name, &fn))
             return sem_libdevice(fn);
@@ -408,8 +420,11 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
                    did_you_mean(s, leaf, name, shown));
         return sem_error();
     }
+    /* triton.language's submodules core and standard (FlagGems' `import triton.language.core as
+     * core`, `from triton.language.standard import _log2`) hold its builtins, as tl does */
     if (is_module_name(name) || !strcmp(name, "extra") || !strcmp(name, "cuda") ||
-        !strcmp(name, "PropagateNan") || !strcmp(name, "random"))
+        !strcmp(name, "PropagateNan") || !strcmp(name, "random") || !strcmp(name, "core") ||
+        !strcmp(name, "standard"))
         return sem_module(path);
     Builtin bi;
     if (strcmp(leaf, "random") && lookup_tl_builtin(name, &bi))
@@ -490,10 +505,103 @@ static bool type_attr(Sema *s, const ConstVal *cv, const char *name, Sem *out)
     return false;
 }
 
+/* torch.float16 (torch.bool, torch.float8_e4m3fn, ...): its dtype, or false. */
+static bool torch_dtype(const char *name, DType *out)
+{
+    if (!strcmp(name, "bool") || !strcmp(name, "half") || !strcmp(name, "float") ||
+        !strcmp(name, "double") || !strcmp(name, "int") || !strcmp(name, "long")) {
+        *out = name[0] == 'b'   ? DT_I1
+               : name[0] == 'h' ? DT_F16
+               : name[0] == 'f' ? DT_F32
+               : name[0] == 'd' ? DT_F64
+               : name[0] == 'i' ? DT_I32
+                                : DT_I64;
+        return true;
+    }
+    if (!strcmp(name, "float8_e4m3fn") || !strcmp(name, "float8_e5m2")) {
+        *out = name[8] == '4' ? DT_F8E4NV : DT_F8E5;
+        return true;
+    }
+    return lookup_dtype_name(name, out);
+}
+
+/* torch.finfo(torch.float16).max, torch.iinfo(torch.int8).min, ...: host constants module-level
+ * code computes (FlagGems' `_MIN_FLOAT16_VAL = tl.constexpr(torch.finfo(torch.float16).min)`).
+ * false when e is not such an attribute; else *out, an error already reported. */
+static bool torch_info_attr(Sema *s, Expr *e, Sem *out)
+{
+    Expr *call = e->attr.obj;
+    if (call->kind != EX_CALL || call->call.fn->kind != EX_ATTR || call->call.nargs != 1 ||
+        call->call.fn->attr.obj->kind != EX_NAME || strcmp(call->call.fn->attr.obj->str, "torch"))
+        return false;
+    const char *info = call->call.fn->attr.name, *name = e->attr.name;
+    bool finfo = !strcmp(info, "finfo");
+    if (!finfo && strcmp(info, "iinfo"))
+        return false;
+    Expr *a = call->call.args[0];
+    DType d;
+    if (a->kind != EX_ATTR || a->attr.obj->kind != EX_NAME || strcmp(a->attr.obj->str, "torch") ||
+        !torch_dtype(a->attr.name, &d) || dtype_is_float(d) != finfo || d == DT_I1) {
+        diag_error(s->diag, a->loc, "torch.%s() takes a torch %s dtype (torch.%s)", info,
+                   finfo ? "float" : "integer", finfo ? "float16" : "int32");
+        *out = sem_error();
+        return true;
+    }
+    int bits = dtype_bits(d);
+    if (!strcmp(name, "bits")) {
+        *out = sem_int(bits);
+        return true;
+    }
+    if (!finfo && (!strcmp(name, "min") || !strcmp(name, "max"))) {
+        bool sign = dtype_kind(d) == DK_INT, max = name[1] == 'a';
+        uint64_t top = sign ? (UINT64_C(1) << (bits - 1)) - 1
+                            : (bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1);
+        if (!sign && max && bits == 64) {
+            diag_error(s->diag, e->attr.name_loc,
+                       "torch.iinfo(torch.uint64).max does not fit int64");
+            *out = sem_error();
+        } else {
+            *out = sem_int(max ? (int64_t)top : sign ? -(int64_t)top - 1 : 0);
+        }
+        return true;
+    }
+    /* (largest finite, eps, smallest normal) per float dtype, as torch.finfo gives them */
+    static const struct {
+        DType d;
+        double max, eps, tiny;
+    } floats[] = {
+        {DT_F16, 65504.0, 0.0009765625, 6.103515625e-05},
+        {DT_BF16, 3.3895313892515355e+38, 0.0078125, 1.1754943508222875e-38},
+        {DT_F32, 3.4028234663852886e+38, 1.1920928955078125e-07, 1.1754943508222875e-38},
+        {DT_F64, 1.7976931348623157e+308, 2.220446049250313e-16, 2.2250738585072014e-308},
+        {DT_F8E4NV, 448.0, 0.125, 0.015625},
+        {DT_F8E5, 57344.0, 0.25, 6.103515625e-05},
+    };
+    for (size_t i = 0; finfo && i < sizeof floats / sizeof floats[0]; i++) {
+        if (floats[i].d != d)
+            continue;
+        if (!strcmp(name, "max") || !strcmp(name, "min")) {
+            *out = sem_float(name[1] == 'a' ? floats[i].max : -floats[i].max);
+            return true;
+        }
+        if (!strcmp(name, "eps") || !strcmp(name, "tiny") || !strcmp(name, "smallest_normal")) {
+            *out = sem_float(name[0] == 'e' ? floats[i].eps : floats[i].tiny);
+            return true;
+        }
+    }
+    diag_error(s->diag, e->attr.name_loc, "torch.%s has no attribute '%s' tric knows (%s)", info,
+               name, finfo ? "min, max, eps, tiny, bits" : "min, max, bits");
+    *out = sem_error();
+    return true;
+}
+
 static Sem attr_expr(Sema *s, Expr *e)
 {
     const char *name = e->attr.name ? e->attr.name : "";
     Expr *inner = e->attr.obj;
+    Sem info;
+    if (torch_info_attr(s, e, &info))
+        return info;
     Sem obj = expr(s, inner);
     if (is_error(obj))
         return obj;
@@ -511,6 +619,9 @@ static Sem attr_expr(Sema *s, Expr *e)
             shown = arena_printf(s->a, "%s.%s", obj.module ? obj.module : "tl", name);
         return module_member(s, obj, name, shown, e->attr.name_loc);
     }
+    /* Triton's advance is a member of the block pointer too: bp.advance([BLOCK_M, 0]). */
+    if (obj.kind == SEM_TUPLE && obj.block_ptr && !strcmp(name, "advance"))
+        return (Sem){.kind = SEM_BUILTIN, .builtin = BI_ADVANCE};
     if (obj.kind == SEM_TUPLE && obj.tensor_desc) {
         /* tensor_descriptor's members: load, store, block_shape, dtype. */
         if (!strcmp(name, "load"))
@@ -812,6 +923,18 @@ static Sem bit_length_call(Sema *s, Expr *e)
     return sem_int(bits);
 }
 
+/* Triton's sized integer predicates, is_int8() .. is_int64() and is_uint8() .. is_uint64(): the
+ * width they test (0: not one); the caller tells is_uintN by its name. */
+static int sized_int_predicate_bits(const char *name)
+{
+    static const char *const names[] = {"is_int8",  "is_int16",  "is_int32",  "is_int64",
+                                        "is_uint8", "is_uint16", "is_uint32", "is_uint64"};
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(name, names[i]))
+            return 8 << (i % 4);
+    return 0;
+}
+
 /* Triton's dtype predicates (dtype.is_floating(), .is_int_signed(), ...): constexpr bools, which
  * FlagGems' get_dtype_min/get_dtype_max branch on. */
 static bool is_dtype_predicate(const char *name)
@@ -832,7 +955,7 @@ static bool is_dtype_predicate(const char *name)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i]))
             return true;
-    return false;
+    return sized_int_predicate_bits(name) > 0;
 }
 
 static Sem dtype_predicate_call(Sema *s, Expr *e)
@@ -877,6 +1000,10 @@ static Sem dtype_predicate_call(Sema *s, Expr *e)
         r = num && d == DT_F32;
     else if (!strcmp(name, "is_fp64"))
         r = num && d == DT_F64;
+    else if (sized_int_predicate_bits(name)) /* is_int32: signed; is_uint32: unsigned */
+        r = num && dtype_is_int(d) && d != DT_I1 &&
+            dtype_bits(d) == sized_int_predicate_bits(name) &&
+            (dtype_kind(d) == DK_UINT) == (name[3] == 'u');
     return sem_bool(r);
 }
 
@@ -906,7 +1033,8 @@ static Sem call_expr(Sema *s, Expr *e)
         Expr *receiver = NULL;
         if (fn->kind == EX_ATTR &&
             (fn->attr.obj->sem.kind == SEM_VALUE ||
-             (fn->attr.obj->sem.kind == SEM_TUPLE && fn->attr.obj->sem.tensor_desc)))
+             (fn->attr.obj->sem.kind == SEM_TUPLE &&
+              (fn->attr.obj->sem.tensor_desc || fn->attr.obj->sem.block_ptr))))
             receiver = fn->attr.obj;
         return builtin_call(s, e, (Builtin)f.builtin, receiver);
     }
@@ -916,6 +1044,26 @@ static Sem call_expr(Sema *s, Expr *e)
         if (f.func->is_constexpr_fn)
             return constexpr_call(s, e, f.func, callee_loc(e));
         return inline_call(s, e, f.func, callee_loc(e));
+    }
+    /* a dtype called on a value (Liger's softmax: `m = tl.float32(-float("inf"))`) converts it,
+     * as tl.cast(x, dtype): the call becomes that one */
+    if (f.kind == SEM_CONST && f.cv.kind == CV_DTYPE && e->call.nargs == 1 &&
+        e->call.nkwargs == 0) {
+        if (!args_ok)
+            return sem_error();
+        Expr *tl = ast_expr(s->a, EX_NAME, fn->loc);
+        tl->str = "tl";
+        Expr *cast_fn = ast_expr(s->a, EX_ATTR, fn->loc);
+        cast_fn->attr.obj = tl;
+        cast_fn->attr.name = "cast";
+        cast_fn->attr.name_loc = fn->loc;
+        Expr **args = arena_alloc(s->a, 2 * sizeof *args);
+        args[0] = e->call.args[0];
+        args[1] = fn;
+        e->call.fn = cast_fn;
+        e->call.args = args;
+        e->call.nargs = 2;
+        return expr(s, e);
     }
     diag_error(s->diag, callee_loc(e), "%s is not callable", sem_describe(s, f));
     return sem_error();

@@ -504,6 +504,11 @@ static void stmt(Sema *s, Stmt *st, bool tail)
     case ST_CONTINUE:
         diag_error(s->diag, st->loc, "'continue' is not supported in tric kernels (as in Triton)");
         break;
+    case ST_RAISE: /* only here when reached: a branch constexprs leave untaken is never analysed */
+        diag_error(s->diag, st->loc,
+                   "exceptions ('raise') are not supported in tric kernels (as in Triton); only a "
+                   "branch that constexprs leave untaken may hold one");
+        break;
     case ST_ASSERT: {
         Sem c = expr(s, st->assert_.cond);
         if (st->assert_.msg)

@@ -364,13 +364,16 @@ Sem unary_expr(Sema *s, Expr *e)
     Type t = x.type;
     switch (op) {
     case UN_NOT:
-        if (t.rank) {
+        /* Triton's tensor.__not__ (semantic.not_) inverts an int1 block; another block it
+         * bitcasts to int1, which fails unless the width is 1 */
+        if (t.rank && (t.is_ptr || t.dtype != DT_I1)) {
             diag_error(s->diag, e->loc,
-                       "'not' is not supported on blocks (as in Triton); use "
-                       "'~' on an int1 block or '== 0'");
+                       "'not' on a block needs an int1 block (as in Triton), got %s; use '== 0'",
+                       tstr(s, t));
             return sem_error();
         }
-        return sem_value(type_scalar(DT_I1));
+        t.dtype = DT_I1; /* a scalar's truth value, or the int1 block inverted */
+        return sem_value(t);
     case UN_NEG:
     case UN_PLUS:
         if (!reject_fp8(s, e->loc, op == UN_NEG ? "unary -" : "unary +", t))

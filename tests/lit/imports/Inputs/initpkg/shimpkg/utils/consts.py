@@ -1,0 +1,1 @@
+BLOCK_DEFAULT = 64
