@@ -606,6 +606,19 @@ static bool choose_fma_readers(Pipe *p)
     return true;
 }
 
+/* Whether a dot runs in the region (its nested regions included). */
+static bool loop_has_dot(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i]->code == OP_DOT || r->ops[i]->code == OP_WGMMA)
+            return true;
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            if (loop_has_dot(&r->ops[i]->regions[k]))
+                return true;
+    }
+    return false;
+}
+
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
  * directly (both operands pipelined; or a wgmma whose B is and whose A is in registers), then
  * the operands read back whole. */
@@ -692,7 +705,7 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
      * (attention backward at D = 128: dK and dV are 256): the kernel spills already, and the
      * copies' addresses and the tiles read back would spill more (measured: 0.88x Triton with
      * them at D = 128, 0.91-0.93x without; docs/performance.md). */
-    bool room = carried_registers(p) <= 255, dotless = p->nloads == 0;
+    bool room = carried_registers(p) <= 255, dotless = !loop_has_dot(body);
     /* A loop with no dot is pipelined only when its own tl.range asks (`num_stages=` on the loop:
      * tutorial 02's persistent softmax over rows), not for the function's default: copying the
      * rows of every loop ahead was measured 0-6% faster for softmax and layer norm fp32 and 22%
@@ -716,8 +729,12 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         /* (in a loop with no dot its reason is the remark's) */
         bool tile = t.rank == 2 && t.dtype != DT_I1 && !feeds_dot(p, ld) &&
                     (dotless ? load_copyable(p, ld, -1, false, true) : copyable_whole(p, ld, true));
-        if (!row && !tile)
+        if (!row && !tile) {
+            if (t.rank == 1 && !p->why_not && axis_vector_width(f, ld) * dtype_bytes(t.dtype) < 4)
+                p->why_not = "a load's copies would be under 4 bytes (no contiguity or "
+                             "divisibility proven)";
             continue;
+        }
         if (dotless) {
             used += (int64_t)p->S * shared_slot_bytes(t, false);
             if (used > budget) {
@@ -746,19 +763,6 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         p->whole[k] = true;
     }
     return true;
-}
-
-/* Whether a dot runs in the region (its nested regions included). */
-static bool loop_has_dot(const IrRegion *r)
-{
-    for (int i = 0; i < r->nops; i++) {
-        if (r->ops[i]->code == OP_DOT || r->ops[i]->code == OP_WGMMA)
-            return true;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            if (loop_has_dot(&r->ops[i]->regions[k]))
-                return true;
-    }
-    return false;
 }
 
 /* Whether the loop's body itself (not its nested loops) loads from global memory: a nested loop

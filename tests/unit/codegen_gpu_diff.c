@@ -1243,6 +1243,19 @@ int main(void)
          3,
          {100, 80, 2},
          3},
+        /* dot operands widened to fp32 after their loads (cast_operands), read back whole */
+        {"pipe_shapes.tri",
+         "cast_operands",
+         "*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         3,
+         1,
+         {{E_F16, 64 * 80, FILL_UNIFORM, 0},
+          {E_F16, 80 * 64, FILL_UNIFORM, 0},
+          {E_F32, 64 * 64, FILL_POISON, 1e-2}},
+         3,
+         {80},
+         1},
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead
          * with the dot's A and B and read back whole */
         {"pipe_shapes.tri",

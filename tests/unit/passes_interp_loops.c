@@ -495,6 +495,18 @@ int main(void)
          * inside the outer one. With 5 programs and step 5, program 4 has no tile at all. */
         NESTED_TILES(2, 2),
         NESTED_TILES(5, 5),
+        /* dot operands widened to fp32 after their loads (cast_operands): copied ahead and read
+         * back whole, the casts after the reads; K = 80, a masked tail */
+        {"tests/lit/codegen/pipe_shapes.tri",
+         "cast_operands",
+         "*fp16:16,*fp16:16,*fp32:16,i32:16",
+         {"BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=32"},
+         {1},
+         4,
+         {F16(64 * 80, 0), F16(80 * 64, 0), OUT32(64 * 64), I(80)},
+         4,
+         1,
+         .tiles = {2, 2}},
         /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile */
         {"tests/lit/codegen/pipe_shapes.tri",
          "row_scales",
