@@ -27,6 +27,17 @@
             3, {112, lo, hi, step}, 4, 4                                                           \
     }
 
+/* pipe_shapes.tri's tile_rows: ROWS rows of BLOCK_N elements of type ELEM (E_F32 or E_F16) in
+ * blocks of BLOCK_M, from block lo to hi; Y's and Z's tolerances. */
+#define TILE_ROWS(sig, bm, bn, elem, rows, ytol, ztol, lo, hi)                                     \
+    {                                                                                              \
+        "pipe_shapes.tri", "tile_rows", sig, {"BLOCK_M=" #bm, "BLOCK_N=" #bn}, 2, 1,               \
+            {{elem, (rows) * (bn), FILL_UNIFORM, 0},                                               \
+             {elem, (rows) * (bn), FILL_POISON, ytol},                                             \
+             {E_F32, bn, FILL_POISON, ztol}},                                                      \
+            3, {rows, lo, hi}, 3                                                                   \
+    }
+
 static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
@@ -1167,68 +1178,13 @@ int main(void)
          * tile_rows): 80 rows in blocks of 32, the last one masked; fp32 16-byte copies, fp32
          * 4-byte copies (pointers only 4-byte aligned: unswizzled slots), fp16; and no iteration
          * (lo = hi: Y keeps its poison, Z is 0) */
-        {"pipe_shapes.tri",
-         "tile_rows",
-         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
-         {"BLOCK_M=32", "BLOCK_N=64"},
-         2,
-         1,
-         {{E_F32, 80 * 64, FILL_UNIFORM, 0},
-          {E_F32, 80 * 64, FILL_POISON, 1e-6},
-          {E_F32, 64, FILL_POISON, 1e-4}},
-         3,
-         {80, 0, 3},
-         3},
-        {"pipe_shapes.tri",
-         "tile_rows",
-         "*fp32,*fp32,*fp32,i32,i32,i32",
-         {"BLOCK_M=32", "BLOCK_N=64"},
-         2,
-         1,
-         {{E_F32, 80 * 64, FILL_UNIFORM, 0},
-          {E_F32, 80 * 64, FILL_POISON, 1e-6},
-          {E_F32, 64, FILL_POISON, 1e-4}},
-         3,
-         {80, 0, 3},
-         3},
-        {"pipe_shapes.tri",
-         "tile_rows",
-         "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32",
-         {"BLOCK_M=32", "BLOCK_N=64"},
-         2,
-         1,
-         {{E_F16, 80 * 64, FILL_UNIFORM, 0},
-          {E_F16, 80 * 64, FILL_POISON, 1e-3},
-          {E_F32, 64, FILL_POISON, 1e-3}},
-         3,
-         {80, 0, 3},
-         3},
-        {"pipe_shapes.tri",
-         "tile_rows",
-         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
-         {"BLOCK_M=32", "BLOCK_N=64"},
-         2,
-         1,
-         {{E_F32, 80 * 64, FILL_UNIFORM, 0},
-          {E_F32, 80 * 64, FILL_POISON, 0},
-          {E_F32, 64, FILL_POISON, 0}},
-         3,
-         {80, 2, 2},
-         3},
+        TILE_ROWS("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32", 32, 64, E_F32, 80, 1e-6, 1e-4, 0, 3),
+        TILE_ROWS("*fp32,*fp32,*fp32,i32,i32,i32", 32, 64, E_F32, 80, 1e-6, 1e-4, 0, 3),
+        TILE_ROWS("*fp16:16,*fp16:16,*fp32:16,i32,i32,i32", 32, 64, E_F16, 80, 1e-3, 1e-3, 0, 3),
+        TILE_ROWS("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32", 32, 64, E_F32, 80, 0, 0, 2, 2),
         /* rows of 16 bytes (BLOCK_N = 4 fp32): no swizzled layout fits, an unswizzled slot off
          * sm_90a (there the loop stays as it is); 200 rows in blocks of 128 */
-        {"pipe_shapes.tri",
-         "tile_rows",
-         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32",
-         {"BLOCK_M=128", "BLOCK_N=4"},
-         2,
-         1,
-         {{E_F32, 200 * 4, FILL_UNIFORM, 0},
-          {E_F32, 200 * 4, FILL_POISON, 1e-6},
-          {E_F32, 4, FILL_POISON, 1e-4}},
-         3,
-         {200, 0, 2},
-         3},
+        TILE_ROWS("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32", 128, 4, E_F32, 200, 1e-6, 1e-4, 0, 2),
         /* nested loops (nested_tiles): 2 programs walk C's 4 row tiles by 2, each running a
          * pipelined K loop with a masked tail */
         {"pipe_shapes.tri",
