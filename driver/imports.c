@@ -366,7 +366,8 @@ static bool import_bind(Linker *lk, int mod, const char *name, ImportBind *out)
             if (!imported || !strcmp(imported, "*") || strcmp(bound, name))
                 continue;
             const char *module_text = from ? from : imported;
-            if (is_triton_module(module_text)) {
+            /* `import math`: Python's, which sema reads (constants, math.NAME on numbers) */
+            if (is_triton_module(module_text) || (!from && !strcmp(imported, "math"))) {
                 *out = (ImportBind){.name = name, .kind = BIND_TRITON, .loc = st->loc};
                 found = true;
                 continue;

@@ -403,6 +403,16 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
         diag_error(s->diag, loc, "'%s' is not a member of PropagateNan (ALL, NONE)", shown);
         return sem_error();
     }
+    if (mod.module && !strcmp(mod.module, "math")) { /* `import math`: Python's constants */
+        static const struct {
+            const char *name;
+            double value;
+        } constants[] = {
+            {"pi", M_PI}, {"e", M_E}, {"tau", 2 * M_PI}, {"inf", INFINITY}, {"nan", NAN}};
+        for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+            if (!strcmp(name, constants[i].name))
+                return sem_float(constants[i].value);
+    }
     if (!strcmp(leaf, "torch")) { /* host code's torch: its dtypes (torch.float16) */
         DType td;
         if (torch_dtype(name, &td))
@@ -1007,6 +1017,59 @@ static Sem dtype_predicate_call(Sema *s, Expr *e)
     return sem_bool(r);
 }
 
+/* Python's math.NAME(numbers) (bare `math`, `import math`): host Python, evaluated now in double
+ * as Python does (lightllm's `sm_scale = 1.0 / math.sqrt(HEAD_DIM)`; a constexpr in a kernel too).
+ * false when e is not such a call (tl.math.NAME, or an argument that is not a number: a tensor's
+ * math.NAME stays tric's tl.math). floor, ceil and trunc give ints, as Python's. */
+static bool python_math_call(Sema *s, Expr *e, Sem *out)
+{
+    const char *text = dotted_text(s, e->call.fn);
+    if (!text || strncmp(text, "math.", 5) || e->call.nkwargs || e->call.nargs < 1 ||
+        e->call.nargs > 2)
+        return false;
+    double v[2] = {0, 0};
+    for (int i = 0; i < e->call.nargs; i++) {
+        Sem a = e->call.args[i]->sem;
+        if (a.kind != SEM_CONST || (a.cv.kind != CV_INT && a.cv.kind != CV_FLOAT))
+            return false;
+        v[i] = const_as_float(&a.cv);
+    }
+    static const struct {
+        const char *name;
+        double (*one)(double);
+        double (*two)(double, double);
+        bool to_int;
+    } fns[] = {
+        {"sqrt", sqrt, NULL, false},  {"exp", exp, NULL, false},     {"exp2", exp2, NULL, false},
+        {"log", log, NULL, false},    {"log2", log2, NULL, false},   {"log10", log10, NULL, false},
+        {"sin", sin, NULL, false},    {"cos", cos, NULL, false},     {"tan", tan, NULL, false},
+        {"asin", asin, NULL, false},  {"acos", acos, NULL, false},   {"atan", atan, NULL, false},
+        {"sinh", sinh, NULL, false},  {"cosh", cosh, NULL, false},   {"tanh", tanh, NULL, false},
+        {"erf", erf, NULL, false},    {"erfc", erfc, NULL, false},   {"fabs", fabs, NULL, false},
+        {"floor", floor, NULL, true}, {"ceil", ceil, NULL, true},    {"trunc", trunc, NULL, true},
+        {"pow", NULL, pow, false},    {"atan2", NULL, atan2, false}, {"hypot", NULL, hypot, false},
+        {"fmod", NULL, fmod, false},
+    };
+    const char *name = text + 5;
+    int n = e->call.nargs;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        bool log_base = n == 2 && !strcmp(name, "log") && fns[i].one == log;
+        if (strcmp(fns[i].name, name) || (!log_base && (n == 1) != (fns[i].one != NULL)))
+            continue;
+        double r = log_base ? log(v[0]) / log(v[1])
+                   : n == 1 ? fns[i].one(v[0])
+                            : fns[i].two(v[0], v[1]);
+        if (fns[i].to_int && !(fabs(r) < 9.2e18)) {
+            diag_error(s->diag, e->loc, "%s() of %g does not fit an int", text, v[0]);
+            *out = sem_error();
+        } else {
+            *out = fns[i].to_int ? sem_int((int64_t)r) : sem_float(r);
+        }
+        return true;
+    }
+    return false;
+}
+
 static Sem call_expr(Sema *s, Expr *e)
 {
     Expr *fn = e->call.fn;
@@ -1027,6 +1090,9 @@ static Sem call_expr(Sema *s, Expr *e)
     s->tuple_ctx = saved_ctx;
     if (is_error(f))
         return f;
+    Sem folded;
+    if (args_ok && python_math_call(s, e, &folded))
+        return folded;
     if (f.kind == SEM_BUILTIN) {
         if (!args_ok)
             return sem_error();
