@@ -1053,7 +1053,7 @@ static bool python_math_call(Sema *s, Expr *e, Sem *out)
     const char *name = text + 5;
     int n = e->call.nargs;
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-        bool log_base = n == 2 && !strcmp(name, "log") && fns[i].one == log;
+        bool log_base = n == 2 && !strcmp(name, "log"); /* math.log(x, base) */
         if (strcmp(fns[i].name, name) || (!log_base && (n == 1) != (fns[i].one != NULL)))
             continue;
         double r = log_base ? log(v[0]) / log(v[1])
