@@ -157,9 +157,11 @@ const char *driver_libdevice_path(const char *override, char *buf, size_t size);
  * diagnostics on a syntax error (in any file read) or a use of a name whose module was not found.
  * With opt->parse_only nothing is linked. */
 Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag);
-/* Appends to key the path and text of every file driver_parse would read for file: what a cached
- * compile depends on besides file itself. */
-void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs);
+/* Appends to key the path and text of every file driver_parse would read for file (with the host
+ * environment env, which decides module-level ifs): what a cached compile depends on besides file
+ * itself. */
+void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs,
+                       const HostEnv *env);
 
 /* ---- emit_c.c: --emit=c ----------------------------------------------------------------------- */
 

@@ -19,7 +19,7 @@ int driver_file_kernels(const SrcFile *file, DriverKernelInfo **out, Arena *a)
 {
     *out = NULL;
     Diag diag = {0};
-    Module *m = parse_module(file, a, &diag);
+    Module *m = parse_module(file, NULL, a, &diag);
     diag_free(&diag); /* syntax errors: the compile reports them */
     const FuncDef **entries = NULL;
     int n = m ? sema_entry_kernels(m, &entries, a) : 0;
@@ -41,7 +41,7 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
                               bool *parsed, Arena *a, Diag *d)
 {
     memset(out, 0, sizeof *out);
-    Module *m = parse_module(file, a, d);
+    Module *m = parse_module(file, spec ? &spec->host_env : NULL, a, d);
     *parsed = m != NULL;
     if (!m) {
         /* The syntax errors are the compile's to report. */
@@ -120,7 +120,7 @@ DriverHeuristics *driver_heuristics_read(const SrcFile *file, const char *kernel
         return NULL;
     h->arena = arena_new();
     Diag quiet = {0};
-    Module *m = parse_module(file, h->arena, &quiet);
+    Module *m = parse_module(file, NULL, h->arena, &quiet);
     h->f = m ? sema_find_kernel(m, kernel, h->arena, &quiet) : NULL;
     bool runtime = false;
     if (h->f && h->f->nparams <= max_params && heuristics_read(m, h->f, &h->hs, h->arena, &quiet)) {

@@ -71,8 +71,9 @@ typedef struct Linker {
     Stmt **globals; /* the imported constants and imports, put before the root's */
     int nglobals, gcap;
     int fcap;
-    StrBuf *key;   /* driver_import_key: every file read, appended */
-    int reexports; /* re-exports followed now (import_bind), bounding a cycle of them */
+    StrBuf *key;        /* driver_import_key: every file read, appended */
+    const HostEnv *env; /* the host environment each file's module-level ifs are decided on */
+    int reexports;      /* re-exports followed now (import_bind), bounding a cycle of them */
 } Linker;
 
 /* ---- finding files ---------------------------------------------------------------------------- */
@@ -302,7 +303,7 @@ static int load(Linker *lk, const char *path, const char *qual)
         strbuf_putc(lk->key, '\n');
     }
     LoadedModule lm = {.path = path, .real = real, .qual = unique, .file = file};
-    lm.m = file->text ? parse_imported_module(file, lk->a, lk->diag) : NULL;
+    lm.m = file->text ? parse_imported_module(file, lk->env, lk->a, lk->diag) : NULL;
     triton_relative_imports(lk, path, lm.m);
     if (!file->text)
         diag_error(lk->diag, (SrcLoc){file, 0, 0}, "cannot read %s", path);
@@ -818,10 +819,11 @@ static bool link_root(Linker *lk, const SrcFile *file, Module *root)
 
 Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag)
 {
-    Module *m = parse_module(file, arena, diag);
+    const HostEnv *env = opt ? &opt->spec.host_env : NULL;
+    Module *m = parse_module(file, env, arena, diag);
     if (!m || (opt && opt->parse_only))
         return m;
-    Linker lk = {.a = arena, .diag = diag};
+    Linker lk = {.a = arena, .diag = diag, .env = env};
     if (opt) {
         lk.dirs = opt->include_dirs;
         lk.ndirs = opt->ninclude_dirs;
@@ -829,16 +831,17 @@ Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *aren
     return link_root(&lk, file, m) ? m : NULL;
 }
 
-void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs)
+void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs, int ndirs,
+                       const HostEnv *env)
 {
     size_t n = file->name ? strlen(file->name) : 0;
     if (n > 4 && !strcmp(file->name + n - 4, ".tir"))
         return; /* tile IR imports nothing */
     Arena *a = arena_new();
     Diag quiet = {0};
-    Module *m = parse_module(file, a, &quiet);
+    Module *m = parse_module(file, env, a, &quiet);
     if (m) {
-        Linker lk = {.a = a, .diag = &quiet, .dirs = dirs, .ndirs = ndirs, .key = key};
+        Linker lk = {.a = a, .diag = &quiet, .dirs = dirs, .ndirs = ndirs, .key = key, .env = env};
         link_root(&lk, file, m);
     }
     diag_free(&quiet);

@@ -46,13 +46,12 @@ typedef struct TuneEval {
     const Module *m;
     Arena *a;
     Diag *d;
-    int depth;         /* helper calls and module names being evaluated: recursion stops here */
-    long steps;        /* statements and list elements made: a runaway helper stops at a bound */
-    bool warned_hook;  /* pre_hook's warning is given once */
-    bool in_condition; /* evaluating an if's condition: a helper's return is one too */
-    SrcLoc decorator;  /* module names are read as bound when the decorator runs, above it */
-    const Define *host_env; /* what os.environ.get reads (SpecOptions.host_env) */
-    int nhost_env;
+    int depth;          /* helper calls and module names being evaluated: recursion stops here */
+    long steps;         /* statements and list elements made: a runaway helper stops at a bound */
+    bool warned_hook;   /* pre_hook's warning is given once */
+    bool in_condition;  /* evaluating an if's condition: a helper's return is one too */
+    SrcLoc decorator;   /* module names are read as bound when the decorator runs, above it */
+    const HostEnv *env; /* what os.environ.get reads (SpecOptions.host_env) */
 } TuneEval;
 
 /* Enough for the largest config spaces real files enumerate (FlagGems' reach a few hundred). */
@@ -1138,13 +1137,12 @@ static bool filter_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
 
 /* ---- the environment and strings ------------------------------------------------------------ */
 
-/* os.environ.get(K, default) / os.getenv(K, default): the compiler reads no environment (its
- * output must not depend on a hidden input); it reads the host environment its caller gave
- * (SpecOptions.host_env: tric --host-env, tric_compile_options.host_env), part of every cache
- * key. A variable not given is unset: the value is the default (None without one), what Python
- * gives where nobody set it. Liger pins its MoE configs with
- * `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
-static bool is_environment_read(const Expr *fn)
+/* os.environ.get(K, default) / os.getenv(K, default) in host Python: the value of K in the host
+ * environment the caller gave (HostEnv, SpecOptions.host_env, part of every cache key; the
+ * compiler reads no environment of its own). A variable not given is unset: the value is the
+ * default (None without one), what Python gives where nobody set it. Liger pins its MoE configs
+ * with `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
+static bool is_host_env_read(const Expr *fn)
 {
     if (fn->kind != EX_ATTR)
         return false;
@@ -1155,7 +1153,7 @@ static bool is_environment_read(const Expr *fn)
            !strcmp(obj->attr.name, "environ") && is_name(obj->attr.obj, "os");
 }
 
-static bool environment_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
+static bool host_env_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
 {
     if (e->call.nargs < 1 || e->call.nargs > 2 || e->call.nkwargs) {
         diag_error(t->d, e->loc, "autotune: expected os.environ.get(NAME, default)");
@@ -1169,11 +1167,11 @@ static bool environment_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal 
                    "autotune: an environment variable's name must be a string");
         return false;
     }
-    for (int i = 0; i < t->nhost_env; i++)
-        if (!strcmp(t->host_env[i].name, name.text)) {
-            *out = (TuneVal){.kind = TV_STRING, .text = t->host_env[i].value, .loc = e->loc};
-            return true;
-        }
+    const char *given = host_env_value(t->env, name.text, strlen(name.text));
+    if (given) {
+        *out = (TuneVal){.kind = TV_STRING, .text = given, .loc = e->loc};
+        return true;
+    }
     if (e->call.nargs == 1) {
         *out = (TuneVal){.kind = TV_NONE, .loc = e->loc};
         return true;
@@ -1349,8 +1347,8 @@ static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
             return config_call(t, e, env, out);
         if (is_name(e->call.fn, "filter") && !module_func(t, "filter"))
             return filter_call(t, e, env, out);
-        if (is_environment_read(e->call.fn))
-            return environment_read(t, e, env, out);
+        if (is_host_env_read(e->call.fn))
+            return host_env_read(t, e, env, out);
         if (e->call.fn->kind == EX_ATTR &&
             (e->call.fn->attr.obj->kind == EX_CALL || e->call.fn->attr.obj->kind == EX_STR ||
              (chain_root(e->call.fn) && var_find(*env, chain_root(e->call.fn)))))
@@ -1427,12 +1425,8 @@ bool autotune_read(const Module *m, const FuncDef *f, const SpecOptions *spec, A
     if (!dec)
         return true;
     out->loc = dec->loc;
-    TuneEval t = {.m = m,
-                  .a = a,
-                  .d = d,
-                  .decorator = dec->loc,
-                  .host_env = spec ? spec->host_env : NULL,
-                  .nhost_env = spec ? spec->nhost_env : 0};
+    TuneEval t = {
+        .m = m, .a = a, .d = d, .decorator = dec->loc, .env = spec ? &spec->host_env : NULL};
     const Expr *configs = NULL;
     bool has_key = false;
     /* Triton's signature is autotune(configs, key, prune_configs_by=None, ...): the first two

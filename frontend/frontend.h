@@ -379,10 +379,22 @@ void ast_print_func(StrBuf *out, const FuncDef *f);
 /* Parses a whole file. Syntax errors go to diag (all of them, up to its limit, with recovery at
  * statement boundaries); returns NULL when there was any. Never crashes on any bytes: NUL bytes,
  * invalid UTF-8, tabs mixed with spaces (an error), a missing final newline, 10 MB of input. */
-Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag);
+/* The environment a file's host Python sees (os.environ.get, os.getenv): NAME=VALUE pairs its
+ * caller gave (SpecOptions.host_env: tric --host-env, tric_compile_options.host_env), part of
+ * every cache key. The compiler reads no environment of its own, so a name not here is unset; a
+ * NULL HostEnv sets nothing. host_skip.c decides module-level ifs on it, autotune.c evaluates the
+ * configs with it. */
+typedef struct HostEnv {
+    const struct Define *vars;
+    int n;
+} HostEnv;
+/* The value env gives the name text[0, len), or NULL when the name is unset. */
+const char *host_env_value(const HostEnv *env, const char *name, size_t len);
+
+Module *parse_module(const SrcFile *file, const HostEnv *env, Arena *arena, Diag *diag);
 /* The same for a module another file imports: its host code is set aside even when it holds no
  * kernel (a utils.py of constants, helpers and torch code). */
-Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag);
+Module *parse_imported_module(const SrcFile *file, const HostEnv *env, Arena *arena, Diag *diag);
 
 /* ---- host_skip.c: host Python set aside ----------------------------------------------------- */
 
@@ -391,7 +403,7 @@ Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag);
  * assignments; the rule is at the top of host_skip.c) are blanked, every line break kept, so
  * that positions do not move; NULL when nothing is blanked. parse_module lexes this copy. A file
  * with no kernel is left whole, unless imported (parse_imported_module). */
-char *host_code_mask(const SrcFile *file, bool imported, Arena *a);
+char *host_code_mask(const SrcFile *file, bool imported, const HostEnv *env, Arena *a);
 /* vLLM's `@triton_jit_decorator`, an alias of triton.jit its triton_utils package makes and tric
  * cannot see through: a bare decorator name whose `_`-separated parts include `triton` and `jit`
  * is taken as triton.jit (host_skip.c and parser.y's is_jit_decorator agree through it). */
@@ -601,12 +613,9 @@ typedef struct SpecOptions {
      * user wrote: false, tric's flags (-D NAME=VALUE, --signature); true, the C API's fields
      * (opt.constexprs, opt.signature of tric_compile_options). Changes no code. */
     bool from_c_api;
-    /* The environment the file's host Python sees where its autotune configs are evaluated
-     * (os.environ.get(NAME, default), os.getenv(NAME, default)): NAME=VALUE pairs given by the
-     * caller (tric --host-env, tric_compile_options.host_env). The compiler reads no environment
-     * itself, so a name not here is unset, and these values are part of every cache key. */
-    const Define *host_env;
-    int nhost_env;
+    /* The environment the file's host Python sees (HostEnv): where its module-level ifs are
+     * decided and its autotune configs evaluated. */
+    HostEnv host_env;
 } SpecOptions;
 
 /* Parses one -D value ("128", "1.5", "True", "tl.float16", "float16") into a constexpr. */

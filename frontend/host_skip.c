@@ -81,6 +81,7 @@ typedef struct Skip {
     int nrewrites, rcap;
     const char **jit_aliases; /* `from triton import jit as J`, `J = triton.jit`: J */
     int naliases, acap;
+    const HostEnv *env; /* what os.environ.get reads (SpecOptions.host_env) */
 } Skip;
 
 static bool is_ident_start(char c)
@@ -561,16 +562,14 @@ static bool text_at(const char *t, size_t to, size_t *i, const char *word)
 }
 
 /* `os.environ.get("NAME", "DEFAULT") == "VALUE"` (or os.getenv, or !=) as the whole condition: FLA
- * picks its fast-math helpers so. The variable is unset where tric reads the file (no hidden
- * inputs), so the default decides, as it does for the autotune configs' os.environ.get: -1 when
+ * picks its fast-math helpers so. NAME's value is the one the caller gave (Skip.env, the compile's
+ * SpecOptions.host_env, as the autotune configs' os.environ.get reads), else the default: -1 when
  * the condition is not of that form, else whether it holds. */
-static int env_default_condition(const char *t, size_t from, size_t to)
+static int env_condition(const Skip *s, size_t from, size_t to)
 {
-    /* os.getenv's name split: tests/layering.sh takes the bare word for a call of the C one */
-    static const char os_getenv[] = "os.get"
-                                    "env(";
+    const char *t = s->text;
     size_t i = from, nb, ne, db, de, vb, ve;
-    if (!text_at(t, to, &i, "os.environ.get(") && !(i = from, text_at(t, to, &i, os_getenv)))
+    if (!text_at(t, to, &i, "os.environ.get(") && !(i = from, text_at(t, to, &i, "os.getenv(")))
         return -1;
     if (!string_at(t, to, &i, &nb, &ne) || !text_at(t, to, &i, ",") ||
         !string_at(t, to, &i, &db, &de) || !text_at(t, to, &i, ")"))
@@ -584,7 +583,9 @@ static int env_default_condition(const char *t, size_t from, size_t to)
         i++;
     if (i != to)
         return -1;
-    bool same = de - db == ve - vb && !strncmp(t + db, t + vb, de - db);
+    const char *given = host_env_value(s->env, t + nb, ne - nb);
+    size_t vlen = given ? strlen(given) : de - db;
+    bool same = vlen == ve - vb && !strncmp(given ? given : t + db, t + vb, vlen);
     return same == equal;
 }
 
@@ -627,7 +628,7 @@ static bool leading_not(const char *t, size_t from, size_t to)
 
 static bool condition_holds(const Skip *s, size_t from, size_t to)
 {
-    int env = env_default_condition(s->text, from, to);
+    int env = env_condition(s, from, to);
     if (env >= 0)
         return env;
     const char *t = s->text;
@@ -994,7 +995,7 @@ static bool parses_alone(const Skip *s, const Stmt1 *st)
     SrcFile piece = {"<piece>", s->text + from, to - from};
     Arena *scratch = arena_new();
     Diag quiet = {.max_errors = 1};
-    bool ok = parse_module(&piece, scratch, &quiet) != NULL;
+    bool ok = parse_module(&piece, s->env, scratch, &quiet) != NULL;
     diag_free(&quiet);
     arena_free(scratch);
     return ok;
@@ -1048,11 +1049,19 @@ static void rewrite_condition(char *out, const Rewrite *r)
     }
 }
 
-char *host_code_mask(const SrcFile *file, bool imported, Arena *a)
+const char *host_env_value(const HostEnv *env, const char *name, size_t len)
+{
+    for (int i = 0; env && i < env->n; i++)
+        if (strlen(env->vars[i].name) == len && !strncmp(env->vars[i].name, name, len))
+            return env->vars[i].value;
+    return NULL;
+}
+
+char *host_code_mask(const SrcFile *file, bool imported, const HostEnv *env, Arena *a)
 {
     if (!file->text || file->len == 0)
         return NULL;
-    Skip s = {.text = file->text, .len = file->len, .a = a};
+    Skip s = {.text = file->text, .len = file->len, .a = a, .env = env};
     split_lines(&s);
     if (s.nlines == 0)
         return NULL;

@@ -1751,14 +1751,15 @@ static void build_module(ParseState *ps, Module *m)
     }
 }
 
-static Module *parse_file(const SrcFile *file, bool imported, Arena *arena, Diag *diag)
+static Module *parse_file(const SrcFile *file, bool imported, const HostEnv *env, Arena *arena,
+                          Diag *diag)
 {
     ParseState ps = {.file = file, .arena = arena, .diag = diag, .errors_before = diag->errors};
     if (file->text && file->len > (size_t)INT_MAX / 2) {
         report(&ps, (SrcLoc){file, 0, 0}, "file too large (%zu bytes)", file->len);
         return NULL;
     }
-    ps.scan_text = host_code_mask(file, imported, arena);
+    ps.scan_text = host_code_mask(file, imported, env, arena);
     if (!ps.scan_text)
         ps.scan_text = file->text;
     ps.lexer = lexer_open(&ps);
@@ -1781,12 +1782,12 @@ static Module *parse_file(const SrcFile *file, bool imported, Arena *arena, Diag
     return m;
 }
 
-Module *parse_module(const SrcFile *file, Arena *arena, Diag *diag)
+Module *parse_module(const SrcFile *file, const HostEnv *env, Arena *arena, Diag *diag)
 {
-    return parse_file(file, false, arena, diag);
+    return parse_file(file, false, env, arena, diag);
 }
 
-Module *parse_imported_module(const SrcFile *file, Arena *arena, Diag *diag)
+Module *parse_imported_module(const SrcFile *file, const HostEnv *env, Arena *arena, Diag *diag)
 {
-    return parse_file(file, true, arena, diag);
+    return parse_file(file, true, env, arena, diag);
 }

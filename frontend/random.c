@@ -186,7 +186,7 @@ const Module *random_library(Arena *arena, Diag *diag)
     file->text = random_source;
     file->len = sizeof random_source - 1;
     Diag local = {0};
-    Module *m = parse_module(file, arena, &local);
+    Module *m = parse_module(file, NULL, arena, &local);
     if (!m) {
         TRIC_INTERNAL(diag, "the built-in random library does not parse:\n%s",
                       local.text.data ? local.text.data : "");

@@ -395,9 +395,10 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     if (!split_pairs(opt->constexprs, opt->nconstexprs, "constexpr", arena, &out->spec.defines))
         return TRIC_ERROR_INVALID_ARGUMENT;
     out->spec.ndefines = opt->nconstexprs;
-    if (!split_pairs(opt->host_env, opt->nhost_env, "host_env", arena, &out->spec.host_env))
+    const Define *host_env;
+    if (!split_pairs(opt->host_env, opt->nhost_env, "host_env", arena, &host_env))
         return TRIC_ERROR_INVALID_ARGUMENT;
-    out->spec.nhost_env = opt->nhost_env;
+    out->spec.host_env = (HostEnv){host_env, opt->nhost_env};
     if (opt->ninclude_dirs < 0 || (opt->ninclude_dirs > 0 && !opt->include_dirs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad include_dirs list");
     out->include_dirs = opt->include_dirs;
@@ -441,9 +442,16 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
     for (int i = 0; opt->include_dirs && i < opt->ninclude_dirs; i++)
         KEY_STR("include_dir", opt->include_dirs[i]);
     /* The files the source imports are part of what the code is compiled from. */
-    if (mod && rt_has_compiler)
+    if (mod && rt_has_compiler) {
+        Arena *a = arena_new();
+        const Define *vars = NULL;
+        HostEnv env = {0};
+        if (split_pairs(opt->host_env, opt->nhost_env, "host_env", a, &vars))
+            env = (HostEnv){vars, opt->nhost_env > 0 ? opt->nhost_env : 0};
         driver_import_key(sb, &mod->source, opt->include_dirs,
-                          opt->include_dirs ? opt->ninclude_dirs : 0);
+                          opt->include_dirs ? opt->ninclude_dirs : 0, &env);
+        arena_free(a);
+    }
     if (mod && mod->nlaunch_hints > 0) {
         strbuf_printf(sb, "launch_hints %d:", mod->nlaunch_hints);
         for (int i = 0; i < mod->nlaunch_hints; i++)

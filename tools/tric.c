@@ -341,8 +341,7 @@ static int check_args(Args *args)
     opt->spec.ndefines = args->ndefines;
     opt->include_dirs = args->include_dirs;
     opt->ninclude_dirs = args->ninclude_dirs;
-    opt->spec.host_env = args->host_env;
-    opt->spec.nhost_env = args->nhost_env;
+    opt->spec.host_env = (HostEnv){args->host_env, args->nhost_env};
     return ARG_NEXT;
 }
 

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SrcFile file = {"fuzz.tri", text, size};
     Arena *arena = arena_new();
     Diag diag = {0};
-    Module *m = parse_module(&file, arena, &diag);
+    Module *m = parse_module(&file, NULL, arena, &diag);
     if (m) {
         for (int i = 0; i < m->nfuncs; i++) {
             if (!m->funcs[i]->is_jit)
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* The same bytes as an imported module: its host code is set aside even without a kernel. */
     Diag imported_diag = {0};
-    (void)parse_imported_module(&file, arena, &imported_diag);
+    (void)parse_imported_module(&file, NULL, arena, &imported_diag);
     diag_free(&imported_diag);
     diag_free(&diag);
     arena_free(arena);

@@ -37,7 +37,7 @@ static Module *parse_text(const char *name, const char *text, size_t len, Arena 
     f->name = name;
     f->text = text;
     f->len = len;
-    return parse_module(f, a, d);
+    return parse_module(f, NULL, a, d);
 }
 
 static void check_example(const char *file, int nfuncs, int njit, bool print)

@@ -108,7 +108,7 @@ static Result compile(const char *name, const char *src, const char *kernel, con
     SrcFile *file = arena_alloc(r.arena, sizeof *file);
     *file = (SrcFile){.name = name, .text = src, .len = strlen(src)};
     Diag d = {0};
-    Module *m = parse_module(file, r.arena, &d);
+    Module *m = parse_module(file, NULL, r.arena, &d);
     if (m) {
         Define defines[16];
         int nd = 0;
