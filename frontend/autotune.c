@@ -332,64 +332,21 @@ static bool compare(TuneEval *t, const Expr *e, const TuneVal *l, const TuneVal 
     return true;
 }
 
-/* Python's int arithmetic (floor division and modulo), 64 bits with an overflow error. */
+/* Python's int arithmetic (py_int_binary), 64 bits with an overflow error. */
 static bool int_arith(TuneEval *t, const Expr *e, int64_t a, int64_t b, TuneVal *out)
 {
     int64_t v = 0;
-    bool overflow = false;
-    switch (e->bin.op) {
-    case BIN_ADD: overflow = __builtin_add_overflow(a, b, &v); break;
-    case BIN_SUB: overflow = __builtin_sub_overflow(a, b, &v); break;
-    case BIN_MUL: overflow = __builtin_mul_overflow(a, b, &v); break;
-    case BIN_FLOORDIV:
-    case BIN_MOD:
-        if (b == 0) {
-            diag_error(t->d, e->loc, "autotune: division by zero");
-            return false;
-        }
-        overflow = a == INT64_MIN && b == -1;
-        if (!overflow) {
-            int64_t q = a / b, r = a % b;
-            if (r != 0 && ((r < 0) != (b < 0))) /* Python rounds the quotient down */
-                q--, r += b;
-            v = e->bin.op == BIN_FLOORDIV ? q : r;
-        }
-        break;
-    case BIN_POW: /* 2 ** k in block sizes */
-        if (b < 0) {
-            diag_error(t->d, e->loc, "autotune: a negative exponent is not evaluated here");
-            return false;
-        }
-        v = 1; /* by squaring: 1 ** (10 ** 18) takes 60 steps */
-        for (int64_t base = a, k = b; k > 0 && !overflow; k >>= 1) {
-            if (k & 1)
-                overflow = __builtin_mul_overflow(v, base, &v);
-            if (k > 1 && !overflow)
-                overflow = __builtin_mul_overflow(base, base, &base);
-        }
-        break;
-    case BIN_BITAND: v = a & b; break;
-    case BIN_BITOR: v = a | b; break;
-    case BIN_BITXOR: v = a ^ b; break;
-    case BIN_SHL:
-    case BIN_SHR:
-        if (b < 0 || b > 62) {
-            diag_error(t->d, e->loc, "autotune: shift count out of range");
-            return false;
-        }
-        v = e->bin.op == BIN_SHR ? a >> b : (int64_t)((uint64_t)a << b);
-        overflow = e->bin.op == BIN_SHL && (v >> b) != a;
-        break;
-    default:
-        diag_error(t->d, e->loc, "autotune: this operator is not evaluated here");
-        return false;
+    const char *why = NULL;
+    switch (py_int_binary(e->bin.op, a, b, &v)) {
+    case PY_INT_OK: *out = tv_int(t->a, e->loc, v); return true;
+    case PY_INT_DIV_ZERO: why = "division by zero"; break;
+    case PY_INT_OVERFLOW: why = "integer overflow (64-bit)"; break;
+    case PY_INT_SHIFT_RANGE: why = "shift count out of range"; break;
+    case PY_INT_NEGATIVE_POW: why = "a negative exponent is not evaluated here"; break;
+    case PY_INT_NOT_ARITHMETIC: why = "this operator is not evaluated here"; break;
     }
-    if (overflow) {
-        diag_error(t->d, e->loc, "autotune: integer overflow (64-bit)");
-        return false;
-    }
-    *out = tv_int(t->a, e->loc, v);
-    return true;
+    diag_error(t->d, e->loc, "autotune: %s", why);
+    return false;
 }
 
 static bool float_arith(TuneEval *t, const Expr *e, double a, double b, TuneVal *out)

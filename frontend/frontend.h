@@ -51,6 +51,20 @@ typedef enum BinOp {
 } BinOp;
 const char *binop_str(BinOp op);
 
+/* Python's int arithmetic in 64 bits, as host Python evaluators need it (autotune.c's configs,
+ * heuristics.c's lambdas): +, -, *, // and % (rounding down, the remainder taking the divisor's
+ * sign), ** to a non-negative power, &, |, ^, << and >> by 0..62. *out on PY_INT_OK; else why
+ * not, for the caller to say in its own words. */
+typedef enum PyIntStatus {
+    PY_INT_OK,
+    PY_INT_DIV_ZERO,
+    PY_INT_OVERFLOW,      /* outside 64 bits (Python's ints would grow) */
+    PY_INT_SHIFT_RANGE,   /* a shift by < 0 or > 62 */
+    PY_INT_NEGATIVE_POW,  /* Python gives a float */
+    PY_INT_NOT_ARITHMETIC /* a comparison, `and`, ... */
+} PyIntStatus;
+PyIntStatus py_int_binary(BinOp op, int64_t a, int64_t b, int64_t *out);
+
 typedef enum UnOp {
     UN_NEG,    /* -x */
     UN_PLUS,   /* +x */

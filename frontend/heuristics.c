@@ -230,24 +230,6 @@ static bool need_numbers(HeurEval *t, const Expr *e, const ConstVal *l, const Co
     return false;
 }
 
-/* Python's floor division and modulo: the quotient rounds down, the remainder has the divisor's
- * sign. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b)
-{
-    int64_t r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
 static bool overflow(HeurEval *t, const Expr *e)
 {
     diag_error(t->d, e->loc, "heuristics: integer overflow (tric's heuristic integers are 64-bit)");
@@ -338,61 +320,17 @@ static bool binary(HeurEval *t, const Expr *e, ConstVal *out)
         }
     }
     int64_t a = as_int(&l), b = as_int(&r), v = 0;
-    switch (op) {
-    case BIN_ADD:
-        if (__builtin_add_overflow(a, b, &v))
-            return overflow(t, e);
-        break;
-    case BIN_SUB:
-        if (__builtin_sub_overflow(a, b, &v))
-            return overflow(t, e);
-        break;
-    case BIN_MUL:
-        if (__builtin_mul_overflow(a, b, &v))
-            return overflow(t, e);
-        break;
-    case BIN_FLOORDIV:
-    case BIN_MOD:
-        if (b == 0) {
-            diag_error(t->d, e->loc, "heuristics: division by zero");
-            return false;
-        }
-        if (a == INT64_MIN && b == -1)
-            return overflow(t, e);
-        v = op == BIN_FLOORDIV ? floor_div(a, b) : floor_mod(a, b);
-        break;
-    case BIN_BITAND: v = a & b; break;
-    case BIN_BITOR: v = a | b; break;
-    case BIN_BITXOR: v = a ^ b; break;
-    case BIN_SHL:
-    case BIN_SHR:
-        if (b < 0 || b > 62) {
-            diag_error(t->d, e->loc, "heuristics: shift count out of range");
-            return false;
-        }
-        if (op == BIN_SHR) {
-            v = a >> b;
-        } else {
-            v = (int64_t)((uint64_t)a << b);
-            if ((v >> b) != a)
-                return overflow(t, e);
-        }
-        break;
-    case BIN_POW: /* an int to a non-negative int power (2 ** 14); a negative one is a float */
-        if (b < 0) {
-            *out = cv_float(pow((double)a, (double)b));
-            return true;
-        }
-        if (a >= -1 && a <= 1) { /* without looping b times */
-            v = a == 1 || b == 0 ? 1 : a == 0 ? 0 : (b % 2 ? -1 : 1);
-            break;
-        }
-        v = 1;
-        for (int64_t i = 0; i < b; i++) /* |a| >= 2: overflows within 63 steps */
-            if (__builtin_mul_overflow(v, a, &v))
-                return overflow(t, e);
-        break;
-    default: return unsupported(t, e, "this operator");
+    switch (py_int_binary(op, a, b, &v)) {
+    case PY_INT_OK: break;
+    case PY_INT_DIV_ZERO: diag_error(t->d, e->loc, "heuristics: division by zero"); return false;
+    case PY_INT_OVERFLOW: return overflow(t, e);
+    case PY_INT_SHIFT_RANGE:
+        diag_error(t->d, e->loc, "heuristics: shift count out of range");
+        return false;
+    case PY_INT_NEGATIVE_POW: /* an int to a negative power is a float (2 ** -1) */
+        *out = cv_float(pow((double)a, (double)b));
+        return true;
+    case PY_INT_NOT_ARITHMETIC: return unsupported(t, e, "this operator");
     }
     /* True & True is a bool in Python; keep it one */
     if (l.kind == CV_BOOL && r.kind == CV_BOOL &&
@@ -609,11 +547,17 @@ static bool call(HeurEval *t, const Expr *e, ConstVal *out)
         int64_t a = as_int(&args[0]);
         if (cdiv) {
             int64_t b = as_int(&args[1]);
-            if (b == 0) {
+            /* -((-a) // b), Python's ceiling division */
+            int64_t q = 0;
+            PyIntStatus st =
+                a == INT64_MIN ? PY_INT_OVERFLOW : py_int_binary(BIN_FLOORDIV, -a, b, &q);
+            if (st == PY_INT_DIV_ZERO) {
                 diag_error(t->d, e->loc, "heuristics: division by zero");
                 return false;
             }
-            *out = cv_int(-floor_div(-a, b));
+            if (st != PY_INT_OK)
+                return overflow(t, e);
+            *out = cv_int(-q);
             return true;
         }
         /* Triton's next_power_of_2: the smallest power of two >= n (1 for n <= 1). */
