@@ -5,24 +5,84 @@
 #include <stdio.h>
 
 /* The byte offset (i32) of the slot an FMA dot reads operand `which` from: the view its
- * local_load reads, which must be unswizzled with A's M or B's N contiguous (the pipeline's
- * plain_slot_layout), so element (k, m) of A^T and (k, n) of B sit where the staged copies would,
- * from the view's start. */
-static bool fma_slot_base(Cg *c, ValueId operand, int which, LLVMValueRef *base)
+ * local_load reads, unswizzled (the pipeline's plain_slot_layout), in either order: M (A) or N
+ * (B) contiguous, A^T [K][M] and B [K][N] as the staged copies are; or K contiguous, A [M][K] and
+ * B^T [N][K], the order the tile was loaded in (*k_major). */
+static bool fma_slot_base(Cg *c, ValueId operand, int which, LLVMValueRef *base, bool *k_major)
 {
     const IrOp *ld = ir_value(c->f, operand)->def;
     ValueId view = ld && ld->code == OP_LOCAL_LOAD ? ld->operands[0] : 0;
     int l = view ? ir_value(c->f, view)->layout : 0;
     const Layout *sl = l > 0 && l < c->f->nlayouts ? &c->f->layouts[l] : NULL;
     if (!sl || sl->kind != LAYOUT_SHARED || sl->rank != 2 || sl->shared.swizzle != 0 ||
-        sl->shared.order[0] != (which == 0 ? 0 : 1))
-        FAIL(c, "dot (FMA): %s's slot is not unswizzled %s", which ? "B" : "A",
-             which ? "[K][N]" : "A^T [K][M]");
+        sl->shared.max_phase > 1)
+        FAIL(c, "dot (FMA): %s's slot is not unswizzled", which ? "B" : "A");
+    /* A's K is dim 1, B's dim 0 */
+    *k_major = sl->shared.order[0] == (which == 0 ? 1 : 0);
     LVal *v = cg_value(c, view);
     if (c->failed)
         return false;
     *base = v->el[0];
     return true;
+}
+
+/* Elements of K each step of the k loop takes: one, unless an operand's slot runs along K, whose
+ * rows are then read in runs of up to 16 bytes (a power of two dividing K). */
+static int fma_k_step(int K, const bool k_major[2], const int eb[2])
+{
+    int kw = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (!k_major[pass])
+            continue;
+        int w = 16 / eb[pass];
+        while (w > 1 && (K % w || (kw > 1 && w > kw)))
+            w /= 2;
+        kw = w;
+    }
+    return kw;
+}
+
+/* One step of the k loop reads operand `pass` (0: A, 1: B) for k .. k + kw - 1: out[kk * cnt + i]
+ * is element k + kk of this thread's row (A) or column (B) i, from the slot or scratch at base_off
+ * (ext: M or N). K-contiguous: each row's kw elements in one run; else, per k, this thread's
+ * positions along M or N in runs. */
+static void fma_read_step(Cg *c, const Dist *dr, int pass, DType dt, DType acc_dt,
+                          LLVMValueRef base_off, bool k_major, int ext, int K, LLVMValueRef k,
+                          int kw, LLVMValueRef *out)
+{
+    LLVMBuilderRef b = c->l->b;
+    int cnt = dr->count[pass], run = dr->run[pass], eb = dtype_bytes(dt);
+    LLVMTypeRef mt = cg_mem_type(c, dt);
+    if (k_major) {
+        for (int i = 0; i < cnt; i++) {
+            LLVMValueRef x = cg_add(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), "");
+            LLVMValueRef idx = cg_add(b, cg_mul(b, x, cg_i32(c->l, K), ""), k, "");
+            LLVMValueRef p =
+                cg_smem_addr(c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), base_off, ""));
+            LLVMValueRef got[16];
+            cg_load_run(c, mt, p, kw, eb, got);
+            for (int kk = 0; kk < kw; kk++)
+                out[kk * cnt + i] = cg_cast(c, dt, acc_dt, got[kk]);
+        }
+        return;
+    }
+    int w = imin(run, 16 / eb);
+    if (w < 1)
+        w = 1;
+    for (int kk = 0; kk < kw; kk++) {
+        LLVMValueRef kx = kk ? cg_add(b, k, cg_i32(c->l, kk), "") : k;
+        LLVMValueRef row = cg_mul(b, kx, cg_i32(c->l, ext), "");
+        for (int i = 0; i < cnt; i += w) {
+            LLVMValueRef idx = cg_add(
+                b, row, cg_add(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
+            LLVMValueRef p =
+                cg_smem_addr(c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), base_off, ""));
+            LLVMValueRef got[16];
+            cg_load_run(c, mt, p, w, eb, got);
+            for (int j = 0; j < w; j++)
+                out[kk * cnt + i + j] = cg_cast(c, dt, acc_dt, got[j]);
+        }
+    }
 }
 
 /* r = a @ b + c with FMAs: each thread computes its own elements of C (a blocked layout). The
@@ -70,14 +130,15 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
         return true;
     }
-    /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]): the pipeline's unswizzled slots in
-     * those orders, which the loop's async_wait and barrier have published (both operands
-     * local_loads left unmaterialized), or where the scratch record stages them */
+    /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]) where the scratch record stages them;
+     * or the pipeline's unswizzled slots (either order, fma_slot_base), which the loop's
+     * async_wait and barrier have published (both operands local_loads left unmaterialized) */
     const IrScratch *s = &op->scratch;
     LLVMValueRef base_a, base_b;
+    bool k_major[2] = {false, false};
     if (slots) {
-        if (!fma_slot_base(c, op->operands[0], 0, &base_a) ||
-            !fma_slot_base(c, op->operands[1], 1, &base_b))
+        if (!fma_slot_base(c, op->operands[0], 0, &base_a, &k_major[0]) ||
+            !fma_slot_base(c, op->operands[1], 1, &base_b, &k_major[1]))
             return false;
     } else {
         if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
@@ -94,6 +155,7 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         base_a = cg_i32(c->l, off_a);
         base_b = cg_i32(c->l, off_b);
     }
+    int kw = fma_k_step(K, k_major, (int[2]){eba, ebb});
 
     LLVMValueRef *init = cg_regs(c, n);
     for (int e = 0; e < n; e++)
@@ -109,41 +171,27 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     for (int e = 0; e < n; e++)
         acc[e] = LLVMBuildPhi(b, acc_ty, "");
     int rows = dr->count[0], cols = dr->count[1];
-    LLVMValueRef *av_k = cg_regs(c, rows), *bv_k = cg_regs(c, cols);
-    LLVMTypeRef mta = cg_mem_type(c, ta.dtype), mtb = cg_mem_type(c, tb.dtype);
-    for (int pass = 0; pass < 2; pass++) {
-        int cnt = pass ? cols : rows, run = pass ? dr->run[1] : dr->run[0];
-        int eb = pass ? ebb : eba, ext = pass ? N : M;
-        LLVMValueRef base_off = pass ? base_b : base_a;
-        LLVMTypeRef mt = pass ? mtb : mta;
-        DType dt = pass ? tb.dtype : ta.dtype;
-        LLVMValueRef *out = pass ? bv_k : av_k;
-        LLVMValueRef row = cg_mul(b, k, cg_i32(c->l, ext), "");
-        int w = imin(run, 16 / eb);
-        if (w < 1)
-            w = 1;
-        for (int i = 0; i < cnt; i += w) {
-            LLVMValueRef idx = cg_add(
-                b, row, cg_add(b, dr->base[pass], cg_i32(c->l, dr->dim_off[pass][i]), ""), "");
-            LLVMValueRef p =
-                cg_smem_addr(c, cg_add(b, cg_mul(b, idx, cg_i32(c->l, eb), ""), base_off, ""));
-            LLVMValueRef got[16];
-            cg_load_run(c, mt, p, w, eb, got);
-            for (int j = 0; j < w; j++)
-                out[i + j] = cg_cast(c, dt, acc_dt, got[j]);
-        }
-    }
+    /* av_k[kk * rows + i]: A[row i][k + kk]; bv_k[kk * cols + j]: B[k + kk][column j] */
+    LLVMValueRef *av_k = cg_regs(c, rows * kw), *bv_k = cg_regs(c, cols * kw);
+    for (int pass = 0; pass < 2; pass++)
+        fma_read_step(c, dr, pass, pass ? tb.dtype : ta.dtype, acc_dt, pass ? base_b : base_a,
+                      k_major[pass], pass ? N : M, K, k, kw, pass ? bv_k : av_k);
     LLVMValueRef *next = cg_regs(c, n);
-    for (int e = 0; e < n; e++) {
-        LLVMValueRef x = av_k[dr->idx[e * 2 + 0]], y = bv_k[dr->idx[e * 2 + 1]];
-        if (is_int)
-            next[e] = cg_add(b, cg_mul(b, x, y, ""), acc[e], "");
-        else {
-            LLVMValueRef args[3] = {x, y, acc[e]};
-            next[e] = cg_call(c->l, fma_name, acc_ty, args, 3);
+    for (int e = 0; e < n; e++)
+        next[e] = acc[e];
+    for (int kk = 0; kk < kw; kk++) {
+        for (int e = 0; e < n; e++) {
+            LLVMValueRef x = av_k[kk * rows + dr->idx[e * 2 + 0]];
+            LLVMValueRef y = bv_k[kk * cols + dr->idx[e * 2 + 1]];
+            if (is_int)
+                next[e] = cg_add(b, cg_mul(b, x, y, ""), next[e], "");
+            else {
+                LLVMValueRef args[3] = {x, y, next[e]};
+                next[e] = cg_call(c->l, fma_name, acc_ty, args, 3);
+            }
         }
     }
-    LLVMValueRef k1 = cg_add(b, k, cg_i32(c->l, 1), "");
+    LLVMValueRef k1 = cg_add(b, k, cg_i32(c->l, kw), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, k1, cg_i32(c->l, K), ""), loop, done);
     LLVMValueRef zero = cg_i32(c->l, 0);

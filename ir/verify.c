@@ -707,6 +707,14 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
                    "scratch record: %s = slot needs an mma.sync or FMA dot whose %s is a "
                    "local_load",
                    name, name);
+        /* an FMA dot's k loop reads its slots unswizzled, in either order (codegen/dot_fma.c) */
+        int sl = s->from[i] == DOT_FROM_SLOT && !wgmma && !mma && def && def->code == OP_LOCAL_LOAD
+                     ? f->values[def->operands[0]].layout
+                     : -1;
+        if (sl >= 0 && (sl == 0 || sl >= f->nlayouts || f->layouts[sl].kind != LAYOUT_SHARED ||
+                        f->layouts[sl].shared.swizzle != 0 || f->layouts[sl].shared.max_phase > 1))
+            report(v, op, "scratch record: %s = slot, but an FMA dot reads only unswizzled slots",
+                   name);
         any_source |= s->from[i] == DOT_FROM_SOURCE;
     }
     if (!wgmma && (s->from[0] == DOT_FROM_SLOT) != (s->from[1] == DOT_FROM_SLOT))

@@ -34,8 +34,8 @@
  * 16-bit elements (or fp32 or fp8 for wgmma's tf32 and fp8 forms, read straight from both slots
  * only: K-major, element by element for an fp32 tile running along M or N, along K in memory for
  * fp8), copied in pieces of at least 4 bytes. An FMA dot (blocked accumulator) reads both its
- * operands' slots itself when they are 4-byte tiles whose copies its order costs nothing
- * (choose_fma_readers: unswizzled A^T [K][M] and B [K][N] slots, local_loads into its #dot_op
+ * operands' slots itself when they are loads of 2- or 4-byte numbers used by the dot alone
+ * (choose_fma_readers: unswizzled slots in the loads' own orders, local_loads into its #dot_op
  * layouts that codegen leaves to its k loop); else its loop stays as it is (read back whole and
  * staged again, measured slower than no pipeline). Beside them,
  * the loads the loop makes for other uses -- rows of elements (rank 1) and 2-D tiles of 2- or
@@ -571,20 +571,34 @@ static bool fma_reader(const Pipe *p, const SlotReader *r)
            f->layouts[f->layouts[l].dot_operand.parent].kind == LAYOUT_BLOCKED;
 }
 
-/* An FMA dot (blocked accumulator) whose A and B are both `convert(load)` of 4-byte numbers,
- * each load used by its convert alone: the dot reads both slots itself, its k loop taking A^T
- * [K][M] and B [K][N] straight from them (codegen/dot_fma.c), so the slots are unswizzled in
- * those orders (plain_slot_layout), instead of read back whole into registers and staged again
- * in the dot's own scratch (as Triton's local_load into the FMA dot-operand layout). Only when
- * that order costs the copies nothing: each load's registers run along M (A) or N (B), or its
- * copies are single elements anyway (seed 1's masked K: 151 registers at sm_90 and sm_80, 168
- * and 254 read back whole); a 16-byte copy along K would become four 4-byte ones, each with its
- * own address (seed 2's kernel in fp32, unmasked: 123 registers, 107 read back whole). Not where
- * TMA may take the copies (it fills swizzled slots only): there the operands are read back whole. */
+/* Whether load's tile can be copied into an unswizzled slot an FMA dot reads (plain_slot_layout):
+ * a 2-D tile of 2- or 4-byte numbers in a blocked layout, copies of at least 4 bytes. */
+static bool fma_copyable(const Pipe *p, const IrOp *load)
+{
+    const IrFunc *f = p->f;
+    Type t = ir_type(f, load->results[0]);
+    int pl = f->values[load->operands[0]].layout;
+    int eb = t.is_ptr ? 0 : dtype_bytes(t.dtype);
+    return load->nresults == 1 && t.rank == 2 && t.dtype != DT_I1 && (eb == 2 || eb == 4) &&
+           pl > 0 && pl < f->nlayouts && f->layouts[pl].kind == LAYOUT_BLOCKED &&
+           axis_vector_width(f, load) * eb >= 4;
+}
+
+/* An FMA dot (blocked accumulator) whose A and B are both `convert(load)` of 2- or 4-byte
+ * numbers, each load used by its convert alone: the dot reads both slots itself
+ * (codegen/dot_fma.c), unswizzled (plain_slot_layout), instead of reading them back whole into
+ * registers and staging them again in the dot's own scratch (measured slower than no pipeline:
+ * seed 2's kernel in fp32, 64x64x32, 1.05x the time). A slot keeps the order the tile was
+ * loaded in, A [M][K] or A^T [K][M], B [K][N] or B^T [N][K], so the copies are as wide as the
+ * load's (and a tensor map can fill it on sm_90a); the dot's k loop reads a K-contiguous slot's
+ * rows in runs along K. A tile copied element by element (4-byte numbers, no contiguity proven)
+ * goes to A^T or B whatever its order, which the k loop reads in runs along M or N (seed 1's
+ * masked K: 151 registers at sm_90 and sm_80, 168 and 254 read back whole), except where TMA may
+ * take the copies (a tensor map cannot transpose). */
 static bool choose_fma_readers(Pipe *p)
 {
     const IrFunc *f = p->f;
-    for (int i = 0; i < p->body->nops && !tma_may_run(p); i++) {
+    for (int i = 0; i < p->body->nops; i++) {
         IrOp *dot = p->body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
         if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
@@ -593,12 +607,8 @@ static bool choose_fma_readers(Pipe *p)
         bool ok = p->nreaders + 2 <= MAX_PIPE_READERS;
         for (int k = 0; k < 2; k++) {
             ld[k] = operand_reader_load(p, dot, k, false, &cv[k], &tr[k]);
-            Type t = ld[k] ? ir_type(f, ld[k]->results[0]) : (Type){0};
-            int pl = ld[k] ? f->values[ld[k]->operands[0]].layout : 0;
-            ok = ok && ld[k] && !tr[k] && load_index(p, ld[k]) < 0 && !t.is_ptr &&
-                 dtype_bytes(t.dtype) == 4 && uses_in(p->body, ld[k]->results[0]) == 1 &&
-                 copyable_whole(p, ld[k], true) &&
-                 (f->layouts[pl].blocked.order[0] == k || axis_vector_width(f, ld[k]) == 1);
+            ok = ok && ld[k] && !tr[k] && load_index(p, ld[k]) < 0 &&
+                 uses_in(p->body, ld[k]->results[0]) == 1 && fma_copyable(p, ld[k]);
         }
         if (ok && (!add_reader(p, ld[0], cv[0], NULL) || !add_reader(p, ld[1], cv[1], NULL)))
             DECLINE(p, "more tiles than the pipeline takes in one loop");
@@ -673,15 +683,20 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     for (int i = 0; i < body->nops; i++) {
         IrOp *dot = body->ops[i];
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
-        /* Not an FMA dot's (blocked accumulator) operands: read back whole, each tile would go
-         * slot -> registers -> the dot's own staging scratch -> registers, and that was measured
-         * slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200, 2048-4096: 1.05x the
-         * time); an FMA dot is pipelined only where it reads its slots itself (choose_fma_readers:
-         * seed 1's fp32 matmul 0.84-0.88x the time). */
-        if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_MMA)
+        LayoutKind kind = acc > 0 && acc < f->nlayouts ? f->layouts[acc].kind : LAYOUT_NONE;
+        if (kind != LAYOUT_MMA && kind != LAYOUT_BLOCKED)
             continue;
         for (int k = 0; k < 2; k++) {
             if (reader_of(p, dot->operands[k]))
+                continue;
+            /* An FMA dot's (blocked accumulator) operand that is a load as it is, read back
+             * whole, would go slot -> registers -> the dot's own staging scratch -> registers,
+             * measured slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200,
+             * 2048-4096: 1.05x the time; choose_fma_readers reads such loads from their slots
+             * where both operands are). One computed from a load (a cast, a scale) is staged from
+             * registers either way: the copy ahead only takes the load's wait away. */
+            IrOp *cv, *tr;
+            if (kind == LAYOUT_BLOCKED && operand_reader_load(p, dot, k, false, &cv, &tr))
                 continue;
             IrOp *ld = operand_chain_load(p, dot->operands[k]);
             if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, false)))
@@ -815,9 +830,9 @@ static bool analyse(Pipe *p)
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
     if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
         DECLINE(p, "its dots run on FMA units, and none reads both its operands from slots "
-                   "(that needs A and B loaded in the loop as 4-byte numbers, each copied along M "
-                   "or N or element by element, and no TMA; read back whole they were measured "
-                   "slower than no pipeline)");
+                   "(that needs A and B loaded in the loop as 2- or 4-byte numbers, each used by "
+                   "the dot alone and copied in pieces of at least 4 bytes; read back whole and "
+                   "staged again they were measured slower than no pipeline)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
@@ -1181,8 +1196,8 @@ typedef struct {
     bool carried_waited; /* its wait is emitted */
 } Rewrite;
 
-/* The slot layout of load k when an FMA dot reads it (choose_fma_readers: unswizzled, A^T
- * [K][M] or B [K][N]), or when it is a 2-D tile that only whole local_loads read, of 4-byte
+/* The slot layout of load k when an FMA dot reads it (choose_fma_readers: unswizzled, in the
+ * load's order, or A^T [K][M] or B [K][N] for element-by-element copies), or when it is a 2-D tile that only whole local_loads read, of 4-byte
  * elements copied in pieces under 16 bytes or of any size that no swizzled layout fits:
  * unswizzled, in the load's own order (element (r, c) at (r * C + c) * its size, c along the
  * contiguous dim); else 0, and the swizzle pass chooses. A swizzled
@@ -1209,11 +1224,14 @@ static int plain_slot_layout(Pipe *p, int k)
         fma = f->layouts[l].dot_operand.op_idx;
     }
     Layout l;
-    if (fma >= 0)
-        cd = fma == 0 ? 0 : 1; /* A^T [K][M]: M contiguous; B [K][N]: N contiguous */
-    else if (shared_layout_for(&l, t, cd) &&
-             (dtype_bytes(t.dtype) != 4 || axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 ||
-              tma_may_run(p)))
+    /* an FMA dot's operand keeps the load's order; copied element by element, A^T [K][M] or B
+     * [K][N] (M or N contiguous), unless a tensor map may fill it (choose_fma_readers) */
+    if (fma >= 0) {
+        if (axis_vector_width(f, ld) == 1 && !tma_may_run(p))
+            cd = fma == 0 ? 0 : 1;
+    } else if (shared_layout_for(&l, t, cd) &&
+               (dtype_bytes(t.dtype) != 4 ||
+                axis_vector_width(f, ld) * dtype_bytes(t.dtype) >= 16 || tma_may_run(p)))
         return 0;
     l = (Layout){.kind = LAYOUT_SHARED, .rank = 2};
     l.shared.vec = 1;

@@ -465,7 +465,9 @@ typedef struct CopyTile {
 } CopyTile;
 
 /* The copy's destination: a 2-d slot view in a #shared layout that a box can fill, whole swizzle
- * atoms of an element type a tensor map has. */
+ * atoms of an element type a tensor map has; or an unswizzled slot (an FMA dot's,
+ * pipeline_loops.c plain_slot_layout) whose rows are a multiple of 16 bytes, one box of at most
+ * 256 elements along each dim (cuTensorMapEncodeTiled's CU_TENSOR_MAP_SWIZZLE_NONE). */
 static bool copy_tile(Tma *t, const IrOp *copy, CopyTile *ct)
 {
     IrFunc *f = t->f;
@@ -482,8 +484,12 @@ static bool copy_tile(Tma *t, const IrOp *copy, CopyTile *ct)
     const Layout *sl = &f->layouts[lay];
     int eb = dtype_bytes(vt.dtype), inner = sl->shared.order[0], outer = 1 - inner;
     int sw = sl->shared.swizzle;
-    if ((sw != 32 && sw != 64 && sw != 128) || (int64_t)vt.shape[inner] * eb % sw ||
-        vt.shape[outer] > 256)
+    if (sw == 0 && sl->shared.max_phase <= 1) {
+        if ((int64_t)vt.shape[inner] * eb % 16 || vt.shape[inner] > 256 || vt.shape[outer] > 256)
+            DECLINE("an unswizzled copy's tile is not rows of a multiple of 16 bytes, at most 256 "
+                    "by 256 elements");
+    } else if ((sw != 32 && sw != 64 && sw != 128) || (int64_t)vt.shape[inner] * eb % sw ||
+               vt.shape[outer] > 256)
         DECLINE("a copy's tile is not whole swizzle atoms of at most 256 rows");
     if (vt.dtype == DT_I1 || (eb != 1 && eb != 2 && eb != 4))
         DECLINE("a copy's element type has no tensor-map form");
@@ -650,7 +656,7 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
     m->rank = 2;
     m->strides[0] = stride[ct.inner];
     m->strides[1] = stride[ct.outer];
-    m->box[0] = ct.sw / ct.eb;
+    m->box[0] = ct.sw ? ct.sw / ct.eb : (int)ct.vt.shape[ct.inner]; /* one box when unswizzled */
     m->box[1] = (int)ct.vt.shape[ct.outer];
     m->swizzle = ct.sw;
     m->dims[0].unbounded = m->dims[1].unbounded = true;

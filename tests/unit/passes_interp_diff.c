@@ -110,14 +110,14 @@ static bool close_ctx(const void *want, const void *got, const void *ctx)
 }
 
 /* With num_stages >= 2 the pipeline pass must really have pipelined (async copies in the IR),
- * and on sm_90a the cases marked tma go through TMA. fp32 and fp8 tiles are copied ahead for
- * wgmma only (tf32 and fp8 forms): the fp32 cases here copy 16 bytes along K, which an FMA dot
- * could only read back whole, measured slower than no pipeline (pipeline_loops.c). */
+ * and on sm_90a the cases marked tma go through TMA. fp32 tiles are copied ahead for wgmma's
+ * tf32 form on sm_90a and for the FMA dot elsewhere (which reads its slots in the loads' order,
+ * K contiguous for A here); fp8 ones for wgmma only (on sm_80 they are widened in registers). */
 static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
                            int stages, const void *ctx)
 {
     const Case *c = ((const RunCtx *)ctx)->c;
-    bool pipelines = stages >= 2 && !c->unpipelined && (!(c->in_f32 || c->in_fp8) || arch_specific);
+    bool pipelines = stages >= 2 && !c->unpipelined && (!c->in_fp8 || arch_specific);
     if (!strcmp(pass, "tma"))
         CHECK((c->tma && arch_specific && pipelines) == (count_ops(&f->body, OP_TMA_LOAD) > 0),
               "%s (%s) %s stages %d: %d tma loads after the tma pass", c->kernel, c->signature,

@@ -47,14 +47,13 @@ typedef struct Case {
     int num_warps;
     Arg args[MAX_ARGS];
     int nargs;
-    int loops;        /* loops the pipeline must take at num_stages >= 2 */
-    int rows;         /* ... and buffers of rank-1 tiles it must make (loads feeding no dot) */
-    bool sm90_only;   /* buffers too large for sm_80's shared memory */
-    int tiles[2];     /* ... and buffers of 2-D tiles only whole local_loads read (an FMA dot's
+    int loops;      /* loops the pipeline must take at num_stages >= 2 */
+    int rows;       /* ... and buffers of rank-1 tiles it must make (loads feeding no dot) */
+    bool sm90_only; /* buffers too large for sm_80's shared memory */
+    int tiles[2];   /* ... and buffers of 2-D tiles only whole local_loads read (an FMA dot's
                        operands, tiles feeding no dot, a dot operand through another chain), for
                        sm_80 and sm_90a */
-    bool asks;        /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
-    bool no_tma_only; /* pipelined only where TMA cannot take the copies (sm_80), not on sm_90a */
+    bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -276,7 +275,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
     const Case *c = ((const RunCtx *)ctx)->c;
     if (strcmp(pass, "pipeline"))
         return;
-    bool on = (stages >= 2 || c->asks) && !(c->no_tma_only && arch_specific);
+    bool on = stages >= 2 || c->asks;
     int want_loops = on ? c->loops : 0, want_rows = on ? c->rows : 0;
     CHECK(pipelined_loops(&f->body) == want_loops, "%s %s stages %d: %d loops pipelined, want %d",
           c->kernel, arch, stages, pipelined_loops(&f->body), want_loops);
@@ -427,10 +426,9 @@ int main(void)
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
         RUNNING_OFFSET(2, 2, 1),   /* no iteration: the copies read nothing, k0 stays lo */
-        /* seed 1's fp32 matmul: its dot runs on FMA units; on sm_80 its fp32 tiles are copied
-         * ahead and the dot reads both slots itself; on sm_90a (where TMA may run, swizzled
-         * slots only) the loop stays as it is (read back whole was measured slower); M, N off the
-         * blocks (modulo-wrapped rows) and K = 40, a masked tail */
+        /* seed 1's fp32 matmul: its dot runs on FMA units; its fp32 tiles are copied ahead and
+         * the dot reads both slots itself (on sm_90a through tensor maps into unswizzled slots);
+         * M, N off the blocks (modulo-wrapped rows) and K = 40, a masked tail */
         {"examples/matmul.tri",
          "matmul_kernel",
          "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
@@ -440,8 +438,33 @@ int main(void)
          {F32(48 * 40, 0), F32(40 * 48, 0), OUT32(48 * 48), I(48), I(48), I(40), I(40), I(1), I(48),
           I(1), I(48), I(1)},
          12,
-         1,
-         .no_tma_only = true},
+         1},
+        /* ... in fp16 at 16 x 16 x 16 (FMA: too small for mma.sync's pieces in 4 warps): A
+         * [M][K] slots read in runs along K; K = 40 (:8), a masked tail whose masks are constant
+         * over 8 elements (16-byte copies); M, N :16 keep the wrapped rows contiguous */
+        {"examples/matmul.tri",
+         "matmul_kernel",
+         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:8,i32:8,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=16", "BLOCK_SIZE_N=16", "BLOCK_SIZE_K=16"},
+         {9, 1, 1},
+         4,
+         {F16(48 * 40, 0), F16(40 * 48, 0), OUT32(48 * 48), I(48), I(48), I(40), I(40), I(1), I(48),
+          I(1), I(48), I(1)},
+         12,
+         1},
+        /* seed 2 in fp16 at 16 x 16 x 16, sizes :16 (on sm_90a through tensor maps into
+         * unswizzled slots) */
+        {"examples/matmul.tri",
+         "kernel_matmul",
+         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=16", "BLOCK_SIZE_N=16", "BLOCK_SIZE_K=16", "GROUP_SIZE_M=2",
+          "T_C=tl.float16", "T_ACC=tl.float32"},
+         {9, 1, 1},
+         4,
+         {F16(48 * 64, 0), F16(64 * 48, 0), OUT16(48 * 48), I(48), I(48), I(64), I(64), I(1), I(48),
+          I(1), I(48), I(1)},
+         12,
+         1},
         /* 2-D tiles feeding no dot (elementwise math, a store, column sums) in a dotless
          * tl.range(..., num_stages=3): 80 rows in blocks of 32, the last one masked; fp32 and
          * fp16 */

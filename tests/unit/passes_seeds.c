@@ -138,7 +138,8 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
     }
     /* the dot runs on FMA units here (no arch's mma chosen at these options), and since the
      * pipeline copies an FMA dot's tiles ahead too, the loop's two loads are async copies of the
-     * tiles for a later iteration (read back whole by local_loads): their widths are the same */
+     * tiles for a later iteration (which the dot reads from their slots): their widths are the
+     * same */
     collect(&loops[0]->regions[0], OP_LOAD, loads, &nl, 4);
     collect(&loops[0]->regions[0], OP_ASYNC_COPY, loads, &nl, 4);
     collect(&s.f->body, OP_STORE, stores, &ns, 4);
@@ -154,21 +155,26 @@ static void test_matmul(const char *kernel, const char *sig, const Define *defs,
     if (ns == 1)
         CHECK(axis_vector_width(s.f, stores[0]) == store_width, "%s: store width %d, want %d",
               kernel, axis_vector_width(s.f, stores[0]), store_width);
-    IrOp *converts[16];
-    int nc = 0;
+    /* the dot's operands are the only values the loop puts in another layout: local_loads of
+     * their slots into its #dot_op layouts, which the dot reads itself (no converts left) */
+    IrOp *converts[16], *reads[16];
+    int nc = 0, nr = 0;
     collect(&loops[0]->regions[0], OP_CONVERT_LAYOUT, converts, &nc, 16);
-    CHECK(nc == 2, "%s: %d converts in the loop", kernel, nc);
-    for (int i = 0; i < nc; i++)
-        CHECK(s.f->layouts[s.f->values[converts[i]->results[0]].layout].kind == LAYOUT_DOT_OPERAND,
-              "%s: a convert in the loop that does not feed the dot", kernel);
+    collect(&loops[0]->regions[0], OP_LOCAL_LOAD, reads, &nr, 16);
+    CHECK(nc == 0 && nr == 2, "%s: %d converts and %d local_loads in the loop", kernel, nc, nr);
+    for (int i = 0; i < nr; i++)
+        CHECK(s.f->layouts[s.f->values[reads[i]->results[0]].layout].kind == LAYOUT_DOT_OPERAND,
+              "%s: a local_load in the loop that does not feed the dot", kernel);
     /* The accumulator: the dot's c is the loop's region argument, in the dot's layout. */
     if (nd == 1) {
         ValueId c = dots[0]->operands[2];
         CHECK(s.f->values[c].def == NULL &&
                   s.f->values[c].layout == s.f->values[dots[0]->results[0]].layout,
               "%s: the accumulator is converted inside the loop", kernel);
-        CHECK(dots[0]->smem_bytes > 0 && s.f->shared_bytes >= dots[0]->smem_bytes,
-              "%s: dot scratch %d, kernel %d", kernel, dots[0]->smem_bytes, s.f->shared_bytes);
+        CHECK(dots[0]->smem_bytes == 0 && dots[0]->scratch.from[0] == DOT_FROM_SLOT &&
+                  dots[0]->scratch.from[1] == DOT_FROM_SLOT && s.f->shared_bytes > 0,
+              "%s: dot scratch %d (not read from the slots), kernel %d", kernel,
+              dots[0]->smem_bytes, s.f->shared_bytes);
     }
     seed_free(&s);
 }
