@@ -107,8 +107,8 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     snprintf(fma_name, sizeof fma_name, "llvm.fma.%s", acc_dt == DT_F64 ? "f64" : "f32");
     int n = dr->nelems;
     const Layout *la = &c->f->layouts[A->layout], *lb = &c->f->layouts[B->layout];
-    bool slots = op->scratch.from[0] == DOT_FROM_SLOT && op->scratch.from[1] == DOT_FROM_SLOT;
-    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND && !slots) {
+    bool slot[2] = {op->scratch.from[0] == DOT_FROM_SLOT, op->scratch.from[1] == DOT_FROM_SLOT};
+    if (la->kind == LAYOUT_DOT_OPERAND && lb->kind == LAYOUT_DOT_OPERAND && !slot[0] && !slot[1]) {
         /* Operands materialized in dot-operand registers: A[i][k] and B[k][j] are this thread's. */
         int cols = dr->count[1];
         LLVMValueRef *el = cg_regs(c, n);
@@ -131,29 +131,31 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
         return true;
     }
     /* A^T [K][M] and B [K][N] (strides [1, M] and [N, 1]) where the scratch record stages them;
-     * or the pipeline's unswizzled slots (either order, fma_slot_base), which the loop's
-     * async_wait and barrier have published (both operands local_loads left unmaterialized) */
+     * or, operand by operand, the pipeline's unswizzled slots (either order, fma_slot_base), which
+     * the loop's async_wait and barrier have published (local_loads left unmaterialized); a slot
+     * operand's staging tile stays unused */
     const IrScratch *s = &op->scratch;
-    LLVMValueRef base_a, base_b;
+    LLVMValueRef base[2];
     bool k_major[2] = {false, false};
-    if (slots) {
-        if (!fma_slot_base(c, op->operands[0], 0, &base_a, &k_major[0]) ||
-            !fma_slot_base(c, op->operands[1], 1, &base_b, &k_major[1]))
+    for (int k = 0; k < 2; k++)
+        if (slot[k] && !fma_slot_base(c, op->operands[k], k, &base[k], &k_major[k]))
             return false;
-    } else {
+    if (!slot[0] || !slot[1]) {
         if (s->ntiles != 2 || s->tile[0].layout || s->tile[1].layout)
             FAIL(c, "dot (FMA) needs %lld bytes of shared memory to stage its operands",
                  (long long)M * K * eba + (long long)K * N * ebb);
         if (s->tile[0].strides[0] != 1 || s->tile[0].strides[1] != M ||
             s->tile[1].strides[0] != N || s->tile[1].strides[1] != 1)
             FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
-        int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
         cg_barrier(c->l);
-        cg_smem_store_all(c, A, da, ta.dtype, eba, off_a, s->tile[0].strides);
-        cg_smem_store_all(c, B, db, tb.dtype, ebb, off_b, s->tile[1].strides);
+        if (!slot[0])
+            cg_smem_store_all(c, A, da, ta.dtype, eba, s->tile[0].offset, s->tile[0].strides);
+        if (!slot[1])
+            cg_smem_store_all(c, B, db, tb.dtype, ebb, s->tile[1].offset, s->tile[1].strides);
         cg_barrier(c->l);
-        base_a = cg_i32(c->l, off_a);
-        base_b = cg_i32(c->l, off_b);
+        for (int k = 0; k < 2; k++)
+            if (!slot[k])
+                base[k] = cg_i32(c->l, s->tile[k].offset);
     }
     int kw = fma_k_step(K, k_major, (int[2]){eba, ebb});
 
@@ -174,8 +176,8 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
     /* av_k[kk * rows + i]: A[row i][k + kk]; bv_k[kk * cols + j]: B[k + kk][column j] */
     LLVMValueRef *av_k = cg_regs(c, rows * kw), *bv_k = cg_regs(c, cols * kw);
     for (int pass = 0; pass < 2; pass++)
-        fma_read_step(c, dr, pass, pass ? tb.dtype : ta.dtype, acc_dt, pass ? base_b : base_a,
-                      k_major[pass], pass ? N : M, K, k, kw, pass ? bv_k : av_k);
+        fma_read_step(c, dr, pass, pass ? tb.dtype : ta.dtype, acc_dt, base[pass], k_major[pass],
+                      pass ? N : M, K, k, kw, pass ? bv_k : av_k);
     LLVMValueRef *next = cg_regs(c, n);
     for (int e = 0; e < n; e++)
         next[e] = acc[e];

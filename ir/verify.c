@@ -717,11 +717,14 @@ static void check_dot_scratch(Verifier *v, const IrOp *op)
                    name);
         any_source |= s->from[i] == DOT_FROM_SOURCE;
     }
-    if (!wgmma && (s->from[0] == DOT_FROM_SLOT) != (s->from[1] == DOT_FROM_SLOT))
-        report(v, op, "scratch record: an mma.sync or FMA dot reads both slots or neither");
+    if (mma && (s->from[0] == DOT_FROM_SLOT) != (s->from[1] == DOT_FROM_SLOT))
+        report(v, op, "scratch record: an mma.sync dot reads both slots or neither");
     if (mma && s->from[0] != s->from[1])
         report(v, op, "scratch record: an mma.sync dot takes A and B from the same place");
-    bool need = (wgmma && op->smem_bytes > 0) || (!wgmma && any_source);
+    /* an FMA dot that reads one operand from its slot stages the other (its tiles placed) */
+    bool fma_half =
+        !wgmma && !mma && (s->from[0] == DOT_FROM_SLOT) != (s->from[1] == DOT_FROM_SLOT);
+    bool need = (wgmma && op->smem_bytes > 0) || (!wgmma && any_source) || fma_half;
     if (need && s->ntiles != 2) {
         report(v, op,
                "has no scratch record placing its A and B tiles (smem(offset, bytes, a = "

@@ -584,17 +584,38 @@ static bool fma_copyable(const Pipe *p, const IrOp *load)
            axis_vector_width(f, load) * eb >= 4;
 }
 
-/* An FMA dot (blocked accumulator) whose A and B are both `convert(load)` of 2- or 4-byte
- * numbers, each load used by its convert alone: the dot reads both slots itself
- * (codegen/dot_fma.c), unswizzled (plain_slot_layout), instead of reading them back whole into
- * registers and staging them again in the dot's own scratch (measured slower than no pipeline:
- * seed 2's kernel in fp32, 64x64x32, 1.05x the time). A slot keeps the order the tile was
- * loaded in, A [M][K] or A^T [K][M], B [K][N] or B^T [N][K], so the copies are as wide as the
- * load's (and a tensor map can fill it on sm_90a); the dot's k loop reads a K-contiguous slot's
- * rows in runs along K. A tile copied element by element (4-byte numbers, no contiguity proven)
- * goes to A^T or B whatever its order, which the k loop reads in runs along M or N (seed 1's
- * masked K: 151 registers at sm_90 and sm_80, 168 and 254 read back whole), except where TMA may
- * take the copies (a tensor map cannot transpose). */
+/* Whether load k has a reader other than an FMA dot's (a wgmma or mma.sync reads its slot in a
+ * swizzled layout of its own). */
+static bool load_has_tensor_core_reader(const Pipe *p, int k)
+{
+    for (int r = 0; r < p->nreaders; r++)
+        if (p->readers[r].load == k && !fma_reader(p, &p->readers[r]))
+            return true;
+    return false;
+}
+
+/* Whether an FMA dot reads load ld's slot (choose_fma_readers). */
+static bool fma_read(const Pipe *p, const IrOp *ld)
+{
+    int k = load_index(p, ld);
+    for (int r = 0; k >= 0 && r < p->nreaders; r++)
+        if (p->readers[r].load == k && fma_reader(p, &p->readers[r]))
+            return true;
+    return false;
+}
+
+/* Each operand of an FMA dot (blocked accumulator) that is `convert(load)` of 2- or 4-byte
+ * numbers: the dot reads its slot itself (codegen/dot_fma.c), unswizzled (plain_slot_layout),
+ * instead of the tile being read back whole into registers and staged again in the dot's own
+ * scratch (measured slower than no pipeline: seed 2's kernel in fp32, 64x64x32, 1.05x the
+ * time). The other operand may be computed: the dot stages it as before (FLA's `tl.dot(b_A,
+ * b_a)`, b_A in registers). A slot keeps the order the tile was loaded in, A [M][K] or A^T [K][M],
+ * B [K][N] or B^T [N][K], so the copies are as wide as the load's (and a tensor map can fill it on
+ * sm_90a); the dot's k loop reads a K-contiguous slot's rows in runs along K. A tile copied element
+ * by element (4-byte numbers, no contiguity proven) with one reader goes to A^T or B whatever its
+ * order, which the k loop reads in runs along M or N (seed 1's masked K: 151 registers at sm_90
+ * and sm_80, 168 and 254 read back whole), except where TMA may take the copies (a tensor map
+ * cannot transpose). A load may feed several dots, and other ops, which read it whole. */
 static bool choose_fma_readers(Pipe *p)
 {
     const IrFunc *f = p->f;
@@ -603,17 +624,25 @@ static bool choose_fma_readers(Pipe *p)
         int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
         if (acc <= 0 || acc >= f->nlayouts || f->layouts[acc].kind != LAYOUT_BLOCKED)
             continue;
-        IrOp *cv[2], *tr[2], *ld[2];
-        bool ok = p->nreaders + 2 <= MAX_PIPE_READERS;
         for (int k = 0; k < 2; k++) {
-            ld[k] = operand_reader_load(p, dot, k, false, &cv[k], &tr[k]);
-            ok = ok && ld[k] && !tr[k] && load_index(p, ld[k]) < 0 &&
-                 uses_in(p->body, ld[k]->results[0]) == 1 && fma_copyable(p, ld[k]);
+            IrOp *cv, *tr, *ld = operand_reader_load(p, dot, k, false, &cv, &tr);
+            if (!ld || tr || !fma_copyable(p, ld) ||
+                (load_index(p, ld) >= 0 && load_has_tensor_core_reader(p, load_index(p, ld))))
+                continue;
+            if (!add_reader(p, ld, cv, NULL))
+                DECLINE(p, "more tiles than the pipeline takes in one loop");
         }
-        if (ok && (!add_reader(p, ld[0], cv[0], NULL) || !add_reader(p, ld[1], cv[1], NULL)))
-            DECLINE(p, "more tiles than the pipeline takes in one loop");
     }
     return true;
+}
+
+/* Whether a dot is an op of the region itself (not of its nested regions). */
+static bool body_has_dot(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++)
+        if (r->ops[i]->code == OP_DOT || r->ops[i]->code == OP_WGMMA)
+            return true;
+    return false;
 }
 
 /* Whether a dot runs in the region (its nested regions included). */
@@ -627,6 +656,47 @@ static bool loop_has_dot(const IrRegion *r)
                 return true;
     }
     return false;
+}
+
+/* The dot operands read back whole: the load copied ahead, a local_load in its own layout where it
+ * was, the ops after it unchanged. A dot whose other operand is loaded in the loop but cannot be
+ * copied stays as it was (one stage for both). */
+static bool choose_whole_operands(Pipe *p)
+{
+    IrFunc *f = p->f;
+    IrRegion *body = p->body;
+    for (int i = 0; i < body->nops; i++) {
+        IrOp *dot = body->ops[i];
+        int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
+        LayoutKind kind = acc > 0 && acc < f->nlayouts ? f->layouts[acc].kind : LAYOUT_NONE;
+        if (kind != LAYOUT_MMA && kind != LAYOUT_BLOCKED)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            if (reader_of(p, dot->operands[k]))
+                continue;
+            /* An FMA dot's (blocked accumulator) operand that is a load as it is, read back
+             * whole, would go slot -> registers -> the dot's own staging scratch -> registers,
+             * measured slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200,
+             * 2048-4096: 1.05x the time; choose_fma_readers reads such loads from their slots
+             * where both operands are). One computed from a load (a cast, a scale) is staged from
+             * registers either way: the copy ahead only takes the load's wait away. */
+            IrOp *cv, *tr;
+            if (kind == LAYOUT_BLOCKED && operand_reader_load(p, dot, k, false, &cv, &tr))
+                continue;
+            /* 16-bit tiles for the tensor cores' operands (a 4-byte one is read K-major from its
+             * slot by a wgmma only); 2- or 4-byte ones for an FMA dot's */
+            bool whole4 = kind == LAYOUT_BLOCKED;
+            IrOp *ld = operand_chain_load(p, dot->operands[k]);
+            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, whole4)))
+                continue;
+            IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
+            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, whole4))
+                continue;
+            if (take_load(p, ld) < 0)
+                DECLINE(p, "more tiles than the pipeline takes in one loop");
+        }
+    }
+    return true;
 }
 
 /* Which loads the loop pipelines and how each dot reads them. First the dots that read slots
@@ -656,12 +726,13 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
                     (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);
         int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1, cb = dtype_bytes(tb.dtype) == 2 ? -1 : 0;
         pair = pair && load_copyable(p, ld[0], ca, wide, false) &&
-               load_copyable(p, ld[1], cb, wide, false);
+               load_copyable(p, ld[1], cb, wide, false) && !fma_read(p, ld[0]) &&
+               !fma_read(p, ld[1]);
         if (pair && p->nreaders + 2 <= MAX_PIPE_READERS) {
             if (!add_reader(p, ld[0], cv[0], tr[0]) || !add_reader(p, ld[1], cv[1], tr[1]))
                 DECLINE(p, "more tiles than the pipeline takes in one loop");
         } else if (v3 && ld[1] && dtype_bytes(tb.dtype) == 2 && a_from_registers(p, dot) &&
-                   load_copyable(p, ld[1], -1, false, false)) {
+                   load_copyable(p, ld[1], -1, false, false) && !fma_read(p, ld[1])) {
             /* wgmma takes A from registers (PTX ISA 9.7.15.5.1.1, 16-bit types): a dot whose
              * B is such a load and whose A is computed (attention's q before the loop, p from
              * the softmax) reads B's slot and A's #dot_op registers; it waits for itself */
@@ -677,37 +748,8 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         }
         (*ntaken)++;
     }
-    /* operands read back whole: the load copied ahead, a local_load in its own layout where it
-     * was, the ops after it unchanged. A dot whose other operand is loaded in the loop but cannot
-     * be copied stays as it was (one stage for both). */
-    for (int i = 0; i < body->nops; i++) {
-        IrOp *dot = body->ops[i];
-        int acc = dot->code == OP_DOT ? f->values[dot->results[0]].layout : 0;
-        LayoutKind kind = acc > 0 && acc < f->nlayouts ? f->layouts[acc].kind : LAYOUT_NONE;
-        if (kind != LAYOUT_MMA && kind != LAYOUT_BLOCKED)
-            continue;
-        for (int k = 0; k < 2; k++) {
-            if (reader_of(p, dot->operands[k]))
-                continue;
-            /* An FMA dot's (blocked accumulator) operand that is a load as it is, read back
-             * whole, would go slot -> registers -> the dot's own staging scratch -> registers,
-             * measured slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200,
-             * 2048-4096: 1.05x the time; choose_fma_readers reads such loads from their slots
-             * where both operands are). One computed from a load (a cast, a scale) is staged from
-             * registers either way: the copy ahead only takes the load's wait away. */
-            IrOp *cv, *tr;
-            if (kind == LAYOUT_BLOCKED && operand_reader_load(p, dot, k, false, &cv, &tr))
-                continue;
-            IrOp *ld = operand_chain_load(p, dot->operands[k]);
-            if (!ld || (load_index(p, ld) < 0 && !copyable_whole(p, ld, false)))
-                continue;
-            IrOp *other = operand_chain_load(p, dot->operands[1 - k]);
-            if (other && load_index(p, other) < 0 && !copyable_whole(p, other, false))
-                continue;
-            if (take_load(p, ld) < 0)
-                DECLINE(p, "more tiles than the pipeline takes in one loop");
-        }
-    }
+    if (!choose_whole_operands(p))
+        return false;
     /* loads feeding no dot, in a loop pipelined for its dots: copied ahead with the others, in
      * the same groups, and read back whole where they were (attention backward's row
      * statistics m and Delta, 32 floats an iteration, which would otherwise wait on global
@@ -772,7 +814,7 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         if (uses_in(body, p->loads[k]->results[0]) == nread)
             continue;
         Type t = ir_type(f, p->loads[k]->results[0]);
-        if (dtype_bytes(t.dtype) != 2 && t.rank != 1 && nread > 0)
+        if (dtype_bytes(t.dtype) != 2 && t.rank != 1 && load_has_tensor_core_reader(p, k))
             DECLINE(p, "a loaded fp32 or fp8 tile has other uses than its wgmma (they read it "
                        "K-major from the slot; a whole read is for 16-bit tiles)");
         p->whole[k] = true;
@@ -795,13 +837,15 @@ static bool body_loads(const IrRegion *r)
     return false;
 }
 
-/* Whether a dot of the loop's body (not of nested regions) has an #mma result. */
-static bool loop_has_mma_dot(const Pipe *p)
+/* Whether an FMA dot of the loop's body (not of nested regions) has an operand computed from a
+ * load of the body. */
+static bool fma_dot_reaches_load(const Pipe *p)
 {
     for (int i = 0; i < p->body->nops; i++) {
         const IrOp *op = p->body->ops[i];
         int acc = op->code == OP_DOT ? p->f->values[op->results[0]].layout : 0;
-        if (acc > 0 && acc < p->f->nlayouts && p->f->layouts[acc].kind == LAYOUT_MMA)
+        if (acc > 0 && acc < p->f->nlayouts && p->f->layouts[acc].kind == LAYOUT_BLOCKED &&
+            (operand_chain_load(p, op->operands[0]) || operand_chain_load(p, op->operands[1])))
             return true;
     }
     return false;
@@ -828,11 +872,14 @@ static bool analyse(Pipe *p)
     if (p->nloads == 0 && !p->why_not && p->loop->attr[0] <= 1 && !loop_has_dot(body))
         DECLINE(p, "no dot reads its loads, and its range asks for no stages (a loop without a "
                    "dot is pipelined when tl.range(..., num_stages=N) asks, as in Triton)");
-    if (p->nloads == 0 && !p->why_not && loop_has_dot(body) && !loop_has_mma_dot(p))
-        DECLINE(p, "its dots run on FMA units, and none reads both its operands from slots "
-                   "(that needs A and B loaded in the loop as 2- or 4-byte numbers, each used by "
-                   "the dot alone and copied in pieces of at least 4 bytes; read back whole and "
-                   "staged again they were measured slower than no pipeline)");
+    if (p->nloads == 0 && !p->why_not && fma_dot_reaches_load(p))
+        DECLINE(p, "its FMA dots' loaded operands are not tiles whose slots they can read (loads "
+                   "of 2- or 4-byte numbers, as they are, copied in pieces of at least 4 bytes; "
+                   "read back whole and staged again they were measured slower than no "
+                   "pipeline)");
+    if (p->nloads == 0 && !p->why_not && !body_has_dot(body) && loop_has_dot(body))
+        DECLINE(p, "its dots are inside ifs or inner loops: only a dot of the loop's own body has "
+                   "its loads copied ahead (as in Triton)");
     if (p->nloads == 0) /* keep the reason a candidate load gave, if any */
         DECLINE(p, p->why_not ? p->why_not : "no dot reads tiles loaded in the loop");
     p->why_not = NULL;
@@ -1214,7 +1261,7 @@ static int plain_slot_layout(Pipe *p, int k)
     int pl = f->values[ld->operands[0]].layout;
     if (t.rank != 2 || pl <= 0 || pl >= f->nlayouts || f->layouts[pl].kind != LAYOUT_BLOCKED)
         return 0;
-    int cd = f->layouts[pl].blocked.order[0], fma = -1; /* fma: the FMA dot's operand index */
+    int cd = f->layouts[pl].blocked.order[0], fma = -1, nfma = 0; /* fma: its operand index */
     for (int r = 0; r < p->nreaders; r++) {
         if (p->readers[r].load != k)
             continue;
@@ -1222,12 +1269,14 @@ static int plain_slot_layout(Pipe *p, int k)
             return 0;
         int l = f->values[p->readers[r].convert->results[0]].layout;
         fma = f->layouts[l].dot_operand.op_idx;
+        nfma++;
     }
     Layout l;
-    /* an FMA dot's operand keeps the load's order; copied element by element, A^T [K][M] or B
-     * [K][N] (M or N contiguous), unless a tensor map may fill it (choose_fma_readers) */
+    /* an FMA dot's operand keeps the load's order; copied element by element for one dot, A^T
+     * [K][M] or B [K][N] (M or N contiguous), unless a tensor map may fill it
+     * (choose_fma_readers) */
     if (fma >= 0) {
-        if (axis_vector_width(f, ld) == 1 && !tma_may_run(p))
+        if (nfma == 1 && axis_vector_width(f, ld) == 1 && !tma_may_run(p))
             cd = fma == 0 ? 0 : 1;
     } else if (shared_layout_for(&l, t, cd) &&
                (dtype_bytes(t.dtype) != 4 ||

@@ -152,18 +152,20 @@ static int64_t record_wgmma_staging(IrFunc *f, IrOp *op)
 /* The scratch op needs, its record written (tile offsets relative to the op's scratch until
  * alloc_region places it). */
 
-/* An FMA dot whose A and B are the pipeline's local_loads in its #dot_op layouts: it reads both
- * slots itself (passes/pipeline_loops.c, choose_fma_readers), nothing to stage. */
+/* Whether an FMA dot's operand v is the pipeline's local_load in its #dot_op layout: the dot
+ * reads that slot itself (passes/pipeline_loops.c, choose_fma_readers). */
+static bool fma_operand_slot(const IrFunc *f, ValueId v)
+{
+    const IrOp *def = f->values[v].def;
+    int l = f->values[v].layout;
+    return def && def->code == OP_LOCAL_LOAD && l > 0 && l < f->nlayouts &&
+           f->layouts[l].kind == LAYOUT_DOT_OPERAND;
+}
+
+/* An FMA dot that reads both its operands' slots: nothing to stage. */
 static bool fma_reads_slots(const IrFunc *f, const IrOp *op)
 {
-    for (int k = 0; k < 2; k++) {
-        const IrOp *def = f->values[op->operands[k]].def;
-        int l = f->values[op->operands[k]].layout;
-        if (!def || def->code != OP_LOCAL_LOAD || l <= 0 || l >= f->nlayouts ||
-            f->layouts[l].kind != LAYOUT_DOT_OPERAND)
-            return false;
-    }
-    return true;
+    return fma_operand_slot(f, op->operands[0]) && fma_operand_slot(f, op->operands[1]);
 }
 static int64_t scratch_bytes(IrFunc *f, IrOp *op)
 {
@@ -518,10 +520,13 @@ static void mark_unmaterialized(IrFunc *f, IrRegion *r, DotPlan *p)
         }
         if (!mma)
             place_fma_staging(f, op, p);
+        /* with its tiles placed, an FMA dot stages the converts' sources and reads the
+         * pipeline's slots (fma_operand_slot) itself, operand by operand */
         bool each = v3 || (!mma && op->scratch.ntiles == 2);
         for (int k = 0; each && k < 2; k++) {
             ValueId v = op->operands[k];
-            if (operand_convert(f, v) && p->uses[v] == p->dot_uses[v])
+            if ((operand_convert(f, v) || (!mma && fma_operand_slot(f, v))) &&
+                p->uses[v] == p->dot_uses[v])
                 p->unmaterialized[v] = true;
         }
         bool slots = mma && !v3 && is_local_load(f, a) && is_local_load(f, b);

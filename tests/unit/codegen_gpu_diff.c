@@ -38,6 +38,18 @@
             3, {rows, lo, hi}, 3                                                                   \
     }
 
+/* pipe_shapes.tri's fma_shapes (BT = BK = 16, K = 40): W, X, Y of elem, U and Acc fp32 */
+#define FMA_SHAPES(sig, elem, tol)                                                                 \
+    {                                                                                              \
+        "pipe_shapes.tri", "fma_shapes", sig, {"BT=16", "BK=16"}, 2, 1,                            \
+            {{elem, 16 * 16, FILL_UNIFORM, 0},                                                     \
+             {elem, 16 * 40, FILL_UNIFORM, 0},                                                     \
+             {elem, 16 * 40, FILL_UNIFORM, 0},                                                     \
+             {E_F32, 16 * 40, FILL_POISON, tol},                                                   \
+             {E_F32, 16 * 16, FILL_POISON, tol}},                                                  \
+            5, {40}, 1                                                                             \
+    }
+
 static int failures;
 
 /* One buffer argument: element type, count, and how to fill it. */
@@ -1265,6 +1277,10 @@ int main(void)
          3,
          {80},
          1},
+        /* FMA dots reading slots operand by operand (fma_shapes: W in registers and X's slot;
+         * X's slot again and Y read back whole through `.T`), K = 40 a masked tail; fp16, fp32 */
+        FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
+        FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead
          * with the dot's A and B and read back whole */
         {"pipe_shapes.tri",

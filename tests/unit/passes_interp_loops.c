@@ -386,6 +386,18 @@ static void run_case(const Case *c)
             {F16(100 * 80, 0), F16(80 * 32, 0), OUT32(100 * 32), I(100), I(80), I(step)}, 6, 1     \
     }
 
+/* pipe_shapes.tri's fma_shapes (BT = BK = 16), K = 40: W, X, Y made by in (F16 or F32) */
+#define FMA_SHAPES(sig, in)                                                                        \
+    {                                                                                              \
+        "tests/lit/codegen/pipe_shapes.tri", "fma_shapes", sig, {"BT=16", "BK=16"}, {1},           \
+            4, {in(16 * 16, 0), in(16 * 40, 0), in(16 * 40, 0),                                    \
+                OUT32(16 * 40), OUT32(16 * 16), I(40)},                                            \
+            6, 1, .tiles = {                                                                       \
+                1,                                                                                 \
+                1                                                                                  \
+            }                                                                                      \
+    }
+
 int main(void)
 {
     enum { N_CTX = 128, D = 32, T = N_CTX * D };
@@ -530,6 +542,11 @@ int main(void)
          4,
          1,
          .tiles = {2, 2}},
+        /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
+         * and X from its slot; Acc = X @ Y^T with X from the same slot and Y read back whole;
+         * K = 40, a masked tail; fp16 and fp32 */
+        FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", F16),
+        FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", F32),
         /* a row of scales per K block feeding no dot, copied ahead as a rank-1 tile */
         {"tests/lit/codegen/pipe_shapes.tri",
          "row_scales",
