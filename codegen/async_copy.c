@@ -786,7 +786,7 @@ static LLVMValueRef window_of(Cg *c, ValueId v)
 static LLVMValueRef thread0_where(Cg *c, ValueId pred)
 {
     LLVMBuilderRef b = c->l->b;
-    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntEQ, c->tid, k32(c, 0), "");
+    LLVMValueRef go = LLVMBuildICmp(b, LLVMIntEQ, c->tid, k32(c, c->first_thread), "");
     if (pred) {
         LLVMValueRef p = cg_value(c, pred)->el[0];
         if (LLVMGetIntTypeWidth(LLVMTypeOf(p)) != 1)
@@ -859,13 +859,30 @@ static bool lower_mbar_op(Cg *c, const IrOp *op)
     char text[200];
     switch (op->code) {
     case OP_MBAR_INIT:
-        /* one arrival per phase (PTX ISA 9.7.13.15.9 mbarrier.init); then the inits are visible
-         * to the async proxy the copies complete through (fence.mbarrier_init) and to every
-         * thread (bar.sync) */
-        each_barrier(c, op, "mbarrier.init.shared::cta.b64 [$1], 1");
+        /* one arrival per phase, or attr[0] (PTX ISA 9.7.13.15.9 mbarrier.init); then the inits
+         * are visible to the async proxy the copies complete through (fence.mbarrier_init) and
+         * to every thread (bar.sync) */
+        snprintf(text, sizeof text, "mbarrier.init.shared::cta.b64 [$1], %lld",
+                 (long long)(op->attr[0] > 1 ? op->attr[0] : 1));
+        each_barrier(c, op, text);
         cg_asm_void(c, "fence.mbarrier_init.release.cluster;");
         cg_barrier(c->l);
         return true;
+    case OP_MBAR_ARRIVE: {
+        /* lane 0 of every warp of the partition arrives once (9.7.13.15.13 mbarrier.arrive,
+         * release at CTA scope): its warp is past what came before (a wgmma wait is
+         * warp-synchronous, wgmma.wait_group.sync.aligned), and one arrival a warp spares the
+         * mbarrier a warp's worth of contention */
+        LLVMBuilderRef b = c->l->b;
+        LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, c->lane, k32(c, 0), "");
+        LLVMValueRef args[2] = {LLVMBuildZExt(b, first, c->l->i32, ""),
+                                window_of(c, op->operands[0])};
+        cg_asm_n(c, c->l->void_t,
+                 "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p mbarrier.arrive.shared::cta.b64 _, "
+                 "[$1]; }",
+                 "r,r,~{memory}", args, 2, true);
+        return true;
+    }
     case OP_MBAR_INVAL:
         /* every thread is past its last wait before the memory may serve anything else
          * (9.7.13.15.10 mbarrier.inval) */
@@ -928,6 +945,7 @@ bool cg_lower_async_copy_op(Cg *c, const IrOp *op)
     case OP_MBAR_INIT:
     case OP_MBAR_INVAL:
     case OP_MBAR_EXPECT:
+    case OP_MBAR_ARRIVE:
     case OP_MBAR_WAIT: return lower_mbar_op(c, op);
     default: FAIL(c, "op %s is not a memory-pipeline op", op_name(op->code));
     }

@@ -22,7 +22,9 @@ bool cg_lower_for(Cg *c, const IrOp *op)
     LLVMValueRef iv = LLVMBuildPhi(b, cg_elem_type(c, ivt), "iv");
     /* the accumulator of a wgmma op of the memory pipeline (its group stays in flight across
      * the back edge), whose initial registers are pinned (below) */
-    int pin_iter = cg_wgmma_acc_iter(c, op);
+    /* (not where the producer of a warp-specialized function carries the accumulator
+     * placeholder: nothing reads it there) */
+    int pin_iter = c->partition == PARTITION_PRODUCER ? -1 : cg_wgmma_acc_iter(c, op);
     cg_set_value(c, body->args[0], cg_regs(c, 1), 1, 0);
     c->vals[body->args[0]].el[0] = iv;
     LVal **phis = arena_alloc(c->arena, sizeof(LVal *) * (size_t)imax(niter, 1));

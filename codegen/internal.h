@@ -31,6 +31,11 @@ typedef struct CgLlvm {
     LLVMTypeRef gptr;  /* ptr addrspace(1) */
     LLVMTypeRef sptr;  /* ptr addrspace(3) */
     LLVMValueRef smem; /* @global_smem: external [0 x i8] addrspace(3), align 16 */
+    /* cg_barrier's: 0, every thread of the program (bar.sync 0); else named barrier barrier_id of
+     * that many threads (one side of a warp-specialized function, kernel.c); every thread of the
+     * program at different instructions (barrier.sync 0, not .aligned) when unaligned */
+    int barrier_threads, barrier_id;
+    bool unaligned;
 } CgLlvm;
 
 /* Creates the context, module (triple and data layout from the target machine) and builder.
@@ -40,7 +45,8 @@ void cg_llvm_dispose(CgLlvm *l);
 
 /* Calls an intrinsic or external function `name` of type ret(args...), declaring it on first use. */
 LLVMValueRef cg_call(CgLlvm *l, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int nargs);
-/* llvm.nvvm.barrier0: bar.sync 0 (PTX ISA §9.7.13.1). */
+/* bar.sync 0 (PTX ISA §9.7.13.1), or barrier.sync barrier_id, barrier_threads when set: the
+ * barrier of the threads that run the code being built. */
 void cg_barrier(CgLlvm *l);
 /* The i32 value of a PTX special register (PTX ISA §10): "tid.x", "ctaid.y", "nctaid.z". */
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg);
@@ -136,6 +142,10 @@ typedef struct Cg {
     int nmma_bases, mma_bases_cap;
     const IrOp *term;   /* the yield/condition that ended the last region lowered */
     bool *lazy_operand; /* per value: a dot operand left unmaterialized (its dot's record) */
+    /* a warp-specialized function (IrFunc.ws): the partition being built (ops of the other get
+     * placeholders) and its first thread, the one that issues single-thread work (tma_load) */
+    WarpPartition partition;
+    int first_thread, partition_threads;
     bool needs_libdevice;
     const char *math_name;
     bool failed;

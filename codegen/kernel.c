@@ -142,6 +142,29 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
 }
 
+/* The results of an op the partition being built does not run: undefined registers of their
+ * types, which only the structured ops (for, if, yield) carry and nothing reads. */
+static bool placeholder_results(Cg *c, const IrOp *op)
+{
+    for (int k = 0; k < op->nresults; k++) {
+        ValueId r = op->results[k];
+        Type t = ir_type(c->f, r), et = t;
+        et.rank = 0;
+        int n = 1;
+        if (t.rank > 0 && !t.is_smem) {
+            Dist *d = cg_dist_of(c, r);
+            if (!d)
+                return false;
+            n = d->nelems;
+        }
+        LLVMValueRef *el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = LLVMGetUndef(cg_value_type(c, et));
+        cg_set_value(c, r, el, n, ir_value(c->f, r)->layout);
+    }
+    return true;
+}
+
 bool cg_lower_region(Cg *c, const IrRegion *r)
 {
     c->term = NULL;
@@ -151,10 +174,67 @@ bool cg_lower_region(Cg *c, const IrRegion *r)
             c->term = op;
             return true;
         }
-        if (!lower_op(c, op) || c->failed)
+        bool other = c->partition != PARTITION_ALL && op->partition != PARTITION_ALL &&
+                     op->partition != c->partition;
+        /* in a warp-specialized function an op of every warp meets every warp at its barriers
+         * (bar.sync 0), an op of one side only that side (its named barrier) */
+        int saved = c->l->barrier_threads;
+        if (c->partition != PARTITION_ALL)
+            c->l->barrier_threads = op->partition == PARTITION_ALL ? 0 : c->partition_threads;
+        bool ok = other ? placeholder_results(c, op) : lower_op(c, op) && !c->failed;
+        c->l->barrier_threads = saved;
+        if (!ok)
             return false;
         c->term = NULL;
     }
+    return true;
+}
+
+/* A warp-specialized function's body (IrFunc.ws, passes/warp_specialize.c): the ops before the
+ * first one of a partition once, on every thread; then the consumer warps (the first num_warps)
+ * and the producer warpgroup each build the rest, skipping the other's ops, with its register
+ * budget (setmaxnreg, PTX ISA 9.7.19.6: the producer releases first, the consumers take what it
+ * gave) and its own barrier (the consumers' bar.sync 1; an op of every warp meets at bar.sync 0). */
+static bool lower_specialized(Cg *c)
+{
+    const IrFunc *f = c->f;
+    CgLlvm *l = c->l;
+    const IrRegion *body = &f->body;
+    int split = 0;
+    while (split < body->nops && body->ops[split]->partition == PARTITION_ALL)
+        split++;
+    IrRegion head = *body;
+    head.nops = split;
+    if (!cg_lower_region(c, &head) || c->failed)
+        return false;
+    int consumers = 32 * f->num_warps;
+    LLVMValueRef is_producer = LLVMBuildICmp(l->b, LLVMIntUGE, c->tid, cg_i32(l, consumers), "");
+    LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "consumer");
+    LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "producer");
+    LLVMBuildCondBr(l->b, is_producer, prod, cons);
+    IrRegion tail = *body;
+    tail.ops = body->ops + split;
+    tail.nops = body->nops - split;
+    char text[64];
+    for (int side = 0; side < 2; side++) {
+        bool producer = side == 1;
+        LLVMPositionBuilderAtEnd(l->b, producer ? prod : cons);
+        snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %d;", producer ? "dec" : "inc",
+                 producer ? f->ws.producer_regs : f->ws.consumer_regs);
+        cg_asm_void(c, text);
+        c->partition = producer ? PARTITION_PRODUCER : PARTITION_CONSUMER;
+        c->first_thread = producer ? consumers : 0;
+        c->partition_threads = producer ? 32 * f->ws.producer_warps : consumers;
+        l->barrier_id = producer ? 2 : 1;
+        l->unaligned = true;
+        if (!cg_lower_region(c, &tail) || c->failed)
+            return false;
+        LLVMBuildRetVoid(l->b);
+    }
+    c->partition = PARTITION_ALL;
+    c->first_thread = c->partition_threads = 0;
+    l->barrier_id = 0;
+    l->unaligned = false;
     return true;
 }
 
@@ -218,9 +298,11 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)nall, 0);
     c->fn = LLVMAddFunction(l->mod, f->name, fty);
     LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
-    int threads = 32 * (f->num_warps > 0 ? f->num_warps : 4);
+    int threads = 32 * ((f->num_warps > 0 ? f->num_warps : 4) + f->ws.producer_warps);
     annotate(c, "kernel", 1);
     annotate(c, "maxntidx", threads); /* .maxntid: ptxas knows the block size */
+    if (f->ws.producer_warps > 0)     /* .maxnreg: what setmaxnreg redistributes */
+        annotate(c, "maxnreg", f->ws.max_regs);
     if (f->ntmaps > 0)
         tensor_map_params(c);
     for (int i = 0; i < f->nparams; i++) {
@@ -249,9 +331,14 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     LLVMSetValueName2(c->warp, "warp", 4);
     LLVMPositionBuilderAtEnd(l->b, body);
     cg_plan_dot_operands(c);
-    bool ok = cg_lower_region(c, &f->body) && !c->failed;
-    if (ok)
-        LLVMBuildRetVoid(l->b);
+    bool ok;
+    if (f->ws.producer_warps > 0) {
+        ok = lower_specialized(c) && !c->failed;
+    } else {
+        ok = cg_lower_region(c, &f->body) && !c->failed;
+        if (ok)
+            LLVMBuildRetVoid(l->b);
+    }
     LLVMDisposeBuilder(c->pro);
     *needs_libdevice = c->needs_libdevice;
     *math_name = c->math_name;

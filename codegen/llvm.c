@@ -153,7 +153,22 @@ LLVMValueRef cg_call(CgLlvm *l, const char *name, LLVMTypeRef ret, LLVMValueRef 
     return LLVMBuildCall2(l->b, fty, fn, args, (unsigned)nargs, "");
 }
 
-void cg_barrier(CgLlvm *l) { cg_call(l, "llvm.nvvm.barrier0", l->void_t, NULL, 0); }
+void cg_barrier(CgLlvm *l)
+{
+    if (!l->barrier_threads && l->unaligned) {
+        /* the two sides of a warp-specialized function meet at different instructions: not the
+         * .aligned form bar.sync is (PTX ISA 9.7.13.1) */
+        LLVMValueRef id = cg_i32(l, 0);
+        cg_call(l, "llvm.nvvm.barrier.sync", l->void_t, &id, 1);
+        return;
+    }
+    if (!l->barrier_threads) {
+        cg_call(l, "llvm.nvvm.barrier0", l->void_t, NULL, 0);
+        return;
+    }
+    LLVMValueRef args[2] = {cg_i32(l, l->barrier_id), cg_i32(l, l->barrier_threads)};
+    cg_call(l, "llvm.nvvm.barrier.sync.cnt", l->void_t, args, 2);
+}
 
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
 {

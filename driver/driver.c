@@ -148,7 +148,7 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     snprintf(meta->name, sizeof meta->name, "%s", gpu->name);
     snprintf(meta->target, sizeof meta->target, "%s", arch);
     meta->num_warps = gpu->num_warps;
-    meta->threads = 32 * gpu->num_warps;
+    meta->threads = 32 * (gpu->num_warps + gpu->ws.producer_warps); /* a producer warpgroup too */
     meta->shared_bytes = gpu->shared_bytes;
     if (gpu->nparams > (int)(sizeof meta->params / sizeof meta->params[0])) {
         diag_plain_error(diag, "kernel '%s' has %d parameters; tric supports at most %d", gpu->name,

@@ -1974,6 +1974,21 @@ static bool run_mbar_expect(Interp *in, const IrOp *op)
     return true;
 }
 
+/* mbar_arrive: the partition's threads arrive at once (one program's view): the phase
+ * completes, as mbar_init counted exactly them. */
+static bool run_mbar_arrive(Interp *in, const IrOp *op)
+{
+    int64_t s;
+    SmemBooks *b = barrier_of(in, op, 0, &s);
+    if (!b)
+        return false;
+    if (b->mb_arrived[s])
+        return fail(in, op, "internal error: a second arrival on an mbarrier phase");
+    b->mb_arrived[s] = 1;
+    barrier_progress(b, s);
+    return true;
+}
+
 static bool run_mbar_wait(Interp *in, const IrOp *op)
 {
     const int64_t *parity = operand(in, op, 1);
@@ -2449,6 +2464,7 @@ static bool run_op(Interp *in, const IrOp *op)
     }
     case OP_MBAR_EXPECT: return run_mbar_expect(in, op);
     case OP_MBAR_WAIT: return run_mbar_wait(in, op);
+    case OP_MBAR_ARRIVE: return run_mbar_arrive(in, op);
     case OP_TMA_LOAD: return run_tma_load(in, op);
     case OP_BARRIER: return true; /* one program runs at a time: nothing to wait for */
     case OP_LOCAL_LOAD: return run_local_load(in, op);

@@ -64,6 +64,23 @@ bool op_has(OpCode code, unsigned traits)
     return (op_traits[code] & traits) != 0;
 }
 
+const char *ir_partition_name(int partition)
+{
+    return partition == PARTITION_CONSUMER   ? "consumer"
+           : partition == PARTITION_PRODUCER ? "producer"
+                                             : "all";
+}
+
+bool ir_partition_from_name(const char *name, WarpPartition *out)
+{
+    for (int k = PARTITION_ALL; k <= PARTITION_PRODUCER; k++)
+        if (name && !strcmp(name, ir_partition_name(k))) {
+            *out = (WarpPartition)k;
+            return true;
+        }
+    return false;
+}
+
 bool op_takes_smem(OpCode c, int i)
 {
     switch (c) {
@@ -73,6 +90,7 @@ bool op_takes_smem(OpCode c, int i)
     case OP_MBAR_INIT:
     case OP_MBAR_INVAL:
     case OP_MBAR_EXPECT:
+    case OP_MBAR_ARRIVE:
     case OP_MBAR_WAIT: return i == 0;
     case OP_WGMMA: return i < 2;
     case OP_TMA_LOAD: return i == 0 || i == 2;
@@ -542,6 +560,7 @@ IrFunc *ir_func_clone(const IrFunc *f, Arena *arena)
     g->num_warps = f->num_warps;
     g->num_stages = f->num_stages;
     g->shared_bytes = f->shared_bytes;
+    g->ws = f->ws;
     if (f->ntmaps > 0) {
         g->tmaps = arena_alloc(arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
         memcpy(g->tmaps, f->tmaps, sizeof(TensorMap) * (size_t)f->ntmaps);

@@ -139,9 +139,10 @@ typedef enum OpTrait {
     X(OP_LOCAL_LOAD, "local_load", 1, 1, OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "r = the contents of view a, in r's distributed layout") \
     X(OP_WGMMA, "wgmma", 3, 1, OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "r = a @ b + c; a <MxK> view or fp16/bf16 #dot_op<idx=0> registers, b <KxN> view (<NxK> holding B^T when attr[1] trans_b, 16-bit types), c and r <MxN> #mma v3; asynchronous: r is read only by wgmma_wait or as c of a later wgmma; attr[0] as dot's") \
     X(OP_WGMMA_WAIT, "wgmma_wait", -1, -1, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "results = operands, once at most attr[0] wgmma ops are still running") \
-    X(OP_MBAR_INIT, "mbar_init", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase, phase 0 open; every thread of the program sees them ready after it") \
+    X(OP_MBAR_INIT, "mbar_init", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "each slot of buffer a (!smem<S x 1 x i64>) becomes an mbarrier counting one arrival per phase (attr[0] arrivals when above 1: mbar_arrive's warps), phase 0 open; every thread of the program sees them ready after it") \
     X(OP_MBAR_INVAL, "mbar_inval", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "once every thread of the program is here, the mbarriers of buffer a retire: its memory may be reused") \
     X(OP_MBAR_EXPECT, "mbar_expect", 2, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): one thread arrives on the mbarrier of view a, announcing attr[0] bytes of tma_load copies that complete on it") \
+    X(OP_MBAR_ARRIVE, "mbar_arrive", 1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "every warp of the op's partition arrives once on the mbarrier of view a (its mbar_init counts them)") \
     X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
     X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
@@ -452,8 +453,22 @@ typedef struct IrRegion {
     int nops, ops_cap;
 } IrRegion;
 
+/* Which warps run an op of a warp-specialized function (IrFunc.ws; passes/warp_specialize.c):
+ * every warp, the consumer warps (the function's num_warps, which compute), or the producer
+ * warpgroup (which copies). The interpreter runs every op in program order regardless. */
+typedef enum WarpPartition {
+    PARTITION_ALL,
+    PARTITION_CONSUMER,
+    PARTITION_PRODUCER,
+} WarpPartition;
+
+/* "consumer", "producer" ("all" for PARTITION_ALL); false from the parse for another word. */
+const char *ir_partition_name(int partition);
+bool ir_partition_from_name(const char *name, WarpPartition *out);
+
 struct IrOp {
     OpCode code;
+    uint8_t partition; /* WarpPartition; PARTITION_ALL unless the function is warp-specialized */
     SrcLoc loc;
     ValueId *operands;
     int noperands;
@@ -547,6 +562,13 @@ typedef struct IrFunc {
     int64_t stages_overflow;
     TensorMap *tmaps; /* passes/tma.c: the tensor maps the kernel's tma_load ops read */
     int ntmaps;
+    /* passes/warp_specialize.c: producer_warps > 0 when a producer warpgroup of that many warps
+     * runs after the num_warps consumer warps (threads 32 * (num_warps + producer_warps)), each
+     * side's ops marked with IrOp.partition; setmaxnreg gives the producer producer_regs
+     * registers a thread and the consumers consumer_regs, out of max_regs at launch (.maxnreg) */
+    struct {
+        int producer_warps, producer_regs, consumer_regs, max_regs;
+    } ws;
 } IrFunc;
 
 /* Builder (ir.c). */

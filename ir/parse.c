@@ -631,6 +631,7 @@ static const SrcFile *intern_file(Parser *p, const char *name)
 typedef struct OpAttrs {
     int64_t attr[TRIC_MAX_RANK];
     const char *sattr;
+    WarpPartition partition;
 } OpAttrs;
 
 /* dict = "{" key "=" (INT | "[" INT,* "]" | STRING) ("," ...)* "}" before the result types. */
@@ -645,6 +646,12 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
         expect(p, '=', "after an attribute name");
         if (!strcmp(key, "msg") && code == OP_ASSERT) {
             a->sattr = string_value(p);
+        } else if (!strcmp(key, "partition")) {
+            SrcLoc vloc = here(p);
+            const char *name = ident(p);
+            if (!ir_partition_from_name(name, &a->partition))
+                fail_at(p, vloc, "partition: expected all, consumer or producer, found %s",
+                        name ? name : found(p));
         } else if (!strcmp(key, "fn") && code == OP_LIBDEVICE) {
             SrcLoc sloc = here(p);
             const char *fname = string_value(p);
@@ -714,6 +721,7 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                    (!strcmp(key, "fence_async") && code == OP_BARRIER) ||
                    (!strcmp(key, "half") && code == OP_SPLIT) ||
                    (!strcmp(key, "bytes") && code == OP_MBAR_EXPECT) ||
+                   (!strcmp(key, "arrivals") && code == OP_MBAR_INIT) ||
                    (!strcmp(key, "tmap") && code == OP_TMA_LOAD)) {
             a->attr[0] = int64_value(p);
         } else {
@@ -881,6 +889,7 @@ static void parse_op(Parser *p, IrRegion *into)
     IrOp *op = ir_build(&b, code, name_loc, operands, noperands, types, nresults, nregions);
     memcpy(op->attr, attrs.attr, sizeof op->attr);
     op->sattr = attrs.sattr;
+    op->partition = (uint8_t)attrs.partition;
     if (code == OP_CONST) {
         Type t = nresults > 0 ? types[0] : type_scalar(DT_I32);
         if (!t.is_ptr && dtype_is_float(t.dtype))
@@ -1061,7 +1070,27 @@ static void parse_tensor_map(Parser *p)
     expect(p, ')', "to end a tensor map");
 }
 
-/* func = "kernel" "@" NAME "(" params ")" (num_warps|num_stages|shared_bytes "(" INT ")")* "{" ... "}" */
+/* "warp_specialize" "(" "producer_warps" "=" INT "," "producer_regs" "=" INT "," "consumer_regs"
+ * "=" INT "," "max_regs" "=" INT ")" (after the word) */
+static void parse_warp_specialize(Parser *p)
+{
+    static const char *const keys[4] = {"producer_warps", "producer_regs", "consumer_regs",
+                                        "max_regs"};
+    int *fields[4] = {&p->f->ws.producer_warps, &p->f->ws.producer_regs, &p->f->ws.consumer_regs,
+                      &p->f->ws.max_regs};
+    expect(p, '(', "after warp_specialize");
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            expect(p, ',', "between warp_specialize's fields");
+        expect_word(p, keys[i], "in warp_specialize");
+        expect(p, '=', "after a warp_specialize field");
+        *fields[i] = int_value(p);
+    }
+    expect(p, ')', "to end warp_specialize");
+}
+
+/* func = "kernel" "@" NAME "(" params ")" (num_warps|num_stages|shared_bytes "(" INT ")" |
+ * tensor_map(...) | warp_specialize(...))* "{" ... "}" */
 static void parse_func(Parser *p)
 {
     expect_word(p, "kernel", "at the start of a function");
@@ -1090,6 +1119,9 @@ static void parse_func(Parser *p)
             field = &p->f->shared_bytes;
         else if (accept_word(p, "tensor_map")) {
             parse_tensor_map(p);
+            continue;
+        } else if (accept_word(p, "warp_specialize")) {
+            parse_warp_specialize(p);
             continue;
         } else
             break;

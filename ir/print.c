@@ -243,6 +243,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_ARGMAX:
     case OP_ARGMIN:
     case OP_MBAR_EXPECT:
+    case OP_MBAR_INIT:
     case OP_TMA_LOAD: return 1;
     case OP_MAKE_RANGE:
     case OP_WGMMA: return 2;
@@ -319,6 +320,10 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_WGMMA_WAIT: KEY("pending = %lld", (long long)op->attr[0]); break;
         case OP_SPLIT: KEY("half = %lld", (long long)op->attr[0]); break;
         case OP_MBAR_EXPECT: KEY("bytes = %lld", (long long)op->attr[0]); break;
+        case OP_MBAR_INIT:
+            if (op->attr[0] > 1)
+                KEY("arrivals = %lld", (long long)op->attr[0]);
+            break;
         case OP_TMA_LOAD: KEY("tmap = %lld", (long long)op->attr[0]); break;
         case OP_LIBDEVICE: {
             const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
@@ -374,6 +379,8 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         KEY("msg = ");
         print_string(out, op->sattr ? op->sattr : "");
     }
+    if (op->partition != PARTITION_ALL)
+        KEY("partition = %s", ir_partition_name(op->partition));
 #undef KEY
     if (any)
         strbuf_putc(out, '}');
@@ -577,6 +584,12 @@ void ir_print(StrBuf *out, const IrFunc *f)
     }
     strbuf_printf(out, ") num_warps(%d) num_stages(%d) shared_bytes(%d)", f->num_warps,
                   f->num_stages, f->shared_bytes);
+    if (f->ws.producer_warps > 0)
+        strbuf_printf(out,
+                      " warp_specialize(producer_warps = %d, producer_regs = %d, consumer_regs = "
+                      "%d, max_regs = %d)",
+                      f->ws.producer_warps, f->ws.producer_regs, f->ws.consumer_regs,
+                      f->ws.max_regs);
     for (int i = 0; i < f->ntmaps; i++)
         print_tensor_map(out, &f->tmaps[i]);
     strbuf_append(out, " {\n");

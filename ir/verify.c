@@ -439,6 +439,46 @@ static bool want_barrier_view(Verifier *v, const IrOp *op, int i)
     return false;
 }
 
+/* mbar_init / mbar_inval take a buffer of mbarriers; mbar_expect, mbar_arrive and mbar_wait one
+ * slot's view, with their operands and counts. */
+static void check_mbar_op(Verifier *v, const IrOp *op)
+{
+    switch (op->code) {
+    case OP_MBAR_INIT:
+    case OP_MBAR_INVAL:
+        if (!is_barrier_buffer(v, op->operands[0]))
+            report(v, op,
+                   "operand 0 has type %s, expected a local_alloc buffer of mbarriers "
+                   "(!smem<S x 1 x i64>)",
+                   tstr(v, otype(v, op, 0)));
+        return;
+    case OP_MBAR_EXPECT:
+    case OP_MBAR_ARRIVE:
+    case OP_MBAR_WAIT:
+        if (!want_barrier_view(v, op, 0))
+            break;
+        if (op->code == OP_MBAR_ARRIVE) {
+            if (v->f->ws.producer_warps <= 0 || op->partition == PARTITION_ALL)
+                report(v, op,
+                       "mbar_arrive belongs to one partition of a warp-specialized "
+                       "function (its mbar_init counts that partition's warps)");
+            break;
+        }
+        if (op->code == OP_MBAR_EXPECT) {
+            want_operand(v, op, 1, type_scalar(DT_I1));
+            if (op->attr[0] <= 0 || op->attr[0] >= (1 << 20))
+                report(v, op,
+                       "expects %lld bytes; an mbarrier counts 1 to 2^20 - 1 "
+                       "(PTX ISA 9.7.13.15.4, tx-count)",
+                       (long long)op->attr[0]);
+        } else {
+            want_operand(v, op, 1, type_scalar(DT_I32));
+        }
+        break;
+    default: return;
+    }
+}
+
 /* tma_load view, pred, barrier, coords...: the view's tile is a box of the map (its element
  * type; 2-d, the view's contiguous dim along the map's dim 0), one i32 coordinate per map dim. */
 static void check_tma_load(Verifier *v, const IrOp *op)
@@ -551,27 +591,9 @@ static void check_pipeline(Verifier *v, const IrOp *op)
         break;
     case OP_MBAR_INIT:
     case OP_MBAR_INVAL:
-        if (!is_barrier_buffer(v, op->operands[0]))
-            report(v, op,
-                   "operand 0 has type %s, expected a local_alloc buffer of mbarriers "
-                   "(!smem<S x 1 x i64>)",
-                   tstr(v, otype(v, op, 0)));
-        break;
     case OP_MBAR_EXPECT:
-    case OP_MBAR_WAIT:
-        if (!want_barrier_view(v, op, 0))
-            break;
-        if (op->code == OP_MBAR_EXPECT) {
-            want_operand(v, op, 1, type_scalar(DT_I1));
-            if (op->attr[0] <= 0 || op->attr[0] >= (1 << 20))
-                report(v, op,
-                       "expects %lld bytes; an mbarrier counts 1 to 2^20 - 1 "
-                       "(PTX ISA 9.7.13.15.4, tx-count)",
-                       (long long)op->attr[0]);
-        } else {
-            want_operand(v, op, 1, type_scalar(DT_I32));
-        }
-        break;
+    case OP_MBAR_ARRIVE:
+    case OP_MBAR_WAIT: check_mbar_op(v, op); break;
     case OP_TMA_LOAD: check_tma_load(v, op); break;
     case OP_LOCAL_LOAD: {
         if (!want_view(v, op, 0, "the view"))
@@ -1387,10 +1409,45 @@ static void check_control(Verifier *v, const IrOp *op)
     }
 }
 
+static int imin_v(int a, int b) { return a < b ? a : b; }
+
+/* A warp-specialized function's partitions (passes/warp_specialize.c): an op runs on every warp
+ * or on one side; one side's op reads only values every warp or its own side computes (the
+ * other side's are never computed there), and so does an op of every warp, except the
+ * structured ops that carry values through (for, if, yield: on the side that does not compute a
+ * value they carry a placeholder nothing reads). */
+static void check_partition(Verifier *v, const IrOp *op)
+{
+    const IrFunc *f = v->f;
+    if (op->partition > PARTITION_PRODUCER) {
+        report(v, op, "partition %d is none of all, consumer, producer", op->partition);
+        return;
+    }
+    if (op->partition != PARTITION_ALL && f->ws.producer_warps <= 0) {
+        report(v, op, "has partition = %s, but the function is not warp-specialized",
+               ir_partition_name(op->partition));
+        return;
+    }
+    /* a for's bounds and an if's condition: every warp that runs it needs them */
+    int n = op->code == OP_YIELD ? 0
+            : op->code == OP_FOR ? imin_v(3, op->noperands)
+            : op->code == OP_IF  ? imin_v(1, op->noperands)
+                                 : op->noperands;
+    for (int i = 0; i < n; i++) {
+        ValueId id = op->operands[i];
+        const IrOp *def = id > 0 && id < f->nvalues ? f->values[id].def : NULL;
+        if (def && def->partition != PARTITION_ALL && def->partition != op->partition)
+            report(v, op, "(partition %s) reads %s, which the %s partition computes",
+                   ir_partition_name(op->partition), vname(v, id),
+                   ir_partition_name(def->partition));
+    }
+}
+
 static void verify_op(Verifier *v, const IrOp *op, const IrRegion *r, int pos, const IrOp *parent,
                       int ri)
 {
     bool counts = counts_ok(v, op);
+    check_partition(v, op);
     /* Uses: defined and visible here. */
     bool uses_ok = true;
     for (int i = 0; i < op->noperands; i++) {

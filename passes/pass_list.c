@@ -36,6 +36,7 @@ const PassInfo passes_list[] = {
     {"pipeline", pass_pipeline},
     {"swizzle", pass_swizzle},
     {"tma", pass_tma},
+    {"warp_specialize", pass_warp_specialize},
     {"shared_alloc", pass_shared_alloc},
 };
 const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);

@@ -105,6 +105,14 @@ bool pass_swizzle(IrFunc *f, const PassOptions *o, Diag *d);
  * mbarrier and each loop's async_wait an mbar_wait. Requires pipeline and swizzle; otherwise (or
  * with PassOptions.no_tma) the function stays as it is. */
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d);
+/* The view of mbarrier `slot` of buffer bars (!smem<1 x i64>), built at b (tma.c). */
+ValueId passes_mbarrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot);
+
+/* warp_specialize.c: on sm_90a, the kernel-body loop that asks (tl.range(..., warp_specialize=True))
+ * and whose copies tma made gets a producer warpgroup issuing them, the consumers freeing slots
+ * with mbarrier arrivals (IrFunc.ws, IrOp.partition; docs/passes.md "warp_specialize"). Requires
+ * tma; otherwise the function stays as it is, with a remark. */
+bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* Every pass, in order: the pass list (pass_list.c). */
 bool passes_run(IrFunc *f, const PassOptions *o, Diag *d);

@@ -1622,10 +1622,6 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
                 return false;
         if (op->code == OP_FOR && o->remarks) {
             /* Triton's scheduling hints that tric accepts but does not apply yet */
-            if (op->attr[1])
-                diag_remark(d, op->loc,
-                            "tl.range(..., warp_specialize=True): warp specialization is not "
-                            "implemented; the loop runs on every warp as usual");
             if (op->attr[2])
                 diag_remark(d, op->loc,
                             "tl.range(..., flatten=True): loop flattening is not implemented; "

@@ -1067,7 +1067,7 @@ static int map_index(IrFunc *f, const TensorMap *m)
     return f->ntmaps++;
 }
 
-static ValueId barrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot)
+ValueId passes_mbarrier_view(IrBuilder *b, SrcLoc loc, ValueId bars, ValueId slot)
 {
     Type vt = ir_type(b->func, bars);
     vt.rank = 1;
@@ -1103,7 +1103,7 @@ static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bar
         ValueId pred = pl->pred ? pl->pred : ir_build_const_int(&b, op->loc, type_scalar(DT_I1), 1);
         if (!bar) {
             bool one = bars1 && slots_of(f, op) == 1;
-            bar = barrier_view(&b, op->loc, one ? bars1 : bars,
+            bar = passes_mbarrier_view(&b, op->loc, one ? bars1 : bars,
                                def_of(f, op->operands[0])->operands[1]);
             ValueId eops[2] = {bar, pred};
             expect = ir_build(&b, OP_MBAR_EXPECT, op->loc, eops, 2, NULL, 0, 0);
@@ -1183,7 +1183,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
     if (bars1) { /* the invariant tile is complete before the loop reads it (phase 0) */
         IrBuilder wb = {.func = f, .region = r, .pos = at};
         ValueId zero = const_i32(&wb, loc, 0);
-        ValueId ops[2] = {barrier_view(&wb, loc, bars1, zero), zero};
+        ValueId ops[2] = {passes_mbarrier_view(&wb, loc, bars1, zero), zero};
         ir_build(&wb, OP_MBAR_WAIT, loc, ops, 2, NULL, 0, 0);
         at = wb.pos;
     }
@@ -1204,7 +1204,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
         IrBuilder lb = {.func = f, .region = body, .pos = i};
         int before = body->nops;
         ValueId phase = phase_of(&lb, L->loop, body->args[0], L->S);
-        ValueId ops[2] = {barrier_view(&lb, op->loc, bars, ext), phase};
+        ValueId ops[2] = {passes_mbarrier_view(&lb, op->loc, bars, ext), phase};
         ir_build(&lb, OP_MBAR_WAIT, op->loc, ops, 2, NULL, 0, 0);
         int w = i + (body->nops - before);
         ir_region_remove(body, w); /* the async_wait */

@@ -5,7 +5,8 @@
 # by triton.testing.do_bench (the best of three medians) at M = N = K = SIZE; the ratio of each
 # file's time to the first's. How the FMA dot's pipelining was measured (docs/passes.md "FMA
 # dots"): the PTX of scripts/ptx_corpus.sh's lit_matmul_1 and lit_matmul_4 before and after.
-# --check: check only, no timing (for compute-sanitizer).
+# --check: check only, no timing (for compute-sanitizer). --torch: time torch.matmul (cuBLAS) on
+# the first file's inputs too, and print each file's time / cuBLAS's.
 import ctypes
 import os
 import sys
@@ -22,8 +23,9 @@ def main(argv):
     cuda = ctypes.CDLL("libcuda.so.1")
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the primary context, current before the modules load
-    check_only = "--check" in argv
-    argv = [a for a in argv if a != "--check"]
+    check_only, with_torch = "--check" in argv, "--torch" in argv
+    argv = [a for a in argv if a not in ("--check", "--torch")]
+    cublas = None
     n = int(argv[1])
     dtypes = {"fp32": torch.float32, "fp16": torch.float16}
     inputs, ref, first = {}, {}, None
@@ -48,8 +50,12 @@ def main(argv):
             continue
         ms = min(triton.testing.do_bench(run) for _ in range(3))
         first = first or ms
-        print("%s %s n=%d: max |C - torch| %.3g, %.4f ms, %.1f TFLOPS, time / first %.3f"
-              % (k.kernel, path, n, err, ms, 2 * n ** 3 / ms / 1e9, ms / first))
+        if with_torch and cublas is None:
+            cublas = min(triton.testing.do_bench(lambda: torch.matmul(a, b)) for _ in range(3))
+            print("torch.matmul n=%d: %.4f ms, %.1f TFLOPS" % (n, cublas, 2 * n ** 3 / cublas / 1e9))
+        print("%s %s n=%d: max |C - torch| %.3g, %.4f ms, %.1f TFLOPS, time / first %.3f%s"
+              % (k.kernel, path, n, err, ms, 2 * n ** 3 / ms / 1e9, ms / first,
+                 ", time / cuBLAS %.3f" % (ms / cublas) if cublas else ""))
 
 
 if __name__ == "__main__":

@@ -1279,6 +1279,21 @@ int main(void)
          1},
         /* FMA dots reading slots operand by operand (fma_shapes: W in registers and X's slot;
          * X's slot again and Y read back whole through `.T`), K = 40 a masked tail; fp16, fp32 */
+        /* seed 2 with its K loop warp-specialized (warp_specialize.tri; on the device's arch a
+         * producer warpgroup, elsewhere the loop as usual): 2 x 2 tiles of 128 (the kernel
+         * loads unmasked: M and N multiples of the block), K = 320 */
+        {"warp_specialize.tri",
+         "ws_matmul",
+         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
+         4,
+         2 * 2,
+         {{E_F16, 256 * 320, FILL_UNIFORM, 0},
+          {E_F16, 320 * 256, FILL_UNIFORM, 0},
+          {E_F16, 256 * 256, FILL_POISON, 2e-2}},
+         3,
+         {256, 256, 320, 320, 1, 256, 1, 256, 1},
+         9},
         FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
         FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead

@@ -375,15 +375,22 @@ static IrFunc *build_every_op(Arena *a)
     mba->smem_offset = 16384;
     mba->smem_bytes = 16;
     ValueId bars = mba->results[0];
-    ir_build(&b, OP_MBAR_INIT, nl, &bars, 1, NULL, 0, 0);
+    ir_build(&b, OP_MBAR_INIT, nl, &bars, 1, NULL, 0, 0)->attr[0] = 8; /* {arrivals = 8} */
     ValueId bar1 = ir_build_binary(&b, OP_SLOT, nl, mbv, bars, one32);
+    /* a warp-specialized function's header, partitions and a consumer's arrival */
+    f->ws.producer_warps = 4;
+    f->ws.producer_regs = 40;
+    f->ws.consumer_regs = 232;
+    f->ws.max_regs = 168;
+    ir_build(&b, OP_MBAR_ARRIVE, nl, &bar1, 1, NULL, 0, 0)->partition = PARTITION_CONSUMER;
     ValueId yes = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
     IrOp *ex = ir_build(&b, OP_MBAR_EXPECT, nl, (ValueId[]){bar1, yes}, 2, NULL, 0, 0);
     ex->attr[0] = 4096;
     IrOp *tl =
         ir_build(&b, OP_TMA_LOAD, nl, (ValueId[]){va, yes, bar1, c0, one32, c0}, 6, NULL, 0, 0);
     tl->attr[0] = 0;
-    ir_build(&b, OP_MBAR_WAIT, nl, (ValueId[]){bar1, c0}, 2, NULL, 0, 0);
+    ir_build(&b, OP_MBAR_WAIT, nl, (ValueId[]){bar1, c0}, 2, NULL, 0, 0)->partition =
+        PARTITION_PRODUCER;
     ir_build(&b, OP_MBAR_INVAL, nl, &bars, 1, NULL, 0, 0);
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};

@@ -54,6 +54,7 @@ typedef struct Case {
                        operands, tiles feeding no dot, a dot operand through another chain), for
                        sm_80 and sm_90a */
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
+    bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -273,6 +274,12 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                            int stages, const void *ctx)
 {
     const Case *c = ((const RunCtx *)ctx)->c;
+    if (!strcmp(pass, "warp_specialize")) {
+        bool ws = (stages >= 2 || c->asks) && c->ws && arch_specific;
+        CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
+              arch, stages, f->ws.producer_warps);
+        return;
+    }
     if (strcmp(pass, "pipeline"))
         return;
     bool on = stages >= 2 || c->asks;
@@ -542,6 +549,20 @@ int main(void)
          4,
          1,
          .tiles = {2, 2}},
+        /* seed 2 with its K loop warp-specialized (warp_specialize.tri): on sm_90a a producer
+         * warpgroup's copies, the consumers' arrivals on the empty mbarriers (run in program
+         * order here: every wait finds its phase complete); 2 x 2 tiles of 64, K = 160 */
+        {"tests/lit/codegen/warp_specialize.tri",
+         "ws_matmul",
+         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2"},
+         {4},
+         4,
+         {F16(128 * 160, 0), F16(160 * 128, 0), OUT16(128 * 128), I(128), I(128), I(160), I(160),
+          I(1), I(128), I(1), I(128), I(1)},
+         12,
+         1,
+         .ws = true},
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
          * and X from its slot; Acc = X @ Y^T with X from the same slot and Y read back whole;
          * K = 40, a masked tail; fp16 and fp32 */
