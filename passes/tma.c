@@ -1104,7 +1104,7 @@ static bool rewrite_groups(Tma *t, IrRegion *r, int start, int *end, ValueId bar
         if (!bar) {
             bool one = bars1 && slots_of(f, op) == 1;
             bar = passes_mbarrier_view(&b, op->loc, one ? bars1 : bars,
-                               def_of(f, op->operands[0])->operands[1]);
+                                       def_of(f, op->operands[0])->operands[1]);
             ValueId eops[2] = {bar, pred};
             expect = ir_build(&b, OP_MBAR_EXPECT, op->loc, eops, 2, NULL, 0, 0);
         }

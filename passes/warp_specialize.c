@@ -43,8 +43,7 @@ typedef struct Ws {
 static bool decline(Ws *w, const char *why)
 {
     if (w->o->remarks)
-        diag_remark(w->d, w->loop->loc, "tl.range(..., warp_specialize=True) not applied: %s",
-                    why);
+        diag_remark(w->d, w->loop->loc, "tl.range(..., warp_specialize=True) not applied: %s", why);
     return true;
 }
 
@@ -85,7 +84,8 @@ static bool find_parts(Ws *w)
         return false;
     const IrOp *fv = w->f->values[w->full_wait->operands[0]].def;
     const IrOp *ev = w->f->values[w->expect->operands[0]].def;
-    if (!fv || !ev || fv->code != OP_SLOT || ev->code != OP_SLOT || fv->operands[0] != ev->operands[0])
+    if (!fv || !ev || fv->code != OP_SLOT || ev->code != OP_SLOT ||
+        fv->operands[0] != ev->operands[0])
         return false;
     for (int i = 0; i < w->loop_at; i++) {
         IrOp *op = w->f->body.ops[i];
@@ -106,7 +106,8 @@ static bool structured(OpCode c)
  * ops and for pure scalar ops (a slot view too) of values every warp has; the consumers' else. */
 static WarpPartition choose(const Ws *w, const IrOp *op)
 {
-    if (op->code == OP_MBAR_EXPECT || op->code == OP_TMA_LOAD || op->partition == PARTITION_PRODUCER)
+    if (op->code == OP_MBAR_EXPECT || op->code == OP_TMA_LOAD ||
+        op->partition == PARTITION_PRODUCER)
         return PARTITION_PRODUCER;
     if (structured(op->code) || op->code == OP_LOCAL_ALLOC) /* an allocation is a placement */
         return PARTITION_ALL;
@@ -137,8 +138,9 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
             const IrOp *y = b->nops ? b->ops[b->nops - 1] : NULL;
             for (int a = 1; a < b->nargs; a++) {
                 ValueId arg = b->args[a], init = op->operands[2 + a];
-                bool all = ir_type(f, arg).rank == 0 && w->part[init] == PARTITION_ALL &&
-                           (!y || a - 1 >= y->noperands || w->part[y->operands[a - 1]] == PARTITION_ALL);
+                bool all =
+                    ir_type(f, arg).rank == 0 && w->part[init] == PARTITION_ALL &&
+                    (!y || a - 1 >= y->noperands || w->part[y->operands[a - 1]] == PARTITION_ALL);
                 uint8_t p = all ? PARTITION_ALL : PARTITION_CONSUMER;
                 if (w->part[arg] != p && w->part[arg] != PARTITION_CONSUMER) {
                     w->part[arg] = p;
@@ -190,7 +192,7 @@ static bool specialize(Ws *w)
     f->values[empty].name = "empty";
     IrOp *init = ir_build(&b, OP_MBAR_INIT, loc, &empty, 1, NULL, 0, 0);
     init->attr[0] = f->num_warps; /* every consumer warp arrives (lane 0, codegen) */
-    int split = b.pos;                 /* the first op the partitions split */
+    int split = b.pos;            /* the first op the partitions split */
     IrRegion *body = &w->loop->regions[0];
     /* the barrier that freed the insert slot: the consumers arrive on its empty mbarrier */
     const IrOp *ev = f->values[w->expect->operands[0]].def;
@@ -209,7 +211,8 @@ static bool specialize(Ws *w)
     int at = index_in(top, w->loop) + 1;
     for (; at < top->nops && top->ops[at]->code != OP_MBAR_INVAL; at++)
         ;
-    IrBuilder ab = {.func = f, .region = top, .pos = at < top->nops ? at : index_in(top, w->loop) + 1};
+    IrBuilder ab = {
+        .func = f, .region = top, .pos = at < top->nops ? at : index_in(top, w->loop) + 1};
     ir_build(&ab, OP_BARRIER, loc, NULL, 0, NULL, 0, 0);
     ir_build(&ab, OP_MBAR_INVAL, loc, &empty, 1, NULL, 0, 0);
     /* the partitions, repeated until the loop-carried values settle */
