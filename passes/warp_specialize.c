@@ -151,6 +151,14 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
         }
         for (int k = 0; k < op->nregions; k++)
             assign(w, &op->regions[k], 0, changed);
+        if (op->code == OP_IF) /* a result is every warp's when both branches yield such a value */
+            for (int k = 0; k < op->nresults; k++)
+                for (int g = 0; g < op->nregions; g++) {
+                    const IrRegion *br = &op->regions[g];
+                    const IrOp *y = br->nops ? br->ops[br->nops - 1] : NULL;
+                    if (!y || k >= y->noperands || w->part[y->operands[k]] != PARTITION_ALL)
+                        w->part[op->results[k]] = PARTITION_CONSUMER;
+                }
     }
     return true;
 }
