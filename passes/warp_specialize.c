@@ -165,12 +165,12 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
 
 /* The consumers' registers a thread: the producer's 40 and theirs fit what the launch gives each
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
- * of 8 in [24, 256]); max_regs keeps two programs of one consumer warpgroup a SM (128) or one of
- * two (168). */
+ * of 8 in [24, 256]); max_regs keeps two programs of one consumer warpgroup a SM (128), else one
+ * program within the SM's 64K registers (168 for two consumer warpgroups). */
 static void budget(IrFunc *f)
 {
     int groups = f->num_warps / 4;
-    int max_regs = groups == 1 ? 128 : 168;
+    int max_regs = groups == 1 ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
     int consumer = (max_regs * (groups + 1) - PRODUCER_REGS) / groups / 8 * 8;
     f->ws.producer_warps = PRODUCER_WARPS;
     f->ws.producer_regs = PRODUCER_REGS;
