@@ -677,9 +677,10 @@ static bool choose_whole_operands(Pipe *p)
             /* An FMA dot's (blocked accumulator) operand that is a load as it is, read back
              * whole, would go slot -> registers -> the dot's own staging scratch -> registers,
              * measured slower than no pipeline (seed 2's kernel in fp32, 64x64x32, H200,
-             * 2048-4096: 1.05x the time; choose_fma_readers reads such loads from their slots
-             * where both operands are). One computed from a load (a cast, a scale) is staged from
-             * registers either way: the copy ahead only takes the load's wait away. */
+             * 2048-4096: 1.05x the time; choose_fma_readers has the dot read such a load from its
+             * slot instead, where its copies can be 4 bytes or wider). One computed from a load (a
+             * cast, a scale) is staged from registers either way: the copy ahead only takes the
+             * load's wait away. */
             IrOp *cv, *tr;
             if (kind == LAYOUT_BLOCKED && operand_reader_load(p, dot, k, false, &cv, &tr))
                 continue;
