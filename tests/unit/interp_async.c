@@ -402,6 +402,57 @@ static void test_tma(StrBuf *err)
     }
 }
 
+/* A warp-specialized function's empty mbarrier (passes/warp_specialize.c): the producer's wait
+ * for a slot's release finds its phase complete only after the consumers' arrive; without the
+ * arrive it would hang on the GPU, and the interpreter says so; so it does when the consumers
+ * arrive twice (two phases complete, and the wait for the first one's parity would wait for the
+ * third). */
+static const char *const ws_empty =
+    "kernel @ws(%0: *fp16 {name = \"x\"}) num_warps(4) num_stages(2) shared_bytes(16) "
+    "warp_specialize(producer_warps = 4, producer_regs = 40, consumer_regs = 216, max_regs = 128) "
+    "{\n"
+    "  %1 = local_alloc : !smem<2x1xi64> {name = \"empty\"} smem(0, 16)\n"
+    "  mbar_init %1 {arrivals = 4}\n"
+    "  %2 = const 0 : i32\n"
+    "  %3 = slot %1, %2 : !smem<1xi64>\n"
+    "  @ARRIVE@\n"
+    "  mbar_wait %3, %2 {partition = producer} loc(\"ws.tri\":5:9)\n"
+    "  mbar_inval %1 {partition = consumer}\n"
+    "}\n";
+
+static void test_ws_empty(StrBuf *err)
+{
+    static const struct {
+        const char *arrive, *message; /* NULL: it runs */
+    } cases[] = {
+        {"mbar_arrive %3 {partition = consumer}", NULL},
+        {"barrier",
+         "ws.tri:5: mbar_wait waits for a phase of parity 0 of an mbarrier that has completed 0 "
+         "phases (no arrival for the next one): it would wait forever"},
+        {"mbar_arrive %3 {partition = consumer}\n  mbar_arrive %3 {partition = consumer}",
+         "ws.tri:5: mbar_wait waits for a phase of parity 0 of an mbarrier that has completed 2 "
+         "phases (no arrival for the next one): it would wait forever"},
+    };
+    uint16_t x[8] = {0};
+    InterpArg args[1] = {arg_ptr(x)};
+    InterpBuffer bufs[1] = {buf_of(x, sizeof x)};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *kv[] = {"@ARRIVE@", cases[c].arrive};
+        Parsed p;
+        if (parse_kernel(&p, subst(ws_empty, kv, 1))) {
+            bool ok = launch(&p, 1, args, 1, bufs, 1, err);
+            if (!cases[c].message)
+                CHECK(ok, "ws case %zu: %s", c, err->data);
+            else
+                CHECK(!ok && contains(err, cases[c].message), "ws case %zu:\n%s\nwanted:\n%s", c,
+                      err->data, cases[c].message);
+        } else {
+            CHECK(false, "ws case %zu does not parse", c);
+        }
+        parsed_free(&p);
+    }
+}
+
 int main(void)
 {
     StrBuf err = {0};
@@ -409,6 +460,7 @@ int main(void)
     test_read_before_wait(&err);
     test_wgmma(&err);
     test_tma(&err);
+    test_ws_empty(&err);
     strbuf_free(&err);
     if (test_failures) {
         printf("%d failures\n", test_failures);
