@@ -340,6 +340,14 @@ void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op)
     r->nops++;
 }
 
+int ir_region_index(const IrRegion *r, const IrOp *op)
+{
+    for (int i = 0; i < r->nops; i++)
+        if (r->ops[i] == op)
+            return i;
+    return -1;
+}
+
 void ir_region_remove(IrRegion *r, int pos)
 {
     if (pos < 0 || pos >= r->nops)

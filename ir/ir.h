@@ -600,6 +600,8 @@ ValueId ir_build_const_int(IrBuilder *b, SrcLoc loc, Type type, int64_t value);
 ValueId ir_build_const_float(IrBuilder *b, SrcLoc loc, Type type, double value);
 void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op); /* pos -1: append */
 void ir_region_remove(IrRegion *r, int pos);
+/* The position of op among r's own ops, or -1. */
+int ir_region_index(const IrRegion *r, const IrOp *op);
 /* Replaces every use of from by to in the whole function. */
 void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to);
 /* Does op read v, as an operand or inside its regions? Does any op of r? */

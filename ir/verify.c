@@ -1409,8 +1409,6 @@ static void check_control(Verifier *v, const IrOp *op)
     }
 }
 
-static int imin_v(int a, int b) { return a < b ? a : b; }
-
 /* A warp-specialized function's partitions (passes/warp_specialize.c): an op runs on every warp
  * or on one side; one side's op reads only values every warp or its own side computes (the
  * other side's are never computed there), and so does an op of every warp, except the
@@ -1430,10 +1428,10 @@ static void check_partition(Verifier *v, const IrOp *op)
     }
     /* a for's bounds and an if's condition: every warp that runs it needs them */
     int n = op->code == OP_YIELD ? 0
-            : op->code == OP_FOR ? imin_v(3, op->noperands)
-            : op->code == OP_IF  ? imin_v(1, op->noperands)
+            : op->code == OP_FOR ? 3
+            : op->code == OP_IF  ? 1
                                  : op->noperands;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && i < op->noperands; i++) {
         ValueId id = op->operands[i];
         const IrOp *def = id > 0 && id < f->nvalues ? f->values[id].def : NULL;
         if (def && def->partition != PARTITION_ALL && def->partition != op->partition)

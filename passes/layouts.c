@@ -854,14 +854,6 @@ static int layout_of(const LayCtx *c, ValueId v) { return v > 0 ? c->f->values[v
 
 static void assign_region(LayCtx *c, IrRegion *r);
 
-static int index_in(const IrRegion *r, const IrOp *op)
-{
-    for (int i = 0; i < r->nops; i++)
-        if (r->ops[i] == op)
-            return i;
-    return -1;
-}
-
 /* Loop-carried values: the init's layout (or what the body wants), the same on entry, on every
  * yield and on exit. */
 static int carried_layout(LayCtx *c, ValueId arg, ValueId init)
@@ -1144,7 +1136,7 @@ static void assign_region(LayCtx *c, IrRegion *r)
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         assign_op(c, op);
-        i = index_in(r, op); /* converts may have been inserted before it */
+        i = ir_region_index(r, op); /* converts may have been inserted before it */
     }
 }
 
@@ -1181,7 +1173,7 @@ static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int 
     ValueId out = 0;
     if (def->code == OP_CONST ||
         (def->code == OP_SPLAT && ir_type(f, def->operands[0]).rank == 0)) {
-        IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+        IrBuilder b = {.func = f, .region = r, .pos = ir_region_index(r, u)};
         IrOp *copy = ir_build(&b, def->code, def->loc, def->operands, def->noperands, &t, 1, 0);
         memcpy(copy->attr, def->attr, sizeof copy->attr);
         copy->fattr = def->fattr;
@@ -1189,7 +1181,7 @@ static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int 
     } else if (def->code == OP_BROADCAST && ir_type(f, def->operands[0]).rank == t.rank &&
                type_numel(ir_type(f, def->operands[0])) * 8 <= type_numel(t)) {
         ValueId small = convert_to(c, def->operands[0], layout, def->loc); /* may insert before u */
-        IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+        IrBuilder b = {.func = f, .region = r, .pos = ir_region_index(r, u)};
         out = ir_build_unary(&b, OP_BROADCAST, def->loc, t, small);
     } else {
         return 0;
@@ -1217,7 +1209,7 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             ValueId y = cv->results[0], x = cv->operands[0];
             int from = f->values[x].layout, to = f->values[y].layout;
             IrOp *u = NULL;
-            if (from <= 0 || count_uses(&f->body, y, &u) != 1 || index_in(r, u) < 0 ||
+            if (from <= 0 || count_uses(&f->body, y, &u) != 1 || ir_region_index(r, u) < 0 ||
                 u->nresults != 1 || u->nregions || !op_has(u->code, OPT_ELEMENTWISE) ||
                 u->code == OP_ADDPTR)
                 break;
@@ -1234,7 +1226,7 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             }
             if (!ok)
                 break;
-            IrBuilder b = {.func = f, .region = r, .pos = index_in(r, u)};
+            IrBuilder b = {.func = f, .region = r, .pos = ir_region_index(r, u)};
             IrOp *nu = ir_build(&b, u->code, u->loc, ops, u->noperands, &tu, 1, 0);
             memcpy(nu->attr, u->attr, sizeof nu->attr);
             nu->fattr = u->fattr;
@@ -1245,11 +1237,11 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             f->values[ncv->results[0]].layout = to;
             f->values[ncv->results[0]].name = f->values[u->results[0]].name;
             ir_replace_all_uses(f, u->results[0], ncv->results[0]);
-            ir_region_remove(r, index_in(r, u));
-            ir_region_remove(r, index_in(r, cv));
+            ir_region_remove(r, ir_region_index(r, u));
+            ir_region_remove(r, ir_region_index(r, cv));
             moved = true;
             cv = ncv;
-            i = index_in(r, ncv);
+            i = ir_region_index(r, ncv);
         }
     }
     return moved;

@@ -868,14 +868,6 @@ static CopyPlan *plan_of(Tma *t, const IrOp *copy)
     return NULL;
 }
 
-static int index_in(const IrRegion *r, const IrOp *op)
-{
-    for (int i = 0; i < r->nops; i++)
-        if (r->ops[i] == op)
-            return i;
-    return -1;
-}
-
 /* A pipelined loop: parent region, its index, and its buffers' slot count. */
 typedef struct Loop {
     IrRegion *parent;
@@ -945,7 +937,7 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
     for (int l = 0; l < nloops; l++) {
         Loop *L = &loops[l];
         t->where = L->loop->loc;
-        int at = index_in(L->parent, L->loop);
+        int at = ir_region_index(L->parent, L->loop);
         if (at + 1 >= L->parent->nops || L->parent->ops[at + 1]->code != OP_ASYNC_WAIT ||
             L->parent->ops[at + 1]->attr[0] != 0)
             DECLINE("a pipelined loop is not followed by async_wait 0");
@@ -1147,7 +1139,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
 {
     IrFunc *f = t->f;
     IrRegion *r = L->parent;
-    int at = index_in(r, L->loop);
+    int at = ir_region_index(r, L->loop);
     int start = prologue_start(r, at);
     /* the mbarriers, before the prologue's first op */
     IrBuilder b = {.func = f, .region = r, .pos = start};

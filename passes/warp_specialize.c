@@ -178,14 +178,6 @@ static void budget(IrFunc *f)
     f->ws.max_regs = max_regs;
 }
 
-static int index_in(const IrRegion *r, const IrOp *op)
-{
-    for (int i = 0; i < r->nops; i++)
-        if (r->ops[i] == op)
-            return i;
-    return -1;
-}
-
 /* The rewrite: the empty mbarriers, the arrive and the producer's wait, the barrier and the
  * retirement after the loop, then the partitions. */
 static bool specialize(Ws *w)
@@ -205,22 +197,22 @@ static bool specialize(Ws *w)
     /* the barrier that freed the insert slot: the consumers arrive on its empty mbarrier */
     const IrOp *ev = f->values[w->expect->operands[0]].def;
     ValueId insert = ev->operands[1], parity = w->full_wait->operands[1];
-    IrBuilder lb = {.func = f, .region = body, .pos = index_in(body, w->arrive_bar)};
+    IrBuilder lb = {.func = f, .region = body, .pos = ir_region_index(body, w->arrive_bar)};
     ir_region_remove(body, lb.pos);
     ValueId view = passes_mbarrier_view(&lb, w->arrive_bar->loc, empty, insert);
     IrOp *arrive = ir_build(&lb, OP_MBAR_ARRIVE, w->arrive_bar->loc, &view, 1, NULL, 0, 0);
     arrive->partition = PARTITION_CONSUMER;
     /* the producer waits for that release before the copies into the slot */
-    lb.pos = index_in(body, w->expect);
+    lb.pos = ir_region_index(body, w->expect);
     ValueId wops[2] = {passes_mbarrier_view(&lb, w->expect->loc, empty, insert), parity};
     IrOp *wait = ir_build(&lb, OP_MBAR_WAIT, w->expect->loc, wops, 2, NULL, 0, 0);
     wait->partition = PARTITION_PRODUCER;
     /* after the loop: every warp past its last wait, then the consumers retire the mbarriers */
-    int at = index_in(top, w->loop) + 1;
+    int at = ir_region_index(top, w->loop) + 1;
     for (; at < top->nops && top->ops[at]->code != OP_MBAR_INVAL; at++)
         ;
     IrBuilder ab = {
-        .func = f, .region = top, .pos = at < top->nops ? at : index_in(top, w->loop) + 1};
+        .func = f, .region = top, .pos = at < top->nops ? at : ir_region_index(top, w->loop) + 1};
     ir_build(&ab, OP_BARRIER, loc, NULL, 0, NULL, 0, 0);
     ir_build(&ab, OP_MBAR_INVAL, loc, &empty, 1, NULL, 0, 0);
     /* the partitions, repeated until the loop-carried values settle */
@@ -233,7 +225,7 @@ static bool specialize(Ws *w)
             break;
     }
     for (int i = split; i < top->nops; i++) /* the meeting after the loop: every warp's */
-        if (top->ops[i]->code == OP_BARRIER && i > index_in(top, w->loop))
+        if (top->ops[i]->code == OP_BARRIER && i > ir_region_index(top, w->loop))
             top->ops[i]->partition = PARTITION_ALL;
     budget(f);
     if (w->o->remarks)

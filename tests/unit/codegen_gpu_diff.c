@@ -95,6 +95,27 @@ static size_t elem_bytes(Elem e)
                                                                 : 4;
 }
 
+/* A kernel of examples/matmul.tri's shape (or warp_specialize.tri's) on row-major A [m, k] and
+ * B [k, n] of `in`, C [m, n] fp32 or `out` (strides k, 1, n, 1, n, 1 after m, n, k), one program
+ * a bm x bn tile of C, 4 warps, 3 stages: head's file, kernel, signature and defs with the
+ * buffers, grid and scalars filled in. */
+static Case rowmajor_matmul(Case head, int bm, int bn, Elem in, Elem out, int m, int n, int k,
+                            double tol)
+{
+    Case c = head;
+    c.grid = (unsigned)(((m + bm - 1) / bm) * ((n + bn - 1) / bn));
+    c.bufs[0] = (BufSpec){in, (size_t)m * k, FILL_UNIFORM, 0};
+    c.bufs[1] = (BufSpec){in, (size_t)k * n, FILL_UNIFORM, 0};
+    c.bufs[2] = (BufSpec){out, (size_t)m * n, FILL_POISON, tol};
+    c.nbufs = 3;
+    const int32_t ints[9] = {m, n, k, k, 1, n, 1, n, 1};
+    memcpy(c.ints, ints, sizeof ints);
+    c.nints = 9;
+    c.num_warps = 4;
+    c.num_stages = 3;
+    return c;
+}
+
 static uint64_t rng_state;
 static uint32_t rng(void)
 {
@@ -1096,6 +1117,12 @@ int main(void)
         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
     const char *s1t =
         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:16,i32:1";
+    const char *f32_plain =
+        "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *f32_seed2 =
+        "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
+    const char *s2_f16 =
+        "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1";
     const char *lin = "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:"
                       "16,i32:1,i32:16,i32:1";
     const char *lin4 =
@@ -1171,74 +1198,38 @@ int main(void)
         /* seed 1 in fp32 at 64 x 64 x 32, K = 112 a plain i32 (its masks not provably constant:
          * 4-byte copies): on sm_90 and sm_80 an FMA dot whose k loop reads its tiles straight from
          * unswizzled A^T and B slots; on sm_90a tf32 wgmma */
-        {"../../../examples/matmul.tri",
-         "matmul_kernel",
-         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
-         3,
-         4 * 3,
-         {{E_F32, 200 * 112, FILL_UNIFORM, 0},
-          {E_F32, 112 * 144, FILL_UNIFORM, 0},
-          {E_F32, 200 * 144, FILL_POISON, 1e-2}},
-         3,
-         {200, 144, 112, 112, 1, 144, 1, 144, 1},
-         9,
-         4,
-         3,
-         0},
+        rowmajor_matmul((Case){"../../../examples/matmul.tri",
+                               "matmul_kernel",
+                               f32_plain,
+                               {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+                               3},
+                        64, 64, E_F32, E_F32, 200, 144, 112, 1e-2),
         /* seed 1 in fp32 at 32 x 32 x 16 (M under a warpgroup's 64 rows: an FMA dot on every
          * arch), K = 112 a plain i32: 4-byte copies; the dot reads unswizzled slots, on sm_90a
          * in the loads' order (A [M][K], B [K][N]), filled through tensor maps */
-        {"../../../examples/matmul.tri",
-         "matmul_kernel",
-         "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=32", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16"},
-         3,
-         7 * 5,
-         {{E_F32, 200 * 112, FILL_UNIFORM, 0},
-          {E_F32, 112 * 144, FILL_UNIFORM, 0},
-          {E_F32, 200 * 144, FILL_POISON, 1e-2}},
-         3,
-         {200, 144, 112, 112, 1, 144, 1, 144, 1},
-         9,
-         4,
-         3,
-         0},
+        rowmajor_matmul((Case){"../../../examples/matmul.tri",
+                               "matmul_kernel",
+                               f32_plain,
+                               {"BLOCK_SIZE_M=32", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16"},
+                               3},
+                        32, 32, E_F32, E_F32, 200, 144, 112, 1e-2),
         /* ... in fp16 at 16 x 16 x 16 (too small for mma.sync's pieces in 4 warps: FMA), K = 112
          * :16: 16-byte copies along K into an A [M][K] slot the dot reads in runs along K */
-        {"../../../examples/matmul.tri",
-         "matmul_kernel",
-         "*fp16:16,*fp16:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=16", "BLOCK_SIZE_N=16", "BLOCK_SIZE_K=16"},
-         3,
-         13 * 9,
-         {{E_F16, 208 * 112, FILL_UNIFORM, 0},
-          {E_F16, 112 * 144, FILL_UNIFORM, 0},
-          {E_F32, 208 * 144, FILL_POISON, 1e-3}},
-         3,
-         {208, 144, 112, 112, 1, 144, 1, 144, 1},
-         9,
-         4,
-         3,
-         0},
+        rowmajor_matmul((Case){"../../../examples/matmul.tri",
+                               "matmul_kernel",
+                               s1,
+                               {"BLOCK_SIZE_M=16", "BLOCK_SIZE_N=16", "BLOCK_SIZE_K=16"},
+                               3},
+                        16, 16, E_F16, E_F32, 208, 144, 112, 1e-3),
         /* seed 2 in fp32 at 64 x 64 x 32, sizes :16: A copied 16 bytes along K into an A [M][K]
          * slot (sm_90 and sm_80: FMA; sm_90a: tf32 wgmma) */
-        {"../../../examples/matmul.tri",
-         "kernel_matmul",
-         "*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8",
-          "T_C=tl.float32", "T_ACC=tl.float32"},
-         6,
-         4 * 3,
-         {{E_F32, 256 * 160, FILL_UNIFORM, 0},
-          {E_F32, 160 * 192, FILL_UNIFORM, 0},
-          {E_F32, 256 * 192, FILL_POISON, 1e-2}},
-         3,
-         {256, 192, 160, 160, 1, 192, 1, 192, 1},
-         9,
-         4,
-         3,
-         0},
+        rowmajor_matmul((Case){"../../../examples/matmul.tri",
+                               "kernel_matmul",
+                               f32_seed2,
+                               {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32",
+                                "GROUP_SIZE_M=8", "T_C=tl.float32", "T_ACC=tl.float32"},
+                               6},
+                        64, 64, E_F32, E_F32, 256, 192, 160, 1e-2),
         /* 2-D tiles feeding no dot in a dotless tl.range(..., num_stages=3) (pipe_shapes.tri's
          * tile_rows): 80 rows in blocks of 32, the last one masked; fp32 16-byte copies, fp32
          * 4-byte copies (pointers only 4-byte aligned: unswizzled slots), fp16; and no iteration
@@ -1282,18 +1273,13 @@ int main(void)
         /* seed 2 with its K loop warp-specialized (warp_specialize.tri; on the device's arch a
          * producer warpgroup, elsewhere the loop as usual): 2 x 2 tiles of 128 (the kernel
          * loads unmasked: M and N multiples of the block), K = 320 */
-        {"warp_specialize.tri",
-         "ws_matmul",
-         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
-         4,
-         2 * 2,
-         {{E_F16, 256 * 320, FILL_UNIFORM, 0},
-          {E_F16, 320 * 256, FILL_UNIFORM, 0},
-          {E_F16, 256 * 256, FILL_POISON, 2e-2}},
-         3,
-         {256, 256, 320, 320, 1, 256, 1, 256, 1},
-         9},
+        rowmajor_matmul(
+            (Case){"warp_specialize.tri",
+                   "ws_matmul",
+                   s2_f16,
+                   {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
+                   4},
+            128, 128, E_F16, E_F16, 256, 256, 320, 2e-2),
         FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
         FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead

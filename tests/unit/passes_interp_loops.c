@@ -370,6 +370,23 @@ static void run_case(const Case *c)
     {                                                                                              \
         ARG_OUT_F32, (n)                                                                           \
     }
+/* The arguments of a matmul.tri-shaped kernel (warp_specialize.tri's too) on row-major A [m, k]
+ * and B [k, n] made by in (F16 or F32), C [m, n] by out (OUT16 or OUT32): buffers, m, n, k and
+ * the strides k, 1, n, 1, n, 1; then their count. */
+#define ROWMAJOR_MATMUL_ARGS(in, out, m, n, k)                                                     \
+    {in((m) * (k), 0),                                                                             \
+     in((k) * (n), 0),                                                                             \
+     out((m) * (n)),                                                                               \
+     I(m),                                                                                         \
+     I(n),                                                                                         \
+     I(k),                                                                                         \
+     I(k),                                                                                         \
+     I(1),                                                                                         \
+     I(n),                                                                                         \
+     I(1),                                                                                         \
+     I(n),                                                                                         \
+     I(1)},                                                                                        \
+        12
 #define SCALAR(x)                                                                                  \
     {                                                                                              \
         ARG_F32, 0, (x)                                                                            \
@@ -454,9 +471,7 @@ int main(void)
          {"BLOCK_SIZE_M=32", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16"},
          {4, 1, 1},
          4,
-         {F32(48 * 40, 0), F32(40 * 48, 0), OUT32(48 * 48), I(48), I(48), I(40), I(40), I(1), I(48),
-          I(1), I(48), I(1)},
-         12,
+         ROWMAJOR_MATMUL_ARGS(F32, OUT32, 48, 48, 40),
          1},
         /* ... in fp16 at 16 x 16 x 16 (FMA: too small for mma.sync's pieces in 4 warps): A
          * [M][K] slots read in runs along K; K = 40 (:8), a masked tail whose masks are constant
@@ -467,9 +482,7 @@ int main(void)
          {"BLOCK_SIZE_M=16", "BLOCK_SIZE_N=16", "BLOCK_SIZE_K=16"},
          {9, 1, 1},
          4,
-         {F16(48 * 40, 0), F16(40 * 48, 0), OUT32(48 * 48), I(48), I(48), I(40), I(40), I(1), I(48),
-          I(1), I(48), I(1)},
-         12,
+         ROWMAJOR_MATMUL_ARGS(F16, OUT32, 48, 48, 40),
          1},
         /* seed 2 in fp16 at 16 x 16 x 16, sizes :16 (on sm_90a through tensor maps into
          * unswizzled slots) */
@@ -480,9 +493,7 @@ int main(void)
           "T_C=tl.float16", "T_ACC=tl.float32"},
          {9, 1, 1},
          4,
-         {F16(48 * 64, 0), F16(64 * 48, 0), OUT16(48 * 48), I(48), I(48), I(64), I(64), I(1), I(48),
-          I(1), I(48), I(1)},
-         12,
+         ROWMAJOR_MATMUL_ARGS(F16, OUT16, 48, 48, 64),
          1},
         /* 2-D tiles feeding no dot (elementwise math, a store, column sums) in a dotless
          * tl.range(..., num_stages=3): 80 rows in blocks of 32, the last one masked; fp32 and
@@ -558,9 +569,7 @@ int main(void)
          {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2"},
          {4},
          4,
-         {F16(128 * 160, 0), F16(160 * 128, 0), OUT16(128 * 128), I(128), I(128), I(160), I(160),
-          I(1), I(128), I(1), I(128), I(1)},
-         12,
+         ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160),
          1,
          .ws = true},
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
