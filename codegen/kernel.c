@@ -190,8 +190,21 @@ bool cg_lower_region(Cg *c, const IrRegion *r)
     return true;
 }
 
+/* Whether op or an op nested in it belongs to one side of a warp-specialized function. */
+static bool partitioned(const IrOp *op)
+{
+    if (op->partition != PARTITION_ALL)
+        return true;
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (partitioned(op->regions[k].ops[i]))
+                return true;
+    return false;
+}
+
 /* A warp-specialized function's body (IrFunc.ws, passes/warp_specialize.c): the ops before the
- * first one of a partition once, on every thread; then the consumer warps (the first num_warps)
+ * first one of a partition (or holding one: a persistent kernel's loop over tiles) once, on
+ * every thread; then the consumer warps (the first num_warps)
  * and the producer warpgroup each build the rest, skipping the other's ops, with its register
  * budget (setmaxnreg, PTX ISA 9.7.19.6: the producer releases first, the consumers take what it
  * gave) and its own barrier (the consumers' bar.sync 1; an op of every warp meets at bar.sync 0). */
@@ -201,7 +214,7 @@ static bool lower_specialized(Cg *c)
     CgLlvm *l = c->l;
     const IrRegion *body = &f->body;
     int split = 0;
-    while (split < body->nops && body->ops[split]->partition == PARTITION_ALL)
+    while (split < body->nops && !partitioned(body->ops[split]))
         split++;
     IrRegion head = *body;
     head.nops = split;

@@ -1998,8 +1998,10 @@ static bool run_mbar_wait(Interp *in, const IrOp *op)
         return false;
     int64_t done = b->mb_completed[s];
     /* try_wait.parity P returns once the phase of parity P is complete: the current phase
-     * (number done) is open, so P must be the parity of phase done - 1 */
-    if (done == 0 || ((done - 1) & 1) != (parity[0] & 1)) {
+     * (number done) is open, so P must be the parity of phase done - 1; on a fresh mbarrier
+     * that is parity 1, the phase "before" the first, which counts as complete (a producer's
+     * first wait for a slot no consumer has freed yet, PTX ISA 9.7.13.15.16) */
+    if ((done & 1) == (parity[0] & 1)) {
         fail(in, op,
              "mbar_wait waits for a phase of parity %lld of an mbarrier that has completed %lld "
              "phase%s (%s): it would wait forever, ",

@@ -30,14 +30,20 @@ typedef struct Ws {
     IrFunc *f;
     const PassOptions *o;
     Diag *d;
-    IrOp *loop;
+    IrOp *loop;       /* the loop that asks, of the kernel's body */
     int loop_at;      /* its index in the body */
-    IrOp *full_init;  /* the mbar_init of the full mbarriers (the loop's) */
-    int init_at;      /* its index in the body */
-    IrOp *arrive_bar; /* the loop's barrier that frees a slot */
-    IrOp *expect;     /* the loop's first mbar_expect: the copies into the insert slot */
-    IrOp *full_wait;  /* the loop's mbar_wait on its extract slot */
-    uint8_t *part;    /* per value: the partition that computes it */
+    IrOp *kloop;      /* the loop whose copies the producer issues: loop, or the one loop nested in
+                         it (a persistent kernel's K loop inside its loop over tiles) */
+    IrRegion *home;   /* the region of kloop and its prologue: the body, or loop's */
+    IrOp *full_init;  /* the mbar_init of the full mbarriers (kloop's) */
+    int init_at;      /* its index in home */
+    IrOp *arrive_bar; /* kloop's barrier that frees a slot */
+    IrOp *expect;     /* kloop's first mbar_expect: the copies into the insert slot */
+    IrOp *full_wait;  /* kloop's mbar_wait on its extract slot */
+    ValueId ring;     /* nested: loop's iter arg counting kloop's iterations of the tiles before */
+    int64_t stages;   /* the slots of the ring */
+    ValueId *ring_slot; /* nested: per constant c < stages, (ring + c) % stages (0: not built) */
+    uint8_t *part;      /* per value: the partition that computes it */
 } Ws;
 
 static bool decline(Ws *w, const char *why)
@@ -61,11 +67,12 @@ static void decline_nested(const PassOptions *o, Diag *d, const IrRegion *r)
     }
 }
 
-/* The loop's parts: one barrier and one mbar_wait in its body, the copies announced by mbar_expect
- * on the slot view their tma_load ops complete on; the full mbarriers' init before the loop. */
+/* The copy loop's parts: one barrier and one mbar_wait in kloop's body, the copies announced by
+ * mbar_expect on the slot view their tma_load ops complete on; the full mbarriers' init before
+ * kloop in home. */
 static bool find_parts(Ws *w)
 {
-    IrRegion *body = &w->loop->regions[0];
+    IrRegion *body = &w->kloop->regions[0];
     int nbar = 0, nwait = 0;
     for (int i = 0; i < body->nops; i++) {
         IrOp *op = body->ops[i];
@@ -87,14 +94,228 @@ static bool find_parts(Ws *w)
     if (!fv || !ev || fv->code != OP_SLOT || ev->code != OP_SLOT ||
         fv->operands[0] != ev->operands[0])
         return false;
-    for (int i = 0; i < w->loop_at; i++) {
-        IrOp *op = w->f->body.ops[i];
+    int kloop_at = ir_region_index(w->home, w->kloop);
+    for (int i = 0; i < kloop_at; i++) {
+        IrOp *op = w->home->ops[i];
         if (op->code == OP_MBAR_INIT && op->operands[0] == fv->operands[0]) {
             w->full_init = op;
             w->init_at = i;
         }
     }
     return w->full_init != NULL;
+}
+
+/* ---- a persistent kernel: the K loop nested in the loop over tiles ---------------------------
+ * The producer runs ahead into the next tile while the consumers store this one, so the ring of
+ * slots goes on across tiles: the mbarriers are made once, before the loop over tiles, and a
+ * count of the K loop's iterations so far (ring, an iter arg of the loop over tiles) places each
+ * tile's copies: its fill c of the prologue goes to slot (ring + c) % S, iteration i of the K loop
+ * waits for phase (ring + i) / S of its slot's full mbarrier (the fill count, as the flat loop's
+ * i / S). Copies a tile's predicate turns off fill nothing and count nothing: the next tile's
+ * ring starts at this one's plus its K loop's trip count. */
+
+/* A new iter arg of loop, from init, whose value after an iteration the caller sets as the
+ * yield's last operand (0 until then); returns the body's argument. */
+static ValueId add_iter_arg(IrFunc *f, IrOp *loop, ValueId init, Type t, const char *name)
+{
+    ValueId *ops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(loop->noperands + 1));
+    memcpy(ops, loop->operands, sizeof(ValueId) * (size_t)loop->noperands);
+    ops[loop->noperands++] = init;
+    loop->operands = ops;
+    ValueId *res = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(loop->nresults + 1));
+    memcpy(res, loop->results, sizeof(ValueId) * (size_t)loop->nresults);
+    ValueId r = ir_value_new(f, t, name);
+    f->values[r].def = loop;
+    f->values[r].index = loop->nresults;
+    res[loop->nresults++] = r;
+    loop->results = res;
+    IrRegion *body = &loop->regions[0];
+    IrOp *y = body->ops[body->nops - 1];
+    ValueId *yops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(y->noperands + 1));
+    memcpy(yops, y->operands, sizeof(ValueId) * (size_t)y->noperands);
+    yops[y->noperands++] = 0;
+    y->operands = yops;
+    return ir_region_add_arg(f, body, t, name);
+}
+
+static ValueId scalar_op(IrBuilder *b, OpCode code, SrcLoc loc, ValueId x, ValueId y)
+{
+    return ir_build_binary(b, code, loc, type_scalar(DT_I32), x, y);
+}
+
+static ValueId i32_const(IrBuilder *b, SrcLoc loc, int64_t v)
+{
+    return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
+}
+
+/* (ring + c) % S, made once at the start of the tile's body. */
+static ValueId ring_slot(Ws *w, int64_t c)
+{
+    if (w->ring_slot[c])
+        return w->ring_slot[c];
+    SrcLoc loc = w->kloop->loc;
+    IrBuilder b = {.func = w->f, .region = w->home, .pos = 0};
+    ValueId fill = c ? scalar_op(&b, OP_ADD, loc, w->ring, i32_const(&b, loc, c)) : w->ring;
+    w->ring_slot[c] = scalar_op(&b, OP_REM, loc, fill, i32_const(&b, loc, w->stages));
+    return w->ring_slot[c];
+}
+
+/* Whether v is a buffer of the ring (a local_alloc hoisted out of the tile's body). */
+static bool ring_buffer(const Ws *w, ValueId v)
+{
+    const IrOp *def = w->f->values[v].def;
+    return def && def->code == OP_LOCAL_ALLOC && ir_region_index(&w->f->body, def) >= 0;
+}
+
+/* The tile's prologue (home's ops before kloop): each copy's producer waits for the slot's
+ * release, then the slot views and the K loop's first slots are counted from ring. Fill
+ * ring + c needs the consumers' release of fill ring + c - S, the arrival at iteration
+ * ring + c - S + 1 (kloop's arrive frees the slot of the iteration before): phase
+ * (ring + c + 1) / S - 1 of the slot's empty mbarrier, where phase -1 of a fresh mbarrier is
+ * complete (try_wait.parity 1 returns at once, PTX ISA 9.7.13.15.16). The empty mbarriers are
+ * made later (specialize): their view takes `empty`'s place there. */
+static void ring_prologue(Ws *w, ValueId empty)
+{
+    IrFunc *f = w->f;
+    IrRegion *home = w->home;
+    ValueId full = w->full_init->operands[0];
+    for (int i = 0; home->ops[i] != w->kloop; i++) {
+        IrOp *op = home->ops[i];
+        const IrOp *view = op->code == OP_MBAR_EXPECT ? f->values[op->operands[0]].def : NULL;
+        int64_t c;
+        if (!view || view->operands[0] != full || !passes_const_int(f, view->operands[1], &c))
+            continue;
+        ValueId slot = ring_slot(w, c); /* first: it goes to the start of home */
+        IrBuilder b = {.func = f, .region = home, .pos = ir_region_index(home, op)};
+        ValueId fill = scalar_op(&b, OP_ADD, op->loc, w->ring, i32_const(&b, op->loc, c + 1));
+        ValueId phase = scalar_op(&b, OP_DIV, op->loc, fill, i32_const(&b, op->loc, w->stages));
+        ValueId parity = scalar_op(&b, OP_AND, op->loc,
+                                   scalar_op(&b, OP_ADD, op->loc, phase, i32_const(&b, op->loc, 1)),
+                                   i32_const(&b, op->loc, 1));
+        ValueId wops[2] = {passes_mbarrier_view(&b, op->loc, empty, slot), parity};
+        ir_build(&b, OP_MBAR_WAIT, op->loc, wops, 2, NULL, 0, 0)->partition = PARTITION_PRODUCER;
+        i = ir_region_index(home, op);
+    }
+    for (int i = 0; home->ops[i] != w->kloop; i++) {
+        IrOp *op = home->ops[i];
+        int64_t c;
+        if (op->code == OP_SLOT && ring_buffer(w, op->operands[0]) && op->operands[1] != 0 &&
+            passes_const_int(f, op->operands[1], &c) && c >= 0 && c < w->stages) {
+            op->operands[1] = ring_slot(w, c);
+            i = ir_region_index(home, op);
+        }
+    }
+}
+
+/* kloop's slots and phases from ring: the insert and extract slots start at (ring + their
+ * constant) % S, the full wait's parity is ((ring + i) / S) & 1 for iteration i; after kloop the
+ * tile yields ring + its trip count. */
+static void ring_kloop(Ws *w)
+{
+    IrFunc *f = w->f;
+    IrOp *k = w->kloop;
+    IrRegion *kb = &k->regions[0];
+    SrcLoc loc = k->loc;
+    for (int a = 1; a < kb->nargs; a++) {
+        int64_t c;
+        ValueId init = k->operands[2 + a];
+        bool slot_index = false;
+        for (int i = 0; i < kb->nops; i++)
+            slot_index |= kb->ops[i]->code == OP_SLOT && kb->ops[i]->operands[1] == kb->args[a] &&
+                          ring_buffer(w, kb->ops[i]->operands[0]);
+        if (slot_index && passes_const_int(f, init, &c) && c >= 0 && c < w->stages)
+            k->operands[2 + a] = ring_slot(w, c);
+    }
+    IrBuilder b = {.func = f, .region = kb, .pos = 0};
+    ValueId iter = scalar_op(
+        &b, OP_DIV, loc, scalar_op(&b, OP_SUB, loc, kb->args[0], k->operands[0]), k->operands[2]);
+    ValueId phase = scalar_op(&b, OP_DIV, loc, scalar_op(&b, OP_ADD, loc, w->ring, iter),
+                              i32_const(&b, loc, w->stages));
+    w->full_wait->operands[1] = scalar_op(&b, OP_AND, loc, phase, i32_const(&b, loc, 1));
+    /* after kloop: ring + max(0, cdiv(ub - lb, step)) */
+    IrBuilder ab = {.func = f, .region = w->home, .pos = ir_region_index(w->home, k) + 1};
+    int64_t step = 1;
+    passes_const_int(f, k->operands[2], &step);
+    ValueId span = scalar_op(&ab, OP_SUB, loc, k->operands[1], k->operands[0]);
+    ValueId trips =
+        scalar_op(&ab, OP_DIV, loc,
+                  scalar_op(&ab, OP_ADD, loc, span, i32_const(&ab, loc, step - 1)), k->operands[2]);
+    trips = scalar_op(&ab, OP_MAX, loc, trips, i32_const(&ab, loc, 0));
+    IrOp *y = w->home->ops[w->home->nops - 1];
+    y->operands[y->noperands - 1] = scalar_op(&ab, OP_ADD, loc, w->ring, trips);
+}
+
+/* The nested form's checks: the full mbarriers and every buffer made in the tile's body, their
+ * retirement after kloop, kloop's step a positive constant. Returns why not, or NULL. */
+static const char *nested_unsupported(const Ws *w)
+{
+    const IrFunc *f = w->f;
+    ValueId full = w->full_init->operands[0];
+    const IrOp *alloc = f->values[full].def;
+    if (!alloc || ir_region_index(w->home, alloc) < 0)
+        return "the K loop's mbarriers are not made in the loop over tiles";
+    int kloop_at = ir_region_index(w->home, w->kloop), inval = 0;
+    for (int i = 0; i < w->home->nops; i++) {
+        const IrOp *op = w->home->ops[i];
+        if (op->code == OP_MBAR_INVAL && op->operands[0] == full && i > kloop_at)
+            inval++;
+        if (op->code == OP_MBAR_INIT && op != w->full_init)
+            return "the loop over tiles sets up a second loop's mbarriers";
+    }
+    int64_t step;
+    if (inval != 1 || !passes_const_int(f, w->kloop->operands[2], &step) || step <= 0)
+        return "the K loop's step is not a positive constant or its mbarriers are not retired "
+               "after it";
+    if (ir_type(f, w->kloop->operands[0]).dtype != DT_I32 ||
+        ir_type(f, w->loop->regions[0].args[0]).dtype != DT_I32)
+        return "the loops' counters are not i32";
+    return NULL;
+}
+
+/* Moves the ring's buffers and the full mbarriers' init before the loop over tiles, and their
+ * retirement after it; adds ring (from 0) to the loop over tiles. */
+static void nest_prepare(Ws *w)
+{
+    IrFunc *f = w->f;
+    IrRegion *top = &f->body, *home = w->home;
+    ValueId full = w->full_init->operands[0];
+    int at = ir_region_index(top, w->loop);
+    for (int i = 0; i < home->nops;) {
+        IrOp *op = home->ops[i];
+        if (op->code == OP_LOCAL_ALLOC) {
+            ir_region_remove(home, i);
+            ir_region_insert(f, top, at++, op);
+        } else if (op == w->full_init || (op->code == OP_MBAR_INVAL && op->operands[0] == full))
+            ir_region_remove(home, i);
+        else
+            i++;
+    }
+    ir_region_insert(f, top, at, w->full_init);
+    /* retired after the loop over tiles (at + 1), where specialize finds it */
+    ir_build(&(IrBuilder){.func = f, .region = top, .pos = at + 2}, OP_MBAR_INVAL, w->loop->loc,
+             &full, 1, NULL, 0, 0);
+    IrBuilder b = {.func = f, .region = top, .pos = at};
+    ValueId zero = i32_const(&b, w->loop->loc, 0);
+    w->init_at = ir_region_index(top, w->full_init);
+    w->ring = add_iter_arg(f, w->loop, zero, type_scalar(DT_I32), "ring");
+    w->stages = ir_type(f, full).shape[0];
+    w->ring_slot = arena_alloc(f->arena, sizeof(ValueId) * (size_t)w->stages);
+    memset(w->ring_slot, 0, sizeof(ValueId) * (size_t)w->stages);
+}
+
+/* The one loop directly in loop's body (no while loop beside it), or NULL. */
+static const IrOp *only_inner_loop(const IrOp *loop)
+{
+    const IrRegion *body = &loop->regions[0];
+    const IrOp *found = NULL;
+    for (int i = 0; i < body->nops; i++) {
+        const IrOp *op = body->ops[i];
+        if (op->code == OP_WHILE || (op->code == OP_FOR && found))
+            return NULL;
+        if (op->code == OP_FOR)
+            found = op;
+    }
+    return found;
 }
 
 static bool structured(OpCode c)
@@ -165,12 +386,26 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
 
 /* The consumers' registers a thread: the producer's 40 and theirs fit what the launch gives each
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
- * of 8 in [24, 256]); max_regs keeps two programs of one consumer warpgroup a SM (128), else one
- * program within the SM's 64K registers (168 for two consumer warpgroups). */
-static void budget(IrFunc *f)
+ * of 8 in [24, 256]). max_regs keeps two programs of one consumer warpgroup a SM (128) where two
+ * can be there, else one program within the SM's 64K registers (168 for two consumer
+ * warpgroups, 248 for one): a persistent kernel (one program a SM by design) and a ring of slots
+ * over half the SM's shared memory hold one program a SM. */
+static void budget(const Ws *w)
 {
+    IrFunc *f = w->f;
+    int64_t ring_bytes = 0;
+    for (int i = 0; i < f->body.nops; i++) {
+        const IrOp *op = f->body.ops[i];
+        if (op->code == OP_LOCAL_ALLOC) {
+            Type t = ir_type(f, op->results[0]);
+            ring_bytes += (int64_t)t.shape[0] * shared_slot_bytes(t, true);
+        }
+    }
+    bool two_programs = !w->ring && ring_bytes <= shared_limit_bytes(w->o->sm) / 2;
     int groups = f->num_warps / 4;
-    int max_regs = groups == 1 ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
+    int max_regs = groups == 1 && two_programs ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
+    if (max_regs > 248)
+        max_regs = 248; /* .maxnreg: at most 255 */
     int consumer = (max_regs * (groups + 1) - PRODUCER_REGS) / groups / 8 * 8;
     f->ws.producer_warps = PRODUCER_WARPS;
     f->ws.producer_regs = PRODUCER_REGS;
@@ -193,7 +428,11 @@ static bool specialize(Ws *w)
     IrOp *init = ir_build(&b, OP_MBAR_INIT, loc, &empty, 1, NULL, 0, 0);
     init->attr[0] = f->num_warps; /* every consumer warp arrives (lane 0, codegen) */
     int split = b.pos;            /* the first op the partitions split */
-    IrRegion *body = &w->loop->regions[0];
+    if (w->ring) {
+        ring_prologue(w, empty);
+        ring_kloop(w);
+    }
+    IrRegion *body = &w->kloop->regions[0];
     /* the barrier that freed the insert slot: the consumers arrive on its empty mbarrier */
     const IrOp *ev = f->values[w->expect->operands[0]].def;
     ValueId insert = ev->operands[1], parity = w->full_wait->operands[1];
@@ -227,7 +466,7 @@ static bool specialize(Ws *w)
     for (int i = split; i < top->nops; i++) /* the meeting after the loop: every warp's */
         if (top->ops[i]->code == OP_BARRIER && i > ir_region_index(top, w->loop))
             top->ops[i]->partition = PARTITION_ALL;
-    budget(f);
+    budget(w);
     if (w->o->remarks)
         diag_remark(w->d, loc,
                     "warp-specialized: a producer warpgroup (%d warps, %d registers a thread) "
@@ -281,20 +520,38 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
         return decline(&w, "warp specialization needs sm_90a (setmaxnreg, wgmma, tensor maps)");
     if (f->num_warps % 4 != 0)
         return decline(&w, "the consumers must be whole warpgroups (num_warps a multiple of 4)");
+    /* the loop whose copies the producer issues: the loop itself, or the one loop in it (a
+     * persistent kernel's K loop in its loop over tiles) */
+    w.kloop = w.loop;
+    w.home = top;
+    const IrOp *inner = only_inner_loop(w.loop);
+    if (inner) {
+        w.kloop = (IrOp *)inner;
+        w.home = &w.loop->regions[0];
+    }
     if (!find_parts(&w))
         return decline(&w, "the loop's copies are not tensor-map copies of a pipelined loop "
-                           "(one mbarrier wait and one barrier an iteration, no nested loop)");
-    for (int i = 0; i < w.init_at; i++) {
+                           "(one mbarrier wait and one barrier an iteration, in the loop or in "
+                           "the one loop nested in it)");
+    for (int i = 0; i < (inner ? w.loop_at : w.init_at); i++) {
         const IrOp *op = top->ops[i];
         if (op->code != OP_LOCAL_ALLOC && op->code != OP_MBAR_INIT &&
             (op_has(op->code, OPT_EFFECT) || op->nregions ||
              (op->nresults == 1 && ir_type(f, op->results[0]).rank != 0)))
             return decline(&w, "an op before the mbarriers' init is not a scalar");
     }
-    for (int i = w.init_at + 1; i < top->nops; i++)
+    for (int i = inner ? 0 : w.init_at + 1; i < top->nops; i++)
         if (top->ops[i]->code == OP_MBAR_INIT)
             return decline(&w, "another loop's mbarriers are set up after this one's");
+    if (inner) {
+        const char *why = nested_unsupported(&w);
+        if (why)
+            return decline(&w, why);
+        nest_prepare(&w);
+    }
     if (!specialize(&w))
+        return false;
+    if (inner && !pass_dce(f, o, d)) /* the K loop's phases before ring counted them */
         return false;
     ValueId what = 0;
     const IrOp *bad = producer_reads_consumer(&w, top, &what);

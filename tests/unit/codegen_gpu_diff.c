@@ -88,6 +88,21 @@ typedef struct Case {
     unsigned grid_y; /* 0 = 1 */
 } Case;
 
+/* examples/persistent_desc_matmul.tri warp-specialized: C [200, 272] fp16 = A [200, 336] B^T,
+ * B [272, 336], blocks of 128 x BN x 64, 5 programs. */
+#define PERSISTENT_DESC_WS(BN, WARPS, STAGES)                                                      \
+    {                                                                                              \
+        "../../../examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",     \
+            "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16",                                        \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=" #BN, "BLOCK_SIZE_K=64",                           \
+             "GROUP_SIZE_M=8",   "NUM_SMS=5",         "WARP_SPECIALIZE=True"},                     \
+            6, 5,                                                                                  \
+            {{E_F16, 200 * 336, FILL_UNIFORM, 0},                                                  \
+             {E_F16, 272 * 336, FILL_UNIFORM, 0},                                                  \
+             {E_F16, 200 * 272, FILL_POISON, 2e-2}},                                               \
+            3, {200, 272, 336}, 3, WARPS, STAGES                                                   \
+    }
+
 static size_t elem_bytes(Elem e)
 {
     return e == E_I8 || e == E_F8E4 || e == E_F8E5 || e == E_U8 ? 1
@@ -758,6 +773,10 @@ int main(void)
         MMA_CASE("*fp16:16,*fp16:16,*fp32:16", "T=tl.float16", E_F16, 256, 128, 64, 8),
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 64, 32, 32, 4),
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 128, 128, 64, 8),
+        /* the persistent matmul warp-specialized with two consumer warpgroups (8 warps),
+         * 128 x 256 tiles, 3 stages: on the device's arch only (sm_80's shared memory is smaller
+         * than its slots) */
+        PERSISTENT_DESC_WS(256, 8, 3),
         /* an odd K: A's rows cannot be copied ahead (pieces under 4 bytes), B's can: the wgmma
          * reads B's slot and takes A from registers (dot_loop.tri, ODD) */
         {"dot_loop.tri",
@@ -1280,6 +1299,10 @@ int main(void)
                    {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
                    4},
             128, 128, E_F16, E_F16, 256, 256, 320, 2e-2),
+        /* tutorial 09's persistent matmul through descriptors with its loop over tiles
+         * warp-specialized (on sm_90a the producer's ring goes on across tiles, elsewhere the
+         * loops as usual): 5 programs walk the 2 x 3 tiles of 128 x 128; K = 336, a tail */
+        PERSISTENT_DESC_WS(128, 4, 3),
         FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
         FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead
