@@ -272,6 +272,51 @@ static const char *nested_unsupported(const Ws *w)
     return NULL;
 }
 
+/* The least scratch an op of r (and of its regions) takes through shared memory: a convert or
+ * reshape that moves registers holds its whole tile there at once (shared_alloc may pad it). */
+static int64_t least_scratch(const IrFunc *f, const IrRegion *r)
+{
+    int64_t most = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++) {
+            int64_t inner = least_scratch(f, &op->regions[k]);
+            most = inner > most ? inner : most;
+        }
+        if (op->code != OP_CONVERT_LAYOUT && op->code != OP_RESHAPE)
+            continue;
+        Type t = ir_type(f, op->operands[0]);
+        int from = f->values[op->operands[0]].layout, to = f->values[op->results[0]].layout;
+        if (t.rank == 0 ||
+            (op->code == OP_CONVERT_LAYOUT &&
+             (from == to || layout_convert_is_relabel(f, from, to))) ||
+            (op->code == OP_RESHAPE && layout_reshape_is_relabel(f, op)))
+            continue;
+        int64_t bytes = type_numel(t) * shared_elem_bytes(t);
+        most = bytes > most ? bytes : most;
+    }
+    return most;
+}
+
+/* Whether the ring (its slots stay live across the loop over tiles, so nothing else may use
+ * their memory) and the least scratch of the tile's other ops fit the target's shared memory;
+ * else *need is what they take at least. */
+static bool ring_fits(const Ws *w, int64_t *need)
+{
+    const IrFunc *f = w->f;
+    int64_t ring = 0;
+    for (int i = 0; i < w->home->nops; i++) {
+        const IrOp *op = w->home->ops[i];
+        if (op->code == OP_LOCAL_ALLOC) {
+            Type t = ir_type(f, op->results[0]);
+            ring +=
+                (int64_t)t.shape[0] * shared_slot_bytes(t, true) * (type_is_mbarriers(t) ? 2 : 1);
+        }
+    }
+    *need = ring + least_scratch(f, w->home);
+    return *need <= shared_limit_bytes(w->o->sm);
+}
+
 /* Moves the ring's buffers and the full mbarriers' init before the loop over tiles, and their
  * retirement after it; adds ring (from 0) to the loop over tiles. */
 static void nest_prepare(Ws *w)
@@ -547,6 +592,17 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
         const char *why = nested_unsupported(&w);
         if (why)
             return decline(&w, why);
+        int64_t need;
+        if (!ring_fits(&w, &need)) {
+            if (o->remarks)
+                diag_remark(d, w.loop->loc,
+                            "tl.range(..., warp_specialize=True) not applied: the ring of slots "
+                            "stays live across the loop over tiles, and it and the tile's "
+                            "scratch take at least %lld bytes of shared memory (sm_%d allows "
+                            "%d); fewer stages or smaller blocks would fit",
+                            (long long)need, o->sm, shared_limit_bytes(o->sm));
+            return true;
+        }
         nest_prepare(&w);
     }
     if (!specialize(&w))

@@ -48,7 +48,8 @@ def sides_for(cuda, path, kern, size, num_sms):
     c_triton = torch.full_like(c_tric, float("nan"))
     tric_run = tric.launcher(grid, [a, b, c_tric, size, size, size])
     meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=int(k["BLOCK_SIZE_K"]),
-                GROUP_SIZE_M=int(k["GROUP_SIZE_M"]), NUM_SMS=num_sms, WARP_SPECIALIZE=ws)
+                GROUP_SIZE_M=int(k["GROUP_SIZE_M"]), NUM_SMS=num_sms, WARP_SPECIALIZE=ws,
+                EPILOGUE_SUBTILE=k.get("EPILOGUE_SUBTILE") == "True")
 
     def triton_run():
         return kern[grid](a, b, c_triton, size, size, size, num_warps=warps,

@@ -295,13 +295,18 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
           arch, stages, whole_tile_buffers(f), want_tiles);
 }
 
-/* examples/persistent_desc_matmul.tri warp-specialized, 80 x 160 x k, 3 programs. */
-#define PERSISTENT_DESC_WS(k)                                                                      \
+/* examples/persistent_desc_matmul.tri warp-specialized, 80 x 160 x k, 3 programs; C stored
+ * whole or in two halves (EPILOGUE_SUBTILE). */
+#define PERSISTENT_DESC_WS(k, SUBTILE)                                                             \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
-            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
-            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32",                              \
-             "GROUP_SIZE_M=2",  "NUM_SMS=3",       "WARP_SPECIALIZE=True"},                        \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",                 \
+                                                                "BLOCK_SIZE_N=64",                 \
+                                                                "BLOCK_SIZE_K=32",                 \
+                                                                "GROUP_SIZE_M=2",                  \
+                                                                "NUM_SMS=3",                       \
+                                                                "WARP_SPECIALIZE=True",            \
+                                                                "EPILOGUE_SUBTILE=" #SUBTILE},     \
             {3}, 4, {F16(80 * ((k) + 1), 0),                                                       \
                      F16(160 * ((k) + 1), 0),                                                      \
                      OUT16(80 * 160),                                                              \
@@ -591,10 +596,12 @@ int main(void)
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
-         * (fewer K steps than prologue copies) and K = 0 (no K step: the tiles store zeros) */
-        PERSISTENT_DESC_WS(112),
-        PERSISTENT_DESC_WS(32),
-        PERSISTENT_DESC_WS(0),
+         * (fewer K steps than prologue copies) and K = 0 (no K step: the tiles store zeros); C
+         * stored in two halves too (reshape, permute, split of the accumulator) */
+        PERSISTENT_DESC_WS(112, False),
+        PERSISTENT_DESC_WS(32, False),
+        PERSISTENT_DESC_WS(0, False),
+        PERSISTENT_DESC_WS(112, True),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
          * and X from its slot; Acc = X @ Y^T with X from the same slot and Y read back whole;
          * K = 40, a masked tail; fp16 and fp32 */
