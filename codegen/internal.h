@@ -246,6 +246,7 @@ void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, c
                             int off);
 LLVMValueRef *cg_smem_load_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int off);
 bool cg_smem_check(Cg *c, const IrOp *op, int64_t need, const char *what);
+bool cg_lower_subtile(Cg *c, const IrOp *op);
 
 /* ---- relayout.c: values between layouts (relabelled registers, or through shared memory) ---- */
 

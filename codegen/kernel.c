@@ -98,6 +98,7 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_CONVERT_LAYOUT: return cg_lower_convert_layout(c, op);
     case OP_JOIN:
     case OP_SPLIT: return cg_lower_join_split(c, op, dr, n);
+    case OP_SUBTILE: return cg_lower_subtile(c, op);
     case OP_ADDPTR: {
         LVal *p = cg_value(c, op->operands[0]), *o = cg_value(c, op->operands[1]);
         if (c->failed)

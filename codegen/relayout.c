@@ -85,9 +85,10 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
  * src dim's base equals the matching dst dim's base (checked by the caller). Returns false when
  * some element is not held by the thread. */
 static bool relabel(Cg *c, const LVal *src, const Dist *ds, const Dist *dd, const int *dim_from,
-                    LLVMValueRef *out)
+                    const int64_t *shift, LLVMValueRef *out)
 {
-    /* dim_from[i] = the dst dim that src dim i comes from, or -1 (src dim is size 1: offset 0). */
+    /* dim_from[i] = the dst dim that src dim i comes from, or -1 (src dim is size 1: offset 0);
+     * shift (or NULL): src dim i's offset of dst's origin (a subtile's offsets) */
     int64_t numel = type_numel(ds->type);
     int32_t *where = malloc(sizeof(int32_t) * (size_t)numel);
     if (!where)
@@ -104,8 +105,9 @@ static bool relabel(Cg *c, const LVal *src, const Dist *ds, const Dist *dd, cons
     for (int e = 0; e < dd->nelems && ok; e++) {
         int64_t k = 0;
         for (int i = 0; i < ds->rank; i++) {
-            int o = dim_from[i] < 0 ? 0 : dd->off[e * dd->rank + dim_from[i]];
-            if (o >= ds->type.shape[i]) {
+            int64_t o = (dim_from[i] < 0 ? 0 : dd->off[e * dd->rank + dim_from[i]]) +
+                        (shift ? shift[i] : 0);
+            if (o < 0 || o >= ds->type.shape[i]) {
                 ok = false;
                 break;
             }
@@ -179,7 +181,7 @@ bool cg_lower_relayout(Cg *c, const IrOp *op, Dist *dr, int n)
     if (op->code == OP_RESHAPE || (op->code == OP_TRANS && op->scratch.ntiles > 0))
         return convert_through_smem(c, op, a, da, r, perm);
     el = cg_regs(c, n);
-    if (can && bases_agree(da, dr, from) && relabel(c, a, da, dr, from, el)) {
+    if (can && bases_agree(da, dr, from) && relabel(c, a, da, dr, from, NULL, el)) {
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
@@ -229,10 +231,57 @@ bool cg_lower_convert_layout(Cg *c, const IrOp *op)
         if (el && a->n == 1 && da->nelems > 1) { /* one register serves every element */
             for (int e = 0; e < dd->nelems; e++)
                 el[e] = a->el[0];
-        } else if (!el || !relabel(c, a, da, dd, from, el))
+        } else if (!el || !relabel(c, a, da, dd, from, NULL, el))
             FAIL(c, "convert_layout: the registers do not hold the result layout's elements");
         cg_set_value(c, r, el, dd->nelems, rlayout);
         return true;
     }
     return convert_through_smem(c, op, a, da, r, NULL);
+}
+
+/* subtile: the block's registers picked from the tile's where shared_alloc gave it no scratch
+ * (layout_subtile_is_relabel: the same layout, repeating at the offsets); else the tile goes to
+ * its scratch at the record's row-major strides and each thread reads the block's elements it
+ * holds, at the offsets. */
+bool cg_lower_subtile(Cg *c, const IrOp *op)
+{
+    ValueId r = op->results[0], av = op->operands[0];
+    LVal *a = cg_value(c, av);
+    if (c->failed)
+        return false;
+    Type at = ir_type(c->f, av), rt = ir_type(c->f, r);
+    if (at.is_ptr)
+        FAIL(c, "subtile of a pointer tile is not lowered");
+    Dist *da = cg_dist(c, a->layout, at), *dd = cg_dist_of(c, r);
+    if (!da || !dd)
+        return false;
+    LLVMValueRef *el = cg_regs(c, dd->nelems);
+    const IrScratch *s = &op->scratch;
+    if (s->ntiles == 0) {
+        int from[TRIC_MAX_RANK];
+        for (int i = 0; i < TRIC_MAX_RANK; i++)
+            from[i] = i;
+        if (!bases_agree(da, dd, from) || !relabel(c, a, da, dd, from, op->attr, el))
+            FAIL(c, "subtile: the tile's registers do not hold the block (and shared_alloc gave "
+                    "it no scratch)");
+        cg_set_value(c, r, el, dd->nelems, ir_value(c->f, r)->layout);
+        return true;
+    }
+    if (s->ntiles != 1 || s->tile[0].layout > 0 || s->tile[0].nstrides != at.rank)
+        FAIL(c, "subtile through shared memory without a strided scratch record (shared_alloc)");
+    int eb = shared_elem_bytes(at);
+    int64_t span = 1, shift = 0;
+    for (int d = 0; d < at.rank; d++) {
+        span += (int64_t)(at.shape[d] - 1) * s->tile[0].strides[d];
+        shift += op->attr[d] * s->tile[0].strides[d];
+    }
+    if (!cg_smem_check(c, op, span * eb, "subtile"))
+        return false;
+    cg_barrier(c->l);
+    cg_smem_store_all(c, a, da, at.dtype, eb, op->smem_offset, s->tile[0].strides);
+    cg_barrier(c->l);
+    el = cg_smem_load_all(c, dd, rt.dtype, eb, (int)(op->smem_offset + shift * eb),
+                          s->tile[0].strides);
+    cg_set_value(c, r, el, dd->nelems, ir_value(c->f, r)->layout);
+    return true;
 }

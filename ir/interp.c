@@ -1218,6 +1218,27 @@ static bool run_split(Interp *in, const IrOp *op)
     return true;
 }
 
+/* subtile: r[i] = a[offsets + i], row-major indices in each shape. */
+static bool run_subtile(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]), at = vtype(in, op->operands[0]);
+    const int64_t *a = operand(in, op, 0);
+    int64_t *r = a ? result(in, op) : NULL;
+    if (!r)
+        return false;
+    int64_t n = type_numel(rt);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t rest = i, k = 0, scale = 1;
+        for (int d = rt.rank - 1; d >= 0; d--) {
+            k += (op->attr[d] + rest % rt.shape[d]) * scale;
+            rest /= rt.shape[d];
+            scale *= at.shape[d];
+        }
+        r[i] = a[k];
+    }
+    return true;
+}
+
 /* ---- memory ---------------------------------------------------------------------------------- */
 
 static bool run_addptr(Interp *in, const IrOp *op)
@@ -1787,6 +1808,22 @@ static void books_clear(SmemBooks *b)
         b->copy_group[s] = b->wgmma_read[s] = b->tma_bar[s] = b->mb_waited[s] = -1;
         b->tma_bar_slot[s] = b->tma_phase[s] = 0;
         b->mb_arrived[s] = b->mb_tx[s] = b->mb_completed[s] = 0;
+    }
+}
+
+/* Before mbarriers are retired or made again: a slot whose tma_load completed on one of them
+ * and was waited for holds its tile for good (a loop-invariant tile, loaded and waited once before
+ * the first of two loops that read it, stays readable after the first loop retires its
+ * mbarriers); its books stop naming the mbarrier. A copy not yet waited for keeps naming it, so a
+ * read of it is still reported. */
+static void forget_waited_copies(Interp *in, ValueId bars)
+{
+    const SmemBooks *bar = &in->books[bars];
+    for (ValueId v = 1; v < in->f->nvalues; v++) {
+        SmemBooks *b = &in->books[v];
+        for (int64_t s = 0; b->copy_group && s < b->nslots; s++)
+            if (b->tma_bar[s] == bars && bar->mb_waited[b->tma_bar_slot[s]] >= b->tma_phase[s])
+                b->tma_bar[s] = -1;
     }
 }
 
@@ -2400,6 +2437,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_TRANS: return run_trans(in, op);
     case OP_JOIN: return run_join(in, op);
     case OP_SPLIT: return run_split(in, op);
+    case OP_SUBTILE: return run_subtile(in, op);
     case OP_ADD:
     case OP_SUB:
     case OP_MUL:
@@ -2461,6 +2499,7 @@ static bool run_op(Interp *in, const IrOp *op)
         if (!b->copy_group)
             return fail(in, op, "internal error: %s of a buffer not allocated yet",
                         op_name(op->code));
+        forget_waited_copies(in, op->operands[0]);
         books_clear(b);
         return true;
     }

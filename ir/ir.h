@@ -71,6 +71,7 @@ typedef enum OpTrait {
     X(OP_TRANS, "trans", 1, 1, 0, "r = a permuted: r dim i is a dim attr[i]")                      \
     X(OP_JOIN, "join", 2, 1, 0, "r = a and b (one type) stacked along a new last dim of size 2: r[..., 0] = a, r[..., 1] = b") \
     X(OP_SPLIT, "split", 1, 1, 0, "r = a[..., attr[0]]: a's last dim (size 2) dropped, keeping half attr[0] (0 or 1)") \
+    X(OP_SUBTILE, "subtile", 1, 1, 0, "r = the block of a at offsets attr (one per dim), in r's shape: r[i] = a[attr + i]") \
     X(OP_CONVERT_LAYOUT, "convert_layout", 1, 1, 0, "r = a, moved to r's layout (through shared memory)") \
     /* --- elementwise arithmetic: int or float by dtype --- */                                   \
     X(OP_ADD, "add", 2, 1, OPT_ELEMENTWISE, "r = a + b (ints wrap)")                               \
@@ -658,6 +659,14 @@ void merged_pair_layout(const Layout *src, Layout *out);
  * holds into [..., 2N] (tl.interleave's reshape) with the result in the operand's layout, the pair
  * folded into dim N's sizePerThread: a register relabel in codegen, with no scratch. */
 bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op);
+/* Whether a thread holding the elements of a tile in layout l holds, in the same layout over the
+ * block's shape, exactly the block's elements of the tile at the offsets (a subtile kept in the
+ * tile's registers): #mma (the fragment pattern repeats every 16 W0 rows and 8 W1 columns) and
+ * #blocked (every spt tpw wpc) layouts, offsets and the block's extents multiples of that period
+ * (or the whole extent). layout_subtile_is_relabel: the op's result has its operand's layout and
+ * this holds. */
+bool layout_subtile_keeps(const IrFunc *f, int l, Type tile, Type block, const int64_t *offsets);
+bool layout_subtile_is_relabel(const IrFunc *f, const IrOp *op);
 /* Does a convert_layout from layout `from` to `to` only relabel the registers each thread holds?
  * True between #mma layouts with the same warps (and slices of them along the same dim): the
  * fragment pattern does not depend on the instruction shape, so two dots of different n (an

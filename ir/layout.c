@@ -110,6 +110,42 @@ bool layout_reshape_is_relabel(const IrFunc *f, const IrOp *op)
     return true;
 }
 
+bool layout_subtile_keeps(const IrFunc *f, int l, Type tile, Type block, const int64_t *offsets)
+{
+    if (l <= 0 || l >= f->nlayouts || tile.rank != block.rank || tile.rank == 0)
+        return false;
+    const Layout *L = &f->layouts[l];
+    int64_t period[TRIC_MAX_RANK];
+    if (L->kind == LAYOUT_MMA) {
+        /* codegen/distribution.c dist_mma's pattern: v2, or v3 with warps [W, 1] */
+        if (tile.rank != 2 || L->rank != 2 ||
+            (L->mma.version != 2 && (L->mma.version != 3 || L->mma.warps_per_cta[1] != 1)))
+            return false;
+        period[0] = 16 * L->mma.warps_per_cta[0];
+        period[1] = 8 * L->mma.warps_per_cta[1];
+    } else if (L->kind == LAYOUT_BLOCKED && L->rank == tile.rank) {
+        for (int d = 0; d < tile.rank; d++)
+            period[d] = (int64_t)L->blocked.size_per_thread[d] * L->blocked.threads_per_warp[d] *
+                        L->blocked.warps_per_cta[d];
+    } else {
+        return false;
+    }
+    for (int d = 0; d < tile.rank; d++) {
+        bool whole = offsets[d] == 0 && block.shape[d] == tile.shape[d];
+        if (!whole && (period[d] <= 0 || block.shape[d] % period[d] || offsets[d] % period[d]))
+            return false;
+    }
+    return true;
+}
+
+bool layout_subtile_is_relabel(const IrFunc *f, const IrOp *op)
+{
+    int la = f->values[op->operands[0]].layout, lr = f->values[op->results[0]].layout;
+    return op->code == OP_SUBTILE && la == lr &&
+           layout_subtile_keeps(f, la, ir_type(f, op->operands[0]), ir_type(f, op->results[0]),
+                                op->attr);
+}
+
 /* Two #mma layouts whose threads hold the same elements of any tile: the fragment pattern
  * (codegen/distribution.c dist_mma) depends on the warps alone, not on the instruction shape, and
  * v3 with warps [W, 1] has v2's pattern. */

@@ -684,6 +684,7 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                 a->attr[2] = scope;
             }
         } else if (!strcmp(key, "attr") || (!strcmp(key, "perm") && code == OP_TRANS) ||
+                   (!strcmp(key, "offsets") && code == OP_SUBTILE) ||
                    (!strcmp(key, "divisibility") && code == OP_MULTIPLE_OF) ||
                    (!strcmp(key, "contiguity") && code == OP_MAX_CONTIGUOUS)) {
             expect(p, '[', "to start a list");

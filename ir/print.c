@@ -250,7 +250,8 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_SCAN:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return 3;
-    case OP_TRANS: return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
+    case OP_TRANS:
+    case OP_SUBTILE: return op->nresults > 0 ? f->values[op->results[0]].type.rank : 0;
     case OP_MULTIPLE_OF:
     case OP_MAX_CONTIGUOUS: {
         /* One entry per dim; a scalar has one entry too (tl.multiple_of on a scalar). */
@@ -362,6 +363,10 @@ static void print_attr_dict(Printer *p, const IrOp *op)
             break;
         case OP_TRANS:
             KEY("perm = ");
+            print_i64_list(out, op->attr, known);
+            break;
+        case OP_SUBTILE:
+            KEY("offsets = ");
             print_i64_list(out, op->attr, known);
             break;
         case OP_MULTIPLE_OF:

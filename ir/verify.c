@@ -777,7 +777,8 @@ static void check_scratch(Verifier *v, const IrOp *op)
 {
     const IrScratch *s = &op->scratch;
     bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || op->code == OP_TRANS ||
-               op->code == OP_SCAN || is_atomic_with_result(op->code) || is_reduction(op->code);
+               op->code == OP_SUBTILE || op->code == OP_SCAN || is_atomic_with_result(op->code) ||
+               is_reduction(op->code);
     if (s->ntiles < 0 || s->ntiles > 2 || (s->ntiles == 2 && op->code != OP_DOT) ||
         (s->ntiles == 1 && !one) ||
         (op->code != OP_DOT &&
@@ -941,7 +942,8 @@ static void check_reshaping_op(Verifier *v, const IrOp *op)
     }
 }
 
-/* trans, join, split: the dims move, or a minor dim of 2 comes or goes. */
+/* trans, join, split, subtile: the dims move, a minor dim of 2 comes or goes, or a block of the
+ * operand is taken. */
 static void check_permuting_op(Verifier *v, const IrOp *op)
 {
     Type a = otype(v, op, 0);
@@ -973,6 +975,22 @@ static void check_permuting_op(Verifier *v, const IrOp *op)
         want.rank = (uint8_t)(a.rank + 1);
         want.shape[a.rank] = 2;
         want_result(v, op, 0, want);
+        break;
+    }
+    case OP_SUBTILE: {
+        /* a block of a: r's dims, at offsets attr, inside a */
+        Type r = rtype(v, op, 0);
+        if (a.rank == 0 || r.rank != a.rank || r.dtype != a.dtype || r.is_ptr != a.is_ptr) {
+            report(v, op, "takes %s out of %s; expected a block of the same rank and type",
+                   tstr(v, r), tstr(v, a));
+            break;
+        }
+        for (int d = 0; d < a.rank; d++)
+            if (op->attr[d] < 0 || op->attr[d] + r.shape[d] > a.shape[d]) {
+                report(v, op, "offset %lld along dim %d puts %s outside %s", (long long)op->attr[d],
+                       d, tstr(v, r), tstr(v, a));
+                break;
+            }
         break;
     }
     case OP_SPLIT:
@@ -1090,6 +1108,7 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_MAX_CONTIGUOUS: check_reshaping_op(v, op); break;
     case OP_TRANS:
     case OP_JOIN:
+    case OP_SUBTILE:
     case OP_SPLIT: check_permuting_op(v, op); break;
     case OP_CMP_EQ:
     case OP_CMP_NE:

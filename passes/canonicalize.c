@@ -13,6 +13,7 @@
  * x-0.0 for floats); select of a constant condition; splat, broadcast, expand_dims, reshape and
  * trans of a constant become a constant of the result's shape; broadcast, reshape, convert_layout
  * to the same type (and layout), trans by the identity permutation; split(join(x, y)) -> x or y;
+ * split(trans(reshape(x))) taking a half of x's last dim -> subtile(x);
  * addptr(p, 0) -> p; and the dot-accumulator fold add(dot(a, b, 0), x) -> dot(a, b, x) when the
  * dot has no other use (Triton's combine pass: lowering writes `acc += tl.dot(a, b)` as a dot with
  * a zero accumulator and an add).
@@ -398,6 +399,43 @@ static bool try_fold_constants(Canon *c, IrOp *op)
 static bool is_zero(const IrFunc *f, ValueId v) { return const_is(f, v, 0.0); }
 static bool is_one(const IrFunc *f, ValueId v) { return const_is(f, v, 1.0); }
 
+/* split(trans(reshape(x, [..., 2, N/2]), [..., R-1, R-2]), h) -> subtile(x, [0, ..., h N/2]):
+ * Triton's way of cutting a tile in two halves of its last dim (tutorial 09's EPILOGUE_SUBTILE)
+ * takes one of them; rewritten in place, before layouts (no layout on any of the three), so the
+ * layout pass can keep the half in the tile's own registers. */
+static bool split_to_subtile(Canon *c, IrOp *op)
+{
+    IrFunc *f = c->f;
+    ValueId t = op->operands[0];
+    const IrOp *trans = f->values[t].def;
+    if (!trans || trans->code != OP_TRANS || (op->attr[0] != 0 && op->attr[0] != 1))
+        return false;
+    ValueId r = trans->operands[0];
+    const IrOp *reshape = f->values[r].def;
+    if (!reshape || reshape->code != OP_RESHAPE)
+        return false;
+    ValueId x = reshape->operands[0];
+    Type xt = f->values[x].type, rt = f->values[r].type;
+    int R = rt.rank;
+    if (xt.is_ptr || R < 2 || xt.rank != R - 1 || rt.shape[R - 2] != 2 ||
+        xt.shape[R - 2] != 2 * rt.shape[R - 1] || f->values[x].layout || f->values[r].layout ||
+        f->values[t].layout || f->values[op->results[0]].layout)
+        return false;
+    for (int d = 0; d < R - 2; d++)
+        if (xt.shape[d] != rt.shape[d] || trans->attr[d] != d)
+            return false;
+    if (trans->attr[R - 2] != R - 1 || trans->attr[R - 1] != R - 2)
+        return false;
+    c->uses[t]--;
+    c->uses[x]++;
+    op->code = OP_SUBTILE;
+    op->operands[0] = x;
+    int64_t half = op->attr[0];
+    memset(op->attr, 0, sizeof op->attr);
+    op->attr[R - 2] = half * rt.shape[R - 1];
+    return true;
+}
+
 /* Identities that leave an operand (or a constant operand) as the result. */
 static bool try_identities(Canon *c, IrOp *op)
 {
@@ -463,7 +501,7 @@ static bool try_identities(Canon *c, IrOp *op)
         const IrOp *def = f->values[a].def;
         if (def && def->code == OP_JOIN && (op->attr[0] == 0 || op->attr[0] == 1))
             return replace_result(c, op, def->operands[op->attr[0]]);
-        return false;
+        return split_to_subtile(c, op);
     }
     case OP_ADDPTR:
         if (is_zero(f, b))

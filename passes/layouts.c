@@ -991,6 +991,23 @@ static void assign_split(LayCtx *c, IrOp *op)
     set_layout(c, res, layout_split_of(c, src));
 }
 
+/* subtile: the block stays in the tile's registers where the layout repeats at its offsets (an
+ * accumulator's half: ir/layout.c layout_subtile_keeps), else it goes through scratch into the
+ * layout its users want. */
+static void assign_subtile(LayCtx *c, IrOp *op)
+{
+    IrFunc *f = c->f;
+    ValueId res = op->results[0];
+    int src = layout_of(c, op->operands[0]);
+    if (!src) {
+        src = layout_default(c, ir_type(f, op->operands[0]));
+        convert_operand(c, op, 0, src);
+    }
+    bool keeps =
+        layout_subtile_keeps(f, src, ir_type(f, op->operands[0]), ir_type(f, res), op->attr);
+    set_layout(c, res, keeps ? src : free_layout(c, res, 0));
+}
+
 static void assign_op(LayCtx *c, IrOp *op)
 {
     IrFunc *f = c->f;
@@ -1090,6 +1107,7 @@ static void assign_op(LayCtx *c, IrOp *op)
     }
     case OP_JOIN: assign_join(c, op); return;
     case OP_SPLIT: assign_split(c, op); return;
+    case OP_SUBTILE: assign_subtile(c, op); return;
     case OP_RESHAPE:
     case OP_CONVERT_LAYOUT:
         if (block_res && reshape_merges_pair(f, op) &&
@@ -1203,6 +1221,8 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
     bool moved = false;
     for (int i = 0; i < r->nops; i++) {
         IrOp *cv = r->ops[i];
+        int at = i;
+        bool sunk = false;
         for (int k = 0; k < cv->nregions; k++)
             moved |= sink_converts(c, &cv->regions[k]);
         while (cv->code == OP_CONVERT_LAYOUT && cv->nresults == 1) {
@@ -1239,10 +1259,11 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             ir_replace_all_uses(f, u->results[0], ncv->results[0]);
             ir_region_remove(r, ir_region_index(r, u));
             ir_region_remove(r, ir_region_index(r, cv));
-            moved = true;
+            moved = sunk = true;
             cv = ncv;
-            i = ir_region_index(r, ncv);
         }
+        if (sunk)
+            i = at - 1; /* cv went below u: the ops that followed it moved up, not yet seen */
     }
     return moved;
 }

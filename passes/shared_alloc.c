@@ -188,6 +188,18 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
         record_copy(f, op);
         return tile_bytes(&op->scratch.tile[0], t);
     }
+    case OP_SUBTILE: {
+        /* kept in the tile's registers, else the tile at row-major strides, read at the
+         * block's offsets */
+        Type t = ir_type(f, op->operands[0]);
+        if (layout_subtile_is_relabel(f, op))
+            return 0;
+        int64_t strides[TRIC_MAX_RANK];
+        row_major_strides(t, strides);
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0] = strided_tile(0, strides, t.rank);
+        return type_numel(t) * shared_elem_bytes(t);
+    }
     case OP_SCAN: {
         /* the whole block (Hillis-Steele steps), or the warps' totals when codegen scans by
          * shuffles (which need fewer bytes; the block's are kept either way) */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/bench_persistent_ws_ptx.sh BUILD OUTDIR: the PTX that scripts/bench_persistent_ws.py
 # times: examples/persistent_desc_matmul.tri (tutorial 09's persistent matmul through
-# descriptors), fp16, sm_90a, NUM_SMS = 132, at each config below with WARP_SPECIALIZE False and
-# True: OUTDIR/pdesc_BMxBNxBK_wW_sS_wsX.ptx. ptxas -v's register and spill lines go to
+# descriptors), fp16, sm_90a, NUM_SMS = 132, at each config below (BM,BN,BK,warps,stages[,sub]:
+# sub stores C in two halves, EPILOGUE_SUBTILE) with WARP_SPECIALIZE False and True:
+# OUTDIR/pdesc_BMxBNxBK_wW_sS_wsX[_sub].ptx. ptxas -v's register and spill lines go to
 # OUTDIR/ptxas.txt when ptxas is here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,16 +11,18 @@ build=$1 out=$2
 ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 mkdir -p "$out"
 : >"$out/ptxas.txt"
-# BM BN BK warps stages
-configs=${PDESC_CONFIGS:-"128,256,64,8,3 128,128,64,4,4 128,128,64,8,4 128,128,64,4,5"}
+# BM BN BK warps stages [sub]
+configs=${PDESC_CONFIGS:-"128,256,64,8,3 128,256,64,8,4,sub 128,128,64,4,4 128,128,64,8,4"}
 for cfg in $configs; do
-  IFS=, read -r bm bn bk warps stages <<<"$cfg"
+  IFS=, read -r bm bn bk warps stages sub <<<"$cfg"
+  subtile=False suffix=
+  if [ "${sub:-}" = sub ]; then subtile=True suffix=_sub; fi
   for ws in False True; do
     "$build/tric" examples/persistent_desc_matmul.tri --arch=sm_90a \
       --signature='*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16' \
       -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk -D GROUP_SIZE_M=8 -D NUM_SMS=132 \
-      -D WARP_SPECIALIZE=$ws --num-warps=$warps --num-stages=$stages \
-      -o "$out/pdesc_${bm}x${bn}x${bk}_w${warps}_s${stages}_ws${ws}.ptx"
+      -D WARP_SPECIALIZE=$ws -D EPILOGUE_SUBTILE=$subtile --num-warps=$warps --num-stages=$stages \
+      -o "$out/pdesc_${bm}x${bn}x${bk}_w${warps}_s${stages}_ws${ws}${suffix}.ptx"
   done
 done
 if [ -x "$ptxas" ]; then

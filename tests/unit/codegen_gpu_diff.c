@@ -1299,6 +1299,26 @@ int main(void)
                    {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
                    4},
             128, 128, E_F16, E_F16, 256, 256, 320, 2e-2),
+        /* halves of a tile (subtile.tri): an accumulator's kept in its #mma registers, a
+         * loaded tile's through scratch */
+        {"subtile.tri",
+         "acc_halves",
+         "*fp16:16,*fp16:16,*fp32:16",
+         {"M=128", "N=128", "K=64"},
+         3,
+         1,
+         {{E_F16, 128 * 64, FILL_UNIFORM, 0},
+          {E_F16, 64 * 128, FILL_UNIFORM, 0},
+          {E_F32, 128 * 128, FILL_POISON, 1e-3}},
+         3},
+        {"subtile.tri",
+         "tile_halves",
+         "*fp16:16,*fp32:16",
+         {"M=64", "N=32"},
+         2,
+         1,
+         {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F32, 64 * 16, FILL_POISON, 1e-6}},
+         2},
         /* tutorial 09's persistent matmul through descriptors with its loop over tiles
          * warp-specialized (on sm_90a the producer's ring goes on across tiles, elsewhere the
          * loops as usual): 5 programs walk the 2 x 3 tiles of 128 x 128; K = 336, a tail */

@@ -181,6 +181,10 @@ static IrFunc *build_every_op(Arena *a)
     tr->attr[1] = 0;
     ValueId rs = ir_build_unary(&b, OP_RESHAPE, nl, blk1(DT_F32, 8192), tr->results[0]);
     (void)rs;
+    /* the right half of the 64x128 tile (subtile, offsets [0, 64]) */
+    IrOp *sub = ir_build(&b, OP_SUBTILE, nl, (ValueId[]){tr->results[0]}, 1,
+                         (Type[]){blk2(DT_F32, 64, 64)}, 1, 0);
+    sub->attr[1] = 64;
     ValueId cv = ir_build_unary(&b, OP_CONVERT_LAYOUT, nl, blk2(DT_F32, 128, 64), bc);
     f->values[cv].layout = dl;
     IrOp *cvop = ir_value(f, cv)->def;

@@ -593,6 +593,44 @@ int main(void)
          ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160),
          1,
          .ws = true},
+        /* tutorial 06's attention forward (examples/attention.tri), causal (STAGE 3: the loop
+         * left of the diagonal, then the diagonal's), D = 128, blocks of 128 on 8 warps: 2
+         * programs over N_CTX = 256. Q is loaded once for both loops (on sm_90a through TMA, its
+         * mbarrier retired after the first); the epilogue's normalization and cast run in the
+         * accumulator's layout (layouts' sink_converts) */
+        {"examples/attention.tri",
+         "attn_fwd",
+         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
+         "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",
+         {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=128", "STAGE=3", "num_stages=2"},
+         {2, 1},
+         8,
+         {F16(256 * 128, 0.5),
+          F16(256 * 128, 0.5),
+          F16(256 * 128, 0.5),
+          SCALAR(0.088),
+          OUT32(256),
+          OUT16(256 * 128),
+          I(256 * 128),
+          I(256 * 128),
+          I(128),
+          I(256 * 128),
+          I(256 * 128),
+          I(128),
+          I(256 * 128),
+          I(256 * 128),
+          I(128),
+          I(256 * 128),
+          I(256 * 128),
+          I(128),
+          I(1),
+          I(256)},
+         20,
+         2,
+         /* its loops' tl.range(..., num_stages=) asks; on sm_80 K and V are read back whole
+          * (the dots' other operands are in registers) */
+         .tiles = {4, 0},
+         .asks = true},
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
