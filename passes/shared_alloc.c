@@ -167,6 +167,16 @@ static bool fma_reads_slots(const IrFunc *f, const IrOp *op)
 {
     return fma_operand_slot(f, op->operands[0]) && fma_operand_slot(f, op->operands[1]);
 }
+/* A one-tile record of t at row-major strides; returns its bytes. */
+static int64_t record_row_major(IrOp *op, Type t)
+{
+    int64_t strides[TRIC_MAX_RANK];
+    row_major_strides(t, strides);
+    op->scratch.ntiles = 1;
+    op->scratch.tile[0] = strided_tile(0, strides, t.rank);
+    return type_numel(t) * shared_elem_bytes(t);
+}
+
 static int64_t scratch_bytes(IrFunc *f, IrOp *op)
 {
     op->scratch = (IrScratch){0};
@@ -191,14 +201,9 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
     case OP_SUBTILE: {
         /* kept in the tile's registers, else the tile at row-major strides, read at the
          * block's offsets */
-        Type t = ir_type(f, op->operands[0]);
         if (layout_subtile_is_relabel(f, op))
             return 0;
-        int64_t strides[TRIC_MAX_RANK];
-        row_major_strides(t, strides);
-        op->scratch.ntiles = 1;
-        op->scratch.tile[0] = strided_tile(0, strides, t.rank);
-        return type_numel(t) * shared_elem_bytes(t);
+        return record_row_major(op, ir_type(f, op->operands[0]));
     }
     case OP_SCAN: {
         /* the whole block (Hillis-Steele steps), or the warps' totals when codegen scans by
@@ -243,11 +248,7 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
         Type t = ir_type(f, r);
         if (!ir_region_uses(&f->body, r) || !layout_replicates(f, f->values[r].layout, t))
             return 0;
-        int64_t strides[TRIC_MAX_RANK];
-        row_major_strides(t, strides);
-        op->scratch.ntiles = 1;
-        op->scratch.tile[0] = strided_tile(0, strides, t.rank);
-        return type_numel(t) * shared_elem_bytes(t);
+        return record_row_major(op, t);
     }
     case OP_TRANS: {
         /* A blocked layout permuted with the dims is a relabelling of registers (what the layout

@@ -295,6 +295,9 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
           arch, stages, whole_tile_buffers(f), want_tiles);
 }
 
+/* [Z, H, N_CTX, D] strides of one attention tensor, Z = H = 1, N_CTX = 256, D = 128. */
+#define ATTN_STRIDES I(256 * 128), I(256 * 128), I(128)
+
 /* examples/persistent_desc_matmul.tri warp-specialized, 80 x 160 x k, 3 programs; C stored
  * whole or in two halves (EPILOGUE_SUBTILE). */
 #define PERSISTENT_DESC_WS(k, SUBTILE)                                                             \
@@ -605,26 +608,8 @@ int main(void)
          {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=128", "STAGE=3", "num_stages=2"},
          {2, 1},
          8,
-         {F16(256 * 128, 0.5),
-          F16(256 * 128, 0.5),
-          F16(256 * 128, 0.5),
-          SCALAR(0.088),
-          OUT32(256),
-          OUT16(256 * 128),
-          I(256 * 128),
-          I(256 * 128),
-          I(128),
-          I(256 * 128),
-          I(256 * 128),
-          I(128),
-          I(256 * 128),
-          I(256 * 128),
-          I(128),
-          I(256 * 128),
-          I(256 * 128),
-          I(128),
-          I(1),
-          I(256)},
+         {F16(256 * 128, 0.5), F16(256 * 128, 0.5), F16(256 * 128, 0.5), SCALAR(0.088), OUT32(256),
+          OUT16(256 * 128), ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, I(1), I(256)},
          20,
          2,
          /* its loops' tl.range(..., num_stages=) asks; on sm_80 K and V are read back whole
