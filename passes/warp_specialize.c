@@ -116,25 +116,26 @@ static bool find_parts(Ws *w)
 
 /* A new iter arg of loop, from init, whose value after an iteration the caller sets as the
  * yield's last operand (0 until then); returns the body's argument. */
+/* ids with v appended (n of them before), in a new array of the arena */
+static ValueId *append_id(IrFunc *f, const ValueId *ids, int n, ValueId v)
+{
+    ValueId *out = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(n + 1));
+    if (n > 0)
+        memcpy(out, ids, sizeof(ValueId) * (size_t)n);
+    out[n] = v;
+    return out;
+}
+
 static ValueId add_iter_arg(IrFunc *f, IrOp *loop, ValueId init, Type t, const char *name)
 {
-    ValueId *ops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(loop->noperands + 1));
-    memcpy(ops, loop->operands, sizeof(ValueId) * (size_t)loop->noperands);
-    ops[loop->noperands++] = init;
-    loop->operands = ops;
-    ValueId *res = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(loop->nresults + 1));
-    memcpy(res, loop->results, sizeof(ValueId) * (size_t)loop->nresults);
+    loop->operands = append_id(f, loop->operands, loop->noperands++, init);
     ValueId r = ir_value_new(f, t, name);
     f->values[r].def = loop;
     f->values[r].index = loop->nresults;
-    res[loop->nresults++] = r;
-    loop->results = res;
+    loop->results = append_id(f, loop->results, loop->nresults++, r);
     IrRegion *body = &loop->regions[0];
     IrOp *y = body->ops[body->nops - 1];
-    ValueId *yops = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(y->noperands + 1));
-    memcpy(yops, y->operands, sizeof(ValueId) * (size_t)y->noperands);
-    yops[y->noperands++] = 0;
-    y->operands = yops;
+    y->operands = append_id(f, y->operands, y->noperands++, 0);
     return ir_region_add_arg(f, body, t, name);
 }
 
