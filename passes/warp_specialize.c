@@ -16,6 +16,10 @@
  * scalar ops whose operands every warp computes, every warp's; every other op the consumers';
  * after the loop every warp meets at a barrier before the consumers retire the mbarriers.
  * IrFunc.ws says how many warps the producer has and the registers each side takes (setmaxnreg).
+ * The loop that asks may instead hold that loop as its one nested loop (a persistent kernel's
+ * loop over tiles around its K loop): then the ring of slots goes on across tiles (below,
+ * "a persistent kernel"), so the producer copies the next tile while the consumers finish this
+ * one, when the slots and the tile's scratch fit shared memory together.
  * Run in program order (the interpreter), the consumer's arrive comes before the producer's wait
  * of the same iteration, so every wait finds its phase complete: the discipline checks hold.
  * Elsewhere the function stays as it is, with a remark saying why (--remarks). */
@@ -200,7 +204,7 @@ static void ring_prologue(Ws *w, ValueId empty)
     for (int i = 0; home->ops[i] != w->kloop; i++) {
         IrOp *op = home->ops[i];
         int64_t c;
-        if (op->code == OP_SLOT && ring_buffer(w, op->operands[0]) && op->operands[1] != 0 &&
+        if (op->code == OP_SLOT && ring_buffer(w, op->operands[0]) &&
             passes_const_int(f, op->operands[1], &c) && c >= 0 && c < w->stages) {
             op->operands[1] = ring_slot(w, c);
             i = ir_region_index(home, op);
