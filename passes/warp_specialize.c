@@ -277,6 +277,18 @@ static const char *nested_unsupported(const Ws *w)
     return NULL;
 }
 
+/* The bytes of r's buffers (its local_alloc ops: slots and mbarriers). */
+static int64_t buffer_bytes(const IrFunc *f, const IrRegion *r)
+{
+    int64_t bytes = 0;
+    for (int i = 0; i < r->nops; i++)
+        if (r->ops[i]->code == OP_LOCAL_ALLOC) {
+            Type t = ir_type(f, r->ops[i]->results[0]);
+            bytes += (int64_t)t.shape[0] * shared_slot_bytes(t, true);
+        }
+    return bytes;
+}
+
 /* The least scratch an op of r (and of its regions) takes through shared memory: a convert or
  * reshape that moves registers holds its whole tile there at once (shared_alloc may pad it). */
 static int64_t least_scratch(const IrFunc *f, const IrRegion *r)
@@ -309,16 +321,9 @@ static int64_t least_scratch(const IrFunc *f, const IrRegion *r)
 static bool ring_fits(const Ws *w, int64_t *need)
 {
     const IrFunc *f = w->f;
-    int64_t ring = 0;
-    for (int i = 0; i < w->home->nops; i++) {
-        const IrOp *op = w->home->ops[i];
-        if (op->code == OP_LOCAL_ALLOC) {
-            Type t = ir_type(f, op->results[0]);
-            ring +=
-                (int64_t)t.shape[0] * shared_slot_bytes(t, true) * (type_is_mbarriers(t) ? 2 : 1);
-        }
-    }
-    *need = ring + least_scratch(f, w->home);
+    Type full = ir_type(f, w->full_init->operands[0]); /* the empty mbarriers: as many again */
+    *need = buffer_bytes(f, w->home) + (int64_t)full.shape[0] * shared_slot_bytes(full, true) +
+            least_scratch(f, w->home);
     return *need <= shared_limit_bytes(w->o->sm);
 }
 
@@ -443,15 +448,7 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
 static void budget(const Ws *w)
 {
     IrFunc *f = w->f;
-    int64_t ring_bytes = 0;
-    for (int i = 0; i < f->body.nops; i++) {
-        const IrOp *op = f->body.ops[i];
-        if (op->code == OP_LOCAL_ALLOC) {
-            Type t = ir_type(f, op->results[0]);
-            ring_bytes += (int64_t)t.shape[0] * shared_slot_bytes(t, true);
-        }
-    }
-    bool two_programs = !w->ring && ring_bytes <= shared_limit_bytes(w->o->sm) / 2;
+    bool two_programs = !w->ring && buffer_bytes(f, &f->body) <= shared_limit_bytes(w->o->sm) / 2;
     int groups = f->num_warps / 4;
     int max_regs = groups == 1 && two_programs ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
     if (max_regs > 248)

@@ -3,13 +3,11 @@
 # BUILD/tric for sm_90a at the tutorials' configs: tutorial 06's attention backward at D = 64 and
 # 128 (OUTDIR/attn_bwd_d64.ptx, attn_bwd_d128.ptx) and tutorial 09's persistent matmul, fp16
 # (OUTDIR/persistent_matmul.ptx, NUM_SMS = 132). ptxas -v's register and spill lines go to
-# OUTDIR/ptxas.txt when ptxas is here.
+# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
-ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 mkdir -p "$out"
-: >"$out/ptxas.txt"
 bwd_sig='*fp16:16,*fp16:16,*fp16:16,fp32,*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:1,i32,i32:16'
 for d in 64 128; do
   "$build/tric" examples/attention_bwd.tri --kernel=_attn_bwd --signature="$bwd_sig" --arch=sm_90a \
@@ -20,9 +18,4 @@ done
   --signature='*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1' \
   -D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132 \
   --num-warps=8 --num-stages=3 -o "$out/persistent_matmul.ptx"
-if [ -x "$ptxas" ]; then
-  for f in "$out"/*.ptx; do
-    echo "$(basename "$f"): $("$ptxas" -arch=sm_90a -v "$f" -o /dev/null 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')" >>"$out/ptxas.txt"
-  done
-  cat "$out/ptxas.txt"
-fi
+bash scripts/ptxas_summary.sh "$out"

@@ -4,13 +4,11 @@
 # descriptors), fp16, sm_90a, NUM_SMS = 132, at each config below (BM,BN,BK,warps,stages[,sub]:
 # sub stores C in two halves, EPILOGUE_SUBTILE) with WARP_SPECIALIZE False and True:
 # OUTDIR/pdesc_BMxBNxBK_wW_sS_wsX[_sub].ptx. ptxas -v's register and spill lines go to
-# OUTDIR/ptxas.txt when ptxas is here.
+# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
-ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 mkdir -p "$out"
-: >"$out/ptxas.txt"
 # BM BN BK warps stages [sub]
 configs=${PDESC_CONFIGS:-"128,256,64,8,3 128,256,64,8,4,sub 128,128,64,4,4 128,128,64,8,4"}
 for cfg in $configs; do
@@ -25,9 +23,4 @@ for cfg in $configs; do
       -o "$out/pdesc_${bm}x${bn}x${bk}_w${warps}_s${stages}_ws${ws}${suffix}.ptx"
   done
 done
-if [ -x "$ptxas" ]; then
-  for f in "$out"/pdesc_*.ptx; do
-    echo "$(basename "$f"): $("$ptxas" -arch=sm_90a -v "$f" -o /dev/null 2>&1 | grep -E 'registers|spill' | tr '\n' ' ')" >>"$out/ptxas.txt"
-  done
-  cat "$out/ptxas.txt"
-fi
+bash scripts/ptxas_summary.sh "$out"
