@@ -134,6 +134,9 @@ typedef struct Cg {
     LLVMBuilderRef pro; /* the entry block, before its branch: thread-invariant values */
     LLVMValueRef tid, lane, warp;
     LLVMValueRef tmaps[TRIC_MAX_TENSOR_MAPS]; /* the tensor-map parameters (byval, grid_constant) */
+    /* a persistent function's parameters after the tensor maps (IrFunc.persistent): the tiles
+     * the launch asked for (i32) and the workspace (ptr addrspace(1)) */
+    LLVMValueRef tile_count, workspace;
     Dist **dists;
     int ndists, dists_cap;
     BaseCache *bases;

@@ -61,6 +61,25 @@ static bool lower_op(Cg *c, const IrOp *op)
         cg_set_value(c, r, el, 1, 0);
         return true;
     }
+    case OP_TILE_COUNT:
+    case OP_WORKSPACE: {
+        if (!c->workspace)
+            FAIL(c, "%s outside a persistent function", op_name(op->code));
+        el = cg_regs(c, 1);
+        el[0] = op->code == OP_TILE_COUNT ? c->tile_count : c->workspace;
+        if (op->code == OP_WORKSPACE && op->attr[0] == 1) {
+            /* the scratch starts after the flags, at a 256-byte boundary */
+            LLVMValueRef programs = pro_build_sreg(c, "nctaid.x");
+            LLVMValueRef flags =
+                LLVMBuildMul(b, programs, cg_i32(c->l, 4 * TRIC_WORKSPACE_FLAGS), "");
+            LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildAdd(b, flags, cg_i32(c->l, 255), ""),
+                                           cg_i32(c->l, ~255), "");
+            LLVMValueRef off = LLVMBuildZExt(b, at, c->l->i64, "");
+            el[0] = LLVMBuildGEP2(b, c->l->i8, c->workspace, &off, 1, "scratch");
+        }
+        cg_set_value(c, r, el, 1, 0);
+        return true;
+    }
     case OP_MAKE_RANGE: {
         if (!dr)
             FAIL(c, "make_range without a layout");
@@ -303,12 +322,17 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     Cg cg = {.l = l, .f = f, .o = o, .d = d, .arena = arena};
     Cg *c = &cg;
     c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
-    int nall = f->nparams + f->ntmaps;
+    int nmapped = f->nparams + f->ntmaps;
+    int nall = nmapped + (f->persistent.on ? 2 : 0);
     LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(nall + 1));
     for (int i = 0; i < f->nparams; i++)
         params[i] = cg_value_type(c, ir_type(f, f->params[i].value));
-    for (int i = f->nparams; i < nall; i++)
+    for (int i = f->nparams; i < nmapped; i++)
         params[i] = LLVMPointerTypeInContext(l->ctx, 0);
+    if (f->persistent.on) { /* docs/ptx-metadata.md "persistent" */
+        params[nmapped] = l->i32;
+        params[nmapped + 1] = cg_value_type(c, type_ptr(DT_I32));
+    }
     LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)nall, 0);
     c->fn = LLVMAddFunction(l->mod, f->name, fty);
     LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
@@ -319,6 +343,12 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
         annotate(c, "maxnreg", f->ws.max_regs);
     if (f->ntmaps > 0)
         tensor_map_params(c);
+    if (f->persistent.on) {
+        c->tile_count = LLVMGetParam(c->fn, (unsigned)nmapped);
+        c->workspace = LLVMGetParam(c->fn, (unsigned)nmapped + 1);
+        LLVMSetValueName2(c->tile_count, "tile_count", 10);
+        LLVMSetValueName2(c->workspace, "workspace", 9);
+    }
     for (int i = 0; i < f->nparams; i++) {
         LLVMValueRef p = LLVMGetParam(c->fn, (unsigned)i);
         if (f->params[i].name)

@@ -172,6 +172,8 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     meta->ntmaps = gpu->ntmaps;
     for (int i = 0; i < gpu->ntmaps; i++)
         meta->tmaps[i] = gpu->tmaps[i];
+    meta->persistent = gpu->persistent.on;
+    meta->workspace_bytes = gpu->persistent.workspace_bytes;
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");
     free(constexprs);
@@ -449,6 +451,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .wgmma = true,
                          .arch_specific = arch_specific,
                          .no_tma = opt->no_tma,
+                         .stream_k = opt->stream_k,
                          .remarks = opt->remarks};
 }
 

@@ -40,6 +40,8 @@ typedef struct CompileOptions {
     const char *c_tuned;     /* EMIT_C: --tuned=FILE, configs chosen ahead of time per key value
                                 (P_write_tuned's table), baked into the tuned launchers */
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
+    bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
+                                of tiles split along K (PassOptions.stream_k) */
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
     int ninclude_dirs;
@@ -99,6 +101,10 @@ typedef struct KernelMeta {
      * i-th; their parameter indices are into params. */
     TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];
     int ntmaps;
+    /* // tric.persistent workspace=N: a persistent kernel (IrFunc.persistent), launched on
+     * min(grid x, SMs) programs with the grid's x and a workspace pointer after the tensor maps */
+    bool persistent;
+    int64_t workspace_bytes;
 } KernelMeta;
 
 void kernel_meta_write(StrBuf *out, const KernelMeta *m);

@@ -73,6 +73,8 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
                       m->tune_key, m->tune_restore, m->tune_reset);
         strbuf_printf(out, "// tric.config %s\n", m->config);
     }
+    if (m->persistent)
+        strbuf_printf(out, "// tric.persistent workspace=%lld\n", (long long)m->workspace_bytes);
     for (int i = 0; i < m->ntmaps; i++) {
         strbuf_append(out, "// tric.tensor_map ");
         tensor_map_text(out, &m->tmaps[i]);
@@ -397,6 +399,19 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                                   (int)vlen, val);
                     return false;
                 }
+            } else if (!strcmp(key, "persistent")) {
+                static const char field[] = "workspace=";
+                size_t fl = sizeof field - 1;
+                long long bytes = 0;
+                if (vlen <= fl || memcmp(val, field, fl) ||
+                    !parse_int(val + fl, vlen - fl, &bytes) || bytes < 0 || bytes > INT32_MAX) {
+                    strbuf_printf(error,
+                                  "bad tric.persistent line '%.*s' in the tric metadata block",
+                                  (int)vlen, val);
+                    return false;
+                }
+                m->persistent = true;
+                m->workspace_bytes = bytes;
             } else if (!strcmp(key, "tensor_map")) {
                 const char *why = "a kernel reads at most 8 tensor maps";
                 if (m->ntmaps == TRIC_MAX_TENSOR_MAPS ||

@@ -215,6 +215,10 @@ typedef struct Interp {
     StrBuf *error;
     Slot *slots;
     int pid[3];
+    /* a persistent function: the tiles the launch asked for, and its workspace (flags at
+     * workspace, scratch at workspace_scratch) */
+    int64_t tiles;
+    uint64_t workspace, workspace_scratch;
     int last_buffer; /* where the previous access was: most accesses hit it again */
     /* undo */
     uint8_t **page_saved; /* per buffer, one bit per page; NULL until the buffer is stored to */
@@ -2417,6 +2421,10 @@ static bool run_op(Interp *in, const IrOp *op)
         return run_fill_int(in, op,
                             op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
                                                       : in->launch->grid[op->attr[0]]);
+    case OP_TILE_COUNT: return run_fill_int(in, op, in->tiles);
+    case OP_WORKSPACE:
+        return run_fill_int(in, op,
+                            (int64_t)(op->attr[0] == 0 ? in->workspace : in->workspace_scratch));
     case OP_MAKE_RANGE: {
         int64_t n = type_numel(vtype(in, op->results[0]));
         int64_t *r = result(in, op);
@@ -2637,15 +2645,86 @@ static void interp_free(Interp *in)
     free(in->books);
 }
 
-bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
+/* The byte offset of a persistent launch's scratch in its workspace: after the flags, at a
+ * 256-byte boundary (the runtime's layout too; docs/passes.md "stream_k"). */
+static uint64_t workspace_scratch_offset(int64_t programs)
 {
-    Interp in = {.f = f, .launch = launch, .error = error};
-    for (int d = 0; d < 3; d++)
-        if (launch->grid[d] < 0) {
-            strbuf_printf(error, "launch of %s with a negative grid (%d, %d, %d)", f->name,
-                          launch->grid[0], launch->grid[1], launch->grid[2]);
+    return ((uint64_t)programs * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
+}
+
+/* A persistent function's launch: the programs that run over the grid's tiles, and the zeroed
+ * workspace appended to the buffers the kernel may touch. *ws is malloc'd (NULL when the function
+ * is not persistent); false when out of memory. */
+static bool persistent_launch(Interp *in, const InterpLaunch *asked, InterpLaunch *run,
+                              InterpBuffer **buffers, unsigned char **ws, size_t *ws_bytes)
+{
+    *run = *asked;
+    *buffers = NULL;
+    *ws = NULL;
+    *ws_bytes = 0;
+    if (!in->f->persistent.on)
+        return true;
+    int cap =
+        asked->persistent_programs > 0 ? asked->persistent_programs : INTERP_PERSISTENT_PROGRAMS;
+    int programs = asked->grid[0] < cap ? asked->grid[0] : cap;
+    in->tiles = asked->grid[0];
+    run->grid[0] = programs;
+    uint64_t scratch = workspace_scratch_offset(programs);
+    *ws_bytes =
+        (size_t)(scratch + (uint64_t)programs * (uint64_t)in->f->persistent.workspace_bytes);
+    *ws = calloc(*ws_bytes ? *ws_bytes : 1, 1);
+    *buffers = malloc(sizeof **buffers * (size_t)(asked->nbuffers + 1));
+    if (!*ws || !*buffers)
+        return false;
+    for (int i = 0; i < asked->nbuffers; i++)
+        (*buffers)[i] = asked->buffers[i];
+    (*buffers)[asked->nbuffers] = (InterpBuffer){(uint64_t)(uintptr_t)*ws, *ws_bytes};
+    run->buffers = *buffers;
+    run->nbuffers = asked->nbuffers + 1;
+    in->workspace = (uint64_t)(uintptr_t)*ws;
+    in->workspace_scratch = in->workspace + scratch;
+    return true;
+}
+
+/* A persistent launch must leave its workspace's flags as it found them: zero (the runtime zeroes
+ * them once, not before every launch). */
+static bool workspace_flags_left_zero(Interp *in, const unsigned char *ws, int programs)
+{
+    for (int p = 0; p < programs * TRIC_WORKSPACE_FLAGS; p++) {
+        int32_t flag;
+        memcpy(&flag, ws + 4 * (size_t)p, 4);
+        if (flag != 0) {
+            strbuf_printf(in->error,
+                          "%s: the persistent launch left its workspace flag %d at %d, not 0 (the "
+                          "next launch would start from it)",
+                          in->f->name, p, flag);
             return false;
         }
+    }
+    return true;
+}
+
+bool interp_run(const IrFunc *f, const InterpLaunch *asked, StrBuf *error)
+{
+    Interp in = {.f = f, .launch = asked, .error = error};
+    for (int d = 0; d < 3; d++)
+        if (asked->grid[d] < 0) {
+            strbuf_printf(error, "launch of %s with a negative grid (%d, %d, %d)", f->name,
+                          asked->grid[0], asked->grid[1], asked->grid[2]);
+            return false;
+        }
+    InterpLaunch run;
+    InterpBuffer *buffers;
+    unsigned char *ws;
+    size_t ws_bytes;
+    if (!persistent_launch(&in, asked, &run, &buffers, &ws, &ws_bytes)) {
+        strbuf_append(error, "out of memory for a persistent launch's workspace");
+        free(buffers);
+        free(ws);
+        return false;
+    }
+    const InterpLaunch *launch = &run;
+    in.launch = launch;
     in.slots = calloc((size_t)(f->nvalues > 0 ? f->nvalues : 1), sizeof *in.slots);
     in.page_saved =
         calloc((size_t)(launch->nbuffers > 0 ? launch->nbuffers : 1), sizeof *in.page_saved);
@@ -2665,8 +2744,12 @@ bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error)
                 ok = run_region(&in, &f->body, &term);
                 /* A trailing `return` terminator, if lowering writes one, has nothing to pass. */
             }
+    if (ok && ws)
+        ok = workspace_flags_left_zero(&in, ws, launch->grid[0]);
     if (!ok)
         undo_stores(&in);
     interp_free(&in);
+    free(buffers);
+    free(ws);
     return ok;
 }

@@ -569,6 +569,7 @@ IrFunc *ir_func_clone(const IrFunc *f, Arena *arena)
     g->num_stages = f->num_stages;
     g->shared_bytes = f->shared_bytes;
     g->ws = f->ws;
+    g->persistent = f->persistent;
     if (f->ntmaps > 0) {
         g->tmaps = arena_alloc(arena, sizeof(TensorMap) * TRIC_MAX_TENSOR_MAPS);
         memcpy(g->tmaps, f->tmaps, sizeof(TensorMap) * (size_t)f->ntmaps);

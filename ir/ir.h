@@ -62,6 +62,8 @@ typedef enum OpTrait {
     X(OP_CONST, "const", 0, 1, 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
     X(OP_PROGRAM_ID, "program_id", 0, 1, 0, "r:i32 = this program's index along attr[0]")          \
     X(OP_NUM_PROGRAMS, "num_programs", 0, 1, 0, "r:i32 = grid size along attr[0]")                 \
+    X(OP_TILE_COUNT, "tile_count", 0, 1, 0, "r:i32 = the programs the launch asked for along axis 0: in a persistent function (IrFunc.persistent) fewer run, num_programs(0) of them, sharing these tiles (passes/stream_k.c)") \
+    X(OP_WORKSPACE, "workspace", 0, 1, 0, "r = a pointer to the launch's global workspace (persistent functions): attr[0] 0 its flags, two i32 per program launched (TRIC_WORKSPACE_FLAGS), zero when the launch starts and left zero by it; 1 its scratch, IrFunc.persistent.workspace_bytes per program launched, contents undefined") \
     X(OP_MAKE_RANGE, "make_range", 0, 1, 0, "r:<N x i32> = [attr[0], attr[1])")                    \
     /* --- shape --- */                                                                           \
     X(OP_SPLAT, "splat", 1, 1, 0, "r = scalar a copied to every element of r's shape")             \
@@ -570,7 +572,19 @@ typedef struct IrFunc {
     struct {
         int producer_warps, producer_regs, consumer_regs, max_regs;
     } ws;
+    /* passes/stream_k.c: a persistent function runs as many programs as the GPU holds at once (the
+     * runtime launches min(grid, SMs) along axis 0, num_programs(0)) over the tiles the launch
+     * asked for (tile_count), and gets a global workspace: TRIC_WORKSPACE_FLAGS i32 flags per
+     * program, then from a 256-byte boundary workspace_bytes of scratch per program
+     * (docs/passes.md "stream_k"). */
+    struct {
+        bool on;
+        int64_t workspace_bytes;
+    } persistent;
 } IrFunc;
+
+/* The i32 flags a persistent launch's workspace holds per program launched (OP_WORKSPACE 0). */
+#define TRIC_WORKSPACE_FLAGS 2
 
 /* Builder (ir.c). */
 IrFunc *ir_func_new(Arena *arena, const char *name);
@@ -779,9 +793,16 @@ typedef struct InterpLaunch {
     int nargs;
     const InterpBuffer *buffers;
     int nbuffers;
+    /* A persistent function (IrFunc.persistent): the programs that run over the grid[0] tiles,
+     * min(grid[0], this); 0 for min(grid[0], INTERP_PERSISTENT_PROGRAMS). */
+    int persistent_programs;
 } InterpLaunch;
 
-/* Runs every program of the grid, one at a time. On an out-of-bounds access, a failed assert or a
+/* Few enough that a small grid still leaves some tiles split between programs. */
+#define INTERP_PERSISTENT_PROGRAMS 3
+
+/* Runs every program of the grid, one at a time (a persistent function: its programs over the
+ * grid's tiles, with a zeroed workspace whose flags it must leave zero). On an out-of-bounds access, a failed assert or a
  * bad argument: returns false, writes one message to error ("matmul.tri:42: out-of-bounds load
  * in program (3, 0, 0): element 17 (index [0, 17]) reads address 0x... (2 bytes), outside every
  * buffer passed to the launch (...)"), and restores every byte the launch had stored, so the

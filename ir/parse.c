@@ -840,7 +840,8 @@ static void parse_op(Parser *p, IrRegion *into)
     switch (code) {
     case OP_CONST: const_text = number_text(p, &const_loc); break;
     case OP_PROGRAM_ID:
-    case OP_NUM_PROGRAMS: attrs.attr[0] = int64_value(p); break;
+    case OP_NUM_PROGRAMS:
+    case OP_WORKSPACE: attrs.attr[0] = int64_value(p); break;
     case OP_MAKE_RANGE:
         attrs.attr[0] = int64_value(p);
         expect(p, ',', "between make_range's start and end");
@@ -1091,7 +1092,7 @@ static void parse_warp_specialize(Parser *p)
 }
 
 /* func = "kernel" "@" NAME "(" params ")" (num_warps|num_stages|shared_bytes "(" INT ")" |
- * tensor_map(...) | warp_specialize(...))* "{" ... "}" */
+ * tensor_map(...) | warp_specialize(...) | persistent(...))* "{" ... "}" */
 static void parse_func(Parser *p)
 {
     expect_word(p, "kernel", "at the start of a function");
@@ -1123,6 +1124,15 @@ static void parse_func(Parser *p)
             continue;
         } else if (accept_word(p, "warp_specialize")) {
             parse_warp_specialize(p);
+            continue;
+        } else if (accept_word(p, "persistent")) {
+            /* "persistent" "(" "workspace_bytes" "=" INT ")" */
+            expect(p, '(', "after persistent");
+            expect_word(p, "workspace_bytes", "in persistent");
+            expect(p, '=', "after workspace_bytes");
+            p->f->persistent.on = true;
+            p->f->persistent.workspace_bytes = int64_value(p);
+            expect(p, ')', "to end persistent");
             continue;
         } else
             break;

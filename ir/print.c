@@ -2,7 +2,9 @@
  * print is the identity. The grammar (docs/ir.md has the full description):
  *
  *   func    = "kernel" "@" NAME "(" [param ("," param)*] ")" "num_warps" "(" INT ")"
- *             "num_stages" "(" INT ")" "shared_bytes" "(" INT ")" "{" op* "}"
+ *             "num_stages" "(" INT ")" "shared_bytes" "(" INT ")"
+ *             ["warp_specialize" "(" ... ")"] ["persistent" "(" "workspace_bytes" "=" INT ")"]
+ *             ["tensor_map" "(" ... ")"]* "{" op* "}"
  *   param   = typed
  *   typed   = VALUE ":" TYPE [layout] ["{" key ("," key)* "}"]     keys: name, div, equal_to_1
  *   op      = [VALUE ("," VALUE)* "="] OPNAME [positional | operand ("," operand)*]
@@ -230,6 +232,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     }
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
+    case OP_WORKSPACE:
     case OP_EXPAND_DIMS:
     case OP_SPLIT:
     case OP_DOT:
@@ -470,7 +473,8 @@ static void print_op_main(Printer *p, const IrOp *op, int indent, bool full)
         break;
     }
     case OP_PROGRAM_ID:
-    case OP_NUM_PROGRAMS: strbuf_printf(out, " %lld", (long long)op->attr[0]); break;
+    case OP_NUM_PROGRAMS:
+    case OP_WORKSPACE: strbuf_printf(out, " %lld", (long long)op->attr[0]); break;
     case OP_MAKE_RANGE:
         strbuf_printf(out, " %lld, %lld", (long long)op->attr[0], (long long)op->attr[1]);
         break;
@@ -595,6 +599,9 @@ void ir_print(StrBuf *out, const IrFunc *f)
                       "%d, max_regs = %d)",
                       f->ws.producer_warps, f->ws.producer_regs, f->ws.consumer_regs,
                       f->ws.max_regs);
+    if (f->persistent.on)
+        strbuf_printf(out, " persistent(workspace_bytes = %lld)",
+                      (long long)f->persistent.workspace_bytes);
     for (int i = 0; i < f->ntmaps; i++)
         print_tensor_map(out, &f->tmaps[i]);
     strbuf_append(out, " {\n");

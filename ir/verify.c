@@ -879,6 +879,21 @@ static void check_source_op(Verifier *v, const IrOp *op)
         if (op->attr[0] < 0 || op->attr[0] > 2)
             report(v, op, "axis %lld (0, 1 or 2)", (long long)op->attr[0]);
         break;
+    case OP_TILE_COUNT:
+        want_result(v, op, 0, type_scalar(DT_I32));
+        if (!v->f->persistent.on)
+            report(v, op, "tile_count outside a persistent function");
+        break;
+    case OP_WORKSPACE:
+        if (!v->f->persistent.on)
+            report(v, op, "workspace outside a persistent function");
+        if (op->attr[0] == 0)
+            want_result(v, op, 0, type_ptr(DT_I32));
+        else if (op->attr[0] != 1)
+            report(v, op, "workspace part %lld (0 flags, 1 scratch)", (long long)op->attr[0]);
+        else if (!r.is_ptr || r.rank != 0)
+            report(v, op, "the scratch workspace is a scalar pointer, not %s", tstr(v, r));
+        break;
     case OP_MAKE_RANGE:
         if (r.rank != 1 || r.is_ptr || r.dtype != DT_I32)
             report(v, op, "result has type %s, expected <Nxi32>", tstr(v, r));
@@ -1098,6 +1113,8 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_CONST:
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
+    case OP_TILE_COUNT:
+    case OP_WORKSPACE:
     case OP_MAKE_RANGE: check_source_op(v, op); break;
     case OP_SPLAT:
     case OP_BROADCAST:

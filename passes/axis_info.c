@@ -349,6 +349,11 @@ static bool shape_op_info(AxisCtx *c, const IrOp *op, Type t, const AxisInfo *in
         a->contiguity[0] = op->attr[1] - op->attr[0];
         a->divisibility[0] = axis_pow2_divisor(op->attr[0]);
         break;
+    case OP_WORKSPACE:
+        /* cuMemAlloc's 256-byte alignment; the scratch starts at a 256-byte boundary (the
+         * runtime's layout, docs/runtime.md "Persistent kernels") */
+        a->divisibility[0] = 256;
+        break;
     case OP_SPLAT:
         for (int d = 0; d < rank; d++) {
             a->divisibility[d] = in[0].divisibility[0];

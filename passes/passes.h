@@ -25,6 +25,8 @@ typedef struct PassOptions {
                                whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
     bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
     bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
+    bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
+                               round of tiles split along K (--stream-k) */
     bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
                                or a kernel's copies were left as they were (--remarks); changes no
                                code, so no cache key holds it */
@@ -49,6 +51,12 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
  * info so accesses are coalesced and as wide as proven; slice for reductions and expand_dims);
  * convert_layout inserted where producer and consumer disagree. Requires axis info. */
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
+/* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
+ * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,
+ * then its share of the last round's K iterations, a split tile summed from fp32 partials in the
+ * workspace by the program that contributes last (docs/passes.md "stream_k"). Elsewhere the
+ * function stays as it is, with a warning saying why. */
+bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */

@@ -390,6 +390,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->num_stages = opt->num_stages;
     out->arch = opt->arch;
     out->no_fp_fusion = opt->no_fp_fusion != 0;
+    out->stream_k = opt->stream_k != 0;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
     if (!split_pairs(opt->constexprs, opt->nconstexprs, "constexpr", arena, &out->spec.defines))
@@ -425,6 +426,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         KEY_STR("host_env", opt->host_env[i]);
     if (opt->no_fp_fusion)
         strbuf_printf(sb, "no_fp_fusion\n");
+    if (opt->stream_k)
+        strbuf_printf(sb, "stream_k\n");
     /* The code switches as the compile will see them (the environment's included): a process
      * with TRIC_NO_TMA=1 must not leave its cp.async kernel where one without finds it. remarks and
      * codegen_times are left out: they change what is printed, not the code. */

@@ -221,9 +221,12 @@ tric_status rt_cuda_open(struct tric_device_s *dev, int ordinal) {
     return TRIC_SUCCESS;
 }
 
+static void free_workspaces(struct tric_stream_s *s, CUstream stream);
+
 static void cuda_close(struct tric_device_s *dev) {
     if (!dev->cu_context)
         return;
+    free_workspaces(&dev->own_stream, (CUstream)dev->cu_stream);
     if (dev->cu_stream && make_current(dev) == CUDA_SUCCESS)
         api.cuStreamDestroy((CUstream)dev->cu_stream);
     dev->cu_stream = NULL;
@@ -381,7 +384,26 @@ static tric_status cuda_stream_wrap(struct tric_device_s *dev, void *cu_stream,
     return TRIC_SUCCESS;
 }
 
+/* Frees the workspaces of persistent kernels launched on s, once its work is done. */
+static void free_workspaces(struct tric_stream_s *s, CUstream stream) {
+    if (!s->workspace && !s->nretired_workspaces)
+        return;
+    if (make_current(s->device) == CUDA_SUCCESS) {
+        api.cuStreamSynchronize(stream);
+        if (s->workspace)
+            api.cuMemFree(s->workspace);
+        for (int i = 0; i < s->nretired_workspaces; i++)
+            api.cuMemFree(s->retired_workspaces[i]);
+    }
+    free(s->retired_workspaces);
+    s->retired_workspaces = NULL;
+    s->nretired_workspaces = 0;
+    s->workspace = 0;
+    s->workspace_bytes = 0;
+}
+
 static void cuda_stream_destroy(struct tric_stream_s *s) {
+    free_workspaces(s, (CUstream)s->cu_stream);
     if (s->wrapped)
         return; /* the caller's CUstream */
     if (s->cu_stream && make_current(s->device) == CUDA_SUCCESS)
@@ -519,6 +541,8 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
     /* kernel_meta_read checked the maps against the parameters. */
     k->ntmaps = meta->ntmaps;
     memcpy(k->tmaps, meta->tmaps, sizeof k->tmaps);
+    k->persistent = meta->persistent;
+    k->workspace_bytes = meta->workspace_bytes;
     StrBuf names = {0};
     for (int i = 0; i < meta->nparams && meta->params[0].name[0]; i++)
         strbuf_printf(&names, "%s%s", i ? " " : "", meta->params[i].name);
@@ -920,6 +944,76 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
     return TRIC_SUCCESS;
 }
 
+/* ---- persistent kernels ------------------------------------------------------------------------
+ * A kernel made persistent (passes/stream_k.c; docs/runtime.md "Persistent kernels") runs as many
+ * programs as the GPU has SMs, at most the grid asked for, over the grid's tiles: the launch
+ * passes the grid's x (an i32) and a workspace (a pointer) after the tensor maps. The workspace
+ * holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every launch's start (zeroed when allocated; every
+ * launch leaves its flags zero), then, from the next 256-byte boundary, workspace_bytes per
+ * program. One per stream, since launches on one stream run one after another; sized for a
+ * program per SM, so any launch of the kernel fits. */
+
+/* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
+static tric_status stream_workspace(struct tric_device_s *dev, struct tric_stream_s *s,
+                                    size_t bytes, uint64_t *out) {
+    struct tric_stream_s *owner = s ? s : &dev->own_stream;
+    pthread_mutex_lock(&dev->lock);
+    tric_status st = TRIC_SUCCESS;
+    if (owner->workspace_bytes < bytes) {
+        uint64_t *retired = NULL;
+        CUdeviceptr p = 0;
+        CUresult r = CUDA_SUCCESS;
+        if (cuda_capturing(dev, s))
+            st = rt_capture_error("allocating a persistent kernel's workspace at its first launch "
+                                  "on the stream");
+        else if (owner->workspace &&
+                 !(retired = realloc(owner->retired_workspaces,
+                                     sizeof *retired * (size_t)(owner->nretired_workspaces + 1))))
+            st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "%s: out of host memory", dev->name);
+        else if ((r = api.cuMemAlloc(&p, bytes)) != CUDA_SUCCESS ||
+                 (r = api.cuMemsetD8(p, 0, bytes)) != CUDA_SUCCESS) {
+            if (p)
+                api.cuMemFree(p);
+            char what[96];
+            snprintf(what, sizeof what, "a persistent kernel's workspace of %zu bytes", bytes);
+            st = cuda_fail(dev, r, what);
+        }
+        if (retired)
+            owner->retired_workspaces = retired;
+        if (st == TRIC_SUCCESS) {
+            if (owner->workspace)
+                owner->retired_workspaces[owner->nretired_workspaces++] = owner->workspace;
+            owner->workspace = p;
+            owner->workspace_bytes = bytes;
+        }
+    }
+    *out = owner->workspace;
+    pthread_mutex_unlock(&dev->lock);
+    return st;
+}
+
+/* A persistent kernel's launch: the programs it runs (grid->x becomes them), and its two extra
+ * parameters' values. */
+static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device_s *dev,
+                                     struct tric_stream_s *s, tric_dim3 *grid, uint32_t *tiles,
+                                     uint64_t *workspace) {
+    if (grid->y != 1 || grid->z != 1)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: kernel %s is persistent (compiled with stream_k), so its grid is one "
+                       "tile per program along x; got (%u, %u, %u)",
+                       dev->name, k->name, grid->x, grid->y, grid->z);
+    int sms = dev->multiprocessors > 0 ? dev->multiprocessors : 1;
+    size_t flags = ((size_t)sms * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
+    tric_status st =
+        stream_workspace(dev, s, flags + (size_t)sms * (size_t)k->workspace_bytes, workspace);
+    if (st != TRIC_SUCCESS)
+        return st;
+    *tiles = grid->x;
+    if (grid->x > (unsigned)sms)
+        grid->x = (unsigned)sms;
+    return TRIC_SUCCESS;
+}
+
 static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
                                struct tric_stream_s *s) {
     /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
@@ -927,7 +1021,7 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
      * with its declared PTX size from the start of its slot: little-endian, so an int slot works
      * for .u8/.u16/.u32 parameters alike. */
     uint64_t slots[RT_MAX_PARAMS];
-    void *params[RT_MAX_PARAMS + TRIC_MAX_TENSOR_MAPS];
+    void *params[RT_MAX_PARAMS + TRIC_MAX_TENSOR_MAPS + 2];
     for (int i = 0; i < k->nparams; i++) {
         const tric_arg *a = &args[i];
         uint64_t v = 0;
@@ -974,6 +1068,15 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
             return st;
         for (int i = 0; i < k->ntmaps; i++)
             params[k->nparams + i] = &maps[i];
+    }
+    uint32_t tiles = 0;
+    uint64_t workspace = 0;
+    if (r == CUDA_SUCCESS && k->persistent) {
+        tric_status st = persistent_launch(k, dev, s, &grid, &tiles, &workspace);
+        if (st != TRIC_SUCCESS)
+            return st;
+        params[k->nparams + k->ntmaps] = &tiles;
+        params[k->nparams + k->ntmaps + 1] = &workspace;
     }
     if (r == CUDA_SUCCESS)
         r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,

@@ -128,6 +128,11 @@ struct tric_kernel_s {
      * and leaves the cache alone, so launches never wait on each other. */
     RtTensorMapCached tmap_cache[TRIC_MAX_TENSOR_MAPS];
     bool tmap_cache_busy;
+    /* cuda: a persistent kernel (KernelMeta.persistent, passes/stream_k.c): launched on
+     * min(grid x, SMs) programs, passed the grid's x and its stream's workspace after the tensor
+     * maps, workspace_bytes of it per program after the flags (cuda.c, "persistent kernels") */
+    bool persistent;
+    int64_t workspace_bytes;
 };
 
 struct tric_module_s {
@@ -204,6 +209,14 @@ struct tric_stream_s {
     RtLink link;     /* in device->streams */
     void *cu_stream; /* CUstream (cuda); NULL on cpu */
     bool wrapped;    /* tric_stream_wrap: the CUstream is the caller's, never destroyed here */
+    /* cuda: the workspace of the persistent kernels launched on the stream (cuda.c, "persistent
+     * kernels"): flags zeroed when allocated, which every launch leaves zero; grown, never
+     * shrunk, the smaller ones kept until the stream goes (a captured graph may still use them).
+     * Guarded by the device's lock. */
+    uint64_t workspace;
+    size_t workspace_bytes;
+    uint64_t *retired_workspaces;
+    int nretired_workspaces;
 };
 
 struct tric_device_s {

@@ -82,13 +82,26 @@ class TricPtx:
             else:
                 args.append(ctypes.c_int32(v))
         maps = [self.tensor_map(m, [getattr(x, "value", 0) for x in args]) for m in self.tmaps]
-        params = (ctypes.c_void_p * (len(args) + len(maps)))(
-            *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps]))
         grid = tuple(grid) + (1,) * (3 - len(grid))
+        extra, workspace = [], None
+        if "persistent" in self.head:
+            # a persistent kernel (docs/runtime.md "Persistent kernels"), launched as tric's runtime
+            # does: min(grid x, SMs) programs, then the grid's x and a workspace (two i32 flags per
+            # program, zeroed, then from a 256-byte boundary workspace bytes per program)
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            per = int(self.head["persistent"].split("=")[1])
+            flags = (4 * 2 * sms + 255) // 256 * 256  # TRIC_WORKSPACE_FLAGS = 2
+            workspace = torch.zeros(flags + sms * per, device="cuda", dtype=torch.uint8)
+            extra = [ctypes.c_int32(grid[0]), ctypes.c_uint64(workspace.data_ptr())]
+            grid = (min(grid[0], sms),) + grid[1:]
+        params = (ctypes.c_void_p * (len(args) + len(maps) + len(extra)))(
+            *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps] +
+              [ctypes.addressof(x) for x in extra]))
+        args = args + extra
 
         def run():
             stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
             check(self.cuda.cuLaunchKernel(self.fn, grid[0], grid[1], grid[2], self.threads, 1, 1,
                                            self.shared, stream, params, None), "launch")
-        run.keep = (args, maps, params, values)  # the storage lives as long as the launcher
+        run.keep = (args, maps, params, values, workspace)  # the storage lives as long as the launcher
         return run

@@ -47,6 +47,8 @@ static const char usage[] =
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
+    "  --stream-k            a matmul-shaped kernel runs persistent (one program per SM), its\n"
+    "                        last round of tiles split along K between programs\n"
     "  --llvm-passes=PASSES  run this LLVM pass pipeline (`opt -passes=` text) instead of\n"
     "                        -On's (TRIC_LLVM_PIPELINE)\n"
     "  --llvm-args=ARGS      LLVM options, space-separated, e.g. '-nvptx-no-f16-math'\n"
@@ -253,6 +255,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->libdevice_path = v;
     } else if (!strcmp(a, "--no-tma")) {
         opt->no_tma = true;
+    } else if (!strcmp(a, "--stream-k")) {
+        opt->stream_k = true;
     } else if (option_value(a, "--llvm-passes", &v)) {
         opt->llvm_passes = v;
     } else if (option_value(a, "--llvm-args", &v)) {

@@ -158,6 +158,10 @@ typedef struct tric_compile_options {
      * unset, so the default decides. */
     const char *const *host_env;
     int nhost_env;
+    /* nonzero: a matmul-shaped kernel (one loop accumulating dots into zeros, its stores after
+     * it) runs persistent, one program per SM, the last round of tiles split along K between
+     * programs (docs/passes.md "stream_k"); part of the JIT cache key */
+    int stream_k;
 } tric_compile_options;
 /* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
  * the default, so a program that fills tric_compile_options_default() and sets the fields it

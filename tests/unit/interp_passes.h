@@ -79,6 +79,7 @@ typedef struct PassCheck {
     int num_warps;      /* 0: 4 */
     int max_stages;
     int first_arch;   /* 0: sm_80 and sm_90a; 1: sm_90a alone */
+    bool stream_k;    /* PassOptions.stream_k */
     size_t out_bytes; /* what run writes */
     const void *want; /* the lowered kernel's outputs */
     const void *ctx;  /* the case, for the callbacks */
@@ -107,7 +108,8 @@ static inline void interp_passes_check(const IrFunc *lowered, const PassCheck *p
                               .verify = true,
                               .mma = true,
                               .wgmma = true,
-                              .arch_specific = arch_specific};
+                              .arch_specific = arch_specific,
+                              .stream_k = pc->stream_k};
             Arena *arena = arena_new();
             IrFunc *f = ir_func_clone(lowered, arena);
             passes_prepare(f, &po);

@@ -83,6 +83,12 @@ static IrFunc *build_every_op(Arena *a)
     ValueId np =
         ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->attr[0] = 2;
+    /* a persistent function's (stream_k.c) */
+    f->persistent.on = true;
+    f->persistent.workspace_bytes = 65536;
+    ir_build(&b, OP_TILE_COUNT, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0);
+    ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0)->attr[0] = 1;
     IrOp *mr = ir_build(&b, OP_MAKE_RANGE, L(4, 5), NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     mr->attr[0] = 0;
     mr->attr[1] = 128;

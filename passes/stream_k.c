@@ -1,0 +1,503 @@
+/* stream_k.c: a matmul-shaped kernel made persistent, its last round of tiles split along K
+ * between programs (PassOptions.stream_k, `tric --stream-k`; docs/passes.md "stream_k"). The
+ * Stream-K decomposition (Osama et al., PPoPP 2023) in its "data-parallel + one Stream-K round"
+ * form, with the partial sums reduced by whichever program contributes last (no program waits on
+ * another, so no launch order or residency is assumed, and the interpreter, which runs one
+ * program after another, runs it as written).
+ *
+ * A grid of T tiles on a GPU of P SMs leaves its last round T % P tiles for P SMs: at 3072 with
+ * 128x256 tiles, 288 tiles are 2.18 rounds of 132, so the third round runs 24 tiles while 108 SMs
+ * idle. Here the runtime launches P programs (IrFunc.persistent); program p runs the whole tiles
+ * p, p + P, ... of the first T - T % P, then an equal share of the last T % P tiles' K
+ * iterations, in one contiguous range: a tile split between programs is summed from their fp32
+ * partials in the workspace, in program order (the same sum whichever program arrives last).
+ *
+ * Requires nothing (it runs before layouts). Takes a function whose body is: ops with no effect
+ * (loads allowed), then one `for` loop whose only iter arg accumulates dots into a zero fp32 tile
+ * (acc = dot(a, b, acc)) over a trip count that does not depend on program_id(0) and whose body
+ * has no effect, then any ops (the epilogue: its stores). program_id and num_programs only along
+ * axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace 2 partial tiles a
+ * program); the body is
+ *
+ *     for u in range(0, units):            # units: this program's whole tiles and split pieces
+ *         tile, k0, k1 = ...               # which tile, which of its K iterations
+ *         <the ops before the loop that depend on program_id(0), which is now `tile'>
+ *         acc = for k in range(lo + k0 step, lo + k1 step, step): ...   # the loop as it was
+ *         done, acc = acc, True                       if the range is the whole tile
+ *                     else the partial stored, a flag counted; the last to count sums them
+ *         if done: <the ops after the loop>
+ *
+ * with the ops before the loop that do not depend on program_id(0) left before it, and
+ * num_programs(0) now tile_count (what the launch asked for). Elsewhere the function stays as it
+ * is, with a warning saying why (the option asked for it). */
+#include "passes/passes.h"
+
+#include <string.h>
+
+typedef struct Sk {
+    IrFunc *f;
+    Diag *d;
+    IrOp *loop; /* the K loop */
+    int loop_at;
+    bool *dep; /* per value: depends on program_id(0) */
+    IrBuilder b;
+    SrcLoc loc;
+} Sk;
+
+static bool decline(Sk *s, SrcLoc loc, const char *why)
+{
+    diag_warning(s->d, loc, "--stream-k not applied: %s", why);
+    return true;
+}
+
+/* ---- what the function must be ---------------------------------------------------------------- */
+
+/* The first op of r (nested regions included) that has an effect, or uses program_id or
+ * num_programs along another axis than 0; NULL when none. */
+static const IrOp *region_blocker(const IrRegion *r, bool effects)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if ((op->code == OP_PROGRAM_ID || op->code == OP_NUM_PROGRAMS) && op->attr[0] != 0)
+            return op;
+        if (op->code == OP_TILE_COUNT || op->code == OP_WORKSPACE)
+            return op;
+        if (effects && op_has(op->code, OPT_EFFECT))
+            return op;
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *in = region_blocker(&op->regions[k], effects);
+            if (in)
+                return in;
+        }
+    }
+    return NULL;
+}
+
+/* Does op read a value marked in dep (as an operand, or inside its regions)? */
+static bool reads_dep(const Sk *s, const IrOp *op)
+{
+    for (int i = 0; i < op->noperands; i++)
+        if (op->operands[i] && s->dep[op->operands[i]])
+            return true;
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (reads_dep(s, op->regions[k].ops[i]))
+                return true;
+    return false;
+}
+
+/* Marks the values that depend on program_id(0), in program order over the ops before the loop
+ * (what is after it depends on the tile anyway). */
+static void mark_dependent(Sk *s)
+{
+    for (int i = 0; i < s->loop_at; i++) {
+        IrOp *op = s->f->body.ops[i];
+        bool d = op->code == OP_PROGRAM_ID || reads_dep(s, op);
+        for (int r = 0; r < op->nresults; r++)
+            s->dep[op->results[r]] = d;
+    }
+}
+
+/* The accumulator form: one iter arg, a zero fp32 rank-2 tile, yielded as dot(a, b, arg) with
+ * the arg read by that dot alone. NULL when it holds, else why not. */
+static const char *accumulator_problem(const Sk *s)
+{
+    const IrFunc *f = s->f;
+    const IrOp *L = s->loop;
+    const IrRegion *body = &L->regions[0];
+    if (L->noperands != 4 || body->nargs != 2)
+        return "the loop must carry exactly one value, the dot accumulator (a loop that advances "
+               "pointers is not split)";
+    ValueId init = L->operands[3], arg = body->args[1];
+    Type t = ir_type(f, init);
+    const IrOp *zero = f->values[init].def;
+    if (t.rank != 2 || t.is_ptr || t.dtype != DT_F32 || !zero || zero->code != OP_CONST ||
+        zero->fattr != 0.0)
+        return "the loop's accumulator must start as an fp32 tile of zeros";
+    const IrOp *y = body->nops ? body->ops[body->nops - 1] : NULL;
+    const IrOp *dot = y && y->code == OP_YIELD && y->noperands == 1 ? f->values[y->operands[0]].def
+                                                                    : NULL;
+    if (!dot || dot->code != OP_DOT || dot->operands[2] != arg)
+        return "the loop must yield dot(a, b, accumulator)";
+    for (int i = 0; i < body->nops; i++) {
+        const IrOp *op = body->ops[i];
+        if (op != dot && ir_op_uses(op, arg))
+            return "the accumulator is read by more than its dot";
+    }
+    if (dot->operands[0] == arg || dot->operands[1] == arg)
+        return "the accumulator is read by more than its dot";
+    return NULL;
+}
+
+/* Finds the loop and checks the function's shape; false (after a warning) when it does not fit. */
+static bool fits(Sk *s)
+{
+    IrRegion *body = &s->f->body;
+    s->loop_at = -1;
+    for (int i = 0; i < body->nops; i++)
+        if (body->ops[i]->code == OP_FOR) {
+            if (s->loop_at >= 0)
+                return !decline(s, body->ops[i]->loc,
+                                "the kernel's body has more than one loop (one K loop is split)");
+            s->loop_at = i;
+        }
+    if (s->loop_at < 0)
+        return !decline(s, s->loc, "the kernel's body has no loop to split along K");
+    s->loop = body->ops[s->loop_at];
+    const IrOp *blocker = region_blocker(body, false);
+    if (blocker)
+        return !decline(s, blocker->loc,
+                        "the kernel reads its program id or grid along an axis other than 0, "
+                        "or is persistent already");
+    for (int i = 0; i < s->loop_at; i++) {
+        const IrOp *op = body->ops[i];
+        IrRegion wrap = {.ops = (IrOp **)&op, .nops = 1};
+        if ((blocker = region_blocker(&wrap, true)) != NULL)
+            return !decline(s, blocker->loc,
+                            "an op with an effect comes before the K loop (it would run again "
+                            "for every piece of a tile)");
+    }
+    if ((blocker = region_blocker(&s->loop->regions[0], true)) != NULL)
+        return !decline(s, blocker->loc, "the K loop has an op with an effect");
+    const char *why = accumulator_problem(s);
+    if (why)
+        return !decline(s, s->loop->loc, why);
+    int64_t step;
+    if (!passes_const_int(s->f, s->loop->operands[2], &step) || step <= 0)
+        return !decline(s, s->loop->loc, "the K loop's step must be a positive constant");
+    mark_dependent(s);
+    if (s->dep[s->loop->operands[0]] || s->dep[s->loop->operands[1]])
+        return !decline(s, s->loop->loc, "the K loop's bounds depend on the program id");
+    return true;
+}
+
+/* ---- builders ------------------------------------------------------------------------------------ */
+
+static ValueId k32(Sk *s, int64_t v)
+{
+    return ir_build_const_int(&s->b, s->loc, type_scalar(DT_I32), v);
+}
+
+static ValueId op2(Sk *s, OpCode code, ValueId a, ValueId c)
+{
+    Type t = code >= OP_CMP_EQ && code <= OP_CMP_GE ? type_scalar(DT_I1) : ir_type(s->f, a);
+    return ir_build_binary(&s->b, code, s->loc, t, a, c);
+}
+
+static ValueId select3(Sk *s, ValueId c, ValueId a, ValueId b)
+{
+    ValueId ops[3] = {c, a, b};
+    Type t = ir_type(s->f, a);
+    return ir_build(&s->b, OP_SELECT, s->loc, ops, 3, &t, 1, 0)->results[0];
+}
+
+static void build_yield(Sk *s, const ValueId *vals, int n)
+{
+    ir_build(&s->b, OP_YIELD, s->loc, vals, n, NULL, 0, 0);
+}
+
+/* (a + b - 1) / b, for a >= 0 and b > 0 */
+static ValueId cdiv(Sk *s, ValueId a, ValueId b)
+{
+    return op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, a, b), k32(s, 1)), b);
+}
+
+/* The addresses of partial tile `slot` in the scratch: scratch + slot M N + (i N + j). */
+static ValueId partial_addresses(Sk *s, ValueId scratch, ValueId slot, Type acc)
+{
+    IrFunc *f = s->f;
+    int32_t m = acc.shape[0], n = acc.shape[1];
+    Type i32 = type_scalar(DT_I32);
+    Type tile = type_block(i32, 2, acc.shape);
+    IrOp *rows = ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &m)},
+                          1, 0);
+    rows->attr[1] = m;
+    IrOp *cols = ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &n)},
+                          1, 0);
+    cols->attr[1] = n;
+    IrOp *r2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, rows->results, 1,
+                        (Type[]){type_block(i32, 2, (int32_t[]){m, 1})}, 1, 0);
+    r2->attr[0] = 1;
+    IrOp *c2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, cols->results, 1,
+                        (Type[]){type_block(i32, 2, (int32_t[]){1, n})}, 1, 0);
+    c2->attr[0] = 0;
+    ValueId nn = ir_build_unary(&s->b, OP_SPLAT, s->loc, type_block(i32, 2, (int32_t[]){m, 1}),
+                                k32(s, n));
+    ValueId rowoff = ir_build_binary(&s->b, OP_MUL, s->loc, ir_type(f, nn), r2->results[0], nn);
+    ValueId rb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, rowoff);
+    ValueId cb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, c2->results[0]);
+    ValueId base = op2(s, OP_MUL, slot, k32(s, (int64_t)m * n));
+    ValueId off = ir_build_binary(&s->b, OP_ADD, s->loc, tile, rb, cb);
+    off = ir_build_binary(&s->b, OP_ADD, s->loc, tile, off,
+                          ir_build_unary(&s->b, OP_SPLAT, s->loc, tile, base));
+    Type ptrs = type_block(type_ptr(DT_F32), 2, acc.shape);
+    ValueId p = ir_build_unary(&s->b, OP_SPLAT, s->loc, ptrs, scratch);
+    return ir_build_binary(&s->b, OP_ADDPTR, s->loc, ptrs, p, off);
+}
+
+/* An if on c with the given result types; its two regions are filled by the caller. */
+static IrOp *build_if(Sk *s, ValueId c, const Type *types, int n)
+{
+    return ir_build(&s->b, OP_IF, s->loc, &c, 1, types, n, 2);
+}
+
+/* A for loop over [lo, hi) step 1 with the given inits; its region's args are (iv, iters...). */
+static IrOp *build_for(Sk *s, ValueId lo, ValueId hi, const ValueId *inits, int n, const char *iv)
+{
+    ValueId ops[8] = {lo, hi, k32(s, 1)};
+    Type types[8];
+    for (int i = 0; i < n; i++) {
+        ops[3 + i] = inits[i];
+        types[i] = ir_type(s->f, inits[i]);
+    }
+    IrOp *L = ir_build(&s->b, OP_FOR, s->loc, ops, 3 + n, types, n, 1);
+    ir_region_add_arg(s->f, &L->regions[0], type_scalar(DT_I32), iv);
+    for (int i = 0; i < n; i++)
+        ir_region_add_arg(s->f, &L->regions[0], types[i], NULL);
+    return L;
+}
+
+/* ---- the schedule ------------------------------------------------------------------------------- */
+
+/* What every piece of a program's work needs (built once, before its loop over pieces). */
+typedef struct Schedule {
+    ValueId pid, programs, trips, trips_or_1;
+    ValueId dp_tiles, full_rounds; /* the tiles run whole, and how many of them this program runs */
+    ValueId per, begin, end;       /* the K iterations of the split tiles: each program's share */
+    ValueId units;                 /* this program's whole tiles and pieces of split ones */
+} Schedule;
+
+/* The program's share: the whole tiles pid + j P below T - T % P (full_rounds of them; all T
+ * tiles when they have no K iteration), then the K iterations [begin, end) of the last T % P
+ * tiles taken as one range of (T % P) I iterations, cut into P shares of per = cdiv((T % P) I,
+ * P). */
+static void build_schedule(Sk *s, Schedule *q)
+{
+    IrOp *pid = ir_build(&s->b, OP_PROGRAM_ID, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    IrOp *np = ir_build(&s->b, OP_NUM_PROGRAMS, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1,
+                        0);
+    IrOp *tc = ir_build(&s->b, OP_TILE_COUNT, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    q->pid = pid->results[0];
+    q->programs = np->results[0];
+    ValueId tiles = tc->results[0];
+    int64_t step = 1;
+    passes_const_int(s->f, s->loop->operands[2], &step);
+    /* trips = max(0, cdiv(hi - lo, step)) */
+    ValueId span = op2(s, OP_SUB, s->loop->operands[1], s->loop->operands[0]);
+    q->trips = op2(s, OP_MAX, cdiv(s, span, k32(s, step)), k32(s, 0));
+    q->trips_or_1 = op2(s, OP_MAX, q->trips, k32(s, 1));
+    /* the split tiles: the last T % P and, when there are whole rounds before them, one more
+     * round (Stream-K's "two-tile" hybrid: each tile is then split between about two programs,
+     * whose partials every program reduces about once, instead of among P / (T % P) programs,
+     * whose last would read them all); none when T % P is 0 or there is no K iteration */
+    ValueId rounds = op2(s, OP_DIV, tiles, q->programs);
+    ValueId left = op2(s, OP_SUB, tiles, op2(s, OP_MUL, rounds, q->programs));
+    ValueId last_round = select3(s, op2(s, OP_CMP_GT, rounds, k32(s, 0)),
+                                 op2(s, OP_ADD, left, q->programs), left);
+    ValueId splits = op2(s, OP_AND, op2(s, OP_CMP_GT, q->trips, k32(s, 0)),
+                         op2(s, OP_CMP_GT, left, k32(s, 0)));
+    last_round = select3(s, splits, last_round, k32(s, 0));
+    q->dp_tiles = op2(s, OP_SUB, tiles, last_round);
+    q->full_rounds = cdiv(s, op2(s, OP_SUB, q->dp_tiles, q->pid), q->programs);
+    ValueId sk_iters = op2(s, OP_MUL, last_round, q->trips);
+    q->per = cdiv(s, sk_iters, q->programs);
+    q->begin = op2(s, OP_MIN, op2(s, OP_MUL, q->pid, q->per), sk_iters);
+    q->end = op2(s, OP_MIN, op2(s, OP_ADD, q->begin, q->per), sk_iters);
+    /* pieces of the split tiles: (end - 1) / I - begin / I + 1 when end > begin */
+    ValueId last = op2(s, OP_DIV, op2(s, OP_SUB, q->end, k32(s, 1)), q->trips_or_1);
+    ValueId first = op2(s, OP_DIV, q->begin, q->trips_or_1);
+    ValueId pieces = op2(s, OP_ADD, op2(s, OP_SUB, last, first), k32(s, 1));
+    pieces = select3(s, op2(s, OP_CMP_GT, q->end, q->begin), pieces, k32(s, 0));
+    q->units = op2(s, OP_ADD, q->full_rounds, pieces);
+}
+
+/* One unit u of the program's work: its tile, the tile's index among the split ones (sk), and its
+ * K iterations [k0, k1). */
+typedef struct Unit {
+    ValueId tile, sk, k0, k1;
+} Unit;
+
+static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
+{
+    ValueId split = op2(s, OP_CMP_GE, u, q->full_rounds);
+    ValueId j = op2(s, OP_SUB, u, q->full_rounds);
+    ValueId first_sk = op2(s, OP_DIV, q->begin, q->trips_or_1);
+    w->sk = op2(s, OP_ADD, first_sk, j);
+    ValueId dp_tile = op2(s, OP_ADD, q->pid, op2(s, OP_MUL, u, q->programs));
+    w->tile = select3(s, split, op2(s, OP_ADD, q->dp_tiles, w->sk), dp_tile);
+    ValueId head = op2(s, OP_AND, split, op2(s, OP_CMP_EQ, j, k32(s, 0)));
+    ValueId into = op2(s, OP_SUB, q->begin, op2(s, OP_MUL, first_sk, q->trips_or_1));
+    w->k0 = select3(s, head, into, k32(s, 0));
+    ValueId left = op2(s, OP_SUB, q->end, op2(s, OP_MUL, w->sk, q->trips));
+    w->k1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
+}
+
+/* ---- the split tile's partials ------------------------------------------------------------------ */
+
+/* The partial tile of program c for split tile sk, whose programs are first..: program c's second
+ * slot when it is the tile's first program (the tile is the last of its range), else its first
+ * (the tile is the first of c's range). */
+static ValueId partial_slot(Sk *s, ValueId c, ValueId first)
+{
+    ValueId tail = ir_build_unary(&s->b, OP_CAST, s->loc, type_scalar(DT_I32),
+                                  op2(s, OP_CMP_EQ, c, first));
+    return op2(s, OP_ADD, op2(s, OP_MUL, c, k32(s, 2)), tail);
+}
+
+/* In the else branch of `whole`: store this program's partial, count it on the tile's flag, and
+ * when it is the last, sum every partial in program order and clear the flag. Yields (sum or acc,
+ * last). */
+static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
+{
+    IrFunc *f = s->f;
+    Type acc_t = ir_type(f, acc);
+    IrOp *flags = ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0);
+    IrOp *scratch = ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1,
+                             0);
+    flags->attr[0] = 0;
+    scratch->attr[0] = 1;
+    /* the programs whose ranges meet the tile's iterations [sk I, sk I + I) */
+    ValueId from = op2(s, OP_MUL, w->sk, q->trips);
+    ValueId first = op2(s, OP_DIV, from, q->per);
+    ValueId last = op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, from, q->trips), k32(s, 1)), q->per);
+    ValueId mine = partial_addresses(s, scratch->results[0], partial_slot(s, q->pid, first), acc_t);
+    ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){mine, acc, 0}, 3, NULL, 0, 0);
+    /* every thread's stores, then one thread's release of them (PTX ISA 8.4: bar.sync orders the
+     * CTA's writes before thread 0's atom.acq_rel.gpu, which releases them to the last program) */
+    ir_build(&s->b, OP_BARRIER, s->loc, NULL, 0, NULL, 0, 0);
+    ValueId flag = ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0],
+                                   w->sk);
+    IrOp *count = ir_build(&s->b, OP_ATOMIC_RMW, s->loc, (ValueId[]){flag, k32(s, 1)}, 2,
+                           (Type[]){type_scalar(DT_I32)}, 1, 0);
+    count->attr[0] = ATOMIC_ADD;
+    count->attr[1] = MEM_SEM_ACQ_REL;
+    count->attr[2] = MEM_SCOPE_GPU;
+    ValueId is_last = op2(s, OP_CMP_EQ, count->results[0], op2(s, OP_SUB, last, first));
+    IrOp *sum_if = build_if(s, is_last, &acc_t, 1);
+    IrBuilder outer = s->b;
+    s->b = (IrBuilder){f, &sum_if->regions[0], -1};
+    ValueId zero = ir_build_const_float(&s->b, s->loc, acc_t, 0.0);
+    IrOp *sum = build_for(s, first, op2(s, OP_ADD, last, k32(s, 1)), &zero, 1, "c");
+    IrBuilder then = s->b;
+    s->b = (IrBuilder){f, &sum->regions[0], -1};
+    ValueId c = sum->regions[0].args[0], running = sum->regions[0].args[1];
+    ValueId theirs = partial_addresses(s, scratch->results[0], partial_slot(s, c, first), acc_t);
+    ValueId part = ir_build(&s->b, OP_LOAD, s->loc, (ValueId[]){theirs, 0, 0}, 3, &acc_t, 1, 0)
+                       ->results[0];
+    ValueId added = ir_build_binary(&s->b, OP_ADD, s->loc, acc_t, running, part);
+    build_yield(s, &added, 1);
+    s->b = then;
+    ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
+    build_yield(s, sum->results, 1);
+    s->b = (IrBuilder){f, &sum_if->regions[1], -1};
+    build_yield(s, &acc, 1);
+    s->b = outer;
+    ValueId out[2] = {sum_if->results[0], is_last};
+    build_yield(s, out, 2);
+}
+
+/* ---- the rewrite ---------------------------------------------------------------------------------- */
+
+/* Replaces every program_id(0) of region r (nested ones too) but the schedule's by tile,
+ * removing the op, and makes every num_programs(0) but the schedule's a tile_count. */
+static void replace_program_id(IrFunc *f, IrRegion *r, ValueId tile, const Schedule *q)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        bool schedule = op->nresults && (op->results[0] == q->pid || op->results[0] == q->programs);
+        if (op->code == OP_PROGRAM_ID && !schedule) {
+            ir_replace_all_uses(f, op->results[0], tile);
+            ir_region_remove(r, i--);
+            continue;
+        }
+        if (op->code == OP_NUM_PROGRAMS && !schedule)
+            op->code = OP_TILE_COUNT; /* what the launch asked for (axis 0, checked) */
+        for (int k = 0; k < op->nregions; k++)
+            replace_program_id(f, &op->regions[k], tile, q);
+    }
+}
+
+/* Replaces every read of from by to in region r (nested regions too). */
+static void replace_in_region(IrRegion *r, ValueId from, ValueId to)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] == from)
+                op->operands[k] = to;
+        for (int k = 0; k < op->nregions; k++)
+            replace_in_region(&op->regions[k], from, to);
+    }
+}
+
+static void rewrite(Sk *s)
+{
+    IrFunc *f = s->f;
+    IrRegion *body = &f->body;
+    int nold = body->nops;
+    IrOp **old = arena_alloc(f->arena, sizeof *old * (size_t)(nold > 0 ? nold : 1));
+    memcpy(old, body->ops, sizeof *old * (size_t)nold);
+    body->nops = 0;
+    s->b = (IrBuilder){f, body, -1};
+    /* what does not depend on the program stays before the loop over pieces */
+    for (int i = 0; i < s->loop_at; i++)
+        if (!old[i]->nresults || !s->dep[old[i]->results[0]])
+            ir_region_insert(f, body, -1, old[i]);
+    Schedule q;
+    build_schedule(s, &q);
+    IrOp *units = build_for(s, k32(s, 0), q.units, NULL, 0, "u");
+    s->b = (IrBuilder){f, &units->regions[0], -1};
+    Unit w;
+    build_unit(s, &q, units->regions[0].args[0], &w);
+    for (int i = 0; i < s->loop_at; i++)
+        if (old[i]->nresults && s->dep[old[i]->results[0]])
+            ir_region_insert(f, &units->regions[0], -1, old[i]);
+    /* the K loop over the unit's iterations */
+    int64_t step = 1;
+    passes_const_int(f, s->loop->operands[2], &step);
+    ValueId lo = s->loop->operands[0], st = k32(s, step);
+    s->loop->operands[0] = op2(s, OP_ADD, lo, op2(s, OP_MUL, w.k0, st));
+    s->loop->operands[1] = op2(s, OP_ADD, lo, op2(s, OP_MUL, w.k1, st));
+    ir_region_insert(f, &units->regions[0], -1, s->loop);
+    ValueId acc = s->loop->results[0];
+    Type acc_t = ir_type(f, acc);
+    ValueId whole = op2(s, OP_AND, op2(s, OP_CMP_EQ, w.k0, k32(s, 0)),
+                        op2(s, OP_CMP_EQ, w.k1, q.trips));
+    IrOp *done = build_if(s, whole, (Type[]){acc_t, type_scalar(DT_I1)}, 2);
+    IrBuilder unit_b = s->b;
+    s->b = (IrBuilder){f, &done->regions[0], -1};
+    build_yield(s, (ValueId[]){acc, ir_build_const_int(&s->b, s->loc, type_scalar(DT_I1), 1)}, 2);
+    s->b = (IrBuilder){f, &done->regions[1], -1};
+    build_fixup(s, &q, &w, acc);
+    s->b = unit_b;
+    /* the epilogue, once per tile: by the program that ran it whole, or summed it */
+    IrOp *epilogue = build_if(s, done->results[1], NULL, 0);
+    for (int i = s->loop_at + 1; i < nold; i++)
+        ir_region_insert(f, &epilogue->regions[0], -1, old[i]);
+    replace_in_region(&epilogue->regions[0], acc, done->results[0]);
+    s->b = (IrBuilder){f, &epilogue->regions[0], -1};
+    build_yield(s, NULL, 0);
+    s->b = (IrBuilder){f, &epilogue->regions[1], -1};
+    build_yield(s, NULL, 0);
+    s->b = unit_b;
+    build_yield(s, NULL, 0);
+    replace_program_id(f, body, w.tile, &q);
+    f->persistent.on = true;
+    f->persistent.workspace_bytes = 2 * 4 * (int64_t)acc_t.shape[0] * acc_t.shape[1];
+}
+
+bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    if (!o->stream_k || f->persistent.on)
+        return true;
+    Sk s = {.f = f, .d = d};
+    s.loc = f->body.nops ? f->body.ops[0]->loc : (SrcLoc){0};
+    s.dep = arena_alloc(f->arena, sizeof *s.dep * (size_t)(f->nvalues + 1));
+    memset(s.dep, 0, sizeof *s.dep * (size_t)(f->nvalues + 1));
+    if (!fits(&s))
+        return true;
+    s.loc = s.loop->loc;
+    rewrite(&s);
+    /* the schedule's arithmetic folded and shared as the kernel's own was */
+    return pass_canonicalize(f, o, d) && pass_cse(f, o, d) && pass_dce(f, o, d);
+}
