@@ -995,7 +995,7 @@ static tric_status stream_workspace(struct tric_device_s *dev, struct tric_strea
 /* A persistent kernel's launch: the programs it runs (grid->x becomes them), and its two extra
  * parameters' values. */
 static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device_s *dev,
-                                     struct tric_stream_s *s, tric_dim3 *grid, uint32_t *tiles,
+                                     struct tric_stream_s *s, tric_dim3 *grid, uint64_t *tiles,
                                      uint64_t *workspace) {
     if (grid->y != 1 || grid->z != 1)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
@@ -1069,7 +1069,7 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         for (int i = 0; i < k->ntmaps; i++)
             params[k->nparams + i] = &maps[i];
     }
-    uint32_t tiles = 0;
+    uint64_t tiles = 0; /* read as the .u32 it is declared, like the slots */
     uint64_t workspace = 0;
     if (r == CUDA_SUCCESS && k->persistent) {
         tric_status st = persistent_launch(k, dev, s, &grid, &tiles, &workspace);

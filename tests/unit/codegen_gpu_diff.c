@@ -86,7 +86,26 @@ typedef struct Case {
     int num_warps;   /* 0 = 4 */
     int num_stages;  /* 0 = the default (3) */
     unsigned grid_y; /* 0 = 1 */
+    int stream_k;    /* tric_compile_options.stream_k on the GPU (the interpreter runs the
+                        kernel as written) */
 } Case;
+
+/* Seed 2 fp16 with --stream-k: C [768, 768] = A [768, 256] B, 64 x 64 x 32 tiles: 144 tiles of 8
+ * K steps on min(144, SMs) programs (on 132 SMs every tile split between two programs, each
+ * program's share 9 steps: partials through the workspace, summed by the last to count). */
+#define SEED2_STREAM_K(WARPS, STAGES)                                                              \
+    {                                                                                              \
+        "../../../examples/matmul.tri", "kernel_matmul",                                           \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
+            "i32:1",                                                                               \
+            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32",                              \
+             "GROUP_SIZE_M=8",  "T_C=tl.float16",  "T_ACC=tl.float32"},                            \
+            6, 144,                                                                                \
+            {{E_F16, 768 * 256, FILL_UNIFORM, 0},                                                  \
+             {E_F16, 256 * 768, FILL_UNIFORM, 0},                                                  \
+             {E_F16, 768 * 768, FILL_POISON, 1e-2}},                                               \
+            3, {768, 768, 256, 256, 1, 768, 1, 768, 1}, 9, WARPS, STAGES, 0, 1                     \
+    }
 
 /* examples/persistent_desc_matmul.tri warp-specialized: C [200, 272] fp16 = A [200, 336] B^T,
  * B [272, 336], blocks of 128 x BN x 64, 5 programs. */
@@ -244,8 +263,10 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     opt.no_cache = 1;
     opt.num_warps = c->num_warps;
     opt.num_stages = c->num_stages;
-    if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA)
+    if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA) {
         opt.arch = gpu_arch;
+        opt.stream_k = c->stream_k;
+    }
     tric_module mod = NULL;
     tric_kernel k = NULL;
     tric_buffer bufs[5] = {0};
@@ -777,6 +798,9 @@ int main(void)
          * 128 x 256 tiles, 3 stages: on the device's arch only (sm_80's shared memory is smaller
          * than its slots) */
         PERSISTENT_DESC_WS(256, 8, 3),
+        /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
+        SEED2_STREAM_K(4, 3),
+        SEED2_STREAM_K(4, 3),
         /* an odd K: A's rows cannot be copied ahead (pieces under 4 bytes), B's can: the wgmma
          * reads B's slot and takes A from registers (dot_loop.tri, ODD) */
         {"dot_loop.tri",

@@ -63,6 +63,14 @@ static void test_values(void)
     CHECK(read_block("// tric.kernel k2\r\r\n// tric.param_names a\rb\n", &m, &err));
     CHECK(!strcmp(m.name, "k2") && !strcmp(m.params[0].name, "a") &&
           !strcmp(m.params[1].name, "b"));
+    /* a persistent kernel's workspace, written and read back */
+    CHECK(read_block("// tric.persistent workspace=262144\n", &m, &err));
+    CHECK(m.persistent && m.workspace_bytes == 262144);
+    StrBuf sk = {0};
+    kernel_meta_write(&sk, &m);
+    CHECK(sk.data && strstr(sk.data, "// tric.persistent workspace=262144\n"));
+    strbuf_free(&sk);
+    CHECK(read_block("", &m, &err) && !m.persistent);
     /* num_stages with the count asked for */
     CHECK(read_block("// tric.num_stages 2 lowered_from=3\n", &m, &err));
     CHECK(m.num_stages == 2 && m.stages_lowered_from == 3);
@@ -99,6 +107,12 @@ static void test_counts(void)
                  "bad tric.num_stages line '2 lowered=3' in the tric metadata block");
     expect_error("// tric.num_warps 4 lowered_from=8\n",
                  "bad tric.num_warps line '4 lowered_from=8' in the tric metadata block");
+    expect_error("// tric.persistent 4096\n",
+                 "bad tric.persistent line '4096' in the tric metadata block");
+    expect_error("// tric.persistent workspace=-1\n",
+                 "bad tric.persistent line 'workspace=-1' in the tric metadata block");
+    expect_error("// tric.persistent workspace=\n",
+                 "bad tric.persistent line 'workspace=' in the tric metadata block");
     /* the kernel line without a name */
     char text[512];
     snprintf(text, sizeof text, "// tric.begin\n// tric.kernel\n// tric.threads 32\n// tric.end\n");

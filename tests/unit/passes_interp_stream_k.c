@@ -94,8 +94,13 @@ int main(void)
         seed = seed * 1664525u + 1013904223u;
         b_init[i] = small_int_half((int)((seed >> 16) % 7) - 3);
     }
-    const char *defs[] = {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16",
-                          "GROUP_SIZE_M=2",  "T_C=tl.float16",  "T_ACC=tl.float32", NULL};
+    const char *defs[] = {"BLOCK_SIZE_M=64",
+                          "BLOCK_SIZE_N=32",
+                          "BLOCK_SIZE_K=16",
+                          "GROUP_SIZE_M=2",
+                          "T_C=tl.float16",
+                          "T_ACC=tl.float32",
+                          NULL};
     Lowered low;
     if (!interp_passes_lower(&low, "examples/matmul.tri", "kernel_matmul",
                              "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,"
@@ -107,9 +112,9 @@ int main(void)
      * them among programs 0 and 1, ...); 3 run 2 rounds whole and split 4 tiles 7/7/6; 6 run the
      * 10 tiles' 50 steps 9/9/9/9/9/5 (no whole round); 10 and more a tile each; 1 all of them;
      * K = 0, one K step and two */
-    const Case cases[] = {{5 * BK, 5}, {5 * BK, 4}, {5 * BK, 3}, {5 * BK, 6}, {5 * BK, 7},
-                          {5 * BK, 10}, {5 * BK, 12}, {5 * BK, 1}, {0, 4},
-                          {BK, 4},     {2 * BK, 4}, {2 * BK, 3}};
+    const Case cases[] = {{5 * BK, 5}, {5 * BK, 4},  {5 * BK, 3},  {5 * BK, 6},
+                          {5 * BK, 7}, {5 * BK, 10}, {5 * BK, 12}, {5 * BK, 1},
+                          {0, 4},      {BK, 4},      {2 * BK, 4},  {2 * BK, 3}};
     uint16_t *want = malloc((size_t)M * N * 2);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         StrBuf err = {0};

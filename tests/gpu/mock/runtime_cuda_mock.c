@@ -175,6 +175,66 @@ static void test_tensor_maps(tric_device dev, MockState *ms)
     tric_module_destroy(mod);
 }
 
+/* A persistent kernel (docs/ptx-metadata.md "persistent", passes/stream_k.c): a launch runs
+ * min(grid x, SMs) programs and passes the grid's x and the stream's workspace after the run-time
+ * parameters; the workspace is allocated once per stream, zeroed, and reused; a 2-D grid is
+ * refused before any driver call. */
+static void test_persistent(tric_device dev, MockState *ms)
+{
+    static const char ptx[] =
+        "// tric.begin\n// tric.version 0.1.0\n// tric.kernel sk_probe\n"
+        "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n// tric.shared 0\n"
+        "// tric.params *fp32:16 i32\n// tric.param_names c_ptr M\n"
+        "// tric.persistent workspace=4096\n// tric.end\n"
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry sk_probe(\n"
+        " .param .u64 c, .param .u32 m,\n .param .u32 tile_count, .param .u64 workspace\n)\n"
+        "{\n ret;\n}\n";
+    tric_module mod;
+    tric_kernel k;
+    CHECK(tric_module_load_ptx(dev, ptx, &mod) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+    CHECK(tric_kernel_num_params(k) == 2); /* the grid and workspace are no run-time parameters */
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 12, &b) == TRIC_SUCCESS);
+    tric_arg args[2] = {TRIC_ARG_BUF(b), TRIC_ARG_I32(96)};
+    int allocs = ms->live_allocs, launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){288, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1 && ms->grid[0] == 132 && ms->grid[1] == 1);
+    CHECK(ms->live_allocs == allocs + 1); /* the stream's workspace */
+    int32_t tiles;
+    uint64_t ws, ws2;
+    memcpy(&tiles, ms->params[2], 4);
+    memcpy(&ws, ms->params[3], 8);
+    CHECK(tiles == 288 && ws != 0);
+    /* the flags (2 i32 a program, 256-byte aligned) then 4096 bytes a program, zeroed */
+    size_t bytes = 1280 + 132 * 4096;
+    unsigned char *zero = calloc(1, bytes);
+    /* the mock's device memory is host memory */
+    CHECK(ws && zero && !memcmp((void *)(uintptr_t)ws, zero, bytes));
+    free(zero);
+    /* fewer tiles than SMs: a program a tile; the same workspace */
+    CHECK(tric_launch(k, (tric_dim3){10, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    memcpy(&tiles, ms->params[2], 4);
+    memcpy(&ws2, ms->params[3], 8);
+    CHECK(ms->grid[0] == 10 && tiles == 10 && ws2 == ws && ms->live_allocs == allocs + 1);
+    /* another stream has its own */
+    tric_stream s;
+    CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){500, 1, 1}, args, 2, s) == TRIC_SUCCESS);
+    memcpy(&ws2, ms->params[3], 8);
+    CHECK(ms->grid[0] == 132 && ws2 != ws && ms->live_allocs == allocs + 2);
+    tric_stream_destroy(s);
+    CHECK(ms->live_allocs == allocs + 1);
+    /* a 2-D grid: refused, nothing launched */
+    launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){4, 2, 1}, args, 2, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tric_last_error(), "sk_probe is persistent (compiled with stream_k), so its grid "
+                                    "is one tile per program along x; got (4, 2, 1)") != NULL);
+    CHECK(ms->launches == launches);
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
 static void test_cache_and_vector_add(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
@@ -698,6 +758,7 @@ int main(void)
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     test_packing(dev, ms);
     test_tensor_maps(dev, ms);
+    test_persistent(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
