@@ -115,8 +115,8 @@ static const char *accumulator_problem(const Sk *s)
         zero->fattr != 0.0)
         return "the loop's accumulator must start as an fp32 tile of zeros";
     const IrOp *y = body->nops ? body->ops[body->nops - 1] : NULL;
-    const IrOp *dot = y && y->code == OP_YIELD && y->noperands == 1 ? f->values[y->operands[0]].def
-                                                                    : NULL;
+    const IrOp *dot =
+        y && y->code == OP_YIELD && y->noperands == 1 ? f->values[y->operands[0]].def : NULL;
     if (!dot || dot->code != OP_DOT || dot->operands[2] != arg)
         return "the loop must yield dot(a, b, accumulator)";
     for (int i = 0; i < body->nops; i++) {
@@ -209,11 +209,11 @@ static ValueId partial_addresses(Sk *s, ValueId scratch, ValueId slot, Type acc)
     int32_t m = acc.shape[0], n = acc.shape[1];
     Type i32 = type_scalar(DT_I32);
     Type tile = type_block(i32, 2, acc.shape);
-    IrOp *rows = ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &m)},
-                          1, 0);
+    IrOp *rows =
+        ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &m)}, 1, 0);
     rows->attr[1] = m;
-    IrOp *cols = ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &n)},
-                          1, 0);
+    IrOp *cols =
+        ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &n)}, 1, 0);
     cols->attr[1] = n;
     IrOp *r2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, rows->results, 1,
                         (Type[]){type_block(i32, 2, (int32_t[]){m, 1})}, 1, 0);
@@ -221,8 +221,8 @@ static ValueId partial_addresses(Sk *s, ValueId scratch, ValueId slot, Type acc)
     IrOp *c2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, cols->results, 1,
                         (Type[]){type_block(i32, 2, (int32_t[]){1, n})}, 1, 0);
     c2->attr[0] = 0;
-    ValueId nn = ir_build_unary(&s->b, OP_SPLAT, s->loc, type_block(i32, 2, (int32_t[]){m, 1}),
-                                k32(s, n));
+    ValueId nn =
+        ir_build_unary(&s->b, OP_SPLAT, s->loc, type_block(i32, 2, (int32_t[]){m, 1}), k32(s, n));
     ValueId rowoff = ir_build_binary(&s->b, OP_MUL, s->loc, ir_type(f, nn), r2->results[0], nn);
     ValueId rb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, rowoff);
     ValueId cb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, c2->results[0]);
@@ -273,9 +273,10 @@ typedef struct Schedule {
  * P). */
 static void build_schedule(Sk *s, Schedule *q)
 {
-    IrOp *pid = ir_build(&s->b, OP_PROGRAM_ID, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
-    IrOp *np = ir_build(&s->b, OP_NUM_PROGRAMS, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1,
-                        0);
+    IrOp *pid =
+        ir_build(&s->b, OP_PROGRAM_ID, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    IrOp *np =
+        ir_build(&s->b, OP_NUM_PROGRAMS, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
     IrOp *tc = ir_build(&s->b, OP_TILE_COUNT, s->loc, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
     q->pid = pid->results[0];
     q->programs = np->results[0];
@@ -292,10 +293,10 @@ static void build_schedule(Sk *s, Schedule *q)
      * whose last would read them all); none when T % P is 0 or there is no K iteration */
     ValueId rounds = op2(s, OP_DIV, tiles, q->programs);
     ValueId left = op2(s, OP_SUB, tiles, op2(s, OP_MUL, rounds, q->programs));
-    ValueId last_round = select3(s, op2(s, OP_CMP_GT, rounds, k32(s, 0)),
-                                 op2(s, OP_ADD, left, q->programs), left);
-    ValueId splits = op2(s, OP_AND, op2(s, OP_CMP_GT, q->trips, k32(s, 0)),
-                         op2(s, OP_CMP_GT, left, k32(s, 0)));
+    ValueId last_round =
+        select3(s, op2(s, OP_CMP_GT, rounds, k32(s, 0)), op2(s, OP_ADD, left, q->programs), left);
+    ValueId splits =
+        op2(s, OP_AND, op2(s, OP_CMP_GT, q->trips, k32(s, 0)), op2(s, OP_CMP_GT, left, k32(s, 0)));
     last_round = select3(s, splits, last_round, k32(s, 0));
     q->dp_tiles = op2(s, OP_SUB, tiles, last_round);
     q->full_rounds = cdiv(s, op2(s, OP_SUB, q->dp_tiles, q->pid), q->programs);
@@ -339,8 +340,8 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
  * (the tile is the first of c's range). */
 static ValueId partial_slot(Sk *s, ValueId c, ValueId first)
 {
-    ValueId tail = ir_build_unary(&s->b, OP_CAST, s->loc, type_scalar(DT_I32),
-                                  op2(s, OP_CMP_EQ, c, first));
+    ValueId tail =
+        ir_build_unary(&s->b, OP_CAST, s->loc, type_scalar(DT_I32), op2(s, OP_CMP_EQ, c, first));
     return op2(s, OP_ADD, op2(s, OP_MUL, c, k32(s, 2)), tail);
 }
 
@@ -352,21 +353,22 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     IrFunc *f = s->f;
     Type acc_t = ir_type(f, acc);
     IrOp *flags = ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0);
-    IrOp *scratch = ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1,
-                             0);
+    IrOp *scratch =
+        ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0);
     flags->attr[0] = 0;
     scratch->attr[0] = 1;
     /* the programs whose ranges meet the tile's iterations [sk I, sk I + I) */
     ValueId from = op2(s, OP_MUL, w->sk, q->trips);
     ValueId first = op2(s, OP_DIV, from, q->per);
-    ValueId last = op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, from, q->trips), k32(s, 1)), q->per);
+    ValueId last =
+        op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, from, q->trips), k32(s, 1)), q->per);
     ValueId mine = partial_addresses(s, scratch->results[0], partial_slot(s, q->pid, first), acc_t);
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){mine, acc, 0}, 3, NULL, 0, 0);
     /* every thread's stores, then one thread's release of them (PTX ISA 8.4: bar.sync orders the
      * CTA's writes before thread 0's atom.acq_rel.gpu, which releases them to the last program) */
     ir_build(&s->b, OP_BARRIER, s->loc, NULL, 0, NULL, 0, 0);
-    ValueId flag = ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0],
-                                   w->sk);
+    ValueId flag =
+        ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0], w->sk);
     IrOp *count = ir_build(&s->b, OP_ATOMIC_RMW, s->loc, (ValueId[]){flag, k32(s, 1)}, 2,
                            (Type[]){type_scalar(DT_I32)}, 1, 0);
     count->attr[0] = ATOMIC_ADD;
@@ -382,8 +384,8 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     s->b = (IrBuilder){f, &sum->regions[0], -1};
     ValueId c = sum->regions[0].args[0], running = sum->regions[0].args[1];
     ValueId theirs = partial_addresses(s, scratch->results[0], partial_slot(s, c, first), acc_t);
-    ValueId part = ir_build(&s->b, OP_LOAD, s->loc, (ValueId[]){theirs, 0, 0}, 3, &acc_t, 1, 0)
-                       ->results[0];
+    ValueId part =
+        ir_build(&s->b, OP_LOAD, s->loc, (ValueId[]){theirs, 0, 0}, 3, &acc_t, 1, 0)->results[0];
     ValueId added = ir_build_binary(&s->b, OP_ADD, s->loc, acc_t, running, part);
     build_yield(s, &added, 1);
     s->b = then;
@@ -461,8 +463,8 @@ static void rewrite(Sk *s)
     ir_region_insert(f, &units->regions[0], -1, s->loop);
     ValueId acc = s->loop->results[0];
     Type acc_t = ir_type(f, acc);
-    ValueId whole = op2(s, OP_AND, op2(s, OP_CMP_EQ, w.k0, k32(s, 0)),
-                        op2(s, OP_CMP_EQ, w.k1, q.trips));
+    ValueId whole =
+        op2(s, OP_AND, op2(s, OP_CMP_EQ, w.k0, k32(s, 0)), op2(s, OP_CMP_EQ, w.k1, q.trips));
     IrOp *done = build_if(s, whole, (Type[]){acc_t, type_scalar(DT_I1)}, 2);
     IrBuilder unit_b = s->b;
     s->b = (IrBuilder){f, &done->regions[0], -1};
