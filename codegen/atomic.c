@@ -154,9 +154,33 @@ static LLVMValueRef *broadcast_old(Cg *c, const IrOp *op, Dist *ds, LLVMValueRef
     return out;
 }
 
+/* flag_wait: thread 0 polls the flag with ld.acquire.gpu (PTX ISA 9.7.8.8, ld's .acquire; 8.4:
+ * the acquire pattern that the writer's release or atom.release synchronizes with), backing off
+ * with nanosleep (9.7.19.4) between reads; then bar.sync 0, which makes what the acquire saw
+ * visible to every thread of the program (8.4's causality order runs through the barrier). */
+static bool lower_flag_wait(Cg *c, const IrOp *op)
+{
+    LVal *flag = cg_value(c, op->operands[0]), *want = cg_value(c, op->operands[1]);
+    if (c->failed)
+        return false;
+    LLVMValueRef polls = LLVMBuildZExt(
+        c->l->b, LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), ""), c->l->i32, "");
+    LLVMValueRef args[3] = {polls, flag->el[0], want->el[0]};
+    cg_asm_n(c, c->l->void_t,
+             "{ .reg .pred p; .reg .b32 v; setp.eq.b32 p, $0, 0; @p bra TRIC_FLAG_DONE_${:uid}; "
+             "TRIC_FLAG_WAIT_${:uid}: ld.acquire.gpu.global.b32 v, [$1]; setp.ne.b32 p, v, $2; "
+             "@!p bra TRIC_FLAG_DONE_${:uid}; nanosleep.u32 64; bra TRIC_FLAG_WAIT_${:uid}; "
+             "TRIC_FLAG_DONE_${:uid}: }",
+             "r,l,r,~{memory}", args, 3, true);
+    cg_barrier(c->l);
+    return true;
+}
+
 bool cg_lower_atomic(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
+    if (op->code == OP_FLAG_WAIT)
+        return lower_flag_wait(c, op);
     bool cas = op->code == OP_ATOMIC_CAS;
     ValueId r = op->results[0];
     Type rt = ir_type(c->f, r);

@@ -141,7 +141,8 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_LOAD: return cg_lower_load(c, op);
     case OP_STORE: return cg_lower_store(c, op);
     case OP_ATOMIC_RMW:
-    case OP_ATOMIC_CAS: return cg_lower_atomic(c, op);
+    case OP_ATOMIC_CAS:
+    case OP_FLAG_WAIT: return cg_lower_atomic(c, op);
     case OP_DOT: return cg_lower_dot(c, op);
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:

@@ -1404,6 +1404,30 @@ static uint64_t atomic_apply(AtomicKind kind, Type et, const Codec *codec, uint6
     return codec_encode(codec, &r, 0);
 }
 
+/* flag_wait: the flag must already hold the value. A persistent launch's programs run from the
+ * last to the first, so a program's wait on programs after it (stream_k's owner of a split tile
+ * waiting for the pieces after its own) finds them done; a wait that does not hold here is one a
+ * GPU could wait on forever. */
+static bool run_flag_wait(Interp *in, const IrOp *op)
+{
+    const int64_t *ptr = operand(in, op, 0), *want = ptr ? operand(in, op, 1) : NULL;
+    if (!want)
+        return false;
+    uint64_t addr = (uint64_t)ptr[0];
+    if (find_buffer(in, addr, 4) < 0)
+        return out_of_bounds(in, op, vtype(in, op->operands[0]), 0, addr, 4, false);
+    int32_t flag;
+    memcpy(&flag, (void *)(uintptr_t)addr, 4);
+    if (flag != (int32_t)want[0])
+        return fail(in, op,
+                    "program (%d, %d, %d) waits for the flag at 0x%llx to be %d, but it is %d: "
+                    "no program the interpreter ran before it (a persistent launch's run from the "
+                    "last) set it, so on a GPU the wait could last forever",
+                    in->pid[0], in->pid[1], in->pid[2], (unsigned long long)addr, (int)want[0],
+                    flag);
+    return true;
+}
+
 /* atomic_rmw and atomic_cas: the elements one after the other in row-major order (one program
  * runs at a time, so every lane's atomic sees the ones before it), each returning the bits it
  * found; masked-off lanes touch nothing and return 0. sem and scope change nothing here. */
@@ -2488,6 +2512,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_STORE: return run_store(in, op);
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return run_atomic(in, op);
+    case OP_FLAG_WAIT: return run_flag_wait(in, op);
     case OP_DOT: return run_dot(in, op);
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:
@@ -2733,10 +2758,11 @@ bool interp_run(const IrFunc *f, const InterpLaunch *asked, StrBuf *error)
     if (!ok)
         strbuf_append(error, "out of memory starting the interpreter");
     ok = ok && validate_region(&in, &f->body) && bind_params(&in);
+    bool last_first = f->persistent.on; /* flag_wait: programs wait on later ones */
     for (int z = 0; ok && z < launch->grid[2]; z++)
         for (int y = 0; ok && y < launch->grid[1]; y++)
             for (int x = 0; ok && x < launch->grid[0]; x++) {
-                in.pid[0] = x;
+                in.pid[0] = last_first ? launch->grid[0] - 1 - x : x;
                 in.pid[1] = y;
                 in.pid[2] = z;
                 pipeline_reset(&in);

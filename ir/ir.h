@@ -120,6 +120,7 @@ typedef enum OpTrait {
     X(OP_LOAD, "load", -1, 1, OPT_READS_MEMORY, "r = *a where mask (operand 1, optional) else other (operand 2, optional; 0 when absent)") \
     X(OP_STORE, "store", -1, 0, OPT_EFFECT, "*a = b where mask (operand 2, optional); no result")  \
     X(OP_ATOMIC_RMW, "atomic_rmw", -1, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
+    X(OP_FLAG_WAIT, "flag_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY, "wait until the i32 at scalar pointer a equals b: one thread polls it with acquire ordering at gpu scope, then every thread of the program meets at a barrier. The interpreter, which runs a persistent launch's programs from the last to the first, requires it to hold already (passes/stream_k.c)") \
     X(OP_ATOMIC_CAS, "atomic_cas", 3, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
     X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \

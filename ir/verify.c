@@ -1141,6 +1141,12 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_STORE: check_load_store(v, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: check_atomic(v, op); break;
+    case OP_FLAG_WAIT: {
+        Type p = otype(v, op, 0), w = otype(v, op, 1);
+        if (!type_equal(p, type_ptr(DT_I32)) || !type_equal(w, type_scalar(DT_I32)))
+            report(v, op, "takes a *i32 and an i32, not %s and %s", tstr(v, p), tstr(v, w));
+        break;
+    }
     case OP_DOT: {
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr)

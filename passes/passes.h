@@ -53,8 +53,9 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
 /* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
  * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,
- * then its share of the last round's K iterations, a split tile summed from fp32 partials in the
- * workspace by the program that contributes last (docs/passes.md "stream_k"). Elsewhere the
+ * then its share of the split tiles' K iterations (an underfull last round and one more), a split
+ * tile summed from the others' fp32 partials in the workspace by the program that runs its first
+ * piece (docs/passes.md "stream_k"). Elsewhere the
  * function stays as it is, with a warning saying why. */
 bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that

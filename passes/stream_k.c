@@ -1,30 +1,34 @@
 /* stream_k.c: a matmul-shaped kernel made persistent, its last round of tiles split along K
  * between programs (PassOptions.stream_k, `tric --stream-k`; docs/passes.md "stream_k"). The
- * Stream-K decomposition (Osama et al., PPoPP 2023) in its "data-parallel + one Stream-K round"
- * form, with the partial sums reduced by whichever program contributes last (no program waits on
- * another, so no launch order or residency is assumed, and the interpreter, which runs one
- * program after another, runs it as written).
+ * Stream-K decomposition (Osama et al., PPoPP 2023) in its "data-parallel + two-tile Stream-K"
+ * form.
  *
  * A grid of T tiles on a GPU of P SMs leaves its last round T % P tiles for P SMs: at 3072 with
  * 128x256 tiles, 288 tiles are 2.18 rounds of 132, so the third round runs 24 tiles while 108 SMs
- * idle. Here the runtime launches P programs (IrFunc.persistent); program p runs the whole tiles
- * p, p + P, ... of the first T - T % P, then an equal share of the last T % P tiles' K
- * iterations, in one contiguous range: a tile split between programs is summed from their fp32
- * partials in the workspace, in program order (the same sum whichever program arrives last).
+ * idle. Here the runtime launches P programs (IrFunc.persistent); program p runs whole tiles p,
+ * p + P, ..., then an equal share of the split tiles' K iterations (the last T % P tiles and one
+ * round more, when the last round would leave at least 3/4 of the programs idle), in one
+ * contiguous range. A split tile's first piece, the last unit of its program's share, owns it: the
+ * other pieces, each the first unit of a later program's share, store their fp32 partials in the
+ * workspace and count them on the tile's flag; the owner waits for the count (only ever on later
+ * programs, which do not wait on it), adds the partials in program order and runs the epilogue.
+ * The interpreter runs a persistent launch's programs from the last to the first, so every wait
+ * there finds its count already.
  *
  * Requires nothing (it runs before layouts). Takes a function whose body is: ops with no effect
  * (loads allowed), then one `for` loop whose only iter arg accumulates dots into a zero fp32 tile
  * (acc = dot(a, b, acc)) over a trip count that does not depend on program_id(0) and whose body
  * has no effect, then any ops (the epilogue: its stores). program_id and num_programs only along
- * axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace 2 partial tiles a
+ * axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace one partial tile a
  * program); the body is
  *
  *     for u in range(0, units):            # units: this program's whole tiles and split pieces
  *         tile, k0, k1 = ...               # which tile, which of its K iterations
  *         <the ops before the loop that depend on program_id(0), which is now `tile'>
  *         acc = for k in range(lo + k0 step, lo + k1 step, step): ...   # the loop as it was
- *         done, acc = acc, True                       if the range is the whole tile
- *                     else the partial stored, a flag counted; the last to count sums them
+ *         acc, done = acc, True                       if the range is the whole tile
+ *                     else if k0 == 0: wait, acc + the others' partials, True
+ *                     else: the partial stored and counted, False
  *         if done: <the ops after the loop>
  *
  * with the ops before the loop that do not depend on program_id(0) left before it, and
@@ -33,6 +37,9 @@
 #include "passes/passes.h"
 
 #include <string.h>
+
+/* The last round is split when at most 1 / SPLIT_WHEN_IDLE of its programs would have a tile. */
+#define SPLIT_WHEN_IDLE 4
 
 typedef struct Sk {
     IrFunc *f;
@@ -290,13 +297,18 @@ static void build_schedule(Sk *s, Schedule *q)
     /* the split tiles: the last T % P and, when there are whole rounds before them, one more
      * round (Stream-K's "two-tile" hybrid: each tile is then split between about two programs,
      * whose partials every program reduces about once, instead of among P / (T % P) programs,
-     * whose last would read them all); none when T % P is 0 or there is no K iteration */
+     * whose last would read them all). Only when the last round would leave most programs idle
+     * (T % P <= P / SPLIT_WHEN_IDLE): a split costs each program about a fifth of a tile (its
+     * partial through L2, an extra unit; docs/performance.md "Stream-K"), more than a last round
+     * that keeps most programs busy loses. None either when there is no K iteration. */
     ValueId rounds = op2(s, OP_DIV, tiles, q->programs);
     ValueId left = op2(s, OP_SUB, tiles, op2(s, OP_MUL, rounds, q->programs));
     ValueId last_round =
         select3(s, op2(s, OP_CMP_GT, rounds, k32(s, 0)), op2(s, OP_ADD, left, q->programs), left);
+    ValueId idle = op2(s, OP_CMP_LE, op2(s, OP_MUL, left, k32(s, SPLIT_WHEN_IDLE)), q->programs);
     ValueId splits =
         op2(s, OP_AND, op2(s, OP_CMP_GT, q->trips, k32(s, 0)), op2(s, OP_CMP_GT, left, k32(s, 0)));
+    splits = op2(s, OP_AND, splits, idle);
     last_round = select3(s, splits, last_round, k32(s, 0));
     q->dp_tiles = op2(s, OP_SUB, tiles, last_round);
     q->full_rounds = cdiv(s, op2(s, OP_SUB, q->dp_tiles, q->pid), q->programs);
@@ -335,19 +347,14 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
 
 /* ---- the split tile's partials ------------------------------------------------------------------ */
 
-/* The partial tile of program c for split tile sk, whose programs are first..: program c's second
- * slot when it is the tile's first program (the tile is the last of its range), else its first
- * (the tile is the first of c's range). */
-static ValueId partial_slot(Sk *s, ValueId c, ValueId first)
-{
-    ValueId tail =
-        ir_build_unary(&s->b, OP_CAST, s->loc, type_scalar(DT_I32), op2(s, OP_CMP_EQ, c, first));
-    return op2(s, OP_ADD, op2(s, OP_MUL, c, k32(s, 2)), tail);
-}
-
-/* In the else branch of `whole`: store this program's partial, count it on the tile's flag, and
- * when it is the last, sum every partial in program order and clear the flag. Yields (sum or acc,
- * last). */
+/* In the else branch of `whole`, for a piece of split tile sk whose programs are first..last
+ * (the shares that meet the tile's iterations). The tile's first piece, whose program runs it at
+ * the end of its share, owns the tile: it waits until the flag counts the other pieces, adds their
+ * partials to its accumulator in program order (the same sum whichever finished first) and clears
+ * the flag. Every other piece is the first unit of its program's share, so it runs early: it
+ * stores its accumulator as the program's one partial, and after a barrier thread 0 counts it on
+ * the flag with a release (bar.sync orders the CTA's stores before it; PTX ISA 8.4). Yields
+ * (sum or acc, owner). */
 static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
 {
     IrFunc *f = s->f;
@@ -357,33 +364,25 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
         ir_build(&s->b, OP_WORKSPACE, s->loc, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0);
     flags->attr[0] = 0;
     scratch->attr[0] = 1;
-    /* the programs whose ranges meet the tile's iterations [sk I, sk I + I) */
     ValueId from = op2(s, OP_MUL, w->sk, q->trips);
     ValueId first = op2(s, OP_DIV, from, q->per);
     ValueId last =
         op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, from, q->trips), k32(s, 1)), q->per);
-    ValueId mine = partial_addresses(s, scratch->results[0], partial_slot(s, q->pid, first), acc_t);
-    ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){mine, acc, 0}, 3, NULL, 0, 0);
-    /* every thread's stores, then one thread's release of them (PTX ISA 8.4: bar.sync orders the
-     * CTA's writes before thread 0's atom.acq_rel.gpu, which releases them to the last program) */
-    ir_build(&s->b, OP_BARRIER, s->loc, NULL, 0, NULL, 0, 0);
     ValueId flag =
         ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0], w->sk);
-    IrOp *count = ir_build(&s->b, OP_ATOMIC_RMW, s->loc, (ValueId[]){flag, k32(s, 1)}, 2,
-                           (Type[]){type_scalar(DT_I32)}, 1, 0);
-    count->attr[0] = ATOMIC_ADD;
-    count->attr[1] = MEM_SEM_ACQ_REL;
-    count->attr[2] = MEM_SCOPE_GPU;
-    ValueId is_last = op2(s, OP_CMP_EQ, count->results[0], op2(s, OP_SUB, last, first));
-    IrOp *sum_if = build_if(s, is_last, &acc_t, 1);
+    ValueId owner = op2(s, OP_CMP_EQ, w->k0, k32(s, 0));
+    IrOp *split = build_if(s, owner, &acc_t, 1);
     IrBuilder outer = s->b;
-    s->b = (IrBuilder){f, &sum_if->regions[0], -1};
-    ValueId zero = ir_build_const_float(&s->b, s->loc, acc_t, 0.0);
-    IrOp *sum = build_for(s, first, op2(s, OP_ADD, last, k32(s, 1)), &zero, 1, "c");
+    /* the owner: wait for the others, add their partials, clear the flag */
+    s->b = (IrBuilder){f, &split->regions[0], -1};
+    ir_build(&s->b, OP_FLAG_WAIT, s->loc, (ValueId[]){flag, op2(s, OP_SUB, last, first)}, 2, NULL,
+             0, 0);
+    IrOp *sum = build_for(s, op2(s, OP_ADD, first, k32(s, 1)), op2(s, OP_ADD, last, k32(s, 1)),
+                          &acc, 1, "c");
     IrBuilder then = s->b;
     s->b = (IrBuilder){f, &sum->regions[0], -1};
     ValueId c = sum->regions[0].args[0], running = sum->regions[0].args[1];
-    ValueId theirs = partial_addresses(s, scratch->results[0], partial_slot(s, c, first), acc_t);
+    ValueId theirs = partial_addresses(s, scratch->results[0], c, acc_t);
     ValueId part =
         ir_build(&s->b, OP_LOAD, s->loc, (ValueId[]){theirs, 0, 0}, 3, &acc_t, 1, 0)->results[0];
     ValueId added = ir_build_binary(&s->b, OP_ADD, s->loc, acc_t, running, part);
@@ -391,10 +390,19 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     s->b = then;
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
     build_yield(s, sum->results, 1);
-    s->b = (IrBuilder){f, &sum_if->regions[1], -1};
+    /* another piece: store the partial, then count it */
+    s->b = (IrBuilder){f, &split->regions[1], -1};
+    ValueId mine = partial_addresses(s, scratch->results[0], q->pid, acc_t);
+    ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){mine, acc, 0}, 3, NULL, 0, 0);
+    ir_build(&s->b, OP_BARRIER, s->loc, NULL, 0, NULL, 0, 0);
+    IrOp *count = ir_build(&s->b, OP_ATOMIC_RMW, s->loc, (ValueId[]){flag, k32(s, 1)}, 2,
+                           (Type[]){type_scalar(DT_I32)}, 1, 0);
+    count->attr[0] = ATOMIC_ADD;
+    count->attr[1] = MEM_SEM_RELEASE;
+    count->attr[2] = MEM_SCOPE_GPU;
     build_yield(s, &acc, 1);
     s->b = outer;
-    ValueId out[2] = {sum_if->results[0], is_last};
+    ValueId out[2] = {split->results[0], owner};
     build_yield(s, out, 2);
 }
 
@@ -485,7 +493,7 @@ static void rewrite(Sk *s)
     build_yield(s, NULL, 0);
     replace_program_id(f, body, w.tile, &q);
     f->persistent.on = true;
-    f->persistent.workspace_bytes = 2 * 4 * (int64_t)acc_t.shape[0] * acc_t.shape[1];
+    f->persistent.workspace_bytes = 4 * (int64_t)acc_t.shape[0] * acc_t.shape[1];
 }
 
 bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d)

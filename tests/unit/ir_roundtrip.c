@@ -87,7 +87,9 @@ static IrFunc *build_every_op(Arena *a)
     f->persistent.on = true;
     f->persistent.workspace_bytes = 65536;
     ir_build(&b, OP_TILE_COUNT, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
-    ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0);
+    ValueId flags =
+        ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0)->results[0];
+    ir_build(&b, OP_FLAG_WAIT, nl, (ValueId[]){flags, n}, 2, NULL, 0, 0);
     ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0)->attr[0] = 1;
     IrOp *mr = ir_build(&b, OP_MAKE_RANGE, L(4, 5), NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     mr->attr[0] = 0;
