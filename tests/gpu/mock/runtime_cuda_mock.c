@@ -225,6 +225,18 @@ static void test_persistent(tric_device dev, MockState *ms)
     CHECK(ms->grid[0] == 132 && ws2 != ws && ms->live_allocs == allocs + 2);
     tric_stream_destroy(s);
     CHECK(ms->live_allocs == allocs + 1);
+    /* under graph capture: a stream that has its workspace launches; one that would allocate it
+     * is refused (allocating would break the capture) */
+    CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
+    ms->capturing = 1;
+    launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){288, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){288, 1, 1}, args, 2, s) == TRIC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tric_last_error(), "allocating a persistent kernel's workspace") != NULL &&
+          strstr(tric_last_error(), "captured into a CUDA graph") != NULL);
+    CHECK(ms->launches == launches + 1);
+    ms->capturing = 0;
+    tric_stream_destroy(s);
     /* a 2-D grid: refused, nothing launched */
     launches = ms->launches;
     CHECK(tric_launch(k, (tric_dim3){4, 2, 1}, args, 2, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
