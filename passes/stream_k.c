@@ -26,10 +26,9 @@
  *         tile, k0, k1 = ...               # which tile, which of its K iterations
  *         <the ops before the loop that depend on program_id(0), which is now `tile'>
  *         acc = for k in range(lo + k0 step, lo + k1 step, step): ...   # the loop as it was
- *         acc, done = acc, True                       if the range is the whole tile
- *                     else if k0 == 0: wait, acc + the others' partials, True
- *                     else: the partial stored and counted, False
- *         if done: <the ops after the loop>
+ *         if the range is the whole tile: <the ops after the loop>
+ *         elif k0 == 0: wait for the others; acc += their partials; <a copy of those ops>
+ *         else: store the partial and count it
  *
  * with the ops before the loop that do not depend on program_id(0) left before it, and
  * num_programs(0) now tile_count (what the launch asked for). Elsewhere the function stays as it
@@ -353,9 +352,10 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
  * partials to its accumulator in program order (the same sum whichever finished first) and clears
  * the flag. Every other piece is the first unit of its program's share, so it runs early: it
  * stores its accumulator as the program's one partial, and after a barrier thread 0 counts it on
- * the flag with a release (bar.sync orders the CTA's stores before it; PTX ISA 8.4). Yields
- * (sum or acc, owner). */
-static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
+ * the flag with a release (bar.sync orders the CTA's stores before it; PTX ISA 8.4). The owner
+ * then runs the epilogue (a copy of the ops after the loop, reading the sum for acc). */
+static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, IrOp *const *epilogue,
+                        int nepilogue)
 {
     IrFunc *f = s->f;
     Type acc_t = ir_type(f, acc);
@@ -371,7 +371,7 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     ValueId flag =
         ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0], w->sk);
     ValueId owner = op2(s, OP_CMP_EQ, w->k0, k32(s, 0));
-    IrOp *split = build_if(s, owner, &acc_t, 1);
+    IrOp *split = build_if(s, owner, NULL, 0);
     IrBuilder outer = s->b;
     /* the owner: wait for the others, add their partials, clear the flag */
     s->b = (IrBuilder){f, &split->regions[0], -1};
@@ -389,7 +389,13 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     build_yield(s, &added, 1);
     s->b = then;
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
-    build_yield(s, sum->results, 1);
+    int nmap = f->nvalues;
+    ValueId *map = arena_alloc(f->arena, sizeof *map * (size_t)nmap);
+    memset(map, 0, sizeof *map * (size_t)nmap);
+    map[acc] = sum->results[0];
+    for (int i = 0; i < nepilogue; i++)
+        ir_clone_op_mapped(&s->b, epilogue[i], map, nmap);
+    build_yield(s, NULL, 0);
     /* another piece: store the partial, then count it */
     s->b = (IrBuilder){f, &split->regions[1], -1};
     ValueId mine = partial_addresses(s, scratch->results[0], q->pid, acc_t);
@@ -400,10 +406,9 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc)
     count->attr[0] = ATOMIC_ADD;
     count->attr[1] = MEM_SEM_RELEASE;
     count->attr[2] = MEM_SCOPE_GPU;
-    build_yield(s, &acc, 1);
+    build_yield(s, NULL, 0);
     s->b = outer;
-    ValueId out[2] = {split->results[0], owner};
-    build_yield(s, out, 2);
+    build_yield(s, NULL, 0);
 }
 
 /* ---- the rewrite ---------------------------------------------------------------------------------- */
@@ -424,19 +429,6 @@ static void replace_program_id(IrFunc *f, IrRegion *r, ValueId tile, const Sched
             op->code = OP_TILE_COUNT; /* what the launch asked for (axis 0, checked) */
         for (int k = 0; k < op->nregions; k++)
             replace_program_id(f, &op->regions[k], tile, q);
-    }
-}
-
-/* Replaces every read of from by to in region r (nested regions too). */
-static void replace_in_region(IrRegion *r, ValueId from, ValueId to)
-{
-    for (int i = 0; i < r->nops; i++) {
-        IrOp *op = r->ops[i];
-        for (int k = 0; k < op->noperands; k++)
-            if (op->operands[k] == from)
-                op->operands[k] = to;
-        for (int k = 0; k < op->nregions; k++)
-            replace_in_region(&op->regions[k], from, to);
     }
 }
 
@@ -473,21 +465,16 @@ static void rewrite(Sk *s)
     Type acc_t = ir_type(f, acc);
     ValueId whole =
         op2(s, OP_AND, op2(s, OP_CMP_EQ, w.k0, k32(s, 0)), op2(s, OP_CMP_EQ, w.k1, q.trips));
-    IrOp *done = build_if(s, whole, (Type[]){acc_t, type_scalar(DT_I1)}, 2);
+    /* the epilogue, once per tile: in the branch of a whole tile (the ops after the loop, moved),
+     * and a copy in the branch of a split tile's owner. Two copies, not one after an if that
+     * yields the accumulator: that merge copied its registers on every unit. */
+    IrOp *done = build_if(s, whole, NULL, 0);
     IrBuilder unit_b = s->b;
-    s->b = (IrBuilder){f, &done->regions[0], -1};
-    build_yield(s, (ValueId[]){acc, ir_build_const_int(&s->b, s->loc, type_scalar(DT_I1), 1)}, 2);
     s->b = (IrBuilder){f, &done->regions[1], -1};
-    build_fixup(s, &q, &w, acc);
-    s->b = unit_b;
-    /* the epilogue, once per tile: by the program that ran it whole, or summed it */
-    IrOp *epilogue = build_if(s, done->results[1], NULL, 0);
+    build_fixup(s, &q, &w, acc, old + s->loop_at + 1, nold - s->loop_at - 1);
     for (int i = s->loop_at + 1; i < nold; i++)
-        ir_region_insert(f, &epilogue->regions[0], -1, old[i]);
-    replace_in_region(&epilogue->regions[0], acc, done->results[0]);
-    s->b = (IrBuilder){f, &epilogue->regions[0], -1};
-    build_yield(s, NULL, 0);
-    s->b = (IrBuilder){f, &epilogue->regions[1], -1};
+        ir_region_insert(f, &done->regions[0], -1, old[i]);
+    s->b = (IrBuilder){f, &done->regions[0], -1};
     build_yield(s, NULL, 0);
     s->b = unit_b;
     build_yield(s, NULL, 0);
