@@ -16,10 +16,11 @@
  * there finds its count already.
  *
  * Requires nothing (it runs before layouts). Takes a function whose body is: ops with no effect
- * (loads allowed), then one `for` loop whose only iter arg accumulates dots into a zero fp32 tile
- * (acc = dot(a, b, acc)) over a trip count that does not depend on program_id(0) and whose body
- * has no effect, then any ops (the epilogue: its stores). program_id and num_programs only along
- * axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace one partial tile a
+ * (loads allowed), then one `for` loop over a trip count that does not depend on program_id(0),
+ * whose body has no effect, and whose iter args are one accumulating dots into a zero fp32 tile
+ * (acc = dot(a, b, acc)) and inductions advanced by a fixed step (p = addptr(p, inc); x = x + inc;
+ * each piece starts them k0 steps on), then any ops (the epilogue: its stores). program_id and
+ * num_programs only along axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace one partial tile a
  * program); the body is
  *
  *     for u in range(0, units):            # units: this program's whole tiles and split pieces
@@ -45,7 +46,9 @@ typedef struct Sk {
     Diag *d;
     IrOp *loop; /* the K loop */
     int loop_at;
-    bool *dep; /* per value: depends on program_id(0) */
+    int acc_arg; /* which of its iter args is the accumulator */
+    IrOp **step; /* per iter arg, the op that advances an induction (NULL: the accumulator) */
+    bool *dep;   /* per value: depends on program_id(0) */
     IrBuilder b;
     SrcLoc loc;
 } Sk;
@@ -104,30 +107,76 @@ static void mark_dependent(Sk *s)
     }
 }
 
-/* The accumulator form: one iter arg, a zero fp32 rank-2 tile, yielded as dot(a, b, arg) with
- * the arg read by that dot alone. NULL when it holds, else why not. */
-static const char *accumulator_problem(const Sk *s)
+/* Whether v, a value of the loop's body, is computed from the body's region args (the iteration
+ * or an iter arg), or by an op that reads memory or has regions; values defined outside the body
+ * are neither. */
+static bool varies(const Sk *s, ValueId v)
+{
+    const IrRegion *body = &s->loop->regions[0];
+    for (int i = 0; i < body->nargs; i++)
+        if (body->args[i] == v)
+            return true;
+    const IrOp *def = s->f->values[v].def;
+    if (!def || ir_region_index(body, def) < 0)
+        return false; /* defined before the loop (or nested elsewhere: not in the body's list) */
+    if (def->nregions || op_has(def->code, OPT_READS_MEMORY | OPT_EFFECT))
+        return true;
+    for (int k = 0; k < def->noperands; k++)
+        if (def->operands[k] && varies(s, def->operands[k]))
+            return true;
+    return false;
+}
+
+/* The loop's iter args: one accumulates dots into a zero fp32 rank-2 tile (yielded as
+ * dot(a, b, arg), the arg read by that dot alone); every other one is an induction, yielded as
+ * addptr(arg, inc) or add(arg, inc) (ints) with inc the same every iteration (tutorial 03's
+ * `a_ptrs += BLOCK_SIZE_K * stride_ak`), and not read after the loop. Fills s->acc_arg and
+ * s->step (per iter arg, the op that advances it; NULL for the accumulator). NULL when it holds,
+ * else why not. */
+static const char *iter_args_problem(Sk *s)
 {
     const IrFunc *f = s->f;
     const IrOp *L = s->loop;
     const IrRegion *body = &L->regions[0];
-    if (L->noperands != 4 || body->nargs != 2)
-        return "the loop must carry exactly one value, the dot accumulator (a loop that advances "
-               "pointers is not split)";
-    ValueId init = L->operands[3], arg = body->args[1];
+    int n = body->nargs - 1;
+    const IrOp *y = body->nops ? body->ops[body->nops - 1] : NULL;
+    if (n < 1 || L->noperands != 3 + n || !y || y->code != OP_YIELD || y->noperands != n)
+        return "the loop must carry the dot accumulator";
+    s->step = arena_alloc(f->arena, sizeof *s->step * (size_t)n);
+    s->acc_arg = -1;
+    for (int j = 0; j < n; j++) {
+        ValueId arg = body->args[1 + j];
+        IrOp *def = f->values[y->operands[j]].def;
+        s->step[j] = NULL;
+        if (def && def->code == OP_DOT && def->operands[2] == arg) {
+            if (s->acc_arg >= 0)
+                return "the loop accumulates more than one dot";
+            s->acc_arg = j;
+            continue;
+        }
+        bool ptr_step = def && def->code == OP_ADDPTR && def->operands[0] == arg;
+        bool int_step = def && def->code == OP_ADD && def->operands[0] == arg &&
+                        !ir_type(f, arg).is_ptr && dtype_is_int(ir_type(f, arg).dtype);
+        if (!(ptr_step || int_step) || varies(s, def->operands[1]))
+            return "a value the loop carries is neither the dot accumulator nor advanced by the "
+                   "same step every iteration";
+        for (int i = s->loop_at + 1; i < f->body.nops; i++)
+            if (ir_op_uses(f->body.ops[i], L->results[j]))
+                return "a value the loop advances is read after the loop";
+        s->step[j] = def;
+    }
+    if (s->acc_arg < 0)
+        return "the loop must yield dot(a, b, accumulator)";
+    ValueId init = L->operands[3 + s->acc_arg], arg = body->args[1 + s->acc_arg];
     Type t = ir_type(f, init);
     const IrOp *zero = f->values[init].def;
     if (t.rank != 2 || t.is_ptr || t.dtype != DT_F32 || !zero || zero->code != OP_CONST ||
         zero->fattr != 0.0)
         return "the loop's accumulator must start as an fp32 tile of zeros";
-    const IrOp *y = body->nops ? body->ops[body->nops - 1] : NULL;
-    const IrOp *dot =
-        y && y->code == OP_YIELD && y->noperands == 1 ? f->values[y->operands[0]].def : NULL;
-    if (!dot || dot->code != OP_DOT || dot->operands[2] != arg)
-        return "the loop must yield dot(a, b, accumulator)";
+    const IrOp *dot = f->values[y->operands[s->acc_arg]].def;
     for (int i = 0; i < body->nops; i++) {
         const IrOp *op = body->ops[i];
-        if (op != dot && ir_op_uses(op, arg))
+        if (op != dot && op != y && ir_op_uses(op, arg))
             return "the accumulator is read by more than its dot";
     }
     if (dot->operands[0] == arg || dot->operands[1] == arg)
@@ -165,7 +214,7 @@ static bool fits(Sk *s)
     }
     if ((blocker = region_blocker(&s->loop->regions[0], true)) != NULL)
         return !decline(s, blocker->loc, "the K loop has an op with an effect");
-    const char *why = accumulator_problem(s);
+    const char *why = iter_args_problem(s);
     if (why)
         return !decline(s, s->loop->loc, why);
     int64_t step;
@@ -432,6 +481,48 @@ static void replace_program_id(IrFunc *f, IrRegion *r, ValueId tile, const Sched
     }
 }
 
+/* Copies before the loop (at s->b) the ops of the loop's body that compute v (none vary, see
+ * varies), in body order; the copy of v. */
+static ValueId copy_before_loop(Sk *s, ValueId v, ValueId *map, int nmap)
+{
+    const IrRegion *body = &s->loop->regions[0];
+    const IrOp *def = s->f->values[v].def;
+    if (!def || ir_region_index(body, def) < 0)
+        return v;
+    if (v < nmap && map[v])
+        return map[v];
+    for (int k = 0; k < def->noperands; k++)
+        if (def->operands[k])
+            copy_before_loop(s, def->operands[k], map, nmap);
+    ir_clone_op_mapped(&s->b, def, map, nmap);
+    return map[v];
+}
+
+/* A unit starts k0 iterations into the loop: each induction starts k0 steps on (init + k0 inc). */
+static void advance_inductions(Sk *s, ValueId k0)
+{
+    IrFunc *f = s->f;
+    int n = s->loop->regions[0].nargs - 1, nmap = f->nvalues;
+    ValueId *map = arena_alloc(f->arena, sizeof *map * (size_t)nmap);
+    memset(map, 0, sizeof *map * (size_t)nmap);
+    for (int j = 0; j < n; j++) {
+        const IrOp *st = s->step[j];
+        if (!st)
+            continue;
+        ValueId inc = copy_before_loop(s, st->operands[1], map, nmap);
+        Type it = ir_type(f, inc);
+        ValueId times = k0;
+        if (it.dtype != DT_I32)
+            times = ir_build_unary(&s->b, OP_CAST, s->loc, type_scalar(it.dtype), times);
+        if (it.rank > 0)
+            times = ir_build_unary(&s->b, OP_SPLAT, s->loc, it, times);
+        ValueId delta = ir_build_binary(&s->b, OP_MUL, s->loc, it, inc, times);
+        ValueId init = s->loop->operands[3 + j];
+        s->loop->operands[3 + j] =
+            ir_build_binary(&s->b, st->code, s->loc, ir_type(f, init), init, delta);
+    }
+}
+
 static void rewrite(Sk *s)
 {
     IrFunc *f = s->f;
@@ -460,8 +551,9 @@ static void rewrite(Sk *s)
     ValueId lo = s->loop->operands[0], st = k32(s, step);
     s->loop->operands[0] = op2(s, OP_ADD, lo, op2(s, OP_MUL, w.k0, st));
     s->loop->operands[1] = op2(s, OP_ADD, lo, op2(s, OP_MUL, w.k1, st));
+    advance_inductions(s, w.k0);
     ir_region_insert(f, &units->regions[0], -1, s->loop);
-    ValueId acc = s->loop->results[0];
+    ValueId acc = s->loop->results[s->acc_arg];
     Type acc_t = ir_type(f, acc);
     ValueId whole =
         op2(s, OP_AND, op2(s, OP_CMP_EQ, w.k0, k32(s, 0)), op2(s, OP_CMP_EQ, w.k1, q.trips));

@@ -801,6 +801,25 @@ int main(void)
         /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),
+        /* seed 1 (tutorial 03: pointers advanced every iteration, K's tail masked, C's edges
+         * masked) with --stream-k: C [760, 760] fp32 = A [760, 200] B, 64 x 64 x 32 tiles: 144
+         * tiles of 7 K steps, every one split on 132 SMs */
+        {"../../../examples/matmul.tri",
+         "matmul_kernel",
+         "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1",
+         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"},
+         3,
+         144,
+         {{E_F16, 760 * 200, FILL_UNIFORM, 0},
+          {E_F16, 200 * 760, FILL_UNIFORM, 0},
+          {E_F32, 760 * 760, FILL_POISON, 1e-3}},
+         3,
+         {760, 760, 200, 200, 1, 760, 1, 760, 1},
+         9,
+         4,
+         3,
+         0,
+         1},
         /* an odd K: A's rows cannot be copied ahead (pieces under 4 bytes), B's can: the wgmma
          * reads B's slot and takes A from registers (dot_loop.tri, ODD) */
         {"dot_loop.tri",

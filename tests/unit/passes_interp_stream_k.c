@@ -1,25 +1,38 @@
-/* passes_interp_stream_k.c: stream_k (passes/stream_k.c) keeps seed 2's matmul what it was, on
- * the interpreter after every pass (interp_passes.h), for sm_80 and sm_90a and num_stages 1 to 3,
- * with persistent launches of several program counts over one grid of tiles: every tile whole
+/* passes_interp_stream_k.c: stream_k (passes/stream_k.c) keeps the seeds' matmuls what they were,
+ * on the interpreter after every pass (interp_passes.h), for sm_80 and sm_90a and num_stages 1 to
+ * 3, with persistent launches of several program counts over one grid of tiles: every tile whole
  * (programs dividing the tiles), rounds of whole tiles then the last round and one more split
- * along K between programs, every tile split, more programs than tiles, and K = 0, one K step
- * and two. The
- * inputs are small integers, so every fp32 partial sum is exact and the split tiles' sums are
- * bit-identical to the unsplit loop's. The pass must have made the kernel persistent. */
+ * along K between programs, every tile split, more programs than tiles, and short K loops.
+ *   - seed 2 (kernel_matmul: fp16 C, nothing masked, addresses from k): K = 0 to 5 steps;
+ *   - seed 1 (matmul_kernel, tutorial 03's: fp32 C, a_ptrs and b_ptrs advanced every iteration,
+ *     so a piece starting k0 steps in starts its pointers k0 steps on; M, N and K off the blocks,
+ *     the K tail masked, the rows wrapped by % M and the stores masked).
+ * The inputs are small integers, so every fp32 partial sum is exact and the split tiles' sums are
+ * bit-identical to the unsplit loop's. The pass must have made each kernel persistent. */
 #include "exec_test.h"
 #include "interp_passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { BM = 64, BN = 32, BK = 16, M = 3 * BM, N = 3 * BN, KMAX = 5 * BK };
+enum { BM = 64, BN = 32, BK = 16, MAXM = 3 * BM, MAXN = 3 * BN, MAXK = 5 * BK };
+
+/* One seed kernel's shapes: both take (a, b, c, M, N, K, strides of A, B, C). */
+typedef struct Seed {
+    const char *kernel;
+    const char *signature;
+    const char *defs[7];
+    int m, n;    /* C's rows and columns */
+    int c_bytes; /* C's element bytes */
+} Seed;
 
 typedef struct Case {
-    int k;        /* K: a multiple of BK (seed 2 masks nothing) */
+    const Seed *seed;
+    int k;        /* K */
     int programs; /* InterpLaunch.persistent_programs */
 } Case;
 
-static uint16_t a_init[M * KMAX], b_init[KMAX * N];
+static uint16_t a_init[MAXM * MAXK], b_init[MAXK * MAXN];
 
 /* An fp16 small integer -3 .. 3 (exact products and sums in fp32). */
 static uint16_t small_int_half(int v)
@@ -28,31 +41,34 @@ static uint16_t small_int_half(int v)
     return halves[v + 3];
 }
 
-static bool run_seed2(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
+static size_t c_size(const Seed *s) { return (size_t)s->m * s->n * s->c_bytes; }
+
+static bool run_seed(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
 {
     const Case *c = ctx;
+    const Seed *s = c->seed;
     uint16_t *a = malloc(sizeof a_init), *b = malloc(sizeof b_init);
     memcpy(a, a_init, sizeof a_init);
     memcpy(b, b_init, sizeof b_init);
-    memset(out, 0xff, (size_t)M * N * 2);
+    memset(out, 0xff, c_size(s));
     InterpArg args[12] = {
         {.ptr = (uint64_t)(uintptr_t)a},
         {.ptr = (uint64_t)(uintptr_t)b},
         {.ptr = (uint64_t)(uintptr_t)out},
-        {.i = M},
-        {.i = N},
+        {.i = s->m},
+        {.i = s->n},
         {.i = c->k},
         {.i = c->k}, /* stride_am */
         {.i = 1},
-        {.i = N}, /* stride_bk */
+        {.i = s->n}, /* stride_bk */
         {.i = 1},
-        {.i = N}, /* stride_cm */
+        {.i = s->n}, /* stride_cm */
         {.i = 1},
     };
     InterpBuffer bufs[3] = {{(uint64_t)(uintptr_t)a, sizeof a_init},
                             {(uint64_t)(uintptr_t)b, sizeof b_init},
-                            {(uint64_t)(uintptr_t)out, (size_t)M * N * 2}};
-    InterpLaunch l = {.grid = {(M / BM) * (N / BN), 1, 1},
+                            {(uint64_t)(uintptr_t)out, c_size(s)}};
+    InterpLaunch l = {.grid = {((s->m + BM - 1) / BM) * ((s->n + BN - 1) / BN), 1, 1},
                       .args = args,
                       .nargs = 12,
                       .buffers = bufs,
@@ -66,11 +82,11 @@ static bool run_seed2(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
 
 static bool same(const void *want, const void *got, const void *ctx)
 {
-    (void)ctx;
-    return memcmp(want, got, (size_t)M * N * 2) == 0;
+    const Case *c = ctx;
+    return memcmp(want, got, c_size(c->seed)) == 0;
 }
 
-/* After stream_k the kernel is persistent. */
+/* After stream_k the kernel is persistent, with one fp32 partial a program. */
 static void after_pass(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
                        int stages, const void *ctx)
 {
@@ -78,70 +94,87 @@ static void after_pass(const IrFunc *f, const char *pass, const char *arch, bool
     const Case *c = ctx;
     if (!strcmp(pass, "stream_k"))
         CHECK(f->persistent.on && f->persistent.workspace_bytes == 4 * BM * BN,
-              "K = %d, %d programs, %s, %d stages: stream_k left the kernel not persistent "
+              "%s, K = %d, %d programs, %s, %d stages: stream_k left the kernel not persistent "
               "(workspace %lld bytes)",
-              c->k, c->programs, arch, stages, (long long)f->persistent.workspace_bytes);
+              c->seed->kernel, c->k, c->programs, arch, stages,
+              (long long)f->persistent.workspace_bytes);
 }
 
-int main(void)
+static void check_seed(const Seed *seed, const Case *cases, size_t ncases)
 {
-    uint32_t seed = 5;
-    for (size_t i = 0; i < sizeof a_init / 2; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        a_init[i] = small_int_half((int)((seed >> 16) % 7) - 3);
-    }
-    for (size_t i = 0; i < sizeof b_init / 2; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        b_init[i] = small_int_half((int)((seed >> 16) % 7) - 3);
-    }
-    const char *defs[] = {"BLOCK_SIZE_M=64",
-                          "BLOCK_SIZE_N=32",
-                          "BLOCK_SIZE_K=16",
-                          "GROUP_SIZE_M=2",
-                          "T_C=tl.float16",
-                          "T_ACC=tl.float32",
-                          NULL};
     Lowered low;
-    if (!interp_passes_lower(&low, "examples/matmul.tri", "kernel_matmul",
-                             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,"
-                             "i32:1,i32:16,i32:1",
-                             defs, 4))
-        return 1;
-    /* 9 tiles of 5 K steps: 3 programs run 3 whole tiles each; 4 run one round of whole tiles,
-     * then split the last tile and one more round (5 tiles, 25 steps, 7/7/7/4: tile 4 between
-     * programs 0 and 1, ...); 8 split all 9 tiles' 45 steps 6 a program (the last 3); 9 and more
-     * run a tile each; 5 and 7 leave more than a quarter of their last round busy, so they run
-     * whole tiles only; 1 runs them all; K = 0, one K step and two */
-    const Case cases[] = {{5 * BK, 3},  {5 * BK, 4}, {5 * BK, 8}, {5 * BK, 9},
-                          {5 * BK, 12}, {5 * BK, 5}, {5 * BK, 7}, {5 * BK, 1},
-                          {0, 4},       {BK, 4},     {2 * BK, 4}, {2 * BK, 8}};
-    uint16_t *want = malloc((size_t)M * N * 2);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (!interp_passes_lower(&low, "examples/matmul.tri", seed->kernel, seed->signature, seed->defs,
+                             4))
+        return;
+    void *want = malloc(c_size(seed));
+    for (size_t i = 0; i < ncases; i++) {
         StrBuf err = {0};
-        bool ok = run_seed2(low.res.ir, &cases[i], want, &err);
-        CHECK(ok, "lowered kernel, K = %d: %s", cases[i].k, err.data ? err.data : "");
+        bool ok = run_seed(low.res.ir, &cases[i], want, &err);
+        CHECK(ok, "%s as lowered, K = %d: %s", seed->kernel, cases[i].k, err.data ? err.data : "");
         strbuf_free(&err);
         if (!ok)
             continue;
-        char name[64];
-        snprintf(name, sizeof name, "kernel_matmul K = %d, %d programs", cases[i].k,
+        char name[96];
+        snprintf(name, sizeof name, "%s K = %d, %d programs", seed->kernel, cases[i].k,
                  cases[i].programs);
         PassCheck pc = {.kernel = name,
                         .max_stages = 3,
                         .stream_k = true,
-                        .out_bytes = (size_t)M * N * 2,
+                        .out_bytes = c_size(seed),
                         .want = want,
                         .ctx = &cases[i],
-                        .run = run_seed2,
+                        .run = run_seed,
                         .close = same,
                         .after_pass = after_pass};
         interp_passes_check(low.res.ir, &pc);
     }
     free(want);
     interp_passes_lowered_free(&low);
+}
+
+int main(void)
+{
+    uint32_t rng = 5;
+    for (size_t i = 0; i < sizeof a_init / 2; i++) {
+        rng = rng * 1664525u + 1013904223u;
+        a_init[i] = small_int_half((int)((rng >> 16) % 7) - 3);
+    }
+    for (size_t i = 0; i < sizeof b_init / 2; i++) {
+        rng = rng * 1664525u + 1013904223u;
+        b_init[i] = small_int_half((int)((rng >> 16) % 7) - 3);
+    }
+    /* seed 2: 9 tiles of 5 K steps. 3 programs run 3 whole tiles each; 4 run one round of whole
+     * tiles, then split the last tile and one more round (5 tiles, 25 steps, 7/7/7/4: tile 4
+     * between programs 0 and 1, ...); 8 split all 9 tiles' 45 steps 6 a program; 9 and more run a
+     * tile each; 5 and 7 leave more than a quarter of their last round busy, so they run whole
+     * tiles only; 1 runs them all; K = 0, one K step and two */
+    static const Seed seed2 = {
+        "kernel_matmul",
+        "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+        {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16", "GROUP_SIZE_M=2",
+         "T_C=tl.float16", "T_ACC=tl.float32", NULL},
+        MAXM,
+        MAXN,
+        2};
+    const Case seed2_cases[] = {{&seed2, 5 * BK, 3}, {&seed2, 5 * BK, 4},  {&seed2, 5 * BK, 8},
+                                {&seed2, 5 * BK, 9}, {&seed2, 5 * BK, 12}, {&seed2, 5 * BK, 5},
+                                {&seed2, 5 * BK, 7}, {&seed2, 5 * BK, 1},  {&seed2, 0, 4},
+                                {&seed2, BK, 4},     {&seed2, 2 * BK, 4},  {&seed2, 2 * BK, 8}};
+    check_seed(&seed2, seed2_cases, sizeof seed2_cases / sizeof seed2_cases[0]);
+    /* seed 1: C [150, 90] (3 x 3 tiles, the last row and column of tiles partly outside), K = 77
+     * (5 steps, the last 13 wide) and 16 (one step) */
+    static const Seed seed1 = {
+        "matmul_kernel",
+        "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1",
+        {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16", NULL},
+        150,
+        90,
+        4};
+    const Case seed1_cases[] = {{&seed1, 77, 4}, {&seed1, 77, 8}, {&seed1, 77, 3}, {&seed1, 16, 8}};
+    check_seed(&seed1, seed1_cases, sizeof seed1_cases / sizeof seed1_cases[0]);
     if (test_failures)
         printf("%d failures\n", test_failures);
     else
-        printf("passes_interp_stream_k: every pass kept seed 2's results, split or whole\n");
+        printf("passes_interp_stream_k: every pass kept the seeds' results, split or whole\n");
     return test_failures ? 1 : 0;
 }
