@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the op table ------------------------------------------------------------------------- */
+/* ---- the op table ---------------------------------------------------------------------------- */
 
 static const char *const op_names[OP_COUNT] = {
 #define X(e, name, nops, nres, traits, doc) [e] = name,
@@ -98,7 +98,7 @@ bool op_takes_smem(OpCode c, int i)
     }
 }
 
-/* ---- the libdevice table ------------------------------------------------------------------ */
+/* ---- the libdevice table --------------------------------------------------------------------- */
 
 static const LibdeviceInfo libdevice_table[LD_COUNT] = {
 #define X(e, name, nargs, result, f32, f64, doc) [e] = {name, nargs, result, f32, f64},
@@ -199,7 +199,7 @@ bool op_from_name(const char *name, OpCode *out)
     return false;
 }
 
-/* ---- functions, values, params, region args ------------------------------------------------ */
+/* ---- functions, values, params, region args -------------------------------------------------- */
 
 IrFunc *ir_func_new(Arena *arena, const char *name)
 {
@@ -239,7 +239,7 @@ ValueId ir_region_add_arg(IrFunc *f, IrRegion *r, Type type, const char *name)
     return v;
 }
 
-/* ---- layouts ------------------------------------------------------------------------------ */
+/* ---- layouts --------------------------------------------------------------------------------- */
 
 static bool ints_equal(const int *a, const int *b, int n)
 {
@@ -289,7 +289,7 @@ int ir_layout_intern(IrFunc *f, const Layout *l)
     return f->nlayouts - 1;
 }
 
-/* ---- scratch records ----------------------------------------------------------------------- */
+/* ---- scratch records ------------------------------------------------------------------------- */
 
 bool ir_scratch_present(const IrScratch *s)
 {
@@ -323,7 +323,7 @@ bool ir_scratch_equal(const IrScratch *a, const IrScratch *b)
     return true;
 }
 
-/* ---- ops and regions ---------------------------------------------------------------------- */
+/* ---- ops and regions ------------------------------------------------------------------------- */
 
 void ir_region_insert(IrFunc *f, IrRegion *r, int pos, IrOp *op)
 {
@@ -451,7 +451,7 @@ void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to)
     replace_uses_in_region(&f->body, from, to);
 }
 
-/* ---- cloning ------------------------------------------------------------------------------ */
+/* ---- cloning --------------------------------------------------------------------------------- */
 
 typedef struct CloneCtx {
     const IrFunc *src;
@@ -557,7 +557,7 @@ static void clone_region(CloneCtx *c, const IrRegion *from, IrRegion *to)
         ir_region_insert(c->dst, to, -1, clone_op(c, from->ops[i]));
 }
 
-/* ---- copies of ops within a function ---------------------------------------------------------- */
+/* ---- copies of ops within a function --------------------------------------------------------- */
 
 static ValueId map_copy(IrFunc *f, ValueId old, ValueId *map, int nmap)
 {

@@ -20,8 +20,8 @@
  * whose body has no effect, and whose iter args are one accumulating dots into a zero fp32 tile
  * (acc = dot(a, b, acc)) and inductions advanced by a fixed step (p = addptr(p, inc); x = x + inc;
  * each piece starts them k0 steps on), then any ops (the epilogue: its stores). program_id and
- * num_programs only along axis 0. Guarantees: the function is persistent (IrFunc.persistent, workspace one partial tile a
- * program); the body is
+ * num_programs only along axis 0. Guarantees: the function is persistent (IrFunc.persistent,
+ * workspace one partial tile a program); the body is
  *
  *     for u in range(0, units):            # units: this program's whole tiles and split pieces
  *         tile, k0, k1 = ...               # which tile, which of its K iterations
@@ -59,7 +59,7 @@ static bool decline(Sk *s, SrcLoc loc, const char *why)
     return true;
 }
 
-/* ---- what the function must be ---------------------------------------------------------------- */
+/* ---- what the function must be --------------------------------------------------------------- */
 
 /* The first op of r (nested regions included) that has an effect, or uses program_id or
  * num_programs along another axis than 0; NULL when none. */
@@ -226,7 +226,7 @@ static bool fits(Sk *s)
     return true;
 }
 
-/* ---- builders ------------------------------------------------------------------------------------ */
+/* ---- builders -------------------------------------------------------------------------------- */
 
 static ValueId k32(Sk *s, int64_t v)
 {
@@ -312,7 +312,7 @@ static IrOp *build_for(Sk *s, ValueId lo, ValueId hi, const ValueId *inits, int 
     return L;
 }
 
-/* ---- the schedule ------------------------------------------------------------------------------- */
+/* ---- the schedule ---------------------------------------------------------------------------- */
 
 /* What every piece of a program's work needs (built once, before its loop over pieces). */
 typedef struct Schedule {
@@ -322,10 +322,9 @@ typedef struct Schedule {
     ValueId units;                 /* this program's whole tiles and pieces of split ones */
 } Schedule;
 
-/* The program's share: the whole tiles pid + j P below T - T % P (full_rounds of them; all T
- * tiles when they have no K iteration), then the K iterations [begin, end) of the last T % P
- * tiles taken as one range of (T % P) I iterations, cut into P shares of per = cdiv((T % P) I,
- * P). */
+/* The program's share: the whole tiles pid + j P below T - S (full_rounds of them), then the K
+ * iterations [begin, end) of the last S tiles (the split ones: below) taken as one range of S I
+ * iterations, cut into P shares of per = cdiv(S I, P). */
 static void build_schedule(Sk *s, Schedule *q)
 {
     IrOp *pid =
@@ -393,7 +392,7 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
     w->k1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
 }
 
-/* ---- the split tile's partials ------------------------------------------------------------------ */
+/* ---- the split tile's partials --------------------------------------------------------------- */
 
 /* In the else branch of `whole`, for a piece of split tile sk whose programs are first..last
  * (the shares that meet the tile's iterations). The tile's first piece, whose program runs it at
@@ -460,7 +459,7 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
     build_yield(s, NULL, 0);
 }
 
-/* ---- the rewrite ---------------------------------------------------------------------------------- */
+/* ---- the rewrite ----------------------------------------------------------------------------- */
 
 /* Replaces every program_id(0) of region r (nested ones too) but the schedule's by tile,
  * removing the op, and makes every num_programs(0) but the schedule's a tile_count. */

@@ -948,9 +948,9 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
  * A kernel made persistent (passes/stream_k.c; docs/runtime.md "Persistent kernels") runs as many
  * programs as the GPU has SMs, at most the grid asked for, over the grid's tiles: the launch
  * passes the grid's x (an i32) and a workspace (a pointer) after the tensor maps. The workspace
- * holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every launch's start (zeroed when allocated; every
- * launch leaves its flags zero), then, from the next 256-byte boundary, workspace_bytes per
- * program. One per stream, since launches on one stream run one after another; sized for a
+ * holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every launch's start (zeroed when
+ * allocated; every launch leaves its flags zero), then, from the next 256-byte boundary,
+ * workspace_bytes per program. One per stream, since launches on one stream run one after another; sized for a
  * program per SM, so any launch of the kernel fits. */
 
 /* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
