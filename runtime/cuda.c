@@ -950,8 +950,8 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
  * passes the grid's x (an i32) and a workspace (a pointer) after the tensor maps. The workspace
  * holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every launch's start (zeroed when
  * allocated; every launch leaves its flags zero), then, from the next 256-byte boundary,
- * workspace_bytes per program. One per stream, since launches on one stream run one after another; sized for a
- * program per SM, so any launch of the kernel fits. */
+ * workspace_bytes per program. One per stream, since launches on one stream run one after
+ * another; sized for a program per SM, so any launch of the kernel fits. */
 
 /* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
 static tric_status stream_workspace(struct tric_device_s *dev, struct tric_stream_s *s,
