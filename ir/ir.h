@@ -809,9 +809,10 @@ typedef struct InterpLaunch {
 /* Runs every program of the grid, one at a time (a persistent function: its programs, from the
  * last to the first, over the grid's tiles, with a zeroed workspace whose flags it must leave
  * zero). On an out-of-bounds access, a failed assert or a bad argument: returns false, writes
- * one message to error ("matmul.tri:42: out-of-bounds load in program (3, 0, 0): element 17 (index [0, 17]) reads address 0x... (2 bytes), outside every
- * buffer passed to the launch (...)"), and restores every byte the launch had stored, so the
- * caller's buffers are as before the launch. The IR's SrcLoc.file must still be alive (its name
+ * one message to error ("matmul.tri:42: out-of-bounds load in program (3, 0, 0): element 17
+ * (index [0, 17]) reads address 0x... (2 bytes), outside every buffer passed to the launch
+ * (...)"), and restores every byte the launch had stored, so the caller's buffers are as before
+ * the launch. The IR's SrcLoc.file must still be alive (its name
  * is in the message). Semantics and costs: docs/interpreter.md. */
 bool interp_run(const IrFunc *f, const InterpLaunch *launch, StrBuf *error);
 
