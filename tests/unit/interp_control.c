@@ -1,6 +1,7 @@
 /* interp_control.c: structured control flow (for with iter args and negative steps, if, while),
  * shape ops (trans, broadcast, expand_dims, reshape), reductions and argmax/argmin, and dot
- * (fp16/bf16/fp32 -> fp32, int8 -> int32) against plain C references. */
+ * (fp16/bf16/fp32 -> fp32, int8 -> int32) against plain C references; a persistent launch's
+ * programs, order, flag waits and flags. */
 #include "interp_test.h"
 
 /* ---- building helpers ---------------------------------------------------------------------- */
@@ -524,6 +525,94 @@ static void test_malformed(StrBuf *err)
     kernel_free(k);
 }
 
+/* A persistent function (passes/stream_k.c's form): min(grid, persistent_programs) programs run,
+ * from the last to the first, num_programs the programs, tile_count the grid; program p > 0 sets
+ * its flag, p waits for p + 1's and clears it. A wait that does not hold when the program runs,
+ * and flags left set, are errors, not hangs. */
+static void test_persistent(StrBuf *err)
+{
+    static const char text[] =
+        "kernel @waits(%0: *i32 {name = \"out\"}) num_warps(4) num_stages(3) shared_bytes(0) "
+        "persistent(workspace_bytes = 0) {\n"
+        "  %1 = program_id 0 : i32\n"
+        "  %2 = num_programs 0 : i32\n"
+        "  %3 = tile_count : i32\n"
+        "  %4 = workspace 0 : *i32\n"
+        "  %5 = const 1000 : i32\n"
+        "  %6 = mul %2, %5 : i32\n"
+        "  %7 = add %6, %3 : i32\n"
+        "  %8 = addptr %0, %1 : *i32\n"
+        "  store %8, %7, mask none\n"
+        "  %9 = const 0 : i32\n"
+        "  %10 = const 1 : i32\n"
+        "  %11 = cmp_gt %1, %9 : i1\n"
+        "  %12 = addptr %4, %1 : *i32\n"
+        "  store %12, %10, mask %11\n"
+        "  %13 = sub %2, %10 : i32\n"
+        "  %14 = cmp_lt %1, %13 : i1\n"
+        "  if %14 {\n"
+        "    %15 = add %1, %10 : i32\n"
+        "    %16 = addptr %4, %15 : *i32\n"
+        "    %17 = const WANT : i32\n"
+        "    flag_wait %16, %17\n"
+        "    STORE\n"
+        "    yield\n"
+        "  } else {\n"
+        "    yield\n"
+        "  }\n"
+        "}\n";
+    static const struct {
+        const char *want, *store, *error;
+    } forms[] = {
+        {"1", "store %16, %9, mask none", NULL},
+        {"2", "store %16, %9, mask none",
+         "waits for the flag at 0x"}, /* ... to be 2, but it is 1: no program ran before it */
+        {"1", "", "the persistent launch left its workspace flag 1 at 1, not 0"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        StrBuf src = {0};
+        for (const char *p = text; *p; p++) {
+            if (!strncmp(p, "WANT", 4)) {
+                strbuf_append(&src, forms[i].want);
+                p += 3;
+            } else if (!strncmp(p, "STORE", 5)) {
+                strbuf_append(&src, forms[i].store);
+                p += 4;
+            } else {
+                strbuf_putc(&src, *p);
+            }
+        }
+        Arena *arena = arena_new();
+        SrcFile file = {.name = "waits.tir", .text = src.data, .len = src.len};
+        Diag d = {0};
+        IrFunc *f = ir_parse(&file, arena, &d);
+        CHECK(f && ir_verify(f, "parse", &d), "form %zu: %s", i, d.text.data ? d.text.data : "");
+        int32_t out[8] = {0};
+        InterpArg args[1] = {arg_ptr(out)};
+        InterpBuffer bufs[1] = {buf_of(out, sizeof out)};
+        InterpLaunch l = {.grid = {5, 1, 1},
+                          .args = args,
+                          .nargs = 1,
+                          .buffers = bufs,
+                          .nbuffers = 1,
+                          .persistent_programs = 3};
+        strbuf_clear(err);
+        bool ok = f && interp_run(f, &l, err);
+        if (!forms[i].error) {
+            CHECK(ok, "form %zu: %s", i, err->data ? err->data : "");
+            CHECK(out[0] == 3005 && out[1] == 3005 && out[2] == 3005 && out[3] == 0,
+                  "3 programs over 5 tiles: %d %d %d %d", out[0], out[1], out[2], out[3]);
+        } else {
+            CHECK(!ok && contains(err, forms[i].error), "form %zu: %s", i,
+                  err->data ? err->data : "(ran)");
+            CHECK(out[0] == 0 && out[2] == 0, "a failed launch stores nothing");
+        }
+        diag_free(&d);
+        arena_free(arena);
+        strbuf_free(&src);
+    }
+}
+
 int main(void)
 {
     StrBuf err = {0};
@@ -535,6 +624,7 @@ int main(void)
     test_dot(&err);
     test_params(&err);
     test_malformed(&err);
+    test_persistent(&err);
     strbuf_free(&err);
     if (test_failures) {
         printf("%d check(s) failed\n", test_failures);
