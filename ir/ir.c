@@ -557,60 +557,59 @@ static void clone_region(CloneCtx *c, const IrRegion *from, IrRegion *to)
         ir_region_insert(c->dst, to, -1, clone_op(c, from->ops[i]));
 }
 
-/* ---- copies of ops within a function --------------------------------------------------------- */
+/* ---- copies of ops within a function ------------------------------------------------------- */
 
-static ValueId map_copy(IrFunc *f, ValueId old, ValueId *map, int nmap)
+static void clone_region_mapped(IrFunc *f, const IrRegion *from, IrRegion *to, const IrCloneMap *m)
 {
-    ValueId nv = ir_value_new(f, f->values[old].type, f->values[old].name);
-    f->values[nv].layout = f->values[old].layout;
-    if (old < nmap)
-        map[old] = nv;
-    return nv;
+    memset(to, 0, sizeof *to);
+    for (int i = 0; i < from->nargs; i++) {
+        ValueId old = from->args[i];
+        ValueId nv = ir_region_add_arg(f, to, f->values[old].type, f->values[old].name);
+        f->values[nv].layout = f->values[old].layout;
+        if (old < m->nmap)
+            m->map[old] = nv;
+    }
+    IrBuilder b = {.func = f, .region = to, .pos = -1};
+    for (int i = 0; i < from->nops; i++)
+        ir_clone_op_mapped(&b, from->ops[i], m);
 }
 
-IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, ValueId *map, int nmap)
+IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m)
 {
     IrFunc *f = b->func;
-    IrOp *op = ir_build(b, o->code, o->loc, NULL, 0, NULL, 0, 0);
-    op->partition = o->partition;
-    memcpy(op->attr, o->attr, sizeof op->attr);
-    op->fattr = o->fattr;
-    op->sattr = o->sattr;
-    op->noperands = o->noperands;
-    if (o->noperands > 0) {
-        op->operands = arena_alloc(f->arena, (size_t)o->noperands * sizeof *op->operands);
-        for (int i = 0; i < o->noperands; i++) {
-            ValueId v = o->operands[i];
-            op->operands[i] = v > 0 && v < nmap && map[v] ? map[v] : v;
-        }
+    ValueId ops_small[16], *ops = ops_small;
+    Type types_small[16], *types = types_small;
+    if (o->noperands > 16)
+        ops = arena_alloc(f->arena, sizeof *ops * (size_t)o->noperands);
+    if (o->nresults > 16)
+        types = arena_alloc(f->arena, sizeof *types * (size_t)o->nresults);
+    for (int k = 0; k < o->noperands; k++) {
+        ValueId v = o->operands[k];
+        ops[k] = v > 0 && v < m->nmap && m->map[v] ? m->map[v] : v;
     }
-    op->nresults = o->nresults;
-    if (o->nresults > 0) {
-        op->results = arena_alloc(f->arena, (size_t)o->nresults * sizeof *op->results);
-        for (int i = 0; i < o->nresults; i++) {
-            op->results[i] = map_copy(f, o->results[i], map, nmap);
-            f->values[op->results[i]].def = op;
-            f->values[op->results[i]].index = i;
-        }
+    if (m->operands)
+        m->operands(m->ctx, b, o, ops);
+    for (int k = 0; k < o->nresults; k++)
+        types[k] = f->values[o->results[k]].type;
+    IrOp *n = ir_build(b, o->code, o->loc, ops, o->noperands, types, o->nresults, 0);
+    memcpy(n->attr, o->attr, sizeof n->attr);
+    n->fattr = o->fattr;
+    n->sattr = o->sattr;
+    n->partition = o->partition;
+    for (int k = 0; k < o->nresults; k++) {
+        ValueId old = o->results[k];
+        f->values[n->results[k]].layout = f->values[old].layout;
+        f->values[n->results[k]].name = f->values[old].name;
+        if (old < m->nmap)
+            m->map[old] = n->results[k];
     }
-    op->nregions = o->nregions;
     if (o->nregions > 0) {
-        op->regions = arena_alloc(f->arena, (size_t)o->nregions * sizeof *op->regions);
-        for (int k = 0; k < o->nregions; k++) {
-            const IrRegion *from = &o->regions[k];
-            IrRegion *to = &op->regions[k];
-            memset(to, 0, sizeof *to);
-            for (int i = 0; i < from->nargs; i++) {
-                ValueId nv = map_copy(f, from->args[i], map, nmap);
-                f->values[nv].index = i;
-                ARENA_PUSH(f->arena, to->args, to->nargs, to->args_cap, nv);
-            }
-            IrBuilder in = {.func = f, .region = to, .pos = -1};
-            for (int i = 0; i < from->nops; i++)
-                ir_clone_op_mapped(&in, from->ops[i], map, nmap);
-        }
+        n->nregions = o->nregions;
+        n->regions = arena_alloc(f->arena, sizeof *n->regions * (size_t)o->nregions);
+        for (int k = 0; k < o->nregions; k++)
+            clone_region_mapped(f, &o->regions[k], &n->regions[k], m);
     }
-    return op;
+    return n;
 }
 
 /* Values are numbered params first, then in the order the printer meets them: an op's results,

@@ -623,10 +623,19 @@ void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to);
 /* Does op read v, as an operand or inside its regions? Does any op of r? */
 bool ir_op_uses(const IrOp *op, ValueId v);
 bool ir_region_uses(const IrRegion *r, ValueId v);
-/* A copy of op o (its regions too) inserted at b, in the same function: each operand v read as
- * map[v] where that is nonzero (v below nmap), else v itself; map[r] is set to the copy of each
- * result and region arg r of o (below nmap), so the ops copied after it read the copies. */
-IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, ValueId *map, int nmap);
+/* How ir_clone_op_mapped maps values: operand v reads map[v] where v < nmap and that is nonzero,
+ * else v itself; the copy of each result and region arg r of a copied op (r < nmap) is recorded
+ * in map[r], so the ops copied after it read the copies. operands, when set, sees each copy's
+ * mapped operands before the copy is built at b (it may build ops there and change them: the
+ * pipeliner guards the divisors of ops it runs ahead). */
+typedef struct IrCloneMap {
+    ValueId *map;
+    int nmap;
+    void (*operands)(void *ctx, IrBuilder *b, const IrOp *o, ValueId *ops);
+    void *ctx;
+} IrCloneMap;
+/* A copy of op o (its regions too, names and layouts kept) inserted at b, in o's function. */
+IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m);
 /* A copy of a function (same arena or another), values renumbered densely. */
 IrFunc *ir_func_clone(const IrFunc *f, Arena *arena);
 

@@ -947,24 +947,6 @@ static ValueId mapped(const Pipe *p, ValueId v)
 
 static void set_layout(IrFunc *f, ValueId v, int layout) { f->values[v].layout = layout; }
 
-static IrOp *clone_mapped(Pipe *p, IrBuilder *b, const IrOp *o);
-
-static void clone_region_mapped(Pipe *p, const IrRegion *from, IrRegion *to)
-{
-    IrFunc *f = p->f;
-    memset(to, 0, sizeof *to);
-    for (int i = 0; i < from->nargs; i++) {
-        ValueId old = from->args[i];
-        ValueId nv = ir_region_add_arg(f, to, f->values[old].type, f->values[old].name);
-        set_layout(f, nv, f->values[old].layout);
-        if (old < p->nvalues0)
-            p->map[old] = nv;
-    }
-    IrBuilder b = {.func = f, .region = to, .pos = -1};
-    for (int i = 0; i < from->nops; i++)
-        clone_mapped(p, &b, from->ops[i]);
-}
-
 /* An integer divisor d of an op cloned for an iteration ahead: d where the iteration exists, else
  * 1. Stage 0 runs past the loop's end (its copies masked off), and there a divisor computed from
  * the iteration's values may be 0 (tutorial 09's tile switch past the last tile: `tile_id %
@@ -992,38 +974,19 @@ static ValueId guard_divisor(Pipe *p, IrBuilder *b, const IrOp *o, ValueId d)
     return r;
 }
 
+/* ir_clone_op_mapped's operand hook: an op copied ahead divides only where its iteration exists. */
+static void guard_operands(void *ctx, IrBuilder *b, const IrOp *o, ValueId *ops)
+{
+    Pipe *p = ctx;
+    if (p->ahead_valid && (o->code == OP_DIV || o->code == OP_REM) && o->noperands == 2)
+        ops[1] = guard_divisor(p, b, o, ops[1]);
+}
+
 /* A copy of o at b with operands mapped; its results (and region args) become the map of o's. */
 static IrOp *clone_mapped(Pipe *p, IrBuilder *b, const IrOp *o)
 {
-    IrFunc *f = p->f;
-    ValueId ops[64];
-    Type types[64];
-    if (o->noperands > 64 || o->nresults > 64)
-        return NULL;
-    for (int k = 0; k < o->noperands; k++)
-        ops[k] = o->operands[k] > 0 ? mapped(p, o->operands[k]) : 0;
-    if (p->ahead_valid && (o->code == OP_DIV || o->code == OP_REM) && o->noperands == 2)
-        ops[1] = guard_divisor(p, b, o, ops[1]);
-    for (int k = 0; k < o->nresults; k++)
-        types[k] = f->values[o->results[k]].type;
-    IrOp *n = ir_build(b, o->code, o->loc, ops, o->noperands, types, o->nresults, 0);
-    memcpy(n->attr, o->attr, sizeof n->attr);
-    n->fattr = o->fattr;
-    n->sattr = o->sattr;
-    for (int k = 0; k < o->nresults; k++) {
-        ValueId old = o->results[k];
-        f->values[n->results[k]].layout = f->values[old].layout;
-        f->values[n->results[k]].name = f->values[old].name;
-        if (old < p->nvalues0)
-            p->map[old] = n->results[k];
-    }
-    if (o->nregions > 0) {
-        n->nregions = o->nregions;
-        n->regions = arena_alloc(f->arena, sizeof *n->regions * (size_t)o->nregions);
-        for (int k = 0; k < o->nregions; k++)
-            clone_region_mapped(p, &o->regions[k], &n->regions[k]);
-    }
-    return n;
+    IrCloneMap m = {.map = p->map, .nmap = p->nvalues0, .operands = guard_operands, .ctx = p};
+    return ir_clone_op_mapped(b, o, &m);
 }
 
 static ValueId const_i(IrBuilder *b, SrcLoc loc, DType dt, int64_t v)

@@ -437,12 +437,12 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
     build_yield(s, &added, 1);
     s->b = then;
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
-    int nmap = f->nvalues;
-    ValueId *map = arena_alloc(f->arena, sizeof *map * (size_t)nmap);
-    memset(map, 0, sizeof *map * (size_t)nmap);
-    map[acc] = sum->results[0];
+    IrCloneMap m = {.nmap = f->nvalues};
+    m.map = arena_alloc(f->arena, sizeof *m.map * (size_t)m.nmap);
+    memset(m.map, 0, sizeof *m.map * (size_t)m.nmap);
+    m.map[acc] = sum->results[0];
     for (int i = 0; i < nepilogue; i++)
-        ir_clone_op_mapped(&s->b, epilogue[i], map, nmap);
+        ir_clone_op_mapped(&s->b, epilogue[i], &m);
     build_yield(s, NULL, 0);
     /* another piece: store the partial, then count it */
     s->b = (IrBuilder){f, &split->regions[1], -1};
@@ -482,33 +482,34 @@ static void replace_program_id(IrFunc *f, IrRegion *r, ValueId tile, const Sched
 
 /* Copies before the loop (at s->b) the ops of the loop's body that compute v (none vary, see
  * varies), in body order; the copy of v. */
-static ValueId copy_before_loop(Sk *s, ValueId v, ValueId *map, int nmap)
+static ValueId copy_before_loop(Sk *s, ValueId v, const IrCloneMap *m)
 {
     const IrRegion *body = &s->loop->regions[0];
     const IrOp *def = s->f->values[v].def;
     if (!def || ir_region_index(body, def) < 0)
         return v;
-    if (v < nmap && map[v])
-        return map[v];
+    if (v < m->nmap && m->map[v])
+        return m->map[v];
     for (int k = 0; k < def->noperands; k++)
         if (def->operands[k])
-            copy_before_loop(s, def->operands[k], map, nmap);
-    ir_clone_op_mapped(&s->b, def, map, nmap);
-    return map[v];
+            copy_before_loop(s, def->operands[k], m);
+    ir_clone_op_mapped(&s->b, def, m);
+    return m->map[v];
 }
 
 /* A unit starts k0 iterations into the loop: each induction starts k0 steps on (init + k0 inc). */
 static void advance_inductions(Sk *s, ValueId k0)
 {
     IrFunc *f = s->f;
-    int n = s->loop->regions[0].nargs - 1, nmap = f->nvalues;
-    ValueId *map = arena_alloc(f->arena, sizeof *map * (size_t)nmap);
-    memset(map, 0, sizeof *map * (size_t)nmap);
+    int n = s->loop->regions[0].nargs - 1;
+    IrCloneMap m = {.nmap = f->nvalues};
+    m.map = arena_alloc(f->arena, sizeof *m.map * (size_t)m.nmap);
+    memset(m.map, 0, sizeof *m.map * (size_t)m.nmap);
     for (int j = 0; j < n; j++) {
         const IrOp *st = s->step[j];
         if (!st)
             continue;
-        ValueId inc = copy_before_loop(s, st->operands[1], map, nmap);
+        ValueId inc = copy_before_loop(s, st->operands[1], &m);
         Type it = ir_type(f, inc);
         ValueId times = k0;
         if (it.dtype != DT_I32)
