@@ -251,7 +251,9 @@ static bool read_or_set_aside(const Module *m, const FuncDef *f, const SpecOptio
                               Autotune *at, Arena *a, Diag *d)
 {
     Diag attempt = {.max_errors = d->max_errors};
-    if (autotune_read(m, f, spec, at, a, &attempt)) {
+    SpecOptions with_readers = *spec;
+    with_readers.host_env = driver_host_env(&spec->host_env);
+    if (autotune_read(m, f, &with_readers, at, a, &attempt)) {
         diag_merge(d, &attempt);
         diag_free(&attempt);
         return true;

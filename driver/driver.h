@@ -163,6 +163,11 @@ const char *driver_libdevice_path(const char *override, char *buf, size_t size);
  * diagnostics on a syntax error (in any file read) or a use of a name whose module was not found.
  * With opt->parse_only nothing is linked. */
 Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag);
+/* The host values every frontend call evaluates a file's host Python with: given's NAME=VALUE
+ * pairs (NULL: none; SpecOptions.host_env) and their readers, Python's readers of the process
+ * environment (os.environ.get, os.getenv). The compiler gives them the caller's pairs, never its
+ * own environment: a name not given is unset, and the call's default decides. */
+HostEnv driver_host_env(const HostEnv *given);
 /* Appends to key the path and text of every file driver_parse would read for file (with the host
  * environment env, which decides module-level ifs): what a cached compile depends on besides file
  * itself. */

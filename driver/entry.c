@@ -15,11 +15,23 @@
 
 /* ---- kernels and autotune configs ------------------------------------------------------------- */
 
+/* Python's readers of the process environment, which a kernel file's host code calls to pick its
+ * configs or helpers (Liger, FLA): the frontend evaluates them on HostEnv's pairs. */
+static const char *const host_env_readers[] = {"os.environ.get", "os.getenv", NULL};
+
+HostEnv driver_host_env(const HostEnv *given)
+{
+    HostEnv env = given ? *given : (HostEnv){0};
+    env.readers = host_env_readers;
+    return env;
+}
+
 int driver_file_kernels(const SrcFile *file, DriverKernelInfo **out, Arena *a)
 {
     *out = NULL;
     Diag diag = {0};
-    Module *m = parse_module(file, NULL, a, &diag);
+    HostEnv env = driver_host_env(NULL);
+    Module *m = parse_module(file, &env, a, &diag);
     diag_free(&diag); /* syntax errors: the compile reports them */
     const FuncDef **entries = NULL;
     int n = m ? sema_entry_kernels(m, &entries, a) : 0;
@@ -41,7 +53,8 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
                               bool *parsed, Arena *a, Diag *d)
 {
     memset(out, 0, sizeof *out);
-    Module *m = parse_module(file, spec ? &spec->host_env : NULL, a, d);
+    HostEnv env = driver_host_env(spec ? &spec->host_env : NULL);
+    Module *m = parse_module(file, &env, a, d);
     *parsed = m != NULL;
     if (!m) {
         /* The syntax errors are the compile's to report. */
@@ -120,7 +133,8 @@ DriverHeuristics *driver_heuristics_read(const SrcFile *file, const char *kernel
         return NULL;
     h->arena = arena_new();
     Diag quiet = {0};
-    Module *m = parse_module(file, NULL, h->arena, &quiet);
+    HostEnv env = driver_host_env(NULL);
+    Module *m = parse_module(file, &env, h->arena, &quiet);
     h->f = m ? sema_find_kernel(m, kernel, h->arena, &quiet) : NULL;
     bool runtime = false;
     if (h->f && h->f->nparams <= max_params && heuristics_read(m, h->f, &h->hs, h->arena, &quiet)) {

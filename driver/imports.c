@@ -819,11 +819,11 @@ static bool link_root(Linker *lk, const SrcFile *file, Module *root)
 
 Module *driver_parse(const SrcFile *file, const CompileOptions *opt, Arena *arena, Diag *diag)
 {
-    const HostEnv *env = opt ? &opt->spec.host_env : NULL;
-    Module *m = parse_module(file, env, arena, diag);
+    HostEnv env = driver_host_env(opt ? &opt->spec.host_env : NULL);
+    Module *m = parse_module(file, &env, arena, diag);
     if (!m || (opt && opt->parse_only))
         return m;
-    Linker lk = {.a = arena, .diag = diag, .env = env};
+    Linker lk = {.a = arena, .diag = diag, .env = &env};
     if (opt) {
         lk.dirs = opt->include_dirs;
         lk.ndirs = opt->ninclude_dirs;
@@ -839,9 +839,11 @@ void driver_import_key(StrBuf *key, const SrcFile *file, const char *const *dirs
         return; /* tile IR imports nothing */
     Arena *a = arena_new();
     Diag quiet = {0};
-    Module *m = parse_module(file, env, a, &quiet);
+    HostEnv host = driver_host_env(env);
+    Module *m = parse_module(file, &host, a, &quiet);
     if (m) {
-        Linker lk = {.a = a, .diag = &quiet, .dirs = dirs, .ndirs = ndirs, .key = key, .env = env};
+        Linker lk = {
+            .a = a, .diag = &quiet, .dirs = dirs, .ndirs = ndirs, .key = key, .env = &host};
         link_root(&lk, file, m);
     }
     diag_free(&quiet);

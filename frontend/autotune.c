@@ -51,7 +51,7 @@ typedef struct TuneEval {
     bool warned_hook;   /* pre_hook's warning is given once */
     bool in_condition;  /* evaluating an if's condition: a helper's return is one too */
     SrcLoc decorator;   /* module names are read as bound when the decorator runs, above it */
-    const HostEnv *env; /* what os.environ.get reads (SpecOptions.host_env) */
+    const HostEnv *env; /* the host values the configs look up (SpecOptions.host_env) */
 } TuneEval;
 
 /* Enough for the largest config spaces real files enumerate (FlagGems' reach a few hundred). */
@@ -1092,28 +1092,25 @@ static bool filter_call(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
     return true;
 }
 
-/* ---- the environment and strings ------------------------------------------------------------ */
+/* ---- host values and strings ------------------------------------------------------------------ */
 
-/* os.environ.get(K, default) / os.getenv(K, default) in host Python: the value of K in the host
- * environment the caller gave (HostEnv, SpecOptions.host_env, part of every cache key; the
- * compiler reads no environment of its own). A variable not given is unset: the value is the
- * default (None without one), what Python gives where nobody set it. Liger pins its MoE configs
- * with `os.environ.get("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
-static bool is_host_env_read(const Expr *fn)
+/* READER(K, default), READER one of the host value readers the driver names (HostEnv.readers):
+ * the value the caller gave K (SpecOptions.host_env, part of every cache key), else the default
+ * (None without one), what Python gives where nobody set K. Liger pins its MoE configs with such
+ * a lookup: `READER("LIGER_FUSED_MOE_AUTOTUNE", "1").lower() in ("0", ...)`. */
+static bool is_host_env_read(const TuneEval *t, const Expr *fn)
 {
-    if (fn->kind != EX_ATTR)
-        return false;
-    const Expr *obj = fn->attr.obj;
-    if (!strcmp(fn->attr.name, "getenv"))
-        return is_name(obj, "os");
-    return !strcmp(fn->attr.name, "get") && obj->kind == EX_ATTR &&
-           !strcmp(obj->attr.name, "environ") && is_name(obj->attr.obj, "os");
+    StrBuf sb = {0};
+    bool reader =
+        dotted(&sb, fn) && host_env_reader_at(t->env, sb.data, sb.len) == sb.len && sb.len > 0;
+    strbuf_free(&sb);
+    return reader;
 }
 
 static bool host_env_read(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
 {
     if (e->call.nargs < 1 || e->call.nargs > 2 || e->call.nkwargs) {
-        diag_error(t->d, e->loc, "autotune: expected os.environ.get(NAME, default)");
+        diag_error(t->d, e->loc, "autotune: expected a host value lookup (NAME, default)");
         return false;
     }
     TuneVal name;
@@ -1304,7 +1301,7 @@ static bool eval(TuneEval *t, const Expr *e, TuneVar **env, TuneVal *out)
             return config_call(t, e, env, out);
         if (is_name(e->call.fn, "filter") && !module_func(t, "filter"))
             return filter_call(t, e, env, out);
-        if (is_host_env_read(e->call.fn))
+        if (is_host_env_read(t, e->call.fn))
             return host_env_read(t, e, env, out);
         if (e->call.fn->kind == EX_ATTR &&
             (e->call.fn->attr.obj->kind == EX_CALL || e->call.fn->attr.obj->kind == EX_STR ||

@@ -393,17 +393,23 @@ void ast_print_func(StrBuf *out, const FuncDef *f);
 /* Parses a whole file. Syntax errors go to diag (all of them, up to its limit, with recovery at
  * statement boundaries); returns NULL when there was any. Never crashes on any bytes: NUL bytes,
  * invalid UTF-8, tabs mixed with spaces (an error), a missing final newline, 10 MB of input. */
-/* The environment a file's host Python sees (os.environ.get, os.getenv): NAME=VALUE pairs its
- * caller gave (SpecOptions.host_env: tric --host-env, tric_compile_options.host_env), part of
- * every cache key. The compiler reads no environment of its own, so a name not here is unset; a
- * NULL HostEnv sets nothing. host_skip.c decides module-level ifs on it, autotune.c evaluates the
- * configs with it. */
+/* Values a file's host Python looks up by name, all given by the compile's caller: a call
+ * READER(NAME) or READER(NAME, DEFAULT), READER one of `readers` (dotted names), is the value
+ * vars gives NAME, else DEFAULT (None without one). The driver fills both (driver_host_env: the
+ * pairs of SpecOptions.host_env, from tric --host-env or tric_compile_options.host_env and part of
+ * every cache key, and the host functions that read them); the frontend evaluates such calls and
+ * nothing else: no reader, or a NULL HostEnv, recognizes no call. host_skip.c decides
+ * module-level ifs on it, autotune.c evaluates the configs with it. */
 typedef struct HostEnv {
     const struct Define *vars;
     int n;
+    const char *const *readers; /* NULL-terminated, "module.function"; NULL: none */
 } HostEnv;
 /* The value env gives the name text[0, len), or NULL when the name is unset. */
 const char *host_env_value(const HostEnv *env, const char *name, size_t len);
+/* The length of the reader of env that text (length len) starts with as a whole dotted name (not
+ * followed by a name character or a dot); 0 when none does. */
+size_t host_env_reader_at(const HostEnv *env, const char *text, size_t len);
 
 Module *parse_module(const SrcFile *file, const HostEnv *env, Arena *arena, Diag *diag);
 /* The same for a module another file imports: its host code is set aside even when it holds no
@@ -627,8 +633,8 @@ typedef struct SpecOptions {
      * user wrote: false, tric's flags (-D NAME=VALUE, --signature); true, the C API's fields
      * (opt.constexprs, opt.signature of tric_compile_options). Changes no code. */
     bool from_c_api;
-    /* The environment the file's host Python sees (HostEnv): where its module-level ifs are
-     * decided and its autotune configs evaluated. */
+    /* The values the file's host Python looks up (HostEnv): where its module-level ifs are
+     * decided and its autotune configs evaluated. The driver adds the readers. */
     HostEnv host_env;
 } SpecOptions;
 
@@ -736,8 +742,8 @@ typedef struct Autotune {
  * module-level names, and calls of this file's functions whose bodies (assignments, for, if,
  * append, return) run on their arguments (seed 2's get_cuda_autotune_config). Every name in key, restore_value and reset_to_zero must be a parameter of f (an error
  * with the caret on the string otherwise). true with out->nconfigs 0 when f has no such decorator;
- * false with diagnostics when it is malformed. spec (NULL: none) gives the host environment the
- * configs may read (SpecOptions.host_env). */
+ * false with diagnostics when it is malformed. spec (NULL: none) gives the host values the configs
+ * may look up (SpecOptions.host_env). */
 bool autotune_read(const Module *m, const FuncDef *f, const SpecOptions *spec, Autotune *out,
                    Arena *a, Diag *d);
 /* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */

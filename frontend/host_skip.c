@@ -81,7 +81,7 @@ typedef struct Skip {
     int nrewrites, rcap;
     const char **jit_aliases; /* `from triton import jit as J`, `J = triton.jit`: J */
     int naliases, acap;
-    const HostEnv *env; /* what os.environ.get reads (SpecOptions.host_env) */
+    const HostEnv *env; /* the host values the file looks up (SpecOptions.host_env) */
 } Skip;
 
 static bool is_ident_start(char c)
@@ -338,7 +338,7 @@ static size_t assignment_at(const Skip *s, int line, bool *augmented)
 }
 
 /* The names an assignment binds: the identifiers at bracket depth 0 of its targets, attributes
- * and annotations excepted (`x: tl.constexpr = 3` binds x; `os.environ[k] = v` binds nothing). */
+ * and annotations excepted (`x: tl.constexpr = 3` binds x; `cfg.opts[k] = v` binds nothing). */
 static void target_names(Skip *s, size_t i, size_t eq, const char ***names, int *n, int *cap)
 {
     const char *t = s->text;
@@ -561,15 +561,21 @@ static bool text_at(const char *t, size_t to, size_t *i, const char *word)
     return true;
 }
 
-/* `os.environ.get("NAME", "DEFAULT") == "VALUE"` (or os.getenv, or !=) as the whole condition: FLA
- * picks its fast-math helpers so. NAME's value is the one the caller gave (Skip.env, the compile's
- * SpecOptions.host_env, as the autotune configs' os.environ.get reads), else the default: -1 when
- * the condition is not of that form, else whether it holds. */
+/* `READER("NAME", "DEFAULT") == "VALUE"` (or !=) as the whole condition, READER one of the host
+ * value readers (Skip.env, HostEnv): FLA picks its fast-math helpers so. NAME's value is the one
+ * the caller gave (the compile's SpecOptions.host_env, as in the autotune configs), else the
+ * default: -1 when the condition is not of that form, else whether it holds. */
 static int env_condition(const Skip *s, size_t from, size_t to)
 {
     const char *t = s->text;
     size_t i = from, nb, ne, db, de, vb, ve;
-    if (!text_at(t, to, &i, "os.environ.get(") && !(i = from, text_at(t, to, &i, "os.getenv(")))
+    while (i < to && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    size_t reader = host_env_reader_at(s->env, t + i, to - i);
+    if (!reader)
+        return -1;
+    i += reader;
+    if (!text_at(t, to, &i, "("))
         return -1;
     if (!string_at(t, to, &i, &nb, &ne) || !text_at(t, to, &i, ",") ||
         !string_at(t, to, &i, &db, &de) || !text_at(t, to, &i, ")"))
@@ -1055,6 +1061,17 @@ const char *host_env_value(const HostEnv *env, const char *name, size_t len)
         if (strlen(env->vars[i].name) == len && !strncmp(env->vars[i].name, name, len))
             return env->vars[i].value;
     return NULL;
+}
+
+size_t host_env_reader_at(const HostEnv *env, const char *text, size_t len)
+{
+    for (int r = 0; env && env->readers && env->readers[r]; r++) {
+        size_t n = strlen(env->readers[r]);
+        if (n <= len && !strncmp(text, env->readers[r], n) &&
+            (n == len || (!is_ident_char(text[n]) && text[n] != '.')))
+            return n;
+    }
+    return 0;
 }
 
 char *host_code_mask(const SrcFile *file, bool imported, const HostEnv *env, Arena *a)

@@ -1101,8 +1101,8 @@ static Expr *e_binary(ParseState *ps, SrcLoc loc, BinOp op, Expr *lhs, Expr *rhs
 static Expr *e_compare(ParseState *ps, SrcLoc loc, int op, Expr *lhs, Expr *rhs, bool chained)
 {
     if (op < 0) {
-        /* parsed for the autotune configs (`os.environ.get(...) in ("0", "false")`); sema
-         * rejects a membership test in kernel code */
+        /* parsed for the autotune configs (`mode.lower() in ("0", "false")`); sema rejects a
+         * membership test in kernel code */
         op = op == -1 ? BIN_IN : BIN_NOT_IN;
     } else if (chained) {
         /* Python reads a < b < c as (a < b) and (b < c); Triton does too, but only for scalars.

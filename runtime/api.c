@@ -399,7 +399,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     const Define *host_env;
     if (!split_pairs(opt->host_env, opt->nhost_env, "host_env", arena, &host_env))
         return TRIC_ERROR_INVALID_ARGUMENT;
-    out->spec.host_env = (HostEnv){host_env, opt->nhost_env};
+    out->spec.host_env = (HostEnv){.vars = host_env, .n = opt->nhost_env};
     if (opt->ninclude_dirs < 0 || (opt->ninclude_dirs > 0 && !opt->include_dirs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad include_dirs list");
     out->include_dirs = opt->include_dirs;
@@ -450,7 +450,7 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         const Define *vars = NULL;
         HostEnv env = {0};
         if (split_pairs(opt->host_env, opt->nhost_env, "host_env", a, &vars))
-            env = (HostEnv){vars, opt->nhost_env > 0 ? opt->nhost_env : 0};
+            env = (HostEnv){.vars = vars, .n = opt->nhost_env > 0 ? opt->nhost_env : 0};
         driver_import_key(sb, &mod->source, opt->include_dirs,
                           opt->include_dirs ? opt->ninclude_dirs : 0, &env);
         arena_free(a);

@@ -11,7 +11,9 @@
 #   compiler_no_environment (ctest layering/compiler_no_environment): frontend/, ir/, passes/ and
 #     codegen/ call neither getenv nor secure_getenv: a switch that changes code is an option,
 #     read from the environment only at the edges (tools/, runtime/, driver/) and part of every
-#     cache key; a kernel file's os.environ.get / os.getenv reads SpecOptions.host_env (HostEnv).
+#     cache key. Nor do they name getenv or Python's os.environ at all (code, strings or
+#     comments): which host Python calls read a kernel file's host values is the driver's to say
+#     (driver_host_env), and the values are SpecOptions.host_env's.
 # Prints every violation as FILE:LINE: what, and fails when there is one.
 #
 # The names come from the header itself (ir.h: between the markers), so a function added there is
@@ -130,7 +132,15 @@ compiler_no_environment)
         layer_check "$layer" "" "the C library's environment" \
             "make it an option, read at the edges (tools/, runtime/, driver/) and in the cache key" \
             "$(printf 'getenv\nsecure_getenv')"
-    done ;;
+    done
+    named=$(grep -rnE 'getenv|os\.environ' frontend ir passes codegen || true)
+    if [ -n "$named" ]; then
+        echo "$named"
+        echo "frontend/, ir/, passes/ and codegen/ must not name the environment's readers: the" \
+            "driver names the host Python calls that read host values (driver_host_env)" >&2
+        exit 1
+    fi
+    echo "frontend/, ir/, passes/ and codegen/ name neither getenv nor os.environ" ;;
 *)
     echo "layering.sh: unknown check '$check' (codegen_no_passes, runtime_no_frontend," \
         "compiler_no_environment)" >&2

@@ -345,7 +345,7 @@ static int check_args(Args *args)
     opt->spec.ndefines = args->ndefines;
     opt->include_dirs = args->include_dirs;
     opt->ninclude_dirs = args->ninclude_dirs;
-    opt->spec.host_env = (HostEnv){args->host_env, args->nhost_env};
+    opt->spec.host_env = (HostEnv){.vars = args->host_env, .n = args->nhost_env};
     return ARG_NEXT;
 }
 

@@ -26,7 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     SrcFile file = {"fuzz.tri", text, size};
     Arena *arena = arena_new();
     Diag diag = {0};
-    Module *m = parse_module(&file, NULL, arena, &diag);
+    /* the host value readers as driver_host_env names them (the fuzzer links the front end
+     * alone), with no value given: every lookup takes its default */
+    static const char *const readers[] = {"os.environ.get", "os.getenv", NULL};
+    const SpecOptions host = {.host_env = {.readers = readers}};
+    Module *m = parse_module(&file, &host.host_env, arena, &diag);
     if (m) {
         for (int i = 0; i < m->nfuncs; i++) {
             if (!m->funcs[i]->is_jit)
@@ -34,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* @triton.autotune's configs, evaluated as the driver does before sema */
             Autotune tuning;
             Diag tune_diag = {0};
-            (void)autotune_read(m, m->funcs[i], NULL, &tuning, arena, &tune_diag);
+            (void)autotune_read(m, m->funcs[i], &host, &tuning, arena, &tune_diag);
             diag_free(&tune_diag);
             SpecOptions opt = {.kernel_name = m->funcs[i]->name};
             Diag sema_diag = {0};
@@ -56,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* The same bytes as an imported module: its host code is set aside even without a kernel. */
     Diag imported_diag = {0};
-    (void)parse_imported_module(&file, NULL, arena, &imported_diag);
+    (void)parse_imported_module(&file, &host.host_env, arena, &imported_diag);
     diag_free(&imported_diag);
     diag_free(&diag);
     arena_free(arena);
