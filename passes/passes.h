@@ -67,6 +67,9 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 
 /* The integer constant v holds (through splat, broadcast, expand_dims, convert_layout). */
 bool passes_const_int(const IrFunc *f, ValueId v, int64_t *out);
+/* The iterations of for loop `loop` whose step is the positive constant step, built at b as i32:
+ * max(0, (hi - lo + step - 1) / step) (warp_specialize's ring, stream_k's schedule). */
+ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step);
 /* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
 int64_t axis_pow2_divisor(int64_t v);
 

@@ -337,9 +337,7 @@ static void build_schedule(Sk *s, Schedule *q)
     ValueId tiles = tc->results[0];
     int64_t step = 1;
     passes_const_int(s->f, s->loop->operands[2], &step);
-    /* trips = max(0, cdiv(hi - lo, step)) */
-    ValueId span = op2(s, OP_SUB, s->loop->operands[1], s->loop->operands[0]);
-    q->trips = op2(s, OP_MAX, cdiv(s, span, k32(s, step)), k32(s, 0));
+    q->trips = passes_trip_count(&s->b, s->loc, s->loop, step);
     q->trips_or_1 = op2(s, OP_MAX, q->trips, k32(s, 1));
     /* the split tiles: the last T % P and, when there are whole rounds before them, one more
      * round (Stream-K's "two-tile" hybrid: each tile is then split between about two programs,

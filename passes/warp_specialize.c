@@ -241,11 +241,7 @@ static void ring_kloop(Ws *w)
     IrBuilder ab = {.func = f, .region = w->home, .pos = ir_region_index(w->home, k) + 1};
     int64_t step = 1;
     passes_const_int(f, k->operands[2], &step);
-    ValueId span = scalar_op(&ab, OP_SUB, loc, k->operands[1], k->operands[0]);
-    ValueId trips =
-        scalar_op(&ab, OP_DIV, loc,
-                  scalar_op(&ab, OP_ADD, loc, span, i32_const(&ab, loc, step - 1)), k->operands[2]);
-    trips = scalar_op(&ab, OP_MAX, loc, trips, i32_const(&ab, loc, 0));
+    ValueId trips = passes_trip_count(&ab, loc, k, step);
     IrOp *y = w->home->ops[w->home->nops - 1];
     y->operands[y->noperands - 1] = scalar_op(&ab, OP_ADD, loc, w->ring, trips);
 }
