@@ -101,14 +101,18 @@ static AxisInfo info_meet(AxisInfo a, AxisInfo b, int rank)
     return a;
 }
 
+ValueId passes_const_i32(IrBuilder *b, SrcLoc loc, int64_t v)
+{
+    return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
+}
+
 ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step)
 {
     Type i32 = type_scalar(DT_I32);
     ValueId span = ir_build_binary(b, OP_SUB, loc, i32, loop->operands[1], loop->operands[0]);
-    ValueId up =
-        ir_build_binary(b, OP_ADD, loc, i32, span, ir_build_const_int(b, loc, i32, step - 1));
+    ValueId up = ir_build_binary(b, OP_ADD, loc, i32, span, passes_const_i32(b, loc, step - 1));
     ValueId trips = ir_build_binary(b, OP_DIV, loc, i32, up, loop->operands[2]);
-    return ir_build_binary(b, OP_MAX, loc, i32, trips, ir_build_const_int(b, loc, i32, 0));
+    return ir_build_binary(b, OP_MAX, loc, i32, trips, passes_const_i32(b, loc, 0));
 }
 
 static bool info_equal(const AxisInfo *a, const AxisInfo *b, int rank)

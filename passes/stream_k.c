@@ -228,10 +228,7 @@ static bool fits(Sk *s)
 
 /* ---- builders -------------------------------------------------------------------------------- */
 
-static ValueId k32(Sk *s, int64_t v)
-{
-    return ir_build_const_int(&s->b, s->loc, type_scalar(DT_I32), v);
-}
+static ValueId k32(Sk *s, int64_t v) { return passes_const_i32(&s->b, s->loc, v); }
 
 static ValueId op2(Sk *s, OpCode code, ValueId a, ValueId c)
 {

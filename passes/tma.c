@@ -1007,11 +1007,6 @@ static bool check_structure(Tma *t, Loop *loops, int nloops)
 
 /* ---- rewriting ----------------------------------------------------------------------------- */
 
-static ValueId const_i32(IrBuilder *b, SrcLoc loc, int64_t v)
-{
-    return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
-}
-
 static ValueId to_i32(IrBuilder *b, SrcLoc loc, ValueId v)
 {
     Type t = ir_type(b->func, v);
@@ -1034,16 +1029,18 @@ static ValueId build_coordinate(IrBuilder *b, SrcLoc loc, const Pieces *ps)
         }
         ValueId term = to_i32(b, loc, p->x);
         if (p->sigma.constant != 1)
-            term = ir_build_binary(b, OP_MUL, loc, i32, term, const_i32(b, loc, p->sigma.constant));
+            term = ir_build_binary(b, OP_MUL, loc, i32, term,
+                                   passes_const_i32(b, loc, p->sigma.constant));
         if (!sum)
-            sum = p->sign > 0 ? term
-                              : ir_build_binary(b, OP_SUB, loc, i32, const_i32(b, loc, 0), term);
+            sum = p->sign > 0
+                      ? term
+                      : ir_build_binary(b, OP_SUB, loc, i32, passes_const_i32(b, loc, 0), term);
         else
             sum = ir_build_binary(b, p->sign > 0 ? OP_ADD : OP_SUB, loc, i32, sum, term);
     }
     if (!sum)
-        return const_i32(b, loc, k);
-    return k ? ir_build_binary(b, OP_ADD, loc, i32, sum, const_i32(b, loc, k)) : sum;
+        return passes_const_i32(b, loc, k);
+    return k ? ir_build_binary(b, OP_ADD, loc, i32, sum, passes_const_i32(b, loc, k)) : sum;
 }
 
 static int map_index(IrFunc *f, const TensorMap *m)
@@ -1130,9 +1127,9 @@ static ValueId phase_of(IrBuilder *b, const IrOp *loop, ValueId iv, int S)
     if (!sd || sd->code != OP_CONST) /* a step known at run time (either sign) */
         i = ir_build_binary(b, OP_DIV, loc, i32, i, to_i32(b, loc, loop->operands[2]));
     else if (step != 1)
-        i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, step));
-    i = ir_build_binary(b, OP_DIV, loc, i32, i, const_i32(b, loc, S));
-    return ir_build_binary(b, OP_AND, loc, i32, i, const_i32(b, loc, 1));
+        i = ir_build_binary(b, OP_DIV, loc, i32, i, passes_const_i32(b, loc, step));
+    i = ir_build_binary(b, OP_DIV, loc, i32, i, passes_const_i32(b, loc, S));
+    return ir_build_binary(b, OP_AND, loc, i32, i, passes_const_i32(b, loc, 1));
 }
 
 static bool rewrite_loop(Tma *t, Loop *L)
@@ -1174,7 +1171,7 @@ static bool rewrite_loop(Tma *t, Loop *L)
     at = end;
     if (bars1) { /* the invariant tile is complete before the loop reads it (phase 0) */
         IrBuilder wb = {.func = f, .region = r, .pos = at};
-        ValueId zero = const_i32(&wb, loc, 0);
+        ValueId zero = passes_const_i32(&wb, loc, 0);
         ValueId ops[2] = {passes_mbarrier_view(&wb, loc, bars1, zero), zero};
         ir_build(&wb, OP_MBAR_WAIT, loc, ops, 2, NULL, 0, 0);
         at = wb.pos;

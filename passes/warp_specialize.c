@@ -148,11 +148,6 @@ static ValueId scalar_op(IrBuilder *b, OpCode code, SrcLoc loc, ValueId x, Value
     return ir_build_binary(b, code, loc, type_scalar(DT_I32), x, y);
 }
 
-static ValueId i32_const(IrBuilder *b, SrcLoc loc, int64_t v)
-{
-    return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
-}
-
 /* (ring + c) % S, made once at the start of the tile's body. */
 static ValueId ring_slot(Ws *w, int64_t c)
 {
@@ -160,8 +155,8 @@ static ValueId ring_slot(Ws *w, int64_t c)
         return w->ring_slot[c];
     SrcLoc loc = w->kloop->loc;
     IrBuilder b = {.func = w->f, .region = w->home, .pos = 0};
-    ValueId fill = c ? scalar_op(&b, OP_ADD, loc, w->ring, i32_const(&b, loc, c)) : w->ring;
-    w->ring_slot[c] = scalar_op(&b, OP_REM, loc, fill, i32_const(&b, loc, w->stages));
+    ValueId fill = c ? scalar_op(&b, OP_ADD, loc, w->ring, passes_const_i32(&b, loc, c)) : w->ring;
+    w->ring_slot[c] = scalar_op(&b, OP_REM, loc, fill, passes_const_i32(&b, loc, w->stages));
     return w->ring_slot[c];
 }
 
@@ -192,11 +187,14 @@ static void ring_prologue(Ws *w, ValueId empty)
             continue;
         ValueId slot = ring_slot(w, c); /* first: it goes to the start of home */
         IrBuilder b = {.func = f, .region = home, .pos = ir_region_index(home, op)};
-        ValueId fill = scalar_op(&b, OP_ADD, op->loc, w->ring, i32_const(&b, op->loc, c + 1));
-        ValueId phase = scalar_op(&b, OP_DIV, op->loc, fill, i32_const(&b, op->loc, w->stages));
-        ValueId parity = scalar_op(&b, OP_AND, op->loc,
-                                   scalar_op(&b, OP_ADD, op->loc, phase, i32_const(&b, op->loc, 1)),
-                                   i32_const(&b, op->loc, 1));
+        ValueId fill =
+            scalar_op(&b, OP_ADD, op->loc, w->ring, passes_const_i32(&b, op->loc, c + 1));
+        ValueId phase =
+            scalar_op(&b, OP_DIV, op->loc, fill, passes_const_i32(&b, op->loc, w->stages));
+        ValueId parity =
+            scalar_op(&b, OP_AND, op->loc,
+                      scalar_op(&b, OP_ADD, op->loc, phase, passes_const_i32(&b, op->loc, 1)),
+                      passes_const_i32(&b, op->loc, 1));
         ValueId wops[2] = {passes_mbarrier_view(&b, op->loc, empty, slot), parity};
         ir_build(&b, OP_MBAR_WAIT, op->loc, wops, 2, NULL, 0, 0)->partition = PARTITION_PRODUCER;
         i = ir_region_index(home, op);
@@ -235,8 +233,8 @@ static void ring_kloop(Ws *w)
     ValueId iter = scalar_op(
         &b, OP_DIV, loc, scalar_op(&b, OP_SUB, loc, kb->args[0], k->operands[0]), k->operands[2]);
     ValueId phase = scalar_op(&b, OP_DIV, loc, scalar_op(&b, OP_ADD, loc, w->ring, iter),
-                              i32_const(&b, loc, w->stages));
-    w->full_wait->operands[1] = scalar_op(&b, OP_AND, loc, phase, i32_const(&b, loc, 1));
+                              passes_const_i32(&b, loc, w->stages));
+    w->full_wait->operands[1] = scalar_op(&b, OP_AND, loc, phase, passes_const_i32(&b, loc, 1));
     /* after kloop: ring + max(0, cdiv(ub - lb, step)) */
     IrBuilder ab = {.func = f, .region = w->home, .pos = ir_region_index(w->home, k) + 1};
     int64_t step = 1;
@@ -346,7 +344,7 @@ static void nest_prepare(Ws *w)
     ir_build(&(IrBuilder){.func = f, .region = top, .pos = at + 2}, OP_MBAR_INVAL, w->loop->loc,
              &full, 1, NULL, 0, 0);
     IrBuilder b = {.func = f, .region = top, .pos = at};
-    ValueId zero = i32_const(&b, w->loop->loc, 0);
+    ValueId zero = passes_const_i32(&b, w->loop->loc, 0);
     w->init_at = ir_region_index(top, w->full_init);
     w->ring = add_iter_arg(f, w->loop, zero, type_scalar(DT_I32), "ring");
     w->stages = ir_type(f, full).shape[0];
