@@ -316,6 +316,7 @@ typedef struct Schedule {
     ValueId pid, programs, trips, trips_or_1;
     ValueId dp_tiles, full_rounds; /* the tiles run whole, and how many of them this program runs */
     ValueId per, begin, end;       /* the K iterations of the split tiles: each program's share */
+    ValueId first_split, into;     /* the split tile begin falls in, and how far into it */
     ValueId units;                 /* this program's whole tiles and pieces of split ones */
 } Schedule;
 
@@ -359,9 +360,10 @@ static void build_schedule(Sk *s, Schedule *q)
     q->begin = op2(s, OP_MIN, op2(s, OP_MUL, q->pid, q->per), sk_iters);
     q->end = op2(s, OP_MIN, op2(s, OP_ADD, q->begin, q->per), sk_iters);
     /* pieces of the split tiles: (end - 1) / I - begin / I + 1 when end > begin */
+    q->first_split = op2(s, OP_DIV, q->begin, q->trips_or_1);
+    q->into = op2(s, OP_SUB, q->begin, op2(s, OP_MUL, q->first_split, q->trips_or_1));
     ValueId last = op2(s, OP_DIV, op2(s, OP_SUB, q->end, k32(s, 1)), q->trips_or_1);
-    ValueId first = op2(s, OP_DIV, q->begin, q->trips_or_1);
-    ValueId pieces = op2(s, OP_ADD, op2(s, OP_SUB, last, first), k32(s, 1));
+    ValueId pieces = op2(s, OP_ADD, op2(s, OP_SUB, last, q->first_split), k32(s, 1));
     pieces = select3(s, op2(s, OP_CMP_GT, q->end, q->begin), pieces, k32(s, 0));
     q->units = op2(s, OP_ADD, q->full_rounds, pieces);
 }
@@ -376,13 +378,11 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
 {
     ValueId split = op2(s, OP_CMP_GE, u, q->full_rounds);
     ValueId j = op2(s, OP_SUB, u, q->full_rounds);
-    ValueId first_sk = op2(s, OP_DIV, q->begin, q->trips_or_1);
-    w->sk = op2(s, OP_ADD, first_sk, j);
+    w->sk = op2(s, OP_ADD, q->first_split, j);
     ValueId dp_tile = op2(s, OP_ADD, q->pid, op2(s, OP_MUL, u, q->programs));
     w->tile = select3(s, split, op2(s, OP_ADD, q->dp_tiles, w->sk), dp_tile);
     ValueId head = op2(s, OP_AND, split, op2(s, OP_CMP_EQ, j, k32(s, 0)));
-    ValueId into = op2(s, OP_SUB, q->begin, op2(s, OP_MUL, first_sk, q->trips_or_1));
-    w->k0 = select3(s, head, into, k32(s, 0));
+    w->k0 = select3(s, head, q->into, k32(s, 0));
     ValueId left = op2(s, OP_SUB, q->end, op2(s, OP_MUL, w->sk, q->trips));
     w->k1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
 }
