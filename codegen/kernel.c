@@ -49,6 +49,15 @@ static bool lower_op(Cg *c, const IrOp *op)
         cg_set_value(c, r, el, n, rlayout);
         return true;
     }
+    case OP_UNDEF: {
+        /* LLVM's undef: a phi whose other path defines the value before any use */
+        LLVMValueRef k = LLVMGetUndef(cg_value_type(c, rt));
+        el = cg_regs(c, n);
+        for (int e = 0; e < n; e++)
+            el[e] = k;
+        cg_set_value(c, r, el, n, rlayout);
+        return true;
+    }
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: {
         static const char *axes = "xyz";

@@ -1075,6 +1075,26 @@ static bool run_const(Interp *in, const IrOp *op)
     return true;
 }
 
+/* An undef value: NaN, or 0xdeadbeef in every int and pointer element (a pointer no buffer holds),
+ * so that an output or a bounds check shows where one is read. */
+static bool run_undef(Interp *in, const IrOp *op)
+{
+    Type rt = vtype(in, op->results[0]);
+    int64_t n = type_numel(rt);
+    void *r = result(in, op);
+    if (!r)
+        return false;
+    for (int64_t i = 0; i < n; i++) {
+        if (is_float_value(rt))
+            ((double *)r)[i] = NAN;
+        else
+            ((int64_t *)r)[i] = rt.is_ptr || rt.dtype != DT_I1
+                                    ? int_wrap(0xdeadbeefu, int_bits(rt), int_signed(rt))
+                                    : 1;
+    }
+    return true;
+}
+
 static bool run_fill_int(Interp *in, const IrOp *op, int64_t v)
 {
     Type rt = vtype(in, op->results[0]);
@@ -2437,6 +2457,7 @@ static bool run_op(Interp *in, const IrOp *op)
 {
     switch (op->code) {
     case OP_CONST: return run_const(in, op);
+    case OP_UNDEF: return run_undef(in, op);
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
         if (op->attr[0] < 0 || op->attr[0] > 2)

@@ -60,6 +60,7 @@ typedef enum OpTrait {
 #define TRIC_OPS(X)                                                                                \
     /* --- values from nowhere --- */                                                              \
     X(OP_CONST, "const", 0, 1, 0, "r = constant (attr[0] for ints and bools, fattr for floats), splat to r's shape") \
+    X(OP_UNDEF, "undef", 0, 1, 0, "r = an unspecified value of r's type: a loop-carried value before its first definition (passes/flatten_loops.c: what a flattened loop nest's prologue computes, carried from one tile's iterations to the next). Nothing reads it on a path that runs; the interpreter fills it with NaN or 0xdeadbeef so a read shows") \
     X(OP_PROGRAM_ID, "program_id", 0, 1, 0, "r:i32 = this program's index along attr[0]")          \
     X(OP_NUM_PROGRAMS, "num_programs", 0, 1, 0, "r:i32 = grid size along attr[0]")                 \
     X(OP_TILE_COUNT, "tile_count", 0, 1, 0, "r:i32 = the programs the launch asked for along axis 0: in a persistent function (IrFunc.persistent) fewer run, num_programs(0) of them, sharing these tiles (passes/stream_k.c)") \
@@ -150,7 +151,7 @@ typedef enum OpTrait {
     X(OP_MBAR_WAIT, "mbar_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "wait until the mbarrier of view a has completed its phase of parity b (i32 scalar, 0 or 1)") \
     X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (not applied: a remark says so)") \
+    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (passes/flatten_loops.c)") \
     X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
     X(OP_WHILE, "while", -1, -1, OPT_EFFECT | OPT_REGIONS, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, 0, OPT_TERMINATOR, "ends a for body, if branch or while body with its values") \

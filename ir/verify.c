@@ -1111,6 +1111,7 @@ static void check_types(Verifier *v, const IrOp *op)
     OpCode c = op->code;
     switch (c) {
     case OP_CONST:
+    case OP_UNDEF:
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
     case OP_TILE_COUNT:

@@ -359,6 +359,15 @@ static bool shape_op_info(AxisCtx *c, const IrOp *op, Type t, const AxisInfo *in
             a->constancy[d] = dim_size(t, d);
         }
         break;
+    case OP_UNDEF:
+        /* the join's identity: nothing reads it on a path that runs, so what the other paths
+         * into a phi prove holds (a flattened loop's carried tile offsets stay contiguous) */
+        for (int d = 0; d < rank; d++) {
+            a->contiguity[d] = dim_size(t, d);
+            a->divisibility[d] = DIV_CAP;
+            a->constancy[d] = dim_size(t, d);
+        }
+        break;
     case OP_MAKE_RANGE:
         a->contiguity[0] = op->attr[1] - op->attr[0];
         a->divisibility[0] = axis_pow2_divisor(op->attr[0]);

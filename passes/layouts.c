@@ -720,6 +720,7 @@ static bool can_remat(const IrFunc *f, ValueId v, int depth)
         return false;
     switch (def->code) {
     case OP_CONST:
+    case OP_UNDEF:
     case OP_MAKE_RANGE:
     case OP_SPLAT: return true;
     case OP_BROADCAST:
@@ -811,8 +812,8 @@ static ValueId convert_for(LayCtx *c, ValueId v, int layout, SrcLoc loc, const I
     /* A constant is born in any distributed layout (the zero accumulator of a matmul in its #mma
      * layout, instead of a whole tile's round trip through shared memory per program). */
     const IrOp *vdef = f->values[v].def;
-    bool constant =
-        vdef && vdef->code == OP_CONST && kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
+    bool constant = vdef && (vdef->code == OP_CONST || vdef->code == OP_UNDEF) &&
+                    kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
     if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
         ValueId copy = remat(c, v, layout);
         if (copy) {
@@ -1189,7 +1190,7 @@ static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int 
         return 0;
     Type t = ir_type(f, o);
     ValueId out = 0;
-    if (def->code == OP_CONST ||
+    if (def->code == OP_CONST || def->code == OP_UNDEF ||
         (def->code == OP_SPLAT && ir_type(f, def->operands[0]).rank == 0)) {
         IrBuilder b = {.func = f, .region = r, .pos = ir_region_index(r, u)};
         IrOp *copy = ir_build(&b, def->code, def->loc, def->operands, def->noperands, &t, 1, 0);

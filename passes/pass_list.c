@@ -30,6 +30,7 @@ const PassInfo passes_list[] = {
     {"canonicalize", pass_canonicalize},
     {"cse", pass_cse},
     {"dce", pass_dce},
+    {"flatten_loops", pass_flatten_loops},
     {"stream_k", pass_stream_k},
     {"widen_fp8", pass_widen_fp8},
     {"axis_info", pass_axis_info},

@@ -51,6 +51,12 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
  * info so accesses are coalesced and as wide as proven; slice for reductions and expand_dims);
  * convert_layout inserted where producer and consumer disagree. Requires axis info. */
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
+/* flatten_loops.c: a loop asking tl.range(..., flatten=True) whose body holds one loop (and any
+ * ops before and after it) becomes one loop over every inner iteration, the ops before the inner
+ * loop in an `if` on its first iteration and those after it in an `if` on its last (Triton's
+ * FuseNestedLoops; docs/passes.md "flatten_loops"). Elsewhere the loop stays as written, with a
+ * remark under --remarks saying why. */
+bool pass_flatten_loops(IrFunc *f, const PassOptions *o, Diag *d);
 /* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
  * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,
  * then its share of the split tiles' K iterations (an underfull last round and one more), a split

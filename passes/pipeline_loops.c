@@ -1584,13 +1584,6 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
         for (int k = 0; k < op->nregions; k++)
             if (!pipeline_region(f, o, &op->regions[k], changed, d))
                 return false;
-        if (op->code == OP_FOR && o->remarks) {
-            /* Triton's scheduling hints that tric accepts but does not apply yet */
-            if (op->attr[2])
-                diag_remark(d, op->loc,
-                            "tl.range(..., flatten=True): loop flattening is not implemented; "
-                            "the nested loops are compiled as written");
-        }
         if (op->code != OP_FOR || op->nregions < 1 || loop_stages(f, op) < 2)
             continue;
         Pipe p = {.f = f,

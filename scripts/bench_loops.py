@@ -8,15 +8,18 @@
 #     BLOCK_N1 128, BLOCK_M2 128, BLOCK_N2 32, BLK_SLICE_FACTOR 2, 4 warps, 5 stages). M and Delta
 #     come from the forward (examples/attention.tri run by Triton) and the preprocess kernel, as
 #     the tutorial's backward gets them; K is passed pre-scaled by sm_scale / ln 2.
-#   - tutorial 09's persistent matmul (examples/persistent_matmul.tri), fp16, 2048, 4096, 8192,
-#     the tutorial's fp16 config (128x256x64, GROUP_SIZE_M 8, 8 warps, 3 stages), one program per
-#     SM.
+#   - tutorial 09's persistent matmul, fp16, 2048, 3072, 4096, 8192, the tutorial's fp16 config
+#     (128x256x64, GROUP_SIZE_M 8, 8 warps, 3 stages), one program per SM, in two forms: the
+#     loop over (tile, k) flattened by hand (examples/persistent_matmul.tri, the older tutorial)
+#     and the K loop nested in `tl.range(..., flatten=True)` (examples/persistent_nested_matmul.tri,
+#     Triton 3.6's: both compilers flatten it), with cuBLAS (torch.matmul) timed beside them.
 # Correct first: tric's outputs against Triton's (bit-identical or not, and the largest
 # difference), Triton's against torch (the matmul; the attention's dQ/dK/dV against torch's
 # autograd at N = 1024). --check runs one small launch of each and no timing (for
 # compute-sanitizer); --profile=attn64, attn128 or persistent runs one launch of each side of the
 # attention backward at D = 64 or 128, N = 4096, or of the persistent matmul at 4096 (for ncu);
-# --only=attn64, attn128 or persistent times that kernel alone;
+# --only=attn64, attn128, persistent (both forms), persistent_matmul or persistent_nested_matmul
+# times that kernel alone;
 # --dump=DIR writes Triton's PTX, cubin and TTGIR of the persistent matmul and of the attention
 # backward at D = 64 and 128 there.
 # Prints one line per kernel, size and side per round (four rounds, the order
@@ -55,9 +58,11 @@ def time_sides(label, flops, sides):
             print("%-40s %-6s round %d %.4f ms %.1f TFLOPS" % (label, name, rnd, ms,
                                                                 flops / ms * 1e-9), flush=True)
     t = {k: statistics.median(v) for k, v in times.items()}
-    print("%-40s tric %.1f TFLOPS, triton %.1f TFLOPS, tric / triton %.2f" % (
-        label, flops / t["tric"] * 1e-9, flops / t["triton"] * 1e-9, t["triton"] / t["tric"]),
-        flush=True)
+    peers = "".join(", %s %.1f TFLOPS, tric / %s %.2f" % (k, flops / t[k] * 1e-9, k, t[k] / t["tric"])
+                    for k in t if k not in ("tric", "triton"))
+    print("%-40s tric %.1f TFLOPS, triton %.1f TFLOPS, tric / triton %.2f%s" % (
+        label, flops / t["tric"] * 1e-9, flops / t["triton"] * 1e-9, t["triton"] / t["tric"],
+        peers), flush=True)
 
 
 def write_asm(compiled, dump, name):
@@ -137,9 +142,9 @@ def attention_bwd(cuda, ptxdir, head_dim, n_ctx, batch, heads, timing, dump=None
         time_sides(label, flops, (("tric", tric_run), ("triton", triton_run)))
 
 
-def persistent_matmul(cuda, ptxdir, size, timing, dump=None):
-    kern = load_tri("persistent_matmul").matmul_kernel_persistent
-    tric = TricPtx(cuda, os.path.join(ptxdir, "persistent_matmul.ptx"))
+def persistent_matmul(cuda, ptxdir, size, timing, dump=None, name="persistent_matmul"):
+    kern = load_tri(name).matmul_kernel_persistent
+    tric = TricPtx(cuda, os.path.join(ptxdir, name + ".ptx"))
     num_sms = int(tric.consts["NUM_SMS"])
     torch.manual_seed(9)
     a = torch.randn(size, size, device="cuda", dtype=torch.float16) * 0.5
@@ -162,7 +167,7 @@ def persistent_matmul(cuda, ptxdir, size, timing, dump=None):
     if dump:
         write_asm(compiled, dump, "triton_persistent")
     torch.cuda.synchronize()
-    label = "persistent_matmul %d" % size
+    label = "%s %d" % (name, size)
     print(label, flush=True)
     ref = torch.matmul(a, b)
     ok = compare("tric vs triton", c_tric, c_triton, 1e-2 * size ** 0.5)
@@ -171,7 +176,9 @@ def persistent_matmul(cuda, ptxdir, size, timing, dump=None):
     if not ok:
         sys.exit("%s: outputs wrong" % label)
     if timing:
-        time_sides(label, 2.0 * size ** 3, (("tric", tric_run), ("triton", triton_run)))
+        c_ref = torch.empty_like(ref)
+        time_sides(label, 2.0 * size ** 3, (("tric", tric_run), ("triton", triton_run),
+                                            ("cublas", lambda: torch.matmul(a, b, out=c_ref))))
 
 
 def main(argv):
@@ -199,15 +206,17 @@ def main(argv):
     if check_only:
         attention_bwd(cuda, ptxdir, 64, 1024, 1, 2, False)
         persistent_matmul(cuda, ptxdir, 1024, False)
+        persistent_matmul(cuda, ptxdir, 1024, False, name="persistent_nested_matmul")
         return
     only = [a.split("=", 1)[1] for a in argv[2:] if a.startswith("--only=")]
     for d in (64, 128):
         if not only or only[0] == "attn%d" % d:
             for n in (1024, 4096, 8192):
                 attention_bwd(cuda, ptxdir, d, n, 4, 32, True)
-    if not only or only[0] == "persistent":
-        for size in (2048, 4096, 8192):
-            persistent_matmul(cuda, ptxdir, size, True)
+    for name in ("persistent_matmul", "persistent_nested_matmul"):
+        if not only or only[0] in ("persistent", name):
+            for size in (2048, 3072, 4096, 8192):
+                persistent_matmul(cuda, ptxdir, size, True, name=name)
 
 
 if __name__ == "__main__":

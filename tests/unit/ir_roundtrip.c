@@ -91,6 +91,8 @@ static IrFunc *build_every_op(Arena *a)
         ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_FLAG_WAIT, nl, (ValueId[]){flags, n}, 2, NULL, 0, 0);
     ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0)->attr[0] = 1;
+    /* a flattened loop nest's carried value before its first definition (flatten_loops.c) */
+    ir_build(&b, OP_UNDEF, nl, NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     IrOp *mr = ir_build(&b, OP_MAKE_RANGE, L(4, 5), NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     mr->attr[0] = 0;
     mr->attr[1] = 128;

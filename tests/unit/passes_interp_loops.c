@@ -55,6 +55,7 @@ typedef struct Case {
                        sm_80 and sm_90a */
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
     bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
+    bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -184,6 +185,20 @@ static int pipelined_loops(const IrRegion *r)
     return n;
 }
 
+/* Loops of r (nested regions too) whose body holds a loop among its own ops. */
+static int nests(const IrRegion *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            n += nests(&op->regions[k]);
+        if (op->code == OP_FOR && count_ops(&op->regions[0], OP_FOR) > 0)
+            n++;
+    }
+    return n;
+}
+
 /* Buffers of rank-1 tiles (local_alloc !smem<S x N>) in r: loads feeding no dot, copied ahead. */
 static int row_buffers(const IrFunc *f, const IrRegion *r)
 {
@@ -274,6 +289,11 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                            int stages, const void *ctx)
 {
     const Case *c = ((const RunCtx *)ctx)->c;
+    if (!strcmp(pass, "flatten_loops")) {
+        CHECK(nests(&f->body) == (c->flat ? 0 : nests(&f->body)), "%s %s: %d loop nests left",
+              c->kernel, arch, nests(&f->body));
+        return;
+    }
     if (!strcmp(pass, "warp_specialize")) {
         bool ws = (stages >= 2 || c->asks) && c->ws && arch_specific;
         CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
@@ -426,6 +446,31 @@ static void run_case(const Case *c)
             7, 1                                                                                   \
     }
 
+/* examples/persistent_nested_matmul.tri: `programs` programs walk 2 x 2 tiles of 64 x 64 over K
+ * = k (M and N off the blocks, the epilogue's stores masked) */
+#define PERSISTENT_NESTED(k, programs)                                                             \
+    {                                                                                              \
+        "examples/persistent_nested_matmul.tri", "matmul_kernel_persistent",                       \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
+            "i32:1",                                                                               \
+            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2",            \
+             "NUM_SMS=" #programs},                                                                \
+            {programs}, 4,                                                                         \
+            {F16(80 * ((k) + 1), 0),                                                               \
+             F16(((k) + 1) * 96, 0),                                                               \
+             OUT16(80 * 96),                                                                       \
+             I(80),                                                                                \
+             I(96),                                                                                \
+             I(k),                                                                                 \
+             I(k),                                                                                 \
+             I(1),                                                                                 \
+             I(96),                                                                                \
+             I(1),                                                                                 \
+             I(96),                                                                                \
+             I(1)},                                                                                \
+            12, 1, .flat = true                                                                    \
+    }
+
 #define NESTED_TILES(programs, step)                                                               \
     {                                                                                              \
         "tests/lit/codegen/pipe_shapes.tri", "nested_tiles",                                       \
@@ -482,6 +527,12 @@ int main(void)
           I(96), I(1), I(96), I(1)},
          12,
          1},
+        /* ... as Triton 3.6 writes it: the K loop nested in a loop over tiles that asks
+         * flatten=True; flattened, then pipelined as the one above */
+        PERSISTENT_NESTED(112, 3),
+        PERSISTENT_NESTED(112, 5), /* more programs than tiles: the last has none */
+        PERSISTENT_NESTED(32, 3),  /* one K step a tile: every step starts and ends one */
+        PERSISTENT_NESTED(0, 3),   /* no K step: the nest without its inner loop stores zeros */
         RUNNING_OFFSET(0, 4, 1),
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
