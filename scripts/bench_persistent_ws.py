@@ -2,8 +2,8 @@
 # scripts/bench_persistent_ws.py PTXDIR [--check] [--tric-only] [--only=TEXT] [--sizes=N,...]: tutorial 09's
 # persistent matmul through descriptors (examples/persistent_desc_matmul.tri), fp16, C = A B^T
 # with B [N, K], as tric compiled it (scripts/bench_persistent_ws_ptx.sh writes PTXDIR: one PTX
-# per config and WARP_SPECIALIZE) beside Triton running the very same .tri file at the same config
-# and WARP_SPECIALIZE, and cuBLAS (torch.matmul), in this one process, all timed by
+# per config, WARP_SPECIALIZE and FLATTEN) beside Triton running the very same .tri file at the same
+# config, WARP_SPECIALIZE and FLATTEN, and cuBLAS (torch.matmul), in this one process, all timed by
 # triton.testing.do_bench (median; tric's PTX launched through the driver API on torch's stream:
 # tric_ptx.py). Correct first: every side's C against torch's. Three rounds, the order
 # alternating; a summary line per size and config gives each side's TFLOPS (median of the
@@ -49,7 +49,8 @@ def sides_for(cuda, path, kern, size, num_sms):
     tric_run = tric.launcher(grid, [a, b, c_tric, size, size, size])
     meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=int(k["BLOCK_SIZE_K"]),
                 GROUP_SIZE_M=int(k["GROUP_SIZE_M"]), NUM_SMS=num_sms, WARP_SPECIALIZE=ws,
-                EPILOGUE_SUBTILE=k.get("EPILOGUE_SUBTILE") == "True")
+                EPILOGUE_SUBTILE=k.get("EPILOGUE_SUBTILE") == "True",
+                FLATTEN=k.get("FLATTEN") == "True")
 
     def triton_run():
         return kern[grid](a, b, c_triton, size, size, size, num_warps=warps,

@@ -76,7 +76,7 @@ typedef struct Case {
     const char *file; /* in tests/lit/codegen */
     const char *kernel;
     const char *signature;
-    const char *defs[6];
+    const char *defs[8];
     int ndefs;
     unsigned grid;
     BufSpec bufs[5];
@@ -107,20 +107,21 @@ typedef struct Case {
             3, {768, 768, 256, 256, 1, 768, 1, 768, 1}, 9, WARPS, STAGES, 0, 1                     \
     }
 
-/* examples/persistent_desc_matmul.tri warp-specialized: C [200, 272] fp16 = A [200, 336] B^T,
- * B [272, 336], blocks of 128 x BN x 64, 5 programs. */
-#define PERSISTENT_DESC_WS(BN, WARPS, STAGES)                                                      \
+/* examples/persistent_desc_matmul.tri warp-specialized (WS True) or its nest flattened (FLAT
+ * True): C [200, 272] fp16 = A [200, 336] B^T, B [272, 336], blocks of 128 x BN x 64, 5 programs. */
+#define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
     {                                                                                              \
         "../../../examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",     \
             "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16",                                        \
-            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=" #BN, "BLOCK_SIZE_K=64",                           \
-             "GROUP_SIZE_M=8",   "NUM_SMS=5",         "WARP_SPECIALIZE=True"},                     \
-            6, 5,                                                                                  \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=" #BN,    "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8",      \
+             "NUM_SMS=5",        "WARP_SPECIALIZE=" #WS, "FLATTEN=" #FLAT},                        \
+            7, 5,                                                                                  \
             {{E_F16, 200 * 336, FILL_UNIFORM, 0},                                                  \
              {E_F16, 272 * 336, FILL_UNIFORM, 0},                                                  \
              {E_F16, 200 * 272, FILL_POISON, 2e-2}},                                               \
             3, {200, 272, 336}, 3, WARPS, STAGES                                                   \
     }
+#define PERSISTENT_DESC_WS(BN, WARPS, STAGES) PERSISTENT_DESC(BN, WARPS, STAGES, True, False)
 
 static size_t elem_bytes(Elem e)
 {
@@ -798,6 +799,7 @@ int main(void)
          * 128 x 256 tiles, 3 stages: on the device's arch only (sm_80's shared memory is smaller
          * than its slots) */
         PERSISTENT_DESC_WS(256, 8, 3),
+        PERSISTENT_DESC(256, 8, 3, False, True),
         /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),

@@ -339,6 +339,19 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
             6, 1, .ws = true                                                                       \
     }
 
+/* ... not warp-specialized, its nest flattened (FLATTEN=True, flatten_loops.c) */
+#define PERSISTENT_DESC_FLAT(k)                                                                    \
+    {                                                                                              \
+        "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
+            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2",            \
+             "NUM_SMS=3", "WARP_SPECIALIZE=False", "EPILOGUE_SUBTILE=False", "FLATTEN=True"},      \
+            {3}, 4,                                                                                \
+            {F16(80 * ((k) + 1), 0), F16(160 * ((k) + 1), 0), OUT16(80 * 160), I(80), I(160),      \
+             I(k)},                                                                                \
+            6, 1, .flat = true                                                                     \
+    }
+
 static void run_case(const Case *c)
 {
     Lowered low;
@@ -676,6 +689,8 @@ int main(void)
         PERSISTENT_DESC_WS(32, False),
         PERSISTENT_DESC_WS(0, False),
         PERSISTENT_DESC_WS(112, True),
+        PERSISTENT_DESC_FLAT(112),
+        PERSISTENT_DESC_FLAT(0),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
          * and X from its slot; Acc = X @ Y^T with X from the same slot and Y read back whole;
          * K = 40, a masked tail; fp16 and fp32 */
