@@ -575,7 +575,7 @@ typedef struct IrFunc {
         int producer_warps, producer_regs, consumer_regs, max_regs;
     } ws;
     /* passes/stream_k.c: a persistent function runs as many programs as the GPU holds at once (the
-     * runtime launches min(grid, SMs) along axis 0, num_programs(0)) over the tiles the launch
+     * runtime launches min(grid, SMs x blocks per SM) along axis 0, num_programs(0)) over the tiles the launch
      * asked for (tile_count), and gets a global workspace: TRIC_WORKSPACE_FLAGS i32 flags per
      * program, then from a 256-byte boundary workspace_bytes of scratch per program
      * (docs/passes.md "stream_k"). */

@@ -47,8 +47,8 @@ typedef struct Flat {
     IrRegion *body; /* the outer loop's */
     int inner_at;   /* the inner loop's index among the body's ops */
     int64_t step_o, step_i;
-    bool *in_outer; /* per value: defined inside the outer loop (its regions' args too) */
-    bool *hoist;    /* per op of the body before the inner loop: moved before the nest */
+    bool *in_outer;  /* per value: defined inside the outer loop (its regions' args too) */
+    bool *hoist;     /* per op of the body before the inner loop: moved before the nest */
     bool *epi_reset; /* per inner iter arg: its init is available before the nest */
     IrBuilder b;
     SrcLoc loc;
@@ -291,8 +291,8 @@ typedef struct Fused {
      * (nmap and up) are never renamed */
     ValueId *pro_map, *map;
     int nmap;
-    IrOp *pro, *epi;   /* the two branches */
-    ValueId *next_a;   /* the inner iter args' next values (the body's yield) */
+    IrOp *pro, *epi; /* the two branches */
+    ValueId *next_a; /* the inner iter args' next values (the body's yield) */
 } Fused;
 
 /* The fused loop over len_o * len_j iterations at s->b, its inits and region args. */
@@ -408,10 +408,8 @@ static void move_body(Flat *s, Fused *u)
     for (int k = 0; k < u->nout; k++)
         u->map[u->outs[k]] = u->pro->results[np++];
     for (int j = 0; j < u->ni; j++)
-        u->map[IB->args[1 + j]] =
-            s->epi_reset[j] ? u->arg[2 + u->no + j] : u->pro->results[np++];
-    u->map[IB->args[0]] =
-        op2(s, OP_ADD, I->operands[0], op2(s, OP_MUL, u->T, k32(s, s->step_i)));
+        u->map[IB->args[1 + j]] = s->epi_reset[j] ? u->arg[2 + u->no + j] : u->pro->results[np++];
+    u->map[IB->args[0]] = op2(s, OP_ADD, I->operands[0], op2(s, OP_MUL, u->T, k32(s, s->step_i)));
     IrRegion *FB = &u->loop->regions[0];
     for (int i = 0; i < IB->nops - 1; i++) {
         rename_op(IB->ops[i], u->map, u->nmap);

@@ -946,12 +946,15 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
 
 /* ---- persistent kernels ------------------------------------------------------------------------
  * A kernel made persistent (passes/stream_k.c; docs/runtime.md "Persistent kernels") runs as many
- * programs as the GPU has SMs, at most the grid asked for, over the grid's tiles: the launch
- * passes the grid's x (an i32) and a workspace (a pointer) after the tensor maps. The workspace
- * holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every launch's start (zeroed when
- * allocated; every launch leaves its flags zero), then, from the next 256-byte boundary,
- * workspace_bytes per program. One per stream, since launches on one stream run one after
- * another; sized for a program per SM, so any launch of the kernel fits. */
+ * programs as the GPU holds at once -- its SMs times the kernel's blocks per SM, the occupancy
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor gives for its threads, registers and shared memory
+ * (a 128x128x32 tile in 64 KB runs three programs an SM, as its grid would) -- at most the grid
+ * asked for, over the grid's tiles: the launch passes the grid's x (an i32) and a workspace (a
+ * pointer) after the tensor maps. The workspace holds TRIC_WORKSPACE_FLAGS i32 flags per program,
+ * zero at every launch's start (zeroed when allocated; every launch leaves its flags zero), then,
+ * from the next 256-byte boundary, workspace_bytes per program. One per stream, since launches on
+ * one stream run one after another; sized for that many programs, so any launch of the kernel
+ * fits. */
 
 /* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
 static tric_status stream_workspace(struct tric_device_s *dev, struct tric_stream_s *s,
@@ -995,22 +998,32 @@ static tric_status stream_workspace(struct tric_device_s *dev, struct tric_strea
 /* A persistent kernel's launch: the programs it runs (grid->x becomes them), and its two extra
  * parameters' values. */
 static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device_s *dev,
-                                     struct tric_stream_s *s, tric_dim3 *grid, uint64_t *tiles,
-                                     uint64_t *workspace) {
+                                     struct tric_stream_s *s, CUfunction fn, tric_dim3 *grid,
+                                     uint64_t *tiles, uint64_t *workspace) {
     if (grid->y != 1 || grid->z != 1)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "%s: kernel %s is persistent (compiled with stream_k), so its grid is one "
                        "tile per program along x; got (%u, %u, %u)",
                        dev->name, k->name, grid->x, grid->y, grid->z);
-    int sms = dev->multiprocessors > 0 ? dev->multiprocessors : 1;
-    size_t flags = ((size_t)sms * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
+    int blocks = __atomic_load_n(&k->blocks_per_sm, __ATOMIC_ACQUIRE);
+    if (blocks <= 0) {
+        CU_CHECK(dev,
+                 api.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, k->threads,
+                                                                 (size_t)k->shared_bytes),
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        blocks = blocks > 0 ? blocks : 1;
+        __atomic_store_n(&k->blocks_per_sm, blocks, __ATOMIC_RELEASE);
+    }
+    size_t programs =
+        (size_t)(dev->multiprocessors > 0 ? dev->multiprocessors : 1) * (size_t)blocks;
+    size_t flags = (programs * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
     tric_status st =
-        stream_workspace(dev, s, flags + (size_t)sms * (size_t)k->workspace_bytes, workspace);
+        stream_workspace(dev, s, flags + programs * (size_t)k->workspace_bytes, workspace);
     if (st != TRIC_SUCCESS)
         return st;
     *tiles = grid->x;
-    if (grid->x > (unsigned)sms)
-        grid->x = (unsigned)sms;
+    if (grid->x > programs)
+        grid->x = (unsigned)programs;
     return TRIC_SUCCESS;
 }
 
@@ -1072,7 +1085,7 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
     uint64_t tiles = 0; /* read as the .u32 it is declared, like the slots */
     uint64_t workspace = 0;
     if (r == CUDA_SUCCESS && k->persistent) {
-        tric_status st = persistent_launch(k, dev, s, &grid, &tiles, &workspace);
+        tric_status st = persistent_launch(k, dev, s, (CUfunction)fn, &grid, &tiles, &workspace);
         if (st != TRIC_SUCCESS)
             return st;
         params[k->nparams + k->ntmaps] = &tiles;

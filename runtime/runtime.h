@@ -129,10 +129,13 @@ struct tric_kernel_s {
     RtTensorMapCached tmap_cache[TRIC_MAX_TENSOR_MAPS];
     bool tmap_cache_busy;
     /* cuda: a persistent kernel (KernelMeta.persistent, passes/stream_k.c): launched on
-     * min(grid x, SMs) programs, passed the grid's x and its stream's workspace after the tensor
-     * maps, workspace_bytes of it per program after the flags (cuda.c, "persistent kernels") */
+     * min(grid x, SMs x its blocks per SM) programs, passed the grid's x and its stream's
+     * workspace after the tensor maps, workspace_bytes of it per program after the flags (cuda.c,
+     * "persistent kernels"); blocks_per_sm is the occupancy the driver gives it, 0 until its first
+     * launch asks */
     bool persistent;
     int64_t workspace_bytes;
+    int blocks_per_sm;
 };
 
 struct tric_module_s {

@@ -86,15 +86,20 @@ class TricPtx:
         extra, workspace = [], None
         if "persistent" in self.head:
             # a persistent kernel (docs/runtime.md "Persistent kernels"), launched as tric's runtime
-            # does: min(grid x, SMs) programs, then the grid's x and a workspace (two i32 flags per
-            # program, zeroed, then from a 256-byte boundary workspace bytes per program)
-            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            # does: min(grid x, SMs x its blocks per SM) programs, then the grid's x and a
+            # workspace (two i32 flags per program, zeroed, then from a 256-byte boundary
+            # workspace bytes per program)
+            blocks = ctypes.c_int(0)
+            check(self.cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                ctypes.byref(blocks), self.fn, self.threads, ctypes.c_size_t(self.shared)),
+                "occupancy")
+            most = torch.cuda.get_device_properties(0).multi_processor_count * max(blocks.value, 1)
             per = int(self.head["persistent"].split("=")[1])
-            flags = (4 * 2 * sms + 255) // 256 * 256  # TRIC_WORKSPACE_FLAGS = 2
-            workspace = torch.zeros(flags + sms * per, device="cuda", dtype=torch.uint8)
+            flags = (4 * 2 * most + 255) // 256 * 256  # TRIC_WORKSPACE_FLAGS = 2
+            workspace = torch.zeros(flags + most * per, device="cuda", dtype=torch.uint8)
             extra = [ctypes.c_int32(grid[0]), ctypes.c_uint64(workspace.data_ptr())]
-            # programs: another count, for experiments (the kernel is correct with any)
-            grid = (programs or min(grid[0], sms),) + grid[1:]
+            # programs: another count, for experiments (the kernel is correct with any up to most)
+            grid = (min(programs or most, most, grid[0]),) + grid[1:]
         params = (ctypes.c_void_p * (len(args) + len(maps) + len(extra)))(
             *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps] +
               [ctypes.addressof(x) for x in extra]))

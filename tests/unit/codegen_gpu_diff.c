@@ -91,8 +91,8 @@ typedef struct Case {
 } Case;
 
 /* Seed 2 fp16 with --stream-k: C [768, 768] = A [768, 256] B, 64 x 64 x 32 tiles: 144 tiles of 8
- * K steps on min(144, SMs) programs (on 132 SMs every tile split between two programs, each
- * program's share 9 steps: partials through the workspace, summed by the last to count). */
+ * K steps on min(144, SMs x blocks per SM) programs (on an H200 several programs an SM: a program a
+ * tile, nothing split; the 128 x 256 case below splits). */
 #define SEED2_STREAM_K(WARPS, STAGES)                                                              \
     {                                                                                              \
         "../../../examples/matmul.tri", "kernel_matmul",                                           \
@@ -105,6 +105,24 @@ typedef struct Case {
              {E_F16, 256 * 768, FILL_UNIFORM, 0},                                                  \
              {E_F16, 768 * 768, FILL_POISON, 1e-2}},                                               \
             3, {768, 768, 256, 256, 1, 768, 1, 768, 1}, 9, WARPS, STAGES, 0, 1                     \
+    }
+
+/* ... with 128 x 256 x 64 tiles (8 warps, 3 stages: 144 KB, one program an SM): C [1536, 3072] =
+ * A [1536, 256] B, 144 tiles of 4 K steps on min(144, SMs) programs (on 132 SMs every tile split
+ * between two programs, each program's share 5 steps: partials through the workspace, each summed
+ * by its tile's first piece). */
+#define SEED2_STREAM_K_WIDE                                                                        \
+    {                                                                                              \
+        "../../../examples/matmul.tri", "kernel_matmul",                                           \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
+            "i32:1",                                                                               \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64",                            \
+             "GROUP_SIZE_M=8",   "T_C=tl.float16",   "T_ACC=tl.float32"},                          \
+            6, 144,                                                                                \
+            {{E_F16, 1536 * 256, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 256 * 3072, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 1536 * 3072, FILL_POISON, 1e-2}},                                             \
+            3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 3, 0, 1                          \
     }
 
 /* examples/persistent_desc_matmul.tri warp-specialized (WS True) or its nest flattened (FLAT
@@ -803,9 +821,10 @@ int main(void)
         /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),
+        SEED2_STREAM_K_WIDE,
         /* seed 1 (tutorial 03: pointers advanced every iteration, K's tail masked, C's edges
          * masked) with --stream-k: C [760, 760] fp32 = A [760, 200] B, 64 x 64 x 32 tiles: 144
-         * tiles of 7 K steps, every one split on 132 SMs */
+         * tiles of 7 K steps, every one split on 132 programs (more programs an SM: whole) */
         {"../../../examples/matmul.tri",
          "matmul_kernel",
          "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1",

@@ -343,12 +343,20 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define PERSISTENT_DESC_FLAT(k)                                                                    \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
-            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
-            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2",            \
-             "NUM_SMS=3", "WARP_SPECIALIZE=False", "EPILOGUE_SUBTILE=False", "FLATTEN=True"},      \
-            {3}, 4,                                                                                \
-            {F16(80 * ((k) + 1), 0), F16(160 * ((k) + 1), 0), OUT16(80 * 160), I(80), I(160),      \
-             I(k)},                                                                                \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",                 \
+                                                                "BLOCK_SIZE_N=64",                 \
+                                                                "BLOCK_SIZE_K=32",                 \
+                                                                "GROUP_SIZE_M=2",                  \
+                                                                "NUM_SMS=3",                       \
+                                                                "WARP_SPECIALIZE=False",           \
+                                                                "EPILOGUE_SUBTILE=False",          \
+                                                                "FLATTEN=True"},                   \
+            {3}, 4, {F16(80 * ((k) + 1), 0),                                                       \
+                     F16(160 * ((k) + 1), 0),                                                      \
+                     OUT16(80 * 160),                                                              \
+                     I(80),                                                                        \
+                     I(160),                                                                       \
+                     I(k)},                                                                        \
             6, 1, .flat = true                                                                     \
     }
 

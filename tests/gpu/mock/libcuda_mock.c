@@ -236,6 +236,8 @@ static CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f
     *blocks = 65536 / (40 * threads);
     if (*blocks > 32)
         *blocks = 32;
+    if (shared > 0 && (size_t)*blocks > 232448 / shared) /* an H100's shared memory an SM */
+        *blocks = (int)(232448 / shared);
     return OK;
 }
 

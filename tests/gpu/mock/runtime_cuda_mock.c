@@ -176,14 +176,14 @@ static void test_tensor_maps(tric_device dev, MockState *ms)
 }
 
 /* A persistent kernel (docs/ptx-metadata.md "persistent", passes/stream_k.c): a launch runs
- * min(grid x, SMs) programs and passes the grid's x and the stream's workspace after the run-time
+ * min(grid x, SMs x the kernel's blocks per SM) programs and passes the grid's x and the stream's workspace after the run-time
  * parameters; the workspace is allocated once per stream, zeroed, and reused; a 2-D grid is
  * refused before any driver call. */
 static void test_persistent(tric_device dev, MockState *ms)
 {
     static const char ptx[] =
         "// tric.begin\n// tric.version 0.1.0\n// tric.kernel sk_probe\n"
-        "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n// tric.shared 0\n"
+        "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n// tric.shared 100000\n"
         "// tric.params *fp32:16 i32\n// tric.param_names c_ptr M\n"
         "// tric.persistent workspace=4096\n// tric.end\n"
         ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry sk_probe(\n"
@@ -198,16 +198,17 @@ static void test_persistent(tric_device dev, MockState *ms)
     CHECK(tric_buffer_alloc(dev, 1 << 12, &b) == TRIC_SUCCESS);
     tric_arg args[2] = {TRIC_ARG_BUF(b), TRIC_ARG_I32(96)};
     int allocs = ms->live_allocs, launches = ms->launches;
-    CHECK(tric_launch(k, (tric_dim3){288, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
-    CHECK(ms->launches == launches + 1 && ms->grid[0] == 132 && ms->grid[1] == 1);
+    /* 100000 bytes of shared memory: two programs an SM (the mock's occupancy), 264 on its 132 */
+    CHECK(tric_launch(k, (tric_dim3){600, 1, 1}, args, 2, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1 && ms->grid[0] == 264 && ms->grid[1] == 1);
     CHECK(ms->live_allocs == allocs + 1); /* the stream's workspace */
     int32_t tiles;
     uint64_t ws, ws2;
     memcpy(&tiles, ms->params[2], 4);
     memcpy(&ws, ms->params[3], 8);
-    CHECK(tiles == 288 && ws != 0);
+    CHECK(tiles == 600 && ws != 0);
     /* the flags (2 i32 a program, 256-byte aligned) then 4096 bytes a program, zeroed */
-    size_t bytes = 1280 + 132 * 4096;
+    size_t bytes = 2304 + 264 * 4096;
     unsigned char *zero = calloc(1, bytes);
     /* the mock's device memory is host memory */
     CHECK(ws && zero && !memcmp((void *)(uintptr_t)ws, zero, bytes));
@@ -222,7 +223,7 @@ static void test_persistent(tric_device dev, MockState *ms)
     CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
     CHECK(tric_launch(k, (tric_dim3){500, 1, 1}, args, 2, s) == TRIC_SUCCESS);
     memcpy(&ws2, ms->params[3], 8);
-    CHECK(ms->grid[0] == 132 && ws2 != ws && ms->live_allocs == allocs + 2);
+    CHECK(ms->grid[0] == 264 && ws2 != ws && ms->live_allocs == allocs + 2);
     tric_stream_destroy(s);
     CHECK(ms->live_allocs == allocs + 1);
     /* under graph capture: a stream that has its workspace launches; one that would allocate it
