@@ -31,6 +31,9 @@
  *   --time-ms=T          timed launches per measurement: about T ms of kernel time (default 100)
  *   --no-cublas          leave cuBLAS out; --no-tric leaves tric out
  *   --no-flush           do not flush L2 between timed launches
+ *   --stream-k=auto      compile with TRIC_STREAM_K_AUTO (each config tuned as written and with
+ *                        stream_k; providers tric_sk_gm_0/8/16); --stream-k=on: every config
+ *                        with stream_k
  * Exit status: 0, 1 when a check failed or a launch failed, 77 when no GPU can be opened. Where
  * libcublas cannot be loaded the cuBLAS line is skipped with the reason. */
 #include "bench_util.h"
@@ -47,6 +50,7 @@ static int groups[MAX_GROUPS] = {0, 8, 16}, ngroups = 3;
 static const char *csv_path;
 static double time_ms_opt = 100; /* do_bench's rep= */
 static int use_cublas = 1, use_tric = 1, flush = 1;
+static int stream_k = TRIC_STREAM_K_OFF;
 
 /* Parses "A,B,C" of positive ints into out (at most max); the count, or -1 on bad text. */
 static int parse_list(const char *text, int *out, int max, int allow_zero)
@@ -67,7 +71,8 @@ static int parse_list(const char *text, int *out, int max, int allow_zero)
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_seed2_report [--quick] [--sizes=A,B,...] [--groups=0,8,16] "
-                    "[--csv=FILE] [--time-ms=T] [--no-cublas] [--no-tric] [--no-flush]\n");
+                    "[--csv=FILE] [--time-ms=T] [--no-cublas] [--no-tric] [--no-flush] "
+                    "[--stream-k=auto|on]\n");
 }
 
 /* ---- inputs and checks ------------------------------------------------------------------------- */
@@ -278,6 +283,10 @@ int main(int argc, char **argv)
             use_tric = 0;
         } else if (!strcmp(a, "--no-flush")) {
             flush = 0;
+        } else if (!strcmp(a, "--stream-k=auto")) {
+            stream_k = TRIC_STREAM_K_AUTO;
+        } else if (!strcmp(a, "--stream-k=on")) {
+            stream_k = TRIC_STREAM_K_ON;
         } else {
             usage();
             return 2;
@@ -363,12 +372,16 @@ int main(int argc, char **argv)
 
         for (int g = 0; use_tric && g < ngroups; g++) {
             char provider[32];
-            snprintf(provider, sizeof provider, "tric_gm_%d", groups[g]);
+            snprintf(provider, sizeof provider, "tric_%sgm_%d",
+                     stream_k == TRIC_STREAM_K_AUTO ? "sk_"
+                     : stream_k == TRIC_STREAM_K_ON ? "skon_"
+                                                    : "",
+                     groups[g]);
             double compile_ms = 0;
             if (!compiled[g]) {
                 t0 = bench_now_us();
-                if (ex_compile_seed2_tuned(dev, tri, groups[g], &mods[g], &kernels[g]) !=
-                    TRIC_SUCCESS) {
+                if (ex_compile_seed2_tuned_sk(dev, tri, groups[g], stream_k, &mods[g],
+                                              &kernels[g]) != TRIC_SUCCESS) {
                     printf("# %s: compile failed: %s\n", provider, tric_last_error());
                     compiled[g] = -1;
                     failed = 1;

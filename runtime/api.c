@@ -390,7 +390,13 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->num_stages = opt->num_stages;
     out->arch = opt->arch;
     out->no_fp_fusion = opt->no_fp_fusion != 0;
-    out->stream_k = opt->stream_k != 0;
+    if (opt->stream_k < TRIC_STREAM_K_OFF || opt->stream_k > TRIC_STREAM_K_AUTO)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "compile options: stream_k %d (TRIC_STREAM_K_OFF 0, TRIC_STREAM_K_ON 1, "
+                       "TRIC_STREAM_K_AUTO 2)",
+                       opt->stream_k);
+    /* AUTO: the tuner compiles each config both ways (tune.c); the module itself as written */
+    out->stream_k = opt->stream_k == TRIC_STREAM_K_ON;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
     if (!split_pairs(opt->constexprs, opt->nconstexprs, "constexpr", arena, &out->spec.defines))
@@ -426,8 +432,10 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         KEY_STR("host_env", opt->host_env[i]);
     if (opt->no_fp_fusion)
         strbuf_printf(sb, "no_fp_fusion\n");
-    if (opt->stream_k)
+    if (opt->stream_k == TRIC_STREAM_K_ON)
         strbuf_printf(sb, "stream_k\n");
+    else if (opt->stream_k)
+        strbuf_printf(sb, "stream_k %d\n", opt->stream_k);
     /* The code switches as the compile will see them (the environment's included): a process
      * with TRIC_NO_TMA=1 must not leave its cp.async kernel where one without finds it. remarks and
      * codegen_times are left out: they change what is printed, not the code. */

@@ -330,14 +330,18 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         return st;
     }
     *tuned = true;
-    RtTuner *t = mod->tuner = tuner_new(at.nconfigs);
+    /* TRIC_STREAM_K_AUTO: config i as written, config n + i with stream_k (persistent, the last
+     * round split along K), the tuning keeping whichever is faster at each key */
+    bool both = opt && opt->stream_k == TRIC_STREAM_K_AUTO;
+    int n = at.nconfigs, total = both ? 2 * n : n;
+    RtTuner *t = mod->tuner = tuner_new(total);
     if (!t) {
         arena_free(a);
         return rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     t->owns_configs = true;
-    ConfigJob *jobs = arena_alloc(a, sizeof *jobs * (size_t)at.nconfigs);
-    for (int i = 0; i < at.nconfigs; i++) {
+    ConfigJob *jobs = arena_alloc(a, sizeof *jobs * (size_t)total);
+    for (int i = 0; i < n; i++) {
         const TuneConfig *c = &at.configs[i];
         StrBuf text = {0};
         driver_config_text(&text, c);
@@ -347,11 +351,35 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         jobs[i] = (ConfigJob){
             mod, t, i,
             config_options(opt, c->defines, c->ndefines, c->num_warps, c->num_stages, a)};
+        if (!both)
+            continue;
+        jobs[i].options.stream_k = TRIC_STREAM_K_OFF;
+        jobs[n + i] = jobs[i];
+        jobs[n + i].index = n + i;
+        jobs[n + i].options.stream_k = TRIC_STREAM_K_ON;
+        StrBuf sk = {0};
+        strbuf_printf(&sk, "%s, stream_k", t->texts[i]);
+        t->texts[n + i] = strbuf_take(&sk);
+        if (!t->texts[n + i])
+            t->texts[n + i] = strdup("");
     }
-    run_parallel(compile_job, jobs, sizeof *jobs, at.nconfigs);
+    run_parallel(compile_job, jobs, sizeof *jobs, total);
+    /* a stream_k config the pass did not take (the kernel compiled as written) would only time
+     * its twin again */
+    for (int i = n; i < total; i++)
+        if (t->configs[i] && !t->configs[i]->kernel.persistent) {
+            rt_module_free(t->configs[i]);
+            t->configs[i] = NULL;
+            StrBuf why = {0};
+            strbuf_printf(&why,
+                          "stream_k left it as written, as config %d (the pass does not take "
+                          "the kernel, or the device runs kernels as written: cpu)",
+                          i - n);
+            t->why[i] = strbuf_take(&why);
+        }
     int first = -1;
     bool same_failure = true;
-    for (int i = 0; i < at.nconfigs; i++) {
+    for (int i = 0; i < total; i++) {
         if (t->configs[i] && first < 0)
             first = i;
         if (!t->configs[i] && t->why[0] && t->why[i] && strcmp(t->why[0], t->why[i]))
@@ -364,8 +392,8 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
             st = rt_fail(TRIC_ERROR_COMPILE, "%s", t->why[0] ? t->why[0] : "compile failed");
         else {
             StrBuf sb = {0};
-            strbuf_printf(&sb, "autotune: none of the %d configs compiles:", at.nconfigs);
-            for (int i = 0; i < at.nconfigs; i++)
+            strbuf_printf(&sb, "autotune: none of the %d configs compiles:", total);
+            for (int i = 0; i < total; i++)
                 strbuf_printf(&sb, "\n  config %d (%s): %s", i, t->texts[i],
                               t->why[i] ? t->why[i] : "?");
             st = rt_fail(TRIC_ERROR_COMPILE, "%s", sb.data);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/seed2_report.sh [--quick] [--sizes=A,B,...] [--groups=0,8,16] [--triton-groups=8]
-#     [--no-torch] [--tag=NAME] [--no-triton] [BUILD_DIR]: seed 2's report (its author's TFLOPS sweep, M = N = K = 1024 i for i = 1..32,
-# kernel_matmul autotuned with GROUP_SIZE_M 0, 8, 16, beside cuBLAS and Triton), run ON the GPU
-# machine from the repo root with the packed build (default .carry/gpu: scripts/gpu-pack.sh).
+#     [--no-torch] [--tag=NAME] [--no-triton] [--stream-k=auto|on] [BUILD_DIR]: seed 2's report
+# (its author's TFLOPS sweep, M = N = K = 1024 i for i = 1..32, kernel_matmul autotuned with
+# GROUP_SIZE_M 0, 8, 16, beside cuBLAS and Triton), run ON the GPU machine from the repo root with
+# the packed build (default .carry/gpu: scripts/gpu-pack.sh).
 #   1. BUILD_DIR/bench/bench_seed2_report: tric (tric_gm_0/8/16) and cuBLAS -> tric_seed2_TAG.csv
 #   2. python3 scripts/triton_seed2_report.py: Triton (triton_gm_0/8/16) and torch.matmul
 #      -> triton_seed2_TAG.csv (skipped when python3 cannot import triton and torch)
@@ -17,6 +18,7 @@
 #   python3 scripts/seed2_report.py DIR*/tric_seed2_*.csv DIR*/triton_seed2_*.csv --png seed2.png --md seed2.md
 # --triton-groups: Triton's GROUP_SIZE_M values when they differ from --groups (its autotuner is
 # the slow part of the sweep: the issue asks for one Triton line); --no-torch: no torch.matmul line.
+# --stream-k=auto: tric tunes each config as written and with stream_k (lines tric_sk_gm_*).
 # TAG (default: quick, all, or FIRST-LAST of --sizes) names a run's CSVs so runs merge without
 # clobbering each other.
 # TRIC_BENCH_REST_MS (environment, default 1000, as scripts/gpu_perf.sh): the GPU idles that long
@@ -26,6 +28,7 @@ set -u
 export TRIC_BENCH_REST_MS=${TRIC_BENCH_REST_MS:-1000}
 B=.carry/gpu
 ARGS=()
+TRIC_ARGS=()
 TRITON_ARGS=()
 TAG=
 TRITON=1
@@ -38,7 +41,8 @@ for a in "$@"; do
         --no-torch) TRITON_ARGS+=(--no-torch) ;;
         --tag=*) TAG=${a#--tag=} ;;
         --no-triton) TRITON=0 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --stream-k=*) TRIC_ARGS+=("$a") ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         -*) echo "seed2_report.sh: unknown option $a" >&2; exit 2 ;;
         *) B=$a ;;
     esac
@@ -79,7 +83,8 @@ step() { # step NAME LOGFILE CMD...: runs CMD, output to the terminal and LOGFIL
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv 2>/dev/null \
     | tee "$P/gpu_$TAG.txt"
 step "tric + cuBLAS: bench_seed2_report" "tric_seed2_$TAG.log" \
-    "$B/bench/bench_seed2_report" ${ARGS[@]+"${ARGS[@]}"} --csv="$P/tric_seed2_$TAG.csv"
+    "$B/bench/bench_seed2_report" ${ARGS[@]+"${ARGS[@]}"} ${TRIC_ARGS[@]+"${TRIC_ARGS[@]}"} \
+    --csv="$P/tric_seed2_$TAG.csv"
 if [ $TRITON = 1 ] && python3 -c "import triton, torch" >/dev/null 2>&1; then
     step "Triton + torch: triton_seed2_report.py" "triton_seed2_$TAG.log" \
         env PYTHONUNBUFFERED=1 python3 scripts/triton_seed2_report.py \

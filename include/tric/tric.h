@@ -158,11 +158,19 @@ typedef struct tric_compile_options {
      * unset, so the default decides. */
     const char *const *host_env;
     int nhost_env;
-    /* nonzero: a matmul-shaped kernel (one loop accumulating dots into zeros, its stores after
-     * it) runs persistent, one program per SM, the last round of tiles split along K between
-     * programs (docs/passes.md "stream_k"); part of the JIT cache key */
+    /* TRIC_STREAM_K_ON: a matmul-shaped kernel (one loop accumulating dots into zeros, its
+     * stores after it) runs persistent, as many programs as the GPU holds at once, the last round
+     * of tiles split along K between programs (docs/passes.md "stream_k"). TRIC_STREAM_K_AUTO:
+     * an autotuned kernel's configs are each compiled both ways and each tuning keeps the faster
+     * (a kernel the pass does not take, or one not autotuned, compiles as written). Part of the
+     * JIT cache key. */
     int stream_k;
 } tric_compile_options;
+
+/* tric_compile_options.stream_k */
+#define TRIC_STREAM_K_OFF  0
+#define TRIC_STREAM_K_ON   1
+#define TRIC_STREAM_K_AUTO 2
 /* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
  * the default, so a program that fills tric_compile_options_default() and sets the fields it
  * knows keeps working with a later library built with more. */

@@ -310,6 +310,62 @@ static void test_file_kernels(tric_device dev)
     tric_module_destroy(mod);
 }
 
+/* TRIC_STREAM_K_AUTO: seed 2's 16 configs twice, as written (0..15) and with stream_k (16..31);
+ * the cpu device runs kernels as written (no passes), so there the second half is left out with
+ * the reason, as for a kernel the pass does not take (runtime_cuda_mock compiles both halves); a
+ * value out of range is refused. */
+static void test_stream_k_auto(tric_device dev)
+{
+    const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.kernel = "kernel_matmul";
+    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
+    opt.constexprs = defs;
+    opt.nconstexprs = 3;
+    opt.stream_k = TRIC_STREAM_K_AUTO;
+    tric_module mod;
+    tric_kernel k, c;
+    if (tric_module_compile_file(dev, matmul_path(), &opt, &mod) != TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 compiles with stream_k auto");
+        return;
+    }
+    CHECK(tric_kernel_num_configs(k) == 32);
+    CHECK(tric_kernel_config(k, 6, &c) == TRIC_SUCCESS &&
+          strcmp(tric_kernel_config_text(c), "BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, "
+                                             "num_warps=2, num_stages=5") == 0);
+    CHECK(tric_kernel_config(k, 22, &c) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 22 (BLOCK_SIZE_M=64, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, "
+                                    "num_warps=2, num_stages=5, stream_k) was left out: stream_k "
+                                    "left it as written, as config 6"));
+    tric_module_destroy(mod);
+
+    /* vector_add has no K loop */
+    static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
+    tric_tune_config configs[] = {{b128, 1, 2, 0}, {b256, 1, 4, 0}};
+    static const char *key[] = {"n_elements"};
+    tric_compile_options vo = tric_compile_options_default();
+    vo.signature = "*fp32,*fp32,*fp32,i32";
+    vo.tune_configs = configs;
+    vo.ntune_configs = 2;
+    vo.tune_key = key;
+    vo.ntune_key = 1;
+    vo.stream_k = TRIC_STREAM_K_AUTO;
+    CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
+              TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 4);
+    CHECK(tric_kernel_config(k, 1, &c) == TRIC_SUCCESS);
+    CHECK(tric_kernel_config(k, 3, &c) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 3 (BLOCK_SIZE=256, num_warps=4, stream_k) was left "
+                                    "out: stream_k left it as written, as config 1"));
+    tric_module_destroy(mod);
+
+    vo.stream_k = 3;
+    CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
+              TRIC_ERROR_INVALID_ARGUMENT &&
+          strstr(tric_last_error(), "compile options: stream_k 3 (TRIC_STREAM_K_OFF 0"));
+}
+
 int main(void)
 {
     tric_device dev;
@@ -321,6 +377,7 @@ int main(void)
     test_c_configs(dev);
     test_file_kernels(dev);
     test_host_env(dev);
+    test_stream_k_auto(dev);
     tric_device_close(dev);
     if (failures) {
         printf("FAIL: %d check(s)\n", failures);

@@ -248,6 +248,49 @@ static void test_persistent(tric_device dev, MockState *ms)
     tric_module_destroy(mod);
 }
 
+/* TRIC_STREAM_K_AUTO with the compiler's PTX: seed 2 tuned over one config given from C is two
+ * configs, as written and with stream_k (persistent: a launch of it runs a multiple of the SMs'
+ * programs, fewer than its tiles). */
+static void test_stream_k_auto(tric_device dev, MockState *ms)
+{
+    static const char *cfg[] = {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"};
+    tric_tune_config configs[] = {{cfg, 3, 4, 2}};
+    static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.kernel = "kernel_matmul";
+    opt.signature = "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,"
+                    "i32:16,i32:1";
+    opt.constexprs = defs;
+    opt.nconstexprs = 3;
+    opt.tune_configs = configs;
+    opt.ntune_configs = 1;
+    opt.stream_k = TRIC_STREAM_K_AUTO;
+    tric_module mod;
+    tric_kernel k, plain, sk;
+    if (tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/matmul.tri", &opt, &mod) !=
+            TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 compiles with stream_k auto");
+        return;
+    }
+    CHECK(tric_kernel_num_configs(k) == 2);
+    CHECK(tric_kernel_config(k, 0, &plain) == TRIC_SUCCESS &&
+          tric_kernel_config(k, 1, &sk) == TRIC_SUCCESS &&
+          strcmp(tric_kernel_config_text(sk), "BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, "
+                                              "num_warps=4, num_stages=2, stream_k") == 0);
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 12, &b) == TRIC_SUCCESS);
+    tric_arg args[12] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b)};
+    for (int i = 3; i < 12; i++)
+        args[i] = TRIC_ARG_I32(i == 7 || i == 9 || i == 11 ? 1 : 4096);
+    CHECK(tric_launch(plain, (tric_dim3){4096, 1, 1}, args, 12, NULL) == TRIC_SUCCESS &&
+          ms->grid[0] == 4096);
+    CHECK(tric_launch(sk, (tric_dim3){4096, 1, 1}, args, 12, NULL) == TRIC_SUCCESS &&
+          ms->grid[0] < 4096 && ms->grid[0] % 132 == 0);
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
 static void test_cache_and_vector_add(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
@@ -772,6 +815,7 @@ int main(void)
     test_packing(dev, ms);
     test_tensor_maps(dev, ms);
     test_persistent(dev, ms);
+    test_stream_k_auto(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
