@@ -125,6 +125,21 @@ typedef struct Case {
             3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 3, 0, 1                          \
     }
 
+/* Tutorial 09's persistent matmul (examples/FILE): C [200, 272] fp16 = A [200, K] B, 128 x 128 x
+ * 64 tiles, 5 programs over the 2 x 3 tiles. */
+#define PERSISTENT_MATMUL(FILE, K)                                                                 \
+    {                                                                                              \
+        "../../../examples/" FILE, "matmul_kernel_persistent",                                     \
+            "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1", \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=2",          \
+             "NUM_SMS=5"},                                                                         \
+            5, 5,                                                                                  \
+            {{E_F16, 200 * ((K) + 16), FILL_UNIFORM, 0},                                           \
+             {E_F16, ((K) + 16) * 272, FILL_UNIFORM, 0},                                           \
+             {E_F16, 200 * 272, FILL_POISON, 1e-2}},                                               \
+            3, {200, 272, K, K, 1, 272, 1, 272, 1}, 9, 4, 3                                        \
+    }
+
 /* examples/persistent_desc_matmul.tri warp-specialized (WS True) or its nest flattened (FLAT
  * True): C [200, 272] fp16 = A [200, 336] B^T, B [272, 336], blocks of 128 x BN x 64, 5 programs. */
 #define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
@@ -968,51 +983,12 @@ int main(void)
         /* tutorial 09's flattened persistent matmul as written: 5 programs walk the 2 x 3 tiles of
          * 128 x 128 (M, N off the blocks, K's tail masked), the tile switch and the epilogue
          * (stores under `if`) inside the pipelined loop */
-        {"../../../examples/persistent_matmul.tri",
-         "matmul_kernel_persistent",
-         "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=2", "NUM_SMS=5"},
-         5,
-         5,
-         {{E_F16, 200 * 336, FILL_UNIFORM, 0},
-          {E_F16, 336 * 272, FILL_UNIFORM, 0},
-          {E_F16, 200 * 272, FILL_POISON, 1e-2}},
-         3,
-         {200, 272, 336, 336, 1, 272, 1, 272, 1},
-         9,
-         4,
-         3},
+        PERSISTENT_MATMUL("persistent_matmul.tri", 336),
         /* ... as Triton 3.6 writes it (persistent_nested_matmul.tri): the K loop nested in a
          * loop over tiles asking flatten=True, flattened (flatten_loops.c), then pipelined; and
          * with K = 0, the nest without its K loop (C all zeros) */
-        {"../../../examples/persistent_nested_matmul.tri",
-         "matmul_kernel_persistent",
-         "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=2", "NUM_SMS=5"},
-         5,
-         5,
-         {{E_F16, 200 * 336, FILL_UNIFORM, 0},
-          {E_F16, 336 * 272, FILL_UNIFORM, 0},
-          {E_F16, 200 * 272, FILL_POISON, 1e-2}},
-         3,
-         {200, 272, 336, 336, 1, 272, 1, 272, 1},
-         9,
-         4,
-         3},
-        {"../../../examples/persistent_nested_matmul.tri",
-         "matmul_kernel_persistent",
-         "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=2", "NUM_SMS=5"},
-         5,
-         5,
-         {{E_F16, 200 * 16, FILL_UNIFORM, 0},
-          {E_F16, 16 * 272, FILL_UNIFORM, 0},
-          {E_F16, 200 * 272, FILL_POISON, 1e-2}},
-         3,
-         {200, 272, 0, 0, 1, 272, 1, 272, 1},
-         9,
-         4,
-         3},
+        PERSISTENT_MATMUL("persistent_nested_matmul.tri", 336),
+        PERSISTENT_MATMUL("persistent_nested_matmul.tri", 0),
         /* the general pipeline's loop shapes (pipe_shapes.tri): a running offset the rest of
          * the body and the store after the loop read, run-time steps of either sign, no trip */
         RUNNING_OFFSET(0, 4, 1),

@@ -318,47 +318,32 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 /* [Z, H, N_CTX, D] strides of one attention tensor, Z = H = 1, N_CTX = 256, D = 128. */
 #define ATTN_STRIDES I(256 * 128), I(256 * 128), I(128)
 
-/* examples/persistent_desc_matmul.tri warp-specialized, 80 x 160 x k, 3 programs; C stored
- * whole or in two halves (EPILOGUE_SUBTILE). */
-#define PERSISTENT_DESC_WS(k, SUBTILE)                                                             \
+/* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), C
+ * stored whole or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True,
+ * flatten_loops.c). */
+#define PY_BOOL_True  true
+#define PY_BOOL_False false
+#define PERSISTENT_DESC(k, WS, SUBTILE, FLAT)                                                      \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
-            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",                 \
-                                                                "BLOCK_SIZE_N=64",                 \
-                                                                "BLOCK_SIZE_K=32",                 \
-                                                                "GROUP_SIZE_M=2",                  \
-                                                                "NUM_SMS=3",                       \
-                                                                "WARP_SPECIALIZE=True",            \
-                                                                "EPILOGUE_SUBTILE=" #SUBTILE},     \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
+            {"BLOCK_SIZE_M=64",                                                                    \
+             "BLOCK_SIZE_N=64",                                                                    \
+             "BLOCK_SIZE_K=32",                                                                    \
+             "GROUP_SIZE_M=2",                                                                     \
+             "NUM_SMS=3",                                                                          \
+             "WARP_SPECIALIZE=" #WS,                                                               \
+             "EPILOGUE_SUBTILE=" #SUBTILE,                                                         \
+             "FLATTEN=" #FLAT},                                                                    \
             {3}, 4, {F16(80 * ((k) + 1), 0),                                                       \
                      F16(160 * ((k) + 1), 0),                                                      \
                      OUT16(80 * 160),                                                              \
                      I(80),                                                                        \
                      I(160),                                                                       \
                      I(k)},                                                                        \
-            6, 1, .ws = true                                                                       \
+            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT                                       \
     }
-
-/* ... not warp-specialized, its nest flattened (FLATTEN=True, flatten_loops.c) */
-#define PERSISTENT_DESC_FLAT(k)                                                                    \
-    {                                                                                              \
-        "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
-            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",                 \
-                                                                "BLOCK_SIZE_N=64",                 \
-                                                                "BLOCK_SIZE_K=32",                 \
-                                                                "GROUP_SIZE_M=2",                  \
-                                                                "NUM_SMS=3",                       \
-                                                                "WARP_SPECIALIZE=False",           \
-                                                                "EPILOGUE_SUBTILE=False",          \
-                                                                "FLATTEN=True"},                   \
-            {3}, 4, {F16(80 * ((k) + 1), 0),                                                       \
-                     F16(160 * ((k) + 1), 0),                                                      \
-                     OUT16(80 * 160),                                                              \
-                     I(80),                                                                        \
-                     I(160),                                                                       \
-                     I(k)},                                                                        \
-            6, 1, .flat = true                                                                     \
-    }
+#define PERSISTENT_DESC_WS(k, SUBTILE) PERSISTENT_DESC(k, True, SUBTILE, False)
 
 static void run_case(const Case *c)
 {
@@ -697,8 +682,8 @@ int main(void)
         PERSISTENT_DESC_WS(32, False),
         PERSISTENT_DESC_WS(0, False),
         PERSISTENT_DESC_WS(112, True),
-        PERSISTENT_DESC_FLAT(112),
-        PERSISTENT_DESC_FLAT(0),
+        PERSISTENT_DESC(112, False, False, True),
+        PERSISTENT_DESC(0, False, False, True),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
          * and X from its slot; Acc = X @ Y^T with X from the same slot and Y read back whole;
          * K = 40, a masked tail; fp16 and fp32 */

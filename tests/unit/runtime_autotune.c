@@ -316,17 +316,10 @@ static void test_file_kernels(tric_device dev)
  * value out of range is refused. */
 static void test_stream_k_auto(tric_device dev)
 {
-    const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.kernel = "kernel_matmul";
-    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
-    opt.constexprs = defs;
-    opt.nconstexprs = 3;
-    opt.stream_k = TRIC_STREAM_K_AUTO;
     tric_module mod;
     tric_kernel k, c;
-    if (tric_module_compile_file(dev, matmul_path(), &opt, &mod) != TRIC_SUCCESS ||
-        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+    if (ex_compile_seed2_tuned_sk(dev, matmul_path(), 8, TRIC_STREAM_K_AUTO, &mod, &k) !=
+        TRIC_SUCCESS) {
         CHECK(!"seed 2 compiles with stream_k auto");
         return;
     }
