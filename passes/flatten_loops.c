@@ -29,10 +29,11 @@
  *     else:
  *         the nest without its inner loop (a = a0)
  *
- * An inner init that is available before the nest (the accumulator's zeros, moved there) is set
- * again in the epilogue's branch, so the accumulator reaches the yield through one `if`, the form
- * the pipeline keeps in flight (docs/passes.md "pipeline"); one the prologue computes (a
- * pointer advanced along K) is set in the prologue's branch. The prologue's values that the body
+ * A dot's accumulator whose init is available before the nest (the zeros, moved there) is set
+ * again in the epilogue's branch, so it reaches the yield through one `if`, the form the pipeline
+ * keeps in flight (docs/passes.md "pipeline"); every other inner iter arg (a pointer advanced
+ * along K) is set in the prologue's branch, so its chain stays pure and the copies run ahead on
+ * it. The prologue's values that the body
  * or the epilogue read are carried, from `undef` until the first tile defines them. Elsewhere
  * the loop stays as written, with a remark under --remarks saying why. */
 #include "passes/passes.h"
@@ -47,9 +48,10 @@ typedef struct Flat {
     IrRegion *body; /* the outer loop's */
     int inner_at;   /* the inner loop's index among the body's ops */
     int64_t step_o, step_i;
-    bool *in_outer;  /* per value: defined inside the outer loop (its regions' args too) */
-    bool *hoist;     /* per op of the body before the inner loop: moved before the nest */
-    bool *epi_reset; /* per inner iter arg: its init is available before the nest */
+    bool *in_outer; /* per value: defined inside the outer loop (its regions' args too) */
+    bool *hoist;    /* per op of the body before the inner loop: moved before the nest */
+    bool
+        *epi_reset; /* per inner iter arg: set again in the epilogue's branch (a dot accumulator) */
     IrBuilder b;
     SrcLoc loc;
 } Flat;
@@ -208,8 +210,17 @@ static const char *nest_problem(Flat *s)
                "there, memory, or a division";
     int ni = s->inner->nresults;
     s->epi_reset = arena_alloc(f->arena, sizeof *s->epi_reset * (size_t)(ni + 1));
-    for (int j = 0; j < ni; j++)
-        s->epi_reset[j] = available_all(s, &s->inner->operands[3 + j], 1);
+    /* a dot's accumulator whose init is available before the nest is set again in the
+     * epilogue's branch (the form the pipeline keeps in flight); every other inner iter arg in
+     * the prologue's (an address advanced along K then stays a pure chain the copies can run
+     * ahead on) */
+    const IrRegion *ib = &s->inner->regions[0];
+    const IrOp *yield = ib->nops ? ib->ops[ib->nops - 1] : NULL;
+    for (int j = 0; j < ni; j++) {
+        const IrOp *next = yield && j < yield->noperands ? f->values[yield->operands[j]].def : NULL;
+        s->epi_reset[j] =
+            next && next->code == OP_DOT && available_all(s, &s->inner->operands[3 + j], 1);
+    }
     /* what the body and the epilogue read of the prologue without depending on the tile (a
      * make_range, a constant) goes before the nest rather than being carried */
     ValueId *outs;

@@ -1251,12 +1251,16 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
             IrOp *nu = ir_build(&b, u->code, u->loc, ops, u->noperands, &tu, 1, 0);
             memcpy(nu->attr, u->attr, sizeof nu->attr);
             nu->fattr = u->fattr;
+            /* the same values in another layout: u's axis facts hold for both (a mask's
+             * constancy there decides its load's vector width) */
             f->values[nu->results[0]].layout = from;
             f->values[nu->results[0]].name = f->values[u->results[0]].name;
+            f->values[nu->results[0]].axis = f->values[u->results[0]].axis;
             ValueId nx = nu->results[0];
             IrOp *ncv = ir_build(&b, OP_CONVERT_LAYOUT, cv->loc, &nx, 1, &tu, 1, 0);
             f->values[ncv->results[0]].layout = to;
             f->values[ncv->results[0]].name = f->values[u->results[0]].name;
+            f->values[ncv->results[0]].axis = f->values[u->results[0]].axis;
             ir_replace_all_uses(f, u->results[0], ncv->results[0]);
             ir_region_remove(r, ir_region_index(r, u));
             ir_region_remove(r, ir_region_index(r, cv));

@@ -989,6 +989,22 @@ int main(void)
          * with K = 0, the nest without its K loop (C all zeros) */
         PERSISTENT_MATMUL("persistent_nested_matmul.tri", 336),
         PERSISTENT_MATMUL("persistent_nested_matmul.tri", 0),
+        /* a flattened nest (flatten_loops.c) whose K loop advances pointers the prologue sets,
+         * with a running column sum carried over the program's tiles */
+        {"pipe_shapes.tri",
+         "flat_pointers",
+         "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16",
+         {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32", "PROGRAMS=3"},
+         4,
+         3,
+         {{E_F16, 100 * 80, FILL_UNIFORM, 0},
+          {E_F16, 80 * 32, FILL_UNIFORM, 0},
+          {E_F32, 100 * 32, FILL_POISON, 1e-3},
+          {E_F32, 3 * 32, FILL_POISON, 1e-3}},
+         4,
+         {100, 80},
+         2,
+         4},
         /* the general pipeline's loop shapes (pipe_shapes.tri): a running offset the rest of
          * the body and the store after the loop read, run-time steps of either sign, no trip */
         RUNNING_OFFSET(0, 4, 1),

@@ -477,6 +477,21 @@ static void run_case(const Case *c)
             12, 1, .flat = true                                                                    \
     }
 
+/* pipe_shapes.tri's flat_pointers: 3 programs over the 4 row tiles of C [100, 32], K = k */
+#define FLAT_POINTERS(k)                                                                           \
+    {                                                                                              \
+        "tests/lit/codegen/pipe_shapes.tri", "flat_pointers",                                      \
+            "*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16",                                      \
+            {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32", "PROGRAMS=3"}, {3}, 4,                      \
+            {F16(100 * ((k) + 1), 0),                                                              \
+             F16(((k) + 1) * 32, 0),                                                               \
+             OUT32(100 * 32),                                                                      \
+             OUT32(3 * 32),                                                                        \
+             I(100),                                                                               \
+             I(k)},                                                                                \
+            6, 1, .flat = true                                                                     \
+    }
+
 #define NESTED_TILES(programs, step)                                                               \
     {                                                                                              \
         "tests/lit/codegen/pipe_shapes.tri", "nested_tiles",                                       \
@@ -539,6 +554,10 @@ int main(void)
         PERSISTENT_NESTED(112, 5), /* more programs than tiles: the last has none */
         PERSISTENT_NESTED(32, 3),  /* one K step a tile: every step starts and ends one */
         PERSISTENT_NESTED(0, 3),   /* no K step: the nest without its inner loop stores zeros */
+        /* a flattened nest whose K loop advances pointers set up by the prologue, with an
+         * outer iter arg; K's tail masked; and no K step */
+        FLAT_POINTERS(80),
+        FLAT_POINTERS(0),
         RUNNING_OFFSET(0, 4, 1),
         RUNNING_OFFSET(0, 4, 2),
         RUNNING_OFFSET(3, -1, -1), /* a negative step */
