@@ -487,24 +487,37 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
 {
     StrBuf reasons = {0}, names = {0};
     const char *tune_name = NULL;
-    const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)at->nconfigs);
+    /* --stream-k=auto: config n + i is config i with stream_k */
+    int n = at->nconfigs, total = opt->stream_k_twins ? 2 * n : n;
+    const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)(total + 1));
     const char *first_failure = NULL;
     Diag first_diag = {0};
     bool same_failure = true;
     int first = set->n;
-    for (int i = 0; i < at->nconfigs; i++) {
-        const TuneConfig *c = &at->configs[i];
+    for (int i = 0; i < total; i++) {
+        const TuneConfig *c = &at->configs[i % n];
+        bool twin = i >= n;
         StrBuf text = {0};
         autotune_config_text(&text, c);
+        if (twin)
+            strbuf_append(&text, ", stream_k");
         const char *ctext = arena_strdup(arena, text.data ? text.data : "");
         strbuf_free(&text);
         SpecOptions spec = driver_config_spec(base, c, arena);
         Diag cd = {.max_errors = diag->max_errors};
         Kernel *k = NULL;
         int lowered_from = 0;
-        IrFunc *gpu = kernel_gpu_ir(m, opt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
+        CompileOptions copt = *opt;
+        copt.stream_k = twin;
+        IrFunc *gpu = kernel_gpu_ir(m, &copt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
                                     c->num_stages ? c->num_stages : opt->num_stages, true, sm,
                                     arch_specific, arena, &cd, &k, &lowered_from);
+        if (gpu && twin && !gpu->persistent.on) {
+            /* the pass left it as written: the same kernel as config i - n */
+            left_out[i] = arena_printf(arena, "stream_k left it as written, as config %d", i - n);
+            diag_free(&cd);
+            continue;
+        }
         KernelMeta meta;
         if (gpu) {
             if (!tune_name)
@@ -533,10 +546,11 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         snprintf(meta.config, sizeof meta.config, "%s", ctext);
         if (lowered_from) {
             /* Say so where the user looks (a note) and where the runtime does (the metadata). */
-            diag_note(diag, c->loc,
-                      "config %d (%s): num_stages=%d needs more shared memory than "
-                      "%s has; compiled with num_stages=%d",
-                      i, ctext, lowered_from, arch, gpu->num_stages);
+            if (!twin)
+                diag_note(diag, c->loc,
+                          "config %d (%s): num_stages=%d needs more shared memory than "
+                          "%s has; compiled with num_stages=%d",
+                          i, ctext, lowered_from, arch, gpu->num_stages);
             meta.stages_lowered_from = lowered_from;
             meta.num_stages = gpu->num_stages;
         }
@@ -548,19 +562,19 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         *slot = meta;
     }
     bool ok = set->n > first;
-    if (!ok && same_failure && at->nconfigs > 1) {
+    if (!ok && same_failure && total > 1) {
         diag_merge(diag, &first_diag);
     } else if (!ok) {
-        diag_error(diag, at->loc, "autotune: none of the %d configs compiles:%s", at->nconfigs,
+        diag_error(diag, at->loc, "autotune: none of the %d configs compiles:%s", total,
                    reasons.data ? reasons.data : "");
     } else {
-        for (int i = 0; i < at->nconfigs; i++) {
+        for (int i = 0; i < total; i++) {
             if (!left_out[i])
                 continue;
             StrBuf text = {0};
-            autotune_config_text(&text, &at->configs[i]);
-            diag_note(diag, at->configs[i].loc, "config %d (%s) left out: %s", i,
-                      text.data ? text.data : "", left_out[i]);
+            autotune_config_text(&text, &at->configs[i % n]);
+            diag_note(diag, at->configs[i % n].loc, "config %d (%s%s) left out: %s", i,
+                      text.data ? text.data : "", i >= n ? ", stream_k" : "", left_out[i]);
             strbuf_free(&text);
         }
     }

@@ -42,6 +42,10 @@ typedef struct CompileOptions {
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
     bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
+    bool stream_k_twins;     /* --stream-k=auto: an autotuned kernel's configs compile twice, as
+                                written and with stream_k (NAME_c<n + i>, ", stream_k" in the
+                                config text), for the tuner to choose; a twin the pass leaves as
+                                written is left out. tune.c does the same for the JIT. */
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
     int ninclude_dirs;

@@ -49,6 +49,8 @@ static const char usage[] =
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
     "  --stream-k            a matmul-shaped kernel runs persistent (as many programs as the\n"
     "                        GPU holds at once), its last round of tiles split along K\n"
+    "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
+    "                        --stream-k, for the tuner to choose (configs n..2n-1)\n"
     "  --llvm-passes=PASSES  run this LLVM pass pipeline (`opt -passes=` text) instead of\n"
     "                        -On's (TRIC_LLVM_PIPELINE)\n"
     "  --llvm-args=ARGS      LLVM options, space-separated, e.g. '-nvptx-no-f16-math'\n"
@@ -255,8 +257,10 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->libdevice_path = v;
     } else if (!strcmp(a, "--no-tma")) {
         opt->no_tma = true;
-    } else if (!strcmp(a, "--stream-k")) {
+    } else if (!strcmp(a, "--stream-k") || !strcmp(a, "--stream-k=on")) {
         opt->stream_k = true;
+    } else if (!strcmp(a, "--stream-k=auto")) {
+        opt->stream_k_twins = true;
     } else if (option_value(a, "--llvm-passes", &v)) {
         opt->llvm_passes = v;
     } else if (option_value(a, "--llvm-args", &v)) {
