@@ -508,7 +508,7 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         Kernel *k = NULL;
         int lowered_from = 0;
         CompileOptions copt = *opt;
-        copt.stream_k = twin;
+        copt.stream_k = opt->stream_k_twins ? twin : opt->stream_k;
         IrFunc *gpu = kernel_gpu_ir(m, &copt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
                                     c->num_stages ? c->num_stages : opt->num_stages, true, sm,
                                     arch_specific, arena, &cd, &k, &lowered_from);
