@@ -20,6 +20,28 @@ static LLVMValueRef pro_build_sreg(Cg *c, const char *reg)
 
 /* ---- the ops ------------------------------------------------------------------------------- */
 
+/* tile_count and workspace: a persistent function's parameters after the tensor maps; the
+ * workspace's scratch starts after its flags (ir.h's workspace_scratch_offset, from %nctaid). */
+static bool lower_persistent_param(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    if (!c->workspace)
+        FAIL(c, "%s outside a persistent function", op_name(op->code));
+    LLVMValueRef *el = cg_regs(c, 1);
+    el[0] = op->code == OP_TILE_COUNT ? c->tile_count : c->workspace;
+    if (op->code == OP_WORKSPACE && op->attr[0] == 1) {
+        LLVMValueRef programs = pro_build_sreg(c, "nctaid.x");
+        LLVMValueRef flags = LLVMBuildMul(b, programs, cg_i32(c->l, 4 * TRIC_WORKSPACE_FLAGS), "");
+        LLVMValueRef at =
+            LLVMBuildAnd(b, LLVMBuildAdd(b, flags, cg_i32(c->l, TRIC_WORKSPACE_ALIGN - 1), ""),
+                         cg_i32(c->l, -TRIC_WORKSPACE_ALIGN), "");
+        LLVMValueRef off = LLVMBuildZExt(b, at, c->l->i64, "");
+        el[0] = LLVMBuildGEP2(b, c->l->i8, c->workspace, &off, 1, "scratch");
+    }
+    cg_set_value(c, op->results[0], el, 1, 0);
+    return true;
+}
+
 /* One op: the memory-pipeline ops to async_copy.c, the others here or to the file of their
  * kind (the result's distribution is built first, except for convert_layout). */
 static bool lower_op(Cg *c, const IrOp *op)
@@ -71,24 +93,7 @@ static bool lower_op(Cg *c, const IrOp *op)
         return true;
     }
     case OP_TILE_COUNT:
-    case OP_WORKSPACE: {
-        if (!c->workspace)
-            FAIL(c, "%s outside a persistent function", op_name(op->code));
-        el = cg_regs(c, 1);
-        el[0] = op->code == OP_TILE_COUNT ? c->tile_count : c->workspace;
-        if (op->code == OP_WORKSPACE && op->attr[0] == 1) {
-            /* the scratch starts after the flags, at a 256-byte boundary */
-            LLVMValueRef programs = pro_build_sreg(c, "nctaid.x");
-            LLVMValueRef flags =
-                LLVMBuildMul(b, programs, cg_i32(c->l, 4 * TRIC_WORKSPACE_FLAGS), "");
-            LLVMValueRef at = LLVMBuildAnd(b, LLVMBuildAdd(b, flags, cg_i32(c->l, 255), ""),
-                                           cg_i32(c->l, ~255), "");
-            LLVMValueRef off = LLVMBuildZExt(b, at, c->l->i64, "");
-            el[0] = LLVMBuildGEP2(b, c->l->i8, c->workspace, &off, 1, "scratch");
-        }
-        cg_set_value(c, r, el, 1, 0);
-        return true;
-    }
+    case OP_WORKSPACE: return lower_persistent_param(c, op);
     case OP_MAKE_RANGE: {
         if (!dr)
             FAIL(c, "make_range without a layout");

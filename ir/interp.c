@@ -2691,13 +2691,6 @@ static void interp_free(Interp *in)
     free(in->books);
 }
 
-/* The byte offset of a persistent launch's scratch in its workspace: after the flags, at a
- * 256-byte boundary (the runtime's layout too; docs/passes.md "stream_k"). */
-static uint64_t workspace_scratch_offset(int64_t programs)
-{
-    return ((uint64_t)programs * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
-}
-
 /* A persistent function's launch: the programs that run over the grid's tiles, and the zeroed
  * workspace appended to the buffers the kernel may touch. *ws is malloc'd (NULL when the function
  * is not persistent); false when out of memory. */
@@ -2715,7 +2708,7 @@ static bool persistent_launch(Interp *in, const InterpLaunch *asked, InterpLaunc
     int programs = asked->grid[0] < cap ? asked->grid[0] : cap;
     in->tiles = asked->grid[0];
     run->grid[0] = programs;
-    uint64_t scratch = workspace_scratch_offset(programs);
+    uint64_t scratch = workspace_scratch_offset((uint64_t)programs);
     *ws_bytes =
         (size_t)(scratch + (uint64_t)programs * (uint64_t)in->f->persistent.workspace_bytes);
     *ws = calloc(*ws_bytes ? *ws_bytes : 1, 1);

@@ -574,6 +574,12 @@ static void clone_region_mapped(IrFunc *f, const IrRegion *from, IrRegion *to, c
         ir_clone_op_mapped(&b, from->ops[i], m);
 }
 
+IrCloneMap ir_clone_map_new(IrFunc *f)
+{
+    return (IrCloneMap){.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(f->nvalues + 1)),
+                        .nmap = f->nvalues};
+}
+
 IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m)
 {
     IrFunc *f = b->func;

@@ -585,8 +585,16 @@ typedef struct IrFunc {
     } persistent;
 } IrFunc;
 
-/* The i32 flags a persistent launch's workspace holds per program launched (OP_WORKSPACE 0). */
+/* The i32 flags a persistent launch's workspace holds per program launched (OP_WORKSPACE 0); its
+ * scratch (OP_WORKSPACE 1) starts after them at a TRIC_WORKSPACE_ALIGN boundary. The runtime,
+ * the interpreter and codegen (which computes it from %nctaid) lay it out alike. */
 #define TRIC_WORKSPACE_FLAGS 2
+#define TRIC_WORKSPACE_ALIGN 256
+static inline uint64_t workspace_scratch_offset(uint64_t programs)
+{
+    return (programs * 4 * TRIC_WORKSPACE_FLAGS + TRIC_WORKSPACE_ALIGN - 1) / TRIC_WORKSPACE_ALIGN *
+           TRIC_WORKSPACE_ALIGN;
+}
 
 /* Builder (ir.c). */
 IrFunc *ir_func_new(Arena *arena, const char *name);
@@ -635,6 +643,8 @@ typedef struct IrCloneMap {
     void (*operands)(void *ctx, IrBuilder *b, const IrOp *o, ValueId *ops);
     void *ctx;
 } IrCloneMap;
+/* A map over every value f has now, all unmapped (no operand hook). */
+IrCloneMap ir_clone_map_new(IrFunc *f);
 /* A copy of op o (its regions too, names and layouts kept) inserted at b, in o's function. */
 IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m);
 /* A copy of a function (same arena or another), values renumbered densely. */

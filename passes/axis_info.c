@@ -106,6 +106,12 @@ ValueId passes_const_i32(IrBuilder *b, SrcLoc loc, int64_t v)
     return ir_build_const_int(b, loc, type_scalar(DT_I32), v);
 }
 
+ValueId passes_binary(IrBuilder *b, SrcLoc loc, OpCode code, ValueId a, ValueId c)
+{
+    Type t = code >= OP_CMP_EQ && code <= OP_CMP_GE ? type_scalar(DT_I1) : ir_type(b->func, a);
+    return ir_build_binary(b, code, loc, t, a, c);
+}
+
 ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step)
 {
     Type i32 = type_scalar(DT_I32);

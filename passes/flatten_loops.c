@@ -143,20 +143,13 @@ static bool i32_induction(const IrFunc *f, const IrOp *loop)
     return t.rank == 0 && !t.is_ptr && t.dtype == DT_I32;
 }
 
-/* Whether an op of ops[0..n) (nested regions included) reads v. */
-static bool ops_use(IrOp *const *ops, int n, ValueId v)
-{
-    for (int i = 0; i < n; i++)
-        if (ir_op_uses(ops[i], v))
-            return true;
-    return false;
-}
-
 /* The prologue's values that the inner loop's body, the epilogue or the outer yield read. */
 static int prologue_outputs(Flat *s, ValueId **out)
 {
     IrRegion *B = s->body;
     IrRegion *IB = &s->inner->regions[0];
+    /* the ops after the inner loop, the outer yield's included */
+    IrRegion after = {.ops = B->ops + s->inner_at + 1, .nops = B->nops - s->inner_at - 1};
     int n = 0, cap = 0;
     *out = NULL;
     for (int i = 0; i < s->inner_at; i++) {
@@ -165,8 +158,7 @@ static int prologue_outputs(Flat *s, ValueId **out)
         const IrOp *op = B->ops[i];
         for (int k = 0; k < op->nresults; k++) {
             ValueId v = op->results[k];
-            if (ops_use(IB->ops, IB->nops, v) ||
-                ops_use(B->ops + s->inner_at + 1, B->nops - s->inner_at - 1, v))
+            if (ir_region_uses(IB, v) || ir_region_uses(&after, v))
                 ARENA_PUSH(s->f->arena, *out, n, cap, v);
         }
     }
@@ -201,10 +193,8 @@ static const char *nest_problem(Flat *s)
     if (!positive_step(f, s->outer, &s->step_o) || !positive_step(f, s->inner, &s->step_i))
         return "a step is not a positive constant";
     s->in_outer = arena_alloc(f->arena, sizeof *s->in_outer * (size_t)f->nvalues);
-    memset(s->in_outer, 0, sizeof *s->in_outer * (size_t)f->nvalues);
     mark_inside(s, s->body);
     s->hoist = arena_alloc(f->arena, sizeof *s->hoist * (size_t)(s->inner_at + 1));
-    memset(s->hoist, 0, sizeof *s->hoist * (size_t)(s->inner_at + 1));
     if (!available_all(s, s->inner->operands, 3))
         return "the inner loop's bounds are computed in the outer loop from values that change "
                "there, memory, or a division";
@@ -236,8 +226,7 @@ static ValueId k32(Flat *s, int64_t v) { return passes_const_i32(&s->b, s->loc, 
 
 static ValueId op2(Flat *s, OpCode code, ValueId a, ValueId c)
 {
-    Type t = code >= OP_CMP_EQ && code <= OP_CMP_GE ? type_scalar(DT_I1) : ir_type(s->f, a);
-    return ir_build_binary(&s->b, code, s->loc, t, a, c);
+    return passes_binary(&s->b, s->loc, code, a, c);
 }
 
 static void build_yield(Flat *s, const ValueId *vals, int n)
@@ -273,9 +262,7 @@ static ValueId renamed(ValueId v, const ValueId *map, int nmap)
 static IrOp *copy_without_inner(Flat *s)
 {
     IrFunc *f = s->f;
-    IrCloneMap m = {.nmap = f->nvalues};
-    m.map = arena_alloc(f->arena, sizeof *m.map * (size_t)m.nmap);
-    memset(m.map, 0, sizeof *m.map * (size_t)m.nmap);
+    IrCloneMap m = ir_clone_map_new(f);
     IrOp *copy = ir_clone_op_mapped(&s->b, s->outer, &m);
     copy->attr[2] = 0;
     copy->attr[0] = 1; /* no loads left to pipeline: no remark either */
@@ -350,8 +337,6 @@ static void build_loop(Flat *s, Fused *u, ValueId len_o, ValueId len_i)
     u->arg = FB->args + 1;
     u->pro_map = arena_alloc(f->arena, sizeof *u->pro_map * (size_t)f->nvalues);
     u->map = arena_alloc(f->arena, sizeof *u->map * (size_t)f->nvalues);
-    memset(u->pro_map, 0, sizeof *u->pro_map * (size_t)f->nvalues);
-    memset(u->map, 0, sizeof *u->map * (size_t)f->nvalues);
     u->nmap = f->nvalues;
     for (int k = 0; k < no; k++)
         u->pro_map[B->args[1 + k]] = u->map[B->args[1 + k]] = u->arg[2 + k];

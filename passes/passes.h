@@ -75,6 +75,9 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d);
 bool passes_const_int(const IrFunc *f, ValueId v, int64_t *out);
 /* An i32 scalar constant built at b. */
 ValueId passes_const_i32(IrBuilder *b, SrcLoc loc, int64_t v);
+/* a CODE c built at b: an i1 for a comparison, else a's type (the schedules stream_k and
+ * flatten_loops build from scalars). */
+ValueId passes_binary(IrBuilder *b, SrcLoc loc, OpCode code, ValueId a, ValueId c);
 /* The iterations of for loop `loop` whose step is the positive constant step, built at b as i32:
  * max(0, (hi - lo + step - 1) / step) (warp_specialize's ring, stream_k's schedule). */
 ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step);

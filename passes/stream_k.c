@@ -232,8 +232,7 @@ static ValueId k32(Sk *s, int64_t v) { return passes_const_i32(&s->b, s->loc, v)
 
 static ValueId op2(Sk *s, OpCode code, ValueId a, ValueId c)
 {
-    Type t = code >= OP_CMP_EQ && code <= OP_CMP_GE ? type_scalar(DT_I1) : ir_type(s->f, a);
-    return ir_build_binary(&s->b, code, s->loc, t, a, c);
+    return passes_binary(&s->b, s->loc, code, a, c);
 }
 
 static ValueId select3(Sk *s, ValueId c, ValueId a, ValueId b)
@@ -432,9 +431,7 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
     build_yield(s, &added, 1);
     s->b = then;
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
-    IrCloneMap m = {.nmap = f->nvalues};
-    m.map = arena_alloc(f->arena, sizeof *m.map * (size_t)m.nmap);
-    memset(m.map, 0, sizeof *m.map * (size_t)m.nmap);
+    IrCloneMap m = ir_clone_map_new(f);
     m.map[acc] = sum->results[0];
     for (int i = 0; i < nepilogue; i++)
         ir_clone_op_mapped(&s->b, epilogue[i], &m);
@@ -497,9 +494,7 @@ static void advance_inductions(Sk *s, ValueId k0)
 {
     IrFunc *f = s->f;
     int n = s->loop->regions[0].nargs - 1;
-    IrCloneMap m = {.nmap = f->nvalues};
-    m.map = arena_alloc(f->arena, sizeof *m.map * (size_t)m.nmap);
-    memset(m.map, 0, sizeof *m.map * (size_t)m.nmap);
+    IrCloneMap m = ir_clone_map_new(f);
     for (int j = 0; j < n; j++) {
         const IrOp *st = s->step[j];
         if (!st)
@@ -577,7 +572,6 @@ bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d)
     Sk s = {.f = f, .d = d};
     s.loc = f->body.nops ? f->body.ops[0]->loc : (SrcLoc){0};
     s.dep = arena_alloc(f->arena, sizeof *s.dep * (size_t)(f->nvalues + 1));
-    memset(s.dep, 0, sizeof *s.dep * (size_t)(f->nvalues + 1));
     if (!fits(&s))
         return true;
     s.loc = s.loop->loc;

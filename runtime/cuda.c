@@ -1016,7 +1016,7 @@ static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device
     }
     size_t programs =
         (size_t)(dev->multiprocessors > 0 ? dev->multiprocessors : 1) * (size_t)blocks;
-    size_t flags = (programs * 4 * TRIC_WORKSPACE_FLAGS + 255) / 256 * 256;
+    size_t flags = (size_t)workspace_scratch_offset(programs);
     tric_status st =
         stream_workspace(dev, s, flags + programs * (size_t)k->workspace_bytes, workspace);
     if (st != TRIC_SUCCESS)
