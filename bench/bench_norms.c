@@ -75,16 +75,15 @@ static void report(const char *bench, const char *dtype, int M, int N, int head,
 }
 
 static const NkAttnConfig attn_configs[] = {
-    {128, 64, 8, 3},
-    {128, 64, 4, 3},
-    {128, 128, 8, 2},
-    {64, 64, 4, 3},
+    {128, 64, 8, 3, 0}, {128, 64, 4, 3, 0}, {128, 128, 8, 2, 0}, {128, 128, 8, 3, 0},
+    {64, 64, 4, 3, 0},  {128, 64, 8, 3, 1}, {128, 128, 8, 3, 1},
 };
 enum { NATTN = sizeof attn_configs / sizeof attn_configs[0] };
 
 static void attn_config_name(char *out, size_t len, const NkAttnConfig *c)
 {
-    snprintf(out, len, "%dx%d,w%d,s%d", c->block_m, c->block_n, c->num_warps, c->num_stages);
+    snprintf(out, len, "%dx%d,w%d,s%d%s", c->block_m, c->block_n, c->num_warps, c->num_stages,
+             c->warp_specialize ? ",ws" : "");
 }
 
 int main(int argc, char **argv)

@@ -28,6 +28,7 @@ typedef struct NkRun {
 /* Tutorial 06's tile config: BLOCK_M, BLOCK_N, num_warps, num_stages. */
 typedef struct NkAttnConfig {
     int block_m, block_n, num_warps, num_stages;
+    int warp_specialize; /* attention.tri's warp_specialize constexpr (a producer warpgroup) */
 } NkAttnConfig;
 
 static inline void nk_run_free(NkRun *r)
@@ -341,9 +342,10 @@ static inline int nk_attention_compile(NkRun *r, tric_device dev, const char *tr
     snprintf(bm, sizeof bm, "BLOCK_M=%d", cfg->block_m);
     snprintf(bn, sizeof bn, "BLOCK_N=%d", cfg->block_n);
     snprintf(ns, sizeof ns, "num_stages=%d", cfg->num_stages);
-    const char *constexprs[] = {hd, bm, bn, causal ? "STAGE=3" : "STAGE=1", ns};
-    EX_CHECK(nk_compile(dev, tri, "attn_fwd", sig, constexprs, 5, cfg->num_warps, cfg->num_stages,
-                        arch, r));
+    const char *constexprs[] = {
+        hd, bm, bn, causal ? "STAGE=3" : "STAGE=1", ns, "warp_specialize=True"};
+    EX_CHECK(nk_compile(dev, tri, "attn_fwd", sig, constexprs, cfg->warp_specialize ? 6 : 5,
+                        cfg->num_warps, cfg->num_stages, arch, r));
     return 0;
 }
 

@@ -18,8 +18,8 @@
  * them (and the waits right after it). Scratch is live only
  * while its op runs (codegen writes, bar.sync, reads, and puts a bar.sync before the next op's
  * writes), so no two scratch buffers are ever live together: each starts right after the stage
- * buffers when it runs while they are live, else at offset 0 (over them: the epilogue's convert
- * reuses the pipeline's memory), and the kernel needs the largest end. The layout of the data
+ * buffers live while it runs, else at offset 0 (over them: the epilogue's convert reuses the
+ * pipeline's memory), and the kernel needs the largest end. The layout of the data
  * inside each scratch is in docs/layouts.md ("Shared-memory scratch"): the rules of ir/layout.c
  * choose it, this file writes it in the op's record and sizes the scratch by it, and codegen
  * addresses the record, so the two cannot disagree. */
@@ -319,15 +319,17 @@ static int buffer_live_end(const IrRegion *r, int a)
     return end;
 }
 
-/* live[i] = whether op i of r runs while a buffer of r is live (buffer_live_end). */
-static void buffer_liveness(const IrRegion *r, bool *live)
+/* live_end[i] = the end of the highest buffer of r live while op i of r runs (buffer_live_end;
+ * place_buffers placed them), 0 when none is. */
+static void buffer_liveness(const IrRegion *r, int64_t *live_end)
 {
     for (int a = 0; a < r->nops; a++) {
-        if (r->ops[a]->code != OP_LOCAL_ALLOC)
+        const IrOp *alloc = r->ops[a];
+        if (alloc->code != OP_LOCAL_ALLOC)
             continue;
-        int end = buffer_live_end(r, a);
-        for (int i = a; i <= end; i++)
-            live[i] = true;
+        int64_t end = (int64_t)alloc->smem_offset + alloc->smem_bytes;
+        for (int i = a; i <= buffer_live_end(r, a); i++)
+            live_end[i] = end > live_end[i] ? end : live_end[i];
     }
 }
 
@@ -373,22 +375,22 @@ static void place_buffers(IrFunc *f, IrRegion *r, int64_t *next)
 }
 
 /* Returns the largest scratch end in r; *biggest is the op that needs it (for the error's
- * location). Scratch of an op that runs while a pipeline buffer is live goes after the buffers
- * (buffers_end), else at 0, over them. */
-static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_t buffers_end,
-                            bool in_live)
+ * location). Scratch of an op goes after the pipeline buffers live while it runs (those of r and
+ * in_end, the end of those of the regions around r), else at 0, over them: a buffer made later
+ * (q and the slots of an attention, after the mask's convert) may take its memory then. */
+static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_t in_end)
 {
     int64_t most = 0;
-    bool *live = arena_alloc(f->arena, sizeof(bool) * (size_t)(r->nops + 1));
-    buffer_liveness(r, live);
+    int64_t *live_end = arena_alloc(f->arena, sizeof(int64_t) * (size_t)(r->nops + 1));
+    buffer_liveness(r, live_end);
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
-        bool op_live = in_live || live[i];
+        int64_t op_end = in_end > live_end[i] ? in_end : live_end[i];
         if (op->code == OP_LOCAL_ALLOC)
             continue; /* placed by place_buffers */
         for (int k = 0; k < op->nregions; k++) {
             const IrOp *inner_op = NULL;
-            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, buffers_end, op_live);
+            int64_t inner = alloc_region(f, &op->regions[k], &inner_op, op_end);
             if (inner > most) {
                 most = inner;
                 *biggest = inner_op;
@@ -398,7 +400,7 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_
         /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area (its swizzle
          * pattern's period) */
         int64_t align = op->code == OP_DOT && is_wgmma_dot(f, op) ? 1024 : 16;
-        int64_t base = op_live && bytes > 0 ? (buffers_end + align - 1) / align * align : 0;
+        int64_t base = op_end > 0 && bytes > 0 ? (op_end + align - 1) / align * align : 0;
         op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);
         for (int t = 0; t < op->scratch.ntiles; t++) /* the record's tiles, placed with the op */
@@ -606,7 +608,7 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     const IrOp *biggest = NULL;
     int64_t buffers_end = 0;
     place_buffers(f, &f->body, &buffers_end);
-    int64_t most = alloc_region(f, &f->body, &biggest, buffers_end, false);
+    int64_t most = alloc_region(f, &f->body, &biggest, 0);
     most = (most + 15) / 16 * 16;
     if (buffers_end > most)
         most = (buffers_end + 15) / 16 * 16;

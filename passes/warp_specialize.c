@@ -581,6 +581,13 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
              (op->nresults == 1 && ir_type(f, op->results[0]).rank != 0)))
             return decline(&w, "an op before the mbarriers' init is not a scalar");
     }
+    /* mbarriers set up right after the loop's (a tile loaded once before the loop: attention's
+     * q) are set up by every warp with them, before the partitions split */
+    while (!inner && w.init_at + 2 < top->nops && top->ops[w.init_at + 1]->code == OP_LOCAL_ALLOC &&
+           type_is_mbarriers(ir_type(f, top->ops[w.init_at + 1]->results[0])) &&
+           top->ops[w.init_at + 2]->code == OP_MBAR_INIT &&
+           top->ops[w.init_at + 2]->operands[0] == top->ops[w.init_at + 1]->results[0])
+        w.init_at += 2;
     for (int i = inner ? 0 : w.init_at + 1; i < top->nops; i++)
         if (top->ops[i]->code == OP_MBAR_INIT)
             return decline(&w, "another loop's mbarriers are set up after this one's");

@@ -104,14 +104,15 @@ done
 ATTN_SIG='*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16'
 ATTN_SIG+=',i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16'
 ATTN_SIG+=',i32,i32:16'
-for cfg in 128,64,8,3 128,64,4,3 128,128,8,2 64,64,4,3; do
-  IFS=, read -r bm bn warps stages <<<"$cfg"
+for cfg in 128,64,8,3 128,64,4,3 128,128,8,2 128,128,8,3 64,64,4,3 128,64,8,3,ws 128,128,8,3,ws; do
+  IFS=, read -r bm bn warps stages ws <<<"$cfg"
   for head in 64 128; do
     ((bn <= head)) || continue # attention.tri asserts BLOCK_N <= HEAD_DIM
     for stage in 1 3; do
-      compile "attention_d${head}_s${stage}_${bm}x${bn}_w${warps}_s$stages" examples/attention.tri \
-        --kernel=attn_fwd --signature="$ATTN_SIG" -D HEAD_DIM=$head -D BLOCK_M=$bm -D BLOCK_N=$bn \
-        -D STAGE=$stage -D num_stages=$stages --num-warps=$warps --num-stages=$stages --arch=sm_90a
+      compile "attention_d${head}_s${stage}_${bm}x${bn}_w${warps}_s$stages${ws:+_ws}" \
+        examples/attention.tri --kernel=attn_fwd --signature="$ATTN_SIG" -D HEAD_DIM=$head \
+        -D BLOCK_M=$bm -D BLOCK_N=$bn -D STAGE=$stage -D num_stages=$stages \
+        ${ws:+-D warp_specialize=True} --num-warps=$warps --num-stages=$stages --arch=sm_90a
     done
   done
 done

@@ -78,9 +78,9 @@ int main(void)
     layer_norm_case(dev, ln, 0, 3, 300, 128);
     layer_norm_case(dev, ln, 1, 3, 96, 0);
     layer_norm_case(dev, ln, 1, 2, 200, 64);
-    attention_case(dev, at, 128, 32, 0, (NkAttnConfig){32, 32, 4, 3});
-    attention_case(dev, at, 128, 32, 1, (NkAttnConfig){32, 32, 4, 3});
-    attention_case(dev, at, 128, 64, 1, (NkAttnConfig){64, 32, 4, 3});
+    attention_case(dev, at, 128, 32, 0, (NkAttnConfig){32, 32, 4, 3, 0});
+    attention_case(dev, at, 128, 32, 1, (NkAttnConfig){32, 32, 4, 3, 0});
+    attention_case(dev, at, 128, 64, 1, (NkAttnConfig){64, 32, 4, 3, 0});
     tric_device_close(dev);
     printf("%s\n", failures ? "FAILED" : "all passed");
     return failures != 0;
