@@ -48,6 +48,7 @@ typedef struct Ws {
     int64_t stages;   /* the slots of the ring */
     ValueId *ring_slot; /* nested: per constant c < stages, (ring + c) % stages (0: not built) */
     uint8_t *part;      /* per value: the partition that computes it */
+    bool tail;          /* assigning ops after the loop: a later loop's copies are the consumers' */
 } Ws;
 
 static bool decline(Ws *w, const char *why)
@@ -372,12 +373,15 @@ static bool structured(OpCode c)
     return c == OP_FOR || c == OP_IF || c == OP_YIELD || c == OP_WHILE || c == OP_CONDITION;
 }
 
-/* The partition of op, its operands' known: the producer's copies; every warp's for structured
- * ops and for pure scalar ops (a slot view too) of values every warp has; the consumers' else. */
+/* The partition of op, its operands' known: the producer's copies (the loop's and its
+ * prologue's; a later loop's are the consumers', who run it as it was: causal attention's
+ * diagonal pass); every warp's for structured ops and for pure scalar ops (a slot view too) of
+ * values every warp has; the consumers' else. */
 static WarpPartition choose(const Ws *w, const IrOp *op)
 {
-    if (op->code == OP_MBAR_EXPECT || op->code == OP_TMA_LOAD ||
-        op->partition == PARTITION_PRODUCER)
+    if ((op->code == OP_MBAR_EXPECT || op->code == OP_TMA_LOAD ||
+         op->partition == PARTITION_PRODUCER) &&
+        !w->tail)
         return PARTITION_PRODUCER;
     if (structured(op->code) || op->code == OP_LOCAL_ALLOC) /* an allocation is a placement */
         return PARTITION_ALL;
@@ -400,6 +404,8 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
     IrFunc *f = w->f;
     for (int i = from; i < r->nops; i++) {
         IrOp *op = r->ops[i];
+        if (r == &f->body)
+            w->tail = i > ir_region_index(r, w->loop);
         op->partition = (uint8_t)choose(w, op);
         for (int k = 0; k < op->nresults; k++)
             w->part[op->results[k]] = op->partition;
@@ -588,9 +594,11 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
            top->ops[w.init_at + 2]->code == OP_MBAR_INIT &&
            top->ops[w.init_at + 2]->operands[0] == top->ops[w.init_at + 1]->results[0])
         w.init_at += 2;
-    for (int i = inner ? 0 : w.init_at + 1; i < top->nops; i++)
+    /* a later loop's mbarriers (causal attention's second pass) are fine: the consumers run
+     * that loop as it was, its copies included (choose) */
+    for (int i = inner ? 0 : w.init_at + 1; i < (inner ? top->nops : w.loop_at); i++)
         if (top->ops[i]->code == OP_MBAR_INIT)
-            return decline(&w, "another loop's mbarriers are set up after this one's");
+            return decline(&w, "another loop's mbarriers are set up before it");
     if (inner) {
         const char *why = nested_unsupported(&w);
         if (why)

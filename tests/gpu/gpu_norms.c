@@ -55,8 +55,8 @@ int main(void)
         row_case(dev, ln, 1, fp16, 333, 8192, 0, arch);
         row_case(dev, ln, 1, fp16, 64, 5000, 1024, arch); /* five chunks, the last masked */
     }
-    /* the last three with a producer warpgroup (warp_specialize=True; causal: declined, two
-     * loops) */
+    /* the last three with a producer warpgroup (warp_specialize=True; causal: for the first of
+     * its two loops, the consumers issuing the second's copies) */
     static const NkAttnConfig cfgs[] = {
         {128, 64, 8, 3, 0}, {128, 64, 4, 3, 0}, {128, 128, 8, 2, 0}, {128, 128, 8, 3, 0},
         {64, 64, 4, 3, 0},  {128, 64, 8, 3, 1}, {128, 128, 8, 3, 1}, {64, 64, 4, 3, 1}};

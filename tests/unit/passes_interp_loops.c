@@ -711,6 +711,24 @@ int main(void)
          .tiles = {2, 0},
          .asks = true,
          .ws = true},
+        /* ... and causal: the producer issues the first loop's copies (the blocks left of the
+         * diagonal: none for the first program, 2 for the second), the consumers then run the
+         * diagonal's loop as it was, its copies included, into the same memory */
+        {"examples/attention.tri",
+         "attn_fwd",
+         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
+         "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",
+         {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=64", "STAGE=3", "num_stages=3",
+          "warp_specialize=True"},
+         {2, 1},
+         8,
+         {F16(256 * 128, 0.5), F16(256 * 128, 0.5), F16(256 * 128, 0.5), SCALAR(0.088), OUT32(256),
+          OUT16(256 * 128), ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, I(1), I(256)},
+         20,
+         2,
+         .tiles = {4, 0},
+         .asks = true,
+         .ws = true},
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
