@@ -318,6 +318,31 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 /* [Z, H, N_CTX, D] strides of one attention tensor, Z = H = 1, N_CTX = 256, D = 128. */
 #define ATTN_STRIDES I(256 * 128), I(256 * 128), I(128)
 
+/* examples/attention.tri with warp_specialize=True, D = 128, blocks of 128 x 64 on 8 warps, 3
+ * stages, 2 programs over N_CTX = 256: STAGE, the loops pipelined, the tiles sm_80 reads whole. */
+#define ATTN_FWD_WS(STAGE, LOOPS, SM80_TILES)                                                      \
+    {                                                                                              \
+        "examples/attention.tri", "attn_fwd",                                                      \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
+            {"HEAD_DIM=128",  "BLOCK_M=128",  "BLOCK_N=64",                                        \
+             "STAGE=" #STAGE, "num_stages=3", "warp_specialize=True"},                             \
+            {2, 1}, 8,                                                                             \
+            {F16(256 * 128, 0.5),                                                                  \
+             F16(256 * 128, 0.5),                                                                  \
+             F16(256 * 128, 0.5),                                                                  \
+             SCALAR(0.088),                                                                        \
+             OUT32(256),                                                                           \
+             OUT16(256 * 128),                                                                     \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             I(1),                                                                                 \
+             I(256)},                                                                              \
+            20, LOOPS, .tiles = {SM80_TILES, 0}, .asks = true, .ws = true                          \
+    }
+
 /* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), C
  * stored whole or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True,
  * flatten_loops.c). */
@@ -692,43 +717,15 @@ int main(void)
           * (the dots' other operands are in registers) */
          .tiles = {4, 0},
          .asks = true},
-        /* the same, not causal, its loop asking warp_specialize=True (Triton 3.6's spelling):
-         * on sm_90a a producer warpgroup issues K and V's copies (q's mbarrier, set up after
-         * the loop's, too, before the partitions split); blocks of 64 along N_CTX = 256, so
-         * every program runs 4 iterations on 3 slots, the ring wrapping */
-        {"examples/attention.tri",
-         "attn_fwd",
-         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
-         "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",
-         {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=64", "STAGE=1", "num_stages=3",
-          "warp_specialize=True"},
-         {2, 1},
-         8,
-         {F16(256 * 128, 0.5), F16(256 * 128, 0.5), F16(256 * 128, 0.5), SCALAR(0.088), OUT32(256),
-          OUT16(256 * 128), ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, I(1), I(256)},
-         20,
-         1,
-         .tiles = {2, 0},
-         .asks = true,
-         .ws = true},
-        /* ... and causal: the producer issues the first loop's copies (the blocks left of the
-         * diagonal: none for the first program, 2 for the second), the consumers then run the
-         * diagonal's loop as it was, its copies included, into the same memory */
-        {"examples/attention.tri",
-         "attn_fwd",
-         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
-         "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",
-         {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=64", "STAGE=3", "num_stages=3",
-          "warp_specialize=True"},
-         {2, 1},
-         8,
-         {F16(256 * 128, 0.5), F16(256 * 128, 0.5), F16(256 * 128, 0.5), SCALAR(0.088), OUT32(256),
-          OUT16(256 * 128), ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, I(1), I(256)},
-         20,
-         2,
-         .tiles = {4, 0},
-         .asks = true,
-         .ws = true},
+        /* the same, its loop asking warp_specialize=True (Triton 3.6's spelling): on sm_90a a
+         * producer warpgroup issues K and V's copies (q's mbarrier, set up after the loop's,
+         * too, before the partitions split); blocks of 64 along N_CTX = 256, so a program runs
+         * up to 4 iterations on 3 slots, the ring wrapping. Not causal (STAGE 1: one loop, K
+         * and V read back whole on sm_80), and causal (STAGE 3: the producer issues the first
+         * loop's copies, none for the first program and 2 for the second; the consumers then
+         * run the diagonal's loop as it was, its copies included, into the same memory) */
+        ATTN_FWD_WS(1, 1, 2),
+        ATTN_FWD_WS(3, 2, 4),
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
