@@ -81,14 +81,39 @@ typedef struct Case {
     unsigned grid;
     BufSpec bufs[5];
     int nbufs;
-    int32_t ints[12]; /* scalar i32 args after the buffers */
+    int32_t ints[16]; /* scalar i32 args after the buffers */
     int nints;
     int num_warps;   /* 0 = 4 */
     int num_stages;  /* 0 = the default (3) */
     unsigned grid_y; /* 0 = 1 */
     int stream_k;    /* tric_compile_options.stream_k on the GPU (the interpreter runs the
                         kernel as written) */
+    int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
+                        sm_scale) */
+    float f32;
 } Case;
+
+/* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
+ * blocks of 128 x 64 on 8 warps, 3 stages, Z = H = 1, N_CTX = 256 (2 programs): a producer
+ * warpgroup for the (first) loop's K and V; STAGE 3 (causal): the consumers run the diagonal's
+ * loop as it was. Q, K, V, M, Out; the strides of q, k, v, o, then H and N_CTX. */
+#define ATTN_FWD_WS(STAGE)                                                                         \
+    {                                                                                              \
+        "../../../examples/attention.tri", "attn_fwd",                                             \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
+            {"HEAD_DIM=64",   "BLOCK_M=128",  "BLOCK_N=64",                                        \
+             "STAGE=" #STAGE, "num_stages=3", "warp_specialize=True"},                             \
+            6, 2,                                                                                  \
+            {{E_F16, 256 * 64, FILL_UNIFORM, 0},                                                   \
+             {E_F16, 256 * 64, FILL_UNIFORM, 0},                                                   \
+             {E_F16, 256 * 64, FILL_UNIFORM, 0},                                                   \
+             {E_F32, 256, FILL_POISON, 1e-3},                                                      \
+             {E_F16, 256 * 64, FILL_POISON, 1e-2}},                                                \
+            5, {256 * 64, 256 * 64, 64,       256 * 64, 256 * 64, 64, 256 * 64,                    \
+                256 * 64, 64,       256 * 64, 256 * 64, 64,       1,  256},                        \
+            14, 8, 3, 0, 0, 3, 0.125f                                                              \
+    }
 
 /* Seed 2 fp16 with --stream-k: C [768, 768] = A [768, 256] B, 64 x 64 x 32 tiles: 144 tiles of 8
  * K steps on min(144, SMs x blocks per SM) programs (on an H200 several programs an SM: a program a
@@ -304,20 +329,23 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     tric_module mod = NULL;
     tric_kernel k = NULL;
     tric_buffer bufs[5] = {0};
-    tric_arg args[16];
+    tric_arg args[24];
+    int at = 0; /* the next argument */
     bool ok = tric_module_compile_file(dev, path, &opt, &mod) == TRIC_SUCCESS &&
               tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS;
     for (int i = 0; ok && i < c->nbufs; i++) {
         size_t bytes = c->bufs[i].count * elem_bytes(c->bufs[i].elem);
         ok = tric_buffer_alloc(dev, bytes, &bufs[i]) == TRIC_SUCCESS &&
              tric_copy_to_device(bufs[i], 0, init[i], bytes, NULL) == TRIC_SUCCESS;
-        args[i] = TRIC_ARG_BUF(bufs[i]);
+        if (c->f32_at > 0 && i == c->f32_at)
+            args[at++] = TRIC_ARG_F32(c->f32);
+        args[at++] = TRIC_ARG_BUF(bufs[i]);
     }
     for (int i = 0; i < c->nints; i++)
-        args[c->nbufs + i] = TRIC_ARG_I32(c->ints[i]);
+        args[at++] = TRIC_ARG_I32(c->ints[i]);
     if (ok)
-        ok = tric_launch(k, (tric_dim3){c->grid, c->grid_y ? c->grid_y : 1, 1}, args,
-                         c->nbufs + c->nints, NULL) == TRIC_SUCCESS &&
+        ok = tric_launch(k, (tric_dim3){c->grid, c->grid_y ? c->grid_y : 1, 1}, args, at, NULL) ==
+                 TRIC_SUCCESS &&
              tric_device_synchronize(dev) == TRIC_SUCCESS;
     for (int i = 0; ok && i < c->nbufs; i++)
         ok = tric_copy_to_host(out[i], bufs[i], 0, c->bufs[i].count * elem_bytes(c->bufs[i].elem),
@@ -966,6 +994,8 @@ int main(void)
          3,
          4,
          4},
+        ATTN_FWD_WS(1),
+        ATTN_FWD_WS(3),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
