@@ -184,6 +184,11 @@ static int64_t float_to_int(double x, int bits, bool is_signed)
 typedef struct Slot {
     void *data; /* int64_t[n] or double[n], by the value's type; NULL until first computed */
     int64_t n;
+    /* k + 1 when the value is the registers of wgmma number k (in->wgmmas), still running: no
+     * wgmma_wait has retired it on the way here (a wait leaving it pending passes it on, as do
+     * loops and ifs), so only a wgmma_wait, a later wgmma as its accumulator or a region's
+     * init may read it; 0 otherwise */
+    int64_t wgmma_running;
 } Slot;
 
 /* A page of a buffer as it was before the launch first stored into it. */
@@ -231,6 +236,8 @@ typedef struct Interp {
     size_t scratch_cap;
     unsigned char *scratch2;
     size_t scratch2_cap;
+    unsigned char *scratch3; /* assign_values' in-flight marks */
+    size_t scratch3_cap;
     /* the memory pipeline, per program: group g of async copies is closed by the (g+1)-th
      * async_commit and complete once groups_done > g; wgmma number w is retired once
      * wgmmas_done > w */
@@ -302,9 +309,19 @@ static void *operand(Interp *in, const IrOp *op, int i)
         return NULL;
     }
     Slot *s = &in->slots[op->operands[i]];
-    if (!s->data)
+    if (!s->data) {
         fail(in, op, "internal error: operand %d of %s is used before it is computed", i,
              op_name(op->code));
+        return NULL;
+    }
+    if (s->wgmma_running && op->code != OP_WGMMA_WAIT && !(op->code == OP_WGMMA && i == 2) &&
+        !op_has(op->code, OPT_REGIONS)) {
+        fail(in, op,
+             "operand %d of %s is the result of a wgmma no wgmma_wait has retired (a wait that "
+             "leaves it pending does not); its registers are still being written",
+             i, op_name(op->code));
+        return NULL;
+    }
     return s->data;
 }
 
@@ -2240,6 +2257,7 @@ static bool run_wgmma(Interp *in, const IrOp *op)
     if (!a_regs)
         in->books[abuf].wgmma_read[aslot] = in->wgmmas;
     in->books[bbuf].wgmma_read[bslot] = in->wgmmas;
+    in->slots[op->results[0]].wgmma_running = in->wgmmas + 1;
     in->wgmmas++;
     return true;
 }
@@ -2255,6 +2273,11 @@ static bool run_wgmma_wait(Interp *in, const IrOp *op)
     int64_t done = in->wgmmas - (op->attr[0] > 0 ? op->attr[0] : 0);
     if (done > in->wgmmas_done)
         in->wgmmas_done = done;
+    for (int i = 0; i < op->nresults; i++) { /* retired: its registers may be read now */
+        Slot *s = &in->slots[op->results[i]];
+        if (s->wgmma_running && s->wgmma_running - 1 < in->wgmmas_done)
+            s->wgmma_running = 0;
+    }
     return true;
 }
 
@@ -2319,12 +2342,19 @@ static bool assign_values(Interp *in, const IrOp *op, const ValueId *dst, const 
         at += (size_t)in->slots[src[i]].n * 8;
     }
     at = 0;
+    int64_t *running =
+        scratch_get(&in->scratch3, &in->scratch3_cap, sizeof(int64_t) * (size_t)(n + 1));
+    if (!running)
+        return fail(in, op, "out of memory");
+    for (int i = 0; i < n; i++)
+        running[i] = in->slots[src[i]].wgmma_running;
     for (int i = 0; i < n; i++) {
         void *d = value_storage(in, op, dst[i]);
         if (!d)
             return false;
         memcpy(d, t + at, (size_t)in->slots[dst[i]].n * 8);
         at += (size_t)in->slots[dst[i]].n * 8;
+        in->slots[dst[i]].wgmma_running = running[i];
     }
     return true;
 }
@@ -2685,6 +2715,7 @@ static void interp_free(Interp *in)
     free(in->pool);
     free(in->scratch);
     free(in->scratch2);
+    free(in->scratch3);
     if (in->books)
         for (int i = 0; i < in->f->nvalues; i++)
             free(in->books[i].copy_group);

@@ -6,6 +6,7 @@
  *   - a local_load before the async_wait (or before the async_commit) of its copy fails with the
  *     discipline message;
  *   - an async_copy into a slot that a wgmma not yet retired by wgmma_wait reads fails;
+ *   - a read of a wgmma's result that a wgmma_wait left pending fails;
  *   - wgmma (chained through its accumulator) + wgmma_wait equals dot on the same data, bit for
  *     bit, and a host reference;
  *   - tma_load through a tensor map with a bounded dim, on mbarriers: the data, zero outside the
@@ -306,6 +307,22 @@ static void test_wgmma(StrBuf *err)
             "mm.tri:22: async_copy overwrites slot 1 of %a_buf while a wgmma that reads it "
             "is still running (missing wgmma_wait), in program (0, 0, 0)";
         CHECK(contains(err, want), "overwrite message:\n%s\nwanted:\n%s", err->data, want);
+    }
+    parsed_free(&p);
+
+    /* pending = 1 and no copy after it: the store reads the second wgmma's result, which that
+     * wait left running (its registers still being written). */
+    const char *read_early[] = {"@P@",
+                                "1",
+                                "  async_copy %27, %17 loc(\"mm.tri\":22:9)\n",
+                                "  %99 = const 0 : i32 loc(\"mm.tri\":22:9)\n",
+                                "  store %43, %32\n",
+                                "  store %43, %32 loc(\"mm.tri\":40:5)\n"};
+    if (parse_kernel(&p, subst(mm, read_early, 3))) {
+        CHECK(!launch(&p, 1, args, 3, bufs, 3, err), "a read of a running wgmma's result ran");
+        const char *want = "mm.tri:40: operand 1 of store is the result of a wgmma no wgmma_wait "
+                           "has retired";
+        CHECK(contains(err, want), "running-result message:\n%s\nwanted:\n%s", err->data, want);
     }
     parsed_free(&p);
 }
