@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # scripts/norms_merge.py CSV... [--md FILE]: merges bench_norms's and triton_norms.py's CSVs
 # (columns: provider,bench,dtype,M,N,head,causal,config,time_us,value,unit,row) into one table per
-# measurement: tric, Triton and torch (GB/s or TFLOPS), tric / Triton, and the issue 10 bar it is
-# held to (attention >= 0.90 x Triton, softmax and layer norm >= 0.95 x Triton). Only "best" rows.
+# measurement: tric, Triton and torch (GB/s or TFLOPS), tric / Triton, the issue 10 bar it is
+# held to (attention >= 0.90 x Triton, softmax and layer norm >= 0.95 x Triton), and tric / torch
+# (for attention torch's SDPA: issue 22's bar, >= 1.0). Only "best" rows.
 import csv
 import os
 import sys
@@ -33,8 +34,8 @@ def main(argv):
                     rows[key] = {}
                     order.append(key)
                 rows[key][r["provider"]] = (float(r["value"]), r["unit"], r["config"])
-    out = ["| kernel | dtype | shape | tric | Triton | torch | unit | tric/Triton | bar | tric config | Triton config |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| kernel | dtype | shape | tric | Triton | torch | unit | tric/Triton | bar | tric/torch | tric config | Triton config |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     misses = compared = 0
     for key in order:
         bench, dtype, M, N, head, causal = key
@@ -43,14 +44,16 @@ def main(argv):
         val = {p: got[p][0] for p in got}
         unit = next(iter(got.values()))[1]
         ratio = val["tric"] / val["triton"] if val.get("tric") and val.get("triton") else None
+        vs_torch = val["tric"] / val["torch"] if val.get("tric") and val.get("torch") else None
         bar = BARS.get(bench)
         verdict = "" if ratio is None or bar is None else ("ok" if ratio >= bar else "MISS")
         misses += verdict == "MISS"
         compared += verdict != ""
         fmt = lambda p: "%.1f" % val[p] if p in val else "-"
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             bench, dtype, shape, fmt("tric"), fmt("triton"), fmt("torch"), unit,
             "%.3f" % ratio if ratio is not None else "-", ("%.2f %s" % (bar, verdict)) if verdict else "-",
+            "%.3f" % vs_torch if vs_torch is not None else "-",
             got.get("tric", (0, 0, "-"))[2], got.get("triton", (0, 0, "-"))[2]))
     out.append("")
     out.append("%d of %d rows with both tric and Triton below their bar (%d rows in all)" % (misses, compared, len(order)))
