@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The PTX corpus: a fixed set of kernels compiled to PTX, to show that a code-generator change
 # (a compile-time one, say) leaves the kernels alone. Compiles every entry into OUTDIR/NAME.ptx,
-# runs `ptxas -v` for its architecture on it (OUTDIR/NAME.ptxas; a rejected PTX is reported and
-# the exit status is 1) and writes OUTDIR/registers.txt (NAME arch registers). The entries: seed 2
+# runs `ptxas -v` for its architecture on it (OUTDIR/NAME.ptxas; a rejected PTX, or one whose
+# wgmma ops ptxas serializes, is reported and the exit status is 1) and writes
+# OUTDIR/registers.txt (NAME arch registers). The entries: seed 2
 # (128x128x64 w4, 128x256x64 w8, 64x64x32 w4) for sm_90a and sm_80, seed 1 masked, seed-1
 # vector_add, examples/attention.tri, softmax.tri and layer_norm.tri with bench_norms' configs,
 # bench_linear's linear layer, and every `%tric` RUN line of tests/lit/codegen that writes PTX.
@@ -138,4 +139,12 @@ for test in tests/lit/codegen/*.tri tests/lit/codegen/*.test; do
       $a =~ s{%examples/}{examples/}g; print "$a\n" }' | awk '!seen[$0]++')
 done
 echo "$(wc -l <"$out/registers.txt") kernels in $out"
+# ptxas serializing every wgmma of a kernel (C7512-C7515: a register a running wgmma reads or
+# writes touched, or too few registers) is a performance bug in the PTX: reported, status 1
+for f in "$out"/*.ptxas; do
+  if grep -q "Potential Performance Loss" "$f"; then
+    echo "ptxas serializes wgmma: $(basename "$f" .ptxas): $(grep -o '(C75[0-9]*)[^:]*' "$f" | head -1)"
+    status=1
+  fi
+done
 exit $status
