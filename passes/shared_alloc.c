@@ -328,7 +328,8 @@ static void buffer_liveness(const IrRegion *r, int64_t *live_end)
         if (alloc->code != OP_LOCAL_ALLOC)
             continue;
         int64_t end = (int64_t)alloc->smem_offset + alloc->smem_bytes;
-        for (int i = a; i <= buffer_live_end(r, a); i++)
+        int last = buffer_live_end(r, a);
+        for (int i = a; i <= last; i++)
             live_end[i] = end > live_end[i] ? end : live_end[i];
     }
 }

@@ -402,10 +402,11 @@ static WarpPartition choose(const Ws *w, const IrOp *op)
 static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
 {
     IrFunc *f = w->f;
+    int loop_at = r == &f->body ? ir_region_index(r, w->loop) : -1;
     for (int i = from; i < r->nops; i++) {
         IrOp *op = r->ops[i];
-        if (r == &f->body)
-            w->tail = i > ir_region_index(r, w->loop);
+        if (loop_at >= 0)
+            w->tail = i > loop_at;
         op->partition = (uint8_t)choose(w, op);
         for (int k = 0; k < op->nresults; k++)
             w->part[op->results[k]] = op->partition;

@@ -115,40 +115,27 @@ typedef struct Case {
             14, 8, 3, 0, 0, 3, 0.125f                                                              \
     }
 
-/* Seed 2 fp16 with --stream-k: C [768, 768] = A [768, 256] B, 64 x 64 x 32 tiles: 144 tiles of 8
- * K steps on min(144, SMs x blocks per SM) programs (on an H200 several programs an SM: a program a
- * tile, nothing split; the 128 x 256 case below splits). */
-#define SEED2_STREAM_K(WARPS, STAGES)                                                              \
+/* Seed 2 fp16 with --stream-k: C [M, N] = A [M, 256] B in BM x BN x BK tiles, 144 tiles either
+ * way: SEED2_STREAM_K, 64 x 64 x 32 tiles of 8 K steps on min(144, SMs x blocks per SM) programs
+ * (on an H200 several programs an SM: a program a tile, nothing split); SEED2_STREAM_K_WIDE,
+ * 128 x 256 x 64 tiles (8 warps, 3 stages: 144 KB, one program an SM) of 4 K steps on min(144,
+ * SMs) programs (on 132 SMs every tile split between two programs, each program's share 5 steps:
+ * partials through the workspace, each summed by its tile's first piece). */
+#define SEED2_STREAM_K_CASE(BM, BN, BK, M, N, WARPS, STAGES)                                       \
     {                                                                                              \
         "../../../examples/matmul.tri", "kernel_matmul",                                           \
             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
             "i32:1",                                                                               \
-            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32",                              \
-             "GROUP_SIZE_M=8",  "T_C=tl.float16",  "T_ACC=tl.float32"},                            \
+            {"BLOCK_SIZE_M=" #BM, "BLOCK_SIZE_N=" #BN, "BLOCK_SIZE_K=" #BK,                        \
+             "GROUP_SIZE_M=8",    "T_C=tl.float16",    "T_ACC=tl.float32"},                        \
             6, 144,                                                                                \
-            {{E_F16, 768 * 256, FILL_UNIFORM, 0},                                                  \
-             {E_F16, 256 * 768, FILL_UNIFORM, 0},                                                  \
-             {E_F16, 768 * 768, FILL_POISON, 1e-2}},                                               \
-            3, {768, 768, 256, 256, 1, 768, 1, 768, 1}, 9, WARPS, STAGES, 0, 1                     \
+            {{E_F16, (M)*256, FILL_UNIFORM, 0},                                                    \
+             {E_F16, 256 * (N), FILL_UNIFORM, 0},                                                  \
+             {E_F16, (M) * (N), FILL_POISON, 1e-2}},                                               \
+            3, {M, N, 256, 256, 1, N, 1, N, 1}, 9, WARPS, STAGES, 0, 1                             \
     }
-
-/* ... with 128 x 256 x 64 tiles (8 warps, 3 stages: 144 KB, one program an SM): C [1536, 3072] =
- * A [1536, 256] B, 144 tiles of 4 K steps on min(144, SMs) programs (on 132 SMs every tile split
- * between two programs, each program's share 5 steps: partials through the workspace, each summed
- * by its tile's first piece). */
-#define SEED2_STREAM_K_WIDE                                                                        \
-    {                                                                                              \
-        "../../../examples/matmul.tri", "kernel_matmul",                                           \
-            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
-            "i32:1",                                                                               \
-            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64",                            \
-             "GROUP_SIZE_M=8",   "T_C=tl.float16",   "T_ACC=tl.float32"},                          \
-            6, 144,                                                                                \
-            {{E_F16, 1536 * 256, FILL_UNIFORM, 0},                                                 \
-             {E_F16, 256 * 3072, FILL_UNIFORM, 0},                                                 \
-             {E_F16, 1536 * 3072, FILL_POISON, 1e-2}},                                             \
-            3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 3, 0, 1                          \
-    }
+#define SEED2_STREAM_K(WARPS, STAGES) SEED2_STREAM_K_CASE(64, 64, 32, 768, 768, WARPS, STAGES)
+#define SEED2_STREAM_K_WIDE           SEED2_STREAM_K_CASE(128, 256, 64, 1536, 3072, 8, 3)
 
 /* Tutorial 09's persistent matmul (examples/FILE): C [200, 272] fp16 = A [200, K] B, 128 x 128 x
  * 64 tiles, 5 programs over the 2 x 3 tiles. */

@@ -318,15 +318,16 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 /* [Z, H, N_CTX, D] strides of one attention tensor, Z = H = 1, N_CTX = 256, D = 128. */
 #define ATTN_STRIDES I(256 * 128), I(256 * 128), I(128)
 
-/* examples/attention.tri with warp_specialize=True, D = 128, blocks of 128 x 64 on 8 warps, 3
- * stages, 2 programs over N_CTX = 256: STAGE, the loops pipelined, the tiles sm_80 reads whole. */
-#define ATTN_FWD_WS(STAGE, LOOPS, SM80_TILES)                                                      \
+/* examples/attention.tri, D = 128, blocks of 128 x BLOCK_N on 8 warps, 2 programs over N_CTX =
+ * 256: STAGE, num_stages, warp_specialize (True or False), the loops pipelined, the tiles sm_80
+ * reads whole; its loops' tl.range(..., num_stages=) asks. */
+#define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
-            {"HEAD_DIM=128",  "BLOCK_M=128",  "BLOCK_N=64",                                        \
-             "STAGE=" #STAGE, "num_stages=3", "warp_specialize=True"},                             \
+            {"HEAD_DIM=128",  "BLOCK_M=128",         "BLOCK_N=" #BLOCK_N,                          \
+             "STAGE=" #STAGE, "num_stages=" #STAGES, "warp_specialize=" #WS},                      \
             {2, 1}, 8,                                                                             \
             {F16(256 * 128, 0.5),                                                                  \
              F16(256 * 128, 0.5),                                                                  \
@@ -340,7 +341,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              ATTN_STRIDES,                                                                         \
              I(1),                                                                                 \
              I(256)},                                                                              \
-            20, LOOPS, .tiles = {SM80_TILES, 0}, .asks = true, .ws = true                          \
+            20, LOOPS, .tiles = {SM80_TILES, 0}, .asks = true, .ws = PY_BOOL_##WS                  \
     }
 
 /* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), C
@@ -701,22 +702,9 @@ int main(void)
          * left of the diagonal, then the diagonal's), D = 128, blocks of 128 on 8 warps: 2
          * programs over N_CTX = 256. Q is loaded once for both loops (on sm_90a through TMA, its
          * mbarrier retired after the first); the epilogue's normalization and cast run in the
-         * accumulator's layout (layouts' sink_converts) */
-        {"examples/attention.tri",
-         "attn_fwd",
-         "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:16,"
-         "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",
-         {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=128", "STAGE=3", "num_stages=2"},
-         {2, 1},
-         8,
-         {F16(256 * 128, 0.5), F16(256 * 128, 0.5), F16(256 * 128, 0.5), SCALAR(0.088), OUT32(256),
-          OUT16(256 * 128), ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, ATTN_STRIDES, I(1), I(256)},
-         20,
-         2,
-         /* its loops' tl.range(..., num_stages=) asks; on sm_80 K and V are read back whole
-          * (the dots' other operands are in registers) */
-         .tiles = {4, 0},
-         .asks = true},
+         * accumulator's layout (layouts' sink_converts); on sm_80 K and V are read back whole
+         * (the dots' other operands are in registers) */
+        ATTN_FWD(3, 128, 2, False, 2, 4),
         /* the same, its loop asking warp_specialize=True (Triton 3.6's spelling): on sm_90a a
          * producer warpgroup issues K and V's copies (q's mbarrier, set up after the loop's,
          * too, before the partitions split); blocks of 64 along N_CTX = 256, so a program runs
@@ -724,8 +712,8 @@ int main(void)
          * and V read back whole on sm_80), and causal (STAGE 3: the producer issues the first
          * loop's copies, none for the first program and 2 for the second; the consumers then
          * run the diagonal's loop as it was, its copies included, into the same memory) */
-        ATTN_FWD_WS(1, 1, 2),
-        ATTN_FWD_WS(3, 2, 4),
+        ATTN_FWD(1, 64, 3, True, 1, 2),
+        ATTN_FWD(3, 64, 3, True, 2, 4),
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
