@@ -453,6 +453,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .wgmma = true,
                          .arch_specific = arch_specific,
                          .no_tma = opt->no_tma,
+                         .no_heavy_first = opt->no_heavy_first,
                          .stream_k = opt->stream_k,
                          .remarks = opt->remarks};
 }

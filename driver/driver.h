@@ -40,6 +40,8 @@ typedef struct CompileOptions {
     const char *c_tuned;     /* EMIT_C: --tuned=FILE, configs chosen ahead of time per key value
                                 (P_write_tuned's table), baked into the tuned launchers */
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
+    bool no_heavy_first;     /* --no-heavy-first: programs keep their launch order
+                                (PassOptions.no_heavy_first) */
     bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
     bool stream_k_twins;     /* --stream-k=auto: an autotuned kernel's configs compile twice, as

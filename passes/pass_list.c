@@ -31,6 +31,7 @@ const PassInfo passes_list[] = {
     {"cse", pass_cse},
     {"dce", pass_dce},
     {"flatten_loops", pass_flatten_loops},
+    {"heavy_first", pass_heavy_first},
     {"stream_k", pass_stream_k},
     {"widen_fp8", pass_widen_fp8},
     {"axis_info", pass_axis_info},

@@ -25,6 +25,8 @@ typedef struct PassOptions {
                                whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
     bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
     bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
+    bool no_heavy_first;    /* heavy_first.c does nothing: programs keep their launch order
+                               (--no-heavy-first) */
     bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
                                round of tiles split along K (--stream-k) */
     bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
@@ -57,6 +59,11 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
  * FuseNestedLoops; docs/passes.md "flatten_loops"). Elsewhere the loop stays as written, with a
  * remark under --remarks saying why. */
 bool pass_flatten_loops(IrFunc *f, const PassOptions *o, Diag *d);
+/* heavy_first.c: along an axis where some loop's trip count grows with program_id(axis) (and
+ * none shrinks or depends on it otherwise), program_id(axis) reads num_programs(axis) - 1 -
+ * program_id(axis), so the longest programs launch first (causal attention); not in a kernel
+ * with atomics or flag waits, a persistent one, or with PassOptions.no_heavy_first. */
+bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
 /* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
  * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,
  * then its share of the split tiles' K iterations (an underfull last round and one more), a split

@@ -41,12 +41,16 @@ static const char usage[] =
     "  -O0 .. -O3            LLVM optimisation level (default -O3)\n"
     "  --no-fp-fusion        never fuse a float mul and add into one fma (Triton's\n"
     "                        enable_fp_fusion=False; by default they may fuse, as in Triton)\n"
-    "  --passes=LIST         with --emit=ir: run passes first (all, or canonicalize,cse,dce,\n"
-    "                        widen_fp8,axis_info,layouts,pipeline,swizzle,tma,shared_alloc)\n"
+    "  --passes=LIST         with --emit=ir: run passes first (all, or a comma-separated list\n"
+    "                        of docs/passes.md's: canonicalize,cse,dce,flatten_loops,\n"
+    "                        heavy_first,stream_k,widen_fp8,axis_info,layouts,pipeline,\n"
+    "                        swizzle,tma,warp_specialize,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
+    "  --no-heavy-first      programs keep their launch order (by default, where loops run\n"
+    "                        longer as program_id grows, the longest programs launch first)\n"
     "  --stream-k            a matmul-shaped kernel runs persistent (as many programs as the\n"
     "                        GPU holds at once), its last round of tiles split along K\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
@@ -257,6 +261,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->libdevice_path = v;
     } else if (!strcmp(a, "--no-tma")) {
         opt->no_tma = true;
+    } else if (!strcmp(a, "--no-heavy-first")) {
+        opt->no_heavy_first = true;
     } else if (!strcmp(a, "--stream-k") || !strcmp(a, "--stream-k=on")) {
         opt->stream_k = true;
     } else if (!strcmp(a, "--stream-k=auto")) {

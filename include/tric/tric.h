@@ -165,6 +165,11 @@ typedef struct tric_compile_options {
      * (a kernel the pass does not take, or one not autotuned, compiles as written). Part of the
      * JIT cache key. */
     int stream_k;
+    /* nonzero: programs keep their launch order. By default, where a kernel's loops run more
+     * iterations as program_id(axis) grows (causal attention), the programs launch longest
+     * first: program_id(axis) reads num_programs(axis) - 1 - program_id(axis) (docs/passes.md
+     * "heavy_first"). Part of the JIT cache key. */
+    int no_heavy_first;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

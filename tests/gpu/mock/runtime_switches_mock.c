@@ -10,6 +10,8 @@
  *   - LLVM args: another process compiles slp.tri's fp16 multiply with -nvptx-no-f16-math (fp32
  *     multiplies); this one, whose first compile fixed LLVM's options to none, is refused when it
  *     would compile with them, and finds the other's entry through the cache;
+ *   - heavy first: a kernel whose loop grows with its program id (a triangle) compiled as the
+ *     pass reorders it and with opt.no_heavy_first is two entries, two codes;
  *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
  * The environment is read once per process, so each variable is tried in a child process: this
  * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
@@ -24,14 +26,17 @@
 static const char *seed2_path = TRIC_SOURCE_DIR "/examples/matmul.tri";
 static const char *va_path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
 static const char *f16_path = TRIC_SOURCE_DIR "/tests/lit/codegen/slp.tri";
+static const char *triangle_path = TRIC_SOURCE_DIR "/tests/lit/passes/Inputs/heavy_first.tri";
 
-/* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, slp.tri's fp16 mul. */
+/* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, heavy_first.tri's
+ * triangle, slp.tri's fp16 mul. */
 static tric_compile_options kernel_options(const char *which, const char **path)
 {
     static const char *seed2_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
                                        "GROUP_SIZE_M=8",   "T_C=tl.float16",   "T_ACC=tl.float32"};
     static const char *va_defs[] = {"BLOCK_SIZE=1024"};
     static const char *f16_defs[] = {"BLOCK=1024"};
+    static const char *triangle_defs[] = {"BLOCK=128"};
     tric_compile_options opt = tric_compile_options_default();
     if (!strcmp(which, "seed2")) {
         *path = seed2_path;
@@ -45,6 +50,11 @@ static tric_compile_options kernel_options(const char *which, const char **path)
         opt.kernel = "vector_add_kernel";
         opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
         opt.constexprs = va_defs;
+        opt.nconstexprs = 1;
+    } else if (!strcmp(which, "triangle")) {
+        *path = triangle_path;
+        opt.kernel = "triangle";
+        opt.constexprs = triangle_defs;
         opt.nconstexprs = 1;
     } else {
         *path = f16_path;
@@ -67,6 +77,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.llvm_passes = extra->llvm_passes;
         opt.llvm_args = extra->llvm_args;
         opt.no_cache = extra->no_cache;
+        opt.no_heavy_first = extra->no_heavy_first;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -75,6 +86,25 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
 static bool has(tric_module mod, const char *text)
 {
     return mod && strstr(tric_module_code(mod), text) != NULL;
+}
+
+/* heavy_first reverses the triangle's programs (%nctaid.x - 1 - %ctaid.x); no_heavy_first keeps
+ * them as written, in an entry of its own. */
+static void test_no_heavy_first(tric_device dev)
+{
+    tric_module reordered, as_written, again;
+    CHECK(compile(dev, "triangle", NULL, &reordered) == TRIC_SUCCESS);
+    CHECK(reordered && has(reordered, "%nctaid.x"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.no_heavy_first = 1;
+    CHECK(compile(dev, "triangle", &extra, &as_written) == TRIC_SUCCESS);
+    CHECK(as_written && !as_written->from_cache && !has(as_written, "%nctaid.x"));
+    CHECK(compile(dev, "triangle", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache &&
+          !strcmp(tric_module_code(as_written), tric_module_code(again)));
+    tric_module_destroy(reordered);
+    tric_module_destroy(as_written);
+    tric_module_destroy(again);
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
@@ -215,6 +245,7 @@ int main(int argc, char **argv)
     }
     setenv("TRIC_CACHE_DIR", dir, 1);
     test_no_tma(dev);
+    test_no_heavy_first(dev);
     test_llvm_passes(dev);
     test_llvm_args(dev);
     tric_device_close(dev);

@@ -1,0 +1,232 @@
+/* heavy_first.c: the programs that run longest launch first.
+ *
+ * A kernel whose loops run more iterations as program_id(axis) grows (causal attention: the
+ * blocks left of the diagonal, `range(0, start_m * BLOCK_M, BLOCK_N)`) launches its shortest
+ * programs first and its longest last, since the GPU hands out blocks in the order of their
+ * index: the last wave is then a few long programs on an otherwise idle GPU. Launching them in
+ * the reverse order (longest processing time first, the classic list-scheduling rule) lets the
+ * short ones fill in behind. Programs are independent and CUDA gives their order no meaning, so
+ * renumbering them changes no result; the pass replaces program_id(axis) by
+ * num_programs(axis) - 1 - program_id(axis).
+ *
+ * Requires: canonicalized scalar arithmetic (loop bounds folded to pid * constant). Guarantees,
+ * for each axis where some loop's trip count grows with program_id(axis) and none shrinks or
+ * depends on it otherwise: every use of program_id(axis) reads the reversed index instead.
+ * A loop's trip count grows when its step is a positive constant and hi - lo is affine in
+ * program_id(axis) with a positive coefficient (through add, sub, mul by a constant and
+ * multiple_of). Left as written: a kernel with atomics or flag waits (programs that may wait for
+ * one another rely on the launch order), a persistent one (stream_k's programs wait for later
+ * ones), and everything with PassOptions.no_heavy_first (`--no-heavy-first`). With --remarks it
+ * says what it did, or why not where a loop grows. */
+#include "passes/passes.h"
+
+#include <string.h>
+
+typedef struct Order {
+    const IrFunc *f;
+    bool *dep; /* per value: computed from program_id(axis) */
+    int axis;
+    int grows, shrinks, unknown;
+    const IrOp *first_growing; /* for the remark */
+} Order;
+
+static bool mark(Order *s, ValueId v)
+{
+    if (!v || s->dep[v])
+        return false;
+    s->dep[v] = true;
+    return true;
+}
+
+/* One sweep of the dependence on program_id(axis) through r: an op's results depend on it when an
+ * operand does (or, for a loop or an if, a value its regions yield); a loop's counter when its
+ * bounds do, an iter arg when its init or yielded value does. Returns whether anything changed. */
+static bool sweep(Order *s, const IrRegion *r)
+{
+    bool changed = false;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        bool any = op->code == OP_PROGRAM_ID && op->attr[0] == s->axis;
+        for (int k = 0; k < op->noperands; k++)
+            any |= op->operands[k] && s->dep[op->operands[k]];
+        if (op->code == OP_FOR && op->nregions == 1) {
+            /* the counter follows the bounds; an iter arg and its result its init and yielded
+             * value, and the bounds too (they say how often the body runs) */
+            const IrRegion *b = &op->regions[0];
+            const IrOp *y = b->nops ? b->ops[b->nops - 1] : NULL;
+            bool bounds = s->dep[op->operands[0]] || s->dep[op->operands[1]] ||
+                          s->dep[op->operands[2]];
+            for (int a = 0; a < b->nargs; a++) {
+                bool d = bounds || (a > 0 && (s->dep[op->operands[2 + a]] ||
+                                              (y && a - 1 < y->noperands &&
+                                               s->dep[y->operands[a - 1]])));
+                if (d) {
+                    changed |= mark(s, b->args[a]);
+                    if (a > 0 && a - 1 < op->nresults)
+                        changed |= mark(s, op->results[a - 1]);
+                }
+            }
+        }
+        for (int k = 0; k < op->nregions; k++) {
+            const IrRegion *g = &op->regions[k];
+            changed |= sweep(s, g);
+            if (op->code == OP_FOR)
+                continue;
+            /* an if's or while's results: what its regions yield, or its condition */
+            const IrOp *y = g->nops ? g->ops[g->nops - 1] : NULL;
+            for (int j = 0; y && j < y->noperands; j++)
+                any |= y->operands[j] && s->dep[y->operands[j]];
+            for (int a = 0; any && a < g->nargs; a++)
+                changed |= mark(s, g->args[a]);
+        }
+        if (op->code == OP_FOR)
+            continue;
+        for (int k = 0; any && k < op->nresults; k++)
+            changed |= mark(s, op->results[k]);
+    }
+    return changed;
+}
+
+/* v's coefficient in program_id(axis): true with *coef when v is affine in it (its other terms
+ * independent of it), false when it depends on it some other way. */
+static bool coefficient(const Order *s, ValueId v, int64_t *coef, int depth)
+{
+    if (!s->dep[v]) {
+        *coef = 0;
+        return true;
+    }
+    const IrOp *def = s->f->values[v].def;
+    if (!def || depth > 32)
+        return false;
+    int64_t a, b, c;
+    switch (def->code) {
+    case OP_PROGRAM_ID:
+        *coef = 1;
+        return true;
+    case OP_MULTIPLE_OF:
+        return coefficient(s, def->operands[0], coef, depth + 1);
+    case OP_ADD:
+    case OP_SUB:
+        if (!coefficient(s, def->operands[0], &a, depth + 1) ||
+            !coefficient(s, def->operands[1], &b, depth + 1))
+            return false;
+        *coef = def->code == OP_ADD ? a + b : a - b;
+        return true;
+    case OP_MUL:
+        for (int k = 0; k < 2; k++)
+            if (passes_const_int(s->f, def->operands[k], &c) &&
+                coefficient(s, def->operands[1 - k], &a, depth + 1)) {
+                *coef = a * c;
+                return true;
+            }
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* Counts r's loops (and their nested ones) whose trip count grows, shrinks, or depends on
+ * program_id(axis) in a way the rule cannot tell. */
+static void classify(Order *s, const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_FOR) {
+            int64_t step, lo, hi;
+            ValueId l = op->operands[0], h = op->operands[1];
+            if (s->dep[l] || s->dep[h] || s->dep[op->operands[2]]) {
+                if (s->dep[op->operands[2]] || !passes_const_int(s->f, op->operands[2], &step) ||
+                    step <= 0 || !coefficient(s, l, &lo, 0) || !coefficient(s, h, &hi, 0))
+                    s->unknown++;
+                else if (hi - lo > 0) {
+                    s->grows++;
+                    if (!s->first_growing)
+                        s->first_growing = op;
+                } else if (hi - lo < 0)
+                    s->shrinks++;
+            }
+        } else if (op->code == OP_WHILE) {
+            for (int k = 0; k < op->noperands; k++)
+                if (s->dep[op->operands[k]]) {
+                    s->unknown++;
+                    break;
+                }
+        }
+        for (int k = 0; k < op->nregions; k++)
+            classify(s, &op->regions[k]);
+    }
+}
+
+/* An op that lets programs wait for one another (an atomic, a flag wait) in r, or NULL. */
+static const IrOp *inter_program(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS || op->code == OP_FLAG_WAIT)
+            return op;
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *in = inter_program(&op->regions[k]);
+            if (in)
+                return in;
+        }
+    }
+    return NULL;
+}
+
+/* Every program_id(axis) of r (and its regions) read as num_programs(axis) - 1 - program_id(axis). */
+static void reverse(IrFunc *f, IrRegion *r, int axis)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            reverse(f, &op->regions[k], axis);
+        if (op->code != OP_PROGRAM_ID || op->attr[0] != axis)
+            continue;
+        IrBuilder b = {.func = f, .region = r, .pos = i + 1};
+        Type t = ir_type(f, op->results[0]);
+        IrOp *n = ir_build(&b, OP_NUM_PROGRAMS, op->loc, NULL, 0, &t, 1, 0);
+        n->attr[0] = axis;
+        ValueId last = ir_build_binary(&b, OP_SUB, op->loc, t, n->results[0],
+                                       passes_const_i32(&b, op->loc, 1));
+        ValueId rev = ir_build_binary(&b, OP_SUB, op->loc, t, last, op->results[0]);
+        f->values[rev].name = f->values[op->results[0]].name;
+        ir_replace_all_uses(f, op->results[0], rev);
+        f->values[rev].def->operands[1] = op->results[0]; /* the one use that stays */
+        i = b.pos - 1;
+    }
+}
+
+bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    if (o->no_heavy_first || o->stream_k || f->persistent.on)
+        return true;
+    const IrOp *waits = inter_program(&f->body);
+    for (int axis = 0; axis < 3; axis++) {
+        Order s = {.f = f, .axis = axis};
+        s.dep = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+        memset(s.dep, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+        for (int round = 0; round < 64 && sweep(&s, &f->body); round++)
+            ;
+        classify(&s, &f->body);
+        if (!s.grows)
+            continue;
+        if (waits || s.shrinks || s.unknown) {
+            if (o->remarks)
+                diag_remark(d, s.first_growing->loc,
+                            "programs keep their launch order along axis %d: %s", axis,
+                            waits ? "the kernel has atomics or flag waits (its programs may wait "
+                                    "for one another)"
+                                  : "another loop's trip count shrinks as the program id grows, "
+                                    "or depends on it otherwise");
+            continue;
+        }
+        reverse(f, &f->body, axis);
+        if (o->remarks)
+            diag_remark(d, s.first_growing->loc,
+                        "programs launch longest first along axis %d: this loop runs more "
+                        "iterations as program_id(%d) grows, so program_id(%d) reads "
+                        "num_programs(%d) - 1 - program_id(%d)",
+                        axis, axis, axis, axis, axis);
+    }
+    return true;
+}
