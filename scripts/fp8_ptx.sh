@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# scripts/fp8_ptx.sh BUILD OUTDIR [CONFIGS]: seed 2's kernel_matmul (examples/matmul.tri) with fp8
+# e4m3 A [M, K] and B read along K (B's storage [N, K], K contiguous: wgmma's fp8 form reads both
+# operands K-major), fp16 C, fp32 accumulator, GROUP_SIZE_M 8, compiled by BUILD/tric for sm_90a
+# into OUTDIR/fp8_<BM>x<BN>x<BK>_w<WARPS>_s<STAGES>[_ws].ptx, one file a config, for
+# scripts/bench_fp8.py on the GPU machine. CONFIGS: "BM,BN,BK,WARPS,STAGES[,ws] ..." (ws:
+# tests/lit/codegen/warp_specialize.tri's ws_matmul, seed 2's grouped kernel with its K loop
+# asking warp_specialize=True, C fp16). ptxas -v's registers and spills go to
+# OUTDIR/ptxas.txt when ptxas is here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1 out=$2
+configs=${3:-"128,256,128,8,3 128,256,128,8,4 128,128,128,4,4 128,128,128,4,5 256,128,128,8,3 128,256,64,8,4 128,128,128,8,4"}
+mkdir -p "$out"
+# a, b, c, M, N, K, stride_am, stride_ak (1), stride_bk (1: B along K), stride_bn, stride_cm, stride_cn (1)
+sig='*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,i32:16,i32:1'
+for cfg in $configs; do
+  IFS=, read -r bm bn bk warps stages ws <<<"$cfg"
+  name="fp8_${bm}x${bn}x${bk}_w${warps}_s${stages}${ws:+_ws}"
+  if [ -n "$ws" ]; then
+    src=tests/lit/codegen/warp_specialize.tri kernel=ws_matmul extra=()
+  else
+    src=examples/matmul.tri kernel=kernel_matmul extra=(-D T_C=tl.float16 -D T_ACC=tl.float32)
+  fi
+  "$build/tric" "$src" --kernel=$kernel --signature="$sig" --arch=sm_90a \
+    -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk -D GROUP_SIZE_M=8 \
+    "${extra[@]}" --num-warps=$warps --num-stages=$stages \
+    -o "$out/$name.ptx"
+done
+bash scripts/ptxas_summary.sh "$out"
