@@ -12,9 +12,10 @@
  * Requires: canonicalized scalar arithmetic (loop bounds folded to pid * constant). Guarantees,
  * for each axis where some loop's trip count grows with program_id(axis) and none shrinks or
  * depends on it otherwise: every use of program_id(axis) reads the reversed index instead.
- * A loop's trip count grows when its step is a positive constant and hi - lo is affine in
- * program_id(axis) with a positive coefficient (through add, sub, mul by a constant and
- * multiple_of). Left as written: a kernel with atomics or flag waits (programs that may wait for
+ * A loop's trip count grows when its step is a positive constant and hi - lo never decreases
+ * as program_id(axis) grows, and is not constant: affine in it with a positive coefficient
+ * (through add, sub, mul by a constant, multiple_of), or monotone (a division by a constant, the
+ * min or max of two values moving the same way, sums of those). Left as written: a kernel with atomics or flag waits (programs that may wait for
  * one another rely on the launch order), a persistent one (stream_k's programs wait for later
  * ones), and everything with PassOptions.no_heavy_first (`--no-heavy-first`). With --remarks it
  * says what it did, or why not where a loop grows. */
@@ -54,12 +55,12 @@ static bool sweep(Order *s, const IrRegion *r)
              * value, and the bounds too (they say how often the body runs) */
             const IrRegion *b = &op->regions[0];
             const IrOp *y = b->nops ? b->ops[b->nops - 1] : NULL;
-            bool bounds = s->dep[op->operands[0]] || s->dep[op->operands[1]] ||
-                          s->dep[op->operands[2]];
+            bool bounds =
+                s->dep[op->operands[0]] || s->dep[op->operands[1]] || s->dep[op->operands[2]];
             for (int a = 0; a < b->nargs; a++) {
-                bool d = bounds || (a > 0 && (s->dep[op->operands[2 + a]] ||
-                                              (y && a - 1 < y->noperands &&
-                                               s->dep[y->operands[a - 1]])));
+                bool d = bounds ||
+                         (a > 0 && (s->dep[op->operands[2 + a]] ||
+                                    (y && a - 1 < y->noperands && s->dep[y->operands[a - 1]])));
                 if (d) {
                     changed |= mark(s, b->args[a]);
                     if (a > 0 && a - 1 < op->nresults)
@@ -87,41 +88,74 @@ static bool sweep(Order *s, const IrRegion *r)
     return changed;
 }
 
-/* v's coefficient in program_id(axis): true with *coef when v is affine in it (its other terms
- * independent of it), false when it depends on it some other way. */
-static bool coefficient(const Order *s, ValueId v, int64_t *coef, int depth)
+/* How a value moves with program_id(axis): exactly affine in it (coef, its other terms
+ * independent of it), or only monotone (dir: 1 never decreasing, -1 never increasing), or
+ * neither (dir UNKNOWN). */
+enum { UNKNOWN = 2 };
+typedef struct Trend {
+    bool exact;
+    int64_t coef;
+    int dir;
+} Trend;
+
+static int sign(int64_t x) { return (x > 0) - (x < 0); }
+static Trend affine(int64_t coef)
 {
-    if (!s->dep[v]) {
-        *coef = 0;
-        return true;
-    }
+    return (Trend){.exact = true, .coef = coef, .dir = sign(coef)};
+}
+static Trend monotone(int dir) { return (Trend){.dir = dir}; }
+
+/* a + s b (s = 1 or -1) */
+static Trend combine(Trend a, Trend b, int s)
+{
+    if (a.exact && b.exact)
+        return affine(a.coef + s * b.coef);
+    int da = a.dir, db = b.dir == UNKNOWN ? UNKNOWN : s * b.dir;
+    if (da == UNKNOWN || db == UNKNOWN || (da && db && da != db))
+        return monotone(UNKNOWN);
+    return monotone(da ? da : db);
+}
+
+static Trend scaled(Trend a, int64_t c)
+{
+    if (a.exact)
+        return affine(a.coef * c);
+    return monotone(a.dir == UNKNOWN ? UNKNOWN : a.dir * sign(c));
+}
+
+static Trend trend(const Order *s, ValueId v, int depth)
+{
+    if (!s->dep[v])
+        return affine(0);
     const IrOp *def = s->f->values[v].def;
     if (!def || depth > 32)
-        return false;
-    int64_t a, b, c;
+        return monotone(UNKNOWN);
+    int64_t c;
     switch (def->code) {
-    case OP_PROGRAM_ID:
-        *coef = 1;
-        return true;
-    case OP_MULTIPLE_OF:
-        return coefficient(s, def->operands[0], coef, depth + 1);
+    case OP_PROGRAM_ID: return affine(1);
+    case OP_MULTIPLE_OF: return trend(s, def->operands[0], depth + 1);
     case OP_ADD:
     case OP_SUB:
-        if (!coefficient(s, def->operands[0], &a, depth + 1) ||
-            !coefficient(s, def->operands[1], &b, depth + 1))
-            return false;
-        *coef = def->code == OP_ADD ? a + b : a - b;
-        return true;
+        return combine(trend(s, def->operands[0], depth + 1), trend(s, def->operands[1], depth + 1),
+                       def->code == OP_ADD ? 1 : -1);
     case OP_MUL:
         for (int k = 0; k < 2; k++)
-            if (passes_const_int(s->f, def->operands[k], &c) &&
-                coefficient(s, def->operands[1 - k], &a, depth + 1)) {
-                *coef = a * c;
-                return true;
-            }
-        return false;
-    default:
-        return false;
+            if (passes_const_int(s->f, def->operands[k], &c))
+                return scaled(trend(s, def->operands[1 - k], depth + 1), c);
+        return monotone(UNKNOWN);
+    case OP_DIV: /* by a constant: truncation keeps the direction (floor of a monotone value) */
+        if (passes_const_int(s->f, def->operands[1], &c) && c != 0) {
+            Trend a = trend(s, def->operands[0], depth + 1);
+            return monotone(a.dir == UNKNOWN ? UNKNOWN : a.dir * sign(c));
+        }
+        return monotone(UNKNOWN);
+    case OP_MIN:
+    case OP_MAX: { /* two values moving the same way (or not at all) */
+        Trend a = trend(s, def->operands[0], depth + 1), b = trend(s, def->operands[1], depth + 1);
+        Trend m = combine(a, b, 1);
+        return monotone(m.dir);
+    }
+    default: return monotone(UNKNOWN);
     }
 }
 
@@ -132,17 +166,19 @@ static void classify(Order *s, const IrRegion *r)
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
         if (op->code == OP_FOR) {
-            int64_t step, lo, hi;
+            int64_t step;
             ValueId l = op->operands[0], h = op->operands[1];
             if (s->dep[l] || s->dep[h] || s->dep[op->operands[2]]) {
+                /* the trip count moves as hi - lo does when the step is a positive constant */
+                Trend span = combine(trend(s, h, 0), trend(s, l, 0), -1);
                 if (s->dep[op->operands[2]] || !passes_const_int(s->f, op->operands[2], &step) ||
-                    step <= 0 || !coefficient(s, l, &lo, 0) || !coefficient(s, h, &hi, 0))
+                    step <= 0 || span.dir == UNKNOWN)
                     s->unknown++;
-                else if (hi - lo > 0) {
+                else if (span.dir > 0) {
                     s->grows++;
                     if (!s->first_growing)
                         s->first_growing = op;
-                } else if (hi - lo < 0)
+                } else if (span.dir < 0)
                     s->shrinks++;
             }
         } else if (op->code == OP_WHILE) {
