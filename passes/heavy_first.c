@@ -15,10 +15,11 @@
  * A loop's trip count grows when its step is a positive constant and hi - lo never decreases
  * as program_id(axis) grows, and is not constant: affine in it with a positive coefficient
  * (through add, sub, mul by a constant, multiple_of), or monotone (a division by a constant, the
- * min or max of two values moving the same way, sums of those). Left as written: a kernel with atomics or flag waits (programs that may wait for
- * one another rely on the launch order), a persistent one (stream_k's programs wait for later
- * ones), and everything with PassOptions.no_heavy_first (`--no-heavy-first`). With --remarks it
- * says what it did, or why not where a loop grows. */
+ * min or max of two values moving the same way, sums of those). Left as written: a kernel with
+ * atomics or flag waits (programs that may wait for one another rely on the launch order), a
+ * persistent one (stream_k's programs wait for later ones), and everything with
+ * PassOptions.no_heavy_first (`--no-heavy-first`). With --remarks it says what it did, or why
+ * not where a loop grows. */
 #include "passes/passes.h"
 
 #include <string.h>
