@@ -210,7 +210,8 @@ static const IrOp *inter_program(const IrRegion *r)
     return NULL;
 }
 
-/* Every program_id(axis) of r (and its regions) read as num_programs(axis) - 1 - program_id(axis). */
+/* Every program_id(axis) of r (and its regions) read as num_programs(axis) - 1 -
+ * program_id(axis). */
 static void reverse(IrFunc *f, IrRegion *r, int axis)
 {
     for (int i = 0; i < r->nops; i++) {
