@@ -8,7 +8,9 @@
 #      >= 0.90, softmax and layer norm >= 0.95) -> norms_table.md (printed)
 # Everything goes under $OUT when set (else ./norms-out), one .log per step. About 1.5 minutes on
 # an H100 (--quick: about half). TRIC_BENCH_REST_MS (default 0) rests the GPU before each timing
-# on both sides.
+# on both sides. tric and Triton + torch run in two processes, one after the other, so a tric /
+# torch ratio moves with the GPU's clock and temperature between them: issue 22's attention bar
+# (tric against torch's SDPA) is scripts/attention_report.py's, which interleaves all three in one.
 # Exit status: 1 when a step could not run or a check failed (see its log).
 set -u
 B=.carry/gpu
