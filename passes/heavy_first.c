@@ -11,7 +11,9 @@
  *
  * Requires: canonicalized scalar arithmetic (loop bounds folded to pid * constant). Guarantees,
  * for each axis where some loop's trip count grows with program_id(axis) and none shrinks or
- * depends on it otherwise: every use of program_id(axis) reads the reversed index instead.
+ * depends on it otherwise: every use of program_id(axis) reads the reversed index instead; for
+ * axis 0 in a kernel that reads program_id(1) too, both are read back from the launch index,
+ * program_id(0) from the largest down and program_id(1) in groups of 8 (reverse_grouped).
  * A loop's trip count grows when its step is a positive constant and hi - lo never decreases
  * as program_id(axis) grows, and is not constant: affine in it with a positive coefficient
  * (through add, sub, mul by a constant, multiple_of), or monotone (a division by a constant, the
@@ -234,6 +236,77 @@ static void reverse(IrFunc *f, IrRegion *r, int axis)
     }
 }
 
+/* The program_id(axis) ops of r and its regions, appended to ops (*n of them so far). */
+static void find_ids(IrRegion *r, int axis, IrOp **ops, int *n, int cap)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code == OP_PROGRAM_ID && op->attr[0] == axis && *n < cap)
+            ops[(*n)++] = op;
+        for (int k = 0; k < op->nregions; k++)
+            find_ids(&op->regions[k], axis, ops, n, cap);
+    }
+}
+
+/* Removes op, unused now, from the region of r (or of its regions) that holds it. */
+static bool remove_op(IrRegion *r, const IrOp *op)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i] == op) {
+            ir_region_remove(r, i);
+            return true;
+        }
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            if (remove_op(&r->ops[i]->regions[k], op))
+                return true;
+    }
+    return false;
+}
+
+#define HEAVY_GROUP 8 /* values of program_id(1) interleaved: measured, docs/passes.md */
+
+/* Axis 0 grows and the kernel reads program_id(1) too (attention: its heads): the launch index
+ * l = pid0 + gx pid1 (the order the GPU starts programs in) is read back with program_id(0) from
+ * gx - 1 down, and program_id(1) in groups of HEAVY_GROUP values inside each: the longest
+ * programs of every head of a group first, as seed 2's GROUP_SIZE_M groups its tiles, so the
+ * programs running at once share the K and V of a few heads (a group's data stays in L2, where
+ * interleaving every head does not). With g = min(HEAVY_GROUP, gy - first) the group's heads,
+ * first = (l / (gx G)) G, r = l % (gx G): pid0 = gx - 1 - r / g, pid1 = first + r % g, one to
+ * one on the grid. */
+static void reverse_grouped(IrFunc *f, IrOp **ids0, int n0, IrOp **ids1, int n1)
+{
+    SrcLoc loc = ids0[0]->loc;
+    Type t = ir_type(f, ids0[0]->results[0]);
+    IrBuilder b = {.func = f, .region = &f->body, .pos = 0};
+    ValueId id[2], n[2];
+    for (int a = 0; a < 2; a++) {
+        IrOp *p = ir_build(&b, OP_PROGRAM_ID, loc, NULL, 0, &t, 1, 0);
+        IrOp *q = ir_build(&b, OP_NUM_PROGRAMS, loc, NULL, 0, &t, 1, 0);
+        p->attr[0] = q->attr[0] = a;
+        id[a] = p->results[0];
+        n[a] = q->results[0];
+    }
+    ValueId group = passes_const_i32(&b, loc, HEAVY_GROUP);
+    ValueId lin =
+        passes_binary(&b, loc, OP_ADD, id[0], passes_binary(&b, loc, OP_MUL, n[0], id[1]));
+    ValueId per = passes_binary(&b, loc, OP_MUL, n[0], group);
+    ValueId first = passes_binary(&b, loc, OP_MUL, passes_binary(&b, loc, OP_DIV, lin, per), group);
+    ValueId r = passes_binary(&b, loc, OP_REM, lin, per);
+    ValueId heads =
+        passes_binary(&b, loc, OP_MIN, passes_binary(&b, loc, OP_SUB, n[1], first), group);
+    ValueId last = passes_binary(&b, loc, OP_SUB, n[0], passes_const_i32(&b, loc, 1));
+    ValueId pid0 = passes_binary(&b, loc, OP_SUB, last, passes_binary(&b, loc, OP_DIV, r, heads));
+    ValueId pid1 = passes_binary(&b, loc, OP_ADD, first, passes_binary(&b, loc, OP_REM, r, heads));
+    f->values[pid0].name = f->values[ids0[0]->results[0]].name;
+    f->values[pid1].name = f->values[ids1[0]->results[0]].name;
+    for (int a = 0; a < 2; a++)
+        for (int i = 0; i < (a ? n1 : n0); i++) {
+            IrOp *op = a ? ids1[i] : ids0[i];
+            ir_replace_all_uses(f, op->results[0], a ? pid1 : pid0);
+            remove_op(&f->body, op);
+        }
+}
+
 bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d)
 {
     if (o->no_heavy_first || o->stream_k || f->persistent.on)
@@ -257,6 +330,22 @@ bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d)
                                   : "another loop's trip count shrinks as the program id grows, "
                                     "or depends on it otherwise");
             continue;
+        }
+        IrOp *ids0[16], *ids1[16];
+        int n0 = 0, n1 = 0;
+        if (axis == 0) {
+            find_ids(&f->body, 0, ids0, &n0, 16);
+            find_ids(&f->body, 1, ids1, &n1, 16);
+        }
+        if (n0 > 0 && n1 > 0 && n0 < 16 && n1 < 16) {
+            reverse_grouped(f, ids0, n0, ids1, n1);
+            if (o->remarks)
+                diag_remark(d, s.first_growing->loc,
+                            "programs launch longest first along axis 0: this loop runs more "
+                            "iterations as program_id(0) grows, so the launch runs program_id(0) "
+                            "from the largest down, %d values of program_id(1) at a time",
+                            HEAVY_GROUP);
+            break; /* program_id(1) is read back from the launch index now */
         }
         reverse(f, &f->body, axis);
         if (o->remarks)

@@ -61,8 +61,9 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
 bool pass_flatten_loops(IrFunc *f, const PassOptions *o, Diag *d);
 /* heavy_first.c: along an axis where some loop's trip count grows with program_id(axis) (and
  * none shrinks or depends on it otherwise), program_id(axis) reads num_programs(axis) - 1 -
- * program_id(axis), so the longest programs launch first (causal attention); not in a kernel
- * with atomics or flag waits, a persistent one, or with PassOptions.no_heavy_first. */
+ * program_id(axis), so the longest programs launch first (causal attention; along axis 0 with
+ * program_id(1) read too, both come from the launch index, 8 values of axis 1 at a time); not
+ * in a kernel with atomics or flag waits, a persistent one, or with PassOptions.no_heavy_first. */
 bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
 /* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
  * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,

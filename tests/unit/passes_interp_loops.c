@@ -319,30 +319,32 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define ATTN_STRIDES I(256 * 128), I(256 * 128), I(128)
 
 /* examples/attention.tri, D = 128, blocks of 128 x BLOCK_N on 8 warps, 2 programs over N_CTX =
- * 256: STAGE, num_stages, warp_specialize (True or False), the loops pipelined, the tiles sm_80
- * reads whole; its loops' tl.range(..., num_stages=) asks. */
-#define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
+ * 256 for each of HEADS heads (Z = 1): STAGE, num_stages, warp_specialize (True or False), the
+ * loops pipelined, the tiles sm_80 reads whole; its loops' tl.range(..., num_stages=) asks. */
+#define ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS)                       \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
             {"HEAD_DIM=128",  "BLOCK_M=128",         "BLOCK_N=" #BLOCK_N,                          \
              "STAGE=" #STAGE, "num_stages=" #STAGES, "warp_specialize=" #WS},                      \
-            {2, 1}, 8,                                                                             \
-            {F16(256 * 128, 0.5),                                                                  \
-             F16(256 * 128, 0.5),                                                                  \
-             F16(256 * 128, 0.5),                                                                  \
+            {2, HEADS}, 8,                                                                         \
+            {F16(HEADS * 256 * 128, 0.5),                                                          \
+             F16(HEADS * 256 * 128, 0.5),                                                          \
+             F16(HEADS * 256 * 128, 0.5),                                                          \
              SCALAR(0.088),                                                                        \
-             OUT32(256),                                                                           \
-             OUT16(256 * 128),                                                                     \
+             OUT32(HEADS * 256),                                                                   \
+             OUT16(HEADS * 256 * 128),                                                             \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
-             I(1),                                                                                 \
+             I(HEADS),                                                                             \
              I(256)},                                                                              \
             20, LOOPS, .tiles = {SM80_TILES, 0}, .asks = true, .ws = PY_BOOL_##WS                  \
     }
+#define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
+    ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
 
 /* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), C
  * stored whole or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True,
@@ -705,6 +707,9 @@ int main(void)
          * accumulator's layout (layouts' sink_converts); on sm_80 K and V are read back whole
          * (the dots' other operands are in registers) */
         ATTN_FWD(3, 128, 2, False, 2, 4),
+        /* the same over 10 heads: heavy_first reads start_m and off_hz back from the launch
+         * index, the longest programs first, 8 heads at a time (a group of 8, then one of 2) */
+        ATTN_FWD_HEADS(3, 128, 2, False, 2, 4, 10),
         /* the same, its loop asking warp_specialize=True (Triton 3.6's spelling): on sm_90a a
          * producer warpgroup issues K and V's copies (q's mbarrier, set up after the loop's,
          * too, before the partitions split); blocks of 64 along N_CTX = 256, so a program runs
