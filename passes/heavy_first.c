@@ -108,15 +108,21 @@ static Trend affine(int64_t coef)
 }
 static Trend monotone(int dir) { return (Trend){.dir = dir}; }
 
+/* The direction of a value made of two moving in directions da and db, each never against its
+ * own: the one they share (or either's, when the other is constant), else UNKNOWN. */
+static Trend same_way(int da, int db)
+{
+    if (da == UNKNOWN || db == UNKNOWN || (da && db && da != db))
+        return monotone(UNKNOWN);
+    return monotone(da ? da : db);
+}
+
 /* a + s b (s = 1 or -1) */
 static Trend combine(Trend a, Trend b, int s)
 {
     if (a.exact && b.exact)
         return affine(a.coef + s * b.coef);
-    int da = a.dir, db = b.dir == UNKNOWN ? UNKNOWN : s * b.dir;
-    if (da == UNKNOWN || db == UNKNOWN || (da && db && da != db))
-        return monotone(UNKNOWN);
-    return monotone(da ? da : db);
+    return same_way(a.dir, b.dir == UNKNOWN ? UNKNOWN : s * b.dir);
 }
 
 static Trend scaled(Trend a, int64_t c)
@@ -153,11 +159,9 @@ static Trend trend(const Order *s, ValueId v, int depth)
         }
         return monotone(UNKNOWN);
     case OP_MIN:
-    case OP_MAX: { /* two values moving the same way (or not at all) */
-        Trend a = trend(s, def->operands[0], depth + 1), b = trend(s, def->operands[1], depth + 1);
-        Trend m = combine(a, b, 1);
-        return monotone(m.dir);
-    }
+    case OP_MAX: /* two values moving the same way (or not at all) */
+        return same_way(trend(s, def->operands[0], depth + 1).dir,
+                        trend(s, def->operands[1], depth + 1).dir);
     default: return monotone(UNKNOWN);
     }
 }
