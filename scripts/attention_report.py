@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # scripts/attention_report.py PTX_DIR [--quick] [--rounds=N] [--md=FILE] [--only-d=64|128]
+#     [--causal-only] [--all]
 # Tutorial 06's attention forward (examples/attention.tri attn_fwd), issue 22's bar: tric against
 # torch's scaled_dot_product_attention and Triton 3.6 in ONE process, every candidate timed by
 # triton.testing.do_bench (median, its L2 flush) in rounds whose order alternates, so that the
@@ -12,7 +13,8 @@
 #   x 8 (N_CTX 16384: 1 x 8), sm_scale 0.5, randn data. Every output is checked against torch's
 #   first (max |difference| <= 2e-2); a candidate that fails is reported and not timed.
 # Prints, per shape, each provider's best config and TFLOPS and tric / torch, tric / Triton
-# (throughput ratios: > 1 is tric faster). Run on the GPU machine from the repo root.
+# (throughput ratios: > 1 is tric faster); --all: every candidate's time first; --md: the table as
+# markdown. --quick: N_CTX 1024 and 4096 only. Run on the GPU machine from the repo root.
 import ctypes
 import glob
 import os
@@ -72,7 +74,8 @@ def triton_candidates(mod, d, causal, q, k, v):
 
 def main(argv):
     if len(argv) < 2 or argv[1].startswith("-"):
-        sys.exit("usage: attention_report.py PTX_DIR [--quick] [--rounds=N] [--md=FILE] [--only-d=D]")
+        sys.exit("usage: attention_report.py PTX_DIR [--quick] [--rounds=N] [--md=FILE] "
+                 "[--only-d=D] [--causal-only] [--all]")
     ptx_dir = argv[1]
     opts = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "1") for a in argv[2:])
     rounds = int(opts.get("rounds", 3))
