@@ -335,7 +335,7 @@ bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d)
                                     "or depends on it otherwise");
             continue;
         }
-        IrOp *ids0[16], *ids1[16];
+        IrOp *ids0[16], *ids1[16]; /* (CSE leaves one each; at the cap: the plain reversal) */
         int n0 = 0, n1 = 0;
         if (axis == 0) {
             find_ids(&f->body, 0, ids0, &n0, 16);

@@ -29,46 +29,32 @@ import triton  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tri_module import load_tri  # noqa: E402
-from tric_ptx import TricPtx  # noqa: E402
+from tri_attention import TRITON_CONFIGS, tric_launcher, triton_attn  # noqa: E402
 
-TRITON_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 2), (128, 128, 8, 3), (64, 64, 4, 3)]
 SM_SCALE = 0.5
 
 
 def tric_candidates(cuda, ptx_dir, d, causal, q, k, v):
     out = []
     for path in sorted(glob.glob(os.path.join(ptx_dir, "attention_d%d_s%d_*.ptx" % (d, 3 if causal else 1)))):
-        kern = TricPtx(cuda, path)
-        bm = int(kern.consts["BLOCK_M"])
-        z, h, n, _ = q.shape
-        m = torch.empty((z, h, n), device="cuda", dtype=torch.float32)
-        o = torch.empty_like(q)
-        args = [q, k, v, SM_SCALE, m, o]
-        for t in (q, k, v, o):
-            args += [t.stride(0), t.stride(1), t.stride(2)]
-        args += [h, n]
+        run, o = tric_launcher(cuda, path, q, k, v, SM_SCALE)
         name = os.path.basename(path)[len("attention_d%d_s1_" % d):-len(".ptx")]
-        out.append(("tric", name, kern.launcher((triton.cdiv(n, bm), z * h), args), o))
+        out.append(("tric", name, run, o))
     return out
 
 
 def triton_candidates(mod, d, causal, q, k, v):
     out = []
     z, h, n, _ = q.shape
-    for bm, bn, warps, stages in TRITON_CONFIGS:
-        if bn > d:
+    for cfg in TRITON_CONFIGS:
+        if cfg[1] > d:
             continue
         m = torch.empty((z * h, n), device="cuda", dtype=torch.float32)
         o = torch.empty_like(q)
 
-        def run(bm=bm, bn=bn, warps=warps, stages=stages, o=o, m=m):
-            mod.attn_fwd[(n // bm, z * h, 1)](
-                q, k, v, SM_SCALE, m, o,
-                q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
-                v.stride(0), v.stride(1), v.stride(2), o.stride(0), o.stride(1), o.stride(2),
-                h, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGE=3 if causal else 1,
-                num_stages=stages, num_warps=warps)
-        out.append(("triton", "%dx%d_w%d_s%d" % (bm, bn, warps, stages), run, o))
+        def run(cfg=cfg, o=o, m=m):
+            triton_attn(mod, q, k, v, o, m, SM_SCALE, causal, cfg)
+        out.append(("triton", "%dx%d_w%d_s%d" % cfg, run, o))
     return out
 
 

@@ -16,20 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
-from tric_ptx import TricPtx  # noqa: E402
-
-
-def launch(cuda, path, q, k, v, n_ctx):
-    tric = TricPtx(cuda, path)
-    bm = int(tric.consts["BLOCK_M"])
-    z, h, _, d = q.shape
-    m = torch.empty((z, h, n_ctx), device="cuda", dtype=torch.float32)
-    o = torch.empty_like(q)
-    args = [q, k, v, 1.0 / d ** 0.5, m, o]
-    for t in (q, k, v, o):
-        args += [t.stride(0), t.stride(1), t.stride(2)]
-    args += [h, n_ctx]
-    return tric.launcher((triton.cdiv(n_ctx, bm), z * h), args), o
+from tri_attention import tric_launcher  # noqa: E402
 
 
 def main(argv):
@@ -46,8 +33,8 @@ def main(argv):
         torch.manual_seed(6)
         q, k, v = (torch.randn((4, 32, n_ctx, d), device="cuda", dtype=torch.float16) * 0.5
                    for _ in range(3))
-        run_old, o_old = launch(cuda, old, q, k, v, n_ctx)
-        run_new, o_new = launch(cuda, new, q, k, v, n_ctx)
+        run_old, o_old = tric_launcher(cuda, old, q, k, v, 1.0 / d ** 0.5)
+        run_new, o_new = tric_launcher(cuda, new, q, k, v, 1.0 / d ** 0.5)
         run_old()
         run_new()
         torch.cuda.synchronize()

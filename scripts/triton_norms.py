@@ -23,6 +23,7 @@ import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tri_module import load_tri  # noqa: E402
+from tri_attention import TRITON_CONFIGS as ATTN_CONFIGS, triton_attn  # noqa: E402
 
 args = sys.argv[1:]
 QUICK = "--quick" in args
@@ -156,21 +157,12 @@ if "layer_norm" in ONLY:
             del x, y
 
 # ---- fused attention forward (tutorial 06; configs as bench_norms.c's attn_configs) ----
-# (tric's warp-specialized configs are its own: Triton 3.6 runs this loop as written on Hopper)
-ATTN_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 2), (128, 128, 8, 3), (64, 64, 4, 3)]
 if "attention" in ONLY:
     at_mod = load_tri("attention")
     sm_scale = 0.5
 
     def attn(q, k, v, o, m, causal, cfg):
-        BM, BN, warps, stages = cfg
-        Z, H, N, D = q.shape
-        at_mod.attn_fwd[(N // BM, Z * H, 1)](
-            q, k, v, sm_scale, m, o,
-            q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
-            v.stride(0), v.stride(1), v.stride(2), o.stride(0), o.stride(1), o.stride(2),
-            H, N, HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, STAGE=3 if causal else 1,
-            num_stages=stages, num_warps=warps)
+        triton_attn(at_mod, q, k, v, o, m, sm_scale, causal, cfg)
 
     def tensors(Z, H, N, D):
         q, k, v = (torch.randn(Z, H, N, D, device=dev, dtype=torch.float16) for _ in range(3))
