@@ -132,8 +132,8 @@ static LLVMValueRef *broadcast_old(Cg *c, const IrOp *op, Dist *ds, LLVMValueRef
     LLVMValueRef *addr = cg_regs(c, n);
     for (int e = 0; e < n; e++) {
         LLVMValueRef idx = ds ? cg_strided_index(c, ds, e, strides) : cg_i32(c->l, 0);
-        LLVMValueRef byte =
-            cg_add(b, cg_i32(c->l, op->smem_offset), cg_mul(b, idx, cg_i32(c->l, eb), ""), "");
+        LLVMValueRef byte = cg_add(b, cg_i32(c->l, cg_scratch_offset(c, op->smem_offset)),
+                                   cg_mul(b, idx, cg_i32(c->l, eb), ""), "");
         addr[e] = cg_smem_addr(c, byte);
     }
     cg_barrier(c->l);
@@ -164,7 +164,8 @@ static bool lower_flag_wait(Cg *c, const IrOp *op)
     if (c->failed)
         return false;
     LLVMValueRef polls = LLVMBuildZExt(
-        c->l->b, LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), ""), c->l->i32, "");
+        c->l->b, LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), ""),
+        c->l->i32, "");
     LLVMValueRef args[3] = {polls, flag->el[0], want->el[0]};
     cg_asm_n(c, c->l->void_t,
              "{ .reg .pred p; .reg .b32 v; setp.eq.b32 p, $0, 0; @p bra TRIC_FLAG_DONE_${:uid}; "
@@ -203,7 +204,8 @@ bool cg_lower_atomic(Cg *c, const IrOp *op)
         return false;
     /* One issuing thread per element: the first holder, or thread 0 for a scalar. */
     LLVMValueRef owner =
-        ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
+        ds ? ds->owner
+           : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
     bool used = region_uses(&c->f->body, r);
     bool share = op->smem_bytes > 0;
     if (used && owner && !share)

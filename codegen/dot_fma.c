@@ -149,13 +149,15 @@ bool cg_lower_dot_fma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *da
             FAIL(c, "dot (FMA): its scratch record's tiles are not A^T [K][M] and B [K][N]");
         cg_barrier(c->l);
         if (!slot[0])
-            cg_smem_store_all(c, A, da, ta.dtype, eba, s->tile[0].offset, s->tile[0].strides);
+            cg_smem_store_all(c, A, da, ta.dtype, eba, cg_scratch_offset(c, s->tile[0].offset),
+                              s->tile[0].strides);
         if (!slot[1])
-            cg_smem_store_all(c, B, db, tb.dtype, ebb, s->tile[1].offset, s->tile[1].strides);
+            cg_smem_store_all(c, B, db, tb.dtype, ebb, cg_scratch_offset(c, s->tile[1].offset),
+                              s->tile[1].strides);
         cg_barrier(c->l);
         for (int k = 0; k < 2; k++)
             if (!slot[k])
-                base[k] = cg_i32(c->l, s->tile[k].offset);
+                base[k] = cg_i32(c->l, cg_scratch_offset(c, s->tile[k].offset));
     }
     int kw = fma_k_step(K, k_major, (int[2]){eba, ebb});
 

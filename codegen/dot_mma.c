@@ -83,7 +83,8 @@ static bool mma_stage_operands(Cg *c, const IrOp *op, LVal *A, LVal *B, const La
     Dist *da = cg_dist(c, A->layout, ta), *db = cg_dist(c, B->layout, tb);
     if (!da || !db)
         return false;
-    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
+    int off_a = cg_scratch_offset(c, s->tile[0].offset),
+        off_b = cg_scratch_offset(c, s->tile[1].offset);
     if (s->tile[0].layout > 0) {
         st->la = &c->f->layouts[s->tile[0].layout];
         st->lb = &c->f->layouts[s->tile[1].layout];

@@ -179,7 +179,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
         FAIL(c, "wgmma dot: its scratch record places no 1024-byte-aligned swizzled tiles "
                 "(shared_alloc)");
     Layout la = c->f->layouts[s->tile[0].layout], lb = c->f->layouts[s->tile[1].layout];
-    int off_a = s->tile[0].offset, off_b = s->tile[1].offset;
+    int off_a = cg_scratch_offset(c, s->tile[0].offset),
+        off_b = cg_scratch_offset(c, s->tile[1].offset);
     Dist *sa = cg_dist(c, A->layout, ta), *sb = cg_dist(c, B->layout, tb);
     if (!sa || !sb)
         return false;

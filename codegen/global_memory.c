@@ -227,7 +227,8 @@ bool cg_lower_store(Cg *c, const IrOp *op)
     int w = cg_access_width(c, op, ds);
     /* Replicated elements are stored by their first holder only; a scalar by thread 0. */
     LLVMValueRef owner =
-        ds ? ds->owner : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, 0), "");
+        ds ? ds->owner
+           : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
     for (int e = 0; e < n; e++) {
         if (ds && !group_start(ds, e, w))
             continue;

@@ -149,6 +149,9 @@ typedef struct Cg {
      * placeholders) and its first thread, the one that issues single-thread work (tma_load) */
     WarpPartition partition;
     int first_thread, partition_threads;
+    /* ping-pong (IrFunc.ws.consumer_groups > 1): the consumer group being built, and the bytes its
+     * scratch lies past an op's smem_offset (cg_scratch_offset) */
+    int consumer_group, scratch_shift;
     bool needs_libdevice;
     const char *math_name;
     bool failed;
@@ -229,8 +232,14 @@ bool cg_lower_elementwise(Cg *c, const IrOp *op);
 
 /* ---- shared_memory.c: an op's shared-memory scratch ----------------------------------------- */
 
-LLVMValueRef cg_smem(Cg *c);                              /* @global_smem */
-LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off);  /* @global_smem + byte_off (i32) */
+LLVMValueRef cg_smem(Cg *c);                             /* @global_smem */
+LLVMValueRef cg_smem_addr(Cg *c, LLVMValueRef byte_off); /* @global_smem + byte_off (i32) */
+/* Where scratch at byte off (an op's smem_offset or a scratch record's tile) lies for the warps
+ * being built: off, or past it by their consumer group's share (IrFunc.ws.scratch_stride). */
+static inline int cg_scratch_offset(const Cg *c, int64_t off)
+{
+    return (int)off + c->scratch_shift;
+}
 LLVMValueRef cg_to_mem(Cg *c, DType t, LLVMValueRef v);   /* int1 -> i8 */
 LLVMValueRef cg_from_mem(Cg *c, DType t, LLVMValueRef v); /* i8 -> int1 */
 /* Index (in elements) of element e in a scratch copy with per-dim element strides. */

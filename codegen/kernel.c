@@ -42,6 +42,42 @@ static bool lower_persistent_param(Cg *c, const IrOp *op)
     return true;
 }
 
+/* The first named barrier of a ping-pong function's turns (after 0 every warp's, 1 and 3 the
+ * consumer groups', 2 the producer's). */
+#define TURN_BARRIER 4
+
+/* consumer_turn, turn_wait, turn_pass: a ping-pong function's consumer groups taking tiles in
+ * turn (IrFunc.ws.consumer_groups, passes/warp_specialize.c). */
+static bool lower_turn_op(Cg *c, const IrOp *op)
+{
+    if (c->partition == PARTITION_ALL || c->f->ws.consumer_groups != 2)
+        FAIL(c, "%s outside a ping-pong function's partitions", op_name(op->code));
+    if (op->code == OP_CONSUMER_TURN) {
+        /* the producer copies every tile; consumer group g runs the tiles of turn g */
+        LVal *turn = cg_value(c, op->operands[0]);
+        if (c->failed)
+            return false;
+        LLVMValueRef *el = cg_regs(c, 1);
+        el[0] = c->partition == PARTITION_PRODUCER
+                    ? LLVMConstInt(c->l->i1, 1, 0)
+                    : LLVMBuildICmp(c->l->b, LLVMIntEQ, turn->el[0],
+                                    cg_i32(c->l, c->consumer_group), "");
+        cg_set_value(c, op->results[0], el, 1, 0);
+        return true;
+    }
+    /* named barriers TURN_BARRIER + g, one a group: group g waits on its own (barrier.sync) and
+     * passes the turn on the other's (barrier.arrive), both groups' threads counted (PTX ISA
+     * 9.7.13.1 barrier) */
+    if (c->partition != PARTITION_CONSUMER)
+        FAIL(c, "%s outside the consumers' partition", op_name(op->code));
+    int g = op->code == OP_TURN_WAIT ? c->consumer_group : 1 - c->consumer_group;
+    char text[64];
+    snprintf(text, sizeof text, "barrier.%s %d, %d;", op->code == OP_TURN_WAIT ? "sync" : "arrive",
+             TURN_BARRIER + g, 2 * c->partition_threads);
+    cg_asm_void(c, text);
+    return true;
+}
+
 /* One op: the memory-pipeline ops to async_copy.c, the others here or to the file of their
  * kind (the result's distribution is built first, except for convert_layout). */
 static bool lower_op(Cg *c, const IrOp *op)
@@ -94,6 +130,9 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
     case OP_TILE_COUNT:
     case OP_WORKSPACE: return lower_persistent_param(c, op);
+    case OP_CONSUMER_TURN:
+    case OP_TURN_WAIT:
+    case OP_TURN_PASS: return lower_turn_op(c, op);
     case OP_MAKE_RANGE: {
         if (!dr)
             FAIL(c, "make_range without a layout");
@@ -239,10 +278,11 @@ static bool partitioned(const IrOp *op)
 
 /* A warp-specialized function's body (IrFunc.ws, passes/warp_specialize.c): the ops before the
  * first one of a partition (or holding one: a persistent kernel's loop over tiles) once, on
- * every thread; then the consumer warps (the first num_warps)
- * and the producer warpgroup each build the rest, skipping the other's ops, with its register
- * budget (setmaxnreg, PTX ISA 9.7.19.6: the producer releases first, the consumers take what it
- * gave) and its own barrier (the consumers' bar.sync 1; an op of every warp meets at bar.sync 0). */
+ * every thread; then the consumer warps (the first num_warps, or each of the consumer groups of
+ * num_warps warps that take tiles in turn) and the producer warpgroup each build the rest,
+ * skipping the other's ops, with its register budget (setmaxnreg, PTX ISA 9.7.19.6: the producer
+ * releases first, the consumers take what it gave) and its own barrier (the consumers' bar.sync
+ * 1, a second consumer group's 3, the producer's 2; an op of every warp meets at bar.sync 0). */
 static bool lower_specialized(Cg *c)
 {
     const IrFunc *f = c->f;
@@ -255,31 +295,50 @@ static bool lower_specialized(Cg *c)
     head.nops = split;
     if (!cg_lower_region(c, &head) || c->failed)
         return false;
-    int consumers = 32 * f->num_warps;
-    LLVMValueRef is_producer = LLVMBuildICmp(l->b, LLVMIntUGE, c->tid, cg_i32(l, consumers), "");
-    LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "consumer");
-    LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "producer");
-    LLVMBuildCondBr(l->b, is_producer, prod, cons);
+    int groups = f->ws.consumer_groups > 1 ? f->ws.consumer_groups : 1;
+    int group_threads = 32 * f->num_warps;
+    if (groups > 4)
+        FAIL(c, "%d consumer groups (at most 4)", groups);
+    /* side g < groups: consumer group g (threads [g, g + 1) x group_threads); side groups: the
+     * producer (the threads after them) */
+    LLVMBasicBlockRef blocks[5];
+    for (int side = 0; side <= groups; side++)
+        blocks[side] =
+            LLVMAppendBasicBlockInContext(l->ctx, c->fn, side == groups ? "producer" : "consumer");
+    for (int side = groups; side > 0; side--) {
+        LLVMValueRef at =
+            LLVMBuildICmp(l->b, LLVMIntUGE, c->tid, cg_i32(l, side * group_threads), "");
+        if (side == 1) {
+            LLVMBuildCondBr(l->b, at, blocks[1], blocks[0]);
+            break;
+        }
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(l->ctx, c->fn, "");
+        LLVMBuildCondBr(l->b, at, blocks[side], next);
+        LLVMPositionBuilderAtEnd(l->b, next);
+    }
     IrRegion tail = *body;
     tail.ops = body->ops + split;
     tail.nops = body->nops - split;
     char text[64];
-    for (int side = 0; side < 2; side++) {
-        bool producer = side == 1;
-        LLVMPositionBuilderAtEnd(l->b, producer ? prod : cons);
+    for (int side = 0; side <= groups; side++) {
+        bool producer = side == groups;
+        LLVMPositionBuilderAtEnd(l->b, blocks[side]);
         snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %d;", producer ? "dec" : "inc",
                  producer ? f->ws.producer_regs : f->ws.consumer_regs);
         cg_asm_void(c, text);
         c->partition = producer ? PARTITION_PRODUCER : PARTITION_CONSUMER;
-        c->first_thread = producer ? consumers : 0;
-        c->partition_threads = producer ? 32 * f->ws.producer_warps : consumers;
-        l->barrier_id = producer ? 2 : 1;
+        c->first_thread = side * group_threads;
+        c->partition_threads = producer ? 32 * f->ws.producer_warps : group_threads;
+        c->consumer_group = producer ? 0 : side;
+        c->scratch_shift = producer ? 0 : side * f->ws.scratch_stride;
+        l->barrier_id = producer ? 2 : side == 0 ? 1 : 2 + side;
         l->unaligned = true;
         if (!cg_lower_region(c, &tail) || c->failed)
             return false;
         LLVMBuildRetVoid(l->b);
     }
     c->partition = PARTITION_ALL;
+    c->consumer_group = c->scratch_shift = 0;
     c->first_thread = c->partition_threads = 0;
     l->barrier_id = 0;
     l->unaligned = false;
@@ -351,7 +410,7 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)nall, 0);
     c->fn = LLVMAddFunction(l->mod, f->name, fty);
     LLVMSetFunctionCallConv(c->fn, 71); /* PTX_Kernel: an .entry */
-    int threads = 32 * ((f->num_warps > 0 ? f->num_warps : 4) + f->ws.producer_warps);
+    int threads = ir_func_threads(f);
     annotate(c, "kernel", 1);
     annotate(c, "maxntidx", threads); /* .maxntid: ptxas knows the block size */
     if (f->ws.producer_warps > 0)     /* .maxnreg: what setmaxnreg redistributes */
@@ -384,8 +443,11 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
      * it (a warpgroup's wgmma descriptors, above all) stays in uniform registers instead of being
      * moved there (R2UR) before every wgmma. Triton reads its warp id the same way. */
     LLVMPositionBuilderBefore(l->b, br);
-    LLVMValueRef shfl_args[4] = {cg_i32(l, -1), LLVMBuildLShr(l->b, c->tid, cg_i32(l, 5), ""),
-                                 cg_i32(l, 0), cg_i32(l, 0x1f)};
+    LLVMValueRef warp = LLVMBuildLShr(l->b, c->tid, cg_i32(l, 5), "");
+    if (f->ws.consumer_groups > 1) /* each consumer group's warps count from 0 (lower_specialized);
+                                      the producer's copies do not read it */
+        warp = LLVMBuildURem(l->b, warp, cg_i32(l, f->num_warps), "");
+    LLVMValueRef shfl_args[4] = {cg_i32(l, -1), warp, cg_i32(l, 0), cg_i32(l, 0x1f)};
     c->warp = cg_call(l, "llvm.nvvm.shfl.sync.idx.i32", l->i32, shfl_args, 4);
     LLVMSetValueName2(c->warp, "warp", 4);
     LLVMPositionBuilderAtEnd(l->b, body);

@@ -92,7 +92,8 @@ static LLVMValueRef partial_addr(Cg *c, const IrOp *op, LLVMValueRef s, int eb, 
 {
     LLVMBuilderRef b = c->l->b;
     return cg_smem_addr(c, cg_add(b, cg_mul(b, s, cg_i32(c->l, eb), ""),
-                                  cg_i32(c->l, op->smem_offset + (int)base), ""));
+                                  cg_i32(c->l, cg_scratch_offset(c, op->smem_offset) + (int)base),
+                                  ""));
 }
 
 /* Reads partial slot s (value, and index for argmax/argmin). */

@@ -39,9 +39,10 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         if (!cg_smem_check(c, op, type_numel(rt) * eb, op_name(op->code)))
             return false;
         cg_barrier(c->l);
-        cg_smem_store_swizzled(c, src, ds, rt, swizzled, op->smem_offset);
+        cg_smem_store_swizzled(c, src, ds, rt, swizzled, cg_scratch_offset(c, op->smem_offset));
         cg_barrier(c->l);
-        LLVMValueRef *el = cg_smem_load_swizzled(c, dd, rt, swizzled, op->smem_offset);
+        LLVMValueRef *el =
+            cg_smem_load_swizzled(c, dd, rt, swizzled, cg_scratch_offset(c, op->smem_offset));
         cg_set_value(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
         return true;
     }
@@ -70,9 +71,10 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
             tmp.el[i] = LLVMBuildPtrToInt(c->l->b, src->el[i], c->l->i64, "");
     }
     cg_barrier(c->l);
-    cg_smem_store_all(c, &tmp, ds, dt, eb, op->smem_offset, st_in);
+    cg_smem_store_all(c, &tmp, ds, dt, eb, cg_scratch_offset(c, op->smem_offset), st_in);
     cg_barrier(c->l);
-    LLVMValueRef *el = cg_smem_load_all(c, dd, dt, eb, op->smem_offset, st_out);
+    LLVMValueRef *el =
+        cg_smem_load_all(c, dd, dt, eb, cg_scratch_offset(c, op->smem_offset), st_out);
     if (rt.is_ptr)
         for (int i = 0; i < dd->nelems; i++)
             el[i] = LLVMBuildIntToPtr(c->l->b, el[i], c->l->gptr, "");
@@ -278,9 +280,10 @@ bool cg_lower_subtile(Cg *c, const IrOp *op)
     if (!cg_smem_check(c, op, span * eb, "subtile"))
         return false;
     cg_barrier(c->l);
-    cg_smem_store_all(c, a, da, at.dtype, eb, op->smem_offset, s->tile[0].strides);
+    cg_smem_store_all(c, a, da, at.dtype, eb, cg_scratch_offset(c, op->smem_offset),
+                      s->tile[0].strides);
     cg_barrier(c->l);
-    el = cg_smem_load_all(c, dd, rt.dtype, eb, (int)(op->smem_offset + shift * eb),
+    el = cg_smem_load_all(c, dd, rt.dtype, eb, cg_scratch_offset(c, op->smem_offset + shift * eb),
                           s->tile[0].strides);
     cg_set_value(c, r, el, dd->nelems, ir_value(c->f, r)->layout);
     return true;

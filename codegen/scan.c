@@ -51,7 +51,7 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
         for (int d = 1; d < len; d *= 2) {
             /* The scratch may still be read by an earlier op or step. */
             cg_barrier(c->l);
-            cg_smem_store_all(c, &cur, da, t.dtype, eb, op->smem_offset, rm);
+            cg_smem_store_all(c, &cur, da, t.dtype, eb, cg_scratch_offset(c, op->smem_offset), rm);
             cg_barrier(c->l);
             LLVMValueRef *next = cg_regs(c, n);
             for (int e = 0; e < n; e++) {
@@ -63,7 +63,7 @@ static bool scan_through_smem(Cg *c, const IrOp *op, const LVal *a, Dist *da)
                 LLVMValueRef at =
                     LLVMBuildSelect(b, has, cg_add(b, index[e], delta, ""), index[e], "");
                 LLVMValueRef byte = cg_add(b, cg_mul(b, at, cg_i32(c->l, eb), ""),
-                                           cg_i32(c->l, op->smem_offset), "");
+                                           cg_i32(c->l, cg_scratch_offset(c, op->smem_offset)), "");
                 LLVMValueRef ld = LLVMBuildLoad2(b, mt, cg_smem_addr(c, byte), "");
                 LLVMSetAlignment(ld, (unsigned)eb);
                 LLVMValueRef partner = cg_from_mem(c, t.dtype, ld);
@@ -239,7 +239,7 @@ static LLVMValueRef warp_slot_offset(ShflScan *S, LLVMValueRef row, LLVMValueRef
     LLVMValueRef at_warp = st[1] == 1 ? warp : cg_mul(b, warp, cg_i32(c->l, st[1]), "");
     LLVMValueRef slot = cg_add(b, cg_mul(b, row, cg_i32(c->l, st[0]), ""), at_warp, "");
     return cg_add(b, cg_mul(b, slot, cg_i32(c->l, dtype_bytes(S->t.dtype)), ""),
-                  cg_i32(c->l, S->op->smem_offset), "");
+                  cg_i32(c->l, cg_scratch_offset(c, S->op->smem_offset)), "");
 }
 
 /* Step 3a: the last lane of each warp along the axis (the first, reversed) writes its warp's

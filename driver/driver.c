@@ -148,7 +148,7 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     snprintf(meta->name, sizeof meta->name, "%s", gpu->name);
     snprintf(meta->target, sizeof meta->target, "%s", arch);
     meta->num_warps = gpu->num_warps;
-    meta->threads = 32 * (gpu->num_warps + gpu->ws.producer_warps); /* a producer warpgroup too */
+    meta->threads = ir_func_threads(gpu); /* a producer warpgroup and consumer groups too */
     meta->shared_bytes = gpu->shared_bytes;
     if (gpu->nparams > (int)(sizeof meta->params / sizeof meta->params[0])) {
         diag_plain_error(diag, "kernel '%s' has %d parameters; tric supports at most %d", gpu->name,
@@ -454,6 +454,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .arch_specific = arch_specific,
                          .no_tma = opt->no_tma,
                          .no_heavy_first = opt->no_heavy_first,
+                         .pingpong = opt->pingpong,
                          .stream_k = opt->stream_k,
                          .remarks = opt->remarks};
 }

@@ -42,6 +42,8 @@ typedef struct CompileOptions {
     bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
     bool no_heavy_first;     /* --no-heavy-first: programs keep their launch order
                                 (PassOptions.no_heavy_first) */
+    bool pingpong;           /* --pingpong: two consumer groups take a warp-specialized persistent
+                                kernel's tiles in turn (PassOptions.pingpong) */
     bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
     bool stream_k_twins;     /* --stream-k=auto: an autotuned kernel's configs compile twice, as

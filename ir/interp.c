@@ -2497,6 +2497,9 @@ static bool run_op(Interp *in, const IrOp *op)
                             op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
                                                       : in->launch->grid[op->attr[0]]);
     case OP_TILE_COUNT: return run_fill_int(in, op, in->tiles);
+    case OP_CONSUMER_TURN: return run_fill_int(in, op, 1); /* every warp is this program */
+    case OP_TURN_WAIT:
+    case OP_TURN_PASS: return true; /* one program runs its tiles in order */
     case OP_WORKSPACE:
         return run_fill_int(in, op,
                             (int64_t)(op->attr[0] == 0 ? in->workspace : in->workspace_scratch));

@@ -64,6 +64,9 @@ typedef enum OpTrait {
     X(OP_PROGRAM_ID, "program_id", 0, 1, 0, "r:i32 = this program's index along attr[0]")          \
     X(OP_NUM_PROGRAMS, "num_programs", 0, 1, 0, "r:i32 = grid size along attr[0]")                 \
     X(OP_TILE_COUNT, "tile_count", 0, 1, 0, "r:i32 = the programs the launch asked for along axis 0: in a persistent function (IrFunc.persistent) fewer run, num_programs(0) of them, sharing these tiles (passes/stream_k.c)") \
+    X(OP_CONSUMER_TURN, "consumer_turn", 1, 1, 0, "r:i1 = whether this warp works on the tile of turn a (i32 scalar, 0 or 1) of a loop whose tiles two consumer groups take in turn (IrFunc.ws.consumer_groups): every warp but the consumers', and consumer group a; true in one program's view (the interpreter), where every warp is one") \
+    X(OP_TURN_WAIT, "turn_wait", 0, 0, OPT_EFFECT, "a consumer group (IrFunc.ws.consumer_groups) waits until the group before it has passed it the turn (turn_pass): the groups' K loops run one after the other, in tile order; nothing in one program's view") \
+    X(OP_TURN_PASS, "turn_pass", 0, 0, OPT_EFFECT, "a consumer group lets the next group take its turn (its turn_wait returns); nothing in one program's view") \
     X(OP_WORKSPACE, "workspace", 0, 1, 0, "r = a pointer to the launch's global workspace (persistent functions): attr[0] 0 its flags, two i32 per program launched (TRIC_WORKSPACE_FLAGS), zero when the launch starts and left zero by it; 1 its scratch, IrFunc.persistent.workspace_bytes per program launched, contents undefined") \
     X(OP_MAKE_RANGE, "make_range", 0, 1, 0, "r:<N x i32> = [attr[0], attr[1])")                    \
     /* --- shape --- */                                                                           \
@@ -568,11 +571,15 @@ typedef struct IrFunc {
     TensorMap *tmaps; /* passes/tma.c: the tensor maps the kernel's tma_load ops read */
     int ntmaps;
     /* passes/warp_specialize.c: producer_warps > 0 when a producer warpgroup of that many warps
-     * runs after the num_warps consumer warps (threads 32 * (num_warps + producer_warps)), each
-     * side's ops marked with IrOp.partition; setmaxnreg gives the producer producer_regs
-     * registers a thread and the consumers consumer_regs, out of max_regs at launch (.maxnreg) */
+     * runs after the consumer warps (threads ir_func_threads), each side's ops marked with
+     * IrOp.partition; setmaxnreg gives the producer producer_regs registers a thread and the
+     * consumers consumer_regs, out of max_regs at launch (.maxnreg). consumer_groups > 1
+     * (ping-pong): that many groups of num_warps consumer warps, group g the warps
+     * [g num_warps, (g + 1) num_warps), take the tiles of a loop in turn (OP_CONSUMER_TURN), each
+     * with its own scratch: an op's smem_offset + g scratch_stride (passes/shared_alloc.c) */
     struct {
         int producer_warps, producer_regs, consumer_regs, max_regs;
+        int consumer_groups, scratch_stride;
     } ws;
     /* passes/stream_k.c: a persistent function runs as many programs as the GPU holds at once (the
      * runtime launches min(grid, SMs x blocks per SM) along axis 0, num_programs(0)) over the tiles the launch
@@ -584,6 +591,20 @@ typedef struct IrFunc {
         int64_t workspace_bytes;
     } persistent;
 } IrFunc;
+
+/* The consumer warps of a function: num_warps, times its consumer groups when it plays
+ * ping-pong (IrFunc.ws). */
+static inline int ir_func_consumer_warps(const IrFunc *f)
+{
+    int warps = f->num_warps > 0 ? f->num_warps : 4;
+    return f->ws.consumer_groups > 1 ? warps * f->ws.consumer_groups : warps;
+}
+
+/* The threads a launch of f runs: its consumer warps and its producer's. */
+static inline int ir_func_threads(const IrFunc *f)
+{
+    return 32 * (ir_func_consumer_warps(f) + f->ws.producer_warps);
+}
 
 /* The i32 flags a persistent launch's workspace holds per program launched (OP_WORKSPACE 0); its
  * scratch (OP_WORKSPACE 1) starts after them at a TRIC_WORKSPACE_ALIGN boundary. The runtime,

@@ -1073,15 +1073,19 @@ static void parse_tensor_map(Parser *p)
 }
 
 /* "warp_specialize" "(" "producer_warps" "=" INT "," "producer_regs" "=" INT "," "consumer_regs"
- * "=" INT "," "max_regs" "=" INT ")" (after the word) */
+ * "=" INT "," "max_regs" "=" INT ["," "consumer_groups" "=" INT "," "scratch_stride" "=" INT] ")"
+ * (after the word) */
 static void parse_warp_specialize(Parser *p)
 {
-    static const char *const keys[4] = {"producer_warps", "producer_regs", "consumer_regs",
-                                        "max_regs"};
-    int *fields[4] = {&p->f->ws.producer_warps, &p->f->ws.producer_regs, &p->f->ws.consumer_regs,
-                      &p->f->ws.max_regs};
+    static const char *const keys[6] = {"producer_warps", "producer_regs",   "consumer_regs",
+                                        "max_regs",       "consumer_groups", "scratch_stride"};
+    int *fields[6] = {&p->f->ws.producer_warps,  &p->f->ws.producer_regs,
+                      &p->f->ws.consumer_regs,   &p->f->ws.max_regs,
+                      &p->f->ws.consumer_groups, &p->f->ws.scratch_stride};
     expect(p, '(', "after warp_specialize");
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
+        if (i == 4 && (skip_ws(p), peek(p) == ')'))
+            break; /* one consumer group */
         if (i)
             expect(p, ',', "between warp_specialize's fields");
         expect_word(p, keys[i], "in warp_specialize");

@@ -593,12 +593,17 @@ void ir_print(StrBuf *out, const IrFunc *f)
     }
     strbuf_printf(out, ") num_warps(%d) num_stages(%d) shared_bytes(%d)", f->num_warps,
                   f->num_stages, f->shared_bytes);
-    if (f->ws.producer_warps > 0)
+    if (f->ws.producer_warps > 0) {
         strbuf_printf(out,
                       " warp_specialize(producer_warps = %d, producer_regs = %d, consumer_regs = "
-                      "%d, max_regs = %d)",
+                      "%d, max_regs = %d",
                       f->ws.producer_warps, f->ws.producer_regs, f->ws.consumer_regs,
                       f->ws.max_regs);
+        if (f->ws.consumer_groups > 1)
+            strbuf_printf(out, ", consumer_groups = %d, scratch_stride = %d", f->ws.consumer_groups,
+                          f->ws.scratch_stride);
+        strbuf_putc(out, ')');
+    }
     if (f->persistent.on)
         strbuf_printf(out, " persistent(workspace_bytes = %lld)",
                       (long long)f->persistent.workspace_bytes);

@@ -1172,6 +1172,20 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_NEG:
     case OP_ABS: check_arith(v, op, ANY_NUM); break;
     case OP_LIBDEVICE: check_libdevice(v, op); break;
+    case OP_CONSUMER_TURN:
+        want_operand(v, op, 0, type_scalar(DT_I32));
+        want_result(v, op, 0, type_scalar(DT_I1));
+        /* fall through */
+    case OP_TURN_WAIT:
+    case OP_TURN_PASS:
+        if (v->f->ws.consumer_groups < 2)
+            report(v, op,
+                   "%s outside a function whose consumer groups take turns "
+                   "(warp_specialize(..., consumer_groups = 2))",
+                   op_name(c));
+        if (c != OP_CONSUMER_TURN && op->partition != PARTITION_CONSUMER)
+            report(v, op, "%s belongs to the consumers' partition", op_name(c));
+        break;
     default:
         if (op_has(c, OPT_ELEMENTWISE))
             check_arith(v, op, (Kinds)kind_of(c));

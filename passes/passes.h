@@ -27,6 +27,8 @@ typedef struct PassOptions {
     bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
     bool no_heavy_first;    /* heavy_first.c does nothing: programs keep their launch order
                                (--no-heavy-first) */
+    bool pingpong;          /* warp_specialize.c: a persistent kernel's one consumer warpgroup
+                               becomes two that take its tiles in turn (--pingpong) */
     bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
                                round of tiles split along K (--stream-k) */
     bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop

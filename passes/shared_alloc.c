@@ -604,6 +604,37 @@ static const IrOp *find_local_alloc(const IrRegion *r)
     return NULL;
 }
 
+/* The extent [*lo, *hi) of the consumers' scratch in r (their ops' smem ranges). */
+static void consumer_scratch(const IrRegion *r, int64_t *lo, int64_t *hi)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->partition == PARTITION_CONSUMER && op->code != OP_LOCAL_ALLOC &&
+            op->smem_bytes > 0) {
+            *lo = op->smem_offset < *lo ? op->smem_offset : *lo;
+            int64_t end = (int64_t)op->smem_offset + op->smem_bytes;
+            *hi = end > *hi ? end : *hi;
+        }
+        for (int k = 0; k < op->nregions; k++)
+            consumer_scratch(&op->regions[k], lo, hi);
+    }
+}
+
+/* Ping-pong (IrFunc.ws.consumer_groups > 1): consumer group g's scratch lies g scratch_stride
+ * past where the ops were placed, past everything else, the stride a multiple of 1024 so that
+ * swizzled tiles keep their alignment; returns the bytes the kernel then needs. */
+static int64_t place_group_scratch(IrFunc *f, int64_t most)
+{
+    int64_t lo = INT64_MAX, hi = 0;
+    consumer_scratch(&f->body, &lo, &hi);
+    if (hi == 0)
+        return most;
+    int64_t stride = (most - lo + 1023) / 1024 * 1024;
+    f->ws.scratch_stride = (int)stride;
+    int64_t end = hi + stride * (f->ws.consumer_groups - 1);
+    return end > most ? (end + 15) / 16 * 16 : most;
+}
+
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
     const IrOp *biggest = NULL;
@@ -613,6 +644,8 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     most = (most + 15) / 16 * 16;
     if (buffers_end > most)
         most = (buffers_end + 15) / 16 * 16;
+    if (f->ws.consumer_groups > 1)
+        most = place_group_scratch(f, most);
     int sm = o && o->sm > 0 ? o->sm : 90;
     int limit = shared_limit_bytes(sm);
     if (buffers_end > 0 && most > limit) {

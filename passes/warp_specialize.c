@@ -45,6 +45,8 @@ typedef struct Ws {
     IrOp *expect;     /* kloop's first mbar_expect: the copies into the insert slot */
     IrOp *full_wait;  /* kloop's mbar_wait on its extract slot */
     ValueId ring;     /* nested: loop's iter arg counting kloop's iterations of the tiles before */
+    ValueId empty;    /* the empty mbarriers (specialize) */
+    IrOp *arrive;     /* kloop's consumer arrival on the slot it frees (specialize) */
     int64_t stages;   /* the slots of the ring */
     ValueId *ring_slot; /* nested: per constant c < stages, (ring + c) % stages (0: not built) */
     uint8_t *part;      /* per value: the partition that computes it */
@@ -450,7 +452,7 @@ static void budget(const Ws *w)
 {
     IrFunc *f = w->f;
     bool two_programs = !w->ring && buffer_bytes(f, &f->body) <= shared_limit_bytes(w->o->sm) / 2;
-    int groups = f->num_warps / 4;
+    int groups = ir_func_consumer_warps(f) / 4;
     int max_regs = groups == 1 && two_programs ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
     if (max_regs > 248)
         max_regs = 248; /* .maxnreg: at most 255 */
@@ -489,6 +491,8 @@ static bool specialize(Ws *w)
     ValueId view = passes_mbarrier_view(&lb, w->arrive_bar->loc, empty, insert);
     IrOp *arrive = ir_build(&lb, OP_MBAR_ARRIVE, w->arrive_bar->loc, &view, 1, NULL, 0, 0);
     arrive->partition = PARTITION_CONSUMER;
+    w->empty = empty;
+    w->arrive = arrive;
     /* the producer waits for that release before the copies into the slot */
     lb.pos = ir_region_index(body, w->expect);
     ValueId wops[2] = {passes_mbarrier_view(&lb, w->expect->loc, empty, insert), parity};
@@ -522,6 +526,238 @@ static bool specialize(Ws *w)
                     "wait for each slot and free it with an mbarrier arrive",
                     f->ws.producer_warps, f->ws.producer_regs, f->num_warps, f->ws.consumer_regs);
     return true;
+}
+
+/* ---- ping-pong: two consumer groups take the tiles in turn ------------------------------------
+ * With one consumer warpgroup (num_warps 4) a persistent kernel's tensor cores idle while the
+ * consumers store a tile. A second group of num_warps consumer warps takes every other tile of
+ * the loop over tiles (CUTLASS's ping-pong schedule): the producer fills the ring in tile order,
+ * so group 1 runs tile t + 1's wgmma ops while group 0 stores tile t, and the two alternate. A
+ * slot is still freed by one group's num_warps warps, so the empty mbarriers count as before;
+ * each group has its own scratch (IrFunc.ws.scratch_stride, passes/shared_alloc.c).
+ *
+ * The rewrite: turn, an iter arg of the loop over tiles (0, 1, 0, ...), and the tile's consumer
+ * work (its consumer ops, kloop, and every op that reads what they compute) moved into
+ * `if consumer_turn(turn)`, which the producer always enters; the scalars every warp computes
+ * (the tile's coordinates, the ring's next count) and the producer's prologue copies stay
+ * before it. In one program's view (the interpreter) consumer_turn is true: nothing changes. */
+
+/* Whether op or an op in its regions has an effect; or (every_warp_barrier) is a barrier of
+ * every warp. */
+static bool holds(const IrOp *op, bool every_warp_barrier)
+{
+    if (every_warp_barrier ? op->code == OP_BARRIER && op->partition == PARTITION_ALL
+                           : op_has(op->code, OPT_EFFECT))
+        return true;
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (holds(op->regions[k].ops[i], every_warp_barrier))
+                return true;
+    return false;
+}
+
+/* Whether op (or an op in its regions) reads a value marked in moved. */
+static bool reads_moved(const IrOp *op, const bool *moved)
+{
+    for (int i = 0; i < op->noperands; i++)
+        if (op->operands[i] && moved[op->operands[i]])
+            return true;
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            if (reads_moved(op->regions[k].ops[i], moved))
+                return true;
+    return false;
+}
+
+/* Marks in move[] the ops of the tile's body (home, its yield aside) that go into the turn's if,
+ * and the values they make in moved[]; returns why they cannot move, or NULL. */
+static const char *pingpong_split(const Ws *w, bool *move, bool *moved)
+{
+    const IrRegion *home = w->home;
+    int last = home->nops - 1;
+    bool moved_effect = false;
+    for (int i = 0; i < last; i++) {
+        const IrOp *op = home->ops[i];
+        move[i] = op == w->kloop || op->partition == PARTITION_CONSUMER || reads_moved(op, moved);
+        bool effect = holds(op, false);
+        if (!move[i] && effect && moved_effect)
+            return "an op with an effect that stays outside comes after the consumers' work";
+        if (!move[i])
+            continue;
+        moved_effect |= effect;
+        if (holds(op, true))
+            return "the tile's work meets every warp at a barrier";
+        for (int k = 0; k < op->nresults; k++)
+            moved[op->results[k]] = true;
+    }
+    if (reads_moved(home->ops[last], moved))
+        return "the loop over tiles carries a value the consumers compute";
+    return NULL;
+}
+
+/* An if on cond (every warp's) at b, holding op (moved there from its region r), no results. */
+static void guard(IrBuilder *b, SrcLoc loc, ValueId cond, IrRegion *r, IrOp *op)
+{
+    int at = ir_region_index(r, op);
+    ir_region_remove(r, at);
+    if (b->region == r && b->pos > at)
+        b->pos--;
+    IrOp *branch = ir_build(b, OP_IF, loc, &cond, 1, NULL, 0, 2);
+    ir_region_insert(b->func, &branch->regions[0], -1, op);
+    for (int k = 0; k < 2; k++)
+        ir_build(&(IrBuilder){.func = b->func, .region = &branch->regions[k], .pos = -1}, OP_YIELD,
+                 loc, NULL, 0, NULL, 0, 0);
+}
+
+/* The index of the wait in r after kloop that retires its wgmma ops (pending 0 on its result), or
+ * -1. */
+static int retiring_wait(const Ws *w, const IrRegion *r)
+{
+    for (int at = ir_region_index(r, w->kloop) + 1; at > 0 && at < r->nops; at++) {
+        const IrOp *op = r->ops[at];
+        if (op->code == OP_WGMMA_WAIT && op->attr[0] == 0 && op->noperands > 0 &&
+            w->f->values[op->operands[0]].def == w->kloop)
+            return at;
+    }
+    return -1;
+}
+
+/* Each group frees the slots of its own tiles. kloop's arrival frees the slot of the iteration
+ * before, so a tile's first iteration would free the other group's last slot, whose wgmma may
+ * still run: it arrives only in the program's first tile (ring 0, the release of fill -1 that the
+ * producer's first wait on slot S - 1 counts, ring_prologue), and the tile's last slot is freed
+ * after its wgmma ops retire (wait after kloop: at the last fill, ring + trips - 1, when trips > 0).
+ * Every slot is still freed once a fill, in fill order within a group: the producer's phases
+ * stand. */
+static void pingpong_release(Ws *w, IrRegion *work)
+{
+    IrFunc *f = w->f;
+    int ring_arg = w->loop->noperands - 3 - 2; /* ring, then turn: the loop's last iter args */
+    IrOp *y = w->home->ops[w->home->nops - 1];
+    ValueId next_ring = y->operands[ring_arg];
+    int at = retiring_wait(w, work);
+    SrcLoc loc = w->arrive->loc;
+    IrRegion *kb = &w->kloop->regions[0];
+    IrBuilder b = {.func = f, .region = kb, .pos = ir_region_index(kb, w->arrive)};
+    ValueId zero = passes_const_i32(&b, loc, 0);
+    ValueId later =
+        ir_build_binary(&b, OP_CMP_NE, loc, type_scalar(DT_I1), kb->args[0], w->kloop->operands[0]);
+    ValueId first = ir_build_binary(&b, OP_CMP_EQ, loc, type_scalar(DT_I1), w->ring, zero);
+    guard(&b, loc, ir_build_binary(&b, OP_OR, loc, type_scalar(DT_I1), later, first), kb,
+          w->arrive);
+    IrBuilder ab = {.func = f, .region = work, .pos = at + 1};
+    ValueId any = ir_build_binary(&ab, OP_CMP_GT, loc, type_scalar(DT_I1), next_ring, w->ring);
+    IrOp *branch = ir_build(&ab, OP_IF, loc, &any, 1, NULL, 0, 2);
+    IrBuilder in = {.func = f, .region = &branch->regions[0], .pos = -1};
+    ValueId last = scalar_op(&in, OP_SUB, loc, next_ring, passes_const_i32(&in, loc, 1));
+    ValueId slot = scalar_op(&in, OP_REM, loc, last, passes_const_i32(&in, loc, w->stages));
+    ValueId view = passes_mbarrier_view(&in, loc, w->empty, slot);
+    ir_build(&in, OP_MBAR_ARRIVE, loc, &view, 1, NULL, 0, 0)->partition = PARTITION_CONSUMER;
+    for (int k = 0; k < 2; k++)
+        ir_build(&(IrBuilder){.func = f, .region = &branch->regions[k], .pos = -1}, OP_YIELD, loc,
+                 NULL, 0, NULL, 0, 0);
+    /* the turn: a group's K loop starts once the group before has waited for its last fill
+     * (turn_pass right after its K loop), so the fills are waited for in fill order, as by one
+     * group: no wait is two phases of its mbarrier ahead (a parity names only the current phase
+     * or the one before, PTX ISA 9.7.13.15.16). The slots are freed in fill order without it: a
+     * slot's next fill waits for its release. The program's first tile waits for no turn; its
+     * last passes none. */
+    ValueId tile = w->loop->regions[0].args[0];
+    IrBuilder pb = {.func = f, .region = work, .pos = ir_region_index(work, w->kloop) + 1};
+    IrOp *pass = ir_build(&pb, OP_TURN_PASS, loc, NULL, 0, NULL, 0, 0);
+    pass->partition = PARTITION_CONSUMER;
+    ValueId after = scalar_op(&pb, OP_ADD, loc, tile, w->loop->operands[2]);
+    ValueId more =
+        ir_build_binary(&pb, OP_CMP_LT, loc, type_scalar(DT_I1), after, w->loop->operands[1]);
+    guard(&pb, loc, more, work, pass);
+    IrBuilder wb = {.func = f, .region = work, .pos = ir_region_index(work, w->kloop)};
+    IrOp *wait = ir_build(&wb, OP_TURN_WAIT, loc, NULL, 0, NULL, 0, 0);
+    wait->partition = PARTITION_CONSUMER;
+    ValueId later_tile =
+        ir_build_binary(&wb, OP_CMP_NE, loc, type_scalar(DT_I1), tile, w->loop->operands[0]);
+    guard(&wb, loc, later_tile, work, wait);
+}
+
+/* Whether the ring (its buffers and mbarriers, before the loop over tiles once specialized) and
+ * two groups' scratch fit the target's shared memory, the second group's at a 1024-byte
+ * boundary (passes/shared_alloc.c). */
+static bool pingpong_fits(const Ws *w)
+{
+    int64_t need = buffer_bytes(w->f, &w->f->body) + 2 * least_scratch(w->f, w->home) + 1024;
+    return need <= shared_limit_bytes(w->o->sm);
+}
+
+/* The rewrite (above), when the kernel has one consumer warpgroup and the tile's work can move;
+ * else a remark says why not. */
+static void pingpong(Ws *w)
+{
+    IrFunc *f = w->f;
+    IrRegion *home = w->home;
+    if (!w->o->pingpong || f->num_warps != 4)
+        return; /* asked for; two consumer warpgroups already share each tile */
+    const char *why = pingpong_fits(w) ? NULL
+                                       : "two consumer groups' scratch and the ring do not fit "
+                                         "shared memory together";
+    bool *move = arena_alloc(f->arena, sizeof(bool) * (size_t)home->nops);
+    bool *moved = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+    memset(move, 0, sizeof(bool) * (size_t)home->nops);
+    memset(moved, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+    const IrRegion *top = &f->body;
+    for (int i = ir_region_index(top, w->loop) + 1; !why && i < top->nops; i++) {
+        const IrOp *op = top->ops[i];
+        if (op->partition == PARTITION_CONSUMER && op->code != OP_MBAR_INVAL && holds(op, false))
+            why = "the consumers have work with an effect after the loop over tiles, which both "
+                  "groups would run";
+    }
+    if (!why && retiring_wait(w, home) < 0)
+        why = "no wait after the K loop retires its wgmma ops";
+    if (!why)
+        why = pingpong_split(w, move, moved);
+    if (why) {
+        if (w->o->remarks)
+            diag_remark(w->d, w->loop->loc, "no second consumer group (ping-pong): %s", why);
+        return;
+    }
+    SrcLoc loc = w->loop->loc;
+    IrBuilder tb = {.func = f, .region = &f->body, .pos = ir_region_index(&f->body, w->loop)};
+    ValueId turn =
+        add_iter_arg(f, w->loop, passes_const_i32(&tb, loc, 0), type_scalar(DT_I32), "turn");
+    int n = home->nops - 1, kept = 0;
+    IrOp **work = arena_alloc(f->arena, sizeof(IrOp *) * (size_t)n);
+    int nwork = 0;
+    for (int i = 0; i < n; i++) {
+        if (move[i])
+            work[nwork++] = home->ops[i];
+        else
+            home->ops[kept++] = home->ops[i];
+    }
+    home->ops[kept] = home->ops[n]; /* the yield */
+    home->nops = kept + 1;
+    IrBuilder b = {.func = f, .region = home, .pos = kept};
+    Type i1 = type_scalar(DT_I1);
+    ValueId mine = ir_build(&b, OP_CONSUMER_TURN, loc, &turn, 1, &i1, 1, 0)->results[0];
+    IrOp *branch = ir_build(&b, OP_IF, loc, &mine, 1, NULL, 0, 2);
+    for (int i = 0; i < nwork; i++)
+        ir_region_insert(f, &branch->regions[0], -1, work[i]);
+    for (int k = 0; k < 2; k++)
+        ir_build(&(IrBuilder){.func = f, .region = &branch->regions[k], .pos = -1}, OP_YIELD, loc,
+                 NULL, 0, NULL, 0, 0);
+    ValueId next = scalar_op(&b, OP_SUB, loc, passes_const_i32(&b, loc, 1), turn);
+    IrOp *y = home->ops[home->nops - 1];
+    y->operands[y->noperands - 1] = next;
+    pingpong_release(w, &branch->regions[0]);
+    /* the mbarriers retire once, after every warp's last wait: by the producer, not each group */
+    for (int i = ir_region_index(&f->body, w->loop) + 1; i < f->body.nops; i++)
+        if (f->body.ops[i]->code == OP_MBAR_INVAL)
+            f->body.ops[i]->partition = PARTITION_PRODUCER;
+    f->ws.consumer_groups = 2;
+    budget(w);
+    if (w->o->remarks)
+        diag_remark(w->d, loc,
+                    "ping-pong: a second group of %d consumer warps takes every other tile, its "
+                    "wgmma ops running while the first group stores its tile (%d registers a "
+                    "consumer thread)",
+                    f->num_warps, f->ws.consumer_regs);
 }
 
 /* A producer op that reads a value the consumers compute, or NULL (*what: that value). */
@@ -630,5 +866,7 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
                    op_name(bad->code), (int)what);
         return false;
     }
+    if (inner)
+        pingpong(&w);
     return true;
 }

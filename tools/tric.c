@@ -51,6 +51,8 @@ static const char usage[] =
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
     "  --no-heavy-first      programs keep their launch order (by default, where loops run\n"
     "                        longer as program_id grows, the longest programs launch first)\n"
+    "  --pingpong            a warp-specialized persistent kernel with one consumer\n"
+    "                        warpgroup gets two, taking its tiles in turn\n"
     "  --stream-k            a matmul-shaped kernel runs persistent (as many programs as the\n"
     "                        GPU holds at once), its last round of tiles split along K\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
@@ -263,6 +265,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->no_tma = true;
     } else if (!strcmp(a, "--no-heavy-first")) {
         opt->no_heavy_first = true;
+    } else if (!strcmp(a, "--pingpong")) {
+        opt->pingpong = true;
     } else if (!strcmp(a, "--stream-k") || !strcmp(a, "--stream-k=on")) {
         opt->stream_k = true;
     } else if (!strcmp(a, "--stream-k=auto")) {

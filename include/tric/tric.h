@@ -170,6 +170,11 @@ typedef struct tric_compile_options {
      * first: program_id(axis) reads num_programs(axis) - 1 - program_id(axis) (docs/passes.md
      * "heavy_first"). Part of the JIT cache key. */
     int no_heavy_first;
+    /* nonzero: where a persistent kernel's loop over tiles is warp-specialized with one consumer
+     * warpgroup (num_warps 4), a second one takes every other tile, its wgmma ops running while
+     * the first stores its tile (docs/passes.md "warp_specialize", ping-pong). Part of the JIT
+     * cache key. */
+    int pingpong;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

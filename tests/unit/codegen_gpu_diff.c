@@ -88,6 +88,7 @@ typedef struct Case {
     unsigned grid_y; /* 0 = 1 */
     int stream_k;    /* tric_compile_options.stream_k on the GPU (the interpreter runs the
                         kernel as written) */
+    int pingpong;    /* tric_compile_options.pingpong on the GPU */
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
@@ -152,20 +153,23 @@ typedef struct Case {
             3, {200, 272, K, K, 1, 272, 1, 272, 1}, 9, 4, 3                                        \
     }
 
-/* examples/persistent_desc_matmul.tri warp-specialized (WS True) or its nest flattened (FLAT
- * True): C [200, 272] fp16 = A [200, 336] B^T, B [272, 336], blocks of 128 x BN x 64, 5 programs. */
-#define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
+/* examples/persistent_desc_matmul.tri warp-specialized (WS True; PP 1: with --pingpong) or its
+ * nest flattened (FLAT True): C [200, 272] fp16 = A [200, 336] B^T, B [272, 336], blocks of 128 x
+ * BN x 64, PROGRAMS programs (5 unless named). */
+#define PERSISTENT_DESC_ON(BN, WARPS, STAGES, WS, FLAT, PROGRAMS, PP)                              \
     {                                                                                              \
         "../../../examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",     \
             "*fp16:16,*fp16:16,*fp16:16,i32,i32:16,i32:16",                                        \
-            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=" #BN,    "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8",      \
-             "NUM_SMS=5",        "WARP_SPECIALIZE=" #WS, "FLATTEN=" #FLAT},                        \
-            7, 5,                                                                                  \
+            {"BLOCK_SIZE_M=128",   "BLOCK_SIZE_N=" #BN,    "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8",    \
+             "NUM_SMS=" #PROGRAMS, "WARP_SPECIALIZE=" #WS, "FLATTEN=" #FLAT},                      \
+            7, PROGRAMS,                                                                           \
             {{E_F16, 200 * 336, FILL_UNIFORM, 0},                                                  \
              {E_F16, 272 * 336, FILL_UNIFORM, 0},                                                  \
              {E_F16, 200 * 272, FILL_POISON, 2e-2}},                                               \
-            3, {200, 272, 336}, 3, WARPS, STAGES                                                   \
+            3, {200, 272, 336}, 3, WARPS, STAGES, .pingpong = PP                                   \
     }
+#define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
+    PERSISTENT_DESC_ON(BN, WARPS, STAGES, WS, FLAT, 5, 0)
 #define PERSISTENT_DESC_WS(BN, WARPS, STAGES) PERSISTENT_DESC(BN, WARPS, STAGES, True, False)
 
 static size_t elem_bytes(Elem e)
@@ -312,6 +316,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
     if (tric_device_get_kind(dev) == TRIC_DEVICE_CUDA) {
         opt.arch = gpu_arch;
         opt.stream_k = c->stream_k;
+        opt.pingpong = c->pingpong;
     }
     tric_module mod = NULL;
     tric_kernel k = NULL;
@@ -1427,6 +1432,11 @@ int main(void)
          * warp-specialized (on sm_90a the producer's ring goes on across tiles, elsewhere the
          * loops as usual): 5 programs walk the 2 x 3 tiles of 128 x 128; K = 336, a tail */
         PERSISTENT_DESC_WS(128, 4, 3),
+        /* ... with --pingpong, 5 programs (one of them two tiles) and 2 (3 tiles each): on
+         * sm_90a two consumer groups take the tiles in turn, group 0 the first and third, group
+         * 1 the second, the ring going on */
+        PERSISTENT_DESC_ON(128, 4, 3, True, False, 5, 1),
+        PERSISTENT_DESC_ON(128, 4, 3, True, False, 2, 1),
         FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
         FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead

@@ -80,6 +80,7 @@ typedef struct PassCheck {
     int max_stages;
     int first_arch;   /* 0: sm_80 and sm_90a; 1: sm_90a alone */
     bool stream_k;    /* PassOptions.stream_k */
+    bool pingpong;    /* PassOptions.pingpong */
     size_t out_bytes; /* what run writes */
     const void *want; /* the lowered kernel's outputs */
     const void *ctx;  /* the case, for the callbacks */
@@ -109,7 +110,8 @@ static inline void interp_passes_check(const IrFunc *lowered, const PassCheck *p
                               .mma = true,
                               .wgmma = true,
                               .arch_specific = arch_specific,
-                              .stream_k = pc->stream_k};
+                              .stream_k = pc->stream_k,
+                              .pingpong = pc->pingpong};
             Arena *arena = arena_new();
             IrFunc *f = ir_func_clone(lowered, arena);
             passes_prepare(f, &po);

@@ -396,6 +396,11 @@ static IrFunc *build_every_op(Arena *a)
     f->ws.producer_regs = 40;
     f->ws.consumer_regs = 232;
     f->ws.max_regs = 168;
+    f->ws.consumer_groups = 2; /* ping-pong: two consumer groups take tiles in turn */
+    f->ws.scratch_stride = 32768;
+    ir_build(&b, OP_CONSUMER_TURN, nl, &one32, 1, (Type[]){type_scalar(DT_I1)}, 1, 0);
+    ir_build(&b, OP_TURN_WAIT, nl, NULL, 0, NULL, 0, 0)->partition = PARTITION_CONSUMER;
+    ir_build(&b, OP_TURN_PASS, nl, NULL, 0, NULL, 0, 0)->partition = PARTITION_CONSUMER;
     ir_build(&b, OP_MBAR_ARRIVE, nl, &bar1, 1, NULL, 0, 0)->partition = PARTITION_CONSUMER;
     ValueId yes = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
     IrOp *ex = ir_build(&b, OP_MBAR_EXPECT, nl, (ValueId[]){bar1, yes}, 2, NULL, 0, 0);

@@ -56,6 +56,7 @@ typedef struct Case {
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
     bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
     bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
+    bool pingpong; /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -298,6 +299,9 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
         bool ws = (stages >= 2 || c->asks) && c->ws && arch_specific;
         CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
               arch, stages, f->ws.producer_warps);
+        CHECK(f->ws.consumer_groups == (ws && c->pingpong ? 2 : 0),
+              "%s %s stages %d: %d consumer groups", c->kernel, arch, stages,
+              f->ws.consumer_groups);
         return;
     }
     if (strcmp(pass, "pipeline"))
@@ -346,12 +350,12 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
     ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
 
-/* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), C
- * stored whole or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True,
- * flatten_loops.c). */
+/* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), with
+ * two consumer groups taking its tiles in turn too (PP True, PassOptions.pingpong), C stored whole
+ * or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True, flatten_loops.c). */
 #define PY_BOOL_True  true
 #define PY_BOOL_False false
-#define PERSISTENT_DESC(k, WS, SUBTILE, FLAT)                                                      \
+#define PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, PP)                                               \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
@@ -369,9 +373,11 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                      I(80),                                                                        \
                      I(160),                                                                       \
                      I(k)},                                                                        \
-            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT                                       \
+            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT, .pingpong = PY_BOOL_##PP             \
     }
-#define PERSISTENT_DESC_WS(k, SUBTILE) PERSISTENT_DESC(k, True, SUBTILE, False)
+#define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False)
+#define PERSISTENT_DESC_WS(k, SUBTILE)        PERSISTENT_DESC(k, True, SUBTILE, False)
+#define PERSISTENT_DESC_PP(k, SUBTILE)        PERSISTENT_DESC_AS(k, True, SUBTILE, False, True)
 
 static void run_case(const Case *c)
 {
@@ -413,6 +419,7 @@ static void run_case(const Case *c)
                     .num_warps = c->num_warps,
                     .max_stages = 4,
                     .first_arch = c->sm90_only ? 1 : 0,
+                    .pingpong = c->pingpong,
                     .out_bytes = out_bytes,
                     .want = want,
                     .ctx = &ctx,
@@ -728,6 +735,12 @@ int main(void)
         PERSISTENT_DESC_WS(32, False),
         PERSISTENT_DESC_WS(0, False),
         PERSISTENT_DESC_WS(112, True),
+        /* ... with --pingpong: a second consumer group takes every other tile (the tiles' work
+         * under consumer_turn, the groups' K loops in turn, each group freeing its own slots) */
+        PERSISTENT_DESC_PP(112, False),
+        PERSISTENT_DESC_PP(32, False),
+        PERSISTENT_DESC_PP(0, False),
+        PERSISTENT_DESC_PP(112, True),
         PERSISTENT_DESC(112, False, False, True),
         PERSISTENT_DESC(0, False, False, True),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers

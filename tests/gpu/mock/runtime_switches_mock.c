@@ -12,6 +12,8 @@
  *     would compile with them, and finds the other's entry through the cache;
  *   - heavy first: a kernel whose loop grows with its program id (a triangle) compiled as the
  *     pass reorders it and with opt.no_heavy_first is two entries, two codes;
+ *   - ping-pong: tutorial 09's warp-specialized persistent matmul with opt.pingpong (two
+ *     consumer groups, 384 threads) is another entry than without (256 threads);
  *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
  * The environment is read once per process, so each variable is tried in a child process: this
  * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
@@ -27,9 +29,10 @@ static const char *seed2_path = TRIC_SOURCE_DIR "/examples/matmul.tri";
 static const char *va_path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
 static const char *f16_path = TRIC_SOURCE_DIR "/tests/lit/codegen/slp.tri";
 static const char *triangle_path = TRIC_SOURCE_DIR "/tests/lit/passes/Inputs/heavy_first.tri";
+static const char *pdesc_path = TRIC_SOURCE_DIR "/examples/persistent_desc_matmul.tri";
 
 /* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, heavy_first.tri's
- * triangle, slp.tri's fp16 mul. */
+ * triangle, tutorial 09's persistent matmul warp-specialized (pdesc), slp.tri's fp16 mul. */
 static tric_compile_options kernel_options(const char *which, const char **path)
 {
     static const char *seed2_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
@@ -37,6 +40,9 @@ static tric_compile_options kernel_options(const char *which, const char **path)
     static const char *va_defs[] = {"BLOCK_SIZE=1024"};
     static const char *f16_defs[] = {"BLOCK=1024"};
     static const char *triangle_defs[] = {"BLOCK=128"};
+    static const char *pdesc_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128",
+                                       "BLOCK_SIZE_K=64",  "GROUP_SIZE_M=8",
+                                       "NUM_SMS=132",      "WARP_SPECIALIZE=True"};
     tric_compile_options opt = tric_compile_options_default();
     if (!strcmp(which, "seed2")) {
         *path = seed2_path;
@@ -51,6 +57,13 @@ static tric_compile_options kernel_options(const char *which, const char **path)
         opt.signature = "*fp32:16,*fp32:16,*fp32:16,i32:16";
         opt.constexprs = va_defs;
         opt.nconstexprs = 1;
+    } else if (!strcmp(which, "pdesc")) {
+        *path = pdesc_path;
+        opt.kernel = "matmul_kernel_descriptor_persistent";
+        opt.signature = "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16";
+        opt.constexprs = pdesc_defs;
+        opt.nconstexprs = 6;
+        opt.num_stages = 4;
     } else if (!strcmp(which, "triangle")) {
         *path = triangle_path;
         opt.kernel = "triangle";
@@ -78,6 +91,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.llvm_args = extra->llvm_args;
         opt.no_cache = extra->no_cache;
         opt.no_heavy_first = extra->no_heavy_first;
+        opt.pingpong = extra->pingpong;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -104,6 +118,25 @@ static void test_no_heavy_first(tric_device dev)
           !strcmp(tric_module_code(as_written), tric_module_code(again)));
     tric_module_destroy(reordered);
     tric_module_destroy(as_written);
+    tric_module_destroy(again);
+}
+
+/* pingpong gives the warp-specialized persistent matmul a second consumer group (384 threads, the
+ * groups' turns on named barrier 4 and 5); without it the kernel keeps one (256 threads): two entries. */
+static void test_pingpong(tric_device dev)
+{
+    tric_module one, two, again;
+    CHECK(compile(dev, "pdesc", NULL, &one) == TRIC_SUCCESS);
+    CHECK(one && has(one, ".maxntid 256, 1, 1") && !has(one, "barrier.sync 4, 256"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.pingpong = 1;
+    CHECK(compile(dev, "pdesc", &extra, &two) == TRIC_SUCCESS);
+    CHECK(two && !two->from_cache && has(two, ".maxntid 384, 1, 1") &&
+          has(two, "barrier.sync 4, 256"));
+    CHECK(compile(dev, "pdesc", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache);
+    tric_module_destroy(one);
+    tric_module_destroy(two);
     tric_module_destroy(again);
 }
 
@@ -246,6 +279,7 @@ int main(int argc, char **argv)
     setenv("TRIC_CACHE_DIR", dir, 1);
     test_no_tma(dev);
     test_no_heavy_first(dev);
+    test_pingpong(dev);
     test_llvm_passes(dev);
     test_llvm_args(dev);
     tric_device_close(dev);
