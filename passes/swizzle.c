@@ -61,8 +61,9 @@ static ValueId operand_buffer(const IrFunc *f, ValueId operand)
 }
 
 /* fp32 and fp8 buffers that wgmma reads (its tf32 and .e4m3/.e5m2 forms) are K-major whatever
- * order their copies run in: A's dim 1, B's dim 0 (PTX ISA 9.7.15.5.1: the transposed, MN-major
- * form is for 16-bit types only). */
+ * order their copies run in: A's dim 1, B's dim 0, or dim 1 of a B read as B^T (trans_b: the
+ * slot holds [N, K]) (PTX ISA 9.7.15.5.1: the transposed, MN-major form is for 16-bit types
+ * only). */
 static void find_tf32_operands(IrFunc *f, IrRegion *r, int *contig)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -75,7 +76,7 @@ static void find_tf32_operands(IrFunc *f, IrRegion *r, int *contig)
             ValueId buf = operand_buffer(f, op->operands[which]);
             DType dt = ir_type(f, op->operands[which]).dtype;
             if (buf && (dt == DT_F32 || dtype_is_fp8(dt)))
-                contig[buf] = which == 0 ? 1 : 0;
+                contig[buf] = which == 0 || op->attr[1] ? 1 : 0;
         }
     }
 }

@@ -4,7 +4,8 @@
 # compiled it (DIR/fp8_*.ptx from scripts/fp8_ptx.sh, one file a config), beside cuBLAS's fp8 GEMM
 # (torch._scaled_mm, scales 1, fp16 out, with and without use_fast_accum: tric's wgmma accumulates
 # as fast_accum does, with no promotion) and Triton running the same examples/matmul.tri at each
-# tric config (ws files excepted: Triton runs seed 2's loop as written), ALL in this one process,
+# tric config (ws files excepted: Triton runs seed 2's loop as written; _p, _pws, _pp files are
+# tutorial 09's persistent kernel, launched on min(NUM_SMS, tiles) programs), ALL in this one process,
 # timed by triton.testing.do_bench (median, its L2 flush) in rounds whose order alternates.
 # Every output is checked first against an fp32 product of the same fp8 values. M = N = K = each
 # size (default 2048,4096,8192). Prints every candidate's TFLOPS, then per size each side's best
@@ -32,8 +33,11 @@ FP8 = torch.float8_e4m3fn
 def tric_run(cuda, path, a, bt, c, size):
     k = TricPtx(cuda, path)
     bm, bn = int(k.consts["BLOCK_SIZE_M"]), int(k.consts["BLOCK_SIZE_N"])
+    tiles = triton.cdiv(size, bm) * triton.cdiv(size, bn)
+    if "NUM_SMS" in k.consts:  # tutorial 09's persistent kernel: (a, b [N, K], c, M, N, K)
+        return k.launcher((min(int(k.consts["NUM_SMS"]), tiles),), [a, bt, c, size, size, size])
     # B [K, N] read through its [N, K] storage: stride_bk 1, stride_bn K
-    return k.launcher((triton.cdiv(size, bm) * triton.cdiv(size, bn),),
+    return k.launcher((tiles,),
                       [a, bt, c, size, size, size, a.stride(0), 1, 1, bt.stride(0), c.stride(0), 1])
 
 

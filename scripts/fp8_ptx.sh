@@ -2,11 +2,13 @@
 # scripts/fp8_ptx.sh BUILD OUTDIR [CONFIGS]: seed 2's kernel_matmul (examples/matmul.tri) with fp8
 # e4m3 A [M, K] and B read along K (B's storage [N, K], K contiguous: wgmma's fp8 form reads both
 # operands K-major), fp16 C, fp32 accumulator, GROUP_SIZE_M 8, compiled by BUILD/tric for sm_90a
-# into OUTDIR/fp8_<BM>x<BN>x<BK>_w<WARPS>_s<STAGES>[_ws].ptx, one file a config, for
-# scripts/bench_fp8.py on the GPU machine. CONFIGS: "BM,BN,BK,WARPS,STAGES[,ws] ..." (ws:
+# into OUTDIR/fp8_<BM>x<BN>x<BK>_w<WARPS>_s<STAGES>[_KIND].ptx, one file a config, for
+# scripts/bench_fp8.py on the GPU machine. CONFIGS: "BM,BN,BK,WARPS,STAGES[,KIND] ..." (KIND ws:
 # tests/lit/codegen/warp_specialize.tri's ws_matmul, seed 2's grouped kernel with its K loop
-# asking warp_specialize=True, C fp16). ptxas -v's registers and spills go to
-# OUTDIR/ptxas.txt when ptxas is here.
+# asking warp_specialize=True, C fp16; p, pws, pp: tutorial 09's persistent matmul through
+# descriptors, examples/persistent_desc_matmul.tri, B [N, K] read as b.T, NUM_SMS 132, as
+# written, with its loop over tiles warp-specialized, and that with --pingpong). ptxas -v's
+# registers and spills go to OUTDIR/ptxas.txt when ptxas is here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -14,15 +16,21 @@ configs=${3:-"128,256,128,8,3 128,256,128,8,4 128,128,128,4,4 128,128,128,4,5 25
 mkdir -p "$out"
 # a, b, c, M, N, K, stride_am, stride_ak (1), stride_bk (1: B along K), stride_bn, stride_cm, stride_cn (1)
 sig='*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,i32:16,i32:1'
+psig='*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16'
 for cfg in $configs; do
-  IFS=, read -r bm bn bk warps stages ws <<<"$cfg"
-  name="fp8_${bm}x${bn}x${bk}_w${warps}_s${stages}${ws:+_ws}"
-  if [ -n "$ws" ]; then
-    src=tests/lit/codegen/warp_specialize.tri kernel=ws_matmul extra=()
-  else
-    src=examples/matmul.tri kernel=kernel_matmul extra=(-D T_C=tl.float16 -D T_ACC=tl.float32)
-  fi
-  "$build/tric" "$src" --kernel=$kernel --signature="$sig" --arch=sm_90a \
+  IFS=, read -r bm bn bk warps stages kind <<<"$cfg"
+  name="fp8_${bm}x${bn}x${bk}_w${warps}_s${stages}${kind:+_$kind}"
+  s=$sig
+  case "$kind" in
+    ws) src=tests/lit/codegen/warp_specialize.tri kernel=ws_matmul extra=() ;;
+    p|pws|pp)
+      ws=False; [ "$kind" = p ] || ws=True
+      src=examples/persistent_desc_matmul.tri kernel=matmul_kernel_descriptor_persistent s=$psig
+      extra=(-D NUM_SMS=132 -D WARP_SPECIALIZE=$ws -D EPILOGUE_SUBTILE=False -D FLATTEN=False)
+      if [ "$kind" = pp ]; then extra+=(--pingpong); fi ;;
+    *) src=examples/matmul.tri kernel=kernel_matmul extra=(-D T_C=tl.float16 -D T_ACC=tl.float32) ;;
+  esac
+  "$build/tric" "$src" --kernel=$kernel --signature="$s" --arch=sm_90a \
     -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk -D GROUP_SIZE_M=8 \
     "${extra[@]}" --num-warps=$warps --num-stages=$stages \
     -o "$out/$name.ptx"

@@ -171,6 +171,20 @@ typedef struct Case {
 #define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
     PERSISTENT_DESC_ON(BN, WARPS, STAGES, WS, FLAT, 5, 0)
 #define PERSISTENT_DESC_WS(BN, WARPS, STAGES) PERSISTENT_DESC(BN, WARPS, STAGES, True, False)
+/* ... in fp8 e4m3 (B read through its `.T`: the [N, K] tile as loaded is the K-major B that
+ * wgmma's fp8 form takes), 128 x 128 x 128 blocks on 4 warps, 4 stages, K = 336 (a tail) */
+#define PERSISTENT_DESC_FP8(WS, PROGRAMS, PP)                                                      \
+    {                                                                                              \
+        "../../../examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",     \
+            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32,i32:16,i32:16",                                  \
+            {"BLOCK_SIZE_M=128",   "BLOCK_SIZE_N=128",     "BLOCK_SIZE_K=128", "GROUP_SIZE_M=8",   \
+             "NUM_SMS=" #PROGRAMS, "WARP_SPECIALIZE=" #WS, "FLATTEN=False"},                       \
+            7, PROGRAMS,                                                                           \
+            {{E_F8E4, 200 * 336, FILL_UNIFORM, 0},                                                 \
+             {E_F8E4, 272 * 336, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 200 * 272, FILL_POISON, 2e-2}},                                               \
+            3, {200, 272, 336}, 3, 4, 4, .pingpong = PP                                            \
+    }
 
 static size_t elem_bytes(Elem e)
 {
@@ -853,6 +867,11 @@ int main(void)
          * than its slots) */
         PERSISTENT_DESC_WS(256, 8, 3),
         PERSISTENT_DESC(256, 8, 3, False, True),
+        /* ... in fp8 e4m3 (wgmma's fp8 form, so the device's arch only): as written, with a
+         * producer warpgroup, and with two consumer groups (--pingpong) over 2 programs */
+        PERSISTENT_DESC_FP8(False, 5, 0),
+        PERSISTENT_DESC_FP8(True, 5, 0),
+        PERSISTENT_DESC_FP8(True, 2, 1),
         /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),

@@ -29,7 +29,15 @@
 enum { MAX_ARGS = 20 };
 
 /* One kernel parameter: a buffer (its dtype and element count), an integer or an fp32 scalar. */
-typedef enum { ARG_INT, ARG_F32, ARG_BUF_F16, ARG_BUF_F32, ARG_OUT_F16, ARG_OUT_F32 } ArgKind;
+typedef enum {
+    ARG_INT,
+    ARG_F32,
+    ARG_BUF_F16,
+    ARG_BUF_F32,
+    ARG_BUF_F8, /* fp8 e4m3 */
+    ARG_OUT_F16,
+    ARG_OUT_F32
+} ArgKind;
 
 typedef struct Arg {
     ArgKind kind;
@@ -84,7 +92,10 @@ static uint16_t to_half(float x)
 
 static bool is_buffer(ArgKind k) { return k != ARG_INT && k != ARG_F32; }
 static bool is_output(ArgKind k) { return k == ARG_OUT_F16 || k == ARG_OUT_F32; }
-static size_t elem_bytes(ArgKind k) { return k == ARG_BUF_F16 || k == ARG_OUT_F16 ? 2 : 4; }
+static size_t elem_bytes(ArgKind k)
+{
+    return k == ARG_BUF_F8 ? 1 : k == ARG_BUF_F16 || k == ARG_OUT_F16 ? 2 : 4;
+}
 
 /* Runs f on fresh copies of init; each output's bytes are appended to out. */
 static bool run_kernel(const IrFunc *f, const Case *c, void *const *init, unsigned char *out,
@@ -378,6 +389,23 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False)
 #define PERSISTENT_DESC_WS(k, SUBTILE)        PERSISTENT_DESC(k, True, SUBTILE, False)
 #define PERSISTENT_DESC_PP(k, SUBTILE)        PERSISTENT_DESC_AS(k, True, SUBTILE, False, True)
+/* ... in fp8 e4m3 (B through its `.T`: the [N, K] tile as loaded, K-major, is wgmma's fp8 B),
+ * blocks of 64 x 64 x 32, warp-specialized (WS), with two consumer groups too (PP); sm_90a only
+ * (on sm_80 fp8 is widened for mma.sync, and a widened `.T` is not read from its slot) */
+#define PERSISTENT_DESC_FP8(k, WS, PP)                                                             \
+    {                                                                                              \
+        "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
+            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",           \
+                                                                      "BLOCK_SIZE_N=64",           \
+                                                                      "BLOCK_SIZE_K=32",           \
+                                                                      "GROUP_SIZE_M=2",            \
+                                                                      "NUM_SMS=3",                 \
+                                                                      "WARP_SPECIALIZE=" #WS,      \
+                                                                      "EPILOGUE_SUBTILE=False",    \
+                                                                      "FLATTEN=False"},            \
+            {3}, 4, {F8(80 * (k)), F8(160 * (k)), OUT16(80 * 160), I(80), I(160), I(k)}, 6, 1,     \
+            .ws = PY_BOOL_##WS, .pingpong = PY_BOOL_##PP, .sm90_only = true                        \
+    }
 
 static void run_case(const Case *c)
 {
@@ -404,6 +432,9 @@ static void run_case(const Case *c)
             float v = (float)(random_value() * scale);
             if (a->kind == ARG_BUF_F16)
                 ((uint16_t *)init[i])[j] = to_half(v);
+            else if (a->kind == ARG_BUF_F8) /* e4m3 bits: sign, exponent 4..9, any mantissa */
+                ((uint8_t *)init[i])[j] =
+                    (uint8_t)((v < 0 ? 0x80 : 0) | (0x20 + (int)(fabsf(v) * 47.0f) % 48));
             else
                 ((float *)init[i])[j] = v;
         }
@@ -442,6 +473,10 @@ static void run_case(const Case *c)
 #define F16(n, s)                                                                                  \
     {                                                                                              \
         ARG_BUF_F16, (n), 0, (s)                                                                   \
+    }
+#define F8(n)                                                                                      \
+    {                                                                                              \
+        ARG_BUF_F8, (n)                                                                            \
     }
 #define F32(n, s)                                                                                  \
     {                                                                                              \
@@ -741,6 +776,9 @@ int main(void)
         PERSISTENT_DESC_PP(32, False),
         PERSISTENT_DESC_PP(0, False),
         PERSISTENT_DESC_PP(112, True),
+        PERSISTENT_DESC_FP8(96, False, False),
+        PERSISTENT_DESC_FP8(96, True, False),
+        PERSISTENT_DESC_FP8(96, True, True),
         PERSISTENT_DESC(112, False, False, True),
         PERSISTENT_DESC(0, False, False, True),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
