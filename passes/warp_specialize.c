@@ -519,12 +519,6 @@ static bool specialize(Ws *w)
         if (top->ops[i]->code == OP_BARRIER && i > ir_region_index(top, w->loop))
             top->ops[i]->partition = PARTITION_ALL;
     budget(w);
-    if (w->o->remarks)
-        diag_remark(w->d, loc,
-                    "warp-specialized: a producer warpgroup (%d warps, %d registers a thread) "
-                    "issues the loop's tensor-map copies; the %d consumer warps (%d registers) "
-                    "wait for each slot and free it with an mbarrier arrive",
-                    f->ws.producer_warps, f->ws.producer_regs, f->num_warps, f->ws.consumer_regs);
     return true;
 }
 
@@ -868,5 +862,11 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
     }
     if (inner)
         pingpong(&w);
+    if (o->remarks) /* after ping-pong, which changes the budget */
+        diag_remark(d, w.loop->loc,
+                    "warp-specialized: a producer warpgroup (%d warps, %d registers a thread) "
+                    "issues the loop's tensor-map copies; the %d consumer warps (%d registers) "
+                    "wait for each slot and free it with an mbarrier arrive",
+                    f->ws.producer_warps, f->ws.producer_regs, f->num_warps, f->ws.consumer_regs);
     return true;
 }
