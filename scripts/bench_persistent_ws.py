@@ -9,6 +9,9 @@
 # alternating; a summary line per size and config gives each side's TFLOPS (median of the
 # rounds) and the ratios. --check: one launch of each kernel (at 1024 unless --sizes), no timing (for
 # compute-sanitizer); --tric-only: no Triton; --only=TEXT: the PTX files whose name holds TEXT.
+# A PTX compiled for fp8 e4m3 A and B (its signature's first parameter *fp8e4nv) runs on fp8
+# inputs, checked against an fp32 product and timed beside cuBLAS's torch._scaled_mm (scales 1,
+# fp16 C, use_fast_accum: wgmma's fp8 accumulation).
 import ctypes
 import glob
 import os
@@ -42,6 +45,9 @@ def sides_for(cuda, path, kern, size, num_sms):
     torch.manual_seed(9)
     a = torch.randn(size, size, device="cuda", dtype=torch.float16) * 0.5
     b = torch.randn(size, size, device="cuda", dtype=torch.float16) * 0.5
+    fp8 = tric.params[0].startswith("*fp8e4nv")
+    if fp8:
+        a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
     tiles = triton.cdiv(size, bm) * triton.cdiv(size, bn)
     grid = (min(num_sms, tiles),)
     c_tric = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
@@ -56,7 +62,12 @@ def sides_for(cuda, path, kern, size, num_sms):
         return kern[grid](a, b, c_triton, size, size, size, num_warps=warps,
                           num_stages=stages, **meta)
 
+    one = torch.ones((), device="cuda")
+
     def cublas_run():
+        if fp8:
+            return torch._scaled_mm(a, b.T, scale_a=one, scale_b=one, out_dtype=torch.float16,
+                                    use_fast_accum=True)
         return torch.matmul(a, b.T)
     return tric_run, triton_run, cublas_run, (a, b, c_tric, c_triton)
 
@@ -99,8 +110,9 @@ def main(argv):
                 print("%s %d: triton refused: %s" % (name, size, str(e).splitlines()[0][:200]))
                 has_triton = False
             torch.cuda.synchronize()
-            ref = torch.matmul(a, b.T)
-            tol = 1e-2 * size ** 0.5
+            ref = (a.float() @ b.float().T) if a.dtype != torch.float16 else torch.matmul(a, b.T)
+            # fp8: wgmma's fp8 accumulation drifts with K (bench_fp8.py's bound)
+            tol = 2e-2 * ref.abs().max().item() if a.dtype != torch.float16 else 1e-2 * size ** 0.5
             d = (c_tric.float() - ref.float()).abs().max().item()
             if not d <= tol:
                 sys.exit("%s %d: tric's C wrong, max |difference| %.3g" % (name, size, d))

@@ -88,10 +88,11 @@ typedef struct Case {
     unsigned grid_y; /* 0 = 1 */
     int stream_k;    /* tric_compile_options.stream_k on the GPU (the interpreter runs the
                         kernel as written) */
-    int pingpong;    /* tric_compile_options.pingpong on the GPU */
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
+    int pingpong; /* tric_compile_options.pingpong on the GPU (last: cases fill the rest in
+                     order) */
 } Case;
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
