@@ -687,11 +687,13 @@ static void pingpong(Ws *w)
 {
     IrFunc *f = w->f;
     IrRegion *home = w->home;
-    if (!w->o->pingpong || f->num_warps != 4)
-        return; /* asked for; two consumer warpgroups already share each tile */
-    const char *why = pingpong_fits(w) ? NULL
-                                       : "two consumer groups' scratch and the ring do not fit "
-                                         "shared memory together";
+    if (!w->o->pingpong)
+        return;
+    const char *why = f->num_warps != 4  ? "the kernel's num_warps consumer warps are more than "
+                                           "one warpgroup, which already share each tile"
+                      : pingpong_fits(w) ? NULL
+                                         : "two consumer groups' scratch and the ring do not fit "
+                                           "shared memory together";
     bool *move = arena_alloc(f->arena, sizeof(bool) * (size_t)home->nops);
     bool *moved = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
     memset(move, 0, sizeof(bool) * (size_t)home->nops);
@@ -862,6 +864,10 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
     }
     if (inner)
         pingpong(&w);
+    else if (o->pingpong && o->remarks)
+        diag_remark(d, w.loop->loc,
+                    "no second consumer group (ping-pong): the loop is not a persistent kernel's "
+                    "loop over tiles around its K loop");
     if (o->remarks) /* after ping-pong, which changes the budget */
         diag_remark(d, w.loop->loc,
                     "warp-specialized: a producer warpgroup (%d warps, %d registers a thread) "
