@@ -589,18 +589,25 @@ static const char *pingpong_split(const Ws *w, bool *move, bool *moved)
     return NULL;
 }
 
-/* An if on cond (every warp's) at b, holding op (moved there from its region r), no results. */
+/* An if on cond (every warp's) at b with no results, each branch its yield alone: the caller
+ * puts region 0's ops before its yield. */
+static IrOp *empty_if(IrBuilder *b, SrcLoc loc, ValueId cond)
+{
+    IrOp *branch = ir_build(b, OP_IF, loc, &cond, 1, NULL, 0, 2);
+    for (int k = 0; k < 2; k++)
+        ir_build(&(IrBuilder){.func = b->func, .region = &branch->regions[k], .pos = -1}, OP_YIELD,
+                 loc, NULL, 0, NULL, 0, 0);
+    return branch;
+}
+
+/* An if on cond at b holding op, moved there from its region r. */
 static void guard(IrBuilder *b, SrcLoc loc, ValueId cond, IrRegion *r, IrOp *op)
 {
     int at = ir_region_index(r, op);
     ir_region_remove(r, at);
     if (b->region == r && b->pos > at)
         b->pos--;
-    IrOp *branch = ir_build(b, OP_IF, loc, &cond, 1, NULL, 0, 2);
-    ir_region_insert(b->func, &branch->regions[0], -1, op);
-    for (int k = 0; k < 2; k++)
-        ir_build(&(IrBuilder){.func = b->func, .region = &branch->regions[k], .pos = -1}, OP_YIELD,
-                 loc, NULL, 0, NULL, 0, 0);
+    ir_region_insert(b->func, &empty_if(b, loc, cond)->regions[0], 0, op);
 }
 
 /* The index of the wait in r after kloop that retires its wgmma ops (pending 0 on its result), or
@@ -641,15 +648,11 @@ static void pingpong_release(Ws *w, IrRegion *work)
           w->arrive);
     IrBuilder ab = {.func = f, .region = work, .pos = at + 1};
     ValueId any = ir_build_binary(&ab, OP_CMP_GT, loc, type_scalar(DT_I1), next_ring, w->ring);
-    IrOp *branch = ir_build(&ab, OP_IF, loc, &any, 1, NULL, 0, 2);
-    IrBuilder in = {.func = f, .region = &branch->regions[0], .pos = -1};
+    IrBuilder in = {.func = f, .region = &empty_if(&ab, loc, any)->regions[0], .pos = 0};
     ValueId last = scalar_op(&in, OP_SUB, loc, next_ring, passes_const_i32(&in, loc, 1));
     ValueId slot = scalar_op(&in, OP_REM, loc, last, passes_const_i32(&in, loc, w->stages));
     ValueId view = passes_mbarrier_view(&in, loc, w->empty, slot);
     ir_build(&in, OP_MBAR_ARRIVE, loc, &view, 1, NULL, 0, 0)->partition = PARTITION_CONSUMER;
-    for (int k = 0; k < 2; k++)
-        ir_build(&(IrBuilder){.func = f, .region = &branch->regions[k], .pos = -1}, OP_YIELD, loc,
-                 NULL, 0, NULL, 0, 0);
     /* the turn: a group's K loop starts once the group before has waited for its last fill
      * (turn_pass right after its K loop), so the fills are waited for in fill order, as by one
      * group: no wait is two phases of its mbarrier ahead (a parity names only the current phase
@@ -732,12 +735,9 @@ static void pingpong(Ws *w)
     IrBuilder b = {.func = f, .region = home, .pos = kept};
     Type i1 = type_scalar(DT_I1);
     ValueId mine = ir_build(&b, OP_CONSUMER_TURN, loc, &turn, 1, &i1, 1, 0)->results[0];
-    IrOp *branch = ir_build(&b, OP_IF, loc, &mine, 1, NULL, 0, 2);
+    IrOp *branch = empty_if(&b, loc, mine);
     for (int i = 0; i < nwork; i++)
-        ir_region_insert(f, &branch->regions[0], -1, work[i]);
-    for (int k = 0; k < 2; k++)
-        ir_build(&(IrBuilder){.func = f, .region = &branch->regions[k], .pos = -1}, OP_YIELD, loc,
-                 NULL, 0, NULL, 0, 0);
+        ir_region_insert(f, &branch->regions[0], i, work[i]);
     ValueId next = scalar_op(&b, OP_SUB, loc, passes_const_i32(&b, loc, 1), turn);
     IrOp *y = home->ops[home->nops - 1];
     y->operands[y->noperands - 1] = next;
