@@ -297,11 +297,11 @@ static bool lower_specialized(Cg *c)
         return false;
     int groups = f->ws.consumer_groups > 1 ? f->ws.consumer_groups : 1;
     int group_threads = 32 * f->num_warps;
-    if (groups > 4)
-        FAIL(c, "%d consumer groups (at most 4)", groups);
+    if (groups > 2)
+        FAIL(c, "%d consumer groups (at most 2)", groups);
     /* side g < groups: consumer group g (threads [g, g + 1) x group_threads); side groups: the
      * producer (the threads after them) */
-    LLVMBasicBlockRef blocks[5];
+    LLVMBasicBlockRef blocks[3];
     for (int side = 0; side <= groups; side++)
         blocks[side] =
             LLVMAppendBasicBlockInContext(l->ctx, c->fn, side == groups ? "producer" : "consumer");
@@ -331,7 +331,7 @@ static bool lower_specialized(Cg *c)
         c->partition_threads = producer ? 32 * f->ws.producer_warps : group_threads;
         c->consumer_group = producer ? 0 : side;
         c->scratch_shift = producer ? 0 : side * f->ws.scratch_stride;
-        l->barrier_id = producer ? 2 : side == 0 ? 1 : 2 + side;
+        l->barrier_id = producer ? 2 : side == 0 ? 1 : 3;
         l->unaligned = true;
         if (!cg_lower_region(c, &tail) || c->failed)
             return false;

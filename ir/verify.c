@@ -1596,6 +1596,13 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag)
     v.ever = arena_alloc(v.scratch, (size_t)(f->nvalues + 1));
     if (f->num_warps <= 0 || !is_pow2(f->num_warps))
         report(&v, NULL, "num_warps is %d; it must be a power of two", f->num_warps);
+    if (f->ws.consumer_groups < 0 || f->ws.consumer_groups > 2 ||
+        (f->ws.consumer_groups == 2 &&
+         (f->ws.producer_warps <= 0 || f->ws.scratch_stride < 0 || f->ws.scratch_stride % 1024)))
+        report(&v, NULL,
+               "warp_specialize's consumer_groups = %d, scratch_stride = %d: one or two groups "
+               "(two only with a producer), the stride a multiple of 1024",
+               f->ws.consumer_groups, f->ws.scratch_stride);
     for (int i = 0; i < f->nparams; i++) {
         ValueId id = f->params[i].value;
         define(&v, NULL, id, "parameter");
