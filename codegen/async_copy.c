@@ -614,8 +614,8 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     /* trans_b: the view holds B^T [N, K] (a `.T` of the loaded tile), so K is its dim 1 */
     bool trans_b = op->attr[1] != 0;
     int b_kd = trans_b ? 1 : 0, b_nd = 1 - b_kd;
-    if (trans_b && dtype_bytes(tb.dtype) != 2 && !fp8)
-        FAIL(c, "wgmma: a transposed B view is for 16-bit and fp8 types");
+    if (trans_b && dtype_bytes(tb.dtype) != 2 && !fp8 && !tf32)
+        FAIL(c, "wgmma: a transposed B view is for 16-bit, fp8 and tf32 types");
     if (ta.shape[0] != M || tb.shape[b_kd] != K || tb.shape[b_nd] != N ||
         (ta.dtype != tb.dtype && !fp8) ||
         (ta.dtype != DT_F16 && ta.dtype != DT_BF16 && !tf32 && !fp8) || rt.dtype != DT_F32)

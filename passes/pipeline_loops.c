@@ -233,11 +233,12 @@ static IrOp *operand_reader_load(const Pipe *p, const IrOp *dot, int which, bool
     IrOp *x = body_def(p, c->operands[0]);
     /* wgmma's B through a `.T` (tutorial 06's `k = desc_k.load(...).T`, tutorial 09's
      * `b_desc.load(...).T`): the slot holds the tile as loaded and the wgmma reads it as B^T.
-     * 16-bit types either way; fp8, whose B wgmma reads K-major only, because the tile as
-     * loaded [N, K] is just that */
+     * 16-bit types either way; fp8 and tf32 (fp32), whose B wgmma reads K-major only, because
+     * the tile as loaded [N, K] is just that */
     Type xt = x ? ir_type(f, x->results[0]) : type_scalar(DT_I32);
     if (x && x->code == OP_TRANS && which == 1 && v3 && uses_in(p->body, x->results[0]) == 1 &&
-        (dtype_bytes(xt.dtype) == 2 || dtype_is_fp8(xt.dtype)) && xt.rank == 2) {
+        (dtype_bytes(xt.dtype) == 2 || dtype_is_fp8(xt.dtype) || xt.dtype == DT_F32) &&
+        xt.rank == 2) {
         *tr = x;
         x = body_def(p, x->operands[0]);
     }
@@ -725,9 +726,9 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
             ld[k] = operand_reader_load(p, dot, k, v3, &cv[k], &tr[k]);
         Type ta = ld[0] ? ir_type(f, ld[0]->results[0]) : (Type){0};
         Type tb = ld[1] ? ir_type(f, ld[1]->results[0]) : (Type){0};
-        /* tf32 / fp8: K-major, straight from both slots; fp8's B also through a `.T` of its tile
-         * as loaded, [N, K], whose K (dim 1) is then the contiguous one */
-        bool bt8 = v3 && tr[1] && dtype_is_fp8(tb.dtype);
+        /* tf32 / fp8: K-major, straight from both slots; B also through a `.T` of its tile as
+         * loaded, [N, K], whose K (dim 1) is then the contiguous one */
+        bool bt8 = v3 && tr[1] && (dtype_is_fp8(tb.dtype) || tb.dtype == DT_F32);
         bool wide = v3 && !tr[0] && (!tr[1] || bt8);
         bool pair = ld[0] && ld[1] && (v3 || (!tr[0] && !tr[1])) &&
                     (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);

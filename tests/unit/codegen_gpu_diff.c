@@ -172,20 +172,27 @@ typedef struct Case {
 #define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
     PERSISTENT_DESC_ON(BN, WARPS, STAGES, WS, FLAT, 5, 0)
 #define PERSISTENT_DESC_WS(BN, WARPS, STAGES) PERSISTENT_DESC(BN, WARPS, STAGES, True, False)
-/* ... in fp8 e4m3 (B read through its `.T`: the [N, K] tile as loaded is the K-major B that
- * wgmma's fp8 form takes), 128 x 128 x 128 blocks on 4 warps, 4 stages, K = 336 (a tail) */
-#define PERSISTENT_DESC_FP8(WS, PROGRAMS, PP)                                                      \
+/* ... in fp8 e4m3 or fp32 through tf32 (B read through its `.T`: the [N, K] tile as loaded is
+ * the K-major B that wgmma's fp8 and tf32 forms take), 128 x 128 x BK blocks on 4 warps, 4
+ * stages, K = 336 (a tail) */
+#define PERSISTENT_DESC_K_MAJOR(SIG, EIN, EOUT, TOL, BK, WS, PROGRAMS, PP)                         \
     {                                                                                              \
         "../../../examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",     \
-            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32,i32:16,i32:16",                                  \
-            {"BLOCK_SIZE_M=128",   "BLOCK_SIZE_N=128",     "BLOCK_SIZE_K=128", "GROUP_SIZE_M=8",   \
+            SIG,                                                                                   \
+            {"BLOCK_SIZE_M=128",   "BLOCK_SIZE_N=128",     "BLOCK_SIZE_K=" #BK, "GROUP_SIZE_M=8",  \
              "NUM_SMS=" #PROGRAMS, "WARP_SPECIALIZE=" #WS, "FLATTEN=False"},                       \
             7, PROGRAMS,                                                                           \
-            {{E_F8E4, 200 * 336, FILL_UNIFORM, 0},                                                 \
-             {E_F8E4, 272 * 336, FILL_UNIFORM, 0},                                                 \
-             {E_F16, 200 * 272, FILL_POISON, 2e-2}},                                               \
+            {{EIN, 200 * 336, FILL_UNIFORM, 0},                                                    \
+             {EIN, 272 * 336, FILL_UNIFORM, 0},                                                    \
+             {EOUT, 200 * 272, FILL_POISON, TOL}},                                                 \
             3, {200, 272, 336}, 3, 4, 4, .pingpong = PP                                            \
     }
+#define PERSISTENT_DESC_FP8(WS, PROGRAMS, PP)                                                      \
+    PERSISTENT_DESC_K_MAJOR("*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32,i32:16,i32:16", E_F8E4, E_F16,   \
+                            2e-2, 128, WS, PROGRAMS, PP)
+#define PERSISTENT_DESC_TF32(WS, PROGRAMS, PP)                                                     \
+    PERSISTENT_DESC_K_MAJOR("*fp32:16,*fp32:16,*fp32:16,i32,i32:16,i32:16", E_F32, E_F32, 1e-2,    \
+                            32, WS, PROGRAMS, PP)
 
 static size_t elem_bytes(Elem e)
 {
@@ -873,6 +880,9 @@ int main(void)
         PERSISTENT_DESC_FP8(False, 5, 0),
         PERSISTENT_DESC_FP8(True, 5, 0),
         PERSISTENT_DESC_FP8(True, 2, 1),
+        /* ... in fp32 through tf32, as written and with two consumer groups */
+        PERSISTENT_DESC_TF32(False, 5, 0),
+        PERSISTENT_DESC_TF32(True, 2, 1),
         /* seed 2 with --stream-k, two launches in a row (the workspace's flags left zero) */
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),

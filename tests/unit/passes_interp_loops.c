@@ -389,23 +389,25 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False)
 #define PERSISTENT_DESC_WS(k, SUBTILE)        PERSISTENT_DESC(k, True, SUBTILE, False)
 #define PERSISTENT_DESC_PP(k, SUBTILE)        PERSISTENT_DESC_AS(k, True, SUBTILE, False, True)
-/* ... in fp8 e4m3 (B through its `.T`: the [N, K] tile as loaded, K-major, is wgmma's fp8 B),
- * blocks of 64 x 64 x 32, warp-specialized (WS), with two consumer groups too (PP); sm_90a only
- * (on sm_80 fp8 is widened for mma.sync, and a widened `.T` is not read from its slot) */
-#define PERSISTENT_DESC_FP8(k, WS, PP)                                                             \
+/* ... in fp8 e4m3 or fp32 through tf32 (B through its `.T`: the [N, K] tile as loaded, K-major,
+ * is the B of wgmma's fp8 and tf32 forms), blocks of 64 x 64 x BK, warp-specialized (WS), with
+ * two consumer groups too (PP); sm_90a only (on sm_80 fp8 is widened for mma.sync, and fp32's
+ * mma.sync tf32 reads registers, so a `.T` there is not read from its slot) */
+#define PERSISTENT_DESC_K_MAJOR(SIG, A, B, C, BK, k, WS, PP)                                       \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
-            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16", {"BLOCK_SIZE_M=64",           \
-                                                                      "BLOCK_SIZE_N=64",           \
-                                                                      "BLOCK_SIZE_K=32",           \
-                                                                      "GROUP_SIZE_M=2",            \
-                                                                      "NUM_SMS=3",                 \
-                                                                      "WARP_SPECIALIZE=" #WS,      \
-                                                                      "EPILOGUE_SUBTILE=False",    \
-                                                                      "FLATTEN=False"},            \
-            {3}, 4, {F8(80 * (k)), F8(160 * (k)), OUT16(80 * 160), I(80), I(160), I(k)}, 6, 1,     \
+            SIG, {"BLOCK_SIZE_M=64",        "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=" #BK,                \
+                  "GROUP_SIZE_M=2",         "NUM_SMS=3",       "WARP_SPECIALIZE=" #WS,             \
+                  "EPILOGUE_SUBTILE=False", "FLATTEN=False"},                                      \
+            {3}, 4, {A, B, C, I(80), I(160), I(k)}, 6, 1,                                          \
             .ws = PY_BOOL_##WS, .pingpong = PY_BOOL_##PP, .sm90_only = true                        \
     }
+#define PERSISTENT_DESC_FP8(k, WS, PP)                                                             \
+    PERSISTENT_DESC_K_MAJOR("*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16", F8(80 * (k)), \
+                            F8(160 * (k)), OUT16(80 * 160), 32, k, WS, PP)
+#define PERSISTENT_DESC_TF32(k, WS, PP)                                                            \
+    PERSISTENT_DESC_K_MAJOR("*fp32:16,*fp32:16,*fp32:16,i32:16,i32:16,i32:16", F32(80 * (k), 0),   \
+                            F32(160 * (k), 0), OUT32(80 * 160), 16, k, WS, PP)
 
 static void run_case(const Case *c)
 {
@@ -779,6 +781,8 @@ int main(void)
         PERSISTENT_DESC_FP8(96, False, False),
         PERSISTENT_DESC_FP8(96, True, False),
         PERSISTENT_DESC_FP8(96, True, True),
+        PERSISTENT_DESC_TF32(48, False, False),
+        PERSISTENT_DESC_TF32(40, True, True),
         PERSISTENT_DESC(112, False, False, True),
         PERSISTENT_DESC(0, False, False, True),
         /* FMA dots reading slots operand by operand (fma_shapes): U = W @ X with W in registers
