@@ -728,13 +728,12 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         Type tb = ld[1] ? ir_type(f, ld[1]->results[0]) : (Type){0};
         /* tf32 / fp8: K-major, straight from both slots; B also through a `.T` of its tile as
          * loaded, [N, K], whose K (dim 1) is then the contiguous one */
-        bool bt8 = v3 && tr[1] && (dtype_is_fp8(tb.dtype) || tb.dtype == DT_F32);
-        bool wide = v3 && !tr[0] && (!tr[1] || bt8);
+        bool b_kmajor_t = v3 && tr[1] && (dtype_is_fp8(tb.dtype) || tb.dtype == DT_F32);
+        bool wide = v3 && !tr[0] && (!tr[1] || b_kmajor_t);
         bool pair = ld[0] && ld[1] && (v3 || (!tr[0] && !tr[1])) &&
                     (dtype_bytes(ta.dtype) == 2 || wide) && (dtype_bytes(tb.dtype) == 2 || wide);
-        int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1, cb = dtype_bytes(tb.dtype) == 2 ? -1
-                                                           : bt8                      ? 1
-                                                                                      : 0;
+        int ca = dtype_bytes(ta.dtype) == 2 ? -1 : 1;
+        int cb = dtype_bytes(tb.dtype) == 2 ? -1 : b_kmajor_t ? 1 : 0;
         pair = pair && load_copyable(p, ld[0], ca, wide, false) &&
                load_copyable(p, ld[1], cb, wide, false) && !fma_read(p, ld[0]) &&
                !fma_read(p, ld[1]);
