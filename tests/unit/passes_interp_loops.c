@@ -391,8 +391,8 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define PERSISTENT_DESC_PP(k, SUBTILE)        PERSISTENT_DESC_AS(k, True, SUBTILE, False, True)
 /* ... in fp8 e4m3 or fp32 through tf32 (B through its `.T`: the [N, K] tile as loaded, K-major,
  * is the B of wgmma's fp8 and tf32 forms), blocks of 64 x 64 x BK, warp-specialized (WS), with
- * two consumer groups too (PP); sm_90a only (on sm_80 fp8 is widened for mma.sync, and fp32's
- * mma.sync tf32 reads registers, so a `.T` there is not read from its slot) */
+ * two consumer groups too (PP); sm_90a only (on sm_80 fp8 is widened for mma.sync and not
+ * pipelined through a `.T`, and fp32's mma.sync reads such a B back whole: other checks) */
 #define PERSISTENT_DESC_K_MAJOR(SIG, A, B, C, BK, k, WS, PP)                                       \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
