@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fp8_ptx.sh BUILD OUTDIR [CONFIGS]: seed 2's kernel_matmul (examples/matmul.tri) with fp8
 # e4m3 A [M, K] and B read along K (B's storage [N, K], K contiguous: wgmma's fp8 form reads both
-# operands K-major), fp16 C, fp32 accumulator, GROUP_SIZE_M 8 unless a config names another, compiled by BUILD/tric for sm_90a
-# into OUTDIR/fp8_<BM>x<BN>x<BK>_w<WARPS>_s<STAGES>[_g<GROUP>][_KIND].ptx, one file a config, for
+# operands K-major), fp16 C, fp32 accumulator, GROUP_SIZE_M 8 unless a config names another,
+# compiled by BUILD/tric for sm_90a into OUTDIR/fp8_<BM>x<BN>x<BK>_w<WARPS>_s<STAGES>[_g<GROUP>][_KIND].ptx, one file a config, for
 # scripts/bench_fp8.py on the GPU machine. CONFIGS: "BM,BN,BK,WARPS,STAGES[,KIND[,GROUP]] ..."
 # (GROUP: GROUP_SIZE_M, 8 when not given; KIND may be empty: seed 2 as written. KIND ws:
 # tests/lit/codegen/warp_specialize.tri's ws_matmul, seed 2's grouped kernel with its K loop
