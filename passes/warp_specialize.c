@@ -536,30 +536,37 @@ static bool specialize(Ws *w)
  * (the tile's coordinates, the ring's next count) and the producer's prologue copies stay
  * before it. In one program's view (the interpreter) consumer_turn is true: nothing changes. */
 
-/* Whether op or an op in its regions has an effect; or (every_warp_barrier) is a barrier of
- * every warp. */
-static bool holds(const IrOp *op, bool every_warp_barrier)
+/* Whether op or an op in its regions is one that is(op, ctx) picks. */
+static bool holds(const IrOp *op, bool (*is)(const IrOp *, const void *), const void *ctx)
 {
-    if (every_warp_barrier ? op->code == OP_BARRIER && op->partition == PARTITION_ALL
-                           : op_has(op->code, OPT_EFFECT))
+    if (is(op, ctx))
         return true;
     for (int k = 0; k < op->nregions; k++)
         for (int i = 0; i < op->regions[k].nops; i++)
-            if (holds(op->regions[k].ops[i], every_warp_barrier))
+            if (holds(op->regions[k].ops[i], is, ctx))
                 return true;
     return false;
 }
 
-/* Whether op (or an op in its regions) reads a value marked in moved. */
-static bool reads_moved(const IrOp *op, const bool *moved)
+static bool has_effect(const IrOp *op, const void *ctx)
 {
+    (void)ctx;
+    return op_has(op->code, OPT_EFFECT);
+}
+
+static bool every_warp_barrier(const IrOp *op, const void *ctx)
+{
+    (void)ctx;
+    return op->code == OP_BARRIER && op->partition == PARTITION_ALL;
+}
+
+/* Whether op reads a value marked in ctx (a bool per value). */
+static bool reads_marked(const IrOp *op, const void *ctx)
+{
+    const bool *marked = ctx;
     for (int i = 0; i < op->noperands; i++)
-        if (op->operands[i] && moved[op->operands[i]])
+        if (op->operands[i] && marked[op->operands[i]])
             return true;
-    for (int k = 0; k < op->nregions; k++)
-        for (int i = 0; i < op->regions[k].nops; i++)
-            if (reads_moved(op->regions[k].ops[i], moved))
-                return true;
     return false;
 }
 
@@ -572,19 +579,20 @@ static const char *pingpong_split(const Ws *w, bool *move, bool *moved)
     bool moved_effect = false;
     for (int i = 0; i < last; i++) {
         const IrOp *op = home->ops[i];
-        move[i] = op == w->kloop || op->partition == PARTITION_CONSUMER || reads_moved(op, moved);
-        bool effect = holds(op, false);
+        move[i] =
+            op == w->kloop || op->partition == PARTITION_CONSUMER || holds(op, reads_marked, moved);
+        bool effect = holds(op, has_effect, NULL);
         if (!move[i] && effect && moved_effect)
             return "an op with an effect that stays outside comes after the consumers' work";
         if (!move[i])
             continue;
         moved_effect |= effect;
-        if (holds(op, true))
+        if (holds(op, every_warp_barrier, NULL))
             return "the tile's work meets every warp at a barrier";
         for (int k = 0; k < op->nresults; k++)
             moved[op->results[k]] = true;
     }
-    if (reads_moved(home->ops[last], moved))
+    if (holds(home->ops[last], reads_marked, moved))
         return "the loop over tiles carries a value the consumers compute";
     return NULL;
 }
@@ -633,9 +641,11 @@ static int retiring_wait(const Ws *w, const IrRegion *r)
 static void pingpong_release(Ws *w, IrRegion *work)
 {
     IrFunc *f = w->f;
-    int ring_arg = w->loop->noperands - 3 - 2; /* ring, then turn: the loop's last iter args */
-    IrOp *y = w->home->ops[w->home->nops - 1];
-    ValueId next_ring = y->operands[ring_arg];
+    const IrRegion *lb = &w->loop->regions[0];
+    int ring_arg = 1;
+    while (lb->args[ring_arg] != w->ring) /* the body's args: the counter, then the iter args */
+        ring_arg++;
+    ValueId next_ring = w->home->ops[w->home->nops - 1]->operands[ring_arg - 1];
     int at = retiring_wait(w, work);
     SrcLoc loc = w->arrive->loc;
     IrRegion *kb = &w->kloop->regions[0];
@@ -684,6 +694,29 @@ static bool pingpong_fits(const Ws *w)
     return need <= shared_limit_bytes(w->o->sm);
 }
 
+/* Why the kernel as a whole cannot take a second consumer group, or NULL (the tile's work is
+ * pingpong_split's to judge). */
+static const char *pingpong_unsupported(const Ws *w)
+{
+    const IrFunc *f = w->f;
+    if (f->num_warps != 4)
+        return "the kernel's num_warps consumer warps are more than one warpgroup, which already "
+               "share each tile";
+    if (!pingpong_fits(w))
+        return "two consumer groups' scratch and the ring do not fit shared memory together";
+    const IrRegion *top = &f->body;
+    for (int i = ir_region_index(top, w->loop) + 1; i < top->nops; i++) {
+        const IrOp *op = top->ops[i];
+        if (op->partition == PARTITION_CONSUMER && op->code != OP_MBAR_INVAL &&
+            holds(op, has_effect, NULL))
+            return "the consumers have work with an effect after the loop over tiles, which both "
+                   "groups would run";
+    }
+    if (retiring_wait(w, w->home) < 0)
+        return "no wait after the K loop retires its wgmma ops";
+    return NULL;
+}
+
 /* The rewrite (above), when the kernel has one consumer warpgroup and the tile's work can move;
  * else a remark says why not. */
 static void pingpong(Ws *w)
@@ -692,26 +725,15 @@ static void pingpong(Ws *w)
     IrRegion *home = w->home;
     if (!w->o->pingpong)
         return;
-    const char *why = f->num_warps != 4  ? "the kernel's num_warps consumer warps are more than "
-                                           "one warpgroup, which already share each tile"
-                      : pingpong_fits(w) ? NULL
-                                         : "two consumer groups' scratch and the ring do not fit "
-                                           "shared memory together";
-    bool *move = arena_alloc(f->arena, sizeof(bool) * (size_t)home->nops);
-    bool *moved = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
-    memset(move, 0, sizeof(bool) * (size_t)home->nops);
-    memset(moved, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
-    const IrRegion *top = &f->body;
-    for (int i = ir_region_index(top, w->loop) + 1; !why && i < top->nops; i++) {
-        const IrOp *op = top->ops[i];
-        if (op->partition == PARTITION_CONSUMER && op->code != OP_MBAR_INVAL && holds(op, false))
-            why = "the consumers have work with an effect after the loop over tiles, which both "
-                  "groups would run";
-    }
-    if (!why && retiring_wait(w, home) < 0)
-        why = "no wait after the K loop retires its wgmma ops";
-    if (!why)
+    bool *move = NULL, *moved = NULL;
+    const char *why = pingpong_unsupported(w);
+    if (!why) {
+        move = arena_alloc(f->arena, sizeof(bool) * (size_t)home->nops);
+        moved = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+        memset(move, 0, sizeof(bool) * (size_t)home->nops);
+        memset(moved, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
         why = pingpong_split(w, move, moved);
+    }
     if (why) {
         if (w->o->remarks)
             diag_remark(w->d, w->loop->loc, "no second consumer group (ping-pong): %s", why);
