@@ -809,6 +809,42 @@ static void each_barrier(Cg *c, const IrOp *op, const char *what)
     }
 }
 
+/* One cp.async.bulk.tensor of tensor map attr[0] per swizzle atom of a tile at shared address
+ * smem, where go holds: atom a at smem + a * atom_bytes and at map coordinate c0 + a * box[0],
+ * the coordinates op's operands first... A load (global -> shared) completes on the mbarrier at
+ * bar; a store (shared -> global) joins the thread's bulk group. */
+static void tma_atoms(Cg *c, const IrOp *op, bool load, LLVMValueRef go, LLVMValueRef smem,
+                      LLVMValueRef bar, int first, int natoms, int64_t atom_bytes)
+{
+    const TensorMap *m = &c->f->tmaps[op->attr[0]];
+    LLVMBuilderRef b = c->l->b;
+    LLVMValueRef map = LLVMBuildPtrToInt(b, c->tmaps[op->attr[0]], c->l->i64, "");
+    int nfixed = load ? 4 : 3; /* go, smem, map (, bar) */
+    StrBuf text = {0}, cons = {0};
+    strbuf_printf(&text, "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p cp.async.bulk.tensor.%dd.",
+                  m->rank);
+    strbuf_append(&text, load ? "shared::cluster.global.mbarrier::complete_tx::bytes [$1], [$2, {"
+                              : "global.shared::cta.bulk_group [$2, {");
+    strbuf_append(&cons, load ? "r,r,l,r" : "r,r,l");
+    for (int d = 0; d < m->rank; d++) {
+        strbuf_printf(&text, "%s$%d", d ? ", " : "", nfixed + d);
+        strbuf_append(&cons, ",r");
+    }
+    strbuf_append(&text, load ? "}], [$3]; }" : "}], [$1]; }");
+    strbuf_append(&cons, ",~{memory}");
+    for (int a = 0; a < natoms; a++) {
+        LLVMValueRef args[4 + TRIC_TMAP_MAX_RANK] = {
+            go, cg_add(b, smem, k32(c, (int)(a * atom_bytes)), ""), map, bar};
+        for (int d = 0; d < m->rank; d++) {
+            LLVMValueRef x = cg_value(c, op->operands[first + d])->el[0];
+            args[nfixed + d] = d == 0 && a ? cg_add(b, x, k32(c, a * m->box[0]), "") : x;
+        }
+        cg_asm_n(c, c->l->void_t, text.data, cons.data, args, nfixed + m->rank, true);
+    }
+    strbuf_free(&text);
+    strbuf_free(&cons);
+}
+
 /* tma_load: thread 0 issues one cp.async.bulk.tensor per swizzle atom of the tile (PTX ISA
  * 9.7.9.27): atom a covers map dim 0 from coordinate c0 + a * box[0], and lands at the view +
  * a * rows * swizzle, where the #shared layout puts it (its atoms are the tensor map's boxes;
@@ -821,36 +857,48 @@ static bool lower_tma_load(Cg *c, const IrOp *op)
     int lay = ir_value(f, op->operands[0])->layout;
     if (lay <= 0 || f->layouts[lay].kind != LAYOUT_SHARED || !c->tmaps[op->attr[0]])
         FAIL(c, "tma_load: the view has no #shared layout or the map no parameter");
-    int inner = f->layouts[lay].shared.order[0], outer = 1 - inner;
-    int natoms = (int)(vt.shape[inner] / m->box[0]);
-    LLVMBuilderRef b = c->l->b;
+    int inner = f->layouts[lay].shared.order[0];
     LLVMValueRef go = thread0_where(c, op->operands[1]);
     LLVMValueRef dst = window_of(c, op->operands[0]), bar = window_of(c, op->operands[2]);
-    LLVMValueRef map = LLVMBuildPtrToInt(b, c->tmaps[op->attr[0]], c->l->i64, "");
-    StrBuf text = {0}, cons = {0};
-    strbuf_printf(&text,
-                  "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p "
-                  "cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes "
-                  "[$1], [$2, {",
-                  m->rank);
-    strbuf_append(&cons, "r,r,l,r");
-    for (int d = 0; d < m->rank; d++) {
-        strbuf_printf(&text, "%s$%d", d ? ", " : "", 4 + d);
-        strbuf_append(&cons, ",r");
-    }
-    strbuf_append(&text, "}], [$3]; }");
-    strbuf_append(&cons, ",~{memory}");
-    for (int a = 0; a < natoms; a++) {
-        LLVMValueRef args[4 + TRIC_TMAP_MAX_RANK] = {
-            go, cg_add(b, dst, k32(c, (int)(a * vt.shape[outer] * m->swizzle)), ""), map, bar};
-        for (int d = 0; d < m->rank; d++) {
-            LLVMValueRef x = cg_value(c, op->operands[3 + d])->el[0];
-            args[4 + d] = d == 0 && a ? cg_add(b, x, k32(c, a * m->box[0]), "") : x;
-        }
-        cg_asm_n(c, c->l->void_t, text.data, cons.data, args, 4 + m->rank, true);
-    }
-    strbuf_free(&text);
-    strbuf_free(&cons);
+    tma_atoms(c, op, true, go, dst, bar, 3, (int)(vt.shape[inner] / m->box[0]),
+              vt.shape[1 - inner] * m->swizzle);
+    return true;
+}
+
+/* tma_store: every thread writes its elements of the tile into the op's scratch, laid out as
+ * the map's swizzle lays out a box (the record's #shared layout, as a tma_load's slot), and
+ * makes those writes visible to the async proxy (PTX ISA 9.7.13.4.18, fence.proxy.async); after
+ * a barrier thread 0 issues one cp.async.bulk.tensor shared -> global per swizzle atom
+ * (9.7.9.27; TMA writes nothing outside the map's dims), commits them as one bulk group and
+ * waits until the copies have read the scratch (9.7.9.29 cp.async.bulk.wait_group.read): the
+ * next user of that memory starts with a barrier, after thread 0's wait. The global writes
+ * complete on their own; the kernel's end orders them for whatever runs after it. */
+static bool lower_tma_store(Cg *c, const IrOp *op)
+{
+    const IrFunc *f = c->f;
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    const IrScratch *s = &op->scratch;
+    Type vt = ir_type(f, op->operands[0]);
+    Dist *ds = cg_dist_of(c, op->operands[0]);
+    if (s->ntiles != 1 || s->tile[0].layout <= 0 || !ds || !c->tmaps[op->attr[0]])
+        FAIL(c, "tma_store: no #shared scratch record (shared_alloc), tile layout or map");
+    const Layout *sl = &f->layouts[s->tile[0].layout];
+    int inner = sl->shared.order[0];
+    if (!cg_smem_check(c, op, type_numel(vt) * dtype_bytes(vt.dtype), "tma_store"))
+        return false;
+    int off = cg_scratch_offset(c, op->smem_offset);
+    cg_barrier(c->l); /* earlier readers of the scratch are done */
+    cg_smem_store_swizzled(c, cg_value(c, op->operands[0]), ds, vt, sl, off);
+    cg_asm_void(c, "fence.proxy.async.shared::cta;");
+    cg_barrier(c->l);
+    LLVMValueRef go = thread0_where(c, op->operands[1]);
+    tma_atoms(c, op, false, go, cg_smem_window_addr(c, k32(c, off)), NULL, 2,
+              m->swizzle ? (int)(vt.shape[inner] / m->box[0]) : 1,
+              vt.shape[1 - inner] * m->swizzle);
+    cg_asm_n(c, c->l->void_t,
+             "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p cp.async.bulk.commit_group; "
+             "@p cp.async.bulk.wait_group.read 0; }",
+             "r,~{memory}", &go, 1, true);
     return true;
 }
 
@@ -942,6 +990,7 @@ bool cg_lower_async_copy_op(Cg *c, const IrOp *op)
     case OP_WGMMA: return lower_wgmma(c, op);
     case OP_WGMMA_WAIT: return lower_wgmma_wait(c, op);
     case OP_TMA_LOAD: return lower_tma_load(c, op);
+    case OP_TMA_STORE: return lower_tma_store(c, op);
     case OP_MBAR_INIT:
     case OP_MBAR_INVAL:
     case OP_MBAR_EXPECT:

@@ -455,6 +455,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .no_tma = opt->no_tma,
                          .no_heavy_first = opt->no_heavy_first,
                          .pingpong = opt->pingpong,
+                         .tma_store = opt->tma_store,
                          .stream_k = opt->stream_k,
                          .remarks = opt->remarks};
 }

@@ -44,6 +44,8 @@ typedef struct CompileOptions {
                                 (PassOptions.no_heavy_first) */
     bool pingpong;           /* --pingpong: two consumer groups take a warp-specialized persistent
                                 kernel's tiles in turn (PassOptions.pingpong) */
+    bool tma_store;          /* --tma-store: tile stores through tensor maps on sm_90a
+                                (PassOptions.tma_store) */
     bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
     bool stream_k_twins;     /* --stream-k=auto: an autotuned kernel's configs compile twice, as

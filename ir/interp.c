@@ -2130,6 +2130,55 @@ static int64_t launch_value(Interp *in, const LaunchValue *v)
     return x;
 }
 
+/* A tensor map's box at an op's coordinates (operands first..): where each element of a 2-d tile
+ * goes, the tile's dim `inner` along the map's dim 0 and its other dim along dim 1. */
+typedef struct TmaBox {
+    const TensorMap *m;
+    int inner;
+    int64_t coord[TRIC_TMAP_MAX_RANK], dims[TRIC_TMAP_MAX_RANK], strides[TRIC_TMAP_MAX_RANK];
+    uint64_t base;
+    size_t size; /* bytes an element */
+} TmaBox;
+
+static bool tma_box(Interp *in, const IrOp *op, int first, int inner, TmaBox *box)
+{
+    const IrFunc *f = in->f;
+    box->m = &f->tmaps[op->attr[0]];
+    box->inner = inner;
+    for (int d = 0; d < box->m->rank; d++) {
+        const int64_t *c = operand(in, op, first + d);
+        if (!c)
+            return false;
+        box->coord[d] = c[0];
+        box->dims[d] = launch_value(in, &box->m->dims[d]);
+        box->strides[d] = launch_value(in, &box->m->strides[d]);
+    }
+    const int64_t *base = value_storage(in, NULL, f->params[box->m->base_param].value);
+    if (!base)
+        return false;
+    box->base = (uint64_t)base[0];
+    box->size = memory_bytes(type_scalar(box->m->dtype));
+    return true;
+}
+
+/* The address of the tile's element (i, j) in the box; false when it lies outside the map's
+ * dims. */
+static bool tma_box_element(const TmaBox *box, int64_t i, int64_t j, uint64_t *addr)
+{
+    int64_t x[TRIC_TMAP_MAX_RANK];
+    memcpy(x, box->coord, sizeof x);
+    x[0] += box->inner == 1 ? j : i;
+    x[1] += box->inner == 1 ? i : j;
+    bool inside = true;
+    int64_t off = 0;
+    for (int d = 0; d < box->m->rank; d++) {
+        inside &= x[d] >= 0 && x[d] < box->dims[d];
+        off += x[d] * box->strides[d];
+    }
+    *addr = box->base + (uint64_t)(off * (int64_t)box->size);
+    return inside;
+}
+
 /* tma_load: the box of the tensor map at the coordinates into the view at once, zero outside
  * the map's dims; the copy's bytes complete on the mbarrier. The view's contiguous dim (its
  * #shared order[0]) runs along the map's dim 0, its other dim along dim 1. */
@@ -2150,55 +2199,72 @@ static bool run_tma_load(Interp *in, const IrOp *op)
     SmemBooks *books = &in->books[buf];
     if (!check_slot_free(in, op, buf, slot))
         return false;
-    const TensorMap *m = &f->tmaps[op->attr[0]];
     Type vt = vtype(in, op->operands[0]);
     int lay = f->values[op->operands[0]].layout;
     int inner =
         lay > 0 && f->layouts[lay].kind == LAYOUT_SHARED ? f->layouts[lay].shared.order[0] : 1;
-    int64_t coord[TRIC_TMAP_MAX_RANK], dims[TRIC_TMAP_MAX_RANK], strides[TRIC_TMAP_MAX_RANK];
-    for (int d = 0; d < m->rank; d++) {
-        const int64_t *c = operand(in, op, 3 + d);
-        if (!c)
-            return false;
-        coord[d] = c[0];
-        dims[d] = launch_value(in, &m->dims[d]);
-        strides[d] = launch_value(in, &m->strides[d]);
-    }
-    const int64_t *base = value_storage(in, NULL, f->params[m->base_param].value);
-    if (!base)
+    TmaBox box;
+    if (!tma_box(in, op, 3, inner, &box))
         return false;
-    Type et = type_scalar(m->dtype);
-    size_t size = memory_bytes(et);
+    Type et = type_scalar(box.m->dtype);
     Codec codec = codec_of(et);
     int64_t cols = vt.shape[1];
     for (int64_t i = 0; i < vt.shape[0]; i++)
         for (int64_t j = 0; j < cols; j++) {
-            int64_t x[TRIC_TMAP_MAX_RANK];
-            memcpy(x, coord, sizeof x);
-            x[0] += inner == 1 ? j : i;
-            x[1] += inner == 1 ? i : j;
-            bool inside = true;
-            int64_t off = 0;
-            for (int d = 0; d < m->rank; d++) {
-                inside &= x[d] >= 0 && x[d] < dims[d];
-                off += x[d] * strides[d];
-            }
             int64_t e = i * cols + j;
-            if (!inside) {
+            uint64_t addr;
+            if (!tma_box_element(&box, i, j, &addr)) {
                 tile[e] = 0;
                 continue;
             }
-            uint64_t addr = (uint64_t)base[0] + (uint64_t)(off * (int64_t)size);
-            if (find_buffer(in, addr, size) < 0)
-                return out_of_bounds(in, op, et, e, addr, size, false);
-            codec_decode(&codec, tile, e, read_bytes(addr, size));
+            if (find_buffer(in, addr, box.size) < 0)
+                return out_of_bounds(in, op, et, e, addr, box.size, false);
+            codec_decode(&codec, tile, e, read_bytes(addr, box.size));
         }
     books->copy_group[slot] = -1;
     books->tma_bar[slot] = (int64_t)(bar - in->books);
     books->tma_bar_slot[slot] = bslot;
     books->tma_phase[slot] = bar->mb_completed[bslot];
-    bar->mb_tx[bslot] -= type_numel(vt) * (int64_t)size;
+    bar->mb_tx[bslot] -= type_numel(vt) * (int64_t)box.size;
     barrier_progress(bar, bslot);
+    return true;
+}
+
+/* tma_store: the tile into the box of the tensor map at the coordinates, elements outside the
+ * map's dims not written (as TMA clips them). The tile's dim attr[1] runs along the map's dim 0,
+ * its other dim along dim 1. The copy has read the tile when the op ends (codegen waits), and
+ * its writes are this program's like a store's. */
+static bool run_tma_store(Interp *in, const IrOp *op)
+{
+    const int64_t *pred = operand(in, op, 1);
+    if (!pred)
+        return false;
+    if (!pred[0])
+        return true;
+    const void *val = operand(in, op, 0);
+    TmaBox box;
+    if (!val || !tma_box(in, op, 2, (int)op->attr[1], &box))
+        return false;
+    Type vt = vtype(in, op->operands[0]);
+    Codec codec = codec_of(vt);
+    int64_t cols = vt.shape[1];
+    for (int64_t i = 0; i < vt.shape[0]; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t e = i * cols + j;
+            uint64_t addr;
+            if (!tma_box_element(&box, i, j, &addr))
+                continue;
+            int buf = find_buffer(in, addr, box.size);
+            if (buf < 0)
+                return out_of_bounds(in, op, vt, e, addr, box.size, true);
+            uint64_t boff = addr - in->launch->buffers[buf].addr;
+            if (!save_page(in, op, buf, boff) ||
+                ((boff + box.size - 1) / PAGE_BYTES != boff / PAGE_BYTES &&
+                 !save_page(in, op, buf, boff + box.size - 1)))
+                return false;
+            uint64_t bits = codec_encode(&codec, val, e);
+            memcpy((void *)(uintptr_t)addr, &bits, box.size); /* little-endian: the low bytes */
+        }
     return true;
 }
 
@@ -2594,6 +2660,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_MBAR_WAIT: return run_mbar_wait(in, op);
     case OP_MBAR_ARRIVE: return run_mbar_arrive(in, op);
     case OP_TMA_LOAD: return run_tma_load(in, op);
+    case OP_TMA_STORE: return run_tma_store(in, op);
     case OP_BARRIER: return true; /* one program runs at a time: nothing to wait for */
     case OP_LOCAL_LOAD: return run_local_load(in, op);
     case OP_WGMMA: return run_wgmma(in, op);
@@ -2638,7 +2705,9 @@ static bool validate_region(Interp *in, const IrRegion *r)
             ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
             (op->code == OP_ASYNC_COPY && op->noperands < 2) ||
             (op->code == OP_TMA_LOAD && (op->attr[0] < 0 || op->attr[0] >= f->ntmaps ||
-                                         op->noperands != 3 + f->tmaps[op->attr[0]].rank)))
+                                         op->noperands != 3 + f->tmaps[op->attr[0]].rank)) ||
+            (op->code == OP_TMA_STORE && (op->attr[0] < 0 || op->attr[0] >= f->ntmaps ||
+                                          op->noperands != 2 + f->tmaps[op->attr[0]].rank)))
             return fail(in, op, "internal error: %s with %d operands", op_name(op->code),
                         op->noperands);
         /* mask, other: 0 = none */

@@ -723,8 +723,10 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                    (!strcmp(key, "half") && code == OP_SPLIT) ||
                    (!strcmp(key, "bytes") && code == OP_MBAR_EXPECT) ||
                    (!strcmp(key, "arrivals") && code == OP_MBAR_INIT) ||
-                   (!strcmp(key, "tmap") && code == OP_TMA_LOAD)) {
+                   (!strcmp(key, "tmap") && (code == OP_TMA_LOAD || code == OP_TMA_STORE))) {
             a->attr[0] = int64_value(p);
+        } else if (!strcmp(key, "contig") && code == OP_TMA_STORE) {
+            a->attr[1] = int64_value(p);
         } else {
             fail_at(p, loc, "unknown attribute '%s' for '%s'", key, op_name(code));
         }

@@ -248,6 +248,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_MBAR_EXPECT:
     case OP_MBAR_INIT:
     case OP_TMA_LOAD: return 1;
+    case OP_TMA_STORE: return 2;
     case OP_MAKE_RANGE:
     case OP_WGMMA: return 2;
     case OP_SCAN:
@@ -329,6 +330,10 @@ static void print_attr_dict(Printer *p, const IrOp *op)
                 KEY("arrivals = %lld", (long long)op->attr[0]);
             break;
         case OP_TMA_LOAD: KEY("tmap = %lld", (long long)op->attr[0]); break;
+        case OP_TMA_STORE:
+            KEY("tmap = %lld", (long long)op->attr[0]);
+            KEY("contig = %lld", (long long)op->attr[1]);
+            break;
         case OP_LIBDEVICE: {
             const LibdeviceInfo *fn = libdevice_info(op->attr[0]);
             if (fn) {

@@ -510,6 +510,35 @@ static void check_tma_load(Verifier *v, const IrOp *op)
                tstr(v, dst));
 }
 
+/* tma_store: a 2-d register tile of the map's element type, a predicate, one i32 coordinate per
+ * map dim; attr[1] the tile dim along the map's dim 0. */
+static void check_tma_store(Verifier *v, const IrOp *op)
+{
+    const IrFunc *f = v->f;
+    want_operand(v, op, 1, type_scalar(DT_I1));
+    if (op->attr[0] < 0 || op->attr[0] >= f->ntmaps) {
+        report(v, op, "writes tensor map %lld; the function has %d", (long long)op->attr[0],
+               f->ntmaps);
+        return;
+    }
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    if (op->noperands != 2 + m->rank) {
+        report(v, op, "has %d coordinates; tensor map %lld has %d dims", op->noperands - 2,
+               (long long)op->attr[0], m->rank);
+        return;
+    }
+    for (int i = 2; i < op->noperands; i++)
+        want_operand(v, op, i, type_scalar(DT_I32));
+    Type t = otype(v, op, 0);
+    if (t.rank != 2 || t.is_smem || t.is_ptr || t.dtype != m->dtype || m->rank < 2 ||
+        m->base_param < 0 || m->base_param >= f->nparams || op->attr[1] < 0 || op->attr[1] > 1)
+        report(v, op,
+               "stores a tile of type %s (contig %lld) through tensor map %lld (%s, %d dims, base "
+               "param %d): expected a 2-d register tile of the map's element type, contig 0 or 1",
+               tstr(v, t), (long long)op->attr[1], (long long)op->attr[0], dtype_sig_name(m->dtype),
+               m->rank, m->base_param);
+}
+
 static void check_pipeline(Verifier *v, const IrOp *op)
 {
     switch (op->code) {
@@ -595,6 +624,7 @@ static void check_pipeline(Verifier *v, const IrOp *op)
     case OP_MBAR_ARRIVE:
     case OP_MBAR_WAIT: check_mbar_op(v, op); break;
     case OP_TMA_LOAD: check_tma_load(v, op); break;
+    case OP_TMA_STORE: check_tma_store(v, op); break;
     case OP_LOCAL_LOAD: {
         if (!want_view(v, op, 0, "the view"))
             break;
@@ -778,7 +808,7 @@ static void check_scratch(Verifier *v, const IrOp *op)
     const IrScratch *s = &op->scratch;
     bool one = op->code == OP_CONVERT_LAYOUT || op->code == OP_RESHAPE || op->code == OP_TRANS ||
                op->code == OP_SUBTILE || op->code == OP_SCAN || is_atomic_with_result(op->code) ||
-               is_reduction(op->code);
+               is_reduction(op->code) || op->code == OP_TMA_STORE;
     if (s->ntiles < 0 || s->ntiles > 2 || (s->ntiles == 2 && op->code != OP_DOT) ||
         (s->ntiles == 1 && !one) ||
         (op->code != OP_DOT &&
@@ -856,6 +886,19 @@ static void check_scratch(Verifier *v, const IrOp *op)
         else
             check_tile(v, op, what, t, tile, shared_elem_bytes(tile), lo, hi, 1);
         return;
+    }
+    if (op->code == OP_TMA_STORE) {
+        /* the box's layout: the map's swizzle along the contiguous dim (codegen's copies read
+         * atoms of it as a tma_load writes them) */
+        Layout want;
+        if (t->layout <= 0 || t->layout >= v->f->nlayouts ||
+            !shared_layout_for(&want, a, (int)op->attr[1]) ||
+            !layout_equal(&v->f->layouts[t->layout], &want)) {
+            report(v, op,
+                   "scratch record: a tma_store's tile is in the #shared layout of the "
+                   "map's swizzle along its contig dim");
+            return;
+        }
     }
     check_tile(v, op, "the copy", t, a, shared_elem_bytes(a), lo, hi, 1);
 }
@@ -1287,6 +1330,10 @@ static bool counts_ok(Verifier *v, const IrOp *op)
         ok = false;
     } else if (c == OP_ASYNC_COPY && (op->noperands < 2 || op->noperands > 4)) {
         report(v, op, "has %d operands, expected 2 to 4 (view, pointers, mask, other)",
+               op->noperands);
+        ok = false;
+    } else if (c == OP_TMA_STORE && op->noperands < 4) {
+        report(v, op, "has %d operands, expected at least 4 (tile, pred, coordinates)",
                op->noperands);
         ok = false;
     } else if (c == OP_TMA_LOAD && op->noperands < 4) {

@@ -29,6 +29,8 @@ typedef struct PassOptions {
                                (--no-heavy-first) */
     bool pingpong;          /* warp_specialize.c: a persistent kernel's one consumer warpgroup
                                becomes two that take its tiles in turn (--pingpong) */
+    bool tma_store;         /* tma.c: on sm_90a, a 2-d tile store whose addresses a tensor map
+                               covers goes through shared memory and one TMA copy (--tma-store) */
     bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
                                round of tiles split along K (--stream-k) */
     bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop

@@ -198,6 +198,17 @@ static int64_t scratch_bytes(IrFunc *f, IrOp *op)
         record_copy(f, op);
         return tile_bytes(&op->scratch.tile[0], t);
     }
+    case OP_TMA_STORE: {
+        /* the tile in the #shared layout of the map's swizzle (the one a tma_load's slot gets),
+         * its contiguous dim the map's dim 0: the copy reads it box by box */
+        Type t = ir_type(f, op->operands[0]);
+        Layout l;
+        if (!shared_layout_for(&l, t, (int)op->attr[1]))
+            return 0; /* the verifier's and codegen's to report: the pass makes only such tiles */
+        op->scratch.ntiles = 1;
+        op->scratch.tile[0].layout = ir_layout_intern(f, &l);
+        return type_numel(t) * shared_elem_bytes(t);
+    }
     case OP_SUBTILE: {
         /* kept in the tile's registers, else the tile at row-major strides, read at the
          * block's offsets */
@@ -398,9 +409,10 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_
             }
         }
         int64_t bytes = scratch_bytes(f, op);
-        /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area (its swizzle
+        /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area or a tma_store's tile (its swizzle
          * pattern's period) */
-        int64_t align = op->code == OP_DOT && is_wgmma_dot(f, op) ? 1024 : 16;
+        int64_t align =
+            (op->code == OP_DOT && is_wgmma_dot(f, op)) || op->code == OP_TMA_STORE ? 1024 : 16;
         int64_t base = op_end > 0 && bytes > 0 ? (op_end + align - 1) / align * align : 0;
         op->smem_offset = (int32_t)(base > INT32_MAX ? INT32_MAX : base);
         op->smem_bytes = (int32_t)(bytes > INT32_MAX ? INT32_MAX : bytes);

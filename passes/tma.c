@@ -593,13 +593,13 @@ static bool bound_wrapped_dims(Tma *t, const Pieces *ps, const CopyTile *ct, Cop
 
 /* The copy's mask: a splat predicate (pl->pred) and bounds on the tile's coordinates, which
  * become the map's dims. */
-static bool plan_mask(Tma *t, const IrOp *copy, const int *tile_dim_of_map, CopyPlan *pl)
+static bool plan_mask(Tma *t, ValueId mask, const int *tile_dim_of_map, CopyPlan *pl)
 {
     IrFunc *f = t->f;
     TensorMap *m = &pl->map;
     ValueId cj[16];
     int n = 0;
-    if (!conjuncts(f, copy->operands[2], cj, &n, 16))
+    if (!conjuncts(f, mask, cj, &n, 16))
         DECLINE("a copy's mask has too many terms");
     for (int i = 0; i < n; i++) {
         const IrOp *d = def_of(f, cj[i]);
@@ -632,18 +632,15 @@ static bool plan_mask(Tma *t, const IrOp *copy, const int *tile_dim_of_map, Copy
     return true;
 }
 
-/* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
-static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
+/* The tensor map of a tile at pointers ptr (a parameter plus affine offsets) under mask (0 for
+ * none), the tile as ct describes it: pl's map, coordinates and predicate. */
+static bool plan_addresses(Tma *t, ValueId ptr, ValueId mask, const CopyTile *cti, CopyPlan *pl)
 {
     IrFunc *f = t->f;
-    memset(pl, 0, sizeof *pl);
-    pl->copy = copy;
-    CopyTile ct;
-    if (!copy_tile(t, copy, &ct))
-        return false;
+    CopyTile ct = *cti;
     int base;
     Pieces ps = {0};
-    if (!pointer_terms(f, copy->operands[1], &base, &ps))
+    if (!pointer_terms(f, ptr, &base, &ps))
         DECLINE("a copy's addresses are not a parameter plus affine offsets");
     if (f->params[base].divisibility < 16)
         DECLINE("a copy's base pointer is not known to be 16-byte aligned");
@@ -663,10 +660,22 @@ static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
     int tile_dim_of_map[2] = {ct.inner, ct.outer};
     if (!place_scalar_pieces(t, &ps, &ct, pl) || !bound_wrapped_dims(t, &ps, &ct, pl))
         return false;
-    if (copy->noperands > 2 && copy->operands[2] && !plan_mask(t, copy, tile_dim_of_map, pl))
+    if (mask && !plan_mask(t, mask, tile_dim_of_map, pl))
         return false;
     pl->bytes = (int64_t)ct.vt.shape[0] * ct.vt.shape[1] * ct.eb;
     return true;
+}
+
+/* Plans copy as a tma_load; false (t->why_not) when it does not qualify. */
+static bool plan_copy(Tma *t, IrOp *copy, CopyPlan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->copy = copy;
+    CopyTile ct;
+    if (!copy_tile(t, copy, &ct))
+        return false;
+    return plan_addresses(t, copy->operands[1], copy->noperands > 2 ? copy->operands[2] : 0, &ct,
+                          pl);
 }
 
 /* ---- wrapped coordinates: what the rows past the bound reach --------------------------------- */
@@ -1221,6 +1230,173 @@ static bool rewrite_loop(Tma *t, Loop *L)
     return true;
 }
 
+/* ---- tile stores (PassOptions.tma_store) ---------------------------------------------------- */
+
+/* How many operands of the ops of r (nested regions included) are v. */
+static int count_uses(const IrRegion *r, ValueId v)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int j = 0; j < op->noperands; j++)
+            n += op->operands[j] == v;
+        for (int k = 0; k < op->nregions; k++)
+            n += count_uses(&op->regions[k], v);
+    }
+    return n;
+}
+
+/* Whether r (nested regions included) holds an atomic: its ordering with the stores around it
+ * is the kernel's (stream-K's flags count stored partials), and a TMA copy's writes are ordered
+ * with nothing a thread does after it. */
+static bool has_atomic(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS)
+            return true;
+        for (int k = 0; k < op->nregions; k++)
+            if (has_atomic(&op->regions[k]))
+                return true;
+    }
+    return false;
+}
+
+/* The pointer parameter p's addresses start from (through splat, broadcast, expand_dims,
+ * addptr and pointers a loop advances); -1 when not a parameter. */
+static int pointer_root(const IrFunc *f, ValueId p)
+{
+    for (;;) {
+        const IrOp *d = def_of(f, p);
+        if (!d) {
+            int i = param_index(f, p);
+            ValueId init;
+            Pieces ignored = {0};
+            if (i >= 0 || !carried_pointer_terms(f, p, &init, &ignored))
+                return i;
+            p = init;
+        } else if (d->code == OP_SPLAT || d->code == OP_BROADCAST || d->code == OP_CONVERT_LAYOUT ||
+                   d->code == OP_EXPAND_DIMS || d->code == OP_ADDPTR) {
+            p = d->operands[0];
+        } else {
+            return -1;
+        }
+    }
+}
+
+/* Whether an op of r (nested regions included) may read global memory through parameter param:
+ * a load, copy or tensor map from it, or a read whose pointers have no parameter root. A TMA
+ * copy's writes are not ordered with the generic proxy's loads (a kernel reading back what it
+ * stored would need a proxy fence), so a store into memory the kernel reads stays as written. */
+static bool reads_param(const IrFunc *f, const IrRegion *r, int param)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (reads_param(f, &op->regions[k], param))
+                return true;
+        if (!op_has(op->code, OPT_READS_MEMORY) || op->code == OP_LOCAL_LOAD ||
+            op->code == OP_WGMMA || op->code == OP_MBAR_WAIT)
+            continue; /* shared memory */
+        int root = op->code == OP_LOAD         ? pointer_root(f, op->operands[0])
+                   : op->code == OP_ASYNC_COPY ? pointer_root(f, op->operands[1])
+                   : op->code == OP_TMA_LOAD   ? f->tmaps[op->attr[0]].base_param
+                                               : -1;
+        if (root < 0 || root == param)
+            return true;
+    }
+    return false;
+}
+
+/* The tile a store writes, as a tensor map's box sees it: 2-d, the pointee's element type, its
+ * contiguous dim the one of stride 1 in its addresses, in the swizzle shared_layout_for gives
+ * that tile (the scratch shared_alloc lays out for the tma_store), whole atoms of at most 256
+ * rows. */
+static bool store_tile(Tma *t, const IrOp *store, CopyTile *ct)
+{
+    IrFunc *f = t->f;
+    Type vt = ir_type(f, store->operands[1]), pt = ir_type(f, store->operands[0]);
+    if (vt.rank != 2 || !pt.is_ptr || pt.rank != 2 || vt.is_ptr || vt.dtype != pt.dtype)
+        DECLINE("the store is not of a 2-d tile of its pointee's type");
+    int base;
+    Pieces ps = {0};
+    if (!pointer_terms(f, store->operands[0], &base, &ps))
+        DECLINE("a copy's addresses are not a parameter plus affine offsets");
+    int contig = -1;
+    for (int i = 0; i < ps.n; i++)
+        if (ps.p[i].dim >= 0 && ps.p[i].sigma.constant == 1 && !ps.p[i].sigma.nparams)
+            contig = ps.p[i].dim;
+    Layout l;
+    if (contig < 0 || !shared_layout_for(&l, vt, contig))
+        DECLINE("the store's contiguous dim is not whole 32-byte rows");
+    int eb = dtype_bytes(vt.dtype);
+    if (vt.dtype == DT_I1 || (eb != 1 && eb != 2 && eb != 4) || vt.shape[1 - contig] > 256)
+        DECLINE("the store's element type has no tensor-map form, or its tile has more than 256 "
+                "rows");
+    *ct = (CopyTile){
+        .vt = vt, .eb = eb, .inner = contig, .outer = 1 - contig, .sw = l.shared.swizzle};
+    return true;
+}
+
+/* Each store of r (nested regions included) whose tile a tensor map covers becomes a tma_store
+ * of the value it stores (of the registers its only convert_layout reads: the scratch is the
+ * relayout), at the box's coordinates, under the mask's predicate; the map's dims are the
+ * mask's bounds, outside which TMA writes nothing. why_none: none qualifies, for that reason
+ * (each says so in a remark). *n counts them. */
+static bool rewrite_stores(Tma *t, IrRegion *r, const PassOptions *o, Diag *d, const char *why_none,
+                           int *n)
+{
+    IrFunc *f = t->f;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (!rewrite_stores(t, &op->regions[k], o, d, why_none, n))
+                return false;
+        if (op->code != OP_STORE || ir_type(f, op->operands[0]).rank != 2)
+            continue;
+        CopyPlan pl;
+        memset(&pl, 0, sizeof pl);
+        CopyTile ct;
+        t->why_not = why_none;
+        bool ok =
+            !why_none && store_tile(t, op, &ct) &&
+            plan_addresses(t, op->operands[0], op->noperands > 2 ? op->operands[2] : 0, &ct, &pl);
+        if (ok && pl.nwrap_dims)
+            ok = (t->why_not = "the store's coordinate wraps (`% n`)", false);
+        if (ok && reads_param(f, &f->body, pl.map.base_param))
+            ok = (t->why_not = "the kernel reads the memory it stores to (a TMA copy's writes "
+                               "are not ordered with its loads)",
+                  false);
+        int mi = ok ? map_index(f, &pl.map) : -1;
+        if (ok && mi < 0)
+            ok = (t->why_not = "the kernel's tensor maps are more than 8", false);
+        if (!ok) {
+            if (o->remarks)
+                diag_remark(d, op->loc, "tile store not through TMA in %s: %s", f->name,
+                            t->why_not ? t->why_not : "its addresses do not qualify");
+            continue;
+        }
+        ValueId val = op->operands[1];
+        const IrOp *conv = def_of(f, val);
+        if (conv && conv->code == OP_CONVERT_LAYOUT && count_uses(&f->body, val) == 1)
+            val = conv->operands[0];
+        IrBuilder b = {.func = f, .region = r, .pos = i};
+        int before = r->nops;
+        ValueId ops[2 + TRIC_TMAP_MAX_RANK] = {
+            val, pl.pred ? pl.pred : ir_build_const_int(&b, op->loc, type_scalar(DT_I1), 1)};
+        for (int dd = 0; dd < pl.map.rank; dd++)
+            ops[2 + dd] = build_coordinate(&b, op->loc, &pl.coord[dd]);
+        IrOp *st = ir_build(&b, OP_TMA_STORE, op->loc, ops, 2 + pl.map.rank, NULL, 0, 0);
+        st->attr[0] = mi;
+        st->attr[1] = ct.inner;
+        int added = r->nops - before;
+        ir_region_remove(r, i + added);
+        i += added - 1;
+        (*n)++;
+    }
+    return true;
+}
+
 bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d)
 {
     if (!o->wgmma || !o->arch_specific || o->no_tma)
@@ -1232,18 +1408,23 @@ bool pass_tma(IrFunc *f, const PassOptions *o, Diag *d)
     bool ok = collect_copies(&t, &f->body) && t.nplans > 0 &&
               find_loops(&t, &f->body, loops, &nloops, MAX_LOOPS) &&
               check_structure(&t, loops, nloops);
-    if (!ok) {
-        if (t.why_not && o->remarks)
-            diag_remark(d, t.where, "copies stay cp.async (no TMA) in %s: %s", f->name, t.why_not);
-        free(t.plans);
-        return true;
-    }
-    for (int l = 0; l < nloops && ok; l++)
+    if (!ok && t.why_not && o->remarks)
+        diag_remark(d, t.where, "copies stay cp.async (no TMA) in %s: %s", f->name, t.why_not);
+    bool copies = ok;
+    for (int l = 0; l < nloops && copies && ok; l++)
         ok = rewrite_loop(&t, &loops[l]);
     free(t.plans);
-    if (!ok) {
+    if (copies && !ok) {
         TRIC_INTERNAL(d, "tma: %s", t.why_not ? t.why_not : "rewrite failed");
         return false;
     }
-    return pass_dce(f, o, d);
+    int stores = 0;
+    if (o->tma_store &&
+        !rewrite_stores(&t, &f->body, o, d,
+                        has_atomic(&f->body) ? "the kernel has atomics (a TMA copy's writes are "
+                                               "ordered with nothing after it)"
+                                             : NULL,
+                        &stores))
+        return false;
+    return copies || stores ? pass_dce(f, o, d) : true;
 }

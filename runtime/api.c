@@ -392,6 +392,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->no_fp_fusion = opt->no_fp_fusion != 0;
     out->no_heavy_first = opt->no_heavy_first != 0;
     out->pingpong = opt->pingpong != 0;
+    out->tma_store = opt->tma_store != 0;
     if (opt->stream_k < TRIC_STREAM_K_OFF || opt->stream_k > TRIC_STREAM_K_AUTO)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "compile options: stream_k %d (TRIC_STREAM_K_OFF 0, TRIC_STREAM_K_ON 1, "
@@ -438,6 +439,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "no_heavy_first\n");
     if (opt->pingpong)
         strbuf_printf(sb, "pingpong\n");
+    if (opt->tma_store)
+        strbuf_printf(sb, "tma_store\n");
     if (opt->stream_k == TRIC_STREAM_K_ON)
         strbuf_printf(sb, "stream_k\n");
     else if (opt->stream_k)

@@ -53,6 +53,8 @@ static const char usage[] =
     "                        longer as program_id grows, the longest programs launch first)\n"
     "  --pingpong            a warp-specialized persistent kernel with one consumer\n"
     "                        warpgroup gets two, taking its tiles in turn\n"
+    "  --tma-store           on sm_90a, a 2-d tile store whose addresses a tensor map covers\n"
+    "                        goes through shared memory and one TMA copy\n"
     "  --stream-k            a matmul-shaped kernel runs persistent (as many programs as the\n"
     "                        GPU holds at once), its last round of tiles split along K\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
@@ -267,6 +269,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->no_heavy_first = true;
     } else if (!strcmp(a, "--pingpong")) {
         opt->pingpong = true;
+    } else if (!strcmp(a, "--tma-store")) {
+        opt->tma_store = true;
     } else if (!strcmp(a, "--stream-k") || !strcmp(a, "--stream-k=on")) {
         opt->stream_k = true;
     } else if (!strcmp(a, "--stream-k=auto")) {

@@ -175,6 +175,10 @@ typedef struct tric_compile_options {
      * the first stores its tile (docs/passes.md "warp_specialize", ping-pong). Part of the JIT
      * cache key. */
     int pingpong;
+    /* nonzero: on sm_90a, a 2-d tile store whose addresses a tensor map covers (an epilogue's
+     * C tile) goes through shared memory and one TMA copy (cp.async.bulk.tensor) instead of
+     * each thread's stores (docs/passes.md "tma", stores). Part of the JIT cache key. */
+    int tma_store;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

@@ -91,8 +91,9 @@ typedef struct Case {
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
-    int pingpong; /* tric_compile_options.pingpong on the GPU (last: cases fill the rest in
-                     order) */
+    int pingpong;  /* tric_compile_options.pingpong on the GPU */
+    int tma_store; /* tric_compile_options.tma_store on the GPU (last: cases fill the rest in
+                      order) */
 } Case;
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
@@ -138,6 +139,18 @@ typedef struct Case {
     }
 #define SEED2_STREAM_K(WARPS, STAGES) SEED2_STREAM_K_CASE(64, 64, 32, 768, 768, WARPS, STAGES)
 #define SEED2_STREAM_K_WIDE           SEED2_STREAM_K_CASE(128, 256, 64, 1536, 3072, 8, 3)
+
+/* pipe_shapes.tri's nested_tiles: 2 programs walk C's 4 row tiles by 2, each running a pipelined
+ * K loop with a masked tail (K = 80); C [100, 32] fp32, the last tile masked. */
+#define NESTED_TILES                                                                               \
+    {                                                                                              \
+        "pipe_shapes.tri", "nested_tiles", "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32",            \
+            {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32"}, 3, 2,                                      \
+            {{E_F16, 100 * 80, FILL_UNIFORM, 0},                                                   \
+             {E_F16, 80 * 32, FILL_UNIFORM, 0},                                                    \
+             {E_F32, 100 * 32, FILL_POISON, 1e-3}},                                                \
+            3, {100, 80, 2}, 3                                                                     \
+    }
 
 /* Tutorial 09's persistent matmul (examples/FILE): C [200, 272] fp16 = A [200, K] B, 128 x 128 x
  * 64 tiles, 5 programs over the 2 x 3 tiles. */
@@ -205,6 +218,14 @@ static size_t elem_bytes(Elem e)
  * B [k, n] of `in`, C [m, n] fp32 or `out` (strides k, 1, n, 1, n, 1 after m, n, k), one program
  * a bm x bn tile of C, 4 warps, 3 stages: head's file, kernel, signature and defs with the
  * buffers, grid and scalars filled in. */
+/* c compiled with tric_compile_options.tma_store on the GPU (its tile stores through TMA copies
+ * on sm_90a). */
+static Case with_tma_store(Case c)
+{
+    c.tma_store = 1;
+    return c;
+}
+
 static Case rowmajor_matmul(Case head, int bm, int bn, Elem in, Elem out, int m, int n, int k,
                             double tol)
 {
@@ -339,6 +360,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
         opt.arch = gpu_arch;
         opt.stream_k = c->stream_k;
         opt.pingpong = c->pingpong;
+        opt.tma_store = c->tma_store;
     }
     tric_module mod = NULL;
     tric_kernel k = NULL;
@@ -1401,18 +1423,7 @@ int main(void)
         TILE_ROWS("*fp32:16,*fp32:16,*fp32:16,i32,i32,i32", 128, 4, E_F32, 200, 1e-6, 1e-4, 0, 2),
         /* nested loops (nested_tiles): 2 programs walk C's 4 row tiles by 2, each running a
          * pipelined K loop with a masked tail */
-        {"pipe_shapes.tri",
-         "nested_tiles",
-         "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32",
-         {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32"},
-         3,
-         2,
-         {{E_F16, 100 * 80, FILL_UNIFORM, 0},
-          {E_F16, 80 * 32, FILL_UNIFORM, 0},
-          {E_F32, 100 * 32, FILL_POISON, 1e-3}},
-         3,
-         {100, 80, 2},
-         3},
+        NESTED_TILES,
         /* dot operands widened to fp32 after their loads (cast_operands), read back whole */
         {"pipe_shapes.tri",
          "cast_operands",
@@ -1467,6 +1478,23 @@ int main(void)
          * 1 the second, the ring going on */
         PERSISTENT_DESC_ON(128, 4, 3, True, False, 5, 1),
         PERSISTENT_DESC_ON(128, 4, 3, True, False, 2, 1),
+        /* C through TMA stores (tma_store; on sm_90a each tile written into shared memory and
+         * copied out by one thread): seed 2 at 128 x 128 (2 x 2 tiles); nested_tiles' fp32 C,
+         * the last tile clipped at M = 100; the persistent kernel as written (200 x 272 in
+         * tiles of 128: the edge tiles clipped), warp-specialized, and with --pingpong (each
+         * group's scratch its own) */
+        with_tma_store(
+            rowmajor_matmul((Case){"../../../examples/matmul.tri",
+                                   "kernel_matmul",
+                                   s2_f16,
+                                   {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
+                                    "GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"},
+                                   6},
+                            128, 128, E_F16, E_F16, 256, 256, 320, 2e-2)),
+        with_tma_store((Case)NESTED_TILES),
+        with_tma_store((Case)PERSISTENT_DESC(128, 4, 3, False, False)),
+        with_tma_store((Case)PERSISTENT_DESC_WS(128, 4, 3)),
+        with_tma_store((Case)PERSISTENT_DESC_ON(128, 4, 3, True, False, 2, 1)),
         FMA_SHAPES("*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:8", E_F16, 1e-3),
         FMA_SHAPES("*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32:8", E_F32, 1e-4),
         /* a 2-D fp32 tile added to the accumulator each K block (tile_beside_dot), copied ahead

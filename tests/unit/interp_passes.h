@@ -81,6 +81,7 @@ typedef struct PassCheck {
     int first_arch;   /* 0: sm_80 and sm_90a; 1: sm_90a alone */
     bool stream_k;    /* PassOptions.stream_k */
     bool pingpong;    /* PassOptions.pingpong */
+    bool tma_store;   /* PassOptions.tma_store */
     size_t out_bytes; /* what run writes */
     const void *want; /* the lowered kernel's outputs */
     const void *ctx;  /* the case, for the callbacks */
@@ -111,7 +112,8 @@ static inline void interp_passes_check(const IrFunc *lowered, const PassCheck *p
                               .wgmma = true,
                               .arch_specific = arch_specific,
                               .stream_k = pc->stream_k,
-                              .pingpong = pc->pingpong};
+                              .pingpong = pc->pingpong,
+                              .tma_store = pc->tma_store};
             Arena *arena = arena_new();
             IrFunc *f = ir_func_clone(lowered, arena);
             passes_prepare(f, &po);

@@ -410,6 +410,10 @@ static IrFunc *build_every_op(Arena *a)
     tl->attr[0] = 0;
     ir_build(&b, OP_MBAR_WAIT, nl, (ValueId[]){bar1, c0}, 2, NULL, 0, 0)->partition =
         PARTITION_PRODUCER;
+    /* a tile stored through the map, its dim 1 along the map's dim 0 ({tmap = 0, contig = 1}) */
+    IrOp *ts = ir_build(&b, OP_TMA_STORE, nl, (ValueId[]){ll, yes, c0, one32, c0}, 5, NULL, 0, 0);
+    ts->attr[0] = 0;
+    ts->attr[1] = 1;
     ir_build(&b, OP_MBAR_INVAL, nl, &bars, 1, NULL, 0, 0);
     /* Inserting before a position. */
     IrBuilder before = {.func = f, .region = &f->body, .pos = 0};

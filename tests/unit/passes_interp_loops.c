@@ -64,7 +64,9 @@ typedef struct Case {
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
     bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
     bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
-    bool pingpong; /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
+    bool pingpong;  /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
+    int tma_stores; /* compiled with PassOptions.tma_store: the tile stores on sm_90a that become
+                       tma_store ops (0: the option off) */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -306,6 +308,13 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
               c->kernel, arch, nests(&f->body));
         return;
     }
+    if (!strcmp(pass, "tma") && c->tma_stores) {
+        int want = arch_specific ? c->tma_stores : 0;
+        CHECK(count_ops(&f->body, OP_TMA_STORE) == want,
+              "%s %s stages %d: %d tma_store ops, want %d", c->kernel, arch, stages,
+              count_ops(&f->body, OP_TMA_STORE), want);
+        return;
+    }
     if (!strcmp(pass, "warp_specialize")) {
         bool ws = (stages >= 2 || c->asks) && c->ws && arch_specific;
         CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
@@ -366,7 +375,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
  * or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True, flatten_loops.c). */
 #define PY_BOOL_True  true
 #define PY_BOOL_False false
-#define PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, PP)                                               \
+#define PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, PP, TMA_STORES)                                   \
     {                                                                                              \
         "examples/persistent_desc_matmul.tri", "matmul_kernel_descriptor_persistent",              \
             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16",                                     \
@@ -384,11 +393,16 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                      I(80),                                                                        \
                      I(160),                                                                       \
                      I(k)},                                                                        \
-            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT, .pingpong = PY_BOOL_##PP             \
+            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT, .pingpong = PY_BOOL_##PP,            \
+                  .tma_stores = TMA_STORES                                                         \
     }
-#define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False)
-#define PERSISTENT_DESC_WS(k, SUBTILE)        PERSISTENT_DESC(k, True, SUBTILE, False)
-#define PERSISTENT_DESC_PP(k, SUBTILE)        PERSISTENT_DESC_AS(k, True, SUBTILE, False, True)
+#define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False, 0)
+/* ... with PassOptions.tma_store: C's tile (or each half) through a tma_store, M and N clipping
+ * the edge tiles */
+#define PERSISTENT_DESC_TMA_STORE(k, WS, SUBTILE, PP)                                              \
+    PERSISTENT_DESC_AS(k, WS, SUBTILE, False, PP, PY_BOOL_##SUBTILE ? 2 : 1)
+#define PERSISTENT_DESC_WS(k, SUBTILE) PERSISTENT_DESC(k, True, SUBTILE, False)
+#define PERSISTENT_DESC_PP(k, SUBTILE) PERSISTENT_DESC_AS(k, True, SUBTILE, False, True, 0)
 /* ... in fp8 e4m3 or fp32 through tf32 (B through its `.T`: the [N, K] tile as loaded, K-major,
  * is the B of wgmma's fp8 and tf32 forms), blocks of 64 x 64 x BK, warp-specialized (WS), with
  * two consumer groups too (PP); sm_90a only (on sm_80 fp8 is widened for mma.sync and not
@@ -453,6 +467,7 @@ static void run_case(const Case *c)
                     .max_stages = 4,
                     .first_arch = c->sm90_only ? 1 : 0,
                     .pingpong = c->pingpong,
+                    .tma_store = c->tma_stores > 0,
                     .out_bytes = out_bytes,
                     .want = want,
                     .ctx = &ctx,
@@ -564,13 +579,27 @@ static void run_case(const Case *c)
             6, 1, .flat = true                                                                     \
     }
 
-#define NESTED_TILES(programs, step)                                                               \
+/* seed 2 with its K loop warp-specialized (warp_specialize.tri's ws_matmul), 2 x 2 tiles of 64,
+ * K = 160; TMA_STORES: PassOptions.tma_store's stores (Case.tma_stores) */
+#define WS_MATMUL(TMA_STORES)                                                                      \
+    {                                                                                              \
+        "tests/lit/codegen/warp_specialize.tri", "ws_matmul",                                      \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
+            "i32:1",                                                                               \
+            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2"}, {4}, 4,   \
+            ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160), 1, .ws = true,                        \
+                                                                .tma_stores = TMA_STORES           \
+    }
+
+#define NESTED_TILES_AS(programs, step, TMA_STORES)                                                \
     {                                                                                              \
         "tests/lit/codegen/pipe_shapes.tri", "nested_tiles",                                       \
             "*fp16:16,*fp16:16,*fp32:16,i32,i32:16,i32",                                           \
             {"BLOCK_M=32", "BLOCK_N=32", "BLOCK_K=32"}, {programs}, 4,                             \
-            {F16(100 * 80, 0), F16(80 * 32, 0), OUT32(100 * 32), I(100), I(80), I(step)}, 6, 1     \
+            {F16(100 * 80, 0), F16(80 * 32, 0), OUT32(100 * 32), I(100), I(80), I(step)}, 6, 1,    \
+            .tma_stores = TMA_STORES                                                               \
     }
+#define NESTED_TILES(programs, step) NESTED_TILES_AS(programs, step, 0)
 
 /* pipe_shapes.tri's fma_shapes (BT = BK = 16), K = 40: W, X, Y made by in (F16 or F32) */
 #define FMA_SHAPES(sig, in)                                                                        \
@@ -720,6 +749,9 @@ int main(void)
          * inside the outer one. With 5 programs and step 5, program 4 has no tile at all. */
         NESTED_TILES(2, 2),
         NESTED_TILES(5, 5),
+        /* ... with PassOptions.tma_store: C's fp32 tile through a tma_store in the loop over
+         * tiles, the map's dim bounded at M (the last tile's 28 rows past M not written) */
+        NESTED_TILES_AS(2, 2, 1),
         /* dot operands widened to fp32 after their loads (cast_operands): copied ahead and read
          * back whole, the casts after the reads; K = 80, a masked tail */
         {"tests/lit/codegen/pipe_shapes.tri",
@@ -735,15 +767,10 @@ int main(void)
         /* seed 2 with its K loop warp-specialized (warp_specialize.tri): on sm_90a a producer
          * warpgroup's copies, the consumers' arrivals on the empty mbarriers (run in program
          * order here: every wait finds its phase complete); 2 x 2 tiles of 64, K = 160 */
-        {"tests/lit/codegen/warp_specialize.tri",
-         "ws_matmul",
-         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
-         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2"},
-         {4},
-         4,
-         ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160),
-         1,
-         .ws = true},
+        WS_MATMUL(0),
+        /* ... with PassOptions.tma_store: the consumers' C tile through a tma_store (the mask's
+         * bounds on M and N become the map's dims) */
+        WS_MATMUL(1),
         /* tutorial 06's attention forward (examples/attention.tri), causal (STAGE 3: the loop
          * left of the diagonal, then the diagonal's), D = 128, blocks of 128 on 8 warps: 2
          * programs over N_CTX = 256. Q is loaded once for both loops (on sm_90a through TMA, its
@@ -778,6 +805,13 @@ int main(void)
         PERSISTENT_DESC_PP(32, False),
         PERSISTENT_DESC_PP(0, False),
         PERSISTENT_DESC_PP(112, True),
+        /* ... with PassOptions.tma_store: each tile's C through a tma_store, as written,
+         * warp-specialized (the consumers' stores), in two halves, with two consumer groups
+         * (each group's scratch its own) */
+        PERSISTENT_DESC_TMA_STORE(112, False, False, False),
+        PERSISTENT_DESC_TMA_STORE(112, True, False, False),
+        PERSISTENT_DESC_TMA_STORE(112, True, True, False),
+        PERSISTENT_DESC_TMA_STORE(32, True, False, True),
         PERSISTENT_DESC_FP8(96, False, False),
         PERSISTENT_DESC_FP8(96, True, False),
         PERSISTENT_DESC_FP8(96, True, True),

@@ -92,6 +92,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.no_cache = extra->no_cache;
         opt.no_heavy_first = extra->no_heavy_first;
         opt.pingpong = extra->pingpong;
+        opt.tma_store = extra->tma_store;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -133,6 +134,25 @@ static void test_pingpong(tric_device dev)
     CHECK(compile(dev, "pdesc", &extra, &two) == TRIC_SUCCESS);
     CHECK(two && !two->from_cache && has(two, ".maxntid 384, 1, 1") &&
           has(two, "barrier.sync 4, 256"));
+    CHECK(compile(dev, "pdesc", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache);
+    tric_module_destroy(one);
+    tric_module_destroy(two);
+    tric_module_destroy(again);
+}
+
+/* tma_store: the persistent kernel's C tile through a TMA copy, its own cache entry. */
+static void test_tma_store(tric_device dev)
+{
+    tric_module one, two, again;
+    CHECK(compile(dev, "pdesc", NULL, &one) == TRIC_SUCCESS);
+    CHECK(one && !has(one, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.tma_store = 1;
+    CHECK(compile(dev, "pdesc", &extra, &two) == TRIC_SUCCESS);
+    CHECK(two && !two->from_cache &&
+          has(two, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") &&
+          has(two, "cp.async.bulk.wait_group.read 0"));
     CHECK(compile(dev, "pdesc", &extra, &again) == TRIC_SUCCESS);
     CHECK(again && again->from_cache);
     tric_module_destroy(one);
@@ -280,6 +300,7 @@ int main(int argc, char **argv)
     test_no_tma(dev);
     test_no_heavy_first(dev);
     test_pingpong(dev);
+    test_tma_store(dev);
     test_llvm_passes(dev);
     test_llvm_args(dev);
     tric_device_close(dev);
