@@ -867,10 +867,10 @@ static bool lower_tma_load(Cg *c, const IrOp *op)
 
 /* tma_store: every thread writes its elements of the tile into the op's scratch, laid out as
  * the map's swizzle lays out a box (the record's #shared layout, as a tma_load's slot), and
- * makes those writes visible to the async proxy (PTX ISA 9.7.13.4.18, fence.proxy.async); after
- * a barrier thread 0 issues one cp.async.bulk.tensor shared -> global per swizzle atom
+ * makes those writes visible to the async proxy (PTX ISA "membar / fence": fence.proxy.async);
+ * after a barrier thread 0 issues one cp.async.bulk.tensor shared -> global per swizzle atom
  * (9.7.9.27; TMA writes nothing outside the map's dims), commits them as one bulk group and
- * waits until the copies have read the scratch (9.7.9.29 cp.async.bulk.wait_group.read): the
+ * waits until the copies have read the scratch (PTX ISA cp.async.bulk.wait_group, .read): the
  * next user of that memory starts with a barrier, after thread 0's wait. The global writes
  * complete on their own; the kernel's end orders them for whatever runs after it. */
 static bool lower_tma_store(Cg *c, const IrOp *op)
