@@ -1327,7 +1327,11 @@ static bool store_tile(Tma *t, const IrOp *store, CopyTile *ct)
         if (ps.p[i].dim >= 0 && ps.p[i].sigma.constant == 1 && !ps.p[i].sigma.nparams)
             contig = ps.p[i].dim;
     Layout l;
-    if (contig < 0 || !shared_layout_for(&l, vt, contig))
+    if (contig < 0)
+        DECLINE(
+            "no dim of the store's addresses is known to have stride 1 (a stride `i32:1` in the "
+            "signature, or a constant)");
+    if (!shared_layout_for(&l, vt, contig))
         DECLINE("the store's contiguous dim is not whole 32-byte rows");
     int eb = dtype_bytes(vt.dtype);
     if (vt.dtype == DT_I1 || (eb != 1 && eb != 2 && eb != 4) || vt.shape[1 - contig] > 256)
