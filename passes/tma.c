@@ -1321,7 +1321,7 @@ static bool store_tile(Tma *t, const IrOp *store, CopyTile *ct)
     int base;
     Pieces ps = {0};
     if (!pointer_terms(f, store->operands[0], &base, &ps))
-        DECLINE("a copy's addresses are not a parameter plus affine offsets");
+        DECLINE("the store's addresses are not a parameter plus affine offsets");
     int contig = -1;
     for (int i = 0; i < ps.n; i++)
         if (ps.p[i].dim >= 0 && ps.p[i].sigma.constant == 1 && !ps.p[i].sigma.nparams)
@@ -1375,9 +1375,12 @@ static bool rewrite_stores(Tma *t, IrRegion *r, const PassOptions *o, Diag *d, c
         if (ok && mi < 0)
             ok = (t->why_not = "the kernel's tensor maps are more than 8", false);
         if (!ok) {
+            /* the address analysis is the copies': its reasons speak of "a copy's" tile */
+            const char *why = t->why_not ? t->why_not : "its addresses do not qualify";
+            bool copys = !strncmp(why, "a copy's ", 9);
             if (o->remarks)
-                diag_remark(d, op->loc, "tile store not through TMA in %s: %s", f->name,
-                            t->why_not ? t->why_not : "its addresses do not qualify");
+                diag_remark(d, op->loc, "tile store not through TMA in %s: %s%s", f->name,
+                            copys ? "the store's " : "", copys ? why + 9 : why);
             continue;
         }
         ValueId val = op->operands[1];
