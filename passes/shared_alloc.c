@@ -409,8 +409,8 @@ static int64_t alloc_region(IrFunc *f, IrRegion *r, const IrOp **biggest, int64_
             }
         }
         int64_t bytes = scratch_bytes(f, op);
-        /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area or a tma_store's tile (its swizzle
-         * pattern's period) */
+        /* after live stage buffers: 16-byte aligned, 1024 for a wgmma staging area or a
+         * tma_store's tile (its swizzle pattern's period) */
         int64_t align =
             (op->code == OP_DOT && is_wgmma_dot(f, op)) || op->code == OP_TMA_STORE ? 1024 : 16;
         int64_t base = op_end > 0 && bytes > 0 ? (op_end + align - 1) / align * align : 0;
