@@ -5,7 +5,8 @@
 # sub stores C in two halves, EPILOGUE_SUBTILE) with WARP_SPECIALIZE False and True, and with
 # FLATTEN True (the loop nest flattened, passes/flatten_loops.c; Triton 3.6's tutorial runs it so
 # on Hopper when it does not warp-specialize): OUTDIR/pdesc_BMxBNxBK_wW_sS_wsX[_sub][_flat].ptx. ptxas -v's register and spill lines go to
-# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh).
+# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh). PDESC_FLAGS: more tric flags for
+# every file (--tma-store, --pingpong), PDESC_SUFFIX: appended to each name (_ts, _pp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -23,8 +24,8 @@ for cfg in $configs; do
       --signature='*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16' \
       -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk -D GROUP_SIZE_M=8 -D NUM_SMS=132 \
       -D WARP_SPECIALIZE=$ws -D EPILOGUE_SUBTILE=$subtile -D FLATTEN=$flatten \
-      --num-warps=$warps --num-stages=$stages \
-      -o "$out/pdesc_${bm}x${bn}x${bk}_w${warps}_s${stages}_ws${ws}${suffix}${flat}.ptx"
+      --num-warps=$warps --num-stages=$stages ${PDESC_FLAGS:-} \
+      -o "$out/pdesc_${bm}x${bn}x${bk}_w${warps}_s${stages}_ws${ws}${suffix}${flat}${PDESC_SUFFIX:-}.ptx"
   done
 done
 bash scripts/ptxas_summary.sh "$out"

@@ -3,7 +3,9 @@
 # kernel_matmul (examples/matmul.tri), fp16, sm_90a, GROUP_SIZE_M = 8, square sizes divisible by
 # 256 (the signature's :16 hints), at each config below (BM,BN,BK,warps,stages) as written and with
 # --stream-k: OUTDIR/seed2_BMxBNxBK_wW_sS_{grid,sk}.ptx. ptxas -v's register and spill lines go to
-# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh).
+# OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh). SEED2_FLAGS: more tric flags for
+# every file (--tma-store), SEED2_SUFFIX: appended to each name (_ts; scripts/
+# bench_fp32_matmul_ptx.py times such pairs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -17,8 +19,8 @@ for cfg in $configs; do
     if [ "$form" = sk ]; then extra=--stream-k; fi
     "$build/tric" examples/matmul.tri --kernel=kernel_matmul --arch=sm_90a --signature="$sig" \
       -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk -D GROUP_SIZE_M=8 \
-      -D T_C=tl.float16 -D T_ACC=tl.float32 --num-warps=$warps --num-stages=$stages $extra \
-      -o "$out/seed2_${bm}x${bn}x${bk}_w${warps}_s${stages}_${form}.ptx"
+      -D T_C=tl.float16 -D T_ACC=tl.float32 --num-warps=$warps --num-stages=$stages $extra ${SEED2_FLAGS:-} \
+      -o "$out/seed2_${bm}x${bn}x${bk}_w${warps}_s${stages}_${form}${SEED2_SUFFIX:-}.ptx"
   done
 done
 bash scripts/ptxas_summary.sh "$out"
