@@ -448,7 +448,7 @@ static bool covers_axis_once(const IrFunc *f, int l, Type t, int axis, int *warp
     int64_t n = t.shape[axis];
     int64_t spt = L->blocked.size_per_thread[axis] < n ? L->blocked.size_per_thread[axis] : n;
     int64_t tpw = L->blocked.threads_per_warp[axis], wpc = L->blocked.warps_per_cta[axis];
-    if (spt < 1)
+    if (spt < 1 || tpw < 1 || wpc < 1) /* not a layout (the verifier says so) */
         return false;
     int64_t lanes = n / spt < 1 ? 1 : n / spt, w = n / (spt * tpw) < 1 ? 1 : n / (spt * tpw);
     int64_t reps = n / (spt * tpw * wpc) < 1 ? 1 : n / (spt * tpw * wpc);
