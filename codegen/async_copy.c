@@ -893,8 +893,7 @@ static bool lower_tma_store(Cg *c, const IrOp *op)
     cg_barrier(c->l);
     LLVMValueRef go = thread0_where(c, op->operands[1]);
     tma_atoms(c, op, false, go, cg_smem_window_addr(c, k32(c, off)), NULL, 2,
-              m->swizzle ? (int)(vt.shape[inner] / m->box[0]) : 1,
-              vt.shape[1 - inner] * m->swizzle);
+              (int)(vt.shape[inner] / m->box[0]), vt.shape[1 - inner] * m->swizzle);
     cg_asm_n(c, c->l->void_t,
              "{ .reg .pred p; setp.ne.b32 p, $0, 0; @p cp.async.bulk.commit_group; "
              "@p cp.async.bulk.wait_group.read 0; }",

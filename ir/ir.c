@@ -446,6 +446,19 @@ bool ir_region_uses(const IrRegion *r, ValueId v)
     return false;
 }
 
+int ir_region_use_count(const IrRegion *r, ValueId v)
+{
+    int n = 0;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->noperands; k++)
+            n += op->operands[k] == v;
+        for (int k = 0; k < op->nregions; k++)
+            n += ir_region_use_count(&op->regions[k], v);
+    }
+    return n;
+}
+
 void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to)
 {
     replace_uses_in_region(&f->body, from, to);

@@ -654,6 +654,8 @@ void ir_replace_all_uses(IrFunc *f, ValueId from, ValueId to);
 /* Does op read v, as an operand or inside its regions? Does any op of r? */
 bool ir_op_uses(const IrOp *op, ValueId v);
 bool ir_region_uses(const IrRegion *r, ValueId v);
+/* How many operands of r's ops (nested regions included) are v. */
+int ir_region_use_count(const IrRegion *r, ValueId v);
 /* How ir_clone_op_mapped maps values: operand v reads map[v] where v < nmap and that is nonzero,
  * else v itself; the copy of each result and region arg r of a copied op (r < nmap) is recorded
  * in map[r], so the ops copied after it read the copies. operands, when set, sees each copy's

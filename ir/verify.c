@@ -479,6 +479,27 @@ static void check_mbar_op(Verifier *v, const IrOp *op)
     }
 }
 
+/* A tma_load's or tma_store's tensor map attr[0] (NULL, reported, when the function has none
+ * such or the op has not one i32 coordinate per map dim from operand `first` on). */
+static const TensorMap *tmap_coordinates(Verifier *v, const IrOp *op, const char *verb, int first)
+{
+    const IrFunc *f = v->f;
+    if (op->attr[0] < 0 || op->attr[0] >= f->ntmaps) {
+        report(v, op, "%s tensor map %lld; the function has %d", verb, (long long)op->attr[0],
+               f->ntmaps);
+        return NULL;
+    }
+    const TensorMap *m = &f->tmaps[op->attr[0]];
+    if (op->noperands != first + m->rank) {
+        report(v, op, "has %d coordinates; tensor map %lld has %d dims", op->noperands - first,
+               (long long)op->attr[0], m->rank);
+        return NULL;
+    }
+    for (int i = first; i < op->noperands; i++)
+        want_operand(v, op, i, type_scalar(DT_I32));
+    return m;
+}
+
 /* tma_load view, pred, barrier, coords...: the view's tile is a box of the map (its element
  * type; 2-d, the view's contiguous dim along the map's dim 0), one i32 coordinate per map dim. */
 static void check_tma_load(Verifier *v, const IrOp *op)
@@ -487,20 +508,10 @@ static void check_tma_load(Verifier *v, const IrOp *op)
     if (!want_view(v, op, 0, "the destination") || !want_barrier_view(v, op, 2))
         return;
     want_operand(v, op, 1, type_scalar(DT_I1));
-    if (op->attr[0] < 0 || op->attr[0] >= f->ntmaps) {
-        report(v, op, "reads tensor map %lld; the function has %d", (long long)op->attr[0],
-               f->ntmaps);
+    const TensorMap *m = tmap_coordinates(v, op, "reads", 3);
+    if (!m)
         return;
-    }
-    const TensorMap *m = &f->tmaps[op->attr[0]];
     Type dst = otype(v, op, 0);
-    if (op->noperands != 3 + m->rank) {
-        report(v, op, "has %d coordinates; tensor map %lld has %d dims", op->noperands - 3,
-               (long long)op->attr[0], m->rank);
-        return;
-    }
-    for (int i = 3; i < op->noperands; i++)
-        want_operand(v, op, i, type_scalar(DT_I32));
     if (dst.rank != 2 || dst.dtype != m->dtype || m->rank < 2 || m->base_param < 0 ||
         m->base_param >= f->nparams)
         report(v, op,
@@ -516,19 +527,9 @@ static void check_tma_store(Verifier *v, const IrOp *op)
 {
     const IrFunc *f = v->f;
     want_operand(v, op, 1, type_scalar(DT_I1));
-    if (op->attr[0] < 0 || op->attr[0] >= f->ntmaps) {
-        report(v, op, "writes tensor map %lld; the function has %d", (long long)op->attr[0],
-               f->ntmaps);
+    const TensorMap *m = tmap_coordinates(v, op, "writes", 2);
+    if (!m)
         return;
-    }
-    const TensorMap *m = &f->tmaps[op->attr[0]];
-    if (op->noperands != 2 + m->rank) {
-        report(v, op, "has %d coordinates; tensor map %lld has %d dims", op->noperands - 2,
-               (long long)op->attr[0], m->rank);
-        return;
-    }
-    for (int i = 2; i < op->noperands; i++)
-        want_operand(v, op, i, type_scalar(DT_I32));
     Type t = otype(v, op, 0);
     if (t.rank != 2 || t.is_smem || t.is_ptr || t.dtype != m->dtype || m->rank < 2 ||
         m->base_param < 0 || m->base_param >= f->nparams || op->attr[1] < 0 || op->attr[1] > 1)

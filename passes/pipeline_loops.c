@@ -122,20 +122,6 @@ static int body_index(const IrRegion *body, const IrOp *op)
     return -1;
 }
 
-/* Uses of v in region r and everything nested in it. */
-static int uses_in(const IrRegion *r, ValueId v)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        for (int k = 0; k < op->noperands; k++)
-            n += op->operands[k] == v;
-        for (int k = 0; k < op->nregions; k++)
-            n += uses_in(&op->regions[k], v);
-    }
-    return n;
-}
-
 static bool is_const_zero(const IrFunc *f, ValueId v)
 {
     const IrOp *def = f->values[v].def;
@@ -228,7 +214,7 @@ static IrOp *operand_reader_load(const Pipe *p, const IrOp *dot, int which, bool
     const IrFunc *f = p->f;
     *cv = *tr = NULL;
     IrOp *c = body_def(p, dot->operands[which]);
-    if (!c || c->code != OP_CONVERT_LAYOUT || uses_in(p->body, c->results[0]) != 1)
+    if (!c || c->code != OP_CONVERT_LAYOUT || ir_region_use_count(p->body, c->results[0]) != 1)
         return NULL;
     IrOp *x = body_def(p, c->operands[0]);
     /* wgmma's B through a `.T` (tutorial 06's `k = desc_k.load(...).T`, tutorial 09's
@@ -236,7 +222,8 @@ static IrOp *operand_reader_load(const Pipe *p, const IrOp *dot, int which, bool
      * 16-bit types either way; fp8 and tf32 (fp32), whose B wgmma reads K-major only, because
      * the tile as loaded [N, K] is just that */
     Type xt = x ? ir_type(f, x->results[0]) : type_scalar(DT_I32);
-    if (x && x->code == OP_TRANS && which == 1 && v3 && uses_in(p->body, x->results[0]) == 1 &&
+    if (x && x->code == OP_TRANS && which == 1 && v3 &&
+        ir_region_use_count(p->body, x->results[0]) == 1 &&
         (dtype_bytes(xt.dtype) == 2 || dtype_is_fp8(xt.dtype) || xt.dtype == DT_F32) &&
         xt.rank == 2) {
         *tr = x;
@@ -255,7 +242,7 @@ static IrOp *operand_chain_load(const Pipe *p, ValueId operand)
     const IrFunc *f = p->f;
     IrOp *def = body_def(p, operand);
     while (def && (def->code == OP_CONVERT_LAYOUT || def->code == OP_TRANS) &&
-           uses_in(p->body, def->results[0]) == 1)
+           ir_region_use_count(p->body, def->results[0]) == 1)
         def = body_def(p, def->operands[0]);
     (void)f;
     return def && def->code == OP_LOAD && def->nresults == 1 ? def : NULL;
@@ -391,7 +378,7 @@ static int yielded_alone(const Pipe *p, ValueId v)
     for (int k = 0; k < y->noperands; k++)
         if (y->operands[k] == v)
             it = it < 0 ? k : -2;
-    return it >= 0 && uses_in(p->body, v) == 1 ? it : -1;
+    return it >= 0 && ir_region_use_count(p->body, v) == 1 ? it : -1;
 }
 
 /* An `if` of the body after dot that takes dot's result r, and r's only users: the if's result
@@ -443,7 +430,7 @@ static int accumulator_iter(const Pipe *p, const IrOp *dot)
     int it = user ? yielded_alone(p, user->results[k]) : yielded_alone(p, dot->results[0]);
     if (it < 0 || body->args[1 + it] != dot->operands[2])
         return -1;
-    if (uses_in(body, dot->operands[2]) != 1)
+    if (ir_region_use_count(body, dot->operands[2]) != 1)
         return -1;
     return it;
 }
@@ -782,7 +769,8 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
     for (int i = 0; p->extras && room && (!dotless || asked) && i < body->nops; i++) {
         IrOp *ld = body->ops[i];
         if (ld->code != OP_LOAD || ld->nresults != 1 || load_index(p, ld) >= 0 ||
-            uses_in(body, ld->results[0]) == 0) /* dead (its users took a copy in another
+            ir_region_use_count(body, ld->results[0]) ==
+                0) /* dead (its users took a copy in another
                                                     layout, layouts.c): dce drops it */
             continue;
         Type t = ir_type(f, ld->results[0]);
@@ -820,7 +808,7 @@ static bool choose_loads(Pipe *p, IrOp **wg, int *nwg, int *ntaken)
         int nread = 0;
         for (int r = 0; r < p->nreaders; r++)
             nread += p->readers[r].load == k;
-        if (uses_in(body, p->loads[k]->results[0]) == nread)
+        if (ir_region_use_count(body, p->loads[k]->results[0]) == nread)
             continue;
         Type t = ir_type(f, p->loads[k]->results[0]);
         if (dtype_bytes(t.dtype) != 2 && t.rank != 1 && load_has_tensor_core_reader(p, k))
@@ -938,7 +926,8 @@ static bool analyse(Pipe *p)
         if (!p->arg_stage0[a] && !need_in_rest(p, y->operands[a]))
             return false;
         if (p->arg_stage0[a] && a < p->loop->nresults &&
-            uses_in(&f->body, p->loop->results[a]) > 0 && !need_in_rest(p, body->args[1 + a]))
+            ir_region_use_count(&f->body, p->loop->results[a]) > 0 &&
+            !need_in_rest(p, body->args[1 + a]))
             return false;
     }
     if (nwg > 1 && !p->inflight_dot)

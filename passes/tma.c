@@ -634,10 +634,9 @@ static bool plan_mask(Tma *t, ValueId mask, const int *tile_dim_of_map, CopyPlan
 
 /* The tensor map of a tile at pointers ptr (a parameter plus affine offsets) under mask (0 for
  * none), the tile as ct describes it: pl's map, coordinates and predicate. */
-static bool plan_addresses(Tma *t, ValueId ptr, ValueId mask, const CopyTile *cti, CopyPlan *pl)
+static bool plan_addresses(Tma *t, ValueId ptr, ValueId mask, const CopyTile *ct, CopyPlan *pl)
 {
     IrFunc *f = t->f;
-    CopyTile ct = *cti;
     int base;
     Pieces ps = {0};
     if (!pointer_terms(f, ptr, &base, &ps))
@@ -645,24 +644,25 @@ static bool plan_addresses(Tma *t, ValueId ptr, ValueId mask, const CopyTile *ct
     if (f->params[base].divisibility < 16)
         DECLINE("a copy's base pointer is not known to be 16-byte aligned");
     LaunchValue stride[2];
-    if (!tile_strides(t, &ps, &ct, stride))
+    if (!tile_strides(t, &ps, ct, stride))
         return false;
     TensorMap *m = &pl->map;
     m->base_param = base;
-    m->dtype = ct.vt.dtype;
+    m->dtype = ct->vt.dtype;
     m->rank = 2;
-    m->strides[0] = stride[ct.inner];
-    m->strides[1] = stride[ct.outer];
-    m->box[0] = ct.sw ? ct.sw / ct.eb : (int)ct.vt.shape[ct.inner]; /* one box when unswizzled */
-    m->box[1] = (int)ct.vt.shape[ct.outer];
-    m->swizzle = ct.sw;
+    m->strides[0] = stride[ct->inner];
+    m->strides[1] = stride[ct->outer];
+    m->box[0] =
+        ct->sw ? ct->sw / ct->eb : (int)ct->vt.shape[ct->inner]; /* one box when unswizzled */
+    m->box[1] = (int)ct->vt.shape[ct->outer];
+    m->swizzle = ct->sw;
     m->dims[0].unbounded = m->dims[1].unbounded = true;
-    int tile_dim_of_map[2] = {ct.inner, ct.outer};
-    if (!place_scalar_pieces(t, &ps, &ct, pl) || !bound_wrapped_dims(t, &ps, &ct, pl))
+    int tile_dim_of_map[2] = {ct->inner, ct->outer};
+    if (!place_scalar_pieces(t, &ps, ct, pl) || !bound_wrapped_dims(t, &ps, ct, pl))
         return false;
     if (mask && !plan_mask(t, mask, tile_dim_of_map, pl))
         return false;
-    pl->bytes = (int64_t)ct.vt.shape[0] * ct.vt.shape[1] * ct.eb;
+    pl->bytes = (int64_t)ct->vt.shape[0] * ct->vt.shape[1] * ct->eb;
     return true;
 }
 
@@ -1232,20 +1232,6 @@ static bool rewrite_loop(Tma *t, Loop *L)
 
 /* ---- tile stores (PassOptions.tma_store) ---------------------------------------------------- */
 
-/* How many operands of the ops of r (nested regions included) are v. */
-static int count_uses(const IrRegion *r, ValueId v)
-{
-    int n = 0;
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        for (int j = 0; j < op->noperands; j++)
-            n += op->operands[j] == v;
-        for (int k = 0; k < op->nregions; k++)
-            n += count_uses(&op->regions[k], v);
-    }
-    return n;
-}
-
 /* Whether r (nested regions included) holds an atomic: its ordering with the stores around it
  * is the kernel's (stream-K's flags count stored partials), and a TMA copy's writes are ordered
  * with nothing a thread does after it. */
@@ -1385,7 +1371,7 @@ static bool rewrite_stores(Tma *t, IrRegion *r, const PassOptions *o, Diag *d, c
         }
         ValueId val = op->operands[1];
         const IrOp *conv = def_of(f, val);
-        if (conv && conv->code == OP_CONVERT_LAYOUT && count_uses(&f->body, val) == 1)
+        if (conv && conv->code == OP_CONVERT_LAYOUT && ir_region_use_count(&f->body, val) == 1)
             val = conv->operands[0];
         IrBuilder b = {.func = f, .region = r, .pos = i};
         int before = r->nops;

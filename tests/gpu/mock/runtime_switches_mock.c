@@ -122,42 +122,41 @@ static void test_no_heavy_first(tric_device dev)
     tric_module_destroy(again);
 }
 
-/* pingpong gives the warp-specialized persistent matmul a second consumer group (384 threads, the
- * groups' turns on named barrier 4 and 5); without it the kernel keeps one (256 threads): two entries. */
-static void test_pingpong(tric_device dev)
+/* A code switch of the persistent matmul ("pdesc"): compiled without it, the kernel's PTX lacks
+ * `marker` (and holds `without`, when given); with it (extra), a new cache entry holding `marker`
+ * and `with` (when given), which a second compile finds. */
+static void check_pdesc_switch(tric_device dev, const tric_compile_options *extra,
+                               const char *marker, const char *without, const char *with)
 {
     tric_module one, two, again;
     CHECK(compile(dev, "pdesc", NULL, &one) == TRIC_SUCCESS);
-    CHECK(one && has(one, ".maxntid 256, 1, 1") && !has(one, "barrier.sync 4, 256"));
-    tric_compile_options extra = tric_compile_options_default();
-    extra.pingpong = 1;
-    CHECK(compile(dev, "pdesc", &extra, &two) == TRIC_SUCCESS);
-    CHECK(two && !two->from_cache && has(two, ".maxntid 384, 1, 1") &&
-          has(two, "barrier.sync 4, 256"));
-    CHECK(compile(dev, "pdesc", &extra, &again) == TRIC_SUCCESS);
+    CHECK(one && !has(one, marker) && (!without || has(one, without)));
+    CHECK(compile(dev, "pdesc", extra, &two) == TRIC_SUCCESS);
+    CHECK(two && !two->from_cache && has(two, marker) && (!with || has(two, with)));
+    CHECK(compile(dev, "pdesc", extra, &again) == TRIC_SUCCESS);
     CHECK(again && again->from_cache);
     tric_module_destroy(one);
     tric_module_destroy(two);
     tric_module_destroy(again);
 }
 
+/* pingpong gives the warp-specialized persistent matmul a second consumer group (384 threads, the
+ * groups' turns on named barrier 4 and 5); without it the kernel keeps one (256 threads): two entries. */
+static void test_pingpong(tric_device dev)
+{
+    tric_compile_options extra = tric_compile_options_default();
+    extra.pingpong = 1;
+    check_pdesc_switch(dev, &extra, "barrier.sync 4, 256", ".maxntid 256, 1, 1",
+                       ".maxntid 384, 1, 1");
+}
+
 /* tma_store: the persistent kernel's C tile through a TMA copy, its own cache entry. */
 static void test_tma_store(tric_device dev)
 {
-    tric_module one, two, again;
-    CHECK(compile(dev, "pdesc", NULL, &one) == TRIC_SUCCESS);
-    CHECK(one && !has(one, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"));
     tric_compile_options extra = tric_compile_options_default();
     extra.tma_store = 1;
-    CHECK(compile(dev, "pdesc", &extra, &two) == TRIC_SUCCESS);
-    CHECK(two && !two->from_cache &&
-          has(two, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") &&
-          has(two, "cp.async.bulk.wait_group.read 0"));
-    CHECK(compile(dev, "pdesc", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache);
-    tric_module_destroy(one);
-    tric_module_destroy(two);
-    tric_module_destroy(again);
+    check_pdesc_switch(dev, &extra, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", NULL,
+                       "cp.async.bulk.wait_group.read 0");
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
