@@ -34,6 +34,9 @@
  *   --stream-k=auto      compile with TRIC_STREAM_K_AUTO (each config tuned as written and with
  *                        stream_k; providers tric_sk_gm_0/8/16); --stream-k=on: every config
  *                        with stream_k
+ *   --deep-pipeline=auto compile with TRIC_DEEP_PIPELINE_AUTO (each config tuned as written and
+ *                        with as many stages as fit, up to twice its own; providers
+ *                        tric_dp_gm_0/8/16, tric_sk_dp_gm_* with --stream-k=auto)
  * Exit status: 0, 1 when a check failed or a launch failed, 77 when no GPU can be opened. Where
  * libcublas cannot be loaded the cuBLAS line is skipped with the reason. */
 #include "bench_util.h"
@@ -51,6 +54,7 @@ static const char *csv_path;
 static double time_ms_opt = 100; /* do_bench's rep= */
 static int use_cublas = 1, use_tric = 1, flush = 1;
 static int stream_k = TRIC_STREAM_K_OFF;
+static int deep_pipeline = TRIC_DEEP_PIPELINE_OFF;
 
 /* Parses "A,B,C" of positive ints into out (at most max); the count, or -1 on bad text. */
 static int parse_list(const char *text, int *out, int max, int allow_zero)
@@ -72,7 +76,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_seed2_report [--quick] [--sizes=A,B,...] [--groups=0,8,16] "
                     "[--csv=FILE] [--time-ms=T] [--no-cublas] [--no-tric] [--no-flush] "
-                    "[--stream-k=auto|on]\n");
+                    "[--stream-k=auto|on] [--deep-pipeline=auto]\n");
 }
 
 /* ---- inputs and checks ------------------------------------------------------------------------- */
@@ -287,6 +291,8 @@ int main(int argc, char **argv)
             stream_k = TRIC_STREAM_K_AUTO;
         } else if (!strcmp(a, "--stream-k=on")) {
             stream_k = TRIC_STREAM_K_ON;
+        } else if (!strcmp(a, "--deep-pipeline=auto")) {
+            deep_pipeline = TRIC_DEEP_PIPELINE_AUTO;
         } else {
             usage();
             return 2;
@@ -372,16 +378,16 @@ int main(int argc, char **argv)
 
         for (int g = 0; use_tric && g < ngroups; g++) {
             char provider[32];
-            snprintf(provider, sizeof provider, "tric_%sgm_%d",
+            snprintf(provider, sizeof provider, "tric_%s%sgm_%d",
                      stream_k == TRIC_STREAM_K_AUTO ? "sk_"
                      : stream_k == TRIC_STREAM_K_ON ? "skon_"
                                                     : "",
-                     groups[g]);
+                     deep_pipeline == TRIC_DEEP_PIPELINE_AUTO ? "dp_" : "", groups[g]);
             double compile_ms = 0;
             if (!compiled[g]) {
                 t0 = bench_now_us();
-                if (ex_compile_seed2_tuned_sk(dev, tri, groups[g], stream_k, &mods[g],
-                                              &kernels[g]) != TRIC_SUCCESS) {
+                if (ex_compile_seed2_tuned_sk(dev, tri, groups[g], stream_k, deep_pipeline,
+                                              &mods[g], &kernels[g]) != TRIC_SUCCESS) {
                     printf("# %s: compile failed: %s\n", provider, tric_last_error());
                     compiled[g] = -1;
                     failed = 1;

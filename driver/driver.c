@@ -180,20 +180,32 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     return true;
 }
 
+/* The passes on a copy of ir at po's num_stages, the copy in *out (it holds stages_overflow when
+ * they fail). */
+static bool passes_at(IrFunc *ir, const PassOptions *po, IrFunc **out, Arena *arena, Diag *diag)
+{
+    IrFunc *gpu = *out = ir_func_clone(ir, arena);
+    gpu->num_stages = po->num_stages;
+    return run_passes(gpu, "all", po, diag);
+}
+
 /* The passes on a copy of ir. When fit_stages is set and the pipeline's stage buffers overflow
  * shared memory, the stage count is lowered until they fit (*lowered_from says from what; 0 when
  * not lowered) instead of failing: an autotune config written for a GPU with more shared memory
- * still gets its kernel. */
-static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages, int *lowered_from,
-                          Arena *arena, Diag *diag)
+ * still gets its kernel. deep (--deep-pipeline): the stage count is then raised, one at a time up
+ * to twice what was asked, while the kernel still compiles (the last that did is kept;
+ * *raised_from says from what, 0 when nothing was raised: no loop is pipelined at the function's
+ * stage count, or one stage more does not fit). A launch that runs one program an SM has the
+ * shared memory a second program would have used; deeper, its loads run further ahead. */
+static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages, bool deep,
+                          int *lowered_from, int *raised_from, Arena *arena, Diag *diag)
 {
     PassOptions po = *po_in;
-    *lowered_from = 0;
+    *lowered_from = *raised_from = 0;
+    IrFunc *gpu;
     for (;;) {
-        IrFunc *gpu = ir_func_clone(ir, arena);
-        gpu->num_stages = po.num_stages;
         Diag attempt = {.max_errors = diag->max_errors};
-        bool ok = run_passes(gpu, "all", &po, &attempt);
+        bool ok = passes_at(ir, &po, &gpu, arena, &attempt);
         if (!ok && fit_stages && gpu->stages_overflow > 0 && po.num_stages > 1) {
             if (!*lowered_from)
                 *lowered_from = po.num_stages;
@@ -203,8 +215,36 @@ static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages,
         }
         diag_merge(diag, &attempt);
         diag_free(&attempt);
-        return ok ? gpu : NULL;
+        if (!ok)
+            return NULL;
+        break;
     }
+    if (!deep || *lowered_from || gpu->default_stage_loops == 0)
+        return gpu;
+    int asked = po.num_stages;
+    po.dump_after = NULL; /* --dump-ir-after shows the passes at the stage count asked */
+    for (int stages = asked + 1; stages <= 2 * asked; stages++) {
+        Diag quiet = {.max_errors = diag->max_errors};
+        IrFunc *deeper;
+        po.num_stages = stages;
+        bool ok = passes_at(ir, &po, &deeper, arena, &quiet);
+        diag_free(&quiet);
+        if (!ok)
+            break;
+        gpu = deeper;
+        *raised_from = asked;
+    }
+    return gpu;
+}
+
+/* The stage count a kernel was compiled with, in its metadata, when it is not the one asked. */
+static void meta_stages(KernelMeta *meta, const IrFunc *gpu, int lowered_from, int raised_from)
+{
+    if (!lowered_from && !raised_from)
+        return;
+    meta->num_stages = gpu->num_stages;
+    meta->stages_lowered_from = lowered_from;
+    meta->stages_raised_from = raised_from;
 }
 
 /* ---- autotuned kernels ------------------------------------------------------------------------ */
@@ -461,13 +501,13 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
 }
 
 /* Sema, lowering and the passes for one kernel as spec says: the IR after the passes, or NULL
- * with diagnostics in d. fit_stages: see gpu_passes. */
+ * with diagnostics in d. fit_stages and opt->deep_pipeline: see gpu_passes. */
 static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const SpecOptions *spec,
                              int num_warps, int num_stages, bool fit_stages, int sm,
                              bool arch_specific, Arena *arena, Diag *d, Kernel **kernel,
-                             int *lowered_from)
+                             int *lowered_from, int *raised_from)
 {
-    *lowered_from = 0;
+    *lowered_from = *raised_from = 0;
     Kernel *k = *kernel = sema_specialize(m, spec, arena, d);
     IrFunc *ir = k ? build_ir(k, arena, d) : NULL;
     if (!ir || !ir_verify(ir, "lowering", d))
@@ -476,7 +516,7 @@ static IrFunc *kernel_gpu_ir(const Module *m, const CompileOptions *opt, const S
     if (num_stages)
         ir->num_stages = num_stages;
     PassOptions po = pass_options(opt, ir, sm, arch_specific);
-    return gpu_passes(ir, &po, fit_stages, lowered_from, arena, d);
+    return gpu_passes(ir, &po, fit_stages, opt->deep_pipeline, lowered_from, raised_from, arena, d);
 }
 
 /* An autotuned kernel without values for its configs' names: one kernel per config into set
@@ -490,8 +530,10 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
 {
     StrBuf reasons = {0}, names = {0};
     const char *tune_name = NULL;
-    /* --stream-k=auto: config n + i is config i with stream_k */
-    int n = at->nconfigs, total = opt->stream_k_twins ? 2 * n : n;
+    /* --stream-k=auto, --deep-pipeline=auto: config f n + i is config i in form forms[f] */
+    ConfigForm forms[3];
+    int n = at->nconfigs,
+        total = n * driver_config_forms(opt->stream_k_twins, opt->deep_pipeline_twins, forms);
     const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)(total + 1));
     const char *first_failure = NULL;
     Diag first_diag = {0};
@@ -499,25 +541,32 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
     int first = set->n;
     for (int i = 0; i < total; i++) {
         const TuneConfig *c = &at->configs[i % n];
-        bool twin = i >= n;
+        ConfigForm form = forms[i / n];
+        bool twin = form != FORM_AS_WRITTEN;
         StrBuf text = {0};
         autotune_config_text(&text, c);
-        if (twin)
-            strbuf_append(&text, ", stream_k");
+        strbuf_append(&text, driver_form_suffix(form));
         const char *ctext = arena_strdup(arena, text.data ? text.data : "");
         strbuf_free(&text);
         SpecOptions spec = driver_config_spec(base, c, arena);
         Diag cd = {.max_errors = diag->max_errors};
         Kernel *k = NULL;
-        int lowered_from = 0;
+        int lowered_from = 0, raised_from = 0;
         CompileOptions copt = *opt;
-        copt.stream_k = opt->stream_k_twins ? twin : opt->stream_k;
+        if (opt->stream_k_twins)
+            copt.stream_k = form == FORM_STREAM_K;
+        if (opt->deep_pipeline_twins)
+            copt.deep_pipeline = form == FORM_DEEP_PIPELINE;
         IrFunc *gpu = kernel_gpu_ir(m, &copt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
                                     c->num_stages ? c->num_stages : opt->num_stages, true, sm,
-                                    arch_specific, arena, &cd, &k, &lowered_from);
-        if (gpu && twin && !gpu->persistent.on) {
-            /* the pass left it as written: the same kernel as config i - n */
-            left_out[i] = arena_printf(arena, "stream_k left it as written, as config %d", i - n);
+                                    arch_specific, arena, &cd, &k, &lowered_from, &raised_from);
+        /* a twin the switch left as written is the same kernel as config i % n */
+        if (gpu && form == FORM_STREAM_K && !gpu->persistent.on)
+            left_out[i] = arena_printf(arena, "stream_k left it as written, as config %d", i % n);
+        else if (gpu && form == FORM_DEEP_PIPELINE && !raised_from)
+            left_out[i] =
+                arena_printf(arena, "deep_pipeline left its num_stages, as config %d", i % n);
+        if (gpu && left_out[i]) {
             diag_free(&cd);
             continue;
         }
@@ -547,16 +596,13 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
             diag_merge(diag, &cd);
         diag_free(&cd);
         snprintf(meta.config, sizeof meta.config, "%s", ctext);
-        if (lowered_from) {
-            /* Say so where the user looks (a note) and where the runtime does (the metadata). */
-            if (!twin)
-                diag_note(diag, c->loc,
-                          "config %d (%s): num_stages=%d needs more shared memory than "
-                          "%s has; compiled with num_stages=%d",
-                          i, ctext, lowered_from, arch, gpu->num_stages);
-            meta.stages_lowered_from = lowered_from;
-            meta.num_stages = gpu->num_stages;
-        }
+        /* Say so where the user looks (a note) and where the runtime does (the metadata). */
+        if (lowered_from && !twin)
+            diag_note(diag, c->loc,
+                      "config %d (%s): num_stages=%d needs more shared memory than "
+                      "%s has; compiled with num_stages=%d",
+                      i, ctext, lowered_from, arch, gpu->num_stages);
+        meta_stages(&meta, gpu, lowered_from, raised_from);
         KernelMeta *slot = set_push(set, gpu);
         if (!slot) {
             diag_plain_error(diag, "out of memory");
@@ -577,7 +623,7 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
             StrBuf text = {0};
             autotune_config_text(&text, &at->configs[i % n]);
             diag_note(diag, at->configs[i % n].loc, "config %d (%s%s) left out: %s", i,
-                      text.data ? text.data : "", i >= n ? ", stream_k" : "", left_out[i]);
+                      text.data ? text.data : "", driver_form_suffix(forms[i / n]), left_out[i]);
             strbuf_free(&text);
         }
     }
@@ -664,13 +710,15 @@ static bool compile_file_kernels(const Module *m, const FuncDef **entries, int n
             continue;
         }
         Kernel *k = NULL;
-        int lowered_from = 0;
+        int lowered_from = 0, raised_from = 0;
         IrFunc *gpu =
             ok ? kernel_gpu_ir(m, opt, &spec, opt->num_warps, opt->num_stages, opt->fit_stages, sm,
-                               arch_specific, arena, diag, &k, &lowered_from)
+                               arch_specific, arena, diag, &k, &lowered_from, &raised_from)
                : NULL;
         KernelMeta *meta = gpu ? set_push(&set, gpu) : NULL;
         ok = meta && fill_meta(meta, gpu, arch, k, diag);
+        if (ok)
+            meta_stages(meta, gpu, lowered_from, raised_from);
     }
     if (ok)
         ok = set_emit(&set, opt, sm, arch_specific, out, diag);
@@ -813,7 +861,14 @@ static bool emit_ir(IrFunc *ir, const Kernel *kernel, const CompileOptions *opt,
         free(cx);
     }
     IrFunc *shown = ir;
-    if (opt->passes) {
+    if (opt->passes && !strcmp(opt->passes, "all")) {
+        /* the stage count the PTX would get (--deep-pipeline's, a config's fitted one) */
+        int lowered_from, raised_from;
+        shown = gpu_passes(ir, po, opt->fit_stages, opt->deep_pipeline, &lowered_from, &raised_from,
+                           out->arena, diag);
+        if (!shown)
+            return false;
+    } else if (opt->passes) {
         shown = ir_func_clone(ir, out->arena);
         if (!run_passes(shown, opt->passes, po, diag))
             return false;
@@ -828,8 +883,9 @@ static bool emit_gpu(IrFunc *ir, const Kernel *kernel, const CompileOptions *opt
                      const PassOptions *po, const char *arch, CompileResult *out, Diag *diag)
 {
     /* 4. passes on a copy, so out->ir stays the lowered IR */
-    int lowered_from = 0;
-    IrFunc *gpu = gpu_passes(ir, po, opt->fit_stages, &lowered_from, out->arena, diag);
+    int lowered_from = 0, raised_from = 0;
+    IrFunc *gpu = gpu_passes(ir, po, opt->fit_stages, opt->deep_pipeline, &lowered_from,
+                             &raised_from, out->arena, diag);
     if (!gpu)
         return false;
 
@@ -847,10 +903,7 @@ static bool emit_gpu(IrFunc *ir, const Kernel *kernel, const CompileOptions *opt
         strbuf_free(&ptx);
         return false;
     }
-    if (lowered_from) {
-        out->meta.stages_lowered_from = lowered_from;
-        out->meta.num_stages = gpu->num_stages;
-    }
+    meta_stages(&out->meta, gpu, lowered_from, raised_from);
     if (opt->emit == EMIT_PTX) {
         kernel_meta_write(&out->output, &out->meta);
         strbuf_append_n(&out->output, ptx.data ? ptx.data : "", ptx.len);

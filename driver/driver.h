@@ -27,31 +27,36 @@ typedef struct CompileOptions {
     bool verify;            /* verify IR after every pass */
     const char *dump_after; /* dump IR after this pass ("all") */
     const char *libdevice_path;
-    bool parse_only;         /* EMIT_AST without sema: the untyped syntax tree */
-    const char *passes;      /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
+    bool parse_only;          /* EMIT_AST without sema: the untyped syntax tree */
+    const char *passes;       /* passes to run before EMIT_IR: NULL = none, "all", or "a,b,c";
                                EMIT_LLVM / EMIT_PTX always run the whole pass list */
-    bool no_tune;            /* one kernel exactly: an autotuned kernel's configs are not expanded
+    bool no_tune;             /* one kernel exactly: an autotuned kernel's configs are not expanded
                                (the runtime compiles config by config) */
-    bool fit_stages;         /* when the pipeline's stage buffers overflow shared memory, lower
+    bool fit_stages;          /* when the pipeline's stage buffers overflow shared memory, lower
                                num_stages until they fit (recorded in the metadata) */
-    const char *c_output;    /* EMIT_C: the .c file's path; its base name names the header and
+    const char *c_output;     /* EMIT_C: the .c file's path; its base name names the header and
                                prefixes the generated functions */
-    bool c_prefix_launchers; /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
-    const char *c_tuned;     /* EMIT_C: --tuned=FILE, configs chosen ahead of time per key value
+    bool c_prefix_launchers;  /* EMIT_C: launchers named PREFIX_KERNEL_launch, not KERNEL_launch */
+    const char *c_tuned;      /* EMIT_C: --tuned=FILE, configs chosen ahead of time per key value
                                 (P_write_tuned's table), baked into the tuned launchers */
-    bool no_fp_fusion;       /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
-    bool no_heavy_first;     /* --no-heavy-first: programs keep their launch order
+    bool no_fp_fusion;        /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
+    bool no_heavy_first;      /* --no-heavy-first: programs keep their launch order
                                 (PassOptions.no_heavy_first) */
-    bool pingpong;           /* --pingpong: two consumer groups take a warp-specialized persistent
+    bool pingpong;            /* --pingpong: two consumer groups take a warp-specialized persistent
                                 kernel's tiles in turn (PassOptions.pingpong) */
-    bool tma_store;          /* --tma-store: tile stores through tensor maps on sm_90a
+    bool tma_store;           /* --tma-store: tile stores through tensor maps on sm_90a
                                 (PassOptions.tma_store) */
-    bool stream_k;           /* --stream-k: a matmul-shaped kernel runs persistent, its last round
+    bool stream_k;            /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
-    bool stream_k_twins;     /* --stream-k=auto: an autotuned kernel's configs compile twice, as
+    bool stream_k_twins;      /* --stream-k=auto: an autotuned kernel's configs compile twice, as
                                 written and with stream_k (NAME_c<n + i>, ", stream_k" in the
                                 config text), for the tuner to choose; a twin the pass leaves as
                                 written is left out. tune.c does the same for the JIT. */
+    bool deep_pipeline;       /* --deep-pipeline: num_stages raised, up to twice what was asked,
+                                while the kernel fits in shared memory (gpu_passes) */
+    bool deep_pipeline_twins; /* --deep-pipeline=auto: an autotuned kernel's configs also compile
+                                 with deep_pipeline (", deep_pipeline" in the config text), for the
+                                 tuner to choose; a twin left at its stage count is left out */
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
     int ninclude_dirs;
@@ -99,8 +104,10 @@ typedef struct KernelMeta {
     char config[512];
     char constexprs[1024]; /* "A=1 B=tl.float16" */
     /* // tric.num_stages 2 lowered_from=3: compiled with fewer stages than asked, to fit shared
-     * memory (CompileOptions.fit_stages); 0 when not lowered. */
-    int num_stages, stages_lowered_from;
+     * memory (CompileOptions.fit_stages); 0 when not lowered. // tric.num_stages 8 raised_from=4:
+     * with more, as deep as fits (CompileOptions.deep_pipeline); 0 when not raised. num_stages is
+     * 0 when neither. */
+    int num_stages, stages_lowered_from, stages_raised_from;
     char target[16];
     int num_warps;
     int threads;
@@ -214,6 +221,15 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
                               bool *parsed, Arena *a, Diag *d);
 /* "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, num_warps=8, num_stages=3" (num_* only when given). */
 void driver_config_text(StrBuf *sb, const TuneConfig *c);
+
+/* The forms an autotuned kernel's configs compile in: as written, then one twin form per switch
+ * asked as "auto" (--stream-k=auto, --deep-pipeline=auto), config f n + i being config i in
+ * form forms[f], for the tuner to choose at each key. */
+typedef enum ConfigForm { FORM_AS_WRITTEN, FORM_STREAM_K, FORM_DEEP_PIPELINE } ConfigForm;
+/* The forms in order into forms (FORM_AS_WRITTEN first); returns how many (1 to 3). */
+int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins, ConfigForm forms[3]);
+/* What a form adds to a config's text: "", ", stream_k", ", deep_pipeline". */
+const char *driver_form_suffix(ConfigForm form);
 
 /* A kernel's @triton.heuristics that read run-time arguments, with the parsed source they need;
  * made when the module compiles, evaluated at every launch (docs/runtime.md "Heuristics"). */

@@ -66,6 +66,24 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
 
 void driver_config_text(StrBuf *sb, const TuneConfig *c) { autotune_config_text(sb, c); }
 
+int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins, ConfigForm forms[3])
+{
+    int n = 0;
+    forms[n++] = FORM_AS_WRITTEN;
+    if (stream_k_twins)
+        forms[n++] = FORM_STREAM_K;
+    if (deep_pipeline_twins)
+        forms[n++] = FORM_DEEP_PIPELINE;
+    return n;
+}
+
+const char *driver_form_suffix(ConfigForm form)
+{
+    return form == FORM_STREAM_K        ? ", stream_k"
+           : form == FORM_DEEP_PIPELINE ? ", deep_pipeline"
+                                        : "";
+}
+
 /* ---- heuristics evaluated at launch ------------------------------------------------------------ */
 
 struct DriverHeuristics {

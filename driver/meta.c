@@ -65,9 +65,10 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
     }
     if (m->constexprs[0])
         strbuf_printf(out, "// tric.constexpr %s\n", m->constexprs);
-    if (m->stages_lowered_from)
-        strbuf_printf(out, "// tric.num_stages %d lowered_from=%d\n", m->num_stages,
-                      m->stages_lowered_from);
+    if (m->stages_lowered_from || m->stages_raised_from)
+        strbuf_printf(out, "// tric.num_stages %d %s=%d\n", m->num_stages,
+                      m->stages_lowered_from ? "lowered_from" : "raised_from",
+                      m->stages_lowered_from ? m->stages_lowered_from : m->stages_raised_from);
     if (m->tune_name[0]) {
         strbuf_printf(out, "// tric.tune %s key=%s restore=%s reset=%s\n", m->tune_name,
                       m->tune_key, m->tune_restore, m->tune_reset);
@@ -369,16 +370,20 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
             } else if (!strcmp(key, "target") && vlen < sizeof m->target) {
                 memcpy(m->target, val, vlen);
             } else if ((count = count_field(m, key)) != NULL) {
-                /* a count, and for num_stages the stage count asked for: "2 lowered_from=3" */
+                /* a count, and for num_stages the stage count asked for: "2 lowered_from=3",
+                 * "8 raised_from=4" */
                 const char *sp = memchr(val, ' ', vlen);
                 size_t n1 = sp ? (size_t)(sp - val) : vlen;
-                static const char lowered[] = " lowered_from=";
-                size_t ll = sizeof lowered - 1;
+                static const char lowered[] = " lowered_from=", raised[] = " raised_from=";
+                size_t ll = sizeof lowered - 1, rl = sizeof raised - 1;
+                bool is_raised = sp && vlen - n1 > rl && !memcmp(sp, raised, rl);
+                size_t tag = is_raised ? rl : ll;
                 long long x = 0, from = 0;
                 bool ok = parse_int(val, n1, &x) && x >= 0 && x <= INT32_MAX;
                 if (ok && sp)
-                    ok = count == &m->num_stages && vlen - n1 > ll && !memcmp(sp, lowered, ll) &&
-                         parse_int(sp + ll, vlen - n1 - ll, &from) && from >= 0 &&
+                    ok = count == &m->num_stages && vlen - n1 > tag &&
+                         (is_raised || !memcmp(sp, lowered, ll)) &&
+                         parse_int(sp + tag, vlen - n1 - tag, &from) && from >= 0 &&
                          from <= INT32_MAX;
                 if (!ok) {
                     strbuf_printf(error, "bad tric.%s line '%.*s' in the tric metadata block", key,
@@ -386,7 +391,9 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                     return false;
                 }
                 *count = (int)x;
-                if (count == &m->num_stages)
+                if (count == &m->num_stages && is_raised)
+                    m->stages_raised_from = (int)from;
+                else if (count == &m->num_stages)
                     m->stages_lowered_from = (int)from;
                 seen_threads |= count == &m->threads;
             } else if (!strcmp(key, "constexpr")) {

@@ -103,10 +103,10 @@ static const ExMatmulConfig EX_MATMUL_SMALL = {64, 64, 32, 4, 3};
  * configs; no block sizes given), GROUP_SIZE_M = group, fp16 C, fp32 accumulator. The seed's
  * parameters carry no types (Triton reads them off the tensors): the plain signature gives them,
  * and every launch specializes on its values (:16, :1), so the kernels that run are those of the
- * ideal signature. */
+ * ideal signature. stream_k and deep_pipeline: tric_compile_options'. */
 static inline tric_status ex_compile_seed2_tuned_sk(tric_device dev, const char *tri, int group,
-                                                    int stream_k, tric_module *mod,
-                                                    tric_kernel *kernel)
+                                                    int stream_k, int deep_pipeline,
+                                                    tric_module *mod, tric_kernel *kernel)
 {
     char gdef[32];
     snprintf(gdef, sizeof gdef, "GROUP_SIZE_M=%d", group);
@@ -117,6 +117,7 @@ static inline tric_status ex_compile_seed2_tuned_sk(tric_device dev, const char 
     opt.constexprs = defs;
     opt.nconstexprs = 3;
     opt.stream_k = stream_k;
+    opt.deep_pipeline = deep_pipeline;
     tric_status st = tric_module_compile_file(dev, tri, &opt, mod);
     return st != TRIC_SUCCESS ? st : tric_module_get_kernel(*mod, "kernel_matmul", kernel);
 }
@@ -124,7 +125,8 @@ static inline tric_status ex_compile_seed2_tuned_sk(tric_device dev, const char 
 static inline tric_status ex_compile_seed2_tuned(tric_device dev, const char *tri, int group,
                                                  tric_module *mod, tric_kernel *kernel)
 {
-    return ex_compile_seed2_tuned_sk(dev, tri, group, TRIC_STREAM_K_OFF, mod, kernel);
+    return ex_compile_seed2_tuned_sk(dev, tri, group, TRIC_STREAM_K_OFF, TRIC_DEEP_PIPELINE_OFF,
+                                     mod, kernel);
 }
 
 /* Seed 2's grid as a function of the autotuned config, its

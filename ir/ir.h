@@ -569,6 +569,9 @@ typedef struct IrFunc {
     /* passes/shared_alloc.c, when it fails because the pipeline's stage buffers make the kernel
      * exceed the shared-memory limit: the bytes needed (a driver may retry with fewer stages). */
     int64_t stages_overflow;
+    /* passes/pipeline_loops.c: the loops it pipelined at num_stages (no num_stages= of their
+     * own), so 0 means the function's stage count changes nothing (the driver's deep pipeline). */
+    int default_stage_loops;
     TensorMap *tmaps; /* passes/tma.c: the tensor maps the kernel's tma_load ops read */
     int ntmaps;
     /* passes/warp_specialize.c: producer_warps > 0 when a producer warpgroup of that many warps

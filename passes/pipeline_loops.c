@@ -1619,6 +1619,8 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
                 diag_remark(d, op->loc, "loop not pipelined (num_stages=%d): %s", p.S, p.why_not);
             continue;
         }
+        if (op->attr[0] <= 0)
+            f->default_stage_loops++;
         rewrite(&p, r, i);
         *changed = true;
         /* the new loop sits where the old one was, after the buffers and the prologue */

@@ -400,6 +400,12 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
                        opt->stream_k);
     /* AUTO: the tuner compiles each config both ways (tune.c); the module itself as written */
     out->stream_k = opt->stream_k == TRIC_STREAM_K_ON;
+    if (opt->deep_pipeline < TRIC_DEEP_PIPELINE_OFF || opt->deep_pipeline > TRIC_DEEP_PIPELINE_AUTO)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "compile options: deep_pipeline %d (TRIC_DEEP_PIPELINE_OFF 0, "
+                       "TRIC_DEEP_PIPELINE_ON 1, TRIC_DEEP_PIPELINE_AUTO 2)",
+                       opt->deep_pipeline);
+    out->deep_pipeline = opt->deep_pipeline == TRIC_DEEP_PIPELINE_ON;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");
     if (!split_pairs(opt->constexprs, opt->nconstexprs, "constexpr", arena, &out->spec.defines))
@@ -445,6 +451,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "stream_k\n");
     else if (opt->stream_k)
         strbuf_printf(sb, "stream_k %d\n", opt->stream_k);
+    if (opt->deep_pipeline)
+        strbuf_printf(sb, "deep_pipeline %d\n", opt->deep_pipeline);
     /* The code switches as the compile will see them (the environment's included): a process
      * with TRIC_NO_TMA=1 must not leave its cp.async kernel where one without finds it. remarks and
      * codegen_times are left out: they change what is printed, not the code. */

@@ -543,6 +543,7 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
     memcpy(k->tmaps, meta->tmaps, sizeof k->tmaps);
     k->persistent = meta->persistent;
     k->workspace_bytes = meta->workspace_bytes;
+    k->stages_raised_from = meta->stages_raised_from;
     StrBuf names = {0};
     for (int i = 0; i < meta->nparams && meta->params[0].name[0]; i++)
         strbuf_printf(&names, "%s%s", i ? " " : "", meta->params[i].name);
@@ -846,29 +847,43 @@ static tric_status cuda_ensure_loaded(struct tric_kernel_s *k) {
     return __atomic_load_n(&k->cu_function, __ATOMIC_ACQUIRE) ? TRIC_SUCCESS : load_lazily(k);
 }
 
+/* run(ctx) between the events start and end, after zeroing flush (outside them) when given. */
+static tric_status timed_run(struct tric_device_s *dev, CUstream stream,
+                             const struct tric_buffer_s *flush, tric_status (*run)(void *ctx),
+                             void *ctx, CUevent start, CUevent end) {
+    CUresult r;
+    if (flush && (r = api.cuMemsetD8Async(flush->addr, 0, flush->bytes, stream)) != CUDA_SUCCESS)
+        return cuda_fail(dev, r, "cuMemsetD8Async (the L2 flush)");
+    if ((r = api.cuEventRecord(start, stream)) != CUDA_SUCCESS)
+        return cuda_fail(dev, r, "cuEventRecord");
+    tric_status st = run(ctx);
+    if (st == TRIC_SUCCESS && (r = api.cuEventRecord(end, stream)) != CUDA_SUCCESS)
+        st = cuda_fail(dev, r, "cuEventRecord");
+    return st;
+}
+
 static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                              tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
-                             double rep_ms, double give_up_ms, double *median_ms) {
+                             double rep_ms, double give_up_ms, const struct tric_buffer_s *flush,
+                             double *median_ms) {
     enum { MAX_REPS = 100 };
     if (s)
         dev = s->device; /* tuning a module made on another GPU (rt_launch_target) */
     CUstream stream = stream_of(dev, s);
-    CUevent ev[MAX_REPS + 1];
+    CUevent ev[2 * MAX_REPS]; /* run i between ev[2 i] and ev[2 i + 1] */
     int nev = 0;
     tric_status st = TRIC_SUCCESS;
     CUresult r = make_current(dev);
-    for (; r == CUDA_SUCCESS && nev < MAX_REPS + 1; nev++)
+    for (; r == CUDA_SUCCESS && nev < 2 * MAX_REPS; nev++)
         r = api.cuEventCreate(&ev[nev], CU_EVENT_DEFAULT);
     if (r != CUDA_SUCCESS)
         st = cuda_fail(dev, r, "cuEventCreate");
     /* One timed run estimates (the caller has compiled and loaded what it runs). */
-    if (st == TRIC_SUCCESS && (r = api.cuEventRecord(ev[0], stream)) == CUDA_SUCCESS &&
-        (st = run(ctx)) == TRIC_SUCCESS && (r = api.cuEventRecord(ev[1], stream)) == CUDA_SUCCESS)
-        r = api.cuEventSynchronize(ev[1]);
+    if (st == TRIC_SUCCESS)
+        st = timed_run(dev, stream, flush, run, ctx, ev[0], ev[1]);
     float est = 0;
-    if (st == TRIC_SUCCESS && r == CUDA_SUCCESS)
-        r = api.cuEventElapsedTime(&est, ev[0], ev[1]);
-    if (st == TRIC_SUCCESS && r != CUDA_SUCCESS)
+    if (st == TRIC_SUCCESS && ((r = api.cuEventSynchronize(ev[1])) != CUDA_SUCCESS ||
+                               (r = api.cuEventElapsedTime(&est, ev[0], ev[1])) != CUDA_SUCCESS))
         st = cuda_fail(dev, r, "timing a config (cuEvent*)");
     if (st == TRIC_SUCCESS && give_up_ms > 0 && est > give_up_ms) {
         /* Far slower than the best so far: one run says enough (a 32768^3 matmul with a poor
@@ -884,19 +899,14 @@ static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
     reps = reps < 1 ? 1 : reps > MAX_REPS ? MAX_REPS : reps;
     for (int i = 0; st == TRIC_SUCCESS && i < warm; i++)
         st = run(ctx);
-    for (int i = 0; st == TRIC_SUCCESS && i < reps; i++) {
-        if ((r = api.cuEventRecord(ev[i], stream)) != CUDA_SUCCESS)
-            st = cuda_fail(dev, r, "cuEventRecord");
-        else
-            st = run(ctx);
-    }
-    if (st == TRIC_SUCCESS && ((r = api.cuEventRecord(ev[reps], stream)) != CUDA_SUCCESS ||
-                               (r = api.cuEventSynchronize(ev[reps])) != CUDA_SUCCESS))
+    for (int i = 0; st == TRIC_SUCCESS && i < reps; i++)
+        st = timed_run(dev, stream, flush, run, ctx, ev[2 * i], ev[2 * i + 1]);
+    if (st == TRIC_SUCCESS && (r = api.cuEventSynchronize(ev[2 * reps - 1])) != CUDA_SUCCESS)
         st = cuda_fail(dev, r, "timing a config (cuEventSynchronize)");
     double ms[MAX_REPS];
     for (int i = 0; st == TRIC_SUCCESS && i < reps; i++) {
         float t = 0;
-        if ((r = api.cuEventElapsedTime(&t, ev[i], ev[i + 1])) != CUDA_SUCCESS)
+        if ((r = api.cuEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1])) != CUDA_SUCCESS)
             st = cuda_fail(dev, r, "cuEventElapsedTime");
         ms[i] = t;
     }

@@ -136,6 +136,9 @@ struct tric_kernel_s {
     bool persistent;
     int64_t workspace_bytes;
     int blocks_per_sm;
+    /* cuda: the stage count the kernel's num_stages was raised from (KernelMeta.stages_raised_from,
+     * deep_pipeline); 0 when not raised, and on cpu, whose interpreter runs the IR as lowered */
+    int stages_raised_from;
 };
 
 struct tric_module_s {
@@ -337,12 +340,13 @@ typedef struct RtDeviceOps {
     /* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
      * timed to estimate (when it takes over give_up_ms > 0, that is the answer), warm-up runs for
      * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
-     * events; the median in ms. What run launches must be compiled and loaded already. NULL on a
-     * device whose speed says nothing of a GPU's (the interpreter): autotuning there runs the
-     * first config that compiled, untimed. */
+     * events; the median in ms. flush, when not NULL: zeroed on s before each timed run and
+     * outside its events, as do_bench clears L2. What run launches must be compiled and loaded
+     * already. NULL on a device whose speed says nothing of a GPU's (the interpreter): autotuning
+     * there runs the first config that compiled, untimed. */
     tric_status (*time)(struct tric_device_s *dev, struct tric_stream_s *s,
                         tric_status (*run)(void *ctx), void *ctx, double warmup_ms, double rep_ms,
-                        double give_up_ms, double *median_ms);
+                        double give_up_ms, const struct tric_buffer_s *flush, double *median_ms);
 } RtDeviceOps;
 
 /* cpu.c: host buffers, driver_compile to IR, interp_run. */

@@ -31,6 +31,7 @@ struct RtTuner {
     char **why;                     /* why config i was left out */
     char **texts;                   /* config i's text ("BLOCK_SIZE_M=128, ..., num_stages=3") */
     bool owns_configs;              /* compiled here (a loaded PTX's configs are its members) */
+    bool *deep_twin; /* config i is a deep_pipeline twin (TRIC_DEEP_PIPELINE_AUTO); NULL: none */
     int key[RT_MAX_TUNE_KEY], nkey; /* parameter indices */
     int restore[RT_MAX_PARAMS], nrestore;
     int reset[RT_MAX_PARAMS], nreset;
@@ -66,6 +67,7 @@ void rt_tuner_free(RtTuner *t) {
         if (t->texts)
             free(t->texts[i]);
     }
+    free(t->deep_twin);
     free(t->configs);
     free(t->why);
     free(t->texts);
@@ -330,10 +332,14 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         return st;
     }
     *tuned = true;
-    /* TRIC_STREAM_K_AUTO: config i as written, config n + i with stream_k (persistent, the last
-     * round split along K), the tuning keeping whichever is faster at each key */
-    bool both = opt && opt->stream_k == TRIC_STREAM_K_AUTO;
-    int n = at.nconfigs, total = both ? 2 * n : n;
+    /* TRIC_STREAM_K_AUTO, TRIC_DEEP_PIPELINE_AUTO: config f n + i is config i in form forms[f]
+     * (stream_k: persistent, the last round split along K; deep_pipeline: more stages), the
+     * tuning keeping the fastest at each key */
+    ConfigForm forms[3];
+    int n = at.nconfigs,
+        total =
+            n * driver_config_forms(opt && opt->stream_k == TRIC_STREAM_K_AUTO,
+                                    opt && opt->deep_pipeline == TRIC_DEEP_PIPELINE_AUTO, forms);
     RtTuner *t = mod->tuner = tuner_new(total);
     if (!t) {
         arena_free(a);
@@ -341,42 +347,51 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
     }
     t->owns_configs = true;
     ConfigJob *jobs = arena_alloc(a, sizeof *jobs * (size_t)total);
-    for (int i = 0; i < n; i++) {
-        const TuneConfig *c = &at.configs[i];
+    for (int i = 0; i < total; i++) {
+        const TuneConfig *c = &at.configs[i % n];
+        ConfigForm form = forms[i / n];
         StrBuf text = {0};
         driver_config_text(&text, c);
+        strbuf_append(&text, driver_form_suffix(form));
         t->texts[i] = strbuf_take(&text);
         if (!t->texts[i])
             t->texts[i] = strdup("");
         jobs[i] = (ConfigJob){
             mod, t, i,
             config_options(opt, c->defines, c->ndefines, c->num_warps, c->num_stages, a)};
-        if (!both)
-            continue;
-        jobs[i].options.stream_k = TRIC_STREAM_K_OFF;
-        jobs[n + i] = jobs[i];
-        jobs[n + i].index = n + i;
-        jobs[n + i].options.stream_k = TRIC_STREAM_K_ON;
-        StrBuf sk = {0};
-        strbuf_printf(&sk, "%s, stream_k", t->texts[i]);
-        t->texts[n + i] = strbuf_take(&sk);
-        if (!t->texts[n + i])
-            t->texts[n + i] = strdup("");
+        if (opt && opt->stream_k == TRIC_STREAM_K_AUTO)
+            jobs[i].options.stream_k = form == FORM_STREAM_K ? TRIC_STREAM_K_ON : TRIC_STREAM_K_OFF;
+        if (opt && opt->deep_pipeline == TRIC_DEEP_PIPELINE_AUTO)
+            jobs[i].options.deep_pipeline =
+                form == FORM_DEEP_PIPELINE ? TRIC_DEEP_PIPELINE_ON : TRIC_DEEP_PIPELINE_OFF;
     }
     run_parallel(compile_job, jobs, sizeof *jobs, total);
-    /* a stream_k config the pass did not take (the kernel compiled as written) would only time
-     * its twin again */
-    for (int i = n; i < total; i++)
-        if (t->configs[i] && !t->configs[i]->kernel.persistent) {
-            rt_module_free(t->configs[i]);
-            t->configs[i] = NULL;
-            StrBuf why = {0};
-            strbuf_printf(&why,
-                          "stream_k left it as written, as config %d (the pass does not take "
-                          "the kernel, or the device runs kernels as written: cpu)",
-                          i - n);
-            t->why[i] = strbuf_take(&why);
-        }
+    if (forms[total / n - 1] == FORM_DEEP_PIPELINE)
+        t->deep_twin = calloc((size_t)total, sizeof(bool)); /* NULL: every twin timed */
+    /* a twin its switch left as written would only time config i % n again. A deep twin that
+     * launches specialize (seed 2 without a signature's hints) is kept: its kernel as compiled
+     * here pipelines nothing (no alignment known), each launch's variant may, and time_configs
+     * leaves out a variant that did not deepen. */
+    for (int i = n; i < total; i++) {
+        ConfigForm form = forms[i / n];
+        const struct tric_module_s *cm = t->configs[i];
+        const struct tric_kernel_s *k = cm ? &cm->kernel : NULL;
+        if (k && form == FORM_DEEP_PIPELINE && t->deep_twin)
+            t->deep_twin[i] = true;
+        bool varies = cm && cm->nopen > 0 && !mod->device->ops->interprets_ir;
+        if (!k || (form == FORM_STREAM_K ? k->persistent : k->stages_raised_from > 0 || varies))
+            continue;
+        rt_module_free(t->configs[i]);
+        t->configs[i] = NULL;
+        StrBuf why = {0};
+        strbuf_printf(&why,
+                      "%s left it as written, as config %d (the %s, or the device runs kernels "
+                      "as written: cpu)",
+                      form == FORM_STREAM_K ? "stream_k" : "deep_pipeline", i % n,
+                      form == FORM_STREAM_K ? "pass does not take the kernel"
+                                            : "stages cannot grow in shared memory");
+        t->why[i] = strbuf_take(&why);
+    }
     int first = -1;
     bool same_failure = true;
     for (int i = 0; i < total; i++) {
@@ -655,18 +670,33 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         run_parallel(variant_job, jobs, sizeof *jobs, n);
     }
     double warmup = env_ms("TRIC_TUNE_WARMUP_MS", 10), rep = env_ms("TRIC_TUNE_REP_MS", 40);
+    /* Each timed run reads its data from memory, not from the L2 the run before left warm: a
+     * buffer the size of Triton's do_bench's (256 MiB, TRIC_TUNE_FLUSH_MB; 0 for none) is zeroed
+     * before it, as do_bench does for Triton's autotuner. With L2 warm the configs whose deeper
+     * pipelines hide memory latency (a one-wave launch) looked no faster than the others. A
+     * device short of memory tunes without it. */
+    const char *flush_env = getenv("TRIC_TUNE_FLUSH_MB");
+    double flush_mb = flush_env && *flush_env ? atof(flush_env) : 256;
+    tric_buffer flush = NULL;
+    if (flush_mb > 0 && st == TRIC_SUCCESS &&
+        tric_buffer_alloc(dev, (size_t)(flush_mb * 1048576.0), &flush) != TRIC_SUCCESS)
+        flush = NULL;
     int best = -1;
     double best_ms = 0;
     StrBuf reasons = {0};
     for (int i = 0; i < t->nconfigs && st == TRIC_SUCCESS; i++) {
         if (!t->configs[i])
             continue;
+        /* a deep twin whose variant for these arguments could not deepen is config i % n again */
+        if (t->deep_twin && t->deep_twin[i] &&
+            rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0)
+            continue;
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
         /* A config over twice the best time so far is timed once. */
         tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,
-                                        best < 0 ? 0 : 2 * best_ms, &ms);
+                                        best < 0 ? 0 : 2 * best_ms, flush, &ms);
         if (ts == TRIC_SUCCESS && (best < 0 || ms < best_ms)) {
             best = i;
             best_ms = ms;
@@ -678,6 +708,8 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
                 st = ts;
         }
     }
+    if (flush)
+        tric_buffer_free(flush);
     for (int i = 0; i < t->nrestore; i++) {
         const tric_arg *a = &args[t->restore[i]];
         size_t n = a->v.buf.buffer->bytes - a->v.buf.offset;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/seed2_report.sh [--quick] [--sizes=A,B,...] [--groups=0,8,16] [--triton-groups=8]
-#     [--no-torch] [--tag=NAME] [--no-triton] [--stream-k=auto|on] [BUILD_DIR]: seed 2's report
+#     [--no-torch] [--tag=NAME] [--no-triton] [--stream-k=auto|on] [--deep-pipeline=auto]
+#     [BUILD_DIR]: seed 2's report
 # (its author's TFLOPS sweep, M = N = K = 1024 i for i = 1..32, kernel_matmul autotuned with
 # GROUP_SIZE_M 0, 8, 16, beside cuBLAS and Triton), run ON the GPU machine from the repo root with
 # the packed build (default .carry/gpu: scripts/gpu-pack.sh).
@@ -19,6 +20,8 @@
 # --triton-groups: Triton's GROUP_SIZE_M values when they differ from --groups (its autotuner is
 # the slow part of the sweep: the issue asks for one Triton line); --no-torch: no torch.matmul line.
 # --stream-k=auto: tric tunes each config as written and with stream_k (lines tric_sk_gm_*).
+# --deep-pipeline=auto: and with more stages, as many as fit up to twice its own (lines
+# tric_dp_gm_*).
 # TAG (default: quick, all, or FIRST-LAST of --sizes) names a run's CSVs so runs merge without
 # clobbering each other.
 # TRIC_BENCH_REST_MS (environment, default 1000, as scripts/gpu_perf.sh): the GPU idles that long
@@ -41,7 +44,7 @@ for a in "$@"; do
         --no-torch) TRITON_ARGS+=(--no-torch) ;;
         --tag=*) TAG=${a#--tag=} ;;
         --no-triton) TRITON=0 ;;
-        --stream-k=*) TRIC_ARGS+=("$a") ;;
+        --stream-k=*|--deep-pipeline=auto) TRIC_ARGS+=("$a") ;;
         -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         -*) echo "seed2_report.sh: unknown option $a" >&2; exit 2 ;;
         *) B=$a ;;

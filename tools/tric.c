@@ -59,6 +59,10 @@ static const char usage[] =
     "                        GPU holds at once), its last round of tiles split along K\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
     "                        --stream-k, for the tuner to choose (configs n..2n-1)\n"
+    "  --deep-pipeline       num_stages raised, up to twice what was asked, while the kernel\n"
+    "                        fits in shared memory (for launches of one program an SM)\n"
+    "  --deep-pipeline=auto  an autotuned kernel's configs also with --deep-pipeline, for the\n"
+    "                        tuner to choose (after the --stream-k=auto twins when both)\n"
     "  --llvm-passes=PASSES  run this LLVM pass pipeline (`opt -passes=` text) instead of\n"
     "                        -On's (TRIC_LLVM_PIPELINE)\n"
     "  --llvm-args=ARGS      LLVM options, space-separated, e.g. '-nvptx-no-f16-math'\n"
@@ -275,6 +279,10 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->stream_k = true;
     } else if (!strcmp(a, "--stream-k=auto")) {
         opt->stream_k_twins = true;
+    } else if (!strcmp(a, "--deep-pipeline") || !strcmp(a, "--deep-pipeline=on")) {
+        opt->deep_pipeline = true;
+    } else if (!strcmp(a, "--deep-pipeline=auto")) {
+        opt->deep_pipeline_twins = true;
     } else if (option_value(a, "--llvm-passes", &v)) {
         opt->llvm_passes = v;
     } else if (option_value(a, "--llvm-args", &v)) {

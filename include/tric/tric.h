@@ -179,12 +179,23 @@ typedef struct tric_compile_options {
      * C tile) goes through shared memory and one TMA copy (cp.async.bulk.tensor) instead of
      * each thread's stores (docs/passes.md "tma", stores). Part of the JIT cache key. */
     int tma_store;
+    /* TRIC_DEEP_PIPELINE_ON: each loop pipelined at the kernel's num_stages gets more stages, up
+     * to twice as many, while the kernel fits in shared memory: for launches that run one program
+     * an SM, where a second program's shared memory would sit idle (docs/runtime.md
+     * "Autotuning"). TRIC_DEEP_PIPELINE_AUTO: an autotuned kernel's configs are each compiled as
+     * written and deep, and each tuning keeps the faster (a config whose stages cannot grow has
+     * no twin; a kernel not autotuned compiles as written). Part of the JIT cache key. */
+    int deep_pipeline;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */
-#define TRIC_STREAM_K_OFF  0
-#define TRIC_STREAM_K_ON   1
-#define TRIC_STREAM_K_AUTO 2
+#define TRIC_STREAM_K_OFF       0
+#define TRIC_STREAM_K_ON        1
+#define TRIC_STREAM_K_AUTO      2
+/* tric_compile_options.deep_pipeline */
+#define TRIC_DEEP_PIPELINE_OFF  0
+#define TRIC_DEEP_PIPELINE_ON   1
+#define TRIC_DEEP_PIPELINE_AUTO 2
 /* ABI: fields are only ever added at the end of tric_compile_options, and a zero/NULL field means
  * the default, so a program that fills tric_compile_options_default() and sets the fields it
  * knows keeps working with a later library built with more. */

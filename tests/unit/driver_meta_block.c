@@ -73,7 +73,14 @@ static void test_values(void)
     CHECK(read_block("", &m, &err) && !m.persistent);
     /* num_stages with the count asked for */
     CHECK(read_block("// tric.num_stages 2 lowered_from=3\n", &m, &err));
-    CHECK(m.num_stages == 2 && m.stages_lowered_from == 3);
+    CHECK(m.num_stages == 2 && m.stages_lowered_from == 3 && m.stages_raised_from == 0);
+    /* and raised (deep_pipeline), written back as it was read */
+    CHECK(read_block("// tric.num_stages 8 raised_from=4\n", &m, &err));
+    CHECK(m.num_stages == 8 && m.stages_raised_from == 4 && m.stages_lowered_from == 0);
+    StrBuf raised = {0};
+    kernel_meta_write(&raised, &m);
+    CHECK(raised.data && strstr(raised.data, "// tric.num_stages 8 raised_from=4\n"));
+    strbuf_free(&raised);
     /* markers are whole lines; a CRLF marker is one */
     CHECK(!kernel_meta_read("x// tric.begin\n// tric.kernel k\n// tric.threads 1\n// tric.end\n",
                             &m, &err));
@@ -107,6 +114,10 @@ static void test_counts(void)
                  "bad tric.num_stages line '2 lowered=3' in the tric metadata block");
     expect_error("// tric.num_warps 4 lowered_from=8\n",
                  "bad tric.num_warps line '4 lowered_from=8' in the tric metadata block");
+    expect_error("// tric.num_warps 4 raised_from=2\n",
+                 "bad tric.num_warps line '4 raised_from=2' in the tric metadata block");
+    expect_error("// tric.num_stages 8 raised_from=\n",
+                 "bad tric.num_stages line '8 raised_from=' in the tric metadata block");
     expect_error("// tric.persistent 4096\n",
                  "bad tric.persistent line '4096' in the tric metadata block");
     expect_error("// tric.persistent workspace=-1\n",

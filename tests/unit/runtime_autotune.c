@@ -326,8 +326,8 @@ static void test_stream_k_auto(tric_device dev)
 {
     tric_module mod;
     tric_kernel k, c;
-    if (ex_compile_seed2_tuned_sk(dev, matmul_path(), 8, TRIC_STREAM_K_AUTO, &mod, &k) !=
-        TRIC_SUCCESS) {
+    if (ex_compile_seed2_tuned_sk(dev, matmul_path(), 8, TRIC_STREAM_K_AUTO, TRIC_DEEP_PIPELINE_OFF,
+                                  &mod, &k) != TRIC_SUCCESS) {
         CHECK(!"seed 2 compiles with stream_k auto");
         return;
     }
@@ -361,6 +361,39 @@ static void test_stream_k_auto(tric_device dev)
           strstr(tric_last_error(), "compile options: stream_k 3 (TRIC_STREAM_K_OFF 0"));
 }
 
+/* TRIC_DEEP_PIPELINE_AUTO: the configs as written, then the stream_k twins when asked too, then
+ * the deep ones; the cpu device runs the IR as lowered, so no deep twin differs from its config
+ * and each is left out with the reason (runtime_cuda_mock compiles them); a value out of range
+ * is refused. */
+static void test_deep_pipeline_auto(tric_device dev)
+{
+    static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
+    tric_tune_config configs[] = {{b128, 1, 2, 0}, {b256, 1, 4, 0}};
+    tric_compile_options vo = vector_add_tuned(configs, 2);
+    vo.stream_k = TRIC_STREAM_K_AUTO;
+    vo.deep_pipeline = TRIC_DEEP_PIPELINE_AUTO;
+    tric_module mod;
+    tric_kernel k, c;
+    CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
+              TRIC_SUCCESS &&
+          tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 6);
+    CHECK(tric_kernel_config(k, 1, &c) == TRIC_SUCCESS);
+    CHECK(tric_kernel_config(k, 3, &c) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 3 (BLOCK_SIZE=256, num_warps=4, stream_k) was left "
+                                    "out: stream_k left it as written, as config 1"));
+    CHECK(tric_kernel_config(k, 5, &c) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 5 (BLOCK_SIZE=256, num_warps=4, deep_pipeline) was "
+                                    "left out: deep_pipeline left it as written, as config 1 (the "
+                                    "stages cannot grow in shared memory, or the device runs "
+                                    "kernels as written: cpu)"));
+    tric_module_destroy(mod);
+
+    vo.deep_pipeline = -1;
+    CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
+              TRIC_ERROR_INVALID_ARGUMENT &&
+          strstr(tric_last_error(), "compile options: deep_pipeline -1 (TRIC_DEEP_PIPELINE_OFF 0"));
+}
+
 int main(void)
 {
     tric_device dev;
@@ -373,6 +406,7 @@ int main(void)
     test_file_kernels(dev);
     test_host_env(dev);
     test_stream_k_auto(dev);
+    test_deep_pipeline_auto(dev);
     tric_device_close(dev);
     if (failures) {
         printf("FAIL: %d check(s)\n", failures);

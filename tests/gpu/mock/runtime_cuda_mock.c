@@ -248,13 +248,9 @@ static void test_persistent(tric_device dev, MockState *ms)
     tric_module_destroy(mod);
 }
 
-/* TRIC_STREAM_K_AUTO with the compiler's PTX: seed 2 tuned over one config given from C is two
- * configs, as written and with stream_k (persistent: a launch of it runs a multiple of the SMs'
- * programs, fewer than its tiles). */
-static void test_stream_k_auto(tric_device dev, MockState *ms)
+/* Seed 2 (fp16, GROUP_SIZE_M 8, the ideal signature) tuned over the n configs given from C. */
+static tric_compile_options seed2_tuned_over(const tric_tune_config *configs, int n)
 {
-    static const char *cfg[] = {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"};
-    tric_tune_config configs[] = {{cfg, 3, 4, 2}};
     static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = "kernel_matmul";
@@ -263,7 +259,18 @@ static void test_stream_k_auto(tric_device dev, MockState *ms)
     opt.constexprs = defs;
     opt.nconstexprs = 3;
     opt.tune_configs = configs;
-    opt.ntune_configs = 1;
+    opt.ntune_configs = n;
+    return opt;
+}
+
+/* TRIC_STREAM_K_AUTO with the compiler's PTX: seed 2 tuned over one config given from C is two
+ * configs, as written and with stream_k (persistent: a launch of it runs a multiple of the SMs'
+ * programs, fewer than its tiles). */
+static void test_stream_k_auto(tric_device dev, MockState *ms)
+{
+    static const char *cfg[] = {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32"};
+    tric_tune_config configs[] = {{cfg, 3, 4, 2}};
+    tric_compile_options opt = seed2_tuned_over(configs, 1);
     opt.stream_k = TRIC_STREAM_K_AUTO;
     tric_module mod;
     tric_kernel k, plain, sk;
@@ -287,6 +294,67 @@ static void test_stream_k_auto(tric_device dev, MockState *ms)
           ms->grid[0] == 4096);
     CHECK(tric_launch(sk, (tric_dim3){4096, 1, 1}, args, 12, NULL) == TRIC_SUCCESS &&
           ms->grid[0] < 4096 && ms->grid[0] % 132 == 0);
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
+/* TRIC_DEEP_PIPELINE_AUTO with the compiler's PTX: seed 2 tuned over two configs given from C.
+ * 128x64x64 on 4 stages has a deep twin (8 stages: num_stages raised, more shared memory, the
+ * stage count in its metadata); 128x256x64 on 4 stages cannot grow (5 would need 240 KB), so its
+ * twin is left out with the reason. */
+static void test_deep_pipeline_auto(tric_device dev)
+{
+    static const char *small[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=64"};
+    static const char *big[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64"};
+    tric_tune_config configs[] = {{small, 3, 4, 4}, {big, 3, 8, 4}};
+    tric_compile_options opt = seed2_tuned_over(configs, 2);
+    opt.deep_pipeline = TRIC_DEEP_PIPELINE_AUTO;
+    tric_module mod;
+    tric_kernel k, plain, deep, none;
+    if (tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/matmul.tri", &opt, &mod) !=
+            TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 compiles with deep_pipeline auto");
+        return;
+    }
+    CHECK(tric_kernel_num_configs(k) == 4);
+    CHECK(tric_kernel_config(k, 0, &plain) == TRIC_SUCCESS &&
+          tric_kernel_config(k, 2, &deep) == TRIC_SUCCESS &&
+          strcmp(tric_kernel_config_text(deep), "BLOCK_SIZE_M=128, BLOCK_SIZE_N=64, "
+                                                "BLOCK_SIZE_K=64, num_warps=4, num_stages=4, "
+                                                "deep_pipeline") == 0 &&
+          plain->stages_raised_from == 0 && deep->stages_raised_from == 4 &&
+          deep->shared_bytes > plain->shared_bytes &&
+          strstr(tric_module_code(deep->module), "// tric.num_stages 8 raised_from=4\n"));
+    CHECK(tric_kernel_config(k, 3, &none) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 3 (BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, "
+                                    "BLOCK_SIZE_K=64, num_warps=8, num_stages=4, deep_pipeline) "
+                                    "was left out: deep_pipeline left it as written, as config 1"));
+    tric_module_destroy(mod);
+
+    /* Without the signature's hints the config as compiled pipelines nothing (no alignment
+     * known), so its deep twin is kept and each launch's variant decides: 16-aligned sizes
+     * deepen it, an odd K (no copy of 4 bytes or more proven) does not. */
+    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32";
+    opt.ntune_configs = 1;
+    if (tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/matmul.tri", &opt, &mod) !=
+            TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 without hints compiles with deep_pipeline auto");
+        return;
+    }
+    CHECK(tric_kernel_num_configs(k) == 2 && tric_kernel_config(k, 1, &deep) == TRIC_SUCCESS &&
+          deep->stages_raised_from == 0);
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 20, &b) == TRIC_SUCCESS);
+    for (int odd = 0; odd < 2; odd++) {
+        int n = odd ? 255 : 256;
+        tric_arg args[12] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(n),
+                             TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(1),
+                             TRIC_ARG_I32(n), TRIC_ARG_I32(1), TRIC_ARG_I32(n), TRIC_ARG_I32(1)};
+        CHECK(tric_launch(k, (tric_dim3){4, 1, 1}, args, 12, NULL) == TRIC_SUCCESS);
+        CHECK(rt_launch_variant(deep, args)->stages_raised_from == (odd ? 0 : 4));
+    }
     tric_buffer_free(b);
     tric_module_destroy(mod);
 }
@@ -816,6 +884,7 @@ int main(void)
     test_tensor_maps(dev, ms);
     test_persistent(dev, ms);
     test_stream_k_auto(dev, ms);
+    test_deep_pipeline_auto(dev);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
