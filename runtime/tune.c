@@ -687,12 +687,15 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     for (int i = 0; i < t->nconfigs && st == TRIC_SUCCESS; i++) {
         if (!t->configs[i])
             continue;
-        /* a deep twin whose variant for these arguments could not deepen is config i % n again */
-        if (t->deep_twin && t->deep_twin[i] &&
-            rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0)
-            continue;
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
+        /* A deep twin is timed only for a launch of at most one program an SM: there the shared
+         * memory a second program would take is idle, elsewhere the twin's occupancy is lost.
+         * One whose variant for these arguments could not deepen is config i % n again. */
+        if (t->deep_twin && t->deep_twin[i] &&
+            ((int64_t)tr.grid.x * tr.grid.y * tr.grid.z > dev->multiprocessors ||
+             rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0))
+            continue;
         double ms = 0;
         /* A config over twice the best time so far is timed once. */
         tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,

@@ -302,7 +302,7 @@ static void test_stream_k_auto(tric_device dev, MockState *ms)
  * 128x64x64 on 4 stages has a deep twin (8 stages: num_stages raised, more shared memory, the
  * stage count in its metadata); 128x256x64 on 4 stages cannot grow (5 would need 240 KB), so its
  * twin is left out with the reason. */
-static void test_deep_pipeline_auto(tric_device dev)
+static void test_deep_pipeline_auto(tric_device dev, MockState *ms)
 {
     static const char *small[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=64"};
     static const char *big[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64"};
@@ -347,14 +347,26 @@ static void test_deep_pipeline_auto(tric_device dev)
           deep->stages_raised_from == 0);
     tric_buffer b;
     CHECK(tric_buffer_alloc(dev, 1 << 20, &b) == TRIC_SUCCESS);
-    for (int odd = 0; odd < 2; odd++) {
-        int n = odd ? 255 : 256;
+    /* The twin is timed only where the launch runs at most one program an SM (the mock has
+     * 132): the tuning of a 4-program launch makes more trial launches than a 200-program one
+     * (a fresh cache directory: no tuning read back). */
+    char tmp[] = "/tmp/tric-mock-deep-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    int trial_launches[2] = {0, 0};
+    for (int form = 0; form < 3; form++) {
+        int n = form == 1 ? 255 : form == 2 ? 512 : 256;
+        unsigned programs = form == 2 ? 200 : 4;
         tric_arg args[12] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(n),
                              TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(1),
                              TRIC_ARG_I32(n), TRIC_ARG_I32(1), TRIC_ARG_I32(n), TRIC_ARG_I32(1)};
-        CHECK(tric_launch(k, (tric_dim3){4, 1, 1}, args, 12, NULL) == TRIC_SUCCESS);
-        CHECK(rt_launch_variant(deep, args)->stages_raised_from == (odd ? 0 : 4));
+        int before = ms->launches;
+        CHECK(tric_launch(k, (tric_dim3){programs, 1, 1}, args, 12, NULL) == TRIC_SUCCESS);
+        CHECK(rt_launch_variant(deep, args)->stages_raised_from == (form == 1 ? 0 : 4));
+        if (form != 1)
+            trial_launches[form / 2] = ms->launches - before;
     }
+    CHECK(trial_launches[0] > trial_launches[1] && trial_launches[1] > 1);
     tric_buffer_free(b);
     tric_module_destroy(mod);
 }
@@ -884,7 +896,7 @@ int main(void)
     test_tensor_maps(dev, ms);
     test_persistent(dev, ms);
     test_stream_k_auto(dev, ms);
-    test_deep_pipeline_auto(dev);
+    test_deep_pipeline_auto(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
