@@ -645,6 +645,18 @@ static void variant_job(void *item) {
 
 #define RT_MAX_CONFIGS_PARALLEL 64
 
+/* Config i is a deep twin that this launch does not time: it has more programs than dev has SMs.
+ * A deep pipeline pays with occupancy; only where each SM runs at most one program is the shared
+ * memory a second program would take idle. */
+static bool deep_twin_idle(const RtTuner *t, int i, const struct tric_device_s *dev,
+                           tric_grid_fn fn, void *user, tric_dim3 grid, const tric_arg *args,
+                           int nargs) {
+    if (!t->deep_twin || !t->deep_twin[i])
+        return false;
+    tric_dim3 g = grid_of(&t->configs[i]->kernel, fn, user, grid, args, nargs);
+    return (int64_t)g.x * g.y * g.z > dev->multiprocessors;
+}
+
 /* Times every config (t->lock held) and returns the fastest's index, or -1 with the error set. */
 static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, void *user,
                         tric_dim3 grid, const tric_arg *args, int nargs,
@@ -660,12 +672,13 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         if (st == TRIC_SUCCESS && n)
             st = tric_copy_device(saved[i], 0, a->v.buf.buffer, a->v.buf.offset, n, stream);
     }
-    /* Each config's variant for these arguments, compiled on every core before any timing. */
+    /* Each config's variant for these arguments, compiled on every core before any timing (not
+     * a deep twin's where it will not be timed). */
     VariantJob jobs[RT_MAX_CONFIGS_PARALLEL];
     for (int first = 0; first < t->nconfigs; first += RT_MAX_CONFIGS_PARALLEL) {
         int n = 0;
         for (int i = first; i < t->nconfigs && i < first + RT_MAX_CONFIGS_PARALLEL; i++)
-            if (t->configs[i])
+            if (t->configs[i] && !deep_twin_idle(t, i, dev, fn, user, grid, args, nargs))
                 jobs[n++] = (VariantJob){&t->configs[i]->kernel, args};
         run_parallel(variant_job, jobs, sizeof *jobs, n);
     }
@@ -687,15 +700,13 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     for (int i = 0; i < t->nconfigs && st == TRIC_SUCCESS; i++) {
         if (!t->configs[i])
             continue;
-        Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
-        tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
-        /* A deep twin is timed only for a launch of at most one program an SM: there the shared
-         * memory a second program would take is idle, elsewhere the twin's occupancy is lost.
-         * One whose variant for these arguments could not deepen is config i % n again. */
-        if (t->deep_twin && t->deep_twin[i] &&
-            ((int64_t)tr.grid.x * tr.grid.y * tr.grid.z > dev->multiprocessors ||
+        /* a deep twin whose variant for these arguments could not deepen is config i % n again */
+        if (deep_twin_idle(t, i, dev, fn, user, grid, args, nargs) ||
+            (t->deep_twin && t->deep_twin[i] &&
              rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0))
             continue;
+        Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
+        tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
         /* A config over twice the best time so far is timed once. */
         tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,
