@@ -132,6 +132,15 @@ static void tuned_kernel_from(struct tric_kernel_s *k, const struct tric_kernel_
 }
 
 /* The disk cache's key material up to the key values: what makes a tuning valid. */
+/* The MiB zeroed before each timed trial to flush L2 (TRIC_TUNE_FLUSH_MB; 256 as do_bench's
+ * buffer; 0: none). Part of the tuning's cache key: a choice timed with L2 warm is not one timed
+ * from memory. */
+static double tune_flush_mb(void) {
+    const char *v = getenv("TRIC_TUNE_FLUSH_MB");
+    double mb = v && *v ? atof(v) : 256;
+    return mb > 0 ? mb : 0;
+}
+
 static char *cache_material(const struct tric_device_s *dev, const char *code, size_t len,
                             const char *options, const RtTuner *t, const char *name) {
     StrBuf sb = {0};
@@ -140,6 +149,7 @@ static char *cache_material(const struct tric_device_s *dev, const char *code, s
     strbuf_printf(&sb, "tric-autotune %s\narch %s\nkernel %s\n", TRIC_VERSION, dev->arch, name);
     strbuf_printf(&sb, "code %016llx %zu\n", (unsigned long long)rt_fnv1a(RT_FNV_OFFSET, code, len),
                   len);
+    strbuf_printf(&sb, "flush %g MiB\n", tune_flush_mb());
     if (options)
         strbuf_append(&sb, options);
     for (int i = 0; i < t->nconfigs; i++)
@@ -684,12 +694,11 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     }
     double warmup = env_ms("TRIC_TUNE_WARMUP_MS", 10), rep = env_ms("TRIC_TUNE_REP_MS", 40);
     /* Each timed run reads its data from memory, not from the L2 the run before left warm: a
-     * buffer the size of Triton's do_bench's (256 MiB, TRIC_TUNE_FLUSH_MB; 0 for none) is zeroed
-     * before it, as do_bench does for Triton's autotuner. With L2 warm the configs whose deeper
-     * pipelines hide memory latency (a one-wave launch) looked no faster than the others. A
-     * device short of memory tunes without it. */
-    const char *flush_env = getenv("TRIC_TUNE_FLUSH_MB");
-    double flush_mb = flush_env && *flush_env ? atof(flush_env) : 256;
+     * buffer the size of Triton's do_bench's (tune_flush_mb) is zeroed before it, as do_bench
+     * does for Triton's autotuner. With L2 warm the configs whose deeper pipelines hide memory
+     * latency (a one-wave launch) looked no faster than the others. A device short of memory
+     * tunes without it. */
+    double flush_mb = tune_flush_mb();
     tric_buffer flush = NULL;
     if (flush_mb > 0 && st == TRIC_SUCCESS &&
         tric_buffer_alloc(dev, (size_t)(flush_mb * 1048576.0), &flush) != TRIC_SUCCESS)
