@@ -369,6 +369,16 @@ static bool split_pairs(const char *const *texts, int n, const char *what, Arena
     return true;
 }
 
+/* A switch of three values, PREFIX_OFF 0, PREFIX_ON 1 and PREFIX_AUTO 2 (stream_k, deep_pipeline):
+ * false, with the error set, for any other. */
+static bool off_on_auto(int value, const char *name, const char *prefix) {
+    if (value >= 0 && value <= 2)
+        return true;
+    rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: %s %d (%s_OFF 0, %s_ON 1, %s_AUTO 2)",
+            name, value, prefix, prefix, prefix);
+    return false;
+}
+
 tric_status rt_compile_options(const tric_compile_options *opt, const struct tric_module_s *mod,
                                Arena *arena, CompileOptions *out) {
     memset(out, 0, sizeof *out);
@@ -393,18 +403,11 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->no_heavy_first = opt->no_heavy_first != 0;
     out->pingpong = opt->pingpong != 0;
     out->tma_store = opt->tma_store != 0;
-    if (opt->stream_k < TRIC_STREAM_K_OFF || opt->stream_k > TRIC_STREAM_K_AUTO)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "compile options: stream_k %d (TRIC_STREAM_K_OFF 0, TRIC_STREAM_K_ON 1, "
-                       "TRIC_STREAM_K_AUTO 2)",
-                       opt->stream_k);
+    if (!off_on_auto(opt->stream_k, "stream_k", "TRIC_STREAM_K") ||
+        !off_on_auto(opt->deep_pipeline, "deep_pipeline", "TRIC_DEEP_PIPELINE"))
+        return TRIC_ERROR_INVALID_ARGUMENT;
     /* AUTO: the tuner compiles each config both ways (tune.c); the module itself as written */
     out->stream_k = opt->stream_k == TRIC_STREAM_K_ON;
-    if (opt->deep_pipeline < TRIC_DEEP_PIPELINE_OFF || opt->deep_pipeline > TRIC_DEEP_PIPELINE_AUTO)
-        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "compile options: deep_pipeline %d (TRIC_DEEP_PIPELINE_OFF 0, "
-                       "TRIC_DEEP_PIPELINE_ON 1, TRIC_DEEP_PIPELINE_AUTO 2)",
-                       opt->deep_pipeline);
     out->deep_pipeline = opt->deep_pipeline == TRIC_DEEP_PIPELINE_ON;
     if (opt->nconstexprs < 0 || (opt->nconstexprs > 0 && !opt->constexprs))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "compile options: bad constexprs list");

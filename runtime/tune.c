@@ -31,7 +31,8 @@ struct RtTuner {
     char **why;                     /* why config i was left out */
     char **texts;                   /* config i's text ("BLOCK_SIZE_M=128, ..., num_stages=3") */
     bool owns_configs;              /* compiled here (a loaded PTX's configs are its members) */
-    bool *deep_twin; /* config i is a deep_pipeline twin (TRIC_DEEP_PIPELINE_AUTO); NULL: none */
+    int first_deep_twin; /* configs from here on are deep_pipeline twins (TRIC_DEEP_PIPELINE_AUTO,
+                            the last form); nconfigs when there are none */
     int key[RT_MAX_TUNE_KEY], nkey; /* parameter indices */
     int restore[RT_MAX_PARAMS], nrestore;
     int reset[RT_MAX_PARAMS], nreset;
@@ -45,7 +46,7 @@ static RtTuner *tuner_new(int nconfigs) {
     RtTuner *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->nconfigs = nconfigs;
+    t->nconfigs = t->first_deep_twin = nconfigs;
     t->configs = calloc((size_t)nconfigs, sizeof *t->configs);
     t->why = calloc((size_t)nconfigs, sizeof *t->why);
     t->texts = calloc((size_t)nconfigs, sizeof *t->texts);
@@ -67,7 +68,6 @@ void rt_tuner_free(RtTuner *t) {
         if (t->texts)
             free(t->texts[i]);
     }
-    free(t->deep_twin);
     free(t->configs);
     free(t->why);
     free(t->texts);
@@ -376,8 +376,7 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
                 form == FORM_DEEP_PIPELINE ? TRIC_DEEP_PIPELINE_ON : TRIC_DEEP_PIPELINE_OFF;
     }
     run_parallel(compile_job, jobs, sizeof *jobs, total);
-    if (forms[total / n - 1] == FORM_DEEP_PIPELINE)
-        t->deep_twin = calloc((size_t)total, sizeof(bool)); /* NULL: every twin timed */
+    t->first_deep_twin = forms[total / n - 1] == FORM_DEEP_PIPELINE ? total - n : total;
     /* a twin its switch left as written would only time config i % n again. A deep twin that
      * launches specialize (seed 2 without a signature's hints) is kept: its kernel as compiled
      * here pipelines nothing (no alignment known), each launch's variant may, and time_configs
@@ -386,8 +385,6 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         ConfigForm form = forms[i / n];
         const struct tric_module_s *cm = t->configs[i];
         const struct tric_kernel_s *k = cm ? &cm->kernel : NULL;
-        if (k && form == FORM_DEEP_PIPELINE && t->deep_twin)
-            t->deep_twin[i] = true;
         bool varies = cm && cm->nopen > 0 && !mod->device->ops->interprets_ir;
         if (!k || (form == FORM_STREAM_K ? k->persistent : k->stages_raised_from > 0 || varies))
             continue;
@@ -661,7 +658,7 @@ static void variant_job(void *item) {
 static bool deep_twin_idle(const RtTuner *t, int i, const struct tric_device_s *dev,
                            tric_grid_fn fn, void *user, tric_dim3 grid, const tric_arg *args,
                            int nargs) {
-    if (!t->deep_twin || !t->deep_twin[i])
+    if (i < t->first_deep_twin)
         return false;
     tric_dim3 g = grid_of(&t->configs[i]->kernel, fn, user, grid, args, nargs);
     return (int64_t)g.x * g.y * g.z > dev->multiprocessors;
@@ -711,7 +708,7 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
             continue;
         /* a deep twin whose variant for these arguments could not deepen is config i % n again */
         if (deep_twin_idle(t, i, dev, fn, user, grid, args, nargs) ||
-            (t->deep_twin && t->deep_twin[i] &&
+            (i >= t->first_deep_twin &&
              rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0))
             continue;
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
