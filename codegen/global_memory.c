@@ -248,3 +248,58 @@ bool cg_lower_store(Cg *c, const IrOp *op)
     }
     return true;
 }
+
+/* partial_store and partial_add (passes/stream_k.c's partial tiles): partial `slot` of the fp32
+ * scratch at `base` holds the tile in register order, not row-major. Each thread's n elements go
+ * in runs of V (4, else 2, else 1), run q of thread t at floats (q T + t) V, T the layout's
+ * threads: every access of a warp is 32 contiguous V-float vectors (st.global.v4.b32 / ld, PTX
+ * ISA 9.7.9.10), whatever the layout (an #mma accumulator needs no convert through shared
+ * memory), and the same layout reads back what it wrote. Both ops of a function see the same
+ * layout (checked); the layout must hold each element once. */
+bool cg_lower_partial(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    const IrFunc *f = c->f;
+    ValueId tv = op->operands[2];
+    int layout = ir_value(f, tv)->layout;
+    for (int i = 0; i < f->nvalues; i++) {
+        const IrOp *def = f->values[i].def;
+        if (def && def->code == OP_PARTIAL_ADD && f->values[i].layout != layout)
+            FAIL(c, "partial tiles of two layouts in one function");
+    }
+    Dist *ds = cg_dist_of(c, tv);
+    Type t = ir_type(f, tv);
+    int64_t threads = 32 * (int64_t)f->num_warps;
+    if (!ds || ds->owner || (int64_t)ds->nelems * threads != type_numel(t))
+        FAIL(c, "a partial tile whose layout does not hold each element once");
+    int n = ds->nelems, w = n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+    LVal *base = cg_value(c, op->operands[0]), *slot = cg_value(c, op->operands[1]);
+    LVal *tile = cg_value(c, tv);
+    if (c->failed)
+        return false;
+    LLVMValueRef thread =
+        LLVMBuildAdd(b, LLVMBuildMul(b, c->warp, cg_i32(c->l, 32), ""), c->lane, "");
+    LLVMValueRef first = LLVMBuildAdd(
+        b,
+        LLVMBuildMul(b, LLVMBuildSExt(b, slot->el[0], c->l->i64, ""),
+                     LLVMConstInt(c->l->i64, (unsigned long long)type_numel(t), 0), ""),
+        LLVMBuildZExt(b, LLVMBuildMul(b, thread, cg_i32(c->l, w), ""), c->l->i64, ""), "");
+    LLVMTypeRef ft = LLVMFloatTypeInContext(c->l->ctx);
+    LLVMValueRef *el = op->code == OP_PARTIAL_ADD ? cg_regs(c, n) : NULL;
+    for (int e = 0; e < n; e += w) {
+        LLVMValueRef at = LLVMBuildAdd(
+            b, first, LLVMConstInt(c->l->i64, (unsigned long long)(e / w) * threads * w, 0), "");
+        LLVMValueRef p = LLVMBuildGEP2(b, ft, base->el[0], &at, 1, "");
+        if (op->code == OP_PARTIAL_STORE) {
+            cg_store_run(c, p, tile->el + e, w, ft, 4);
+            continue;
+        }
+        LLVMValueRef got[4];
+        cg_load_run(c, ft, p, w, 4, got);
+        for (int j = 0; j < w; j++)
+            el[e + j] = LLVMBuildFAdd(b, tile->el[e + j], got[j], "");
+    }
+    if (el)
+        cg_set_value(c, op->results[0], el, n, ir_value(f, op->results[0])->layout);
+    return true;
+}

@@ -196,6 +196,8 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
     case OP_FLAG_WAIT: return cg_lower_atomic(c, op);
+    case OP_PARTIAL_STORE:
+    case OP_PARTIAL_ADD: return cg_lower_partial(c, op);
     case OP_DOT: return cg_lower_dot(c, op);
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:

@@ -1465,6 +1465,40 @@ static bool run_flag_wait(Interp *in, const IrOp *op)
     return true;
 }
 
+/* partial_store and partial_add: partial b of the fp32 scratch at a, its elements row-major
+ * (codegen chooses another order, by layout; both sides of a partial agree either way). The
+ * add rounds to fp32, as an fp32 add does. */
+static bool run_partial(Interp *in, const IrOp *op)
+{
+    const int64_t *base = operand(in, op, 0), *slot = base ? operand(in, op, 1) : NULL;
+    const double *tile = slot ? operand(in, op, 2) : NULL;
+    if (!tile)
+        return false;
+    int64_t n = type_numel(vtype(in, op->operands[2]));
+    uint64_t addr = (uint64_t)base[0] + (uint64_t)slot[0] * (uint64_t)n * 4;
+    int buf = find_buffer(in, addr, (size_t)n * 4);
+    if (buf < 0)
+        return out_of_bounds(in, op, vtype(in, op->operands[2]), 0, addr, (size_t)n * 4,
+                             op->code == OP_PARTIAL_STORE);
+    float *mem = (float *)(uintptr_t)addr;
+    if (op->code == OP_PARTIAL_STORE) {
+        uint64_t off = addr - in->launch->buffers[buf].addr;
+        for (uint64_t page = off / PAGE_BYTES; page <= (off + (uint64_t)n * 4 - 1) / PAGE_BYTES;
+             page++)
+            if (!save_page(in, op, buf, page * PAGE_BYTES))
+                return false;
+        for (int64_t i = 0; i < n; i++)
+            mem[i] = (float)tile[i];
+        return true;
+    }
+    double *r = result(in, op);
+    if (!r)
+        return false;
+    for (int64_t i = 0; i < n; i++)
+        r[i] = round_to(DT_F32, tile[i] + (double)mem[i]);
+    return true;
+}
+
 /* atomic_rmw and atomic_cas: the elements one after the other in row-major order (one program
  * runs at a time, so every lane's atomic sees the ones before it), each returning the bits it
  * found; masked-off lanes touch nothing and return 0. sem and scope change nothing here. */
@@ -2633,6 +2667,8 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return run_atomic(in, op);
     case OP_FLAG_WAIT: return run_flag_wait(in, op);
+    case OP_PARTIAL_STORE:
+    case OP_PARTIAL_ADD: return run_partial(in, op);
     case OP_DOT: return run_dot(in, op);
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:

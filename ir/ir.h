@@ -125,6 +125,8 @@ typedef enum OpTrait {
     X(OP_STORE, "store", -1, 0, OPT_EFFECT, "*a = b where mask (operand 2, optional); no result")  \
     X(OP_ATOMIC_RMW, "atomic_rmw", -1, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = r KIND b, atomically, where mask (operand 2, optional; r = 0 elsewhere); attr[0] KIND (TRIC_ATOMIC_KINDS), attr[1] sem, attr[2] scope") \
     X(OP_FLAG_WAIT, "flag_wait", 2, 0, OPT_EFFECT | OPT_READS_MEMORY, "wait until the i32 at scalar pointer a equals b: one thread polls it with acquire ordering at gpu scope, then every thread of the program meets at a barrier. The interpreter, which runs a persistent launch's programs from the last to the first, requires it to hold already (passes/stream_k.c)") \
+    X(OP_PARTIAL_STORE, "partial_store", 3, 0, OPT_EFFECT, "stores the fp32 block c as partial b (i32) of the scratch at scalar *fp32 a: its numel(c) floats from a + b numel(c), in an order that depends on c's layout alone (codegen: each thread's elements in turn, every access coalesced), so only a partial_add of the same layout reads it back; stream-K's partial tiles (passes/stream_k.c)") \
+    X(OP_PARTIAL_ADD, "partial_add", 3, 1, OPT_READS_MEMORY, "r = c + partial b of the scratch at a, as partial_store of c's layout wrote it; r has c's type and layout") \
     X(OP_ATOMIC_CAS, "atomic_cas", 3, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
     X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \

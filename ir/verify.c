@@ -1192,6 +1192,17 @@ static void check_types(Verifier *v, const IrOp *op)
             report(v, op, "takes a *i32 and an i32, not %s and %s", tstr(v, p), tstr(v, w));
         break;
     }
+    case OP_PARTIAL_STORE:
+    case OP_PARTIAL_ADD: {
+        Type p = otype(v, op, 0), s = otype(v, op, 1), t = otype(v, op, 2);
+        if (!type_equal(p, type_ptr(DT_F32)) || !type_equal(s, type_scalar(DT_I32)) ||
+            t.rank == 0 || t.is_ptr || t.dtype != DT_F32)
+            report(v, op, "takes a *fp32, an i32 and an fp32 block, not %s, %s and %s", tstr(v, p),
+                   tstr(v, s), tstr(v, t));
+        else if (op->code == OP_PARTIAL_ADD && !type_equal(rtype(v, op, 0), t))
+            report(v, op, "result has type %s, expected %s", tstr(v, rtype(v, op, 0)), tstr(v, t));
+        break;
+    }
     case OP_DOT: {
         Type a = otype(v, op, 0), b = otype(v, op, 1), r = rtype(v, op, 0);
         if (a.rank != 2 || b.rank != 2 || r.rank != 2 || a.is_ptr || b.is_ptr || r.is_ptr)

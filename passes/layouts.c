@@ -39,6 +39,7 @@ typedef struct LayCtx {
     bool changed;
     ConvertEntry *converts;
     int nconverts, converts_cap;
+    int partial; /* the layout of the function's partial tiles (partial_layout), -1 until found */
 } LayCtx;
 
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
@@ -443,6 +444,57 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
     return ir_layout_intern(c->f, &l);
 }
 
+static IrOp *region_terminator(IrRegion *r) { return r->nops ? r->ops[r->nops - 1] : NULL; }
+
+/* The function's first partial_store, or NULL. */
+static const IrOp *first_partial_store(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_PARTIAL_STORE)
+            return op;
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *in = first_partial_store(&op->regions[k]);
+            if (in)
+                return in;
+        }
+    }
+    return NULL;
+}
+
+/* The one layout of a function's partial tiles (partial_store and partial_add: their memory order
+ * follows it, so both must agree): the accumulator layout of the dot whose sum a partial_store
+ * stores (through the loops that carry it), so the accumulator goes to memory as it is (stream-K's
+ * partials: no convert through shared memory); 0 (the default) when no dot makes it. */
+static int partial_layout(LayCtx *c)
+{
+    if (c->partial >= 0)
+        return c->partial;
+    const IrFunc *f = c->f;
+    const IrOp *st = first_partial_store(&f->body);
+    c->partial = 0;
+    ValueId v = st ? st->operands[2] : 0;
+    for (int depth = 0; v > 0 && depth < 16; depth++) {
+        const IrOp *def = f->values[v].def;
+        if (!def)
+            break;
+        if (def->code == OP_DOT) {
+            c->partial = layout_dot_acc(c, def);
+            break;
+        }
+        int k = 0;
+        while (k < def->nresults && def->results[k] != v)
+            k++;
+        if (def->code != OP_FOR || def->nregions != 1 || k == def->nresults)
+            break;
+        const IrOp *y = region_terminator((IrRegion *)&def->regions[0]);
+        v = y && y->code == OP_YIELD && k < y->noperands ? y->operands[k] : 0;
+    }
+    if (!c->partial && st)
+        c->partial = layout_default(c, ir_type(f, st->operands[2]));
+    return c->partial;
+}
+
 /* ---- wants: layouts flowing backward from anchors --------------------------------------------- */
 
 static int want_of(const LayCtx *c, ValueId v) { return v > 0 && v < c->nwant ? c->want[v] : 0; }
@@ -464,8 +516,6 @@ static bool is_reduction(OpCode code)
            code == OP_ARGMAX || code == OP_ARGMIN;
 }
 
-static IrOp *region_terminator(IrRegion *r) { return r->nops ? r->ops[r->nops - 1] : NULL; }
-
 static void want_anchors(LayCtx *c, IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -483,6 +533,11 @@ static void want_anchors(LayCtx *c, IrRegion *r)
             int l = layout_dot_acc(c, op);
             want_set(c, op->operands[2], l);
             want_set(c, op->results[0], l);
+        } else if (op->code == OP_PARTIAL_STORE || op->code == OP_PARTIAL_ADD) {
+            int l = partial_layout(c);
+            want_set(c, op->operands[2], l);
+            if (op->nresults)
+                want_set(c, op->results[0], l);
         }
     }
 }
@@ -1128,6 +1183,14 @@ static void assign_op(LayCtx *c, IrOp *op)
                             op->code == OP_CONVERT_LAYOUT ? layout_of(c, op->operands[0]) : 0));
         return;
     case OP_ASSERT: return;
+    case OP_PARTIAL_STORE:
+    case OP_PARTIAL_ADD: {
+        int l = partial_layout(c);
+        convert_operand(c, op, 2, l);
+        if (block_res)
+            set_layout(c, res, l);
+        return;
+    }
     default: break;
     }
     if (!block_res)
@@ -1301,7 +1364,7 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
      * layouts), and deciding them again would undo it. Such a file must carry every layout. */
     if (has_pipeline_ops(&f->body))
         return true;
-    LayCtx c = {.f = f, .o = o, .diag = d};
+    LayCtx c = {.f = f, .o = o, .diag = d, .partial = -1};
     c.num_warps = f->num_warps > 0 ? f->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);
     if (c.num_warps > 32 || (c.num_warps & (c.num_warps - 1)) != 0) {
         diag_plain_error(d, "num_warps must be a power of two from 1 to 32, not %d", c.num_warps);

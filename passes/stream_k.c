@@ -253,39 +253,6 @@ static ValueId cdiv(Sk *s, ValueId a, ValueId b)
     return op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, a, b), k32(s, 1)), b);
 }
 
-/* The addresses of partial tile `slot` in the scratch: scratch + slot M N + (i N + j). */
-static ValueId partial_addresses(Sk *s, ValueId scratch, ValueId slot, Type acc)
-{
-    IrFunc *f = s->f;
-    int32_t m = acc.shape[0], n = acc.shape[1];
-    Type i32 = type_scalar(DT_I32);
-    Type tile = type_block(i32, 2, acc.shape);
-    IrOp *rows =
-        ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &m)}, 1, 0);
-    rows->attr[1] = m;
-    IrOp *cols =
-        ir_build(&s->b, OP_MAKE_RANGE, s->loc, NULL, 0, (Type[]){type_block(i32, 1, &n)}, 1, 0);
-    cols->attr[1] = n;
-    IrOp *r2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, rows->results, 1,
-                        (Type[]){type_block(i32, 2, (int32_t[]){m, 1})}, 1, 0);
-    r2->attr[0] = 1;
-    IrOp *c2 = ir_build(&s->b, OP_EXPAND_DIMS, s->loc, cols->results, 1,
-                        (Type[]){type_block(i32, 2, (int32_t[]){1, n})}, 1, 0);
-    c2->attr[0] = 0;
-    ValueId nn =
-        ir_build_unary(&s->b, OP_SPLAT, s->loc, type_block(i32, 2, (int32_t[]){m, 1}), k32(s, n));
-    ValueId rowoff = ir_build_binary(&s->b, OP_MUL, s->loc, ir_type(f, nn), r2->results[0], nn);
-    ValueId rb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, rowoff);
-    ValueId cb = ir_build_unary(&s->b, OP_BROADCAST, s->loc, tile, c2->results[0]);
-    ValueId base = op2(s, OP_MUL, slot, k32(s, (int64_t)m * n));
-    ValueId off = ir_build_binary(&s->b, OP_ADD, s->loc, tile, rb, cb);
-    off = ir_build_binary(&s->b, OP_ADD, s->loc, tile, off,
-                          ir_build_unary(&s->b, OP_SPLAT, s->loc, tile, base));
-    Type ptrs = type_block(type_ptr(DT_F32), 2, acc.shape);
-    ValueId p = ir_build_unary(&s->b, OP_SPLAT, s->loc, ptrs, scratch);
-    return ir_build_binary(&s->b, OP_ADDPTR, s->loc, ptrs, p, off);
-}
-
 /* An if on c with the given result types; its two regions are filled by the caller. */
 static IrOp *build_if(Sk *s, ValueId c, const Type *types, int n)
 {
@@ -424,10 +391,9 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
     IrBuilder then = s->b;
     s->b = (IrBuilder){f, &sum->regions[0], -1};
     ValueId c = sum->regions[0].args[0], running = sum->regions[0].args[1];
-    ValueId theirs = partial_addresses(s, scratch->results[0], c, acc_t);
-    ValueId part =
-        ir_build(&s->b, OP_LOAD, s->loc, (ValueId[]){theirs, 0, 0}, 3, &acc_t, 1, 0)->results[0];
-    ValueId added = ir_build_binary(&s->b, OP_ADD, s->loc, acc_t, running, part);
+    ValueId added = ir_build(&s->b, OP_PARTIAL_ADD, s->loc,
+                             (ValueId[]){scratch->results[0], c, running}, 3, &acc_t, 1, 0)
+                        ->results[0];
     build_yield(s, &added, 1);
     s->b = then;
     ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){flag, k32(s, 0), 0}, 3, NULL, 0, 0);
@@ -438,8 +404,8 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
     build_yield(s, NULL, 0);
     /* another piece: store the partial, then count it */
     s->b = (IrBuilder){f, &split->regions[1], -1};
-    ValueId mine = partial_addresses(s, scratch->results[0], q->pid, acc_t);
-    ir_build(&s->b, OP_STORE, s->loc, (ValueId[]){mine, acc, 0}, 3, NULL, 0, 0);
+    ir_build(&s->b, OP_PARTIAL_STORE, s->loc, (ValueId[]){scratch->results[0], q->pid, acc}, 3,
+             NULL, 0, 0);
     ir_build(&s->b, OP_BARRIER, s->loc, NULL, 0, NULL, 0, 0);
     IrOp *count = ir_build(&s->b, OP_ATOMIC_RMW, s->loc, (ValueId[]){flag, k32(s, 1)}, 2,
                            (Type[]){type_scalar(DT_I32)}, 1, 0);
@@ -529,6 +495,11 @@ static void rewrite(Sk *s)
     Schedule q;
     build_schedule(s, &q);
     IrOp *units = build_for(s, k32(s, 0), q.units, NULL, 0, "u");
+    /* tl.range(..., warp_specialize=True) on the K loop asks for a producer: it now runs the
+     * loop over units, the K loop nested in it (passes/warp_specialize.c's persistent form), so
+     * the producer copies the next unit's first blocks while the consumers finish this one */
+    units->attr[1] = s->loop->attr[1];
+    s->loop->attr[1] = 0;
     s->b = (IrBuilder){f, &units->regions[0], -1};
     Unit w;
     build_unit(s, &q, units->regions[0].args[0], &w);

@@ -797,6 +797,29 @@ static const IrOp *producer_reads_consumer(const Ws *w, const IrRegion *r, Value
     return NULL;
 }
 
+/* Whether op may run before the partitions split, on every warp: a scalar, or a tile each thread
+ * computes in its own registers (a range, a constant, elementwise ops of such: stream_k leaves
+ * the schedule's and the zero accumulator there), never one through shared memory (a convert, a
+ * reduction: their barriers and scratch are the consumers'). A producer thread computes elements
+ * of a layout of num_warps warps that it never reads. */
+static bool head_op(const IrFunc *f, const IrOp *op)
+{
+    if (op->code == OP_LOCAL_ALLOC || op->code == OP_MBAR_INIT)
+        return true;
+    if (op_has(op->code, OPT_EFFECT) || op->nregions)
+        return false;
+    if (op->nresults != 1 || ir_type(f, op->results[0]).rank == 0)
+        return true;
+    switch (op->code) {
+    case OP_CONST:
+    case OP_MAKE_RANGE:
+    case OP_SPLAT:
+    case OP_EXPAND_DIMS:
+    case OP_BROADCAST: return true;
+    default: return op_has(op->code, OPT_ELEMENTWISE);
+    }
+}
+
 bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
 {
     IrRegion *top = &f->body;
@@ -835,13 +858,10 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
         return decline(&w, "the loop's copies are not tensor-map copies of a pipelined loop "
                            "(one mbarrier wait and one barrier an iteration, in the loop or in "
                            "the one loop nested in it)");
-    for (int i = 0; i < (inner ? w.loop_at : w.init_at); i++) {
-        const IrOp *op = top->ops[i];
-        if (op->code != OP_LOCAL_ALLOC && op->code != OP_MBAR_INIT &&
-            (op_has(op->code, OPT_EFFECT) || op->nregions ||
-             (op->nresults == 1 && ir_type(f, op->results[0]).rank != 0)))
-            return decline(&w, "an op before the mbarriers' init is not a scalar");
-    }
+    for (int i = 0; i < (inner ? w.loop_at : w.init_at); i++)
+        if (!head_op(f, top->ops[i]))
+            return decline(&w, "an op before the mbarriers' init is not a scalar or a tile "
+                               "computed in registers");
     /* mbarriers set up right after the loop's (a tile loaded once before the loop: attention's
      * q) are set up by every warp with them, before the partitions split */
     while (!inner && w.init_at + 2 < top->nops && top->ops[w.init_at + 1]->code == OP_LOCAL_ALLOC &&

@@ -33,8 +33,8 @@ def tric_launcher(k, a, b, c, size):
 
 
 def config_of(path):
-    m = re.search(r"seed2_(\d+)x(\d+)x(\d+)_w(\d+)_s(\d+)_(grid|sk)\.ptx$", path)
-    return tuple(int(x) for x in m.groups()[:5]), m.group(6)
+    m = re.search(r"seed2_(\d+)x(\d+)x(\d+)_w(\d+)_s(\d+)_(grid|sk)(\w*)\.ptx$", path)
+    return tuple(int(x) for x in m.groups()[:5]), m.group(6) + m.group(7)
 
 
 def main(argv):

@@ -5,7 +5,10 @@
 # --stream-k: OUTDIR/seed2_BMxBNxBK_wW_sS_{grid,sk}.ptx. ptxas -v's register and spill lines go to
 # OUTDIR/ptxas.txt when ptxas is here (scripts/ptxas_summary.sh). SEED2_FLAGS: more tric flags for
 # every file (--tma-store), SEED2_SUFFIX: appended to each name (_ts; scripts/
-# bench_fp32_matmul_ptx.py times such pairs).
+# bench_fp32_matmul_ptx.py times such pairs). SEED2_WS=1: also OUTDIR/seed2_..._skws.ptx, the same
+# matmul with its K loop written tl.range(..., warp_specialize=True)
+# (tests/lit/codegen/warp_specialize.tri's ws_matmul, fp16 C) and --stream-k: a producer warpgroup
+# runs the loop over units (docs/passes.md "warp_specialize").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -22,5 +25,11 @@ for cfg in $configs; do
       -D T_C=tl.float16 -D T_ACC=tl.float32 --num-warps=$warps --num-stages=$stages $extra ${SEED2_FLAGS:-} \
       -o "$out/seed2_${bm}x${bn}x${bk}_w${warps}_s${stages}_${form}${SEED2_SUFFIX:-}.ptx"
   done
+  if [ "${SEED2_WS:-0}" = 1 ]; then
+    "$build/tric" tests/lit/codegen/warp_specialize.tri --kernel=ws_matmul --arch=sm_90a \
+      --signature="$sig" -D BLOCK_SIZE_M=$bm -D BLOCK_SIZE_N=$bn -D BLOCK_SIZE_K=$bk \
+      -D GROUP_SIZE_M=8 --num-warps=$warps --num-stages=$stages --stream-k ${SEED2_FLAGS:-} \
+      -o "$out/seed2_${bm}x${bn}x${bk}_w${warps}_s${stages}_skws${SEED2_SUFFIX:-}.ptx"
+  fi
 done
 bash scripts/ptxas_summary.sh "$out"

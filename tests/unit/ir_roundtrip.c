@@ -90,7 +90,12 @@ static IrFunc *build_every_op(Arena *a)
     ValueId flags =
         ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_FLAG_WAIT, nl, (ValueId[]){flags, n}, 2, NULL, 0, 0);
-    ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0)->attr[0] = 1;
+    IrOp *scratch = ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_F32)}, 1, 0);
+    scratch->attr[0] = 1;
+    ValueId part = ir_build_const_float(&b, nl, blk1(DT_F32, 128), 0.5);
+    ir_build(&b, OP_PARTIAL_STORE, nl, (ValueId[]){scratch->results[0], n, part}, 3, NULL, 0, 0);
+    ir_build(&b, OP_PARTIAL_ADD, nl, (ValueId[]){scratch->results[0], n, part}, 3,
+             (Type[]){blk1(DT_F32, 128)}, 1, 0);
     /* a flattened loop nest's carried value before its first definition (flatten_loops.c) */
     ir_build(&b, OP_UNDEF, nl, NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);
     IrOp *mr = ir_build(&b, OP_MAKE_RANGE, L(4, 5), NULL, 0, (Type[]){blk1(DT_I32, 128)}, 1, 0);

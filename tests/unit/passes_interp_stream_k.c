@@ -6,7 +6,10 @@
  *   - seed 2 (kernel_matmul: fp16 C, nothing masked, addresses from k): K = 0 to 5 steps;
  *   - seed 1 (matmul_kernel, tutorial 03's: fp32 C, a_ptrs and b_ptrs advanced every iteration,
  *     so a piece starting k0 steps in starts its pointers k0 steps on; M, N and K off the blocks,
- *     the K tail masked, the rows wrapped by % M and the stores masked).
+ *     the K tail masked, the rows wrapped by % M and the stores masked);
+ *   - seed 2 with its K loop warp-specialized (ws_matmul): on sm_90a from 2 stages a producer
+ *     warpgroup runs the loop over units, its ring of slots going on across whole tiles and
+ *     pieces alike (passes/warp_specialize.c).
  * The inputs are small integers, so every fp32 partial sum is exact and the split tiles' sums are
  * bit-identical to the unsplit loop's. The pass must have made each kernel persistent. */
 #include "exec_test.h"
@@ -19,11 +22,14 @@ enum { BM = 64, BN = 32, BK = 16, MAXM = 3 * BM, MAXN = 3 * BN, MAXK = 5 * BK };
 
 /* One seed kernel's shapes: both take (a, b, c, M, N, K, strides of A, B, C). */
 typedef struct Seed {
+    const char *file;
     const char *kernel;
     const char *signature;
     const char *defs[7];
-    int m, n;    /* C's rows and columns */
-    int c_bytes; /* C's element bytes */
+    int m, n;              /* C's rows and columns */
+    int c_bytes;           /* C's element bytes */
+    bool warp_specialized; /* its K loop asks warp_specialize=True: on sm_90a from 2 stages the
+                              producer runs the loop over units (passes/warp_specialize.c) */
 } Seed;
 
 typedef struct Case {
@@ -90,8 +96,13 @@ static bool same(const void *want, const void *got, const void *ctx)
 static void after_pass(const IrFunc *f, const char *pass, const char *arch, bool arch_specific,
                        int stages, const void *ctx)
 {
-    (void)arch_specific;
     const Case *c = ctx;
+    if (!strcmp(pass, "warp_specialize") && c->seed->warp_specialized && arch_specific &&
+        stages >= 2)
+        CHECK(f->ws.producer_warps == 4,
+              "%s, K = %d, %d programs, %s, %d stages: the loop over units is not "
+              "warp-specialized",
+              c->seed->kernel, c->k, c->programs, arch, stages);
     if (!strcmp(pass, "stream_k"))
         CHECK(f->persistent.on && f->persistent.workspace_bytes == 4 * BM * BN,
               "%s, K = %d, %d programs, %s, %d stages: stream_k left the kernel not persistent "
@@ -103,8 +114,7 @@ static void after_pass(const IrFunc *f, const char *pass, const char *arch, bool
 static void check_seed(const Seed *seed, const Case *cases, size_t ncases)
 {
     Lowered low;
-    if (!interp_passes_lower(&low, "examples/matmul.tri", seed->kernel, seed->signature, seed->defs,
-                             4))
+    if (!interp_passes_lower(&low, seed->file, seed->kernel, seed->signature, seed->defs, 4))
         return;
     void *want = malloc(c_size(seed));
     for (size_t i = 0; i < ncases; i++) {
@@ -149,27 +159,47 @@ int main(void)
      * tile each; 5 and 7 leave more than a quarter of their last round busy, so they run whole
      * tiles only; 1 runs them all; K = 0, one K step and two */
     static const Seed seed2 = {
+        "examples/matmul.tri",
         "kernel_matmul",
         "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16", "GROUP_SIZE_M=2",
          "T_C=tl.float16", "T_ACC=tl.float32", NULL},
         MAXM,
         MAXN,
-        2};
+        2,
+        false};
     const Case seed2_cases[] = {{&seed2, 5 * BK, 3}, {&seed2, 5 * BK, 4},  {&seed2, 5 * BK, 8},
                                 {&seed2, 5 * BK, 9}, {&seed2, 5 * BK, 12}, {&seed2, 5 * BK, 5},
                                 {&seed2, 5 * BK, 7}, {&seed2, 5 * BK, 1},  {&seed2, 0, 4},
                                 {&seed2, BK, 4},     {&seed2, 2 * BK, 4},  {&seed2, 2 * BK, 8}};
     check_seed(&seed2, seed2_cases, sizeof seed2_cases / sizeof seed2_cases[0]);
+    /* seed 2 with its K loop warp-specialized (tests/lit/codegen/warp_specialize.tri's
+     * ws_matmul): on sm_90a the producer runs the loop over units, its ring of slots going on
+     * from unit to unit, whole tiles and pieces alike */
+    static const Seed ws_seed2 = {
+        "tests/lit/codegen/warp_specialize.tri",
+        "ws_matmul",
+        "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1",
+        {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16", "GROUP_SIZE_M=2", NULL},
+        MAXM,
+        MAXN,
+        2,
+        true};
+    Case ws_cases[sizeof seed2_cases / sizeof seed2_cases[0]];
+    for (size_t i = 0; i < sizeof ws_cases / sizeof ws_cases[0]; i++)
+        ws_cases[i] = (Case){&ws_seed2, seed2_cases[i].k, seed2_cases[i].programs};
+    check_seed(&ws_seed2, ws_cases, sizeof ws_cases / sizeof ws_cases[0]);
     /* seed 1: C [150, 90] (3 x 3 tiles, the last row and column of tiles partly outside), K = 77
      * (5 steps, the last 13 wide) and 16 (one step) */
     static const Seed seed1 = {
+        "examples/matmul.tri",
         "matmul_kernel",
         "*fp16:16,*fp16:16,*fp32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1",
         {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=32", "BLOCK_SIZE_K=16", NULL},
         150,
         90,
-        4};
+        4,
+        false};
     const Case seed1_cases[] = {{&seed1, 77, 4}, {&seed1, 77, 8}, {&seed1, 77, 3}, {&seed1, 16, 8}};
     check_seed(&seed1, seed1_cases, sizeof seed1_cases / sizeof seed1_cases[0]);
     if (test_failures)
