@@ -286,18 +286,48 @@ bool cg_lower_partial(Cg *c, const IrOp *op)
         LLVMBuildZExt(b, LLVMBuildMul(b, thread, cg_i32(c->l, w), ""), c->l->i64, ""), "");
     LLVMTypeRef ft = LLVMFloatTypeInContext(c->l->ctx);
     LLVMValueRef *el = op->code == OP_PARTIAL_ADD ? cg_regs(c, n) : NULL;
-    for (int e = 0; e < n; e += w) {
-        LLVMValueRef at = LLVMBuildAdd(
-            b, first, LLVMConstInt(c->l->i64, (unsigned long long)(e / w) * threads * w, 0), "");
-        LLVMValueRef p = LLVMBuildGEP2(b, ft, base->el[0], &at, 1, "");
-        if (op->code == OP_PARTIAL_STORE) {
-            cg_store_run(c, p, tile->el + e, w, ft, 4);
-            continue;
+    /* partial_add a chunk at a time, each under a branch on slot >= 0 (always taken; ptxas
+     * cannot tell, and does not hoist a global load above a branch): about a chunk of the
+     * partial is live beside the accumulator, not all of it. Seed 2's stream-K kernel at 128x256
+     * on 8 warps took 252 registers with every load first, 198 in chunks of 32 (16 or 8: ptxas
+     * predicates the small blocks and hoists their loads again, 254). */
+    enum { PARTIAL_CHUNK = 32 };
+    LLVMValueRef taken = el ? LLVMBuildICmp(b, LLVMIntSGE, slot->el[0], cg_i32(c->l, 0), "") : NULL;
+    for (int e0 = 0; e0 < n; e0 += PARTIAL_CHUNK) {
+        int e1 = e0 + PARTIAL_CHUNK < n ? e0 + PARTIAL_CHUNK : n;
+        LLVMBasicBlockRef from = LLVMGetInsertBlock(b), load = NULL, join = NULL;
+        if (el) {
+            load = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "partial");
+            join = LLVMAppendBasicBlockInContext(c->l->ctx, c->fn, "");
+            LLVMBuildCondBr(b, taken, load, join);
+            LLVMPositionBuilderAtEnd(b, load);
         }
-        LLVMValueRef got[4];
-        cg_load_run(c, ft, p, w, 4, got);
-        for (int j = 0; j < w; j++)
-            el[e + j] = LLVMBuildFAdd(b, tile->el[e + j], got[j], "");
+        for (int e = e0; e < e1; e += w) {
+            LLVMValueRef at = LLVMBuildAdd(
+                b, first, LLVMConstInt(c->l->i64, (unsigned long long)(e / w) * threads * w, 0),
+                "");
+            LLVMValueRef p = LLVMBuildGEP2(b, ft, base->el[0], &at, 1, "");
+            if (!el) {
+                cg_store_run(c, p, tile->el + e, w, ft, 4);
+                continue;
+            }
+            LLVMValueRef got[4];
+            cg_load_run(c, ft, p, w, 4, got);
+            for (int j = 0; j < w; j++)
+                el[e + j] = LLVMBuildFAdd(b, tile->el[e + j], got[j], "");
+        }
+        if (!el)
+            continue;
+        LLVMBasicBlockRef loaded = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+        for (int e = e0; e < e1; e++) {
+            LLVMValueRef phi = LLVMBuildPhi(b, ft, "");
+            LLVMValueRef vals[2] = {el[e], tile->el[e]};
+            LLVMBasicBlockRef blocks[2] = {loaded, from};
+            LLVMAddIncoming(phi, vals, blocks, 2);
+            el[e] = phi;
+        }
     }
     if (el)
         cg_set_value(c, op->results[0], el, n, ir_value(f, op->results[0])->layout);

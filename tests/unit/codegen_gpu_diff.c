@@ -137,6 +137,19 @@ typedef struct Case {
              {E_F16, (M) * (N), FILL_POISON, 1e-2}},                                               \
             3, {M, N, 256, 256, 1, N, 1, N, 1}, 9, WARPS, STAGES, 0, 1                             \
     }
+/* ... seed 2 with its K loop warp-specialized (warp_specialize.tri's ws_matmul) and --stream-k:
+ * the producer warpgroup runs the loop over units (on the device's arch only) */
+#define WS_STREAM_K_WIDE                                                                           \
+    {                                                                                              \
+        "warp_specialize.tri", "ws_matmul",                                                        \
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
+            "i32:1",                                                                               \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"}, 4, 144, \
+            {{E_F16, 1536 * 256, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 256 * 3072, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 1536 * 3072, FILL_POISON, 1e-2}},                                             \
+            3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 3, 0, 1                          \
+    }
 #define SEED2_STREAM_K(WARPS, STAGES) SEED2_STREAM_K_CASE(64, 64, 32, 768, 768, WARPS, STAGES)
 #define SEED2_STREAM_K_WIDE           SEED2_STREAM_K_CASE(128, 256, 64, 1536, 3072, 8, 3)
 
@@ -909,6 +922,7 @@ int main(void)
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K(4, 3),
         SEED2_STREAM_K_WIDE,
+        WS_STREAM_K_WIDE,
         /* seed 1 (tutorial 03: pointers advanced every iteration, K's tail masked, C's edges
          * masked) with --stream-k: C [760, 760] fp32 = A [760, 200] B, 64 x 64 x 32 tiles: 144
          * tiles of 7 K steps, every one split on 132 programs (more programs an SM: whole) */
