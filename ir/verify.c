@@ -13,7 +13,8 @@
  *     yield ends every for body and if branch and a while's region 1, condition ends a while's
  *     region 0, and neither appears anywhere else;
  *   - layouts, when assigned: a valid index whose rank is the value's rank, scalars have none,
- *     slices of a valid parent, dot operands of an mma or blocked layout;
+ *     slices of a valid parent, dot operands of an mma or blocked layout; every partial_store
+ *     and partial_add of the function of one layout (their memory order follows it);
  *   - shared memory (docs/ir.md "Shared memory and the memory pipeline"): !smem values come
  *     only from local_alloc (a buffer, dim 0 = slots) and slot (a view of one slot); they are
  *     operands only where a buffer or view is expected (slot, async_copy, local_load, wgmma);
@@ -37,6 +38,7 @@ typedef struct Verifier {
     const int32_t *num; /* printed numbers */
     bool *defined;      /* visible at this point */
     bool *ever;         /* defined somewhere already (SSA: once) */
+    int partial_layout; /* the layout of the first partial_store/partial_add's tile (0: none) */
     bool ok;
 } Verifier;
 
@@ -1201,6 +1203,15 @@ static void check_types(Verifier *v, const IrOp *op)
                    tstr(v, s), tstr(v, t));
         else if (op->code == OP_PARTIAL_ADD && !type_equal(rtype(v, op, 0), t))
             report(v, op, "result has type %s, expected %s", tstr(v, rtype(v, op, 0)), tstr(v, t));
+        int l = op->operands[2] > 0 && op->operands[2] < v->f->nvalues
+                    ? v->f->values[op->operands[2]].layout
+                    : 0;
+        if (l > 0 && !v->partial_layout)
+            v->partial_layout = l;
+        else if (l > 0 && l != v->partial_layout)
+            report(v, op,
+                   "a partial tile of another layout than the function's first (a "
+                   "partial's memory order follows its layout)");
         break;
     }
     case OP_DOT: {
