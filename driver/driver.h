@@ -42,6 +42,8 @@ typedef struct CompileOptions {
     bool no_fp_fusion;        /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
     bool no_heavy_first;      /* --no-heavy-first: programs keep their launch order
                                 (PassOptions.no_heavy_first) */
+    bool no_auto_ws;          /* --no-auto-warp-specialize: only a loop that asks is
+                                warp-specialized (PassOptions.no_auto_ws) */
     bool pingpong;            /* --pingpong: two consumer groups take a warp-specialized persistent
                                 kernel's tiles in turn (PassOptions.pingpong) */
     bool tma_store;           /* --tma-store: tile stores through tensor maps on sm_90a

@@ -27,6 +27,8 @@ typedef struct PassOptions {
     bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
     bool no_heavy_first;    /* heavy_first.c does nothing: programs keep their launch order
                                (--no-heavy-first) */
+    bool no_auto_ws;        /* warp_specialize.c gives a producer only to the loop that asks
+                               (--no-auto-warp-specialize), never to one it chooses */
     bool pingpong;          /* warp_specialize.c: a persistent kernel's one consumer warpgroup
                                becomes two that take its tiles in turn (--pingpong) */
     bool tma_store;         /* tma.c: on sm_90a, a 2-d tile store whose addresses a tensor map

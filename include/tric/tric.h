@@ -186,6 +186,11 @@ typedef struct tric_compile_options {
      * written and deep, and each tuning keeps the faster (a config whose stages cannot grow has
      * no twin; a kernel not autotuned compiles as written). Part of the JIT cache key. */
     int deep_pipeline;
+    /* nonzero: only a loop written tl.range(..., warp_specialize=True) gets a producer warpgroup.
+     * By default, on sm_90a, the pass also gives one to the first loop running two wgmma ops an
+     * iteration (attention) in a kernel with two consumer warpgroups that holds one program an
+     * SM (docs/passes.md "warp_specialize", chosen). Part of the JIT cache key. */
+    int no_auto_warp_specialize;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

@@ -63,6 +63,8 @@ typedef struct Case {
                        sm_80 and sm_90a */
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
     bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
+    bool chosen;    /* no loop asks, but on sm_90a the pass gives one a producer (two wgmma ops an
+                       iteration, 8 warps, one program an SM: warp_specialize.c's chosen_loop) */
     bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
     bool pingpong;  /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
     int tma_stores; /* compiled with PassOptions.tma_store: the tile stores on sm_90a that become
@@ -316,7 +318,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
         return;
     }
     if (!strcmp(pass, "warp_specialize")) {
-        bool ws = (stages >= 2 || c->asks) && c->ws && arch_specific;
+        bool ws = (stages >= 2 || c->asks) && (c->ws || c->chosen) && arch_specific;
         CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
               arch, stages, f->ws.producer_warps);
         CHECK(f->ws.consumer_groups == (ws && c->pingpong ? 2 : 0),
@@ -344,8 +346,10 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 
 /* examples/attention.tri, D = 128, blocks of 128 x BLOCK_N on 8 warps, 2 programs over N_CTX =
  * 256 for each of HEADS heads (Z = 1): STAGE, num_stages, warp_specialize (True or False), the
- * loops pipelined, the tiles sm_80 reads whole; its loops' tl.range(..., num_stages=) asks. */
-#define ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS)                       \
+ * loops pipelined, the tiles sm_80 reads whole; its loops' tl.range(..., num_stages=) asks. Its
+ * buffers hold one program an SM, so on sm_90a a loop not asking warp_specialize on 3 stages gets
+ * the producer anyway (the pass chooses it); ATTN_FWD_ON's last argument: sm_90a only. */
+#define ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY)               \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -365,8 +369,11 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              ATTN_STRIDES,                                                                         \
              I(HEADS),                                                                             \
              I(256)},                                                                              \
-            20, LOOPS, .tiles = {SM80_TILES, 0}, .asks = true, .ws = PY_BOOL_##WS                  \
+            20, LOOPS, .tiles = {SM80_TILES, 0}, .sm90_only = SM90_ONLY, .asks = true,             \
+                       .ws = PY_BOOL_##WS, .chosen = !PY_BOOL_##WS && (STAGES) >= 3                \
     }
+#define ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS)                       \
+    ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, false)
 #define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
     ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
 
@@ -778,6 +785,11 @@ int main(void)
          * accumulator's layout (layouts' sink_converts); on sm_80 K and V are read back whole
          * (the dots' other operands are in registers) */
         ATTN_FWD(3, 128, 2, False, 2, 4),
+        /* ... on 3 stages (sm_90a: the slots exceed sm_80's shared memory), not causal and
+         * causal: the first loop gets a producer warpgroup its tl.range does not ask for, chosen
+         * by the pass (two wgmma ops an iteration on 3 slots, one program an SM) */
+        ATTN_FWD_ON(1, 128, 3, False, 1, 0, 1, true),
+        ATTN_FWD_ON(3, 128, 3, False, 2, 0, 1, true),
         /* the same over 10 heads: heavy_first reads start_m and off_hz back from the launch
          * index, the longest programs first, 8 heads at a time (a group of 8, then one of 2) */
         ATTN_FWD_HEADS(3, 128, 2, False, 2, 4, 10),

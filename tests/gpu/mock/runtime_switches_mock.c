@@ -14,6 +14,9 @@
  *     pass reorders it and with opt.no_heavy_first is two entries, two codes;
  *   - ping-pong: tutorial 09's warp-specialized persistent matmul with opt.pingpong (two
  *     consumer groups, 384 threads) is another entry than without (256 threads);
+ *   - the producer the pass chooses: tutorial 06's attention at D = 128 on 8 warps gets one
+ *     (setmaxnreg, 384 threads) though its loop does not ask; with
+ *     opt.no_auto_warp_specialize it is another entry without one (256 threads);
  *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
  * The environment is read once per process, so each variable is tried in a child process: this
  * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
@@ -30,9 +33,11 @@ static const char *va_path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
 static const char *f16_path = TRIC_SOURCE_DIR "/tests/lit/codegen/slp.tri";
 static const char *triangle_path = TRIC_SOURCE_DIR "/tests/lit/passes/Inputs/heavy_first.tri";
 static const char *pdesc_path = TRIC_SOURCE_DIR "/examples/persistent_desc_matmul.tri";
+static const char *attn_path = TRIC_SOURCE_DIR "/examples/attention.tri";
 
 /* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, heavy_first.tri's
- * triangle, tutorial 09's persistent matmul warp-specialized (pdesc), slp.tri's fp16 mul. */
+ * triangle, tutorial 09's persistent matmul warp-specialized (pdesc), tutorial 06's attention
+ * forward at D = 128, 128 x 128 blocks, 8 warps, 3 stages (attn), slp.tri's fp16 mul. */
 static tric_compile_options kernel_options(const char *which, const char **path)
 {
     static const char *seed2_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
@@ -40,6 +45,8 @@ static tric_compile_options kernel_options(const char *which, const char **path)
     static const char *va_defs[] = {"BLOCK_SIZE=1024"};
     static const char *f16_defs[] = {"BLOCK=1024"};
     static const char *triangle_defs[] = {"BLOCK=128"};
+    static const char *attn_defs[] = {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=128", "STAGE=1",
+                                      "num_stages=3"};
     static const char *pdesc_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128",
                                        "BLOCK_SIZE_K=64",  "GROUP_SIZE_M=8",
                                        "NUM_SMS=132",      "WARP_SPECIALIZE=True"};
@@ -64,6 +71,14 @@ static tric_compile_options kernel_options(const char *which, const char **path)
         opt.constexprs = pdesc_defs;
         opt.nconstexprs = 6;
         opt.num_stages = 4;
+    } else if (!strcmp(which, "attn")) {
+        *path = attn_path;
+        opt.kernel = "attn_fwd";
+        opt.signature = "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,"
+                        "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16";
+        opt.constexprs = attn_defs;
+        opt.nconstexprs = 5;
+        opt.num_warps = 8;
     } else if (!strcmp(which, "triangle")) {
         *path = triangle_path;
         opt.kernel = "triangle";
@@ -93,6 +108,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.no_heavy_first = extra->no_heavy_first;
         opt.pingpong = extra->pingpong;
         opt.tma_store = extra->tma_store;
+        opt.no_auto_warp_specialize = extra->no_auto_warp_specialize;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -157,6 +173,26 @@ static void test_tma_store(tric_device dev)
     extra.tma_store = 1;
     check_pdesc_switch(dev, &extra, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", NULL,
                        "cp.async.bulk.wait_group.read 0");
+}
+
+/* The producer warpgroup the pass gives attention's loop (setmaxnreg, 384 threads) by default;
+ * no_auto_warp_specialize keeps the loop as written (256 threads) in an entry of its own. */
+static void test_no_auto_warp_specialize(tric_device dev)
+{
+    tric_module chosen, as_written, again;
+    CHECK(compile(dev, "attn", NULL, &chosen) == TRIC_SUCCESS);
+    CHECK(chosen && has(chosen, "setmaxnreg") && has(chosen, ".maxntid 384, 1, 1"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.no_auto_warp_specialize = 1;
+    CHECK(compile(dev, "attn", &extra, &as_written) == TRIC_SUCCESS);
+    CHECK(as_written && !as_written->from_cache && !has(as_written, "setmaxnreg") &&
+          has(as_written, ".maxntid 256, 1, 1"));
+    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache &&
+          !strcmp(tric_module_code(as_written), tric_module_code(again)));
+    tric_module_destroy(chosen);
+    tric_module_destroy(as_written);
+    tric_module_destroy(again);
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
@@ -300,6 +336,7 @@ int main(int argc, char **argv)
     test_no_heavy_first(dev);
     test_pingpong(dev);
     test_tma_store(dev);
+    test_no_auto_warp_specialize(dev);
     test_llvm_passes(dev);
     test_llvm_args(dev);
     tric_device_close(dev);
