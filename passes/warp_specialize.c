@@ -845,8 +845,9 @@ static int64_t loop_slots(const IrFunc *f, const IrOp *loop)
  * more, in a kernel whose buffers already hold one program an SM (so the producer costs no
  * occupancy). Measured (H200, docs/performance.md): tutorial 06 at D = 128 on 8 warps with 3
  * stages 0.89-0.96x the time as written; with 2 stages 1.00-1.02x, where two programs share an
- * SM (D = 64, 128 x 64 blocks) 1.09-1.28x, and on a matmul's one wgmma an iteration 1.04-1.12x,
- * so none of those is chosen. NULL when none qualifies. */
+ * SM (D = 64, 128 x 64 blocks) 1.09-1.28x, with one consumer warpgroup (4 warps) 0.96-1.03x, and
+ * on a matmul's one wgmma an iteration 1.04-1.12x, so none of those is chosen. NULL when none
+ * qualifies. */
 static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
 {
     if (o->no_auto_ws || !o->arch_specific || o->sm != 90 || f->num_warps < 8 ||
