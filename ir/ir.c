@@ -446,6 +446,22 @@ bool ir_region_uses(const IrRegion *r, ValueId v)
     return false;
 }
 
+const IrOp *ir_region_find(const IrRegion *r, const OpCode *codes, int n)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int c = 0; c < n; c++)
+            if (op->code == codes[c])
+                return op;
+        for (int k = 0; k < op->nregions; k++) {
+            const IrOp *in = ir_region_find(&op->regions[k], codes, n);
+            if (in)
+                return in;
+        }
+    }
+    return NULL;
+}
+
 int ir_region_use_count(const IrRegion *r, ValueId v)
 {
     int n = 0;

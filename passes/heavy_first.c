@@ -203,17 +203,8 @@ static void classify(Order *s, const IrRegion *r)
 /* An op that lets programs wait for one another (an atomic, a flag wait) in r, or NULL. */
 static const IrOp *inter_program(const IrRegion *r)
 {
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS || op->code == OP_FLAG_WAIT)
-            return op;
-        for (int k = 0; k < op->nregions; k++) {
-            const IrOp *in = inter_program(&op->regions[k]);
-            if (in)
-                return in;
-        }
-    }
-    return NULL;
+    static const OpCode waits[] = {OP_ATOMIC_RMW, OP_ATOMIC_CAS, OP_FLAG_WAIT};
+    return ir_region_find(r, waits, 3);
 }
 
 /* Every program_id(axis) of r (and its regions) read as num_programs(axis) - 1 -

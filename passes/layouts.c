@@ -446,22 +446,6 @@ static int layout_dot_acc(LayCtx *c, const IrOp *op)
 
 static IrOp *region_terminator(IrRegion *r) { return r->nops ? r->ops[r->nops - 1] : NULL; }
 
-/* The function's first partial_store, or NULL. */
-static const IrOp *first_partial_store(const IrRegion *r)
-{
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if (op->code == OP_PARTIAL_STORE)
-            return op;
-        for (int k = 0; k < op->nregions; k++) {
-            const IrOp *in = first_partial_store(&op->regions[k]);
-            if (in)
-                return in;
-        }
-    }
-    return NULL;
-}
-
 /* The one layout of a function's partial tiles (partial_store and partial_add: their memory order
  * follows it, so both must agree): the accumulator layout of the dot whose sum a partial_store
  * stores (through the loops that carry it), so the accumulator goes to memory as it is (stream-K's
@@ -471,7 +455,7 @@ static int partial_layout(LayCtx *c)
     if (c->partial >= 0)
         return c->partial;
     const IrFunc *f = c->f;
-    const IrOp *st = first_partial_store(&f->body);
+    const IrOp *st = ir_region_find(&f->body, (const OpCode[]){OP_PARTIAL_STORE}, 1);
     c->partial = 0;
     ValueId v = st ? st->operands[2] : 0;
     for (int depth = 0; v > 0 && depth < 16; depth++) {

@@ -1237,15 +1237,8 @@ static bool rewrite_loop(Tma *t, Loop *L)
  * with nothing a thread does after it. */
 static bool has_atomic(const IrRegion *r)
 {
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if (op->code == OP_ATOMIC_RMW || op->code == OP_ATOMIC_CAS)
-            return true;
-        for (int k = 0; k < op->nregions; k++)
-            if (has_atomic(&op->regions[k]))
-                return true;
-    }
-    return false;
+    static const OpCode atomics[] = {OP_ATOMIC_RMW, OP_ATOMIC_CAS};
+    return ir_region_find(r, atomics, 2) != NULL;
 }
 
 /* The pointer parameter p's addresses start from (through splat, broadcast, expand_dims,
