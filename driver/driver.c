@@ -532,7 +532,7 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
     StrBuf reasons = {0}, names = {0};
     const char *tune_name = NULL;
     /* --stream-k=auto, --deep-pipeline=auto: config f n + i is config i in form forms[f] */
-    ConfigForm forms[3];
+    ConfigForm forms[DRIVER_MAX_FORMS];
     int n = at->nconfigs,
         total = n * driver_config_forms(opt->stream_k_twins, opt->deep_pipeline_twins, forms);
     const char **left_out = arena_alloc(arena, sizeof(char *) * (size_t)(total + 1));
@@ -555,18 +555,18 @@ static bool compile_tuned(const Module *m, const CompileOptions *opt, const Spec
         int lowered_from = 0, raised_from = 0;
         CompileOptions copt = *opt;
         if (opt->stream_k_twins)
-            copt.stream_k = form == FORM_STREAM_K;
+            copt.stream_k = form & FORM_STREAM_K;
         if (opt->deep_pipeline_twins)
-            copt.deep_pipeline = form == FORM_DEEP_PIPELINE;
+            copt.deep_pipeline = form & FORM_DEEP_PIPELINE;
         IrFunc *gpu = kernel_gpu_ir(m, &copt, &spec, c->num_warps ? c->num_warps : opt->num_warps,
                                     c->num_stages ? c->num_stages : opt->num_stages, true, sm,
                                     arch_specific, arena, &cd, &k, &lowered_from, &raised_from);
-        /* a twin the switch left as written is the same kernel as config i % n */
-        if (gpu && form == FORM_STREAM_K && !gpu->persistent.on)
+        /* a twin a switch left as written is the same kernel as the config it was applied to */
+        if (gpu && (form & FORM_STREAM_K) && !gpu->persistent.on)
             left_out[i] = arena_printf(arena, "stream_k left it as written, as config %d", i % n);
-        else if (gpu && form == FORM_DEEP_PIPELINE && !raised_from)
-            left_out[i] =
-                arena_printf(arena, "deep_pipeline left its num_stages, as config %d", i % n);
+        else if (gpu && (form & FORM_DEEP_PIPELINE) && !raised_from)
+            left_out[i] = arena_printf(arena, "deep_pipeline left its num_stages, as config %d",
+                                       driver_form_base(forms, n, i));
         if (gpu && left_out[i]) {
             diag_free(&cd);
             continue;

@@ -58,7 +58,8 @@ typedef struct CompileOptions {
                                 while the kernel fits in shared memory (gpu_passes) */
     bool deep_pipeline_twins; /* --deep-pipeline=auto: an autotuned kernel's configs also compile
                                  with deep_pipeline (", deep_pipeline" in the config text), for the
-                                 tuner to choose; a twin left at its stage count is left out */
+                                 tuner to choose, and with both switches when stream_k_twins is
+                                 set too; a twin left at its stage count is left out */
     const char *const *include_dirs; /* -I: where absolute imports are looked for, after the
                                         importing file's directory (imports.c) */
     int ninclude_dirs;
@@ -225,13 +226,26 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
 void driver_config_text(StrBuf *sb, const TuneConfig *c);
 
 /* The forms an autotuned kernel's configs compile in: as written, then one twin form per switch
- * asked as "auto" (--stream-k=auto, --deep-pipeline=auto), config f n + i being config i in
- * form forms[f], for the tuner to choose at each key. */
-typedef enum ConfigForm { FORM_AS_WRITTEN, FORM_STREAM_K, FORM_DEEP_PIPELINE } ConfigForm;
-/* The forms in order into forms (FORM_AS_WRITTEN first); returns how many (1 to 3). */
-int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins, ConfigForm forms[3]);
-/* What a form adds to a config's text: "", ", stream_k", ", deep_pipeline". */
+ * asked as "auto" (--stream-k=auto, --deep-pipeline=auto) and, with both, their combination
+ * (stream_k made deep), config f n + i being config i in form forms[f], for the tuner to choose
+ * at each key. A form is the set of switches it turns on. */
+typedef enum ConfigForm {
+    FORM_AS_WRITTEN = 0,
+    FORM_STREAM_K = 1,
+    FORM_DEEP_PIPELINE = 2,
+    FORM_STREAM_K_DEEP = FORM_STREAM_K | FORM_DEEP_PIPELINE,
+} ConfigForm;
+enum { DRIVER_MAX_FORMS = 4 };
+/* The forms in order into forms: FORM_AS_WRITTEN first, FORM_STREAM_K second when asked, the deep
+ * ones (FORM_DEEP_PIPELINE, then FORM_STREAM_K_DEEP) last; returns how many (1 to 4). */
+int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins,
+                        ConfigForm forms[DRIVER_MAX_FORMS]);
+/* What a form adds to a config's text: "", ", stream_k", ", deep_pipeline",
+ * ", stream_k, deep_pipeline". */
 const char *driver_form_suffix(ConfigForm form);
+/* The config a twin's switches were applied to, for twin i of n configs in forms: the same config
+ * as written for stream_k and deep_pipeline, its stream_k twin for the two together. */
+int driver_form_base(const ConfigForm *forms, int n, int i);
 
 /* A kernel's @triton.heuristics that read run-time arguments, with the parsed source they need;
  * made when the module compiles, evaluated at every launch (docs/runtime.md "Heuristics"). */

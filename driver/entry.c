@@ -66,7 +66,8 @@ bool driver_file_tune_configs(const SrcFile *file, const SpecOptions *spec, Auto
 
 void driver_config_text(StrBuf *sb, const TuneConfig *c) { autotune_config_text(sb, c); }
 
-int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins, ConfigForm forms[3])
+int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins,
+                        ConfigForm forms[DRIVER_MAX_FORMS])
 {
     int n = 0;
     forms[n++] = FORM_AS_WRITTEN;
@@ -74,14 +75,25 @@ int driver_config_forms(bool stream_k_twins, bool deep_pipeline_twins, ConfigFor
         forms[n++] = FORM_STREAM_K;
     if (deep_pipeline_twins)
         forms[n++] = FORM_DEEP_PIPELINE;
+    if (stream_k_twins && deep_pipeline_twins)
+        forms[n++] = FORM_STREAM_K_DEEP;
     return n;
 }
 
 const char *driver_form_suffix(ConfigForm form)
 {
-    return form == FORM_STREAM_K        ? ", stream_k"
-           : form == FORM_DEEP_PIPELINE ? ", deep_pipeline"
-                                        : "";
+    switch (form) {
+    case FORM_STREAM_K: return ", stream_k";
+    case FORM_DEEP_PIPELINE: return ", deep_pipeline";
+    case FORM_STREAM_K_DEEP: return ", stream_k, deep_pipeline";
+    default: return "";
+    }
+}
+
+int driver_form_base(const ConfigForm *forms, int n, int i)
+{
+    /* stream_k is forms[1] whenever a stream_k form exists */
+    return (forms[i / n] == FORM_STREAM_K_DEEP ? n : 0) + i % n;
 }
 
 /* ---- heuristics evaluated at launch ------------------------------------------------------------ */

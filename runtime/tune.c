@@ -32,7 +32,10 @@ struct RtTuner {
     char **texts;                   /* config i's text ("BLOCK_SIZE_M=128, ..., num_stages=3") */
     bool owns_configs;              /* compiled here (a loaded PTX's configs are its members) */
     int first_deep_twin; /* configs from here on are deep_pipeline twins (TRIC_DEEP_PIPELINE_AUTO,
-                            the last form); nconfigs when there are none */
+                            the last forms); nconfigs when there are none */
+    ConfigForm forms[DRIVER_MAX_FORMS]; /* compiled here: config f n + i is config i in form
+                                           forms[f] (driver_config_forms) */
+    int nforms;
     int key[RT_MAX_TUNE_KEY], nkey; /* parameter indices */
     int restore[RT_MAX_PARAMS], nrestore;
     int reset[RT_MAX_PARAMS], nreset;
@@ -47,6 +50,7 @@ static RtTuner *tuner_new(int nconfigs) {
     if (!t)
         return NULL;
     t->nconfigs = t->first_deep_twin = nconfigs;
+    t->nforms = 1;
     t->configs = calloc((size_t)nconfigs, sizeof *t->configs);
     t->why = calloc((size_t)nconfigs, sizeof *t->why);
     t->texts = calloc((size_t)nconfigs, sizeof *t->texts);
@@ -343,9 +347,9 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
     }
     *tuned = true;
     /* TRIC_STREAM_K_AUTO, TRIC_DEEP_PIPELINE_AUTO: config f n + i is config i in form forms[f]
-     * (stream_k: persistent, the last round split along K; deep_pipeline: more stages), the
-     * tuning keeping the fastest at each key */
-    ConfigForm forms[3];
+     * (stream_k: persistent, the last round split along K; deep_pipeline: more stages; both),
+     * the tuning keeping the fastest at each key */
+    ConfigForm forms[DRIVER_MAX_FORMS];
     int n = at.nconfigs,
         total =
             n * driver_config_forms(opt && opt->stream_k == TRIC_STREAM_K_AUTO,
@@ -370,23 +374,29 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
             mod, t, i,
             config_options(opt, c->defines, c->ndefines, c->num_warps, c->num_stages, a)};
         if (opt && opt->stream_k == TRIC_STREAM_K_AUTO)
-            jobs[i].options.stream_k = form == FORM_STREAM_K ? TRIC_STREAM_K_ON : TRIC_STREAM_K_OFF;
+            jobs[i].options.stream_k = form & FORM_STREAM_K ? TRIC_STREAM_K_ON : TRIC_STREAM_K_OFF;
         if (opt && opt->deep_pipeline == TRIC_DEEP_PIPELINE_AUTO)
             jobs[i].options.deep_pipeline =
-                form == FORM_DEEP_PIPELINE ? TRIC_DEEP_PIPELINE_ON : TRIC_DEEP_PIPELINE_OFF;
+                form & FORM_DEEP_PIPELINE ? TRIC_DEEP_PIPELINE_ON : TRIC_DEEP_PIPELINE_OFF;
     }
     run_parallel(compile_job, jobs, sizeof *jobs, total);
-    t->first_deep_twin = forms[total / n - 1] == FORM_DEEP_PIPELINE ? total - n : total;
-    /* a twin its switch left as written would only time config i % n again. A deep twin that
-     * launches specialize (seed 2 without a signature's hints) is kept: its kernel as compiled
-     * here pipelines nothing (no alignment known), each launch's variant may, and time_configs
-     * leaves out a variant that did not deepen. */
+    t->nforms = total / n;
+    memcpy(t->forms, forms, sizeof forms);
+    t->first_deep_twin = total;
+    for (int f = t->nforms - 1; f > 0 && (forms[f] & FORM_DEEP_PIPELINE); f--)
+        t->first_deep_twin = f * n;
+    /* a twin a switch left as written would only time the config it was applied to again. A
+     * deep twin that launches specialize (seed 2 without a signature's hints) is kept: its
+     * kernel as compiled here pipelines nothing (no alignment known), each launch's variant
+     * may, and time_configs leaves out a variant that did not deepen. */
     for (int i = n; i < total; i++) {
         ConfigForm form = forms[i / n];
         const struct tric_module_s *cm = t->configs[i];
         const struct tric_kernel_s *k = cm ? &cm->kernel : NULL;
         bool varies = cm && cm->nopen > 0 && !mod->device->ops->interprets_ir;
-        if (!k || (form == FORM_STREAM_K ? k->persistent : k->stages_raised_from > 0 || varies))
+        bool not_split = (form & FORM_STREAM_K) && k && !k->persistent;
+        if (!k ||
+            (!not_split && (!(form & FORM_DEEP_PIPELINE) || k->stages_raised_from > 0 || varies)))
             continue;
         rt_module_free(t->configs[i]);
         t->configs[i] = NULL;
@@ -394,9 +404,10 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
         strbuf_printf(&why,
                       "%s left it as written, as config %d (the %s, or the device runs kernels "
                       "as written: cpu)",
-                      form == FORM_STREAM_K ? "stream_k" : "deep_pipeline", i % n,
-                      form == FORM_STREAM_K ? "pass does not take the kernel"
-                                            : "stages cannot grow in shared memory");
+                      not_split ? "stream_k" : "deep_pipeline",
+                      not_split ? i % n : driver_form_base(forms, n, i),
+                      not_split ? "pass does not take the kernel"
+                                : "stages cannot grow in shared memory");
         t->why[i] = strbuf_take(&why);
     }
     int first = -1;
@@ -652,16 +663,25 @@ static void variant_job(void *item) {
 
 #define RT_MAX_CONFIGS_PARALLEL 64
 
-/* Config i is a deep twin that this launch does not time: it has more programs than dev has SMs.
- * A deep pipeline pays with occupancy; only where each SM runs at most one program is the shared
- * memory a second program would take idle. */
+/* Config i is a deep twin that this launch does not time. A deep pipeline pays with occupancy,
+ * so a twin is timed only where it runs as many programs at once as the config it deepens: where
+ * the launch has no more programs than dev has SMs, or where that config's shared memory already
+ * held each SM to one program (two would need more than an SM has: a block may take all but the
+ * 1 KB each block reserves). There the memory a second program would take is idle. The variant
+ * of the config it deepens is compiled first (time_configs). */
 static bool deep_twin_idle(const RtTuner *t, int i, const struct tric_device_s *dev,
                            tric_grid_fn fn, void *user, tric_dim3 grid, const tric_arg *args,
                            int nargs) {
     if (i < t->first_deep_twin)
         return false;
     tric_dim3 g = grid_of(&t->configs[i]->kernel, fn, user, grid, args, nargs);
-    return (int64_t)g.x * g.y * g.z > dev->multiprocessors;
+    if ((int64_t)g.x * g.y * g.z <= dev->multiprocessors)
+        return false;
+    struct tric_module_s *base = t->configs[driver_form_base(t->forms, t->nconfigs / t->nforms, i)];
+    if (!base)
+        return true;
+    int64_t shared = rt_launch_variant(&base->kernel, args)->shared_bytes;
+    return 2 * (shared + 1024) <= (int64_t)dev->max_shared_optin + 1024;
 }
 
 /* Times every config (t->lock held) and returns the fastest's index, or -1 with the error set. */
@@ -679,12 +699,17 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         if (st == TRIC_SUCCESS && n)
             st = tric_copy_device(saved[i], 0, a->v.buf.buffer, a->v.buf.offset, n, stream);
     }
-    /* Each config's variant for these arguments, compiled on every core before any timing (not
-     * a deep twin's where it will not be timed). */
+    /* Each config's variant for these arguments, compiled on every core before any timing: the
+     * configs deep twins deepen first, then the deep twins that will be timed. */
     VariantJob jobs[RT_MAX_CONFIGS_PARALLEL];
-    for (int first = 0; first < t->nconfigs; first += RT_MAX_CONFIGS_PARALLEL) {
+    for (int first = 0, end; first < t->nconfigs; first = end) {
+        end = first + RT_MAX_CONFIGS_PARALLEL; /* a batch never spans the first deep twin */
+        if (first < t->first_deep_twin && end > t->first_deep_twin)
+            end = t->first_deep_twin;
+        if (end > t->nconfigs)
+            end = t->nconfigs;
         int n = 0;
-        for (int i = first; i < t->nconfigs && i < first + RT_MAX_CONFIGS_PARALLEL; i++)
+        for (int i = first; i < end; i++)
             if (t->configs[i] && !deep_twin_idle(t, i, dev, fn, user, grid, args, nargs))
                 jobs[n++] = (VariantJob){&t->configs[i]->kernel, args};
         run_parallel(variant_job, jobs, sizeof *jobs, n);
@@ -703,20 +728,33 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     int best = -1;
     double best_ms = 0;
     StrBuf reasons = {0};
+    /* TRIC_PRINT_AUTOTUNING (Triton's TRITON_PRINT_AUTOTUNING): each config's time, or why it
+     * was not timed, and the choice, on stderr */
+    const char *print_env = getenv("TRIC_PRINT_AUTOTUNING");
+    bool print = print_env && *print_env && strcmp(print_env, "0");
     for (int i = 0; i < t->nconfigs && st == TRIC_SUCCESS; i++) {
         if (!t->configs[i])
             continue;
         /* a deep twin whose variant for these arguments could not deepen is config i % n again */
-        if (deep_twin_idle(t, i, dev, fn, user, grid, args, nargs) ||
-            (i >= t->first_deep_twin &&
-             rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0))
+        bool idle = deep_twin_idle(t, i, dev, fn, user, grid, args, nargs);
+        if (idle || (i >= t->first_deep_twin &&
+                     rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0)) {
+            if (print)
+                fprintf(stderr, "tric autotune %s: config %d (%s): not timed: %s\n", k->name, i,
+                        t->texts[i],
+                        idle ? "a deep twin costing occupancy here"
+                             : "its variant for these arguments did not deepen");
             continue;
+        }
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
         /* A config over twice the best time so far is timed once. */
         tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,
                                         best < 0 ? 0 : 2 * best_ms, flush, &ms);
+        if (print && ts == TRIC_SUCCESS)
+            fprintf(stderr, "tric autotune %s: config %d (%s): %.4f ms\n", k->name, i, t->texts[i],
+                    ms);
         if (ts == TRIC_SUCCESS && (best < 0 || ms < best_ms)) {
             best = i;
             best_ms = ms;
@@ -738,6 +776,9 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         if (saved[i])
             tric_buffer_free(saved[i]);
     }
+    if (print && st == TRIC_SUCCESS && best >= 0)
+        fprintf(stderr, "tric autotune %s: chose config %d (%s): %.4f ms\n", k->name, best,
+                t->texts[best], best_ms);
     if (st == TRIC_SUCCESS && best < 0)
         rt_fail(TRIC_ERROR_LAUNCH, "%s: autotune: no config could be launched:%s", k->name,
                 reasons.data ? reasons.data : "");

@@ -362,9 +362,9 @@ static void test_stream_k_auto(tric_device dev)
 }
 
 /* TRIC_DEEP_PIPELINE_AUTO: the configs as written, then the stream_k twins when asked too, then
- * the deep ones; the cpu device runs the IR as lowered, so no deep twin differs from its config
- * and each is left out with the reason (runtime_cuda_mock compiles them); a value out of range
- * is refused. */
+ * the deep ones, then (with both) the stream_k twins made deep; the cpu device runs the IR as
+ * lowered, so no deep twin differs from its config and each is left out with the reason
+ * (runtime_cuda_mock compiles them); a value out of range is refused. */
 static void test_deep_pipeline_auto(tric_device dev)
 {
     static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
@@ -376,7 +376,7 @@ static void test_deep_pipeline_auto(tric_device dev)
     tric_kernel k, c;
     CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
               TRIC_SUCCESS &&
-          tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 6);
+          tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS && tric_kernel_num_configs(k) == 8);
     CHECK(tric_kernel_config(k, 1, &c) == TRIC_SUCCESS);
     CHECK(tric_kernel_config(k, 3, &c) == TRIC_ERROR_COMPILE &&
           strstr(tric_last_error(), "config 3 (BLOCK_SIZE=256, num_warps=4, stream_k) was left "
@@ -386,6 +386,10 @@ static void test_deep_pipeline_auto(tric_device dev)
                                     "left out: deep_pipeline left it as written, as config 1 (the "
                                     "stages cannot grow in shared memory, or the device runs "
                                     "kernels as written: cpu)"));
+    CHECK(tric_kernel_config(k, 7, &c) == TRIC_ERROR_COMPILE &&
+          strstr(tric_last_error(), "config 7 (BLOCK_SIZE=256, num_warps=4, stream_k, "
+                                    "deep_pipeline) was left out: stream_k left it as written, as "
+                                    "config 1"));
     tric_module_destroy(mod);
 
     vo.deep_pipeline = -1;

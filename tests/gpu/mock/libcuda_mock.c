@@ -25,7 +25,8 @@ typedef unsigned long long CUdeviceptr;
 typedef struct MockFunction {
     char name[128];
     int max_dynamic_shared;
-    int device; /* its module's */
+    int device;   /* its module's */
+    int launches; /* run so far */
 } MockFunction;
 
 typedef struct MockModule {
@@ -348,9 +349,20 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
         return mock_state.sticky;
     MockFunction *f = fn;
     mock_state.launches++;
+    mock_state.last_launch_first = f->launches++ == 0;
     mock_state.grid[0] = gx, mock_state.grid[1] = gy, mock_state.grid[2] = gz;
     mock_state.block[0] = bx, mock_state.block[1] = by, mock_state.block[2] = bz;
     mock_state.shared = shared;
+    int shape = 0;
+    while (shape < mock_state.nshapes &&
+           (mock_state.shapes[shape][0] != bx || mock_state.shapes[shape][1] != shared ||
+            mock_state.shapes[shape][2] != gx))
+        shape++;
+    if (shape == mock_state.nshapes && shape < 32) {
+        mock_state.shapes[shape][0] = bx, mock_state.shapes[shape][1] = shared;
+        mock_state.shapes[shape][2] = gx;
+        mock_state.nshapes++;
+    }
     if (shared > 48 * 1024 && (int)shared > f->max_dynamic_shared)
         return INVALID_VALUE; /* the real driver refuses too without the attribute */
     /* Parameter counts the tests use: vector_add has 4; "probe" kernels 6; sk_probe 4. */
@@ -509,6 +521,8 @@ static CUresult cuEventSynchronize(void *e) { return sticky_or(OK); }
 static CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
     *ms = mock_state.block[0] ? (float)mock_state.block[0] / 128.0f : 1.0f;
+    if (mock_state.last_launch_first)
+        *ms += mock_state.first_launch_extra_ms;
     return OK;
 }
 

@@ -3,6 +3,7 @@
 #ifndef TRIC_MOCK_STATE_H
 #define TRIC_MOCK_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum { MOCK_MAX_DEVICES = 4 };
@@ -12,6 +13,14 @@ typedef struct MockState {
     int ctx_set_current_calls;
     int launches;
     unsigned grid[3], block[3], shared;
+    /* the distinct (threads along x, dynamic shared bytes, programs along x) launched: which
+     * configs a tuning ran, told apart by their shape (a test clears nshapes) */
+    unsigned shapes[32][3];
+    int nshapes;
+    /* what an event pair around a function's first launch measures on top (host work only that
+     * launch does; a test sets it), and whether the last launch was its function's first */
+    float first_launch_extra_ms;
+    bool last_launch_first;
     unsigned char params[16][8]; /* the first 8 bytes behind each kernelParams[i] */
     int nparams_seen;            /* how many the mock read (from the PTX .param list) */
     int max_dynamic_shared_set;

@@ -371,6 +371,71 @@ static void test_deep_pipeline_auto(tric_device dev, MockState *ms)
     tric_module_destroy(mod);
 }
 
+/* Whether kernel k ran with threads threads along x (its shared memory) over programs programs
+ * since ms->nshapes was cleared. */
+static bool launched_shape(const MockState *ms, tric_kernel k, unsigned threads, unsigned programs)
+{
+    for (int i = 0; i < ms->nshapes; i++)
+        if (ms->shapes[i][0] == threads && ms->shapes[i][1] == (unsigned)k->shared_bytes &&
+            ms->shapes[i][2] == programs)
+            return true;
+    return false;
+}
+
+/* TRIC_STREAM_K_AUTO and TRIC_DEEP_PIPELINE_AUTO together: each config as written, with stream_k,
+ * deep, and with both (stream_k made deep, the stream_k twin its base). A launch of more programs
+ * than SMs times a deep twin only where the config it deepens already held one program an SM:
+ * 128x256x64 on 3 stages (144 KB), deep and stream_k-deep, 4 stages; not 128x64x64 on 4 stages
+ * (96 KB, two programs an SM), whose deep twins take 8 stages and one program. */
+static void test_stream_k_deep_auto(tric_device dev, MockState *ms)
+{
+    static const char *small[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=64"};
+    static const char *big[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64"};
+    tric_tune_config configs[] = {{small, 3, 4, 4}, {big, 3, 8, 3}};
+    tric_compile_options opt = seed2_tuned_over(configs, 2);
+    opt.stream_k = TRIC_STREAM_K_AUTO;
+    opt.deep_pipeline = TRIC_DEEP_PIPELINE_AUTO;
+    tric_module mod;
+    tric_kernel k, c[8];
+    if (tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/matmul.tri", &opt, &mod) !=
+            TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 compiles with stream_k and deep_pipeline auto");
+        return;
+    }
+    CHECK(tric_kernel_num_configs(k) == 8);
+    for (int i = 0; i < 8; i++)
+        if (tric_kernel_config(k, i, &c[i]) != TRIC_SUCCESS) {
+            CHECK(!"every config and twin compiles");
+            tric_module_destroy(mod);
+            return;
+        }
+    CHECK(strcmp(tric_kernel_config_text(c[7]), "BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, "
+                                                "BLOCK_SIZE_K=64, num_warps=8, num_stages=3, "
+                                                "stream_k, deep_pipeline") == 0 &&
+          c[7]->persistent && c[7]->stages_raised_from == 3 && c[3]->persistent &&
+          c[3]->stages_raised_from == 0 && !c[5]->persistent && c[5]->stages_raised_from == 3 &&
+          c[6]->persistent && c[6]->stages_raised_from == 4);
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 20, &b) == TRIC_SUCCESS);
+    char tmp[] = "/tmp/tric-mock-skdeep-XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    int n = 4096;
+    tric_arg args[12] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(n),
+                         TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(1),
+                         TRIC_ARG_I32(n), TRIC_ARG_I32(1), TRIC_ARG_I32(n), TRIC_ARG_I32(1)};
+    ms->nshapes = 0;
+    CHECK(tric_launch(k, (tric_dim3){200, 1, 1}, args, 12, NULL) == TRIC_SUCCESS);
+    /* stream_k's launches: one program an SM (the mock's 132) for 128x256 and its deep twin */
+    CHECK(launched_shape(ms, c[0], 128, 200) && launched_shape(ms, c[1], 256, 200) &&
+          launched_shape(ms, c[3], 256, 132) && launched_shape(ms, c[5], 256, 200) &&
+          launched_shape(ms, c[7], 256, 132) && !launched_shape(ms, c[4], 128, 200) &&
+          !launched_shape(ms, c[6], 128, 132));
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
+}
+
 static void test_cache_and_vector_add(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
@@ -571,6 +636,63 @@ static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, vo
     int64_t block = 0;
     *(int *)user += tric_kernel_constexpr(config, "BLOCK_SIZE", &block) == TRIC_SUCCESS;
     return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / (block ? block : 1)), 1, 1};
+}
+
+/* A config whose first launch carries host work only it pays (a persistent kernel's workspace
+ * allocated, its tensor maps encoded) looks far slower on that launch: the tuner times it again
+ * before taking one run as enough. Config 0 (8 warps) measures 2 ms a launch in the mock, config
+ * 1 (2 warps) 0.5 ms, each first launch 10 ms more: config 1 is chosen. TRIC_PRINT_AUTOTUNING
+ * prints each config's time and the choice on stderr. */
+static void test_autotune_first_launch(tric_device dev, const char *va, MockState *ms)
+{
+    char tmp[] = "/tmp/tric-mock-first-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    static const char *c1024[] = {"BLOCK_SIZE=1024"};
+    tric_tune_config configs[] = {{c1024, 1, 8, 0}, {c1024, 1, 2, 0}};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    opt.tune_configs = configs;
+    opt.ntune_configs = 2;
+    tric_module mod;
+    tric_kernel k;
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 4096 * sizeof(float), &b) == TRIC_SUCCESS);
+    if (tric_module_compile_file(dev, va, &opt, &mod) != TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "vector_add_kernel", &k) != TRIC_SUCCESS) {
+        CHECK(!"vector_add compiles tuned over two configs");
+        return;
+    }
+    tric_arg args[] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(4096)};
+    char log[] = "/tmp/tric-mock-print-XXXXXX";
+    int fd = mkstemp(log), saved = dup(2);
+    CHECK(fd >= 0 && saved >= 0 && dup2(fd, 2) == 2);
+    setenv("TRIC_PRINT_AUTOTUNING", "1", 1);
+    ms->first_launch_extra_ms = 10.0f;
+    int chosen = -1;
+    CHECK(tric_kernel_tune(k, NULL, NULL, args, 4, NULL, &chosen) == TRIC_SUCCESS);
+    ms->first_launch_extra_ms = 0.0f;
+    unsetenv("TRIC_PRINT_AUTOTUNING");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(chosen == 1);
+    char text[2048] = {0};
+    FILE *f = fopen(log, "r");
+    CHECK(f && fread(text, 1, sizeof text - 1, f) > 0);
+    if (f)
+        fclose(f);
+    close(fd);
+    unlink(log);
+    CHECK(strstr(text, "tric autotune vector_add_kernel: config 0 (BLOCK_SIZE=1024, num_warps=8): "
+                       "2.0000 ms\n") &&
+          strstr(text, "tric autotune vector_add_kernel: chose config 1 (BLOCK_SIZE=1024, "
+                       "num_warps=2): 0.5000 ms\n"));
+    tric_buffer_free(b);
+    tric_module_destroy(mod);
 }
 
 static void test_autotune(tric_device dev, const char *va, MockState *ms)
@@ -897,9 +1019,11 @@ int main(void)
     test_persistent(dev, ms);
     test_stream_k_auto(dev, ms);
     test_deep_pipeline_auto(dev, ms);
+    test_stream_k_deep_auto(dev, ms);
     test_cache_and_vector_add(dev, va);
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
+    test_autotune_first_launch(dev, va, ms);
     test_streams_and_capture(dev, va, ms);
     test_close_with_live_objects(va, ms);
     test_cache_race(va);
