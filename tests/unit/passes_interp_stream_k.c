@@ -1,6 +1,7 @@
 /* passes_interp_stream_k.c: stream_k (passes/stream_k.c) keeps the seeds' matmuls what they were,
  * on the interpreter after every pass (interp_passes.h), for sm_80 and sm_90a and num_stages 1 to
- * 3, with persistent launches of several program counts over one grid of tiles: every tile whole
+ * 5 (4 and 5: the stage counts --deep-pipeline gives a stream_k twin, rings deeper than the
+ * shortest K loops), with persistent launches of several program counts over one grid of tiles: every tile whole
  * (programs dividing the tiles), rounds of whole tiles then the last round and one more split
  * along K between programs, every tile split, more programs than tiles, and short K loops.
  *   - seed 2 (kernel_matmul: fp16 C, nothing masked, addresses from k): K = 0 to 5 steps;
@@ -128,7 +129,7 @@ static void check_seed(const Seed *seed, const Case *cases, size_t ncases)
         snprintf(name, sizeof name, "%s K = %d, %d programs", seed->kernel, cases[i].k,
                  cases[i].programs);
         PassCheck pc = {.kernel = name,
-                        .max_stages = 3,
+                        .max_stages = 5,
                         .stream_k = true,
                         .out_bytes = c_size(seed),
                         .want = want,
