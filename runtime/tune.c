@@ -381,7 +381,7 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
     }
     run_parallel(compile_job, jobs, sizeof *jobs, total);
     t->nforms = total / n;
-    memcpy(t->forms, forms, sizeof forms);
+    memcpy(t->forms, forms, sizeof forms[0] * (size_t)t->nforms);
     t->first_deep_twin = total;
     for (int f = t->nforms - 1; f > 0 && (forms[f] & FORM_DEEP_PIPELINE); f--)
         t->first_deep_twin = f * n;
