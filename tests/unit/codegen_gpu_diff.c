@@ -118,6 +118,29 @@ typedef struct Case {
             14, 8, 3, 0, 0, 3, 0.125f                                                              \
     }
 
+/* examples/attention_persistent.tri (tutorial 06's forward as a persistent kernel), its loop over
+ * tiles warp-specialized: D = 64, blocks of 128 x 64 on 8 warps, 3 stages, Z = 1, H = 2, N_CTX =
+ * 256: 4 tiles walked by 3 programs (the first takes tiles 0 and 3, its producer copying tile 3's
+ * first K and V blocks while the consumers finish tile 0). */
+#define ATTN_PERSISTENT_WS                                                                         \
+    {                                                                                              \
+        "../../../examples/attention_persistent.tri", "attn_fwd_persistent",                       \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16",              \
+            {"HEAD_DIM=64",  "BLOCK_M=128", "BLOCK_N=64",                                          \
+             "num_stages=3", "NUM_SMS=3",   "warp_specialize=True"},                               \
+            6, 3,                                                                                  \
+            {{E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
+             {E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
+             {E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
+             {E_F32, 2 * 256, FILL_POISON, 1e-3},                                                  \
+             {E_F16, 2 * 256 * 64, FILL_POISON, 1e-2}},                                            \
+            5, {2 * 256 * 64, 256 * 64, 64,           2 * 256 * 64, 256 * 64, 64, 2 * 256 * 64,    \
+                256 * 64,     64,       2 * 256 * 64, 256 * 64,     64,       1,  2,               \
+                256},                                                                              \
+            15, 8, 3, 0, 0, 3, 0.125f                                                              \
+    }
+
 /* Seed 2 fp16 with --stream-k: C [M, N] = A [M, 256] B in BM x BN x BK tiles, 144 tiles either
  * way: SEED2_STREAM_K, 64 x 64 x 32 tiles of 8 K steps on min(144, SMs x blocks per SM) programs
  * (on an H200 several programs an SM: a program a tile, nothing split); SEED2_STREAM_K_WIDE,
@@ -1054,6 +1077,7 @@ int main(void)
          4},
         ATTN_FWD_WS(1),
         ATTN_FWD_WS(3),
+        ATTN_PERSISTENT_WS,
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",

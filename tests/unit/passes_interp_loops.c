@@ -26,7 +26,7 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-enum { MAX_ARGS = 20 };
+enum { MAX_ARGS = 21 };
 
 /* One kernel parameter: a buffer (its dtype and element count), an integer or an fp32 scalar. */
 typedef enum {
@@ -268,12 +268,15 @@ static bool buffer_whole_only(const IrFunc *f, const IrRegion *r, ValueId buf, i
     return true;
 }
 
-/* Buffers of 2-D tiles (local_alloc !smem<S x M x N>) in f that only whole local_loads read. */
-static int whole_tile_buffers(const IrFunc *f)
+/* Buffers of 2-D tiles (local_alloc !smem<S x M x N>, in r or a region nested in it: a loop over
+ * tiles makes its K loop's) in f that only whole local_loads read. */
+static int whole_tile_buffers_in(const IrFunc *f, const IrRegion *r)
 {
     int n = 0;
-    for (int i = 0; i < f->body.nops; i++) {
-        const IrOp *op = f->body.ops[i];
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            n += whole_tile_buffers_in(f, &op->regions[k]);
         if (op->code != OP_LOCAL_ALLOC || ir_type(f, op->results[0]).rank != 3)
             continue;
         int reads = 0;
@@ -281,6 +284,8 @@ static int whole_tile_buffers(const IrFunc *f)
     }
     return n;
 }
+
+static int whole_tile_buffers(const IrFunc *f) { return whole_tile_buffers_in(f, &f->body); }
 
 /* The callbacks of interp_passes_check (interp_passes.h): the case and its inputs. */
 typedef struct RunCtx {
@@ -377,6 +382,42 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
     ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
 
+/* examples/attention_persistent.tri (tutorial 06's forward, not causal, as a persistent kernel),
+ * D = 64, blocks of 128 x 64 on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
+ * blocks of 2 heads) walked by 3 programs, the first taking tiles 0 and 3; its loop over tiles
+ * asking warp_specialize (WS). Q, K, V, sm_scale, M, Out, the strides of q, k, v, o, Z, H, N_CTX. */
+#define ATTN_PERSISTENT(WS)                                                                        \
+    {                                                                                              \
+        "examples/attention_persistent.tri", "attn_fwd_persistent",                                \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16",              \
+            {"HEAD_DIM=64",  "BLOCK_M=128", "BLOCK_N=64",                                          \
+             "num_stages=3", "NUM_SMS=3",   "warp_specialize=" #WS},                               \
+            {3}, 8,                                                                                \
+            {F16(2 * 256 * 64, 0.5),                                                               \
+             F16(2 * 256 * 64, 0.5),                                                               \
+             F16(2 * 256 * 64, 0.5),                                                               \
+             SCALAR(0.125),                                                                        \
+             OUT32(2 * 256),                                                                       \
+             OUT16(2 * 256 * 64),                                                                  \
+             I(2 * 256 * 64),                                                                      \
+             I(256 * 64),                                                                          \
+             I(64),                                                                                \
+             I(2 * 256 * 64),                                                                      \
+             I(256 * 64),                                                                          \
+             I(64),                                                                                \
+             I(2 * 256 * 64),                                                                      \
+             I(256 * 64),                                                                          \
+             I(64),                                                                                \
+             I(2 * 256 * 64),                                                                      \
+             I(256 * 64),                                                                          \
+             I(64),                                                                                \
+             I(1),                                                                                 \
+             I(2),                                                                                 \
+             I(256)},                                                                              \
+            21, 1, .tiles = {2, 0}, .asks = true, .ws = PY_BOOL_##WS                               \
+    }
+
 /* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), with
  * two consumer groups taking its tiles in turn too (PP True, PassOptions.pingpong), C stored whole
  * or in two halves (EPILOGUE_SUBTILE), or its nest flattened (FLAT True, flatten_loops.c). */
@@ -400,8 +441,8 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                      I(80),                                                                        \
                      I(160),                                                                       \
                      I(k)},                                                                        \
-            6, 1, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT, .pingpong = PY_BOOL_##PP,            \
-                  .tma_stores = TMA_STORES                                                         \
+            6, 1, .tiles = {2, 0}, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT,                     \
+                  .pingpong = PY_BOOL_##PP, .tma_stores = TMA_STORES                               \
     }
 #define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False, 0)
 /* ... with PassOptions.tma_store: C's tile (or each half) through a tma_store, M and N clipping
@@ -802,6 +843,12 @@ int main(void)
          * run the diagonal's loop as it was, its copies included, into the same memory) */
         ATTN_FWD(1, 64, 3, True, 1, 2),
         ATTN_FWD(3, 64, 3, True, 2, 4),
+        /* tutorial 06's forward as a persistent kernel (examples/attention_persistent.tri), its
+         * loop over tiles asking warp_specialize: on sm_90a the producer runs its own copy of
+         * that loop, K and V's ring going on across tiles, the consumers loading each tile's q
+         * with their own loads; as written (WS False) too */
+        ATTN_PERSISTENT(True),
+        ATTN_PERSISTENT(False),
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32

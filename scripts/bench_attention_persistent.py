@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# scripts/bench_attention_persistent.py DIR: tutorial 06's forward (not causal, D = 128) as tric
+# compiled it as a grid (DIR/grid.ptx: examples/attention.tri, the pass's chosen producer) and as
+# the persistent kernel of examples/attention_persistent.tri (DIR/persistent_ws{False,True}.ptx:
+# scripts/bench_attention_persistent_ptx.sh), beside torch's scaled_dot_product_attention, in this
+# one process: every output checked against SDPA's first, then do_bench medians (L2 flushed),
+# three rounds in alternating order; TFLOPS = 4 Z H N^2 D / t.
+import ctypes
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import triton  # noqa: E402
+from tri_attention import tric_launcher  # noqa: E402
+from tric_ptx import TricPtx  # noqa: E402
+
+SHAPES = ((4, 8, 1024), (4, 32, 1024), (4, 8, 4096))
+
+
+def persistent_launcher(cuda, path, q, k, v, sm_scale):
+    t = TricPtx(cuda, path)
+    z, h, n, _ = q.shape
+    m = torch.empty((z, h, n), device="cuda", dtype=torch.float32)
+    o = torch.empty_like(q)
+    args = [q, k, v, sm_scale, m, o]
+    for x in (q, k, v, o):
+        args += [x.stride(0), x.stride(1), x.stride(2)]
+    args += [z, h, n]
+    tiles = n // int(t.consts["BLOCK_M"]) * z * h
+    return t.launcher((min(int(t.consts["NUM_SMS"]), tiles),), args), o
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit("usage: bench_attention_persistent.py DIR")
+    torch.empty(1, device="cuda")
+    cuda = ctypes.CDLL("libcuda.so.1")
+    for z, h, n in SHAPES:
+        torch.manual_seed(6)
+        q, k, v = (torch.randn((z, h, n, 128), device="cuda", dtype=torch.float16) * 0.5
+                   for _ in range(3))
+        sc = 1.0 / 128 ** 0.5
+        runs = {"grid": tric_launcher(cuda, os.path.join(argv[1], "grid.ptx"), q, k, v, sc)}
+        for ws in ("False", "True"):
+            runs["persistent_ws" + ws] = persistent_launcher(
+                cuda, os.path.join(argv[1], "persistent_ws%s.ptx" % ws), q, k, v, sc)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
+        for name, (run, o) in runs.items():
+            o.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            diff = (o.float() - ref.float()).abs().max().item()
+            if not diff <= 2e-2:
+                sys.exit("%s Z=%d H=%d N=%d: wrong, max |difference| from SDPA %g" % (
+                    name, z, h, n, diff))
+        runs["sdpa"] = (lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, scale=sc), None)
+        times = {name: [] for name in runs}
+        names = list(runs)
+        for rnd in range(3):
+            for name in (names if rnd % 2 == 0 else names[::-1]):
+                times[name].append(triton.testing.do_bench(runs[name][0], warmup=25, rep=100,
+                                                           return_mode="median"))
+        flops = 4 * z * h * n * n * 128
+        tf = {name: flops / statistics.median(t) / 1e9 for name, t in times.items()}
+        print("Z=%d H=%d N_CTX=%d: " % (z, h, n) +
+              "  ".join("%s %.1f" % (name, x) for name, x in tf.items()) +
+              "  | persistent_wsTrue / grid %.3f, / sdpa %.3f" % (
+                  tf["persistent_wsTrue"] / tf["grid"], tf["persistent_wsTrue"] / tf["sdpa"]),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
