@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
-from tri_attention import tric_launcher  # noqa: E402
+from tri_attention import attention_args, tric_launcher  # noqa: E402
 from tric_ptx import TricPtx  # noqa: E402
 
 SHAPES = ((4, 8, 1024), (4, 32, 1024), (4, 8, 4096))
@@ -22,12 +22,7 @@ SHAPES = ((4, 8, 1024), (4, 32, 1024), (4, 8, 4096))
 def persistent_launcher(cuda, path, q, k, v, sm_scale):
     t = TricPtx(cuda, path)
     z, h, n, _ = q.shape
-    m = torch.empty((z, h, n), device="cuda", dtype=torch.float32)
-    o = torch.empty_like(q)
-    args = [q, k, v, sm_scale, m, o]
-    for x in (q, k, v, o):
-        args += [x.stride(0), x.stride(1), x.stride(2)]
-    args += [z, h, n]
+    args, o = attention_args(q, k, v, sm_scale, with_z=True)
     tiles = n // int(t.consts["BLOCK_M"]) * z * h
     return t.launcher((min(int(t.consts["NUM_SMS"]), tiles),), args), o
 

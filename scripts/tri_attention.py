@@ -14,17 +14,24 @@ from tric_ptx import TricPtx
 TRITON_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (128, 128, 8, 2), (128, 128, 8, 3), (64, 64, 4, 3)]
 
 
-def tric_launcher(cuda, path, q, k, v, sm_scale):
-    """The tric PTX file's kernel on q, k, v: (a function of no arguments that launches it, Out)."""
-    tric = TricPtx(cuda, path)
-    bm = int(tric.consts["BLOCK_M"])
+def attention_args(q, k, v, sm_scale, with_z=False):
+    """attn_fwd's arguments on q, k, v (Z too before H for attention_persistent.tri), and Out."""
     z, h, n, _ = q.shape
     m = torch.empty((z, h, n), device="cuda", dtype=torch.float32)
     o = torch.empty_like(q)
     args = [q, k, v, sm_scale, m, o]
     for t in (q, k, v, o):
         args += [t.stride(0), t.stride(1), t.stride(2)]
-    args += [h, n]
+    args += ([z] if with_z else []) + [h, n]
+    return args, o
+
+
+def tric_launcher(cuda, path, q, k, v, sm_scale):
+    """The tric PTX file's kernel on q, k, v: (a function of no arguments that launches it, Out)."""
+    tric = TricPtx(cuda, path)
+    bm = int(tric.consts["BLOCK_M"])
+    z, h, n, _ = q.shape
+    args, o = attention_args(q, k, v, sm_scale)
     return tric.launcher((triton.cdiv(n, bm), z * h), args), o
 
 

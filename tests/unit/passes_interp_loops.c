@@ -386,6 +386,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
  * D = 64, blocks of 128 x 64 on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
  * blocks of 2 heads) walked by 3 programs, the first taking tiles 0 and 3; its loop over tiles
  * asking warp_specialize (WS). Q, K, V, sm_scale, M, Out, the strides of q, k, v, o, Z, H, N_CTX. */
+#define ATTN_P_STRIDES I(2 * 256 * 64), I(256 * 64), I(64)
 #define ATTN_PERSISTENT(WS)                                                                        \
     {                                                                                              \
         "examples/attention_persistent.tri", "attn_fwd_persistent",                                \
@@ -400,18 +401,10 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              SCALAR(0.125),                                                                        \
              OUT32(2 * 256),                                                                       \
              OUT16(2 * 256 * 64),                                                                  \
-             I(2 * 256 * 64),                                                                      \
-             I(256 * 64),                                                                          \
-             I(64),                                                                                \
-             I(2 * 256 * 64),                                                                      \
-             I(256 * 64),                                                                          \
-             I(64),                                                                                \
-             I(2 * 256 * 64),                                                                      \
-             I(256 * 64),                                                                          \
-             I(64),                                                                                \
-             I(2 * 256 * 64),                                                                      \
-             I(256 * 64),                                                                          \
-             I(64),                                                                                \
+             ATTN_P_STRIDES,                                                                       \
+             ATTN_P_STRIDES,                                                                       \
+             ATTN_P_STRIDES,                                                                       \
+             ATTN_P_STRIDES,                                                                       \
              I(1),                                                                                 \
              I(2),                                                                                 \
              I(256)},                                                                              \
