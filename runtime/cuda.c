@@ -862,6 +862,18 @@ static tric_status timed_run(struct tric_device_s *dev, CUstream stream,
     return st;
 }
 
+/* One timed_run on its own, waited for: its time in *ms. */
+static tric_status timed_once(struct tric_device_s *dev, CUstream stream,
+                              const struct tric_buffer_s *flush, tric_status (*run)(void *ctx),
+                              void *ctx, CUevent start, CUevent end, float *ms) {
+    tric_status st = timed_run(dev, stream, flush, run, ctx, start, end);
+    CUresult r;
+    if (st == TRIC_SUCCESS && ((r = api.cuEventSynchronize(end)) != CUDA_SUCCESS ||
+                               (r = api.cuEventElapsedTime(ms, start, end)) != CUDA_SUCCESS))
+        st = cuda_fail(dev, r, "timing a config (cuEvent*)");
+    return st;
+}
+
 static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
                              tric_status (*run)(void *ctx), void *ctx, double warmup_ms,
                              double rep_ms, double give_up_ms, const struct tric_buffer_s *flush,
@@ -879,22 +891,15 @@ static tric_status cuda_time(struct tric_device_s *dev, struct tric_stream_s *s,
     if (r != CUDA_SUCCESS)
         st = cuda_fail(dev, r, "cuEventCreate");
     /* One timed run estimates (the caller has compiled and loaded what it runs). */
-    if (st == TRIC_SUCCESS)
-        st = timed_run(dev, stream, flush, run, ctx, ev[0], ev[1]);
     float est = 0;
-    if (st == TRIC_SUCCESS && ((r = api.cuEventSynchronize(ev[1])) != CUDA_SUCCESS ||
-                               (r = api.cuEventElapsedTime(&est, ev[0], ev[1])) != CUDA_SUCCESS))
-        st = cuda_fail(dev, r, "timing a config (cuEvent*)");
+    if (st == TRIC_SUCCESS)
+        st = timed_once(dev, stream, flush, run, ctx, ev[0], ev[1], &est);
     if (st == TRIC_SUCCESS && give_up_ms > 0 && est > give_up_ms) {
         /* A first launch can carry what only it pays (a persistent kernel's workspace allocated,
          * tensor maps encoded: host time between the events), so a second run says whether it
          * is really far slower. */
         float again = 0;
-        st = timed_run(dev, stream, flush, run, ctx, ev[0], ev[1]);
-        if (st == TRIC_SUCCESS &&
-            ((r = api.cuEventSynchronize(ev[1])) != CUDA_SUCCESS ||
-             (r = api.cuEventElapsedTime(&again, ev[0], ev[1])) != CUDA_SUCCESS))
-            st = cuda_fail(dev, r, "timing a config (cuEvent*)");
+        st = timed_once(dev, stream, flush, run, ctx, ev[0], ev[1], &again);
         est = again < est ? again : est;
     }
     if (st == TRIC_SUCCESS && give_up_ms > 0 && est > give_up_ms) {

@@ -135,7 +135,6 @@ static void tuned_kernel_from(struct tric_kernel_s *k, const struct tric_kernel_
     rt_kernel_set_names(k, first->param_names ? first->param_names : "", "", "");
 }
 
-/* The disk cache's key material up to the key values: what makes a tuning valid. */
 /* The MiB zeroed before each timed trial to flush L2 (TRIC_TUNE_FLUSH_MB; 256 as do_bench's
  * buffer; 0: none). Part of the tuning's cache key: a choice timed with L2 warm is not one timed
  * from memory. */
@@ -145,6 +144,7 @@ static double tune_flush_mb(void) {
     return mb > 0 ? mb : 0;
 }
 
+/* The disk cache's key material up to the key values: what makes a tuning valid. */
 static char *cache_material(const struct tric_device_s *dev, const char *code, size_t len,
                             const char *options, const RtTuner *t, const char *name) {
     StrBuf sb = {0};
@@ -702,16 +702,23 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     /* Each config's variant for these arguments, compiled on every core before any timing: the
      * configs deep twins deepen first, then the deep twins that will be timed. */
     VariantJob jobs[RT_MAX_CONFIGS_PARALLEL];
-    for (int first = 0, end; first < t->nconfigs; first = end) {
+    bool *idle_twins = calloc((size_t)t->nconfigs, sizeof *idle_twins);
+    if (!idle_twins)
+        st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (int first = 0, end; first < t->nconfigs && st == TRIC_SUCCESS; first = end) {
         end = first + RT_MAX_CONFIGS_PARALLEL; /* a batch never spans the first deep twin */
         if (first < t->first_deep_twin && end > t->first_deep_twin)
             end = t->first_deep_twin;
         if (end > t->nconfigs)
             end = t->nconfigs;
         int n = 0;
-        for (int i = first; i < end; i++)
-            if (t->configs[i] && !deep_twin_idle(t, i, dev, fn, user, grid, args, nargs))
+        for (int i = first; i < end; i++) {
+            if (!t->configs[i])
+                continue;
+            idle_twins[i] = deep_twin_idle(t, i, dev, fn, user, grid, args, nargs);
+            if (!idle_twins[i])
                 jobs[n++] = (VariantJob){&t->configs[i]->kernel, args};
+        }
         run_parallel(variant_job, jobs, sizeof *jobs, n);
     }
     double warmup = env_ms("TRIC_TUNE_WARMUP_MS", 10), rep = env_ms("TRIC_TUNE_REP_MS", 40);
@@ -735,8 +742,9 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     for (int i = 0; i < t->nconfigs && st == TRIC_SUCCESS; i++) {
         if (!t->configs[i])
             continue;
-        /* a deep twin whose variant for these arguments could not deepen is config i % n again */
-        bool idle = deep_twin_idle(t, i, dev, fn, user, grid, args, nargs);
+        /* a deep twin whose variant for these arguments could not deepen is the config it
+         * deepens again */
+        bool idle = idle_twins[i];
         if (idle || (i >= t->first_deep_twin &&
                      rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0)) {
             if (print)
@@ -749,7 +757,7 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         Trial tr = {t, &t->configs[i]->kernel, {0, 0, 0}, args, nargs, stream};
         tr.grid = grid_of(tr.k, fn, user, grid, args, nargs);
         double ms = 0;
-        /* A config over twice the best time so far is timed once. */
+        /* A config over twice the best time so far is timed at most twice (dev->ops->time). */
         tric_status ts = dev->ops->time(dev, stream, run_trial, &tr, warmup, rep,
                                         best < 0 ? 0 : 2 * best_ms, flush, &ms);
         if (print && ts == TRIC_SUCCESS)
@@ -768,6 +776,7 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     }
     if (flush)
         tric_buffer_free(flush);
+    free(idle_twins);
     for (int i = 0; i < t->nrestore; i++) {
         const tric_arg *a = &args[t->restore[i]];
         size_t n = a->v.buf.buffer->bytes - a->v.buf.offset;
