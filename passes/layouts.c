@@ -1320,6 +1320,31 @@ static bool sink_converts(LayCtx *c, IrRegion *r)
     return moved;
 }
 
+/* A convert whose operand is a convert from the layout it converts to (x to L and back: the
+ * wants of a store and of a broadcast met at an expand_dims, attention's l_i[:, None] in its
+ * epilogue) reads x itself: the round trip through shared memory, its scratch and four barriers
+ * go (dce). Returns whether any did. */
+static bool fold_round_trips(IrFunc *f, IrRegion *r)
+{
+    bool folded = false;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            folded |= fold_round_trips(f, &op->regions[k]);
+        if (op->code != OP_CONVERT_LAYOUT || op->nresults != 1)
+            continue;
+        const IrOp *inner = f->values[op->operands[0]].def;
+        if (!inner || inner->code != OP_CONVERT_LAYOUT)
+            continue;
+        ValueId x = inner->operands[0];
+        if (f->values[x].layout > 0 && f->values[x].layout == f->values[op->results[0]].layout) {
+            ir_replace_all_uses(f, op->results[0], x);
+            folded = true;
+        }
+    }
+    return folded;
+}
+
 static void clear_layouts(IrFunc *f)
 {
     for (ValueId v = 1; v < f->nvalues; v++)
@@ -1374,5 +1399,6 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
         if (f->values[v].type.rank > 0 && f->values[v].layout == 0)
             f->values[v].layout = layout_default(&c, f->values[v].type);
     /* the operands the moved ops no longer read (the old broadcast of the bias, say) */
-    return !sink_converts(&c, &f->body) || pass_dce(f, o, d);
+    bool sunk = sink_converts(&c, &f->body);
+    return !(fold_round_trips(f, &f->body) || sunk) || pass_dce(f, o, d);
 }

@@ -1652,19 +1652,49 @@ static bool collect_uses(IrRegion *r, ValueId v, IrOp **ops, int *idx, int *n, i
     return true;
 }
 
-/* A tile loaded once before the loops and taken from registers as A by wgmma ops only (tutorial
- * 06's q): copied into a one-slot buffer instead, where its load was, and every such wgmma reads
- * the slot (as Triton keeps q in shared memory). The registers A took (a whole tile per thread
- * group: 32 per thread at 128x64 on 4 warps) are freed for the loop; the copy's group is older
- * than any loop's, so each loop's first async_wait completes it and its barrier shows it to
- * wgmma. Loads of 16-bit 2-D tiles in blocked layouts with copies of 4 bytes or more,
- * at the function's top level, whose every use is a convert_layout used only as a wgmma's A. */
-static bool invariant_a_to_smem(IrFunc *f)
+/* Whether loop is a for whose body holds a pipelined loop (one with an async_wait in its body):
+ * a persistent kernel's loop over tiles around its K loop, not asking warp_specialize. Asking, its
+ * producer would copy the next tile's q into the one slot, which the consumers release only after
+ * the tile's K loop, and the slot stays live across tiles, so the epilogue's convert no longer
+ * fits beside it at D = 128: measured no faster at D = 64 and slower at D = 128 with O stored from
+ * registers instead (docs/performance.md "q copied a tile ahead"), the consumers load it. */
+static bool holds_pipelined_loop(const IrOp *loop)
 {
-    bool changed = false;
+    if (loop->code != OP_FOR || loop->nregions != 1 || loop->attr[1])
+        return false;
+    const IrRegion *body = &loop->regions[0];
+    for (int i = 0; i < body->nops; i++) {
+        const IrOp *inner = body->ops[i];
+        if (inner->code != OP_FOR || inner->nregions != 1)
+            continue;
+        for (int j = 0; j < inner->regions[0].nops; j++)
+            if (inner->regions[0].ops[j]->code == OP_ASYNC_WAIT)
+                return true;
+    }
+    return false;
+}
+
+/* A tile loaded once before the loops that read it and taken from registers as A by wgmma ops
+ * only (tutorial 06's q): copied into a one-slot buffer instead, where its load was, and every
+ * such wgmma reads the slot (as Triton keeps q in shared memory). The registers A took (a whole
+ * tile per thread group: 32 per thread at 128x64 on 4 warps) are freed for the loop; the copy's
+ * group is older than any loop's, so each loop's first async_wait completes it and its barrier
+ * shows it to wgmma. Loads of 16-bit 2-D tiles in blocked layouts with copies of 4 bytes or more,
+ * of r: the function's top level, or the body of a loop over tiles around a pipelined K loop (a
+ * persistent kernel's q, loaded once a tile: a tensor-map copy then, tma.c, where it was a load
+ * and a convert through shared memory). There the copy refills the slot every tile, so a barrier
+ * goes before it: every warpgroup's wgmma ops of the tile before, which read the slot, have
+ * retired (each waits for its own before leaving the K loop). */
+static bool invariant_a_to_smem(IrFunc *f, IrRegion *r)
+{
+    bool changed = false, in_loop = r != &f->body;
     enum { MAX_USES = 16 };
-    for (int i = 0; i < f->body.nops; i++) {
-        IrOp *ld = f->body.ops[i];
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *ld = r->ops[i];
+        if (!in_loop && holds_pipelined_loop(ld)) {
+            changed |= invariant_a_to_smem(f, &ld->regions[0]);
+            continue;
+        }
         if (ld->code != OP_LOAD || ld->nresults != 1)
             continue;
         Type t = ir_type(f, ld->results[0]);
@@ -1685,7 +1715,7 @@ static bool invariant_a_to_smem(IrFunc *f)
         }
         if (!ok || ndot == 0)
             continue;
-        IrBuilder b = {.func = f, .region = &f->body, .pos = i};
+        IrBuilder b = {.func = f, .region = r, .pos = i};
         Type bt = t;
         bt.is_smem = true;
         bt.rank = 3;
@@ -1703,6 +1733,8 @@ static bool invariant_a_to_smem(IrFunc *f)
             ld->noperands > 2 && ld->operands[2] > 0 && !is_const_zero(f, ld->operands[2])
                 ? ld->operands[2]
                 : 0;
+        if (in_loop)
+            build0(&b, OP_BARRIER, ld->loc, 0);
         ValueId cops[4] = {view, ld->operands[0], mask, other};
         ir_build(&b, OP_ASYNC_COPY, ld->loc, cops, other ? 4 : mask ? 3 : 2, NULL, 0, 0);
         build0(&b, OP_ASYNC_COMMIT, ld->loc, 0);
@@ -1719,7 +1751,7 @@ bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d)
     bool changed = false;
     if (!pipeline_region(f, o, &f->body, &changed, d))
         return false;
-    if (changed && invariant_a_to_smem(f))
+    if (changed && invariant_a_to_smem(f, &f->body))
         changed = true;
     /* the copies of constants and addresses in the prologue and the loop merged and the old
      * loop's leftovers dropped; then axis info for the new values (the copies' vector widths) */

@@ -118,26 +118,40 @@ typedef struct Case {
             14, 8, 3, 0, 0, 3, 0.125f                                                              \
     }
 
-/* examples/attention_persistent.tri (tutorial 06's forward as a persistent kernel), its loop over
- * tiles warp-specialized: D = 64, blocks of 128 x 64 on 8 warps, 3 stages, Z = 1, H = 2, N_CTX =
- * 256: 4 tiles walked by 3 programs (the first takes tiles 0 and 3, its producer copying tile 3's
- * first K and V blocks while the consumers finish tile 0). */
-#define ATTN_PERSISTENT_WS                                                                         \
+/* examples/attention_persistent.tri (tutorial 06's forward as a persistent kernel): head dim D,
+ * blocks of 128 x BN on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles walked by 3
+ * programs (the first takes tiles 0 and 3). Its loop over tiles asking warp_specialize (WS True),
+ * the producer copies tile 3's first K and V blocks while the consumers finish tile 0; not asking,
+ * each tile's q is a tensor-map copy into a slot of its own, refilled every tile. */
+#define ATTN_PERSISTENT_CASE(D, BN, WS)                                                            \
     {                                                                                              \
         "../../../examples/attention_persistent.tri", "attn_fwd_persistent",                       \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16",              \
-            {"HEAD_DIM=64",  "BLOCK_M=128", "BLOCK_N=64",                                          \
-             "num_stages=3", "NUM_SMS=3",   "warp_specialize=True"},                               \
+            {"HEAD_DIM=" #D, "BLOCK_M=128", "BLOCK_N=" #BN,                                        \
+             "num_stages=3", "NUM_SMS=3",   "warp_specialize=" #WS},                               \
             6, 3,                                                                                  \
-            {{E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
-             {E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
-             {E_F16, 2 * 256 * 64, FILL_UNIFORM, 0},                                               \
+            {{E_F16, 2 * 256 * (D), FILL_UNIFORM, 0},                                              \
+             {E_F16, 2 * 256 * (D), FILL_UNIFORM, 0},                                              \
+             {E_F16, 2 * 256 * (D), FILL_UNIFORM, 0},                                              \
              {E_F32, 2 * 256, FILL_POISON, 1e-3},                                                  \
-             {E_F16, 2 * 256 * 64, FILL_POISON, 1e-2}},                                            \
-            5, {2 * 256 * 64, 256 * 64, 64,           2 * 256 * 64, 256 * 64, 64, 2 * 256 * 64,    \
-                256 * 64,     64,       2 * 256 * 64, 256 * 64,     64,       1,  2,               \
-                256},                                                                              \
+             {E_F16, 2 * 256 * (D), FILL_POISON, 1e-2}},                                           \
+            5,                                                                                     \
+            {2 * 256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             2 * 256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             2 * 256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             2 * 256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             1,                                                                                    \
+             2,                                                                                    \
+             256},                                                                                 \
             15, 8, 3, 0, 0, 3, 0.125f                                                              \
     }
 
@@ -1077,7 +1091,10 @@ int main(void)
          4},
         ATTN_FWD_WS(1),
         ATTN_FWD_WS(3),
-        ATTN_PERSISTENT_WS,
+        ATTN_PERSISTENT_CASE(64, 64, True),
+        ATTN_PERSISTENT_CASE(128, 128, True),
+        ATTN_PERSISTENT_CASE(64, 64, False),
+        ATTN_PERSISTENT_CASE(128, 128, False),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",

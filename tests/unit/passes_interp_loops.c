@@ -383,33 +383,35 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
     ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
 
 /* examples/attention_persistent.tri (tutorial 06's forward, not causal, as a persistent kernel),
- * D = 64, blocks of 128 x 64 on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
+ * head dim D, blocks of 128 x BN on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
  * blocks of 2 heads) walked by 3 programs, the first taking tiles 0 and 3; its loop over tiles
- * asking warp_specialize (WS). Q, K, V, sm_scale, M, Out, the strides of q, k, v, o, Z, H, N_CTX. */
-#define ATTN_P_STRIDES I(2 * 256 * 64), I(256 * 64), I(64)
-#define ATTN_PERSISTENT(WS)                                                                        \
+ * asking warp_specialize (WS). Q, K, V, sm_scale, M, Out, the strides of q, k, v, o, Z, H, N_CTX.
+ * Not asking, on sm_90a each tile's q is copied into a slot of its own, refilled every tile. */
+#define ATTN_P_STRIDES(D) I(2 * 256 * (D)), I(256 * (D)), I(D)
+#define ATTN_PERSISTENT_D(D, BN, WS)                                                               \
     {                                                                                              \
         "examples/attention_persistent.tri", "attn_fwd_persistent",                                \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32,i32:16",              \
-            {"HEAD_DIM=64",  "BLOCK_M=128", "BLOCK_N=64",                                          \
+            {"HEAD_DIM=" #D, "BLOCK_M=128", "BLOCK_N=" #BN,                                        \
              "num_stages=3", "NUM_SMS=3",   "warp_specialize=" #WS},                               \
             {3}, 8,                                                                                \
-            {F16(2 * 256 * 64, 0.5),                                                               \
-             F16(2 * 256 * 64, 0.5),                                                               \
-             F16(2 * 256 * 64, 0.5),                                                               \
+            {F16(2 * 256 * (D), 0.5),                                                              \
+             F16(2 * 256 * (D), 0.5),                                                              \
+             F16(2 * 256 * (D), 0.5),                                                              \
              SCALAR(0.125),                                                                        \
              OUT32(2 * 256),                                                                       \
-             OUT16(2 * 256 * 64),                                                                  \
-             ATTN_P_STRIDES,                                                                       \
-             ATTN_P_STRIDES,                                                                       \
-             ATTN_P_STRIDES,                                                                       \
-             ATTN_P_STRIDES,                                                                       \
+             OUT16(2 * 256 * (D)),                                                                 \
+             ATTN_P_STRIDES(D),                                                                    \
+             ATTN_P_STRIDES(D),                                                                    \
+             ATTN_P_STRIDES(D),                                                                    \
+             ATTN_P_STRIDES(D),                                                                    \
              I(1),                                                                                 \
              I(2),                                                                                 \
              I(256)},                                                                              \
             21, 1, .tiles = {2, 0}, .asks = true, .ws = PY_BOOL_##WS                               \
     }
+#define ATTN_PERSISTENT(WS) ATTN_PERSISTENT_D(64, 64, WS)
 
 /* examples/persistent_desc_matmul.tri, 80 x 160 x k, 3 programs: warp-specialized (WS True), with
  * two consumer groups taking its tiles in turn too (PP True, PassOptions.pingpong), C stored whole
@@ -842,6 +844,8 @@ int main(void)
          * with their own loads; as written (WS False) too */
         ATTN_PERSISTENT(True),
         ATTN_PERSISTENT(False),
+        ATTN_PERSISTENT_D(128, 128, True),
+        ATTN_PERSISTENT_D(128, 128, False),
         /* tutorial 09's persistent matmul through descriptors, its loop over tiles
          * warp-specialized: on sm_90a the producer's ring of slots goes on across tiles (3
          * programs walk 2 x 3 tiles of 64, M and N off the blocks; K = 112 with a tail, K = 32
