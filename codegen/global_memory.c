@@ -249,6 +249,34 @@ bool cg_lower_store(Cg *c, const IrOp *op)
     return true;
 }
 
+/* prefetch: one `prefetch.global.L2` (PTX ISA, data movement: prefetch) per access a load of the
+ * same pointers would make (its vector groups), by the first holder of a replicated element, under
+ * the operand's predicate. A hint: nothing waits for it. */
+bool cg_lower_prefetch(Cg *c, const IrOp *op)
+{
+    LLVMBuilderRef b = c->l->b;
+    Dist *ds = cg_dist_of(c, op->operands[0]);
+    LVal *ptr = cg_value(c, op->operands[0]);
+    LVal *pred = cg_value(c, op->operands[1]);
+    if (c->failed)
+        return false;
+    int n = ds ? ds->nelems : 1, w = cg_access_width(c, op, ds);
+    LLVMValueRef on = cg_at(pred, 0);
+    LLVMValueRef owner =
+        ds ? ds->owner
+           : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
+    if (owner)
+        on = LLVMBuildAnd(b, on, owner, "");
+    for (int e = 0; e < n; e++) {
+        if (ds && !group_start(ds, e, w))
+            continue;
+        LLVMValueRef args[2] = {cg_at(ptr, e), on};
+        cg_asm(c->l, LLVMVoidTypeInContext(c->l->ctx), "@$1 prefetch.global.L2 [ $0 + 0 ];", "l,b",
+               args, 2, true);
+    }
+    return true;
+}
+
 /* partial_store and partial_add (passes/stream_k.c's partial tiles): partial `slot` of the fp32
  * scratch at `base` holds the tile in register order, not row-major. Each thread's n elements go
  * in runs of V (4, else 2, else 1), run q of thread t at floats (q T + t) V, T the layout's

@@ -283,6 +283,7 @@ void cg_load_predicated(Cg *c, LLVMValueRef ptr, LLVMValueRef pred, LLVMValueRef
                         LLVMTypeRef mt, int eb, LLVMValueRef *out);
 bool cg_lower_load(Cg *c, const IrOp *op);
 bool cg_lower_store(Cg *c, const IrOp *op);
+bool cg_lower_prefetch(Cg *c, const IrOp *op);
 bool cg_lower_partial(Cg *c, const IrOp *op); /* partial_store, partial_add */
 
 /* ---- atomic.c: atomic_rmw and atomic_cas (inline PTX atom / red) --------------------------- */

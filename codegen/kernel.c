@@ -193,6 +193,7 @@ static bool lower_op(Cg *c, const IrOp *op)
     }
     case OP_LOAD: return cg_lower_load(c, op);
     case OP_STORE: return cg_lower_store(c, op);
+    case OP_PREFETCH: return cg_lower_prefetch(c, op);
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS:
     case OP_FLAG_WAIT: return cg_lower_atomic(c, op);

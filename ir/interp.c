@@ -1354,6 +1354,30 @@ static bool run_load(Interp *in, const IrOp *op)
     return r && gather(in, op, 0, rt, type_numel(rt), r);
 }
 
+/* A prefetch changes nothing a program sees; its pointers, where it is on, must lie in the
+ * launch's buffers as a load's would (the pass that makes it computes the next tile's addresses:
+ * passes/prefetch_tiles.c). */
+static bool run_prefetch(Interp *in, const IrOp *op)
+{
+    Type pt = vtype(in, op->operands[0]);
+    int64_t n = type_numel(pt), sp;
+    const int64_t *ptr = operand(in, op, 0), *on = operand(in, op, 1);
+    if (!ptr || !on || !operand_stride(in, op, 0, n, &sp))
+        return false;
+    if (!on[0])
+        return true;
+    Type et = pt;
+    et.is_ptr = false;
+    et.rank = 0;
+    size_t size = memory_bytes(et);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t addr = (uint64_t)ptr[i * sp];
+        if (find_buffer(in, addr, size) < 0)
+            return out_of_bounds(in, op, et, i, addr, size, false);
+    }
+    return true;
+}
+
 static bool run_store(Interp *in, const IrOp *op)
 {
     Type pt = vtype(in, op->operands[0]);
@@ -2664,6 +2688,7 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_ADDPTR: return run_addptr(in, op);
     case OP_LOAD: return run_load(in, op);
     case OP_STORE: return run_store(in, op);
+    case OP_PREFETCH: return run_prefetch(in, op);
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return run_atomic(in, op);
     case OP_FLAG_WAIT: return run_flag_wait(in, op);

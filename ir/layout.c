@@ -25,7 +25,8 @@ int axis_vector_width(const IrFunc *f, const IrOp *op)
 {
     /* the pointer operand: 0 of load and store, 1 of async_copy (operand 0 is the view) */
     int ptr_index = op->code == OP_ASYNC_COPY ? 1 : 0;
-    if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ASYNC_COPY) ||
+    if ((op->code != OP_LOAD && op->code != OP_STORE && op->code != OP_ASYNC_COPY &&
+         op->code != OP_PREFETCH) ||
         op->noperands <= ptr_index)
         return 1;
     ValueId ptr = op->operands[ptr_index];
@@ -43,7 +44,7 @@ int axis_vector_width(const IrFunc *f, const IrOp *op)
     w = min64(w, max64(1, pv->axis->divisibility[d0] / eb));
     w = min64(w, max64(1, 16 / eb));
     int mask_index = op->code == OP_LOAD ? 1 : 2; /* store and async_copy: 2 */
-    if (op->noperands > mask_index && op->operands[mask_index] > 0) {
+    if (op->code != OP_PREFETCH && op->noperands > mask_index && op->operands[mask_index] > 0) {
         const IrValue *mv = ir_value(f, op->operands[mask_index]);
         w = mv->axis && mv->type.rank == t.rank ? min64(w, mv->axis->constancy[d0]) : 1;
     }

@@ -1186,6 +1186,12 @@ static void check_types(Verifier *v, const IrOp *op)
     case OP_ADDPTR: check_mixed_type_op(v, op); break;
     case OP_LOAD:
     case OP_STORE: check_load_store(v, op); break;
+    case OP_PREFETCH: {
+        Type p = otype(v, op, 0), w = otype(v, op, 1);
+        if (!p.is_ptr || !type_equal(w, type_scalar(DT_I1)))
+            report(v, op, "takes pointers and an i1, not %s and %s", tstr(v, p), tstr(v, w));
+        break;
+    }
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: check_atomic(v, op); break;
     case OP_FLAG_WAIT: {

@@ -36,6 +36,7 @@ const PassInfo passes_list[] = {
     {"widen_fp8", pass_widen_fp8},
     {"axis_info", pass_axis_info},
     {"layouts", pass_layouts},
+    {"prefetch_tiles", pass_prefetch_tiles},
     {"pipeline", pass_pipeline},
     {"swizzle", pass_swizzle},
     {"tma", pass_tma},

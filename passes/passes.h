@@ -78,6 +78,11 @@ bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
  * piece (docs/passes.md "stream_k"). Elsewhere the
  * function stays as it is, with a warning saying why. */
 bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d);
+/* prefetch_tiles.c: in a persistent kernel's loop over tiles (a for of the body around another
+ * loop, a positive constant step), each unmasked tile load of its body whose addresses depend on
+ * the tile also prefetches the next tile's into L2 (a prefetch op right after it, its pointers
+ * computed again from counter + step, on while that is below the bound). */
+bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-# scripts/bench_attention_persistent.py DIR: tutorial 06's forward (not causal, D = 128) as tric
-# compiled it as a grid (DIR/grid.ptx: examples/attention.tri, the pass's chosen producer) and as
-# the persistent kernel of examples/attention_persistent.tri (DIR/persistent_ws{False,True}.ptx:
-# scripts/bench_attention_persistent_ptx.sh), beside torch's scaled_dot_product_attention, in this
-# one process: every output checked against SDPA's first, then do_bench medians (L2 flushed),
-# three rounds in alternating order; TFLOPS = 4 Z H N^2 D / t.
+# scripts/bench_attention_persistent.py DIR [OLD_DIR]: tutorial 06's forward (not causal, D = 128)
+# as tric compiled it as a grid (DIR/grid.ptx: examples/attention.tri, the pass's chosen producer)
+# and as the persistent kernel of examples/attention_persistent.tri
+# (DIR/persistent_ws{False,True}.ptx: scripts/bench_attention_persistent_ptx.sh), beside torch's
+# scaled_dot_product_attention, in this one process: every output checked against SDPA's first,
+# then do_bench medians (L2 flushed), three rounds in alternating order; TFLOPS = 4 Z H N^2 D / t.
+# With OLD_DIR (the same files from another build), its kernels too, as old_*: a change's effect.
 import ctypes
 import os
 import statistics
@@ -29,7 +30,8 @@ def persistent_launcher(cuda, path, q, k, v, sm_scale):
 
 def main(argv):
     if len(argv) < 2:
-        sys.exit("usage: bench_attention_persistent.py DIR")
+        sys.exit("usage: bench_attention_persistent.py DIR [OLD_DIR]")
+    dirs = [("", argv[1])] + ([("old_", argv[2])] if len(argv) > 2 else [])
     torch.empty(1, device="cuda")
     cuda = ctypes.CDLL("libcuda.so.1")
     for z, h, n in SHAPES:
@@ -37,10 +39,12 @@ def main(argv):
         q, k, v = (torch.randn((z, h, n, 128), device="cuda", dtype=torch.float16) * 0.5
                    for _ in range(3))
         sc = 1.0 / 128 ** 0.5
-        runs = {"grid": tric_launcher(cuda, os.path.join(argv[1], "grid.ptx"), q, k, v, sc)}
-        for ws in ("False", "True"):
-            runs["persistent_ws" + ws] = persistent_launcher(
-                cuda, os.path.join(argv[1], "persistent_ws%s.ptx" % ws), q, k, v, sc)
+        runs = {}
+        for prefix, d in dirs:
+            runs[prefix + "grid"] = tric_launcher(cuda, os.path.join(d, "grid.ptx"), q, k, v, sc)
+            for ws in ("False", "True"):
+                runs[prefix + "persistent_ws" + ws] = persistent_launcher(
+                    cuda, os.path.join(d, "persistent_ws%s.ptx" % ws), q, k, v, sc)
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
         for name, (run, o) in runs.items():
             o.fill_(float("nan"))
@@ -63,7 +67,10 @@ def main(argv):
         print("Z=%d H=%d N_CTX=%d: " % (z, h, n) +
               "  ".join("%s %.1f" % (name, x) for name, x in tf.items()) +
               "  | persistent_wsTrue / grid %.3f, / sdpa %.3f" % (
-                  tf["persistent_wsTrue"] / tf["grid"], tf["persistent_wsTrue"] / tf["sdpa"]),
+                  tf["persistent_wsTrue"] / tf["grid"], tf["persistent_wsTrue"] / tf["sdpa"]) +
+              "".join("  | %s new / old %.3f" % (name, tf[name] / tf["old_" + name])
+                      for name in ("grid", "persistent_wsFalse", "persistent_wsTrue")
+                      if len(dirs) > 1),
               flush=True)
 
 

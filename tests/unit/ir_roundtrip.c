@@ -182,6 +182,8 @@ static IrFunc *build_every_op(Arena *a)
     ValueId yp = ir_build_binary(&b, OP_ADDPTR, nl, pblk1(DT_F16, 128), ys, idx);
     ir_build(&b, OP_STORE, L(9, 5), (ValueId[]){yp, half, mask}, 3, NULL, 0, 0);
     ir_build(&b, OP_STORE, nl, (ValueId[]){yp, half}, 2, NULL, 0, 0);
+    ValueId on = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
+    ir_build(&b, OP_PREFETCH, nl, (ValueId[]){yp, on}, 2, NULL, 0, 0);
 
     /* Shapes: 128 -> 128x1 -> 128x64 -> 64x128 -> 8192 -> back. */
     IrOp *ed =

@@ -1,0 +1,130 @@
+/* prefetch_tiles.c: the next tile's loads into L2 under this tile, in a persistent kernel.
+ *
+ * A persistent kernel's loop over tiles (a for of the kernel's body whose body holds another
+ * loop, its step a positive constant: tutorial 06 or 09 written persistently, examples/
+ * attention_persistent.tri) loads some tiles once a tile, outside its K loop: attention's q. Each
+ * such load waits for DRAM every tile, and the K loop behind it waits too: on an H200 a tenth of
+ * the consumer warps' stall samples were on the stores of q's registers into shared memory,
+ * waiting for its load (docs/performance.md "The next tile's q prefetched into L2"). So each
+ * unmasked tile load of the loop's own body whose addresses depend on the tile (the loop's
+ * counter) gets a `prefetch` right after it: the same addresses computed again from the next
+ * tile's counter (counter + step), on while that is below the loop's bound. The next tile's load
+ * then finds its lines in L2, a whole tile later.
+ *
+ * Only pure ops (no effect, no memory read, no region) may lie between the counter and the
+ * addresses, and no other value the loop carries (its next value is not known yet). A masked load
+ * is left alone: its addresses where the mask is off need not be valid. Runs after layouts (the
+ * copies keep the layouts of what they copy), before pipeline (which may then make the load a
+ * copy into shared memory: the prefetch stays). Nothing a program sees changes; the interpreter
+ * checks every prefetched address lies in a buffer, as a load's would. */
+#include "passes/passes.h"
+
+#include <string.h>
+
+/* The loop of r, a loop over tiles around another loop whose step is a positive constant: its
+ * step, else 0. */
+static int64_t tile_loop_step(const IrFunc *f, const IrOp *loop)
+{
+    if (loop->code != OP_FOR || loop->nregions != 1)
+        return 0;
+    const IrRegion *body = &loop->regions[0];
+    bool nested = false;
+    for (int i = 0; i < body->nops && !nested; i++)
+        nested = body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE;
+    int64_t step;
+    if (!nested || !passes_const_int(f, loop->operands[2], &step) || step <= 0)
+        return 0;
+    return step;
+}
+
+/* Marks in dep[] the values of body's ops before `end` that depend on the counter (depends) or on
+ * another value the loop carries (unknown). */
+static void mark_dependents(const IrRegion *body, int end, uint8_t *dep)
+{
+    enum { DEPENDS = 1, UNKNOWN = 2 };
+    dep[body->args[0]] = DEPENDS;
+    for (int a = 1; a < body->nargs; a++)
+        dep[body->args[a]] = UNKNOWN;
+    for (int i = 0; i < end; i++) {
+        const IrOp *op = body->ops[i];
+        uint8_t d = 0;
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] > 0)
+                d |= dep[op->operands[k]];
+        if (op->nregions || op_has(op->code, OPT_EFFECT) || op_has(op->code, OPT_READS_MEMORY))
+            d = d ? UNKNOWN : 0; /* its result cannot be computed again for the next tile */
+        for (int k = 0; k < op->nresults; k++)
+            dep[op->results[k]] = d;
+    }
+}
+
+/* The prefetch of the next tile's lines of load body->ops[at] (its pointers ptr), or false when
+ * they cannot be computed again from the counter alone. */
+static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
+{
+    IrRegion *body = &loop->regions[0];
+    IrOp *ld = body->ops[at];
+    uint8_t *dep = arena_alloc(f->arena, (size_t)f->nvalues + 1);
+    memset(dep, 0, (size_t)f->nvalues + 1);
+    mark_dependents(body, at, dep);
+    ValueId ptr = ld->operands[0];
+    if (dep[ptr] != 1)
+        return false; /* the same lines every tile, or not computable ahead */
+    /* the ops the pointers need that depend on the counter, found backward from the load */
+    bool *need = arena_alloc(f->arena, sizeof(bool) * ((size_t)f->nvalues + 1));
+    memset(need, 0, sizeof(bool) * ((size_t)f->nvalues + 1));
+    need[ptr] = true;
+    for (int i = at - 1; i >= 0; i--) {
+        const IrOp *op = body->ops[i];
+        bool used = false;
+        for (int k = 0; k < op->nresults; k++)
+            used |= need[op->results[k]];
+        if (!used || !dep[op->results[0]])
+            continue;
+        if (op->nresults != 1)
+            return false;
+        for (int k = 0; k < op->noperands; k++)
+            if (op->operands[k] > 0 && dep[op->operands[k]])
+                need[op->operands[k]] = true;
+    }
+    SrcLoc loc = ld->loc;
+    IrBuilder b = {.func = f, .region = body, .pos = at + 1};
+    ValueId next = passes_binary(&b, loc, OP_ADD, body->args[0],
+                                 passes_const_i32(&b, loc, step));
+    IrCloneMap m = ir_clone_map_new(f);
+    m.map[body->args[0]] = next;
+    for (int i = 0; i < at; i++) {
+        const IrOp *op = body->ops[i];
+        if (op->nresults == 1 && need[op->results[0]] && dep[op->results[0]])
+            ir_clone_op_mapped(&b, op, &m);
+    }
+    ValueId on = passes_binary(&b, loc, OP_CMP_LT, next, loop->operands[1]);
+    ValueId ops[2] = {m.map[ptr], on};
+    ir_build(&b, OP_PREFETCH, loc, ops, 2, NULL, 0, 0);
+    return true;
+}
+
+bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d)
+{
+    bool changed = false;
+    for (int i = 0; i < f->body.nops; i++) {
+        IrOp *loop = f->body.ops[i];
+        int64_t step = tile_loop_step(f, loop);
+        if (!step || ir_type(f, loop->regions[0].args[0]).dtype != DT_I32)
+            continue;
+        IrRegion *body = &loop->regions[0];
+        for (int at = 0; at < body->nops; at++) {
+            IrOp *ld = body->ops[at];
+            if (ld->code != OP_LOAD || ld->nresults != 1 || ir_type(f, ld->results[0]).rank == 0 ||
+                (ld->noperands > 1 && ld->operands[1] > 0))
+                continue;
+            int before = body->nops;
+            if (prefetch_next(f, loop, step, at)) {
+                at += body->nops - before; /* past the copies and the prefetch */
+                changed = true;
+            }
+        }
+    }
+    /* the copies' axis facts (the prefetch's accesses are as wide as the load's) */
+    return !changed || pass_axis_info(f, o, d);
+}
