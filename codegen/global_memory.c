@@ -271,8 +271,10 @@ bool cg_lower_prefetch(Cg *c, const IrOp *op)
         if (ds && !group_start(ds, e, w))
             continue;
         LLVMValueRef args[2] = {cg_at(ptr, e), on};
-        cg_asm(c->l, LLVMVoidTypeInContext(c->l->ctx), "@$1 prefetch.global.L2 [ $0 + 0 ];", "l,b",
-               args, 2, true);
+        cg_asm(c->l, LLVMVoidTypeInContext(c->l->ctx),
+               op->attr[0] ? "@$1 prefetch.global.L1 [ $0 + 0 ];"
+                           : "@$1 prefetch.global.L2 [ $0 + 0 ];",
+               "l,b", args, 2, true);
     }
     return true;
 }

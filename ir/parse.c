@@ -720,6 +720,7 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
                    (!strcmp(key, "allow_tf32") && (code == OP_DOT || code == OP_WGMMA)) ||
                    (!strcmp(key, "pending") && (code == OP_ASYNC_WAIT || code == OP_WGMMA_WAIT)) ||
                    (!strcmp(key, "fence_async") && code == OP_BARRIER) ||
+                   (!strcmp(key, "l1") && code == OP_PREFETCH) ||
                    (!strcmp(key, "half") && code == OP_SPLIT) ||
                    (!strcmp(key, "bytes") && code == OP_MBAR_EXPECT) ||
                    (!strcmp(key, "arrivals") && code == OP_MBAR_INIT) ||

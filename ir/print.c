@@ -240,6 +240,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_ASYNC_WAIT:
     case OP_WGMMA_WAIT:
     case OP_BARRIER:
+    case OP_PREFETCH:
     case OP_REDUCE_SUM:
     case OP_REDUCE_MAX:
     case OP_REDUCE_MIN:
@@ -368,6 +369,10 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_BARRIER: /* a plain barrier prints bare */
             if (op->attr[0] != 0)
                 KEY("fence_async = %lld", (long long)op->attr[0]);
+            break;
+        case OP_PREFETCH: /* into L2 prints bare */
+            if (op->attr[0] != 0)
+                KEY("l1 = %lld", (long long)op->attr[0]);
             break;
         case OP_TRANS:
             KEY("perm = ");

@@ -80,8 +80,9 @@ bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
 bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d);
 /* prefetch_tiles.c: in a persistent kernel's loop over tiles (a for of the body around another
  * loop, a positive constant step), each unmasked tile load of its body whose addresses depend on
- * the tile also prefetches the next tile's into L2 (a prefetch op right after it, its pointers
- * computed again from counter + step, on while that is below the bound). */
+ * the tile also prefetches the next tile's: into L2 right after it, into L1 after the inner loop
+ * (prefetch ops, its pointers computed again from counter + step, on while that is below the
+ * bound). */
 bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);

@@ -1,4 +1,4 @@
-/* prefetch_tiles.c: the next tile's loads into L2 under this tile, in a persistent kernel.
+/* prefetch_tiles.c: the next tile's loads into L2 and L1 under this tile, in a persistent kernel.
  *
  * A persistent kernel's loop over tiles (a for of the kernel's body whose body holds another
  * loop, its step a positive constant: tutorial 06 or 09 written persistently, examples/
@@ -8,8 +8,10 @@
  * waiting for its load (docs/performance.md "The next tile's q prefetched into L2"). So each
  * unmasked tile load of the loop's own body whose addresses depend on the tile (the loop's
  * counter) gets a `prefetch` right after it: the same addresses computed again from the next
- * tile's counter (counter + step), on while that is below the loop's bound. The next tile's load
- * then finds its lines in L2, a whole tile later.
+ * tile's counter (counter + step), on while that is below the loop's bound; and once the inner
+ * loop is done a second prefetch of them into the SM's L1 (the next tile runs on this SM; the
+ * K loop's tensor-map copies bypass L1, so little evicts them there). The next tile's load then
+ * finds its lines in L2, most of them in L1.
  *
  * Only pure ops (no effect, no memory read, no region) may lie between the counter and the
  * addresses, and no other value the loop carries (its next value is not known yet). A masked load
@@ -87,20 +89,32 @@ static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
             if (op->operands[k] > 0 && dep[op->operands[k]])
                 need[op->operands[k]] = true;
     }
-    SrcLoc loc = ld->loc;
-    IrBuilder b = {.func = f, .region = body, .pos = at + 1};
-    ValueId next = passes_binary(&b, loc, OP_ADD, body->args[0],
-                                 passes_const_i32(&b, loc, step));
-    IrCloneMap m = ir_clone_map_new(f);
-    m.map[body->args[0]] = next;
-    for (int i = 0; i < at; i++) {
-        const IrOp *op = body->ops[i];
-        if (op->nresults == 1 && need[op->results[0]] && dep[op->results[0]])
-            ir_clone_op_mapped(&b, op, &m);
+    /* into L2 right after the load; into L1 too once the inner loop is done (the next tile runs
+     * on this SM), its addresses computed once more there rather than kept across the loop */
+    int inner = -1;
+    for (int i = at + 1; i < body->nops && inner < 0; i++)
+        if (body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE)
+            inner = i;
+    for (int level = 2; level >= 1; level--) {
+        if (level == 1 && inner < 0)
+            break;
+        IrBuilder b = {.func = f, .region = body, .pos = level == 2 ? at + 1 : inner + 1};
+        SrcLoc loc = ld->loc;
+        ValueId next =
+            passes_binary(&b, loc, OP_ADD, body->args[0], passes_const_i32(&b, loc, step));
+        IrCloneMap m = ir_clone_map_new(f);
+        m.map[body->args[0]] = next;
+        for (int i = 0; i < at; i++) {
+            const IrOp *op = body->ops[i];
+            if (op->nresults == 1 && need[op->results[0]] && dep[op->results[0]])
+                ir_clone_op_mapped(&b, op, &m);
+        }
+        ValueId on = passes_binary(&b, loc, OP_CMP_LT, next, loop->operands[1]);
+        ValueId ops[2] = {m.map[ptr], on};
+        ir_build(&b, OP_PREFETCH, loc, ops, 2, NULL, 0, 0)->attr[0] = level == 1;
+        if (level == 2 && inner >= 0)
+            inner += b.pos - (at + 1);
     }
-    ValueId on = passes_binary(&b, loc, OP_CMP_LT, next, loop->operands[1]);
-    ValueId ops[2] = {m.map[ptr], on};
-    ir_build(&b, OP_PREFETCH, loc, ops, 2, NULL, 0, 0);
     return true;
 }
 

@@ -184,6 +184,7 @@ static IrFunc *build_every_op(Arena *a)
     ir_build(&b, OP_STORE, nl, (ValueId[]){yp, half}, 2, NULL, 0, 0);
     ValueId on = ir_build_const_int(&b, nl, type_scalar(DT_I1), 1);
     ir_build(&b, OP_PREFETCH, nl, (ValueId[]){yp, on}, 2, NULL, 0, 0);
+    ir_build(&b, OP_PREFETCH, nl, (ValueId[]){yp, on}, 2, NULL, 0, 0)->attr[0] = 1; /* L1 */
 
     /* Shapes: 128 -> 128x1 -> 128x64 -> 64x128 -> 8192 -> back. */
     IrOp *ed =
