@@ -23,8 +23,8 @@
 
 #include <string.h>
 
-/* The loop of r, a loop over tiles around another loop whose step is a positive constant: its
- * step, else 0. */
+/* The step of loop when it is a loop over tiles (a for around another loop) whose step is a
+ * positive constant, else 0. */
 static int64_t tile_loop_step(const IrFunc *f, const IrOp *loop)
 {
     if (loop->code != OP_FOR || loop->nregions != 1)
@@ -60,9 +60,10 @@ static void mark_dependents(const IrRegion *body, int end, uint8_t *dep)
     }
 }
 
-/* The prefetch of the next tile's lines of load body->ops[at] (its pointers ptr), or false when
- * they cannot be computed again from the counter alone. */
-static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
+/* The prefetches of the next tile's lines of load body->ops[at] (its pointers ptr): how many ops
+ * went right after the load, or -1 when the lines cannot be computed again from the counter
+ * alone. */
+static int prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
 {
     IrRegion *body = &loop->regions[0];
     IrOp *ld = body->ops[at];
@@ -71,7 +72,7 @@ static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
     mark_dependents(body, at, dep);
     ValueId ptr = ld->operands[0];
     if (dep[ptr] != 1)
-        return false; /* the same lines every tile, or not computable ahead */
+        return -1; /* the same lines every tile, or not computable ahead */
     /* the ops the pointers need that depend on the counter, found backward from the load */
     bool *need = arena_alloc(f->arena, sizeof(bool) * ((size_t)f->nvalues + 1));
     memset(need, 0, sizeof(bool) * ((size_t)f->nvalues + 1));
@@ -84,14 +85,15 @@ static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
         if (!used || !dep[op->results[0]])
             continue;
         if (op->nresults != 1)
-            return false;
+            return -1;
         for (int k = 0; k < op->noperands; k++)
             if (op->operands[k] > 0 && dep[op->operands[k]])
                 need[op->operands[k]] = true;
     }
     /* into L2 right after the load; into L1 too once the inner loop is done (the next tile runs
-     * on this SM), its addresses computed once more there rather than kept across the loop */
-    int inner = -1;
+     * on this SM), its addresses computed once more there (cse may merge the two, keeping them
+     * across the loop) */
+    int inner = -1, added = 0;
     for (int i = at + 1; i < body->nops && inner < 0; i++)
         if (body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE)
             inner = i;
@@ -112,10 +114,12 @@ static bool prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
         ValueId on = passes_binary(&b, loc, OP_CMP_LT, next, loop->operands[1]);
         ValueId ops[2] = {m.map[ptr], on};
         ir_build(&b, OP_PREFETCH, loc, ops, 2, NULL, 0, 0)->attr[0] = level == 1;
-        if (level == 2 && inner >= 0)
-            inner += b.pos - (at + 1);
+        if (level == 2) {
+            added = b.pos - (at + 1);
+            inner += inner >= 0 ? added : 0;
+        }
     }
-    return true;
+    return added;
 }
 
 bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d)
@@ -132,9 +136,9 @@ bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d)
             if (ld->code != OP_LOAD || ld->nresults != 1 || ir_type(f, ld->results[0]).rank == 0 ||
                 (ld->noperands > 1 && ld->operands[1] > 0))
                 continue;
-            int before = body->nops;
-            if (prefetch_next(f, loop, step, at)) {
-                at += body->nops - before; /* past the copies and the prefetch */
+            int added = prefetch_next(f, loop, step, at);
+            if (added >= 0) {
+                at += added; /* past the copies and the prefetch after the load */
                 changed = true;
             }
         }
