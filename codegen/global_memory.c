@@ -208,6 +208,14 @@ bool cg_lower_load(Cg *c, const IrOp *op)
     return true;
 }
 
+/* Replicated elements are written by their first holder only, a scalar by the first thread: the
+ * predicate, or NULL where every thread holds its elements alone. */
+static LLVMValueRef first_holder(Cg *c, const Dist *ds)
+{
+    return ds ? ds->owner
+              : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
+}
+
 bool cg_lower_store(Cg *c, const IrOp *op)
 {
     LLVMBuilderRef b = c->l->b;
@@ -225,10 +233,7 @@ bool cg_lower_store(Cg *c, const IrOp *op)
     LLVMTypeRef mt = vt.is_ptr ? c->l->i64 : cg_mem_type(c, dt);
     int eb = mem_bytes(vt);
     int w = cg_access_width(c, op, ds);
-    /* Replicated elements are stored by their first holder only; a scalar by thread 0. */
-    LLVMValueRef owner =
-        ds ? ds->owner
-           : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
+    LLVMValueRef owner = first_holder(c, ds);
     for (int e = 0; e < n; e++) {
         if (ds && !group_start(ds, e, w))
             continue;
@@ -261,10 +266,7 @@ bool cg_lower_prefetch(Cg *c, const IrOp *op)
     if (c->failed)
         return false;
     int n = ds ? ds->nelems : 1, w = cg_access_width(c, op, ds);
-    LLVMValueRef on = cg_at(pred, 0);
-    LLVMValueRef owner =
-        ds ? ds->owner
-           : LLVMBuildICmp(c->pro, LLVMIntEQ, c->tid, cg_i32(c->l, c->first_thread), "");
+    LLVMValueRef on = cg_at(pred, 0), owner = first_holder(c, ds);
     if (owner)
         on = LLVMBuildAnd(b, on, owner, "");
     for (int e = 0; e < n; e++) {

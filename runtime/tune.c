@@ -31,8 +31,6 @@ struct RtTuner {
     char **why;                     /* why config i was left out */
     char **texts;                   /* config i's text ("BLOCK_SIZE_M=128, ..., num_stages=3") */
     bool owns_configs;              /* compiled here (a loaded PTX's configs are its members) */
-    int first_deep_twin; /* configs from here on are deep_pipeline twins (TRIC_DEEP_PIPELINE_AUTO,
-                            the last forms); nconfigs when there are none */
     ConfigForm forms[DRIVER_MAX_FORMS]; /* compiled here: config f n + i is config i in form
                                            forms[f] (driver_config_forms) */
     int nforms;
@@ -49,7 +47,7 @@ static RtTuner *tuner_new(int nconfigs) {
     RtTuner *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    t->nconfigs = t->first_deep_twin = nconfigs;
+    t->nconfigs = nconfigs;
     t->nforms = 1;
     t->configs = calloc((size_t)nconfigs, sizeof *t->configs);
     t->why = calloc((size_t)nconfigs, sizeof *t->why);
@@ -382,9 +380,6 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
     run_parallel(compile_job, jobs, sizeof *jobs, total);
     t->nforms = total / n;
     memcpy(t->forms, forms, sizeof forms[0] * (size_t)t->nforms);
-    t->first_deep_twin = total;
-    for (int f = t->nforms - 1; f > 0 && (forms[f] & FORM_DEEP_PIPELINE); f--)
-        t->first_deep_twin = f * n;
     /* a twin a switch left as written would only time the config it was applied to again. A
      * deep twin that launches specialize (seed 2 without a signature's hints) is kept: its
      * kernel as compiled here pipelines nothing (no alignment known), each launch's variant
@@ -663,6 +658,15 @@ static void variant_job(void *item) {
 
 #define RT_MAX_CONFIGS_PARALLEL 64
 
+/* The first deep_pipeline twin (TRIC_DEEP_PIPELINE_AUTO): the forms with it come last
+ * (driver_config_forms); nconfigs when there are none. */
+static int first_deep_twin(const RtTuner *t) {
+    for (int f = 0; f < t->nforms; f++)
+        if (t->forms[f] & FORM_DEEP_PIPELINE)
+            return f * (t->nconfigs / t->nforms);
+    return t->nconfigs;
+}
+
 /* Config i is a deep twin that this launch does not time. A deep pipeline pays with occupancy,
  * so a twin is timed only where it runs as many programs at once as the config it deepens: where
  * the launch has no more programs than dev has SMs, or where that config's shared memory already
@@ -672,7 +676,7 @@ static void variant_job(void *item) {
 static bool deep_twin_idle(const RtTuner *t, int i, const struct tric_device_s *dev,
                            tric_grid_fn fn, void *user, tric_dim3 grid, const tric_arg *args,
                            int nargs) {
-    if (i < t->first_deep_twin)
+    if (i < first_deep_twin(t))
         return false;
     tric_dim3 g = grid_of(&t->configs[i]->kernel, fn, user, grid, args, nargs);
     if ((int64_t)g.x * g.y * g.z <= dev->multiprocessors)
@@ -702,13 +706,14 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
     /* Each config's variant for these arguments, compiled on every core before any timing: the
      * configs deep twins deepen first, then the deep twins that will be timed. */
     VariantJob jobs[RT_MAX_CONFIGS_PARALLEL];
+    int deep = first_deep_twin(t);
     bool *idle_twins = calloc((size_t)t->nconfigs, sizeof *idle_twins);
     if (!idle_twins)
         st = rt_fail(TRIC_ERROR_OUT_OF_MEMORY, "out of host memory");
     for (int first = 0, end; first < t->nconfigs && st == TRIC_SUCCESS; first = end) {
         end = first + RT_MAX_CONFIGS_PARALLEL; /* a batch never spans the first deep twin */
-        if (first < t->first_deep_twin && end > t->first_deep_twin)
-            end = t->first_deep_twin;
+        if (first < deep && end > deep)
+            end = deep;
         if (end > t->nconfigs)
             end = t->nconfigs;
         int n = 0;
@@ -745,7 +750,7 @@ static int time_configs(RtTuner *t, struct tric_kernel_s *k, tric_grid_fn fn, vo
         /* a deep twin whose variant for these arguments could not deepen is the config it
          * deepens again */
         bool idle = idle_twins[i];
-        if (idle || (i >= t->first_deep_twin &&
+        if (idle || (i >= deep &&
                      rt_launch_variant(&t->configs[i]->kernel, args)->stages_raised_from == 0)) {
             if (print)
                 fprintf(stderr, "tric autotune %s: config %d (%s): not timed: %s\n", k->name, i,
