@@ -150,7 +150,12 @@ static bool lower_local_alloc(Cg *c, const IrOp *op)
     LLVMSetAlignment(cg_smem(c), 1024);
     /* The buffer's memory may have held scratch read just before (shared_alloc places scratch
      * over the buffers outside their loops) or an earlier loop's buffer: every thread is done
-     * with it before any thread's first cp.async lands there (bar.sync 0, PTX ISA 9.7.13.1). */
+     * with it before any thread's first cp.async lands there (bar.sync 0, PTX ISA 9.7.13.1).
+     * Tensor-map copies write through the async proxy, so each thread's generic-proxy accesses
+     * of that memory (the scratch a persistent kernel's previous tile wrote and read there) are
+     * first ordered before them (fence.proxy.async, PTX ISA 9.7.13.4 membar/fence). */
+    if (c->f->ntmaps > 0)
+        cg_asm_void(c, "fence.proxy.async.shared::cta;");
     cg_barrier(c->l);
     LLVMValueRef *el = cg_regs(c, 1);
     el[0] = k32(c, op->smem_offset);

@@ -135,8 +135,9 @@ typedef struct Cg {
     LLVMValueRef tid, lane, warp;
     LLVMValueRef tmaps[TRIC_MAX_TENSOR_MAPS]; /* the tensor-map parameters (byval, grid_constant) */
     /* a persistent function's parameters after the tensor maps (IrFunc.persistent): the tiles
-     * the launch asked for (i32) and the workspace (ptr addrspace(1)) */
-    LLVMValueRef tile_count, workspace;
+     * the launch asked for along x (i32), the workspace (ptr addrspace(1)), then along y and z
+     * (i32) when it takes those axes (docs/ptx-metadata.md "persistent") */
+    LLVMValueRef tile_count[3], workspace;
     Dist **dists;
     int ndists, dists_cap;
     BaseCache *bases;

@@ -28,7 +28,7 @@ static bool lower_persistent_param(Cg *c, const IrOp *op)
     if (!c->workspace)
         FAIL(c, "%s outside a persistent function", op_name(op->code));
     LLVMValueRef *el = cg_regs(c, 1);
-    el[0] = op->code == OP_TILE_COUNT ? c->tile_count : c->workspace;
+    el[0] = op->code == OP_TILE_COUNT ? c->tile_count[op->attr[0]] : c->workspace;
     if (op->code == OP_WORKSPACE && op->attr[0] == 1) {
         LLVMValueRef programs = pro_build_sreg(c, "nctaid.x");
         LLVMValueRef flags = LLVMBuildMul(b, programs, cg_i32(c->l, 4 * TRIC_WORKSPACE_FLAGS), "");
@@ -400,7 +400,8 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     Cg *c = &cg;
     c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
     int nmapped = f->nparams + f->ntmaps;
-    int nall = nmapped + (f->persistent.on ? 2 : 0);
+    int axes = f->persistent.axes > 1 ? f->persistent.axes : 1;
+    int nall = nmapped + (f->persistent.on ? 1 + axes : 0);
     LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(nall + 1));
     for (int i = 0; i < f->nparams; i++)
         params[i] = cg_value_type(c, ir_type(f, f->params[i].value));
@@ -409,6 +410,8 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     if (f->persistent.on) { /* docs/ptx-metadata.md "persistent" */
         params[nmapped] = l->i32;
         params[nmapped + 1] = cg_value_type(c, type_ptr(DT_I32));
+        for (int a = 1; a < axes; a++) /* the grid's y and z after the workspace */
+            params[nmapped + 1 + a] = l->i32;
     }
     LLVMTypeRef fty = LLVMFunctionType(l->void_t, params, (unsigned)nall, 0);
     c->fn = LLVMAddFunction(l->mod, f->name, fty);
@@ -421,10 +424,14 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     if (f->ntmaps > 0)
         tensor_map_params(c);
     if (f->persistent.on) {
-        c->tile_count = LLVMGetParam(c->fn, (unsigned)nmapped);
+        static const char *const tile_count_names[3] = {"tile_count", "tile_count_y",
+                                                        "tile_count_z"};
         c->workspace = LLVMGetParam(c->fn, (unsigned)nmapped + 1);
-        LLVMSetValueName2(c->tile_count, "tile_count", 10);
         LLVMSetValueName2(c->workspace, "workspace", 9);
+        for (int a = 0; a < axes; a++) {
+            c->tile_count[a] = LLVMGetParam(c->fn, (unsigned)(a ? nmapped + 1 + a : nmapped));
+            LLVMSetValueName2(c->tile_count[a], tile_count_names[a], strlen(tile_count_names[a]));
+        }
     }
     for (int i = 0; i < f->nparams; i++) {
         LLVMValueRef p = LLVMGetParam(c->fn, (unsigned)i);

@@ -50,6 +50,8 @@ typedef struct CompileOptions {
                                 (PassOptions.tma_store) */
     bool stream_k;            /* --stream-k: a matmul-shaped kernel runs persistent, its last round
                                 of tiles split along K (PassOptions.stream_k) */
+    bool persistent;          /* --persistent: a grid kernel runs persistent, its programs walking
+                                the grid's tiles (PassOptions.persistent) */
     bool stream_k_twins;      /* --stream-k=auto: an autotuned kernel's configs compile twice, as
                                 written and with stream_k (NAME_c<n + i>, ", stream_k" in the
                                 config text), for the tuner to choose; a twin the pass leaves as
@@ -121,9 +123,12 @@ typedef struct KernelMeta {
      * i-th; their parameter indices are into params. */
     TensorMap tmaps[TRIC_MAX_TENSOR_MAPS];
     int ntmaps;
-    /* // tric.persistent workspace=N: a persistent kernel (IrFunc.persistent), launched on
-     * min(grid x, SMs) programs with the grid's x and a workspace pointer after the tensor maps */
+    /* // tric.persistent workspace=N [axes=A]: a persistent kernel (IrFunc.persistent), launched
+     * on min(x y z, SMs x blocks per SM) programs along x with the grid's x and a workspace
+     * pointer after the tensor maps, then its y when it takes 2 or 3 axes and its z when 3.
+     * persistent_axes is A, 1 when the line has no axes= (read only when persistent). */
     bool persistent;
+    int persistent_axes;
     int64_t workspace_bytes;
 } KernelMeta;
 

@@ -74,7 +74,10 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
                       m->tune_key, m->tune_restore, m->tune_reset);
         strbuf_printf(out, "// tric.config %s\n", m->config);
     }
-    if (m->persistent)
+    if (m->persistent && m->persistent_axes > 1)
+        strbuf_printf(out, "// tric.persistent workspace=%lld axes=%d\n",
+                      (long long)m->workspace_bytes, m->persistent_axes);
+    else if (m->persistent)
         strbuf_printf(out, "// tric.persistent workspace=%lld\n", (long long)m->workspace_bytes);
     for (int i = 0; i < m->ntmaps; i++) {
         strbuf_append(out, "// tric.tensor_map ");
@@ -407,11 +410,16 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                     return false;
                 }
             } else if (!strcmp(key, "persistent")) {
-                static const char field[] = "workspace=";
-                size_t fl = sizeof field - 1;
-                long long bytes = 0;
-                if (vlen <= fl || memcmp(val, field, fl) ||
-                    !parse_int(val + fl, vlen - fl, &bytes) || bytes < 0 || bytes > INT32_MAX) {
+                /* workspace=N, then axes=A when the kernel takes a 2-D or 3-D grid */
+                static const char field[] = "workspace=", axes_field[] = " axes=";
+                size_t fl = sizeof field - 1, al = sizeof axes_field - 1;
+                const char *sp = memchr(val, ' ', vlen);
+                size_t n1 = sp ? (size_t)(sp - val) : vlen;
+                long long bytes = 0, axes = 1;
+                if (n1 <= fl || memcmp(val, field, fl) || !parse_int(val + fl, n1 - fl, &bytes) ||
+                    bytes < 0 || bytes > INT32_MAX ||
+                    (sp && (vlen - n1 <= al || memcmp(sp, axes_field, al) ||
+                            !parse_int(sp + al, vlen - n1 - al, &axes) || axes < 1 || axes > 3))) {
                     strbuf_printf(error,
                                   "bad tric.persistent line '%.*s' in the tric metadata block",
                                   (int)vlen, val);
@@ -419,6 +427,7 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                 }
                 m->persistent = true;
                 m->workspace_bytes = bytes;
+                m->persistent_axes = (int)axes;
             } else if (!strcmp(key, "tensor_map")) {
                 const char *why = "a kernel reads at most 8 tensor maps";
                 if (m->ntmaps == TRIC_MAX_TENSOR_MAPS ||

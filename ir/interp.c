@@ -222,7 +222,7 @@ typedef struct Interp {
     int pid[3];
     /* a persistent function: the tiles the launch asked for, and its workspace (flags at
      * workspace, scratch at workspace_scratch) */
-    int64_t tiles;
+    int64_t tiles[3];
     uint64_t workspace, workspace_scratch;
     int last_buffer; /* where the previous access was: most accesses hit it again */
     /* undo */
@@ -2620,7 +2620,7 @@ static bool run_op(Interp *in, const IrOp *op)
         return run_fill_int(in, op,
                             op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
                                                       : in->launch->grid[op->attr[0]]);
-    case OP_TILE_COUNT: return run_fill_int(in, op, in->tiles);
+    case OP_TILE_COUNT: return run_fill_int(in, op, in->tiles[op->attr[0]]);
     case OP_CONSUMER_TURN: return run_fill_int(in, op, 1); /* every warp is this program */
     case OP_TURN_WAIT:
     case OP_TURN_PASS: return true; /* one program runs its tiles in order */
@@ -2857,7 +2857,8 @@ static void interp_free(Interp *in)
 
 /* A persistent function's launch: the programs that run over the grid's tiles, and the zeroed
  * workspace appended to the buffers the kernel may touch. *ws is malloc'd (NULL when the function
- * is not persistent); false when out of memory. */
+ * is not persistent); false, with the error written, for a grid it cannot take or when out of
+ * memory. */
 static bool persistent_launch(Interp *in, const InterpLaunch *asked, InterpLaunch *run,
                               InterpBuffer **buffers, unsigned char **ws, size_t *ws_bytes)
 {
@@ -2869,16 +2870,37 @@ static bool persistent_launch(Interp *in, const InterpLaunch *asked, InterpLaunc
         return true;
     int cap =
         asked->persistent_programs > 0 ? asked->persistent_programs : INTERP_PERSISTENT_PROGRAMS;
-    int programs = asked->grid[0] < cap ? asked->grid[0] : cap;
-    in->tiles = asked->grid[0];
+    /* the grid's tiles, x fastest; grid axes the function does not take must be 1 (the runtime
+     * refuses them) */
+    int axes = in->f->persistent.axes > 1 ? in->f->persistent.axes : 1;
+    int64_t tiles = 1;
+    for (int a = 0; a < 3; a++) {
+        in->tiles[a] = asked->grid[a];
+        tiles *= asked->grid[a];
+        if (a >= axes && asked->grid[a] != 1) {
+            strbuf_printf(in->error,
+                          "%s is persistent over %d grid axes, so its grid's axis %d is 1, not %d",
+                          in->f->name, axes, a, asked->grid[a]);
+            return false;
+        }
+    }
+    if (tiles > INT32_MAX) {
+        strbuf_printf(in->error, "%s: a persistent launch of %lld tiles (at most 2^31 - 1)",
+                      in->f->name, (long long)tiles);
+        return false;
+    }
+    int programs = tiles < cap ? (int)tiles : cap;
     run->grid[0] = programs;
+    run->grid[1] = run->grid[2] = 1;
     uint64_t scratch = workspace_scratch_offset((uint64_t)programs);
     *ws_bytes =
         (size_t)(scratch + (uint64_t)programs * (uint64_t)in->f->persistent.workspace_bytes);
     *ws = calloc(*ws_bytes ? *ws_bytes : 1, 1);
     *buffers = malloc(sizeof **buffers * (size_t)(asked->nbuffers + 1));
-    if (!*ws || !*buffers)
+    if (!*ws || !*buffers) {
+        strbuf_append(in->error, "out of memory for a persistent launch's workspace");
         return false;
+    }
     for (int i = 0; i < asked->nbuffers; i++)
         (*buffers)[i] = asked->buffers[i];
     (*buffers)[asked->nbuffers] = (InterpBuffer){(uint64_t)(uintptr_t)*ws, *ws_bytes};
@@ -2921,7 +2943,7 @@ bool interp_run(const IrFunc *f, const InterpLaunch *asked, StrBuf *error)
     unsigned char *ws;
     size_t ws_bytes;
     if (!persistent_launch(&in, asked, &run, &buffers, &ws, &ws_bytes)) {
-        strbuf_append(error, "out of memory for a persistent launch's workspace");
+
         free(buffers);
         free(ws);
         return false;

@@ -63,7 +63,7 @@ typedef enum OpTrait {
     X(OP_UNDEF, "undef", 0, 1, 0, "r = an unspecified value of r's type: a loop-carried value before its first definition (passes/flatten_loops.c: what a flattened loop nest's prologue computes, carried from one tile's iterations to the next). Nothing reads it on a path that runs; the interpreter fills it with NaN or 0xdeadbeef so a read shows") \
     X(OP_PROGRAM_ID, "program_id", 0, 1, 0, "r:i32 = this program's index along attr[0]")          \
     X(OP_NUM_PROGRAMS, "num_programs", 0, 1, 0, "r:i32 = grid size along attr[0]")                 \
-    X(OP_TILE_COUNT, "tile_count", 0, 1, 0, "r:i32 = the programs the launch asked for along axis 0: in a persistent function (IrFunc.persistent) fewer run, num_programs(0) of them, sharing these tiles (passes/stream_k.c)") \
+    X(OP_TILE_COUNT, "tile_count", 0, 1, 0, "r:i32 = the programs the launch asked for along attr[0]: in a persistent function (IrFunc.persistent) fewer run, num_programs(0) of them along axis 0, sharing these tiles (passes/stream_k.c, passes/persistent.c)") \
     X(OP_CONSUMER_TURN, "consumer_turn", 1, 1, 0, "r:i1 = whether this warp works on the tile of turn a (i32 scalar, 0 or 1) of a loop whose tiles two consumer groups take in turn (IrFunc.ws.consumer_groups): every warp but the consumers', and consumer group a; true in one program's view (the interpreter), where every warp is one") \
     X(OP_TURN_WAIT, "turn_wait", 0, 0, OPT_EFFECT, "a consumer group (IrFunc.ws.consumer_groups) waits until the group before it has passed it the turn (turn_pass): the groups' K loops run one after the other, in tile order; nothing in one program's view") \
     X(OP_TURN_PASS, "turn_pass", 0, 0, OPT_EFFECT, "a consumer group lets the next group take its turn (its turn_wait returns); nothing in one program's view") \
@@ -158,7 +158,7 @@ typedef enum OpTrait {
     X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     X(OP_TMA_STORE, "tma_store", -1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): the box of tensor map attr[0] at coordinates operands 2.. = tile a (2-d, the map's element type; its dim attr[1] runs along the map's dim 0), nothing written outside the map's dims; through the op's scratch (a #shared tile in the map's swizzle), read by the copy before the op ends") \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (passes/flatten_loops.c)") \
+    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (passes/flatten_loops.c); attr[1] = 2: a grid's loop over tiles offered to warp_specialize's own choice (passes/persistent.c)") \
     X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
     X(OP_WHILE, "while", -1, -1, OPT_EFFECT | OPT_REGIONS, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, 0, OPT_TERMINATOR, "ends a for body, if branch or while body with its values") \
@@ -539,6 +539,14 @@ typedef struct TensorMap {
 } TensorMap;
 
 /* A local_alloc of mbarriers (passes/tma.c): !smem<S x 1 x i64>, one 8-byte barrier a slot. */
+/* A for loop's attr[1]: what it says of warp specialization (passes/warp_specialize.c). */
+enum {
+    WS_NOT_ASKED = 0,
+    WS_ASKED = 1,   /* tl.range(..., warp_specialize=True) */
+    WS_OFFERED = 2, /* a grid's loop over tiles (passes/persistent.c): a producer where the pass
+                       would choose one for the loop in it, else none, and q left a load */
+};
+
 static inline bool type_is_mbarriers(Type t)
 {
     return t.is_smem && !t.is_ptr && t.rank == 2 && t.shape[1] == 1 && t.dtype == DT_I64;
@@ -596,6 +604,14 @@ typedef struct IrFunc {
     struct {
         bool on;
         int64_t workspace_bytes;
+        /* the launch's grid axes it takes (1 to 3; 0 reads as 1): the runtime launches
+         * min(x y z, SMs x blocks per SM) programs along x and passes the grid's x, y, z
+         * (tile_count 0, 1, 2; docs/ptx-metadata.md "persistent") */
+        int axes;
+        /* passes/persistent.c made it from a grid: its body is one loop over the grid's tiles
+         * (the loop starts at program_id(0) and steps by num_programs(0)), the ops before it
+         * pure */
+        bool from_grid;
     } persistent;
 } IrFunc;
 
@@ -851,8 +867,9 @@ typedef struct InterpLaunch {
     int nargs;
     const InterpBuffer *buffers;
     int nbuffers;
-    /* A persistent function (IrFunc.persistent): the programs that run over the grid[0] tiles,
-     * min(grid[0], this); 0 for min(grid[0], INTERP_PERSISTENT_PROGRAMS). */
+    /* A persistent function (IrFunc.persistent): the programs that run over the grid's tiles
+     * (grid[0] grid[1] grid[2] of them, x fastest; an axis the function does not take must be 1),
+     * min(tiles, this); 0 for min(tiles, INTERP_PERSISTENT_PROGRAMS). */
     int persistent_programs;
 } InterpLaunch;
 

@@ -844,6 +844,7 @@ static void parse_op(Parser *p, IrRegion *into)
     case OP_CONST: const_text = number_text(p, &const_loc); break;
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
+    case OP_TILE_COUNT:
     case OP_WORKSPACE: attrs.attr[0] = int64_value(p); break;
     case OP_MAKE_RANGE:
         attrs.attr[0] = int64_value(p);
@@ -1133,12 +1134,22 @@ static void parse_func(Parser *p)
             parse_warp_specialize(p);
             continue;
         } else if (accept_word(p, "persistent")) {
-            /* "persistent" "(" "workspace_bytes" "=" INT ")" */
+            /* "persistent" "(" "workspace_bytes" "=" INT ["," "axes" "=" INT]
+             * ["," "from_grid"] ")" */
             expect(p, '(', "after persistent");
             expect_word(p, "workspace_bytes", "in persistent");
             expect(p, '=', "after workspace_bytes");
             p->f->persistent.on = true;
             p->f->persistent.workspace_bytes = int64_value(p);
+            while (accept(p, ',')) {
+                if (accept_word(p, "axes")) {
+                    expect(p, '=', "after axes");
+                    p->f->persistent.axes = int_value(p);
+                } else {
+                    expect_word(p, "from_grid", "in persistent (axes = N, from_grid)");
+                    p->f->persistent.from_grid = true;
+                }
+            }
             expect(p, ')', "to end persistent");
             continue;
         } else

@@ -3,7 +3,8 @@
  *
  *   func    = "kernel" "@" NAME "(" [param ("," param)*] ")" "num_warps" "(" INT ")"
  *             "num_stages" "(" INT ")" "shared_bytes" "(" INT ")"
- *             ["warp_specialize" "(" ... ")"] ["persistent" "(" "workspace_bytes" "=" INT ")"]
+ *             ["warp_specialize" "(" ... ")"] ["persistent" "(" "workspace_bytes" "=" INT
+ *             ["," "axes" "=" INT] ["," "from_grid"] ")"]
  *             ["tensor_map" "(" ... ")"]* "{" op* "}"
  *   param   = typed
  *   typed   = VALUE ":" TYPE [layout] ["{" key ("," key)* "}"]     keys: name, div, equal_to_1
@@ -232,6 +233,7 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     }
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
+    case OP_TILE_COUNT:
     case OP_WORKSPACE:
     case OP_EXPAND_DIMS:
     case OP_SPLIT:
@@ -484,6 +486,7 @@ static void print_op_main(Printer *p, const IrOp *op, int indent, bool full)
     }
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS:
+    case OP_TILE_COUNT:
     case OP_WORKSPACE: strbuf_printf(out, " %lld", (long long)op->attr[0]); break;
     case OP_MAKE_RANGE:
         strbuf_printf(out, " %lld, %lld", (long long)op->attr[0], (long long)op->attr[1]);
@@ -614,9 +617,15 @@ void ir_print(StrBuf *out, const IrFunc *f)
                           f->ws.scratch_stride);
         strbuf_putc(out, ')');
     }
-    if (f->persistent.on)
-        strbuf_printf(out, " persistent(workspace_bytes = %lld)",
+    if (f->persistent.on) {
+        strbuf_printf(out, " persistent(workspace_bytes = %lld",
                       (long long)f->persistent.workspace_bytes);
+        if (f->persistent.axes > 1)
+            strbuf_printf(out, ", axes = %d", f->persistent.axes);
+        if (f->persistent.from_grid)
+            strbuf_append(out, ", from_grid");
+        strbuf_putc(out, ')');
+    }
     for (int i = 0; i < f->ntmaps; i++)
         print_tensor_map(out, &f->tmaps[i]);
     strbuf_append(out, " {\n");

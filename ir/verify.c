@@ -925,11 +925,16 @@ static void check_source_op(Verifier *v, const IrOp *op)
         if (op->attr[0] < 0 || op->attr[0] > 2)
             report(v, op, "axis %lld (0, 1 or 2)", (long long)op->attr[0]);
         break;
-    case OP_TILE_COUNT:
+    case OP_TILE_COUNT: {
         want_result(v, op, 0, type_scalar(DT_I32));
+        int axes = v->f->persistent.axes > 1 ? v->f->persistent.axes : 1;
         if (!v->f->persistent.on)
             report(v, op, "tile_count outside a persistent function");
+        else if (op->attr[0] < 0 || op->attr[0] >= axes)
+            report(v, op, "tile_count of axis %lld in a persistent function of %d grid axes",
+                   (long long)op->attr[0], axes);
         break;
+    }
     case OP_WORKSPACE:
         if (!v->f->persistent.on)
             report(v, op, "workspace outside a persistent function");
@@ -1672,6 +1677,8 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag)
     v.ever = arena_alloc(v.scratch, (size_t)(f->nvalues + 1));
     if (f->num_warps <= 0 || !is_pow2(f->num_warps))
         report(&v, NULL, "num_warps is %d; it must be a power of two", f->num_warps);
+    if (f->persistent.axes < 0 || f->persistent.axes > 3)
+        report(&v, NULL, "a persistent function of %d grid axes (1, 2 or 3)", f->persistent.axes);
     if (f->ws.consumer_groups < 0 || f->ws.consumer_groups > 2 ||
         (f->ws.consumer_groups == 2 &&
          (f->ws.producer_warps <= 0 || f->ws.scratch_stride < 0 || f->ws.scratch_stride % 1024)))

@@ -33,6 +33,7 @@ const PassInfo passes_list[] = {
     {"flatten_loops", pass_flatten_loops},
     {"heavy_first", pass_heavy_first},
     {"stream_k", pass_stream_k},
+    {"persistent", pass_persistent},
     {"widen_fp8", pass_widen_fp8},
     {"axis_info", pass_axis_info},
     {"layouts", pass_layouts},

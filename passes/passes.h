@@ -35,6 +35,8 @@ typedef struct PassOptions {
                                covers goes through shared memory and one TMA copy (--tma-store) */
     bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
                                round of tiles split along K (--stream-k) */
+    bool persistent;        /* persistent.c makes a grid persistent, its programs walking the
+                               grid's tiles (--persistent) */
     bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
                                or a kernel's copies were left as they were (--remarks); changes no
                                code, so no cache key holds it */
@@ -78,6 +80,12 @@ bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
  * piece (docs/passes.md "stream_k"). Elsewhere the
  * function stays as it is, with a warning saying why. */
 bool pass_stream_k(IrFunc *f, const PassOptions *o, Diag *d);
+/* persistent.c: with PassOptions.persistent, a grid kernel (one that reads program_id and shares
+ * no tiles itself) becomes persistent (IrFunc.persistent, from_grid): its body a loop over the
+ * grid's tiles from program_id(0) by num_programs(0), program_id(a) computed from the tile
+ * (docs/passes.md "persistent"). Elsewhere the function stays as it is, with a warning saying
+ * why. */
+bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d);
 /* prefetch_tiles.c: in a persistent kernel's loop over tiles (a for of the body around another
  * loop, a positive constant step), each unmasked tile load of its body whose addresses depend on
  * the tile also prefetches the next tile's: into L2 right after it, into L1 after the inner loop

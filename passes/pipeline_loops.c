@@ -1653,14 +1653,15 @@ static bool collect_uses(IrRegion *r, ValueId v, IrOp **ops, int *idx, int *n, i
 }
 
 /* Whether loop is a for whose body holds a pipelined loop (one with an async_wait in its body):
- * a persistent kernel's loop over tiles around its K loop, not asking warp_specialize. Asking, its
+ * a persistent kernel's loop over tiles around its K loop, not asking warp_specialize (nor offered
+ * to its choice: passes/persistent.c). Asking, its
  * producer would copy the next tile's q into the one slot, which the consumers release only after
  * the tile's K loop, and the slot stays live across tiles, so the epilogue's convert no longer
  * fits beside it at D = 128: measured no faster at D = 64 and slower at D = 128 with O stored from
  * registers instead (docs/performance.md "q copied a tile ahead"), the consumers load it. */
 static bool holds_pipelined_loop(const IrOp *loop)
 {
-    if (loop->code != OP_FOR || loop->nregions != 1 || loop->attr[1])
+    if (loop->code != OP_FOR || loop->nregions != 1 || loop->attr[1] != WS_NOT_ASKED)
         return false;
     const IrRegion *body = &loop->regions[0];
     for (int i = 0; i < body->nops; i++) {

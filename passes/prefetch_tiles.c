@@ -1,8 +1,8 @@
 /* prefetch_tiles.c: the next tile's loads into L2 and L1 under this tile, in a persistent kernel.
  *
  * A persistent kernel's loop over tiles (a for of the kernel's body whose body holds another
- * loop, its step a positive constant: tutorial 06 or 09 written persistently, examples/
- * attention_persistent.tri) loads some tiles once a tile, outside its K loop: attention's q. Each
+ * loop, its step a positive constant or num_programs: tutorial 06 or 09 written persistently,
+ * examples/attention_persistent.tri, or a grid made persistent by passes/persistent.c) loads some tiles once a tile, outside its K loop: attention's q. Each
  * such load waits for DRAM every tile, and the K loop behind it waits too: on an H200 a tenth of
  * the consumer warps' stall samples were on the stores of q's registers into shared memory,
  * waiting for its load (docs/performance.md "The next tile's q prefetched into L2"). So each
@@ -23,9 +23,10 @@
 
 #include <string.h>
 
-/* The step of loop when it is a loop over tiles (a for around another loop) whose step is a
- * positive constant, else 0. */
-static int64_t tile_loop_step(const IrFunc *f, const IrOp *loop)
+/* The step of loop when it is a loop over tiles (a for around another loop) whose step is
+ * positive: a positive constant, or num_programs (a grid made persistent, passes/persistent.c);
+ * else 0. */
+static ValueId tile_loop_step(const IrFunc *f, const IrOp *loop)
 {
     if (loop->code != OP_FOR || loop->nregions != 1)
         return 0;
@@ -33,8 +34,11 @@ static int64_t tile_loop_step(const IrFunc *f, const IrOp *loop)
     bool nested = false;
     for (int i = 0; i < body->nops && !nested; i++)
         nested = body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE;
-    int64_t step;
-    if (!nested || !passes_const_int(f, loop->operands[2], &step) || step <= 0)
+    ValueId step = loop->operands[2];
+    const IrOp *def = f->values[step].def;
+    int64_t k;
+    if (!nested ||
+        !((passes_const_int(f, step, &k) && k > 0) || (def && def->code == OP_NUM_PROGRAMS)))
         return 0;
     return step;
 }
@@ -63,7 +67,7 @@ static void mark_dependents(const IrRegion *body, int end, uint8_t *dep)
 /* The prefetches of the next tile's lines of load body->ops[at] (its pointers ptr): how many ops
  * went right after the load, or -1 when the lines cannot be computed again from the counter
  * alone. */
-static int prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
+static int prefetch_next(IrFunc *f, IrOp *loop, ValueId step, int at)
 {
     IrRegion *body = &loop->regions[0];
     IrOp *ld = body->ops[at];
@@ -102,8 +106,7 @@ static int prefetch_next(IrFunc *f, IrOp *loop, int64_t step, int at)
             break;
         IrBuilder b = {.func = f, .region = body, .pos = level == 2 ? at + 1 : inner + 1};
         SrcLoc loc = ld->loc;
-        ValueId next =
-            passes_binary(&b, loc, OP_ADD, body->args[0], passes_const_i32(&b, loc, step));
+        ValueId next = passes_binary(&b, loc, OP_ADD, body->args[0], step);
         IrCloneMap m = ir_clone_map_new(f);
         m.map[body->args[0]] = next;
         for (int i = 0; i < at; i++) {
@@ -127,7 +130,7 @@ bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d)
     bool changed = false;
     for (int i = 0; i < f->body.nops; i++) {
         IrOp *loop = f->body.ops[i];
-        int64_t step = tile_loop_step(f, loop);
+        ValueId step = tile_loop_step(f, loop);
         if (!step || ir_type(f, loop->regions[0].args[0]).dtype != DT_I32)
             continue;
         IrRegion *body = &loop->regions[0];

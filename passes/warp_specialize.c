@@ -69,7 +69,7 @@ static void decline_nested(const PassOptions *o, Diag *d, const IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
-        if (op->code == OP_FOR && op->attr[1] && o->remarks)
+        if (op->code == OP_FOR && op->attr[1] == WS_ASKED && o->remarks)
             diag_remark(d, op->loc,
                         "tl.range(..., warp_specialize=True) not applied: only a loop of the "
                         "kernel's body is warp-specialized, not one nested in another op");
@@ -846,22 +846,32 @@ static int64_t loop_slots(const IrFunc *f, const IrOp *loop)
  * occupancy). Measured (H200, docs/performance.md): tutorial 06 at D = 128 on 8 warps with 3
  * stages 0.89-0.96x the time as written; with 2 stages 1.00-1.02x, where two programs share an
  * SM (D = 64, 128 x 64 blocks) 1.09-1.28x, with one consumer warpgroup (4 warps) 0.96-1.03x, and
- * on a matmul's one wgmma an iteration 1.04-1.12x, so none of those is chosen. NULL when none
- * qualifies. */
+ * on a matmul's one wgmma an iteration 1.04-1.12x, so none of those is chosen. In a grid made
+ * persistent (passes/persistent.c) the loop over tiles offered to this choice, for such a loop
+ * nested in it, its largest scratch counted with its buffers. NULL when none qualifies. */
 static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
 {
     if (o->no_auto_ws || !o->arch_specific || o->sm != 90 || f->num_warps < 8 ||
-        f->num_warps % 4 != 0 || f->persistent.on ||
-        buffer_bytes(f, &f->body) <= shared_limit_bytes(o->sm) / 2)
+        f->num_warps % 4 != 0 || (f->persistent.on && !f->persistent.from_grid))
         return NULL;
     for (int i = 0; i < f->body.nops; i++) {
         IrOp *op = f->body.ops[i];
         if (op->code != OP_FOR || op->nregions != 1)
             continue;
+        if (f->persistent.from_grid && op->attr[1] != WS_OFFERED)
+            return NULL;
+        const IrOp *kloop = f->persistent.from_grid ? only_inner_loop(op) : op;
+        int64_t bytes = buffer_bytes(f, &f->body);
+        /* a grid made persistent: its loop over tiles holds the buffers, and q stays a load
+         * (pipeline_loops leaves an offered loop's), its tile going through scratch instead */
+        if (f->persistent.from_grid)
+            bytes += buffer_bytes(f, &op->regions[0]) + least_scratch(f, &op->regions[0]);
+        if (!kloop || bytes <= shared_limit_bytes(o->sm) / 2)
+            return NULL;
         int dots = 0;
-        for (int k = 0; k < op->regions[0].nops; k++)
-            dots += op->regions[0].ops[k]->code == OP_WGMMA;
-        if (dots >= 2 && loop_slots(f, op) >= 3)
+        for (int k = 0; k < kloop->regions[0].nops; k++)
+            dots += kloop->regions[0].ops[k]->code == OP_WGMMA;
+        if (dots >= 2 && loop_slots(f, kloop) >= 3)
             return op;
     }
     return NULL;
@@ -873,7 +883,7 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
     Ws w = {.f = f, .o = o, .d = d};
     for (int i = 0; i < top->nops; i++) {
         IrOp *op = top->ops[i];
-        if (op->code != OP_FOR || !op->attr[1])
+        if (op->code != OP_FOR || op->attr[1] != WS_ASKED)
             continue;
         if (w.loop) {
             Ws other = {.f = f, .o = o, .d = d, .loop = op};

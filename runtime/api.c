@@ -404,6 +404,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->no_auto_ws = opt->no_auto_warp_specialize != 0;
     out->pingpong = opt->pingpong != 0;
     out->tma_store = opt->tma_store != 0;
+    out->persistent = opt->persistent != 0;
     if (!off_on_auto(opt->stream_k, "stream_k", "TRIC_STREAM_K") ||
         !off_on_auto(opt->deep_pipeline, "deep_pipeline", "TRIC_DEEP_PIPELINE"))
         return TRIC_ERROR_INVALID_ARGUMENT;
@@ -453,6 +454,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "pingpong\n");
     if (opt->tma_store)
         strbuf_printf(sb, "tma_store\n");
+    if (opt->persistent)
+        strbuf_printf(sb, "persistent\n");
     if (opt->stream_k == TRIC_STREAM_K_ON)
         strbuf_printf(sb, "stream_k\n");
     else if (opt->stream_k)

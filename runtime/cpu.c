@@ -125,7 +125,9 @@ static tric_status compile_to_ir(struct tric_device_s *dev, const SrcFile *file,
     strbuf_free(&defs);
     k->threads = 32 * (copt.num_warps ? copt.num_warps : 4);
     k->shared_bytes = 0;
-    k->persistent = f->persistent.on; /* the interpreter runs its own schedule (interp.c) */
+    /* the interpreter runs its own schedule over the grid asked, every axis of it (interp.c) */
+    k->persistent = f->persistent.on;
+    k->persistent_axes = f->persistent.axes > 1 ? f->persistent.axes : 1;
     k->workspace_bytes = f->persistent.workspace_bytes;
     return TRIC_SUCCESS;
 }

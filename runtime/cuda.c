@@ -542,6 +542,7 @@ tric_status rt_cuda_bind_kernel(struct tric_device_s *dev, void *cu_module, cons
     k->ntmaps = meta->ntmaps;
     memcpy(k->tmaps, meta->tmaps, sizeof k->tmaps);
     k->persistent = meta->persistent;
+    k->persistent_axes = meta->persistent_axes > 1 ? meta->persistent_axes : 1;
     k->workspace_bytes = meta->workspace_bytes;
     k->stages_raised_from = meta->stages_raised_from;
     StrBuf names = {0};
@@ -972,16 +973,17 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
 }
 
 /* ---- persistent kernels ------------------------------------------------------------------------
- * A kernel made persistent (passes/stream_k.c; docs/runtime.md "Persistent kernels") runs as many
- * programs as the GPU holds at once -- its SMs times the kernel's blocks per SM, the occupancy
- * cuOccupancyMaxActiveBlocksPerMultiprocessor gives for its threads, registers and shared memory
- * (a 128x128x32 tile in 64 KB runs three programs an SM, as its grid would) -- at most the grid
- * asked for, over the grid's tiles: the launch passes the grid's x (an i32) and a workspace (a
- * pointer) after the tensor maps. The workspace holds TRIC_WORKSPACE_FLAGS i32 flags per program,
- * zero at every launch's start (zeroed when allocated; every launch leaves its flags zero), then,
- * from the next 256-byte boundary, workspace_bytes per program. One per stream, since launches on
- * one stream run one after another; sized for that many programs, so any launch of the kernel
- * fits. */
+ * A kernel made persistent (passes/stream_k.c, passes/persistent.c; docs/runtime.md "Persistent
+ * kernels") runs as many programs as the GPU holds at once -- its SMs times the kernel's blocks per
+ * SM, the occupancy cuOccupancyMaxActiveBlocksPerMultiprocessor gives for its threads, registers
+ * and shared memory (a 128x128x32 tile in 64 KB runs three programs an SM, as its grid would) -- at
+ * most the grid's tiles, x y z, all along x. The launch passes the grid's x (an i32) and a
+ * workspace (a pointer) after the tensor maps, then the grid's y (an i32) when the kernel takes 2
+ * or 3 axes (KernelMeta.persistent_axes) and its z (an i32) when 3; an axis the kernel does not
+ * take must be 1. The workspace holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every
+ * launch's start (zeroed when allocated; every launch leaves its flags zero), then, from the next
+ * 256-byte boundary, workspace_bytes per program. One per stream, since launches on one stream run
+ * one after another; sized for that many programs, so any launch of the kernel fits. */
 
 /* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
 static tric_status stream_workspace(struct tric_device_s *dev, struct tric_stream_s *s,
@@ -1022,16 +1024,26 @@ static tric_status stream_workspace(struct tric_device_s *dev, struct tric_strea
     return st;
 }
 
-/* A persistent kernel's launch: the programs it runs (grid->x becomes them), and its two extra
- * parameters' values. */
+/* A persistent kernel's launch: the programs it runs (*grid becomes (them, 1, 1)), and its extra
+ * parameters' values: tiles[0] the grid's x, tiles[1] and tiles[2] its y and z (passed as the
+ * kernel's axes ask). */
 static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device_s *dev,
                                      struct tric_stream_s *s, CUfunction fn, tric_dim3 *grid,
-                                     uint64_t *tiles, uint64_t *workspace) {
-    if (grid->y != 1 || grid->z != 1)
+                                     uint64_t tiles[3], uint64_t *workspace) {
+    int axes = k->persistent_axes;
+    if ((grid->y != 1 && axes < 2) || (grid->z != 1 && axes < 3))
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
-                       "%s: kernel %s is persistent (compiled with stream_k), so its grid is one "
-                       "tile per program along x; got (%u, %u, %u)",
-                       dev->name, k->name, grid->x, grid->y, grid->z);
+                       "%s: kernel %s is persistent, so its grid is one tile per program along %s; "
+                       "got (%u, %u, %u)",
+                       dev->name, k->name, axes == 2 ? "x and y" : "x", grid->x, grid->y, grid->z);
+    /* the kernel counts its tiles in an i32 (tile_count) */
+    uint64_t count = (uint64_t)grid->x * grid->y * grid->z;
+    if (count > (uint64_t)INT32_MAX)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
+                       "%s: kernel %s is persistent and its grid (%u, %u, %u) has %llu tiles; "
+                       "at most %d",
+                       dev->name, k->name, grid->x, grid->y, grid->z, (unsigned long long)count,
+                       INT32_MAX);
     int blocks = __atomic_load_n(&k->blocks_per_sm, __ATOMIC_ACQUIRE);
     if (blocks <= 0) {
         CU_CHECK(dev,
@@ -1048,9 +1060,9 @@ static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device
         stream_workspace(dev, s, flags + programs * (size_t)k->workspace_bytes, workspace);
     if (st != TRIC_SUCCESS)
         return st;
-    *tiles = grid->x;
-    if (grid->x > programs)
-        grid->x = (unsigned)programs;
+    tiles[0] = grid->x, tiles[1] = grid->y, tiles[2] = grid->z;
+    grid->x = (unsigned)(count < programs ? count : programs);
+    grid->y = grid->z = 1;
     return TRIC_SUCCESS;
 }
 
@@ -1061,7 +1073,7 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
      * with its declared PTX size from the start of its slot: little-endian, so an int slot works
      * for .u8/.u16/.u32 parameters alike. */
     uint64_t slots[RT_MAX_PARAMS];
-    void *params[RT_MAX_PARAMS + TRIC_MAX_TENSOR_MAPS + 2];
+    void *params[RT_MAX_PARAMS + TRIC_MAX_TENSOR_MAPS + 4];
     for (int i = 0; i < k->nparams; i++) {
         const tric_arg *a = &args[i];
         uint64_t v = 0;
@@ -1109,14 +1121,18 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         for (int i = 0; i < k->ntmaps; i++)
             params[k->nparams + i] = &maps[i];
     }
-    uint64_t tiles = 0; /* read as the .u32 it is declared, like the slots */
+    uint64_t tiles[3] = {0}; /* each read as the .u32 it is declared, like the slots */
     uint64_t workspace = 0;
     if (r == CUDA_SUCCESS && k->persistent) {
-        tric_status st = persistent_launch(k, dev, s, (CUfunction)fn, &grid, &tiles, &workspace);
+        tric_status st = persistent_launch(k, dev, s, (CUfunction)fn, &grid, tiles, &workspace);
         if (st != TRIC_SUCCESS)
             return st;
-        params[k->nparams + k->ntmaps] = &tiles;
-        params[k->nparams + k->ntmaps + 1] = &workspace;
+        /* x, the workspace, then y and z as the kernel's axes ask (docs/ptx-metadata.md) */
+        void **extra = &params[k->nparams + k->ntmaps];
+        extra[0] = &tiles[0];
+        extra[1] = &workspace;
+        for (int a = 1; a < k->persistent_axes; a++)
+            extra[1 + a] = &tiles[a];
     }
     if (r == CUDA_SUCCESS)
         r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,

@@ -2,7 +2,8 @@
 # scripts/bench_attention_persistent.py DIR [OLD_DIR]: tutorial 06's forward (not causal, D = 128)
 # as tric compiled it as a grid (DIR/grid.ptx: examples/attention.tri, the pass's chosen producer)
 # and as the persistent kernel of examples/attention_persistent.tri
-# (DIR/persistent_ws{False,True}.ptx: scripts/bench_attention_persistent_ptx.sh), beside torch's
+# (DIR/persistent_ws{False,True}.ptx: scripts/bench_attention_persistent_ptx.sh), and the grid made
+# persistent by tric (DIR/grid_persistent.ptx: --persistent, launched as the grid), beside torch's
 # scaled_dot_product_attention, in this one process: every output checked against SDPA's first,
 # then do_bench medians (L2 flushed), three rounds in alternating order; TFLOPS = 4 Z H N^2 D / t.
 # With OLD_DIR (the same files from another build), its kernels too, as old_*: a change's effect.
@@ -42,6 +43,9 @@ def main(argv):
         runs = {}
         for prefix, d in dirs:
             runs[prefix + "grid"] = tric_launcher(cuda, os.path.join(d, "grid.ptx"), q, k, v, sc)
+            gp = os.path.join(d, "grid_persistent.ptx")
+            if os.path.exists(gp):
+                runs[prefix + "grid_persistent"] = tric_launcher(cuda, gp, q, k, v, sc)
             for ws in ("False", "True"):
                 runs[prefix + "persistent_ws" + ws] = persistent_launcher(
                     cuda, os.path.join(d, "persistent_ws%s.ptx" % ws), q, k, v, sc)
@@ -68,9 +72,13 @@ def main(argv):
               "  ".join("%s %.1f" % (name, x) for name, x in tf.items()) +
               "  | persistent_wsTrue / grid %.3f, / sdpa %.3f" % (
                   tf["persistent_wsTrue"] / tf["grid"], tf["persistent_wsTrue"] / tf["sdpa"]) +
+              ("  | grid_persistent / grid %.3f, / sdpa %.3f" % (
+                  tf["grid_persistent"] / tf["grid"], tf["grid_persistent"] / tf["sdpa"])
+               if "grid_persistent" in tf else "") +
               "".join("  | %s new / old %.3f" % (name, tf[name] / tf["old_" + name])
-                      for name in ("grid", "persistent_wsFalse", "persistent_wsTrue")
-                      if len(dirs) > 1),
+                      for name in ("grid", "persistent_wsFalse", "persistent_wsTrue",
+                                   "grid_persistent")
+                      if "old_" + name in tf),
               flush=True)
 
 

@@ -8,7 +8,10 @@
 # vector_add, examples/attention.tri, softmax.tri and layer_norm.tri with bench_norms' configs,
 # bench_linear's linear layer, and every `%tric` RUN line of tests/lit/codegen that writes PTX.
 #
-#   scripts/ptx_corpus.sh BUILD OUTDIR        compile the corpus with BUILD/tric
+#   scripts/ptx_corpus.sh BUILD OUTDIR        compile the corpus with BUILD/tric (with
+#                                             PTX_CORPUS_FLAGS: those tric options added to
+#                                             every entry, e.g. "--persistent"; ONLY=attention:
+#                                             only the entries whose name starts so)
 #   scripts/ptx_corpus.sh --diff OLD NEW      compare two corpora modulo register numbering
 #                                             (registers renamed in order of first use); prints
 #                                             the differing entries with their line and
@@ -56,6 +59,9 @@ status=0
 # (sm_90, tric's default, when none is).
 compile() {
   local name=$1; shift
+  [[ -z ${ONLY:-} || $name == "$ONLY"* ]] || return 0
+  # shellcheck disable=SC2086 # the flags are words
+  set -- "$@" ${PTX_CORPUS_FLAGS:-}
   local arch=sm_90 a
   for a in "$@"; do [[ $a == --arch=* ]] && arch=${a#--arch=}; done
   if ! "$tric" "$@" -o "$out/$name.ptx" 2>"$out/$name.err"; then

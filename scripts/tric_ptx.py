@@ -86,20 +86,32 @@ class TricPtx:
         extra, workspace = [], None
         if "persistent" in self.head:
             # a persistent kernel (docs/runtime.md "Persistent kernels"), launched as tric's runtime
-            # does: min(grid x, SMs x its blocks per SM) programs, then the grid's x and a
+            # does: min(x y z, SMs x its blocks per SM) programs along x, then the grid's x, a
             # workspace (two i32 flags per program, zeroed, then from a 256-byte boundary
-            # workspace bytes per program)
+            # workspace bytes per program), and the grid's y and z as the kernel's axes ask
+            fields = dict(kv.split("=") for kv in self.head["persistent"].split())
+            per, axes = int(fields["workspace"]), int(fields.get("axes", 1))
+            if axes not in (1, 2, 3):
+                raise ValueError("%s: bad tric.persistent line '%s'" % (self.kernel,
+                                                                       self.head["persistent"]))
+            if (grid[1] != 1 and axes < 2) or (grid[2] != 1 and axes < 3):
+                raise ValueError("%s is persistent, so its grid is one tile per program along %s; "
+                                 "got %s" % (self.kernel, "x and y" if axes == 2 else "x", grid))
+            tiles = grid[0] * grid[1] * grid[2]
+            if tiles > 2**31 - 1:
+                raise ValueError("%s is persistent and its grid %s has %d tiles; at most %d" %
+                                 (self.kernel, grid, tiles, 2**31 - 1))
             blocks = ctypes.c_int(0)
             check(self.cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(
                 ctypes.byref(blocks), self.fn, self.threads, ctypes.c_size_t(self.shared)),
                 "occupancy")
             most = torch.cuda.get_device_properties(0).multi_processor_count * max(blocks.value, 1)
-            per = int(self.head["persistent"].split("=")[1])
             flags = (4 * 2 * most + 255) // 256 * 256  # TRIC_WORKSPACE_FLAGS = 2
             workspace = torch.zeros(flags + most * per, device="cuda", dtype=torch.uint8)
             extra = [ctypes.c_int32(grid[0]), ctypes.c_uint64(workspace.data_ptr())]
+            extra += [ctypes.c_int32(n) for n in grid[1:axes]]
             # programs: another count, for experiments (the kernel is correct with any up to most)
-            grid = (min(programs or most, most, grid[0]),) + grid[1:]
+            grid = (min(programs or most, most, tiles), 1, 1)
         params = (ctypes.c_void_p * (len(args) + len(maps) + len(extra)))(
             *([ctypes.addressof(x) for x in args] + [m[1].value for m in maps] +
               [ctypes.addressof(x) for x in extra]))

@@ -43,9 +43,9 @@ static const char usage[] =
     "                        enable_fp_fusion=False; by default they may fuse, as in Triton)\n"
     "  --passes=LIST         with --emit=ir: run passes first (all, or a comma-separated list\n"
     "                        of docs/passes.md's: canonicalize,cse,dce,flatten_loops,\n"
-    "                        heavy_first,stream_k,widen_fp8,axis_info,layouts,\n"
-    "                        prefetch_tiles,pipeline,swizzle,tma,warp_specialize,\n"
-    "                        shared_alloc)\n"
+    "                        heavy_first,stream_k,persistent,widen_fp8,axis_info,\n"
+    "                        layouts,prefetch_tiles,pipeline,swizzle,tma,\n"
+    "                        warp_specialize,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
@@ -60,6 +60,8 @@ static const char usage[] =
     "                        goes through shared memory and one TMA copy\n"
     "  --stream-k            a matmul-shaped kernel runs persistent (as many programs as the\n"
     "                        GPU holds at once), its last round of tiles split along K\n"
+    "  --persistent          a grid kernel runs persistent: as many programs as the GPU holds\n"
+    "                        at once walk the grid's tiles (a producer runs into the next)\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
     "                        --stream-k, for the tuner to choose (configs n..2n-1)\n"
     "  --deep-pipeline       num_stages raised, up to twice what was asked, while the kernel\n"
@@ -283,6 +285,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->tma_store = true;
     } else if (!strcmp(a, "--stream-k") || !strcmp(a, "--stream-k=on")) {
         opt->stream_k = true;
+    } else if (!strcmp(a, "--persistent")) {
+        opt->persistent = true;
     } else if (!strcmp(a, "--stream-k=auto")) {
         opt->stream_k_twins = true;
     } else if (!strcmp(a, "--deep-pipeline") || !strcmp(a, "--deep-pipeline=on")) {

@@ -191,6 +191,12 @@ typedef struct tric_compile_options {
      * iteration (attention) in a kernel with two consumer warpgroups that holds one program an
      * SM (docs/passes.md "warp_specialize", chosen). Part of the JIT cache key. */
     int no_auto_warp_specialize;
+    /* nonzero: a grid kernel runs persistent: the launch runs as many programs as the GPU holds
+     * at once, and they walk the grid's tiles (x fastest), so where the kernel's loop gets a
+     * producer warpgroup it copies the next tile's blocks while the consumers store this one
+     * (docs/passes.md "persistent"). A kernel the pass does not take compiles as written. Part of
+     * the JIT cache key. */
+    int persistent;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

@@ -91,9 +91,10 @@ typedef struct Case {
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
-    int pingpong;  /* tric_compile_options.pingpong on the GPU */
-    int tma_store; /* tric_compile_options.tma_store on the GPU (last: cases fill the rest in
-                      order) */
+    int pingpong;   /* tric_compile_options.pingpong on the GPU */
+    int tma_store;  /* tric_compile_options.tma_store on the GPU */
+    int persistent; /* tric_compile_options.persistent on the GPU (last: cases fill the rest in
+                       order) */
 } Case;
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
@@ -116,6 +117,45 @@ typedef struct Case {
             5, {256 * 64, 256 * 64, 64,       256 * 64, 256 * 64, 64, 256 * 64,                    \
                 256 * 64, 64,       256 * 64, 256 * 64, 64,       1,  256},                        \
             14, 8, 3, 0, 0, 3, 0.125f                                                              \
+    }
+
+/* Tutorial 06's attention forward (examples/attention.tri) made persistent (--persistent), head
+ * dim D, blocks of BM x BN on WARPS warps, STAGES stages, Z = 1, H heads, N_CTX = 256: (256 / BM)
+ * H tiles walked by the programs the GPU holds at once. On an H200: D = 128, 128 x 128 blocks on
+ * 8 warps over 70 heads, 140 tiles on 132 programs; STAGE 1 on 3 stages, the producer the pass
+ * chooses runs into the next tile; STAGE 3 (causal) on 2, two loops, no producer, heavy_first's
+ * order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over 250 heads: 500
+ * tiles on 396 programs (three an SM), q in a slot of its own refilled every tile over memory the
+ * tile before wrote as scratch (the copies' async proxy fenced after it). */
+#define ATTN_GRID_PERSISTENT(D, BM, BN, WARPS, STAGE, STAGES, H)                                   \
+    {                                                                                              \
+        "../../../examples/attention.tri", "attn_fwd",                                             \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
+            {"HEAD_DIM=" #D, "BLOCK_M=" #BM, "BLOCK_N=" #BN, "STAGE=" #STAGE,                      \
+             "num_stages=" #STAGES},                                                               \
+            5, 256 / (BM),                                                                         \
+            {{E_F16, (H)*256 * (D), FILL_UNIFORM, 0},                                              \
+             {E_F16, (H)*256 * (D), FILL_UNIFORM, 0},                                              \
+             {E_F16, (H)*256 * (D), FILL_UNIFORM, 0},                                              \
+             {E_F32, (H)*256, FILL_POISON, 1e-3},                                                  \
+             {E_F16, (H)*256 * (D), FILL_POISON, 1e-2}},                                           \
+            5,                                                                                     \
+            {(H)*256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             (H)*256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             (H)*256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             (H)*256 * (D),                                                                        \
+             256 * (D),                                                                            \
+             D,                                                                                    \
+             H,                                                                                    \
+             256},                                                                                 \
+            14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1                                    \
     }
 
 /* examples/attention_persistent.tri (tutorial 06's forward as a persistent kernel): head dim D,
@@ -411,6 +451,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
         opt.stream_k = c->stream_k;
         opt.pingpong = c->pingpong;
         opt.tma_store = c->tma_store;
+        opt.persistent = c->persistent;
     }
     tric_module mod = NULL;
     tric_kernel k = NULL;
@@ -1095,6 +1136,9 @@ int main(void)
         ATTN_PERSISTENT_CASE(128, 128, True),
         ATTN_PERSISTENT_CASE(64, 64, False),
         ATTN_PERSISTENT_CASE(128, 128, False),
+        ATTN_GRID_PERSISTENT(128, 128, 128, 8, 1, 3, 70),
+        ATTN_GRID_PERSISTENT(128, 128, 128, 8, 3, 2, 70),
+        ATTN_GRID_PERSISTENT(64, 128, 64, 4, 3, 3, 250),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",

@@ -70,7 +70,21 @@ static void test_values(void)
     kernel_meta_write(&sk, &m);
     CHECK(sk.data && strstr(sk.data, "// tric.persistent workspace=262144\n"));
     strbuf_free(&sk);
+    CHECK(m.persistent_axes == 1); /* no axes=: the grid's x only */
     CHECK(read_block("", &m, &err) && !m.persistent);
+    /* a persistent kernel taking a 2-D or 3-D grid: axes=, written back as read; axes=1 reads as
+     * no axes= and is written without it */
+    for (int axes = 1; axes <= 3; axes++) {
+        char line[64];
+        snprintf(line, sizeof line, "// tric.persistent workspace=512 axes=%d\n", axes);
+        CHECK(read_block(line, &m, &err));
+        CHECK(m.persistent && m.workspace_bytes == 512 && m.persistent_axes == axes);
+        StrBuf written = {0};
+        kernel_meta_write(&written, &m);
+        CHECK(written.data &&
+              strstr(written.data, axes == 1 ? "// tric.persistent workspace=512\n" : line));
+        strbuf_free(&written);
+    }
     /* num_stages with the count asked for */
     CHECK(read_block("// tric.num_stages 2 lowered_from=3\n", &m, &err));
     CHECK(m.num_stages == 2 && m.stages_lowered_from == 3 && m.stages_raised_from == 0);
@@ -124,6 +138,14 @@ static void test_counts(void)
                  "bad tric.persistent line 'workspace=-1' in the tric metadata block");
     expect_error("// tric.persistent workspace=\n",
                  "bad tric.persistent line 'workspace=' in the tric metadata block");
+    expect_error("// tric.persistent workspace=64 axes=4\n",
+                 "bad tric.persistent line 'workspace=64 axes=4' in the tric metadata block");
+    expect_error("// tric.persistent workspace=64 axes=0\n",
+                 "bad tric.persistent line 'workspace=64 axes=0' in the tric metadata block");
+    expect_error("// tric.persistent workspace=64 axes=\n",
+                 "bad tric.persistent line 'workspace=64 axes=' in the tric metadata block");
+    expect_error("// tric.persistent workspace=64 x=2\n",
+                 "bad tric.persistent line 'workspace=64 x=2' in the tric metadata block");
     /* the kernel line without a name */
     char text[512];
     snprintf(text, sizeof text, "// tric.begin\n// tric.kernel\n// tric.threads 32\n// tric.end\n");

@@ -536,7 +536,7 @@ static void test_persistent(StrBuf *err)
         "persistent(workspace_bytes = 0) {\n"
         "  %1 = program_id 0 : i32\n"
         "  %2 = num_programs 0 : i32\n"
-        "  %3 = tile_count : i32\n"
+        "  %3 = tile_count 0 : i32\n"
         "  %4 = workspace 0 : *i32\n"
         "  %5 = const 1000 : i32\n"
         "  %6 = mul %2, %5 : i32\n"

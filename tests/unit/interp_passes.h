@@ -80,6 +80,7 @@ typedef struct PassCheck {
     int max_stages;
     int first_arch;   /* 0: sm_80 and sm_90a; 1: sm_90a alone */
     bool stream_k;    /* PassOptions.stream_k */
+    bool persistent;  /* PassOptions.persistent */
     bool pingpong;    /* PassOptions.pingpong */
     bool tma_store;   /* PassOptions.tma_store */
     size_t out_bytes; /* what run writes */
@@ -112,6 +113,7 @@ static inline void interp_passes_check(const IrFunc *lowered, const PassCheck *p
                               .wgmma = true,
                               .arch_specific = arch_specific,
                               .stream_k = pc->stream_k,
+                              .persistent = pc->persistent,
                               .pingpong = pc->pingpong,
                               .tma_store = pc->tma_store};
             Arena *arena = arena_new();

@@ -66,9 +66,11 @@ typedef struct Case {
     bool chosen;    /* no loop asks, but on sm_90a the pass gives one a producer (two wgmma ops an
                        iteration, 8 warps, one program an SM: warp_specialize.c's chosen_loop) */
     bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
-    bool pingpong;  /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
-    int tma_stores; /* compiled with PassOptions.tma_store: the tile stores on sm_90a that become
+    bool pingpong;   /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
+    int tma_stores;  /* compiled with PassOptions.tma_store: the tile stores on sm_90a that become
                        tma_store ops (0: the option off) */
+    bool persistent; /* compiled with PassOptions.persistent: the grid's tiles walked by
+                        INTERP_PERSISTENT_PROGRAMS programs */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -353,8 +355,9 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
  * 256 for each of HEADS heads (Z = 1): STAGE, num_stages, warp_specialize (True or False), the
  * loops pipelined, the tiles sm_80 reads whole; its loops' tl.range(..., num_stages=) asks. Its
  * buffers hold one program an SM, so on sm_90a a loop not asking warp_specialize on 3 stages gets
- * the producer anyway (the pass chooses it); ATTN_FWD_ON's last argument: sm_90a only. */
-#define ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY)               \
+ * the producer anyway (the pass chooses it); ATTN_FWD_ON's last argument: sm_90a only;
+ * ATTN_FWD_GRID's: compiled with PassOptions.persistent (the grid's tiles walked by 3 programs). */
+#define ATTN_FWD_GRID(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY, PERSISTENT) \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -375,8 +378,33 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              I(HEADS),                                                                             \
              I(256)},                                                                              \
             20, LOOPS, .tiles = {SM80_TILES, 0}, .sm90_only = SM90_ONLY, .asks = true,             \
-                       .ws = PY_BOOL_##WS, .chosen = !PY_BOOL_##WS && (STAGES) >= 3                \
+                       .ws = PY_BOOL_##WS, .chosen = !PY_BOOL_##WS && (STAGES) >= 3,               \
+                       .persistent = PERSISTENT                                                    \
     }
+/* ... causal on 64 x 64 blocks and 4 warps, 3 stages, made persistent (3 programs over 4 query
+ * blocks of 3 heads): q in a slot of its own, read by both loops' wgmma ops */
+#define ATTN_FWD_W4_PERSISTENT                                                                     \
+    {                                                                                              \
+        "examples/attention.tri", "attn_fwd",                                                      \
+            "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
+            "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
+            {"HEAD_DIM=128", "BLOCK_M=64", "BLOCK_N=64", "STAGE=3", "num_stages=3"}, {4, 3}, 4,    \
+            {F16(3 * 256 * 128, 0.5),                                                              \
+             F16(3 * 256 * 128, 0.5),                                                              \
+             F16(3 * 256 * 128, 0.5),                                                              \
+             SCALAR(0.088),                                                                        \
+             OUT32(3 * 256),                                                                       \
+             OUT16(3 * 256 * 128),                                                                 \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             ATTN_STRIDES,                                                                         \
+             I(3),                                                                                 \
+             I(256)},                                                                              \
+            20, 2, .tiles = {4, 0}, .asks = true, .persistent = true                               \
+    }
+#define ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY)               \
+    ATTN_FWD_GRID(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY, false)
 #define ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS)                       \
     ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, false)
 #define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
@@ -511,6 +539,7 @@ static void run_case(const Case *c)
                     .first_arch = c->sm90_only ? 1 : 0,
                     .pingpong = c->pingpong,
                     .tma_store = c->tma_stores > 0,
+                    .persistent = c->persistent,
                     .out_bytes = out_bytes,
                     .want = want,
                     .ctx = &ctx,
@@ -838,6 +867,16 @@ int main(void)
          * run the diagonal's loop as it was, its copies included, into the same memory) */
         ATTN_FWD(1, 64, 3, True, 1, 2),
         ATTN_FWD(3, 64, 3, True, 2, 4),
+        /* tutorial 06's forward made persistent (passes/persistent.c): 3 programs walk the
+         * (query block, head) tiles, program_id(0) and (1) computed from the tile. Not causal on
+         * 3 stages over 3 heads (sm_90a: the loop over tiles offered to warp_specialize, which
+         * gives it the producer, the ring going on across tiles); its loop asking
+         * warp_specialize (the ask moved to the loop over tiles); causal over 10 heads
+         * (heavy_first's launch order read back from the tile; two loops, so no producer) */
+        ATTN_FWD_GRID(1, 128, 3, False, 1, 0, 3, true, true),
+        ATTN_FWD_GRID(1, 64, 3, True, 1, 2, 3, false, true),
+        ATTN_FWD_GRID(3, 128, 2, False, 2, 4, 10, false, true),
+        ATTN_FWD_W4_PERSISTENT,
         /* tutorial 06's forward as a persistent kernel (examples/attention_persistent.tri), its
          * loop over tiles asking warp_specialize: on sm_90a the producer runs its own copy of
          * that loop, K and V's ring going on across tiles, the consumers loading each tile's q

@@ -365,12 +365,15 @@ static CUresult run_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsi
     }
     if (shared > 48 * 1024 && (int)shared > f->max_dynamic_shared)
         return INVALID_VALUE; /* the real driver refuses too without the attribute */
-    /* Parameter counts the tests use: vector_add has 4; "probe" kernels 6; sk_probe 4. */
+    /* Parameter counts the tests use: vector_add has 4; "probe" kernels 6; sk_probe 4,
+     * sk_probe_xy 5, sk_probe_xyz 6. */
     /* vector_add_kernel_c<i>: an autotuned PTX's configs of it. */
     bool vector_add = !strncmp(f->name, "vector_add_kernel", 17);
     int n = vector_add ? 4 : !strncmp(f->name, "probe", 5) ? 6 : 0;
     if (!strcmp(f->name, "sk_probe"))
         n = 4; /* *fp32, i32, then a persistent kernel's tile count and workspace */
+    if (!strcmp(f->name, "sk_probe_xy") || !strcmp(f->name, "sk_probe_xyz"))
+        n = f->name[11] ? 6 : 5; /* then the grid's y, and z for 3 axes */
     if (!strcmp(f->name, "tma_probe")) {
         n = 2; /* *fp16, i32, then two 128-byte tensor maps */
         for (int i = 0; i < 2; i++)

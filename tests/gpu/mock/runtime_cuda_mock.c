@@ -241,11 +241,83 @@ static void test_persistent(tric_device dev, MockState *ms)
     /* a 2-D grid: refused, nothing launched */
     launches = ms->launches;
     CHECK(tric_launch(k, (tric_dim3){4, 2, 1}, args, 2, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
-    CHECK(strstr(tric_last_error(), "sk_probe is persistent (compiled with stream_k), so its grid "
-                                    "is one tile per program along x; got (4, 2, 1)") != NULL);
+    CHECK(strstr(tric_last_error(), "sk_probe is persistent, so its grid is one tile per program "
+                                    "along x; got (4, 2, 1)") != NULL);
+    CHECK(tric_launch(k, (tric_dim3){4, 1, 3}, args, 2, NULL) == TRIC_ERROR_INVALID_ARGUMENT);
     CHECK(ms->launches == launches);
     tric_buffer_free(b);
     tric_module_destroy(mod);
+}
+
+/* sk_probe taking `axes` grid axes (// tric.persistent workspace=4096 axes=A): its parameters
+ * end with the grid's y, and its z for 3. */
+static const char *persistent_axes_ptx(int axes)
+{
+    static char buf[1024];
+    const char *name = axes == 3 ? "sk_probe_xyz" : "sk_probe_xy";
+    snprintf(buf, sizeof buf,
+             "// tric.begin\n// tric.version 0.1.0\n// tric.kernel %s\n"
+             "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n"
+             "// tric.shared 100000\n// tric.params *fp32:16 i32\n// tric.param_names c_ptr M\n"
+             "// tric.persistent workspace=4096 axes=%d\n// tric.end\n"
+             ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry %s(\n"
+             " .param .u64 c, .param .u32 m,\n .param .u32 tile_count, .param .u64 workspace,\n"
+             " .param .u32 tile_count_y%s\n)\n{\n ret;\n}\n",
+             name, axes, name, axes == 3 ? ", .param .u32 tile_count_z" : "");
+    return buf;
+}
+
+/* A persistent kernel made from a 2-D or 3-D grid (passes/persistent.c; docs/runtime.md
+ * "Persistent kernels"): a launch runs min(x y z, SMs x blocks per SM) programs along x, the
+ * grid's y and z becoming 1, and passes x, the workspace, then y (and z); an axis the kernel does
+ * not take is refused, and so are more than INT32_MAX tiles, before any driver call. */
+static void test_persistent_axes(tric_device dev, MockState *ms)
+{
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 12, &b) == TRIC_SUCCESS);
+    tric_arg args[2] = {TRIC_ARG_BUF(b), TRIC_ARG_I32(96)};
+    for (int axes = 2; axes <= 3; axes++) {
+        tric_module mod;
+        tric_kernel k;
+        CHECK(tric_module_load_ptx(dev, persistent_axes_ptx(axes), &mod) == TRIC_SUCCESS);
+        CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+        CHECK(tric_kernel_num_params(k) == 2);
+        /* 10 x 12 (x 3) tiles, more than the 264 programs (two an SM on the mock's 132) for 3
+         * axes, fewer for 2 */
+        unsigned z = axes == 3 ? 3 : 1;
+        int launches = ms->launches;
+        CHECK(tric_launch(k, (tric_dim3){10, 12, z}, args, 2, NULL) == TRIC_SUCCESS);
+        CHECK(ms->launches == launches + 1 && ms->nparams_seen == 4 + axes - 1);
+        CHECK(ms->grid[0] == (axes == 3 ? 264 : 120) && ms->grid[1] == 1 && ms->grid[2] == 1);
+        int32_t x, y, zz = 0;
+        uint64_t ws;
+        memcpy(&x, ms->params[2], 4);
+        memcpy(&ws, ms->params[3], 8);
+        memcpy(&y, ms->params[4], 4);
+        if (axes == 3)
+            memcpy(&zz, ms->params[5], 4);
+        CHECK(x == 10 && ws != 0 && y == 12 && (axes == 2 || zz == 3));
+        /* 2 axes: a grid z > 1 is refused */
+        launches = ms->launches;
+        if (axes == 2) {
+            CHECK(tric_launch(k, (tric_dim3){10, 12, 2}, args, 2, NULL) ==
+                  TRIC_ERROR_INVALID_ARGUMENT);
+            CHECK(strstr(tric_last_error(), "sk_probe_xy is persistent, so its grid is one tile "
+                                            "per program along x and y; got (10, 12, 2)") != NULL);
+        }
+        /* more tiles than an i32 counts */
+        CHECK(tric_launch(k, (tric_dim3){65536, 32768, 1}, args, 2, NULL) ==
+              TRIC_ERROR_INVALID_ARGUMENT);
+        CHECK(strstr(tric_last_error(), "has 2147483648 tiles; at most 2147483647") != NULL);
+        CHECK(ms->launches == launches);
+        /* just under: launched (65535 x 32768 tiles, as many as 65535 x 16384 x 2) */
+        CHECK(tric_launch(k, (tric_dim3){65535, axes == 3 ? 16384 : 32768, axes == 3 ? 2 : 1}, args,
+                          2, NULL) == TRIC_SUCCESS);
+        CHECK(ms->launches == launches + 1);
+        CHECK(ms->grid[0] == 264 && ms->grid[1] == 1 && ms->grid[2] == 1);
+        tric_module_destroy(mod);
+    }
+    tric_buffer_free(b);
 }
 
 /* Seed 2 (fp16, GROUP_SIZE_M 8, the ideal signature) tuned over the n configs given from C. */
@@ -1017,6 +1089,7 @@ int main(void)
     test_packing(dev, ms);
     test_tensor_maps(dev, ms);
     test_persistent(dev, ms);
+    test_persistent_axes(dev, ms);
     test_stream_k_auto(dev, ms);
     test_deep_pipeline_auto(dev, ms);
     test_stream_k_deep_auto(dev, ms);
