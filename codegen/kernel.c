@@ -27,6 +27,10 @@ static bool lower_persistent_param(Cg *c, const IrOp *op)
     LLVMBuilderRef b = c->l->b;
     if (!c->workspace)
         FAIL(c, "%s outside a persistent function", op_name(op->code));
+    if (op->code == OP_TILE_COUNT &&
+        (op->attr[0] < 0 || op->attr[0] > 2 || !c->tile_count[op->attr[0]]))
+        FAIL(c, "tile_count of axis %lld: the persistent function takes no such grid axis",
+             (long long)op->attr[0]);
     LLVMValueRef *el = cg_regs(c, 1);
     el[0] = op->code == OP_TILE_COUNT ? c->tile_count[op->attr[0]] : c->workspace;
     if (op->code == OP_WORKSPACE && op->attr[0] == 1) {

@@ -2620,7 +2620,10 @@ static bool run_op(Interp *in, const IrOp *op)
         return run_fill_int(in, op,
                             op->code == OP_PROGRAM_ID ? in->pid[op->attr[0]]
                                                       : in->launch->grid[op->attr[0]]);
-    case OP_TILE_COUNT: return run_fill_int(in, op, in->tiles[op->attr[0]]);
+    case OP_TILE_COUNT:
+        if (op->attr[0] < 0 || op->attr[0] > 2)
+            return fail(in, op, "tile_count of axis %lld (0, 1 or 2)", (long long)op->attr[0]);
+        return run_fill_int(in, op, in->tiles[op->attr[0]]);
     case OP_CONSUMER_TURN: return run_fill_int(in, op, 1); /* every warp is this program */
     case OP_TURN_WAIT:
     case OP_TURN_PASS: return true; /* one program runs its tiles in order */

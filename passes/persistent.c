@@ -24,12 +24,13 @@
  *         <the rest of the body, program_id(a) read as pid_a, num_programs(a) as tile_count(a)>
  *
  * (the factors and divisions of the axes it does not take left out). Each tile runs the body
- * once, as its program did; the tiles go in launch order (x fastest), as the GPU starts a grid's
- * programs. The loop over tiles is not pipelined itself (num_stages 1: its loads run once a tile).
+ * once, as its program did; the tiles go in launch order (x fastest), as the GPU starts a
+ * grid's programs. The loop over tiles is not pipelined itself (num_stages 1: its loads run
+ * once a tile).
  * When the body's one loop asks warp_specialize and holds no loop, the ask moves to the loop
  * over tiles (warp_specialize's persistent form, the K loop nested in it); where that pass may
- * choose a producer itself, the loop over tiles is offered to its choice (ws_ask). Elsewhere the function
- * stays as it is, with a warning saying why (the option asked for it). */
+ * choose a producer itself, the loop over tiles is offered to its choice (ws_ask). Elsewhere
+ * the function stays as it is, with a warning saying why (the option asked for it). */
 #include "passes/passes.h"
 
 #include <string.h>
@@ -39,8 +40,8 @@ typedef struct Ps {
     Diag *d;
     IrBuilder b;
     SrcLoc loc;
-    int axes;       /* 1 + the largest axis of a program_id or num_programs */
-    bool reads_pid; /* some program_id */
+    int axes;             /* 1 + the largest axis of a program_id or num_programs */
+    bool reads_pid;       /* some program_id */
     const IrOp *own_loop; /* a loop starting at program_id: persistent as written */
 } Ps;
 

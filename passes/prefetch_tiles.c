@@ -2,7 +2,8 @@
  *
  * A persistent kernel's loop over tiles (a for of the kernel's body whose body holds another
  * loop, its step a positive constant or num_programs: tutorial 06 or 09 written persistently,
- * examples/attention_persistent.tri, or a grid made persistent by passes/persistent.c) loads some tiles once a tile, outside its K loop: attention's q. Each
+ * examples/attention_persistent.tri, or a grid made persistent by passes/persistent.c) loads
+ * some tiles once a tile, outside its K loop: attention's q. Each
  * such load waits for DRAM every tile, and the K loop behind it waits too: on an H200 a tenth of
  * the consumer warps' stall samples were on the stores of q's registers into shared memory,
  * waiting for its load (docs/performance.md "The next tile's q prefetched into L2"). So each

@@ -83,10 +83,13 @@ static IrFunc *build_every_op(Arena *a)
     ValueId np =
         ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_NUM_PROGRAMS, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->attr[0] = 2;
-    /* a persistent function's (stream_k.c) */
+    /* a persistent function's (stream_k.c; over a 3-d grid, made from it: persistent.c) */
     f->persistent.on = true;
     f->persistent.workspace_bytes = 65536;
+    f->persistent.axes = 3;
+    f->persistent.from_grid = true;
     ir_build(&b, OP_TILE_COUNT, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0);
+    ir_build(&b, OP_TILE_COUNT, nl, NULL, 0, (Type[]){type_scalar(DT_I32)}, 1, 0)->attr[0] = 2;
     ValueId flags =
         ir_build(&b, OP_WORKSPACE, nl, NULL, 0, (Type[]){type_ptr(DT_I32)}, 1, 0)->results[0];
     ir_build(&b, OP_FLAG_WAIT, nl, (ValueId[]){flags, n}, 2, NULL, 0, 0);
