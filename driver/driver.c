@@ -190,6 +190,15 @@ static bool passes_at(IrFunc *ir, const PassOptions *po, IrFunc **out, Arena *ar
     return run_passes(gpu, "all", po, diag);
 }
 
+/* Whether the persistent pass made gpu persistent unasked (attention's grid, where its loop over
+ * tiles was to get a producer warpgroup) and warp_specialize then gave it none: without the
+ * producer the grid as written runs faster (docs/passes.md "persistent"). */
+static bool made_persistent_alone(const PassOptions *po, const IrFunc *gpu)
+{
+    return !po->persistent && !po->no_auto_persistent && gpu->persistent.from_grid &&
+           gpu->ws.producer_warps == 0;
+}
+
 /* The passes on a copy of ir. When fit_stages is set and the pipeline's stage buffers overflow
  * shared memory, the stage count is lowered until they fit (*lowered_from says from what; 0 when
  * not lowered) instead of failing: an autotune config written for a GPU with more shared memory
@@ -214,6 +223,11 @@ static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages,
             diag_free(&attempt);
             continue;
         }
+        if (ok && made_persistent_alone(&po, gpu)) {
+            po.no_auto_persistent = true; /* as written, then */
+            diag_free(&attempt);
+            continue;
+        }
         diag_merge(diag, &attempt);
         diag_free(&attempt);
         if (!ok)
@@ -230,7 +244,7 @@ static IrFunc *gpu_passes(IrFunc *ir, const PassOptions *po_in, bool fit_stages,
         po.num_stages = stages;
         bool ok = passes_at(ir, &po, &deeper, arena, &quiet);
         diag_free(&quiet);
-        if (!ok)
+        if (!ok || made_persistent_alone(&po, deeper))
             break;
         gpu = deeper;
         *raised_from = asked;
@@ -500,6 +514,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .tma_store = opt->tma_store,
                          .stream_k = opt->stream_k,
                          .persistent = opt->persistent,
+                         .no_auto_persistent = opt->no_auto_persistent,
                          .remarks = opt->remarks};
 }
 

@@ -52,6 +52,8 @@ typedef struct CompileOptions {
                                 of tiles split along K (PassOptions.stream_k) */
     bool persistent;          /* --persistent: a grid kernel runs persistent, its programs walking
                                 the grid's tiles (PassOptions.persistent) */
+    bool no_auto_persistent;  /* --no-auto-persistent: only --persistent makes a grid persistent
+                                (PassOptions.no_auto_persistent) */
     bool stream_k_twins;      /* --stream-k=auto: an autotuned kernel's configs compile twice, as
                                 written and with stream_k (NAME_c<n + i>, ", stream_k" in the
                                 config text), for the tuner to choose; a twin the pass leaves as

@@ -13,31 +13,34 @@
 #include "ir/ir.h"
 
 typedef struct PassOptions {
-    int num_warps;          /* threads per program = 32 * num_warps */
-    int num_stages;         /* software-pipelining depth for loops that feed a dot */
-    int sm;                 /* target compute capability: 80, 86, 89, 90 */
-    bool verify;            /* run ir_verify after every pass */
-    const char *dump_after; /* NULL, a pass name, or "all" */
-    FILE *dump;             /* where dumps go (stderr when NULL) */
-    bool mma;               /* layouts.c: fp16/bf16 dots with an fp32 result on sm >= 80 get #mma
+    int num_warps;           /* threads per program = 32 * num_warps */
+    int num_stages;          /* software-pipelining depth for loops that feed a dot */
+    int sm;                  /* target compute capability: 80, 86, 89, 90 */
+    bool verify;             /* run ir_verify after every pass */
+    const char *dump_after;  /* NULL, a pass name, or "all" */
+    FILE *dump;              /* where dumps go (stderr when NULL) */
+    bool mma;                /* layouts.c: fp16/bf16 dots with an fp32 result on sm >= 80 get #mma
                                v2 (tensor cores, docs/layouts.md); the driver sets it */
-    bool wgmma;             /* layouts.c: with mma, on sm_90a (sm 90 and arch_specific), such dots
+    bool wgmma;              /* layouts.c: with mma, on sm_90a (sm 90 and arch_specific), such dots
                                whose tiles fit get #mma v3 (wgmma.mma_async, docs/layouts.md) */
-    bool arch_specific;     /* the target is sm_90a (arch-specific instructions allowed) */
-    bool no_tma;            /* tma.c does nothing: every copy stays cp.async (--no-tma) */
-    bool no_heavy_first;    /* heavy_first.c does nothing: programs keep their launch order
+    bool arch_specific;      /* the target is sm_90a (arch-specific instructions allowed) */
+    bool no_tma;             /* tma.c does nothing: every copy stays cp.async (--no-tma) */
+    bool no_heavy_first;     /* heavy_first.c does nothing: programs keep their launch order
                                (--no-heavy-first) */
-    bool no_auto_ws;        /* warp_specialize.c gives a producer only to the loop that asks
+    bool no_auto_ws;         /* warp_specialize.c gives a producer only to the loop that asks
                                (--no-auto-warp-specialize), never to one it chooses */
-    bool pingpong;          /* warp_specialize.c: a persistent kernel's one consumer warpgroup
+    bool pingpong;           /* warp_specialize.c: a persistent kernel's one consumer warpgroup
                                becomes two that take its tiles in turn (--pingpong) */
-    bool tma_store;         /* tma.c: on sm_90a, a 2-d tile store whose addresses a tensor map
+    bool tma_store;          /* tma.c: on sm_90a, a 2-d tile store whose addresses a tensor map
                                covers goes through shared memory and one TMA copy (--tma-store) */
-    bool stream_k;          /* stream_k.c makes a matmul-shaped kernel persistent, its last
+    bool stream_k;           /* stream_k.c makes a matmul-shaped kernel persistent, its last
                                round of tiles split along K (--stream-k) */
-    bool persistent;        /* persistent.c makes a grid persistent, its programs walking the
+    bool persistent;         /* persistent.c makes a grid persistent, its programs walking the
                                grid's tiles (--persistent) */
-    bool remarks;           /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
+    bool no_auto_persistent; /* persistent.c leaves a grid as written unless asked: by default
+                                it makes attention's persistent where its loop gets a producer
+                                (--no-auto-persistent) */
+    bool remarks;            /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
                                or a kernel's copies were left as they were (--remarks); changes no
                                code, so no cache key holds it */
 } PassOptions;

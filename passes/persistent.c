@@ -129,25 +129,29 @@ static IrOp *only_flat_loop(const IrRegion *body)
     return found;
 }
 
-/* What the loop over tiles says to warp_specialize (ir.h WS_*): the body's one loop's ask, moved
- * to it (the producer then runs the loop over tiles, the K loop nested in it); else, where that
- * pass may choose a producer for attention's loop (two dots an iteration, two consumer
- * warpgroups or more, sm_90a), an offer: it decides once the K loop is pipelined, and
- * pipeline_loops leaves q a load meanwhile (the producer's form has no slot for it). */
-static int ws_ask(const IrFunc *f, const PassOptions *o, IrOp *flat)
+/* Whether flat (the body's one loop) is attention's: two dots an iteration, on sm_90a with two
+ * consumer warpgroups or more, where warp_specialize may give it a producer. */
+static bool attention_loop(const IrFunc *f, const PassOptions *o, const IrOp *flat)
+{
+    int dots = 0;
+    for (int k = 0; flat && k < flat->regions[0].nops; k++)
+        dots += flat->regions[0].ops[k]->code == OP_DOT;
+    return dots >= 2 && o->arch_specific && o->sm == 90 && f->num_warps >= 8 &&
+           f->num_warps % 4 == 0;
+}
+
+/* What the loop over tiles says to warp_specialize (ir.h WS_*): the body's one loop's ask (to
+ * be moved to it: the producer then runs the loop over tiles, the K loop nested in it); else,
+ * where that pass may choose a producer for attention's loop, an offer: it decides once the K
+ * loop is pipelined, and pipeline_loops leaves q a load meanwhile (the producer's form has no
+ * slot for it). */
+static int ws_ask(const IrFunc *f, const PassOptions *o, const IrOp *flat)
 {
     if (!flat)
         return WS_NOT_ASKED;
-    if (flat->attr[1] == WS_ASKED) {
-        flat->attr[1] = WS_NOT_ASKED;
+    if (flat->attr[1] == WS_ASKED)
         return WS_ASKED;
-    }
-    int dots = 0;
-    for (int k = 0; k < flat->regions[0].nops; k++)
-        dots += flat->regions[0].ops[k]->code == OP_DOT;
-    bool may_choose = o->arch_specific && o->sm == 90 && !o->no_auto_ws && f->num_warps >= 8 &&
-                      f->num_warps % 4 == 0 && dots >= 2;
-    return may_choose ? WS_OFFERED : WS_NOT_ASKED;
+    return !o->no_auto_ws && attention_loop(f, o, flat) ? WS_OFFERED : WS_NOT_ASKED;
 }
 
 static void rewrite(Ps *s, const PassOptions *o)
@@ -184,6 +188,8 @@ static void rewrite(Ps *s, const PassOptions *o)
     IrOp *loop = ir_build(&s->b, OP_FOR, s->loc, ops, 3, NULL, 0, 1);
     loop->attr[0] = 1; /* num_stages: its loads run once a tile */
     loop->attr[1] = ws_ask(f, o, flat);
+    if (loop->attr[1] == WS_ASKED)
+        flat->attr[1] = WS_NOT_ASKED;
     ValueId tile = ir_region_add_arg(f, &loop->regions[0], type_scalar(DT_I32), "tile");
     s->b = (IrBuilder){f, &loop->regions[0], -1};
     ValueId pid[3] = {tile, 0, 0};
@@ -206,10 +212,20 @@ static void rewrite(Ps *s, const PassOptions *o)
 
 bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d)
 {
-    if (!o->persistent)
+    if (!o->persistent && o->no_auto_persistent)
         return true;
     Ps s = {.f = f, .d = d, .axes = 1};
     s.loc = f->body.nops ? f->body.ops[0]->loc : (SrcLoc){0};
+    if (!o->persistent) {
+        /* unasked: attention's loop with a producer asked or offered, nothing else (where it
+         * measured a win); the driver compiles it as written again if it gets none */
+        IrOp *flat = only_flat_loop(&f->body);
+        if (f->persistent.on || !survey(&s, &f->body) || !s.reads_pid || s.own_loop ||
+            !attention_loop(f, o, flat) || ws_ask(f, o, flat) == WS_NOT_ASKED)
+            return true;
+        rewrite(&s, o);
+        return pass_canonicalize(f, o, d) && pass_cse(f, o, d) && pass_dce(f, o, d);
+    }
     if (f->persistent.on)
         return decline(&s, "the kernel is persistent already (--stream-k made it so)");
     if (!survey(&s, &f->body))

@@ -405,6 +405,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->pingpong = opt->pingpong != 0;
     out->tma_store = opt->tma_store != 0;
     out->persistent = opt->persistent != 0;
+    out->no_auto_persistent = opt->no_auto_persistent != 0;
     if (!off_on_auto(opt->stream_k, "stream_k", "TRIC_STREAM_K") ||
         !off_on_auto(opt->deep_pipeline, "deep_pipeline", "TRIC_DEEP_PIPELINE"))
         return TRIC_ERROR_INVALID_ARGUMENT;
@@ -456,6 +457,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "tma_store\n");
     if (opt->persistent)
         strbuf_printf(sb, "persistent\n");
+    if (opt->no_auto_persistent)
+        strbuf_printf(sb, "no_auto_persistent\n");
     if (opt->stream_k == TRIC_STREAM_K_ON)
         strbuf_printf(sb, "stream_k\n");
     else if (opt->stream_k)

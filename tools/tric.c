@@ -62,6 +62,8 @@ static const char usage[] =
     "                        GPU holds at once), its last round of tiles split along K\n"
     "  --persistent          a grid kernel runs persistent: as many programs as the GPU holds\n"
     "                        at once walk the grid's tiles (a producer runs into the next)\n"
+    "  --no-auto-persistent  only --persistent makes a grid persistent (by default, on\n"
+    "                        sm_90a, attention's where its loop gets a producer)\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
     "                        --stream-k, for the tuner to choose (configs n..2n-1)\n"
     "  --deep-pipeline       num_stages raised, up to twice what was asked, while the kernel\n"
@@ -287,6 +289,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->stream_k = true;
     } else if (!strcmp(a, "--persistent")) {
         opt->persistent = true;
+    } else if (!strcmp(a, "--no-auto-persistent")) {
+        opt->no_auto_persistent = true;
     } else if (!strcmp(a, "--stream-k=auto")) {
         opt->stream_k_twins = true;
     } else if (!strcmp(a, "--deep-pipeline") || !strcmp(a, "--deep-pipeline=on")) {

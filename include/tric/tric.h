@@ -197,6 +197,11 @@ typedef struct tric_compile_options {
      * (docs/passes.md "persistent"). A kernel the pass does not take compiles as written. Part of
      * the JIT cache key. */
     int persistent;
+    /* nonzero: only `persistent` makes a grid persistent. By default, on sm_90a, attention's grid
+     * (a loop of two dots, 8 warps or more) is made persistent where its loop over tiles gets a
+     * producer warpgroup, where it measured a win (docs/passes.md "persistent"). Part of the JIT
+     * cache key. */
+    int no_auto_persistent;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

@@ -17,6 +17,9 @@
  *   - the producer the pass chooses: tutorial 06's attention at D = 128 on 8 warps gets one
  *     (setmaxnreg, 384 threads) though its loop does not ask; with
  *     opt.no_auto_warp_specialize it is another entry without one (256 threads);
+ *   - persistent grids: that attention is persistent by default (its loop over tiles gets the
+ *     producer), with opt.no_auto_persistent another entry that is not; vector_add with
+ *     opt.persistent is another entry that is;
  *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
  * The environment is read once per process, so each variable is tried in a child process: this
  * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
@@ -109,6 +112,8 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.pingpong = extra->pingpong;
         opt.tma_store = extra->tma_store;
         opt.no_auto_warp_specialize = extra->no_auto_warp_specialize;
+        opt.persistent = extra->persistent;
+        opt.no_auto_persistent = extra->no_auto_persistent;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -193,6 +198,34 @@ static void test_no_auto_warp_specialize(tric_device dev)
     tric_module_destroy(chosen);
     tric_module_destroy(as_written);
     tric_module_destroy(again);
+}
+
+/* Attention's grid is persistent by default (docs/passes.md "persistent": its loop over tiles
+ * gets the producer); no_auto_persistent keeps the grid, in an entry of its own. vector_add is a
+ * grid unless persistent asks, another entry again. */
+static void test_persistent(tric_device dev)
+{
+    static const char marker[] = "// tric.persistent workspace=0";
+    tric_module made, grid, again, va, va_made;
+    CHECK(compile(dev, "attn", NULL, &made) == TRIC_SUCCESS);
+    CHECK(made && has(made, "// tric.persistent workspace=0 axes=2") && has(made, "setmaxnreg"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.no_auto_persistent = 1;
+    CHECK(compile(dev, "attn", &extra, &grid) == TRIC_SUCCESS);
+    CHECK(grid && !grid->from_cache && !has(grid, marker) && has(grid, "setmaxnreg"));
+    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache && !strcmp(tric_module_code(grid), tric_module_code(again)));
+    CHECK(compile(dev, "va", NULL, &va) == TRIC_SUCCESS);
+    CHECK(va && !has(va, marker));
+    extra = tric_compile_options_default();
+    extra.persistent = 1;
+    CHECK(compile(dev, "va", &extra, &va_made) == TRIC_SUCCESS);
+    CHECK(va_made && !va_made->from_cache && has(va_made, marker));
+    tric_module_destroy(made);
+    tric_module_destroy(grid);
+    tric_module_destroy(again);
+    tric_module_destroy(va);
+    tric_module_destroy(va_made);
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
@@ -339,6 +372,7 @@ int main(int argc, char **argv)
     test_no_auto_warp_specialize(dev);
     test_llvm_passes(dev);
     test_llvm_args(dev);
+    test_persistent(dev);
     tric_device_close(dev);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
