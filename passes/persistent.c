@@ -212,31 +212,31 @@ static void rewrite(Ps *s, const PassOptions *o)
 
 bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d)
 {
-    if (!o->persistent && o->no_auto_persistent)
+    bool asked = o->persistent;
+    if (!asked && o->no_auto_persistent)
         return true;
     Ps s = {.f = f, .d = d, .axes = 1};
     s.loc = f->body.nops ? f->body.ops[0]->loc : (SrcLoc){0};
-    if (!o->persistent) {
-        /* unasked: attention's loop with a producer asked or offered, nothing else (where it
-         * measured a win); the driver compiles it as written again if it gets none */
-        IrOp *flat = only_flat_loop(&f->body);
-        if (f->persistent.on || !survey(&s, &f->body) || !s.reads_pid || s.own_loop ||
-            !attention_loop(f, o, flat) || ws_ask(f, o, flat) == WS_NOT_ASKED)
-            return true;
-        rewrite(&s, o);
-        return pass_canonicalize(f, o, d) && pass_cse(f, o, d) && pass_dce(f, o, d);
-    }
+    const char *why = NULL;
     if (f->persistent.on)
-        return decline(&s, "the kernel is persistent already (--stream-k made it so)");
-    if (!survey(&s, &f->body))
-        return decline(&s, "the kernel already reads a persistent launch's tile_count");
-    if (!s.reads_pid)
-        return decline(&s, "the kernel reads no program_id: its programs share no tiles");
-    if (s.own_loop) {
+        why = "the kernel is persistent already (--stream-k made it so)";
+    else if (!survey(&s, &f->body))
+        why = "the kernel already reads a persistent launch's tile_count";
+    else if (!s.reads_pid)
+        why = "the kernel reads no program_id: its programs share no tiles";
+    else if (s.own_loop) {
         s.loc = s.own_loop->loc;
-        return decline(&s, "a loop starts at program_id: the kernel shares its tiles among its "
-                           "programs itself (persistent as written)");
+        why = "a loop starts at program_id: the kernel shares its tiles among its programs "
+              "itself (persistent as written)";
+    } else if (!asked) {
+        /* unasked: only attention's loop, with a producer asked or offered (where it measured
+         * a win); the driver compiles the kernel as written again if it gets none */
+        const IrOp *flat = only_flat_loop(&f->body);
+        if (!attention_loop(f, o, flat) || ws_ask(f, o, flat) == WS_NOT_ASKED)
+            return true;
     }
+    if (why)
+        return asked ? decline(&s, why) : true;
     rewrite(&s, o);
     /* the tiles' arithmetic folded and shared as the kernel's own was */
     return pass_canonicalize(f, o, d) && pass_cse(f, o, d) && pass_dce(f, o, d);

@@ -382,24 +382,24 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                        .persistent = PERSISTENT                                                    \
     }
 /* ... causal on 64 x 64 blocks and 4 warps, 3 stages, made persistent (3 programs over 4 query
- * blocks of 3 heads): q in a slot of its own, read by both loops' wgmma ops */
+ * blocks of 2 heads): q in a slot of its own, read by both loops' wgmma ops */
 #define ATTN_FWD_W4_PERSISTENT                                                                     \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
-            {"HEAD_DIM=128", "BLOCK_M=64", "BLOCK_N=64", "STAGE=3", "num_stages=3"}, {4, 3}, 4,    \
-            {F16(3 * 256 * 128, 0.5),                                                              \
-             F16(3 * 256 * 128, 0.5),                                                              \
-             F16(3 * 256 * 128, 0.5),                                                              \
+            {"HEAD_DIM=128", "BLOCK_M=64", "BLOCK_N=64", "STAGE=3", "num_stages=3"}, {4, 2}, 4,    \
+            {F16(2 * 256 * 128, 0.5),                                                              \
+             F16(2 * 256 * 128, 0.5),                                                              \
+             F16(2 * 256 * 128, 0.5),                                                              \
              SCALAR(0.088),                                                                        \
-             OUT32(3 * 256),                                                                       \
-             OUT16(3 * 256 * 128),                                                                 \
+             OUT32(2 * 256),                                                                       \
+             OUT16(2 * 256 * 128),                                                                 \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
              ATTN_STRIDES,                                                                         \
-             I(3),                                                                                 \
+             I(2),                                                                                 \
              I(256)},                                                                              \
             20, 2, .tiles = {4, 0}, .asks = true, .persistent = true                               \
     }
@@ -868,14 +868,15 @@ int main(void)
         ATTN_FWD(1, 64, 3, True, 1, 2),
         ATTN_FWD(3, 64, 3, True, 2, 4),
         /* tutorial 06's forward made persistent (passes/persistent.c): 3 programs walk the
-         * (query block, head) tiles, program_id(0) and (1) computed from the tile. Not causal on
-         * 3 stages over 3 heads (sm_90a: the loop over tiles offered to warp_specialize, which
-         * gives it the producer, the ring going on across tiles); its loop asking
-         * warp_specialize (the ask moved to the loop over tiles); causal over 10 heads
-         * (heavy_first's launch order read back from the tile; two loops, so no producer) */
-        ATTN_FWD_GRID(1, 128, 3, False, 1, 0, 3, true, true),
-        ATTN_FWD_GRID(1, 64, 3, True, 1, 2, 3, false, true),
-        ATTN_FWD_GRID(3, 128, 2, False, 2, 4, 10, false, true),
+         * (query block, head) tiles, program_id(0) and (1) computed from the tile: 4 tiles of
+         * 2 heads, the first program taking two. Not causal on 3 stages (sm_90a: the loop over
+         * tiles offered to warp_specialize, which gives it the producer, the ring going on
+         * across tiles); its loop asking warp_specialize (the ask moved to the loop over tiles);
+         * causal (heavy_first's launch order read back from the tile; two loops, so no
+         * producer) */
+        ATTN_FWD_GRID(1, 128, 3, False, 1, 0, 2, true, true),
+        ATTN_FWD_GRID(1, 64, 3, True, 1, 2, 2, false, true),
+        ATTN_FWD_GRID(3, 128, 2, False, 2, 4, 2, false, true),
         ATTN_FWD_W4_PERSISTENT,
         /* tutorial 06's forward as a persistent kernel (examples/attention_persistent.tri), its
          * loop over tiles asking warp_specialize: on sm_90a the producer runs its own copy of
