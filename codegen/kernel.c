@@ -404,7 +404,7 @@ bool cg_lower(CgLlvm *l, const IrFunc *f, const CodegenOptions *o, bool *needs_l
     Cg *c = &cg;
     c->vals = arena_alloc(arena, sizeof(LVal) * (size_t)(f->nvalues + 1));
     int nmapped = f->nparams + f->ntmaps;
-    int axes = f->persistent.axes > 1 ? f->persistent.axes : 1;
+    int axes = ir_func_grid_axes(f);
     int nall = nmapped + (f->persistent.on ? 1 + axes : 0);
     LLVMTypeRef *params = arena_alloc(arena, sizeof(LLVMTypeRef) * (size_t)(nall + 1));
     for (int i = 0; i < f->nparams; i++)

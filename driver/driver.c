@@ -173,7 +173,7 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     for (int i = 0; i < gpu->ntmaps; i++)
         meta->tmaps[i] = gpu->tmaps[i];
     meta->persistent = gpu->persistent.on;
-    meta->persistent_axes = gpu->persistent.axes > 1 ? gpu->persistent.axes : 1;
+    meta->persistent_axes = ir_func_grid_axes(gpu);
     meta->workspace_bytes = gpu->persistent.workspace_bytes;
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");

@@ -2875,7 +2875,7 @@ static bool persistent_launch(Interp *in, const InterpLaunch *asked, InterpLaunc
         asked->persistent_programs > 0 ? asked->persistent_programs : INTERP_PERSISTENT_PROGRAMS;
     /* the grid's tiles, x fastest; grid axes the function does not take must be 1 (the runtime
      * refuses them) */
-    int axes = in->f->persistent.axes > 1 ? in->f->persistent.axes : 1;
+    int axes = ir_func_grid_axes(in->f);
     int64_t tiles = 1;
     for (int a = 0; a < 3; a++) {
         in->tiles[a] = asked->grid[a];

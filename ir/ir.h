@@ -623,6 +623,12 @@ static inline int ir_func_consumer_warps(const IrFunc *f)
     return f->ws.consumer_groups > 1 ? warps * f->ws.consumer_groups : warps;
 }
 
+/* The grid axes a persistent function takes (IrFunc.persistent.axes, 0 reading as 1). */
+static inline int ir_func_grid_axes(const IrFunc *f)
+{
+    return f->persistent.axes > 1 ? f->persistent.axes : 1;
+}
+
 /* The threads a launch of f runs: its consumer warps and its producer's. */
 static inline int ir_func_threads(const IrFunc *f)
 {

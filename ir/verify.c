@@ -927,7 +927,7 @@ static void check_source_op(Verifier *v, const IrOp *op)
         break;
     case OP_TILE_COUNT: {
         want_result(v, op, 0, type_scalar(DT_I32));
-        int axes = v->f->persistent.axes > 1 ? v->f->persistent.axes : 1;
+        int axes = ir_func_grid_axes(v->f);
         if (!v->f->persistent.on)
             report(v, op, "tile_count outside a persistent function");
         else if (op->attr[0] < 0 || op->attr[0] >= axes)

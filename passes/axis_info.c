@@ -121,6 +121,28 @@ ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t st
     return ir_build_binary(b, OP_MAX, loc, i32, trips, passes_const_i32(b, loc, 0));
 }
 
+const IrOp *passes_only_loop(const IrRegion *r)
+{
+    const IrOp *found = NULL;
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        if (op->code == OP_WHILE || (op->code == OP_FOR && found))
+            return NULL;
+        if (op->code == OP_FOR)
+            found = op;
+    }
+    return found;
+}
+
+bool passes_holds_loop(const IrOp *loop)
+{
+    const IrRegion *body = &loop->regions[0];
+    for (int i = 0; i < body->nops; i++)
+        if (body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE)
+            return true;
+    return false;
+}
+
 static bool info_equal(const AxisInfo *a, const AxisInfo *b, int rank)
 {
     for (int d = 0; d < rank; d++)

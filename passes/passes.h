@@ -112,6 +112,12 @@ ValueId passes_binary(IrBuilder *b, SrcLoc loc, OpCode code, ValueId a, ValueId 
 /* The iterations of for loop `loop` whose step is the positive constant step, built at b as i32:
  * max(0, (hi - lo + step - 1) / step) (warp_specialize's ring, stream_k's schedule). */
 ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step);
+/* The one for loop directly in region r, with no while loop beside it; NULL when none or two
+ * (a persistent kernel's K loop in its loop over tiles: warp_specialize, persistent). */
+const IrOp *passes_only_loop(const IrRegion *r);
+/* Whether a for or while loop lies directly in loop's body (a loop over tiles: prefetch_tiles,
+ * persistent). */
+bool passes_holds_loop(const IrOp *loop);
 /* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
 int64_t axis_pow2_divisor(int64_t v);
 

@@ -114,19 +114,8 @@ static void read_tiles(IrFunc *f, IrRegion *r, const ValueId *pid)
 /* The body's one loop, when it holds no loop itself (a K loop); NULL else. */
 static IrOp *only_flat_loop(const IrRegion *body)
 {
-    IrOp *found = NULL;
-    for (int i = 0; i < body->nops; i++) {
-        IrOp *op = body->ops[i];
-        if (op->code == OP_WHILE || (op->code == OP_FOR && found))
-            return NULL;
-        if (op->code != OP_FOR)
-            continue;
-        for (int k = 0; k < op->regions[0].nops; k++)
-            if (op->regions[0].ops[k]->code == OP_FOR || op->regions[0].ops[k]->code == OP_WHILE)
-                return NULL;
-        found = op;
-    }
-    return found;
+    const IrOp *only = passes_only_loop(body);
+    return only && !passes_holds_loop(only) ? (IrOp *)only : NULL;
 }
 
 /* Whether flat (the body's one loop) is attention's: two dots an iteration, on sm_90a with two

@@ -31,10 +31,7 @@ static ValueId tile_loop_step(const IrFunc *f, const IrOp *loop)
 {
     if (loop->code != OP_FOR || loop->nregions != 1)
         return 0;
-    const IrRegion *body = &loop->regions[0];
-    bool nested = false;
-    for (int i = 0; i < body->nops && !nested; i++)
-        nested = body->ops[i]->code == OP_FOR || body->ops[i]->code == OP_WHILE;
+    bool nested = passes_holds_loop(loop);
     ValueId step = loop->operands[2];
     const IrOp *def = f->values[step].def;
     int64_t k;

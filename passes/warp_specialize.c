@@ -359,21 +359,6 @@ static void nest_prepare(Ws *w)
     memset(w->ring_slot, 0, sizeof(ValueId) * (size_t)w->stages);
 }
 
-/* The one loop directly in loop's body (no while loop beside it), or NULL. */
-static const IrOp *only_inner_loop(const IrOp *loop)
-{
-    const IrRegion *body = &loop->regions[0];
-    const IrOp *found = NULL;
-    for (int i = 0; i < body->nops; i++) {
-        const IrOp *op = body->ops[i];
-        if (op->code == OP_WHILE || (op->code == OP_FOR && found))
-            return NULL;
-        if (op->code == OP_FOR)
-            found = op;
-    }
-    return found;
-}
-
 static bool structured(OpCode c)
 {
     return c == OP_FOR || c == OP_IF || c == OP_YIELD || c == OP_WHILE || c == OP_CONDITION;
@@ -860,7 +845,7 @@ static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
             continue;
         if (f->persistent.from_grid && op->attr[1] != WS_OFFERED)
             return NULL;
-        const IrOp *kloop = f->persistent.from_grid ? only_inner_loop(op) : op;
+        const IrOp *kloop = f->persistent.from_grid ? passes_only_loop(&op->regions[0]) : op;
         int64_t bytes = buffer_bytes(f, &f->body);
         /* a grid made persistent: its loop over tiles holds the buffers, and q stays a load
          * (pipeline_loops leaves an offered loop's), its tile going through scratch instead */
@@ -910,7 +895,7 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
      * persistent kernel's K loop in its loop over tiles) */
     w.kloop = w.loop;
     w.home = top;
-    const IrOp *inner = only_inner_loop(w.loop);
+    const IrOp *inner = passes_only_loop(&w.loop->regions[0]);
     if (inner) {
         w.kloop = (IrOp *)inner;
         w.home = &w.loop->regions[0];

@@ -127,7 +127,7 @@ static tric_status compile_to_ir(struct tric_device_s *dev, const SrcFile *file,
     k->shared_bytes = 0;
     /* the interpreter runs its own schedule over the grid asked, every axis of it (interp.c) */
     k->persistent = f->persistent.on;
-    k->persistent_axes = f->persistent.axes > 1 ? f->persistent.axes : 1;
+    k->persistent_axes = ir_func_grid_axes(f);
     k->workspace_bytes = f->persistent.workspace_bytes;
     return TRIC_SUCCESS;
 }
