@@ -142,6 +142,10 @@ bool layout_replicates(const IrFunc *f, int layout, Type t);
 /* The per-block shared memory an sm allows (opt-in maximum): 232448 for sm_90, 166912 for sm_80,
  * 101376 for sm_86/sm_89. */
 int shared_limit_bytes(int sm);
+/* The most bytes r's buffers (its local_alloc ops) take at once, each live from its local_alloc
+ * to its last use as place_buffers overlays them (two loops one after the other: causal
+ * attention's passes), before alignment. */
+int64_t shared_peak_buffer_bytes(const IrFunc *f, const IrRegion *r);
 /* pipeline_loops.c: software pipelining (docs/passes.md "pipeline"). For a for loop with S = the
  * loop's num_stages (tl.range), else the function's, S >= 2: the loads whose tiles feed its mma
  * dots (whatever else reads them), and the rows of elements beside them (or, in a loop with no

@@ -330,6 +330,23 @@ static int buffer_live_end(const IrRegion *r, int a)
     return end;
 }
 
+int64_t shared_peak_buffer_bytes(const IrFunc *f, const IrRegion *r)
+{
+    int64_t *live = arena_alloc(f->arena, sizeof(int64_t) * (size_t)(r->nops + 1));
+    int64_t peak = 0;
+    for (int a = 0; a < r->nops; a++) {
+        if (r->ops[a]->code != OP_LOCAL_ALLOC)
+            continue;
+        Type t = ir_type(f, r->ops[a]->results[0]);
+        int64_t bytes = (int64_t)t.shape[0] * shared_slot_bytes(t, true);
+        for (int i = a, last = buffer_live_end(r, a); i <= last; i++) {
+            live[i] += bytes;
+            peak = live[i] > peak ? live[i] : peak;
+        }
+    }
+    return peak;
+}
+
 /* live_end[i] = the end of the highest buffer of r live while op i of r runs (buffer_live_end;
  * place_buffers placed them), 0 when none is. */
 static void buffer_liveness(const IrRegion *r, int64_t *live_end)

@@ -431,23 +431,138 @@ static bool assign(Ws *w, IrRegion *r, int from, bool *changed)
     return true;
 }
 
-/* The consumers' registers a thread: the producer's 40 and theirs fit what the launch gives each
+/* A grid's buffers live at once and the least scratch it takes besides (budget's and
+ * chosen_loop's count for two programs an SM). */
+static int64_t grid_bytes(const IrFunc *f)
+{
+    return shared_peak_buffer_bytes(f, &f->body) + least_scratch(f, &f->body);
+}
+
+/* In a grid made persistent, what its buffers would take as the grid it was: the loop over tiles
+ * holds them, and q stays a load there (pipeline_loops leaves an offered or asked loop's), its
+ * tile going through scratch instead of a slot. */
+static int64_t as_grid_bytes(const IrFunc *f, const IrOp *tiles)
+{
+    return buffer_bytes(f, &f->body) + buffer_bytes(f, &tiles->regions[0]) +
+           least_scratch(f, &tiles->regions[0]);
+}
+
+static bool one_program_as_grid(const IrFunc *f, const PassOptions *o, const IrOp *tiles)
+{
+    return as_grid_bytes(f, tiles) > shared_limit_bytes(o->sm) / 2;
+}
+
+/* A tile's registers a thread when threads share it evenly (4-byte registers, at least one). */
+static int64_t tile_regs(const IrFunc *f, ValueId v, int threads)
+{
+    Type t = ir_type(f, v);
+    if (t.rank == 0)
+        return 1;
+    int64_t bytes = type_numel(t) * dtype_bytes(t.dtype);
+    int64_t regs = (bytes + 4 * threads - 1) / (4 * threads);
+    return regs > 0 ? regs : 1;
+}
+
+/* A consumer thread's registers in kloop, estimated before ptxas decides: the float tiles the
+ * loop carries (*carried: the accumulators, a softmax's row statistics), the largest wgmma result
+ * it does not carry (attention's q @ k, its sum not yielded through a wgmma_wait) and half that
+ * again for its conversion to the next wgmma's A operand, and CONSUMER_SCALAR_REGS for
+ * addresses, indices and counters. The pointer tiles a pipelined loop still carries are dead
+ * once its loads are tensor-map copies, so they do not count. Calibrated on tutorial 06 at D = 64
+ * (128 x 64 blocks on 8 warps: 98 estimated, 34 carried; ptxas fits its consumers in 96 without
+ * spilling). */
+#define CONSUMER_SCALAR_REGS 16
+static int64_t consumer_regs_estimate(const IrFunc *f, const IrOp *kloop, int64_t *carried_regs)
+{
+    int threads = 32 * ir_func_consumer_warps(f);
+    const IrRegion *body = &kloop->regions[0];
+    *carried_regs = 0;
+    for (int a = 1; a < body->nargs; a++) {
+        Type t = ir_type(f, body->args[a]);
+        if (t.rank > 0 && !t.is_ptr && dtype_is_float(t.dtype))
+            *carried_regs += tile_regs(f, body->args[a], threads);
+    }
+    /* the values that reach the yield, through the wgmma_wait ops that pass them on */
+    bool *carried = arena_alloc(f->arena, (size_t)(f->nvalues + 1));
+    const IrOp *yield = body->nops ? body->ops[body->nops - 1] : NULL;
+    for (int k = 0; yield && yield->code == OP_YIELD && k < yield->noperands; k++)
+        carried[yield->operands[k]] = true;
+    int64_t most = 0;
+    for (int i = body->nops - 1; i >= 0; i--) {
+        const IrOp *op = body->ops[i];
+        if (op->code == OP_WGMMA_WAIT)
+            for (int k = 0; k < op->noperands && k < op->nresults; k++)
+                carried[op->operands[k]] |= carried[op->results[k]];
+        if (op->code == OP_WGMMA && !carried[op->results[0]]) {
+            int64_t r = tile_regs(f, op->results[0], threads);
+            most = r > most ? r : most;
+        }
+    }
+    return CONSUMER_SCALAR_REGS + *carried_regs + most + most / 2;
+}
+
+/* Registers for two programs of (C + 1) warpgroups an SM: the launch's 65536 / (2 x 128 (C + 1))
+ * a thread (two_programs_launch_regs: 80 for two consumer warpgroups); the producer warpgroup
+ * down to the least setmaxnreg takes (24) and the consumers up by what it gives back (104 for
+ * two), as setmaxnreg takes its registers from the CTA's own pool (PTX ISA 9.7.19.6). ptxas then
+ * serializes tutorial 06's wgmma ops at D = 64 (C7512; not at 112), and still the kernel runs
+ * 0.94-0.96x the time of the grid without a producer (docs/performance.md). A lone producer warp
+ * instead (288 threads, 112 registers each, no setmaxnreg) measured 1.2-1.37x this one's time:
+ * the SM's four register files take a CTA's warps in turn, so the ninth warp makes one of them
+ * hold six warps of two programs, more than its 16K registers. */
+#define TWO_PROGRAMS_PRODUCER_REGS 24
+static int two_programs_launch_regs(int groups) { return 65536 / (2 * 128 * (groups + 1)) / 8 * 8; }
+
+static int two_programs_consumer_regs(int groups)
+{
+    return (two_programs_launch_regs(groups) * (groups + 1) - TWO_PROGRAMS_PRODUCER_REGS) / groups /
+           8 * 8;
+}
+
+/* Whether two programs of the warp-specialized kernel share an SM: its buffers (bytes, with the
+ * scratch its loop over tiles takes when nested) within half the SM's shared memory and, with
+ * two consumer warpgroups, its consumers' estimated registers within what two programs leave
+ * them (consumer_regs_estimate, two_programs_consumer_regs), their carried tiles and
+ * CARRIED_HEADROOM_REGS within the launch's count: ptxas may hold a consumer's wgmma to that
+ * (tutorial 06, causal, D = 128 with 128 x 16 blocks: "insufficient registers (80) to compile
+ * instruction", C7602, at p @ v's 64 accumulators, whatever the setmaxnreg). One consumer
+ * warpgroup has 128 registers a thread at launch either way (budget). */
+#define CARRIED_HEADROOM_REGS 30
+static bool two_programs_fit(const IrFunc *f, const PassOptions *o, const IrOp *kloop,
+                             int64_t bytes)
+{
+    if (bytes > shared_limit_bytes(o->sm) / 2)
+        return false;
+    int groups = ir_func_consumer_warps(f) / 4;
+    if (groups == 1)
+        return true;
+    int64_t carried, need = consumer_regs_estimate(f, kloop, &carried);
+    return groups == 2 && need <= two_programs_consumer_regs(groups) &&
+           carried + CARRIED_HEADROOM_REGS <= two_programs_launch_regs(groups);
+}
+
+/* The consumers' registers a thread: the producer's and theirs fit what the launch gives each
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
- * of 8 in [24, 256]). max_regs keeps two programs of one consumer warpgroup a SM (128) where two
- * can be there, else one program within the SM's 64K registers (168 for two consumer
- * warpgroups, 248 for one): a persistent kernel (one program a SM by design) and a ring of slots
- * over half the SM's shared memory hold one program a SM. */
+ * of 8 in [24, 256]). Two programs an SM where two_programs_fit: 128 at launch with one consumer
+ * warpgroup (the producer keeps 40), 80 with two (two_programs_consumer_regs: the producer 24,
+ * the consumers 104). Else one program within the SM's 64K registers (168 at launch for two
+ * consumer warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design)
+ * holds one program a SM. */
 static void budget(const Ws *w)
 {
     IrFunc *f = w->f;
-    bool two_programs = !w->ring && buffer_bytes(f, &f->body) <= shared_limit_bytes(w->o->sm) / 2;
     int groups = ir_func_consumer_warps(f) / 4;
-    int max_regs = groups == 1 && two_programs ? 128 : 65536 / (128 * (groups + 1)) / 8 * 8;
+    int64_t bytes = groups > 1 ? grid_bytes(f) : buffer_bytes(f, &f->body);
+    bool two_programs = !w->ring && two_programs_fit(f, w->o, w->kloop, bytes);
+    int max_regs = !two_programs ? 65536 / (128 * (groups + 1)) / 8 * 8
+                   : groups == 1 ? 128
+                                 : two_programs_launch_regs(groups);
     if (max_regs > 248)
         max_regs = 248; /* .maxnreg: at most 255 */
-    int consumer = (max_regs * (groups + 1) - PRODUCER_REGS) / groups / 8 * 8;
+    int producer = two_programs && groups > 1 ? TWO_PROGRAMS_PRODUCER_REGS : PRODUCER_REGS;
+    int consumer = (max_regs * (groups + 1) - producer) / groups / 8 * 8;
     f->ws.producer_warps = PRODUCER_WARPS;
-    f->ws.producer_regs = PRODUCER_REGS;
+    f->ws.producer_regs = producer;
     f->ws.consumer_regs = consumer > 256 ? 256 : consumer;
     f->ws.max_regs = max_regs;
 }
@@ -827,13 +942,15 @@ static int64_t loop_slots(const IrFunc *f, const IrOp *loop)
  * "warp_specialize", chosen): on sm_90a, with two consumer warpgroups or more, the first loop of
  * the body whose iteration runs two wgmma ops or more (attention's q @ k and p @ v, with the
  * softmax between them for the consumers to overlap with the producer's copies) on 3 slots or
- * more, in a kernel whose buffers already hold one program an SM (so the producer costs no
- * occupancy). Measured (H200, docs/performance.md): tutorial 06 at D = 128 on 8 warps with 3
- * stages 0.89-0.96x the time as written; with 2 stages 1.00-1.02x, where two programs share an
- * SM (D = 64, 128 x 64 blocks) 1.09-1.28x, with one consumer warpgroup (4 warps) 0.96-1.03x, and
- * on a matmul's one wgmma an iteration 1.04-1.12x, so none of those is chosen. In a grid made
- * persistent (passes/persistent.c) the loop over tiles offered to this choice, for such a loop
- * nested in it, its largest scratch counted with its buffers. NULL when none qualifies. */
+ * more, in a kernel whose buffers already hold one program an SM, or that holds two with the
+ * producer (two_programs_fit), so the producer costs no occupancy. Measured (H200,
+ * docs/performance.md): tutorial 06 at D = 128 on 8 warps with 3 stages 0.89-0.96x the time as
+ * written; at D = 64 (128 x 64 blocks, two programs an SM either way) 0.94-0.96x; with 2 stages
+ * 1.00-1.02x, with one consumer warpgroup (4 warps) 0.96-1.03x, and on a matmul's one wgmma an
+ * iteration 1.04-1.12x, so none of those is chosen. In a grid made persistent
+ * (passes/persistent.c) the loop over tiles offered to this choice, for such a loop nested in
+ * it, where the grid's buffers (its largest scratch counted with them) hold one program an SM.
+ * NULL when none qualifies. */
 static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
 {
     if (o->no_auto_ws || !o->arch_specific || o->sm != 90 || f->num_warps < 8 ||
@@ -846,12 +963,13 @@ static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
         if (f->persistent.from_grid && op->attr[1] != WS_OFFERED)
             return NULL;
         const IrOp *kloop = f->persistent.from_grid ? passes_only_loop(&op->regions[0]) : op;
-        int64_t bytes = buffer_bytes(f, &f->body);
-        /* a grid made persistent: its loop over tiles holds the buffers, and q stays a load
-         * (pipeline_loops leaves an offered loop's), its tile going through scratch instead */
-        if (f->persistent.from_grid)
-            bytes += buffer_bytes(f, &op->regions[0]) + least_scratch(f, &op->regions[0]);
-        if (!kloop || bytes <= shared_limit_bytes(o->sm) / 2)
+        if (!kloop)
+            return NULL;
+        /* a grid made persistent: its ring keeps one program an SM, so only a kernel whose
+         * buffers hold one already gains (two programs as a grid win over one with a producer) */
+        if (f->persistent.from_grid ? !one_program_as_grid(f, o, op)
+                                    : buffer_bytes(f, &f->body) <= shared_limit_bytes(o->sm) / 2 &&
+                                          !two_programs_fit(f, o, kloop, grid_bytes(f)))
             return NULL;
         int dots = 0;
         for (int k = 0; k < kloop->regions[0].nops; k++)
@@ -900,6 +1018,12 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
         w.kloop = (IrOp *)inner;
         w.home = &w.loop->regions[0];
     }
+    /* the default made the grid persistent for this producer (passes/persistent.c); where the
+     * grid holds two programs an SM with one, the driver compiles it as a grid again */
+    if (inner && f->persistent.from_grid && !o->persistent &&
+        two_programs_fit(f, o, inner, as_grid_bytes(f, w.loop)))
+        return decline(&w, "as the grid it was written two programs share an SM, each with a "
+                           "producer, where made persistent its ring of slots holds one");
     if (!find_parts(&w))
         return decline(&w, "the loop's copies are not tensor-map copies of a pipelined loop "
                            "(one mbarrier wait and one barrier an iteration, in the loop or in "
@@ -962,7 +1086,8 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
                     "issues the loop's tensor-map copies; the %d consumer warps (%d registers) "
                     "wait for each slot and free it with an mbarrier arrive",
                     w.chosen ? " (chosen, not asked: two wgmma ops an iteration on 3 slots or "
-                               "more, one program an SM; --no-auto-warp-specialize leaves it)"
+                               "more, one program an SM or two with the producer; "
+                               "--no-auto-warp-specialize leaves it)"
                              : "",
                     f->ws.producer_warps, f->ws.producer_regs, f->num_warps, f->ws.consumer_regs);
     return true;
