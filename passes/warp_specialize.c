@@ -541,11 +541,24 @@ static bool two_programs_fit(const IrFunc *f, const PassOptions *o, const IrOp *
            carried + CARRIED_HEADROOM_REGS <= two_programs_launch_regs(groups);
 }
 
+/* Every wgmma_wait of r retires every wgmma (pending 0). */
+static void retire_every_wgmma(IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        if (op->code == OP_WGMMA_WAIT)
+            op->attr[0] = 0;
+        for (int k = 0; k < op->nregions; k++)
+            retire_every_wgmma(&op->regions[k]);
+    }
+}
+
 /* The consumers' registers a thread: the producer's and theirs fit what the launch gives each
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
  * of 8 in [24, 256]). Two programs an SM where two_programs_fit: 128 at launch with one consumer
  * warpgroup (the producer keeps 40), 80 with two (two_programs_consumer_regs: the producer 24,
- * the consumers 104). Else one program within the SM's 64K registers (168 at launch for two
+ * the consumers 104, every wgmma retired by the wait after it). Else one program within the SM's
+ * 64K registers (168 at launch for two
  * consumer warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design)
  * holds one program a SM. */
 static void budget(const Ws *w)
@@ -559,7 +572,15 @@ static void budget(const Ws *w)
                                  : two_programs_launch_regs(groups);
     if (max_regs > 248)
         max_regs = 248; /* .maxnreg: at most 255 */
-    int producer = two_programs && groups > 1 ? TWO_PROGRAMS_PRODUCER_REGS : PRODUCER_REGS;
+    int producer = PRODUCER_REGS;
+    if (two_programs && groups > 1) {
+        producer = TWO_PROGRAMS_PRODUCER_REGS;
+        /* a wgmma kept in flight over the next one (attention's p @ v over the back edge) holds
+         * its accumulator and A registers live across it: more than 104, and ptxas serializes
+         * every wgmma of the kernel (C7512); retired at once the kernel measured 0.96-0.99x the
+         * time (tutorial 06, D = 64; docs/performance.md) */
+        retire_every_wgmma(&f->body);
+    }
     int consumer = (max_regs * (groups + 1) - producer) / groups / 8 * 8;
     f->ws.producer_warps = PRODUCER_WARPS;
     f->ws.producer_regs = producer;
