@@ -140,6 +140,19 @@ static char *constexpr_summary(const Kernel *k)
     return strbuf_take(&sb);
 }
 
+/* Whether r (and its regions) reads the launch's workspace (a `workspace` op). */
+static bool reads_workspace(const IrRegion *r)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i]->code == OP_WORKSPACE)
+            return true;
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            if (reads_workspace(&r->ops[i]->regions[k]))
+                return true;
+    }
+    return false;
+}
+
 /* What a launch needs of a compiled kernel (gpu: after the passes). */
 static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, const Kernel *kernel,
                       Diag *diag)
@@ -174,7 +187,9 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
         meta->tmaps[i] = gpu->tmaps[i];
     meta->persistent = gpu->persistent.on;
     meta->persistent_axes = ir_func_grid_axes(gpu);
-    meta->workspace_bytes = gpu->persistent.workspace_bytes;
+    /* a kernel that reads no workspace (a grid made persistent) gets none: its launch allocates
+     * nothing, so even its first can be captured into a graph */
+    meta->workspace_bytes = reads_workspace(&gpu->body) ? gpu->persistent.workspace_bytes : -1;
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");
     free(constexprs);

@@ -128,7 +128,10 @@ typedef struct KernelMeta {
     /* // tric.persistent workspace=N [axes=A]: a persistent kernel (IrFunc.persistent), launched
      * on min(x y z, SMs x blocks per SM) programs along x with the grid's x and a workspace
      * pointer after the tensor maps, then its y when it takes 2 or 3 axes and its z when 3.
-     * persistent_axes is A, 1 when the line has no axes= (read only when persistent). */
+     * persistent_axes is A, 1 when the line has no axes= (read only when persistent).
+     * workspace_bytes is N a program, or -1 for `workspace=none`: the kernel reads no workspace
+     * (no `workspace` op: a grid made persistent), so its launch passes a null pointer and
+     * allocates nothing. */
     bool persistent;
     int persistent_axes;
     int64_t workspace_bytes;

@@ -74,11 +74,15 @@ void kernel_meta_write(StrBuf *out, const KernelMeta *m)
                       m->tune_key, m->tune_restore, m->tune_reset);
         strbuf_printf(out, "// tric.config %s\n", m->config);
     }
-    if (m->persistent && m->persistent_axes > 1)
-        strbuf_printf(out, "// tric.persistent workspace=%lld axes=%d\n",
-                      (long long)m->workspace_bytes, m->persistent_axes);
-    else if (m->persistent)
-        strbuf_printf(out, "// tric.persistent workspace=%lld\n", (long long)m->workspace_bytes);
+    if (m->persistent) {
+        if (m->workspace_bytes < 0)
+            strbuf_append(out, "// tric.persistent workspace=none");
+        else
+            strbuf_printf(out, "// tric.persistent workspace=%lld", (long long)m->workspace_bytes);
+        if (m->persistent_axes > 1)
+            strbuf_printf(out, " axes=%d", m->persistent_axes);
+        strbuf_putc(out, '\n');
+    }
     for (int i = 0; i < m->ntmaps; i++) {
         strbuf_append(out, "// tric.tensor_map ");
         tensor_map_text(out, &m->tmaps[i]);
@@ -410,14 +414,18 @@ static bool meta_block(const char *begin, const char *end, KernelMeta *m, StrBuf
                     return false;
                 }
             } else if (!strcmp(key, "persistent")) {
-                /* workspace=N, then axes=A when the kernel takes a 2-D or 3-D grid */
+                /* workspace=N (or none), then axes=A when the kernel takes a 2-D or 3-D grid */
                 static const char field[] = "workspace=", axes_field[] = " axes=";
                 size_t fl = sizeof field - 1, al = sizeof axes_field - 1;
                 const char *sp = memchr(val, ' ', vlen);
                 size_t n1 = sp ? (size_t)(sp - val) : vlen;
                 long long bytes = 0, axes = 1;
-                if (n1 <= fl || memcmp(val, field, fl) || !parse_int(val + fl, n1 - fl, &bytes) ||
-                    bytes < 0 || bytes > INT32_MAX ||
+                bool none = n1 == fl + 4 && !memcmp(val + fl, "none", 4);
+                if (none)
+                    bytes = -1;
+                if (n1 <= fl || memcmp(val, field, fl) ||
+                    (!none &&
+                     (!parse_int(val + fl, n1 - fl, &bytes) || bytes < 0 || bytes > INT32_MAX)) ||
                     (sp && (vlen - n1 <= al || memcmp(sp, axes_field, al) ||
                             !parse_int(sp + al, vlen - n1 - al, &axes) || axes < 1 || axes > 3))) {
                     strbuf_printf(error,

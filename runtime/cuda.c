@@ -983,7 +983,9 @@ static tric_status encode_tensor_map(const struct tric_kernel_s *k, int i, const
  * take must be 1. The workspace holds TRIC_WORKSPACE_FLAGS i32 flags per program, zero at every
  * launch's start (zeroed when allocated; every launch leaves its flags zero), then, from the next
  * 256-byte boundary, workspace_bytes per program. One per stream, since launches on one stream run
- * one after another; sized for that many programs, so any launch of the kernel fits. */
+ * one after another; sized for that many programs, so any launch of the kernel fits. A kernel
+ * that reads none (workspace_bytes -1, `workspace=none`: a grid made persistent) is passed a null
+ * pointer, and its launches allocate nothing. */
 
 /* The workspace for k's launches on s (NULL: the device's own stream), at least `bytes`. */
 static tric_status stream_workspace(struct tric_device_s *dev, struct tric_stream_s *s,
@@ -1056,8 +1058,11 @@ static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device
     size_t programs =
         (size_t)(dev->multiprocessors > 0 ? dev->multiprocessors : 1) * (size_t)blocks;
     size_t flags = (size_t)workspace_scratch_offset(programs);
+    *workspace = 0; /* workspace=none: the kernel reads none, so none is made (nor refused) */
     tric_status st =
-        stream_workspace(dev, s, flags + programs * (size_t)k->workspace_bytes, workspace);
+        k->workspace_bytes < 0
+            ? TRIC_SUCCESS
+            : stream_workspace(dev, s, flags + programs * (size_t)k->workspace_bytes, workspace);
     if (st != TRIC_SUCCESS)
         return st;
     tiles[0] = grid->x, tiles[1] = grid->y, tiles[2] = grid->z;

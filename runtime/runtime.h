@@ -131,7 +131,8 @@ struct tric_kernel_s {
     /* cuda: a persistent kernel (KernelMeta.persistent, passes/stream_k.c, passes/persistent.c):
      * launched on min(x y z, SMs x its blocks per SM) programs along x, passed the grid's x and
      * its stream's workspace after the tensor maps, then the grid's y when persistent_axes is 2
-     * or 3 and its z when 3; workspace_bytes of it per program after the flags (cuda.c,
+     * or 3 and its z when 3; workspace_bytes of it per program after the flags, -1 when the
+     * kernel reads none (a null pointer passed, nothing allocated) (cuda.c,
      * "persistent kernels"); persistent_axes is the grid axes it takes (1 to 3; a grid y > 1 or
      * z > 1 beyond them is refused); blocks_per_sm is the occupancy the driver gives it, 0 until
      * its first launch asks. On cpu the interpreter runs its own schedule over the grid asked. */

@@ -90,7 +90,9 @@ class TricPtx:
             # workspace (two i32 flags per program, zeroed, then from a 256-byte boundary
             # workspace bytes per program), and the grid's y and z as the kernel's axes ask
             fields = dict(kv.split("=") for kv in self.head["persistent"].split())
-            per, axes = int(fields["workspace"]), int(fields.get("axes", 1))
+            # workspace=none: the kernel reads none (a grid made persistent): a null pointer
+            per = -1 if fields["workspace"] == "none" else int(fields["workspace"])
+            axes = int(fields.get("axes", 1))
             if axes not in (1, 2, 3):
                 raise ValueError("%s: bad tric.persistent line '%s'" % (self.kernel,
                                                                        self.head["persistent"]))
@@ -107,8 +109,10 @@ class TricPtx:
                 "occupancy")
             most = torch.cuda.get_device_properties(0).multi_processor_count * max(blocks.value, 1)
             flags = (4 * 2 * most + 255) // 256 * 256  # TRIC_WORKSPACE_FLAGS = 2
-            workspace = torch.zeros(flags + most * per, device="cuda", dtype=torch.uint8)
-            extra = [ctypes.c_int32(grid[0]), ctypes.c_uint64(workspace.data_ptr())]
+            if per >= 0:
+                workspace = torch.zeros(flags + most * per, device="cuda", dtype=torch.uint8)
+            extra = [ctypes.c_int32(grid[0]),
+                     ctypes.c_uint64(workspace.data_ptr() if workspace is not None else 0)]
             extra += [ctypes.c_int32(n) for n in grid[1:axes]]
             # programs: another count, for experiments (the kernel is correct with any up to most)
             grid = (min(programs or most, most, tiles), 1, 1)

@@ -85,6 +85,13 @@ static void test_values(void)
               strstr(written.data, axes == 1 ? "// tric.persistent workspace=512\n" : line));
         strbuf_free(&written);
     }
+    /* a persistent kernel that reads no workspace: workspace=none, written back as read */
+    CHECK(read_block("// tric.persistent workspace=none axes=2\n", &m, &err));
+    CHECK(m.persistent && m.workspace_bytes == -1 && m.persistent_axes == 2);
+    StrBuf none = {0};
+    kernel_meta_write(&none, &m);
+    CHECK(none.data && strstr(none.data, "// tric.persistent workspace=none axes=2\n"));
+    strbuf_free(&none);
     /* num_stages with the count asked for */
     CHECK(read_block("// tric.num_stages 2 lowered_from=3\n", &m, &err));
     CHECK(m.num_stages == 2 && m.stages_lowered_from == 3 && m.stages_raised_from == 0);
@@ -136,6 +143,10 @@ static void test_counts(void)
                  "bad tric.persistent line '4096' in the tric metadata block");
     expect_error("// tric.persistent workspace=-1\n",
                  "bad tric.persistent line 'workspace=-1' in the tric metadata block");
+    expect_error("// tric.persistent workspace=nonE\n",
+                 "bad tric.persistent line 'workspace=nonE' in the tric metadata block");
+    expect_error("// tric.persistent workspace=none1\n",
+                 "bad tric.persistent line 'workspace=none1' in the tric metadata block");
     expect_error("// tric.persistent workspace=\n",
                  "bad tric.persistent line 'workspace=' in the tric metadata block");
     expect_error("// tric.persistent workspace=64 axes=4\n",

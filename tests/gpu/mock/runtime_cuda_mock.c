@@ -251,7 +251,7 @@ static void test_persistent(tric_device dev, MockState *ms)
 
 /* sk_probe taking `axes` grid axes (// tric.persistent workspace=4096 axes=A): its parameters
  * end with the grid's y, and its z for 3. */
-static const char *persistent_axes_ptx(int axes)
+static const char *persistent_axes_ptx(int axes, const char *workspace)
 {
     static char buf[1024];
     const char *name = axes == 3 ? "sk_probe_xyz" : "sk_probe_xy";
@@ -259,11 +259,11 @@ static const char *persistent_axes_ptx(int axes)
              "// tric.begin\n// tric.version 0.1.0\n// tric.kernel %s\n"
              "// tric.target sm_90a\n// tric.num_warps 4\n// tric.threads 128\n"
              "// tric.shared 100000\n// tric.params *fp32:16 i32\n// tric.param_names c_ptr M\n"
-             "// tric.persistent workspace=4096 axes=%d\n// tric.end\n"
+             "// tric.persistent workspace=%s axes=%d\n// tric.end\n"
              ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry %s(\n"
              " .param .u64 c, .param .u32 m,\n .param .u32 tile_count, .param .u64 workspace,\n"
              " .param .u32 tile_count_y%s\n)\n{\n ret;\n}\n",
-             name, axes, name, axes == 3 ? ", .param .u32 tile_count_z" : "");
+             name, workspace, axes, name, axes == 3 ? ", .param .u32 tile_count_z" : "");
     return buf;
 }
 
@@ -279,7 +279,7 @@ static void test_persistent_axes(tric_device dev, MockState *ms)
     for (int axes = 2; axes <= 3; axes++) {
         tric_module mod;
         tric_kernel k;
-        CHECK(tric_module_load_ptx(dev, persistent_axes_ptx(axes), &mod) == TRIC_SUCCESS);
+        CHECK(tric_module_load_ptx(dev, persistent_axes_ptx(axes, "4096"), &mod) == TRIC_SUCCESS);
         CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
         CHECK(tric_kernel_num_params(k) == 2);
         /* 10 x 12 (x 3) tiles, more than the 264 programs (two an SM on the mock's 132) for 3
@@ -317,6 +317,37 @@ static void test_persistent_axes(tric_device dev, MockState *ms)
         CHECK(ms->grid[0] == 264 && ms->grid[1] == 1 && ms->grid[2] == 1);
         tric_module_destroy(mod);
     }
+    tric_buffer_free(b);
+}
+
+/* A persistent kernel that reads no workspace (`workspace=none`: a grid made persistent,
+ * passes/persistent.c): its launch passes a null pointer and allocates nothing, so its first
+ * launch on a fresh stream can be captured into a graph. */
+static void test_persistent_no_workspace(tric_device dev, MockState *ms)
+{
+    tric_buffer b;
+    CHECK(tric_buffer_alloc(dev, 1 << 12, &b) == TRIC_SUCCESS);
+    tric_arg args[2] = {TRIC_ARG_BUF(b), TRIC_ARG_I32(96)};
+    tric_module mod;
+    tric_kernel k;
+    tric_stream s;
+    CHECK(tric_module_load_ptx(dev, persistent_axes_ptx(2, "none"), &mod) == TRIC_SUCCESS);
+    CHECK(tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS);
+    CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
+    int allocs = ms->live_allocs, launches = ms->launches;
+    ms->capturing = 1;
+    CHECK(tric_launch(k, (tric_dim3){10, 30, 1}, args, 2, s) == TRIC_SUCCESS);
+    ms->capturing = 0;
+    CHECK(ms->launches == launches + 1 && ms->live_allocs == allocs);
+    CHECK(ms->nparams_seen == 5 && ms->grid[0] == 264);
+    int32_t x, y;
+    uint64_t ws = 1;
+    memcpy(&x, ms->params[2], 4);
+    memcpy(&ws, ms->params[3], 8);
+    memcpy(&y, ms->params[4], 4);
+    CHECK(x == 10 && ws == 0 && y == 30);
+    tric_stream_destroy(s);
+    tric_module_destroy(mod);
     tric_buffer_free(b);
 }
 
@@ -1090,6 +1121,7 @@ int main(void)
     test_tensor_maps(dev, ms);
     test_persistent(dev, ms);
     test_persistent_axes(dev, ms);
+    test_persistent_no_workspace(dev, ms);
     test_stream_k_auto(dev, ms);
     test_deep_pipeline_auto(dev, ms);
     test_stream_k_deep_auto(dev, ms);

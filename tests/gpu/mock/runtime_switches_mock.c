@@ -205,10 +205,10 @@ static void test_no_auto_warp_specialize(tric_device dev)
  * grid unless persistent asks, another entry again. */
 static void test_persistent(tric_device dev)
 {
-    static const char marker[] = "// tric.persistent workspace=0";
+    static const char marker[] = "// tric.persistent workspace=none";
     tric_module made, grid, again, va, va_made;
     CHECK(compile(dev, "attn", NULL, &made) == TRIC_SUCCESS);
-    CHECK(made && has(made, "// tric.persistent workspace=0 axes=2") && has(made, "setmaxnreg"));
+    CHECK(made && has(made, "// tric.persistent workspace=none axes=2") && has(made, "setmaxnreg"));
     tric_compile_options extra = tric_compile_options_default();
     extra.no_auto_persistent = 1;
     CHECK(compile(dev, "attn", &extra, &grid) == TRIC_SUCCESS);
