@@ -541,15 +541,24 @@ static bool two_programs_fit(const IrFunc *f, const PassOptions *o, const IrOp *
            carried + CARRIED_HEADROOM_REGS <= two_programs_launch_regs(groups);
 }
 
-/* Every wgmma_wait of r retires every wgmma (pending 0). */
+/* In every loop of r running two wgmma ops or more an iteration, each wgmma_wait retires every
+ * wgmma (pending 0): none stays in flight over another's issue. A loop of one wgmma (a matmul's,
+ * its accumulator the same registers each iteration) keeps its own. */
 static void retire_every_wgmma(IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
-        if (op->code == OP_WGMMA_WAIT)
-            op->attr[0] = 0;
         for (int k = 0; k < op->nregions; k++)
             retire_every_wgmma(&op->regions[k]);
+        if (op->code != OP_FOR)
+            continue;
+        IrRegion *body = &op->regions[0];
+        int wgmmas = 0;
+        for (int j = 0; j < body->nops; j++)
+            wgmmas += body->ops[j]->code == OP_WGMMA;
+        for (int j = 0; wgmmas >= 2 && j < body->nops; j++)
+            if (body->ops[j]->code == OP_WGMMA_WAIT)
+                body->ops[j]->attr[0] = 0;
     }
 }
 
@@ -557,7 +566,8 @@ static void retire_every_wgmma(IrRegion *r)
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
  * of 8 in [24, 256]). Two programs an SM where two_programs_fit: 128 at launch with one consumer
  * warpgroup (the producer keeps 40), 80 with two (two_programs_consumer_regs: the producer 24,
- * the consumers 104, every wgmma retired by the wait after it). Else one program within the SM's
+ * the consumers 104, a loop's wgmma ops retired by the wait after each where it runs two or
+ * more). Else one program within the SM's
  * 64K registers (168 at launch for two
  * consumer warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design)
  * holds one program a SM. */
@@ -575,10 +585,10 @@ static void budget(const Ws *w)
     int producer = PRODUCER_REGS;
     if (two_programs && groups > 1) {
         producer = TWO_PROGRAMS_PRODUCER_REGS;
-        /* a wgmma kept in flight over the next one (attention's p @ v over the back edge) holds
-         * its accumulator and A registers live across it: more than 104, and ptxas serializes
-         * every wgmma of the kernel (C7512); retired at once the kernel measured 0.96-0.99x the
-         * time (tutorial 06, D = 64; docs/performance.md) */
+        /* a wgmma kept in flight over another (attention's p @ v over the back edge, across
+         * the next q @ k) holds its accumulator and A registers live across it: more than 104,
+         * and ptxas serializes every wgmma of the kernel (C7512); retired at once the kernel
+         * measured 0.96-0.99x the time (tutorial 06, D = 64; docs/performance.md) */
         retire_every_wgmma(&f->body);
     }
     int consumer = (max_regs * (groups + 1) - producer) / groups / 8 * 8;
