@@ -519,10 +519,10 @@ static int two_programs_consumer_regs(int groups)
            8 * 8;
 }
 
-/* Whether two programs of the warp-specialized kernel share an SM: its buffers (bytes, with the
- * scratch its loop over tiles takes when nested) within half the SM's shared memory and, with
- * two consumer warpgroups, its consumers' estimated registers within what two programs leave
- * them (consumer_regs_estimate, two_programs_consumer_regs), their carried tiles and
+/* Whether two programs of the warp-specialized kernel share an SM: its shared memory (bytes, as
+ * the caller counts it: grid_bytes, as_grid_bytes) within half the SM's and, with two consumer
+ * warpgroups, its consumers' estimated registers within what two programs leave them
+ * (consumer_regs_estimate, two_programs_consumer_regs), their carried tiles and
  * CARRIED_HEADROOM_REGS within the launch's count: ptxas may hold a consumer's wgmma to that
  * (tutorial 06, causal, D = 128 with 128 x 16 blocks: "insufficient registers (80) to compile
  * instruction", C7602, at p @ v's 64 accumulators, whatever the setmaxnreg). One consumer
@@ -567,10 +567,9 @@ static void retire_every_wgmma(IrRegion *r)
  * of 8 in [24, 256]). Two programs an SM where two_programs_fit: 128 at launch with one consumer
  * warpgroup (the producer keeps 40), 80 with two (two_programs_consumer_regs: the producer 24,
  * the consumers 104, a loop's wgmma ops retired by the wait after each where it runs two or
- * more). Else one program within the SM's
- * 64K registers (168 at launch for two
- * consumer warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design)
- * holds one program a SM. */
+ * more). Else one program within the SM's 64K registers (168 at launch for two consumer
+ * warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design) holds one
+ * program a SM. */
 static void budget(const Ws *w)
 {
     IrFunc *f = w->f;
@@ -996,11 +995,14 @@ static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
         const IrOp *kloop = f->persistent.from_grid ? passes_only_loop(&op->regions[0]) : op;
         if (!kloop)
             return NULL;
-        /* a grid made persistent: its ring keeps one program an SM, so only a kernel whose
-         * buffers hold one already gains (two programs as a grid win over one with a producer) */
-        if (f->persistent.from_grid ? !one_program_as_grid(f, o, op)
-                                    : buffer_bytes(f, &f->body) <= shared_limit_bytes(o->sm) / 2 &&
-                                          !two_programs_fit(f, o, kloop, grid_bytes(f)))
+        /* a grid: one program an SM by its buffers, or two with the producer; a grid made
+         * persistent: its ring keeps one program an SM, so only a kernel whose buffers hold one
+         * as a grid already gains (two programs as a grid win over one with a producer) */
+        bool costs_no_occupancy = f->persistent.from_grid
+                                      ? one_program_as_grid(f, o, op)
+                                      : buffer_bytes(f, &f->body) > shared_limit_bytes(o->sm) / 2 ||
+                                            two_programs_fit(f, o, kloop, grid_bytes(f));
+        if (!costs_no_occupancy)
             return NULL;
         int dots = 0;
         for (int k = 0; k < kloop->regions[0].nops; k++)
