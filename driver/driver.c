@@ -207,7 +207,8 @@ static bool passes_at(IrFunc *ir, const PassOptions *po, IrFunc **out, Arena *ar
 
 /* Whether the persistent pass made gpu persistent unasked (attention's grid, where its loop over
  * tiles was to get a producer warpgroup) and warp_specialize then gave it none: without the
- * producer the grid as written runs faster (docs/passes.md "persistent"). */
+ * producer, or where the grid holds two programs an SM with one, the grid as written runs faster
+ * (docs/passes.md "persistent"). */
 static bool made_persistent_alone(const PassOptions *po, const IrFunc *gpu)
 {
     return !po->persistent && !po->no_auto_persistent && gpu->persistent.from_grid &&
