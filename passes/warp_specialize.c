@@ -28,7 +28,11 @@
 #include <string.h>
 
 #define PRODUCER_WARPS 4
-#define PRODUCER_REGS  40
+/* The producer's registers a thread: the least setmaxnreg takes (PTX ISA 9.7.19.6). Its loop
+ * (waits, expects, copies and their coordinates) fits without spilling in every corpus kernel;
+ * at 40 the consumers of tutorial 06's persistent D = 128 kernel got 232 and spilled 20 bytes,
+ * at 24 they get 240 and spill none (docs/performance.md). */
+#define PRODUCER_REGS  24
 
 typedef struct Ws {
     IrFunc *f;
@@ -503,20 +507,18 @@ static int64_t consumer_regs_estimate(const IrFunc *f, const IrOp *kloop, int64_
 
 /* Registers for two programs of (C + 1) warpgroups an SM: the launch's 65536 / (2 x 128 (C + 1))
  * a thread (two_programs_launch_regs: 80 for two consumer warpgroups); the producer warpgroup
- * down to the least setmaxnreg takes (24) and the consumers up by what it gives back (104 for
- * two), as setmaxnreg takes its registers from the CTA's own pool (PTX ISA 9.7.19.6). ptxas then
+ * down to PRODUCER_REGS and the consumers up by what it gives back (104 for two), as setmaxnreg
+ * takes its registers from the CTA's own pool (PTX ISA 9.7.19.6). ptxas then
  * serializes tutorial 06's wgmma ops at D = 64 (C7512; not at 112), and still the kernel runs
  * 0.94-0.96x the time of the grid without a producer (docs/performance.md). A lone producer warp
  * instead (288 threads, 112 registers each, no setmaxnreg) measured 1.2-1.37x this one's time:
  * the SM's four register files take a CTA's warps in turn, so the ninth warp makes one of them
  * hold six warps of two programs, more than its 16K registers. */
-#define TWO_PROGRAMS_PRODUCER_REGS 24
 static int two_programs_launch_regs(int groups) { return 65536 / (2 * 128 * (groups + 1)) / 8 * 8; }
 
 static int two_programs_consumer_regs(int groups)
 {
-    return (two_programs_launch_regs(groups) * (groups + 1) - TWO_PROGRAMS_PRODUCER_REGS) / groups /
-           8 * 8;
+    return (two_programs_launch_regs(groups) * (groups + 1) - PRODUCER_REGS) / groups / 8 * 8;
 }
 
 /* Whether two programs of the warp-specialized kernel share an SM: its shared memory (bytes, as
@@ -564,11 +566,11 @@ static void retire_every_wgmma(IrRegion *r)
 
 /* The consumers' registers a thread: the producer's and theirs fit what the launch gives each
  * of the (C + 1) warpgroups (max_regs), as setmaxnreg needs (PTX ISA 9.7.19.6: counts multiples
- * of 8 in [24, 256]). Two programs an SM where two_programs_fit: 128 at launch with one consumer
- * warpgroup (the producer keeps 40), 80 with two (two_programs_consumer_regs: the producer 24,
- * the consumers 104, a loop's wgmma ops retired by the wait after each where it runs two or
- * more). Else one program within the SM's 64K registers (168 at launch for two consumer
- * warpgroups, 248 for one). A persistent kernel's ring (one program a SM by design) holds one
+ * of 8 in [24, 256]); the producer takes PRODUCER_REGS. Two programs an SM where
+ * two_programs_fit: 128 at launch with one consumer warpgroup (the consumers 232), 80 with two
+ * (two_programs_consumer_regs: the consumers 104, a loop's wgmma ops retired by the wait after
+ * each where it runs two or more). Else one program within the SM's 64K registers (168 at launch
+ * for two consumer warpgroups, the consumers 240; 248 for one, the consumers 256). A persistent kernel's ring (one program a SM by design) holds one
  * program a SM. */
 static void budget(const Ws *w)
 {
@@ -581,18 +583,16 @@ static void budget(const Ws *w)
                                  : two_programs_launch_regs(groups);
     if (max_regs > 248)
         max_regs = 248; /* .maxnreg: at most 255 */
-    int producer = PRODUCER_REGS;
     if (two_programs && groups > 1) {
-        producer = TWO_PROGRAMS_PRODUCER_REGS;
         /* a wgmma kept in flight over another (attention's p @ v over the back edge, across
          * the next q @ k) holds its accumulator and A registers live across it: more than 104,
          * and ptxas serializes every wgmma of the kernel (C7512); retired at once the kernel
          * measured 0.96-0.99x the time (tutorial 06, D = 64; docs/performance.md) */
         retire_every_wgmma(&f->body);
     }
-    int consumer = (max_regs * (groups + 1) - producer) / groups / 8 * 8;
+    int consumer = (max_regs * (groups + 1) - PRODUCER_REGS) / groups / 8 * 8;
     f->ws.producer_warps = PRODUCER_WARPS;
-    f->ws.producer_regs = producer;
+    f->ws.producer_regs = PRODUCER_REGS;
     f->ws.consumer_regs = consumer > 256 ? 256 : consumer;
     f->ws.max_regs = max_regs;
 }
