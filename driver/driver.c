@@ -140,19 +140,6 @@ static char *constexpr_summary(const Kernel *k)
     return strbuf_take(&sb);
 }
 
-/* Whether r (and its regions) reads the launch's workspace (a `workspace` op). */
-static bool reads_workspace(const IrRegion *r)
-{
-    for (int i = 0; i < r->nops; i++) {
-        if (r->ops[i]->code == OP_WORKSPACE)
-            return true;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            if (reads_workspace(&r->ops[i]->regions[k]))
-                return true;
-    }
-    return false;
-}
-
 /* What a launch needs of a compiled kernel (gpu: after the passes). */
 static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, const Kernel *kernel,
                       Diag *diag)
@@ -189,7 +176,9 @@ static bool fill_meta(KernelMeta *meta, const IrFunc *gpu, const char *arch, con
     meta->persistent_axes = ir_func_grid_axes(gpu);
     /* a kernel that reads no workspace (a grid made persistent) gets none: its launch allocates
      * nothing, so even its first can be captured into a graph */
-    meta->workspace_bytes = reads_workspace(&gpu->body) ? gpu->persistent.workspace_bytes : -1;
+    static const OpCode workspace[] = {OP_WORKSPACE};
+    meta->workspace_bytes =
+        ir_region_find(&gpu->body, workspace, 1) ? gpu->persistent.workspace_bytes : -1;
     char *constexprs = constexpr_summary(kernel);
     snprintf(meta->constexprs, sizeof meta->constexprs, "%s", constexprs ? constexprs : "");
     free(constexprs);

@@ -543,6 +543,15 @@ static bool two_programs_fit(const IrFunc *f, const PassOptions *o, const IrOp *
            carried + CARRIED_HEADROOM_REGS <= two_programs_launch_regs(groups);
 }
 
+/* The wgmma ops directly in a loop's body (one an iteration: attention's q @ k and p @ v are two). */
+static int wgmma_count(const IrRegion *body)
+{
+    int n = 0;
+    for (int j = 0; j < body->nops; j++)
+        n += body->ops[j]->code == OP_WGMMA;
+    return n;
+}
+
 /* In every loop of r running two wgmma ops or more an iteration, each wgmma_wait retires every
  * wgmma (pending 0): none stays in flight over another's issue. A loop of one wgmma (a matmul's,
  * its accumulator the same registers each iteration) keeps its own. */
@@ -555,10 +564,8 @@ static void retire_every_wgmma(IrRegion *r)
         if (op->code != OP_FOR)
             continue;
         IrRegion *body = &op->regions[0];
-        int wgmmas = 0;
-        for (int j = 0; j < body->nops; j++)
-            wgmmas += body->ops[j]->code == OP_WGMMA;
-        for (int j = 0; wgmmas >= 2 && j < body->nops; j++)
+        bool several = wgmma_count(body) >= 2;
+        for (int j = 0; several && j < body->nops; j++)
             if (body->ops[j]->code == OP_WGMMA_WAIT)
                 body->ops[j]->attr[0] = 0;
     }
@@ -1004,10 +1011,7 @@ static IrOp *chosen_loop(const IrFunc *f, const PassOptions *o)
                                             two_programs_fit(f, o, kloop, grid_bytes(f));
         if (!costs_no_occupancy)
             return NULL;
-        int dots = 0;
-        for (int k = 0; k < kloop->regions[0].nops; k++)
-            dots += kloop->regions[0].ops[k]->code == OP_WGMMA;
-        if (dots >= 2 && loop_slots(f, kloop) >= 3)
+        if (wgmma_count(&kloop->regions[0]) >= 2 && loop_slots(f, kloop) >= 3)
             return op;
     }
     return NULL;
