@@ -9,6 +9,7 @@
 # alternating; a summary line per size and config gives each side's TFLOPS (median of the
 # rounds) and the ratios. --check: one launch of each kernel (at 1024 unless --sizes), no timing (for
 # compute-sanitizer); --tric-only: no Triton; --only=TEXT: the PTX files whose name holds TEXT.
+# A PTX compiled for bf16 (*bf16 parameters; PDESC_DTYPE=bf16) runs on bf16 A, B and C.
 # A PTX compiled for fp8 e4m3 A and B (its signature's first parameter *fp8e4nv) runs on fp8
 # inputs, checked against an fp32 product and timed beside cuBLAS's torch._scaled_mm (scales 1,
 # fp16 C, use_fast_accum: wgmma's fp8 accumulation).
@@ -48,9 +49,12 @@ def sides_for(cuda, path, kern, size, num_sms):
     fp8 = tric.params[0].startswith("*fp8e4nv")
     if fp8:
         a, b = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+    c_dtype = torch.float16
+    if tric.params[0].startswith("*bf16"):  # A, B and C bf16 (PDESC_DTYPE=bf16)
+        a, b, c_dtype = a.to(torch.bfloat16), b.to(torch.bfloat16), torch.bfloat16
     tiles = triton.cdiv(size, bm) * triton.cdiv(size, bn)
     grid = (min(num_sms, tiles),)
-    c_tric = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
+    c_tric = torch.full((size, size), float("nan"), device="cuda", dtype=c_dtype)
     c_triton = torch.full_like(c_tric, float("nan"))
     tric_run = tric.launcher(grid, [a, b, c_tric, size, size, size])
     meta = dict(BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=int(k["BLOCK_SIZE_K"]),
@@ -110,9 +114,10 @@ def main(argv):
                 print("%s %d: triton refused: %s" % (name, size, str(e).splitlines()[0][:200]))
                 has_triton = False
             torch.cuda.synchronize()
-            ref = (a.float() @ b.float().T) if a.dtype != torch.float16 else torch.matmul(a, b.T)
+            fp8 = a.dtype == torch.float8_e4m3fn
+            ref = (a.float() @ b.float().T) if fp8 else torch.matmul(a, b.T)
             # fp8: wgmma's fp8 accumulation drifts with K (bench_fp8.py's bound)
-            tol = 2e-2 * ref.abs().max().item() if a.dtype != torch.float16 else 1e-2 * size ** 0.5
+            tol = 2e-2 * ref.abs().max().item() if fp8 else 1e-2 * size ** 0.5
             d = (c_tric.float() - ref.float()).abs().max().item()
             if not d <= tol:
                 sys.exit("%s %d: tric's C wrong, max |difference| %.3g" % (name, size, d))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # scripts/bench_stream_k.py PTXDIR [--sizes=N,...] [--check] [--only=TEXT]: seed 2's matmul (fp16,
-# C = A B) as tric compiled it, each config as written (a program per tile) and with --stream-k
+# or bf16 where the PTX takes bf16 (SEED2_DTYPE=bf16); C = A B) as tric compiled it, each config as written (a program per tile) and with --stream-k
 # (persistent, the last round of tiles split along K; scripts/bench_stream_k_ptx.sh writes
 # PTXDIR), beside Triton running seed 2's kernel at the same config and cuBLAS (torch.matmul), in
 # this one process, all timed by triton.testing.do_bench (median; tric's PTX launched through the
@@ -48,16 +48,22 @@ def main(argv):
     torch.empty(1, device="cuda")
     cuda = ctypes.CDLL("libcuda.so.1")
     kernels = [(TricPtx(cuda, p), config_of(p), os.path.basename(p)) for p in paths]
+    # the operands' type is the PTX's (every file of one folder takes the same)
+    dtypes = {torch.bfloat16 if k.params[0].startswith("*bf16") else torch.float16
+              for k, _, _ in kernels}
+    if len(dtypes) != 1:
+        sys.exit("%s: the PTX files take different operand types" % argv[1])
+    dtype = dtypes.pop()
     print("# triton %s, torch %s, %s" % (triton.__version__, torch.__version__,
                                          torch.cuda.get_device_name()), flush=True)
     for size in sizes:
         torch.manual_seed(size)
-        a = torch.rand(size, size, device="cuda", dtype=torch.float16) - 0.5
-        b = torch.rand(size, size, device="cuda", dtype=torch.float16) - 0.5
+        a = torch.rand(size, size, device="cuda", dtype=dtype) - 0.5
+        b = torch.rand(size, size, device="cuda", dtype=dtype) - 0.5
         ref = torch.matmul(a, b)
         by_cfg = {}
         for k, (cfg, form), name in kernels:
-            c = torch.full((size, size), float("nan"), device="cuda", dtype=torch.float16)
+            c = torch.full((size, size), float("nan"), device="cuda", dtype=dtype)
             run = tric_launcher(k, a, b, c, size)
             for attempt in (1, 2):
                 c.fill_(float("nan"))
@@ -74,7 +80,7 @@ def main(argv):
             continue
         for cfg, sides in sorted(by_cfg.items()):
             bm, bn, bk, warps, stages = cfg
-            c = torch.empty(size, size, device="cuda", dtype=torch.float16)
+            c = torch.empty(size, size, device="cuda", dtype=dtype)
             sides["triton"] = seed2_launcher(a, b, c, size, bm, bn, bk, warps, stages)
             sides["triton"]()
             torch.cuda.synchronize()

@@ -100,10 +100,10 @@ def triton_matmul(a, b, c, group_size_m):
 
 
 def seed2_launcher(a, b, c, size, bm, bn, bk, warps, stages):
-    """One config of kernel_matmul on square fp16 a @ b -> c (GROUP_SIZE_M 8, fp32 accumulator,
-    T_C c's dtype), as a function of no arguments that launches it (for do_bench and timing
-    loops)."""
-    t_c = tl.float32 if c.dtype == torch.float32 else tl.float16
+    """One config of kernel_matmul on square fp16 or bf16 a @ b -> c (GROUP_SIZE_M 8, fp32
+    accumulator, T_C c's dtype), as a function of no arguments that launches it (for do_bench and
+    timing loops)."""
+    t_c = {torch.float32: tl.float32, torch.bfloat16: tl.bfloat16}.get(c.dtype, tl.float16)
     grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
 
     def run():
