@@ -1223,10 +1223,12 @@ static int count_uses(IrRegion *r, ValueId v, IrOp **user)
     return n;
 }
 
-/* o in layout `layout` for an op u being moved into it, cheaply: a constant or splat copied, a
- * broadcast of a small value rebuilt from that value converted (the bias row of a matmul
- * epilogue: 1 x N converted, not M x N); 0 when o has no cheap form there. New ops go right
- * before u in r. */
+/* o in layout `layout` for an op u being moved into it, cheaply: a convert's operand where that
+ * is in `layout` already (two converts from one layout meeting at u: attention's m_i +
+ * log2(l_i) before its store, one convert of the sum instead of one of each), a constant or
+ * splat copied, a broadcast of a small value rebuilt from that value converted (the bias row of
+ * a matmul epilogue: 1 x N converted, not M x N); 0 when o has no cheap form there. New ops go
+ * right before u in r. */
 static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int layout)
 {
     IrFunc *f = c->f;
@@ -1235,6 +1237,8 @@ static ValueId operand_in(LayCtx *c, IrRegion *r, const IrOp *u, ValueId o, int 
     IrOp *def = f->values[o].def;
     if (!def || def->nregions)
         return 0;
+    if (def->code == OP_CONVERT_LAYOUT && f->values[def->operands[0]].layout == layout)
+        return def->operands[0];
     Type t = ir_type(f, o);
     ValueId out = 0;
     if (def->code == OP_CONST || def->code == OP_UNDEF ||
