@@ -446,20 +446,39 @@ bool ir_region_uses(const IrRegion *r, ValueId v)
     return false;
 }
 
-const IrOp *ir_region_find(const IrRegion *r, const OpCode *codes, int n)
+const IrOp *ir_region_find_if(const IrRegion *r, bool (*is)(const IrOp *op, const void *ctx),
+                              const void *ctx)
 {
     for (int i = 0; i < r->nops; i++) {
         const IrOp *op = r->ops[i];
-        for (int c = 0; c < n; c++)
-            if (op->code == codes[c])
-                return op;
+        if (is(op, ctx))
+            return op;
         for (int k = 0; k < op->nregions; k++) {
-            const IrOp *in = ir_region_find(&op->regions[k], codes, n);
+            const IrOp *in = ir_region_find_if(&op->regions[k], is, ctx);
             if (in)
                 return in;
         }
     }
     return NULL;
+}
+
+typedef struct {
+    const OpCode *codes;
+    int n;
+} CodeSet;
+
+static bool has_code(const IrOp *op, const void *ctx)
+{
+    const CodeSet *set = ctx;
+    for (int c = 0; c < set->n; c++)
+        if (op->code == set->codes[c])
+            return true;
+    return false;
+}
+
+const IrOp *ir_region_find(const IrRegion *r, const OpCode *codes, int n)
+{
+    return ir_region_find_if(r, has_code, &(CodeSet){codes, n});
 }
 
 int ir_region_use_count(const IrRegion *r, ValueId v)

@@ -687,6 +687,9 @@ int ir_region_use_count(const IrRegion *r, ValueId v);
 /* The first op of r in program order (an op before the ops of its regions) with one of the n codes,
  * or NULL. */
 const IrOp *ir_region_find(const IrRegion *r, const OpCode *codes, int n);
+/* The first op of r in that order for which is(op, ctx) holds, or NULL. */
+const IrOp *ir_region_find_if(const IrRegion *r, bool (*is)(const IrOp *op, const void *ctx),
+                              const void *ctx);
 /* How ir_clone_op_mapped maps values: operand v reads map[v] where v < nmap and that is nonzero,
  * else v itself; the copy of each result and region arg r of a copied op (r < nmap) is recorded
  * in map[r], so the ops copied after it read the copies. operands, when set, sees each copy's

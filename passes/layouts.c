@@ -1355,19 +1355,12 @@ static void clear_layouts(IrFunc *f)
         f->values[v].layout = 0;
 }
 
-/* Whether r holds an op only the passes that schedule the memory pipeline make (IR read back
- * from text after the pipeline ran); a barrier does not count, tl.debug_barrier makes one. */
-static bool has_pipeline_ops(const IrRegion *r)
+/* Whether op is one only the passes that schedule the memory pipeline make (IR read back from
+ * text after the pipeline ran); a barrier is not, tl.debug_barrier makes one. */
+static bool pipeline_op(const IrOp *op, const void *ctx)
 {
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if (op_has(op->code, OPT_SCHEDULED))
-            return true;
-        for (int k = 0; k < op->nregions; k++)
-            if (has_pipeline_ops(&op->regions[k]))
-                return true;
-    }
-    return false;
+    (void)ctx;
+    return op_has(op->code, OPT_SCHEDULED);
 }
 
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
@@ -1375,7 +1368,7 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
     /* IR that already holds the memory pipeline (a .tir printed after the pipeline pass) keeps
      * its layouts: the schedule was built on them (wgmma's #mma v3, local_load's operand
      * layouts), and deciding them again would undo it. Such a file must carry every layout. */
-    if (has_pipeline_ops(&f->body))
+    if (ir_region_find_if(&f->body, pipeline_op, NULL))
         return true;
     LayCtx c = {.f = f, .o = o, .diag = d, .partial = -1};
     c.num_warps = f->num_warps > 0 ? f->num_warps : (o && o->num_warps > 0 ? o->num_warps : 4);

@@ -619,20 +619,6 @@ static void plan_dot_operands(IrFunc *f)
     record_dot_operands(f, &f->body, &p);
 }
 
-static const IrOp *find_local_alloc(const IrRegion *r)
-{
-    for (int i = 0; i < r->nops; i++) {
-        if (r->ops[i]->code == OP_LOCAL_ALLOC)
-            return r->ops[i];
-        for (int k = 0; k < r->ops[i]->nregions; k++) {
-            const IrOp *x = find_local_alloc(&r->ops[i]->regions[k]);
-            if (x)
-                return x;
-        }
-    }
-    return NULL;
-}
-
 /* The extent [*lo, *hi) of the consumers' scratch in r (their ops' smem ranges). */
 static void consumer_scratch(const IrRegion *r, int64_t *lo, int64_t *hi)
 {
@@ -679,7 +665,7 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     int limit = shared_limit_bytes(sm);
     if (buffers_end > 0 && most > limit) {
         f->stages_overflow = most;
-        const IrOp *first = find_local_alloc(&f->body);
+        const IrOp *first = ir_region_find(&f->body, (const OpCode[]){OP_LOCAL_ALLOC}, 1);
         SrcLoc loc = first ? first->loc : (SrcLoc){0};
         const char *msg =
             "software pipelining with num_stages=%d needs %lld bytes of shared memory "

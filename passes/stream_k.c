@@ -61,25 +61,22 @@ static bool decline(Sk *s, SrcLoc loc, const char *why)
 
 /* ---- what the function must be --------------------------------------------------------------- */
 
-/* The first op of r (nested regions included) that has an effect, or uses program_id or
- * num_programs along another axis than 0; NULL when none. */
+/* Whether op uses program_id or num_programs along another axis than 0, is a persistent
+ * function's own op (tile_count, workspace), or has an effect where *ctx (a bool) asks. */
+static bool blocks(const IrOp *op, const void *ctx)
+{
+    const bool *effects = ctx;
+    if ((op->code == OP_PROGRAM_ID || op->code == OP_NUM_PROGRAMS) && op->attr[0] != 0)
+        return true;
+    if (op->code == OP_TILE_COUNT || op->code == OP_WORKSPACE)
+        return true;
+    return *effects && op_has(op->code, OPT_EFFECT);
+}
+
+/* The first op of r (nested regions included) that blocks, or NULL. */
 static const IrOp *region_blocker(const IrRegion *r, bool effects)
 {
-    for (int i = 0; i < r->nops; i++) {
-        const IrOp *op = r->ops[i];
-        if ((op->code == OP_PROGRAM_ID || op->code == OP_NUM_PROGRAMS) && op->attr[0] != 0)
-            return op;
-        if (op->code == OP_TILE_COUNT || op->code == OP_WORKSPACE)
-            return op;
-        if (effects && op_has(op->code, OPT_EFFECT))
-            return op;
-        for (int k = 0; k < op->nregions; k++) {
-            const IrOp *in = region_blocker(&op->regions[k], effects);
-            if (in)
-                return in;
-        }
-    }
-    return NULL;
+    return ir_region_find_if(r, blocks, &effects);
 }
 
 /* Does op read a value marked in dep (as an operand, or inside its regions)? */

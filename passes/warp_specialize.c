@@ -683,9 +683,8 @@ static bool holds(const IrOp *op, bool (*is)(const IrOp *, const void *), const 
     if (is(op, ctx))
         return true;
     for (int k = 0; k < op->nregions; k++)
-        for (int i = 0; i < op->regions[k].nops; i++)
-            if (holds(op->regions[k].ops[i], is, ctx))
-                return true;
+        if (ir_region_find_if(&op->regions[k], is, ctx))
+            return true;
     return false;
 }
 
