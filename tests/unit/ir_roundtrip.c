@@ -449,6 +449,12 @@ static char *print_func(const IrFunc *f)
     return strbuf_take(&sb);
 }
 
+static bool producer_op(const IrOp *op, const void *ctx)
+{
+    (void)ctx;
+    return op->partition == PARTITION_PRODUCER;
+}
+
 int main(void)
 {
     Arena *a = arena_new();
@@ -464,6 +470,32 @@ int main(void)
     }
     OpCode dummy;
     CHECK(!op_from_name("ad", &dummy), "op_from_name accepts an unknown name");
+
+    /* ir_region_find and ir_region_find_if: the first op in program order, an op before the ops
+     * of its regions, nested regions searched (the body's first for, while and mbar_wait found
+     * by hand) */
+    const IrOp *fo = NULL, *wo = NULL, *producer_wait = NULL;
+    for (int i = 0; i < f->body.nops; i++) {
+        const IrOp *op = f->body.ops[i];
+        if (op->code == OP_FOR && !fo)
+            fo = op;
+        if (op->code == OP_WHILE && !wo)
+            wo = op;
+        if (op->code == OP_MBAR_WAIT && !producer_wait)
+            producer_wait = op;
+    }
+    const IrOp *for_yield = fo->regions[0].ops[fo->regions[0].nops - 1];
+    const IrOp *while_cond = wo->regions[0].ops[wo->regions[0].nops - 1];
+    CHECK(ir_region_find(&f->body, (const OpCode[]){OP_CONDITION}, 1) == while_cond,
+          "ir_region_find misses the while's condition");
+    CHECK(ir_region_find(&f->body, (const OpCode[]){OP_CONDITION, OP_YIELD}, 2) == for_yield,
+          "ir_region_find: not the first of two codes in program order");
+    CHECK(ir_region_find(&f->body, (const OpCode[]){OP_YIELD, OP_FOR}, 2) == fo,
+          "ir_region_find: a for after the ops of its body");
+    CHECK(ir_region_find_if(&f->body, producer_op, NULL) == producer_wait,
+          "ir_region_find_if misses the producer's wait");
+    CHECK(!ir_region_find_if(&fo->regions[0], producer_op, NULL),
+          "ir_region_find_if found a producer op in the for's body");
 
     char *text1 = print_func(f);
     Diag diag = {0};
