@@ -845,15 +845,18 @@ static ValueId convert_for(LayCtx *c, ValueId v, int layout, SrcLoc loc, const I
         if (c->converts[i].from == v && c->converts[i].layout == layout &&
             (c->converts[i].where == home || (in_branch && c->converts[i].where == where)))
             return c->converts[i].to;
-    /* Rematerialize only into distributed blocked/slice layouts: a dot operand arrives through a
-     * convert, the one path codegen has for those layouts. */
+    /* Rematerialize only into distributed blocked, slice and #mma layouts: a dot operand
+     * arrives through a convert, the one path codegen has for those layouts. (A row index
+     * expand_dims'd to #mma, causal attention's offs_m[:, None] in its mask, is rebuilt from its
+     * range in #mma's row slice rather than converted through shared memory.) */
     int kind = f->layouts[layout].kind;
     /* A constant is born in any distributed layout (the zero accumulator of a matmul in its #mma
      * layout, instead of a whole tile's round trip through shared memory per program). */
     const IrOp *vdef = f->values[v].def;
     bool constant = vdef && (vdef->code == OP_CONST || vdef->code == OP_UNDEF) &&
                     kind != LAYOUT_DOT_OPERAND && kind != LAYOUT_SHARED;
-    if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE) && can_remat(f, v, 8)) {
+    if ((constant || kind == LAYOUT_BLOCKED || kind == LAYOUT_SLICE || kind == LAYOUT_MMA) &&
+        can_remat(f, v, 8)) {
         ValueId copy = remat(c, v, layout);
         if (copy) {
             ConvertEntry e = {.from = v, .layout = layout, .to = copy, .where = home};
