@@ -543,7 +543,8 @@ static bool two_programs_fit(const IrFunc *f, const PassOptions *o, const IrOp *
            carried + CARRIED_HEADROOM_REGS <= two_programs_launch_regs(groups);
 }
 
-/* The wgmma ops directly in a loop's body (one an iteration: attention's q @ k and p @ v are two). */
+/* The wgmma ops directly in a loop's body, each issued once an iteration (attention's q @ k and
+ * p @ v are two). */
 static int wgmma_count(const IrRegion *body)
 {
     int n = 0;
@@ -577,8 +578,8 @@ static void retire_every_wgmma(IrRegion *r)
  * two_programs_fit: 128 at launch with one consumer warpgroup (the consumers 232), 80 with two
  * (two_programs_consumer_regs: the consumers 104, a loop's wgmma ops retired by the wait after
  * each where it runs two or more). Else one program within the SM's 64K registers (168 at launch
- * for two consumer warpgroups, the consumers 240; 248 for one, the consumers 256). A persistent kernel's ring (one program a SM by design) holds one
- * program a SM. */
+ * for two consumer warpgroups, the consumers 240; 248 for one, the consumers 256). A persistent
+ * kernel's ring (one program an SM by design) holds one program an SM. */
 static void budget(const Ws *w)
 {
     IrFunc *f = w->f;
