@@ -975,6 +975,20 @@ static int64_t loop_slots(const IrFunc *f, const IrOp *loop)
     return 0;
 }
 
+/* Whether the producer keeps the loop fed: not a loop of one wgmma an iteration (a matmul's K
+ * loop) on 3 slots or fewer. There a slot is released once the wgmma after the one reading it is
+ * issued, so the copies into it have two iterations to land, about what a 48 KB copy from L2
+ * takes at 128 x 256 x 64 (the loop without a producer waits on them about a tenth of its
+ * samples); the release's hand-off to the producer's warps costs the rest. Measured (H200,
+ * docs/performance.md "Where the producer loses"): tutorial 09 with the producer on 3 stages
+ * 0.90-0.98x the speed without at 128x128x64 (4 and 8 warps), 128x256x64 and 64x256x64, seed 2
+ * 1.03-1.12x the time; on 4 stages 0.96-1.06x the speed. A loop of two wgmma ops or more
+ * (attention) has its softmax for the consumers to overlap: 3 slots win there. */
+static bool lookahead_enough(const IrFunc *f, const IrOp *kloop)
+{
+    return wgmma_count(&kloop->regions[0]) != 1 || loop_slots(f, kloop) >= 4;
+}
+
 /* Where no loop asks, the loop the pass gives a producer on its own (docs/passes.md
  * "warp_specialize", chosen): on sm_90a, with two consumer warpgroups or more, the first loop of
  * the body whose iteration runs two wgmma ops or more (attention's q @ k and p @ v, with the
@@ -1065,6 +1079,11 @@ bool pass_warp_specialize(IrFunc *f, const PassOptions *o, Diag *d)
         return decline(&w, "the loop's copies are not tensor-map copies of a pipelined loop "
                            "(one mbarrier wait and one barrier an iteration, in the loop or in "
                            "the one loop nested in it)");
+    if (!w.chosen && !lookahead_enough(f, w.kloop))
+        return decline(&w, "a loop of one wgmma an iteration on 3 slots or fewer waits on its "
+                           "copies with a producer (the hand-off from the consumers' release to "
+                           "the producer's copy costs the lookahead two slots give; measured "
+                           "0.90-0.98x the speed without); num_stages=4 or more keeps it");
     for (int i = 0; i < (inner ? w.loop_at : w.init_at); i++)
         if (!head_op(f, top->ops[i]))
             return decline(&w, "an op before the mbarriers' init is not a scalar or a tile "

@@ -9,7 +9,8 @@
 # bench_fp32_matmul_ptx.py times such pairs). SEED2_WS=1: also OUTDIR/seed2_..._skws.ptx, the same
 # matmul with its K loop written tl.range(..., warp_specialize=True)
 # (tests/lit/codegen/warp_specialize.tri's ws_matmul, fp16 C) and --stream-k: a producer warpgroup
-# runs the loop over units (docs/passes.md "warp_specialize").
+# runs the loop over units from 4 stages (docs/passes.md "warp_specialize"; on 3 or fewer the
+# loop keeps none and the file is the _sk one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2

@@ -214,18 +214,19 @@ typedef struct Case {
              {E_F16, (M) * (N), FILL_POISON, 1e-2}},                                               \
             3, {M, N, 256, 256, 1, N, 1, N, 1}, 9, WARPS, STAGES, 0, 1                             \
     }
-/* ... seed 2 with its K loop warp-specialized (warp_specialize.tri's ws_matmul) and --stream-k:
- * the producer warpgroup runs the loop over units (on the device's arch only) */
+/* ... seed 2 with its K loop warp-specialized (warp_specialize.tri's ws_matmul) and --stream-k,
+ * 128 x 128 on 8 warps and 4 stages (a loop of one wgmma keeps its producer from 4 slots): the
+ * producer warpgroup runs the loop over units (on the device's arch only) */
 #define WS_STREAM_K_WIDE                                                                           \
     {                                                                                              \
         "warp_specialize.tri", "ws_matmul",                                                        \
             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
             "i32:1",                                                                               \
-            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"}, 4, 144, \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"}, 4, 144, \
             {{E_F16, 1536 * 256, FILL_UNIFORM, 0},                                                 \
              {E_F16, 256 * 3072, FILL_UNIFORM, 0},                                                 \
              {E_F16, 1536 * 3072, FILL_POISON, 1e-2}},                                             \
-            3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 3, 0, 1                          \
+            3, {1536, 3072, 256, 256, 1, 3072, 1, 3072, 1}, 9, 8, 4, 0, 1                          \
     }
 #define SEED2_STREAM_K(WARPS, STAGES) SEED2_STREAM_K_CASE(64, 64, 32, 768, 768, WARPS, STAGES)
 #define SEED2_STREAM_K_WIDE           SEED2_STREAM_K_CASE(128, 256, 64, 1536, 3072, 8, 3)
@@ -313,6 +314,12 @@ static size_t elem_bytes(Elem e)
 static Case with_tma_store(Case c)
 {
     c.tma_store = 1;
+    return c;
+}
+
+static Case with_stages(Case c, int stages)
+{
+    c.num_stages = stages;
     return c;
 }
 
@@ -984,9 +991,17 @@ int main(void)
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 64, 32, 32, 4),
         MMA_CASE("*bf16:16,*bf16:16,*fp32:16", "T=tl.bfloat16", E_BF16, 128, 128, 64, 8),
         /* the persistent matmul warp-specialized with two consumer warpgroups (8 warps),
-         * 128 x 256 tiles, 3 stages: on the device's arch only (sm_80's shared memory is smaller
-         * than its slots) */
-        PERSISTENT_DESC_WS(256, 8, 3),
+         * 128 x 128 tiles, 4 stages (a loop of one wgmma keeps its producer from 4 slots; 128 x
+         * 256's 4 slots and its 64 KB of scratch do not fit together), and with one on 4 warps:
+         * as is, with --pingpong (5 programs, one of them two tiles, and 2, 3 tiles each), and
+         * through TMA stores (on 3 stages, below, the loop keeps no producer; sm_80's shared
+         * memory is smaller than these slots) */
+        PERSISTENT_DESC_WS(128, 8, 4),
+        PERSISTENT_DESC_WS(128, 4, 4),
+        PERSISTENT_DESC_ON(128, 4, 4, True, False, 5, 1),
+        PERSISTENT_DESC_ON(128, 4, 4, True, False, 2, 1),
+        with_tma_store((Case)PERSISTENT_DESC_WS(128, 4, 4)),
+        with_tma_store((Case)PERSISTENT_DESC_ON(128, 4, 4, True, False, 2, 1)),
         PERSISTENT_DESC(256, 8, 3, False, True),
         /* ... in fp8 e4m3 (wgmma's fp8 form, so the device's arch only): as written, with a
          * producer warpgroup, and with two consumer groups (--pingpong) over 2 programs */
@@ -1539,15 +1554,16 @@ int main(void)
         /* FMA dots reading slots operand by operand (fma_shapes: W in registers and X's slot;
          * X's slot again and Y read back whole through `.T`), K = 40 a masked tail; fp16, fp32 */
         /* seed 2 with its K loop warp-specialized (warp_specialize.tri; on the device's arch a
-         * producer warpgroup, elsewhere the loop as usual): 2 x 2 tiles of 128 (the kernel
-         * loads unmasked: M and N multiples of the block), K = 320 */
-        rowmajor_matmul(
-            (Case){"warp_specialize.tri",
-                   "ws_matmul",
-                   s2_f16,
-                   {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
-                   4},
-            128, 128, E_F16, E_F16, 256, 256, 320, 2e-2),
+         * producer warpgroup, from 4 stages, elsewhere the loop as usual): 2 x 2 tiles of 128
+         * (the kernel loads unmasked: M and N multiples of the block), K = 320 */
+        with_stages(rowmajor_matmul((Case){"warp_specialize.tri",
+                                           "ws_matmul",
+                                           s2_f16,
+                                           {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128",
+                                            "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8"},
+                                           4},
+                                    128, 128, E_F16, E_F16, 256, 256, 320, 2e-2),
+                    4),
         /* halves of a tile (subtile.tri): an accumulator's kept in its #mma registers, a
          * loaded tile's through scratch */
         {"subtile.tri",

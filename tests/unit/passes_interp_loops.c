@@ -63,6 +63,8 @@ typedef struct Case {
                        sm_80 and sm_90a */
     bool asks;      /* its loop's tl.range(..., num_stages=3) asks: pipelined at any num_stages */
     bool ws;        /* warp-specialized on sm_90a when pipelined (tl.range(..., warp_specialize)) */
+    int ws_stages;  /* ... only from this num_stages (0: whenever pipelined): a loop of one wgmma
+                       keeps its producer from 4 slots (warp_specialize.c lookahead_enough) */
     bool chosen;    /* no loop asks, but on sm_90a the pass gives one a producer (two wgmma ops an
                        iteration, 8 warps, one program an SM: warp_specialize.c's chosen_loop) */
     bool flat; /* its loop nest asks tl.range(..., flatten=True): one loop after flatten_loops */
@@ -325,7 +327,8 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
         return;
     }
     if (!strcmp(pass, "warp_specialize")) {
-        bool ws = (stages >= 2 || c->asks) && (c->ws || c->chosen) && arch_specific;
+        bool pipelined = c->ws_stages ? stages >= c->ws_stages : stages >= 2 || c->asks;
+        bool ws = pipelined && (c->ws || c->chosen) && arch_specific;
         CHECK(f->ws.producer_warps == (ws ? 4 : 0), "%s %s stages %d: %d producer warps", c->kernel,
               arch, stages, f->ws.producer_warps);
         CHECK(f->ws.consumer_groups == (ws && c->pingpong ? 2 : 0),
@@ -464,7 +467,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                      I(80),                                                                        \
                      I(160),                                                                       \
                      I(k)},                                                                        \
-            6, 1, .tiles = {2, 0}, .ws = PY_BOOL_##WS, .flat = PY_BOOL_##FLAT,                     \
+            6, 1, .tiles = {2, 0}, .ws = PY_BOOL_##WS, .ws_stages = 4, .flat = PY_BOOL_##FLAT,     \
                   .pingpong = PY_BOOL_##PP, .tma_stores = TMA_STORES                               \
     }
 #define PERSISTENT_DESC(k, WS, SUBTILE, FLAT) PERSISTENT_DESC_AS(k, WS, SUBTILE, FLAT, False, 0)
@@ -485,7 +488,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
                   "GROUP_SIZE_M=2",         "NUM_SMS=3",       "WARP_SPECIALIZE=" #WS,             \
                   "EPILOGUE_SUBTILE=False", "FLATTEN=False"},                                      \
             {3}, 4, {A, B, C, I(80), I(160), I(k)}, 6, 1,                                          \
-            .ws = PY_BOOL_##WS, .pingpong = PY_BOOL_##PP, .sm90_only = true                        \
+            .ws = PY_BOOL_##WS, .ws_stages = 4, .pingpong = PY_BOOL_##PP, .sm90_only = true        \
     }
 #define PERSISTENT_DESC_FP8(k, WS, PP)                                                             \
     PERSISTENT_DESC_K_MAJOR("*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16", F8(80 * (k)), \
@@ -659,7 +662,7 @@ static void run_case(const Case *c)
             "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,"    \
             "i32:1",                                                                               \
             {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=2"}, {4}, 4,   \
-            ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160), 1, .ws = true,                        \
+            ROWMAJOR_MATMUL_ARGS(F16, OUT16, 128, 128, 160), 1, .ws = true, .ws_stages = 4,        \
                                                                 .tma_stores = TMA_STORES           \
     }
 
