@@ -446,12 +446,44 @@ static void return_stmt(Sema *s, Stmt *st, bool tail)
     fn->has_ret = true;
 }
 
+/* Triton's tl.multiple_of, max_contiguous and max_constancy mark the value itself (an attribute
+ * on the op that defines it, or on the loop for a loop-carried value), so tutorial 08 writes
+ * `tl.multiple_of(a_ptrs, [16, 16])` as a statement. Here a hint is an op whose result carries
+ * it: such a statement on a name becomes `a_ptrs = tl.multiple_of(a_ptrs, [16, 16])`, so the
+ * uses after it see the hint (in Triton the uses before it do too) and a loop carries the name. */
+static void hint_statement(Sema *s, Stmt *st)
+{
+    Expr *call = st->expr.value;
+    if (!call || call->kind != EX_CALL || call->sem.kind != SEM_VALUE || !call->call.fn)
+        return;
+    Sem f = call->call.fn->sem;
+    if (f.kind != SEM_BUILTIN || (f.builtin != BI_MULTIPLE_OF && f.builtin != BI_MAX_CONTIGUOUS &&
+                                  f.builtin != BI_MAX_CONSTANCY))
+        return;
+    Expr *input = call->call.nbound > 0 ? call->call.bound[0] : NULL;
+    if (!input || input->kind != EX_NAME || !input->str)
+        return;
+    Expr *target = arena_alloc(s->a, sizeof *target);
+    *target = *input;
+    Expr **targets = arena_alloc(s->a, sizeof *targets);
+    targets[0] = target;
+    st->kind = ST_ASSIGN;
+    st->assign.targets = targets;
+    st->assign.ntargets = 1;
+    st->assign.annotation = NULL;
+    st->assign.value = call;
+    assign_target(s, target, call->sem, call->loc);
+}
+
 static void stmt(Sema *s, Stmt *st, bool tail)
 {
     if (!st)
         return;
     switch (st->kind) {
-    case ST_EXPR: expr(s, st->expr.value); break;
+    case ST_EXPR:
+        expr(s, st->expr.value);
+        hint_statement(s, st);
+        break;
     case ST_ASSIGN: {
         Sem v = expr(s, st->assign.value);
         if (st->assign.annotation) {
