@@ -12,14 +12,13 @@ import ctypes
 import glob
 import os
 import re
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
 from tri_module import load_tri  # noqa: E402
-from tric_ptx import TricPtx  # noqa: E402
+from tric_ptx import TricPtx, median_times  # noqa: E402
 
 ROUNDS = 3
 
@@ -102,12 +101,7 @@ def main(argv):
                 continue
             flops = sum(2.0 * m * n * kk for m, n, kk in shapes)
             sides = [("tric", tric_run), ("triton", triton_run), ("cublas", cublas_run)]
-            times = {s: [] for s, _ in sides}
-            for rnd in range(ROUNDS):
-                for s, run in (sides if rnd % 2 == 0 else sides[::-1]):
-                    times[s].append(triton.testing.do_bench(run, warmup=25, rep=100,
-                                                            return_mode="median"))
-            t = {s: statistics.median(v) for s, v in times.items()}
+            t = median_times(sides, ROUNDS)
             print("%-22s %-18s tric %6.1f  triton %6.1f  cublas %6.1f  tric/triton %.3f  "
                   "tric/cublas %.3f TFLOPS" % (
                       name, label, flops / t["tric"] * 1e-9, flops / t["triton"] * 1e-9,

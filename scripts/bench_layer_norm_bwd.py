@@ -12,14 +12,13 @@ import ctypes
 import glob
 import os
 import re
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
 from tri_module import load_tri  # noqa: E402
-from tric_ptx import TricPtx  # noqa: E402
+from tric_ptx import TricPtx, median_times  # noqa: E402
 
 ROUNDS = 3
 
@@ -106,12 +105,7 @@ def main(argv):
         if check_only:
             continue
         sides = [("tric", tric_run), ("triton", triton_run), ("torch", torch_run)]
-        times = {s: [] for s, _ in sides}
-        for rnd in range(ROUNDS):
-            for s, run in (sides if rnd % 2 == 0 else sides[::-1]):
-                times[s].append(triton.testing.do_bench(run, warmup=25, rep=100,
-                                                        return_mode="median"))
-        t = {s: statistics.median(v) for s, v in times.items()}
+        t = median_times(sides, ROUNDS)
         gbs = 3 * x.numel() * x.element_size() * 1e-6  # x, dy read, dx written (the tutorial's)
         print("N %5d  tric %7.1f  triton %7.1f  torch %7.1f GB/s  tric/triton %.3f  "
               "tric/torch %.3f" % (n, gbs / t["tric"], gbs / t["triton"], gbs / t["torch"],

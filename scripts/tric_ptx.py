@@ -127,3 +127,18 @@ class TricPtx:
                                            self.shared, stream, params, None), "launch")
         run.keep = (args, maps, params, values, workspace)  # the storage lives as long as the launcher
         return run
+
+
+def median_times(sides, rounds=3, rep=100):
+    """{name: median ms} of triton.testing.do_bench over rounds of sides ([(name, run)]), the
+    order reversed every other round so that no side always runs first."""
+    import statistics
+
+    import triton
+
+    times = {s: [] for s, _ in sides}
+    for rnd in range(rounds):
+        for s, run in (sides if rnd % 2 == 0 else sides[::-1]):
+            times[s].append(triton.testing.do_bench(run, warmup=25, rep=rep,
+                                                    return_mode="median"))
+    return {s: statistics.median(v) for s, v in times.items()}
