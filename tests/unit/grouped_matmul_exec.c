@@ -74,11 +74,8 @@ static bool run_grouped(const IrFunc *f, const void *ctx, void *out, StrBuf *err
     bufs[nbufs++] = B(sizes, sizeof sizes);
     bufs[nbufs++] = B(lds, sizeof lds);
     InterpArg args[] = {P(a_table), P(b_table), P(c_table), P(sizes), P(lds), I(GROUPS)};
-    InterpLaunch l = {.grid = {PROGRAMS, 1, 1},
-                      .args = args,
-                      .nargs = 6,
-                      .buffers = bufs,
-                      .nbuffers = nbufs};
+    InterpLaunch l = {
+        .grid = {PROGRAMS, 1, 1}, .args = args, .nargs = 6, .buffers = bufs, .nbuffers = nbufs};
     bool ok = interp_run(f, &l, err);
     uint16_t *o = out;
     for (int g = 0; g < GROUPS; g++) {
