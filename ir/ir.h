@@ -741,6 +741,8 @@ bool ir_verify(const IrFunc *f, const char *when, Diag *diag);
  * pointer byte divisibility / element bytes, 16 bytes / element bytes, mask constancy). 1 when
  * axis info or the blocked layout is missing. docs/layouts.md; codegen must use exactly this. */
 int axis_vector_width(const IrFunc *f, const IrOp *mem_op);
+/* ... without the mask's constancy: what the pointers alone allow. */
+int axis_vector_width_unmasked(const IrFunc *f, const IrOp *mem_op);
 /* Whether blocked layout l of the given rank holds its last dim (of size 2 in a join's result or a
  * split's operand) inside each thread: join and split are then register relabels, as in Triton
  * (its join/split lowering needs the size-2 dim in sizePerThread). */

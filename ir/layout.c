@@ -21,7 +21,8 @@ static int64_t pow2_floor(int64_t x)
     return p;
 }
 
-int axis_vector_width(const IrFunc *f, const IrOp *op)
+/* axis_vector_width, the mask's constancy counted or not */
+static int vector_width(const IrFunc *f, const IrOp *op, bool with_mask)
 {
     /* the pointer operand: 0 of load and store, 1 of async_copy (operand 0 is the view) */
     int ptr_index = op->code == OP_ASYNC_COPY ? 1 : 0;
@@ -44,11 +45,19 @@ int axis_vector_width(const IrFunc *f, const IrOp *op)
     w = min64(w, max64(1, pv->axis->divisibility[d0] / eb));
     w = min64(w, max64(1, 16 / eb));
     int mask_index = op->code == OP_LOAD ? 1 : 2; /* store and async_copy: 2 */
-    if (op->code != OP_PREFETCH && op->noperands > mask_index && op->operands[mask_index] > 0) {
+    if (with_mask && op->code != OP_PREFETCH && op->noperands > mask_index &&
+        op->operands[mask_index] > 0) {
         const IrValue *mv = ir_value(f, op->operands[mask_index]);
         w = mv->axis && mv->type.rank == t.rank ? min64(w, mv->axis->constancy[d0]) : 1;
     }
     return (int)pow2_floor(w < 1 ? 1 : w);
+}
+
+int axis_vector_width(const IrFunc *f, const IrOp *op) { return vector_width(f, op, true); }
+
+int axis_vector_width_unmasked(const IrFunc *f, const IrOp *op)
+{
+    return vector_width(f, op, false);
 }
 
 /* ---- register relabels ----------------------------------------------------------------------- */

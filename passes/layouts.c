@@ -1366,6 +1366,31 @@ static bool pipeline_op(const IrOp *op, const void *ctx)
     return op_has(op->code, OPT_SCHEDULED);
 }
 
+/* --remarks: each global load or store whose mask holds it to narrower accesses than its
+ * pointers allow. The mask is then constant over fewer elements than the pointers are contiguous:
+ * a bound of unknown divisibility (`cols < N` with N an `i32`, where Triton's launcher would have
+ * specialized an N divisible by 16) splits every vector. */
+static void remark_mask_widths(const IrFunc *f, const IrRegion *r, Diag *d)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            remark_mask_widths(f, &op->regions[k], d);
+        if (op->code != OP_LOAD && op->code != OP_STORE)
+            continue;
+        int masked = axis_vector_width(f, op), pointers = axis_vector_width_unmasked(f, op);
+        if (masked >= pointers)
+            continue;
+        int eb = dtype_bytes(ir_type(f, op->operands[0]).dtype);
+        diag_remark(d, op->loc,
+                    "this %s moves %d byte%s an access where its pointers allow %d: its mask is "
+                    "constant over only %d element%s (a bound it compares with that is divisible "
+                    "by 16, `i32:16` in the signature, would let it take %d)",
+                    op_name(op->code), masked * eb, masked * eb == 1 ? "" : "s", pointers * eb,
+                    masked, masked == 1 ? "" : "s", pointers);
+    }
+}
+
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
 {
     /* IR that already holds the memory pipeline (a .tir printed after the pipeline pass) keeps
@@ -1400,5 +1425,9 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
             f->values[v].layout = layout_default(&c, f->values[v].type);
     /* the operands the moved ops no longer read (the old broadcast of the bias, say) */
     bool sunk = sink_converts(&c, &f->body);
-    return !(fold_round_trips(f, &f->body) || sunk) || pass_dce(f, o, d);
+    if (!(!(fold_round_trips(f, &f->body) || sunk) || pass_dce(f, o, d)))
+        return false;
+    if (o && o->remarks)
+        remark_mask_widths(f, &f->body, d);
+    return true;
 }

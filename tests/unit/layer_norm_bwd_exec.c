@@ -78,8 +78,8 @@ static bool run_dx(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
     memset(dx, 0xff, sizeof dx);
     memset(pdw, 0xff, sizeof pdw); /* a row's first writer must not read them */
     memset(pdb, 0xff, sizeof pdb);
-    InterpArg args[] = {P(dx), P(dy),   P(pdw),  P(pdb),   P(x), P(w),
-                        P(mean), P(rstd), P(locks), I(N), I(N)};
+    InterpArg args[] = {P(dx),   P(dy),   P(pdw),   P(pdb), P(x), P(w),
+                        P(mean), P(rstd), P(locks), I(N),   I(N)};
     InterpBuffer bufs[] = {B(dx, sizeof dx),     B(dy, sizeof dy),     B(pdw, sizeof pdw),
                            B(pdb, sizeof pdb),   B(x, sizeof x),       B(w, sizeof w),
                            B(mean, sizeof mean), B(rstd, sizeof rstd), B(locks, sizeof locks)};
