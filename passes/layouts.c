@@ -1425,7 +1425,8 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
             f->values[v].layout = layout_default(&c, f->values[v].type);
     /* the operands the moved ops no longer read (the old broadcast of the bias, say) */
     bool sunk = sink_converts(&c, &f->body);
-    if (!(!(fold_round_trips(f, &f->body) || sunk) || pass_dce(f, o, d)))
+    bool folded = fold_round_trips(f, &f->body);
+    if ((folded || sunk) && !pass_dce(f, o, d))
         return false;
     if (o && o->remarks)
         remark_mask_widths(f, &f->body, d);
