@@ -223,3 +223,15 @@ bool cg_lower_assert(Cg *c, const IrOp *op)
     LLVMPositionBuilderAtEnd(b, cont);
     return true;
 }
+
+/* gdc_wait / gdc_launch_dependents: programmatic dependent launch, griddepcontrol.wait and
+ * griddepcontrol.launch_dependents (PTX ISA 9.7.13.x "griddepcontrol", sm_90+), each thread's
+ * own. Below sm_90 nothing: no grid can be launched to depend on this one there, so the wait has
+ * nothing to wait for and the hint nothing to start. */
+bool cg_lower_grid_dep(Cg *c, const IrOp *op)
+{
+    if (c->o->sm >= 90)
+        cg_asm_void(c, op->code == OP_GDC_WAIT ? "griddepcontrol.wait;"
+                                               : "griddepcontrol.launch_dependents;");
+    return true;
+}

@@ -373,6 +373,7 @@ bool cg_lower_for(Cg *c, const IrOp *op);
 bool cg_lower_if(Cg *c, const IrOp *op);
 bool cg_lower_while(Cg *c, const IrOp *op);
 bool cg_lower_assert(Cg *c, const IrOp *op);
+bool cg_lower_grid_dep(Cg *c, const IrOp *op);
 
 /* ---- async_copy.c: the asynchronous-copy ops (ir.h "the memory pipeline") ------------------- */
 

@@ -211,6 +211,8 @@ static bool lower_op(Cg *c, const IrOp *op)
     case OP_ARGMIN: return cg_lower_reduce(c, op);
     case OP_SCAN: return cg_lower_scan(c, op);
     case OP_ASSERT: return cg_lower_assert(c, op);
+    case OP_GDC_WAIT:
+    case OP_GDC_LAUNCH_DEPENDENTS: return cg_lower_grid_dep(c, op);
     case OP_FOR: return cg_lower_for(c, op);
     case OP_IF: return cg_lower_if(c, op);
     case OP_WHILE: return cg_lower_while(c, op);

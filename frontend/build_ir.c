@@ -1706,6 +1706,14 @@ static LVal build_debug_barrier(AstToIr *bld, const Expr *e, Builtin bi, const A
     return lv_none();
 }
 
+/* tl.extra.cuda.gdc_wait / gdc_launch_dependents: griddepcontrol in PTX (codegen). */
+static LVal build_grid_dep(AstToIr *bld, const Expr *e, Builtin bi, const Args *a)
+{
+    emit(bld, bi == BI_GDC_WAIT ? OP_GDC_WAIT : OP_GDC_LAUNCH_DEPENDENTS, e->loc, NULL, 0, NULL, 0,
+         0);
+    return lv_none();
+}
+
 /* range / tl.static_range outside a for loop's iterable: sema rejects them. */
 static LVal build_range(AstToIr *bld, const Expr *e, Builtin bi, const Args *a)
 {
@@ -1884,7 +1892,8 @@ static void emit_yield(AstToIr *bld, OpCode code, SrcLoc loc, const ValueId *val
 }
 
 /* A call that may touch memory, stop the program or synchronize it: loads (a masked-off side
- * must not fault), stores, asserts, debug barriers, helper bodies. Other builtins are pure. */
+ * must not fault), stores, asserts, debug barriers, grid dependences, helper bodies. Other
+ * builtins are pure. */
 static bool is_effectful_call(const Expr *e)
 {
     if (e->kind != EX_CALL)
@@ -1894,7 +1903,8 @@ static bool is_effectful_call(const Expr *e)
     const Sem *fs = &e->call.fn->sem;
     return fs->kind != SEM_BUILTIN || fs->builtin == BI_LOAD || fs->builtin == BI_STORE ||
            (fs->builtin >= BI_ATOMIC_ADD && fs->builtin <= BI_ATOMIC_CAS) ||
-           fs->builtin == BI_DEVICE_ASSERT || fs->builtin == BI_DEBUG_BARRIER;
+           fs->builtin == BI_DEVICE_ASSERT || fs->builtin == BI_DEBUG_BARRIER ||
+           fs->builtin == BI_GDC_WAIT || fs->builtin == BI_GDC_LAUNCH_DEPENDENTS;
 }
 
 /* Whether evaluating e may touch memory or stop the program. */

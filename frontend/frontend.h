@@ -529,6 +529,8 @@ int host_condition_holds(const HostCondition *c);
     X(BI_FDIV, "fdiv", "x y ieee_rounding=", fdiv_builtin, build_fdiv, "x / y of floats (ieee_rounding: correctly rounded)") \
     X(BI_CLAMP, "clamp", "x min max propagate_nan=", clamp_builtin, build_clamp, "min(max(x, min), max), floats")              \
     X(BI_DEBUG_BARRIER, "debug_barrier", "", no_value_builtin, build_debug_barrier, "every thread of the program waits for the others (bar.sync 0)") \
+    X(BI_GDC_WAIT, "gdc_wait", "", no_value_builtin, build_grid_dep, "tl.extra.cuda.gdc_wait(): wait for the grids this one depends on (programmatic dependent launch)") \
+    X(BI_GDC_LAUNCH_DEPENDENTS, "gdc_launch_dependents", "", no_value_builtin, build_grid_dep, "tl.extra.cuda.gdc_launch_dependents(): let a dependent grid start") \
     X(BI_CONSTEXPR, "constexpr", "value", constexpr_builtin, build_folded, "tl.constexpr(v): mark a constant")                     \
     X(BI_NEXT_POWER_OF_2, "next_power_of_2", "n", next_power_of_2_builtin, build_folded, "triton.next_power_of_2(n): smallest power of 2 >= n, constexprs") \
     X(BI_LOG2_CONSTEXPR, "_log2", "i", log2_constexpr_builtin, build_folded, "Triton's standard._log2(i): floor(log2(i)) of a constexpr, 0 below 2") \

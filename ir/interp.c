@@ -2726,6 +2726,8 @@ static bool run_op(Interp *in, const IrOp *op)
     case OP_TMA_LOAD: return run_tma_load(in, op);
     case OP_TMA_STORE: return run_tma_store(in, op);
     case OP_BARRIER: return true; /* one program runs at a time: nothing to wait for */
+    case OP_GDC_WAIT:             /* one launch at a time: the grids before it have completed */
+    case OP_GDC_LAUNCH_DEPENDENTS: return true;
     case OP_LOCAL_LOAD: return run_local_load(in, op);
     case OP_WGMMA: return run_wgmma(in, op);
     case OP_WGMMA_WAIT: return run_wgmma_wait(in, op);

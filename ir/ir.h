@@ -140,6 +140,8 @@ typedef enum OpTrait {
     X(OP_MULTIPLE_OF, "multiple_of", 1, 1, 0, "r = a; hint: along dim i every element is divisible by attr[i]") \
     X(OP_MAX_CONTIGUOUS, "max_contiguous", 1, 1, 0, "r = a; hint: along dim i runs of attr[i] consecutive values") \
     X(OP_ASSERT, "assert", 1, 0, OPT_EFFECT, "stop with sattr when any element of a is false")     \
+    X(OP_GDC_WAIT, "gdc_wait", 0, 0, OPT_EFFECT, "programmatic dependent launch: the thread waits until the grids this one depends on have completed and their memory is visible (griddepcontrol.wait, sm_90+; nothing where the grid was not launched so)") \
+    X(OP_GDC_LAUNCH_DEPENDENTS, "gdc_launch_dependents", 0, 0, OPT_EFFECT, "programmatic dependent launch: a dependent grid may start once every program has run this or exited (griddepcontrol.launch_dependents, sm_90+; a hint)") \
     /* --- the memory pipeline (made by passes/pipeline_loops.c; docs/ir.md "Shared memory") --- */ \
     X(OP_LOCAL_ALLOC, "local_alloc", 0, 1, OPT_ALLOC | OPT_PIPELINE | OPT_SCHEDULED, "r:!smem<S x tile> = a shared-memory buffer of S slots, r's #shared layout per slot; contents undefined; placed at smem_offset") \
     X(OP_SLOT, "slot", 2, 1, OPT_PIPELINE | OPT_SCHEDULED, "r:!smem<tile> = view of slot b (i32 scalar, 0 <= b < S) of buffer a; no copy") \

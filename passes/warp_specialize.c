@@ -363,6 +363,9 @@ static void nest_prepare(Ws *w)
     memset(w->ring_slot, 0, sizeof(ValueId) * (size_t)w->stages);
 }
 
+/* tl.extra.cuda's gdc_wait and gdc_launch_dependents */
+static bool grid_dep(OpCode c) { return c == OP_GDC_WAIT || c == OP_GDC_LAUNCH_DEPENDENTS; }
+
 static bool structured(OpCode c)
 {
     return c == OP_FOR || c == OP_IF || c == OP_YIELD || c == OP_WHILE || c == OP_CONDITION;
@@ -378,7 +381,9 @@ static WarpPartition choose(const Ws *w, const IrOp *op)
          op->partition == PARTITION_PRODUCER) &&
         !w->tail)
         return PARTITION_PRODUCER;
-    if (structured(op->code) || op->code == OP_LOCAL_ALLOC) /* an allocation is a placement */
+    /* an allocation is a placement; a grid dependence each thread's own (the producer's copies
+     * too must wait for the grids a gdc_wait waits for) */
+    if (structured(op->code) || op->code == OP_LOCAL_ALLOC || grid_dep(op->code))
         return PARTITION_ALL;
     if (op_has(op->code, OPT_EFFECT) || op->nresults != 1 || op->nregions)
         return PARTITION_CONSUMER;
@@ -945,7 +950,7 @@ static const IrOp *producer_reads_consumer(const Ws *w, const IrRegion *r, Value
  * of a layout of num_warps warps that it never reads. */
 static bool head_op(const IrFunc *f, const IrOp *op)
 {
-    if (op->code == OP_LOCAL_ALLOC || op->code == OP_MBAR_INIT)
+    if (op->code == OP_LOCAL_ALLOC || op->code == OP_MBAR_INIT || grid_dep(op->code))
         return true;
     if (op_has(op->code, OPT_EFFECT) || op->nregions)
         return false;

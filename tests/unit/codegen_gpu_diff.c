@@ -878,6 +878,22 @@ int main(void)
          2},
         /* join / split / interleave: register relabels, converts of planes, interleave's
          * reshape, the 3-D and scalar forms (tests/lit/codegen/join_split.tri). */
+        /* programmatic dependent launch's griddepcontrol.wait and .launch_dependents (Triton's
+         * tutorial 11, tests/lit/codegen/grid_dep.tri), launched without the attribute: the wait
+         * returns at once */
+        {"grid_dep.tri",
+         "add_kernel",
+         "*fp32:16,*fp32:16,*fp32:16,i32:16",
+         {"BLOCK_SIZE=1024", "USE_GDC=True"},
+         2,
+         4,
+         {{E_F32, 4000, FILL_UNIFORM, 0},
+          {E_F32, 4000, FILL_UNIFORM, 0},
+          {E_F32, 4000, FILL_POISON, 1e-6}},
+         3,
+         {4000},
+         1,
+         0},
         {"join_split.tri",
          "cmul",
          "*fp32:16,*fp32:16,*fp32:16,i32",

@@ -236,6 +236,8 @@ static IrFunc *build_every_op(Arena *a)
     sc->attr[2] = 1;
     IrOp *as = ir_build(&b, OP_ASSERT, L(11, 5), (ValueId[]){mask}, 1, NULL, 0, 0);
     as->sattr = "index \"out\" of\trange\n";
+    ir_build(&b, OP_GDC_WAIT, nl, NULL, 0, NULL, 0, 0);
+    ir_build(&b, OP_GDC_LAUNCH_DEPENDENTS, nl, NULL, 0, NULL, 0, 0);
 
     /* A dot in a for loop with two iter args. */
     ValueId a16 = ir_build_const_float(&b, nl, blk2(DT_F16, 64, 32), 1.5);
