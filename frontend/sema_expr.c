@@ -35,13 +35,28 @@ static Sem sem_libdevice(LibdeviceFn fn)
                  .libdevice_fn = fn};
 }
 
-/* tl.NAME: a builtin of the table (not the Python-only ones, nor the libdevice stand-ins). */
+/* tl.extra.cuda.NAME: the builtins only that module has (programmatic dependent launch,
+ * Triton's tutorial 11). */
+static bool cuda_builtin(const char *name, Builtin *out)
+{
+    static const Builtin cuda[] = {BI_GDC_WAIT, BI_GDC_LAUNCH_DEPENDENTS};
+    for (size_t i = 0; i < sizeof cuda / sizeof *cuda; i++)
+        if (!strcmp(builtin_name(cuda[i]), name)) {
+            *out = cuda[i];
+            return true;
+        }
+    return false;
+}
+
+/* tl.NAME: a builtin of the table (not the Python-only ones, the libdevice stand-ins, nor
+ * tl.extra.cuda's own). */
 static bool lookup_tl_builtin(const char *name, Builtin *out)
 {
+    Builtin cuda;
     for (int b = 0; b < BI_COUNT; b++) {
         if (b == BI_MIN_PY || b == BI_MAX_PY || b == BI_LEN || b == BI_INT_PY || b == BI_FLOAT_PY ||
-            b == BI_ISINSTANCE || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2 || b == BI_GDC_WAIT ||
-            b == BI_GDC_LAUNCH_DEPENDENTS)
+            b == BI_ISINSTANCE || b == BI_LIBDEVICE1 || b == BI_LIBDEVICE2 ||
+            cuda_builtin(builtin_name((Builtin)b), &cuda))
             continue;
         if (!strcmp(builtin_name((Builtin)b), name)) {
             *out = (Builtin)b;
@@ -357,8 +372,8 @@ static const char *did_you_mean(Sema *s, const char *leaf, const char *name, con
                             "; did you mean 'libdevice.%s' (from triton.language.extra import "
                             "libdevice) or '%.*smath.%s'?",
                             name, prefix, shown, name);
-    if (strcmp(leaf, "cuda") &&
-        (!strcmp(name, "gdc_wait") || !strcmp(name, "gdc_launch_dependents")))
+    Builtin cuda;
+    if (strcmp(leaf, "cuda") && cuda_builtin(name, &cuda))
         return arena_printf(s->a, "; did you mean 'tl.extra.cuda.%s'?", name);
     const char *alias = strcmp(leaf, "libdevice") ? tl_alias(name) : NULL;
     if (alias)
@@ -443,11 +458,8 @@ Sem module_member(Sema *s, Sem mod, const char *name, const char *shown, SrcLoc 
     Builtin bi;
     if (strcmp(leaf, "random") && lookup_tl_builtin(name, &bi))
         return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
-    /* tl.extra.cuda's programmatic dependent launch (Triton's tutorial 11) */
-    if (!strcmp(leaf, "cuda") &&
-        (!strcmp(name, "gdc_wait") || !strcmp(name, "gdc_launch_dependents")))
-        return (Sem){.kind = SEM_BUILTIN,
-                     .builtin = name[4] == 'w' ? BI_GDC_WAIT : BI_GDC_LAUNCH_DEPENDENTS};
+    if (!strcmp(leaf, "cuda") && cuda_builtin(name, &bi))
+        return (Sem){.kind = SEM_BUILTIN, .builtin = bi};
     int first, last;
     if (random_lookup(name, &first, &last)) {
         const FuncDef *f = random_func(s, name);

@@ -7,11 +7,13 @@
 # the one it reads has finished, and its griddepcontrol.wait is what orders them). Checks the last
 # output against x + CHAIN y both ways, then times the chain both ways (do_bench medians).
 import ctypes
-import re
+import os
 import sys
 
-import torch
-import triton
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import triton  # noqa: E402
+from tric_ptx import TricPtx, check  # noqa: E402
 
 CHAIN = 8
 CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
@@ -29,23 +31,14 @@ class LaunchConfig(ctypes.Structure):
                 ("attrs", ctypes.POINTER(LaunchAttr)), ("numAttrs", ctypes.c_uint)]
 
 
-def check(r, what):
-    if r != 0:
-        raise RuntimeError("CUDA driver error %d (%s)" % (r, what))
-
-
 def main(argv):
     path = argv[1]
     n = int(argv[2]) if len(argv) > 2 else 1 << 24
-    text = open(path).read()
-    head = dict(re.findall(r"^// tric\.(\w+) (.*)$", text, re.M))
-    block = int(dict(kv.split("=") for kv in head["constexpr"].split())["BLOCK_SIZE"])
     torch.cuda.init()
-    torch.empty(1, device="cuda")
+    torch.empty(1, device="cuda")  # the primary context, current for the driver API
     cuda = ctypes.CDLL("libcuda.so.1")
-    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-    check(cuda.cuModuleLoadData(ctypes.byref(mod), text.encode() + b"\0"), "load")
-    check(cuda.cuModuleGetFunction(ctypes.byref(fn), mod, head["kernel"].encode()), "function")
+    kernel = TricPtx(cuda, path)  # its module and function, loaded; threads and shared memory
+    block = int(kernel.consts["BLOCK_SIZE"])
     x = torch.randn(n, device="cuda")
     y = torch.randn(n, device="cuda")
     outs = [torch.empty_like(x) for _ in range(CHAIN)]
@@ -60,11 +53,11 @@ def main(argv):
             args = [ctypes.c_uint64(src.data_ptr()), ctypes.c_uint64(y.data_ptr()),
                     ctypes.c_uint64(outs[i].data_ptr()), ctypes.c_int32(n)]
             params = (ctypes.c_void_p * 4)(*[ctypes.addressof(a) for a in args])
-            cfg = LaunchConfig(triton.cdiv(n, block), 1, 1, int(head["threads"]), 1, 1,
-                               int(head["shared"]), stream,
+            cfg = LaunchConfig(triton.cdiv(n, block), 1, 1, kernel.threads, 1, 1, kernel.shared,
+                               stream,
                                ctypes.pointer(attr) if pdl and i > 0 else None,
                                1 if pdl and i > 0 else 0)
-            check(cuda.cuLaunchKernelEx(ctypes.byref(cfg), fn, params, None), "launch")
+            check(cuda.cuLaunchKernelEx(ctypes.byref(cfg), kernel.fn, params, None), "launch")
             keep.append((args, params, cfg))
             src = outs[i]
 
