@@ -134,6 +134,29 @@ const IrOp *passes_only_loop(const IrRegion *r)
     return found;
 }
 
+/* ids with v appended (n of them before), in a new array of the arena */
+static ValueId *append_id(IrFunc *f, const ValueId *ids, int n, ValueId v)
+{
+    ValueId *out = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(n + 1));
+    if (n > 0)
+        memcpy(out, ids, sizeof(ValueId) * (size_t)n);
+    out[n] = v;
+    return out;
+}
+
+ValueId passes_add_iter_arg(IrFunc *f, IrOp *loop, ValueId init, Type t, const char *name)
+{
+    loop->operands = append_id(f, loop->operands, loop->noperands++, init);
+    ValueId r = ir_value_new(f, t, name);
+    f->values[r].def = loop;
+    f->values[r].index = loop->nresults;
+    loop->results = append_id(f, loop->results, loop->nresults++, r);
+    IrRegion *body = &loop->regions[0];
+    IrOp *y = body->ops[body->nops - 1];
+    y->operands = append_id(f, y->operands, y->noperands++, 0);
+    return ir_region_add_arg(f, body, t, name);
+}
+
 bool passes_holds_loop(const IrOp *loop)
 {
     const IrRegion *body = &loop->regions[0];

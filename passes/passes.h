@@ -118,6 +118,10 @@ const IrOp *passes_only_loop(const IrRegion *r);
 /* Whether a for or while loop lies directly in loop's body (a loop over tiles: prefetch_tiles,
  * persistent). */
 bool passes_holds_loop(const IrOp *loop);
+/* A new iter arg of for loop `loop`, from init, whose value after an iteration the caller sets as
+ * the yield's last operand (0 until then); returns the body's argument (warp_specialize's ring,
+ * prefetch_tiles' next tile). */
+ValueId passes_add_iter_arg(IrFunc *f, IrOp *loop, ValueId init, Type t, const char *name);
 /* The largest power of two dividing v (v == 0: the cap, 2^30), capped at 2^30. */
 int64_t axis_pow2_divisor(int64_t v);
 

@@ -129,31 +129,6 @@ static bool find_parts(Ws *w)
  * i / S). Copies a tile's predicate turns off fill nothing and count nothing: the next tile's
  * ring starts at this one's plus its K loop's trip count. */
 
-/* A new iter arg of loop, from init, whose value after an iteration the caller sets as the
- * yield's last operand (0 until then); returns the body's argument. */
-/* ids with v appended (n of them before), in a new array of the arena */
-static ValueId *append_id(IrFunc *f, const ValueId *ids, int n, ValueId v)
-{
-    ValueId *out = arena_alloc(f->arena, sizeof(ValueId) * (size_t)(n + 1));
-    if (n > 0)
-        memcpy(out, ids, sizeof(ValueId) * (size_t)n);
-    out[n] = v;
-    return out;
-}
-
-static ValueId add_iter_arg(IrFunc *f, IrOp *loop, ValueId init, Type t, const char *name)
-{
-    loop->operands = append_id(f, loop->operands, loop->noperands++, init);
-    ValueId r = ir_value_new(f, t, name);
-    f->values[r].def = loop;
-    f->values[r].index = loop->nresults;
-    loop->results = append_id(f, loop->results, loop->nresults++, r);
-    IrRegion *body = &loop->regions[0];
-    IrOp *y = body->ops[body->nops - 1];
-    y->operands = append_id(f, y->operands, y->noperands++, 0);
-    return ir_region_add_arg(f, body, t, name);
-}
-
 static ValueId scalar_op(IrBuilder *b, OpCode code, SrcLoc loc, ValueId x, ValueId y)
 {
     return ir_build_binary(b, code, loc, type_scalar(DT_I32), x, y);
@@ -357,7 +332,7 @@ static void nest_prepare(Ws *w)
     IrBuilder b = {.func = f, .region = top, .pos = at};
     ValueId zero = passes_const_i32(&b, w->loop->loc, 0);
     w->init_at = ir_region_index(top, w->full_init);
-    w->ring = add_iter_arg(f, w->loop, zero, type_scalar(DT_I32), "ring");
+    w->ring = passes_add_iter_arg(f, w->loop, zero, type_scalar(DT_I32), "ring");
     w->stages = ir_type(f, full).shape[0];
     w->ring_slot = arena_alloc(f->arena, sizeof(ValueId) * (size_t)w->stages);
     memset(w->ring_slot, 0, sizeof(ValueId) * (size_t)w->stages);
@@ -888,7 +863,7 @@ static void pingpong(Ws *w)
     SrcLoc loc = w->loop->loc;
     IrBuilder tb = {.func = f, .region = &f->body, .pos = ir_region_index(&f->body, w->loop)};
     ValueId turn =
-        add_iter_arg(f, w->loop, passes_const_i32(&tb, loc, 0), type_scalar(DT_I32), "turn");
+        passes_add_iter_arg(f, w->loop, passes_const_i32(&tb, loc, 0), type_scalar(DT_I32), "turn");
     int n = home->nops - 1, kept = 0;
     IrOp **work = arena_alloc(f->arena, sizeof(IrOp *) * (size_t)n);
     int nwork = 0;
