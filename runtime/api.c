@@ -1273,16 +1273,29 @@ tric_status tric_launch(tric_kernel k, tric_dim3 grid, const tric_arg *args, int
     if (!k)
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_launch: kernel is NULL");
     if (k->module->tuner)
-        return rt_tuned_launch(k, NULL, NULL, grid, args, nargs, stream);
-    return rt_launch(k, grid, args, nargs, stream);
+        return rt_tuned_launch(k, NULL, NULL, grid, args, nargs, stream, NULL);
+    return rt_launch(k, grid, args, nargs, stream, NULL);
+}
+
+tric_status tric_launch_ex(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
+                           tric_stream stream, const tric_launch_options *options) {
+    if (!k)
+        return rt_fail(TRIC_ERROR_INVALID_ARGUMENT, "tric_launch_ex: kernel is NULL");
+    tric_grid_fn fn = options ? options->grid_fn : NULL;
+    void *user = options ? options->grid_user : NULL;
+    if (k->module->tuner)
+        return rt_tuned_launch(k, fn, user, grid, args, nargs, stream, options);
+    if (fn)
+        return rt_launch_grid_fn(k, fn, user, args, nargs, stream, options);
+    return rt_launch(k, grid, args, nargs, stream, options);
 }
 
 tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
-                      struct tric_stream_s *stream) {
+                      struct tric_stream_s *stream, const tric_launch_options *options) {
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
-    return rt_launch_checked(k, grid, args, stream);
+    return rt_launch_checked(k, grid, args, stream, options);
 }
 
 struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg *args) {
@@ -1315,7 +1328,7 @@ tric_status rt_launch_target(const struct tric_kernel_s *k, const tric_arg *args
 }
 
 tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                              struct tric_stream_s *stream) {
+                              struct tric_stream_s *stream, const tric_launch_options *options) {
     tric_status target = rt_launch_target(k, args, k->nparams, &stream);
     if (target != TRIC_SUCCESS)
         return target;
@@ -1334,7 +1347,7 @@ tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tri
         if (!k)
             return st;
     }
-    return dev->ops->launch(k, grid, args, stream);
+    return dev->ops->launch(k, grid, args, stream, options);
 }
 
 /* ---- buffers ---------------------------------------------------------------------------------- */

@@ -134,8 +134,9 @@ static tric_status compile_to_ir(struct tric_device_s *dev, const SrcFile *file,
 
 /* Streams are accepted and ignored: everything on cpu is done when the call returns. */
 static tric_status cpu_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                              struct tric_stream_s *stream) {
+                              struct tric_stream_s *stream, const tric_launch_options *options) {
     (void)stream;
+    (void)options; /* launches run one after the other: nothing to overlap */
     struct tric_module_s *mod = k->module;
     struct tric_device_s *dev = mod->device;
     InterpArg iargs[RT_MAX_PARAMS];

@@ -1071,8 +1071,32 @@ static tric_status persistent_launch(struct tric_kernel_s *k, struct tric_device
     return TRIC_SUCCESS;
 }
 
+/* A programmatic dependent launch (tric_launch_options.programmatic_dependent on sm_90+): the
+ * kernel may begin once every program of the one before it on the stream has run
+ * griddepcontrol.launch_dependents or exited, and its griddepcontrol.wait waits for that one's
+ * completion (PTX ISA 9.7.13.11 griddepcontrol; CUDA Driver API cuLaunchKernelEx with
+ * CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION). */
+static CUresult launch_dependent(const struct tric_kernel_s *k, CUfunction fn, tric_dim3 grid,
+                                 CUstream stream, void **params) {
+    CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+    attr.value.programmatic_stream_serialization_allowed = 1;
+    CUlaunchConfig config = {
+        .grid_x = grid.x,
+        .grid_y = grid.y,
+        .grid_z = grid.z,
+        .block_x = (unsigned)k->threads,
+        .block_y = 1,
+        .block_z = 1,
+        .shared_bytes = (unsigned)k->shared_bytes,
+        .stream = stream,
+        .attrs = &attr,
+        .nattrs = 1,
+    };
+    return api.cuLaunchKernelEx(&config, fn, params, NULL);
+}
+
 static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                               struct tric_stream_s *s) {
+                               struct tric_stream_s *s, const tric_launch_options *options) {
     /* cuLaunchKernel copies every parameter out of the slots before it returns (CUDA Driver API,
      * cuLaunchKernel: kernelParams), so the slots live on this stack frame. Each parameter is read
      * with its declared PTX size from the start of its slot: little-endian, so an int slot works
@@ -1139,14 +1163,26 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         for (int a = 1; a < k->persistent_axes; a++)
             extra[1 + a] = &tiles[a];
     }
+    /* not a kernel with a workspace: the stream's is shared with the kernel before it, and no
+     * gdc_wait of the kernel's orders tric's use of it */
+    bool dependent = options && options->programmatic_dependent && dev->sm >= 90 &&
+                     !(k->persistent && k->workspace_bytes >= 0);
+    if (dependent && !api.cuLaunchKernelEx)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "%s: a programmatic dependent launch of %s needs cuLaunchKernelEx, which "
+                       "this driver does not have (CUDA 12.0 or later)",
+                       dev->name, k->name);
     if (r == CUDA_SUCCESS)
-        r = api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z, (unsigned)k->threads, 1, 1,
-                               (unsigned)k->shared_bytes, stream_of(dev, s), params, NULL);
+        r = dependent ? launch_dependent(k, (CUfunction)fn, grid, stream_of(dev, s), params)
+                      : api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z,
+                                           (unsigned)k->threads, 1, 1, (unsigned)k->shared_bytes,
+                                           stream_of(dev, s), params, NULL);
     if (r != CUDA_SUCCESS) {
-        char what[200];
-        snprintf(what, sizeof what,
-                 "cuLaunchKernel(%s, grid (%u, %u, %u), %d threads, %d bytes shared)", k->name,
-                 grid.x, grid.y, grid.z, k->threads, k->shared_bytes);
+        char what[320];
+        snprintf(what, sizeof what, "%s(%s, grid (%u, %u, %u), %d threads, %d bytes shared%s)",
+                 dependent ? "cuLaunchKernelEx" : "cuLaunchKernel", k->name, grid.x, grid.y, grid.z,
+                 k->threads, k->shared_bytes,
+                 dependent ? ", programmatic stream serialization" : "");
         return cuda_fail(dev, r, what);
     }
     return TRIC_SUCCESS;

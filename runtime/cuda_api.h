@@ -86,6 +86,30 @@ typedef struct CUtensorMap {
     _Alignas(64) uint64_t opaque[CU_TENSOR_MAP_NUM_QWORDS];
 } CUtensorMap;
 
+/* cuLaunchKernelEx's configuration (CUDA 12.0; cuda.h's CUlaunchConfig, CUlaunchAttribute and
+ * CUlaunchAttributeValue, whose 64-byte union holds pointers: 8-byte aligned). */
+enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef union CUlaunchAttributeValue {
+    char pad[64];
+    uint64_t align;
+    int programmatic_stream_serialization_allowed;
+} CUlaunchAttributeValue;
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[4];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned grid_x, grid_y, grid_z;
+    unsigned block_x, block_y, block_z;
+    unsigned shared_bytes;
+    CUstream stream;
+    CUlaunchAttribute *attrs;
+    unsigned nattrs;
+} CUlaunchConfig;
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute as in cuda.h");
+_Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig as in cuda.h");
+
 /* The entry points, as members of one table: X(return, name, params). */
 /* clang-format off */
 #define TRIC_CUDA_FUNCS(X)                                                                         \
@@ -135,12 +159,14 @@ typedef struct CUtensorMap {
 
 /* Entry points a launch needs only for some kernels: a driver without one still loads, and the
  * launch that needs it fails saying so (the member is NULL). cuTensorMapEncodeTiled: the
- * tensor maps of kernels that read through TMA (sm_90+; CUDA 12.0). */
+ * tensor maps of kernels that read through TMA (sm_90+; CUDA 12.0). cuLaunchKernelEx: launches
+ * with tric_launch_options.programmatic_dependent (CUDA 12.0). */
 #define TRIC_CUDA_OPTIONAL_FUNCS(X)                                                                \
     X(cuTensorMapEncodeTiled, (CUtensorMap * map, int data_type, uint32_t rank, void *address,    \
                                const uint64_t *dims, const uint64_t *strides,                      \
                                const uint32_t *box, const uint32_t *element_strides,               \
-                               int interleave, int swizzle, int l2_promotion, int oob_fill))
+                               int interleave, int swizzle, int l2_promotion, int oob_fill))       \
+    X(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction fn, void **params, void **extra))
 /* clang-format on */
 
 typedef struct RtCudaApi {

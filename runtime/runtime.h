@@ -338,9 +338,10 @@ typedef struct RtDeviceOps {
     tric_status (*kernel_attributes)(struct tric_kernel_s *k, tric_kernel_attrs *out);
     /* Runs k (arguments checked, the variant chosen) on grid, on s (NULL: the module's device's
      * own stream). s may belong to another device than k's module (rt_launch_target): k runs
-     * there, its code loaded there first if this is its first launch on that device. */
+     * there, its code loaded there first if this is its first launch on that device. options:
+     * tric_launch_ex's (NULL: none; its grid function already applied). */
     tric_status (*launch)(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                          struct tric_stream_s *s);
+                          struct tric_stream_s *s, const tric_launch_options *options);
     /* Times run(ctx) -- one launch on s, perhaps with work before it -- as do_bench does: one run
      * timed to estimate (when it takes over give_up_ms > 0, that is the answer), warm-up runs for
      * about warmup_ms, then runs for about rep_ms (at least 1, at most 100) each between two CUDA
@@ -389,10 +390,10 @@ static inline struct tric_device_s *rt_launch_device(const struct tric_kernel_s 
 }
 /* tric_launch of a kernel that is not autotuned: arguments checked, specialized, launched. */
 tric_status rt_launch(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args, int nargs,
-                      struct tric_stream_s *stream);
+                      struct tric_stream_s *stream, const tric_launch_options *options);
 /* rt_launch after rt_check_args has passed (a tuned kernel's config has its parameters). */
 tric_status rt_launch_checked(struct tric_kernel_s *k, tric_dim3 grid, const tric_arg *args,
-                              struct tric_stream_s *stream);
+                              struct tric_stream_s *stream, const tric_launch_options *options);
 /* The kernel a launch of k with these arguments runs: k, or its variant for their values,
  * compiled now if it is new. */
 struct tric_kernel_s *rt_launch_variant(struct tric_kernel_s *k, const tric_arg *args);
@@ -446,10 +447,15 @@ tric_status rt_tune_compile(struct tric_module_s *mod, const tric_compile_option
 /* A loaded PTX's kernels that name a tuning group (// tric.tune): one tuned member per group,
  * placed first among mod->members. metas[i] describes mod->members[i]. */
 tric_status rt_tune_groups(struct tric_module_s *mod, const KernelMeta *metas, int n);
-/* tric_launch / tric_launch_grid of an autotuned kernel. */
+/* tric_launch / tric_launch_grid / tric_launch_ex of an autotuned kernel: the trials without
+ * options, the chosen config's launch with them. */
 tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn grid_fn, void *user,
                             tric_dim3 grid, const tric_arg *args, int nargs,
-                            struct tric_stream_s *stream);
+                            struct tric_stream_s *stream, const tric_launch_options *options);
+/* tric_launch_grid / tric_launch_ex with a grid function, of a kernel that is not autotuned. */
+tric_status rt_launch_grid_fn(struct tric_kernel_s *k, tric_grid_fn grid_fn, void *user,
+                              const tric_arg *args, int nargs, struct tric_stream_s *stream,
+                              const tric_launch_options *options);
 void rt_tuner_free(RtTuner *t);
 
 /* ---- tensor_map.c: TMA tensor maps -------------------------------------------------------- */

@@ -630,7 +630,8 @@ static tric_status zero_buffers(const RtTuner *t, const tric_arg *args, struct t
 static tric_status run_trial(void *ctx) {
     Trial *tr = ctx;
     tric_status st = zero_buffers(tr->t, tr->args, tr->stream);
-    return st != TRIC_SUCCESS ? st : rt_launch(tr->k, tr->grid, tr->args, tr->nargs, tr->stream);
+    return st != TRIC_SUCCESS ? st
+                              : rt_launch(tr->k, tr->grid, tr->args, tr->nargs, tr->stream, NULL);
 }
 
 static double env_ms(const char *name, double fallback) {
@@ -861,7 +862,8 @@ static int choose(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim
 /* ---- the API ---------------------------------------------------------------------------------- */
 
 tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user, tric_dim3 grid,
-                            const tric_arg *args, int nargs, struct tric_stream_s *stream) {
+                            const tric_arg *args, int nargs, struct tric_stream_s *stream,
+                            const tric_launch_options *options) {
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
@@ -883,7 +885,7 @@ tric_status rt_tuned_launch(struct tric_kernel_s *k, tric_grid_fn fn, void *user
         return rt_fail(TRIC_ERROR_LAUNCH, "%s", tric_last_error());
     /* Every config has the tuned kernel's parameters: the arguments are checked already. */
     struct tric_kernel_s *ck = &k->module->tuner->configs[chosen]->kernel;
-    return rt_launch_checked(ck, grid_of(ck, fn, user, grid, args, nargs), args, stream);
+    return rt_launch_checked(ck, grid_of(ck, fn, user, grid, args, nargs), args, stream, options);
 }
 
 tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
@@ -892,7 +894,13 @@ tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const
         return rt_fail(TRIC_ERROR_INVALID_ARGUMENT,
                        "tric_launch_grid: NULL kernel or grid function");
     if (k->module->tuner)
-        return rt_tuned_launch(k, grid, user, (tric_dim3){1, 1, 1}, args, nargs, stream);
+        return rt_tuned_launch(k, grid, user, (tric_dim3){1, 1, 1}, args, nargs, stream, NULL);
+    return rt_launch_grid_fn(k, grid, user, args, nargs, stream, NULL);
+}
+
+tric_status rt_launch_grid_fn(struct tric_kernel_s *k, tric_grid_fn grid, void *user,
+                              const tric_arg *args, int nargs, struct tric_stream_s *stream,
+                              const tric_launch_options *options) {
     tric_status st = rt_check_args(k, args, nargs);
     if (st != TRIC_SUCCESS)
         return st;
@@ -900,7 +908,7 @@ tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const
      * at launch, the variant for these values. */
     if (k->module->heuristics && (st = rt_heuristics_kernel(k, args, &k)) != TRIC_SUCCESS)
         return st;
-    return rt_launch(k, grid(k, args, nargs, user), args, nargs, stream);
+    return rt_launch(k, grid(k, args, nargs, user), args, nargs, stream, options);
 }
 
 tric_status tric_kernel_tune(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,

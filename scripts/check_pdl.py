@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # scripts/check_pdl.py PTX [N]: Triton's tutorial 11 (programmatic dependent launch) on tric's PTX
-# of tests/lit/codegen/grid_dep.tri's add_kernel with USE_GDC (gdc_wait before its loads,
+# of examples/pdl_add.tri's add_kernel with USE_GDC (gdc_wait before its loads,
 # gdc_launch_dependents after them): a chain of CHAIN launches, each adding y to the previous
 # one's output (out_i = out_{i-1} + y), launched through the driver API's cuLaunchKernelEx with and
 # without CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION (each kernel may then start before

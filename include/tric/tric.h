@@ -403,6 +403,33 @@ typedef tric_dim3 (*tric_grid_fn)(tric_kernel config, const tric_arg *args, int 
  * an untuned one, config is the kernel itself). */
 tric_status tric_launch_grid(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,
                              int nargs, tric_stream stream);
+
+/* What a launch may ask beyond tric_launch's arguments (tric_launch_ex). Zero-initialize it and
+ * set what you need: every zero field means what tric_launch does, so fields added later keep
+ * old callers' behaviour. */
+typedef struct tric_launch_options {
+    /* Nonzero: programmatic dependent launch (Triton's `launch_pdl=True`; the CUDA launch
+     * attribute CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION). On an sm_90+ GPU the
+     * kernel's programs may start before the kernel launched before it on the same stream has
+     * finished: once every program of that one has run tl.extra.cuda.gdc_launch_dependents() or
+     * exited. Its tl.extra.cuda.gdc_wait() waits until that kernel has finished and its writes
+     * are visible, so a kernel launched this way must call gdc_wait before it reads what the
+     * kernel before it writes (or writes what that one reads); what it does before its gdc_wait
+     * overlaps the previous kernel's tail. Ignored on cpu (launches run one after the other),
+     * below sm_90 (a usual launch; gdc_wait compiles to nothing there), and for a persistent
+     * kernel with a workspace (the stream's, which the kernel before it may still use). */
+    int programmatic_dependent;
+    /* Non-NULL: the grid comes from grid_fn(config, args, nargs, grid_user), as in
+     * tric_launch_grid, and tric_launch_ex's grid argument is ignored. */
+    tric_grid_fn grid_fn;
+    void *grid_user;
+} tric_launch_options;
+
+/* tric_launch with options (NULL: none, the same as tric_launch). Works for every kernel,
+ * autotuned ones too: their trial launches run without the options, the launch of the chosen
+ * config with them. */
+tric_status tric_launch_ex(tric_kernel k, tric_dim3 grid, const tric_arg *args, int nargs,
+                           tric_stream stream, const tric_launch_options *options);
 /* Tunes for these arguments if this key has not been tuned yet (without the final launch), and
  * gives the chosen config's index. An untuned kernel gives 0. */
 tric_status tric_kernel_tune(tric_kernel k, tric_grid_fn grid, void *user, const tric_arg *args,

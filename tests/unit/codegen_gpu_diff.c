@@ -879,9 +879,9 @@ int main(void)
         /* join / split / interleave: register relabels, converts of planes, interleave's
          * reshape, the 3-D and scalar forms (tests/lit/codegen/join_split.tri). */
         /* programmatic dependent launch's griddepcontrol.wait and .launch_dependents (Triton's
-         * tutorial 11, tests/lit/codegen/grid_dep.tri), launched without the attribute: the wait
-         * returns at once */
-        {"grid_dep.tri",
+         * tutorial 11, examples/pdl_add.tri), launched without the attribute: the wait returns at
+         * once (tests/gpu/gpu_examples.c launches a chain with it) */
+        {"../../../examples/pdl_add.tri",
          "add_kernel",
          "*fp32:16,*fp32:16,*fp32:16,i32:16",
          {"BLOCK_SIZE=1024", "USE_GDC=True"},

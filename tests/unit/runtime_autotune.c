@@ -159,6 +159,19 @@ static void test_c_configs(tric_device dev)
     CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
     for (int i = 0; i < N; i++)
         CHECK(ho[i] == (float)i + 0.5f);
+    /* tric_launch_ex with a grid function (its grid argument ignored: an empty one here) and a
+     * programmatic dependent launch, which the interpreter runs as any launch */
+    CHECK(tric_memset(o, 0, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    tric_launch_options lo = {.programmatic_dependent = 1, .grid_fn = va_grid};
+    CHECK(tric_launch_ex(k, (tric_dim3){0, 0, 0}, args, 4, NULL, &lo) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    for (int i = 0; i < N; i++)
+        CHECK(ho[i] == (float)i + 0.5f);
+    CHECK(tric_launch_ex(NULL, (tric_dim3){1, 1, 1}, args, 4, NULL, &lo) ==
+              TRIC_ERROR_INVALID_ARGUMENT &&
+          strcmp(tric_last_error(), "tric_launch_ex: kernel is NULL") == 0);
+    CHECK(tric_launch_ex(k, (tric_dim3){1, 1, 1}, args, 3, NULL, &lo) ==
+          TRIC_ERROR_INVALID_ARGUMENT);
     tric_buffer_free(x);
     tric_buffer_free(y);
     tric_buffer_free(o);

@@ -287,6 +287,36 @@ static CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, 
     return OK;
 }
 
+/* cuda.h's CUlaunchConfig and CUlaunchAttribute (runtime/cuda_api.h declares tric's side) */
+typedef struct MockLaunchAttribute {
+    int id;
+    char pad[4];
+    union {
+        char bytes[64];
+        uint64_t align;
+        int value;
+    } value;
+} MockLaunchAttribute;
+typedef struct MockLaunchConfig {
+    unsigned grid[3], block[3], shared;
+    void *stream;
+    MockLaunchAttribute *attrs;
+    unsigned nattrs;
+} MockLaunchConfig;
+
+static CUresult cuLaunchKernelEx(const MockLaunchConfig *c, void *fn, void **params, void **extra)
+{
+    __atomic_add_fetch(&mock_state.ex_launches, 1, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < c->nattrs; i++) {
+        if (c->attrs[i].id != 6) /* CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION */
+            return INVALID_VALUE;
+        if (c->attrs[i].value.value)
+            __atomic_add_fetch(&mock_state.dependent_launches, 1, __ATOMIC_RELAXED);
+    }
+    return cuLaunchKernel(fn, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+                          c->block[2], c->shared, c->stream, params, extra);
+}
+
 static CUresult cuStreamBeginCapture(void *s, int mode)
 {
     if (capture)
@@ -577,6 +607,7 @@ static const struct {
     ENTRY(cuFuncGetAttribute),
     ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor),
     ENTRY(cuTensorMapEncodeTiled),
+    ENTRY(cuLaunchKernelEx),
     /* Not used by tric: for tests that capture graphs themselves (tests/gpu/gpu_graph.c). */
     ENTRY(cuStreamBeginCapture),
     ENTRY(cuStreamEndCapture),

@@ -43,6 +43,9 @@ typedef struct MockState {
     int module_loads_on[MOCK_MAX_DEVICES]; /* successful cuModuleLoadDataEx, per device */
     int live_retains[MOCK_MAX_DEVICES];    /* primary-context retains not yet released */
     int wrong_context_launches; /* launches refused: the function's context not current */
+    /* cuLaunchKernelEx: its calls, and those whose attributes allow programmatic stream
+     * serialization (a programmatic dependent launch) */
+    int ex_launches, dependent_launches;
 } MockState;
 
 #endif

@@ -218,6 +218,13 @@ static void test_persistent(tric_device dev, MockState *ms)
     memcpy(&tiles, ms->params[2], 4);
     memcpy(&ws2, ms->params[3], 8);
     CHECK(ms->grid[0] == 10 && tiles == 10 && ws2 == ws && ms->live_allocs == allocs + 1);
+    /* asked for a programmatic dependent launch: a plain one (the stream's workspace is shared
+     * with the kernel before it, and no gdc_wait of the kernel's orders tric's use of it) */
+    int ex = ms->ex_launches;
+    launches = ms->launches;
+    tric_launch_options pdl = {.programmatic_dependent = 1};
+    CHECK(tric_launch_ex(k, (tric_dim3){10, 1, 1}, args, 2, NULL, &pdl) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1 && ms->ex_launches == ex);
     /* another stream has its own */
     tric_stream s;
     CHECK(tric_stream_create(dev, &s) == TRIC_SUCCESS);
@@ -1017,6 +1024,82 @@ static void test_streams_and_capture(tric_device dev, const char *va, MockState 
 
 /* tric_device_close with everything still live: modules, buffers, streams (made and wrapped)
  * are freed, the driver's objects released. */
+/* tric_launch_ex with programmatic_dependent: launched through cuLaunchKernelEx with the
+ * programmatic stream serialization attribute (the mock counts it, and computes vector_add from
+ * the parameters as for cuLaunchKernel); without it, or with the options zeroed or NULL, through
+ * cuLaunchKernel. An autotuned kernel times its configs with plain launches and launches the
+ * chosen one with the attribute. */
+static void test_programmatic_dependent(tric_device dev, const char *va, MockState *ms)
+{
+    enum { N = 3000 };
+    static float hx[N], hy[N], ho[N];
+    for (int i = 0; i < N; i++)
+        hx[i] = (float)i, hy[i] = 0.25f;
+    tric_buffer x, y, o;
+    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
+    tric_module mod;
+    tric_kernel k;
+    CHECK(ex_compile_vector_add(dev, va, &mod, &k) == TRIC_SUCCESS);
+    tric_launch_options pdl = {.programmatic_dependent = 1}, none = {0};
+    int ex = ms->ex_launches, dependent = ms->dependent_launches, launches = ms->launches;
+    CHECK(tric_memset(o, 0, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch_ex(k, (tric_dim3){3, 1, 1}, args, 4, NULL, &pdl) == TRIC_SUCCESS);
+    CHECK(tric_device_synchronize(dev) == TRIC_SUCCESS);
+    CHECK(ms->ex_launches == ex + 1 && ms->dependent_launches == dependent + 1);
+    CHECK(ms->launches == launches + 1 && ms->grid[0] == 3 && ms->block[0] == 128);
+    CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += ho[i] != (float)i + 0.25f;
+    CHECK(bad == 0);
+    CHECK(tric_launch_ex(k, (tric_dim3){3, 1, 1}, args, 4, NULL, &none) == TRIC_SUCCESS);
+    CHECK(tric_launch_ex(k, (tric_dim3){3, 1, 1}, args, 4, NULL, NULL) == TRIC_SUCCESS);
+    CHECK(tric_launch(k, (tric_dim3){3, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
+    CHECK(ms->ex_launches == ex + 1 && ms->launches == launches + 4);
+    tric_module_destroy(mod);
+
+    /* autotuned: BLOCK_SIZE 128 or 256, the grid from the config */
+    static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"},
+                      *key[] = {"n_elements"};
+    tric_tune_config configs[] = {{b128, 1, 4, 0}, {b256, 1, 4, 0}};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    opt.tune_configs = configs;
+    opt.ntune_configs = 2;
+    opt.tune_key = key;
+    opt.ntune_key = 1;
+    if (tric_module_compile_file(dev, va, &opt, &mod) != TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, NULL, &k) != TRIC_SUCCESS) {
+        CHECK(!"vector_add compiles with configs");
+    } else {
+        ex = ms->ex_launches, dependent = ms->dependent_launches, launches = ms->launches;
+        int grids = 0;
+        pdl.grid_fn = va_grid;
+        pdl.grid_user = &grids;
+        CHECK(tric_memset(o, 0, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+        CHECK(tric_launch_ex(k, (tric_dim3){0, 0, 0}, args, 4, NULL, &pdl) == TRIC_SUCCESS);
+        CHECK(tric_device_synchronize(dev) == TRIC_SUCCESS);
+        /* the trials (unless a cache had the choice) through cuLaunchKernel, the launch not */
+        CHECK(grids >= 1 && ms->launches >= launches + 1);
+        CHECK(ms->ex_launches == ex + 1 && ms->dependent_launches == dependent + 1);
+        CHECK(ms->grid[0] == 12 || ms->grid[0] == 24); /* 3000 elements in 256 or 128 */
+        CHECK(tric_copy_to_host(ho, o, 0, sizeof ho, NULL) == TRIC_SUCCESS);
+        bad = 0;
+        for (int i = 0; i < N; i++)
+            bad += ho[i] != (float)i + 0.25f;
+        CHECK(bad == 0);
+        tric_module_destroy(mod);
+    }
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_buffer_free(o);
+}
+
 static void test_close_with_live_objects(const char *va, MockState *ms)
 {
     int modules = ms->live_modules, allocs = ms->live_allocs, streams = ms->live_streams;
@@ -1130,6 +1213,7 @@ int main(void)
     test_autotune(dev, va, ms);
     test_autotune_first_launch(dev, va, ms);
     test_streams_and_capture(dev, va, ms);
+    test_programmatic_dependent(dev, va, ms);
     test_close_with_live_objects(va, ms);
     test_cache_race(va);
     test_errors(dev, va, ms); /* last: leaves the mock's context sticky */
