@@ -76,7 +76,8 @@ def table(data):
     notes = [
         "",
         "TFLOPS = 2 M N K / t, fp16 A, B, C, fp32 accumulation; seed 2's kernel_matmul autotuned "
-        "over its 16 configs (key M, N, K). tric/cuBLAS and tric/Triton: the best tric line over "
+        "over its 16 configs (key M, N, K; tric's sk / dp lines also over each config's "
+        "stream_k and deeper twins). tric/cuBLAS and tric/Triton: the best tric line over "
         "cuBLAS (cublasGemmEx; torch.matmul where there is no cublas line) and over the best "
         "Triton line. tune ms: the first launch at that size, synchronized (at a run's first size "
         "it includes compiling every config), of that best line.",
