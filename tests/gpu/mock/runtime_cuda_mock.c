@@ -674,6 +674,17 @@ static void test_errors(tric_device dev, const char *va, MockState *ms)
  * first launch with n = 1024, the variant "*fp32:16,*fp32:16,*fp32:16,i32:16" -- the very PTX
  * the ideal signature gives -- through the disk cache, so a second module (a second process) finds
  * it there; the launch runs the variant and computes the sums. */
+/* vector_add's buffers of `bytes` each: x and y filled from hx and hy, o left as allocated. */
+static void va_buffers(tric_device dev, const float *hx, const float *hy, size_t bytes,
+                       tric_buffer *x, tric_buffer *y, tric_buffer *o)
+{
+    CHECK(tric_buffer_alloc(dev, bytes, x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, bytes, y) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, bytes, o) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(*x, 0, hx, bytes, NULL) == TRIC_SUCCESS);
+    CHECK(tric_copy_to_device(*y, 0, hy, bytes, NULL) == TRIC_SUCCESS);
+}
+
 static void test_specialization(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-spec-XXXXXX";
@@ -702,11 +713,7 @@ static void test_specialization(tric_device dev, const char *va)
     for (int i = 0; i < N; i++)
         hx[i] = (float)i, hy[i] = 2.0f;
     tric_buffer x, y, o;
-    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    va_buffers(dev, hx, hy, sizeof hx, &x, &y, &o);
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
     CHECK(tric_launch(k1, (tric_dim3){1, 1, 1}, args, 4, NULL) == TRIC_SUCCESS);
     CHECK(tric_device_synchronize(dev) == TRIC_SUCCESS);
@@ -837,11 +844,7 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms)
     for (int i = 0; i < N; i++)
         hx[i] = (float)i, hy[i] = 1.0f, ho[i] = 7.0f;
     tric_buffer x, y, o;
-    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    va_buffers(dev, hx, hy, sizeof hx, &x, &y, &o);
     CHECK(tric_copy_to_device(o, 0, ho, sizeof ho, NULL) == TRIC_SUCCESS);
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
     int grids = 0, chosen = -1, before = ms->launches;
@@ -1036,11 +1039,7 @@ static void test_programmatic_dependent(tric_device dev, const char *va, MockSta
     for (int i = 0; i < N; i++)
         hx[i] = (float)i, hy[i] = 0.25f;
     tric_buffer x, y, o;
-    CHECK(tric_buffer_alloc(dev, sizeof hx, &x) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof hy, &y) == TRIC_SUCCESS);
-    CHECK(tric_buffer_alloc(dev, sizeof ho, &o) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(x, 0, hx, sizeof hx, NULL) == TRIC_SUCCESS);
-    CHECK(tric_copy_to_device(y, 0, hy, sizeof hy, NULL) == TRIC_SUCCESS);
+    va_buffers(dev, hx, hy, sizeof hx, &x, &y, &o);
     tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_BUF(o), TRIC_ARG_I32(N)};
     tric_module mod;
     tric_kernel k;
