@@ -8,7 +8,7 @@
  * later passes take where a kernel is written that way (tutorial 09, examples/
  * attention_persistent.tri): warp_specialize's producer runs into the next tile while the
  * consumers store this one, prefetch_tiles fetches the next tile's once-a-tile loads into L2 and
- * L1, pipeline_loops keeps such a load's tile in a slot of its own.
+ * registers (L1 without a producer), pipeline_loops keeps such a load's tile in a slot of its own.
  *
  * Requires nothing (it runs before layouts, after heavy_first, whose launch order it keeps, and
  * stream_k, which takes a matmul first when asked). Takes a function not yet persistent that
