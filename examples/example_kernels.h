@@ -33,6 +33,20 @@ static inline tric_status ex_compile_vector_add(tric_device dev, const char *tri
     return ex_compile_vector_add_for(dev, tri, -1, mod, kernel);
 }
 
+/* Options that tune vector_add over configs (n of them), keyed on n_elements, with no hints in
+ * the signature (the tests of the autotuner). */
+static inline tric_compile_options ex_vector_add_tuned_options(tric_tune_config *configs, int n)
+{
+    static const char *key[] = {"n_elements"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32,*fp32,*fp32,i32";
+    opt.tune_configs = configs;
+    opt.ntune_configs = n;
+    opt.tune_key = key;
+    opt.ntune_key = 1;
+    return opt;
+}
+
 static inline int ex_vector_add(tric_device dev, const char *tri, int n, uint64_t seed)
 {
     tric_module mod;

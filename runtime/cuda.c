@@ -1121,6 +1121,16 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         params[i] = &slots[i];
     }
     struct tric_device_s *dev = s ? s->device : k->module->device;
+    /* not a kernel with a workspace: the stream's is shared with the kernel before it, and no
+     * gdc_wait of the kernel's orders tric's use of it; refused before any work when the driver
+     * cannot launch so */
+    bool dependent = options && options->programmatic_dependent && dev->sm >= 90 &&
+                     !(k->persistent && k->workspace_bytes >= 0);
+    if (dependent && !api.cuLaunchKernelEx)
+        return rt_fail(TRIC_ERROR_UNSUPPORTED,
+                       "%s: a programmatic dependent launch of %s needs cuLaunchKernelEx, which "
+                       "this driver does not have (CUDA 12.0 or later)",
+                       dev->name, k->name);
     void *fn = NULL;
     if (dev->cu_context != k->module->device->cu_context) {
         /* Another GPU than the module's (rt_launch_target). */
@@ -1163,15 +1173,6 @@ static tric_status cuda_launch(struct tric_kernel_s *k, tric_dim3 grid, const tr
         for (int a = 1; a < k->persistent_axes; a++)
             extra[1 + a] = &tiles[a];
     }
-    /* not a kernel with a workspace: the stream's is shared with the kernel before it, and no
-     * gdc_wait of the kernel's orders tric's use of it */
-    bool dependent = options && options->programmatic_dependent && dev->sm >= 90 &&
-                     !(k->persistent && k->workspace_bytes >= 0);
-    if (dependent && !api.cuLaunchKernelEx)
-        return rt_fail(TRIC_ERROR_UNSUPPORTED,
-                       "%s: a programmatic dependent launch of %s needs cuLaunchKernelEx, which "
-                       "this driver does not have (CUDA 12.0 or later)",
-                       dev->name, k->name);
     if (r == CUDA_SUCCESS)
         r = dependent ? launch_dependent(k, (CUfunction)fn, grid, stream_of(dev, s), params)
                       : api.cuLaunchKernel((CUfunction)fn, grid.x, grid.y, grid.z,

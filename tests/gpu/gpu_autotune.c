@@ -189,15 +189,9 @@ int main(void)
     free(text);
 
     /* restore_value: tuning a kernel that overwrites its output leaves the output as it was. */
-    static const char *c1024[] = {"BLOCK_SIZE=1024"}, *key[] = {"n_elements"},
-                      *restore[] = {"output_ptr"};
+    static const char *c1024[] = {"BLOCK_SIZE=1024"}, *restore[] = {"output_ptr"};
     tric_tune_config configs[] = {{c1024, 1, 4, 0}, {c1024, 1, 8, 0}};
-    tric_compile_options vopt = tric_compile_options_default();
-    vopt.signature = "*fp32,*fp32,*fp32,i32";
-    vopt.tune_configs = configs;
-    vopt.ntune_configs = 2;
-    vopt.tune_key = key;
-    vopt.ntune_key = 1;
+    tric_compile_options vopt = ex_vector_add_tuned_options(configs, 2);
     vopt.tune_restore = restore;
     vopt.ntune_restore = 1;
     const char *va = TRIC_SOURCE_DIR "/examples/vector_add.tri";

@@ -109,26 +109,13 @@ static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, vo
     return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / block), 1, 1};
 }
 
-/* Options that tune examples/vector_add.tri over configs (n of them), keyed on n_elements. */
-static tric_compile_options vector_add_tuned(tric_tune_config *configs, int n)
-{
-    static const char *key[] = {"n_elements"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.signature = "*fp32,*fp32,*fp32,i32";
-    opt.tune_configs = configs;
-    opt.ntune_configs = n;
-    opt.tune_key = key;
-    opt.ntune_key = 1;
-    return opt;
-}
-
 static void test_c_configs(tric_device dev)
 {
     const char *path = TRIC_SOURCE_DIR "/examples/vector_add.tri";
     static const char *b3[] = {"BLOCK_SIZE=3"}, *b128[] = {"BLOCK_SIZE=128"},
                       *b256[] = {"BLOCK_SIZE=256"};
     tric_tune_config configs[] = {{b3, 1, 0, 0}, {b128, 1, 2, 0}, {b256, 1, 4, 0}};
-    tric_compile_options opt = vector_add_tuned(configs, 3);
+    tric_compile_options opt = ex_vector_add_tuned_options(configs, 3);
     tric_module mod;
     tric_kernel k, c;
     if (tric_module_compile_file(dev, path, &opt, &mod) != TRIC_SUCCESS ||
@@ -357,7 +344,7 @@ static void test_stream_k_auto(tric_device dev)
     /* vector_add has no K loop */
     static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
     tric_tune_config configs[] = {{b128, 1, 2, 0}, {b256, 1, 4, 0}};
-    tric_compile_options vo = vector_add_tuned(configs, 2);
+    tric_compile_options vo = ex_vector_add_tuned_options(configs, 2);
     vo.stream_k = TRIC_STREAM_K_AUTO;
     CHECK(tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/vector_add.tri", &vo, &mod) ==
               TRIC_SUCCESS &&
@@ -382,7 +369,7 @@ static void test_deep_pipeline_auto(tric_device dev)
 {
     static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
     tric_tune_config configs[] = {{b128, 1, 2, 0}, {b256, 1, 4, 0}};
-    tric_compile_options vo = vector_add_tuned(configs, 2);
+    tric_compile_options vo = ex_vector_add_tuned_options(configs, 2);
     vo.stream_k = TRIC_STREAM_K_AUTO;
     vo.deep_pipeline = TRIC_DEEP_PIPELINE_AUTO;
     tric_module mod;

@@ -192,14 +192,9 @@ static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, vo
 static int tune(tric_device dev, const char *dir)
 {
     setenv("TRIC_CACHE_DIR", dir, 1);
-    static const char *c1024[] = {"BLOCK_SIZE=1024"}, *key[] = {"n_elements"};
+    static const char *c1024[] = {"BLOCK_SIZE=1024"};
     tric_tune_config configs[] = {{c1024, 1, 4, 0}, {c1024, 1, 2, 0}, {c1024, 1, 8, 0}};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.signature = "*fp32,*fp32,*fp32,i32";
-    opt.tune_configs = configs;
-    opt.ntune_configs = 3;
-    opt.tune_key = key;
-    opt.ntune_key = 1;
+    tric_compile_options opt = ex_vector_add_tuned_options(configs, 3);
     tric_module mod;
     tric_kernel k;
     tric_buffer b;

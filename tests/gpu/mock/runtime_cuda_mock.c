@@ -822,13 +822,8 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms)
     setenv("TRIC_CACHE_DIR", tmp, 1);
     static const char *c1024[] = {"BLOCK_SIZE=1024"};
     tric_tune_config configs[] = {{c1024, 1, 4, 0}, {c1024, 1, 2, 0}, {c1024, 1, 8, 0}};
-    static const char *key[] = {"n_elements"}, *restore[] = {"output_ptr"};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.signature = "*fp32,*fp32,*fp32,i32";
-    opt.tune_configs = configs;
-    opt.ntune_configs = 3;
-    opt.tune_key = key;
-    opt.ntune_key = 1;
+    static const char *restore[] = {"output_ptr"};
+    tric_compile_options opt = ex_vector_add_tuned_options(configs, 3);
     opt.tune_restore = restore;
     opt.ntune_restore = 1;
     tric_module mod, again;
@@ -1063,15 +1058,9 @@ static void test_programmatic_dependent(tric_device dev, const char *va, MockSta
     tric_module_destroy(mod);
 
     /* autotuned: BLOCK_SIZE 128 or 256, the grid from the config */
-    static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"},
-                      *key[] = {"n_elements"};
+    static const char *b128[] = {"BLOCK_SIZE=128"}, *b256[] = {"BLOCK_SIZE=256"};
     tric_tune_config configs[] = {{b128, 1, 4, 0}, {b256, 1, 4, 0}};
-    tric_compile_options opt = tric_compile_options_default();
-    opt.signature = "*fp32,*fp32,*fp32,i32";
-    opt.tune_configs = configs;
-    opt.ntune_configs = 2;
-    opt.tune_key = key;
-    opt.ntune_key = 1;
+    tric_compile_options opt = ex_vector_add_tuned_options(configs, 2);
     if (tric_module_compile_file(dev, va, &opt, &mod) != TRIC_SUCCESS ||
         tric_module_get_kernel(mod, NULL, &k) != TRIC_SUCCESS) {
         CHECK(!"vector_add compiles with configs");
