@@ -5,8 +5,9 @@
  * launchers").
  *
  * The generated code calls only the public runtime API of include/tric/tric.h (it loads the PTX
- * with tric_module_load_ptx and launches with tric_launch), so it links against libtric or the
- * runtime library alone. It compiles as strict C11 (-std=c11 -Wall -Wextra -pedantic -Werror):
+ * with tric_module_load_ptx and launches with tric_launch, or tric_launch_ex from the _launch_ex
+ * launchers, which take its options: a programmatic dependent launch), so it links against
+ * libtric or the runtime library alone. It compiles as strict C11 (-std=c11 -Wall -Wextra -pedantic -Werror):
  * the PTX is a byte array, not a string literal (C11 5.2.4.1 only promises 4095 characters of a
  * literal). Loading is thread-safe through a C11 atomic_flag (7.17.8).
  *
@@ -57,7 +58,7 @@ static const char *const reserved_names[] = {
     "inline",   "int",         "long",   "register", "restrict", "return",   "short",    "signed",
     "sizeof",   "static",      "struct", "switch",   "typedef",  "union",    "unsigned", "void",
     "volatile", "while",       "bool",   "true",     "false",    "NULL",     "stream",   "grid",
-    "kernel",   "launch_args", "status", "grid_ctx", "chosen",   "key",
+    "kernel",   "launch_args", "status", "grid_ctx", "chosen",   "key",      "options",
 };
 
 static bool is_reserved(const char *name)
@@ -436,7 +437,11 @@ static const char header_template[] =
     " * programs asynchronously on stream (NULL: the device's default stream). A pointer\n"
     " * argument is a tric_buffer (the kernel gets the buffer's start); an fp16/bf16 scalar is\n"
     " * passed as a float. Constexprs, and ints compiled for the value 1 (':1'), are no\n"
-    " * arguments. Errors are a tric_status; tric_last_error() says why. */\n"
+    " * arguments. Errors are a tric_status; tric_last_error() says why.\n"
+    " *\n"
+    " * $LKERNEL_launch_ex(stream, grid, options, arguments...) is the same launch with\n"
+    " * tric_launch_ex's options (NULL: none), a programmatic dependent launch say\n"
+    " * (options->programmatic_dependent); options->grid_fn must be NULL. */\n"
     "#ifndef TRIC_GENERATED_$G_H\n"
     "#define TRIC_GENERATED_$G_H\n"
     "\n"
@@ -469,7 +474,9 @@ static const char tuned_header_template[] =
     " * arguments (tric_kernel_tune), remembered in memory and in its disk cache; a key value\n"
     " * no table holds always tunes, never reuses a neighbour's config. $LKERNEL_tune(...)\n"
     " * chooses without launching (before a graph capture, say), and $P_write_tuned(path)\n"
-    " * writes the choices made so far as the table --tuned reads.\n";
+    " * writes the choices made so far as the table --tuned reads. Its\n"
+    " * $LKERNEL_launch_ex(stream, grid, grid_ctx, options, arguments...) launches the chosen\n"
+    " * config with options; the trials of a tuning run without them.\n";
 
 /* The config table's type, the grid function's, and the launcher and tuner of a tuned kernel. */
 static void tuned_declarations(StrBuf *h, const Launcher *l)
@@ -496,6 +503,14 @@ static void tuned_declarations(StrBuf *h, const Launcher *l)
     strbuf_printf(&fn, "%s_launch", k);
     strbuf_printf(&lead, "tric_stream stream, %s_grid_fn grid, void *grid_ctx", k);
     launcher_prototype(h, fn.data, lead.data, l->meta, l->names, NULL);
+    strbuf_append(
+        h, ";\n/* The same launch with tric_launch_ex's options (options->grid_fn NULL). */\n");
+    strbuf_clear(&fn);
+    strbuf_printf(&fn, "%s_launch_ex", k);
+    StrBuf lead_ex = {0};
+    strbuf_printf(&lead_ex, "%s, const tric_launch_options *options", lead.data);
+    launcher_prototype(h, fn.data, lead_ex.data, l->meta, l->names, NULL);
+    strbuf_free(&lead_ex);
     strbuf_append(h, ";\n/* Chooses the config for these arguments (tuning when their key values "
                      "have none yet)\n"
                      " * without launching: its index into the configs. */\n");
@@ -527,15 +542,15 @@ static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
     vars['L' - 'A'] = lprefix;
     vars['P' - 'A'] = prefix;
     /* The template's end (from "#ifndef") comes after the tuned paragraph. */
-    const char *guard_start = strstr(header_template, " * arguments. Errors");
+    const char *guard_start = strstr(header_template, "#ifndef");
+    const char *doc_end = guard_start - strlen(" */\n");
     StrBuf tmpl = {0};
-    strbuf_append_n(&tmpl, header_template, (size_t)(guard_start - header_template));
-    strbuf_append(&tmpl, " * arguments. Errors are a tric_status; tric_last_error() says why.");
+    strbuf_append_n(&tmpl, header_template, (size_t)(doc_end - header_template));
     if (any_tuned) {
         strbuf_putc(&tmpl, '\n');
         strbuf_append(&tmpl, tuned_header_template);
     }
-    strbuf_append(&tmpl, strstr(guard_start, " */\n"));
+    strbuf_append(&tmpl, doc_end);
     put_vars(h, tmpl.data, vars);
     strbuf_free(&tmpl);
     if (any_tuned)
@@ -558,6 +573,11 @@ static void write_header(StrBuf *h, const char *prefix, const char *lprefix,
         strbuf_printf(&fn, "%s_launch", l->c_name);
         launcher_prototype(h, fn.data, "tric_stream stream, tric_dim3 grid", l->meta, l->names,
                            NULL);
+        strbuf_append(h, ";\n");
+        strbuf_append(&fn, "_ex");
+        launcher_prototype(h, fn.data,
+                           "tric_stream stream, tric_dim3 grid, const tric_launch_options *options",
+                           l->meta, l->names, NULL);
         strbuf_free(&fn);
         strbuf_append(h, ";\n");
     }
@@ -759,15 +779,35 @@ static void write_checks(StrBuf *c, const char *fn, const KernelMeta *m, char (*
     }
 }
 
-static void write_launcher(StrBuf *c, const char *prefix, int index, const Launcher *l)
+/* The check K_launch_ex makes first: its grid is its own argument, never options->grid_fn. */
+static void write_options_check(StrBuf *c, const char *fn)
+{
+    strbuf_printf(
+        c,
+        "    if (options && options->grid_fn)\n"
+        "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
+        "                              \"%s: options->grid_fn is set; this launcher's \"\n"
+        "                              \"grid is its grid argument\");\n",
+        fn);
+}
+
+/* K_launch, or with_options K_launch_ex: the same launch with tric_launch_ex's options. */
+static void write_launcher(StrBuf *c, const char *prefix, int index, const Launcher *l,
+                           bool with_options)
 {
     const KernelMeta *m = l->meta;
     char(*names)[C_NAME_MAX] = l->names;
     StrBuf fn = {0};
-    strbuf_printf(&fn, "%s_launch", l->c_name);
+    strbuf_printf(&fn, "%s_launch%s", l->c_name, with_options ? "_ex" : "");
     strbuf_putc(c, '\n');
-    launcher_prototype(c, fn.data, "tric_stream stream, tric_dim3 grid", m, names, NULL);
+    launcher_prototype(c, fn.data,
+                       with_options ? "tric_stream stream, tric_dim3 grid, "
+                                      "const tric_launch_options *options"
+                                    : "tric_stream stream, tric_dim3 grid",
+                       m, names, NULL);
     strbuf_append(c, "\n{\n");
+    if (with_options)
+        write_options_check(c, fn.data);
     write_checks(c, fn.data, m, names);
     strbuf_free(&fn);
     const char *first_buffer = "NULL";
@@ -780,8 +820,10 @@ static void write_launcher(StrBuf *c, const char *prefix, int index, const Launc
                   "    if (status != TRIC_SUCCESS)\n"
                   "        return status;\n",
                   prefix, index, first_buffer);
+    const char *launch = with_options ? "tric_launch_ex" : "tric_launch";
+    const char *trail = with_options ? ", options" : "";
     if (m->nparams == 0) {
-        strbuf_append(c, "    return tric_launch(kernel, grid, NULL, 0, stream);\n}\n");
+        strbuf_printf(c, "    return %s(kernel, grid, NULL, 0, stream%s);\n}\n", launch, trail);
         return;
     }
     strbuf_printf(c, "    const tric_arg launch_args[%d] = {\n", m->nparams);
@@ -792,9 +834,9 @@ static void write_launcher(StrBuf *c, const char *prefix, int index, const Launc
     }
     strbuf_printf(c,
                   "    };\n"
-                  "    return tric_launch(kernel, grid, launch_args, %d, stream);\n"
+                  "    return %s(kernel, grid, launch_args, %d, stream%s);\n"
                   "}\n",
-                  m->nparams);
+                  launch, m->nparams, trail);
 }
 
 /* ---- the tuned launchers' code --------------------------------------------------------------- */
@@ -897,11 +939,12 @@ static const char tuned_template[] =
     "}\n"
     "\n"
     "/* The config for key: baked in, chosen here before, or tuned now (by the runtime, on the\n"
-    " * arguments; it keeps the choice in memory and in its disk cache). Launches it when launch. "
-    "*/\n"
+    " * arguments; it keeps the choice in memory and in its disk cache). Launches it when launch,\n"
+    " * with options (NULL: none; its trials never take them). */\n"
     "static tric_status $K_dispatch(\n"
     "    tric_stream stream, $K_grid_fn grid, void *grid_ctx, tric_buffer buffer,\n"
-    "    const tric_arg *launch_args, const int64_t *key, bool launch, int *chosen)\n"
+    "    const tric_arg *launch_args, const int64_t *key, bool launch,\n"
+    "    const tric_launch_options *options, int *chosen)\n"
     "{\n"
     "    *chosen = -1;\n"
     "    if (!grid)\n"
@@ -938,7 +981,7 @@ static const char tuned_template[] =
     "    if (status != TRIC_SUCCESS)\n"
     "        return status;\n"
     "    tric_dim3 launch_grid = grid(&$K_configs[config], grid_ctx);\n"
-    "    return tric_launch(kernel, launch_grid, launch_args, $A, stream);\n"
+    "    return tric_launch_ex(kernel, launch_grid, launch_args, $A, stream, options);\n"
     "}\n"
     "\n"
     "static void $K_write_choices(FILE *file)\n"
@@ -1031,22 +1074,31 @@ static void write_config_table(StrBuf *c, const Launcher *l)
     strbuf_append(c, "};\n");
 }
 
+/* What a tuned kernel's entry does: launch (K_launch), launch with options (K_launch_ex), or
+ * choose without launching (K_tune). */
+typedef enum { ENTRY_LAUNCH, ENTRY_LAUNCH_EX, ENTRY_TUNE } TunedEntry;
+
 /* The launcher or tuner of a tuned kernel: checks, arguments, key values, then the dispatch. */
-static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, bool launch)
+static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, TunedEntry entry)
 {
     const KernelMeta *m = l->meta;
+    static const char *const suffix[] = {"launch", "launch_ex", "tune"};
     StrBuf fn = {0}, lead = {0};
-    strbuf_printf(&fn, "%s_%s", l->c_name, launch ? "launch" : "tune");
-    strbuf_printf(&lead, "tric_stream stream, %s_grid_fn grid, void *grid_ctx", l->c_name);
+    strbuf_printf(&fn, "%s_%s", l->c_name, suffix[entry]);
+    strbuf_printf(&lead, "tric_stream stream, %s_grid_fn grid, void *grid_ctx%s", l->c_name,
+                  entry == ENTRY_LAUNCH_EX ? ", const tric_launch_options *options" : "");
     strbuf_putc(c, '\n');
-    launcher_prototype(c, fn.data, lead.data, m, l->names, launch ? NULL : "int *chosen");
+    launcher_prototype(c, fn.data, lead.data, m, l->names,
+                       entry == ENTRY_TUNE ? "int *chosen" : NULL);
     strbuf_append(c, "\n{\n");
-    if (!launch)
+    if (entry == ENTRY_TUNE)
         strbuf_printf(c,
                       "    if (!chosen)\n"
                       "        return tric_set_error(TRIC_ERROR_INVALID_ARGUMENT,\n"
                       "                              \"%s: chosen is NULL\");\n",
                       fn.data);
+    if (entry == ENTRY_LAUNCH_EX)
+        write_options_check(c, fn.data);
     write_checks(c, fn.data, m, l->names);
     const char *first_buffer = "NULL";
     for (int i = m->nparams - 1; i >= 0; i--)
@@ -1069,12 +1121,15 @@ static void write_tuned_entry(StrBuf *c, const char *prefix, const Launcher *l, 
         key_expr(c, prefix, &m->params[l->key[i]], l->names[l->key[i]]);
     }
     strbuf_append(c, l->nkey ? "};\n" : "0};\n");
-    if (launch)
+    if (entry != ENTRY_TUNE)
         strbuf_append(c, "    int chosen;\n");
     strbuf_printf(c,
                   "    return %s_dispatch(stream, grid, grid_ctx, %s, launch_args, key,\n"
                   "        %s);\n}\n",
-                  l->c_name, first_buffer, launch ? "true, &chosen" : "false, chosen");
+                  l->c_name, first_buffer,
+                  entry == ENTRY_LAUNCH      ? "true, NULL, &chosen"
+                  : entry == ENTRY_LAUNCH_EX ? "true, options, &chosen"
+                                             : "false, NULL, chosen");
     strbuf_free(&fn);
     strbuf_free(&lead);
 }
@@ -1129,8 +1184,9 @@ static void write_tuned(StrBuf *c, const char *prefix, const Launcher *l, int in
     put_vars(c, tuned_template, vars);
     strbuf_free(&baked);
     strbuf_free(&key_names);
-    write_tuned_entry(c, prefix, l, true);
-    write_tuned_entry(c, prefix, l, false);
+    write_tuned_entry(c, prefix, l, ENTRY_LAUNCH);
+    write_tuned_entry(c, prefix, l, ENTRY_LAUNCH_EX);
+    write_tuned_entry(c, prefix, l, ENTRY_TUNE);
 }
 
 /* The code the tuned launchers share, before the first: the choice type, lookup, record. */
@@ -1203,8 +1259,10 @@ static void write_source(StrBuf *c, const char *prefix, const char *header_name,
     for (int k = 0; k < n; k++) {
         if (launcher_is_tuned(&launchers[k]))
             write_tuned(c, prefix, &launchers[k], k);
-        else
-            write_launcher(c, prefix, k, &launchers[k]);
+        else {
+            write_launcher(c, prefix, k, &launchers[k], false);
+            write_launcher(c, prefix, k, &launchers[k], true);
+        }
     }
     if (any_tuned)
         write_tuned_writer(c, prefix, launchers, n);

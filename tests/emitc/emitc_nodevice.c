@@ -3,7 +3,8 @@
  * this program, on any machine: the arguments are checked by name before anything is loaded, the
  * embedded PTX starts with its metadata block, a cpu device cannot load it, and -- without a GPU
  * -- loading returns TRIC_ERROR_NO_DEVICE, as does a launch of no_pointers.c's kernel (no buffer
- * to load beside, so it loads on cuda:0); with a GPU (or tests/gpu/mock's stand-in), loading
+ * to load beside, so it loads on cuda:0); the _launch_ex launchers check the same and refuse a
+ * grid function in their options; with a GPU (or tests/gpu/mock's stand-in), loading
  * works, a second device is refused, and no_pointers loads on a device of its own. The GPU runs are gpu_emit_c's. */
 #include "matmul_seed2.h"
 #include "no_pointers.h"
@@ -33,6 +34,13 @@ static void expect_true(const char *what, int cond)
         printf("FAIL %s\n", what);
         failures++;
     }
+}
+
+/* A grid function for launch options; the launchers refuse it before calling it. */
+static tric_dim3 no_grid_fn(tric_kernel config, const tric_arg *args, int nargs, void *user)
+{
+    (void)config, (void)args, (void)nargs, (void)user;
+    return (tric_dim3){1, 1, 1};
 }
 
 int main(void)
@@ -79,6 +87,25 @@ int main(void)
            TRIC_ERROR_INVALID_ARGUMENT,
            "kernel_matmul_launch: stride_cm = 40 is not divisible by 16 (the kernel was compiled "
            "for stride_cm: i32:16)");
+    /* K_launch_ex checks the same, under its own name, and refuses a grid function in its
+     * options (its grid is its grid argument). */
+    tric_launch_options dependent = {.programmatic_dependent = 1};
+    expect("launch_ex: n not a multiple of 16",
+           vector_add_kernel_launch_ex(NULL, grid, &dependent, x, y, out, 1000),
+           TRIC_ERROR_INVALID_ARGUMENT,
+           "vector_add_kernel_launch_ex: n_elements = 1000 is not divisible by 16 (the kernel "
+           "was compiled for n_elements: i32:16)");
+    tric_launch_options with_grid_fn = {.grid_fn = no_grid_fn};
+    expect("launch_ex: options->grid_fn",
+           vector_add_kernel_launch_ex(NULL, grid, &with_grid_fn, x, y, out, 1024),
+           TRIC_ERROR_INVALID_ARGUMENT,
+           "vector_add_kernel_launch_ex: options->grid_fn is set; this launcher's grid is its "
+           "grid argument");
+    expect("matmul launch_ex: stride_cm",
+           kernel_matmul_launch_ex(NULL, grid, NULL, x, y, out, 10, 10, 10, 64, 64, 40),
+           TRIC_ERROR_INVALID_ARGUMENT,
+           "kernel_matmul_launch_ex: stride_cm = 40 is not divisible by 16 (the kernel was "
+           "compiled for stride_cm: i32:16)");
     expect_true("no argument error loaded anything",
                 !vector_add_module() && !matmul_seed2_module());
 
@@ -87,6 +114,9 @@ int main(void)
     expect("load on cpu", vector_add_load(cpu), TRIC_ERROR_UNSUPPORTED, NULL);
     expect_true("the message says why", strstr(tric_last_error(), "needs a cuda device") != NULL);
     expect("launch with cpu buffers", vector_add_kernel_launch(NULL, grid, x, y, out, 1024),
+           TRIC_ERROR_UNSUPPORTED, NULL);
+    expect("launch_ex with cpu buffers",
+           vector_add_kernel_launch_ex(NULL, grid, &dependent, x, y, out, 1024),
            TRIC_ERROR_UNSUPPORTED, NULL);
     expect_true("still nothing loaded", !vector_add_module() && !vector_add_device());
 

@@ -3,7 +3,9 @@
  *   - vector_add_tuned.c (tests/emitc/vector_add_tuned.tri, three configs of different block
  *     sizes, key n_elements): each size tunes at its first launch, the grid function gets the
  *     chosen config's BLOCK_SIZE, every element is checked; then 8 threads choose at once with
- *     nothing loaded (one loads, each key is tuned once);
+ *     nothing loaded (one loads, each key is tuned once); vector_add_kernel_launch_ex tunes a
+ *     new size and launches its choice as a programmatic dependent launch (on the stand-in
+ *     libcuda: the attribute on that launch alone, not on the trials);
  *   - vab.c, the same with tests/emitc/vector_add_tuned.table baked in (--tuned,
  *     --prefix-launchers): the table's key values take the table's configs without tuning, any
  *     other tunes, and vab_write_tuned writes the table back with the tuned one added;
@@ -19,6 +21,9 @@
 
 #include "example_host.h"
 
+#include "mock_state.h"
+
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -142,6 +147,40 @@ static void run_tuned(tric_device dev, int n, uint64_t seed)
     va_free(&b);
 }
 
+/* vector_add_kernel_launch_ex at a new key value, as a programmatic dependent launch: it tunes,
+ * then launches the chosen config. On the stand-in libcuda (mock_state, through dlsym) only that
+ * launch carries the attribute, none of the trials. */
+static void run_tuned_dependent(tric_device dev, int n, uint64_t seed)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    const MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    int dependent = ms ? ms->dependent_launches : 0, launches = ms ? ms->launches : 0;
+    VaBuffers b;
+    if (!va_alloc(dev, n, seed, &b)) {
+        CHECK(!"vector_add buffers");
+    } else {
+        tric_launch_options options = {.programmatic_dependent = 1};
+        tric_status st =
+            vector_add_kernel_launch_ex(NULL, tuned_grid, &n, &options, b.x, b.y, b.out, n);
+        CHECK(st == TRIC_SUCCESS);
+        int chosen = -1;
+        for (int i = 0; i < 3; i++)
+            if (last_meta == &vector_add_kernel_configs[i])
+                chosen = i;
+        CHECK(chosen >= 0);
+        if (ms) {
+            CHECK(chosen == 1);                             /* the mock's fastest: two warps */
+            CHECK(ms->launches > launches + 1);             /* trials, then the launch */
+            CHECK(ms->dependent_launches == dependent + 1); /* the launch alone */
+        }
+        if (st == TRIC_SUCCESS)
+            va_check(dev, &b, "vector_add_kernel_launch_ex", chosen);
+    }
+    va_free(&b);
+    if (lib)
+        dlclose(lib);
+}
+
 enum { NTHREADS = 8 };
 
 static tric_device thread_device;
@@ -210,6 +249,15 @@ static void run_baked(tric_device dev, int n, int want, uint64_t seed)
     va_free(&b);
 }
 
+/* A grid function for launch options; the tuned launchers refuse it before calling it. */
+static tric_dim3 never_called_grid_fn(tric_kernel config, const tric_arg *args, int nargs,
+                                      void *user)
+{
+    (void)config, (void)args, (void)nargs, (void)user;
+    CHECK(!"a launcher called options->grid_fn");
+    return (tric_dim3){1, 1, 1};
+}
+
 /* The errors a tuned launcher gives before anything runs, and an empty problem. */
 static void run_errors(tric_device dev)
 {
@@ -226,6 +274,10 @@ static void run_errors(tric_device dev)
     CHECK(vector_add_kernel_launch(NULL, tuned_grid, &n, NULL, b.y, b.out, n) ==
               TRIC_ERROR_INVALID_ARGUMENT &&
           strstr(tric_last_error(), "vector_add_kernel_launch: x_ptr is NULL"));
+    tric_launch_options with_grid_fn = {.grid_fn = never_called_grid_fn};
+    CHECK(vector_add_kernel_launch_ex(NULL, tuned_grid, &n, &with_grid_fn, b.x, b.y, b.out, n) ==
+              TRIC_ERROR_INVALID_ARGUMENT &&
+          strstr(tric_last_error(), "vector_add_kernel_launch_ex: options->grid_fn is set"));
     CHECK(vector_add_kernel_tune(NULL, tuned_grid, &n, b.x, b.y, b.out, n, NULL) ==
               TRIC_ERROR_INVALID_ARGUMENT &&
           strstr(tric_last_error(), "vector_add_kernel_tune: chosen is NULL"));
@@ -338,6 +390,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         run_tuned(dev, sizes[i], (uint64_t)i + 1);
     run_tuned(dev, 5000, 9); /* the same key again: the choice made before */
+    run_tuned_dependent(dev, 8192, 15);
     run_tuned_threads(dev);
     run_baked(dev, 5000, 2, 11);
     run_baked(dev, 100000, 0, 12);

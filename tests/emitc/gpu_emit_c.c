@@ -4,7 +4,9 @@
  * time), outputs poisoned, every element checked against a host reference:
  *   - vector_add through vector_add_load(NULL) (the launcher's own cuda:0), then through a launch
  *     with nothing loaded (it loads on its buffers' device), then from 8 threads launching at
- *     once with nothing loaded (one loads, all run);
+ *     once with nothing loaded (one loads, all run), then through vector_add_kernel_launch_ex as
+ *     a programmatic dependent launch (on the stand-in libcuda: it reaches cuLaunchKernelEx with
+ *     the attribute);
  *   - kernel_matmul (fp16, padded to the block sizes, checked in the M x N corner), and its
  *     stride check refusing a bad leading stride without launching.
  * Skips (exit 77) when cuda:0 cannot be opened. With --vector-add-only (the ctest test
@@ -14,6 +16,9 @@
 
 #include "example_host.h"
 
+#include "mock_state.h"
+
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -35,8 +40,10 @@ static pthread_barrier_t *launch_together;
 /* The block sizes matmul_seed2.c was compiled with (tests/CMakeLists.txt). */
 enum { BM = 64, BN = 64, BK = 32 };
 
-/* n elements on dev, launched through vector_add_kernel_launch; every element must be exact. */
-static void run_vector_add(tric_device dev, int n, uint64_t seed)
+/* n elements on dev, launched through vector_add_kernel_launch (through _launch_ex with options
+ * when given); every element must be exact. */
+static void run_vector_add_with(tric_device dev, int n, uint64_t seed,
+                                const tric_launch_options *options)
 {
     /* Before anything that can fail, so no thread is left waiting; the launches follow within
      * microseconds, while the first load (milliseconds) is still running. */
@@ -62,14 +69,18 @@ static void run_vector_add(tric_device dev, int n, uint64_t seed)
     GPU_CHECK(tric_copy_to_device(dy, 0, y, bytes, NULL));
     GPU_CHECK(tric_memset(dout, 0, 0xff, bytes, NULL));
     tric_dim3 grid = {(unsigned)((n + 1023) / 1024), 1, 1};
-    GPU_CHECK(vector_add_kernel_launch(NULL, grid, dx, dy, dout, n));
+    if (options)
+        GPU_CHECK(vector_add_kernel_launch_ex(NULL, grid, options, dx, dy, dout, n));
+    else
+        GPU_CHECK(vector_add_kernel_launch(NULL, grid, dx, dy, dout, n));
     GPU_CHECK(tric_device_synchronize(dev));
     GPU_CHECK(tric_copy_to_host(out, dout, 0, bytes, NULL));
     int bad = -1;
     for (int i = 0; i < n; i++)
         if (bad < 0 && !(out[i] == x[i] + y[i]))
             bad = i;
-    printf("vector_add_kernel_launch  n=%-8d %s\n", n, bad < 0 ? "OK" : "MISMATCH");
+    printf("vector_add_kernel_launch%s  n=%-8d %s\n", options ? "_ex" : "", n,
+           bad < 0 ? "OK" : "MISMATCH");
     if (bad >= 0) {
         printf("  first mismatch at %d: got %g, want %g\n", bad, out[bad], x[bad] + y[bad]);
         failures++;
@@ -80,6 +91,31 @@ static void run_vector_add(tric_device dev, int n, uint64_t seed)
     free(x);
     free(y);
     free(out);
+}
+
+static void run_vector_add(tric_device dev, int n, uint64_t seed)
+{
+    run_vector_add_with(dev, n, seed, NULL);
+}
+
+/* vector_add_kernel_launch_ex as a programmatic dependent launch. On the stand-in libcuda
+ * (mock_state, found through dlsym) it must reach cuLaunchKernelEx with the attribute once; on a
+ * GPU the elements are checked (vector_add has no gdc_wait, and nothing before it on the stream
+ * writes what it reads). */
+static void run_vector_add_dependent(tric_device dev)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    const MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    int dependent = ms ? ms->dependent_launches : 0;
+    tric_launch_options options = {.programmatic_dependent = 1};
+    run_vector_add_with(dev, 65536, 6, &options);
+    if (ms && ms->dependent_launches != dependent + 1) {
+        printf("FAIL: vector_add_kernel_launch_ex made %d programmatic dependent launches, not 1\n",
+               ms->dependent_launches - dependent);
+        failures++;
+    }
+    if (lib)
+        dlclose(lib);
 }
 
 enum { NTHREADS = 8 };
@@ -205,6 +241,8 @@ int main(int argc, char **argv)
     /* 2b. The same with threads racing to the first launch. */
     vector_add_unload();
     run_vector_add_threads(dev);
+    /* 2c. A programmatic dependent launch through vector_add_kernel_launch_ex. */
+    run_vector_add_dependent(dev);
 
     /* 3. kernel_matmul, loaded explicitly. */
     if (vector_add_only) {
