@@ -639,6 +639,10 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
     /* The generic module's source: it outlives its variants (module_free frees them first), and
      * the cpu IR's locations point into it. */
     vm->source = mod->source;
+    /* A config's variant fits its stages to shared memory as the config's generic kernel did:
+     * without it a config whose num_stages overflows (seed 2's 128x256x128 on fp16) failed here,
+     * and its launches all ran the generic kernel (no tensor maps: 12x the time on an H200). */
+    vm->is_config = mod->is_config;
     memcpy(vm->launch_hints, hints, (size_t)mod->kernel.nparams);
     vm->nlaunch_hints = mod->kernel.nparams;
     /* The thread's last error is the caller's: a variant that fails leaves it as it was. */

@@ -755,6 +755,66 @@ static tric_dim3 va_grid(tric_kernel config, const tric_arg *args, int nargs, vo
     return (tric_dim3){(unsigned)((args[3].v.i32 + block - 1) / (block ? block : 1)), 1, 1};
 }
 
+/* A config whose num_stages overflows shared memory is compiled with fewer stages (the generic
+ * kernel of a module compiled with its parameters open), and so is its variant for a launch's
+ * arguments: seed 2's 128x256x128 on 8 warps asks 3 stages of fp16 (288 KB), and both get 2.
+ * The variant used to be compiled without that fitting, failed, and left every launch on the
+ * generic kernel (no tensor maps; 12x the time on an H200). */
+static void test_config_variant_fits_stages(tric_device dev, MockState *ms)
+{
+    (void)ms;
+    char tmp[] = "/tmp/tric-mock-fit-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        CHECK(!"mkdtemp");
+        return;
+    }
+    setenv("TRIC_CACHE_DIR", tmp, 1);
+    static const char *blocks[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=128"};
+    static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
+    tric_tune_config configs[] = {{blocks, 3, 8, 3}};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.kernel = "kernel_matmul";
+    opt.signature = "*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32"; /* hints open */
+    opt.constexprs = defs;
+    opt.nconstexprs = 3;
+    opt.tune_configs = configs;
+    opt.ntune_configs = 1;
+    tric_module mod;
+    tric_kernel k, config;
+    if (tric_module_compile_file(dev, TRIC_SOURCE_DIR "/examples/matmul.tri", &opt, &mod) !=
+            TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, "kernel_matmul", &k) != TRIC_SUCCESS ||
+        tric_kernel_config(k, 0, &config) != TRIC_SUCCESS) {
+        CHECK(!"seed 2 compiles tuned over 128x256x128");
+        return;
+    }
+    enum { S = 256 };
+    tric_buffer a, b, c;
+    CHECK(tric_buffer_alloc(dev, S * S * 2, &a) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, S * S * 2, &b) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, S * S * 2, &c) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(a), TRIC_ARG_BUF(b), TRIC_ARG_BUF(c), TRIC_ARG_I32(S),
+                       TRIC_ARG_I32(S), TRIC_ARG_I32(S), TRIC_ARG_I32(S), TRIC_ARG_I32(1),
+                       TRIC_ARG_I32(S), TRIC_ARG_I32(1), TRIC_ARG_I32(S), TRIC_ARG_I32(1)};
+    CHECK(tric_launch(k, (tric_dim3){2, 1, 1}, args, 12, NULL) == TRIC_SUCCESS);
+    const char *sig = NULL, *code = NULL;
+    CHECK(tric_kernel_num_variants(config) == 1);
+    CHECK(tric_kernel_variant(config, 0, &sig, &code) == TRIC_SUCCESS && sig && code);
+    CHECK(sig && strcmp(sig, "*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,"
+                             "i32:16,i32:1,i32:16,i32:1") == 0);
+    CHECK(code && strstr(code, "// tric.num_stages 2 lowered_from=3") &&
+          strstr(code, "cp.async.bulk.tensor"));
+    tric_buffer_free(a);
+    tric_buffer_free(b);
+    tric_buffer_free(c);
+    tric_module_destroy(mod);
+    unsetenv("TRIC_CACHE_DIR");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", tmp);
+}
+
 /* A config whose first launch carries host work only it pays (a persistent kernel's workspace
  * allocated, its tensor maps encoded) looks far slower on that launch: the tuner times it again
  * before taking one run as enough. Config 0 (8 warps) measures 2 ms a launch in the mock, config
@@ -1200,6 +1260,7 @@ int main(void)
     test_specialization(dev, va);
     test_autotune(dev, va, ms);
     test_autotune_first_launch(dev, va, ms);
+    test_config_variant_fits_stages(dev, ms);
     test_streams_and_capture(dev, va, ms);
     test_programmatic_dependent(dev, va, ms);
     test_close_with_live_objects(va, ms);
