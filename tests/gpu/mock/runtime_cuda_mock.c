@@ -30,6 +30,28 @@ static const char *probe_ptx(const char *name, int shared)
     return buf;
 }
 
+/* A cache directory of the test's own (tmpl, "/tmp/tric-mock-...-XXXXXX", made unique in
+ * place) as TRIC_CACHE_DIR; false, with a failed check, when it cannot be made. */
+static bool own_cache_dir(char *tmpl)
+{
+    if (!mkdtemp(tmpl)) {
+        CHECK(!"mkdtemp");
+        return false;
+    }
+    setenv("TRIC_CACHE_DIR", tmpl, 1);
+    return true;
+}
+
+/* TRIC_CACHE_DIR unset and own_cache_dir's directory removed. */
+static void drop_cache_dir(const char *dir)
+{
+    unsetenv("TRIC_CACHE_DIR");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "note: could not remove %s\n", dir);
+}
+
 static void test_packing(tric_device dev, MockState *ms)
 {
     tric_module mod;
@@ -461,8 +483,7 @@ static void test_deep_pipeline_auto(tric_device dev, MockState *ms)
      * 132): the tuning of a 4-program launch makes more trial launches than a 200-program one
      * (a fresh cache directory: no tuning read back). */
     char tmp[] = "/tmp/tric-mock-deep-XXXXXX";
-    CHECK(mkdtemp(tmp) != NULL);
-    setenv("TRIC_CACHE_DIR", tmp, 1);
+    bool own = own_cache_dir(tmp);
     int trial_launches[2] = {0, 0};
     for (int form = 0; form < 3; form++) {
         int n = form == 1 ? 255 : form == 2 ? 512 : 256;
@@ -479,6 +500,8 @@ static void test_deep_pipeline_auto(tric_device dev, MockState *ms)
     CHECK(trial_launches[0] > trial_launches[1] && trial_launches[1] > 1);
     tric_buffer_free(b);
     tric_module_destroy(mod);
+    if (own)
+        drop_cache_dir(tmp);
 }
 
 /* Whether kernel k ran with threads threads along x (its shared memory) over programs programs
@@ -529,8 +552,7 @@ static void test_stream_k_deep_auto(tric_device dev, MockState *ms)
     tric_buffer b;
     CHECK(tric_buffer_alloc(dev, 1 << 20, &b) == TRIC_SUCCESS);
     char tmp[] = "/tmp/tric-mock-skdeep-XXXXXX";
-    CHECK(mkdtemp(tmp) != NULL);
-    setenv("TRIC_CACHE_DIR", tmp, 1);
+    bool own = own_cache_dir(tmp);
     int n = 4096;
     tric_arg args[12] = {TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_BUF(b), TRIC_ARG_I32(n),
                          TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(n), TRIC_ARG_I32(1),
@@ -544,16 +566,15 @@ static void test_stream_k_deep_auto(tric_device dev, MockState *ms)
           !launched_shape(ms, c[6], 128, 132));
     tric_buffer_free(b);
     tric_module_destroy(mod);
+    if (own)
+        drop_cache_dir(tmp);
 }
 
 static void test_cache_and_vector_add(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-cache-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        CHECK(!"mkdtemp");
+    if (!own_cache_dir(tmp))
         return;
-    }
-    setenv("TRIC_CACHE_DIR", tmp, 1);
     tric_module m1, m2, m3;
     tric_kernel k;
     CHECK(ex_compile_vector_add(dev, va, &m1, &k) == TRIC_SUCCESS);
@@ -688,11 +709,8 @@ static void va_buffers(tric_device dev, const float *hx, const float *hy, size_t
 static void test_specialization(tric_device dev, const char *va)
 {
     char tmp[] = "/tmp/tric-mock-spec-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        CHECK(!"mkdtemp");
+    if (!own_cache_dir(tmp))
         return;
-    }
-    setenv("TRIC_CACHE_DIR", tmp, 1);
     static const char *defs[] = {"BLOCK_SIZE=1024"};
     tric_compile_options opt = tric_compile_options_default();
     opt.constexprs = defs;
@@ -736,11 +754,7 @@ static void test_specialization(tric_device dev, const char *va)
     tric_module_destroy(open1);
     tric_module_destroy(open2);
     tric_module_destroy(ideal);
-    unsetenv("TRIC_CACHE_DIR");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (system(cmd) != 0)
-        fprintf(stderr, "note: could not remove %s\n", tmp);
+    drop_cache_dir(tmp);
 }
 
 /* Autotuning on the cuda device: configs given from C (the mock times a launch as threads / 128
@@ -764,11 +778,8 @@ static void test_config_variant_fits_stages(tric_device dev, MockState *ms)
 {
     (void)ms;
     char tmp[] = "/tmp/tric-mock-fit-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        CHECK(!"mkdtemp");
+    if (!own_cache_dir(tmp))
         return;
-    }
-    setenv("TRIC_CACHE_DIR", tmp, 1);
     static const char *blocks[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=128"};
     static const char *defs[] = {"GROUP_SIZE_M=8", "T_C=tl.float16", "T_ACC=tl.float32"};
     tric_tune_config configs[] = {{blocks, 3, 8, 3}};
@@ -808,11 +819,7 @@ static void test_config_variant_fits_stages(tric_device dev, MockState *ms)
     tric_buffer_free(b);
     tric_buffer_free(c);
     tric_module_destroy(mod);
-    unsetenv("TRIC_CACHE_DIR");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (system(cmd) != 0)
-        fprintf(stderr, "note: could not remove %s\n", tmp);
+    drop_cache_dir(tmp);
 }
 
 /* A config whose first launch carries host work only it pays (a persistent kernel's workspace
@@ -823,11 +830,8 @@ static void test_config_variant_fits_stages(tric_device dev, MockState *ms)
 static void test_autotune_first_launch(tric_device dev, const char *va, MockState *ms)
 {
     char tmp[] = "/tmp/tric-mock-first-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        CHECK(!"mkdtemp");
+    if (!own_cache_dir(tmp))
         return;
-    }
-    setenv("TRIC_CACHE_DIR", tmp, 1);
     static const char *c1024[] = {"BLOCK_SIZE=1024"};
     tric_tune_config configs[] = {{c1024, 1, 8, 0}, {c1024, 1, 2, 0}};
     tric_compile_options opt = tric_compile_options_default();
@@ -870,16 +874,14 @@ static void test_autotune_first_launch(tric_device dev, const char *va, MockStat
                        "num_warps=2): 0.5000 ms\n"));
     tric_buffer_free(b);
     tric_module_destroy(mod);
+    drop_cache_dir(tmp);
 }
 
 static void test_autotune(tric_device dev, const char *va, MockState *ms)
 {
     char tmp[] = "/tmp/tric-mock-tune-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        CHECK(!"mkdtemp");
+    if (!own_cache_dir(tmp))
         return;
-    }
-    setenv("TRIC_CACHE_DIR", tmp, 1);
     static const char *c1024[] = {"BLOCK_SIZE=1024"};
     tric_tune_config configs[] = {{c1024, 1, 4, 0}, {c1024, 1, 2, 0}, {c1024, 1, 8, 0}};
     static const char *restore[] = {"output_ptr"};
@@ -997,11 +999,7 @@ static void test_autotune(tric_device dev, const char *va, MockState *ms)
     tric_buffer_free(x);
     tric_buffer_free(y);
     tric_buffer_free(o);
-    unsetenv("TRIC_CACHE_DIR");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (system(cmd) != 0)
-        fprintf(stderr, "note: could not remove %s\n", tmp);
+    drop_cache_dir(tmp);
 }
 
 /* Wrapping a caller's CUstream, the native handles, async copies, and what a capturing stream
