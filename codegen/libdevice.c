@@ -111,21 +111,30 @@ static bool link_full(CgLlvm *l, const char *path, Diag *d)
         LLVMDisposeMessage(msg);
         return false;
     }
+    /* LLVM's default diagnostic handler exits the process on an error (a file that is not
+     * bitcode: "Invalid bitcode signature"); the library must return the error instead. */
+    LLVMDiagnosticHandler old_handler = LLVMContextGetDiagnosticHandler(l->ctx);
+    void *old_context = LLVMContextGetDiagnosticContext(l->ctx);
+    bool failed = false;
+    LLVMContextSetDiagnosticHandler(l->ctx, note_error, &failed);
     LLVMModuleRef lib = NULL;
-    bool bad = LLVMParseBitcodeInContext2(l->ctx, buf, &lib);
+    bool bad = LLVMParseBitcodeInContext2(l->ctx, buf, &lib) || !lib || failed;
     LLVMDisposeMemoryBuffer(buf);
-    if (bad || !lib) {
+    bool ok = !bad;
+    if (bad) {
+        if (lib)
+            LLVMDisposeModule(lib);
         diag_plain_error(d, "%s is not valid LLVM bitcode", path);
-        return false;
+    } else {
+        /* libdevice carries its own (older) triple and data layout; use the kernel's. */
+        LLVMSetTarget(lib, LLVMGetTarget(l->mod));
+        LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(l->mod));
+        ok = !LLVMLinkModules2(l->mod, lib) && !failed; /* lib is destroyed either way */
+        if (!ok)
+            diag_plain_error(d, "linking libdevice %s failed", path);
     }
-    /* libdevice carries its own (older) triple and data layout; use the kernel's. */
-    LLVMSetTarget(lib, LLVMGetTarget(l->mod));
-    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(l->mod));
-    if (LLVMLinkModules2(l->mod, lib)) { /* lib is destroyed either way */
-        diag_plain_error(d, "linking libdevice %s failed", path);
-        return false;
-    }
-    return true;
+    LLVMContextSetDiagnosticHandler(l->ctx, old_handler, old_context);
+    return ok;
 }
 
 bool cg_link_libdevice(CgLlvm *l, const CodegenOptions *o, const char *what, Diag *d)

@@ -662,7 +662,7 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
 
 /* Compiles the variant for hints and publishes it (mod->variants_lock held). A failed compile is
  * remembered as a variant without a module: the generic kernel runs those launches, correctly,
- * and tric_kernel_variant reports it. */
+ * tric_kernel_variant reports it, and a warning (tric_set_warning_handler) says it once. */
 static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char *hints) {
     if (mod->nvariants == RT_MAX_VARIANTS)
         return NULL;
@@ -673,6 +673,15 @@ static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char
     if (!v->signature)
         return NULL;
     v->module = variant_module(mod, hints, &v->error);
+    if (!v->module) {
+        /* Correct but maybe far slower (no vector accesses, no tensor maps): say so once. */
+        const char *config = mod->kernel.config_text;
+        rt_warn("tric: kernel %s%s%s%s: its variant for arguments %s did not compile, so those "
+                "launches run the generic kernel: %s",
+                mod->kernel.name, config && *config ? " (" : "", config ? config : "",
+                config && *config ? ")" : "", v->signature,
+                v->error ? v->error : "out of host memory");
+    }
     /* Release: a launch that sees the new count sees the whole entry. */
     __atomic_store_n(&mod->nvariants, mod->nvariants + 1, __ATOMIC_RELEASE);
     return v;

@@ -52,8 +52,9 @@ const char *tric_status_name(tric_status status);
 const char *tric_last_error(void);
 
 /* Warnings: what the library worked around but the caller should still hear of -- today a disk
- * cache directory or entry it refused to trust (docs/runtime.md "The JIT cache"); tric then does
- * without it (compiles, tunes) and the call succeeds. Each distinct warning is given once per
+ * cache directory or entry it refused to trust (docs/runtime.md "The JIT cache"; tric then does
+ * without it: compiles, tunes), and a launch's specialized variant that did not compile (its
+ * launches run the generic kernel); the call succeeds. Each distinct warning is given once per
  * process. The library never prints one: it calls the handler, if one is set, on the thread that
  * met the problem (message valid during the call), and keeps it as that thread's last warning. */
 typedef void (*tric_warning_fn)(const char *message, void *user);

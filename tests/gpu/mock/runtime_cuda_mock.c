@@ -822,6 +822,80 @@ static void test_config_variant_fits_stages(tric_device dev, MockState *ms)
     drop_cache_dir(tmp);
 }
 
+/* The warning handler's last message, for test_variant_failure_warns. */
+static char variant_warning[4096];
+
+static void keep_warning(const char *message, void *user)
+{
+    (void)user;
+    snprintf(variant_warning, sizeof variant_warning, "%s", message);
+}
+
+/* A launch whose variant does not compile runs the generic kernel, and says so once through the
+ * warning handler: here the variant links libdevice (erf) from TRIC_LIBDEVICE, a file that is not
+ * bitcode. That used to exit the process (LLVM's default diagnostic handler); now the compile
+ * fails with the reason. */
+static void test_variant_failure_warns(tric_device dev, MockState *ms)
+{
+    char tmp[] = "/tmp/tric-mock-warn-XXXXXX";
+    if (!own_cache_dir(tmp))
+        return;
+    static const char source[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def erf_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    mask = offs < n\n"
+        "    tl.store(y_ptr + offs, tl.math.erf(tl.load(x_ptr + offs, mask=mask)), mask=mask)\n";
+    static const char *defs[] = {"BLOCK=128"};
+    tric_compile_options opt = tric_compile_options_default();
+    opt.signature = "*fp32,*fp32,i32";
+    opt.constexprs = defs;
+    opt.nconstexprs = 1;
+    tric_module mod;
+    tric_kernel k;
+    if (tric_module_compile(dev, source, "erf.tri", &opt, &mod) != TRIC_SUCCESS ||
+        tric_module_get_kernel(mod, NULL, &k) != TRIC_SUCCESS) {
+        CHECK(!"erf_kernel compiles with the toolkit's libdevice");
+        drop_cache_dir(tmp);
+        return;
+    }
+    char bogus[64];
+    snprintf(bogus, sizeof bogus, "%s/libdevice.10.bc", tmp);
+    FILE *f = fopen(bogus, "w");
+    if (f) {
+        fputs("not really bitcode", f);
+        fclose(f);
+    }
+    setenv("TRIC_LIBDEVICE", bogus, 1);
+    tric_set_warning_handler(keep_warning, NULL);
+    variant_warning[0] = 0;
+    tric_buffer x, y;
+    CHECK(tric_buffer_alloc(dev, 4096, &x) == TRIC_SUCCESS);
+    CHECK(tric_buffer_alloc(dev, 4096, &y) == TRIC_SUCCESS);
+    tric_arg args[] = {TRIC_ARG_BUF(x), TRIC_ARG_BUF(y), TRIC_ARG_I32(1024)};
+    int launches = ms->launches;
+    CHECK(tric_launch(k, (tric_dim3){8, 1, 1}, args, 3, NULL) == TRIC_SUCCESS);
+    CHECK(ms->launches == launches + 1); /* the generic kernel ran */
+    CHECK(strstr(variant_warning, "tric: kernel erf_kernel: its variant for arguments "
+                                  "*fp32:16,*fp32:16,i32:16 did not compile, so those launches "
+                                  "run the generic kernel: ") &&
+          strstr(variant_warning, "libdevice.10.bc is not valid LLVM bitcode"));
+    const char *sig = NULL, *code = NULL;
+    CHECK(tric_kernel_variant(k, 0, &sig, &code) == TRIC_ERROR_COMPILE && !code);
+    /* Once: the next launch with those hints finds the failed variant and says nothing. */
+    variant_warning[0] = 0;
+    CHECK(tric_launch(k, (tric_dim3){8, 1, 1}, args, 3, NULL) == TRIC_SUCCESS);
+    CHECK(variant_warning[0] == 0);
+    tric_set_warning_handler(NULL, NULL);
+    unsetenv("TRIC_LIBDEVICE");
+    tric_buffer_free(x);
+    tric_buffer_free(y);
+    tric_module_destroy(mod);
+    drop_cache_dir(tmp);
+}
+
 /* A config whose first launch carries host work only it pays (a persistent kernel's workspace
  * allocated, its tensor maps encoded) looks far slower on that launch: the tuner times it again
  * before taking one run as enough. Config 0 (8 warps) measures 2 ms a launch in the mock, config
@@ -1259,6 +1333,7 @@ int main(void)
     test_autotune(dev, va, ms);
     test_autotune_first_launch(dev, va, ms);
     test_config_variant_fits_stages(dev, ms);
+    test_variant_failure_warns(dev, ms);
     test_streams_and_capture(dev, va, ms);
     test_programmatic_dependent(dev, va, ms);
     test_close_with_live_objects(va, ms);
