@@ -7,9 +7,9 @@
  * The generated code calls only the public runtime API of include/tric/tric.h (it loads the PTX
  * with tric_module_load_ptx and launches with tric_launch, or tric_launch_ex from the _launch_ex
  * launchers, which take its options: a programmatic dependent launch), so it links against
- * libtric or the runtime library alone. It compiles as strict C11 (-std=c11 -Wall -Wextra -pedantic -Werror):
- * the PTX is a byte array, not a string literal (C11 5.2.4.1 only promises 4095 characters of a
- * literal). Loading is thread-safe through a C11 atomic_flag (7.17.8).
+ * libtric or the runtime library alone. It compiles as strict C11 (-std=c11 -Wall -Wextra
+ * -pedantic -Werror): the PTX is a byte array, not a string literal (C11 5.2.4.1 only promises
+ * 4095 characters of a literal). Loading is thread-safe through a C11 atomic_flag (7.17.8).
  *
  * An autotuned kernel's PTX holds a kernel per config, which the runtime loads as one tuned
  * kernel; its launcher carries the configs as a typed table for the caller's grid function
