@@ -77,7 +77,11 @@ static bool link_pruned(CgLlvm *l, const char *path)
     bool failed = false;
     LLVMContextSetDiagnosticHandler(l->ctx, note_error, &failed);
     LLVMModuleRef lib = NULL, scratch = NULL;
-    bool ok = !LLVMGetBitcodeModuleInContext2(l->ctx, buf, &lib) && lib; /* owns buf now */
+    /* The module owns buf only when it was read: a file that is not bitcode leaves it ours. */
+    bool unread = LLVMGetBitcodeModuleInContext2(l->ctx, buf, &lib);
+    if (unread)
+        LLVMDisposeMemoryBuffer(buf);
+    bool ok = !unread && lib;
     if (ok) {
         for (LLVMValueRef fn = LLVMGetFirstFunction(lib), next; fn; fn = next) {
             next = LLVMGetNextFunction(fn);
