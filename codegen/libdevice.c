@@ -49,6 +49,24 @@ static void note_error(LLVMDiagnosticInfoRef info, void *failed)
         *(bool *)failed = true;
 }
 
+/* The context's handler before note_errors, which restoring puts back. */
+typedef struct SavedHandler {
+    LLVMDiagnosticHandler handler;
+    void *context;
+} SavedHandler;
+
+/* LLVM's default diagnostic handler exits the process on an error (a file that is not bitcode:
+ * "Invalid bitcode signature"), and the library must return it instead: until the saved handler
+ * is put back, an error sets *failed. */
+static SavedHandler note_errors(LLVMContextRef ctx, bool *failed)
+{
+    SavedHandler saved = {LLVMContextGetDiagnosticHandler(ctx),
+                          LLVMContextGetDiagnosticContext(ctx)};
+    *failed = false;
+    LLVMContextSetDiagnosticHandler(ctx, note_error, failed);
+    return saved;
+}
+
 static bool kept_in_pruned(const char *name, LLVMModuleRef kernel)
 {
     if (!strncmp(name, "llvm.", 5) || !strncmp(name, "__nvvm_", 7) ||
@@ -72,10 +90,8 @@ static bool link_pruned(CgLlvm *l, const char *path)
         LLVMDisposeMessage(msg);
         return false;
     }
-    LLVMDiagnosticHandler old_handler = LLVMContextGetDiagnosticHandler(l->ctx);
-    void *old_context = LLVMContextGetDiagnosticContext(l->ctx);
-    bool failed = false;
-    LLVMContextSetDiagnosticHandler(l->ctx, note_error, &failed);
+    bool failed;
+    SavedHandler saved = note_errors(l->ctx, &failed);
     LLVMModuleRef lib = NULL, scratch = NULL;
     /* The module owns buf only when it was read: a file that is not bitcode leaves it ours. */
     bool unread = LLVMGetBitcodeModuleInContext2(l->ctx, buf, &lib);
@@ -101,7 +117,7 @@ static bool link_pruned(CgLlvm *l, const char *path)
         ok = !LLVMLinkModules2(l->mod, scratch) && !failed;
     else if (scratch)
         LLVMDisposeModule(scratch);
-    LLVMContextSetDiagnosticHandler(l->ctx, old_handler, old_context);
+    LLVMContextSetDiagnosticHandler(l->ctx, saved.handler, saved.context);
     return ok;
 }
 
@@ -115,12 +131,8 @@ static bool link_full(CgLlvm *l, const char *path, Diag *d)
         LLVMDisposeMessage(msg);
         return false;
     }
-    /* LLVM's default diagnostic handler exits the process on an error (a file that is not
-     * bitcode: "Invalid bitcode signature"); the library must return the error instead. */
-    LLVMDiagnosticHandler old_handler = LLVMContextGetDiagnosticHandler(l->ctx);
-    void *old_context = LLVMContextGetDiagnosticContext(l->ctx);
-    bool failed = false;
-    LLVMContextSetDiagnosticHandler(l->ctx, note_error, &failed);
+    bool failed;
+    SavedHandler saved = note_errors(l->ctx, &failed);
     LLVMModuleRef lib = NULL;
     bool bad = LLVMParseBitcodeInContext2(l->ctx, buf, &lib) || !lib || failed;
     LLVMDisposeMemoryBuffer(buf);
@@ -137,7 +149,7 @@ static bool link_full(CgLlvm *l, const char *path, Diag *d)
         if (!ok)
             diag_plain_error(d, "linking libdevice %s failed", path);
     }
-    LLVMContextSetDiagnosticHandler(l->ctx, old_handler, old_context);
+    LLVMContextSetDiagnosticHandler(l->ctx, saved.handler, saved.context);
     return ok;
 }
 

@@ -662,7 +662,7 @@ static struct tric_module_s *variant_module(struct tric_module_s *mod, const uns
 
 /* Compiles the variant for hints and publishes it (mod->variants_lock held). A failed compile is
  * remembered as a variant without a module: the generic kernel runs those launches, correctly,
- * tric_kernel_variant reports it, and a warning (tric_set_warning_handler) says it once. */
+ * tric_kernel_variant reports it, and launch_kernel warns (warn_failed_variant). */
 static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char *hints) {
     if (mod->nvariants == RT_MAX_VARIANTS)
         return NULL;
@@ -673,18 +673,20 @@ static RtVariant *variant_compile(struct tric_module_s *mod, const unsigned char
     if (!v->signature)
         return NULL;
     v->module = variant_module(mod, hints, &v->error);
-    if (!v->module) {
-        /* Correct but maybe far slower (no vector accesses, no tensor maps): say so once. */
-        const char *config = mod->kernel.config_text;
-        rt_warn("tric: kernel %s%s%s%s: its variant for arguments %s did not compile, so those "
-                "launches run the generic kernel: %s",
-                mod->kernel.name, config && *config ? " (" : "", config ? config : "",
-                config && *config ? ")" : "", v->signature,
-                v->error ? v->error : "out of host memory");
-    }
     /* Release: a launch that sees the new count sees the whole entry. */
     __atomic_store_n(&mod->nvariants, mod->nvariants + 1, __ATOMIC_RELEASE);
     return v;
+}
+
+/* A variant that did not compile: its launches are correct but maybe far slower (no vector
+ * accesses, no tensor maps), so the caller hears of it once. */
+static void warn_failed_variant(const struct tric_module_s *mod, const RtVariant *v) {
+    const char *config = mod->kernel.config_text;
+    bool is_config = config && *config;
+    rt_warn("tric: kernel %s%s%s%s: its variant for arguments %s did not compile, so those "
+            "launches run the generic kernel: %s",
+            mod->kernel.name, is_config ? " (" : "", is_config ? config : "", is_config ? ")" : "",
+            v->signature, v->error ? v->error : "out of host memory");
 }
 
 static const RtVariant *find_variant(const struct tric_module_s *mod, int n,
@@ -713,11 +715,17 @@ static struct tric_kernel_s *launch_kernel(struct tric_kernel_s *k, const tric_a
         return NULL;
     }
     if (!v) {
+        bool compiled = false;
         pthread_mutex_lock(&mod->variants_lock);
         v = find_variant(mod, mod->nvariants, hints);
-        if (!v)
+        if (!v) {
             v = variant_compile(mod, hints);
+            compiled = true;
+        }
         pthread_mutex_unlock(&mod->variants_lock);
+        /* outside the lock: the caller's handler may launch this kernel again */
+        if (compiled && v && !v->module)
+            warn_failed_variant(mod, v);
     }
     return v && v->module ? &v->module->kernel : k;
 }

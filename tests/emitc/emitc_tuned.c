@@ -23,7 +23,6 @@
 
 #include "mock_state.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -152,8 +151,7 @@ static void run_tuned(tric_device dev, int n, uint64_t seed)
  * launch carries the attribute, none of the trials. */
 static void run_tuned_dependent(tric_device dev, int n, uint64_t seed)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    const MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    const MockState *ms = mock_state_loaded();
     int dependent = ms ? ms->dependent_launches : 0, launches = ms ? ms->launches : 0;
     VaBuffers b;
     if (!va_alloc(dev, n, seed, &b)) {
@@ -177,8 +175,6 @@ static void run_tuned_dependent(tric_device dev, int n, uint64_t seed)
             va_check(dev, &b, "vector_add_kernel_launch_ex", chosen);
     }
     va_free(&b);
-    if (lib)
-        dlclose(lib);
 }
 
 enum { NTHREADS = 8 };

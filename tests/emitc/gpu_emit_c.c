@@ -18,7 +18,6 @@
 
 #include "mock_state.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -104,8 +103,7 @@ static void run_vector_add(tric_device dev, int n, uint64_t seed)
  * writes what it reads). */
 static void run_vector_add_dependent(tric_device dev)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    const MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    const MockState *ms = mock_state_loaded();
     int dependent = ms ? ms->dependent_launches : 0;
     tric_launch_options options = {.programmatic_dependent = 1};
     run_vector_add_with(dev, 65536, 6, &options);
@@ -114,8 +112,6 @@ static void run_vector_add_dependent(tric_device dev)
                ms->dependent_launches - dependent);
         failures++;
     }
-    if (lib)
-        dlclose(lib);
 }
 
 enum { NTHREADS = 8 };

@@ -3,6 +3,7 @@
 #ifndef TRIC_MOCK_STATE_H
 #define TRIC_MOCK_STATE_H
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -47,5 +48,16 @@ typedef struct MockState {
      * serialization (a programmatic dependent launch) */
     int ex_launches, dependent_launches;
 } MockState;
+
+/* The state of the libcuda.so.1 this process loaded, when that is the mock; NULL for a real
+ * driver or none loaded yet (the runtime loads it at its first tric_device_open). */
+static inline MockState *mock_state_loaded(void)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    MockState *ms = lib ? (MockState *)dlsym(lib, "mock_state") : NULL;
+    if (lib)
+        dlclose(lib); /* a reference the runtime's stays beside: the library stays loaded */
+    return ms;
+}
 
 #endif

@@ -11,7 +11,6 @@
 #include "tests/runtime_check.h"
 #include "runtime/runtime.h"
 
-#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1305,8 +1304,7 @@ int main(void)
         printf("SKIP: %s\n", tric_last_error());
         return 77;
     }
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    MockState *ms = lib ? dlsym(lib, "mock_state") : NULL;
+    MockState *ms = mock_state_loaded();
     if (!ms) {
         printf("SKIP: the libcuda.so.1 loaded is not the mock (%s)\n", tric_device_name(dev));
         return 77;
