@@ -8,10 +8,14 @@
  * idle. Here the runtime launches P programs (IrFunc.persistent); program p runs whole tiles p,
  * p + P, ..., then an equal share of the split tiles' K iterations (the last T % P tiles and one
  * round more, when the last round would leave at least 3/4 of the programs idle), in one
- * contiguous range. A split tile's first piece, the last unit of its program's share, owns it: the
- * other pieces, each the first unit of a later program's share, store their fp32 partials in the
- * workspace and count them on the tile's flag; the owner waits for the count (only ever on later
- * programs, which do not wait on it), adds the partials in program order and runs the epilogue.
+ * contiguous range. The range runs through each split tile's K iterations from last to first, so
+ * the piece a share starts with begins at k = 0: the programs start their pieces together, at the
+ * same K offset, reading the operand blocks their neighbours read (one request for several SMs, as
+ * a round of whole tiles does) instead of 132 different K offsets at once. The piece a share ends
+ * with, its last unit, holds the tile's last K iterations and owns the tile: the other pieces, each
+ * the first unit of a later program's share, store their fp32 partials in the workspace and count
+ * them on the tile's flag; the owner waits for the count (only ever on later programs, which do
+ * not wait on it), adds the partials in program order and runs the epilogue.
  * The interpreter runs a persistent launch's programs from the last to the first, so every wait
  * there finds its count already.
  *
@@ -28,7 +32,7 @@
  *         <the ops before the loop that depend on program_id(0), which is now `tile'>
  *         acc = for k in range(lo + k0 step, lo + k1 step, step): ...   # the loop as it was
  *         if the range is the whole tile: <the ops after the loop>
- *         elif k0 == 0: wait for the others; acc += their partials; <a copy of those ops>
+ *         elif k1 == I: wait for the others; acc += their partials; <a copy of those ops>
  *         else: store the partial and count it
  *
  * with the ops before the loop that do not depend on program_id(0) left before it, and
@@ -345,18 +349,23 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
     ValueId dp_tile = op2(s, OP_ADD, q->pid, op2(s, OP_MUL, u, q->programs));
     w->tile = select3(s, split, op2(s, OP_ADD, q->dp_tiles, w->sk), dp_tile);
     ValueId head = op2(s, OP_AND, split, op2(s, OP_CMP_EQ, j, k32(s, 0)));
-    w->k0 = select3(s, head, q->into, k32(s, 0));
+    ValueId f0 = select3(s, head, q->into, k32(s, 0));
     ValueId left = op2(s, OP_SUB, q->end, op2(s, OP_MUL, w->sk, q->trips));
-    w->k1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
+    ValueId f1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
+    /* the share's range runs through a split tile's K iterations last to first, [f0, f1) of it
+     * being [I - f1, I - f0): every share's first piece then starts at k = 0, together with the
+     * others (docs/performance.md "Stream-K's pieces started together") */
+    w->k0 = select3(s, split, op2(s, OP_SUB, q->trips, f1), f0);
+    w->k1 = select3(s, split, op2(s, OP_SUB, q->trips, f0), f1);
 }
 
 /* ---- the split tile's partials --------------------------------------------------------------- */
 
 /* In the else branch of `whole`, for a piece of split tile sk whose programs are first..last
- * (the shares that meet the tile's iterations). The tile's first piece, whose program runs it at
- * the end of its share, owns the tile: it waits until the flag counts the other pieces, adds their
- * partials to its accumulator in program order (the same sum whichever finished first) and clears
- * the flag. Every other piece is the first unit of its program's share, so it runs early: it
+ * (the shares that meet the tile's iterations). The piece with the tile's last K iterations
+ * (k1 = I), whose program runs it at the end of its share, owns the tile: it waits until the flag
+ * counts the other pieces, adds their partials to its accumulator in program order (the same sum
+ * whichever finished first) and clears the flag. Every other piece is the first unit of its program's share, so it runs early: it
  * stores its accumulator as the program's one partial, and after a barrier thread 0 counts it on
  * the flag with a release (bar.sync orders the CTA's stores before it; PTX ISA 8.4). The owner
  * then runs the epilogue (a copy of the ops after the loop, reading the sum for acc). */
@@ -376,7 +385,7 @@ static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, Ir
         op2(s, OP_DIV, op2(s, OP_SUB, op2(s, OP_ADD, from, q->trips), k32(s, 1)), q->per);
     ValueId flag =
         ir_build_binary(&s->b, OP_ADDPTR, s->loc, type_ptr(DT_I32), flags->results[0], w->sk);
-    ValueId owner = op2(s, OP_CMP_EQ, w->k0, k32(s, 0));
+    ValueId owner = op2(s, OP_CMP_EQ, w->k1, q->trips);
     IrOp *split = build_if(s, owner, NULL, 0);
     IrBuilder outer = s->b;
     /* the owner: wait for the others, add their partials, clear the flag */
