@@ -354,7 +354,7 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
     ValueId f1 = select3(s, split, op2(s, OP_MIN, q->trips, left), q->trips);
     /* the share's range runs through a split tile's K iterations last to first, [f0, f1) of it
      * being [I - f1, I - f0): every share's first piece then starts at k = 0, together with the
-     * others (docs/performance.md "Stream-K's pieces started together") */
+     * others (docs/performance.md "Where stream-K's time goes") */
     w->k0 = select3(s, split, op2(s, OP_SUB, q->trips, f1), f0);
     w->k1 = select3(s, split, op2(s, OP_SUB, q->trips, f0), f1);
 }
