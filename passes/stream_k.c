@@ -365,10 +365,11 @@ static void build_unit(Sk *s, const Schedule *q, ValueId u, Unit *w)
  * (the shares that meet the tile's iterations). The piece with the tile's last K iterations
  * (k1 = I), whose program runs it at the end of its share, owns the tile: it waits until the flag
  * counts the other pieces, adds their partials to its accumulator in program order (the same sum
- * whichever finished first) and clears the flag. Every other piece is the first unit of its program's share, so it runs early: it
- * stores its accumulator as the program's one partial, and after a barrier thread 0 counts it on
- * the flag with a release (bar.sync orders the CTA's stores before it; PTX ISA 8.4). The owner
- * then runs the epilogue (a copy of the ops after the loop, reading the sum for acc). */
+ * whichever finished first) and clears the flag. Every other piece is the first unit of its
+ * program's share, so it runs early: it stores its accumulator as the program's one partial, and
+ * after a barrier thread 0 counts it on the flag with a release (bar.sync orders the CTA's stores
+ * before it; PTX ISA 8.4). The owner then runs the epilogue (a copy of the ops after the loop,
+ * reading the sum for acc). */
 static void build_fixup(Sk *s, const Schedule *q, const Unit *w, ValueId acc, IrOp *const *epilogue,
                         int nepilogue)
 {
