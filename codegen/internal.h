@@ -48,6 +48,8 @@ LLVMValueRef cg_call(CgLlvm *l, const char *name, LLVMTypeRef ret, LLVMValueRef 
 /* bar.sync 0 (PTX ISA §9.7.13.1), or barrier.sync barrier_id, barrier_threads when set: the
  * barrier of the threads that run the code being built. */
 void cg_barrier(CgLlvm *l);
+/* bar.warp.sync of all 32 lanes (PTX ISA 9.7.13.2): a warp-private copy's barrier. */
+void cg_warp_barrier(CgLlvm *l);
 /* The i32 value of a PTX special register (PTX ISA §10): "tid.x", "ctaid.y", "nctaid.z". */
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg);
 LLVMValueRef cg_i32(CgLlvm *l, int64_t v);

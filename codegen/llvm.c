@@ -170,6 +170,15 @@ void cg_barrier(CgLlvm *l)
     cg_call(l, "llvm.nvvm.barrier.sync.cnt", l->void_t, args, 2);
 }
 
+/* bar.warp.sync with every lane (PTX ISA 9.7.13.2): the warp's lanes meet, and their
+ * shared-memory accesses before it are ordered before those after it. A warp-private copy's
+ * barrier (IrScratch.warp_private). */
+void cg_warp_barrier(CgLlvm *l)
+{
+    LLVMValueRef all = cg_i32(l, -1);
+    cg_call(l, "llvm.nvvm.bar.warp.sync", l->void_t, &all, 1);
+}
+
 LLVMValueRef cg_sreg(CgLlvm *l, const char *reg)
 {
     char name[64];

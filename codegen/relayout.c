@@ -25,6 +25,8 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
     DType dt = rt.is_ptr ? DT_I64 : rt.dtype;
     int eb = shared_elem_bytes(rt);
     const IrScratch *s = &op->scratch;
+    /* a warp-private copy (shared_alloc): each warp writes and reads only its own bytes */
+    void (*sync)(CgLlvm *) = s->warp_private ? cg_warp_barrier : cg_barrier;
     /* a strided record has one stride per operand dim (a reshape's operand has its own rank) */
     int operand_rank = ir_type(c->f, op->operands[0]).rank;
     if (s->ntiles != 1 || (s->tile[0].layout <= 0 && s->tile[0].nstrides != operand_rank))
@@ -38,9 +40,9 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         const Layout *swizzled = &c->f->layouts[s->tile[0].layout];
         if (!cg_smem_check(c, op, type_numel(rt) * eb, op_name(op->code)))
             return false;
-        cg_barrier(c->l);
+        sync(c->l);
         cg_smem_store_swizzled(c, src, ds, rt, swizzled, cg_scratch_offset(c, op->smem_offset));
-        cg_barrier(c->l);
+        sync(c->l);
         LLVMValueRef *el =
             cg_smem_load_swizzled(c, dd, rt, swizzled, cg_scratch_offset(c, op->smem_offset));
         cg_set_value(c, result, el, dd->nelems, ir_value(c->f, result)->layout);
@@ -70,9 +72,9 @@ static bool convert_through_smem(Cg *c, const IrOp *op, const LVal *src, const D
         for (int i = 0; i < src->n; i++)
             tmp.el[i] = LLVMBuildPtrToInt(c->l->b, src->el[i], c->l->i64, "");
     }
-    cg_barrier(c->l);
+    sync(c->l);
     cg_smem_store_all(c, &tmp, ds, dt, eb, cg_scratch_offset(c, op->smem_offset), st_in);
-    cg_barrier(c->l);
+    sync(c->l);
     LLVMValueRef *el =
         cg_smem_load_all(c, dd, dt, eb, cg_scratch_offset(c, op->smem_offset), st_out);
     if (rt.is_ptr)

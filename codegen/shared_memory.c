@@ -103,9 +103,16 @@ static int smem_vec(const Dist *ds, int eb, const int64_t *strides)
 }
 
 /* Stores every element of src (distribution ds) at byte smem_off + eb * index. */
+static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
+                           const int64_t *strides, int off);
+
 void cg_smem_store_all(Cg *c, const LVal *src, const Dist *ds, DType dt, int eb, int smem_off,
                        const int64_t *strides)
 {
+    Type tile = ds->type; /* a Dist serves every dtype of its shape */
+    tile.dtype = dt;
+    if (eb == 2 && ds->rank == 2 && stmatrix_store(c, src, ds, tile, NULL, strides, smem_off))
+        return;
     LLVMTypeRef mt = dt == DT_I64 && eb == 8 ? c->l->i64 : cg_mem_type(c, dt);
     int w = smem_vec(ds, eb, strides);
     LLVMValueRef tp = smem_thread_ptr(c, ds, strides, eb, smem_off);
@@ -193,14 +200,16 @@ static void smem_swizzled(Cg *c, const Dist *ds, Type tile, const Layout *l, int
  * warp along N, whole 16 x 16 blocks) or the scratch is not contiguous along the columns in
  * 16-byte chunks. */
 static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
-                           int off)
+                           const int64_t *strides, int off)
 {
+    /* swizzled (l), or at strides with 16-byte aligned rows (a warp-private copy's padded rows) */
+    bool rows_ok = l ? l->shared.order[0] == 1 && l->shared.vec == 8
+                     : strides[1] == 1 && (strides[0] * 2) % 16 == 0 && off % 16 == 0;
     const Layout *L =
         ds->layout > 0 && ds->layout < c->f->nlayouts ? &c->f->layouts[ds->layout] : NULL;
     if (!L || c->o->sm < 90 || L->kind != LAYOUT_MMA || L->mma.warps_per_cta[1] != 1 ||
-        tile.rank != 2 || dtype_bytes(tile.dtype) != 2 || l->shared.order[0] != 1 ||
-        l->shared.vec != 8 || ds->rank != 2 || src->n != ds->nelems || ds->count[0] % 2 ||
-        ds->count[1] % 4 || tile.shape[1] % 16)
+        tile.rank != 2 || dtype_bytes(tile.dtype) != 2 || !rows_ok || ds->rank != 2 ||
+        src->n != ds->nelems || ds->count[0] % 2 || ds->count[1] % 4 || tile.shape[1] % 16)
         return false;
     int W = L->mma.warps_per_cta[0], *map = cg_local_index_map(c, ds);
     for (int x = 0; x < ds->count[0] * ds->count[1]; x++)
@@ -223,8 +232,11 @@ static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, co
         for (int rp = 0; rp < Rp; rp++) {
             LLVMValueRef row = cg_add(b, row0, cg_i32(c->l, rm * 16 * W), "");
             LLVMValueRef col = cg_add(b, col0, cg_i32(c->l, rp * 16), "");
-            LLVMValueRef byte =
-                cg_add(b, cg_swizzled_offset(c, l, tile, row, col), cg_i32(c->l, off), "");
+            LLVMValueRef at =
+                l ? cg_swizzled_offset(c, l, tile, row, col)
+                  : cg_mul(b, cg_add(b, cg_mul(b, row, cg_i32(c->l, strides[0]), ""), col, ""),
+                           cg_i32(c->l, 2), "");
+            LLVMValueRef byte = cg_add(b, at, cg_i32(c->l, off), "");
             LLVMValueRef args[5];
             args[0] = cg_smem_window_addr(c, byte);
             for (int q = 0; q < 4; q++) { /* matrix q: h = q % 2, piece 2 * rp + q / 2 */
@@ -243,7 +255,7 @@ static bool stmatrix_store(Cg *c, const LVal *src, const Dist *ds, Type tile, co
 void cg_smem_store_swizzled(Cg *c, const LVal *src, const Dist *ds, Type tile, const Layout *l,
                             int off)
 {
-    if (!stmatrix_store(c, src, ds, tile, l, off))
+    if (!stmatrix_store(c, src, ds, tile, l, NULL, off))
         smem_swizzled(c, ds, tile, l, off, src, NULL);
 }
 

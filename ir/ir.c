@@ -309,8 +309,8 @@ const char *ir_scratch_combine_name(ScratchCombine c)
 
 bool ir_scratch_equal(const IrScratch *a, const IrScratch *b)
 {
-    if (a->ntiles != b->ntiles || a->combine != b->combine || a->from[0] != b->from[0] ||
-        a->from[1] != b->from[1])
+    if (a->ntiles != b->ntiles || a->combine != b->combine || a->warp_private != b->warp_private ||
+        a->from[0] != b->from[0] || a->from[1] != b->from[1])
         return false;
     for (int i = 0; i < a->ntiles && i < 2; i++) {
         const IrScratchTile *x = &a->tile[i], *y = &b->tile[i];

@@ -440,6 +440,10 @@ typedef enum ScratchCombine {
 typedef struct IrScratch {
     int32_t ntiles;
     ScratchCombine combine; /* reductions and scans only */
+    /* convert_layout only: every byte of the tile is written and read by one warp, here and in
+     * every other op whose scratch overlaps it (shared_alloc), so the copy syncs the warp
+     * (bar.warp.sync), not the block; printed ", warp_private" after the tile */
+    bool warp_private;
     DotOperandFrom from[2];
     IrScratchTile tile[2];
 } IrScratch;
@@ -829,6 +833,12 @@ bool shared_dot_staging_swizzle(const IrFunc *f, const IrOp *dot, Layout *la, La
  * (blocked: min(wpc[dim], ceil(shape / (spt*tpw))); slice: its parent's along the mapped dim;
  * mma: its wpc). Used by shared_alloc and shared_reduce_scratch for cross-warp reductions. */
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim);
+/* The one warp holding element idx of a value of type t in layout (-1: several, or unknown);
+ * shared_alloc's warp-private scratch (IrScratch.warp_private). */
+int layout_element_warp(const IrFunc *f, int layout, Type t, const int32_t *idx);
+/* Whether every element of a value of type t is held by one warp, the same in layouts from and to:
+ * a convert_layout between them moves data only inside warps. */
+bool layout_copy_stays_in_warps(const IrFunc *f, int from, int to, Type t);
 /* The cross-warp scratch of a reduction (reduce_*, argmax, argmin) whose axis spans W > 1 warps:
  * the slot of output element `row` (row-major over the result) written by warp `w` along the axis
  * is row * *row_stride + w * *warp_stride (elements of the value's scratch dtype; argmax/argmin put

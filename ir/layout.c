@@ -332,6 +332,12 @@ bool shared_scratch_swizzle(const IrFunc *f, const IrOp *op, Layout *l)
         return false;
     if (lr > 0 && lr < f->nlayouts && f->layouts[lr].kind == LAYOUT_DOT_OPERAND)
         return false;
+    /* a copy inside warps (layout_copy_stays_in_warps) keeps padded rows: every such copy then
+     * lays rows out alike, so they can share scratch warp by warp (IrScratch.warp_private), and a
+     * thread's consecutive rows sit at one base and immediate offsets, where a swizzle would give
+     * each row its own address register */
+    if (layout_copy_stays_in_warps(f, lo, lr, t))
+        return false;
     int order[TRIC_MAX_RANK];
     shared_scratch_order(f, op, t.rank, order);
     if (!shared_layout_for(l, t, order[0]))
@@ -371,6 +377,87 @@ static Type slice_parent_type(const Layout *slice, Type t, int dim, int *parent_
         pt.shape[d] = d == slice->slice.dim ? 1 : t.shape[s++];
     *parent_dim = dim < slice->slice.dim ? dim : dim + 1;
     return pt;
+}
+
+/* The warp that holds element idx of a value of type t in layout `layout` (the warp index
+ * codegen/distribution.c's formulas use), or -1 when more than one warp holds it (warps wrap over
+ * a dim smaller than their tile, or a dim the warps split is sliced away or is a dot operand's
+ * broadcast dim) or the layout is not one of these. Blocked: along dim k the warp coordinate is
+ * (i mod spt tpw wpc) / (spt tpw), the coordinates linearized in the layout's order; #mma (v2, or
+ * v3 with warps [W, 1]): wm = (row / 16) mod Wm, wn = (column / 8) mod Wn, warp wm Wn + wn; a dot
+ * operand of an #mma: A its parent's row warp (one warp along N), B its column warp (one along
+ * M); a slice: its parent's at index 0 of the sliced dim, when one warp spans that dim. */
+int layout_element_warp(const IrFunc *f, int layout, Type t, const int32_t *idx)
+{
+    if (layout <= 0 || layout >= f->nlayouts || t.rank == 0)
+        return -1;
+    const Layout *l = &f->layouts[layout];
+    switch (l->kind) {
+    case LAYOUT_BLOCKED: {
+        int warp = 0, stride = 1;
+        for (int j = 0; j < l->rank && j < t.rank; j++) {
+            int k = l->blocked.order[j];
+            int64_t spt = l->blocked.size_per_thread[k] < t.shape[k] ? l->blocked.size_per_thread[k]
+                                                                     : t.shape[k];
+            int64_t tpw = l->blocked.threads_per_warp[k], wpc = l->blocked.warps_per_cta[k];
+            if (wpc > 1 && t.shape[k] / (spt * tpw) < wpc)
+                return -1; /* warps wrap: copies in several warps */
+            int64_t w = (idx[k] % (spt * tpw * wpc)) / (spt * tpw);
+            warp += (int)w * stride;
+            stride *= (int)wpc;
+        }
+        return warp;
+    }
+    case LAYOUT_MMA: {
+        if (t.rank != 2 || (l->mma.version != 2 && l->mma.version != 3))
+            return -1;
+        int wm = l->mma.warps_per_cta[0], wn = l->mma.warps_per_cta[1];
+        return (idx[0] / 16) % wm * wn + (idx[1] / 8) % wn;
+    }
+    case LAYOUT_DOT_OPERAND: {
+        int parent = l->dot_operand.parent;
+        if (t.rank != 2 || parent <= 0 || parent >= f->nlayouts ||
+            f->layouts[parent].kind != LAYOUT_MMA)
+            return -1;
+        const Layout *P = &f->layouts[parent];
+        int wm = P->mma.warps_per_cta[0], wn = P->mma.warps_per_cta[1];
+        if (l->dot_operand.op_idx == 0)
+            return wn == 1 ? (idx[0] / 16) % wm : -1;
+        return wm == 1 ? (idx[1] / 8) % wn : -1;
+    }
+    case LAYOUT_SLICE: {
+        int pd;
+        Type pt = slice_parent_type(l, t, 0, &pd);
+        if (layout_warps_along(f, l->slice.parent, pt, l->slice.dim) > 1)
+            return -1;
+        int32_t pidx[TRIC_MAX_RANK];
+        for (int d = 0, s = 0; d < pt.rank; d++)
+            pidx[d] = d == l->slice.dim ? 0 : idx[s++];
+        return layout_element_warp(f, l->slice.parent, pt, pidx);
+    }
+    case LAYOUT_SHARED:
+    case LAYOUT_NONE: return -1;
+    }
+    return -1;
+}
+
+bool layout_copy_stays_in_warps(const IrFunc *f, int from, int to, Type t)
+{
+    int64_t numel = type_numel(t);
+    if (t.rank == 0 || from <= 0 || to <= 0)
+        return false;
+    for (int64_t e = 0; e < numel; e++) {
+        int32_t idx[TRIC_MAX_RANK];
+        int64_t rem = e;
+        for (int d = t.rank - 1; d >= 0; d--) {
+            idx[d] = (int32_t)(rem % t.shape[d]);
+            rem /= t.shape[d];
+        }
+        int w = layout_element_warp(f, from, t, idx);
+        if (w < 0 || layout_element_warp(f, to, t, idx) != w)
+            return false;
+    }
+    return true;
 }
 
 int layout_warps_along(const IrFunc *f, int layout, Type t, int dim)

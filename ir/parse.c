@@ -791,15 +791,22 @@ static void parse_scratch(Parser *p, IrOp *op)
         parse_scratch_tile(p, &op->scratch.tile[0]);
         if (!accept(p, ','))
             return;
-        /* a reduction's or a scan's combine; the verifier checks it fits the op */
+        /* a reduction's or a scan's combine, or a copy's warp_private; the verifier checks it
+         * fits the op */
         SrcLoc loc = here(p);
         const char *word = ident(p);
+        if (word && !strcmp(word, "warp_private")) {
+            op->scratch.warp_private = true;
+            return;
+        }
         for (ScratchCombine c = SCRATCH_COMBINE_SERIAL; c <= SCRATCH_COMBINE_STEPS; c++)
             if (word && !strcmp(word, ir_scratch_combine_name(c)))
                 op->scratch.combine = c;
         if (op->scratch.combine == SCRATCH_COMBINE_NONE)
-            fail_at(p, loc, "expected serial, shuffle or steps after a scratch tile, found %s",
-                    word ? word : found(p));
+            fail_at(
+                p, loc,
+                "expected serial, shuffle, steps or warp_private after a scratch tile, found %s",
+                word ? word : found(p));
         return;
     }
     bool a_tile = parse_dot_operand(p, op, 0);

@@ -451,6 +451,8 @@ static void print_smem(Printer *p, const IrOp *op)
         print_scratch_tile(p, &s->tile[0]);
         if (s->combine != SCRATCH_COMBINE_NONE)
             strbuf_printf(p->out, ", %s", ir_scratch_combine_name(s->combine));
+        if (s->warp_private)
+            strbuf_append(p->out, ", warp_private");
     }
     strbuf_putc(p->out, ')');
 }

@@ -825,6 +825,11 @@ static void check_scratch(Verifier *v, const IrOp *op)
                ir_scratch_combine_name(s->combine), op_name(op->code));
         return;
     }
+    if (s->warp_private && (op->code != OP_CONVERT_LAYOUT || s->ntiles != 1)) {
+        report(v, op, "scratch record: only a convert_layout's copy is warp_private (%s)",
+               op_name(op->code));
+        return;
+    }
     if (op->code == OP_DOT) {
         check_dot_scratch(v, op);
         return;

@@ -1352,6 +1352,120 @@ static bool fold_round_trips(IrFunc *f, IrRegion *r)
     return folded;
 }
 
+/* ---- rows aligned with an accumulator's warps ------------------------------------------------ */
+
+/* Blocked layout `blocked` with more of dim 0 per thread, so that each warp holds the rows the
+ * #mma layout `acc` (or its dot operand) gives it: spt[0] the smallest power of two that makes the
+ * two layouts put every element in the same warp, the other dims' vector and order kept (a row's
+ * accesses stay as wide and as coalesced). 0 when none does. */
+static int rows_of_accumulator_warps(LayCtx *c, int blocked, int acc, Type t)
+{
+    IrFunc *f = c->f;
+    const Layout *b = &f->layouts[blocked];
+    if (b->kind != LAYOUT_BLOCKED || t.rank != 2 || t.is_ptr)
+        return 0;
+    for (int spt0 = b->blocked.size_per_thread[0] * 2; spt0 <= t.shape[0]; spt0 *= 2) {
+        int spt[2] = {spt0, b->blocked.size_per_thread[1]},
+            order[2] = {b->blocked.order[0], b->blocked.order[1]};
+        Layout l;
+        layout_blocked_build(&l, 2, t.shape, spt, order, c->num_warps);
+        int id = ir_layout_intern(f, &l);
+        if (layout_copy_stays_in_warps(f, id, acc, t))
+            return id;
+    }
+    return 0;
+}
+
+/* Is layout l an #mma, or a dot operand of one? */
+static bool is_accumulator_side(const IrFunc *f, int l)
+{
+    if (l <= 0 || l >= f->nlayouts)
+        return false;
+    const Layout *x = &f->layouts[l];
+    if (x->kind == LAYOUT_DOT_OPERAND)
+        return x->dot_operand.parent > 0 && f->layouts[x->dot_operand.parent].kind == LAYOUT_MMA;
+    return x->kind == LAYOUT_MMA;
+}
+
+/* The block operands of mem_op (a load's pointer, mask and other; a store's pointer and mask),
+ * all cheap to rebuild in another layout? */
+static bool operands_remat(const IrFunc *f, const IrOp *mem_op, int skip)
+{
+    for (int j = 0; j < mem_op->noperands; j++) {
+        ValueId o = mem_op->operands[j];
+        if (j != skip && o > 0 && ir_type(f, o).rank > 0 && !can_remat(f, o, 8))
+            return false;
+    }
+    return true;
+}
+
+/* A load whose only use is a convert to an #mma's dot operand, or a store of a convert from an
+ * #mma, gets a blocked layout whose warps hold the rows the #mma gives them (attention's q before
+ * its dot, its output after the last): the convert then moves data only inside warps, so
+ * shared_alloc can make its copy warp-private (no block barriers tying the warpgroups together).
+ * The access's pointers (and mask) are rebuilt in the new layout. A load in the same loop body as
+ * the dot stays: the pipeline turns those into copies to shared memory. `stores` picks the
+ * stores (and the small stores of an accumulator's row statistics, below), else the loads.
+ * Returns whether anything changed. */
+static bool align_rows_to_accumulator(LayCtx *c, IrRegion *r, bool stores)
+{
+    IrFunc *f = c->f;
+    bool changed = false;
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *cv = r->ops[i];
+        for (int k = 0; k < cv->nregions; k++)
+            changed |= align_rows_to_accumulator(c, &cv->regions[k], stores);
+        if (cv->code != OP_CONVERT_LAYOUT || cv->nresults != 1)
+            continue;
+        ValueId x = cv->operands[0], y = cv->results[0];
+        Type t = ir_type(f, x);
+        int from = f->values[x].layout, to = f->values[y].layout;
+        IrOp *def = f->values[x].def, *user = NULL;
+        if (!stores && def && def->code == OP_LOAD && is_accumulator_side(f, to) &&
+            count_uses(&f->body, x, &user) == 1 && ir_region_index(r, def) >= 0) {
+            IrOp *dot_user = NULL;
+            count_uses(&f->body, y, &dot_user);
+            if (!dot_user || (in_loop(f, def) && ir_region_index(r, dot_user) >= 0))
+                continue; /* the pipeline's load */
+            int l = rows_of_accumulator_warps(c, from, to, t);
+            if (!l || !operands_remat(f, def, -1))
+                continue;
+            for (int j = 0; j < def->noperands; j++)
+                if (ir_type(f, def->operands[j]).rank > 0)
+                    def->operands[j] = convert_to(c, def->operands[j], l, def->loc);
+            f->values[x].layout = l;
+            changed = true;
+        } else if (stores && from > 0 && f->layouts[from].kind == LAYOUT_SLICE &&
+                   is_accumulator_side(f, f->layouts[from].slice.parent) &&
+                   type_numel(t) <= 32 * (int64_t)c->num_warps &&
+                   count_uses(&f->body, y, &user) == 1 && user->code == OP_STORE &&
+                   user->noperands >= 2 && user->operands[1] == y) {
+            /* a row of an accumulator's statistics (attention's m_i): at most an element a
+             * thread, stored from where it is (no coalescing to win) rather than copied through
+             * shared memory between two block barriers */
+            if (!operands_remat(f, user, 1))
+                continue;
+            for (int j = 0; j < user->noperands; j++)
+                if (j != 1 && ir_type(f, user->operands[j]).rank > 0)
+                    user->operands[j] = convert_to(c, user->operands[j], from, user->loc);
+            user->operands[1] = x;
+            changed = true;
+        } else if (stores && is_accumulator_side(f, from) && count_uses(&f->body, y, &user) == 1 &&
+                   user->code == OP_STORE && user->noperands >= 2 && user->operands[1] == y) {
+            int l = rows_of_accumulator_warps(c, to, from, t);
+            if (!l || !operands_remat(f, user, 1))
+                continue;
+            for (int j = 0; j < user->noperands; j++)
+                if (j != 1 && ir_type(f, user->operands[j]).rank > 0)
+                    user->operands[j] = convert_to(c, user->operands[j], l, user->loc);
+            f->values[y].layout = l;
+            changed = true;
+        }
+        i = ir_region_index(r, cv);
+    }
+    return changed;
+}
+
 static void clear_layouts(IrFunc *f)
 {
     for (ValueId v = 1; v < f->nvalues; v++)
@@ -1426,6 +1540,15 @@ bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d)
     /* the operands the moved ops no longer read (the old broadcast of the bias, say) */
     bool sunk = sink_converts(&c, &f->body);
     bool folded = fold_round_trips(f, &f->body);
+    /* Stores follow only where a load did: a dot taking its A from registers loaded outside its
+     * loop (attention's q) leaves each warpgroup on its own rows, and there the copies' block
+     * barriers are what ties the warpgroups together. A matmul's warps meet at every K step's
+     * shared slots anyway; its epilogue keeps its swizzled, block-synchronized copy (measured
+     * no better aligned; docs/performance.md). */
+    if (align_rows_to_accumulator(&c, &f->body, false)) {
+        align_rows_to_accumulator(&c, &f->body, true);
+        folded = true;
+    }
     if ((folded || sunk) && !pass_dce(f, o, d))
         return false;
     if (o && o->remarks)

@@ -650,6 +650,128 @@ static int64_t place_group_scratch(IrFunc *f, int64_t most)
     return end > most ? (end + 15) / 16 * 16 : most;
 }
 
+/* ---- warp-private copies ------------------------------------------------------------------- */
+
+/* A convert_layout's copy whose every element is held by one warp before and after (the q of an
+ * attention loaded in a blocked layout whose warps own the rows the #mma gives them) moves data
+ * only inside warps: each warp writes and reads its own bytes. Its copy then needs no block
+ * barrier, only the warp's (bar.warp.sync orders the lanes' shared-memory accesses, PTX ISA
+ * 9.7.13.2), provided no other warp touches those bytes in any op whose scratch overlaps it
+ * (scratch is reused by every op: a block-synchronized copy's readers, another warp's, could
+ * still be reading when this warp writes). IrScratch.warp_private records it; the two barriers of
+ * each copy, which tie together warps that otherwise run apart (two consumer warpgroups), go. */
+
+typedef struct ScratchUser {
+    IrOp *op;
+    int8_t *warp_of_byte; /* per byte of [smem_offset, +smem_bytes): its warp, -1 untouched; NULL
+                             when the op is not (or no longer) a warp-private copy */
+} ScratchUser;
+
+/* Fills map (bytes of op's scratch) with the warp of each byte; false when some element is held by
+ * several warps, or by another warp after the copy than before. */
+static bool copy_bytes_by_warp(const IrFunc *f, const IrOp *op, int8_t *map)
+{
+    const IrScratchTile *tile = &op->scratch.tile[0];
+    Type t = ir_type(f, op->operands[0]);
+    int from = f->values[op->operands[0]].layout, to = f->values[op->results[0]].layout;
+    int64_t numel = type_numel(t), eb = shared_elem_bytes(t);
+    const Layout *swizzled = tile->layout > 0 ? &f->layouts[tile->layout] : NULL;
+    if (t.rank == 0 || (!swizzled && tile->nstrides != t.rank) || (swizzled && t.rank != 2))
+        return false;
+    for (int64_t b = 0; b < op->smem_bytes; b++)
+        map[b] = -1;
+    for (int64_t e = 0; e < numel; e++) {
+        int32_t idx[TRIC_MAX_RANK];
+        int64_t c[TRIC_MAX_RANK], rem = e;
+        for (int d = t.rank - 1; d >= 0; d--) {
+            idx[d] = (int32_t)(rem % t.shape[d]);
+            c[d] = idx[d];
+            rem /= t.shape[d];
+        }
+        int w = layout_element_warp(f, from, t, idx);
+        if (w < 0 || w > 127 || layout_element_warp(f, to, t, idx) != w)
+            return false;
+        int64_t at = tile->offset - op->smem_offset;
+        if (swizzled) {
+            at += shared_swizzled_offset(swizzled, t, c);
+        } else {
+            for (int d = 0; d < t.rank; d++)
+                at += c[d] * tile->strides[d] * eb;
+        }
+        if (at < 0 || at + eb > op->smem_bytes)
+            return false;
+        for (int64_t b = at; b < at + eb; b++) {
+            if (map[b] >= 0 && map[b] != w)
+                return false;
+            map[b] = (int8_t)w;
+        }
+    }
+    return true;
+}
+
+static void collect_scratch_users(IrFunc *f, IrRegion *r, ScratchUser **users, int *n, int *cap)
+{
+    for (int i = 0; i < r->nops; i++) {
+        IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            collect_scratch_users(f, &op->regions[k], users, n, cap);
+        if (op->smem_bytes <= 0)
+            continue;
+        ScratchUser u = {op, NULL};
+        if (op->code == OP_CONVERT_LAYOUT && op->scratch.ntiles == 1) {
+            u.warp_of_byte = arena_alloc(f->arena, (size_t)op->smem_bytes);
+            if (!copy_bytes_by_warp(f, op, u.warp_of_byte))
+                u.warp_of_byte = NULL;
+        }
+        ARENA_PUSH(f->arena, *users, *n, *cap, u);
+    }
+}
+
+/* Whether a and b, both warp-private copies, give every byte they both touch to one warp. */
+static bool bytes_agree(const ScratchUser *a, const ScratchUser *b)
+{
+    int64_t lo = a->op->smem_offset > b->op->smem_offset ? a->op->smem_offset : b->op->smem_offset;
+    int64_t ea = (int64_t)a->op->smem_offset + a->op->smem_bytes,
+            eb = (int64_t)b->op->smem_offset + b->op->smem_bytes;
+    for (int64_t x = lo; x < (ea < eb ? ea : eb); x++) {
+        int wa = a->warp_of_byte[x - a->op->smem_offset],
+            wb = b->warp_of_byte[x - b->op->smem_offset];
+        if (wa >= 0 && wb >= 0 && wa != wb)
+            return false;
+    }
+    return true;
+}
+
+/* Marks the warp-private copies: those whose every overlapping scratch user is one too, agreeing
+ * byte by byte; to a fixed point, since a copy that falls back to block barriers takes its
+ * neighbours with it. */
+static void mark_warp_private(IrFunc *f)
+{
+    ScratchUser *users = NULL;
+    int n = 0, cap = 0;
+    collect_scratch_users(f, &f->body, &users, &n, &cap);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < n; i++) {
+            if (!users[i].warp_of_byte)
+                continue;
+            const IrOp *a = users[i].op;
+            for (int j = 0; j < n; j++) {
+                const IrOp *b = users[j].op;
+                bool overlap = j != i && a->smem_offset < b->smem_offset + b->smem_bytes &&
+                               b->smem_offset < a->smem_offset + a->smem_bytes;
+                if (overlap && (!users[j].warp_of_byte || !bytes_agree(&users[i], &users[j]))) {
+                    users[i].warp_of_byte = NULL;
+                    changed = true;
+                    break;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        users[i].op->scratch.warp_private = users[i].warp_of_byte != NULL;
+}
+
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
     const IrOp *biggest = NULL;
@@ -690,5 +812,6 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     }
     f->shared_bytes = (int)most;
     plan_dot_operands(f);
+    mark_warp_private(f);
     return true;
 }
