@@ -1387,15 +1387,20 @@ static bool is_accumulator_side(const IrFunc *f, int l)
     return x->kind == LAYOUT_MMA;
 }
 
-/* The block operands of mem_op (a load's pointer, mask and other; a store's pointer and mask),
- * all cheap to rebuild in another layout? */
-static bool operands_remat(const IrFunc *f, const IrOp *mem_op, int skip)
+/* The block operands of mem_op but operand `skip` (a load's pointer, mask and other; a store's
+ * pointer and mask) rebuilt in `layout` (can_remat: cheap index arithmetic); false, and nothing
+ * changed, when one of them is not cheap to rebuild. */
+static bool relayout_operands(LayCtx *c, IrOp *mem_op, int skip, int layout)
 {
+    IrFunc *f = c->f;
     for (int j = 0; j < mem_op->noperands; j++) {
         ValueId o = mem_op->operands[j];
         if (j != skip && o > 0 && ir_type(f, o).rank > 0 && !can_remat(f, o, 8))
             return false;
     }
+    for (int j = 0; j < mem_op->noperands; j++)
+        if (j != skip && mem_op->operands[j] > 0 && ir_type(f, mem_op->operands[j]).rank > 0)
+            mem_op->operands[j] = convert_to(c, mem_op->operands[j], layout, mem_op->loc);
     return true;
 }
 
@@ -1428,11 +1433,8 @@ static bool align_rows_to_accumulator(LayCtx *c, IrRegion *r, bool stores)
             if (!dot_user || (in_loop(f, def) && ir_region_index(r, dot_user) >= 0))
                 continue; /* the pipeline's load */
             int l = rows_of_accumulator_warps(c, from, to, t);
-            if (!l || !operands_remat(f, def, -1))
+            if (!l || !relayout_operands(c, def, -1, l))
                 continue;
-            for (int j = 0; j < def->noperands; j++)
-                if (ir_type(f, def->operands[j]).rank > 0)
-                    def->operands[j] = convert_to(c, def->operands[j], l, def->loc);
             f->values[x].layout = l;
             changed = true;
         } else if (stores && from > 0 && f->layouts[from].kind == LAYOUT_SLICE &&
@@ -1443,21 +1445,15 @@ static bool align_rows_to_accumulator(LayCtx *c, IrRegion *r, bool stores)
             /* a row of an accumulator's statistics (attention's m_i): at most an element a
              * thread, stored from where it is (no coalescing to win) rather than copied through
              * shared memory between two block barriers */
-            if (!operands_remat(f, user, 1))
+            if (!relayout_operands(c, user, 1, from))
                 continue;
-            for (int j = 0; j < user->noperands; j++)
-                if (j != 1 && ir_type(f, user->operands[j]).rank > 0)
-                    user->operands[j] = convert_to(c, user->operands[j], from, user->loc);
             user->operands[1] = x;
             changed = true;
         } else if (stores && is_accumulator_side(f, from) && count_uses(&f->body, y, &user) == 1 &&
                    user->code == OP_STORE && user->noperands >= 2 && user->operands[1] == y) {
             int l = rows_of_accumulator_warps(c, to, from, t);
-            if (!l || !operands_remat(f, user, 1))
+            if (!l || !relayout_operands(c, user, 1, l))
                 continue;
-            for (int j = 0; j < user->noperands; j++)
-                if (j != 1 && ir_type(f, user->operands[j]).rank > 0)
-                    user->operands[j] = convert_to(c, user->operands[j], l, user->loc);
             f->values[y].layout = l;
             changed = true;
         }

@@ -667,8 +667,8 @@ typedef struct ScratchUser {
                              when the op is not (or no longer) a warp-private copy */
 } ScratchUser;
 
-/* Fills map (bytes of op's scratch) with the warp of each byte; false when some element is held by
- * several warps, or by another warp after the copy than before. */
+/* Fills map (bytes of op's scratch) with the warp of each byte; false when the copy does not stay
+ * inside warps (layout_copy_stays_in_warps). */
 static bool copy_bytes_by_warp(const IrFunc *f, const IrOp *op, int8_t *map)
 {
     const IrScratchTile *tile = &op->scratch.tile[0];
@@ -676,7 +676,8 @@ static bool copy_bytes_by_warp(const IrFunc *f, const IrOp *op, int8_t *map)
     int from = f->values[op->operands[0]].layout, to = f->values[op->results[0]].layout;
     int64_t numel = type_numel(t), eb = shared_elem_bytes(t);
     const Layout *swizzled = tile->layout > 0 ? &f->layouts[tile->layout] : NULL;
-    if (t.rank == 0 || (!swizzled && tile->nstrides != t.rank) || (swizzled && t.rank != 2))
+    if (t.rank == 0 || (!swizzled && tile->nstrides != t.rank) || (swizzled && t.rank != 2) ||
+        !layout_copy_stays_in_warps(f, from, to, t))
         return false;
     for (int64_t b = 0; b < op->smem_bytes; b++)
         map[b] = -1;
@@ -689,7 +690,7 @@ static bool copy_bytes_by_warp(const IrFunc *f, const IrOp *op, int8_t *map)
             rem /= t.shape[d];
         }
         int w = layout_element_warp(f, from, t, idx);
-        if (w < 0 || w > 127 || layout_element_warp(f, to, t, idx) != w)
+        if (w > 127)
             return false;
         int64_t at = tile->offset - op->smem_offset;
         if (swizzled) {
