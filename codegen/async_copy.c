@@ -696,6 +696,12 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
                     .a_regs = a_words,
                     .a_off = a_offs,
                     .b_off = b_offs};
+    if (op->noperands > 3) { /* guard (i1): issued where true (passes/overlap_dots.c) */
+        LVal *g = cg_value(c, op->operands[3]);
+        if (c->failed)
+            return false;
+        w.guard = LLVMBuildZExt(b, cg_at(g, 0), c->l->i32, "");
+    }
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)
         return false;

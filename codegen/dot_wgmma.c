@@ -43,7 +43,9 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     /* An accumulator of zeros (tl.dot(a, b) without c, attention's q @ k): the first k step runs
      * with scale-d 0 (D = A*B, PTX ISA 9.7.15.5.2) on undefined registers, so no zero is moved
      * into the 64-odd accumulators each time */
-    bool c_zero = true;
+    bool guarded = w->guard != NULL;
+    /* (not under a guard: predicated off, the accumulators must hold c) */
+    bool c_zero = !guarded;
     for (int e = 0; e < n; e++) {
         acc[e] = cg_at(C, e);
         LLVMBool loses;
@@ -75,8 +77,19 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
      * scale-d of the first k step and of the others, then the tied accumulators. */
     int na = a_regs ? 4 : 1, per_k = na + 1, ip = nd + Kt * per_k;
     StrBuf text = {0}, cons = {0};
-    strbuf_printf(&text, "{\n.reg .pred p, q;\nsetp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n",
-                  ip, ip + 1);
+    strbuf_printf(&text, "{\n.reg .pred p, q%s;\nsetp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n",
+                  guarded ? ", g" : "", ip, ip + 1);
+    /* The guard (a wgmma issued one iteration late, passes/overlap_dots.c): where it is false
+     * the statement branches past its instructions, so the tied accumulators pass through. A
+     * fence after the branch too: with only the one before it, or with each wgmma.mma_async
+     * predicated instead, ptxas injects a warpgroup.arrive before every instruction (its C7519
+     * note); with only the one after it, ptxas spilled attention's registers. The label is
+     * unique per statement (${:uid}). */
+    if (guarded)
+        strbuf_printf(&text,
+                      "setp.ne.b32 g, $%d, 0;\n@!g bra skip${:uid};\n"
+                      "wgmma.fence.sync.aligned;\n",
+                      ip + 2);
     for (int rk = 0; rk < Kt; rk++) {
         int ia = nd + rk * per_k, ib = ia + na;
         strbuf_printf(&text, "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", NI, KI, ta, tb);
@@ -92,12 +105,12 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
             strbuf_printf(&text, "}, $%d, $%d, %s, 1, 1, %d, %d;\n", ia, ib, scale,
                           w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
     }
-    strbuf_append(&text, "}");
+    strbuf_append(&text, guarded ? "skip${:uid}:\n}" : "}");
     for (int i = 0; i < nd; i++)
         strbuf_append(&cons, "=f,");
     for (int rk = 0; rk < Kt; rk++)
         strbuf_append(&cons, a_regs ? "r,r,r,r,l," : "l,l,");
-    strbuf_append(&cons, "r,r");
+    strbuf_append(&cons, guarded ? "r,r,r" : "r,r");
     for (int i = 0; i < nd; i++)
         strbuf_printf(&cons, ",%d", i);
     strbuf_append(&cons, ",~{memory}");
@@ -105,7 +118,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     for (int i = 0; i < nd; i++)
         fty[i] = c->l->f32;
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
-    int nin = Kt * per_k + 2 + nd; /* the inputs: operand $nd on is args[0] */
+    int ng = guarded ? 1 : 0;
+    int nin = Kt * per_k + 2 + ng + nd; /* the inputs: operand $nd on is args[0] */
     LLVMValueRef *args = cg_regs(c, nin);
     int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
     cg_asm_void(c, "wgmma.fence.sync.aligned;");
@@ -128,8 +142,10 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
             }
             args[Kt * per_k] = cg_i32(c->l, c_zero ? 0 : 1);
             args[Kt * per_k + 1] = cg_i32(c->l, 1);
+            if (guarded)
+                args[Kt * per_k + 2] = w->guard;
             for (int i = 0; i < nd; i++)
-                args[Kt * per_k + 2 + i] = acc[ce[i]];
+                args[Kt * per_k + 2 + ng + i] = acc[ce[i]];
             LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nin, true);
             for (int i = 0; i < nd; i++)
                 acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");

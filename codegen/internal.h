@@ -345,6 +345,9 @@ typedef struct WgmmaIssue {
                                     cg_pack_a_fragments packs them; NULL: A through a_desc */
     const int64_t *a_off;        /* [k step][m64 tile]: bytes from a_desc's start address */
     const int64_t *b_off;        /* [k step][n piece]: bytes from b_desc's start address */
+    LLVMValueRef guard; /* an i32: where 0, the statements branch past their wgmma.mma_async
+                           instructions and the accumulators pass through (the commit still
+                           closes a group); NULL: always issued */
 } WgmmaIssue;
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr);
 

@@ -520,6 +520,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .stream_k = opt->stream_k,
                          .persistent = opt->persistent,
                          .no_auto_persistent = opt->no_auto_persistent,
+                         .overlap_dots = opt->overlap_dots,
                          .remarks = opt->remarks};
 }
 

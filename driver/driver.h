@@ -54,6 +54,8 @@ typedef struct CompileOptions {
                                 the grid's tiles (PassOptions.persistent) */
     bool no_auto_persistent;  /* --no-auto-persistent: only --persistent makes a grid persistent
                                 (PassOptions.no_auto_persistent) */
+    bool overlap_dots;        /* --overlap-dots: a loop's carried last wgmma issued an iteration
+                                late (PassOptions.overlap_dots) */
     bool stream_k_twins;      /* --stream-k=auto: an autotuned kernel's configs compile twice, as
                                 written and with stream_k (NAME_c<n + i>, ", stream_k" in the
                                 config text), for the tuner to choose; a twin the pass leaves as

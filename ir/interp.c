@@ -2344,9 +2344,25 @@ static bool run_local_load(Interp *in, const IrOp *op)
 }
 
 /* wgmma: r = a @ b + c at once, with dot's arithmetic; a and b's slots stay read (an async_copy
- * into them is an error) until a wgmma_wait retires this wgmma. */
+ * into them is an error) until a wgmma_wait retires this wgmma. Guarded off (a fourth operand,
+ * false): r = c, nothing read, and it still counts as a group for wgmma_wait. */
 static bool run_wgmma(Interp *in, const IrOp *op)
 {
+    if (op->noperands > 3) {
+        const int64_t *guard = operand(in, op, 3);
+        if (!guard)
+            return false;
+        if (!guard[0]) {
+            const void *c = operand(in, op, 2);
+            void *r = c ? result(in, op) : NULL;
+            if (!r)
+                return false;
+            memcpy(r, c, (size_t)type_numel(vtype(in, op->results[0])) * 8);
+            in->slots[op->results[0]].wgmma_running = in->wgmmas + 1;
+            in->wgmmas++;
+            return true;
+        }
+    }
     ValueId abuf = 0, bbuf;
     int64_t aslot = 0, bslot;
     /* A is a slot view, or registers (wgmma's A-from-registers form) */
@@ -2768,6 +2784,7 @@ static bool validate_region(Interp *in, const IrRegion *r)
             return fail(in, op, "internal error: an op with code %d", (int)op->code);
         int want = op_num_operands(op->code);
         if ((want >= 0 && op->noperands < want) || (op->code == OP_LOAD && op->noperands < 1) ||
+            (op->code == OP_WGMMA && op->noperands < 3) ||
             ((op->code == OP_STORE || op->code == OP_ATOMIC_RMW) && op->noperands < 2) ||
             (op->code == OP_ASYNC_COPY && op->noperands < 2) ||
             (op->code == OP_TMA_LOAD && (op->attr[0] < 0 || op->attr[0] >= f->ntmaps ||

@@ -597,6 +597,8 @@ static const char *operand_label(OpCode code, int i)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
         return i >= 3 ? "iter" : NULL;
+    if (code == OP_WGMMA)
+        return i == 3 ? "guard" : NULL;
     return NULL;
 }
 

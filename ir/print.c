@@ -209,7 +209,7 @@ static void print_float(StrBuf *out, double x)
 }
 
 /* The label before operand i, or NULL. Load: ptr, mask, other; store: ptr, value, mask;
- * async_copy: view, ptr, mask, other; for: lo, hi, step, then iter args. */
+ * async_copy: view, ptr, mask, other; for: lo, hi, step, then iter args; wgmma: a, b, c, guard. */
 static const char *operand_label(OpCode code, int i)
 {
     if (code == OP_LOAD)
@@ -220,6 +220,8 @@ static const char *operand_label(OpCode code, int i)
         return i == 2 ? "mask" : NULL;
     if (code == OP_FOR)
         return i >= 3 ? "iter" : NULL;
+    if (code == OP_WGMMA)
+        return i == 3 ? "guard" : NULL;
     return NULL;
 }
 

@@ -662,6 +662,13 @@ static void check_pipeline(Verifier *v, const IrOp *op)
         }
         if (!check_dot_types(v, op))
             break;
+        if (op->noperands == 4) {
+            Type g = otype(v, op, 3);
+            if (g.rank != 0 || g.dtype != DT_I1 || g.is_ptr || g.is_smem) {
+                report(v, op, "its guard must be an i1 scalar, not %s", tstr(v, g));
+                break;
+            }
+        }
         int rl = v->f->values[op->results[0]].layout;
         if (rl > 0 && rl < v->f->nlayouts &&
             (v->f->layouts[rl].kind != LAYOUT_MMA || v->f->layouts[rl].mma.version != 3))
@@ -1378,6 +1385,9 @@ static bool counts_ok(Verifier *v, const IrOp *op)
     } else if (c == OP_TMA_LOAD && op->noperands < 4) {
         report(v, op, "has %d operands, expected at least 4 (view, pred, barrier, coordinates)",
                op->noperands);
+        ok = false;
+    } else if (c == OP_WGMMA && (op->noperands < 3 || op->noperands > 4)) {
+        report(v, op, "has %d operands, expected 3 or 4 (a, b, c, guard)", op->noperands);
         ok = false;
     } else if (c == OP_FOR && op->noperands < 3) {
         report(v, op, "has %d operands, expected at least 3 (lo, hi, step)", op->noperands);

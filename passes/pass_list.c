@@ -42,6 +42,7 @@ const PassInfo passes_list[] = {
     {"swizzle", pass_swizzle},
     {"tma", pass_tma},
     {"warp_specialize", pass_warp_specialize},
+    {"overlap_dots", pass_overlap_dots},
     {"shared_alloc", pass_shared_alloc},
 };
 const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);

@@ -40,6 +40,8 @@ typedef struct PassOptions {
     bool no_auto_persistent; /* persistent.c leaves a grid as written unless asked: by default
                                 it makes attention's persistent where its loop gets a producer
                                 (--no-auto-persistent) */
+    bool overlap_dots;       /* overlap_dots.c issues a loop's carried last wgmma an iteration
+                                late (--overlap-dots); off, the pass does nothing */
     bool remarks;            /* pipeline_loops.c and tma.c say, as a remark in the Diag, why a loop
                                or a kernel's copies were left as they were (--remarks); changes no
                                code, so no cache key holds it */
@@ -95,6 +97,11 @@ bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d);
  * (prefetch ops, its pointers computed again from counter + step, on while that is below the
  * bound). */
 bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d);
+/* overlap_dots.c: with PassOptions.overlap_dots, on sm_90a, a pipelined loop of two wgmma ops
+ * whose second one's result the loop carries (attention's p @ v) issues that one an iteration
+ * late, right after the next iteration's first, so the ops between them may run under it
+ * (docs/passes.md "overlap_dots"). Requires pipeline's schedule; before shared_alloc. */
+bool pass_overlap_dots(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */

@@ -406,6 +406,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->tma_store = opt->tma_store != 0;
     out->persistent = opt->persistent != 0;
     out->no_auto_persistent = opt->no_auto_persistent != 0;
+    out->overlap_dots = opt->overlap_dots != 0;
     if (!off_on_auto(opt->stream_k, "stream_k", "TRIC_STREAM_K") ||
         !off_on_auto(opt->deep_pipeline, "deep_pipeline", "TRIC_DEEP_PIPELINE"))
         return TRIC_ERROR_INVALID_ARGUMENT;
@@ -459,6 +460,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "persistent\n");
     if (opt->no_auto_persistent)
         strbuf_printf(sb, "no_auto_persistent\n");
+    if (opt->overlap_dots)
+        strbuf_printf(sb, "overlap_dots\n");
     if (opt->stream_k == TRIC_STREAM_K_ON)
         strbuf_printf(sb, "stream_k\n");
     else if (opt->stream_k)

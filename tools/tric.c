@@ -45,7 +45,7 @@ static const char usage[] =
     "                        of docs/passes.md's: canonicalize,cse,dce,flatten_loops,\n"
     "                        heavy_first,stream_k,persistent,widen_fp8,axis_info,\n"
     "                        layouts,prefetch_tiles,pipeline,swizzle,tma,\n"
-    "                        warp_specialize,shared_alloc)\n"
+    "                        warp_specialize,overlap_dots,shared_alloc)\n"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
@@ -64,6 +64,8 @@ static const char usage[] =
     "                        at once walk the grid's tiles (a producer runs into the next)\n"
     "  --no-auto-persistent  only --persistent makes a grid persistent (by default, on\n"
     "                        sm_90a, attention's where its loop gets a producer)\n"
+    "  --overlap-dots        on sm_90a, a loop's carried last wgmma (attention's p @ v)\n"
+    "                        issued an iteration late, beside the next iteration's first\n"
     "  --stream-k=auto       an autotuned kernel's configs twice, as written and with\n"
     "                        --stream-k, for the tuner to choose (configs n..2n-1)\n"
     "  --deep-pipeline       num_stages raised, up to twice what was asked, while the kernel\n"
@@ -291,6 +293,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->persistent = true;
     } else if (!strcmp(a, "--no-auto-persistent")) {
         opt->no_auto_persistent = true;
+    } else if (!strcmp(a, "--overlap-dots")) {
+        opt->overlap_dots = true;
     } else if (!strcmp(a, "--stream-k=auto")) {
         opt->stream_k_twins = true;
     } else if (!strcmp(a, "--deep-pipeline") || !strcmp(a, "--deep-pipeline=on")) {

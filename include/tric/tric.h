@@ -203,6 +203,12 @@ typedef struct tric_compile_options {
      * producer warpgroup, where it measured a win (docs/passes.md "persistent"). Part of the JIT
      * cache key. */
     int no_auto_persistent;
+    /* nonzero: on sm_90a, where a pipelined loop runs two wgmma ops an iteration and carries the
+     * second's result (attention's p @ v), the second runs one iteration late, issued right
+     * after the next iteration's first, so the softmax between them may run under it
+     * (docs/passes.md "overlap_dots"; measured slower so far, so off by default). Part of the JIT
+     * cache key. */
+    int overlap_dots;
 } tric_compile_options;
 
 /* tric_compile_options.stream_k */

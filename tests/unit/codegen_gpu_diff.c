@@ -91,10 +91,11 @@ typedef struct Case {
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
-    int pingpong;   /* tric_compile_options.pingpong on the GPU */
-    int tma_store;  /* tric_compile_options.tma_store on the GPU */
-    int persistent; /* tric_compile_options.persistent on the GPU (last: cases fill the rest in
+    int pingpong;     /* tric_compile_options.pingpong on the GPU */
+    int tma_store;    /* tric_compile_options.tma_store on the GPU */
+    int persistent;   /* tric_compile_options.persistent on the GPU (last: cases fill the rest in
                        order) */
+    int overlap_dots; /* tric_compile_options.overlap_dots on the GPU */
 } Case;
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
@@ -127,7 +128,7 @@ typedef struct Case {
  * order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over 250 heads: 500
  * tiles on 396 programs (three an SM), q in a slot of its own refilled every tile over memory the
  * tile before wrote as scratch (the copies' async proxy fenced after it). */
-#define ATTN_GRID_PERSISTENT(D, BM, BN, WARPS, STAGE, STAGES, H)                                   \
+#define ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                      \
     {                                                                                              \
         "../../../examples/attention.tri", "attn_fwd",                                             \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -155,8 +156,10 @@ typedef struct Case {
              D,                                                                                    \
              H,                                                                                    \
              256},                                                                                 \
-            14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1                                    \
+            14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1, .overlap_dots = OVERLAP           \
     }
+#define ATTN_GRID_PERSISTENT(D, BM, BN, WARPS, STAGE, STAGES, H)                                   \
+    ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, 0)
 
 /* examples/attention_persistent.tri (tutorial 06's forward as a persistent kernel): head dim D,
  * blocks of 128 x BN on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles walked by 3
@@ -459,6 +462,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
         opt.pingpong = c->pingpong;
         opt.tma_store = c->tma_store;
         opt.persistent = c->persistent;
+        opt.overlap_dots = c->overlap_dots;
     }
     tric_module mod = NULL;
     tric_kernel k = NULL;
@@ -1170,6 +1174,11 @@ int main(void)
         ATTN_GRID_PERSISTENT(128, 128, 128, 8, 1, 3, 70),
         ATTN_GRID_PERSISTENT(128, 128, 128, 8, 3, 2, 70),
         ATTN_GRID_PERSISTENT(64, 128, 64, 4, 3, 3, 250),
+        /* the first two with --overlap-dots: p @ v issued an iteration late (guarded off in each
+         * loop's first iteration, the causal kernel's first loop running no iteration in some
+         * tiles), against the interpreter running the kernel as written */
+        ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 1, 3, 70, 1),
+        ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 3, 2, 70, 1),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",

@@ -20,6 +20,7 @@
  *   - persistent grids: that attention is persistent by default (its loop over tiles gets the
  *     producer), with opt.no_auto_persistent another entry that is not; vector_add with
  *     opt.persistent is another entry that is;
+ *   - that attention with opt.overlap_dots (p @ v an iteration late) is another entry;
  *   - a diagnostics-only switch (TRIC_PIPELINE_REMARKS) changes no key.
  * The environment is read once per process, so each variable is tried in a child process: this
  * program run again (/proc/self/exe) with a mode argument. Skips (77) without the mock. */
@@ -114,6 +115,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.no_auto_warp_specialize = extra->no_auto_warp_specialize;
         opt.persistent = extra->persistent;
         opt.no_auto_persistent = extra->no_auto_persistent;
+        opt.overlap_dots = extra->overlap_dots;
     }
     *mod = NULL;
     return tric_module_compile_file(dev, path, &opt, mod);
@@ -226,6 +228,24 @@ static void test_persistent(tric_device dev)
     tric_module_destroy(again);
     tric_module_destroy(va);
     tric_module_destroy(va_made);
+}
+
+/* overlap_dots issues attention's p @ v an iteration late, guarded off in the first (the PTX's
+ * skip branch), in an entry of its own; attention as written has none. */
+static void test_overlap_dots(tric_device dev)
+{
+    tric_module plain, late, again;
+    CHECK(compile(dev, "attn", NULL, &plain) == TRIC_SUCCESS);
+    CHECK(plain && !has(plain, "@!g bra skip"));
+    tric_compile_options extra = tric_compile_options_default();
+    extra.overlap_dots = 1;
+    CHECK(compile(dev, "attn", &extra, &late) == TRIC_SUCCESS);
+    CHECK(late && !late->from_cache && has(late, "@!g bra skip"));
+    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache && !strcmp(tric_module_code(late), tric_module_code(again)));
+    tric_module_destroy(plain);
+    tric_module_destroy(late);
+    tric_module_destroy(again);
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
@@ -373,6 +393,7 @@ int main(int argc, char **argv)
     test_llvm_passes(dev);
     test_llvm_args(dev);
     test_persistent(dev);
+    test_overlap_dots(dev);
     tric_device_close(dev);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
