@@ -44,7 +44,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
      * with scale-d 0 (D = A*B, PTX ISA 9.7.15.5.2) on undefined registers, so no zero is moved
      * into the 64-odd accumulators each time */
     bool guarded = w->guard != NULL;
-    /* (not under a guard: predicated off, the accumulators must hold c) */
+    /* (not under a guard: branched past, the accumulators must hold c) */
     bool c_zero = !guarded;
     for (int e = 0; e < n; e++) {
         acc[e] = cg_at(C, e);

@@ -43,10 +43,10 @@ typedef struct Overlap {
     IrFunc *f;
     IrOp *loop;
     IrRegion *body;
-    int acc;          /* the iter arg (0-based, after the iv) d2's result is yielded as */
-    IrOp *d1, *w1;    /* the first wgmma and its wait 0, which also takes acc's arg */
-    IrOp *d2, *w2;    /* the last wgmma and its wait 1, yielded alone */
-    int w1_acc;       /* acc's operand index in w1 */
+    int acc;       /* the iter arg (0-based, after the iv) d2's result is yielded as */
+    IrOp *d1, *w1; /* the first wgmma and its wait 0, which also takes acc's arg */
+    IrOp *d2, *w2; /* the last wgmma and its wait 1, yielded alone */
+    int w1_acc;    /* acc's operand index in w1 */
 } Overlap;
 
 static bool in_body(const Overlap *ov, ValueId v)
@@ -232,8 +232,8 @@ static ValueId late_value(Overlap *ov, IrBuilder *b, const Late *l, bool after)
     return s->results[0];
 }
 
-static ValueId build_late_dot(Overlap *ov, IrBuilder *b, const Late *la, const Late *lb,
-                              ValueId c, ValueId guard, bool after)
+static ValueId build_late_dot(Overlap *ov, IrBuilder *b, const Late *la, const Late *lb, ValueId c,
+                              ValueId guard, bool after)
 {
     IrFunc *f = ov->f;
     ValueId ops[4] = {late_value(ov, b, la, after), late_value(ov, b, lb, after), c, guard};
@@ -309,8 +309,8 @@ static void rewrite(Overlap *ov, IrRegion *parent)
     /* after the loop: the last d2, waited for; its result is the loop's */
     ValueId res = loop->results[ov->acc];
     IrBuilder post = {.func = f, .region = parent, .pos = ir_region_index(parent, loop) + 1};
-    ValueId last = build_late_dot(ov, &post, &la, &lb, res, loop->results[loop->nresults - 1],
-                                  true);
+    ValueId last =
+        build_late_dot(ov, &post, &la, &lb, res, loop->results[loop->nresults - 1], true);
     ValueId done = build_wait(ov, &post, last, 0, res);
     IrOp *last_op = f->values[last].def;
     ir_replace_all_uses(f, res, done);
