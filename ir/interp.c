@@ -2343,26 +2343,10 @@ static bool run_local_load(Interp *in, const IrOp *op)
     return true;
 }
 
-/* wgmma: r = a @ b + c at once, with dot's arithmetic; a and b's slots stay read (an async_copy
- * into them is an error) until a wgmma_wait retires this wgmma. Guarded off (a fourth operand,
- * false): r = c, nothing read, and it still counts as a group for wgmma_wait. */
-static bool run_wgmma(Interp *in, const IrOp *op)
+/* wgmma's arithmetic: r = a @ b + c at once, with dot's; a and b's slots are marked read by
+ * wgmma number in->wgmmas (an async_copy into them is an error until a wait retires it). */
+static bool wgmma_compute(Interp *in, const IrOp *op)
 {
-    if (op->noperands > 3) {
-        const int64_t *guard = operand(in, op, 3);
-        if (!guard)
-            return false;
-        if (!guard[0]) {
-            const void *c = operand(in, op, 2);
-            void *r = c ? result(in, op) : NULL;
-            if (!r)
-                return false;
-            memcpy(r, c, (size_t)type_numel(vtype(in, op->results[0])) * 8);
-            in->slots[op->results[0]].wgmma_running = in->wgmmas + 1;
-            in->wgmmas++;
-            return true;
-        }
-    }
     ValueId abuf = 0, bbuf;
     int64_t aslot = 0, bslot;
     /* A is a slot view, or registers (wgmma's A-from-registers form) */
@@ -2397,6 +2381,19 @@ static bool run_wgmma(Interp *in, const IrOp *op)
     if (!a_regs)
         in->books[abuf].wgmma_read[aslot] = in->wgmmas;
     in->books[bbuf].wgmma_read[bslot] = in->wgmmas;
+    return true;
+}
+
+/* wgmma: r = a @ b + c (wgmma_compute), running until a wgmma_wait retires it. Guarded off (a
+ * fourth operand, false): r = c, nothing read, and it still counts as a group for wgmma_wait. */
+static bool run_wgmma(Interp *in, const IrOp *op)
+{
+    const int64_t *guard = op->noperands > 3 ? operand(in, op, 3) : NULL;
+    if (op->noperands > 3 && !guard)
+        return false;
+    bool issued = !guard || guard[0];
+    if (issued ? !wgmma_compute(in, op) : !assign_values(in, op, op->results, &op->operands[2], 1))
+        return false;
     in->slots[op->results[0]].wgmma_running = in->wgmmas + 1;
     in->wgmmas++;
     return true;

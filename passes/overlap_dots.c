@@ -105,8 +105,8 @@ static bool find(Overlap *ov)
             continue;
         /* acc's one use: the first dot's wait 0, before d2 */
         IrOp *w1 = NULL;
-        int w1_acc = -1;
-        for (int i = 0; i < ir_region_index(body, d2) && !w1; i++) {
+        int w1_acc = -1, at_d2 = ir_region_index(body, d2);
+        for (int i = 0; i < at_d2 && !w1; i++) {
             IrOp *op = body->ops[i];
             for (int k = 0; op->code == OP_WGMMA_WAIT && k < op->noperands; k++)
                 if (op->operands[k] == acc && op->attr[0] == 0 && op->nresults == op->noperands) {
@@ -327,30 +327,26 @@ static void rewrite(Overlap *ov, IrRegion *parent)
     }
 }
 
-static bool overlap_region(IrFunc *f, IrRegion *r, bool *changed)
+static void overlap_region(IrFunc *f, IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
         IrOp *op = r->ops[i];
         for (int k = 0; k < op->nregions; k++)
-            if (!overlap_region(f, &op->regions[k], changed))
-                return false;
+            overlap_region(f, &op->regions[k]);
         if (op->code != OP_FOR)
             continue;
         Overlap ov = {.f = f, .loop = op, .body = &op->regions[0]};
         if (!find(&ov))
             continue;
         rewrite(&ov, r);
-        *changed = true;
         i = ir_region_index(r, op); /* past what was built before and after it */
     }
-    return true;
 }
 
 bool pass_overlap_dots(IrFunc *f, const PassOptions *o, Diag *d)
 {
     (void)d;
-    if (!o->arch_specific || !o->overlap_dots)
-        return true;
-    bool changed = false;
-    return overlap_region(f, &f->body, &changed);
+    if (o->arch_specific && o->overlap_dots)
+        overlap_region(f, &f->body);
+    return true;
 }
