@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# scripts/bench_attention_variants.py PTX...: tutorial 06's forward (examples/attention.tri
+# attn_fwd, D = 128, not causal), each PTX file launched as the grid (tri_attention.tric_launcher:
+# a grid tric made persistent launches the same way), beside torch's
+# scaled_dot_product_attention, in this one process: for hand-edited variants of one kernel
+# (docs/performance.md "FlashAttention-3's two overlaps on tric's attention"). Every output is
+# checked against SDPA first (max |difference| <= 2e-2) and a wrong one is reported and not timed,
+# except a file whose name holds "nocheck" (a timing-only edit whose results are known wrong).
+# Then ROUNDS rounds (default 5) of triton.testing.do_bench medians (L2 flushed) in alternating
+# order; prints TFLOPS = 4 Z H N^2 D / t and each one over SDPA's. SHAPES: comma-separated
+# ZxHxN_CTX (default 4x32x1024,4x8x4096,2x16x16384). Run on the GPU machine.
+import ctypes
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import triton  # noqa: E402
+from tri_attention import tric_launcher  # noqa: E402
+
+HEAD_DIM = 128
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit("usage: bench_attention_variants.py PTX...")
+    shapes = [tuple(int(x) for x in s.split("x"))
+              for s in os.environ.get("SHAPES", "4x32x1024,4x8x4096,2x16x16384").split(",")]
+    rounds = int(os.environ.get("ROUNDS", "5"))
+    cuda = ctypes.CDLL("libcuda.so.1")
+    torch.empty(1, device="cuda")
+    for z, h, n in shapes:
+        torch.manual_seed(6)
+        q, k, v = (torch.randn((z, h, n, HEAD_DIM), device="cuda", dtype=torch.float16) * 0.5
+                   for _ in range(3))
+        sc = 1.0 / HEAD_DIM ** 0.5
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
+        runs = {}
+        for path in argv[1:]:
+            name = os.path.basename(path)[:-len(".ptx")]
+            run, o = tric_launcher(cuda, path, q, k, v, sc)
+            o.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            diff = (o.float() - ref.float()).abs().max().item()
+            if not diff <= 2e-2 and "nocheck" not in name:
+                print("%dx%dx%d %s: wrong, max |difference| from SDPA %g" % (z, h, n, name, diff),
+                      flush=True)
+                continue
+            runs[name] = run
+        runs["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
+        names = list(runs)
+        times = {name: [] for name in names}
+        for rnd in range(rounds):
+            for name in (names if rnd % 2 == 0 else names[::-1]):
+                times[name].append(triton.testing.do_bench(runs[name], warmup=25, rep=100,
+                                                           return_mode="median"))
+        flops = 4 * z * h * n * n * HEAD_DIM
+        tf = {name: flops / statistics.median(t) / 1e9 for name, t in times.items()}
+        print("%dx%dx%d sdpa %.0f | " % (z, h, n, tf["sdpa"]) +
+              "  ".join("%s %.0f (%.3f)" % (name, tf[name], tf[name] / tf["sdpa"])
+                        for name in names if name != "sdpa"), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
