@@ -5,7 +5,9 @@
 # and 4 x 8 x 4096: outputs checked against SDPA, do_bench medians of three rounds beside SDPA,
 # then per consumer warpgroup the cycles from a tile's head to its first K iteration, of the K loop
 # (and an iteration), of the epilogue and of the tile, per tile index: where a tile's time goes.
-# Raw records go to $OUT/attn_N.bin (int64). docs/performance.md "Where stream-K's time goes".
+# With attn_inst.ptx from `trace_ptx.py attention_waits`, also the cycles each tile waits on the K
+# loop's full mbarrier, and in its first iteration. Raw records go to $OUT/attn_N.bin (int64).
+# docs/performance.md "Where stream-K's time goes".
 import ctypes, os, statistics, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch, triton
@@ -44,7 +46,7 @@ for z, h, n in [(4, 32, 1024), (4, 8, 4096)]:
     mbig[1 << 22:].zero_()
     for _ in range(3): run()
     torch.cuda.synchronize()
-    raw = mbig[1 << 22:].view(torch.int64).view(132, 16, 2, 16)[:, :, :, :9].cpu()
+    raw = mbig[1 << 22:].view(torch.int64).view(132, 16, 2, 16)[:, :, :, :12].cpu()
     raw.numpy().tofile(os.path.join(os.environ.get("OUT", "/tmp"), "attn_%d.bin" % n))
     t0 = min(int(raw[p, 0, 0, 0]) for p in range(132) if int(raw[p, 0, 0, 0]))
     iters = n // 128
@@ -52,12 +54,17 @@ for z, h, n in [(4, 32, 1024), (4, 8, 4096)]:
         rows = []
         for p in range(132):
             for u in range(16):
-                g0, g1, g2, c0, c1, c2, c3, c4, sm = [int(x) for x in raw[p, u, wg]]
+                g0, g1, g2, c0, c1, c2, c3, c4, sm, _, wsum, wfirst = [int(x) for x in raw[p, u, wg]]
                 if g0 == 0: continue
-                rows.append((p, u, c1 - c0, c3 - c1, c4 - c3, c4 - c0, (g0 - t0) / 1e3, (g2 - t0) / 1e3))
+                rows.append((p, u, c1 - c0, c3 - c1, c4 - c3, c4 - c0, (g0 - t0) / 1e3, (g2 - t0) / 1e3,
+                             wsum, wfirst))
         print(" WG%d tiles %d: head->first K iter %s; K loop %s (/iter %s); epilogue %s; tile %s" % (
             wg, len(rows), st([r[2] for r in rows]), st([r[3] for r in rows]), st([r[3] / iters for r in rows]),
             st([r[4] for r in rows]), st([r[5] for r in rows])))
+        if any(r[8] for r in rows):  # attention_waits: the K loop's full-mbarrier waits
+            print("   full-mbarrier wait a tile %s; its first iteration's %s; a later one's %s" % (
+                st([r[8] for r in rows]), st([r[9] for r in rows]),
+                st([(r[8] - r[9]) / max(iters - 1, 1) for r in rows])))
         for u in range(9):
             rr = [r for r in rows if r[1] == u]
             if rr: print("   tile #%d (%d): tile cycles %s, start us %s, end us %s" % (u, len(rr), st([r[5] for r in rr]), st([r[6] for r in rr]), st([r[7] for r in rr])))

@@ -16,6 +16,9 @@
 #     tile's head, the epilogue's start (EPI) and the tile's end (before NEXTBRA, the branch to the
 #     next tile), clock64 at those and at the first and last K-loop head (KHEAD), and smid, at
 #     M + 16 MB + ((ctaid 16 + tile) 2 + tid / 128) 128.
+#   attention_waits IN OUT TILEHEAD KHEAD EPI NEXTBRA KWAIT: the same, and around the line holding
+#     KWAIT (the K loop's full-mbarrier wait, e.g. TRIC_MBAR_WAIT_3:) clock64 before and after: the
+#     tile's cycles in that wait, summed and in its first iteration, at record + 80 and + 88.
 # scripts/trace_stream_k.py and scripts/trace_attention.py run the results on the GPU.
 import re
 import sys
@@ -103,10 +106,21 @@ def grid(lines):
     return "\n".join(out)
 
 
-def attention(lines, tilehead, khead, epi, nextbra):
+def attention(lines, tilehead, khead, epi, nextbra, kwait=None):
     out = []
-    for line in after_decls(lines, []):
+    extra = ["\t.reg .b64 %dbw<4>;", "\t.reg .b32 %dbi;", "\t.reg .pred %dbq2;"] if kwait else []
+    for line in after_decls(lines, extra):
         s = line.strip()
+        if kwait and kwait in s:
+            out.append("\tmov.u64 %dbw0, %clock64;")
+            out.append(line)
+            out.append("""\tmov.u64 %dbw1, %clock64;
+\tsub.u64 %dbw1, %dbw1, %dbw0;
+\tadd.u64 %dbw2, %dbw2, %dbw1;
+\tsetp.eq.u32 %dbq2, %dbi, 0;
+\t@%dbq2 mov.u64 %dbw3, %dbw1;
+\tadd.u32 %dbi, %dbi, 1;""")
+            continue
         if norm(s) == norm(nextbra):
             out.append("""\tmov.u64 %dbg2, %globaltimer;
 \tmov.u64 %dbc4, %clock64;
@@ -129,12 +143,16 @@ def attention(lines, tilehead, khead, epi, nextbra):
 \t@%dbp st.global.v2.u64 [%dba+48], {%dbc3, %dbc4};
 \t@%dbp st.global.u64 [%dba+64], %dbo;
 \tadd.u32 %dbt, %dbt, 1;""")
+            if kwait:
+                out.append("\t@%dbp st.global.v2.u64 [%dba+80], {%dbw2, %dbw3};")
         out.append(line)
         if s.startswith("setmaxnreg.inc"):
             out.append("\tmov.u32 %dbt, 0;")
         if s == tilehead + ":":
             out.append("\tmov.u64 %dbg0, %globaltimer;\n\tmov.u64 %dbc0, %clock64;\n"
                        "\tmov.u64 %dbc1, 0;")
+            if kwait:
+                out.append("\tmov.u64 %dbw2, 0;\n\tmov.u64 %dbw3, 0;\n\tmov.u32 %dbi, 0;")
         if s == khead + ":":
             out.append("\tmov.u64 %dbc2, %clock64;\n\tsetp.eq.u64 %dbq, %dbc1, 0;\n"
                        "\t@%dbq mov.u64 %dbc1, %dbc2;")
@@ -144,7 +162,8 @@ def attention(lines, tilehead, khead, epi, nextbra):
 
 
 def main(argv):
-    kinds = {"units": (units, 6), "grid": (grid, 0), "attention": (attention, 4)}
+    kinds = {"units": (units, 6), "grid": (grid, 0), "attention": (attention, 4),
+             "attention_waits": (attention, 5)}
     if len(argv) < 4 or argv[1] not in kinds or len(argv) != 4 + kinds[argv[1]][1]:
         sys.exit("usage: trace_ptx.py units|grid|attention IN OUT LABELS... (see the header)")
     fn = kinds[argv[1]][0]
