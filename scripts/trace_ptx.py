@@ -165,7 +165,8 @@ def main(argv):
     kinds = {"units": (units, 6), "grid": (grid, 0), "attention": (attention, 4),
              "attention_waits": (attention, 5)}
     if len(argv) < 4 or argv[1] not in kinds or len(argv) != 4 + kinds[argv[1]][1]:
-        sys.exit("usage: trace_ptx.py units|grid|attention IN OUT LABELS... (see the header)")
+        sys.exit("usage: trace_ptx.py units|grid|attention|attention_waits IN OUT LABELS... "
+                 "(see the header)")
     fn = kinds[argv[1]][0]
     lines = open(argv[2]).read().split("\n")
     text = fn(lines, *argv[4:])
