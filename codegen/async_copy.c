@@ -584,6 +584,14 @@ LLVMValueRef cg_wgmma_operand_desc(Cg *c, LLVMValueRef addr, const Layout *sl, T
     return LLVMBuildOr(b, a, LLVMConstInt(c->l->i64, desc_fields(lbo, sbo, sw), 0), "");
 }
 
+/* A register A operand's fragments packed as wgmma reads them: Rm * Kt * 4 words. */
+static LLVMValueRef *register_a_words(Cg *c, const LVal *A, Type ta, int Rm, int Kt)
+{
+    Dist *da = cg_dist(c, A->layout, ta);
+    LLVMValueRef *words = cg_regs(c, Rm * Kt * 4);
+    return da && cg_pack_a_fragments(c, A, da, Rm, Kt, words) ? words : NULL;
+}
+
 /* wgmma a, b, c (sm_90a, #mma v3 result; docs/codegen.md "The memory pipeline"): both operands
  * are swizzled shared tiles read through descriptors, so nothing is stored and nothing fenced
  * here (the IR's barrier {fence_async} did that). `wgmma.fence`, then per k16 step, m64 tile of
@@ -654,9 +662,7 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
     LLVMValueRef a_desc = NULL, *a_words = NULL;
     int64_t *a_offs = arena_alloc(c->arena, sizeof(int64_t) * (size_t)(Kt * Rm));
     if (a_regs) {
-        Dist *da = cg_dist(c, A->layout, ta);
-        a_words = cg_regs(c, Rm * Kt * 4);
-        if (!da || !cg_pack_a_fragments(c, A, da, Rm, Kt, a_words))
+        if (!(a_words = register_a_words(c, A, ta, Rm, Kt)))
             return false;
     } else {
         int64_t x64[2] = {64, 0};
@@ -1023,4 +1029,107 @@ int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op)
                 return k - 1;
     }
     return -1;
+}
+
+/* Whether v is made inside op: a result of an op in its regions (at any depth) or an argument of
+ * one of them. */
+static bool made_inside(const IrOp *op, ValueId v)
+{
+    for (int k = 0; k < op->nregions; k++) {
+        const IrRegion *r = &op->regions[k];
+        for (int a = 0; a < r->nargs; a++)
+            if (r->args[a] == v)
+                return true;
+        for (int i = 0; i < r->nops; i++) {
+            const IrOp *o = r->ops[i];
+            for (int j = 0; j < o->nresults; j++)
+                if (o->results[j] == v)
+                    return true;
+            if (made_inside(o, v))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The i32 that keeps a register A live: 0, from %smid, which is never 0xffffffff, compared in
+ * the entry block, so ptxas cannot know it. Made at its first use: a loop needing none gets the
+ * PTX it had. */
+static LLVMValueRef never_true(Cg *c)
+{
+    LLVMBuilderRef b = c->l->b;
+    c->l->b = c->pro;
+    LLVMValueRef smid = cg_asm_n(c, c->l->i32, "mov.u32 $0, %smid;", "=r", NULL, 0, false);
+    c->l->b = b;
+    return LLVMBuildZExt(c->pro, LLVMBuildICmp(c->pro, LLVMIntEQ, smid, k32(c, -1), ""), c->l->i32,
+                         "");
+}
+
+/* Keeps the register A of each wgmma in r (at any depth) that for_op's loop does not make. */
+static bool keep_a_in(Cg *c, const IrOp *for_op, const IrRegion *r, LLVMValueRef *never)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            if (!keep_a_in(c, for_op, &op->regions[k], never))
+                return false;
+        if (op->code != OP_WGMMA || cg_other_partition(c, op))
+            continue;
+        ValueId av = op->operands[0], r0 = op->results[0];
+        Type ta = ir_type(c->f, av), rt = ir_type(c->f, r0);
+        if (ta.is_smem || made_inside(for_op, av))
+            continue;
+        Dist *dr = cg_dist(c, ir_value(c->f, r0)->layout, rt);
+        LVal *A = cg_value(c, av);
+        if (!dr || c->failed)
+            return false;
+        int W = c->f->layouts[dr->layout].mma.warps_per_cta[0];
+        int Rm = rt.shape[0] / (16 * W), Kt = ta.shape[1] / (32 / dtype_bytes(ta.dtype));
+        int n = Rm * Kt * 4;
+        LLVMValueRef *words = register_a_words(c, A, ta, Rm, Kt);
+        if (!words)
+            return false;
+        /* $0: the predicate (never true), $1: a shared address, $2...: the words, four a store */
+        StrBuf text = {0}, cons = {0};
+        strbuf_printf(&text, "{ .reg .pred keep; setp.ne.u32 keep, $0, 0;");
+        for (int w = 0; w < n; w += 4) {
+            strbuf_printf(&text, " @keep st.shared.v4.b32 [$1+%d], {", 4 * w);
+            for (int j = w; j < w + 4 && j < n; j++)
+                strbuf_printf(&text, "%s$%d", j > w ? ", " : "", 2 + j);
+            strbuf_printf(&text, "};");
+        }
+        strbuf_printf(&text, " }");
+        strbuf_printf(&cons, "r,r");
+        LLVMValueRef *args = cg_regs(c, n + 2);
+        if (!*never)
+            *never = never_true(c);
+        args[0] = *never;
+        args[1] = k32(c, 0);
+        for (int j = 0; j < n; j++) {
+            args[2 + j] = words[j];
+            strbuf_printf(&cons, ",r");
+        }
+        strbuf_printf(&cons, ",~{memory}");
+        cg_asm_n(c, c->l->void_t, text.data, cons.data, args, n + 2, true);
+        strbuf_free(&text);
+        strbuf_free(&cons);
+    }
+    return true;
+}
+
+/* ptxas 13.0 loses the liveness of a wgmma's register A (attention's q, loaded before the K loop)
+ * across a branch in the loop's body: it gave the registers of such a q to the p of `p @ v`, so
+ * the next iteration's `q @ k` read p (found on tutorial 06's causal mask applied under an `if` in
+ * one loop, warp-specialized and persistent; ptxas -O0 is right, and so is the PTX). A use of those
+ * registers at the latch keeps them: stores of the words under a predicate that is never true at
+ * run time but that ptxas cannot know (never_true), so nothing runs but its issue. Loops without
+ * a branch in their body are left as they were. */
+bool cg_keep_wgmma_a_live(Cg *c, const IrOp *for_op)
+{
+    const IrRegion *body = &for_op->regions[0];
+    bool branches = false;
+    for (int i = 0; i < body->nops && !branches; i++)
+        branches = body->ops[i]->nregions > 0;
+    LLVMValueRef never = NULL;
+    return !branches || keep_a_in(c, for_op, body, &never);
 }

@@ -77,6 +77,8 @@ bool cg_lower_for(Cg *c, const IrOp *op)
     const IrOp *y = c->term;
     if (!y || y->code != OP_YIELD || y->noperands != niter)
         FAIL(c, "for body does not end in a yield of %d values", niter);
+    if (!cg_keep_wgmma_a_live(c, op))
+        return false;
     LLVMValueRef next = cg_add(b, iv, s, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
     for (int i = 0; i < niter; i++) {

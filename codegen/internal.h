@@ -170,6 +170,14 @@ typedef struct Cg {
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
+/* Whether op belongs to the other side of the warp-specialized function being built: its
+ * results get placeholders there (codegen/kernel.c). */
+static inline bool cg_other_partition(const Cg *c, const IrOp *op)
+{
+    return c->partition != PARTITION_ALL && op->partition != PARTITION_ALL &&
+           op->partition != c->partition;
+}
+
 /* Element i of an operand; a scalar operand is uniform and serves every element. */
 static inline LLVMValueRef cg_at(const LVal *v, int i) { return v->n == 1 ? v->el[0] : v->el[i]; }
 
@@ -389,5 +397,9 @@ bool cg_lower_async_copy_op(Cg *c, const IrOp *op);
 /* The iter arg (0-based) of for_op whose block argument is the accumulator (c) of a wgmma op
  * directly in its body; -1 if none. cg_lower_for pins its initial registers (C7515). */
 int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op);
+/* At the end of for_op's body (its latch): a use ptxas keeps of every register A operand of a
+ * wgmma in the body that is made before the loop, where the body branches (docs/codegen.md
+ * "A loop-invariant register A"). */
+bool cg_keep_wgmma_a_live(Cg *c, const IrOp *for_op);
 
 #endif

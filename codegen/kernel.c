@@ -257,8 +257,7 @@ bool cg_lower_region(Cg *c, const IrRegion *r)
             c->term = op;
             return true;
         }
-        bool other = c->partition != PARTITION_ALL && op->partition != PARTITION_ALL &&
-                     op->partition != c->partition;
+        bool other = cg_other_partition(c, op);
         /* in a warp-specialized function an op of every warp meets every warp at its barriers
          * (bar.sync 0), an op of one side only that side (its named barrier) */
         int saved = c->l->barrier_threads;

@@ -127,10 +127,11 @@ typedef struct Case {
  * chooses runs into the next tile; STAGE 3 (causal) on 2, two loops, no producer, heavy_first's
  * order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over 250 heads: 500
  * tiles on 396 programs (three an SM), q in a slot of its own refilled every tile over memory the
- * tile before wrote as scratch (the copies' async proxy fenced after it). */
-#define ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                      \
+ * tile before wrote as scratch (the copies' async proxy fenced after it). FILE: a kernel with
+ * attn_fwd's parameters (ATTN_GRID_PERSISTENT_OPT: examples/attention.tri). */
+#define ATTN_GRID_PERSISTENT_IN(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                 \
     {                                                                                              \
-        "../../../examples/attention.tri", "attn_fwd",                                             \
+        FILE, "attn_fwd",                                                                          \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
             "i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16,i32,i32:16",                  \
             {"HEAD_DIM=" #D, "BLOCK_M=" #BM, "BLOCK_N=" #BN, "STAGE=" #STAGE,                      \
@@ -158,6 +159,9 @@ typedef struct Case {
              256},                                                                                 \
             14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1, .overlap_dots = OVERLAP           \
     }
+#define ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                      \
+    ATTN_GRID_PERSISTENT_IN("../../../examples/attention.tri", D, BM, BN, WARPS, STAGE, STAGES, H, \
+                            OVERLAP)
 #define ATTN_GRID_PERSISTENT(D, BM, BN, WARPS, STAGE, STAGES, H)                                   \
     ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, 0)
 
@@ -1179,6 +1183,10 @@ int main(void)
          * tiles), against the interpreter running the kernel as written */
         ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 1, 3, 70, 1),
         ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 3, 2, 70, 1),
+        /* the causal kernel as one loop, its mask under an `if` (Inputs/attention_branch.tri) on
+         * 3 stages: a producer and q in A registers before the loop, kept live across the branch
+         * to the loop's latch (ptxas 13.0 gave them to p: the next iteration's q @ k read p) */
+        ATTN_GRID_PERSISTENT_IN("Inputs/attention_branch.tri", 128, 128, 128, 8, 3, 3, 70, 0),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",
