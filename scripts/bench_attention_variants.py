@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # scripts/bench_attention_variants.py PTX...: tutorial 06's forward (examples/attention.tri
-# attn_fwd, D = 128, not causal), each PTX file launched as the grid (tri_attention.tric_launcher:
+# attn_fwd; HEAD_DIM (default 128) and CAUSAL (default 0) from the environment, as the PTX files
+# were compiled), each PTX file launched as the grid (tri_attention.tric_launcher:
 # a grid tric made persistent launches the same way), beside torch's
 # scaled_dot_product_attention, in this one process: for hand-edited variants of one kernel
 # (docs/performance.md "FlashAttention-3's two overlaps on tric's attention"). Every output is
 # checked against SDPA first (max |difference| <= 2e-2) and a wrong one is reported and not timed,
 # except a file whose name holds "nocheck" (a timing-only edit whose results are known wrong).
 # Then ROUNDS rounds (default 5) of triton.testing.do_bench medians (L2 flushed) in alternating
-# order; prints TFLOPS = 4 Z H N^2 D / t and each one over SDPA's. SHAPES: comma-separated
+# order; prints TFLOPS = 4 Z H N^2 D / t (half that when causal) and each one over SDPA's. SHAPES: comma-separated
 # ZxHxN_CTX (default 4x32x1024,4x8x4096,2x16x16384). Run on the GPU machine.
 import ctypes
 import os
@@ -19,7 +20,8 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 from tri_attention import tric_launcher  # noqa: E402
 
-HEAD_DIM = 128
+HEAD_DIM = int(os.environ.get("HEAD_DIM", "128"))
+CAUSAL = os.environ.get("CAUSAL", "0") == "1"
 
 
 def main(argv):
@@ -35,7 +37,8 @@ def main(argv):
         q, k, v = (torch.randn((z, h, n, HEAD_DIM), device="cuda", dtype=torch.float16) * 0.5
                    for _ in range(3))
         sc = 1.0 / HEAD_DIM ** 0.5
-        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc,
+                                                               is_causal=CAUSAL)
         runs = {}
         for path in argv[1:]:
             name = os.path.basename(path)[:-len(".ptx")]
@@ -49,14 +52,15 @@ def main(argv):
                       flush=True)
                 continue
             runs[name] = run
-        runs["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
+        runs["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, scale=sc, is_causal=CAUSAL)
         names = list(runs)
         times = {name: [] for name in names}
         for rnd in range(rounds):
             for name in (names if rnd % 2 == 0 else names[::-1]):
                 times[name].append(triton.testing.do_bench(runs[name], warmup=25, rep=100,
                                                            return_mode="median"))
-        flops = 4 * z * h * n * n * HEAD_DIM
+        flops = 4 * z * h * n * n * HEAD_DIM / (2 if CAUSAL else 1)
         tf = {name: flops / statistics.median(t) / 1e9 for name, t in times.items()}
         print("%dx%dx%d sdpa %.0f | " % (z, h, n, tf["sdpa"]) +
               "  ".join("%s %.0f (%.3f)" % (name, tf[name], tf[name] / tf["sdpa"])
