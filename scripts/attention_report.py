@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # scripts/attention_report.py PTX_DIR [--quick] [--rounds=N] [--md=FILE] [--only-d=64|128]
-#     [--causal-only] [--all]
+#     [--causal-only] [--all] [--heads=H]
 # Tutorial 06's attention forward (examples/attention.tri attn_fwd), issue 22's bar: tric against
 # torch's scaled_dot_product_attention and Triton 3.6 in ONE process, every candidate timed by
 # triton.testing.do_bench (median, its L2 flush) in rounds whose order alternates, so that the
@@ -10,8 +10,9 @@
 #   PTX_DIR: scripts/ptx_corpus.sh's output; its attention_d{D}_s{1,3}_*.ptx files are tric's
 #   configs (s1: not causal, s3: causal). Triton runs the same .tri file at bench_norms's
 #   configs as written (its warp_specialize False). Shapes as bench/bench_norms.c: fp16, Z x H = 4
-#   x 8 (N_CTX 16384: 1 x 8), sm_scale 0.5, randn data. Every output is checked against torch's
-#   first (max |difference| <= 2e-2); a candidate that fails is reported and not timed.
+#   x 8 (N_CTX 16384: 1 x 8; --heads=H: H heads instead of 8), sm_scale 0.5, randn data. Every
+#   output is checked against torch's first (max |difference| <= 2e-2); a candidate that fails is
+#   reported and not timed.
 # Prints, per shape, each provider's best config and TFLOPS and tric / torch, tric / Triton
 # (throughput ratios: > 1 is tric faster); --all: every candidate's time first; --md: the table as
 # markdown. --quick: N_CTX 1024 and 4096 only. Run on the GPU machine from the repo root.
@@ -61,7 +62,7 @@ def triton_candidates(mod, d, causal, q, k, v):
 def main(argv):
     if len(argv) < 2 or argv[1].startswith("-"):
         sys.exit("usage: attention_report.py PTX_DIR [--quick] [--rounds=N] [--md=FILE] "
-                 "[--only-d=D] [--causal-only] [--all]")
+                 "[--only-d=D] [--causal-only] [--all] [--heads=H]")
     ptx_dir = argv[1]
     opts = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "1") for a in argv[2:])
     rounds = int(opts.get("rounds", 3))
@@ -78,7 +79,7 @@ def main(argv):
     for d in heads:
         for causal in ((True,) if "causal-only" in opts else (False, True)):
             for n in contexts:
-                z, h = (1, 8) if n >= 16384 else (4, 8)
+                z, h = (1 if n >= 16384 else 4), int(opts.get("heads", 8))
                 torch.manual_seed(9)
                 q, k, v = (torch.randn((z, h, n, d), device="cuda", dtype=torch.float16) for _ in range(3))
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=SM_SCALE)
