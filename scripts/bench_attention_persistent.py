@@ -9,13 +9,11 @@
 # With OLD_DIR (the same files from another build), its kernels too, as old_*: a change's effect.
 import ctypes
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-import triton  # noqa: E402
-from tri_attention import attention_args, tric_launcher  # noqa: E402
+from tri_attention import attention_args, median_ms, tric_launcher, wrong_outputs  # noqa: E402
 from tric_ptx import TricPtx  # noqa: E402
 
 SHAPES = ((4, 8, 1024), (4, 32, 1024), (4, 8, 4096))
@@ -50,24 +48,15 @@ def main(argv):
                 runs[prefix + "persistent_ws" + ws] = persistent_launcher(
                     cuda, os.path.join(d, "persistent_ws%s.ptx" % ws), q, k, v, sc)
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc)
-        for name, (run, o) in runs.items():
-            o.fill_(float("nan"))
-            run()
-            torch.cuda.synchronize()
-            diff = (o.float() - ref.float()).abs().max().item()
-            if not diff <= 2e-2:
-                sys.exit("%s Z=%d H=%d N=%d: wrong, max |difference| from SDPA %g" % (
-                    name, z, h, n, diff))
-        runs["sdpa"] = (lambda: torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, scale=sc), None)
-        times = {name: [] for name in runs}
-        names = list(runs)
-        for rnd in range(3):
-            for name in (names if rnd % 2 == 0 else names[::-1]):
-                times[name].append(triton.testing.do_bench(runs[name][0], warmup=25, rep=100,
-                                                           return_mode="median"))
+        for name, diff in wrong_outputs(runs, ref):
+            sys.exit("%s Z=%d H=%d N=%d: wrong, max |difference| from SDPA %g" % (
+                name, z, h, n, diff))
+        launches = {name: run for name, (run, _) in runs.items()}
+        launches["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, scale=sc)
+        ms = median_ms(launches, 3)
         flops = 4 * z * h * n * n * 128
-        tf = {name: flops / statistics.median(t) / 1e9 for name, t in times.items()}
+        tf = {name: flops / t / 1e9 for name, t in ms.items()}
         print("Z=%d H=%d N_CTX=%d: " % (z, h, n) +
               "  ".join("%s %.1f" % (name, x) for name, x in tf.items()) +
               "  | persistent_wsTrue / grid %.3f, / sdpa %.3f" % (

@@ -12,13 +12,11 @@
 # ZxHxN_CTX (default 4x32x1024,4x8x4096,2x16x16384). Run on the GPU machine.
 import ctypes
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-import triton  # noqa: E402
-from tri_attention import tric_launcher  # noqa: E402
+from tri_attention import median_ms, tric_launcher, wrong_outputs  # noqa: E402
 
 HEAD_DIM = int(os.environ.get("HEAD_DIM", "128"))
 CAUSAL = os.environ.get("CAUSAL", "0") == "1"
@@ -39,29 +37,20 @@ def main(argv):
         sc = 1.0 / HEAD_DIM ** 0.5
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=sc,
                                                                is_causal=CAUSAL)
-        runs = {}
-        for path in argv[1:]:
-            name = os.path.basename(path)[:-len(".ptx")]
-            run, o = tric_launcher(cuda, path, q, k, v, sc)
-            o.fill_(float("nan"))
-            run()
-            torch.cuda.synchronize()
-            diff = (o.float() - ref.float()).abs().max().item()
-            if not diff <= 2e-2 and "nocheck" not in name:
-                print("%dx%dx%d %s: wrong, max |difference| from SDPA %g" % (z, h, n, name, diff),
-                      flush=True)
-                continue
-            runs[name] = run
-        runs["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
+        runs = {os.path.basename(path)[:-len(".ptx")]: tric_launcher(cuda, path, q, k, v, sc)
+                for path in argv[1:]}
+        wrong = wrong_outputs(runs, ref, [name for name in runs if "nocheck" in name])
+        for name, diff in wrong:
+            print("%dx%dx%d %s: wrong, max |difference| from SDPA %g" % (z, h, n, name, diff),
+                  flush=True)
+            del runs[name]
+        launches = {name: run for name, (run, _) in runs.items()}
+        launches["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
             q, k, v, scale=sc, is_causal=CAUSAL)
-        names = list(runs)
-        times = {name: [] for name in names}
-        for rnd in range(rounds):
-            for name in (names if rnd % 2 == 0 else names[::-1]):
-                times[name].append(triton.testing.do_bench(runs[name], warmup=25, rep=100,
-                                                           return_mode="median"))
+        names = list(launches)
+        ms = median_ms(launches, rounds)
         flops = 4 * z * h * n * n * HEAD_DIM / (2 if CAUSAL else 1)
-        tf = {name: flops / statistics.median(t) / 1e9 for name, t in times.items()}
+        tf = {name: flops / t / 1e9 for name, t in ms.items()}
         print("%dx%dx%d sdpa %.0f | " % (z, h, n, tf["sdpa"]) +
               "  ".join("%s %.0f (%.3f)" % (name, tf[name], tf[name] / tf["sdpa"])
                         for name in names if name != "sdpa"), flush=True)

@@ -2,8 +2,10 @@
 # launched the two ways the scripts time it: tric's PTX through the CUDA driver (tric_ptx.py) and
 # Triton's JIT on the same file, at bench/bench_norms.c's Triton configs. Q, K, V, Out [Z, H,
 # N_CTX, HEAD_DIM] fp16, M [Z, H, N_CTX] fp32, grid (N_CTX / BLOCK_M, Z H). Used by
-# bench_attention_ptx.py, attention_report.py and triton_norms.py; elsewhere `python3 -m
-# py_compile` checks it.
+# bench_attention_ptx.py, bench_attention_persistent.py, bench_attention_variants.py,
+# attention_report.py and triton_norms.py; elsewhere `python3 -m py_compile` checks it.
+import statistics
+
 import torch
 import triton
 
@@ -45,3 +47,31 @@ def triton_attn(mod, q, k, v, o, m, sm_scale, causal, cfg):
         v.stride(0), v.stride(1), v.stride(2), o.stride(0), o.stride(1), o.stride(2),
         h, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, STAGE=3 if causal else 1,
         num_stages=stages, num_warps=warps)
+
+
+def wrong_outputs(runs, ref, unchecked=()):
+    """Launches each of runs (name -> (launch, Out)) once over Out filled with NaN and compares Out
+    with ref: [(name, max |difference|)] of those off by more than 2e-2 (names in unchecked are
+    launched but not judged: timing-only edits known to be wrong)."""
+    wrong = []
+    for name, (run, o) in runs.items():
+        o.fill_(float("nan"))
+        run()
+        torch.cuda.synchronize()
+        diff = (o.float() - ref.float()).abs().max().item()
+        if not diff <= 2e-2 and name not in unchecked:
+            wrong.append((name, diff))
+    return wrong
+
+
+def median_ms(launches, rounds):
+    """Each of launches (name -> a function of no arguments) timed by triton.testing.do_bench
+    (median, L2 flushed) once a round, rounds rounds in alternating order (so the GPU's clock and
+    temperature weigh on every side alike): name -> the median over the rounds, in ms."""
+    names = list(launches)
+    times = {name: [] for name in names}
+    for rnd in range(rounds):
+        for name in (names if rnd % 2 == 0 else names[::-1]):
+            times[name].append(triton.testing.do_bench(launches[name], warmup=25, rep=100,
+                                                       return_mode="median"))
+    return {name: statistics.median(t) for name, t in times.items()}
