@@ -1120,10 +1120,10 @@ static bool keep_a_in(Cg *c, const IrOp *for_op, const IrRegion *r, LLVMValueRef
 /* ptxas 13.0 loses the liveness of a wgmma's register A (attention's q, loaded before the K loop)
  * across a branch in the loop's body: it gave the registers of such a q to the p of `p @ v`, so
  * the next iteration's `q @ k` read p (found on tutorial 06's causal mask applied under an `if` in
- * one loop, warp-specialized and persistent; ptxas -O0 is right, and so is the PTX). A use of those
- * registers at the latch keeps them: stores of the words under a predicate that is never true at
- * run time but that ptxas cannot know (never_true), so nothing runs but its issue. Loops without
- * a branch in their body are left as they were. */
+ * one loop, warp-specialized and persistent; at JIT optimization level 0 it is right, and the PTX
+ * is sound). A use of those registers at the latch keeps them: stores of the words under a
+ * predicate that is never true at run time but that ptxas cannot know (never_true), so nothing
+ * runs but its issue. Loops without a branch in their body are left as they were. */
 bool cg_keep_wgmma_a_live(Cg *c, const IrOp *for_op)
 {
     const IrRegion *body = &for_op->regions[0];
