@@ -487,18 +487,43 @@ static bool a_from_registers(const Pipe *p, const IrOp *dot)
            f->layouts[l].dot_operand.op_idx == 0 && f->layouts[l].dot_operand.k_width == 2;
 }
 
-/* Does v, computed in the body, depend on value `on` (through the operands of body ops)? */
+/* Whether op lies in r or in a region of one of r's ops, at any depth. */
+static bool region_holds(const IrRegion *r, const IrOp *op)
+{
+    for (int i = 0; i < r->nops; i++) {
+        if (r->ops[i] == op)
+            return true;
+        for (int k = 0; k < r->ops[i]->nregions; k++)
+            if (region_holds(&r->ops[i]->regions[k], op))
+                return true;
+    }
+    return false;
+}
+
+/* Does v, computed in the body, depend on value `on` (through the operands of body ops, at any
+ * depth; a result of an `if` also through what every branch yields in its place: attention's
+ * causal mask applied under an `if` between q @ k and p)? */
 static bool depends_on(const Pipe *p, ValueId v, ValueId on, int depth)
 {
     if (v == on)
         return true;
     const IrOp *def = v > 0 ? p->f->values[v].def : NULL;
-    if (!def || depth > 64 || body_index(p->body, def) < 0)
+    if (!def || depth > 64 || !region_holds(p->body, def))
         return false;
     for (int k = 0; k < def->noperands; k++)
         if (def->operands[k] > 0 && depends_on(p, def->operands[k], on, depth + 1))
             return true;
-    return false;
+    if (def->code != OP_IF || def->nregions != 2)
+        return false;
+    int r = p->f->values[v].index;
+    for (int k = 0; k < 2; k++) {
+        const IrRegion *branch = &def->regions[k];
+        const IrOp *y = branch->nops > 0 ? branch->ops[branch->nops - 1] : NULL;
+        if (!y || y->code != OP_YIELD || r >= y->noperands ||
+            !depends_on(p, y->operands[r], on, depth + 1))
+            return false;
+    }
+    return true;
 }
 
 /* Several wgmma dots, the last one's result taken by the yield alone (an attention's acc): that

@@ -73,8 +73,6 @@ typedef struct Case {
                        tma_store ops (0: the option off) */
     bool persistent; /* compiled with PassOptions.persistent: the grid's tiles walked by
                         INTERP_PERSISTENT_PROGRAMS programs */
-    bool overlap_skips; /* with PassOptions.overlap_dots its loop stays as it is (an `if` among
-                           the ops between its two wgmma ops: overlap_dots takes pure ops only) */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -356,7 +354,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
         /* with the option, attention forward's loops (two wgmma ops, p @ v carried) issue p @ v
          * late: a guarded wgmma in the loop and one after it; nothing else changes */
         bool on = stages >= 2 || c->asks;
-        int want = overlap && arch_specific && on && !c->overlap_skips ? 2 * c->loops : 0;
+        int want = overlap && arch_specific && on ? 2 * c->loops : 0;
         CHECK(guarded_wgmma(&f->body) == want, "%s %s stages %d: %d late wgmma ops, want %d",
               c->kernel, arch, stages, guarded_wgmma(&f->body), want);
         return;
@@ -387,7 +385,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
  * ATTN_FWD_GRID's: compiled with PassOptions.persistent (the grid's tiles walked by 3 programs);
  * ATTN_FWD_GRID_IN's FILE: a kernel with attn_fwd's parameters. */
 #define ATTN_FWD_GRID_IN(FILE, STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY,    \
-                         PERSISTENT, OVERLAP_SKIPS)                                                \
+                         PERSISTENT)                                                               \
     {                                                                                              \
         FILE, "attn_fwd",                                                                          \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -409,11 +407,11 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              I(256)},                                                                              \
             20, LOOPS, .tiles = {SM80_TILES, 0}, .sm90_only = SM90_ONLY, .asks = true,             \
                        .ws = PY_BOOL_##WS, .chosen = !PY_BOOL_##WS && (STAGES) >= 3,               \
-                       .persistent = PERSISTENT, .overlap_skips = OVERLAP_SKIPS                    \
+                       .persistent = PERSISTENT                                                    \
     }
 #define ATTN_FWD_GRID(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY, PERSISTENT) \
     ATTN_FWD_GRID_IN("examples/attention.tri", STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES,      \
-                     HEADS, SM90_ONLY, PERSISTENT, false)
+                     HEADS, SM90_ONLY, PERSISTENT)
 /* ... causal on 64 x 64 blocks and 4 warps, 3 stages, made persistent (3 programs over 4 query
  * blocks of 2 heads): q in a slot of its own, read by both loops' wgmma ops */
 #define ATTN_FWD_W4_PERSISTENT                                                                     \
@@ -915,9 +913,10 @@ int main(void)
         /* the causal kernel as one loop, its mask under an `if` in the body
          * (tests/lit/codegen/Inputs/attention_branch.tri), made persistent: on sm_90a the loop
          * gets the producer the pass chooses, q goes to registers before it, and the `if` stays
-         * in the consumers' loop (overlap_dots leaves it: the `if` lies between the dots) */
+         * in the consumers' loop; p @ v stays in flight into the next iteration (p depends on
+         * q @ k through both branches), and with overlap_dots it is issued an iteration late */
         ATTN_FWD_GRID_IN("tests/lit/codegen/Inputs/attention_branch.tri", 3, 128, 3, False, 1, 0, 2,
-                         true, true, true),
+                         true, true),
         /* tutorial 06's forward as a persistent kernel (examples/attention_persistent.tri), its
          * loop over tiles asking warp_specialize: on sm_90a the producer runs its own copy of
          * that loop, K and V's ring going on across tiles, the consumers loading each tile's q
