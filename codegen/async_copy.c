@@ -1031,25 +1031,28 @@ int cg_wgmma_acc_iter(const Cg *c, const IrOp *for_op)
     return -1;
 }
 
-/* Whether v is made inside op: a result of an op in its regions (at any depth) or an argument of
- * one of them. */
-static bool made_inside(const IrOp *op, ValueId v)
+/* Whether o makes *v: one of its results, or an argument of one of its regions. */
+static bool makes(const IrOp *o, const void *v)
 {
-    for (int k = 0; k < op->nregions; k++) {
-        const IrRegion *r = &op->regions[k];
-        for (int a = 0; a < r->nargs; a++)
-            if (r->args[a] == v)
+    ValueId id = *(const ValueId *)v;
+    for (int j = 0; j < o->nresults; j++)
+        if (o->results[j] == id)
+            return true;
+    for (int k = 0; k < o->nregions; k++)
+        for (int a = 0; a < o->regions[k].nargs; a++)
+            if (o->regions[k].args[a] == id)
                 return true;
-        for (int i = 0; i < r->nops; i++) {
-            const IrOp *o = r->ops[i];
-            for (int j = 0; j < o->nresults; j++)
-                if (o->results[j] == v)
-                    return true;
-            if (made_inside(o, v))
-                return true;
-        }
-    }
     return false;
+}
+
+/* Whether v is made inside loop: an argument of its body, or made by an op in it (any depth). */
+static bool made_inside(const IrOp *loop, ValueId v)
+{
+    const IrRegion *body = &loop->regions[0];
+    for (int a = 0; a < body->nargs; a++)
+        if (body->args[a] == v)
+            return true;
+    return ir_region_find_if(body, makes, &v) != NULL;
 }
 
 /* The i32 that keeps a register A live: 0, from %smid, which is never 0xffffffff, compared in

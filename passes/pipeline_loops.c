@@ -487,18 +487,7 @@ static bool a_from_registers(const Pipe *p, const IrOp *dot)
            f->layouts[l].dot_operand.op_idx == 0 && f->layouts[l].dot_operand.k_width == 2;
 }
 
-/* Whether op lies in r or in a region of one of r's ops, at any depth. */
-static bool region_holds(const IrRegion *r, const IrOp *op)
-{
-    for (int i = 0; i < r->nops; i++) {
-        if (r->ops[i] == op)
-            return true;
-        for (int k = 0; k < r->ops[i]->nregions; k++)
-            if (region_holds(&r->ops[i]->regions[k], op))
-                return true;
-    }
-    return false;
-}
+static bool is_op(const IrOp *o, const void *op) { return o == op; }
 
 /* Does v, computed in the body, depend on value `on` (through the operands of body ops, at any
  * depth; a result of an `if` also through what every branch yields in its place: attention's
@@ -508,7 +497,7 @@ static bool depends_on(const Pipe *p, ValueId v, ValueId on, int depth)
     if (v == on)
         return true;
     const IrOp *def = v > 0 ? p->f->values[v].def : NULL;
-    if (!def || depth > 64 || !region_holds(p->body, def))
+    if (!def || depth > 64 || !ir_region_find_if(p->body, is_op, def))
         return false;
     for (int k = 0; k < def->noperands; k++)
         if (def->operands[k] > 0 && depends_on(p, def->operands[k], on, depth + 1))

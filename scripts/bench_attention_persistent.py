@@ -13,8 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-from tri_attention import attention_args, median_ms, tric_launcher, wrong_outputs  # noqa: E402
-from tric_ptx import TricPtx  # noqa: E402
+from tri_attention import attention_args, tric_launcher, wrong_outputs  # noqa: E402
+from tric_ptx import TricPtx, median_times  # noqa: E402
 
 SHAPES = ((4, 8, 1024), (4, 32, 1024), (4, 8, 4096))
 
@@ -54,7 +54,7 @@ def main(argv):
         launches = {name: run for name, (run, _) in runs.items()}
         launches["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
             q, k, v, scale=sc)
-        ms = median_ms(launches, 3)
+        ms = median_times(list(launches.items()), 3)
         flops = 4 * z * h * n * n * 128
         tf = {name: flops / t / 1e9 for name, t in ms.items()}
         print("Z=%d H=%d N_CTX=%d: " % (z, h, n) +

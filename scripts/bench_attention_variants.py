@@ -16,7 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
-from tri_attention import median_ms, tric_launcher, wrong_outputs  # noqa: E402
+from tri_attention import tric_launcher, wrong_outputs  # noqa: E402
+from tric_ptx import median_times  # noqa: E402
 
 HEAD_DIM = int(os.environ.get("HEAD_DIM", "128"))
 CAUSAL = os.environ.get("CAUSAL", "0") == "1"
@@ -48,7 +49,7 @@ def main(argv):
         launches["sdpa"] = lambda: torch.nn.functional.scaled_dot_product_attention(
             q, k, v, scale=sc, is_causal=CAUSAL)
         names = list(launches)
-        ms = median_ms(launches, rounds)
+        ms = median_times(list(launches.items()), rounds)
         flops = 4 * z * h * n * n * HEAD_DIM / (2 if CAUSAL else 1)
         tf = {name: flops / t / 1e9 for name, t in ms.items()}
         print("%dx%dx%d sdpa %.0f | " % (z, h, n, tf["sdpa"]) +

@@ -4,8 +4,6 @@
 # N_CTX, HEAD_DIM] fp16, M [Z, H, N_CTX] fp32, grid (N_CTX / BLOCK_M, Z H). Used by
 # bench_attention_ptx.py, bench_attention_persistent.py, bench_attention_variants.py,
 # attention_report.py and triton_norms.py; elsewhere `python3 -m py_compile` checks it.
-import statistics
-
 import torch
 import triton
 
@@ -63,15 +61,3 @@ def wrong_outputs(runs, ref, unchecked=()):
             wrong.append((name, diff))
     return wrong
 
-
-def median_ms(launches, rounds):
-    """Each of launches (name -> a function of no arguments) timed by triton.testing.do_bench
-    (median, L2 flushed) once a round, rounds rounds in alternating order (so the GPU's clock and
-    temperature weigh on every side alike): name -> the median over the rounds, in ms."""
-    names = list(launches)
-    times = {name: [] for name in names}
-    for rnd in range(rounds):
-        for name in (names if rnd % 2 == 0 else names[::-1]):
-            times[name].append(triton.testing.do_bench(launches[name], warmup=25, rep=100,
-                                                       return_mode="median"))
-    return {name: statistics.median(t) for name, t in times.items()}
