@@ -514,6 +514,7 @@ static PassOptions pass_options(const CompileOptions *opt, const IrFunc *ir, int
                          .arch_specific = arch_specific,
                          .no_tma = opt->no_tma,
                          .no_heavy_first = opt->no_heavy_first,
+                         .no_fuse_loops = opt->no_fuse_loops,
                          .no_auto_ws = opt->no_auto_ws,
                          .pingpong = opt->pingpong,
                          .tma_store = opt->tma_store,

@@ -30,6 +30,7 @@ const PassInfo passes_list[] = {
     {"canonicalize", pass_canonicalize},
     {"cse", pass_cse},
     {"dce", pass_dce},
+    {"fuse_loops", pass_fuse_loops},
     {"flatten_loops", pass_flatten_loops},
     {"heavy_first", pass_heavy_first},
     {"stream_k", pass_stream_k},

@@ -27,6 +27,8 @@ typedef struct PassOptions {
     bool no_tma;             /* tma.c does nothing: every copy stays cp.async (--no-tma) */
     bool no_heavy_first;     /* heavy_first.c does nothing: programs keep their launch order
                                (--no-heavy-first) */
+    bool no_fuse_loops;      /* fuse_loops.c does nothing: loops one after the other stay two
+                               (--no-fuse-loops) */
     bool no_auto_ws;         /* warp_specialize.c gives a producer only to the loop that asks
                                (--no-auto-warp-specialize), never to one it chooses */
     bool pingpong;           /* warp_specialize.c: a persistent kernel's one consumer warpgroup
@@ -66,6 +68,13 @@ bool pass_axis_info(IrFunc *f, const PassOptions *o, Diag *d);
  * info so accesses are coalesced and as wide as proven; slice for reductions and expand_dims);
  * convert_layout inserted where producer and consumer disagree. Requires axis info. */
 bool pass_layouts(IrFunc *f, const PassOptions *o, Diag *d);
+/* fuse_loops.c: two loops one after the other whose ranges continue one another and whose bodies
+ * differ only in pure arithmetic (not in loads or dots) become one loop over both ranges, the
+ * differing ops under an `if` on the counter (tutorial 06's causal attention: the diagonal's
+ * block in the same loop as those left of it; docs/passes.md "fuse_loops"). Elsewhere the loops
+ * stay as written (a remark under --remarks where the bodies match but the ranges or iter args
+ * cannot be shown to continue). */
+bool pass_fuse_loops(IrFunc *f, const PassOptions *o, Diag *d);
 /* flatten_loops.c: a loop asking tl.range(..., flatten=True) whose body holds one loop (and any
  * ops before and after it) becomes one loop over every inner iteration, the ops before the inner
  * loop in an `if` on its first iteration and those after it in an `if` on its last (Triton's

@@ -129,6 +129,29 @@ static bool attention_loop(const IrFunc *f, const PassOptions *o, const IrOp *fl
            f->num_warps % 4 == 0;
 }
 
+/* Whether v is computed from a program_id (through any ops of the function body's own). */
+static bool reads_program_id(const IrFunc *f, ValueId v, int depth)
+{
+    const IrOp *def = v > 0 ? f->values[v].def : NULL;
+    if (!def || depth > 32)
+        return false;
+    if (def->code == OP_PROGRAM_ID)
+        return true;
+    for (int k = 0; k < def->noperands; k++)
+        if (reads_program_id(f, def->operands[k], depth + 1))
+            return true;
+    return false;
+}
+
+/* Whether the programs of the grid run flat (the body's one loop) for different trip counts
+ * (causal attention's loop up to the diagonal): a persistent walk's fixed turns then leave its
+ * programs uneven, where the grid's heavy_first order lets short programs fill in behind long
+ * ones (docs/performance.md, "Causal attention as one loop"). */
+static bool uneven_programs(const IrFunc *f, const IrOp *flat)
+{
+    return reads_program_id(f, flat->operands[0], 0) || reads_program_id(f, flat->operands[1], 0);
+}
+
 /* What the loop over tiles says to warp_specialize (ir.h WS_*): the body's one loop's ask (to
  * be moved to it: the producer then runs the loop over tiles, the K loop nested in it); else,
  * where that pass may choose a producer for attention's loop, an offer: it decides once the K
@@ -221,7 +244,8 @@ bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d)
         /* unasked: only attention's loop, with a producer asked or offered (where it measured
          * a win); the driver compiles the kernel as written again if it gets none */
         const IrOp *flat = only_flat_loop(&f->body);
-        if (!attention_loop(f, o, flat) || ws_ask(f, o, flat) == WS_NOT_ASKED)
+        if (!attention_loop(f, o, flat) || ws_ask(f, o, flat) == WS_NOT_ASKED ||
+            uneven_programs(f, flat))
             return true;
     }
     if (why)

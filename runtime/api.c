@@ -401,6 +401,7 @@ tric_status rt_compile_options(const tric_compile_options *opt, const struct tri
     out->arch = opt->arch;
     out->no_fp_fusion = opt->no_fp_fusion != 0;
     out->no_heavy_first = opt->no_heavy_first != 0;
+    out->no_fuse_loops = opt->no_fuse_loops != 0;
     out->no_auto_ws = opt->no_auto_warp_specialize != 0;
     out->pingpong = opt->pingpong != 0;
     out->tma_store = opt->tma_store != 0;
@@ -450,6 +451,8 @@ void rt_options_key(StrBuf *sb, const tric_compile_options *opt, const struct tr
         strbuf_printf(sb, "no_fp_fusion\n");
     if (opt->no_heavy_first)
         strbuf_printf(sb, "no_heavy_first\n");
+    if (opt->no_fuse_loops)
+        strbuf_printf(sb, "no_fuse_loops\n");
     if (opt->no_auto_warp_specialize)
         strbuf_printf(sb, "no_auto_warp_specialize\n");
     if (opt->pingpong)

@@ -52,6 +52,8 @@ static const char usage[] =
     "  --no-tma              on sm_90a, keep every copy on cp.async (no TMA; TRIC_NO_TMA=1)\n"
     "  --no-heavy-first      programs keep their launch order (by default, where loops run\n"
     "                        longer as program_id grows, the longest programs launch first)\n"
+    "  --no-fuse-loops       loops one after the other stay two (by default two that continue\n"
+    "                        one range and differ only in arithmetic run as one loop)\n"
     "  --no-auto-warp-specialize  only a loop asking warp_specialize=True gets a producer\n"
     "                        (by default, on sm_90a, also attention's loop where it wins)\n"
     "  --pingpong            a warp-specialized persistent kernel with one consumer\n"
@@ -281,6 +283,8 @@ static bool parse_plain_option(CompileOptions *opt, const char *a)
         opt->no_tma = true;
     } else if (!strcmp(a, "--no-heavy-first")) {
         opt->no_heavy_first = true;
+    } else if (!strcmp(a, "--no-fuse-loops")) {
+        opt->no_fuse_loops = true;
     } else if (!strcmp(a, "--no-auto-warp-specialize")) {
         opt->no_auto_ws = true;
     } else if (!strcmp(a, "--pingpong")) {

@@ -100,8 +100,9 @@ typedef struct Case {
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
  * blocks of 128 x 64 on 8 warps, 3 stages, Z = H = 1, N_CTX = 256 (2 programs): a producer
- * warpgroup for the (first) loop's K and V; STAGE 3 (causal): the consumers run the diagonal's
- * loop as it was. Q, K, V, M, Out; the strides of q, k, v, o, then H and N_CTX. */
+ * warpgroup for the loop's K and V; STAGE 3 (causal): the two loops fused into one
+ * (passes/fuse_loops.c), the producer copying the diagonal's blocks too, the mask under an `if`.
+ * Q, K, V, M, Out; the strides of q, k, v, o, then H and N_CTX. */
 #define ATTN_FWD_WS(STAGE)                                                                         \
     {                                                                                              \
         "../../../examples/attention.tri", "attn_fwd",                                             \
@@ -124,11 +125,11 @@ typedef struct Case {
  * dim D, blocks of BM x BN on WARPS warps, STAGES stages, Z = 1, H heads, N_CTX = 256: (256 / BM)
  * H tiles walked by the programs the GPU holds at once. On an H200: D = 128, 128 x 128 blocks on
  * 8 warps over 70 heads, 140 tiles on 132 programs; STAGE 1 on 3 stages, the producer the pass
- * chooses runs into the next tile; STAGE 3 (causal) on 2, two loops, no producer, heavy_first's
- * order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over 250 heads: 500
- * tiles on 396 programs (three an SM), q in a slot of its own refilled every tile over memory the
- * tile before wrote as scratch (the copies' async proxy fenced after it). FILE: a kernel with
- * attn_fwd's parameters (ATTN_GRID_PERSISTENT_OPT: examples/attention.tri). */
+ * chooses runs into the next tile; STAGE 3 (causal) on 2, its loops fused, no producer,
+ * heavy_first's order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over
+ * 250 heads: 500 tiles on 396 programs (three an SM), q in a slot of its own refilled every tile
+ * over memory the tile before wrote as scratch (the copies' async proxy fenced after it). FILE: a
+ * kernel with attn_fwd's parameters (ATTN_GRID_PERSISTENT_OPT: examples/attention.tri). */
 #define ATTN_GRID_PERSISTENT_IN(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                 \
     {                                                                                              \
         FILE, "attn_fwd",                                                                          \

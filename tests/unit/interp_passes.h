@@ -78,15 +78,16 @@ typedef struct PassCheck {
     const char *kernel; /* for messages */
     int num_warps;      /* 0: 4 */
     int max_stages;
-    int first_arch;    /* 0: sm_80 and sm_90a; 1: sm_90a alone */
-    bool stream_k;     /* PassOptions.stream_k */
-    bool persistent;   /* PassOptions.persistent */
-    bool pingpong;     /* PassOptions.pingpong */
-    bool overlap_dots; /* PassOptions.overlap_dots */
-    bool tma_store;    /* PassOptions.tma_store */
-    size_t out_bytes;  /* what run writes */
-    const void *want;  /* the lowered kernel's outputs */
-    const void *ctx;   /* the case, for the callbacks */
+    int first_arch;     /* 0: sm_80 and sm_90a; 1: sm_90a alone */
+    bool stream_k;      /* PassOptions.stream_k */
+    bool persistent;    /* PassOptions.persistent */
+    bool pingpong;      /* PassOptions.pingpong */
+    bool overlap_dots;  /* PassOptions.overlap_dots */
+    bool tma_store;     /* PassOptions.tma_store */
+    bool no_fuse_loops; /* PassOptions.no_fuse_loops */
+    size_t out_bytes;   /* what run writes */
+    const void *want;   /* the lowered kernel's outputs */
+    const void *ctx;    /* the case, for the callbacks */
     /* runs f on fresh inputs, its outputs into out; false with the interpreter's message */
     bool (*run)(const IrFunc *f, const void *ctx, void *out, StrBuf *err);
     /* whether got is close enough to want (after canonicalize) */
@@ -117,7 +118,8 @@ static inline void interp_passes_check(const IrFunc *lowered, const PassCheck *p
                               .persistent = pc->persistent,
                               .pingpong = pc->pingpong,
                               .overlap_dots = pc->overlap_dots,
-                              .tma_store = pc->tma_store};
+                              .tma_store = pc->tma_store,
+                              .no_fuse_loops = pc->no_fuse_loops};
             Arena *arena = arena_new();
             IrFunc *f = ir_func_clone(lowered, arena);
             passes_prepare(f, &po);

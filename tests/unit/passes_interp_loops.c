@@ -71,6 +71,8 @@ typedef struct Case {
     bool pingpong;   /* compiled with PassOptions.pingpong: two consumer groups take its tiles */
     int tma_stores;  /* compiled with PassOptions.tma_store: the tile stores on sm_90a that become
                        tma_store ops (0: the option off) */
+    bool no_fuse;    /* compiled with PassOptions.no_fuse_loops: causal attention's two loops
+                        stay two */
     bool persistent; /* compiled with PassOptions.persistent: the grid's tiles walked by
                         INTERP_PERSISTENT_PROGRAMS programs */
 } Case;
@@ -383,9 +385,10 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
  * buffers hold one program an SM, so on sm_90a a loop not asking warp_specialize on 3 stages gets
  * the producer anyway (the pass chooses it); ATTN_FWD_ON's last argument: sm_90a only;
  * ATTN_FWD_GRID's: compiled with PassOptions.persistent (the grid's tiles walked by 3 programs);
- * ATTN_FWD_GRID_IN's FILE: a kernel with attn_fwd's parameters. */
-#define ATTN_FWD_GRID_IN(FILE, STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY,    \
-                         PERSISTENT)                                                               \
+ * ATTN_FWD_GRID_IN's FILE: a kernel with attn_fwd's parameters; ATTN_FWD_CASE's NO_FUSE: compiled
+ * with PassOptions.no_fuse_loops. */
+#define ATTN_FWD_CASE(FILE, STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY,       \
+                      PERSISTENT, NO_FUSE)                                                         \
     {                                                                                              \
         FILE, "attn_fwd",                                                                          \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -407,13 +410,17 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              I(256)},                                                                              \
             20, LOOPS, .tiles = {SM80_TILES, 0}, .sm90_only = SM90_ONLY, .asks = true,             \
                        .ws = PY_BOOL_##WS, .chosen = !PY_BOOL_##WS && (STAGES) >= 3,               \
-                       .persistent = PERSISTENT                                                    \
+                       .persistent = PERSISTENT, .no_fuse = NO_FUSE                                \
     }
+#define ATTN_FWD_GRID_IN(FILE, STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY,    \
+                         PERSISTENT)                                                               \
+    ATTN_FWD_CASE(FILE, STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY,           \
+                  PERSISTENT, false)
 #define ATTN_FWD_GRID(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY, PERSISTENT) \
     ATTN_FWD_GRID_IN("examples/attention.tri", STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES,      \
                      HEADS, SM90_ONLY, PERSISTENT)
 /* ... causal on 64 x 64 blocks and 4 warps, 3 stages, made persistent (3 programs over 4 query
- * blocks of 2 heads): q in a slot of its own, read by both loops' wgmma ops */
+ * blocks of 2 heads): q in a slot of its own, read by the fused loop's wgmma ops */
 #define ATTN_FWD_W4_PERSISTENT                                                                     \
     {                                                                                              \
         "examples/attention.tri", "attn_fwd",                                                      \
@@ -432,7 +439,7 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
              ATTN_STRIDES,                                                                         \
              I(2),                                                                                 \
              I(256)},                                                                              \
-            20, 2, .tiles = {4, 0}, .asks = true, .persistent = true                               \
+            20, 1, .tiles = {2, 0}, .asks = true, .persistent = true                               \
     }
 #define ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY)               \
     ATTN_FWD_GRID(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY, false)
@@ -440,6 +447,12 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
     ATTN_FWD_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, false)
 #define ATTN_FWD(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                                    \
     ATTN_FWD_HEADS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1)
+/* ... compiled with PassOptions.no_fuse_loops: the causal kernel's two loops as written */
+#define ATTN_FWD_TWO_LOOPS_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS, SM90_ONLY)     \
+    ATTN_FWD_CASE("examples/attention.tri", STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, HEADS,  \
+                  SM90_ONLY, false, true)
+#define ATTN_FWD_TWO_LOOPS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                          \
+    ATTN_FWD_TWO_LOOPS_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1, false)
 
 /* examples/attention_persistent.tri (tutorial 06's forward, not causal, as a persistent kernel),
  * head dim D, blocks of 128 x BN on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
@@ -571,6 +584,7 @@ static void run_case(const Case *c, bool overlap)
                     .pingpong = c->pingpong,
                     .tma_store = c->tma_stores > 0,
                     .persistent = c->persistent,
+                    .no_fuse_loops = c->no_fuse,
                     .overlap_dots = overlap,
                     .out_bytes = out_bytes,
                     .want = want,
@@ -876,39 +890,47 @@ int main(void)
          * bounds on M and N become the map's dims) */
         WS_MATMUL(1),
         /* tutorial 06's attention forward (examples/attention.tri), causal (STAGE 3: the loop
-         * left of the diagonal, then the diagonal's), D = 128, blocks of 128 on 8 warps: 2
-         * programs over N_CTX = 256. Q is loaded once for both loops (on sm_90a through TMA, its
-         * mbarrier retired after the first); the epilogue's normalization and cast run in the
+         * left of the diagonal, then the diagonal's, made one loop by fuse_loops, the mask under
+         * an `if`), D = 128, blocks of 128 on 8 warps: 2 programs over N_CTX = 256, the first
+         * running only the diagonal's block. The epilogue's normalization and cast run in the
          * accumulator's layout (layouts' sink_converts); on sm_80 K and V are read back whole
-         * (the dots' other operands are in registers) */
-        ATTN_FWD(3, 128, 2, False, 2, 4),
+         * (the dots' other operands are in registers). Then as written (PassOptions.no_fuse_loops:
+         * two loops, q loaded once for both, on sm_90a through TMA, its mbarrier retired after
+         * the first) */
+        ATTN_FWD(3, 128, 2, False, 1, 2),
+        ATTN_FWD_TWO_LOOPS(3, 128, 2, False, 2, 4),
         /* ... on 3 stages (sm_90a: the slots exceed sm_80's shared memory), not causal and
-         * causal: the first loop gets a producer warpgroup its tl.range does not ask for, chosen
-         * by the pass (two wgmma ops an iteration on 3 slots, one program an SM) */
+         * causal: the loop gets a producer warpgroup its tl.range does not ask for, chosen by the
+         * pass (two wgmma ops an iteration on 3 slots, one program an SM); causal as written,
+         * the first loop gets it */
         ATTN_FWD_ON(1, 128, 3, False, 1, 0, 1, true),
-        ATTN_FWD_ON(3, 128, 3, False, 2, 0, 1, true),
+        ATTN_FWD_ON(3, 128, 3, False, 1, 0, 1, true),
+        ATTN_FWD_TWO_LOOPS_ON(3, 128, 3, False, 2, 0, 1, true),
         /* the same over 10 heads: heavy_first reads start_m and off_hz back from the launch
          * index, the longest programs first, 8 heads at a time (a group of 8, then one of 2) */
-        ATTN_FWD_HEADS(3, 128, 2, False, 2, 4, 10),
+        ATTN_FWD_HEADS(3, 128, 2, False, 1, 2, 10),
         /* the same, its loop asking warp_specialize=True (Triton 3.6's spelling): on sm_90a a
          * producer warpgroup issues K and V's copies (q's mbarrier, set up after the loop's,
          * too, before the partitions split); blocks of 64 along N_CTX = 256, so a program runs
          * up to 4 iterations on 3 slots, the ring wrapping. Not causal (STAGE 1: one loop, K
-         * and V read back whole on sm_80), and causal (STAGE 3: the producer issues the first
-         * loop's copies, none for the first program and 2 for the second; the consumers then
-         * run the diagonal's loop as it was, its copies included, into the same memory) */
+         * and V read back whole on sm_80), causal (STAGE 3, the loops fused: the producer issues
+         * the copies of both ranges, 1 for the first program and 3 for the second), and causal
+         * as written (the producer issues the first loop's copies, none for the first program
+         * and 2 for the second; the consumers then run the diagonal's loop as it was, its copies
+         * included, into the same memory) */
         ATTN_FWD(1, 64, 3, True, 1, 2),
-        ATTN_FWD(3, 64, 3, True, 2, 4),
+        ATTN_FWD(3, 64, 3, True, 1, 2),
+        ATTN_FWD_TWO_LOOPS(3, 64, 3, True, 2, 4),
         /* tutorial 06's forward made persistent (passes/persistent.c): 3 programs walk the
          * (query block, head) tiles, program_id(0) and (1) computed from the tile: 4 tiles of
          * 2 heads, the first program taking two. Not causal on 3 stages (sm_90a: the loop over
          * tiles offered to warp_specialize, which gives it the producer, the ring going on
          * across tiles); its loop asking warp_specialize (the ask moved to the loop over tiles);
-         * causal (heavy_first's launch order read back from the tile; two loops, so no
+         * causal (heavy_first's launch order read back from the tile; 2 stages, so no
          * producer) */
         ATTN_FWD_GRID(1, 128, 3, False, 1, 0, 2, true, true),
         ATTN_FWD_GRID(1, 64, 3, True, 1, 2, 2, false, true),
-        ATTN_FWD_GRID(3, 128, 2, False, 2, 4, 2, false, true),
+        ATTN_FWD_GRID(3, 128, 2, False, 1, 2, 2, false, true),
         ATTN_FWD_W4_PERSISTENT,
         /* the causal kernel as one loop, its mask under an `if` in the body
          * (tests/lit/codegen/Inputs/attention_branch.tri), made persistent: on sm_90a the loop
@@ -970,6 +992,21 @@ int main(void)
          5,
          1,
          1},
+        /* two loops that fuse_loops makes one (tests/lit/passes/Inputs/fuse_loops.tri, CASE 0):
+         * program p sums 2 p blocks of 32, then one block doubled under the fused loop's `if`;
+         * program 0's first loop runs no iteration, so the fused loop starts in the second's
+         * range. Both ask num_stages=3: the fused loop's load is copied ahead as a rank-1 tile */
+        {"tests/lit/passes/Inputs/fuse_loops.tri",
+         "split_sum",
+         "*fp32:16,*fp32:16,*fp32:16",
+         {"BLOCK=32", "SPAN=64", "CASE=0"},
+         {3},
+         4,
+         {F32(160, 0), F32(160, 0), OUT32(96)},
+         3,
+         1,
+         1,
+         .asks = true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_case(&cases[i], false);

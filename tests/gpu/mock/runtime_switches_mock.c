@@ -12,6 +12,8 @@
  *     would compile with them, and finds the other's entry through the cache;
  *   - heavy first: a kernel whose loop grows with its program id (a triangle) compiled as the
  *     pass reorders it and with opt.no_heavy_first is two entries, two codes;
+ *   - loop fusion: fuse_loops.tri's two loops (split) as one loop, and with opt.no_fuse_loops as
+ *     two, are two entries, two codes;
  *   - ping-pong: tutorial 09's warp-specialized persistent matmul with opt.pingpong (two
  *     consumer groups, 384 threads) is another entry than without (256 threads);
  *   - the producer the pass chooses: tutorial 06's attention at D = 128 on 8 warps gets one
@@ -38,10 +40,12 @@ static const char *f16_path = TRIC_SOURCE_DIR "/tests/lit/codegen/slp.tri";
 static const char *triangle_path = TRIC_SOURCE_DIR "/tests/lit/passes/Inputs/heavy_first.tri";
 static const char *pdesc_path = TRIC_SOURCE_DIR "/examples/persistent_desc_matmul.tri";
 static const char *attn_path = TRIC_SOURCE_DIR "/examples/attention.tri";
+static const char *split_path = TRIC_SOURCE_DIR "/tests/lit/passes/Inputs/fuse_loops.tri";
 
 /* The kernels the test compiles, by name: seed 2 at 128x128x64, vector_add, heavy_first.tri's
  * triangle, tutorial 09's persistent matmul warp-specialized (pdesc), tutorial 06's attention
- * forward at D = 128, 128 x 128 blocks, 8 warps, 3 stages (attn), slp.tri's fp16 mul. */
+ * forward at D = 128, 128 x 128 blocks, 8 warps, 3 stages (attn), fuse_loops.tri's two loops
+ * (split), slp.tri's fp16 mul. */
 static tric_compile_options kernel_options(const char *which, const char **path)
 {
     static const char *seed2_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=64",
@@ -49,6 +53,7 @@ static tric_compile_options kernel_options(const char *which, const char **path)
     static const char *va_defs[] = {"BLOCK_SIZE=1024"};
     static const char *f16_defs[] = {"BLOCK=1024"};
     static const char *triangle_defs[] = {"BLOCK=128"};
+    static const char *split_defs[] = {"BLOCK=32", "SPAN=64", "CASE=0"};
     static const char *attn_defs[] = {"HEAD_DIM=128", "BLOCK_M=128", "BLOCK_N=128", "STAGE=1",
                                       "num_stages=3"};
     static const char *pdesc_defs[] = {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128",
@@ -83,6 +88,12 @@ static tric_compile_options kernel_options(const char *which, const char **path)
         opt.constexprs = attn_defs;
         opt.nconstexprs = 5;
         opt.num_warps = 8;
+    } else if (!strcmp(which, "split")) {
+        *path = split_path;
+        opt.kernel = "split_sum";
+        opt.signature = "*fp32:16,*fp32:16,*fp32:16";
+        opt.constexprs = split_defs;
+        opt.nconstexprs = 3;
     } else if (!strcmp(which, "triangle")) {
         *path = triangle_path;
         opt.kernel = "triangle";
@@ -110,6 +121,7 @@ static tric_status compile(tric_device dev, const char *which, const tric_compil
         opt.llvm_args = extra->llvm_args;
         opt.no_cache = extra->no_cache;
         opt.no_heavy_first = extra->no_heavy_first;
+        opt.no_fuse_loops = extra->no_fuse_loops;
         opt.pingpong = extra->pingpong;
         opt.tma_store = extra->tma_store;
         opt.no_auto_warp_specialize = extra->no_auto_warp_specialize;
@@ -141,6 +153,24 @@ static void test_no_heavy_first(tric_device dev)
     CHECK(again && again->from_cache &&
           !strcmp(tric_module_code(as_written), tric_module_code(again)));
     tric_module_destroy(reordered);
+    tric_module_destroy(as_written);
+    tric_module_destroy(again);
+}
+
+/* fuse_loops makes split's two loops one; no_fuse_loops keeps two, in an entry of its own. */
+static void test_no_fuse_loops(tric_device dev)
+{
+    tric_module fused, as_written, again;
+    CHECK(compile(dev, "split", NULL, &fused) == TRIC_SUCCESS);
+    tric_compile_options extra = tric_compile_options_default();
+    extra.no_fuse_loops = 1;
+    CHECK(compile(dev, "split", &extra, &as_written) == TRIC_SUCCESS);
+    CHECK(fused && as_written && !as_written->from_cache &&
+          strcmp(tric_module_code(fused), tric_module_code(as_written)) != 0);
+    CHECK(compile(dev, "split", &extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache &&
+          !strcmp(tric_module_code(as_written), tric_module_code(again)));
+    tric_module_destroy(fused);
     tric_module_destroy(as_written);
     tric_module_destroy(again);
 }
@@ -387,6 +417,7 @@ int main(int argc, char **argv)
     setenv("TRIC_CACHE_DIR", dir, 1);
     test_no_tma(dev);
     test_no_heavy_first(dev);
+    test_no_fuse_loops(dev);
     test_pingpong(dev);
     test_tma_store(dev);
     test_no_auto_warp_specialize(dev);
