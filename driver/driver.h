@@ -42,8 +42,7 @@ typedef struct CompileOptions {
     bool no_fp_fusion;        /* no mul+add -> fma contraction (Triton's enable_fp_fusion=False) */
     bool no_heavy_first;      /* --no-heavy-first: programs keep their launch order
                                 (PassOptions.no_heavy_first) */
-    bool no_fuse_loops;       /* --no-fuse-loops: loops one after the other stay two
-                                (PassOptions.no_fuse_loops) */
+    bool no_fuse_loops;       /* --no-fuse-loops: loops as written (PassOptions.no_fuse_loops) */
     bool no_auto_ws;          /* --no-auto-warp-specialize: only a loop that asks is
                                 warp-specialized (PassOptions.no_auto_ws) */
     bool pingpong;            /* --pingpong: two consumer groups take a warp-specialized persistent

@@ -44,6 +44,7 @@ const PassInfo passes_list[] = {
     {"tma", pass_tma},
     {"warp_specialize", pass_warp_specialize},
     {"overlap_dots", pass_overlap_dots},
+    {"split_loops", pass_split_loops},
     {"shared_alloc", pass_shared_alloc},
 };
 const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);

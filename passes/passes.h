@@ -27,7 +27,8 @@ typedef struct PassOptions {
     bool no_tma;             /* tma.c does nothing: every copy stays cp.async (--no-tma) */
     bool no_heavy_first;     /* heavy_first.c does nothing: programs keep their launch order
                                (--no-heavy-first) */
-    bool no_fuse_loops;      /* fuse_loops.c does nothing: loops one after the other stay two
+    bool no_fuse_loops;      /* fuse_loops.c and split_loops.c do nothing: loops as written, two
+                               one after the other stay two, one branching on its counter one
                                (--no-fuse-loops) */
     bool no_auto_ws;         /* warp_specialize.c gives a producer only to the loop that asks
                                (--no-auto-warp-specialize), never to one it chooses */
@@ -111,6 +112,11 @@ bool pass_prefetch_tiles(IrFunc *f, const PassOptions *o, Diag *d);
  * late, right after the next iteration's first, so the ops between them may run under it
  * (docs/passes.md "overlap_dots"). Requires pipeline's schedule; before shared_alloc. */
 bool pass_overlap_dots(IrFunc *f, const PassOptions *o, Diag *d);
+/* split_loops.c: a loop whose body holds an `if` on its counter crossing a loop-invariant bound
+ * (fuse_loops' `if`) runs as two loops, one each side of the bound, each with that branch's ops
+ * inlined, the second from the first's results (docs/passes.md "split_loops"). Requires the
+ * passes that schedule a loop (pipeline through overlap_dots); before shared_alloc. */
+bool pass_split_loops(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */

@@ -209,11 +209,12 @@ typedef struct tric_compile_options {
      * (docs/passes.md "overlap_dots"; measured slower so far, so off by default). Part of the JIT
      * cache key. */
     int overlap_dots;
-    /* nonzero: loops one after the other stay two. By default two loops whose ranges continue
-     * one another and whose bodies differ only in arithmetic (tutorial 06's causal attention:
-     * the blocks left of the diagonal, then the diagonal's with a mask) run as one loop, the
-     * differing ops under an `if`, so the second's copies ride the first's pipeline
-     * (docs/passes.md "fuse_loops"). Part of the JIT cache key. */
+    /* nonzero: loops as written. By default two loops whose ranges continue one another and
+     * whose bodies differ only in arithmetic (tutorial 06's causal attention: the blocks left of
+     * the diagonal, then the diagonal's with a mask) are pipelined as one loop, the differing
+     * ops under an `if`, so the second's copies ride the first's pipeline; once scheduled, a
+     * loop branching on its counter is split there into two loops without the branch
+     * (docs/passes.md "fuse_loops", "split_loops"). Part of the JIT cache key. */
     int no_fuse_loops;
 } tric_compile_options;
 

@@ -91,11 +91,12 @@ typedef struct Case {
     int f32_at;      /* > 0: an fp32 scalar, f32, goes before buffer f32_at (attention's
                         sm_scale) */
     float f32;
-    int pingpong;     /* tric_compile_options.pingpong on the GPU */
-    int tma_store;    /* tric_compile_options.tma_store on the GPU */
-    int persistent;   /* tric_compile_options.persistent on the GPU (last: cases fill the rest in
+    int pingpong;      /* tric_compile_options.pingpong on the GPU */
+    int tma_store;     /* tric_compile_options.tma_store on the GPU */
+    int persistent;    /* tric_compile_options.persistent on the GPU (last: cases fill the rest in
                        order) */
-    int overlap_dots; /* tric_compile_options.overlap_dots on the GPU */
+    int overlap_dots;  /* tric_compile_options.overlap_dots on the GPU */
+    int no_fuse_loops; /* tric_compile_options.no_fuse_loops on the GPU */
 } Case;
 
 /* Tutorial 06's attention forward (examples/attention.tri) with warp_specialize=True, D = 64,
@@ -130,7 +131,7 @@ typedef struct Case {
  * 250 heads: 500 tiles on 396 programs (three an SM), q in a slot of its own refilled every tile
  * over memory the tile before wrote as scratch (the copies' async proxy fenced after it). FILE: a
  * kernel with attn_fwd's parameters (ATTN_GRID_PERSISTENT_OPT: examples/attention.tri). */
-#define ATTN_GRID_PERSISTENT_IN(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                 \
+#define ATTN_GRID_PERSISTENT_AS(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP, NO_FUSE)        \
     {                                                                                              \
         FILE, "attn_fwd",                                                                          \
             "*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,"       \
@@ -158,8 +159,11 @@ typedef struct Case {
              D,                                                                                    \
              H,                                                                                    \
              256},                                                                                 \
-            14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1, .overlap_dots = OVERLAP           \
+            14, WARPS, STAGES, H, 0, 3, 0.125f, .persistent = 1, .overlap_dots = OVERLAP,          \
+                                                .no_fuse_loops = NO_FUSE                           \
     }
+#define ATTN_GRID_PERSISTENT_IN(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                 \
+    ATTN_GRID_PERSISTENT_AS(FILE, D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP, 0)
 #define ATTN_GRID_PERSISTENT_OPT(D, BM, BN, WARPS, STAGE, STAGES, H, OVERLAP)                      \
     ATTN_GRID_PERSISTENT_IN("../../../examples/attention.tri", D, BM, BN, WARPS, STAGE, STAGES, H, \
                             OVERLAP)
@@ -468,6 +472,7 @@ static bool run_on(tric_device dev, const Case *c, void *const *init, void **out
         opt.tma_store = c->tma_store;
         opt.persistent = c->persistent;
         opt.overlap_dots = c->overlap_dots;
+        opt.no_fuse_loops = c->no_fuse_loops;
     }
     tric_module mod = NULL;
     tric_kernel k = NULL;
@@ -1185,9 +1190,12 @@ int main(void)
         ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 1, 3, 70, 1),
         ATTN_GRID_PERSISTENT_OPT(128, 128, 128, 8, 3, 2, 70, 1),
         /* the causal kernel as one loop, its mask under an `if` (Inputs/attention_branch.tri) on
-         * 3 stages: a producer and q in A registers before the loop, kept live across the branch
-         * to the loop's latch (ptxas 13.0 gave them to p: the next iteration's q @ k read p) */
+         * 3 stages, with a producer and q in A registers before the loop: split at the diagonal
+         * into two loops (split_loops), the ring, phases and p @ v in flight going from the first
+         * to the second; and as written (no_fuse_loops), q's registers kept live across the
+         * branch to the loop's latch (ptxas 13.0 gave them to p: the next q @ k read p) */
         ATTN_GRID_PERSISTENT_IN("Inputs/attention_branch.tri", 128, 128, 128, 8, 3, 3, 70, 0),
+        ATTN_GRID_PERSISTENT_AS("Inputs/attention_branch.tri", 128, 128, 128, 8, 3, 3, 70, 0, 1),
         {"desc_attention.tri",
          "desc_attention",
          "*fp16:16,*fp16:16,*fp16:16,*fp32:16,i32:16",

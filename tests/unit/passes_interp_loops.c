@@ -934,11 +934,15 @@ int main(void)
         ATTN_FWD_W4_PERSISTENT,
         /* the causal kernel as one loop, its mask under an `if` in the body
          * (tests/lit/codegen/Inputs/attention_branch.tri), made persistent: on sm_90a the loop
-         * gets the producer the pass chooses, q goes to registers before it, and the `if` stays
-         * in the consumers' loop; p @ v stays in flight into the next iteration (p depends on
-         * q @ k through both branches), and with overlap_dots it is issued an iteration late */
+         * gets the producer the pass chooses, q goes to registers before it; p @ v stays in
+         * flight into the next iteration (p depends on q @ k through both branches), and with
+         * overlap_dots it is issued an iteration late. split_loops then makes it two loops at
+         * the diagonal, neither with the `if`, the pipeline's state going from the first to the
+         * second; with no_fuse_loops the `if` stays in the consumers' loop */
         ATTN_FWD_GRID_IN("tests/lit/codegen/Inputs/attention_branch.tri", 3, 128, 3, False, 1, 0, 2,
                          true, true),
+        ATTN_FWD_CASE("tests/lit/codegen/Inputs/attention_branch.tri", 3, 128, 3, False, 1, 0, 2,
+                      true, true, true),
         /* tutorial 06's forward as a persistent kernel (examples/attention_persistent.tri), its
          * loop over tiles asking warp_specialize: on sm_90a the producer runs its own copy of
          * that loop, K and V's ring going on across tiles, the consumers loading each tile's q
