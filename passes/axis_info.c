@@ -121,6 +121,15 @@ ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t st
     return ir_build_binary(b, OP_MAX, loc, i32, trips, passes_const_i32(b, loc, 0));
 }
 
+bool passes_i32_counter(const IrFunc *f, const IrOp *loop)
+{
+    const IrRegion *r = &loop->regions[0];
+    if (r->nargs < 1)
+        return false;
+    Type t = ir_type(f, r->args[0]);
+    return t.rank == 0 && !t.is_ptr && t.dtype == DT_I32;
+}
+
 const IrOp *passes_only_loop(const IrRegion *r)
 {
     const IrOp *found = NULL;

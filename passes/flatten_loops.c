@@ -134,15 +134,6 @@ static bool positive_step(const IrFunc *f, const IrOp *loop, int64_t *step)
     return passes_const_int(f, loop->operands[2], step) && *step > 0;
 }
 
-static bool i32_induction(const IrFunc *f, const IrOp *loop)
-{
-    const IrRegion *r = &loop->regions[0];
-    if (r->nargs < 1)
-        return false;
-    Type t = ir_type(f, r->args[0]);
-    return t.rank == 0 && !t.is_ptr && t.dtype == DT_I32;
-}
-
 /* The prologue's values that the inner loop's body, the epilogue or the outer yield read. */
 static int prologue_outputs(Flat *s, ValueId **out)
 {
@@ -188,7 +179,7 @@ static const char *nest_problem(Flat *s)
     if (s->inner_at < 0)
         return "its body holds no loop to flatten into it";
     s->inner = s->body->ops[s->inner_at];
-    if (!i32_induction(f, s->outer) || !i32_induction(f, s->inner))
+    if (!passes_i32_counter(f, s->outer) || !passes_i32_counter(f, s->inner))
         return "an induction variable is not an i32";
     if (!positive_step(f, s->outer, &s->step_o) || !positive_step(f, s->inner, &s->step_i))
         return "a step is not a positive constant";

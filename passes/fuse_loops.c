@@ -442,15 +442,6 @@ static bool bodies_match(Fuse *s)
 
 /* ---- the loops ------------------------------------------------------------------------------ */
 
-static bool i32_counter(const IrFunc *f, const IrOp *loop)
-{
-    const IrRegion *r = &loop->regions[0];
-    if (r->nargs < 1)
-        return false;
-    Type t = ir_type(f, r->args[0]);
-    return t.rank == 0 && !t.is_ptr && t.dtype == DT_I32;
-}
-
 /* Whether v has one value in every iteration of A: made outside it, or by pure ops of its body
  * (without regions) from such values; not its counter or an iter arg. */
 static bool invariant(const Fuse *s, ValueId v, int depth)
@@ -568,8 +559,8 @@ static int pair_read(const Fuse *s, const IrOp *op, int k)
     return -1;
 }
 
-/* Whether v has its value before the if in the fused body: made outside A, by the prefix, or A's
- * counter (not an iter arg: the ops reading one stay after the if, as the loops had them). */
+/* Whether v has its value before the if in the fused body: made outside A, by the prefix, or one
+ * of A's region args (its counter, an iter arg). */
 static bool before_branch(const Fuse *s, ValueId v)
 {
     const IrOp *def = v > 0 ? s->f->values[v].def : NULL;
@@ -585,11 +576,12 @@ static bool in_list(IrOp *const *ops, int n, ValueId v)
     return false;
 }
 
-/* The leading ops of A's suffix that also run in each branch: elementwise and shape ops reading
- * what the branches give (or what a sunk op made) besides values of before the if, up to the
- * first op that reads the branches and cannot go. Each path runs the same ops as its loop did,
- * in one block, so a multiply in a branch and the subtraction after it still contract to an fma
- * (tutorial 06's qk * qk_scale - m). Returns how many; ops[] gets them. */
+/* The leading ops of A's suffix that also run in each branch: pure ops (one result; no memory,
+ * effect, dot or region) reading what the branches give (or what a sunk op made) besides values
+ * from before the if, up to the first op that reads the branches and cannot go (ops that read
+ * neither are passed over and stay after the if). Each path then runs the ops its loop ran, in one
+ * block, so a multiply in a branch and the subtraction after it still contract to an fma (tutorial
+ * 06's qk * qk_scale - m). Returns how many; ops[] gets them. */
 static int sink_ops(const Fuse *s, IrOp **ops)
 {
     int n = 0;
@@ -738,7 +730,7 @@ static bool try_fuse(IrFunc *f, const PassOptions *o, Diag *d, IrRegion *home, i
         return false;
     Fuse s = {.f = f, .o = o, .d = d, .home = home, .A = A, .B = home->ops[at_b]};
     s.ra = &A->regions[0], s.rb = &s.B->regions[0];
-    if (!i32_counter(f, A) || !i32_counter(f, s.B) ||
+    if (!passes_i32_counter(f, A) || !passes_i32_counter(f, s.B) ||
         !passes_const_int(f, A->operands[2], &s.step) || s.step <= 0 ||
         A->nresults != s.B->nresults || s.ra->nargs != s.rb->nargs)
         return false;

@@ -134,6 +134,8 @@ ValueId passes_binary(IrBuilder *b, SrcLoc loc, OpCode code, ValueId a, ValueId 
 /* The iterations of for loop `loop` whose step is the positive constant step, built at b as i32:
  * max(0, (hi - lo + step - 1) / step) (warp_specialize's ring, stream_k's schedule). */
 ValueId passes_trip_count(IrBuilder *b, SrcLoc loc, const IrOp *loop, int64_t step);
+/* Whether for loop `loop` counts an i32 scalar (flatten_loops, fuse_loops). */
+bool passes_i32_counter(const IrFunc *f, const IrOp *loop);
 /* The one for loop directly in region r, with no while loop beside it; NULL when none or two
  * (a persistent kernel's K loop in its loop over tiles: warp_specialize, persistent). */
 const IrOp *passes_only_loop(const IrRegion *r);
