@@ -175,7 +175,8 @@ static void poly_atom(Poly *p, ValueId v, int rank, const int8_t *map)
     Term t = {.c = 1, .n = 1};
     t.a[0].v = v;
     t.a[0].rank = (int8_t)rank;
-    memcpy(t.a[0].map, map, (size_t)rank);
+    if (rank > 0) /* a scalar's map is NULL (below a splat) */
+        memcpy(t.a[0].map, map, (size_t)rank);
     poly_add_term(p, &t, 1);
 }
 
