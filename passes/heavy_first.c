@@ -19,7 +19,8 @@
  * (through add, sub, mul by a constant, multiple_of), or monotone (a division by a constant, the
  * min or max of two values moving the same way, sums of those). Left as written: a kernel with
  * atomics or flag waits (programs that may wait for one another rely on the launch order), a
- * persistent one (stream_k's programs wait for later ones), and everything with
+ * persistent one (stream_k's programs wait for later ones; persistent.c, which runs first, runs
+ * a grid whose loops grow in pairs of a long and a short program instead), and everything with
  * PassOptions.no_heavy_first (`--no-heavy-first`). With --remarks it says what it did, or why
  * not where a loop grows. */
 #include "passes/passes.h"
@@ -302,18 +303,31 @@ static void reverse_grouped(IrFunc *f, IrOp **ids0, int n0, IrOp **ids1, int n1)
         }
 }
 
+/* The loops of f classified by how their trip counts move with program_id(axis). */
+static Order survey_axis(const IrFunc *f, int axis)
+{
+    Order s = {.f = f, .axis = axis};
+    s.dep = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+    memset(s.dep, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+    for (int round = 0; round < 64 && sweep(&s, &f->body); round++)
+        ;
+    classify(&s, &f->body);
+    return s;
+}
+
+bool passes_programs_grow(const IrFunc *f, int axis)
+{
+    Order s = survey_axis(f, axis);
+    return s.grows && !s.shrinks && !s.unknown && !inter_program(&f->body);
+}
+
 bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d)
 {
     if (o->no_heavy_first || o->stream_k || f->persistent.on)
         return true;
     const IrOp *waits = inter_program(&f->body);
     for (int axis = 0; axis < 3; axis++) {
-        Order s = {.f = f, .axis = axis};
-        s.dep = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
-        memset(s.dep, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
-        for (int round = 0; round < 64 && sweep(&s, &f->body); round++)
-            ;
-        classify(&s, &f->body);
+        Order s = survey_axis(f, axis);
         if (!s.grows)
             continue;
         if (waits || s.shrinks || s.unknown) {

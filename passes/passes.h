@@ -88,6 +88,10 @@ bool pass_flatten_loops(IrFunc *f, const PassOptions *o, Diag *d);
  * program_id(1) read too, both come from the launch index, 8 values of axis 1 at a time); not
  * in a kernel with atomics or flag waits, a persistent one, or with PassOptions.no_heavy_first. */
 bool pass_heavy_first(IrFunc *f, const PassOptions *o, Diag *d);
+/* Whether heavy_first's rule holds along axis: some loop's trip count grows with
+ * program_id(axis), none shrinks or depends on it otherwise, and no program waits for another (no
+ * atomic, no flag wait). persistent pairs such a grid's tiles (its balanced turns). */
+bool passes_programs_grow(const IrFunc *f, int axis);
 /* stream_k.c: with PassOptions.stream_k, a kernel of one K loop accumulating dots into zeros
  * (effects only after it) becomes persistent (IrFunc.persistent): each program runs whole tiles,
  * then its share of the split tiles' K iterations (an underfull last round and one more), a split

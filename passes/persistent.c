@@ -10,9 +10,10 @@
  * consumers store this one, prefetch_tiles fetches the next tile's once-a-tile loads into L2 and
  * registers (L1 without a producer), pipeline_loops keeps such a load's tile in a slot of its own.
  *
- * Requires nothing (it runs before layouts, after heavy_first, whose launch order it keeps, and
- * stream_k, which takes a matmul first when asked). Takes a function not yet persistent that
- * reads program_id and has no loop starting at program_id (a kernel persistent as written).
+ * Requires nothing (it runs before layouts and heavy_first, which leaves a persistent kernel
+ * alone, and after stream_k, which takes a matmul first when asked). Takes a function not yet
+ * persistent that reads program_id and has no loop starting at program_id (a kernel persistent
+ * as written).
  * Guarantees: the function is persistent over 1 + its largest program_id / num_programs axis
  * (IrFunc.persistent: axes, from_grid; no workspace), and its body is
  *
@@ -25,8 +26,11 @@
  *
  * (the factors and divisions of the axes it does not take left out). Each tile runs the body
  * once, as its program did; the tiles go in launch order (x fastest), as the GPU starts a
- * grid's programs. The loop over tiles is not pipelined itself (num_stages 1: its loads run
- * once a tile).
+ * grid's programs, except where a loop's trip count grows with program_id(0) (heavy_first's
+ * rule, passes_programs_grow: causal attention). Fixed turns over such tiles leave the programs
+ * uneven (a program's tiles all long or all short), so there each program runs them in pairs of
+ * one row, program_id(0) = i and tile_count(0) - 1 - i (paired_position, pid0_of_position). The
+ * loop over tiles is not pipelined itself (num_stages 1: its loads run once a tile).
  * When the body's one loop asks warp_specialize and holds no loop, the ask moves to the loop
  * over tiles (warp_specialize's persistent form, the K loop nested in it); where that pass may
  * choose a producer itself, the loop over tiles is offered to its choice (ws_ask). Elsewhere
@@ -43,6 +47,7 @@ typedef struct Ps {
     int axes;             /* 1 + the largest axis of a program_id or num_programs */
     bool reads_pid;       /* some program_id */
     const IrOp *own_loop; /* a loop starting at program_id: persistent as written */
+    bool paired;          /* the tiles go in pairs along axis 0 (passes_programs_grow) */
 } Ps;
 
 static bool decline(Ps *s, const char *why)
@@ -143,13 +148,16 @@ static bool reads_program_id(const IrFunc *f, ValueId v, int depth)
     return false;
 }
 
-/* Whether the programs of the grid run flat (the body's one loop) for different trip counts
- * (causal attention's loop up to the diagonal): a persistent walk's fixed turns then leave its
+/* Whether the programs of the grid run flat (the body's one loop) for different trip counts in
+ * a way the paired order does not even out: a persistent walk's fixed turns would leave its
  * programs uneven, where the grid's heavy_first order lets short programs fill in behind long
- * ones (docs/performance.md, "Causal attention as one loop"). */
+ * ones (docs/performance.md, "Causal attention as one loop"). Trip counts that grow with
+ * program_id(0) (causal attention's loop up to the diagonal) are paired (paired_position). */
 static bool uneven_programs(const IrFunc *f, const IrOp *flat)
 {
-    return reads_program_id(f, flat->operands[0], 0) || reads_program_id(f, flat->operands[1], 0);
+    return (reads_program_id(f, flat->operands[0], 0) ||
+            reads_program_id(f, flat->operands[1], 0)) &&
+           !passes_programs_grow(f, 0);
 }
 
 /* What the loop over tiles says to warp_specialize (ir.h WS_*): the body's one loop's ask (to
@@ -164,6 +172,59 @@ static int ws_ask(const IrFunc *f, const PassOptions *o, const IrOp *flat)
     if (flat->attr[1] == WS_ASKED)
         return WS_ASKED;
     return !o->no_auto_ws && attention_loop(f, o, flat) ? WS_OFFERED : WS_NOT_ASKED;
+}
+
+static ValueId select_i32(Ps *s, ValueId cond, ValueId then_value, ValueId else_value)
+{
+    Type i32 = type_scalar(DT_I32);
+    ValueId ops[3] = {cond, then_value, else_value};
+    return ir_build(&s->b, OP_SELECT, s->loc, ops, 3, &i32, 1, 0)->results[0];
+}
+
+/* Where the loop's tile t lies in the paired order, when the programs' loops grow with
+ * program_id(0) (causal attention). A program runs its tiles t and t + P (P = num_programs(0))
+ * of each block of 2P one after the other, so those two get the positions 2q and 2q + 1 of the
+ * paired order, whose pairs even out (pid0_of_position). In a block [base, base + 2P) of
+ * L <= 2P tiles the first a = max(L - P, 0) programs run two tiles: u < a (u = t - base) takes
+ * position base + 2u, and the same program's second tile, u = P + i, base + 2i + 1; a program
+ * a <= u < P runs one tile there and takes the positions left, base + a + u. One to one on
+ * [0, tiles). */
+static ValueId paired_position(Ps *s, ValueId t, ValueId tiles, ValueId programs)
+{
+    IrBuilder *b = &s->b;
+    SrcLoc l = s->loc;
+    ValueId two = passes_const_i32(b, l, 2), one = passes_const_i32(b, l, 1);
+    ValueId block = passes_binary(b, l, OP_MUL, programs, two);
+    ValueId base = passes_binary(b, l, OP_MUL, passes_binary(b, l, OP_DIV, t, block), block);
+    ValueId u = passes_binary(b, l, OP_SUB, t, base);
+    ValueId len = passes_binary(b, l, OP_MIN, block, passes_binary(b, l, OP_SUB, tiles, base));
+    ValueId a = passes_binary(b, l, OP_MAX, passes_binary(b, l, OP_SUB, len, programs),
+                              passes_const_i32(b, l, 0));
+    ValueId first = passes_binary(b, l, OP_MUL, u, two);
+    ValueId alone = passes_binary(b, l, OP_ADD, a, u);
+    ValueId second = passes_binary(
+        b, l, OP_ADD, passes_binary(b, l, OP_MUL, passes_binary(b, l, OP_SUB, u, programs), two),
+        one);
+    ValueId in_first_turn = select_i32(s, passes_binary(b, l, OP_CMP_LT, u, a), first, alone);
+    ValueId off = select_i32(s, passes_binary(b, l, OP_CMP_GE, u, programs), second, in_first_turn);
+    return passes_binary(b, l, OP_ADD, base, off);
+}
+
+/* program_id(0) of position j of a row of the paired order (count values): from both ends
+ * inwards, 0, count - 1, 1, count - 2, ..., so positions 2q and 2q + 1 hold a short program and a
+ * long one of the same row (the same head in attention: its K and V read by both), and their
+ * loops' trip counts add up to about the same in every pair. */
+static ValueId pid0_of_position(Ps *s, ValueId j, ValueId count)
+{
+    IrBuilder *b = &s->b;
+    SrcLoc l = s->loc;
+    ValueId two = passes_const_i32(b, l, 2);
+    ValueId half = passes_binary(b, l, OP_DIV, j, two);
+    ValueId odd = passes_binary(b, l, OP_CMP_NE, passes_binary(b, l, OP_REM, j, two),
+                                passes_const_i32(b, l, 0));
+    ValueId from_end = passes_binary(
+        b, l, OP_SUB, passes_binary(b, l, OP_SUB, count, passes_const_i32(b, l, 1)), half);
+    return select_i32(s, odd, from_end, half);
 }
 
 static void rewrite(Ps *s, const PassOptions *o)
@@ -204,13 +265,15 @@ static void rewrite(Ps *s, const PassOptions *o)
         flat->attr[1] = WS_NOT_ASKED;
     ValueId tile = ir_region_add_arg(f, &loop->regions[0], type_scalar(DT_I32), "tile");
     s->b = (IrBuilder){f, &loop->regions[0], -1};
-    ValueId pid[3] = {tile, 0, 0};
-    ValueId rest = tile;
+    ValueId rest = s->paired ? paired_position(s, tile, tiles, ops[2]) : tile;
+    ValueId pid[3] = {rest, 0, 0};
     for (int a = 0; a + 1 < s->axes; a++) {
         pid[a] = passes_binary(&s->b, s->loc, OP_REM, rest, count[a]);
         rest = passes_binary(&s->b, s->loc, OP_DIV, rest, count[a]);
         pid[a + 1] = rest; /* the last axis's needs no remainder: tile < the product */
     }
+    if (s->paired)
+        pid[0] = pid0_of_position(s, pid[0], count[0]);
     for (int i = 0; i < nold; i++)
         if (moved[i])
             ir_region_insert(f, &loop->regions[0], -1, old[i]);
@@ -250,6 +313,13 @@ bool pass_persistent(IrFunc *f, const PassOptions *o, Diag *d)
     }
     if (why)
         return asked ? decline(&s, why) : true;
+    s.paired = passes_programs_grow(f, 0);
+    if (s.paired && o->remarks)
+        diag_remark(d, s.loc,
+                    "made persistent with its tiles in pairs: a loop's trip count grows with "
+                    "program_id(0), so each program runs program_id(0) = i and num_programs(0) - "
+                    "1 - i of the same row one after the other, and the programs' pairs add up "
+                    "to about the same");
     rewrite(&s, o);
     /* the tiles' arithmetic folded and shared as the kernel's own was */
     return pass_canonicalize(f, o, d) && pass_cse(f, o, d) && pass_dce(f, o, d);

@@ -126,8 +126,9 @@ typedef struct Case {
  * dim D, blocks of BM x BN on WARPS warps, STAGES stages, Z = 1, H heads, N_CTX = 256: (256 / BM)
  * H tiles walked by the programs the GPU holds at once. On an H200: D = 128, 128 x 128 blocks on
  * 8 warps over 70 heads, 140 tiles on 132 programs; STAGE 1 on 3 stages, the producer the pass
- * chooses runs into the next tile; STAGE 3 (causal) on 2, its loops fused, no producer,
- * heavy_first's order read back from the tile. D = 64, causal, 128 x 64 on 4 warps, 3 stages over
+ * chooses runs into the next tile; STAGE 3 (causal) on 2, its loops fused, no producer, its tiles
+ * in pairs (the first 8 programs run query blocks 0 and 1 of a head), and on 3 (the form tric
+ * gives the causal kernel unasked: the pairs and the producer). D = 64, causal, 128 x 64 on 4 warps, 3 stages over
  * 250 heads: 500 tiles on 396 programs (three an SM), q in a slot of its own refilled every tile
  * over memory the tile before wrote as scratch (the copies' async proxy fenced after it). FILE: a
  * kernel with attn_fwd's parameters (ATTN_GRID_PERSISTENT_OPT: examples/attention.tri). */
@@ -1183,6 +1184,7 @@ int main(void)
         ATTN_PERSISTENT_CASE(128, 128, False),
         ATTN_GRID_PERSISTENT(128, 128, 128, 8, 1, 3, 70),
         ATTN_GRID_PERSISTENT(128, 128, 128, 8, 3, 2, 70),
+        ATTN_GRID_PERSISTENT(128, 128, 128, 8, 3, 3, 70),
         ATTN_GRID_PERSISTENT(64, 128, 64, 4, 3, 3, 250),
         /* the first two with --overlap-dots: p @ v issued an iteration late (guarded off in each
          * loop's first iteration, the causal kernel's first loop running no iteration in some
