@@ -48,8 +48,8 @@ int main(void)
 {
     static const char *const defs[] = {NULL};
     Lowered low;
-    if (!interp_passes_lower(&low, "tests/lit/passes/Inputs/persistent.tri", "triangle", NULL,
-                             defs, 4))
+    if (!interp_passes_lower(&low, "tests/lit/passes/Inputs/persistent.tri", "triangle", NULL, defs,
+                             4))
         return 1;
     static const char *const arches[] = {"sm_80", "sm_90a"};
     for (int a = 0; a < 2; a++) {

@@ -138,98 +138,89 @@ static bool has(tric_module mod, const char *text)
     return mod && strstr(tric_module_code(mod), text) != NULL;
 }
 
+/* Compiles `which` without and with a code switch (extra) into *plain and *switched: the second
+ * is a cache entry of its own whose PTX differs from the first's, and compiling with the switch
+ * again finds it. The caller checks what each PTX holds and destroys both. */
+static void compile_switch(tric_device dev, const char *which, const tric_compile_options *extra,
+                           tric_module *plain, tric_module *switched)
+{
+    tric_module again;
+    CHECK(compile(dev, which, NULL, plain) == TRIC_SUCCESS);
+    CHECK(compile(dev, which, extra, switched) == TRIC_SUCCESS);
+    CHECK(*plain && *switched && !(*switched)->from_cache &&
+          strcmp(tric_module_code(*plain), tric_module_code(*switched)) != 0);
+    CHECK(compile(dev, which, extra, &again) == TRIC_SUCCESS);
+    CHECK(again && again->from_cache && *switched &&
+          !strcmp(tric_module_code(*switched), tric_module_code(again)));
+    tric_module_destroy(again);
+}
+
+static void destroy_both(tric_module a, tric_module b)
+{
+    tric_module_destroy(a);
+    tric_module_destroy(b);
+}
+
 /* heavy_first reverses the triangle's programs (%nctaid.x - 1 - %ctaid.x); no_heavy_first keeps
  * them as written, in an entry of its own. */
 static void test_no_heavy_first(tric_device dev)
 {
-    tric_module reordered, as_written, again;
-    CHECK(compile(dev, "triangle", NULL, &reordered) == TRIC_SUCCESS);
-    CHECK(reordered && has(reordered, "%nctaid.x"));
+    tric_module reordered, as_written;
     tric_compile_options extra = tric_compile_options_default();
     extra.no_heavy_first = 1;
-    CHECK(compile(dev, "triangle", &extra, &as_written) == TRIC_SUCCESS);
-    CHECK(as_written && !as_written->from_cache && !has(as_written, "%nctaid.x"));
-    CHECK(compile(dev, "triangle", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache &&
-          !strcmp(tric_module_code(as_written), tric_module_code(again)));
-    tric_module_destroy(reordered);
-    tric_module_destroy(as_written);
-    tric_module_destroy(again);
+    compile_switch(dev, "triangle", &extra, &reordered, &as_written);
+    CHECK(has(reordered, "%nctaid.x") && as_written && !has(as_written, "%nctaid.x"));
+    destroy_both(reordered, as_written);
 }
 
 /* fuse_loops makes split's two loops one; no_fuse_loops keeps two, in an entry of its own. */
 static void test_no_fuse_loops(tric_device dev)
 {
-    tric_module fused, as_written, again;
-    CHECK(compile(dev, "split", NULL, &fused) == TRIC_SUCCESS);
+    tric_module fused, as_written;
     tric_compile_options extra = tric_compile_options_default();
     extra.no_fuse_loops = 1;
-    CHECK(compile(dev, "split", &extra, &as_written) == TRIC_SUCCESS);
-    CHECK(fused && as_written && !as_written->from_cache &&
-          strcmp(tric_module_code(fused), tric_module_code(as_written)) != 0);
-    CHECK(compile(dev, "split", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache &&
-          !strcmp(tric_module_code(as_written), tric_module_code(again)));
-    tric_module_destroy(fused);
-    tric_module_destroy(as_written);
-    tric_module_destroy(again);
+    compile_switch(dev, "split", &extra, &fused, &as_written);
+    destroy_both(fused, as_written);
 }
 
-/* A code switch of the persistent matmul ("pdesc"): compiled without it, the kernel's PTX lacks
- * `marker` (and holds `without`, when given); with it (extra), a new cache entry holding `marker`
- * and `with` (when given), which a second compile finds. */
-static void check_pdesc_switch(tric_device dev, const tric_compile_options *extra,
-                               const char *marker, const char *without, const char *with)
-{
-    tric_module one, two, again;
-    CHECK(compile(dev, "pdesc", NULL, &one) == TRIC_SUCCESS);
-    CHECK(one && !has(one, marker) && (!without || has(one, without)));
-    CHECK(compile(dev, "pdesc", extra, &two) == TRIC_SUCCESS);
-    CHECK(two && !two->from_cache && has(two, marker) && (!with || has(two, with)));
-    CHECK(compile(dev, "pdesc", extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache);
-    tric_module_destroy(one);
-    tric_module_destroy(two);
-    tric_module_destroy(again);
-}
-
-/* pingpong gives the warp-specialized persistent matmul a second consumer group (384 threads, the
- * groups' turns on named barrier 4 and 5); without it the kernel keeps one (256 threads): two entries. */
+/* pingpong gives the warp-specialized persistent matmul ("pdesc") a second consumer group (384
+ * threads, the groups' turns on named barrier 4 and 5); without it the kernel keeps one (256
+ * threads): two entries. */
 static void test_pingpong(tric_device dev)
 {
+    tric_module one, two;
     tric_compile_options extra = tric_compile_options_default();
     extra.pingpong = 1;
-    check_pdesc_switch(dev, &extra, "barrier.sync 4, 256", ".maxntid 256, 1, 1",
-                       ".maxntid 384, 1, 1");
+    compile_switch(dev, "pdesc", &extra, &one, &two);
+    CHECK(one && !has(one, "barrier.sync 4, 256") && has(one, ".maxntid 256, 1, 1"));
+    CHECK(has(two, "barrier.sync 4, 256") && has(two, ".maxntid 384, 1, 1"));
+    destroy_both(one, two);
 }
 
-/* tma_store: the persistent kernel's C tile through a TMA copy, its own cache entry. */
+/* tma_store: the persistent matmul's C tile through a TMA copy, its own cache entry. */
 static void test_tma_store(tric_device dev)
 {
+    static const char copy[] = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group";
+    tric_module plain, stored;
     tric_compile_options extra = tric_compile_options_default();
     extra.tma_store = 1;
-    check_pdesc_switch(dev, &extra, "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", NULL,
-                       "cp.async.bulk.wait_group.read 0");
+    compile_switch(dev, "pdesc", &extra, &plain, &stored);
+    CHECK(plain && !has(plain, copy));
+    CHECK(has(stored, copy) && has(stored, "cp.async.bulk.wait_group.read 0"));
+    destroy_both(plain, stored);
 }
 
 /* The producer warpgroup the pass gives attention's loop (setmaxnreg, 384 threads) by default;
  * no_auto_warp_specialize keeps the loop as written (256 threads) in an entry of its own. */
 static void test_no_auto_warp_specialize(tric_device dev)
 {
-    tric_module chosen, as_written, again;
-    CHECK(compile(dev, "attn", NULL, &chosen) == TRIC_SUCCESS);
-    CHECK(chosen && has(chosen, "setmaxnreg") && has(chosen, ".maxntid 384, 1, 1"));
+    tric_module chosen, as_written;
     tric_compile_options extra = tric_compile_options_default();
     extra.no_auto_warp_specialize = 1;
-    CHECK(compile(dev, "attn", &extra, &as_written) == TRIC_SUCCESS);
-    CHECK(as_written && !as_written->from_cache && !has(as_written, "setmaxnreg") &&
-          has(as_written, ".maxntid 256, 1, 1"));
-    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache &&
-          !strcmp(tric_module_code(as_written), tric_module_code(again)));
-    tric_module_destroy(chosen);
-    tric_module_destroy(as_written);
-    tric_module_destroy(again);
+    compile_switch(dev, "attn", &extra, &chosen, &as_written);
+    CHECK(has(chosen, "setmaxnreg") && has(chosen, ".maxntid 384, 1, 1"));
+    CHECK(as_written && !has(as_written, "setmaxnreg") && has(as_written, ".maxntid 256, 1, 1"));
+    destroy_both(chosen, as_written);
 }
 
 /* Attention's grid is persistent by default (docs/passes.md "persistent": its loop over tiles
@@ -238,44 +229,30 @@ static void test_no_auto_warp_specialize(tric_device dev)
 static void test_persistent(tric_device dev)
 {
     static const char marker[] = "// tric.persistent workspace=none";
-    tric_module made, grid, again, va, va_made;
-    CHECK(compile(dev, "attn", NULL, &made) == TRIC_SUCCESS);
-    CHECK(made && has(made, "// tric.persistent workspace=none axes=2") && has(made, "setmaxnreg"));
+    tric_module made, grid, va, va_made;
     tric_compile_options extra = tric_compile_options_default();
     extra.no_auto_persistent = 1;
-    CHECK(compile(dev, "attn", &extra, &grid) == TRIC_SUCCESS);
-    CHECK(grid && !grid->from_cache && !has(grid, marker) && has(grid, "setmaxnreg"));
-    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache && !strcmp(tric_module_code(grid), tric_module_code(again)));
-    CHECK(compile(dev, "va", NULL, &va) == TRIC_SUCCESS);
-    CHECK(va && !has(va, marker));
+    compile_switch(dev, "attn", &extra, &made, &grid);
+    CHECK(has(made, "// tric.persistent workspace=none axes=2") && has(made, "setmaxnreg"));
+    CHECK(grid && !has(grid, marker) && has(grid, "setmaxnreg"));
+    destroy_both(made, grid);
     extra = tric_compile_options_default();
     extra.persistent = 1;
-    CHECK(compile(dev, "va", &extra, &va_made) == TRIC_SUCCESS);
-    CHECK(va_made && !va_made->from_cache && has(va_made, marker));
-    tric_module_destroy(made);
-    tric_module_destroy(grid);
-    tric_module_destroy(again);
-    tric_module_destroy(va);
-    tric_module_destroy(va_made);
+    compile_switch(dev, "va", &extra, &va, &va_made);
+    CHECK(va && !has(va, marker) && has(va_made, marker));
+    destroy_both(va, va_made);
 }
 
 /* overlap_dots issues attention's p @ v an iteration late, guarded off in the first (the PTX's
  * skip branch), in an entry of its own; attention as written has none. */
 static void test_overlap_dots(tric_device dev)
 {
-    tric_module plain, late, again;
-    CHECK(compile(dev, "attn", NULL, &plain) == TRIC_SUCCESS);
-    CHECK(plain && !has(plain, "@!g bra skip"));
+    tric_module plain, late;
     tric_compile_options extra = tric_compile_options_default();
     extra.overlap_dots = 1;
-    CHECK(compile(dev, "attn", &extra, &late) == TRIC_SUCCESS);
-    CHECK(late && !late->from_cache && has(late, "@!g bra skip"));
-    CHECK(compile(dev, "attn", &extra, &again) == TRIC_SUCCESS);
-    CHECK(again && again->from_cache && !strcmp(tric_module_code(late), tric_module_code(again)));
-    tric_module_destroy(plain);
-    tric_module_destroy(late);
-    tric_module_destroy(again);
+    compile_switch(dev, "attn", &extra, &plain, &late);
+    CHECK(plain && !has(plain, "@!g bra skip") && has(late, "@!g bra skip"));
+    destroy_both(plain, late);
 }
 
 /* ---- the child: `runtime_switches_mock KERNEL [LLVM_ARGS]` ------------------------------------ */
