@@ -628,6 +628,20 @@ IrCloneMap ir_clone_map_new(IrFunc *f)
                         .nmap = f->nvalues};
 }
 
+ValueId ir_mapped(const ValueId *map, int nmap, ValueId v)
+{
+    return v > 0 && v < nmap && map[v] ? map[v] : v;
+}
+
+void ir_rename_operands(IrOp *op, const ValueId *map, int nmap)
+{
+    for (int k = 0; k < op->noperands; k++)
+        op->operands[k] = ir_mapped(map, nmap, op->operands[k]);
+    for (int k = 0; k < op->nregions; k++)
+        for (int i = 0; i < op->regions[k].nops; i++)
+            ir_rename_operands(op->regions[k].ops[i], map, nmap);
+}
+
 IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m)
 {
     IrFunc *f = b->func;
@@ -639,7 +653,7 @@ IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m)
         types = arena_alloc(f->arena, sizeof *types * (size_t)o->nresults);
     for (int k = 0; k < o->noperands; k++) {
         ValueId v = o->operands[k];
-        ops[k] = v > 0 && v < m->nmap && m->map[v] ? m->map[v] : v;
+        ops[k] = ir_mapped(m->map, m->nmap, v);
     }
     if (m->operands)
         m->operands(m->ctx, b, o, ops);

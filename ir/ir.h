@@ -709,6 +709,11 @@ typedef struct IrCloneMap {
 } IrCloneMap;
 /* A map over every value f has now, all unmapped (no operand hook). */
 IrCloneMap ir_clone_map_new(IrFunc *f);
+/* v read through map (nmap entries) as ir_clone_op_mapped reads it: map[v] where v < nmap and
+ * that is nonzero, else v. */
+ValueId ir_mapped(const ValueId *map, int nmap, ValueId v);
+/* Every operand of op, and of the ops in its regions, read through map in place (ir_mapped). */
+void ir_rename_operands(IrOp *op, const ValueId *map, int nmap);
 /* A copy of op o (its regions too, names and layouts kept) inserted at b, in o's function. */
 IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m);
 /* A copy of a function (same arena or another), values renumbered densely. */

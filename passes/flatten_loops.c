@@ -231,23 +231,6 @@ static ValueId undef(Flat *s, Type t)
 }
 
 /* Every operand v of op (nested regions too) becomes map[v] where that is set. */
-static void rename_op(IrOp *op, const ValueId *map, int nmap)
-{
-    for (int k = 0; k < op->noperands; k++) {
-        ValueId v = op->operands[k];
-        if (v > 0 && v < nmap && map[v])
-            op->operands[k] = map[v];
-    }
-    for (int k = 0; k < op->nregions; k++)
-        for (int i = 0; i < op->regions[k].nops; i++)
-            rename_op(op->regions[k].ops[i], map, nmap);
-}
-
-static ValueId renamed(ValueId v, const ValueId *map, int nmap)
-{
-    return v > 0 && v < nmap && map[v] ? map[v] : v;
-}
-
 /* A copy of the outer loop at s->b without its inner loop, whose results are then its inits (the
  * nest when the inner loop runs no iteration). */
 static IrOp *copy_without_inner(Flat *s)
@@ -365,7 +348,7 @@ static void build_prologue_branch(Flat *s, Fused *u)
     ValueId i_new = op2(s, OP_ADD, arg[1], k32(s, s->step_o));
     u->pro_map[B->args[0]] = i_new;
     for (int i = 0; i < s->inner_at; i++) {
-        rename_op(B->ops[i], u->pro_map, u->nmap);
+        ir_rename_operands(B->ops[i], u->pro_map, u->nmap);
         ir_region_insert(f, &u->pro->regions[0], -1, B->ops[i]);
     }
     np = 0;
@@ -374,7 +357,7 @@ static void build_prologue_branch(Flat *s, Fused *u)
         then_vals[np++] = u->outs[k];
     for (int j = 0; j < ni; j++)
         if (!s->epi_reset[j])
-            then_vals[np++] = renamed(I->operands[3 + j], u->pro_map, u->nmap);
+            then_vals[np++] = ir_mapped(u->pro_map, u->nmap, I->operands[3 + j]);
     s->b = (IrBuilder){f, &u->pro->regions[0], -1};
     build_yield(s, then_vals, np);
     s->b = (IrBuilder){f, &u->pro->regions[1], -1};
@@ -399,13 +382,13 @@ static void move_body(Flat *s, Fused *u)
     u->map[IB->args[0]] = op2(s, OP_ADD, I->operands[0], op2(s, OP_MUL, u->T, k32(s, s->step_i)));
     IrRegion *FB = &u->loop->regions[0];
     for (int i = 0; i < IB->nops - 1; i++) {
-        rename_op(IB->ops[i], u->map, u->nmap);
+        ir_rename_operands(IB->ops[i], u->map, u->nmap);
         ir_region_insert(f, FB, -1, IB->ops[i]);
     }
     s->b = (IrBuilder){f, FB, -1};
     u->next_a = arena_alloc(f->arena, sizeof *u->next_a * (size_t)(u->ni + 1));
     for (int j = 0; j < u->ni; j++) {
-        u->next_a[j] = renamed(Yi->operands[j], u->map, u->nmap);
+        u->next_a[j] = ir_mapped(u->map, u->nmap, Yi->operands[j]);
         u->map[I->results[j]] = u->next_a[j]; /* what the epilogue reads of the inner loop */
     }
 }
@@ -434,12 +417,12 @@ static void build_epilogue_branch(Flat *s, Fused *u)
     ValueId ends = op2(s, OP_CMP_EQ, u->T, u->last);
     u->epi = ir_build(&s->b, OP_IF, s->loc, &ends, 1, types, ne, 2);
     for (int i = s->inner_at + 1; i < B->nops - 1; i++) {
-        rename_op(B->ops[i], u->map, u->nmap);
+        ir_rename_operands(B->ops[i], u->map, u->nmap);
         ir_region_insert(f, &u->epi->regions[0], -1, B->ops[i]);
     }
     ne = 0;
     for (int k = 0; k < no; k++)
-        then_vals[ne++] = renamed(Yo->operands[k], u->map, u->nmap);
+        then_vals[ne++] = ir_mapped(u->map, u->nmap, Yo->operands[k]);
     for (int j = 0; j < ni; j++)
         if (s->epi_reset[j])
             then_vals[ne++] = I->operands[3 + j];

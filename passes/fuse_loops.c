@@ -320,10 +320,7 @@ static int decline(Fuse *s, const char *why)
     return 0;
 }
 
-static ValueId mapped(const Fuse *s, ValueId v)
-{
-    return v > 0 && v < s->nmap && s->map[v] ? s->map[v] : v;
-}
+static ValueId mapped(const Fuse *s, ValueId v) { return ir_mapped(s->map, s->nmap, v); }
 
 /* Whether a and b do the same to their operands: code, attributes, result types; no regions. */
 static bool same_op(const Fuse *s, const IrOp *a, const IrOp *b)
@@ -542,15 +539,6 @@ static const char *loops_problem(Fuse *s)
 }
 
 /* Every operand v of op (nested regions too) becomes s->map[v] where that is set. */
-static void rename_operands(const Fuse *s, IrOp *op)
-{
-    for (int k = 0; k < op->noperands; k++)
-        op->operands[k] = mapped(s, op->operands[k]);
-    for (int k = 0; k < op->nregions; k++)
-        for (int i = 0; i < op->regions[k].nops; i++)
-            rename_operands(s, op->regions[k].ops[i]);
-}
-
 /* The pair operand k of A's suffix op reads (an index into s->pairs), or -1. */
 static int pair_read(const Fuse *s, const IrOp *op, int k)
 {
@@ -660,7 +648,7 @@ static void fuse(Fuse *s, int at_a, int at_b)
     IrBuilder then_b = {f, &branch->regions[0], -1};
     for (int i = 0; i < mid_b; i++) {
         IrOp *op = s->rb->ops[s->prefix + i];
-        rename_operands(s, op);
+        ir_rename_operands(op, s->map, s->nmap);
         ir_region_insert(f, &branch->regions[0], -1, op);
     }
     for (int i = 0; i < nsunk; i++) {
