@@ -13,9 +13,10 @@
  *
  * Requires the passes that schedule a loop (pipeline, tma, warp_specialize, overlap_dots): it runs
  * after them, before shared_alloc. Takes a `for` with a positive constant step and an `if`
- * directly in its body on `cmp_ge(iv, X)` or `cmp_lt(iv, X)`, X made outside the loop.
- * Guarantees, with mid = lo + ceil((max(X, lo) - lo) / step) * step (the first counter value
- * >= X, or lo), the loop becomes
+ * directly in its body on a comparison of its i32 counter with an i32 X made outside the loop,
+ * either way round: iv >= X or iv < X, and iv > X or iv <= X as iv >= X + 1 or iv < X + 1 (X
+ * below then stands for X + 1). Guarantees, with mid = lo + ceil((max(X, lo) - lo) / step) * step
+ * (the first counter value >= X, or lo), the loop becomes
  *
  *     for iv in range(lo, min(mid, hi), step): body, the if replaced by its iv < X branch
  *     for iv in range(mid, hi, step):          body, the if replaced by its iv >= X branch
@@ -29,23 +30,44 @@
 
 #include <string.h>
 
-/* The bound X of an if on the counter iv of `loop`, and whether its then-branch is the iv >= X
- * side; 0 when cond is not such a comparison. */
-static ValueId counter_bound(const IrFunc *f, const IrOp *loop, ValueId cond, bool *then_high)
+/* The bound X of an if on the counter iv of `loop`, whether its then-branch is the iv >= X side,
+ * and whether the branch's test is iv >= X + 1 or iv < X + 1 (*past: iv > X, iv <= X and their
+ * mirrors); 0 when cond is not such a comparison. Every comparison of iv with a value made
+ * outside the loop, either way round, is one of the two sides: iv >= X (X <= iv), iv < X
+ * (X > iv), iv > X (X < iv) and iv <= X (X >= iv). */
+static ValueId counter_bound(const IrFunc *f, const IrOp *loop, ValueId cond, bool *then_high,
+                             bool *past)
 {
     const IrOp *cmp = f->values[cond].def;
     const IrRegion *body = &loop->regions[0];
-    if (!cmp || (cmp->code != OP_CMP_GE && cmp->code != OP_CMP_LT) ||
-        cmp->operands[0] != body->args[0] || ir_region_index(body, cmp) < 0)
+    if (!cmp || ir_region_index(body, cmp) < 0 || cmp->noperands != 2)
         return 0;
-    ValueId x = cmp->operands[1];
+    ValueId iv = body->args[0];
+    bool iv_first = cmp->operands[0] == iv, iv_second = cmp->operands[1] == iv;
+    if (iv_first == iv_second)
+        return 0;
+    /* the comparison as iv OP X */
+    OpCode code = cmp->code;
+    if (iv_second)
+        code = code == OP_CMP_LT   ? OP_CMP_GT
+               : code == OP_CMP_GT ? OP_CMP_LT
+               : code == OP_CMP_LE ? OP_CMP_GE
+               : code == OP_CMP_GE ? OP_CMP_LE
+                                   : code;
+    if (code != OP_CMP_GE && code != OP_CMP_LT && code != OP_CMP_GT && code != OP_CMP_LE)
+        return 0;
+    ValueId x = cmp->operands[iv_first ? 1 : 0];
     const IrOp *def = f->values[x].def;
     for (int i = 0; i < body->nargs; i++)
         if (body->args[i] == x)
             return 0;
     if (def && ir_region_index(body, def) >= 0)
         return 0; /* (nothing nested in the body's ops is in the body's reach) */
-    *then_high = cmp->code == OP_CMP_GE;
+    if (ir_type(f, iv).rank != 0 || ir_type(f, iv).dtype != DT_I32 || ir_type(f, x).rank != 0 ||
+        ir_type(f, x).dtype != DT_I32)
+        return 0;
+    *then_high = code == OP_CMP_GE || code == OP_CMP_GT;
+    *past = code == OP_CMP_GT || code == OP_CMP_LE;
     return x;
 }
 
@@ -91,10 +113,10 @@ static bool split(IrFunc *f, IrRegion *home, int at)
         return false;
     int branch_at = -1;
     ValueId bound = 0;
-    bool then_high = false;
+    bool then_high = false, past = false;
     for (int i = 0; i < body->nops && !bound; i++)
         if (body->ops[i]->code == OP_IF &&
-            (bound = counter_bound(f, loop, body->ops[i]->operands[0], &then_high)))
+            (bound = counter_bound(f, loop, body->ops[i]->operands[0], &then_high, &past)))
             branch_at = i;
     if (!bound)
         return false;
@@ -102,6 +124,11 @@ static bool split(IrFunc *f, IrRegion *home, int at)
     IrBuilder b = {f, home, at};
     SrcLoc loc = loop->loc;
     ValueId lo = loop->operands[0], hi = loop->operands[1];
+    if (past) /* iv > X is iv >= X + 1: min(X, INT32_MAX - 1) + 1 (iv < hi never reaches it) */
+        bound = passes_binary(
+            &b, loc, OP_ADD,
+            passes_binary(&b, loc, OP_MIN, bound, passes_const_i32(&b, loc, INT32_MAX - 1)),
+            passes_const_i32(&b, loc, 1));
     ValueId from = passes_binary(&b, loc, OP_MAX, bound, lo);
     ValueId span = passes_binary(&b, loc, OP_SUB, from, lo);
     ValueId up = passes_binary(&b, loc, OP_ADD, span, passes_const_i32(&b, loc, step - 1));

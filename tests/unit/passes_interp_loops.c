@@ -454,6 +454,14 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
 #define ATTN_FWD_TWO_LOOPS(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES)                          \
     ATTN_FWD_TWO_LOOPS_ON(STAGE, BLOCK_N, STAGES, WS, LOOPS, SM80_TILES, 1, false)
 
+/* tests/lit/passes/Inputs/split_loops.tri's branch_forms, comparison FORM, 8 programs */
+#define BRANCH_FORM(FORM)                                                                          \
+    {                                                                                              \
+        "tests/lit/passes/Inputs/split_loops.tri", "branch_forms", "*fp32:16,*fp32:16",            \
+            {"BLOCK=32", "FORM=" #FORM}, {8}, 4, {F32(256, 0), OUT32(8 * 32)}, 2, 1, 1,            \
+            .asks = true                                                                           \
+    }
+
 /* examples/attention_persistent.tri (tutorial 06's forward, not causal, as a persistent kernel),
  * head dim D, blocks of 128 x BN on 8 warps, 3 stages, Z = 1, H = 2, N_CTX = 256: 4 tiles (2 query
  * blocks of 2 heads) walked by 3 programs, the first taking tiles 0 and 3; its loop over tiles
@@ -1011,6 +1019,19 @@ int main(void)
          1,
          1,
          .asks = true},
+        /* a loop's `if` on its counter k against x = pid * 40 - 40 (below the range, at a
+         * counter value, between two, past it), each comparison form (FORM 0-7: k >= x, k < x,
+         * k > x, k <= x, x <= k, x > k, x < k, x >= k; tests/lit/passes/Inputs/split_loops.tri):
+         * split_loops makes it two loops at the first counter value on the >= side, every
+         * program's sum bit-identical */
+        BRANCH_FORM(0),
+        BRANCH_FORM(1),
+        BRANCH_FORM(2),
+        BRANCH_FORM(3),
+        BRANCH_FORM(4),
+        BRANCH_FORM(5),
+        BRANCH_FORM(6),
+        BRANCH_FORM(7),
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_case(&cases[i], false);
