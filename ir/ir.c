@@ -614,6 +614,7 @@ static void clone_region_mapped(IrFunc *f, const IrRegion *from, IrRegion *to, c
         ValueId old = from->args[i];
         ValueId nv = ir_region_add_arg(f, to, f->values[old].type, f->values[old].name);
         f->values[nv].layout = f->values[old].layout;
+        f->values[nv].axis = f->values[old].axis;
         if (old < m->nmap)
             m->map[old] = nv;
     }
@@ -667,6 +668,7 @@ IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m)
     for (int k = 0; k < o->nresults; k++) {
         ValueId old = o->results[k];
         f->values[n->results[k]].layout = f->values[old].layout;
+        f->values[n->results[k]].axis = f->values[old].axis;
         f->values[n->results[k]].name = f->values[old].name;
         if (old < m->nmap)
             m->map[old] = n->results[k];

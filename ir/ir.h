@@ -714,7 +714,8 @@ IrCloneMap ir_clone_map_new(IrFunc *f);
 ValueId ir_mapped(const ValueId *map, int nmap, ValueId v);
 /* Every operand of op, and of the ops in its regions, read through map in place (ir_mapped). */
 void ir_rename_operands(IrOp *op, const ValueId *map, int nmap);
-/* A copy of op o (its regions too, names and layouts kept) inserted at b, in o's function. */
+/* A copy of op o (its regions too, names, layouts and axis info kept: a copy computes what its
+ * original computes, in another iteration or place) inserted at b, in o's function. */
 IrOp *ir_clone_op_mapped(IrBuilder *b, const IrOp *o, const IrCloneMap *m);
 /* A copy of a function (same arena or another), values renumbered densely. */
 IrFunc *ir_func_clone(const IrFunc *f, Arena *arena);

@@ -71,20 +71,6 @@ static ValueId counter_bound(const IrFunc *f, const IrOp *loop, ValueId cond, bo
     return x;
 }
 
-/* The clone's values read the original's axis info (a read-only record). */
-static void copy_axis(IrFunc *f, const IrRegion *from, const IrRegion *to)
-{
-    for (int i = 0; i < from->nargs && i < to->nargs; i++)
-        f->values[to->args[i]].axis = f->values[from->args[i]].axis;
-    for (int i = 0; i < from->nops && i < to->nops; i++) {
-        const IrOp *a = from->ops[i], *b = to->ops[i];
-        for (int k = 0; k < a->nresults && k < b->nresults; k++)
-            f->values[b->results[k]].axis = f->values[a->results[k]].axis;
-        for (int k = 0; k < a->nregions && k < b->nregions; k++)
-            copy_axis(f, &a->regions[k], &b->regions[k]);
-    }
-}
-
 /* Replaces the if at body->ops[at] by the ops of its region `side` (its yield's values standing
  * for its results); its comparison goes too when nothing else reads it. */
 static void inline_branch(IrFunc *f, IrRegion *body, int at, int side)
@@ -141,7 +127,6 @@ static bool split(IrFunc *f, IrRegion *home, int at)
     IrCloneMap m = ir_clone_map_new(f);
     IrBuilder after = {f, home, at + 1};
     IrOp *second = ir_clone_op_mapped(&after, loop, &m);
-    copy_axis(f, body, &second->regions[0]);
     for (int k = 0; k < loop->nresults; k++) {
         ir_replace_all_uses(f, loop->results[k], second->results[k]);
         second->operands[3 + k] = loop->results[k];
