@@ -50,6 +50,9 @@
 #define POLY_TERMS  12
 #define POLY_DEGREE 4
 #define POLY_DEPTH  24
+/* values one polynomial (or invariance question) looks into: a chain like m = m + m reads m twice
+ * a step, so the paths down it double with each step; past this many the value is an atom */
+#define POLY_NODES  4096
 
 /* A value the polynomial does not look into, as the tile it is broadcast to: dim d of v is dim
  * map[d] of the tile the polynomial describes (through expand_dims and broadcast). Two atoms with
@@ -182,8 +185,10 @@ static void poly_atom(Poly *p, ValueId v, int rank, const int8_t *map)
 
 /* The polynomial of integer or pointer value v (a pointer in elements of its pointee), v's dim d
  * being dim map[d] of the tile described. It looks through add, sub, mul, addptr, splat,
- * broadcast, expand_dims, widening integer casts and multiple_of; anything else is an atom. */
-static void poly_of(const IrFunc *f, ValueId v, const int8_t *map, int depth, Poly *out)
+ * broadcast, expand_dims, widening integer casts and multiple_of; anything else is an atom, and so
+ * is a value POLY_DEPTH ops down or met once *budget values have been looked at. */
+static void poly_of(const IrFunc *f, ValueId v, const int8_t *map, int depth, int *budget,
+                    Poly *out)
 {
     Type t = ir_type(f, v);
     if (!t.is_ptr && !dtype_is_int(t.dtype)) {
@@ -196,7 +201,7 @@ static void poly_of(const IrFunc *f, ValueId v, const int8_t *map, int depth, Po
         return;
     }
     const IrOp *op = f->values[v].def;
-    if (!op || depth >= POLY_DEPTH) {
+    if (!op || depth >= POLY_DEPTH || --*budget < 0) {
         poly_atom(out, v, t.rank, map);
         return;
     }
@@ -209,8 +214,8 @@ static void poly_of(const IrFunc *f, ValueId v, const int8_t *map, int depth, Po
         if (!type_same_shape(ir_type(f, op->operands[0]), t) ||
             !type_same_shape(ir_type(f, op->operands[1]), t))
             break;
-        poly_of(f, op->operands[0], map, depth + 1, &a);
-        poly_of(f, op->operands[1], map, depth + 1, &b);
+        poly_of(f, op->operands[0], map, depth + 1, budget, &a);
+        poly_of(f, op->operands[1], map, depth + 1, budget, &b);
         if (op->code == OP_MUL) {
             poly_mul(out, &a, &b);
         } else {
@@ -218,26 +223,26 @@ static void poly_of(const IrFunc *f, ValueId v, const int8_t *map, int depth, Po
             poly_add(out, &b, op->code == OP_SUB ? -1 : 1);
         }
         return;
-    case OP_SPLAT: poly_of(f, op->operands[0], NULL, depth + 1, out); return;
-    case OP_BROADCAST: poly_of(f, op->operands[0], map, depth + 1, out); return;
+    case OP_SPLAT: poly_of(f, op->operands[0], NULL, depth + 1, budget, out); return;
+    case OP_BROADCAST: poly_of(f, op->operands[0], map, depth + 1, budget, out); return;
     case OP_EXPAND_DIMS: {
         int8_t inner[TRIC_MAX_RANK];
         for (int d = 0, n = 0; d < t.rank; d++)
             if (d != op->attr[0])
                 inner[n++] = map[d];
-        poly_of(f, op->operands[0], inner, depth + 1, out);
+        poly_of(f, op->operands[0], inner, depth + 1, budget, out);
         return;
     }
     case OP_CAST: {
         Type from = ir_type(f, op->operands[0]);
         if (!t.is_ptr && !from.is_ptr && dtype_is_int(from.dtype) &&
             dtype_bits(from.dtype) <= dtype_bits(t.dtype) && from.dtype != DT_I1) {
-            poly_of(f, op->operands[0], map, depth + 1, out);
+            poly_of(f, op->operands[0], map, depth + 1, budget, out);
             return;
         }
         break;
     }
-    case OP_MULTIPLE_OF: poly_of(f, op->operands[0], map, depth + 1, out); return;
+    case OP_MULTIPLE_OF: poly_of(f, op->operands[0], map, depth + 1, budget, out); return;
     default: break;
     }
     poly_atom(out, v, t.rank, map);
@@ -249,7 +254,8 @@ static void poly_value(const IrFunc *f, ValueId v, Poly *out)
     int8_t map[TRIC_MAX_RANK];
     for (int d = 0; d < TRIC_MAX_RANK; d++)
         map[d] = (int8_t)d;
-    poly_of(f, v, map, 0, out);
+    int budget = POLY_NODES;
+    poly_of(f, v, map, 0, &budget, out);
 }
 
 /* Whether p can be negative: some negative coefficient, or an atom not known >= 0 (program ids
@@ -441,8 +447,9 @@ static bool bodies_match(Fuse *s)
 /* ---- the loops ------------------------------------------------------------------------------ */
 
 /* Whether v has one value in every iteration of A: made outside it, or by pure ops of its body
- * (without regions) from such values; not its counter or an iter arg. */
-static bool invariant(const Fuse *s, ValueId v, int depth)
+ * (without regions) from such values; not its counter or an iter arg. No, when that cannot be
+ * shown within POLY_DEPTH ops down or *budget values. */
+static bool invariant(const Fuse *s, ValueId v, int depth, int *budget)
 {
     for (int i = 0; i < s->ra->nargs; i++)
         if (s->ra->args[i] == v)
@@ -450,11 +457,11 @@ static bool invariant(const Fuse *s, ValueId v, int depth)
     const IrOp *def = s->f->values[v].def;
     if (!def || ir_region_index(s->ra, def) < 0)
         return true;
-    if (depth >= POLY_DEPTH || def->nregions ||
+    if (depth >= POLY_DEPTH || --*budget < 0 || def->nregions ||
         op_has(def->code, OPT_EFFECT | OPT_READS_MEMORY | OPT_ALLOC | OPT_PIPELINE))
         return false;
     for (int k = 0; k < def->noperands; k++)
-        if (!invariant(s, def->operands[k], depth + 1))
+        if (!invariant(s, def->operands[k], depth + 1, budget))
             return false;
     return true;
 }
@@ -480,7 +487,8 @@ static const char *carried_on(Fuse *s, int k, const Poly *span)
         return "an iter arg the second loop starts anew does not go up by a loop-invariant "
                "amount in the first";
     ValueId amount = next->operands[1 - at];
-    if (!invariant(s, amount, 0))
+    int budget = POLY_NODES;
+    if (!invariant(s, amount, 0, &budget))
         return "an iter arg the second loop starts anew goes up by an amount that changes in the "
                "loop";
     Poly init_a, init_b, step_amount, lhs, rhs, per;

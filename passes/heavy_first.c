@@ -29,7 +29,9 @@
 
 typedef struct Order {
     const IrFunc *f;
-    bool *dep; /* per value: computed from program_id(axis) */
+    bool *dep;           /* per value: computed from program_id(axis) */
+    struct Trend *trend; /* per value: trend()'s answer, once known[v] */
+    bool *known;
     int axis;
     int grows, shrinks, unknown;
     const IrOp *first_growing; /* for the remark */
@@ -118,25 +120,43 @@ static Trend same_way(int da, int db)
     return monotone(da ? da : db);
 }
 
-/* a + s b (s = 1 or -1) */
+/* a + s b (s = 1 or -1); a coefficient past int64 leaves no direction either */
 static Trend combine(Trend a, Trend b, int s)
 {
+    int64_t coef;
     if (a.exact && b.exact)
-        return affine(a.coef + s * b.coef);
+        return __builtin_mul_overflow(b.coef, (int64_t)s, &coef) ||
+                       __builtin_add_overflow(a.coef, coef, &coef)
+                   ? monotone(UNKNOWN)
+                   : affine(coef);
     return same_way(a.dir, b.dir == UNKNOWN ? UNKNOWN : s * b.dir);
 }
 
 static Trend scaled(Trend a, int64_t c)
 {
+    int64_t coef;
     if (a.exact)
-        return affine(a.coef * c);
+        return __builtin_mul_overflow(a.coef, c, &coef) ? monotone(UNKNOWN) : affine(coef);
     return monotone(a.dir == UNKNOWN ? UNKNOWN : a.dir * sign(c));
 }
 
+static Trend trend_of(const Order *s, ValueId v, int depth);
+
+/* trend_of, each value's answer kept: a chain like m = m + m reads m twice a step, so a walk down
+ * every path would double with each step. */
 static Trend trend(const Order *s, ValueId v, int depth)
 {
     if (!s->dep[v])
         return affine(0);
+    if (!s->known[v]) {
+        s->trend[v] = trend_of(s, v, depth);
+        s->known[v] = true;
+    }
+    return s->trend[v];
+}
+
+static Trend trend_of(const Order *s, ValueId v, int depth)
+{
     const IrOp *def = s->f->values[v].def;
     if (!def || depth > 32)
         return monotone(UNKNOWN);
@@ -308,7 +328,8 @@ static Order survey_axis(const IrFunc *f, int axis)
 {
     Order s = {.f = f, .axis = axis};
     s.dep = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
-    memset(s.dep, 0, sizeof(bool) * (size_t)(f->nvalues + 1));
+    s.known = arena_alloc(f->arena, sizeof(bool) * (size_t)(f->nvalues + 1));
+    s.trend = arena_alloc(f->arena, sizeof(Trend) * (size_t)(f->nvalues + 1));
     for (int round = 0; round < 64 && sweep(&s, &f->body); round++)
         ;
     classify(&s, &f->body);

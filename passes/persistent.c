@@ -134,17 +134,25 @@ static bool attention_loop(const IrFunc *f, const PassOptions *o, const IrOp *fl
            f->num_warps % 4 == 0;
 }
 
-/* Whether v is computed from a program_id (through any ops of the function body's own). */
-static bool reads_program_id(const IrFunc *f, ValueId v, int depth)
+/* Whether v is computed from a program_id, through any chain of operands. Each value is looked
+ * at once: a walk down every path would double with each step of a chain like m = m * m. */
+static bool reads_program_id(const IrFunc *f, ValueId v)
 {
-    const IrOp *def = v > 0 ? f->values[v].def : NULL;
-    if (!def || depth > 32)
-        return false;
-    if (def->code == OP_PROGRAM_ID)
-        return true;
-    for (int k = 0; k < def->noperands; k++)
-        if (reads_program_id(f, def->operands[k], depth + 1))
+    bool *seen = arena_alloc(f->arena, sizeof *seen * (size_t)(f->nvalues + 1));
+    ValueId *todo = arena_alloc(f->arena, sizeof *todo * (size_t)(f->nvalues + 1));
+    int n = 0;
+    if (v > 0 && v < f->nvalues)
+        seen[todo[n++] = v] = true;
+    while (n > 0) {
+        const IrOp *def = f->values[todo[--n]].def;
+        if (def && def->code == OP_PROGRAM_ID)
             return true;
+        for (int k = 0; def && k < def->noperands; k++) {
+            ValueId o = def->operands[k];
+            if (o > 0 && o < f->nvalues && !seen[o])
+                seen[todo[n++] = o] = true;
+        }
+    }
     return false;
 }
 
@@ -155,8 +163,7 @@ static bool reads_program_id(const IrFunc *f, ValueId v, int depth)
  * program_id(0) (causal attention's loop up to the diagonal) are paired (paired_position). */
 static bool uneven_programs(const IrFunc *f, const IrOp *flat)
 {
-    return (reads_program_id(f, flat->operands[0], 0) ||
-            reads_program_id(f, flat->operands[1], 0)) &&
+    return (reads_program_id(f, flat->operands[0]) || reads_program_id(f, flat->operands[1])) &&
            !passes_programs_grow(f, 0);
 }
 

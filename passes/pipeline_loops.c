@@ -491,28 +491,41 @@ static bool is_op(const IrOp *o, const void *op) { return o == op; }
 
 /* Does v, computed in the body, depend on value `on` (through the operands of body ops, at any
  * depth; a result of an `if` also through what every branch yields in its place: attention's
- * causal mask applied under an `if` between q @ k and p)? */
-static bool depends_on(const Pipe *p, ValueId v, ValueId on, int depth)
+ * causal mask applied under an `if` between q @ k and p)? Each value's answer is kept in
+ * memo (1 yes, -1 no): a chain like x = x * x reads x twice a step, so a walk down every path
+ * would double with each step. */
+static bool depends_walk(const Pipe *p, ValueId v, ValueId on, int depth, int8_t *memo)
 {
     if (v == on)
         return true;
     const IrOp *def = v > 0 ? p->f->values[v].def : NULL;
-    if (!def || depth > 64 || !ir_region_find_if(p->body, is_op, def))
+    if (!def || depth > 64)
         return false;
-    for (int k = 0; k < def->noperands; k++)
-        if (def->operands[k] > 0 && depends_on(p, def->operands[k], on, depth + 1))
-            return true;
-    if (def->code != OP_IF || def->nregions != 2)
+    if (memo[v])
+        return memo[v] > 0;
+    if (!ir_region_find_if(p->body, is_op, def))
         return false;
-    int r = p->f->values[v].index;
-    for (int k = 0; k < 2; k++) {
-        const IrRegion *branch = &def->regions[k];
-        const IrOp *y = branch->nops > 0 ? branch->ops[branch->nops - 1] : NULL;
-        if (!y || y->code != OP_YIELD || r >= y->noperands ||
-            !depends_on(p, y->operands[r], on, depth + 1))
-            return false;
+    bool yes = false;
+    for (int k = 0; k < def->noperands && !yes; k++)
+        yes = def->operands[k] > 0 && depends_walk(p, def->operands[k], on, depth + 1, memo);
+    if (!yes && def->code == OP_IF && def->nregions == 2) {
+        int r = p->f->values[v].index;
+        yes = true;
+        for (int k = 0; k < 2 && yes; k++) {
+            const IrRegion *branch = &def->regions[k];
+            const IrOp *y = branch->nops > 0 ? branch->ops[branch->nops - 1] : NULL;
+            yes = y && y->code == OP_YIELD && r < y->noperands &&
+                  depends_walk(p, y->operands[r], on, depth + 1, memo);
+        }
     }
-    return true;
+    memo[v] = yes ? 1 : -1;
+    return yes;
+}
+
+static bool depends_on(const Pipe *p, ValueId v, ValueId on)
+{
+    int8_t *memo = arena_alloc(p->f->arena, sizeof *memo * (size_t)(p->f->nvalues + 1));
+    return depends_walk(p, v, on, 0, memo);
 }
 
 /* Several wgmma dots, the last one's result taken by the yield alone (an attention's acc): that
@@ -530,7 +543,7 @@ static void choose_carried_dot(Pipe *p, IrOp **wg, int nwg)
     if (a_from_registers(p, dot)) {
         bool after_wait = false;
         for (int i = 0; i + 1 < nwg && !after_wait; i++)
-            after_wait = depends_on(p, dot->operands[0], wg[i]->results[0], 0);
+            after_wait = depends_on(p, dot->operands[0], wg[i]->results[0]);
         if (!after_wait)
             return;
     }
