@@ -83,6 +83,12 @@ enum { VERIFY_EVERY_PASS = 0 };
 enum { VERIFY_EVERY_PASS = 1 };
 #endif
 
+void driver_pass_names(StrBuf *out, const char *sep)
+{
+    for (int i = 0; i < passes_count; i++)
+        strbuf_printf(out, "%s%s", i ? sep : "", passes_list[i].name);
+}
+
 /* Runs "all" or a comma-separated list of pass names (passes_list), each verified and dumped as
  * the options say. */
 static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag *diag)
@@ -104,9 +110,8 @@ static bool run_passes(IrFunc *f, const char *list, const PassOptions *po, Diag 
         if (!found) {
             /* The names from the pass list itself, so that a new pass is never left out. */
             StrBuf names = {0};
-            strbuf_append(&names, "all");
-            for (int i = 0; i < passes_count; i++)
-                strbuf_printf(&names, ", %s", passes_list[i].name);
+            strbuf_append(&names, "all, ");
+            driver_pass_names(&names, ", ");
             diag_plain_error(diag, "unknown pass '%.*s' (passes: %s)", (int)n, p, names.data);
             strbuf_free(&names);
             return false;

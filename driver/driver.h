@@ -178,6 +178,9 @@ void driver_env_switches(CompileOptions *out);
 
 /* "sm_90a" -> sm 90, arch_specific; false when unknown. */
 bool driver_parse_arch(const char *arch, int *sm, bool *arch_specific);
+/* The names --passes takes, in the order --passes=all runs them, appended to out with sep
+ * between them (passes/pass_list.c's table: --help and the unknown-pass error list them). */
+void driver_pass_names(StrBuf *out, const char *sep);
 
 /* What compiled code depends on besides the source and the options, for cache keys (the runtime's
  * JIT cache): this build of tric ("0.1.0 (git 1a2b3c4-dirty)"), the code generator's identity

@@ -42,10 +42,8 @@ static const char usage[] =
     "  --no-fp-fusion        never fuse a float mul and add into one fma (Triton's\n"
     "                        enable_fp_fusion=False; by default they may fuse, as in Triton)\n"
     "  --passes=LIST         with --emit=ir: run passes first (all, or a comma-separated list\n"
-    "                        of docs/passes.md's: canonicalize,cse,dce,flatten_loops,\n"
-    "                        heavy_first,stream_k,persistent,widen_fp8,axis_info,\n"
-    "                        layouts,prefetch_tiles,pipeline,swizzle,tma,\n"
-    "                        warp_specialize,overlap_dots,shared_alloc)\n"
+    "                        of docs/passes.md's, in the order all runs them:\n"
+    "%PASSES%"
     "  --verify              verify the IR after every pass\n"
     "  --dump-ir-after=PASS  print the IR to stderr after PASS (or 'all')\n"
     "  --libdevice=PATH      libdevice.10.bc for math functions (default: the CUDA toolkit's)\n"
@@ -83,6 +81,33 @@ static const char usage[] =
     "                        (TRIC_PIPELINE_REMARKS=1)\n"
     "  --codegen-times       print where code generation spends its time (TRIC_CODEGEN_TIMES=1)\n"
     "  --help, --version\n";
+
+/* usage, its %PASSES% line the pass list itself (driver_pass_names), wrapped under the option
+ * texts, so that a pass added to it is never left out here. */
+static void print_usage(void)
+{
+    const char *at = strstr(usage, "%PASSES%");
+    fwrite(usage, 1, (size_t)(at - usage), stdout);
+    StrBuf names = {0};
+    driver_pass_names(&names, ",");
+    const char *indent = "                        ";
+    size_t col = 0;
+    for (const char *p = names.data; p && *p;) {
+        size_t n = strcspn(p, ",") + (p[strcspn(p, ",")] == ',');
+        if (col && col + n > 92 - strlen(indent)) {
+            fputs("\n", stdout);
+            col = 0;
+        }
+        if (!col)
+            fputs(indent, stdout);
+        fwrite(p, 1, n, stdout);
+        col += n;
+        p += n;
+    }
+    fputs(")\n", stdout);
+    strbuf_free(&names);
+    fputs(at + strlen("%PASSES%"), stdout);
+}
 
 /* Reads a whole file, NUL bytes included. */
 static char *read_file(const char *path, size_t *len)
@@ -324,7 +349,7 @@ static int parse_arg(Args *args, int argc, char **argv, int *i)
 {
     const char *a = argv[*i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-        fputs(usage, stdout);
+        print_usage();
         return 0;
     }
     if (!strcmp(a, "--version")) {
