@@ -789,6 +789,12 @@ bool layout_subtile_is_relabel(const IrFunc *f, const IrOp *op);
  * 9.7.15.5.1.1), so a chained dot (attention's P @ V) takes the first dot's result as its A
  * without shared memory. Such a convert needs no scratch (shared_alloc) and codegen relabels. */
 bool layout_convert_is_relabel(const IrFunc *f, int from, int to);
+/* Whether a value of type t can be laid out in layout l as codegen places elements: where l is
+ * an #mma or a slice of one, each of the value's dims, with a 1 for every sliced dim (the root's
+ * extents), is 1 (every thread holds element 0 there) or whole tiles of the warps (16 W0 rows,
+ * 8 W1 columns); any other layout holds any shape. A [16, 32] tile cannot take the #mma of 2 x 2
+ * warps over a [64, 32] accumulator (the layout pass must not give it one). */
+bool layout_holds(const IrFunc *f, int l, Type t);
 /* Bytes one element takes in scratch: dtype_bytes, 8 for pointers. */
 int shared_elem_bytes(Type t);
 /* Bytes one slot of a local_alloc buffer (or one slot view) takes: the tile's bytes rounded up to

@@ -8,6 +8,8 @@
  * tests), so the two cannot disagree. docs/layouts.md describes the rules. */
 #include "ir/ir.h"
 
+#include <string.h>
+
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -185,6 +187,33 @@ bool layout_convert_is_relabel(const IrFunc *f, int from, int to)
         d->dot_operand.k_width != 2)
         return false;
     return mma_fragments_alike(f, from, d->dot_operand.parent) && a->mma.warps_per_cta[1] == 1;
+}
+
+bool layout_holds(const IrFunc *f, int l, Type t)
+{
+    /* the root's extents: a 1 inserted for every sliced dim (codegen/distribution.c layout_root) */
+    int32_t extent[TRIC_MAX_RANK + 8];
+    int rank = t.rank;
+    for (int i = 0; i < rank; i++)
+        extent[i] = t.shape[i];
+    while (l > 0 && l < f->nlayouts && f->layouts[l].kind == LAYOUT_SLICE &&
+           rank < TRIC_MAX_RANK + 7) {
+        int dim = f->layouts[l].slice.dim;
+        if (dim > rank)
+            return true; /* (malformed: the verifier's to say) */
+        memmove(&extent[dim + 1], &extent[dim], sizeof *extent * (size_t)(rank - dim));
+        extent[dim] = 1;
+        rank++;
+        l = f->layouts[l].slice.parent;
+    }
+    if (l <= 0 || l >= f->nlayouts || f->layouts[l].kind != LAYOUT_MMA || rank != 2)
+        return true;
+    const int tile[2] = {16 * f->layouts[l].mma.warps_per_cta[0],
+                         8 * f->layouts[l].mma.warps_per_cta[1]};
+    for (int k = 0; k < 2; k++)
+        if (extent[k] != 1 && extent[k] % tile[k])
+            return false;
+    return true;
 }
 
 /* ---- shared-memory scratch ------------------------------------------------------------------- */

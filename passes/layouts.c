@@ -488,8 +488,8 @@ static void want_set(LayCtx *c, ValueId v, int layout)
     if (v <= 0 || v >= c->nwant || layout <= 0 || c->want[v])
         return;
     Type t = ir_type(c->f, v);
-    if (t.rank == 0 || c->f->layouts[layout].rank != t.rank)
-        return;
+    if (t.rank == 0 || c->f->layouts[layout].rank != t.rank || !layout_holds(c->f, layout, t))
+        return; /* (a reduction's operand smaller than its result's #mma tile keeps its own) */
     c->want[v] = layout;
     c->changed = true;
 }
