@@ -19,7 +19,7 @@ strip -o "$D/$soname" "$B/libtric_runtime.so"
 # vector_add_aot carries its kernels inside (tric_add_kernels ... EMBED).
 cp "$B/vector_add" "$B/matmul" "$B/vector_add_aot" "$D/"
 cp "$B"/tests/gpu_* "$D/tests/" 2>/dev/null || true
-cp "$B"/tests/unit_codegen_gpu_diff "$D/tests/" 2>/dev/null || true
+cp "$B"/tests/unit_codegen_gpu_diff "$B"/tests/unit_codegen_gpu_random "$D/tests/" 2>/dev/null || true
 for f in "$B"/bench/bench_*; do [ -x "$f" ] && [ -f "$f" ] && cp "$f" "$D/bench/"; done
 # scripts/gpu_perf.sh needs these two (bench_linear times examples/linear.tri).
 for b in bench_matmul bench_linear; do

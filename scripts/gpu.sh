@@ -62,6 +62,10 @@ if [ -x "$B/tests/unit_codegen_gpu_diff" ]; then
     echo "== codegen: every test kernel on the GPU against the interpreter"
     "$B/tests/unit_codegen_gpu_diff" || { echo "   FAIL: unit_codegen_gpu_diff"; status=1; }
 fi
+if [ -x "$B/tests/unit_codegen_gpu_random" ]; then
+    echo "== codegen: kernels made up from seeds on the GPU against the interpreter"
+    "$B/tests/unit_codegen_gpu_random" || { echo "   FAIL: unit_codegen_gpu_random"; status=1; }
+fi
 
 # The peers, in the same run so the ratios compare like with like (METHOD.md): Triton 3.6 and
 # torch/cuBLAS, timed as ../shared/bench/triton_anchor.py does (a copy travels in scripts/).

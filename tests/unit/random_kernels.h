@@ -1,0 +1,271 @@
+/* random_kernels.h: the kernels unit/passes_interp_random (every pass on the interpreter) and
+ * unit/codegen_gpu_random (the GPU against the interpreter) make up from seeds: one fixed
+ * signature (RANDOM_SIGNATURE: x, y, v fp16, w fp32, out fp32, n, K; constexprs BM, BN, BK), a
+ * shape drawn per seed (passes_interp_random.c's header lists what is drawn), the buffers' sizes
+ * and their inputs. Header-only, so that each test stays one executable. */
+#ifndef TRIC_UNIT_RANDOM_KERNELS_H
+#define TRIC_UNIT_RANDOM_KERNELS_H
+
+#include "support/support.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RANDOM_SIGNATURE "*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16"
+
+enum { RANDOM_NBUF = 5, RANDOM_OUT = 4 }; /* buffers x, y, v, w, out */
+
+typedef struct Gen {
+    uint64_t state;
+    int bm, bn, bk, k, n, warps;
+    int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
+    int programs; /* the launch's programs */
+    int loops;    /* loops written: 1 or 2 */
+    bool persistent, overlap_dots, stream_k; /* PassOptions the passes run with */
+    StrBuf src;
+} Gen;
+
+/* A draw in [0, n): splitmix64, so that neighbouring seeds draw unrelated kernels. */
+static inline unsigned pick(Gen *g, unsigned n)
+{
+    uint64_t z = (g->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (unsigned)((z ^ (z >> 31)) % n);
+}
+
+/* One loop's body as drawn: its loads' masks and what it does with them. */
+typedef struct Body {
+    int a_mask, b_mask, w_mask, b_form, op;
+    bool store; /* the accumulator stored every iteration too */
+} Body;
+
+static inline Body draw_body(Gen *g, bool row)
+{
+    return (Body){.a_mask = (int)pick(g, 3),
+                  .b_mask = (int)pick(g, 2),
+                  .w_mask = (int)pick(g, 2),
+                  .b_form = (int)pick(g, 3),
+                  .op = (int)pick(g, row ? 10 : 8),
+                  .store = pick(g, 8) == 0};
+}
+
+/* The loads of one iteration at counter k -- a [BM, BK] of x, b [BK, BN] of y (fp16: y row-major
+ * [K + BK, BN], or column-major [BN, K + BK] read as it is or as a transposed [BN, BK] tile),
+ * and, when row, w [BK] of the fp32 scales -- and what the iteration does with them. advance:
+ * a and b through pointers the loop carries (a_ptrs, b_ptrs), moved on at the iteration's end. */
+static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
+{
+    static const char *const a_masks[] = {
+        "", ", mask=(k + rk)[None, :] < K, other=0.0",
+        ", mask=(rm[:, None] < n) & ((k + rk)[None, :] < K), other=0.0"};
+    static const char *const b_masks[] = {"", ", mask=(k + rk)[:, None] < K, other=0.0"};
+    static const char *const ops[] = {
+        "        acc = tl.dot(a, b, acc)\n", "        acc += tl.dot(a, b)\n",
+        "        acc = tl.dot(a * 0.5, b, acc)\n",
+        "        p = tl.dot(a, b)\n        acc = acc * 0.75 + p\n",
+        "        acc += tl.sum(a.to(tl.float32), 1)[:, None] + tl.sum(b.to(tl.float32), 0)[None, "
+        ":]\n",
+        "        acc += tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision=\"ieee\")\n",
+        "        acc = tl.dot(tl.where(rm[:, None] < n, a, 0.0), b, acc)\n",
+        /* attention's online softmax: two dots, the running max and sum carried */
+        "        qk = tl.dot(a, b)\n"
+        "        m_new = tl.maximum(m_i, tl.max(qk, 1))\n"
+        "        pr = tl.exp2(qk - m_new[:, None])\n"
+        "        alpha = tl.exp2(m_i - m_new)\n"
+        "        l_i = l_i * alpha + tl.sum(pr, 1)\n"
+        "        vv = tl.load(v_ptr + (k + rn)[:, None] * BN + rn[None, :])\n"
+        "        acc = acc * alpha[:, None]\n"
+        "        acc = tl.dot(pr.to(tl.float16), vv, acc)\n"
+        "        m_i = m_new\n",
+        "        acc += tl.dot((a * w[None, :]).to(tl.float16), b) * 0.5\n",
+        "        acc = tl.dot(a, (b * w[:, None]).to(tl.float16), acc)\n"};
+    static const char *const b_forms[] = {"(k + rk)[:, None] * BN + rn[None, :]",
+                                          "(k + rk)[:, None] + rn[None, :] * (K + BK)"};
+    if (advance)
+        strbuf_printf(&g->src, "        a = tl.load(a_ptrs%s)\n", a_masks[body->a_mask]);
+    else
+        strbuf_printf(&g->src,
+                      "        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :]%s)\n",
+                      a_masks[body->a_mask]);
+    if (body->b_form == 2) /* a [BN, BK] tile, transposed */
+        strbuf_printf(
+            &g->src,
+            "        b = tl.load(y_ptr + rn[:, None] * (K + BK) + (k + rk)[None, :]%s).T\n",
+            body->b_mask ? ", mask=(k + rk)[None, :] < K, other=0.0" : "");
+    else if (advance)
+        strbuf_printf(&g->src, "        b = tl.load(b_ptrs%s)\n", b_masks[body->b_mask]);
+    else
+        strbuf_printf(&g->src, "        b = tl.load(y_ptr + %s%s)\n", b_forms[body->b_form],
+                      b_masks[body->b_mask]);
+    if (row)
+        strbuf_printf(&g->src, "        w = tl.load(w_ptr + k + rk%s)\n",
+                      body->w_mask ? ", mask=k + rk < K, other=1.0" : "");
+    strbuf_append(&g->src, ops[body->op]);
+    if (body->store)
+        strbuf_append(&g->src, "        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc, "
+                               "mask=rm[:, None] < n)\n");
+    if (advance)
+        strbuf_printf(&g->src, "        a_ptrs += BK\n        b_ptrs += %s\n",
+                      body->b_form == 1 ? "BK" : "BK * BN");
+}
+
+/* The pointers a loop from lo carries when it advances them (emit_body). */
+static inline void emit_pointers(Gen *g, const Body *body, const char *lo)
+{
+    strbuf_printf(&g->src, "    a_ptrs = x_ptr + rm[:, None] * K + (%s + rk)[None, :]\n", lo);
+    strbuf_printf(&g->src, "    b_ptrs = y_ptr + (%s + rk)[:, None] %s\n", lo,
+                  body->b_form == 1 ? "+ rn[None, :] * (K + BK)" : "* BN + rn[None, :]");
+}
+
+/* The kernel as a loop over its row tiles, tutorial 09's persistent form: fewer programs than
+ * tiles each take every programs-th tile from its program id (the nested loop flattened into
+ * one when flatten). Every line from rm's on moves into the loop, program_id's uses reading the
+ * tile instead. */
+static inline void nest(Gen *g, bool flatten)
+{
+    const char *body = strstr(g->src.data, "    rm = pid * BM");
+    StrBuf out = {0};
+    strbuf_printf(&out, "%.*s", (int)(body - g->src.data), g->src.data);
+    strbuf_printf(&out, "    for tile in tl.range(pid, tl.cdiv(n, BM), tl.num_programs(0)%s):\n",
+                  flatten ? ", flatten=True" : "");
+    for (const char *line = body; *line;) {
+        size_t len = strcspn(line, "\n");
+        strbuf_append(&out, "    ");
+        for (size_t i = 0; i < len; i++)
+            if (!strncmp(line + i, "pid", 3)) {
+                strbuf_append(&out, "tile");
+                i += 2;
+            } else
+                strbuf_printf(&out, "%c", line[i]);
+        strbuf_append(&out, "\n");
+        line += len + (line[len] == '\n');
+    }
+    strbuf_free(&g->src);
+    g->src = out;
+    g->programs = 1 + (int)pick(g, (unsigned)g->tiles);
+    g->loops++; /* (flattened, one less after flatten_loops) */
+}
+
+/* The kernel of g's seed, its sizes in g. */
+static inline void generate(Gen *g, unsigned seed)
+{
+    g->state = seed;
+    static const int blocks[][2] = {{16, 16}, {16, 64}, {32, 32}, {64, 16}, {64, 32}, {32, 64}};
+    int b = (int)pick(g, 6);
+    g->bm = blocks[b][0];
+    g->bn = blocks[b][1];
+    g->bk = pick(g, 2) ? 32 : 16;
+    g->k = 16 * (1 + (int)pick(g, 6)); /* 16 .. 96, a tail when BK = 32 does not divide it */
+    g->tiles = 1 + (int)pick(g, 3);
+    g->n = g->tiles * g->bm - (int)pick(g, (unsigned)g->bm); /* the last rows masked off */
+    g->warps = g->bm == 64 && pick(g, 4) == 0 ? 8 : 4;
+    g->persistent = pick(g, 6) == 0;
+    g->overlap_dots = pick(g, 8) == 0;
+    g->stream_k = pick(g, 8) == 0;
+    bool row = pick(g, 2), stat = pick(g, 3) == 0, branch = pick(g, 3) == 0;
+    static const char *const his[] = {"K", "tl.minimum(K, (pid + 1) * BK)",
+                                      "tl.maximum(K - BK, 0)"};
+    int hi = (int)pick(g, 3);
+    const char *lo = hi == 0 && pick(g, 3) == 0 ? "BK" : "0";
+    static const char *const ranges[] = {
+        "", "", ", num_stages=2", ", num_stages=3", ", warp_specialize=True", ", num_stages=4"};
+    const char *range = ranges[pick(g, 6)];
+    bool second = hi != 0 && pick(g, 2); /* a second loop from where the first ends */
+    g->loops = second ? 2 : 1;
+    Body first = draw_body(g, row);
+    /* the second loop's body: mostly the first's (then the loops differ in pure arithmetic
+     * only, fuse_loops' shape), else one of its own */
+    Body next = pick(g, 3) ? first : draw_body(g, row);
+    bool advance = pick(g, 3) == 0; /* the loops carry their pointers */
+
+    strbuf_clear(&g->src);
+    strbuf_append(&g->src,
+                  "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                  "def kern(x_ptr, y_ptr, v_ptr, w_ptr, out_ptr, n, K, BM: tl.constexpr, BN: "
+                  "tl.constexpr, BK: tl.constexpr):\n"
+                  "    pid = tl.program_id(0)\n"
+                  "    rm = pid * BM + tl.arange(0, BM)\n"
+                  "    rn = tl.arange(0, BN)\n"
+                  "    rk = tl.arange(0, BK)\n"
+                  "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+                  "    s = tl.zeros((BM,), dtype=tl.float32)\n"
+                  "    m_i = tl.zeros((BM,), dtype=tl.float32) - float(\"inf\")\n"
+                  "    l_i = tl.zeros((BM,), dtype=tl.float32)\n");
+    strbuf_printf(&g->src, "    hi = %s\n", his[hi]);
+    if (advance)
+        emit_pointers(g, &first, lo);
+    strbuf_printf(&g->src, "    for k in tl.range(%s, hi, BK%s):\n", lo, range);
+    emit_body(g, &first, row, advance);
+    if (branch) {
+        static const char *const conds[] = {"k >= BK", "k < K // 2", "k > hi - 2 * BK", "k <= BK"};
+        strbuf_printf(&g->src,
+                      "        if %s:\n            acc = acc + 1.0\n        else:\n"
+                      "            acc = acc - 0.5\n",
+                      conds[pick(g, 4)]);
+    }
+    if (stat)
+        strbuf_append(&g->src, "        s += tl.max(a.to(tl.float32), 1)\n");
+    if (second) {
+        if (advance)
+            emit_pointers(g, &next, "hi");
+        strbuf_printf(&g->src, "    for k in tl.range(hi, tl.minimum(K, hi + %s), BK%s):\n",
+                      pick(g, 2) ? "BK" : "2 * BK", range);
+        emit_body(g, &next, row, advance);
+        strbuf_append(&g->src, "        acc = acc * 0.5\n");
+    }
+    strbuf_append(&g->src, "    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc + s[:, "
+                           "None] + l_i[:, None], mask=rm[:, None] < n)\n");
+    g->programs = g->tiles;
+    if (pick(g, 4) == 0)
+        nest(g, pick(g, 2));
+}
+
+/* The buffers' element counts: x [grid BM, K] with a block of slack (an unmasked load past K
+ * reads on into the next row, or the slack), y [K + BK, BN] (or its transpose), v [K + 64, BN]
+ * (attention's rows k .. k + BN), w [K + BK], out [grid BM, BN]. */
+static inline void buffer_sizes(const Gen *g, size_t *elems)
+{
+    elems[0] = (size_t)(g->tiles * g->bm * g->k + g->bk);
+    elems[1] = (size_t)((g->k + g->bk) * g->bn);
+    elems[2] = (size_t)((g->k + 64) * g->bn);
+    elems[3] = (size_t)(g->k + g->bk);
+    elems[RANDOM_OUT] = (size_t)(g->tiles * g->bm * g->bn);
+}
+
+static const size_t random_elem_size[RANDOM_NBUF] = {2, 2, 2, 4, 4};
+
+/* The fp16 bits of x, a normal fp16 number with at most 11 significant bits (exact). */
+static inline uint16_t random_half_bits(float x)
+{
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    uint32_t sign = (b >> 16) & 0x8000;
+    int e = (int)((b >> 23) & 255) - 127 + 15;
+    return (uint16_t)(sign | ((uint32_t)e << 10) | ((b >> 13) & 1023));
+}
+
+/* Seed's inputs in init[i] (malloc'd, elems[i] elements of random_elem_size[i] bytes): values
+ * of magnitude 1/16 .. 1 that fp16 holds exactly; out all NaN (rows the kernel masks off stay so). */
+static inline void random_inputs(unsigned seed, const size_t *elems, void **init)
+{
+    uint32_t bits = seed * 2654435761u + 7;
+    for (int i = 0; i < RANDOM_NBUF; i++) {
+        init[i] = malloc(elems[i] * random_elem_size[i]);
+        for (size_t j = 0; j < elems[i]; j++) {
+            bits = bits * 1664525u + 1013904223u;
+            float v = (float)(16 + (bits >> 24) % 241) / 256.0f * ((bits >> 20) & 1 ? -1.0f : 1.0f);
+            if (i == RANDOM_OUT)
+                ((float *)init[i])[j] = NAN;
+            else if (random_elem_size[i] == 4)
+                ((float *)init[i])[j] = v;
+            else
+                ((uint16_t *)init[i])[j] = random_half_bits(v);
+        }
+    }
+}
+
+#endif
