@@ -5,6 +5,7 @@
  * trans through registers or shared memory, control flow, integer semantics, libdevice math.
  * Output buffers are poisoned (0xFF bytes) before each launch, so an element the GPU never wrote
  * fails. Skips (exit 77) with the reason when cuda:0 cannot be opened. */
+#include "gpu_pair.h"
 #include "tric/tric.h"
 
 #include <math.h>
@@ -563,22 +564,13 @@ int main(void)
     tric_device gpu, cpu;
     /* CODEGEN_DIFF_DEVICE=cpu checks the harness itself on a machine without a GPU. */
     const char *spec = getenv("CODEGEN_DIFF_DEVICE") ? getenv("CODEGEN_DIFF_DEVICE") : "cuda:0";
-    if (tric_device_open(spec, &gpu) != TRIC_SUCCESS) {
-        printf("SKIP: no GPU: %s\n", tric_last_error());
-        return 77;
-    }
-    if (tric_device_open("cpu", &cpu) != TRIC_SUCCESS) {
-        printf("FAIL: cpu device: %s\n", tric_last_error());
-        return 1;
-    }
-    rng_state = 12345;
     /* First every case compiled without the arch-specific suffix (sm_90a -> sm_90: mma.sync, no
      * wgmma), then the tensor-core cases for the device's own arch (below). */
     static char generic_arch[16];
-    snprintf(generic_arch, sizeof generic_arch, "%s", tric_device_arch(gpu));
-    size_t arch_len = strlen(generic_arch);
-    if (arch_len > 0 && generic_arch[arch_len - 1] == 'a')
-        generic_arch[arch_len - 1] = 0;
+    int status = gpu_pair_open(spec, &gpu, &cpu, generic_arch, sizeof generic_arch);
+    if (status)
+        return status;
+    rng_state = 12345;
     gpu_arch = tric_device_get_kind(gpu) == TRIC_DEVICE_CUDA ? generic_arch : NULL;
 #define MMA_CASE(sig, t, e, m, n, k, w)                                                            \
     {                                                                                              \

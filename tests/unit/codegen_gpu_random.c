@@ -10,9 +10,9 @@
  *
  * Usage: unit_codegen_gpu_random [FIRST COUNT] [--device=SPEC]: seeds FIRST .. FIRST + COUNT - 1
  * (default 1 .. SEEDS); --device=cpu runs the harness against the interpreter itself. */
-#include "tric/tric.h"
-
+#include "gpu_pair.h"
 #include "random_kernels.h"
+#include "tric/tric.h"
 
 #include <stdio.h>
 
@@ -132,20 +132,10 @@ int main(int argc, char **argv)
             count = (unsigned)strtoul(argv[i], NULL, 10);
     }
     tric_device gpu, cpu;
-    if (tric_device_open(spec, &gpu) != TRIC_SUCCESS) {
-        printf("SKIP: no GPU: %s\n", tric_last_error());
-        return 77;
-    }
-    if (tric_device_open("cpu", &cpu) != TRIC_SUCCESS) {
-        printf("FAIL: cpu device: %s\n", tric_last_error());
-        return 1;
-    }
-    /* the device's arch without its arch-specific suffix (sm_90a -> sm_90) */
     static char generic_arch[16];
-    snprintf(generic_arch, sizeof generic_arch, "%s", tric_device_arch(gpu));
-    size_t len = strlen(generic_arch);
-    if (len > 0 && generic_arch[len - 1] == 'a')
-        generic_arch[len - 1] = 0;
+    int status = gpu_pair_open(spec, &gpu, &cpu, generic_arch, sizeof generic_arch);
+    if (status)
+        return status;
     int failed = 0;
     for (unsigned s = first; s < first + count; s++)
         failed += !run_seed(gpu, cpu,
