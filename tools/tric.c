@@ -93,7 +93,8 @@ static void print_usage(void)
     const char *indent = "                        ";
     size_t col = 0;
     for (const char *p = names.data; p && *p;) {
-        size_t n = strcspn(p, ",") + (p[strcspn(p, ",")] == ',');
+        size_t n = strcspn(p, ",");
+        n += p[n] == ','; /* the comma stays on its name's line */
         if (col && col + n > 92 - strlen(indent)) {
             fputs("\n", stdout);
             col = 0;

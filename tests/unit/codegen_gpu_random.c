@@ -24,15 +24,12 @@ static int failures;
 static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *init,
                    const size_t *elems, void *out, const char *arch)
 {
-    char defs[3][32];
-    snprintf(defs[0], sizeof defs[0], "BM=%d", g->bm);
-    snprintf(defs[1], sizeof defs[1], "BN=%d", g->bn);
-    snprintf(defs[2], sizeof defs[2], "BK=%d", g->bk);
-    const char *const constexprs[] = {defs[0], defs[1], defs[2]};
+    RandomDefines defs;
+    random_defines(g, &defs);
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = "kern";
     opt.signature = RANDOM_SIGNATURE;
-    opt.constexprs = constexprs;
+    opt.constexprs = defs.list;
     opt.nconstexprs = 3;
     opt.no_cache = 1;
     opt.num_warps = g->warps;

@@ -37,18 +37,15 @@ typedef struct Lowered {
     CompileResult res;
 } Lowered;
 
-/* Compiles kernel of rel_file (from the source root) with signature, the NAME=VALUE defines of
- * the NULL-terminated defs and num_warps, to IR in l->res.ir; false (counted as a failure) when
- * the file cannot be read or does not compile. */
-static inline bool interp_passes_lower(Lowered *l, const char *rel_file, const char *kernel,
-                                       const char *signature, const char *const *defs,
-                                       int num_warps)
+/* Compiles kernel of file (the Lowered takes its text: interp_passes_lowered_free frees it) with
+ * signature, the NAME=VALUE defines of the NULL-terminated defs (which must outlive l) and
+ * num_warps, to IR in l->res.ir; false (counted as a failure) when it does not compile. */
+static inline bool interp_passes_lower_source(Lowered *l, SrcFile file, const char *kernel,
+                                              const char *signature, const char *const *defs,
+                                              int num_warps)
 {
     memset(l, 0, sizeof *l);
-    l->file = test_load_source(rel_file, rel_file);
-    CHECK(l->file.text != NULL, "cannot read %s", rel_file);
-    if (!l->file.text)
-        return false;
+    l->file = file;
     for (; l->ndefs < 16 && defs[l->ndefs]; l->ndefs++) {
         const char *d = defs[l->ndefs], *eq = strchr(d, '=');
         l->defs[l->ndefs] = (Define){.name = strndup(d, (size_t)(eq - d)), .value = eq + 1};
@@ -64,6 +61,20 @@ static inline bool interp_passes_lower(Lowered *l, const char *rel_file, const c
     CHECK(ok, "%s: %s", kernel, diag.text.data ? diag.text.data : "");
     diag_free(&diag);
     return ok;
+}
+
+/* The same for the file rel_file (from the source root); false also when it cannot be read. */
+static inline bool interp_passes_lower(Lowered *l, const char *rel_file, const char *kernel,
+                                       const char *signature, const char *const *defs,
+                                       int num_warps)
+{
+    SrcFile file = test_load_source(rel_file, rel_file);
+    CHECK(file.text != NULL, "cannot read %s", rel_file);
+    if (!file.text) {
+        memset(l, 0, sizeof *l);
+        return false;
+    }
+    return interp_passes_lower_source(l, file, kernel, signature, defs, num_warps);
 }
 
 static inline void interp_passes_lowered_free(Lowered *l)

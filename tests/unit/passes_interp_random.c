@@ -106,25 +106,11 @@ static bool run_seed(unsigned seed, bool verbose)
     generate(&g, seed);
     char name[32];
     snprintf(name, sizeof name, "seed %u", seed);
-    char defs[3][32];
-    snprintf(defs[0], sizeof defs[0], "BM=%d", g.bm);
-    snprintf(defs[1], sizeof defs[1], "BN=%d", g.bn);
-    snprintf(defs[2], sizeof defs[2], "BK=%d", g.bk);
-    Lowered low = {.file = {name, strdup(g.src.data), g.src.len}, .ndefs = 3};
-    for (int i = 0; i < 3; i++) {
-        char *eq = strchr(defs[i], '=');
-        low.defs[i] = (Define){.name = strndup(defs[i], (size_t)(eq - defs[i])), .value = eq + 1};
-    }
-    CompileOptions opt = {.spec = {.kernel_name = "kern",
-                                   .signature = RANDOM_SIGNATURE,
-                                   .defines = low.defs,
-                                   .ndefines = low.ndefs},
-                          .emit = EMIT_IR,
-                          .num_warps = g.warps};
-    Diag diag = {0};
-    bool ok = driver_compile(&low.file, &opt, &low.res, &diag) && low.res.ir;
-    CHECK(ok, "%s does not compile: %s", name, diag.text.data ? diag.text.data : "");
-    diag_free(&diag);
+    RandomDefines defs;
+    random_defines(&g, &defs);
+    Lowered low;
+    bool ok = interp_passes_lower_source(&low, (SrcFile){name, strdup(g.src.data), g.src.len},
+                                         "kern", RANDOM_SIGNATURE, defs.list, g.warps);
 
     Run r = {.g = &g};
     buffer_sizes(&g, r.elems);

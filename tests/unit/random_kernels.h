@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,23 @@ static inline uint16_t random_half_bits(float x)
     uint32_t sign = (b >> 16) & 0x8000;
     int e = (int)((b >> 23) & 255) - 127 + 15;
     return (uint16_t)(sign | ((uint32_t)e << 10) | ((b >> 13) & 1023));
+}
+
+/* The constexprs of g's kernel ("BM=64", ...) in text, and a NULL-terminated list of them. */
+typedef struct RandomDefines {
+    char text[3][32];
+    const char *list[4];
+} RandomDefines;
+
+static inline void random_defines(const Gen *g, RandomDefines *d)
+{
+    const char *const names[3] = {"BM", "BN", "BK"};
+    const int values[3] = {g->bm, g->bn, g->bk};
+    for (int i = 0; i < 3; i++) {
+        snprintf(d->text[i], sizeof d->text[i], "%s=%d", names[i], values[i]);
+        d->list[i] = d->text[i];
+    }
+    d->list[3] = NULL;
 }
 
 /* Seed's inputs in init[i] (malloc'd, elems[i] elements of random_elem_size[i] bytes): values
