@@ -28,7 +28,7 @@ static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *in
     random_defines(g, &defs);
     tric_compile_options opt = tric_compile_options_default();
     opt.kernel = "kern";
-    opt.signature = RANDOM_SIGNATURE;
+    opt.signature = g->signature;
     opt.constexprs = defs.list;
     opt.nconstexprs = 3;
     opt.no_cache = 1;
@@ -49,7 +49,7 @@ static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *in
     bool ok = tric_module_compile(dev, g->src.data, name, &opt, &mod) == TRIC_SUCCESS &&
               tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS;
     for (int i = 0; ok && i < RANDOM_NBUF; i++) {
-        size_t bytes = elems[i] * random_elem_size[i];
+        size_t bytes = elems[i] * random_elem_size(g, i);
         ok = tric_buffer_alloc(dev, bytes, &bufs[i]) == TRIC_SUCCESS &&
              tric_copy_to_device(bufs[i], 0, init[i], bytes, NULL) == TRIC_SUCCESS;
         args[i] = TRIC_ARG_BUF(bufs[i]);
@@ -62,7 +62,7 @@ static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *in
              tric_device_synchronize(dev) == TRIC_SUCCESS;
     if (ok)
         ok = tric_copy_to_host(out, bufs[RANDOM_OUT], 0,
-                               elems[RANDOM_OUT] * random_elem_size[RANDOM_OUT],
+                               elems[RANDOM_OUT] * random_elem_size(g, RANDOM_OUT),
                                NULL) == TRIC_SUCCESS;
     if (!ok)
         printf("FAIL seed %u on %s: %s\n", seed, tric_device_name(dev), tric_last_error());
@@ -82,7 +82,7 @@ static bool run_seed(tric_device gpu, tric_device cpu, const char *generic_arch,
     size_t elems[RANDOM_NBUF];
     void *init[RANDOM_NBUF];
     buffer_sizes(&g, elems);
-    random_inputs(seed, elems, init);
+    random_inputs(&g, seed, elems, init);
     size_t n = elems[RANDOM_OUT];
     float *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     const char *arch = seed % 2 ? generic_arch : NULL;
@@ -101,8 +101,8 @@ static bool run_seed(tric_device gpu, tric_device cpu, const char *generic_arch,
     if (!ok || bad) {
         failures++;
         printf("seed %u: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d num_stages=%u "
-               "%s%s%s%s\n%s\n",
-               seed, g.bm, g.bn, g.bk, g.k, g.n, g.programs, g.warps, 1 + seed % 4,
+               "signature=%s %s%s%s%s\n%s\n",
+               seed, g.bm, g.bn, g.bk, g.k, g.n, g.programs, g.warps, 1 + seed % 4, g.signature,
                arch ? arch : "the device's arch", g.persistent ? " persistent" : "",
                g.stream_k ? " stream_k" : "", g.overlap_dots && !arch ? " overlap_dots" : "",
                g.src.data);

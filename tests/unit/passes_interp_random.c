@@ -1,7 +1,9 @@
 /* passes_interp_random.c: kernels made up from a seed keep their meaning through every pass,
  * checked on the interpreter as passes_interp_loops.c checks the tutorials' loops. Each seed
- * writes a small .tri kernel of one fixed signature whose shape it draws:
- * - block sizes, K (a masked tail or none, a loop of no iteration), rows masked off at the end;
+ * writes a small .tri kernel whose shape it draws:
+ * - the operands' element type (fp16, bf16, fp8 e4m3 / e5m2, the two fp8 formats mixed);
+ * - block sizes (16 to 128), K (a masked tail or none, a loop of no iteration), rows masked off
+ *   at the end, 1 to 16 warps;
  * - the loop's bounds (from 0 or a block on, up to K or growing with program_id) and its
  *   tl.range arguments (num_stages, warp_specialize);
  * - loads masked or not, B row-major, column-major or loaded transposed (`.T`), addresses
@@ -43,7 +45,7 @@ static bool run_kernel(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
     InterpArg args[NBUF + 2];
     InterpBuffer ib[NBUF];
     for (int i = 0; i < NBUF; i++) {
-        size_t bytes = r->elems[i] * random_elem_size[i];
+        size_t bytes = r->elems[i] * random_elem_size(r->g, i);
         bufs[i] = malloc(bytes);
         memcpy(bufs[i], r->init[i], bytes);
         args[i].ptr = (uint64_t)(uintptr_t)bufs[i];
@@ -57,7 +59,7 @@ static bool run_kernel(const IrFunc *f, const void *ctx, void *out, StrBuf *err)
                       .buffers = ib,
                       .nbuffers = NBUF};
     bool ok = interp_run(f, &l, err);
-    memcpy(out, bufs[OUT], r->elems[OUT] * random_elem_size[OUT]);
+    memcpy(out, bufs[OUT], r->elems[OUT] * random_elem_size(r->g, OUT));
     for (int i = 0; i < NBUF; i++)
         free(bufs[i]);
     return ok;
@@ -110,12 +112,12 @@ static bool run_seed(unsigned seed, bool verbose)
     random_defines(&g, &defs);
     Lowered low;
     bool ok = interp_passes_lower_source(&low, (SrcFile){name, strdup(g.src.data), g.src.len},
-                                         "kern", RANDOM_SIGNATURE, defs.list, g.warps);
+                                         "kern", g.signature, defs.list, g.warps);
 
     Run r = {.g = &g};
     buffer_sizes(&g, r.elems);
-    random_inputs(seed, r.elems, r.init);
-    size_t out_bytes = r.elems[OUT] * random_elem_size[OUT];
+    random_inputs(&g, seed, r.elems, r.init);
+    size_t out_bytes = r.elems[OUT] * random_elem_size(&g, OUT);
     void *want = malloc(out_bytes);
     StrBuf err = {0};
     if (ok) {
@@ -139,9 +141,10 @@ static bool run_seed(unsigned seed, bool verbose)
         interp_passes_check(low.res.ir, &pc);
     bool passed = test_failures == failures_before;
     if (!passed || verbose)
-        printf("%s: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d%s%s%s\n%s\n", name, g.bm,
-               g.bn, g.bk, g.k, g.n, g.programs, g.warps, g.persistent ? " persistent" : "",
-               g.overlap_dots ? " overlap_dots" : "", g.stream_k ? " stream_k" : "", g.src.data);
+        printf("%s: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d signature=%s%s%s%s\n%s\n",
+               name, g.bm, g.bn, g.bk, g.k, g.n, g.programs, g.warps, g.signature,
+               g.persistent ? " persistent" : "", g.overlap_dots ? " overlap_dots" : "",
+               g.stream_k ? " stream_k" : "", g.src.data);
     strbuf_free(&err);
     free(want);
     for (int i = 0; i < NBUF; i++)

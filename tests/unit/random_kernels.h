@@ -1,8 +1,9 @@
 /* random_kernels.h: the kernels unit/passes_interp_random (every pass on the interpreter) and
- * unit/codegen_gpu_random (the GPU against the interpreter) make up from seeds: one fixed
- * signature (RANDOM_SIGNATURE: x, y, v fp16, w fp32, out fp32, n, K; constexprs BM, BN, BK), a
- * shape drawn per seed (passes_interp_random.c's header lists what is drawn), the buffers' sizes
- * and their inputs. Header-only, so that each test stays one executable. */
+ * unit/codegen_gpu_random (the GPU against the interpreter) make up from seeds: one signature
+ * (x, y of one drawn element type -- fp16, bf16, fp8 e4m3 or e5m2, the two fp8 formats possibly
+ * mixed -- v fp16, w fp32, out fp32, n, K; constexprs BM, BN, BK), a shape drawn per seed
+ * (passes_interp_random.c's header lists what is drawn), the buffers' sizes and their inputs.
+ * Header-only, so that each test stays one executable. */
 #ifndef TRIC_UNIT_RANDOM_KERNELS_H
 #define TRIC_UNIT_RANDOM_KERNELS_H
 
@@ -15,13 +16,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RANDOM_SIGNATURE "*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16"
-
 enum { RANDOM_NBUF = 5, RANDOM_OUT = 4 }; /* buffers x, y, v, w, out */
+
+/* The element types x and y may have (v is fp16, w and out fp32): the signature's name, the
+ * language's, bytes, and the format's exponent bias and stored mantissa bits. */
+typedef enum { RT_FP16, RT_BF16, RT_FP8E4, RT_FP8E5, RT_FP32 } RandomType;
+static const struct {
+    const char *sig, *lang;
+    int bytes, bias, mantissa;
+} random_types[] = {{"fp16", "tl.float16", 2, 15, 10},
+                    {"bf16", "tl.bfloat16", 2, 127, 7},
+                    {"fp8e4nv", "tl.float8e4nv", 1, 7, 3},
+                    {"fp8e5", "tl.float8e5", 1, 15, 2},
+                    {"fp32", "tl.float32", 4, 127, 23}};
 
 typedef struct Gen {
     uint64_t state;
     int bm, bn, bk, k, n, warps;
+    int scale;         /* every size doubled (2) or as first drawn (1) */
+    RandomType xt, yt; /* x's and y's element types */
+    char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
     int loops;    /* loops written: 1 or 2 */
@@ -82,8 +96,7 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
         "        acc = acc * alpha[:, None]\n"
         "        acc = tl.dot(pr.to(tl.float16), vv, acc)\n"
         "        m_i = m_new\n",
-        "        acc += tl.dot((a * w[None, :]).to(tl.float16), b) * 0.5\n",
-        "        acc = tl.dot(a, (b * w[:, None]).to(tl.float16), acc)\n"};
+        NULL, NULL}; /* 8, 9: a scaled operand, below */
     static const char *const b_forms[] = {"(k + rk)[:, None] * BN + rn[None, :]",
                                           "(k + rk)[:, None] + rn[None, :] * (K + BK)"};
     if (advance)
@@ -105,7 +118,20 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
     if (row)
         strbuf_printf(&g->src, "        w = tl.load(w_ptr + k + rk%s)\n",
                       body->w_mask ? ", mask=k + rk < K, other=1.0" : "");
-    strbuf_append(&g->src, ops[body->op]);
+    bool fp8 = random_types[g->xt].bytes == 1;
+    if (body->op == 2 && fp8) /* (fp8 has no arithmetic in tric: the scale moves to acc) */
+        strbuf_append(&g->src, "        acc = tl.dot(a, b, acc * 2.0) * 0.5\n");
+    else if (body->op == 6 && fp8)
+        strbuf_append(
+            &g->src,
+            "        acc = tl.dot(tl.where(rm[:, None] < n, a, tl.zeros_like(a)), b, acc)\n");
+    else if (body->op == 8 || body->op == 9) /* a scaled operand, rounded to its own type */
+        strbuf_printf(&g->src,
+                      body->op == 8 ? "        acc += tl.dot((a * w[None, :]).to(%s), b) * 0.5\n"
+                                    : "        acc = tl.dot(a, (b * w[:, None]).to(%s), acc)\n",
+                      random_types[body->op == 8 ? g->xt : g->yt].lang);
+    else
+        strbuf_append(&g->src, ops[body->op]);
     if (body->store)
         strbuf_append(&g->src, "        tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc, "
                                "mask=rm[:, None] < n)\n");
@@ -151,6 +177,36 @@ static inline void nest(Gen *g, bool flatten)
     g->loops++; /* (flattened, one less after flatten_loops) */
 }
 
+/* What a second stream of draws adds to the first's shape, so that a seed whose second draws
+ * are the defaults (fp16, sizes as drawn) writes the kernel it wrote before they existed: x's
+ * and y's element type, every size doubled (blocks up to 128 x 128 x 64), and 1, 2, 8 or 16
+ * warps where the blocks allow them. */
+static inline void widen(Gen *g, unsigned seed)
+{
+    Gen w = {.state = (uint64_t)seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull};
+    int type = (int)pick(&w, 8);
+    g->xt = g->yt = type < 5 ? RT_FP16 : type < 6 ? RT_BF16 : RT_FP8E4;
+    if (type == 7) { /* the two fp8 formats, as they come */
+        g->xt = pick(&w, 2) ? RT_FP8E5 : RT_FP8E4;
+        g->yt = pick(&w, 2) ? RT_FP8E5 : RT_FP8E4;
+    }
+    g->scale = pick(&w, 4) == 0 ? 2 : 1;
+    g->bm *= g->scale;
+    g->bn *= g->scale;
+    g->bk *= g->scale;
+    g->k *= g->scale;
+    int warps = (int)pick(&w, 10);
+    if (warps < 2 && g->bm * g->bn <= 64 * 64)
+        g->warps = warps + 1; /* 1 or 2 */
+    else if (warps == 2 && g->bm >= 64)
+        g->warps = 8;
+    else if (warps == 3 && g->bm == 128)
+        g->warps = 16;
+    snprintf(g->signature, sizeof g->signature,
+             "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
+             random_types[g->yt].sig);
+}
+
 /* The kernel of g's seed, its sizes in g. */
 static inline void generate(Gen *g, unsigned seed)
 {
@@ -162,8 +218,10 @@ static inline void generate(Gen *g, unsigned seed)
     g->bk = pick(g, 2) ? 32 : 16;
     g->k = 16 * (1 + (int)pick(g, 6)); /* 16 .. 96, a tail when BK = 32 does not divide it */
     g->tiles = 1 + (int)pick(g, 3);
-    g->n = g->tiles * g->bm - (int)pick(g, (unsigned)g->bm); /* the last rows masked off */
+    int cut = (int)pick(g, (unsigned)g->bm); /* the last rows masked off */
     g->warps = g->bm == 64 && pick(g, 4) == 0 ? 8 : 4;
+    widen(g, seed);
+    g->n = g->tiles * g->bm - cut * g->scale;
     g->persistent = pick(g, 6) == 0;
     g->overlap_dots = pick(g, 8) == 0;
     g->stream_k = pick(g, 8) == 0;
@@ -227,26 +285,58 @@ static inline void generate(Gen *g, unsigned seed)
 
 /* The buffers' element counts: x [grid BM, K] with a block of slack (an unmasked load past K
  * reads on into the next row, or the slack), y [K + BK, BN] (or its transpose), v [K + 64, BN]
- * (attention's rows k .. k + BN), w [K + BK], out [grid BM, BN]. */
+ * (attention's rows k .. k + BN; 64 doubled with the sizes), w [K + BK], out [grid BM, BN]. */
 static inline void buffer_sizes(const Gen *g, size_t *elems)
 {
     elems[0] = (size_t)(g->tiles * g->bm * g->k + g->bk);
     elems[1] = (size_t)((g->k + g->bk) * g->bn);
-    elems[2] = (size_t)((g->k + 64) * g->bn);
+    elems[2] = (size_t)((g->k + 64 * g->scale) * g->bn);
     elems[3] = (size_t)(g->k + g->bk);
     elems[RANDOM_OUT] = (size_t)(g->tiles * g->bm * g->bn);
 }
 
-static const size_t random_elem_size[RANDOM_NBUF] = {2, 2, 2, 4, 4};
+/* Buffer i's element type in g's kernel. */
+static inline RandomType random_buffer_type(const Gen *g, int i)
+{
+    static const RandomType fixed[RANDOM_NBUF] = {RT_FP16, RT_FP16, RT_FP16, RT_FP32, RT_FP32};
+    return i == 0 ? g->xt : i == 1 ? g->yt : fixed[i];
+}
 
-/* The fp16 bits of x, a normal fp16 number with at most 11 significant bits (exact). */
-static inline uint16_t random_half_bits(float x)
+static inline size_t random_elem_size(const Gen *g, int i)
+{
+    return (size_t)random_types[random_buffer_type(g, i)].bytes;
+}
+
+/* x's bits in type t, x a normal number of magnitude 2^-4 .. 1 with at most 8 significant bits:
+ * exact in fp16 and bf16; fp8 keeps the leading 3 (e4m3) or 2 (e5m2) of them. */
+static inline uint32_t random_encode(RandomType t, float x)
 {
     uint32_t b;
     memcpy(&b, &x, 4);
-    uint32_t sign = (b >> 16) & 0x8000;
-    int e = (int)((b >> 23) & 255) - 127 + 15;
-    return (uint16_t)(sign | ((uint32_t)e << 10) | ((b >> 13) & 1023));
+    if (t == RT_FP32)
+        return b;
+    int bits = 8 * random_types[t].bytes, mantissa = random_types[t].mantissa;
+    uint32_t sign = (b >> 31) << (bits - 1);
+    uint32_t e = (uint32_t)((int)((b >> 23) & 255) - 127 + random_types[t].bias);
+    return sign | e << mantissa | ((b & 0x7fffff) >> (23 - mantissa));
+}
+
+/* Seed's inputs in init[i] (malloc'd, elems[i] elements of random_elem_size(g, i) bytes):
+ * values of magnitude 1/16 .. 1 that their type holds exactly; out all NaN (rows the kernel
+ * masks off stay so). */
+static inline void random_inputs(const Gen *g, unsigned seed, const size_t *elems, void **init)
+{
+    uint32_t bits = seed * 2654435761u + 7;
+    for (int i = 0; i < RANDOM_NBUF; i++) {
+        size_t size = random_elem_size(g, i);
+        init[i] = malloc(elems[i] * size);
+        for (size_t j = 0; j < elems[i]; j++) {
+            bits = bits * 1664525u + 1013904223u;
+            float v = (float)(16 + (bits >> 24) % 241) / 256.0f * ((bits >> 20) & 1 ? -1.0f : 1.0f);
+            uint32_t x = random_encode(random_buffer_type(g, i), i == RANDOM_OUT ? NAN : v);
+            memcpy((char *)init[i] + j * size, &x, size); /* (little-endian: the low bytes) */
+        }
+    }
 }
 
 /* The constexprs of g's kernel ("BM=64", ...) in text, and a NULL-terminated list of them. */
@@ -264,26 +354,6 @@ static inline void random_defines(const Gen *g, RandomDefines *d)
         d->list[i] = d->text[i];
     }
     d->list[3] = NULL;
-}
-
-/* Seed's inputs in init[i] (malloc'd, elems[i] elements of random_elem_size[i] bytes): values
- * of magnitude 1/16 .. 1 that fp16 holds exactly; out all NaN (rows the kernel masks off stay so). */
-static inline void random_inputs(unsigned seed, const size_t *elems, void **init)
-{
-    uint32_t bits = seed * 2654435761u + 7;
-    for (int i = 0; i < RANDOM_NBUF; i++) {
-        init[i] = malloc(elems[i] * random_elem_size[i]);
-        for (size_t j = 0; j < elems[i]; j++) {
-            bits = bits * 1664525u + 1013904223u;
-            float v = (float)(16 + (bits >> 24) % 241) / 256.0f * ((bits >> 20) & 1 ? -1.0f : 1.0f);
-            if (i == RANDOM_OUT)
-                ((float *)init[i])[j] = NAN;
-            else if (random_elem_size[i] == 4)
-                ((float *)init[i])[j] = v;
-            else
-                ((uint16_t *)init[i])[j] = random_half_bits(v);
-        }
-    }
 }
 
 #endif
