@@ -64,14 +64,15 @@ static BaseCache *base_get(Cg *c, int layout, int k, int extent)
     }
     int spt = imin(B->blocked.size_per_thread[k], extent);
     int tpw = B->blocked.threads_per_warp[k], wpc = B->blocked.warps_per_cta[k];
-    /* Keyed by the formula, not the layout: two layouts that place a dim alike (a trans, say)
-     * share the value, which is how relabelling proves registers line up. */
-    int key[6] = {lstride, tpw, wstride, wpc, spt, extent};
+    int max_threads = imin(tpw, imax(1, extent / spt));
+    int max_warps = imin(wpc, imax(1, extent / (spt * tpw)));
+    /* Keyed by the formula, not the layout or the extent: two layouts that place a dim alike (a
+     * trans, say), or two extents the CTA tile fits into (a tile and its subtile), share the
+     * value, which is how relabelling proves registers line up. */
+    int key[7] = {lstride, tpw, wstride, wpc, spt, max_threads, max_warps};
     for (int i = 0; i < c->nbases; i++)
         if (!memcmp(c->bases[i].key, key, sizeof key))
             return &c->bases[i];
-    int max_threads = imax(1, extent / spt);
-    int max_warps = imax(1, extent / (spt * tpw));
     LLVMBuilderRef b = c->pro;
     LLVMValueRef lane_k =
         cg_urem(b, cg_udiv(b, c->lane, cg_i32(c->l, lstride), ""), cg_i32(c->l, tpw), "");

@@ -110,7 +110,8 @@ typedef struct LVal {
 } LVal;
 
 typedef struct BaseCache {
-    int key[6]; /* lane stride, tpw, warp stride, wpc, spt (clamped), extent: the whole formula */
+    int key
+        [7]; /* lane stride, tpw, warp stride, wpc, spt, lanes and warps (clamped): the formula */
     LLVMValueRef base, lane_id, warp_id;
 } BaseCache;
 

@@ -1620,6 +1620,28 @@ int main(void)
          1,
          {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F32, 64 * 16, FILL_POISON, 1e-6}},
          2},
+        /* a #blocked accumulator's halves kept in its registers, on 4 and 2 warps */
+        {"subtile.tri",
+         "sums_halves",
+         "*fp16:16,*fp16:16,*fp32:16",
+         {"M=16", "N=64", "K=96", "BK=32"},
+         4,
+         1,
+         {{E_F16, 16 * 96, FILL_UNIFORM, 0},
+          {E_F16, 96 * 64, FILL_UNIFORM, 0},
+          {E_F32, 16 * 64, FILL_POISON, 1e-5}},
+         3},
+        {"subtile.tri",
+         "sums_halves",
+         "*fp16:16,*fp16:16,*fp32:16",
+         {"M=16", "N=128", "K=96", "BK=32"},
+         4,
+         1,
+         {{E_F16, 16 * 96, FILL_UNIFORM, 0},
+          {E_F16, 96 * 128, FILL_UNIFORM, 0},
+          {E_F32, 16 * 128, FILL_POISON, 1e-5}},
+         3,
+         .num_warps = 2},
         /* tutorial 09's persistent matmul through descriptors with its loop over tiles
          * warp-specialized (on sm_90a the producer's ring goes on across tiles, elsewhere the
          * loops as usual): 5 programs walk the 2 x 3 tiles of 128 x 128; K = 336, a tail */

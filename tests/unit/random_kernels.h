@@ -35,6 +35,7 @@ typedef struct Gen {
     int bm, bn, bk, k, n, warps;
     int scale;         /* every size doubled (2) or as first drawn (1) */
     RandomType xt, yt; /* x's and y's element types */
+    int epilogue[2];   /* random_epilogue's ops after the loops, 0 for none */
     char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
@@ -177,10 +178,27 @@ static inline void nest(Gen *g, bool flatten)
     g->loops++; /* (flattened, one less after flatten_loops) */
 }
 
+/* What the kernel may do with acc between its loops and its store, beyond adding the row
+ * statistics: a scan and reductions along either axis in acc's own layout, an argmax (ties to
+ * the lowest index), tutorial 09's epilogue split (halves of each row swapped through reshape,
+ * permute, split and join), a round trip through fp16, a select, a transpose's round trip. */
+enum { RANDOM_EPILOGUES = 9 };
+static const char *const random_epilogue[RANDOM_EPILOGUES] = {
+    "",
+    "    acc = tl.cumsum(acc, 1)\n",
+    "    acc = tl.cumsum(acc, 0) * 0.25\n",
+    "    acc = acc - tl.max(acc, 0)[None, :]\n",
+    "    acc += tl.argmax(acc, 1).to(tl.float32)[:, None]\n",
+    "    c0, c1 = tl.split(acc.reshape(BM, 2, BN // 2).permute(0, 2, 1))\n"
+    "    acc = tl.join(c1, c0).permute(0, 2, 1).reshape(BM, BN)\n",
+    "    acc = acc.to(tl.float16).to(tl.float32)\n",
+    "    acc = tl.where(acc > 0, acc, acc * 0.25) + tl.min(acc, 1)[:, None]\n",
+    "    acc = tl.trans(tl.trans(acc) * 0.5)\n"};
+
 /* What a second stream of draws adds to the first's shape, so that a seed whose second draws
- * are the defaults (fp16, sizes as drawn) writes the kernel it wrote before they existed: x's
- * and y's element type, every size doubled (blocks up to 128 x 128 x 64), and 1, 2, 8 or 16
- * warps where the blocks allow them. */
+ * are the defaults (fp16, sizes as drawn, no epilogue) writes the kernel it wrote before they
+ * existed: x's and y's element type, every size doubled (blocks up to 128 x 64 and 64 x 128, BK
+ * 64), 1, 2, 8 or 16 warps where the blocks allow them, and the epilogue's ops. */
 static inline void widen(Gen *g, unsigned seed)
 {
     Gen w = {.state = (uint64_t)seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull};
@@ -202,6 +220,9 @@ static inline void widen(Gen *g, unsigned seed)
         g->warps = 8;
     else if (warps == 3 && g->bm == 128)
         g->warps = 16;
+    /* the epilogue's ops on acc (random_epilogue), up to two, mostly none */
+    for (int i = 0; i < 2; i++)
+        g->epilogue[i] = pick(&w, 3) ? 0 : 1 + (int)pick(&w, RANDOM_EPILOGUES - 1);
     snprintf(g->signature, sizeof g->signature,
              "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
              random_types[g->yt].sig);
@@ -276,6 +297,8 @@ static inline void generate(Gen *g, unsigned seed)
         emit_body(g, &next, row, advance);
         strbuf_append(&g->src, "        acc = acc * 0.5\n");
     }
+    for (int i = 0; i < 2; i++)
+        strbuf_append(&g->src, random_epilogue[g->epilogue[i]]);
     strbuf_append(&g->src, "    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc + s[:, "
                            "None] + l_i[:, None], mask=rm[:, None] < n)\n");
     g->programs = g->tiles;
