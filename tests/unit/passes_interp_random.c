@@ -7,12 +7,14 @@
  * - the loop's bounds (from 0 or a block on, up to K or growing with program_id) and its
  *   tl.range arguments (num_stages, warp_specialize);
  * - loads masked or not, B row-major, column-major or loaded transposed (`.T`), addresses
- *   computed from the counter or pointers the loop carries and moves on, a row of scales;
+ *   computed from the counter or pointers the loop carries and moves on, block pointers it
+ *   advances (bounds-checked) or tensor descriptors, a row of scales;
  * - what the body does with them: a dot in its forms (accumulating, added, scaled, in fp32 on
  *   FMA, through tl.where, with a scaled operand), no dot, or attention's online softmax (two
  *   dots, the running max and sum carried); the accumulator stored every iteration too;
  * - an `if` on the counter, a row statistic carried beside the accumulator, and a second loop
  *   continuing the first's range, mostly with the same body (fuse_loops' shape);
+ * - ops between the loops and the store (random_kernels.h random_epilogue);
  * - the passes' options: persistent, stream-K, p @ v an iteration late (overlap_dots).
  * The kernel is lowered once and run; then, for sm_80 and sm_90a and num_stages 1 to 4, taken
  * through the passes one at a time, the interpreter running it after each: every output must be
@@ -21,7 +23,7 @@
  *
  * ctest runs seeds 1 to SEEDS and checks that they reach every schedule (pipelined, TMA, wgmma,
  * a producer, a loop split). `unit_passes_interp_random FIRST COUNT [-v]` runs COUNT seeds from
- * FIRST (a longer search, by hand: seeds 1 to 8000 passed when it was written); each failure
+ * FIRST (a longer search, by hand: docs/passes.md says how far it went); each failure
  * prints its seed and the kernel's source (-v: every seed's). */
 #include "exec_test.h"
 #include "interp_passes.h"

@@ -36,6 +36,7 @@ typedef struct Gen {
     int scale;         /* every size doubled (2) or as first drawn (1) */
     RandomType xt, yt; /* x's and y's element types */
     int epilogue[2];   /* random_epilogue's ops after the loops, 0 for none */
+    int tiles_form; /* a and b loaded through pointers (0), block pointers (1), descriptors (2) */
     char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
@@ -100,13 +101,26 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
         NULL, NULL}; /* 8, 9: a scaled operand, below */
     static const char *const b_forms[] = {"(k + rk)[:, None] * BN + rn[None, :]",
                                           "(k + rk)[:, None] + rn[None, :] * (K + BK)"};
-    if (advance)
+    if (g->tiles_form == 1) { /* block pointers, bounds-checked, moved on below */
+        strbuf_append(&g->src, "        a = tl.load(a_bp, boundary_check=(0, 1), "
+                               "padding_option=\"zero\")\n");
+        strbuf_printf(
+            &g->src,
+            "        b = tl.load(b_bp, boundary_check=(0, 1), padding_option=\"zero\")%s\n",
+            body->b_form == 2 ? ".T" : "");
+    } else if (g->tiles_form == 2) { /* descriptors: out of bounds reads zero */
+        strbuf_append(&g->src, "        a = a_desc.load([pid * BM, k])\n");
+        strbuf_append(&g->src, body->b_form == 0 ? "        b = b_desc.load([k, 0])\n"
+                                                 : "        b = b_desc.load([0, k]).T\n");
+    } else if (advance)
         strbuf_printf(&g->src, "        a = tl.load(a_ptrs%s)\n", a_masks[body->a_mask]);
     else
         strbuf_printf(&g->src,
                       "        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :]%s)\n",
                       a_masks[body->a_mask]);
-    if (body->b_form == 2) /* a [BN, BK] tile, transposed */
+    if (g->tiles_form)
+        ;                       /* (b loaded above) */
+    else if (body->b_form == 2) /* a [BN, BK] tile, transposed */
         strbuf_printf(
             &g->src,
             "        b = tl.load(y_ptr + rn[:, None] * (K + BK) + (k + rk)[None, :]%s).T\n",
@@ -139,6 +153,42 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
     if (advance)
         strbuf_printf(&g->src, "        a_ptrs += BK\n        b_ptrs += %s\n",
                       body->b_form == 1 ? "BK" : "BK * BN");
+    if (g->tiles_form == 1)
+        strbuf_printf(
+            &g->src,
+            "        a_bp = tl.advance(a_bp, (0, BK))\n        b_bp = tl.advance(b_bp, %s)\n",
+            body->b_form == 2 ? "(0, BK)" : "(BK, 0)");
+}
+
+/* The block pointers (tiles_form 1) a loop from lo moves on, or the descriptors (2) it loads
+ * through: x as [n, K] (rows past n and columns past K read zero), y as [K, BN] row-major or
+ * column-major, or as [BN, K] whose tiles are transposed (a descriptor's last stride is 1, so
+ * column-major B is always read that way through one). */
+static inline void emit_tiles(Gen *g, const Body *body, const char *lo)
+{
+    if (g->tiles_form == 1) {
+        strbuf_printf(&g->src,
+                      "    a_bp = tl.make_block_ptr(x_ptr, shape=(n, K), strides=(K, 1), "
+                      "offsets=(pid * BM, %s), block_shape=(BM, BK), order=(1, 0))\n",
+                      lo);
+        static const char *const b_bps[] = {
+            "shape=(K, BN), strides=(BN, 1), offsets=(%s, 0), block_shape=(BK, BN), order=(1, 0)",
+            "shape=(K, BN), strides=(1, K + BK), offsets=(%s, 0), block_shape=(BK, BN), order=(0, "
+            "1)",
+            "shape=(BN, K), strides=(K + BK, 1), offsets=(0, %s), block_shape=(BN, BK), order=(1, "
+            "0)"};
+        strbuf_append(&g->src, "    b_bp = tl.make_block_ptr(y_ptr, ");
+        strbuf_printf(&g->src, b_bps[body->b_form], lo);
+        strbuf_append(&g->src, ")\n");
+    } else if (g->tiles_form == 2) {
+        strbuf_append(&g->src, "    a_desc = tl.make_tensor_descriptor(x_ptr, shape=[n, K], "
+                               "strides=[K, 1], block_shape=[BM, BK])\n");
+        strbuf_append(&g->src, body->b_form == 0
+                                   ? "    b_desc = tl.make_tensor_descriptor(y_ptr, shape=[K, BN], "
+                                     "strides=[BN, 1], block_shape=[BK, BN])\n"
+                                   : "    b_desc = tl.make_tensor_descriptor(y_ptr, shape=[BN, K], "
+                                     "strides=[K + BK, 1], block_shape=[BN, BK])\n");
+    }
 }
 
 /* The pointers a loop from lo carries when it advances them (emit_body). */
@@ -223,6 +273,7 @@ static inline void widen(Gen *g, unsigned seed)
     /* the epilogue's ops on acc (random_epilogue), up to two, mostly none */
     for (int i = 0; i < 2; i++)
         g->epilogue[i] = pick(&w, 3) ? 0 : 1 + (int)pick(&w, RANDOM_EPILOGUES - 1);
+    g->tiles_form = pick(&w, 4) ? 0 : 1 + (int)pick(&w, 2);
     snprintf(g->signature, sizeof g->signature,
              "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
              random_types[g->yt].sig);
@@ -276,8 +327,11 @@ static inline void generate(Gen *g, unsigned seed)
                   "    m_i = tl.zeros((BM,), dtype=tl.float32) - float(\"inf\")\n"
                   "    l_i = tl.zeros((BM,), dtype=tl.float32)\n");
     strbuf_printf(&g->src, "    hi = %s\n", his[hi]);
+    if (g->tiles_form)
+        advance = false; /* (a and b through block pointers or descriptors instead) */
     if (advance)
         emit_pointers(g, &first, lo);
+    emit_tiles(g, &first, lo);
     strbuf_printf(&g->src, "    for k in tl.range(%s, hi, BK%s):\n", lo, range);
     emit_body(g, &first, row, advance);
     if (branch) {
@@ -292,6 +346,7 @@ static inline void generate(Gen *g, unsigned seed)
     if (second) {
         if (advance)
             emit_pointers(g, &next, "hi");
+        emit_tiles(g, &next, "hi");
         strbuf_printf(&g->src, "    for k in tl.range(hi, tl.minimum(K, hi + %s), BK%s):\n",
                       pick(g, 2) ? "BK" : "2 * BK", range);
         emit_body(g, &next, row, advance);
