@@ -1,7 +1,8 @@
 /* codegen_gpu_random.c: the kernels passes_interp_random makes up from seeds (random_kernels.h),
  * compiled for cuda:0 and run there, against the CPU interpreter on the same inputs: every
  * output element within 2e-3 of the interpreter's (relative to max(1, |value|); tensor cores sum
- * in their own order), the rows the kernel masks off left NaN by both. Each seed compiles for the
+ * in their own order; 2e-2 for fp8 on wgmma, which sums with fewer bits), the rows the kernel
+ * masks off left NaN by both. Each seed compiles for the
  * device's own arch (sm_90a on an H100: wgmma, TMA, a producer) or its generic form (sm_90:
  * mma.sync, cp.async) in turn, at num_stages 1 to 4, with the seed's --persistent, --stream-k and
  * --overlap-dots. Where unit_codegen_gpu_diff checks the codegen test kernels one by one, this
@@ -88,10 +89,15 @@ static bool run_seed(tric_device gpu, tric_device cpu, const char *generic_arch,
     const char *arch = seed % 2 ? generic_arch : NULL;
     bool ok = run_on(cpu, &g, seed, init, elems, want, arch) &&
               run_on(gpu, &g, seed, init, elems, got, arch);
+    /* fp8 dots on the device's own arch run on wgmma's fp8 form, whose tensor cores keep fewer
+     * bits of the sum than fp32 (docs/language.md, dot): an epilogue's scan over 64 rows of such
+     * sums drifts to ~5e-3 (seed 478) */
+    bool wgmma_fp8 = !arch && random_types[g.xt].bytes == 1;
+    float tol = wgmma_fp8 ? 2e-2f : 2e-3f;
     int bad = 0;
     for (size_t j = 0; ok && j < n; j++) {
         bool same = (isnan(want[j]) && isnan(got[j])) ||
-                    fabsf(want[j] - got[j]) <= 2e-3f * fmaxf(1.0f, fabsf(want[j]));
+                    fabsf(want[j] - got[j]) <= tol * fmaxf(1.0f, fabsf(want[j]));
         if (!same && bad++ < 5)
             printf("FAIL seed %u: out[%zu] (row %zu): gpu %.9g, interpreter %.9g\n", seed, j,
                    j / (size_t)g.bn, got[j], want[j]);
@@ -134,9 +140,14 @@ int main(int argc, char **argv)
     if (status)
         return status;
     int failed = 0;
-    for (unsigned s = first; s < first + count; s++)
+    for (unsigned s = first; s < first + count; s++) {
         failed += !run_seed(gpu, cpu,
                             tric_device_get_kind(gpu) == TRIC_DEVICE_CUDA ? generic_arch : NULL, s);
+        if ((s - first + 1) % 100 == 0) { /* how far a run cut off by a time limit got */
+            printf("... seeds %u to %u run, %d failed\n", first, s, failed);
+            fflush(stdout);
+        }
+    }
     printf("codegen_gpu_random: %u seeds on %s (%s), %d failed\n", count, tric_device_name(gpu),
            tric_device_arch(gpu), failed);
     tric_device_close(cpu);

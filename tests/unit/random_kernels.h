@@ -35,8 +35,10 @@ typedef struct Gen {
     int bm, bn, bk, k, n, warps;
     int scale;         /* every size doubled (2) or as first drawn (1) */
     RandomType xt, yt; /* x's and y's element types */
-    int epilogue[2];   /* random_epilogue's ops after the loops, 0 for none */
+    int epilogue[3];   /* random_epilogue's ops after the loops, 0 for none */
     int tiles_form; /* a and b loaded through pointers (0), block pointers (1), descriptors (2) */
+    int store_form; /* out stored through pointers (0), then added to atomically (1), through
+                          a block pointer (2) or a descriptor (3) */
     char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
@@ -231,8 +233,10 @@ static inline void nest(Gen *g, bool flatten)
 /* What the kernel may do with acc between its loops and its store, beyond adding the row
  * statistics: a scan and reductions along either axis in acc's own layout, an argmax (ties to
  * the lowest index), tutorial 09's epilogue split (halves of each row swapped through reshape,
- * permute, split and join), a round trip through fp16, a select, a transpose's round trip. */
-enum { RANDOM_EPILOGUES = 9 };
+ * permute, split and join), a round trip through fp16, a select, a transpose's round trip; then
+ * an integer count, pairs swapped through split and interleave, a clamp beside an argmin, a
+ * reversed scan. */
+enum { RANDOM_EPILOGUES_FIRST = 9, RANDOM_EPILOGUES = 13 }; /* (the first nine drawn first) */
 static const char *const random_epilogue[RANDOM_EPILOGUES] = {
     "",
     "    acc = tl.cumsum(acc, 1)\n",
@@ -243,7 +247,38 @@ static const char *const random_epilogue[RANDOM_EPILOGUES] = {
     "    acc = tl.join(c1, c0).permute(0, 2, 1).reshape(BM, BN)\n",
     "    acc = acc.to(tl.float16).to(tl.float32)\n",
     "    acc = tl.where(acc > 0, acc, acc * 0.25) + tl.min(acc, 1)[:, None]\n",
-    "    acc = tl.trans(tl.trans(acc) * 0.5)\n"};
+    "    acc = tl.trans(tl.trans(acc) * 0.5)\n",
+    "    acc += tl.sum((acc > 0).to(tl.int32), 1).to(tl.float32)[:, None]\n",
+    "    c0, c1 = tl.split(acc.reshape(BM, BN // 2, 2))\n"
+    "    acc = tl.interleave(c1, c0)\n",
+    "    acc = tl.clamp(acc, -1.5, 1.5) + tl.argmin(acc, 0).to(tl.float32)[None, :]\n",
+    "    acc = tl.cumsum(acc, 0, reverse=True)\n"};
+
+/* The kernel's last store, of acc and the row statistics, in g's store_form: rows past n are
+ * left alone in each (the mask, the block pointer's and the descriptor's bounds). The atomic
+ * add comes after a barrier, since its threads need not be the ones that stored each element. */
+static inline void emit_store(Gen *g)
+{
+    static const char *const stores[] = {
+        "",
+        "    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc, mask=rm[:, None] < n)\n"
+        "    tl.debug_barrier()\n"
+        "    tl.atomic_add(out_ptr + rm[:, None] * BN + rn[None, :], acc * 0.5, mask=rm[:, None] < "
+        "n)\n",
+        "    o_bp = tl.make_block_ptr(out_ptr, shape=(n, BN), strides=(BN, 1), offsets=(pid * BM, "
+        "0), block_shape=(BM, BN), order=(1, 0))\n"
+        "    tl.store(o_bp, acc, boundary_check=(0, 1))\n",
+        "    o_desc = tl.make_tensor_descriptor(out_ptr, shape=[n, BN], strides=[BN, 1], "
+        "block_shape=[BM, BN])\n"
+        "    o_desc.store([pid * BM, 0], acc)\n"};
+    if (g->store_form == 0) { /* (the text seeds wrote before store_form) */
+        strbuf_append(&g->src, "    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc + s[:, "
+                               "None] + l_i[:, None], mask=rm[:, None] < n)\n");
+        return;
+    }
+    strbuf_append(&g->src, "    acc = acc + s[:, None] + l_i[:, None]\n");
+    strbuf_append(&g->src, stores[g->store_form]);
+}
 
 /* What a second stream of draws adds to the first's shape, so that a seed whose second draws
  * are the defaults (fp16, sizes as drawn, no epilogue) writes the kernel it wrote before they
@@ -272,8 +307,12 @@ static inline void widen(Gen *g, unsigned seed)
         g->warps = 16;
     /* the epilogue's ops on acc (random_epilogue), up to two, mostly none */
     for (int i = 0; i < 2; i++)
-        g->epilogue[i] = pick(&w, 3) ? 0 : 1 + (int)pick(&w, RANDOM_EPILOGUES - 1);
+        g->epilogue[i] = pick(&w, 3) ? 0 : 1 + (int)pick(&w, RANDOM_EPILOGUES_FIRST - 1);
     g->tiles_form = pick(&w, 4) ? 0 : 1 + (int)pick(&w, 2);
+    g->epilogue[2] = pick(&w, 4) ? 0
+                                 : RANDOM_EPILOGUES_FIRST +
+                                       (int)pick(&w, RANDOM_EPILOGUES - RANDOM_EPILOGUES_FIRST);
+    g->store_form = pick(&w, 4) ? 0 : 1 + (int)pick(&w, 3);
     snprintf(g->signature, sizeof g->signature,
              "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
              random_types[g->yt].sig);
@@ -352,10 +391,9 @@ static inline void generate(Gen *g, unsigned seed)
         emit_body(g, &next, row, advance);
         strbuf_append(&g->src, "        acc = acc * 0.5\n");
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         strbuf_append(&g->src, random_epilogue[g->epilogue[i]]);
-    strbuf_append(&g->src, "    tl.store(out_ptr + rm[:, None] * BN + rn[None, :], acc + s[:, "
-                           "None] + l_i[:, None], mask=rm[:, None] < n)\n");
+    emit_store(g);
     g->programs = g->tiles;
     if (pick(g, 4) == 0)
         nest(g, pick(g, 2));
