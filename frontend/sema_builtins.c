@@ -822,9 +822,26 @@ Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
         tf32 = !strcmp(arg(call, 3)->sem.cv.s, "tf32");
     call->call.resolved->tf32 = tf32 && a.dtype == DT_F32;
     int64_t imprecise;
-    if (!arg_is_none(call, 5) &&
-        !const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
-        return sem_error();
+    if (!arg_is_none(call, 5)) {
+        if (!const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
+            return sem_error();
+        /* Triton's rule for fp8 operands: a limit past K is an error; one under K makes Triton
+         * add a partial sum into the fp32 accumulator every that many K elements on Hopper,
+         * which tric does not do: its fp8 wgmma sums all of K in the tensor cores' precision,
+         * Triton's default there (docs/language.md, dot), so it says so. */
+        if (dtype_is_fp8(a.dtype) && imprecise > K) {
+            diag_error(s->diag, arg_loc(call, 5),
+                       "%s: max_num_imprecise_acc (%lld) must be <= K (%d)", fname,
+                       (long long)imprecise, K);
+            return sem_error();
+        }
+        if (dtype_is_fp8(a.dtype) && imprecise < K)
+            diag_warning(s->diag, arg_loc(call, 5),
+                         "%s: max_num_imprecise_acc=%lld is not honoured: on sm_90a an fp8 dot "
+                         "sums all of K (%d) in the tensor cores' precision, as Triton does by "
+                         "default there; elsewhere its sums are fp32",
+                         fname, (long long)imprecise, K);
+    }
     Type rt = with_shape(out, false, a);
     rt.shape[r - 2] = M;
     rt.shape[r - 1] = N;
