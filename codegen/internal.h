@@ -110,8 +110,8 @@ typedef struct LVal {
 } LVal;
 
 typedef struct BaseCache {
-    int key
-        [7]; /* lane stride, tpw, warp stride, wpc, spt, lanes and warps (clamped): the formula */
+    /* lane stride, tpw, warp stride, wpc, spt, lanes and warps (clamped): the whole formula */
+    int key[7];
     LLVMValueRef base, lane_id, warp_id;
 } BaseCache;
 

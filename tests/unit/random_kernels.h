@@ -36,9 +36,9 @@ typedef struct Gen {
     int scale;         /* every size doubled (2) or as first drawn (1) */
     RandomType xt, yt; /* x's and y's element types */
     int epilogue[3];   /* random_epilogue's ops after the loops, 0 for none */
-    int tiles_form; /* a and b loaded through pointers (0), block pointers (1), descriptors (2) */
-    int store_form; /* out stored through pointers (0), then added to atomically (1), through
-                          a block pointer (2) or a descriptor (3) */
+    /* a and b loaded through pointers (0), block pointers (1) or descriptors (2); the last
+     * store through pointers (0), then an atomic add (1), a block pointer (2), a descriptor (3) */
+    int tiles_form, store_form;
     char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
@@ -120,9 +120,8 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
         strbuf_printf(&g->src,
                       "        a = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :]%s)\n",
                       a_masks[body->a_mask]);
-    if (g->tiles_form)
-        ;                       /* (b loaded above) */
-    else if (body->b_form == 2) /* a [BN, BK] tile, transposed */
+    if (g->tiles_form) {          /* (b loaded with a, above) */
+    } else if (body->b_form == 2) /* a [BN, BK] tile, transposed */
         strbuf_printf(
             &g->src,
             "        b = tl.load(y_ptr + rn[:, None] * (K + BK) + (k + rk)[None, :]%s).T\n",
@@ -283,7 +282,8 @@ static inline void emit_store(Gen *g)
 /* What a second stream of draws adds to the first's shape, so that a seed whose second draws
  * are the defaults (fp16, sizes as drawn, no epilogue) writes the kernel it wrote before they
  * existed: x's and y's element type, every size doubled (blocks up to 128 x 64 and 64 x 128, BK
- * 64), 1, 2, 8 or 16 warps where the blocks allow them, and the epilogue's ops. */
+ * 64), 1, 2, 8 or 16 warps where the blocks allow them, the epilogue's ops, a and b through
+ * block pointers or descriptors, and the last store's form. */
 static inline void widen(Gen *g, unsigned seed)
 {
     Gen w = {.state = (uint64_t)seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull};
