@@ -290,6 +290,17 @@ typedef struct Case {
 #define PERSISTENT_DESC(BN, WARPS, STAGES, WS, FLAT)                                               \
     PERSISTENT_DESC_ON(BN, WARPS, STAGES, WS, FLAT, 5, 0)
 #define PERSISTENT_DESC_WS(BN, WARPS, STAGES) PERSISTENT_DESC(BN, WARPS, STAGES, True, False)
+/* subtile.tri's sums_halves: the row sums of A [16, 96] and the column sums of B [96, N], halves
+ * of each row swapped (a #blocked accumulator's halves kept in its registers) */
+#define SUMS_HALVES(N, WARPS)                                                                      \
+    {                                                                                              \
+        "subtile.tri", "sums_halves", "*fp16:16,*fp16:16,*fp32:16",                                \
+            {"M=16", "N=" #N, "K=96", "BK=32"}, 4, 1,                                              \
+            {{E_F16, 16 * 96, FILL_UNIFORM, 0},                                                    \
+             {E_F16, 96 * (N), FILL_UNIFORM, 0},                                                   \
+             {E_F32, 16 * (N), FILL_POISON, 1e-5}},                                                \
+            3, .num_warps = WARPS                                                                  \
+    }
 /* ... in fp8 e4m3 or fp32 through tf32 (B read through its `.T`: the [N, K] tile as loaded is
  * the K-major B that wgmma's fp8 and tf32 forms take), 128 x 128 x BK blocks on 4 warps, 4
  * stages, K = 336 (a tail) */
@@ -1621,27 +1632,8 @@ int main(void)
          {{E_F16, 64 * 32, FILL_UNIFORM, 0}, {E_F32, 64 * 16, FILL_POISON, 1e-6}},
          2},
         /* a #blocked accumulator's halves kept in its registers, on 4 and 2 warps */
-        {"subtile.tri",
-         "sums_halves",
-         "*fp16:16,*fp16:16,*fp32:16",
-         {"M=16", "N=64", "K=96", "BK=32"},
-         4,
-         1,
-         {{E_F16, 16 * 96, FILL_UNIFORM, 0},
-          {E_F16, 96 * 64, FILL_UNIFORM, 0},
-          {E_F32, 16 * 64, FILL_POISON, 1e-5}},
-         3},
-        {"subtile.tri",
-         "sums_halves",
-         "*fp16:16,*fp16:16,*fp32:16",
-         {"M=16", "N=128", "K=96", "BK=32"},
-         4,
-         1,
-         {{E_F16, 16 * 96, FILL_UNIFORM, 0},
-          {E_F16, 96 * 128, FILL_UNIFORM, 0},
-          {E_F32, 16 * 128, FILL_POISON, 1e-5}},
-         3,
-         .num_warps = 2},
+        SUMS_HALVES(64, 4),
+        SUMS_HALVES(128, 2),
         /* tutorial 09's persistent matmul through descriptors with its loop over tiles
          * warp-specialized (on sm_90a the producer's ring goes on across tiles, elsewhere the
          * loops as usual): 5 programs walk the 2 x 3 tiles of 128 x 128; K = 336, a tail */
