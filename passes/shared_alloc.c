@@ -773,6 +773,22 @@ static void mark_warp_private(IrFunc *f)
         users[i].op->scratch.warp_private = users[i].warp_of_byte != NULL;
 }
 
+/* The biggest stage buffer (a local_alloc not of mbarriers) of r and its nested regions, or
+ * NULL: the one an overflow's error points at, with its slot count (the stage count of the loop
+ * it feeds, which tl.range's num_stages may have set apart from the function's). */
+static const IrOp *biggest_stage_buffer(const IrFunc *f, const IrRegion *r, const IrOp *best)
+{
+    for (int i = 0; i < r->nops; i++) {
+        const IrOp *op = r->ops[i];
+        for (int k = 0; k < op->nregions; k++)
+            best = biggest_stage_buffer(f, &op->regions[k], best);
+        if (op->code == OP_LOCAL_ALLOC && !type_is_mbarriers(ir_type(f, op->results[0])) &&
+            (!best || op->smem_bytes > best->smem_bytes))
+            best = op;
+    }
+    return best;
+}
+
 bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
 {
     const IrOp *biggest = NULL;
@@ -788,18 +804,18 @@ bool pass_shared_alloc(IrFunc *f, const PassOptions *o, Diag *d)
     int limit = shared_limit_bytes(sm);
     if (buffers_end > 0 && most > limit) {
         f->stages_overflow = most;
-        const IrOp *first = ir_region_find(&f->body, (const OpCode[]){OP_LOCAL_ALLOC}, 1);
-        SrcLoc loc = first ? first->loc : (SrcLoc){0};
+        const IrOp *biggest_buffer = biggest_stage_buffer(f, &f->body, NULL);
+        SrcLoc loc = biggest_buffer ? biggest_buffer->loc : (SrcLoc){0};
+        int stages =
+            biggest_buffer ? ir_type(f, biggest_buffer->results[0]).shape[0] : f->num_stages;
         const char *msg =
             "software pipelining with num_stages=%d needs %lld bytes of shared memory "
             "(%lld for the stage buffers); sm_%d allows %d: lower num_stages or the "
             "block sizes";
         if (loc.file)
-            diag_error(d, loc, msg, f->num_stages, (long long)most, (long long)buffers_end, sm,
-                       limit);
+            diag_error(d, loc, msg, stages, (long long)most, (long long)buffers_end, sm, limit);
         else
-            diag_plain_error(d, msg, f->num_stages, (long long)most, (long long)buffers_end, sm,
-                             limit);
+            diag_plain_error(d, msg, stages, (long long)most, (long long)buffers_end, sm, limit);
         return false;
     }
     if (most > limit) {
