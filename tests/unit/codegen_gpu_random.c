@@ -7,7 +7,9 @@
  * mma.sync, cp.async) in turn, at num_stages 1 to 4, with the seed's --persistent, --stream-k and
  * --overlap-dots. Where unit_codegen_gpu_diff checks the codegen test kernels one by one, this
  * checks the shapes nobody wrote down (seed 1573 found a layouts bug; seeds 1 to 2699 agreed on
- * an H200 with it fixed). Skips (exit 77) when cuda:0 cannot be opened.
+ * an H200 with it fixed; with the wider kernels of random_kernels.h, seeds 1001 to 4369, four of
+ * them skipped: their tl.range num_stages does not fit the H200's shared memory, an error the
+ * interpreter has no reason to give). Skips (exit 77) when cuda:0 cannot be opened.
  *
  * Usage: unit_codegen_gpu_random [FIRST COUNT] [--device=SPEC]: seeds FIRST .. FIRST + COUNT - 1
  * (default 1 .. SEEDS); --device=cpu runs the harness against the interpreter itself. */
@@ -19,11 +21,21 @@
 
 enum { SEEDS = 300 };
 
-static int failures;
+static int failures, skipped;
 
-/* Compiles seed's kernel (g) on dev and runs it on init's copies; out gets the output buffer. */
+/* Whether the last compile failed because the kernel's pipeline does not fit the device's
+ * shared memory (a seed's tl.range num_stages with its largest blocks): the interpreter has no
+ * such limit, and interp_passes.h stops such a seed's passes the same way, so it is skipped. */
+static bool stages_do_not_fit(void)
+{
+    const char *e = tric_last_error();
+    return strstr(e, "software pipelining with num_stages=") && strstr(e, "bytes of shared memory");
+}
+
+/* Compiles seed's kernel (g) on dev and runs it on init's copies; out gets the output buffer.
+ * *no_fit is set when the compile failed only because the stages do not fit (nothing printed). */
 static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *init,
-                   const size_t *elems, void *out, const char *arch)
+                   const size_t *elems, void *out, const char *arch, bool *no_fit)
 {
     RandomDefines defs;
     random_defines(g, &defs);
@@ -49,6 +61,9 @@ static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *in
     tric_arg args[RANDOM_NBUF + 2];
     bool ok = tric_module_compile(dev, g->src.data, name, &opt, &mod) == TRIC_SUCCESS &&
               tric_module_get_kernel(mod, NULL, &k) == TRIC_SUCCESS;
+    *no_fit = !ok && stages_do_not_fit();
+    if (*no_fit)
+        return false;
     for (int i = 0; ok && i < RANDOM_NBUF; i++) {
         size_t bytes = elems[i] * random_elem_size(g, i);
         ok = tric_buffer_alloc(dev, bytes, &bufs[i]) == TRIC_SUCCESS &&
@@ -87,8 +102,16 @@ static bool run_seed(tric_device gpu, tric_device cpu, const char *generic_arch,
     size_t n = elems[RANDOM_OUT];
     float *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     const char *arch = seed % 2 ? generic_arch : NULL;
-    bool ok = run_on(cpu, &g, seed, init, elems, want, arch) &&
-              run_on(gpu, &g, seed, init, elems, got, arch);
+    bool no_fit = false;
+    bool ok = run_on(cpu, &g, seed, init, elems, want, arch, &no_fit) &&
+              run_on(gpu, &g, seed, init, elems, got, arch, &no_fit);
+    if (no_fit) {
+        skipped++;
+        const char *e = strstr(tric_last_error(), "software pipelining with");
+        printf("seed %u: skipped: %.*s\n", seed, (int)strcspn(e, "\n"), e);
+        ok = true;
+        n = 0; /* nothing to compare */
+    }
     /* fp8 dots on the device's own arch run on wgmma's fp8 form, whose tensor cores keep fewer
      * bits of the sum than fp32 (docs/language.md, dot): an epilogue's scan over 64 rows of such
      * sums drifts to ~5e-3 (seed 478) */
@@ -148,8 +171,9 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
-    printf("codegen_gpu_random: %u seeds on %s (%s), %d failed\n", count, tric_device_name(gpu),
-           tric_device_arch(gpu), failed);
+    printf("codegen_gpu_random: %u seeds on %s (%s), %d failed, %d skipped (their pipeline does "
+           "not fit shared memory)\n",
+           count, tric_device_name(gpu), tric_device_arch(gpu), failed, skipped);
     tric_device_close(cpu);
     tric_device_close(gpu);
     return failures ? 1 : 0;
