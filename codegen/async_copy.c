@@ -701,7 +701,8 @@ static bool lower_wgmma(Cg *c, const IrOp *op)
                     .b_desc = b_desc,
                     .a_regs = a_words,
                     .a_off = a_offs,
-                    .b_off = b_offs};
+                    .b_off = b_offs,
+                    .imprecise_k = (int)op->attr[2]};
     if (op->noperands > 3) { /* guard (i1): issued where true (passes/overlap_dots.c) */
         LVal *g = cg_value(c, op->operands[3]);
         if (c->failed)

@@ -7,6 +7,62 @@
 
 #include <math.h>
 
+/* The text and constraints of one asm statement issuing `steps` k steps of w into nd tied f32
+ * accumulators. Operands: the nd accumulators ($0..), then per k step A (a descriptor, or four
+ * .b32 registers: PTX ISA 9.7.15.5.1.1, where only B's transpose immediate remains) and B's
+ * descriptor, then the scale-d of the first k step and of the others, the guard when guarded,
+ * then the tied accumulators. */
+static void wgmma_statement(StrBuf *text, StrBuf *cons, const WgmmaIssue *w, int steps, int nd,
+                            int per_k, bool guarded)
+{
+    bool tf32 = w->dtype == DT_F32, fp8 = dtype_is_fp8(w->dtype), a_regs = w->a_regs != NULL;
+    int KI = 32 / dtype_bytes(w->dtype), na = per_k - 1, ip = nd + steps * per_k;
+    const char *ta = tf32                    ? "tf32"
+                     : w->dtype == DT_BF16   ? "bf16"
+                     : w->dtype == DT_F8E4NV ? "e4m3"
+                     : w->dtype == DT_F8E5   ? "e5m2"
+                                             : "f16";
+    const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
+    strbuf_printf(text, "{\n.reg .pred p, q%s;\nsetp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n",
+                  guarded ? ", g" : "", ip, ip + 1);
+    /* The guard (a wgmma issued one iteration late, passes/overlap_dots.c): where it is false
+     * the statement branches past its instructions, so the tied accumulators pass through. A
+     * fence after the branch too: with only the one before it, or with each wgmma.mma_async
+     * predicated instead, ptxas injects a warpgroup.arrive before every instruction (its C7519
+     * note); with only the one after it, ptxas spilled attention's registers. The label is
+     * unique per statement (${:uid}). */
+    if (guarded)
+        strbuf_printf(text,
+                      "setp.ne.b32 g, $%d, 0;\n@!g bra skip${:uid};\n"
+                      "wgmma.fence.sync.aligned;\n",
+                      ip + 2);
+    for (int rk = 0; rk < steps; rk++) {
+        int ia = nd + rk * per_k, ib = ia + na;
+        strbuf_printf(text, "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", w->NI, KI, ta,
+                      tb);
+        for (int i = 0; i < nd; i++)
+            strbuf_printf(text, "%s$%d", i ? ", " : "", i);
+        const char *scale = rk == 0 ? "p" : "q";
+        if (a_regs)
+            strbuf_printf(text, "}, {$%d, $%d, $%d, $%d}, $%d, %s, 1, 1, %d;\n", ia, ia + 1, ia + 2,
+                          ia + 3, ib, scale, w->trans_b ? 1 : 0);
+        else if (tf32 || fp8) /* K-major operands only: no transpose immediates */
+            strbuf_printf(text, "}, $%d, $%d, %s, 1, 1;\n", ia, ib, scale);
+        else
+            strbuf_printf(text, "}, $%d, $%d, %s, 1, 1, %d, %d;\n", ia, ib, scale,
+                          w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
+    }
+    strbuf_append(text, guarded ? "skip${:uid}:\n}" : "}");
+    for (int i = 0; i < nd; i++)
+        strbuf_append(cons, "=f,");
+    for (int rk = 0; rk < steps; rk++)
+        strbuf_append(cons, a_regs ? "r,r,r,r,l," : "l,l,");
+    strbuf_append(cons, guarded ? "r,r,r" : "r,r");
+    for (int i = 0; i < nd; i++)
+        strbuf_printf(cons, ",%d", i);
+    strbuf_append(cons, ",~{memory}");
+}
+
 /* The instruction stream of one wgmma dot (PTX ISA 9.7.15.5), shared by the serial dot here and
  * the pipeline's wgmma op (async_copy.c): `wgmma.fence` (the accumulators were last written
  * by ordinary instructions), then per m64 tile rm of this warpgroup and n piece nc one asm
@@ -16,7 +72,9 @@
  * (descriptors advanced by the caller's byte offsets; scale-d p = 1: D = A*B + D, 0 on the first
  * k step of a zero accumulator; the transpose immediates exist for 16-bit types only; fp8's TA and
  * TB are .e4m3 or .e5m2 each), the NI/2 f32 accumulators tied in and out once per statement, then
- * `wgmma.commit_group`. No wait. Returns the accumulator registers, NULL after a failure. */
+ * `wgmma.commit_group`. No wait, except with w->imprecise_k: then each piece's runs of k steps
+ * are committed, waited for and added into the accumulators one by one, and the registers
+ * returned are complete. Returns the accumulator registers, NULL after a failure. */
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr)
 {
     LLVMBuilderRef b = c->l->b;
@@ -56,12 +114,6 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
         for (int e = 0; e < n; e++)
             acc[e] = LLVMGetUndef(c->l->f32);
     int nd = NI / 2; /* f32 D registers per thread per instruction: 64 * NI / 128 */
-    const char *ta = tf32                    ? "tf32"
-                     : w->dtype == DT_BF16   ? "bf16"
-                     : w->dtype == DT_F8E4NV ? "e4m3"
-                     : w->dtype == DT_F8E5   ? "e5m2"
-                                             : "f16";
-    const char *tb = !fp8 ? ta : w->btype == DT_F8E5 ? "e5m2" : "e4m3";
     bool a_regs = w->a_regs != NULL;
     if (a_regs && (tf32 || fp8)) {
         TRIC_INTERNAL(c->d, "wgmma: A from registers is for 16-bit types");
@@ -71,56 +123,33 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     /* One asm statement per accumulator piece (m64 tile rm, n piece nc) holding its Kt k steps,
      * the order Triton issues them in: the nd accumulators are tied through once instead of per
      * k step, which keeps LLVM's instruction selection (its cost grows with the asm operands) to
-     * a quarter on a K=64 fp16 tile; ptxas sees the same instructions. Operands: the nd
-     * accumulators ($0..), then per k step A (a descriptor, or four .b32 registers: PTX ISA
-     * 9.7.15.5.1.1, where only B's transpose immediate remains) and B's descriptor, then the
-     * scale-d of the first k step and of the others, then the tied accumulators. */
-    int na = a_regs ? 4 : 1, per_k = na + 1, ip = nd + Kt * per_k;
-    StrBuf text = {0}, cons = {0};
-    strbuf_printf(&text, "{\n.reg .pred p, q%s;\nsetp.ne.b32 p, $%d, 0;\nsetp.ne.b32 q, $%d, 0;\n",
-                  guarded ? ", g" : "", ip, ip + 1);
-    /* The guard (a wgmma issued one iteration late, passes/overlap_dots.c): where it is false
-     * the statement branches past its instructions, so the tied accumulators pass through. A
-     * fence after the branch too: with only the one before it, or with each wgmma.mma_async
-     * predicated instead, ptxas injects a warpgroup.arrive before every instruction (its C7519
-     * note); with only the one after it, ptxas spilled attention's registers. The label is
-     * unique per statement (${:uid}). */
-    if (guarded)
-        strbuf_printf(&text,
-                      "setp.ne.b32 g, $%d, 0;\n@!g bra skip${:uid};\n"
-                      "wgmma.fence.sync.aligned;\n",
-                      ip + 2);
-    for (int rk = 0; rk < Kt; rk++) {
-        int ia = nd + rk * per_k, ib = ia + na;
-        strbuf_printf(&text, "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", NI, KI, ta, tb);
-        for (int i = 0; i < nd; i++)
-            strbuf_printf(&text, "%s$%d", i ? ", " : "", i);
-        const char *scale = rk == 0 ? "p" : "q";
-        if (a_regs)
-            strbuf_printf(&text, "}, {$%d, $%d, $%d, $%d}, $%d, %s, 1, 1, %d;\n", ia, ia + 1,
-                          ia + 2, ia + 3, ib, scale, w->trans_b ? 1 : 0);
-        else if (tf32 || fp8) /* K-major operands only: no transpose immediates */
-            strbuf_printf(&text, "}, $%d, $%d, %s, 1, 1;\n", ia, ib, scale);
-        else
-            strbuf_printf(&text, "}, $%d, $%d, %s, 1, 1, %d, %d;\n", ia, ib, scale,
-                          w->trans_a ? 1 : 0, w->trans_b ? 1 : 0);
+     * a quarter on a K=64 fp16 tile; ptxas sees the same instructions. */
+    int na = a_regs ? 4 : 1, per_k = na + 1;
+    /* fp8 with max_num_imprecise_acc (Triton's partial accumulator): each piece's k steps run in
+     * runs of `run` steps into partial registers, a run summing at most imprecise_k of K (one
+     * step at least) in the tensor cores' precision, then waited for and added into the fp32
+     * accumulators */
+    int run = Kt;
+    if (w->imprecise_k > 0) {
+        if (guarded) {
+            TRIC_INTERNAL(c->d, "wgmma: a guarded dot with max_num_imprecise_acc");
+            c->failed = true;
+            return NULL;
+        }
+        run = (w->imprecise_k + KI - 1) / KI;
+        run = run < 1 ? 1 : run > Kt ? Kt : run;
     }
-    strbuf_append(&text, guarded ? "skip${:uid}:\n}" : "}");
-    for (int i = 0; i < nd; i++)
-        strbuf_append(&cons, "=f,");
-    for (int rk = 0; rk < Kt; rk++)
-        strbuf_append(&cons, a_regs ? "r,r,r,r,l," : "l,l,");
-    strbuf_append(&cons, guarded ? "r,r,r" : "r,r");
-    for (int i = 0; i < nd; i++)
-        strbuf_printf(&cons, ",%d", i);
-    strbuf_append(&cons, ",~{memory}");
+    StrBuf text[2] = {{0}}, cons[2] = {{0}};
+    wgmma_statement(&text[0], &cons[0], w, run, nd, per_k, guarded);
+    if (Kt % run)
+        wgmma_statement(&text[1], &cons[1], w, Kt % run, nd, per_k, guarded);
     LLVMTypeRef *fty = arena_alloc(c->arena, sizeof(LLVMTypeRef) * (size_t)nd);
     for (int i = 0; i < nd; i++)
         fty[i] = c->l->f32;
     LLVMTypeRef ret = LLVMStructTypeInContext(c->l->ctx, fty, (unsigned)nd, 0);
     int ng = guarded ? 1 : 0;
-    int nin = Kt * per_k + 2 + ng + nd; /* the inputs: operand $nd on is args[0] */
-    LLVMValueRef *args = cg_regs(c, nin);
+    LLVMValueRef *args = cg_regs(c, run * per_k + 2 + ng + nd);
+    LLVMValueRef *part = cg_regs(c, nd);
     int *ce = arena_alloc(c->arena, sizeof(int) * (size_t)nd);
     cg_asm_void(c, "wgmma.fence.sync.aligned;");
     for (int rm = 0; rm < Rm; rm++)
@@ -131,28 +160,52 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                 int rn = nc * (NI / 8) + i / 4, h = (i / 2) % 2, j = i % 2;
                 ce[i] = cmap[(rm * 2 + h) * dr->count[1] + rn * 2 + j];
             }
-            for (int rk = 0; rk < Kt; rk++) {
-                LLVMValueRef *ka = args + rk * per_k;
-                if (a_regs)
-                    for (int q = 0; q < 4; q++)
-                        ka[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
-                else
-                    ka[0] = cg_add(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
-                ka[na] = cg_add(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
+            for (int k0 = 0; k0 < Kt; k0 += run) {
+                int steps = Kt - k0 < run ? Kt - k0 : run, nin = steps * per_k + 2 + ng + nd;
+                bool partial = w->imprecise_k > 0;
+                for (int rk = k0; rk < k0 + steps; rk++) {
+                    LLVMValueRef *ka = args + (rk - k0) * per_k;
+                    if (a_regs)
+                        for (int q = 0; q < 4; q++)
+                            ka[q] = w->a_regs[(rm * Kt + rk) * 4 + q];
+                    else
+                        ka[0] = cg_add(b, w->a_desc, cg_i64(c->l, w->a_off[rk * Rm + rm] >> 4), "");
+                    ka[na] = cg_add(b, w->b_desc, cg_i64(c->l, w->b_off[rk * Nc + nc] >> 4), "");
+                }
+                /* a partial run starts its registers anew: scale-d 0 on its first step */
+                args[steps * per_k] = cg_i32(c->l, c_zero || partial ? 0 : 1);
+                args[steps * per_k + 1] = cg_i32(c->l, 1);
+                if (guarded)
+                    args[steps * per_k + 2] = w->guard;
+                for (int i = 0; i < nd; i++)
+                    args[steps * per_k + 2 + ng + i] =
+                        partial ? LLVMGetUndef(c->l->f32) : acc[ce[i]];
+                if (partial && k0 > 0) /* the last run's registers were read by fadds */
+                    cg_asm_void(c, "wgmma.fence.sync.aligned;");
+                int t = steps == run ? 0 : 1;
+                LLVMValueRef call = cg_asm_n(c, ret, text[t].data, cons[t].data, args, nin, true);
+                for (int i = 0; i < nd; i++)
+                    part[i] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
+                if (!partial) {
+                    for (int i = 0; i < nd; i++)
+                        acc[ce[i]] = part[i];
+                    continue;
+                }
+                /* the run's sum is complete once its group is (PTX ISA 9.7.15.7.2), the
+                 * registers tied through the wait so no fadd moves above it */
+                cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
+                LLVMValueRef *sum = cg_asm_tie_f32(c, "wgmma.wait_group.sync.aligned 0;", part, nd);
+                for (int i = 0; i < nd; i++)
+                    acc[ce[i]] =
+                        c_zero && k0 == 0 ? sum[i] : LLVMBuildFAdd(b, acc[ce[i]], sum[i], "");
             }
-            args[Kt * per_k] = cg_i32(c->l, c_zero ? 0 : 1);
-            args[Kt * per_k + 1] = cg_i32(c->l, 1);
-            if (guarded)
-                args[Kt * per_k + 2] = w->guard;
-            for (int i = 0; i < nd; i++)
-                args[Kt * per_k + 2 + ng + i] = acc[ce[i]];
-            LLVMValueRef call = cg_asm_n(c, ret, text.data, cons.data, args, nin, true);
-            for (int i = 0; i < nd; i++)
-                acc[ce[i]] = LLVMBuildExtractValue(b, call, (unsigned)i, "");
         }
-    cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
-    strbuf_free(&text);
-    strbuf_free(&cons);
+    if (w->imprecise_k <= 0)
+        cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
+    for (int t = 0; t < 2; t++) {
+        strbuf_free(&text[t]);
+        strbuf_free(&cons[t]);
+    }
     return acc;
 }
 
@@ -248,7 +301,8 @@ bool cg_lower_dot_wgmma(Cg *c, const IrOp *op, LVal *A, LVal *B, LVal *C, Dist *
                     .a_desc = a_desc,
                     .b_desc = b_desc,
                     .a_off = a_offs,
-                    .b_off = b_offs};
+                    .b_off = b_offs,
+                    .imprecise_k = (int)op->attr[2]};
     LLVMValueRef *acc = cg_wgmma_issue(c, &w, C, dr);
     if (!acc)
         return false;

@@ -357,6 +357,9 @@ typedef struct WgmmaIssue {
     LLVMValueRef guard; /* an i32: where 0, the statements branch past their wgmma.mma_async
                            instructions and the accumulators pass through (the commit still
                            closes a group); NULL: always issued */
+    /* fp8's max_num_imprecise_acc (the IR dot's attr[2]): the most K summed in the tensor cores'
+     * precision before an fp32 add; 0: all of K */
+    int imprecise_k;
 } WgmmaIssue;
 LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr);
 

@@ -1389,6 +1389,7 @@ static LVal build_dot(AstToIr *bld, const Expr *e, Builtin bi, const Args *a)
     ValueId ops[3] = {x, y, acc};
     IrOp *op = emit(bld, OP_DOT, loc, ops, 3, &r, 1, 0);
     op->attr[0] = e->call.resolved->tf32; /* sema's: fp32 operands, input_precision "tf32" */
+    op->attr[2] = e->call.resolved->imprecise_acc;
     return lv_value(op->results[0]);
 }
 

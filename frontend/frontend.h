@@ -608,6 +608,10 @@ typedef struct ResolvedCall {
     int mem_sem, mem_scope; /* atomics: ir.h's MemSem and MemScope (acq_rel and gpu by default) */
     bool fast_math;         /* dot_scaled: no NaN for a scale of 0xFF */
     bool k_pack[2];         /* dot_scaled: lhs_k_pack, rhs_k_pack (e2m1 packed along K) */
+    /* dot: max_num_imprecise_acc on fp8 operands with an fp32 sum, when it is <= K (Triton's
+     * needsPartialAccumulator; 0 is taken as 1): wgmma sums that many K at most in the tensor
+     * cores' precision before adding into fp32. 0: no such limit. */
+    int imprecise_acc;
 } ResolvedCall;
 
 /* ---- signature.c ------------------------------------------------------------------------- */

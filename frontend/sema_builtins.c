@@ -825,22 +825,24 @@ Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
     if (!arg_is_none(call, 5)) {
         if (!const_int_arg(s, call, 5, fname, "max_num_imprecise_acc", &imprecise))
             return sem_error();
-        /* Triton's rule for fp8 operands: a limit past K is an error; one under K makes Triton
-         * add a partial sum into the fp32 accumulator every that many K elements on Hopper,
-         * which tric does not do: its fp8 wgmma sums all of K in the tensor cores' precision,
-         * Triton's default there (docs/language.md, dot), so it says so. */
+        /* Triton's rule for fp8 operands: a limit past K is an error; one up to K makes wgmma
+         * (sm_90a) sum at most that many K in the tensor cores' precision, each such partial sum
+         * then added into the fp32 accumulator (codegen/dot_wgmma.c). Elsewhere the sums are
+         * fp32 already. 16-bit operands ignore it, as in Triton. */
         if (dtype_is_fp8(a.dtype) && imprecise > K) {
             diag_error(s->diag, arg_loc(call, 5),
                        "%s: max_num_imprecise_acc (%lld) must be <= K (%d)", fname,
                        (long long)imprecise, K);
             return sem_error();
         }
-        if (dtype_is_fp8(a.dtype) && imprecise < K)
-            diag_warning(s->diag, arg_loc(call, 5),
-                         "%s: max_num_imprecise_acc=%lld is not honoured: on sm_90a an fp8 dot "
-                         "sums all of K (%d) in the tensor cores' precision, as Triton does by "
-                         "default there; elsewhere its sums are fp32",
-                         fname, (long long)imprecise, K);
+        if (dtype_is_fp8(a.dtype) && imprecise < 0) {
+            diag_error(s->diag, arg_loc(call, 5), "%s: max_num_imprecise_acc (%lld) must be >= 0",
+                       fname, (long long)imprecise);
+            return sem_error();
+        }
+        /* 0 adds after every instruction, as 1 does (each sums 32 K) */
+        if (dtype_is_fp8(a.dtype) && out == DT_F32)
+            call->call.resolved->imprecise_acc = imprecise > 0 ? (int)imprecise : 1;
     }
     Type rt = with_shape(out, false, a);
     rt.shape[r - 2] = M;

@@ -130,7 +130,7 @@ typedef enum OpTrait {
     X(OP_PARTIAL_ADD, "partial_add", 3, 1, OPT_READS_MEMORY, "r = c + partial b of the scratch at a, as partial_store of c's layout wrote it; r has c's type and layout") \
     X(OP_ATOMIC_CAS, "atomic_cas", 3, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
-    X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32") \
+    X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32; attr[2] > 0: fp8 operands' max_num_imprecise_acc (wgmma adds a partial sum of at most that many K into the fp32 sum)") \
     X(OP_REDUCE_SUM, "reduce_sum", 1, 1, 0, "r = sum of a along attr[0] (that dim removed)")       \
     X(OP_REDUCE_MAX, "reduce_max", 1, 1, 0, "r = max of a along attr[0]")                          \
     X(OP_REDUCE_MIN, "reduce_min", 1, 1, 0, "r = min of a along attr[0]")                          \

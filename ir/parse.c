@@ -715,6 +715,8 @@ static void op_attr_dict(Parser *p, OpCode code, OpAttrs *a)
             a->attr[2] = int64_value(p);
         } else if (code == OP_WGMMA && !strcmp(key, "trans_b")) {
             a->attr[1] = int64_value(p);
+        } else if ((code == OP_DOT || code == OP_WGMMA) && !strcmp(key, "max_num_imprecise_acc")) {
+            a->attr[2] = int64_value(p);
         } else if ((!strcmp(key, "axis") &&
                     (code == OP_SCAN || code == OP_EXPAND_DIMS || code == OP_REDUCE_SUM ||
                      code == OP_REDUCE_MAX || code == OP_REDUCE_MIN || code == OP_ARGMAX ||

@@ -239,7 +239,6 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_WORKSPACE:
     case OP_EXPAND_DIMS:
     case OP_SPLIT:
-    case OP_DOT:
     case OP_LIBDEVICE:
     case OP_ASYNC_WAIT:
     case OP_WGMMA_WAIT:
@@ -254,8 +253,9 @@ static int known_attr_slots(const IrFunc *f, const IrOp *op)
     case OP_MBAR_INIT:
     case OP_TMA_LOAD: return 1;
     case OP_TMA_STORE: return 2;
-    case OP_MAKE_RANGE:
-    case OP_WGMMA: return 2;
+    case OP_MAKE_RANGE: return 2;
+    case OP_DOT: /* (slot 1 unused: see print_attr_dict) */
+    case OP_WGMMA: return 3;
     case OP_SCAN:
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return 3;
@@ -298,6 +298,8 @@ static void print_attr_dict(Printer *p, const IrOp *op)
     for (int i = known; i < TRIC_MAX_RANK; i++)
         if (op->attr[i] != 0)
             extra = true;
+    if (op->code == OP_DOT && op->attr[1] != 0) /* a slot only wgmma names (trans_b) */
+        extra = true;
     bool any = false;
 #define KEY(...)                                                                                   \
     (strbuf_append(out, any ? ", " : " {"), any = true, strbuf_printf(out, __VA_ARGS__))
@@ -312,11 +314,13 @@ static void print_attr_dict(Printer *p, const IrOp *op)
         case OP_REDUCE_MIN:
         case OP_ARGMAX:
         case OP_ARGMIN: KEY("axis = %lld", (long long)op->attr[0]); break;
-        case OP_DOT: KEY("allow_tf32 = %lld", (long long)op->attr[0]); break;
+        case OP_DOT:
         case OP_WGMMA:
             KEY("allow_tf32 = %lld", (long long)op->attr[0]);
             if (op->attr[1])
                 KEY("trans_b = %lld", (long long)op->attr[1]);
+            if (op->attr[2])
+                KEY("max_num_imprecise_acc = %lld", (long long)op->attr[2]);
             break;
         case OP_SCAN:
             KEY("axis = %lld", (long long)op->attr[0]);

@@ -543,6 +543,7 @@ static bool try_dot_accumulate(Canon *c, IrOp *op)
         op->noperands = 3;
         memset(op->attr, 0, sizeof op->attr);
         op->attr[0] = dot->attr[0];
+        op->attr[2] = dot->attr[2]; /* (its partial sums are added into x as into zero) */
         if (dot->loc.file)
             op->loc = dot->loc;
         c->changed = true;

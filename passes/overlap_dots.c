@@ -97,8 +97,9 @@ static bool find(Overlap *ov)
             ir_region_index(body, w2) < 0 || ir_region_use_count(body, w2->results[0]) != 1)
             continue;
         IrOp *d2 = f->values[w2->operands[0]].def;
+        /* (a dot with max_num_imprecise_acc waits for its own partial sums: nothing to defer) */
         if (!d2 || d2->code != OP_WGMMA || d2->noperands != 3 || ir_region_index(body, d2) < 0 ||
-            ir_region_use_count(body, d2->results[0]) != 1)
+            ir_region_use_count(body, d2->results[0]) != 1 || d2->attr[2] != 0)
             continue;
         ValueId acc = body->args[1 + a];
         if (ir_region_use_count(body, acc) != 1)

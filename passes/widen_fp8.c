@@ -5,7 +5,8 @@
  * accumulator for wgmma's .e4m3/.e5m2 form (layouts_fp8_dot_takes_wgmma: sm_90a, K a multiple of
  * 32, ...); every other fp8 operand goes through a cast to fp16 right before its dot. fp16 holds
  * every e4m3 and e5m2 value exactly, so the products and their fp32 sum are those of the fp8 dot:
- * what Triton does before Hopper, and what tric does for mma.sync and the FMA dot. */
+ * what Triton does before Hopper, and what tric does for mma.sync and the FMA dot. A widened
+ * dot's max_num_imprecise_acc (attr[2]) is dropped: its sums are fp32 already. */
 #include "passes/passes.h"
 
 static void widen_region(IrFunc *f, const PassOptions *o, IrRegion *r)
@@ -25,6 +26,7 @@ static void widen_region(IrFunc *f, const PassOptions *o, IrRegion *r)
             op->operands[j] = ir_build_unary(&b, OP_CAST, op->loc, t, op->operands[j]);
             i++; /* the cast went in before the dot */
         }
+        op->attr[2] = 0; /* max_num_imprecise_acc: fp16 products are summed in fp32 anyway */
     }
 }
 

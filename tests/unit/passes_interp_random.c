@@ -9,9 +9,10 @@
  * - loads masked or not, B row-major, column-major or loaded transposed (`.T`), addresses
  *   computed from the counter or pointers the loop carries and moves on, block pointers it
  *   advances (bounds-checked) or tensor descriptors, a row of scales;
- * - what the body does with them: a dot in its forms (accumulating, added, scaled, in fp32 on
- *   FMA, through tl.where, with a scaled operand), no dot, or attention's online softmax (two
- *   dots, the running max and sum carried); the accumulator stored every iteration too;
+ * - what the body does with them: a dot in its forms (accumulating or added, fp8's with
+ *   max_num_imprecise_acc or not; scaled, in fp32 on FMA, through tl.where, with a scaled
+ *   operand), no dot, or attention's online softmax (two dots, the running max and sum
+ *   carried); the accumulator stored every iteration too;
  * - an `if` on the counter, a row statistic carried beside the accumulator, and a second loop
  *   continuing the first's range, mostly with the same body (fuse_loops' shape);
  * - ops between the loops and the store (random_kernels.h random_epilogue);

@@ -39,6 +39,9 @@ typedef struct Gen {
     /* a and b loaded through pointers (0), block pointers (1) or descriptors (2); the last
      * store through pointers (0), then an atomic add (1), a block pointer (2), a descriptor (3) */
     int tiles_form, store_form;
+    /* fp8: the accumulating dots' max_num_imprecise_acc (wgmma's partial sums): "" none, else
+     * the argument's text */
+    const char *imprecise;
     char signature[80];
     int tiles;    /* row tiles of BM: grid programs, or the tiles a nested kernel's programs walk */
     int programs; /* the launch's programs */
@@ -141,6 +144,11 @@ static inline void emit_body(Gen *g, const Body *body, bool row, bool advance)
         strbuf_append(
             &g->src,
             "        acc = tl.dot(tl.where(rm[:, None] < n, a, tl.zeros_like(a)), b, acc)\n");
+    else if ((body->op == 0 || body->op == 1) && g->imprecise[0])
+        strbuf_printf(&g->src,
+                      body->op == 0 ? "        acc = tl.dot(a, b, acc, max_num_imprecise_acc=%s)\n"
+                                    : "        acc += tl.dot(a, b, max_num_imprecise_acc=%s)\n",
+                      g->imprecise);
     else if (body->op == 8 || body->op == 9) /* a scaled operand, rounded to its own type */
         strbuf_printf(&g->src,
                       body->op == 8 ? "        acc += tl.dot((a * w[None, :]).to(%s), b) * 0.5\n"
@@ -283,7 +291,7 @@ static inline void emit_store(Gen *g)
  * are the defaults (fp16, sizes as drawn, no epilogue) writes the kernel it wrote before they
  * existed: x's and y's element type, every size doubled (blocks up to 128 x 64 and 64 x 128, BK
  * 64), 1, 2, 8 or 16 warps where the blocks allow them, the epilogue's ops, a and b through
- * block pointers or descriptors, and the last store's form. */
+ * block pointers or descriptors, the last store's form, and fp8 dots' max_num_imprecise_acc. */
 static inline void widen(Gen *g, unsigned seed)
 {
     Gen w = {.state = (uint64_t)seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull};
@@ -313,6 +321,8 @@ static inline void widen(Gen *g, unsigned seed)
                                  : RANDOM_EPILOGUES_FIRST +
                                        (int)pick(&w, RANDOM_EPILOGUES - RANDOM_EPILOGUES_FIRST);
     g->store_form = pick(&w, 4) ? 0 : 1 + (int)pick(&w, 3);
+    static const char *const imprecise[] = {"", "", "", "BK", "16"};
+    g->imprecise = random_types[g->xt].bytes == 1 ? imprecise[pick(&w, 5)] : "";
     snprintf(g->signature, sizeof g->signature,
              "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
              random_types[g->yt].sig);
