@@ -5,7 +5,8 @@
 # (torch._scaled_mm, scales 1, fp16 out, with and without use_fast_accum: tric's wgmma accumulates
 # as fast_accum does, with no promotion) and Triton running the same examples/matmul.tri at each
 # tric config (ws files excepted: Triton runs seed 2's loop as written; _p, _pws, _pp files are
-# tutorial 09's persistent kernel, launched on min(NUM_SMS, tiles) programs), ALL in this one process,
+# tutorial 09's persistent kernel, launched on min(NUM_SMS, tiles) programs; _pr files are
+# bench/fp8_promoted.tri, which Triton runs too, with max_num_imprecise_acc), ALL in this one process,
 # timed by triton.testing.do_bench (median, its L2 flush) in rounds whose order alternates.
 # Every output is checked first against an fp32 product of the same fp8 values. M = N = K = each
 # size (default 2048,4096,8192). Prints every candidate's TFLOPS, then per size each side's best
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
-from tri_module import load_tri  # noqa: E402
+from tri_module import BENCH, load_tri  # noqa: E402
 from tric_ptx import TricPtx  # noqa: E402
 
 FP8 = torch.float8_e4m3fn
@@ -52,6 +53,18 @@ def triton_run(kernel, cfg, a, bt, c, size):
     return run
 
 
+def triton_run_promoted(kernel, cfg, a, bt, c, size):
+    """bench/fp8_promoted.tri on Triton: max_num_imprecise_acc = BLOCK_SIZE_K, as tric's _pr files"""
+    bm, bn, bk, warps, stages = cfg
+    grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+
+    def run():
+        kernel[grid](a, bt, c, size, size, size, a.stride(0), 1, 1, bt.stride(0), c.stride(0), 1,
+                     BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8,
+                     MAX_IMPRECISE=bk, num_warps=warps, num_stages=stages)
+    return run
+
+
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     opts = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "1") for a in argv[1:] if a.startswith("--"))
@@ -64,6 +77,7 @@ def main(argv):
     cuda = ctypes.CDLL("libcuda.so.1")
     kernel = load_tri("matmul").kernel_matmul
     kernel = getattr(kernel, "fn", kernel)  # the seed's @triton.autotune: its kernel, one config a call
+    promoted = load_tri("fp8_promoted", BENCH).kernel_matmul_promoted
     paths = sorted(glob.glob(os.path.join(args[0], "fp8_*.ptx")))
     print("# %s, triton %s, torch %s, %d rounds" % (torch.cuda.get_device_name(), triton.__version__,
                                                    torch.__version__, rounds))
@@ -79,11 +93,13 @@ def main(argv):
             c = torch.empty(size, size, device="cuda", dtype=torch.float16)
             name = os.path.basename(p)[4:-4]
             cands.append(("tric", name, tric_run(cuda, p, a, bt, c, size), c))
-            m = re.match(r"(\d+)x(\d+)x(\d+)_w(\d+)_s(\d+)$", name)
+            m = re.match(r"(\d+)x(\d+)x(\d+)_w(\d+)_s(\d+)(_pr)?$", name)
             if m and "no-triton" not in opts:
                 c2 = torch.empty_like(c)
-                cands.append(("triton", name, triton_run(kernel, tuple(int(x) for x in m.groups()),
-                                                         a, bt, c2, size), c2))
+                cfg = tuple(int(x) for x in m.groups()[:5])
+                run = triton_run_promoted(promoted, cfg, a, bt, c2, size) if m.group(6) else \
+                    triton_run(kernel, cfg, a, bt, c2, size)
+                cands.append(("triton", name, run, c2))
         for fast in (False, True):
             def cublas(fast=fast):
                 return torch._scaled_mm(a, bt.t(), scale_a=one, scale_b=one,

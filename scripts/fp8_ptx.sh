@@ -9,7 +9,8 @@
 # asking warp_specialize=True, C fp16; p, pws, pp: tutorial 09's persistent matmul through
 # descriptors, examples/persistent_desc_matmul.tri, B [N, K] read as b.T, NUM_SMS 132, as
 # written, with its loop over tiles warp-specialized, and that with --pingpong; sk, skd: seed 2
-# with --stream-k, and with --stream-k --deep-pipeline). ptxas -v's
+# with --stream-k, and with --stream-k --deep-pipeline; pr: bench/fp8_promoted.tri, seed 2 with
+# max_num_imprecise_acc=BLOCK_SIZE_K, its partial sums added in fp32). ptxas -v's
 # registers and spills go to OUTDIR/ptxas.txt when ptxas is here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,7 @@ for cfg in $configs; do
       src=examples/persistent_desc_matmul.tri kernel=matmul_kernel_descriptor_persistent s=$psig
       extra=(-D NUM_SMS=132 -D WARP_SPECIALIZE=$ws -D EPILOGUE_SUBTILE=False -D FLATTEN=False)
       if [ "$kind" = pp ]; then extra+=(--pingpong); fi ;;
+    pr) src=bench/fp8_promoted.tri kernel=kernel_matmul_promoted extra=(-D MAX_IMPRECISE=$bk) ;;
     sk|skd)
       src=examples/matmul.tri kernel=kernel_matmul extra=(-D T_C=tl.float16 -D T_ACC=tl.float32 --stream-k)
       if [ "$kind" = skd ]; then extra+=(--deep-pipeline); fi ;;

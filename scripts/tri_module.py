@@ -8,11 +8,13 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 EXAMPLES = os.environ.get("TRIC_EXAMPLES_DIR") or os.path.join(ROOT, "examples")
+BENCH = os.path.join(ROOT, "bench")
 
 
-def load_tri(name):
-    """examples/NAME.tri imported as a Python module (its @triton.jit kernels run on Triton)."""
-    path = os.path.join(EXAMPLES, name + ".tri")
+def load_tri(name, folder=None):
+    """examples/NAME.tri (or FOLDER/NAME.tri) imported as a Python module (its @triton.jit
+    kernels run on Triton)."""
+    path = os.path.join(folder or EXAMPLES, name + ".tri")
     loader = importlib.machinery.SourceFileLoader("tri_" + name, path)
     spec = importlib.util.spec_from_loader(loader.name, loader)
     mod = importlib.util.module_from_spec(spec)
