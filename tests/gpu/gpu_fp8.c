@@ -197,6 +197,9 @@ static void test_downcast(Pair *p, const char *arch, const char *from, const cha
     failures += bad;
 }
 
+/* LIMIT: the dot's max_num_imprecise_acc (None: not given). With one, wgmma (sm_90a) sums at most
+ * LIMIT of K in its own precision, then adds that partial sum into the fp32 accumulator (Triton's
+ * partial accumulator on Hopper). */
 static const char *const matmul_src =
     "import triton\n"
     "import triton.language as tl\n"
@@ -204,7 +207,8 @@ static const char *const matmul_src =
     "\n"
     "@triton.jit\n"
     "def k(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,\n"
-    "      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+    "      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,\n"
+    "      LIMIT: tl.constexpr):\n"
     "    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)\n"
     "    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)\n"
     "    rk = tl.arange(0, BLOCK_K)\n"
@@ -212,7 +216,7 @@ static const char *const matmul_src =
     "    for k0 in range(0, K, BLOCK_K):\n"
     "        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])\n"
     "        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])\n"
-    "        acc += tl.dot(a, b)\n"
+    "        acc = tl.dot(a, b, acc, max_num_imprecise_acc=LIMIT)\n"
     "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
 
 enum { MM = 128, MN = 128, MK = 256 };
@@ -238,8 +242,9 @@ static void test_matmul(Pair *p, const char *arch, const char *ta, const char *t
     const void *in[3] = {a, b, NULL};
     size_t bytes[3] = {sizeof a, sizeof b, MM * MN * 4};
     static float g[MM * MN], c[MM * MN];
-    const char *defs[] = {"M=128", "N=128", "K=256", "BLOCK_M=64", "BLOCK_N=64", "BLOCK_K=64"};
-    if (!run_both(p, arch, matmul_src, sig, defs, 6, in, bytes, 3, 2,
+    const char *defs[] = {"M=128",      "N=128",      "K=256",     "BLOCK_M=64",
+                          "BLOCK_N=64", "BLOCK_K=64", "LIMIT=None"};
+    if (!run_both(p, arch, matmul_src, sig, defs, 7, in, bytes, 3, 2,
                   (tric_dim3){MM / 64, MN / 64, 1}, g, c))
         return;
     int bad = 0;
@@ -261,33 +266,11 @@ static void test_matmul(Pair *p, const char *arch, const char *ta, const char *t
     failures += bad;
 }
 
-/* The matmul with max_num_imprecise_acc=LIMIT: on sm_90a wgmma sums at most LIMIT of K in its
- * own precision, then adds that partial sum into the fp32 accumulator (Triton's partial
- * accumulator on Hopper). */
-static const char *const imprecise_src =
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def k(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,\n"
-    "      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,\n"
-    "      LIMIT: tl.constexpr):\n"
-    "    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)\n"
-    "    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)\n"
-    "    rk = tl.arange(0, BLOCK_K)\n"
-    "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
-    "    for k0 in range(0, K, BLOCK_K):\n"
-    "        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])\n"
-    "        b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :])\n"
-    "        acc = tl.dot(a, b, acc, max_num_imprecise_acc=LIMIT)\n"
-    "    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)\n";
-
 enum { IM = 128, IN = 128, IK = 2048 };
 
 /* The largest |gpu - interpreter| / sum |a||b| of a K = 2048 e4m3 matmul of positive values (the
  * sum grows, so an accumulator with fewer bits than fp32 drops more of each addend), LIMIT
- * ("0": none given) at BLOCK_K = 128; -1 when it did not run. */
+ * ("None": not given) at BLOCK_K = 128; -1 when it did not run. */
 static double imprecise_error(Pair *p, const char *arch, const char *limit)
 {
     static uint8_t a[IM * IK], b[IK * IN];
@@ -310,11 +293,8 @@ static double imprecise_error(Pair *p, const char *arch, const char *limit)
     snprintf(def_limit, sizeof def_limit, "LIMIT=%s", limit);
     const char *defs[] = {"M=128",      "N=128",       "K=2048", "BLOCK_M=64",
                           "BLOCK_N=64", "BLOCK_K=128", def_limit};
-    /* (no limit: the same source with LIMIT = K of the dot, which Triton's rule would make a
-     * partial sum per dot; so that case compiles matmul's own source instead) */
-    const char *src = strcmp(limit, "0") ? imprecise_src : matmul_src;
-    if (!run_both(p, arch, src, "*fp8e4nv,*fp8e4nv,*fp32", defs, strcmp(limit, "0") ? 7 : 6, in,
-                  bytes, 3, 2, (tric_dim3){IM / 64, IN / 64, 1}, g, c))
+    if (!run_both(p, arch, matmul_src, "*fp8e4nv,*fp8e4nv,*fp32", defs, 7, in, bytes, 3, 2,
+                  (tric_dim3){IM / 64, IN / 64, 1}, g, c))
         return -1;
     double worst = 0;
     for (int i = 0; i < IM; i++)
@@ -335,12 +315,12 @@ static double imprecise_error(Pair *p, const char *arch, const char *limit)
 static void test_imprecise_acc(Pair *p, const char *arch)
 {
     bool wgmma_fp8 = !arch && !strcmp(tric_device_arch(p->gpu), "sm_90a");
-    static const char *const limits[] = {"0", "128", "32"};
+    static const char *const limits[] = {"None", "128", "32"};
     for (int l = 0; l < 3; l++) {
         double e = imprecise_error(p, arch, limits[l]);
         if (e < 0)
             continue;
-        bool limited = strcmp(limits[l], "0") != 0;
+        bool limited = strcmp(limits[l], "None") != 0;
         printf("%s max_num_imprecise_acc=%s: worst error %.3g of sum |a||b|\n",
                arch ? arch : "device", limited ? limits[l] : "(none)", e);
         double tol = 0x1p-12;
