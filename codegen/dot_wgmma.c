@@ -180,7 +180,9 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                 for (int i = 0; i < nd; i++)
                     args[steps * per_k + 2 + ng + i] =
                         partial ? LLVMGetUndef(c->l->f32) : acc[ce[i]];
-                if (partial && k0 > 0) /* the last run's registers were read by fadds */
+                /* a run after fadds (of this piece's last run or another piece's), whose
+                 * registers ptxas may give this run's */
+                if (partial && (k0 > 0 || rm > 0 || nc > 0))
                     cg_asm_void(c, "wgmma.fence.sync.aligned;");
                 int t = steps == run ? 0 : 1;
                 LLVMValueRef call = cg_asm_n(c, ret, text[t].data, cons[t].data, args, nin, true);
