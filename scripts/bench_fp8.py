@@ -42,26 +42,17 @@ def tric_run(cuda, path, a, bt, c, size):
                       [a, bt, c, size, size, size, a.stride(0), 1, 1, bt.stride(0), c.stride(0), 1])
 
 
-def triton_run(kernel, cfg, a, bt, c, size):
+def triton_run(kernel, cfg, a, bt, c, size, promoted=False):
+    """seed 2's kernel_matmul on Triton at cfg, or (promoted) bench/fp8_promoted.tri's with
+    max_num_imprecise_acc = BLOCK_SIZE_K, as tric's _pr files"""
     bm, bn, bk, warps, stages = cfg
     grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
+    consts = dict(MAX_IMPRECISE=bk) if promoted else dict(T_C=tl.float16, T_ACC=tl.float32)
 
     def run():
         kernel[grid](a, bt, c, size, size, size, a.stride(0), 1, 1, bt.stride(0), c.stride(0), 1,
                      BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8,
-                     T_C=tl.float16, T_ACC=tl.float32, num_warps=warps, num_stages=stages)
-    return run
-
-
-def triton_run_promoted(kernel, cfg, a, bt, c, size):
-    """bench/fp8_promoted.tri on Triton: max_num_imprecise_acc = BLOCK_SIZE_K, as tric's _pr files"""
-    bm, bn, bk, warps, stages = cfg
-    grid = (triton.cdiv(size, bm) * triton.cdiv(size, bn),)
-
-    def run():
-        kernel[grid](a, bt, c, size, size, size, a.stride(0), 1, 1, bt.stride(0), c.stride(0), 1,
-                     BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8,
-                     MAX_IMPRECISE=bk, num_warps=warps, num_stages=stages)
+                     num_warps=warps, num_stages=stages, **consts)
     return run
 
 
@@ -97,8 +88,8 @@ def main(argv):
             if m and "no-triton" not in opts:
                 c2 = torch.empty_like(c)
                 cfg = tuple(int(x) for x in m.groups()[:5])
-                run = triton_run_promoted(promoted, cfg, a, bt, c2, size) if m.group(6) else \
-                    triton_run(kernel, cfg, a, bt, c2, size)
+                run = triton_run(promoted if m.group(6) else kernel, cfg, a, bt, c2, size,
+                                 promoted=bool(m.group(6)))
                 cands.append(("triton", name, run, c2))
         for fast in (False, True):
             def cublas(fast=fast):
