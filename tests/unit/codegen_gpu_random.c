@@ -4,8 +4,8 @@
  * in their own order; 2e-2 for fp8 on wgmma, which sums with fewer bits), the rows the kernel
  * masks off left NaN by both. Each seed compiles for the
  * device's own arch (sm_90a on an H100: wgmma, TMA, a producer) or its generic form (sm_90:
- * mma.sync, cp.async) in turn, at num_stages 1 to 4, with the seed's --persistent, --stream-k and
- * --overlap-dots. Where unit_codegen_gpu_diff checks the codegen test kernels one by one, this
+ * mma.sync, cp.async) in turn, at num_stages 1 to 4, with the seed's --persistent, --stream-k,
+ * --overlap-dots, --pingpong and --tma-store. Where unit_codegen_gpu_diff checks the codegen test kernels one by one, this
  * checks the shapes nobody wrote down (seed 1573 found a layouts bug; seeds 1 to 2699 agreed on
  * an H200 with it fixed; with the wider kernels of random_kernels.h, seeds 1001 to 4369, four of
  * them skipped: their tl.range num_stages does not fit the H200's shared memory, an error the
@@ -51,6 +51,8 @@ static bool run_on(tric_device dev, const Gen *g, unsigned seed, void *const *in
         opt.num_stages = 1 + (int)(seed % 4);
         opt.persistent = g->persistent;
         opt.stream_k = g->stream_k;
+        opt.pingpong = g->pingpong;
+        opt.tma_store = g->tma_store;
         opt.overlap_dots = g->overlap_dots && !arch; /* (wgmma: the device's own arch) */
     }
     char name[32];
@@ -130,11 +132,11 @@ static bool run_seed(tric_device gpu, tric_device cpu, const char *generic_arch,
     if (!ok || bad) {
         failures++;
         printf("seed %u: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d num_stages=%u "
-               "signature=%s %s%s%s%s\n%s\n",
+               "signature=%s %s%s%s%s%s%s\n%s\n",
                seed, g.bm, g.bn, g.bk, g.k, g.n, g.programs, g.warps, 1 + seed % 4, g.signature,
                arch ? arch : "the device's arch", g.persistent ? " persistent" : "",
                g.stream_k ? " stream_k" : "", g.overlap_dots && !arch ? " overlap_dots" : "",
-               g.src.data);
+               g.pingpong ? " pingpong" : "", g.tma_store ? " tma_store" : "", g.src.data);
     }
     for (int i = 0; i < RANDOM_NBUF; i++)
         free(init[i]);

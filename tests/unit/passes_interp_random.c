@@ -16,7 +16,8 @@
  * - an `if` on the counter, a row statistic carried beside the accumulator, and a second loop
  *   continuing the first's range, mostly with the same body (fuse_loops' shape);
  * - ops between the loops and the store (random_kernels.h random_epilogue);
- * - the passes' options: persistent, stream-K, p @ v an iteration late (overlap_dots).
+ * - the passes' options: persistent, stream-K, p @ v an iteration late (overlap_dots), ping-pong
+ *   consumer groups, TMA stores.
  * The kernel is lowered once and run; then, for sm_80 and sm_90a and num_stages 1 to 4, taken
  * through the passes one at a time, the interpreter running it after each: every output must be
  * bit-identical to the pass before's (close to the lowered kernel's after canonicalize). The
@@ -134,6 +135,8 @@ static bool run_seed(unsigned seed, bool verbose)
                     .persistent = g.persistent,
                     .overlap_dots = g.overlap_dots,
                     .stream_k = g.stream_k,
+                    .pingpong = g.pingpong,
+                    .tma_store = g.tma_store,
                     .out_bytes = out_bytes,
                     .want = want,
                     .ctx = &r,
@@ -144,10 +147,12 @@ static bool run_seed(unsigned seed, bool verbose)
         interp_passes_check(low.res.ir, &pc);
     bool passed = test_failures == failures_before;
     if (!passed || verbose)
-        printf("%s: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d signature=%s%s%s%s\n%s\n",
+        printf("%s: BM=%d BN=%d BK=%d K=%d n=%d programs=%d num_warps=%d signature=%s%s%s%s%s%s\n"
+               "%s\n",
                name, g.bm, g.bn, g.bk, g.k, g.n, g.programs, g.warps, g.signature,
                g.persistent ? " persistent" : "", g.overlap_dots ? " overlap_dots" : "",
-               g.stream_k ? " stream_k" : "", g.src.data);
+               g.stream_k ? " stream_k" : "", g.pingpong ? " pingpong" : "",
+               g.tma_store ? " tma_store" : "", g.src.data);
     strbuf_free(&err);
     free(want);
     for (int i = 0; i < NBUF; i++)

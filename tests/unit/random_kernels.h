@@ -47,6 +47,7 @@ typedef struct Gen {
     int programs; /* the launch's programs */
     int loops;    /* loops written: 1 or 2 */
     bool persistent, overlap_dots, stream_k; /* PassOptions the passes run with */
+    bool pingpong, tma_store;                /* ... and these, from widen's stream */
     StrBuf src;
 } Gen;
 
@@ -291,7 +292,8 @@ static inline void emit_store(Gen *g)
  * are the defaults (fp16, sizes as drawn, no epilogue) writes the kernel it wrote before they
  * existed: x's and y's element type, every size doubled (blocks up to 128 x 64 and 64 x 128, BK
  * 64), 1, 2, 8 or 16 warps where the blocks allow them, the epilogue's ops, a and b through
- * block pointers or descriptors, the last store's form, and fp8 dots' max_num_imprecise_acc. */
+ * block pointers or descriptors, the last store's form, fp8 dots' max_num_imprecise_acc, and the
+ * passes' --pingpong and --tma-store. */
 static inline void widen(Gen *g, unsigned seed)
 {
     Gen w = {.state = (uint64_t)seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull};
@@ -323,6 +325,8 @@ static inline void widen(Gen *g, unsigned seed)
     g->store_form = pick(&w, 4) ? 0 : 1 + (int)pick(&w, 3);
     static const char *const imprecise[] = {"", "", "", "BK", "16"};
     g->imprecise = random_types[g->xt].bytes == 1 ? imprecise[pick(&w, 5)] : "";
+    g->pingpong = pick(&w, 6) == 0;
+    g->tma_store = pick(&w, 6) == 0;
     snprintf(g->signature, sizeof g->signature,
              "*%s:16,*%s:16,*fp16:16,*fp32:16,*fp32:16,i32,i32:16", random_types[g->xt].sig,
              random_types[g->yt].sig);
