@@ -129,15 +129,16 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
      * runs of `run` steps into partial registers, a run summing at most imprecise_k of K (one
      * step at least) in the tensor cores' precision, then waited for and added into the fp32
      * accumulators */
+    bool partial = w->imprecise_k > 0;
     int run = Kt;
-    if (w->imprecise_k > 0) {
+    if (partial) {
         if (guarded) {
             TRIC_INTERNAL(c->d, "wgmma: a guarded dot with max_num_imprecise_acc");
             c->failed = true;
             return NULL;
         }
         run = (w->imprecise_k + KI - 1) / KI;
-        run = run < 1 ? 1 : run > Kt ? Kt : run;
+        run = run > Kt ? Kt : run;
     }
     StrBuf text[2] = {{0}}, cons[2] = {{0}};
     wgmma_statement(&text[0], &cons[0], w, run, nd, per_k, guarded);
@@ -162,7 +163,6 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
             }
             for (int k0 = 0; k0 < Kt; k0 += run) {
                 int steps = Kt - k0 < run ? Kt - k0 : run, nin = steps * per_k + 2 + ng + nd;
-                bool partial = w->imprecise_k > 0;
                 for (int rk = k0; rk < k0 + steps; rk++) {
                     LLVMValueRef *ka = args + (rk - k0) * per_k;
                     if (a_regs)
@@ -202,7 +202,7 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
                         c_zero && k0 == 0 ? sum[i] : LLVMBuildFAdd(b, acc[ce[i]], sum[i], "");
             }
         }
-    if (w->imprecise_k <= 0)
+    if (!partial)
         cg_asm_void(c, "wgmma.commit_group.sync.aligned;");
     for (int t = 0; t < 2; t++) {
         strbuf_free(&text[t]);

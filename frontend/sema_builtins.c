@@ -841,7 +841,7 @@ Sem dot_builtin(Sema *s, Expr *call, Builtin bi, const char *fname)
             return sem_error();
         }
         /* 0 adds after every instruction, as 1 does (each sums 32 K) */
-        if (dtype_is_fp8(a.dtype) && out == DT_F32)
+        if (dtype_is_fp8(a.dtype)) /* (whose sum is fp32: out_dtype allows nothing else) */
             call->call.resolved->imprecise_acc = imprecise > 0 ? (int)imprecise : 1;
     }
     Type rt = with_shape(out, false, a);
