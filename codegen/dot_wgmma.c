@@ -128,8 +128,8 @@ LLVMValueRef *cg_wgmma_issue(Cg *c, const WgmmaIssue *w, const LVal *C, Dist *dr
     /* fp8 with max_num_imprecise_acc (Triton's partial accumulator): each piece's k steps run in
      * runs of `run` steps into partial registers, a run summing at most imprecise_k of K (one
      * step at least) in the tensor cores' precision, then waited for and added into the fp32
-     * accumulators */
-    bool partial = w->imprecise_k > 0;
+     * accumulators (a widened dot keeps the attribute: its fp16 sums are fp32 already) */
+    bool partial = w->imprecise_k > 0 && fp8;
     int run = Kt;
     if (partial) {
         if (guarded) {

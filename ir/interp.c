@@ -1598,7 +1598,11 @@ static void row_multiply_add(float *restrict acc, const float *restrict b, float
  * tensor cores do (mma.sync ... .f32.f16.f16.f32); fp32 inputs are multiplied in fp32 (the GPU
  * may use tf32 when attr[0] allows it; the interpreter is the more exact of the two); fp64 in
  * double; ints in 64 bits, wrapped to the result. The loop order m, k, n keeps each output's sum
- * in k order (as the hardware's k-steps) while the inner loop runs over contiguous rows. */
+ * in k order (as the hardware's k-steps) while the inner loop runs over contiguous rows. With
+ * max_num_imprecise_acc (attr[2] > 0) the sum is promoted as wgmma's is (codegen/dot_wgmma.c):
+ * each run of K (ir_promotion_run) is summed from zero, then added into c, so that
+ * `c + dot(a, b, 0)` of one run is the same sum, bit for bit, as `dot(a, b, c)` (what
+ * passes/defer_partial_sums.c relies on). */
 static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt, const void *b,
                         Type ct, const void *c, Type rt, void *r);
 
@@ -1634,6 +1638,13 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
         if (!af)
             return fail(in, op, "out of memory in dot");
         float *bf = af + M * K, *acc = bf + K * N;
+        int64_t run = op->attr[2] > 0 ? ir_promotion_run(op->attr[2]) : 0;
+        float *part = NULL;
+        if (run) {
+            part = scratch_get(&in->scratch2, &in->scratch2_cap, (size_t)N * sizeof(float));
+            if (!part)
+                return fail(in, op, "out of memory in dot");
+        }
         for (int64_t z = 0; z < batch; z++) {
             const double *ad = (const double *)a + z * M * K, *bd = (const double *)b + z * K * N;
             for (int64_t i = 0; i < M * K; i++)
@@ -1645,7 +1656,14 @@ static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type
                 for (int64_t j = 0; j < N; j++)
                     acc[j] = c_float ? (float)((const double *)c)[row + j]
                                      : (float)((const int64_t *)c)[row + j];
-                for (int64_t k = 0; k < K; k++)
+                for (int64_t k0 = 0; run && k0 < K; k0 += run) {
+                    memset(part, 0, (size_t)N * sizeof(float));
+                    for (int64_t k = k0; k < K && k < k0 + run; k++)
+                        row_multiply_add(part, bf + k * N, af[m * K + k], N);
+                    for (int64_t j = 0; j < N; j++)
+                        acc[j] += part[j];
+                }
+                for (int64_t k = 0; !run && k < K; k++)
                     row_multiply_add(acc, bf + k * N, af[m * K + k], N);
                 for (int64_t j = 0; j < N; j++)
                     ((double *)r)[row + j] = acc[j];

@@ -130,7 +130,7 @@ typedef enum OpTrait {
     X(OP_PARTIAL_ADD, "partial_add", 3, 1, OPT_READS_MEMORY, "r = c + partial b of the scratch at a, as partial_store of c's layout wrote it; r has c's type and layout") \
     X(OP_ATOMIC_CAS, "atomic_cas", 3, 1, OPT_EFFECT | OPT_READS_MEMORY, "r = *a; *a = c where r == b (bitwise), atomically; attr[1] sem, attr[2] scope") \
     /* --- matrix and reductions --- */                                                           \
-    X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32; attr[2] > 0: fp8 operands' max_num_imprecise_acc (wgmma adds a partial sum of at most that many K into the fp32 sum)") \
+    X(OP_DOT, "dot", 3, 1, 0, "r = a @ b + c; a <MxK>, b <KxN>, c and r <MxN>; one dtype, or two fp8 formats; attr[0]=1 lets fp32 use tf32; attr[2] > 0: max_num_imprecise_acc, from fp8 operands (K summed in runs of ir_promotion_run(attr[2]), each from zero and then added into c, as wgmma promotes; widen_fp8 keeps it, and mma.sync and the FMA dot, whose sums are fp32 throughout, need not follow the runs)") \
     X(OP_REDUCE_SUM, "reduce_sum", 1, 1, 0, "r = sum of a along attr[0] (that dim removed)")       \
     X(OP_REDUCE_MAX, "reduce_max", 1, 1, 0, "r = max of a along attr[0]")                          \
     X(OP_REDUCE_MIN, "reduce_min", 1, 1, 0, "r = min of a along attr[0]")                          \
@@ -160,7 +160,7 @@ typedef enum OpTrait {
     X(OP_TMA_LOAD, "tma_load", -1, 0, OPT_EFFECT | OPT_READS_MEMORY | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): view a = the box of tensor map attr[0] (IrFunc.tmaps) at coordinates operands 3.. (i32 scalars, the map's dims innermost first), asynchronously, completing on the mbarrier of view c (operand 2)") \
     X(OP_TMA_STORE, "tma_store", -1, 0, OPT_EFFECT | OPT_PIPELINE | OPT_SCHEDULED, "where b (i1 scalar): the box of tensor map attr[0] at coordinates operands 2.. = tile a (2-d, the map's element type; its dim attr[1] runs along the map's dim 0), nothing written outside the map's dims; through the op's scratch (a #shared tile in the map's swizzle), read by the copy before the op ends") \
     /* --- structured control flow --- */                                                         \
-    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (passes/flatten_loops.c); attr[1] = 2: a grid's loop over tiles offered to warp_specialize's own choice (passes/persistent.c)") \
+    X(OP_FOR, "for", -1, -1, OPT_REGIONS, "for iv in range(lo, hi, step) with iter args: operands lo hi step inits...; region 0 args (iv, iters...); results = last yield; attr[0] = tl.range's num_stages (0: the function's); attr[1], attr[2] = 1 when it asks warp_specialize=True, flatten=True (passes/flatten_loops.c); attr[1] = 2: a grid's loop over tiles offered to warp_specialize's own choice (passes/persistent.c); attr[3] = 2: to be unrolled by two (passes/unroll_loops.c)") \
     X(OP_IF, "if", 1, -1, OPT_REGIONS, "regions 0 (then) and 1 (else) each end in yield; results = the taken yield") \
     X(OP_WHILE, "while", -1, -1, OPT_EFFECT | OPT_REGIONS, "operands inits; region 0 (args) ends in condition(c, vals); region 1 (args = vals) ends in yield; results = vals when c false") \
     X(OP_YIELD, "yield", -1, 0, OPT_TERMINATOR, "ends a for body, if branch or while body with its values") \
@@ -656,6 +656,10 @@ static inline uint64_t workspace_scratch_offset(uint64_t programs)
 IrFunc *ir_func_new(Arena *arena, const char *name);
 ValueId ir_value_new(IrFunc *f, Type type, const char *name);
 ValueId ir_param_add(IrFunc *f, Type type, const char *name, int divisibility);
+/* The K a promoted dot sums from zero before adding into its fp32 sum (max_num_imprecise_acc =
+ * n > 0, a dot's or wgmma's attr[2]): wgmma's fp8 instructions take 32 of K each and the sum is
+ * promoted once n of K have been summed (Triton's count), so runs are whole instructions. */
+static inline int64_t ir_promotion_run(int64_t n) { return (n + 31) / 32 * 32; }
 static inline IrValue *ir_value(const IrFunc *f, ValueId v) { return &f->values[v]; }
 static inline Type ir_type(const IrFunc *f, ValueId v) { return f->values[v].type; }
 ValueId ir_region_add_arg(IrFunc *f, IrRegion *r, Type type, const char *name);

@@ -45,6 +45,7 @@ const PassInfo passes_list[] = {
     {"warp_specialize", pass_warp_specialize},
     {"overlap_dots", pass_overlap_dots},
     {"split_loops", pass_split_loops},
+    {"unroll_loops", pass_unroll_loops},
     {"shared_alloc", pass_shared_alloc},
 };
 const int passes_count = (int)(sizeof passes_list / sizeof passes_list[0]);

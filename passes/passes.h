@@ -121,6 +121,11 @@ bool pass_overlap_dots(IrFunc *f, const PassOptions *o, Diag *d);
  * inlined, the second from the first's results (docs/passes.md "split_loops"). Requires the
  * passes that schedule a loop (pipeline through overlap_dots); before shared_alloc. */
 bool pass_split_loops(IrFunc *f, const PassOptions *o, Diag *d);
+/* unroll_loops.c: a `for` with attr[3] = 2 (the pipeline's loop of a deferred promotion) runs its
+ * body twice an iteration and an odd last iteration after it, in an `if` whose branches retire
+ * the wgmma tiles they yield; the same values in the same order. Requires a constant positive
+ * step and an i32 counter (else the loop stays as it is). */
+bool pass_unroll_loops(IrFunc *f, const PassOptions *o, Diag *d);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */
@@ -190,6 +195,11 @@ int64_t shared_peak_buffer_bytes(const IrFunc *f, const IrRegion *r);
  * layouts; leaves local_alloc buffers without a shared layout (swizzle.c gives them one). A loop
  * it cannot pipeline is left as it is, with a remark saying why. */
 bool pass_pipeline(IrFunc *f, const PassOptions *o, Diag *d);
+/* defer_promotion.c: the pipeline's loop (in parent) whose in-flight wgmma dot is a promoted fp8
+ * dot of one run rewritten so that its partial sum is added into the accumulator an iteration
+ * late (the loop carries the partial; every sum the same, bit for bit). False, and nothing
+ * changed, where the dot or its tile does not allow it. */
+bool pipeline_defer_promotion(IrFunc *f, IrRegion *parent, IrOp *loop, IrOp *dot);
 /* swizzle.c: a #shared layout for every local_alloc (and its slot views): the contiguous dim is
  * the one the copies into it run along, the swizzle the widest of 128, 64, 32 bytes that divides
  * that dim's bytes (so ldmatrix, wgmma and 16-byte copies are free of bank conflicts). Requires

@@ -105,11 +105,13 @@ typedef struct Pipe {
     bool *arg_stage0;  /* per iter arg (not the iv): used by stage 0 */
     bool *arg_lag;     /* per stage-0 iter arg: the rest needs its own iteration's value too
                            (a lagging copy of it is carried) */
-    ValueId ahead_valid; /* while stage 0 is cloned for an iteration ahead: whether it exists
-                            (its integer divisions divide by 1 where it does not), else 0 */
-    bool extras;         /* also copy the loads that feed no dot (a first try; see analyse) */
-    int nvalues0;        /* f->nvalues before the rewrite: the map's size */
-    ValueId *map;        /* original value -> its value in what is being built (0: itself) */
+    ValueId ahead_valid;     /* while stage 0 is cloned for an iteration ahead: whether it exists
+                                (its integer divisions divide by 1 where it does not), else 0 */
+    bool extras;             /* also copy the loads that feed no dot (a first try; see analyse) */
+    bool deferred_promotion; /* the loop's one wgmma is a promoted dot's partial, whose add the
+                                loop carries into the next iteration (defer_promotion.c) */
+    int nvalues0;            /* f->nvalues before the rewrite: the map's size */
+    ValueId *map;            /* original value -> its value in what is being built (0: itself) */
 } Pipe;
 
 /* ---- analysis ------------------------------------------------------------------------------ */
@@ -957,7 +959,7 @@ static bool analyse(Pipe *p)
             !need_in_rest(p, body->args[1 + a]))
             return false;
     }
-    if (nwg > 1 && !p->inflight_dot)
+    if ((nwg > 1 || p->deferred_promotion) && !p->inflight_dot)
         choose_carried_dot(p, wg, nwg);
     return true;
 }
@@ -1450,7 +1452,9 @@ static bool rest_wgmma(Pipe *p, Rewrite *rw, IrOp *op)
     set_layout(f, w->results[0], acc);
     bool stays = op == p->inflight_dot || op == p->carried_dot;
     ValueId carried = rw->carried_arg;
-    bool merge = !stays && carried && !rw->carried_waited;
+    /* the carried wgmma of the last iteration, not waited for yet, retires with the first wait
+     * of this one: a wait 0, or the carried dot's own wait 1 (wgmma groups complete in order) */
+    bool merge = (!stays || op == p->carried_dot) && carried && !rw->carried_waited;
     ValueId wv[2] = {w->results[0], merge ? mapped(p, carried) : 0};
     Type wt[2] = {t, merge ? ir_type(f, carried) : t};
     IrOp *wait = ir_build(nbld, OP_WGMMA_WAIT, op->loc, wv, merge ? 2 : 1, wt, merge ? 2 : 1, 0);
@@ -1601,6 +1605,44 @@ static int loop_stages(const IrFunc *f, const IrOp *loop)
     return loop->attr[0] > 0 ? (int)loop->attr[0] : f->num_stages;
 }
 
+/* Plans loop's pipeline into *p: first with the loads that feed no dot; when one of them keeps
+ * the loop from being pipelined (an address stage 0 cannot compute ahead), again without them.
+ * False with p->why_not when the loop stays as it is. */
+static bool plan(IrFunc *f, const PassOptions *o, IrOp *loop, bool deferred, Pipe *out)
+{
+    Pipe p = {.f = f,
+              .o = o,
+              .loop = loop,
+              .body = &loop->regions[0],
+              .S = loop_stages(f, loop),
+              .inflight_iter = -1,
+              .deferred_promotion = deferred,
+              .nvalues0 = f->nvalues};
+    p.stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
+    p.remat = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
+    p.arg_stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
+    p.arg_lag = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
+    p.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)f->nvalues);
+    Pipe first = p;
+    p.extras = true;
+    bool ok = analyse(&p);
+    const char *first_why = p.why_not;
+    if (!ok) {
+        size_t nops = (size_t)p.body->nops + 1, nargs = (size_t)p.body->nargs + 1;
+        memset(first.stage0, 0, sizeof(bool) * nops);
+        memset(first.remat, 0, sizeof(bool) * nops);
+        memset(first.arg_stage0, 0, sizeof(bool) * nargs);
+        memset(first.arg_lag, 0, sizeof(bool) * nargs);
+        p = first;
+        ok = analyse(&p);
+        /* a loop with no dot has only the first try's loads: its reason is the one */
+        if (!ok && first_why && !loop_has_dot(p.body))
+            p.why_not = first_why;
+    }
+    *out = p;
+    return ok;
+}
+
 static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *changed, Diag *d)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -1610,35 +1652,14 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
                 return false;
         if (op->code != OP_FOR || op->nregions < 1 || loop_stages(f, op) < 2)
             continue;
-        Pipe p = {.f = f,
-                  .o = o,
-                  .loop = op,
-                  .body = &op->regions[0],
-                  .S = loop_stages(f, op),
-                  .inflight_iter = -1,
-                  .nvalues0 = f->nvalues};
-        p.stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
-        p.remat = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nops + 1));
-        p.arg_stage0 = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
-        p.arg_lag = arena_alloc(f->arena, sizeof(bool) * (size_t)(p.body->nargs + 1));
-        p.map = arena_alloc(f->arena, sizeof(ValueId) * (size_t)f->nvalues);
-        /* first with the loads that feed no dot; when one of them keeps the loop from being
-         * pipelined (an address stage 0 cannot compute ahead), again without them */
-        Pipe first = p;
-        p.extras = true;
-        bool ok = analyse(&p);
-        const char *first_why = p.why_not;
-        if (!ok) {
-            size_t nops = (size_t)p.body->nops + 1, nargs = (size_t)p.body->nargs + 1;
-            memset(first.stage0, 0, sizeof(bool) * nops);
-            memset(first.remat, 0, sizeof(bool) * nops);
-            memset(first.arg_stage0, 0, sizeof(bool) * nargs);
-            memset(first.arg_lag, 0, sizeof(bool) * nargs);
-            p = first;
-            ok = analyse(&p);
-            /* a loop with no dot has only the first try's loads: its reason is the one */
-            if (!ok && first_why && !loop_has_dot(p.body))
-                p.why_not = first_why;
+        Pipe p;
+        bool ok = plan(f, o, op, false, &p);
+        /* a promoted fp8 dot left in flight: its partial sums added an iteration late
+         * (defer_promotion.c), then planned again in that form */
+        if (ok && p.inflight_dot && !p.inflight_if &&
+            pipeline_defer_promotion(f, r, op, p.inflight_dot)) {
+            i = ir_region_index(r, op);
+            ok = plan(f, o, op, true, &p);
         }
         if (!ok) {
             /* a remark, at the loop, for whoever wonders why it runs slowly */
@@ -1653,6 +1674,10 @@ static bool pipeline_region(IrFunc *f, const PassOptions *o, IrRegion *r, bool *
         /* the new loop sits where the old one was, after the buffers and the prologue */
         while (i < r->nops && r->ops[i]->code != OP_FOR)
             i++;
+        /* two partials in flight by turns: two sets of registers, one per copy of the body
+         * (unroll_loops.c) */
+        if (p.deferred_promotion && i < r->nops)
+            r->ops[i]->attr[3] = 2;
     }
     return true;
 }

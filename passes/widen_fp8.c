@@ -6,7 +6,8 @@
  * 32, ...); every other fp8 operand goes through a cast to fp16 right before its dot. fp16 holds
  * every e4m3 and e5m2 value exactly, so the products and their fp32 sum are those of the fp8 dot:
  * what Triton does before Hopper, and what tric does for mma.sync and the FMA dot. A widened
- * dot's max_num_imprecise_acc (attr[2]) is dropped: its sums are fp32 already. */
+ * dot keeps its max_num_imprecise_acc (attr[2]): codegen's fp32 sums need no promotion, and the
+ * interpreter, which sums in the attribute's runs, gives the same bits before and after. */
 #include "passes/passes.h"
 
 static void widen_region(IrFunc *f, const PassOptions *o, IrRegion *r)
@@ -26,7 +27,6 @@ static void widen_region(IrFunc *f, const PassOptions *o, IrRegion *r)
             op->operands[j] = ir_build_unary(&b, OP_CAST, op->loc, t, op->operands[j]);
             i++; /* the cast went in before the dot */
         }
-        op->attr[2] = 0; /* max_num_imprecise_acc: fp16 products are summed in fp32 anyway */
     }
 }
 

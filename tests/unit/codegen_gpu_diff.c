@@ -323,6 +323,34 @@ typedef struct Case {
     PERSISTENT_DESC_K_MAJOR("*fp32:16,*fp32:16,*fp32:16,i32,i32:16,i32:16", E_F32, E_F32, 1e-2,    \
                             32, WS, PROGRAMS, PP)
 
+/* fp8 sums promoted every BLOCK_K (max_num_imprecise_acc = BLOCK_K) and added an iteration late
+ * (passes/defer_promotion.c, in a loop unrolled by two: unroll_loops.c), K = 640 (5 blocks of
+ * 128: a pair twice and the odd last one): dot_imprecise_acc.tri's mm (64 x 64, one program) and
+ * mm_ws (its loop asking warp_specialize, 4 stages: a producer), bench/fp8_promoted.tri at 128 x
+ * 128 on 8 warps, 4 stages (C [256, 256], 4 programs) */
+#define FP8_PROMOTED_MM(KERNEL, STAGES)                                                            \
+    {                                                                                              \
+        "dot_imprecise_acc.tri", KERNEL, "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16",                \
+            {"BM=64", "BN=64", "BK=128", "LIMIT=128"}, 4, 1,                                       \
+            {{E_F8E4, 64 * 640, FILL_UNIFORM, 0},                                                  \
+             {E_F8E4, 64 * 640, FILL_UNIFORM, 0},                                                  \
+             {E_F32, 64 * 64, FILL_POISON, 2e-2}},                                                 \
+            3, {640}, 1, 4, STAGES                                                                 \
+    }
+#define FP8_PROMOTED_SEED2                                                                         \
+    {                                                                                              \
+        "../../../bench/fp8_promoted.tri", "kernel_matmul_promoted",                               \
+            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,"     \
+            "i32:16,i32:1",                                                                        \
+            {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=128", "GROUP_SIZE_M=8",         \
+             "MAX_IMPRECISE=128"},                                                                 \
+            5, 4,                                                                                  \
+            {{E_F8E4, 256 * 640, FILL_UNIFORM, 0},                                                 \
+             {E_F8E4, 256 * 640, FILL_UNIFORM, 0},                                                 \
+             {E_F16, 256 * 256, FILL_POISON, 2e-2}},                                               \
+            3, {256, 256, 640, 640, 1, 1, 640, 256, 1}, 9, 8, 4                                    \
+    }
+
 static size_t elem_bytes(Elem e)
 {
     return e == E_I8 || e == E_F8E4 || e == E_F8E5 || e == E_U8 ? 1
@@ -1042,6 +1070,9 @@ int main(void)
         PERSISTENT_DESC_FP8(False, 5, 0),
         PERSISTENT_DESC_FP8(True, 5, 0),
         PERSISTENT_DESC_FP8(True, 2, 1),
+        FP8_PROMOTED_MM("mm", 3),
+        FP8_PROMOTED_MM("mm_ws", 4),
+        FP8_PROMOTED_SEED2,
         /* ... in fp32 through tf32, as written and with two consumer groups */
         PERSISTENT_DESC_TF32(False, 5, 0),
         PERSISTENT_DESC_TF32(True, 2, 1),

@@ -75,6 +75,9 @@ typedef struct Case {
                         stay two */
     bool persistent; /* compiled with PassOptions.persistent: the grid's tiles walked by
                         INTERP_PERSISTENT_PROGRAMS programs */
+    int wgmma_unrolled; /* wgmma ops on sm_90a once pipelined, after unroll_loops (0: not
+                           checked): a promoted fp8 dot's deferred form has three (two in the
+                           loop unrolled by two, one in its odd last iteration), its own form one */
 } Case;
 
 static uint32_t rng_state = 11;
@@ -359,6 +362,13 @@ static void check_pipeline(const IrFunc *f, const char *pass, const char *arch, 
         int want = overlap && arch_specific && on ? 2 * c->loops : 0;
         CHECK(guarded_wgmma(&f->body) == want, "%s %s stages %d: %d late wgmma ops, want %d",
               c->kernel, arch, stages, guarded_wgmma(&f->body), want);
+        return;
+    }
+    if (!strcmp(pass, "unroll_loops") && c->wgmma_unrolled) {
+        bool on = stages >= 2 || c->asks;
+        int want = arch_specific && on ? c->wgmma_unrolled : 0;
+        CHECK(count_ops(&f->body, OP_WGMMA) == want, "%s %s stages %d: %d wgmma ops, want %d",
+              c->kernel, arch, stages, count_ops(&f->body, OP_WGMMA), want);
         return;
     }
     if (strcmp(pass, "pipeline"))
@@ -739,6 +749,32 @@ static void run_case(const Case *c, bool overlap)
             }                                                                                      \
     }
 
+/* bench/fp8_promoted.tri (seed 2 with max_num_imprecise_acc = LIMIT), 64 x 64 x BK blocks on 4
+ * warps, C [128, 128], K = k (B stored [N, K]); WGMMA: Case.wgmma_unrolled. LIMIT = BK: the
+ * partial sums added an iteration late (defer_promotion.c) in a loop unrolled by two */
+#define FP8_PROMOTED(k, BK, LIMIT, WGMMA)                                                          \
+    {                                                                                              \
+        "bench/fp8_promoted.tri", "kernel_matmul_promoted",                                        \
+            "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,"     \
+            "i32:16,i32:1",                                                                        \
+            {"BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=" #BK, "GROUP_SIZE_M=2",          \
+             "MAX_IMPRECISE=" #LIMIT},                                                             \
+            {4}, 4,                                                                                \
+            {F8(128 * (k)), F8(128 * (k)), OUT16(128 * 128), I(128), I(128), I(k), I(k), I(1),     \
+             I(1),          I(k),          I(128),           I(1)},                                \
+            12, 1, .sm90_only = true, .wgmma_unrolled = WGMMA                                      \
+    }
+
+/* dot_imprecise_acc.tri's mm_ws: the same deferred form in a loop asking warp_specialize, one
+ * program, C [64, 64], K = k; a producer from 4 slots (one wgmma an iteration) */
+#define FP8_PROMOTED_WS(k)                                                                         \
+    {                                                                                              \
+        "tests/lit/codegen/dot_imprecise_acc.tri", "mm_ws",                                        \
+            "*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32:16", {"BM=64", "BN=64", "BK=64", "LIMIT=64"},    \
+            {1}, 4, {F8(64 * (k)), F8(64 * (k)), OUT32(64 * 64), I(k)}, 4, 1,                      \
+            .sm90_only = true, .ws = true, .ws_stages = 4, .wgmma_unrolled = 3                     \
+    }
+
 int main(void)
 {
     enum { N_CTX = 128, D = 32, T = N_CTX * D };
@@ -981,6 +1017,12 @@ int main(void)
         PERSISTENT_DESC_TMA_STORE(112, True, False, False),
         PERSISTENT_DESC_TMA_STORE(112, True, True, False),
         PERSISTENT_DESC_TMA_STORE(32, True, False, True),
+        FP8_PROMOTED(192, 64, 64, 3), /* three iterations: one pair and the odd one */
+        FP8_PROMOTED(256, 64, 64, 3), /* two pairs */
+        FP8_PROMOTED(64, 64, 64, 3),  /* the odd iteration alone */
+        FP8_PROMOTED(256, 64, 32, 1), /* two runs an iteration: the dot's own form */
+        FP8_PROMOTED_WS(320),
+        FP8_PROMOTED_WS(256),
         PERSISTENT_DESC_FP8(96, False, False),
         PERSISTENT_DESC_FP8(96, True, False),
         PERSISTENT_DESC_FP8(96, True, True),
