@@ -1602,7 +1602,7 @@ static void row_multiply_add(float *restrict acc, const float *restrict b, float
  * max_num_imprecise_acc (attr[2] > 0) the sum is promoted as wgmma's is (codegen/dot_wgmma.c):
  * each run of K (ir_promotion_run) is summed from zero, then added into c, so that
  * `c + dot(a, b, 0)` of one run is the same sum, bit for bit, as `dot(a, b, c)` (what
- * passes/defer_partial_sums.c relies on). */
+ * passes/defer_promotion.c relies on). */
 static bool dot_compute(Interp *in, const IrOp *op, Type at, const void *a, Type bt, const void *b,
                         Type ct, const void *c, Type rt, void *r);
 

@@ -32,20 +32,22 @@
  * two partials) in 192 registers, below the 232-255 a consumer thread gets */
 #define DEFER_MAX_ACC_PER_THREAD 64
 
-/* The dot's iter arg (0-based) if the loop can take the deferred form, else -1: an fp8 dot with
- * an #mma v3 fp32 sum, promoted in one run, its c the iter arg's block argument used by it alone,
- * its result yielded alone at that arg. */
+/* The dot's iter arg (0-based) if the loop can take the deferred form, else -1: a loop
+ * unroll_loops can unroll, an fp8 dot with an #mma v3 fp32 sum, promoted in one run, its c the
+ * iter arg's block argument used by it alone, its result yielded alone at that arg. */
 static int deferrable_iter(const IrFunc *f, const IrOp *loop, const IrOp *dot)
 {
     const IrRegion *body = &loop->regions[0];
-    if (dot->code != OP_DOT || dot->noperands != 3 || dot->attr[2] <= 0)
+    int64_t step;
+    if (dot->code != OP_DOT || dot->noperands != 3 || dot->attr[2] <= 0 ||
+        !unroll_loops_takes(f, loop, &step)) /* (rolled, the form is serialized: see there) */
         return -1;
     Type at = ir_type(f, dot->operands[0]), bt = ir_type(f, dot->operands[1]);
     Type rt = ir_type(f, dot->results[0]);
     int acc = f->values[dot->results[0]].layout;
-    if (!dtype_is_fp8(at.dtype) || !dtype_is_fp8(bt.dtype) || rt.rank != 2 ||
-        rt.dtype != DT_F32 || at.rank != 2 || at.shape[1] > ir_promotion_run(dot->attr[2]) ||
-        acc <= 0 || f->layouts[acc].kind != LAYOUT_MMA || f->layouts[acc].mma.version != 3)
+    if (!dtype_is_fp8(at.dtype) || !dtype_is_fp8(bt.dtype) || rt.rank != 2 || rt.dtype != DT_F32 ||
+        at.rank != 2 || at.shape[1] > ir_promotion_run(dot->attr[2]) || acc <= 0 ||
+        f->layouts[acc].kind != LAYOUT_MMA || f->layouts[acc].mma.version != 3)
         return -1;
     int64_t threads = 32LL * ir_func_consumer_warps(f);
     if ((int64_t)rt.shape[0] * rt.shape[1] > DEFER_MAX_ACC_PER_THREAD * threads)

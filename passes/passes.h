@@ -126,6 +126,9 @@ bool pass_split_loops(IrFunc *f, const PassOptions *o, Diag *d);
  * the wgmma tiles they yield; the same values in the same order. Requires a constant positive
  * step and an i32 counter (else the loop stays as it is). */
 bool pass_unroll_loops(IrFunc *f, const PassOptions *o, Diag *d);
+/* Whether unroll_loops can unroll loop (a for with a constant positive step, *step, and an i32
+ * counter): what the pipeline asks before it writes a loop that must be unrolled. */
+bool unroll_loops_takes(const IrFunc *f, const IrOp *loop, int64_t *step);
 /* shared_alloc.c: a shared-memory offset for every stage buffer (local_alloc) and every op that
  * needs scratch (convert_layout, cross-warp reductions, dot operand staging);
  * IrFunc.shared_bytes, within the target's limit. Requires layouts and swizzle. */

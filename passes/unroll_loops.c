@@ -137,6 +137,12 @@ static void unroll_by_two(IrFunc *f, IrRegion *parent, IrOp *L, int64_t step)
     ir_region_remove(parent, ir_region_index(parent, L));
 }
 
+bool unroll_loops_takes(const IrFunc *f, const IrOp *loop, int64_t *step)
+{
+    return loop->code == OP_FOR && loop->nregions == 1 &&
+           passes_const_int(f, loop->operands[2], step) && *step > 0 && passes_i32_counter(f, loop);
+}
+
 static void unroll_region(IrFunc *f, IrRegion *r)
 {
     for (int i = 0; i < r->nops; i++) {
@@ -144,9 +150,7 @@ static void unroll_region(IrFunc *f, IrRegion *r)
         for (int k = 0; k < op->nregions; k++)
             unroll_region(f, &op->regions[k]);
         int64_t step;
-        if (op->code != OP_FOR || op->attr[3] != 2 || op->nregions != 1 ||
-            !passes_const_int(f, op->operands[2], &step) || step <= 0 ||
-            !passes_i32_counter(f, op))
+        if (op->code != OP_FOR || op->attr[3] != 2 || !unroll_loops_takes(f, op, &step))
             continue;
         unroll_by_two(f, r, op, step);
         while (i < r->nops && r->ops[i]->code != OP_IF) /* past the new loop and its tail */

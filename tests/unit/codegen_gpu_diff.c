@@ -337,19 +337,23 @@ typedef struct Case {
              {E_F32, 64 * 64, FILL_POISON, 2e-2}},                                                 \
             3, {640}, 1, 4, STAGES                                                                 \
     }
-#define FP8_PROMOTED_SEED2                                                                         \
+#define FP8_PROMOTED_SEED2_AS(M, N, PROGRAMS, STREAM_K)                                            \
     {                                                                                              \
         "../../../bench/fp8_promoted.tri", "kernel_matmul_promoted",                               \
             "*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,"     \
             "i32:16,i32:1",                                                                        \
             {"BLOCK_SIZE_M=128", "BLOCK_SIZE_N=128", "BLOCK_SIZE_K=128", "GROUP_SIZE_M=8",         \
              "MAX_IMPRECISE=128"},                                                                 \
-            5, 4,                                                                                  \
-            {{E_F8E4, 256 * 640, FILL_UNIFORM, 0},                                                 \
-             {E_F8E4, 256 * 640, FILL_UNIFORM, 0},                                                 \
-             {E_F16, 256 * 256, FILL_POISON, 2e-2}},                                               \
-            3, {256, 256, 640, 640, 1, 1, 640, 256, 1}, 9, 8, 4                                    \
+            5, PROGRAMS,                                                                           \
+            {{E_F8E4, (M)*640, FILL_UNIFORM, 0},                                                   \
+             {E_F8E4, (N)*640, FILL_UNIFORM, 0},                                                   \
+             {E_F16, (M) * (N), FILL_POISON, 2e-2}},                                               \
+            3, {M, N, 640, 640, 1, 1, 640, N, 1}, 9, 8, 4, 0, STREAM_K                             \
     }
+/* ... and with --stream-k over 144 tiles (1536 x 1536): on 132 SMs the last round's tiles split
+ * between programs, each unit's K loop in the deferred form */
+#define FP8_PROMOTED_SEED2    FP8_PROMOTED_SEED2_AS(256, 256, 4, 0)
+#define FP8_PROMOTED_SEED2_SK FP8_PROMOTED_SEED2_AS(1536, 1536, 144, 1)
 
 static size_t elem_bytes(Elem e)
 {
@@ -1073,6 +1077,7 @@ int main(void)
         FP8_PROMOTED_MM("mm", 3),
         FP8_PROMOTED_MM("mm_ws", 4),
         FP8_PROMOTED_SEED2,
+        FP8_PROMOTED_SEED2_SK,
         /* ... in fp32 through tf32, as written and with two consumer groups */
         PERSISTENT_DESC_TF32(False, 5, 0),
         PERSISTENT_DESC_TF32(True, 2, 1),
