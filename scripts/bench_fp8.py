@@ -6,7 +6,8 @@
 # as fast_accum does, with no promotion) and Triton running the same examples/matmul.tri at each
 # tric config (ws files excepted: Triton runs seed 2's loop as written; _p, _pws, _pp files are
 # tutorial 09's persistent kernel, launched on min(NUM_SMS, tiles) programs; _pr files are
-# bench/fp8_promoted.tri, which Triton runs too, with max_num_imprecise_acc), ALL in this one process,
+# bench/fp8_promoted.tri, which Triton runs too, with max_num_imprecise_acc; _ppr, _ppws files are
+# bench/fp8_promoted_persistent.tri, tric only), ALL in this one process,
 # timed by triton.testing.do_bench (median, its L2 flush) in rounds whose order alternates.
 # Every output is checked first against an fp32 product of the same fp8 values. M = N = K = each
 # size (default 2048,4096,8192). Prints every candidate's TFLOPS, then per size each side's best

@@ -10,7 +10,9 @@
 # descriptors, examples/persistent_desc_matmul.tri, B [N, K] read as b.T, NUM_SMS 132, as
 # written, with its loop over tiles warp-specialized, and that with --pingpong; sk, skd: seed 2
 # with --stream-k, and with --stream-k --deep-pipeline; pr: bench/fp8_promoted.tri, seed 2 with
-# max_num_imprecise_acc=BLOCK_SIZE_K, its partial sums added in fp32). ptxas -v's
+# max_num_imprecise_acc=BLOCK_SIZE_K, its partial sums added in fp32; ppr, ppws:
+# bench/fp8_promoted_persistent.tri, tutorial 09 with that limit, as written and warp-specialized,
+# NUM_SMS 132). ptxas -v's
 # registers and spills go to OUTDIR/ptxas.txt when ptxas is here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +36,10 @@ for cfg in $configs; do
       extra=(-D NUM_SMS=132 -D WARP_SPECIALIZE=$ws -D EPILOGUE_SUBTILE=False -D FLATTEN=False)
       if [ "$kind" = pp ]; then extra+=(--pingpong); fi ;;
     pr) src=bench/fp8_promoted.tri kernel=kernel_matmul_promoted extra=(-D MAX_IMPRECISE=$bk) ;;
+    ppr|ppws)
+      ws=False; [ "$kind" = ppr ] || ws=True
+      src=bench/fp8_promoted_persistent.tri kernel=matmul_promoted_persistent s=$psig
+      extra=(-D NUM_SMS=132 -D WARP_SPECIALIZE=$ws) ;;
     sk|skd)
       src=examples/matmul.tri kernel=kernel_matmul extra=(-D T_C=tl.float16 -D T_ACC=tl.float32 --stream-k)
       if [ "$kind" = skd ]; then extra+=(--deep-pipeline); fi ;;
